@@ -1,0 +1,108 @@
+package session
+
+import (
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// DeliveryKind says what a Delivery reports.
+type DeliveryKind int
+
+// Kinds of delivery.
+const (
+	// KindEvent is an event released in order, to be announced.
+	KindEvent DeliveryKind = iota
+	// KindPromptExpired: a pending prompt's deadline passed unanswered; the
+	// default decision applies.
+	KindPromptExpired
+	// KindPromptCancelled: a pending prompt was withdrawn by the producer
+	// (terminal event, or the agent went back to thinking/deciding).
+	KindPromptCancelled
+	// KindPromptStale: a prompt that arrived already superseded (later events
+	// of its session were seen, or its deadline had passed); it cannot be answered.
+	KindPromptStale
+	// KindPromptReminder: a pending prompt is still waiting (50 % and 10 % of its time left).
+	KindPromptReminder
+	// KindReplySent: the user's answer was handed to the transport.
+	KindReplySent
+)
+
+func (k DeliveryKind) String() string {
+	switch k {
+	case KindEvent:
+		return "event"
+	case KindPromptExpired:
+		return "prompt-expired"
+	case KindPromptCancelled:
+		return "prompt-cancelled"
+	case KindPromptStale:
+		return "prompt-stale"
+	case KindPromptReminder:
+		return "prompt-reminder"
+	case KindReplySent:
+		return "reply-sent"
+	}
+	return "unknown"
+}
+
+// Delivery is something the engine wants announced.
+type Delivery struct {
+	Kind   DeliveryKind
+	At     time.Time       // engine clock when it was released
+	Event  *protocol.Event // the event, or the prompt's event for prompt kinds
+	Prompt *Prompt         // set when Event is (or concerns) a confirmation or clarification
+	Reply  []byte          // KindReplySent: the reply as sent
+}
+
+// Diagnostic is a problem the user (or developer) should hear about; none is fatal.
+type Diagnostic struct {
+	At        time.Time
+	Code      string // stable, machine-readable: "invalid", "duplicate", "gap", "late", "lifecycle", ...
+	SessionID string
+	EventID   string
+	Message   string // a plain sentence, already sanitized
+}
+
+// Output receives what the engine releases, in order, on the goroutine that
+// drives the engine.
+type Output interface {
+	Deliver(Delivery)
+	Diagnose(Diagnostic)
+}
+
+// PromptState is where a prompt stands.
+type PromptState int
+
+// Prompt states.
+const (
+	PromptPending PromptState = iota
+	PromptAnswered
+	PromptExpired
+	PromptCancelled
+	PromptStale
+)
+
+func (s PromptState) String() string {
+	switch s {
+	case PromptPending:
+		return "pending"
+	case PromptAnswered:
+		return "answered"
+	case PromptExpired:
+		return "expired"
+	case PromptCancelled:
+		return "cancelled"
+	case PromptStale:
+		return "stale"
+	}
+	return "unknown"
+}
+
+// Prompt is a confirmation or clarification the user may answer.
+type Prompt struct {
+	Number   int // 1, 2, … in order of arrival; stable while the prompt lives
+	Event    *protocol.Event
+	Deadline time.Time // our clock: receive time + timeout_seconds, capped by timestamp + timeout
+	State    PromptState
+}
