@@ -1,0 +1,173 @@
+package announce
+
+import (
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// Priority is how strongly an announcement should interrupt the user.
+type Priority int
+
+// Priorities, lowest first.
+const (
+	Background Priority = iota
+	Normal
+	Critical
+)
+
+func (p Priority) String() string {
+	switch p {
+	case Background:
+		return "background"
+	case Normal:
+		return "normal"
+	case Critical:
+		return "critical"
+	}
+	return "unknown"
+}
+
+// Announcement is one thing to tell the user. Text is already sanitized and
+// complete: a sink may shorten it but must not need anything else to be understood.
+type Announcement struct {
+	At        time.Time
+	Priority  Priority
+	Kind      string // what happened, as a stable word: "started", "output", "confirmation", …
+	Agent     string // the agent's name (sanitized), or its agent_id
+	SessionID string
+	Text      string
+	Lang      string // BCP 47 tag of Text, when known
+	RTL       bool   // Text is right-to-left
+
+	Event  *protocol.Event // the event announced, when there is one
+	Prompt *session.Prompt // the prompt, for prompt announcements
+	Reply  []byte          // the reply body, for Kind "reply-sent"
+}
+
+// Sink receives announcements in order. Announce is called from one goroutine.
+type Sink interface {
+	Announce(Announcement) error
+}
+
+// DiagnosticSink is implemented by sinks that also show diagnostics.
+type DiagnosticSink interface {
+	Diagnostic(session.Diagnostic) error
+}
+
+// Config chooses how events are put into words.
+type Config struct {
+	// Verbosity picks summary_terse, summary_normal or summary_detailed:
+	// "terse", "normal" or "detailed". Empty means "normal".
+	Verbosity string
+	// OnError is told when a sink fails; nil ignores sink errors.
+	OnError func(error)
+}
+
+// Announcer implements session.Output: it words every delivery and passes the
+// result to its sinks. It is not safe for concurrent use.
+type Announcer struct {
+	cfg     Config
+	sinks   []Sink
+	streams *streams
+}
+
+// New returns an Announcer writing to sinks.
+func New(cfg Config, sinks ...Sink) *Announcer {
+	if cfg.Verbosity == "" {
+		cfg.Verbosity = "normal"
+	}
+	return &Announcer{cfg: cfg, sinks: sinks, streams: newStreams(maxStreams, maxStreamBytes)}
+}
+
+// Deliver words d and announces it; streamed output may be held until a
+// sentence is complete.
+func (a *Announcer) Deliver(d session.Delivery) {
+	ev := d.Event
+	if d.Kind == session.KindEvent && ev != nil {
+		switch {
+		case ev.Type == protocol.TypeOutputStreaming:
+			for _, text := range a.streams.add(ev) {
+				a.emit(a.base(d, "output", text))
+			}
+			return
+		case ev.IsTerminal():
+			// Whatever the agent said last is read before it finishes.
+			for _, text := range a.streams.flushSession(ev.SessionID) {
+				an := a.base(d, "output", text)
+				an.Priority, an.Event, an.Prompt = Normal, nil, nil
+				a.emit(an)
+			}
+		}
+	}
+	kind, text := describe(d, a.cfg.Verbosity)
+	a.emit(a.base(d, kind, text))
+}
+
+// Diagnose passes d to the sinks that show diagnostics.
+func (a *Announcer) Diagnose(d session.Diagnostic) {
+	for _, s := range a.sinks {
+		if ds, ok := s.(DiagnosticSink); ok {
+			a.report(ds.Diagnostic(d))
+		}
+	}
+}
+
+// Flush announces any streamed output still held, as at the end of a stream.
+func (a *Announcer) Flush(now time.Time) {
+	for _, p := range a.streams.flushAll() {
+		a.emit(Announcement{At: now, Priority: Normal, Kind: "output", Agent: p.agent, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
+	}
+}
+
+func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
+	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal}
+	if ev := d.Event; ev != nil {
+		an.Agent = agentName(ev)
+		an.SessionID = ev.SessionID
+		an.Lang = ev.Localization.PrimaryLanguage
+		if ev.Language != "" {
+			an.Lang = ev.Language
+		}
+		an.RTL = ev.Localization.TextDirection == "rtl"
+		switch {
+		case ev.IsCritical():
+			an.Priority = Critical
+		case ev.Urgency == protocol.UrgencyBackground:
+			an.Priority = Background
+		}
+	}
+	switch d.Kind {
+	case session.KindPromptExpired, session.KindPromptReminder:
+		an.Priority = Critical
+	case session.KindPromptCancelled, session.KindPromptStale, session.KindReplySent:
+		an.Priority = Normal
+	}
+	return an
+}
+
+func (a *Announcer) emit(an Announcement) {
+	if an.Text == "" {
+		return
+	}
+	for _, s := range a.sinks {
+		a.report(s.Announce(an))
+	}
+}
+
+func (a *Announcer) report(err error) {
+	if err != nil && a.cfg.OnError != nil {
+		a.cfg.OnError(err)
+	}
+}
+
+func agentName(ev *protocol.Event) string {
+	if n := ev.Producer.AgentName.String(); n != "" {
+		return n
+	}
+	if ev.Producer.AgentID != "" {
+		return protocol.Sanitize(ev.Producer.AgentID)
+	}
+	return "Unknown agent"
+}

@@ -1,0 +1,204 @@
+package announce
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+type recorder struct{ got []Announcement }
+
+func (r *recorder) Announce(a Announcement) error { r.got = append(r.got, a); return nil }
+
+func (r *recorder) texts() []string {
+	var s []string
+	for _, a := range r.got {
+		s = append(s, a.Text)
+	}
+	return s
+}
+
+func chunk(session, output, text, hint string, complete bool) *protocol.Event {
+	return &protocol.Event{Type: protocol.TypeOutputStreaming, SessionID: session, OutputID: output,
+		Chunk: protocol.Text(text), CoalesceHint: hint, Complete: complete,
+		Producer: protocol.Producer{AgentID: "demo", AgentName: "Demo"}}
+}
+
+func TestCoalescing(t *testing.T) {
+	tests := []struct {
+		name   string
+		chunks []*protocol.Event
+		want   []string
+	}{
+		{"sentences across chunks", []*protocol.Event{
+			chunk("s1", "o1", "Your balance is ", "none", false),
+			chunk("s1", "o1", "$5.", "none", false),
+			chunk("s1", "o1", "00 today. You can ", "none", false),
+			chunk("s1", "o1", "save more.", "none", true),
+		}, []string{"Your balance is $5.00 today.", "You can save more."}},
+		{"producer marks sentences", []*protocol.Event{
+			chunk("s1", "o1", "One", "none", false),
+			chunk("s1", "o1", " two", "sentence", false),
+			chunk("s1", "o1", "three", "completion", true),
+		}, []string{"One two", "three"}},
+		{"outputs kept apart", []*protocol.Event{
+			chunk("s1", "a", "First answer ", "none", false),
+			chunk("s2", "a", "Second answer. ", "none", false),
+			chunk("s1", "a", "ends.", "none", true),
+		}, []string{"Second answer.", "First answer ends."}},
+		{"RTL terminators", []*protocol.Event{
+			chunk("s1", "o1", "مرحبا؟ كيف ", "none", false),
+			chunk("s1", "o1", "حالك", "none", true),
+		}, []string{"مرحبا؟", "كيف حالك"}},
+		{"hostile chunk sanitized", []*protocol.Event{
+			chunk("s1", "o1", "Done\x1b]0;pwned\x07 \u202eok.", "none", true),
+		}, []string{"Done ok."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{}
+			a := New(Config{}, r)
+			for _, ev := range tt.chunks {
+				a.Deliver(session.Delivery{Kind: session.KindEvent, Event: ev})
+			}
+			a.Flush(time.Time{})
+			if got := r.texts(); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestLongOutputWithoutSentencesIsBounded(t *testing.T) {
+	r := &recorder{}
+	a := New(Config{}, r)
+	word := strings.Repeat("x", 99) + " "
+	for i := 0; i < 100; i++ {
+		a.Deliver(session.Delivery{Kind: session.KindEvent, Event: chunk("s", "o", word, "none", false)})
+	}
+	if len(r.got) == 0 {
+		t.Fatal("10 KB without a sentence end was never read out")
+	}
+	for _, an := range r.got {
+		if len(an.Text) > maxStreamBytes {
+			t.Errorf("announcement of %d bytes exceeds the bound", len(an.Text))
+		}
+	}
+	if n := len(a.streams.m); n != 1 {
+		t.Errorf("%d streams held, want 1", n)
+	}
+}
+
+func TestStreamCountIsBounded(t *testing.T) {
+	r := &recorder{}
+	a := New(Config{}, r)
+	for i := 0; i < 3*maxStreams; i++ {
+		a.Deliver(session.Delivery{Kind: session.KindEvent, Event: chunk("s", "o"+strconv.Itoa(i), "held", "none", false)})
+	}
+	if n := len(a.streams.m); n > maxStreams {
+		t.Errorf("%d streams held, bound is %d", n, maxStreams)
+	}
+}
+
+func TestTerminalEventReadsHeldOutputFirst(t *testing.T) {
+	r := &recorder{}
+	a := New(Config{}, r)
+	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: chunk("s1", "o1", "Almost there", "none", false)})
+	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s1", SummaryNormal: "All done."}})
+	want := []string{"Almost there", "Finished: All done."}
+	if got := r.texts(); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestPriority(t *testing.T) {
+	tests := []struct {
+		ev   protocol.Event
+		want Priority
+	}{
+		{protocol.Event{Type: protocol.TypeStateChanged, ToState: "thinking"}, Normal},
+		{protocol.Event{Type: protocol.TypeStateChanged, ToState: "x", Urgency: protocol.UrgencyBackground}, Background},
+		{protocol.Event{Type: protocol.TypeSessionErrored, SummaryNormal: "x"}, Critical}, // critical by type
+		{protocol.Event{Type: "ext:thing", Urgency: protocol.UrgencyCritical, SummaryNormal: "x"}, Critical},
+	}
+	for _, tt := range tests {
+		r := &recorder{}
+		ev := tt.ev
+		New(Config{}, r).Deliver(session.Delivery{Kind: session.KindEvent, Event: &ev})
+		if len(r.got) != 1 || r.got[0].Priority != tt.want {
+			t.Errorf("%s: got %+v, want priority %v", tt.ev.Type, r.got, tt.want)
+		}
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	yes := true
+	deadline := time.Date(2026, 1, 1, 12, 0, 30, 0, time.UTC)
+	at := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		d         session.Delivery
+		verbosity string
+		want      string
+	}{
+		{"summary at verbosity", session.Delivery{Event: &protocol.Event{Type: protocol.TypeSessionStarted,
+			SummaryTerse: "Started.", SummaryNormal: "Planner is working."}}, "terse", "Started."},
+		{"verbosity falls back", session.Delivery{Event: &protocol.Event{Type: protocol.TypeSessionStarted,
+			SummaryNormal: "Planner is working."}}, "detailed", "Planner is working."},
+		{"synthesized start", session.Delivery{Event: &protocol.Event{Type: protocol.TypeSessionStarted,
+			RequestText: "Plan my savings"}}, "normal", "Started. Plan my savings."},
+		{"tool failed reads differently", session.Delivery{Event: &protocol.Event{Type: protocol.TypeToolCompleted,
+			Tool: "fetch_balance", Status: "error", ErrorMessage: "Bank unreachable."}}, "normal",
+			"Tool failed: fetch balance. Bank unreachable."},
+		{"errored", session.Delivery{Event: &protocol.Event{Type: protocol.TypeSessionErrored, SummaryNormal: "The bank is down.",
+			ErrorCategory: "transient", RemediationHint: "Try again later."}}, "normal",
+			"Error: The bank is down. This may be temporary. What you can do: Try again later."},
+		{"cancelled", session.Delivery{Event: &protocol.Event{Type: protocol.TypeSessionCancelled, SummaryNormal: "Stopped.",
+			CancelledBy: "user", PartialResult: "Two files copied"}}, "normal",
+			"Cancelled by you: Stopped. Partial result: Two files copied."},
+		{"completed", session.Delivery{Event: &protocol.Event{Type: protocol.TypeSessionCompleted, SummaryNormal: "Plan ready."}}, "normal",
+			"Finished: Plan ready."},
+		{"progress synthesized", session.Delivery{Event: &protocol.Event{Type: protocol.TypeProgressUpdated,
+			Progress: protocol.Progress{Percent: 40, HasPercent: true, Step: 2, TotalSteps: 5}}}, "normal",
+			"Progress: 40 percent, step 2 of 5."},
+		{"unknown type", session.Delivery{Event: &protocol.Event{Type: "medai:patient.consulted"}}, "normal",
+			"Event medai:patient.consulted."},
+		{"confirmation", session.Delivery{At: at, Prompt: &session.Prompt{Number: 1, Deadline: deadline},
+			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.",
+				Consequence: "They are gone for good.", RiskLevel: "high", Irreversible: &yes, DefaultDecision: "reject"}}, "normal",
+			"Confirmation needed, prompt 1: Delete 3 files. Consequence: They are gone for good. Risk: high. This cannot be undone. If you do not answer within 30 seconds, the agent will reject."},
+		{"clarification", session.Delivery{At: at, Prompt: &session.Prompt{Number: 2, Deadline: deadline.Add(time.Minute)},
+			Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which account?",
+				Choices:         []protocol.Choice{{Value: "chk", Label: "Checking"}, {Value: "sav", Label: "Savings"}},
+				DefaultResponse: "chk", HasDefaultResponse: true}}, "normal",
+			"Question, prompt 2: Which account? Choices: 1, Checking; 2, Savings; Default answer: chk. Time to answer: 1 minute 30 seconds."},
+		{"expired", session.Delivery{Kind: session.KindPromptExpired, Prompt: &session.Prompt{Number: 1},
+			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.", DefaultDecision: "reject"}}, "normal",
+			"Prompt 1 expired without an answer: Delete 3 files. The default decision applies: reject."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, got := describe(tt.d, tt.verbosity)
+			if got != tt.want {
+				t.Errorf("got  %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDuration(t *testing.T) {
+	tests := map[time.Duration]string{
+		0: "0 seconds", time.Second: "1 second", 45 * time.Second: "45 seconds",
+		2*time.Minute + 5*time.Second: "2 minutes 5 seconds", time.Minute: "1 minute",
+		time.Hour + 3*time.Minute: "1 hour 3 minutes", -time.Second: "0 seconds",
+	}
+	for d, want := range tests {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package line
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Verb is what a typed command asks for.
+type Verb int
+
+// Verbs of line mode.
+const (
+	VerbText    Verb = iota // a line that is no command: an answer to a question
+	VerbAccept              // accept, a, yes, y
+	VerbReject              // reject, r, no, n
+	VerbAnswer              // answer [N] TEXT
+	VerbPending             // pending, list
+	VerbDetails             // details [N], ?
+	VerbHelp                // help, h
+	VerbQuit                // quit, q, exit
+	VerbEmpty               // an empty line
+)
+
+func (v Verb) String() string {
+	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty"}[v]
+}
+
+// Command is one typed line.
+type Command struct {
+	Verb   Verb
+	Prompt int    // prompt number the user named; 0 when none
+	Arg    string // VerbAnswer: the answer; VerbText: the whole line
+	Word   string // the command word as typed, lower case ("yes", "a", …)
+}
+
+// Parse reads one typed line. It never fails: what is not a command is text.
+func Parse(s string) Command {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return Command{Verb: VerbEmpty}
+	}
+	word, rest, _ := strings.Cut(s, " ")
+	word = strings.ToLower(word)
+	rest = strings.TrimSpace(rest)
+	num, after := leadingNumber(rest)
+
+	switch word {
+	case "accept", "a", "yes", "y":
+		if after == "" {
+			return Command{Verb: VerbAccept, Prompt: num, Word: word, Arg: s}
+		}
+	case "reject", "r", "no", "n":
+		if after == "" {
+			return Command{Verb: VerbReject, Prompt: num, Word: word, Arg: s}
+		}
+	case "answer":
+		if num > 0 {
+			return Command{Verb: VerbAnswer, Prompt: num, Arg: after, Word: word}
+		}
+		return Command{Verb: VerbAnswer, Arg: rest, Word: word}
+	case "pending", "list":
+		if rest == "" {
+			return Command{Verb: VerbPending, Word: word}
+		}
+	case "details", "?":
+		if after == "" {
+			return Command{Verb: VerbDetails, Prompt: num, Word: word}
+		}
+	case "help", "h":
+		if rest == "" {
+			return Command{Verb: VerbHelp, Word: word}
+		}
+	case "quit", "q", "exit":
+		if rest == "" {
+			return Command{Verb: VerbQuit, Word: word}
+		}
+	}
+	return Command{Verb: VerbText, Arg: s}
+}
+
+// leadingNumber splits "2 rest" into 2 and "rest"; without a leading number
+// it returns 0 and s.
+func leadingNumber(s string) (int, string) {
+	first, rest, _ := strings.Cut(s, " ")
+	n, err := strconv.Atoi(first)
+	if err != nil || n <= 0 {
+		return 0, s
+	}
+	return n, strings.TrimSpace(rest)
+}
+
+// Help is the text of the help command.
+const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no N; ` +
+	`answer N followed by your answer; pending lists prompts waiting for you; ` +
+	`details N reads a prompt in full; help; quit. ` +
+	`The number N may be left out when only one prompt is waiting. ` +
+	`When only a question is waiting, any line you type is its answer.`

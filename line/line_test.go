@@ -1,0 +1,115 @@
+package line
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s:\n got:\n%s\nwant:\n%s", path, got, want)
+	}
+}
+
+// A whole session in plain lines: the golden file is what a screen reader user reads.
+func TestPlainSessionGolden(t *testing.T) {
+	var out, diag bytes.Buffer
+	w := NewWriter(&out, &diag, WriterOptions{Location: time.UTC})
+	a := announce.New(announce.Config{}, w)
+	at := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
+	yes := true
+	prod := protocol.Producer{AgentID: "bank", AgentName: "Banking Assistant"}
+	prompt := &session.Prompt{Number: 1, Deadline: at.Add(5 * time.Minute), State: session.PromptPending}
+	events := []session.Delivery{
+		{Event: &protocol.Event{Type: protocol.TypeSessionStarted, SummaryNormal: "Banking Assistant is looking at your accounts."}},
+		{Event: &protocol.Event{Type: protocol.TypeToolInvoked, Tool: "transfer_funds", SummaryNormal: "Preparing a transfer.", RiskLevel: "high", Irreversible: &yes}},
+		{Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Urgency: "critical", Action: "Transfer $500.00 from checking to savings.",
+			Consequence: "Funds move at once.", RiskLevel: "high", Irreversible: &yes, DefaultDecision: "reject"}, Prompt: prompt},
+		{Event: &protocol.Event{Type: protocol.TypeOutputStreaming, OutputID: "out_1", Chunk: "Done.\nYour savings\tgrew. \x1b[31mRed\x1b[0m ", CoalesceHint: "none"}},
+		{Event: &protocol.Event{Type: protocol.TypeSessionErrored, SummaryNormal: "Bank unreachable.", ErrorCategory: "transient"}},
+	}
+	for i, d := range events {
+		d.At = at.Add(time.Duration(i) * time.Second)
+		d.Event.Producer = prod
+		d.Event.SessionID = "sess_1"
+		a.Deliver(d)
+	}
+	a.Diagnose(session.Diagnostic{At: at, Code: "gap", Message: "Event 4 of session sess_1 never arrived."})
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "session.golden", out.Bytes())
+	golden(t, "diagnostics.golden", diag.Bytes())
+	for _, b := range [][]byte{out.Bytes(), diag.Bytes()} {
+		if bytes.ContainsAny(b, "\x1b\x07\r\t") {
+			t.Errorf("plain output contains control characters: %q", b)
+		}
+	}
+}
+
+func TestColorOnlyAddsToTheWord(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, nil, WriterOptions{Location: time.UTC, Color: true})
+	_ = w.Announce(announce.Announcement{Priority: announce.Critical, Agent: "A", Text: "Stop."})
+	if !bytes.Contains(out.Bytes(), []byte("CRITICAL")) {
+		t.Errorf("colour replaced the word: %q", out.Bytes())
+	}
+}
+
+func TestQuietDiagnostics(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, nil, WriterOptions{})
+	if err := w.Diagnostic(session.Diagnostic{Code: "gap", Message: "x"}); err != nil || out.Len() != 0 {
+		t.Errorf("diagnostic written with no diagnostics stream: %q, %v", out.Bytes(), err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Command
+	}{
+		{"accept", Command{Verb: VerbAccept, Word: "accept", Arg: "accept"}},
+		{"  A 2 ", Command{Verb: VerbAccept, Prompt: 2, Word: "a", Arg: "A 2"}},
+		{"yes", Command{Verb: VerbAccept, Word: "yes", Arg: "yes"}},
+		{"reject 3", Command{Verb: VerbReject, Prompt: 3, Word: "reject", Arg: "reject 3"}},
+		{"no", Command{Verb: VerbReject, Word: "no", Arg: "no"}},
+		{"no thanks, use savings", Command{Verb: VerbText, Arg: "no thanks, use savings"}},
+		{"answer 2 the blue one", Command{Verb: VerbAnswer, Prompt: 2, Arg: "the blue one", Word: "answer"}},
+		{"answer savings", Command{Verb: VerbAnswer, Arg: "savings", Word: "answer"}},
+		{"pending", Command{Verb: VerbPending, Word: "pending"}},
+		{"details 1", Command{Verb: VerbDetails, Prompt: 1, Word: "details"}},
+		{"?", Command{Verb: VerbDetails, Word: "?"}},
+		{"HELP", Command{Verb: VerbHelp, Word: "help"}},
+		{"quit", Command{Verb: VerbQuit, Word: "quit"}},
+		{"2", Command{Verb: VerbText, Arg: "2"}},
+		{"", Command{Verb: VerbEmpty}},
+		{"accept 0", Command{Verb: VerbText, Arg: "accept 0"}},
+	}
+	for _, tt := range tests {
+		if got := Parse(tt.in); got != tt.want {
+			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package line
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// Writer prints announcements as plain lines on Out and diagnostics on Diag:
+//
+//	14:22:11 CRITICAL Banking Assistant: Confirmation needed, prompt 1: …
+//
+// Output is buffered; call Flush when no more input is waiting. Lines for
+// critical announcements are flushed at once. Writer is not safe for
+// concurrent use.
+type Writer struct {
+	out   *bufio.Writer
+	diag  io.Writer // nil hides diagnostics
+	loc   *time.Location
+	color bool
+	buf   []byte
+}
+
+// WriterOptions configure a Writer. The zero value writes local times, no colour.
+type WriterOptions struct {
+	// Location of the printed times; nil means time.Local.
+	Location *time.Location
+	// Color adds bold to the word CRITICAL (the word is always there). Only set
+	// it when the terminal allows escape sequences.
+	Color bool
+}
+
+// NewWriter returns a Writer. diag may be nil to hide diagnostics.
+func NewWriter(out, diag io.Writer, opts WriterOptions) *Writer {
+	loc := opts.Location
+	if loc == nil {
+		loc = time.Local
+	}
+	return &Writer{out: bufio.NewWriterSize(out, 64*1024), diag: diag, loc: loc, color: opts.Color}
+}
+
+// Announce writes one line for a.
+func (w *Writer) Announce(a announce.Announcement) error {
+	b := w.buf[:0]
+	b = a.At.In(w.loc).AppendFormat(b, "15:04:05")
+	b = append(b, ' ')
+	if a.Priority == announce.Critical {
+		if w.color {
+			b = append(b, "\x1b[1mCRITICAL\x1b[0m "...)
+		} else {
+			b = append(b, "CRITICAL "...)
+		}
+	}
+	if a.Agent != "" {
+		b = appendOneLine(b, a.Agent)
+		b = append(b, ": "...)
+	}
+	b = appendOneLine(b, a.Text)
+	if hint := answerHint(a); hint != "" {
+		b = append(b, ' ')
+		b = append(b, hint...)
+	}
+	b = append(b, '\n')
+	w.buf = b
+	if _, err := w.out.Write(b); err != nil {
+		return fmt.Errorf("line: write announcement: %w", err)
+	}
+	if a.Priority == announce.Critical {
+		return w.Flush()
+	}
+	return nil
+}
+
+// Diagnostic writes one line for d on the diagnostics stream.
+func (w *Writer) Diagnostic(d session.Diagnostic) error {
+	if w.diag == nil {
+		return nil
+	}
+	// Keep the order of the two streams readable when they share a terminal.
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	b := d.At.In(w.loc).AppendFormat(nil, "15:04:05")
+	b = append(b, " warning, "...)
+	b = append(b, d.Code...)
+	b = append(b, ": "...)
+	b = appendOneLine(b, d.Message)
+	b = append(b, '\n')
+	if _, err := w.diag.Write(b); err != nil {
+		return fmt.Errorf("line: write diagnostic: %w", err)
+	}
+	return nil
+}
+
+// Say writes a line of the listener's own (help, answers to commands).
+func (w *Writer) Say(now time.Time, text string) error {
+	b := now.In(w.loc).AppendFormat(nil, "15:04:05")
+	b = append(b, ' ')
+	b = appendOneLine(b, text)
+	b = append(b, '\n')
+	if _, err := w.out.Write(b); err != nil {
+		return fmt.Errorf("line: write: %w", err)
+	}
+	return w.Flush()
+}
+
+// Flush writes buffered lines.
+func (w *Writer) Flush() error {
+	if err := w.out.Flush(); err != nil {
+		return fmt.Errorf("line: flush: %w", err)
+	}
+	return nil
+}
+
+// answerHint tells the user how to answer a prompt that is waiting.
+func answerHint(a announce.Announcement) string {
+	if a.Prompt == nil || a.Prompt.State != session.PromptPending {
+		return ""
+	}
+	n := a.Prompt.Number
+	switch a.Kind {
+	case "confirmation", "prompt-reminder":
+		if a.Event != nil && a.Event.Type == "aaep:agent.awaiting.clarification" {
+			return fmt.Sprintf("To answer, type: answer %d, then your answer.", n)
+		}
+		return fmt.Sprintf("To answer, type: accept %d, or: reject %d.", n, n)
+	case "clarification":
+		return fmt.Sprintf("To answer, type: answer %d, then your answer.", n)
+	}
+	return ""
+}
+
+// appendOneLine appends s with line breaks and tabs turned into spaces, so
+// one announcement stays one line. s is already sanitized.
+func appendOneLine(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return append(b, s...)
+	}
+	return append(b, strings.Join(strings.Fields(s), " ")...)
+}
