@@ -1,3 +1,22 @@
 // Package transport carries AAEP frames between a producer and this subscriber:
 // one Conn per binding (SSE with its HTTP back channel, NDJSON files), with reconnects.
+//
+// Dial picks the binding from an endpoint: http:// and https:// go to DialSSE,
+// file:PATH, a file path or "-" go to OpenFileOptions. The package moves
+// bytes and never reads what a message means; decoding is the protocol
+// package's job.
+//
+// Every Conn runs one reader goroutine that feeds Recv through a small queue,
+// so a slow consumer holds the producer back (TCP flow control) instead of
+// growing memory. Messages are bounded (DefaultMaxFrameBytes unless
+// configured); a longer one is skipped without being buffered and reported,
+// and the connection goes on.
+//
+// Errors: Recv and Send return ErrClosed (which also matches net.ErrClosed)
+// after Close; Recv returns io.EOF when the producer ended for good. Send
+// failures on HTTP are *HTTPError values carrying the producer's reason.
+// Endpoints of bindings not built yet give an *UnsupportedError.
+//
+// SSEReader is the incremental text/event-stream parser under DialSSE; it is
+// exported for tools that read recorded streams.
 package transport

@@ -1,0 +1,76 @@
+// endpoint.go: choosing a binding from the endpoint a user names.
+
+package transport
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Options configures Dial; each binding takes its part. The zero value is
+// usable.
+type Options struct {
+	SSE SSEOptions
+	// File configures file and standard input endpoints. When its OnStatus
+	// or OnDiagnostic is nil, the SSE one is used, so callers can set the
+	// callbacks once.
+	File FileOptions
+}
+
+// Dial connects to endpoint, choosing the binding from its form:
+//
+//	http://…, https://…        SSE with an HTTP back channel (DialSSE)
+//	file:PATH, file:///PATH     newline-delimited JSON or a capture (OpenFileOptions)
+//	-                           the same, from standard input
+//	PATH of an existing file    the same
+//	ws:, wss:, unix:, exec:     not supported yet: an *UnsupportedError
+//
+// ctx bounds the connection attempt only.
+func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
+	if opts.File.OnStatus == nil {
+		opts.File.OnStatus = opts.SSE.OnStatus
+	}
+	if opts.File.OnDiagnostic == nil {
+		opts.File.OnDiagnostic = opts.SSE.OnDiagnostic
+	}
+	scheme, rest, hasScheme := strings.Cut(endpoint, ":")
+	scheme = strings.ToLower(scheme)
+	if hasScheme && len(scheme) > 1 { // not a drive letter
+		switch scheme {
+		case "http", "https":
+			return DialSSE(ctx, endpoint, opts.SSE)
+		case "file":
+			path := rest
+			if p, ok := strings.CutPrefix(rest, "//"); ok {
+				// file:///abs/path, or file://localhost/abs/path
+				path = p
+				if i := strings.IndexByte(p, '/'); i > 0 {
+					if host := p[:i]; host != "localhost" {
+						return nil, fmt.Errorf("transport: %q names a file on another host (%s)", endpoint, host)
+					}
+					path = p[i:]
+				}
+			}
+			if path == "" {
+				return nil, fmt.Errorf("transport: %q names no file", endpoint)
+			}
+			return OpenFileOptions(path, opts.File)
+		case "ws", "wss":
+			return nil, &UnsupportedError{Binding: "WebSocket", Endpoint: endpoint}
+		case "unix":
+			return nil, &UnsupportedError{Binding: "Unix socket", Endpoint: endpoint}
+		case "exec", "stdio":
+			return nil, &UnsupportedError{Binding: "stdio JSON-RPC", Endpoint: endpoint}
+		}
+	}
+	if endpoint == "-" {
+		return OpenFileOptions("-", opts.File)
+	}
+	if st, err := os.Stat(endpoint); err == nil && !st.IsDir() {
+		return OpenFileOptions(endpoint, opts.File)
+	}
+	return nil, fmt.Errorf("transport: cannot tell how to reach %q: give an http:// or https:// URL, "+
+		"file:PATH, the path of an existing file, or - for standard input", endpoint)
+}

@@ -1,0 +1,494 @@
+// sse.go: an incremental parser for the text/event-stream format.
+
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// DefaultMaxFrameBytes is the largest message a Conn accepts when its options
+// leave the limit at zero: 1 MiB, the size the AAEP transport chapter asks
+// every binding to carry.
+const DefaultMaxFrameBytes = 1 << 20
+
+// sseBufSize is the read buffer of an SSEReader. Lines longer than this are
+// handled in pieces, so it bounds memory, not line length.
+const sseBufSize = 64 << 10
+
+// maxCommentBytes is how much of one comment line reaches OnComment.
+const maxCommentBytes = 4 << 10
+
+// SSEEvent is one event dispatched by an SSEReader.
+type SSEEvent struct {
+	// Type is the value of the event's "event:" field; empty when the event
+	// had none (the format's default type, "message").
+	Type string
+	// Data is the event's data: the values of its "data:" lines joined by
+	// "\n". It aliases the reader's buffer and is valid only until the next
+	// call to Next; copy it to keep it. Bytes are passed through untouched,
+	// invalid UTF-8 included.
+	Data []byte
+	// ID is the stream's last event ID when the event was dispatched: the
+	// value of the most recent "id:" field, from this event or an earlier one.
+	ID string
+}
+
+// SSEReader parses a text/event-stream incrementally from an io.Reader.
+//
+// It accepts LF, CRLF and lone CR line endings, a byte order mark at the
+// start, "field:value" and "field: value", comments, and ignores unknown
+// fields, as the format requires. An "id:" whose value contains NUL is
+// ignored; a "retry:" whose value is not all ASCII digits is ignored and
+// reported to OnDiagnostic.
+//
+// Memory is bounded: the reader holds one 64 KiB buffer plus at most
+// MaxFrameBytes of event data. A longer event is read to its end without
+// being kept, and Next reports it as a *FrameTooLargeError.
+//
+// Set the exported fields before the first call to Next. An SSEReader is not
+// safe for concurrent use.
+type SSEReader struct {
+	// MaxFrameBytes bounds the data of one event. Zero means
+	// DefaultMaxFrameBytes.
+	MaxFrameBytes int
+	// OnComment, if not nil, is called with the text of every comment line
+	// (the bytes after ':' and one optional space, at most 4 KiB), for
+	// example a producer's heartbeat. The slice is valid only during the
+	// call.
+	OnComment func(text []byte)
+	// OnDiagnostic, if not nil, is told in plain words about input that was
+	// ignored although it looked meant (a malformed retry, an id with NUL).
+	OnDiagnostic func(msg string)
+
+	src io.Reader
+	buf []byte
+	r   int   // start of unread bytes in buf
+	w   int   // end of valid bytes in buf
+	scn int   // bytes from r known to hold no line ending
+	err error // sticky error from src
+
+	started bool // the byte order mark check is done
+	skipLF  bool // the last line ended with CR: drop a directly following LF
+	final   error
+
+	// The event being built.
+	data      []byte
+	evType    string
+	typeCache string
+	idBuf     string // the last event ID buffer: the latest valid "id:"
+	lastID    string // idBuf as of the last blank line
+	pending   bool   // a field line was seen since the last dispatch
+	oversize  bool   // the event passed the limit; its data is being dropped
+	seen      int64  // data bytes of an oversized event
+	scratch   []byte
+	retry     time.Duration
+	hasRetry  bool
+
+	// A line longer than the buffer, arriving in pieces.
+	cont      bool
+	contField sseField
+	contSpace bool // drop one leading space from the next piece
+}
+
+type sseField uint8
+
+const (
+	fieldIgnore sseField = iota
+	fieldData
+	fieldEvent
+	fieldID
+	fieldRetry
+	fieldComment
+)
+
+// NewSSEReader returns a reader that parses the stream from src.
+func NewSSEReader(src io.Reader) *SSEReader {
+	return &SSEReader{src: src}
+}
+
+// SetLastEventID sets the last event ID, as when a reader takes over from an
+// earlier connection of the same stream.
+func (r *SSEReader) SetLastEventID(id string) { r.idBuf, r.lastID = id, id }
+
+// LastEventID returns the ID to resume the stream from: the value of the most
+// recent valid "id:" field of a complete event (one ended by a blank line,
+// whether it had data or not), or what SetLastEventID set. The id of an event
+// cut off by the end of the stream does not count.
+func (r *SSEReader) LastEventID() string { return r.lastID }
+
+// Retry returns the reconnection delay the stream asked for with "retry:",
+// and whether it asked at all.
+func (r *SSEReader) Retry() (time.Duration, bool) { return r.retry, r.hasRetry }
+
+// Next returns the next event of the stream.
+//
+// At the end of the stream it returns io.EOF, or io.ErrUnexpectedEOF when the
+// stream ended inside an event (the partial event is discarded). A
+// *FrameTooLargeError means one event was skipped; calling Next again goes on
+// with the following event. Any other error comes from the underlying reader
+// and is returned again by every later call.
+func (r *SSEReader) Next() (SSEEvent, error) {
+	if r.final != nil {
+		return SSEEvent{}, r.final
+	}
+	if r.buf == nil {
+		r.buf = make([]byte, sseBufSize)
+	}
+	if !r.started {
+		r.skipBOM()
+	}
+	for {
+		line, complete, err := r.readLine()
+		if err != nil {
+			return SSEEvent{}, r.end(line, err)
+		}
+		if r.cont {
+			r.piece(line, complete)
+			continue
+		}
+		if len(line) == 0 && complete {
+			if ev, ok, err := r.dispatch(); ok || err != nil {
+				return ev, err
+			}
+			continue
+		}
+		r.fieldLine(line, complete)
+	}
+}
+
+// limit returns the data limit in force.
+func (r *SSEReader) limit() int {
+	if r.MaxFrameBytes > 0 {
+		return r.MaxFrameBytes
+	}
+	return DefaultMaxFrameBytes
+}
+
+// skipBOM drops a UTF-8 byte order mark at the very start of the stream.
+// Read errors are left for readLine to report.
+func (r *SSEReader) skipBOM() {
+	for r.w-r.r < 3 && r.err == nil {
+		r.fill()
+	}
+	if bytes.HasPrefix(r.buf[r.r:r.w], []byte("\xef\xbb\xbf")) {
+		r.r += 3
+	}
+	r.started = true
+}
+
+// fill reads more bytes into the buffer, moving unread bytes to its front.
+func (r *SSEReader) fill() {
+	if r.r > 0 {
+		copy(r.buf, r.buf[r.r:r.w])
+		r.w -= r.r
+		r.r = 0
+	}
+	for i := 0; i < 100; i++ {
+		n, err := r.src.Read(r.buf[r.w:])
+		r.w += n
+		if err != nil {
+			r.err = err
+			return
+		}
+		if n > 0 {
+			return
+		}
+	}
+	r.err = io.ErrNoProgress
+}
+
+// readLine returns the next line without its ending. complete is false when
+// the line is only a piece of a line longer than the buffer (more pieces
+// follow), or when err is not nil (line then holds an unterminated last
+// line). The slice is valid until the next call.
+func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
+	for {
+		if r.skipLF && r.r < r.w {
+			if r.buf[r.r] == '\n' {
+				r.r++
+			}
+			r.skipLF = false
+		}
+		avail := r.buf[r.r:r.w]
+		if i := indexEOL(avail, r.scn); i >= 0 {
+			r.skipLF = avail[i] == '\r'
+			r.r += i + 1
+			r.scn = 0
+			return avail[:i], true, nil
+		}
+		r.scn = len(avail)
+		if r.err != nil {
+			r.r = r.w
+			r.scn = 0
+			return avail, false, r.err
+		}
+		if r.r == 0 && r.w == len(r.buf) {
+			r.r = r.w
+			r.scn = 0
+			return avail, false, nil
+		}
+		r.fill()
+	}
+}
+
+// indexEOL returns the index of the first CR or LF in b at or after from, or -1.
+func indexEOL(b []byte, from int) int {
+	s := b[from:]
+	n := bytes.IndexByte(s, '\n')
+	if n >= 0 {
+		s = s[:n]
+	}
+	if c := bytes.IndexByte(s, '\r'); c >= 0 {
+		return from + c
+	}
+	if n >= 0 {
+		return from + n
+	}
+	return -1
+}
+
+// fieldLine handles a line that is not blank: a whole line, or the first piece
+// of a long one.
+func (r *SSEReader) fieldLine(line []byte, complete bool) {
+	var (
+		f     sseField
+		value []byte
+	)
+	colon := bytes.IndexByte(line, ':')
+	switch {
+	case colon == 0:
+		f, value = fieldComment, line[1:]
+	case colon < 0 && !complete:
+		// A field name longer than the buffer names no field we know.
+		f = fieldIgnore
+	default:
+		name := line
+		if colon > 0 {
+			name, value = line[:colon], line[colon+1:]
+		}
+		f = fieldOf(name)
+	}
+	if f != fieldComment {
+		r.pending = true
+	}
+	spaceNext := false
+	if len(value) > 0 && value[0] == ' ' {
+		value = value[1:]
+	} else if colon >= 0 && colon == len(line)-1 && !complete {
+		spaceNext = true
+	}
+	if complete {
+		switch f {
+		case fieldData:
+			r.appendData(value)
+			r.appendNewline()
+		case fieldComment:
+			r.comment(value)
+		case fieldIgnore:
+		default:
+			r.setField(f, value)
+		}
+		return
+	}
+	r.cont, r.contField, r.contSpace = true, f, spaceNext
+	r.scratch = r.scratch[:0]
+	r.piece(value, false)
+}
+
+// piece handles part of a long line; complete marks its last piece.
+func (r *SSEReader) piece(p []byte, complete bool) {
+	if r.contSpace && len(p) > 0 {
+		if p[0] == ' ' {
+			p = p[1:]
+		}
+		r.contSpace = false
+	}
+	switch r.contField {
+	case fieldData:
+		r.appendData(p)
+	case fieldComment:
+		if room := maxCommentBytes - len(r.scratch); room > 0 {
+			r.scratch = append(r.scratch, p[:min(room, len(p))]...)
+		}
+	case fieldEvent, fieldID, fieldRetry:
+		// Counted against the limit like data, so a huge id cannot grow
+		// memory either.
+		if r.oversize || len(r.scratch)+len(r.data)+len(p) > r.limit() {
+			r.markOversize(int64(len(p)))
+			r.scratch = r.scratch[:0]
+		} else {
+			r.scratch = append(r.scratch, p...)
+		}
+	}
+	if !complete {
+		return
+	}
+	r.cont = false
+	switch r.contField {
+	case fieldData:
+		r.appendNewline()
+	case fieldComment:
+		r.comment(r.scratch)
+	case fieldEvent, fieldID, fieldRetry:
+		if !r.oversize {
+			r.setField(r.contField, r.scratch)
+		}
+	}
+	r.scratch = r.scratch[:0]
+	if cap(r.scratch) > sseBufSize {
+		r.scratch = nil
+	}
+}
+
+func fieldOf(name []byte) sseField {
+	switch string(name) { // no allocation: the compiler compares in place
+	case "data":
+		return fieldData
+	case "event":
+		return fieldEvent
+	case "id":
+		return fieldID
+	case "retry":
+		return fieldRetry
+	}
+	return fieldIgnore
+}
+
+func (r *SSEReader) setField(f sseField, value []byte) {
+	switch f {
+	case fieldEvent:
+		if string(value) != r.typeCache {
+			r.typeCache = string(value) // most streams repeat one type
+		}
+		r.evType = r.typeCache
+	case fieldID:
+		if bytes.IndexByte(value, 0) >= 0 {
+			r.diag("ignored an event id that contains a NUL byte")
+			return
+		}
+		if string(value) != r.idBuf {
+			r.idBuf = string(value)
+		}
+	case fieldRetry:
+		d, ok := parseRetry(value)
+		if !ok {
+			r.diag(fmt.Sprintf("ignored a malformed retry value %q", truncate(value, 40)))
+			return
+		}
+		r.retry, r.hasRetry = d, true
+	}
+}
+
+// parseRetry reads a retry value: ASCII digits only, in milliseconds.
+func parseRetry(v []byte) (time.Duration, bool) {
+	if len(v) == 0 {
+		return 0, false
+	}
+	const maxMS = int64(24 * time.Hour / time.Millisecond)
+	var ms int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if ms <= maxMS {
+			ms = ms*10 + int64(c-'0')
+		}
+	}
+	return time.Duration(min(ms, maxMS)) * time.Millisecond, true
+}
+
+func (r *SSEReader) appendData(p []byte) {
+	if r.oversize {
+		r.seen += int64(len(p))
+		return
+	}
+	if len(r.data)+len(p) > r.limit() {
+		r.markOversize(int64(len(p)))
+		return
+	}
+	r.data = append(r.data, p...)
+}
+
+func (r *SSEReader) appendNewline() {
+	if r.oversize {
+		r.seen++
+		return
+	}
+	r.data = append(r.data, '\n')
+}
+
+// markOversize starts dropping the current event; n more bytes were just seen.
+func (r *SSEReader) markOversize(n int64) {
+	if !r.oversize {
+		r.oversize = true
+		r.seen = int64(len(r.data))
+		r.data = r.data[:0]
+		if cap(r.data) > 2*sseBufSize {
+			r.data = nil // do not keep a near-limit buffer for small events
+		}
+	}
+	r.seen += n
+}
+
+func (r *SSEReader) comment(text []byte) {
+	if r.OnComment != nil {
+		r.OnComment(text[:min(len(text), maxCommentBytes)])
+	}
+}
+
+func (r *SSEReader) diag(msg string) {
+	if r.OnDiagnostic != nil {
+		r.OnDiagnostic(msg)
+	}
+}
+
+// dispatch ends the current event at a blank line. ok reports an event to
+// return; err a skipped one.
+func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
+	defer func() {
+		r.evType = ""
+		r.pending = false
+	}()
+	r.lastID = r.idBuf
+	if r.oversize {
+		// seen counts the line ending after the last data line too.
+		err := &FrameTooLargeError{Size: max(r.seen-1, 0), Limit: r.limit(), ID: r.lastID}
+		r.oversize, r.seen = false, 0
+		r.data = r.data[:0]
+		return SSEEvent{}, false, err
+	}
+	if len(r.data) == 0 {
+		return SSEEvent{}, false, nil
+	}
+	ev = SSEEvent{Type: r.evType, Data: r.data[:len(r.data)-1], ID: r.lastID}
+	r.data = r.data[:0] // ev.Data stays valid until the next append
+	return ev, true, nil
+}
+
+// end turns the source's final error into the reader's final answer. rest is
+// an unterminated last line, which the format discards.
+func (r *SSEReader) end(rest []byte, err error) error {
+	mid := r.pending || r.oversize || (r.cont && r.contField != fieldComment) ||
+		(len(rest) > 0 && rest[0] != ':' && !r.cont)
+	r.data, r.scratch = nil, nil
+	if errors.Is(err, io.EOF) {
+		if mid {
+			err = io.ErrUnexpectedEOF
+		} else {
+			err = io.EOF
+		}
+	}
+	r.final = err
+	return err
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
