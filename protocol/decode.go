@@ -1,0 +1,937 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// Limits bound what a Decoder accepts (AAEP §3.7). Messages over a soft
+// limit are decoded and reported; over a hard limit they are not decoded
+// at all. Zero fields take the defaults in brackets.
+type Limits struct {
+	MaxBytes     int // soft: serialized size of an event [64 KiB]
+	MaxDepth     int // soft: nesting depth, the event object being 1 [8]
+	MaxString    int // soft: bytes of any one string [16 KiB]
+	MaxFields    int // soft: top-level members plus extension prefixes [32]
+	HardMaxBytes int // hard: size [1 MiB]
+	HardMaxDepth int // hard: nesting depth [64]
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxBytes, 64<<10)
+	def(&l.MaxDepth, 8)
+	def(&l.MaxString, 16<<10)
+	def(&l.MaxFields, 32)
+	def(&l.HardMaxBytes, 1<<20)
+	def(&l.HardMaxDepth, 64)
+	return l
+}
+
+// Decoder decodes and validates events. Its zero value is ready to use; it
+// compiles the embedded schemas on first use. A Decoder is not safe for
+// concurrent use.
+type Decoder struct {
+	Limits  Limits
+	Schemas *Schemas // nil: compiled on first use
+
+	spans [nField]span
+	slow  int // how many events needed the schema validator (for tests)
+}
+
+// Decode decodes one event and checks it against our schema for its type
+// (the envelope alone for extension types) and the size limits.
+//
+// A nil error means the event is valid. A *ValidationError comes with the
+// event decoded as far as possible: it can be announced, with a diagnostic.
+// A *SyntaxError or *LimitError comes with a nil event. The event keeps b as
+// its Raw bytes; b must not be modified afterwards.
+func (d *Decoder) Decode(b []byte) (*Event, error) {
+	if d.Schemas == nil {
+		s, err := NewSchemas()
+		if err != nil {
+			return nil, err
+		}
+		d.Schemas = s
+	}
+	lim := d.Limits.withDefaults()
+	if len(b) > lim.HardMaxBytes {
+		return nil, &LimitError{What: "size", Value: len(b), Limit: lim.HardMaxBytes}
+	}
+	sc := scanner{b: b, hardMax: lim.HardMaxDepth}
+	d.spans = [nField]span{}
+	if sc.next() != '{' {
+		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
+	}
+	members, dup := 0, false
+	sc.object(func(key span) {
+		members++
+		name := b[key.start:key.end]
+		if key.esc {
+			name = []byte(unescape(name))
+		}
+		f := lookupField(name)
+		if f == noField {
+			sc.skip()
+			return
+		}
+		dup = dup || d.spans[f].seen
+		sc.value(&d.spans[f])
+	})
+	if sc.err == nil && sc.next() != 0 {
+		sc.fail("more data after the event")
+	}
+	if sc.err != nil {
+		if sc.maxDepth > lim.HardMaxDepth {
+			return nil, &LimitError{What: "depth", Value: sc.maxDepth, Limit: lim.HardMaxDepth}
+		}
+		return nil, sc.err
+	}
+
+	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b}, unsure: dup}
+	x.populate()
+	er, known := d.Schemas.fastByType[x.ev.Type]
+	if !known {
+		er = d.Schemas.fastEnvelope
+		if strings.HasPrefix(x.ev.Type, "aaep:") {
+			x.bad = true
+		}
+	}
+	x.validate(er)
+
+	var problems []Problem
+	if x.bad || x.unsure {
+		d.slow++
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(x.src))
+		if err != nil { // cannot happen for input the scanner accepted
+			return nil, &SyntaxError{Msg: err.Error()}
+		}
+		problems = d.Schemas.problems(v)
+	}
+	problems = append(problems, x.limits(lim, members, &sc)...)
+	if len(problems) > 0 {
+		return x.ev, &ValidationError{Problems: problems}
+	}
+	return x.ev, nil
+}
+
+// decodeState is one Decode call's working state.
+type decodeState struct {
+	b      []byte
+	src    string // b as a string, so unescaped strings are substrings of it
+	spans  *[nField]span
+	ev     *Event
+	bad    bool // a schema rule is broken
+	unsure bool // the fast path cannot decide; the schema validator will
+}
+
+// limits reports the soft limits the event exceeds.
+func (x *decodeState) limits(lim Limits, members int, sc *scanner) []Problem {
+	var out []Problem
+	if len(x.b) > lim.MaxBytes {
+		out = append(out, Problem{Message: fmt.Sprintf("the event is %d bytes, over the %d-byte limit", len(x.b), lim.MaxBytes)})
+	}
+	if sc.maxDepth > lim.MaxDepth {
+		out = append(out, Problem{Message: fmt.Sprintf("the event is nested %d levels deep, over the limit of %d", sc.maxDepth, lim.MaxDepth)})
+	}
+	if n := members + len(x.ev.Extensions); n > lim.MaxFields {
+		out = append(out, Problem{Message: fmt.Sprintf("the event has %d top-level members and extensions, over the limit of %d", n, lim.MaxFields)})
+	}
+	if sc.longStr > lim.MaxString {
+		out = append(out, Problem{Message: fmt.Sprintf("a string of %d bytes is over the %d-byte limit", sc.longStr, lim.MaxString)})
+	}
+	return out
+}
+
+// str returns a string value, or "" and false for any other kind.
+func (x *decodeState) str(sp span) (string, bool) {
+	if sp.kind != kString {
+		return "", false
+	}
+	if sp.esc {
+		return unescape(x.b[sp.start:sp.end]), true
+	}
+	return x.src[sp.start:sp.end], true
+}
+
+// text returns a string value as Text ("" for other kinds).
+func (x *decodeState) text(sp span) Text {
+	s, _ := x.str(sp)
+	return Text(s)
+}
+
+// integer returns an integer value. exact is false when the literal is not
+// a plain integer of at most 15 digits (1.0, 1e3, huge values): the value is
+// then approximate and validation is left to the schema validator.
+func (x *decodeState) integer(sp span) (v int64, exact, ok bool) {
+	if sp.kind != kNumber {
+		return 0, false, false
+	}
+	lit := x.b[sp.start:sp.end]
+	neg := lit[0] == '-'
+	if neg {
+		lit = lit[1:]
+	}
+	if len(lit) <= 15 {
+		plain := true
+		for _, c := range lit {
+			if c < '0' || c > '9' {
+				plain = false
+				break
+			}
+			v = v*10 + int64(c-'0')
+		}
+		if plain {
+			if neg {
+				v = -v
+			}
+			return v, true, true
+		}
+	}
+	f, err := strconv.ParseFloat(x.src[sp.start:sp.end], 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return int64(f), false, f == math.Trunc(f) && err == nil
+	}
+	return int64(f), false, true
+}
+
+// number returns a number value; exact as for integer.
+func (x *decodeState) number(sp span) (v float64, exact, ok bool) {
+	if sp.kind != kNumber {
+		return 0, false, false
+	}
+	lit := x.src[sp.start:sp.end]
+	f, err := strconv.ParseFloat(lit, 64)
+	return f, err == nil && len(lit) <= 15 && !strings.ContainsAny(lit, "eE"), true
+}
+
+func (x *decodeState) boolean(sp span) (v, ok bool) {
+	if sp.kind != kBool {
+		return false, false
+	}
+	return x.b[sp.start] == 't', true
+}
+
+// strings returns an array's string items, skipping other kinds.
+func (x *decodeState) strings(sp span) []string {
+	if sp.kind != kArray {
+		return nil
+	}
+	var out []string
+	x.items(sp, func(item span) {
+		if s, ok := x.str(item); ok {
+			out = append(out, s)
+		}
+	})
+	return out
+}
+
+// items calls fn with each item of an array value.
+func (x *decodeState) items(sp span, fn func(span)) {
+	sc := scanner{b: x.b, i: int(sp.start)}
+	sc.array(func() {
+		var item span
+		sc.value(&item)
+		fn(item)
+	})
+}
+
+// members calls fn with each member of an object value.
+func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
+	sc := scanner{b: x.b, i: int(sp.start)}
+	sc.object(func(k span) {
+		var v span
+		sc.value(&v)
+		key := x.b[k.start:k.end]
+		if k.esc {
+			key = []byte(unescape(key))
+		}
+		fn(key, v)
+	})
+}
+
+func (x *decodeState) raw(sp span) json.RawMessage {
+	if sp.kind != kObject {
+		return nil
+	}
+	return json.RawMessage(x.b[sp.start:sp.end])
+}
+
+// populate fills the event from every member whose kind fits, whatever the
+// type; validation is separate.
+func (x *decodeState) populate() {
+	ev := x.ev
+	for f := field(0); f < nField; f++ {
+		sp := x.spans[f]
+		if !sp.seen {
+			continue
+		}
+		switch f {
+		case fAtContext:
+			if s, ok := x.str(sp); ok {
+				ev.Context = []string{s}
+			} else {
+				ev.Context = x.strings(sp)
+			}
+		case fAaepVersion:
+			ev.AAEPVersion, _ = x.str(sp)
+		case fType:
+			t, _ := x.str(sp)
+			ev.Type = NormalizeType(t)
+		case fEventID:
+			ev.EventID, _ = x.str(sp)
+		case fSessionID:
+			ev.SessionID, _ = x.str(sp)
+		case fSequenceNumber:
+			ev.Seq, _, ev.HasSeq = x.integer(sp)
+		case fTimestamp:
+			if s, ok := x.str(sp); ok {
+				ev.Timestamp, _ = parseTimestamp(s)
+			}
+		case fProducer:
+			x.producer(sp)
+		case fVerbosity:
+			ev.Verbosity, _ = x.str(sp)
+		case fUrgency:
+			u, _ := x.str(sp)
+			ev.Urgency = Urgency(u)
+		case fLocalizationHints:
+			x.localization(sp)
+		case fCorrelationID:
+			ev.CorrelationID, _ = x.str(sp)
+		case fExtensions:
+			if sp.kind == kObject {
+				ev.Extensions = map[string]json.RawMessage{}
+				x.members(sp, func(k []byte, v span) { ev.Extensions[string(k)] = x.b[v.start:v.end] })
+			}
+		case fSummaryTerse:
+			ev.SummaryTerse = x.text(sp)
+		case fSummaryNormal:
+			ev.SummaryNormal = x.text(sp)
+		case fSummaryDetailed:
+			ev.SummaryDetailed = x.text(sp)
+		default:
+			x.payload(f, sp)
+		}
+	}
+}
+
+// payload fills the members specific to event types.
+func (x *decodeState) payload(f field, sp span) {
+	ev := x.ev
+	str := func() string { s, _ := x.str(sp); return s }
+	num := func() int64 { v, _, _ := x.integer(sp); return v }
+	flag := func() *bool {
+		if v, ok := x.boolean(sp); ok {
+			return &v
+		}
+		return nil
+	}
+	switch f {
+	case fExpectedDurationMS:
+		ev.ExpectedDurationMS = num()
+	case fRequestedBy:
+		ev.RequestedBy = x.text(sp)
+	case fRequestText:
+		ev.RequestText = x.text(sp)
+	case fToolsAvailable:
+		ev.ToolsAvailable = x.strings(sp)
+	case fDurationMS:
+		ev.DurationMS = num()
+	case fToolInvocationsCount:
+		ev.ToolInvocationsCount = num()
+	case fOutputSummary:
+		ev.OutputSummary = x.text(sp)
+	case fResultURI:
+		ev.ResultURI = str()
+	case fErrorCategory:
+		ev.ErrorCategory = str()
+	case fErrorCode:
+		ev.ErrorCode = str()
+	case fErrorURI:
+		ev.ErrorURI = str()
+	case fRecoverable:
+		ev.Recoverable = flag()
+	case fRemediationHint:
+		ev.RemediationHint = x.text(sp)
+	case fCancelledBy:
+		ev.CancelledBy = str()
+	case fCancellationReason:
+		ev.CancellationReason = str()
+	case fPartialResult:
+		ev.PartialResult = x.text(sp)
+	case fFromState:
+		ev.FromState = str()
+	case fToState:
+		ev.ToState = str()
+	case fProgress:
+		x.progress(sp)
+	case fEtaMS:
+		ev.EtaMS = num()
+	case fTool:
+		ev.Tool = str()
+	case fToolCallID:
+		ev.ToolCallID = str()
+	case fDescription:
+		ev.Description = x.text(sp)
+	case fArgsSummary:
+		ev.ArgsSummary = x.text(sp)
+	case fRiskLevel:
+		ev.RiskLevel = str()
+	case fIrreversible:
+		ev.Irreversible = flag()
+	case fStatus:
+		ev.Status = str()
+	case fErrorMessage:
+		ev.ErrorMessage = x.text(sp)
+	case fChunk:
+		ev.Chunk = x.text(sp)
+	case fPosition:
+		ev.Position = num()
+	case fComplete:
+		ev.Complete, _ = x.boolean(sp)
+	case fCoalesceHint:
+		ev.CoalesceHint = str()
+	case fOutputID:
+		ev.OutputID = str()
+	case fContentType:
+		ev.ContentType = str()
+	case fLanguage:
+		ev.Language = str()
+	case fReplyToken:
+		ev.ReplyToken = str()
+	case fTimeoutSeconds:
+		ev.TimeoutSeconds = num()
+	case fAction:
+		ev.Action = x.text(sp)
+	case fConsequence:
+		ev.Consequence = x.text(sp)
+	case fDefaultDecision:
+		ev.DefaultDecision = str()
+	case fReversibility:
+		ev.Reversibility = str()
+	case fAllowedReplies:
+		ev.AllowedReplies = x.strings(sp)
+	case fExtraContext:
+		ev.ExtraContext = x.raw(sp)
+	case fQuestion:
+		ev.Question = x.text(sp)
+	case fAcceptedResponseKinds:
+		ev.AcceptedResponseKinds = x.strings(sp)
+	case fChoices:
+		x.choices(sp)
+	case fContext:
+		ev.ClarifyContext = x.text(sp)
+	case fDefaultResponse:
+		ev.DefaultResponse = x.text(sp)
+		ev.HasDefaultResponse = sp.kind == kString
+	case fReason:
+		ev.Reason = x.text(sp)
+	case fTargetKind:
+		ev.TargetKind = str()
+	case fTargetURI:
+		ev.TargetURI = str()
+	case fPackagedContext:
+		ev.PackagedContext = x.raw(sp)
+	case fUrgencyForHandoff:
+		ev.UrgencyForHandoff = str()
+	}
+}
+
+func (x *decodeState) producer(sp span) {
+	if sp.kind != kObject {
+		return
+	}
+	p := &x.ev.Producer
+	x.members(sp, func(k []byte, v span) {
+		s, _ := x.str(v)
+		switch string(k) {
+		case "agent_id":
+			p.AgentID = s
+		case "agent_version":
+			p.AgentVersion = s
+		case "agent_name":
+			p.AgentName = Text(s)
+		case "model":
+			p.Model = s
+		case "manifest_uri":
+			p.ManifestURI = s
+		}
+	})
+}
+
+func (x *decodeState) localization(sp span) {
+	if sp.kind != kObject {
+		return
+	}
+	l := &x.ev.Localization
+	x.members(sp, func(k []byte, v span) {
+		switch string(k) {
+		case "primary_language":
+			l.PrimaryLanguage, _ = x.str(v)
+		case "text_direction":
+			l.TextDirection, _ = x.str(v)
+		case "available_languages":
+			l.AvailableLanguages = x.strings(v)
+		case "fallback_chain":
+			l.FallbackChain = x.strings(v)
+		case "script":
+			l.Script, _ = x.str(v)
+		case "calendar":
+			l.Calendar, _ = x.str(v)
+		}
+	})
+}
+
+func (x *decodeState) progress(sp span) {
+	if sp.kind != kObject {
+		return
+	}
+	p := &x.ev.Progress
+	x.members(sp, func(k []byte, v span) {
+		switch string(k) {
+		case "percent":
+			p.Percent, _, p.HasPercent = x.number(v)
+		case "step":
+			p.Step, _, _ = x.integer(v)
+		case "total_steps":
+			p.TotalSteps, _, _ = x.integer(v)
+		case "description":
+			p.Description = x.text(v)
+		}
+	})
+}
+
+func (x *decodeState) choices(sp span) {
+	if sp.kind != kArray {
+		return
+	}
+	x.items(sp, func(item span) {
+		if item.kind != kObject {
+			return
+		}
+		var c Choice
+		x.members(item, func(k []byte, v span) {
+			switch string(k) {
+			case "value":
+				c.Value, _ = x.str(v)
+			case "label":
+				c.Label = x.text(v)
+			}
+		})
+		x.ev.Choices = append(x.ev.Choices, c)
+	})
+}
+
+// validate checks the members against the type's rules; it sets x.bad for
+// a broken rule and x.unsure where only the schema validator can tell.
+func (x *decodeState) validate(er *eventRules) {
+	for _, f := range er.required {
+		if !x.spans[f].seen {
+			x.bad = true
+			return
+		}
+	}
+	for f := field(0); f < nField; f++ {
+		r := er.fields[f]
+		sp := x.spans[f]
+		if r == nil || !sp.seen {
+			continue
+		}
+		if f == fType {
+			// Rules are chosen by the normalized type, which matches its const.
+			if sp.kind != kString || x.ev.Type == "" {
+				x.bad = true
+			}
+			continue
+		}
+		if !x.check(r, sp) {
+			x.bad = true
+			return
+		}
+	}
+	if er.rejectDefault {
+		irr, _ := x.boolean(x.spans[fIrreversible])
+		risk, _ := x.str(x.spans[fRiskLevel])
+		dd := x.spans[fDefaultDecision]
+		if irr && (risk == "medium" || risk == "high") && dd.seen && x.ev.DefaultDecision != DecisionReject {
+			x.bad = true
+		}
+	}
+}
+
+// check reports whether a value satisfies r (and r.and).
+func (x *decodeState) check(r *rule, sp span) bool {
+	if !x.check1(r, sp) {
+		return false
+	}
+	return r.and == nil || x.check(r.and, sp)
+}
+
+func (x *decodeState) check1(r *rule, sp span) bool {
+	if len(r.oneOf) > 0 {
+		n := 0
+		for _, alt := range r.oneOf {
+			if x.check(alt, sp) {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
+		}
+	}
+	switch r.typ {
+	case "string":
+		s, ok := x.str(sp)
+		return ok && x.checkString(r, s)
+	case "integer":
+		v, exact, ok := x.integer(sp)
+		if !ok {
+			return false
+		}
+		if !exact {
+			x.unsure = true
+			return true
+		}
+		return inRange(r, float64(v))
+	case "number":
+		v, exact, ok := x.number(sp)
+		if !ok {
+			return false
+		}
+		if !exact {
+			x.unsure = true
+			return true
+		}
+		return inRange(r, v)
+	case "boolean":
+		return sp.kind == kBool && x.checkConst(r, sp)
+	case "object":
+		return sp.kind == kObject && x.checkObject(r, sp)
+	case "array":
+		return sp.kind == kArray && x.checkArray(r, sp)
+	case "":
+		return x.checkConst(r, sp)
+	}
+	x.unsure = true
+	return true
+}
+
+func inRange(r *rule, v float64) bool {
+	return (r.min == nil || v >= *r.min) && (r.max == nil || v <= *r.max)
+}
+
+// checkConst checks a const or enum of a value of any kind.
+func (x *decodeState) checkConst(r *rule, sp span) bool {
+	switch c := r.konst.(type) {
+	case string:
+		s, ok := x.str(sp)
+		if !ok || s != c {
+			return false
+		}
+	case bool:
+		v, ok := x.boolean(sp)
+		if !ok || v != c {
+			return false
+		}
+	}
+	if r.enum != nil {
+		s, ok := x.str(sp)
+		return ok && inEnum(r.enum, s)
+	}
+	return true
+}
+
+func inEnum(enum []string, s string) bool {
+	for _, e := range enum {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (x *decodeState) checkString(r *rule, s string) bool {
+	n := len(s)
+	if !isASCII(s) {
+		if !utf8.ValidString(s) {
+			x.unsure = true // encoding/json would replace the bad bytes
+		}
+		n = utf8.RuneCountInString(s)
+	}
+	if r.minLen >= 0 && n < r.minLen || r.maxLen >= 0 && n > r.maxLen {
+		return false
+	}
+	if c, ok := r.konst.(string); ok && s != c {
+		return false
+	}
+	if r.enum != nil && !inEnum(r.enum, s) {
+		return false
+	}
+	if r.match != nil && !r.match(s) {
+		return false
+	}
+	switch r.format {
+	case "date-time":
+		valid, sure := checkDateTime(s)
+		if !sure {
+			x.unsure = true
+			return true
+		}
+		return valid
+	case "uri":
+		u, err := url.Parse(s)
+		if err != nil || !u.IsAbs() {
+			return false
+		}
+		if strings.Contains(u.Hostname(), ":") {
+			x.unsure = true // IPv6 hosts: leave to the schema validator
+		}
+	}
+	return true
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *decodeState) checkObject(r *rule, sp span) bool {
+	var seen uint64
+	count, ok := 0, true
+	x.members(sp, func(k []byte, v span) {
+		count++
+		if p, known := r.props[string(k)]; known {
+			bit := uint64(1) << r.propIndex(k)
+			if seen&bit != 0 {
+				x.unsure = true
+			}
+			seen |= bit
+			ok = ok && x.check(p, v)
+			return
+		}
+		switch {
+		case r.closed:
+			ok = false
+		case r.values != nil:
+			ok = ok && x.check(r.values, v)
+		}
+	})
+	if !ok || r.minProps >= 0 && count < r.minProps {
+		return false
+	}
+	for _, name := range r.required {
+		if seen&(1<<r.propIndex([]byte(name))) == 0 {
+			return false
+		}
+	}
+	if len(r.anyOfReq) == 0 {
+		return true
+	}
+	for _, group := range r.anyOfReq {
+		all := true
+		for _, name := range group {
+			i := r.propIndex([]byte(name))
+			if i == 63 {
+				x.unsure = true
+			}
+			if seen&(1<<i) == 0 {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
+// propIndex is the bit of a known property (its index in sorted order), or
+// 63 for an unknown one.
+func (r *rule) propIndex(k []byte) int {
+	for i, n := range r.names {
+		if n == string(k) {
+			return i
+		}
+	}
+	return 63
+}
+func (x *decodeState) checkArray(r *rule, sp span) bool {
+	n, ok := 0, true
+	var seen []string
+	x.items(sp, func(item span) {
+		pr := r.items
+		if n < len(r.prefix) {
+			pr = r.prefix[n]
+		}
+		n++
+		if pr != nil && !x.check(pr, item) {
+			ok = false
+		}
+		if r.unique {
+			if s, isStr := x.str(item); isStr {
+				for _, o := range seen {
+					if o == s {
+						ok = false
+					}
+				}
+				seen = append(seen, s)
+			} else if item.kind != kString {
+				x.unsure = true // objects: compared by the schema validator
+			}
+		}
+	})
+	return ok && (r.minItems < 0 || n >= r.minItems) && (r.maxItems < 0 || n <= r.maxItems)
+}
+
+// NormalizeType turns a full-URI core type into the compact "aaep:" form;
+// any other type is returned unchanged.
+func NormalizeType(t string) string {
+	const full = "https://aaep-protocol.org/types/"
+	if strings.HasPrefix(t, full) && len(t) > len(full) {
+		return "aaep:" + t[len(full):]
+	}
+	return t
+}
+
+// PeekType returns the normalized "type" of a JSON object message without
+// decoding the rest, or "" when there is none.
+func PeekType(b []byte) string {
+	sc := scanner{b: b, hardMax: 64}
+	if sc.next() != '{' {
+		return ""
+	}
+	typ := ""
+	sc.object(func(key span) {
+		var v span
+		sc.value(&v)
+		if string(b[key.start:key.end]) == "type" && v.kind == kString && typ == "" {
+			if v.esc {
+				typ = unescape(b[v.start:v.end])
+			} else {
+				typ = string(b[v.start:v.end])
+			}
+		}
+	})
+	return NormalizeType(typ)
+}
+
+// parseTimestamp parses an RFC 3339 date-time.
+func parseTimestamp(s string) (time.Time, bool) {
+	if t, ok := fastTime(s); ok {
+		return t, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	return t, err == nil
+}
+
+// checkDateTime decides the "date-time" format for the common shape
+// YYYY-MM-DDTHH:MM:SS[.frac](Z|±HH:MM); sure is false for anything else
+// (lower-case letters, leap seconds), which the schema validator decides.
+func checkDateTime(s string) (valid, sure bool) {
+	if _, ok := fastTime(s); ok {
+		return true, true
+	}
+	if !shapeOK(s) {
+		return false, false
+	}
+	return false, true
+}
+
+// shapeOK reports whether s has the common date-time shape, whatever its
+// numbers, so that fastTime's verdict on it is final.
+func shapeOK(s string) bool {
+	const layout = "dddd-dd-ddTdd:dd:dd"
+	if len(s) < len(layout)+1 {
+		return false
+	}
+	for i := 0; i < len(layout); i++ {
+		if layout[i] == 'd' && !isDigit(s[i]) || layout[i] != 'd' && layout[i] != s[i] {
+			return false
+		}
+	}
+	if s[17:19] == "60" {
+		return false // a leap second: left to the schema validator
+	}
+	rest := s[len(layout):]
+	if rest[0] == '.' {
+		n := 1
+		for n < len(rest) && isDigit(rest[n]) {
+			n++
+		}
+		if n == 1 {
+			return false
+		}
+		rest = rest[n:]
+	}
+	if rest == "Z" {
+		return true
+	}
+	return len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && isDigit(rest[1]) && isDigit(rest[2]) && rest[3] == ':' && isDigit(rest[4]) && isDigit(rest[5])
+}
+
+// fastTime parses the common date-time shape without allocating.
+func fastTime(s string) (time.Time, bool) {
+	if !shapeOK(s) {
+		return time.Time{}, false
+	}
+	n := func(i, j int) int {
+		v := 0
+		for _, c := range s[i:j] {
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	year, month, day := n(0, 4), n(5, 7), n(8, 10)
+	hour, minute, sec := n(11, 13), n(14, 16), n(17, 19)
+	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest, nsec := s[19:], 0
+	if rest[0] == '.' {
+		k := 1
+		for k < len(rest) && isDigit(rest[k]) {
+			if k <= 9 {
+				nsec = nsec*10 + int(rest[k]-'0')
+			}
+			k++
+		}
+		for d := k - 1; d < 9; d++ {
+			nsec *= 10
+		}
+		rest = rest[k:]
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	if rest != "Z" {
+		oh, om := n(len(s)-5, len(s)-3), n(len(s)-2, len(s))
+		if oh > 23 || om > 59 {
+			return time.Time{}, false
+		}
+		off := time.Duration(oh)*time.Hour + time.Duration(om)*time.Minute
+		if rest[0] == '+' {
+			off = -off
+		}
+		t = t.Add(off)
+	}
+	return t, true
+}
+
+func daysIn(year, month int) int {
+	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+}

@@ -1,0 +1,523 @@
+package protocol
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/spectest"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// typical is a valid ~500-byte event as deployed producers send them.
+const typical = `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.tool.invoked","event_id":"evt_00000000000000a1","session_id":"sess_000000000007","sequence_number":3,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"research-assistant","agent_name":"Research Assistant","agent_version":"2.3.1"},"urgency":"normal","localization_hints":{"primary_language":"en-US","text_direction":"ltr"},"tool":"fetch_report","tool_call_id":"call_17","args_summary":"quarter: Q3, region: EMEA","risk_level":"low","irreversible":false,"summary_terse":"Fetching.","summary_normal":"Fetching the Q3 report for EMEA."}`
+
+func schemas(t testing.TB) *Schemas {
+	t.Helper()
+	s, err := NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Our schemas agree with the official ones on the official fixtures: every
+// valid one decodes without a problem, every invalid one is reported
+// (except duplicate-completion-streaming, whose fault only shows across
+// events and is the session engine's to catch).
+func TestOfficialFixtures(t *testing.T) {
+	dir := spectest.Dir(t)
+	s := schemas(t)
+	d := Decoder{Schemas: s}
+	for _, kind := range []string{"valid", "invalid"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "fixtures", kind, "*.json"))
+		if len(files) == 0 {
+			t.Fatalf("no %s fixtures in %s", kind, dir)
+		}
+		for _, f := range files {
+			t.Run(kind+"/"+filepath.Base(f), func(t *testing.T) {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var err2 error
+				if strings.HasPrefix(PeekType(b), "aaep:") {
+					_, err2 = d.Decode(b)
+				} else {
+					err2 = s.Check(b)
+				}
+				wantValid := kind == "valid" || strings.Contains(f, "duplicate-completion")
+				if wantValid && err2 != nil {
+					t.Errorf("valid fixture rejected: %v", err2)
+				}
+				var ve *ValidationError
+				if !wantValid && !errors.As(err2, &ve) {
+					t.Errorf("invalid fixture accepted (err %v)", err2)
+				}
+			})
+		}
+	}
+}
+
+// Every official schema keyword we rely on exists in ours: the examples in
+// the official schemas validate against our schemas exactly as they do
+// against theirs.
+func TestOfficialSchemaExamples(t *testing.T) {
+	dir := spectest.Dir(t)
+	official := spectest.LoadOfficial(t, dir)
+	ours := schemas(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "schemas", "*", "*.schema.json"))
+	n := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Examples []json.RawMessage `json:"examples"`
+		}
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatal(err)
+		}
+		for i, ex := range doc.Examples {
+			v, err := jsonschema.UnmarshalJSON(bytes.NewReader(ex))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := v.(map[string]any)["type"]; !ok {
+				continue // envelope fragments
+			}
+			theirs := official.Validate(v) == nil
+			mine := ours.Check(ex) == nil
+			if theirs != mine {
+				t.Errorf("%s example %d: official valid=%v, ours valid=%v", filepath.Base(f), i, theirs, mine)
+			}
+			n++
+		}
+	}
+	if n < 12 {
+		t.Errorf("only %d examples checked", n)
+	}
+}
+
+func TestDecodeFields(t *testing.T) {
+	var d Decoder
+	ev, err := d.Decode([]byte(typical))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Event{
+		Context: []string{ContextURL}, AAEPVersion: "1.0.0", Type: TypeToolInvoked,
+		EventID: "evt_00000000000000a1", SessionID: "sess_000000000007", Seq: 3, HasSeq: true,
+		Timestamp: time.Date(2026, 6, 30, 14, 22, 11, 342e6, time.UTC),
+		Producer:  Producer{AgentID: "research-assistant", AgentName: "Research Assistant", AgentVersion: "2.3.1"},
+		Urgency:   UrgencyNormal, Localization: LocalizationHints{PrimaryLanguage: "en-US", TextDirection: "ltr"},
+		Tool: "fetch_report", ToolCallID: "call_17", ArgsSummary: "quarter: Q3, region: EMEA", RiskLevel: "low",
+		Irreversible: new(bool), SummaryTerse: "Fetching.", SummaryNormal: "Fetching the Q3 report for EMEA.",
+	}
+	ev.Raw = nil
+	if got, w := fmt.Sprintf("%+v", *ev), fmt.Sprintf("%+v", want); strings.ReplaceAll(got, fmt.Sprint(ev.Irreversible), "") != strings.ReplaceAll(w, fmt.Sprint(want.Irreversible), "") {
+		t.Errorf("decoded\n%s\nwant\n%s", got, w)
+	}
+	if ev.Irreversible == nil || *ev.Irreversible {
+		t.Errorf("Irreversible = %v, want false", ev.Irreversible)
+	}
+}
+
+func TestDecodePayloads(t *testing.T) {
+	var d Decoder
+	envelope := `"@context":["https://aaep-protocol.org/context/v1","https://example.org/medai/v1"],"event_id":"evt_1","session_id":"sess_1","timestamp":"2026-06-30T15:22:11+01:00","producer":{"agent_id":"a"}`
+	tests := []struct {
+		body  string
+		check func(*Event) bool
+	}{
+		{`"type":"https://aaep-protocol.org/types/agent.session.started","summary_normal":"S\u00e9ance \"d\u00e9marr\u00e9e\"\n","tools_available":["a","b"]`,
+			func(e *Event) bool {
+				return e.Type == TypeSessionStarted && e.SummaryNormal == "Séance \"démarrée\"\n" && slices.Equal(e.ToolsAvailable, []string{"a", "b"}) &&
+					e.Timestamp.Equal(time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)) && len(e.Context) == 2
+			}},
+		{`"type":"aaep:agent.progress.updated","progress":{"percent":42.5,"step":2,"total_steps":4}`,
+			func(e *Event) bool {
+				return e.Progress.HasPercent && e.Progress.Percent == 42.5 && e.Progress.Step == 2 && e.Progress.TotalSteps == 4
+			}},
+		{`"type":"aaep:agent.awaiting.clarification","urgency":"critical","question":"Which?","reply_token":"rpl_9","timeout_seconds":60,"accepted_response_kinds":["multiple_choice"],"choices":[{"value":"a","label":"Option A"},{"value":"b","label":"Option B"}],"default_response":"a","context":"why"`,
+			func(e *Event) bool {
+				return e.ReplyToken == "rpl_9" && e.TimeoutSeconds == 60 && len(e.Choices) == 2 && e.Choices[1].Label == "Option B" &&
+					e.HasDefaultResponse && e.DefaultResponse == "a" && e.ClarifyContext == "why" && e.IsCritical()
+			}},
+		{`"type":"aaep:agent.awaiting.confirmation","urgency":"critical","action":"Pay","consequence":"Money leaves","reply_token":"rpl_1","timeout_seconds":120,"default_decision":"reject","risk_level":"high","irreversible":true,"extra_context":{"amount":500},"allowed_replies":["accept","reject"]`,
+			func(e *Event) bool {
+				return *e.Irreversible && string(e.ExtraContext) == `{"amount":500}` && e.DefaultDecision == "reject" && len(e.AllowedReplies) == 2
+			}},
+		{`"type":"aaep:agent.output.streaming","chunk":"Hello. ","position":0,"complete":true,"output_id":"out_1","coalesce_hint":"sentence","language":"yo-NG","extensions":{"medai":{"x":1}}`,
+			func(e *Event) bool {
+				return e.Chunk == "Hello. " && e.Complete && e.OutputID == "out_1" && string(e.Extensions["medai"]) == `{"x":1}`
+			}},
+		{`"type":"medai:patient.consulted","summary_normal":"Consulted."`,
+			func(e *Event) bool { return e.Type == "medai:patient.consulted" && e.SummaryNormal == "Consulted." }},
+	}
+	for _, tt := range tests {
+		b := []byte("{" + envelope + "," + tt.body + "}")
+		ev, err := d.Decode(b)
+		if err != nil {
+			t.Errorf("%s: %v", tt.body, err)
+			continue
+		}
+		if !tt.check(ev) {
+			t.Errorf("%s: decoded %+v", tt.body, ev)
+		}
+	}
+}
+
+// Problems name their JSON pointers, and the event still comes back.
+func TestDecodeProblems(t *testing.T) {
+	var d Decoder
+	base := map[string]any{}
+	if err := json.Unmarshal([]byte(typical), &base); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name     string
+		change   func(m map[string]any)
+		pointers []string
+	}{
+		{"bad event id", func(m map[string]any) { m["event_id"] = "event-1" }, []string{"/event_id"}},
+		{"sequence not integer", func(m map[string]any) { m["sequence_number"] = 1.5 }, []string{"/sequence_number"}},
+		{"negative sequence", func(m map[string]any) { m["sequence_number"] = -1 }, []string{"/sequence_number"}},
+		{"missing tool and summary", func(m map[string]any) { delete(m, "tool"); delete(m, "summary_normal") }, []string{""}},
+		{"producer extra member", func(m map[string]any) { m["producer"].(map[string]any)["secret"] = "x" }, []string{"/producer"}},
+		{"bad timestamp", func(m map[string]any) { m["timestamp"] = "yesterday" }, []string{"/timestamp"}},
+		{"wrong urgency and risk", func(m map[string]any) { m["urgency"] = "loud"; m["risk_level"] = "extreme" }, []string{"/risk_level", "/urgency"}},
+		{"unknown core type", func(m map[string]any) { m["type"] = "aaep:agent.dreaming" }, []string{"/type"}},
+		{"context not first", func(m map[string]any) { m["@context"] = []any{"https://example.org/x", ContextURL} }, []string{"/@context"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := clone(base)
+			tt.change(m)
+			b, _ := json.Marshal(m)
+			ev, err := d.Decode(b)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err = %v, want a ValidationError", err)
+			}
+			if ev == nil || ev.EventID == "" && tt.name != "bad event id" {
+				t.Errorf("event not returned with the error")
+			}
+			var got []string
+			for _, p := range ve.Problems {
+				got = append(got, p.Pointer)
+			}
+			for _, p := range tt.pointers {
+				if !slices.Contains(got, p) {
+					t.Errorf("problems %v do not name %q", ve.Problems, p)
+				}
+			}
+		})
+	}
+}
+
+func clone(m map[string]any) map[string]any {
+	b, _ := json.Marshal(m)
+	var c map[string]any
+	_ = json.Unmarshal(b, &c)
+	return c
+}
+
+func TestDecodeHostile(t *testing.T) {
+	var d Decoder
+	withSummary := func(s string) []byte {
+		return []byte(strings.Replace(typical, `"Fetching the Q3 report for EMEA."`, s, 1))
+	}
+	t.Run("not JSON", func(t *testing.T) {
+		for _, in := range []string{"", "   ", "nope", "[1,2]", `{"a":}`, `{"a":1} x`, `{"a":"\x01"}`, `{"a":"\u12"}`, `{"a":01}`} {
+			ev, err := d.Decode([]byte(in))
+			var se *SyntaxError
+			if ev != nil || !errors.As(err, &se) {
+				t.Errorf("Decode(%q) = %v, %v; want nil and a SyntaxError", in, ev, err)
+			}
+		}
+	})
+	t.Run("10 MB line", func(t *testing.T) {
+		b := withSummary(`"` + strings.Repeat("a", 10<<20) + `"`)
+		ev, err := d.Decode(b)
+		var le *LimitError
+		if ev != nil || !errors.As(err, &le) || le.What != "size" {
+			t.Errorf("got %v, %v; want a size LimitError", ev, err)
+		}
+	})
+	t.Run("deep nesting", func(t *testing.T) {
+		b := []byte(strings.Replace(typical, `"irreversible":false`, `"x":`+strings.Repeat("[", 100000)+strings.Repeat("]", 100000), 1))
+		ev, err := d.Decode(b)
+		var le *LimitError
+		if ev != nil || !errors.As(err, &le) || le.What != "depth" {
+			t.Errorf("got %v, %v; want a depth LimitError", ev, err)
+		}
+	})
+	t.Run("over the soft size limit", func(t *testing.T) {
+		b := []byte(strings.Replace(typical, `"irreversible":false`, `"irreversible":false,"x":"`+strings.Repeat("b", 70000)+`"`, 1))
+		ev, err := d.Decode(b)
+		var ve *ValidationError
+		if ev == nil || ev.Tool != "fetch_report" || !errors.As(err, &ve) || !strings.Contains(ve.Error(), "65536-byte limit") {
+			t.Errorf("got %v, %v; want the event and a size problem", ev != nil, err)
+		}
+	})
+	t.Run("escape sequences in a summary", func(t *testing.T) {
+		ev, err := d.Decode(withSummary(`"\u001b]0;owned\u0007\u001b[2JDone \u202eevil"`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ev.SummaryNormal.String(); got != "Done evil" {
+			t.Errorf("shown as %q", got)
+		}
+	})
+	t.Run("invalid UTF-8 in a summary", func(t *testing.T) {
+		ev, err := d.Decode(withSummary("\"caf\xe9\""))
+		if ev == nil {
+			t.Fatalf("event lost: %v", err)
+		}
+		if got := ev.SummaryNormal.String(); got != "caf\uFFFD" {
+			t.Errorf("shown as %q", got)
+		}
+	})
+	t.Run("duplicate keys: the last wins, as in encoding/json", func(t *testing.T) {
+		ev, _ := d.Decode([]byte(strings.Replace(typical, `"tool":"fetch_report"`, `"tool":"first","tool":"second"`, 1)))
+		if ev == nil || ev.Tool != "second" {
+			t.Errorf("tool = %v", ev)
+		}
+	})
+}
+
+func TestPeekAndNormalize(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`{"type":"subscription.accepted","x":[1,{"type":"no"}]}`, "subscription.accepted"},
+		{`{"x":{"type":"nested"},"type":"https://aaep-protocol.org/types/agent.tool.completed"}`, TypeToolCompleted},
+		{`{"type":"aaep:agent.session.started"}`, TypeSessionStarted},
+		{`{"ty\u0070e":"esc"}`, ""}, // keys are compared as sent
+		{`not json`, ""},
+		{`{"type":5}`, ""},
+	}
+	for _, tt := range tests {
+		if got := PeekType([]byte(tt.in)); got != tt.want {
+			t.Errorf("PeekType(%s) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	if got := NormalizeType("medai:x"); got != "medai:x" {
+		t.Errorf("NormalizeType changed an extension type: %q", got)
+	}
+}
+
+// The hand-written pattern matchers agree with the regular expressions.
+func TestKnownPatterns(t *testing.T) {
+	inputs := []string{"", "evt_", "evt_a", "evt_A9z", "evt_a-b", "evt_" + strings.Repeat("a", 64), "evt_" + strings.Repeat("a", 65),
+		"sess_1", "call_x", "out_9", "rpl_abc", "sub_Z", "en", "en-US", "yo-NG", "zh-Hans", "es-419", "1en", "en-", "-en", "toolongtag",
+		"en-123456789", "fetch_report", "_x", "9x", "a.b-c", "1.0.0", "1.0", "1.0.0-rc.1", "1.0.0-", "Latn", "latn", "LATN",
+		"AUTH_FAILED", "A", "user_cancel", "u", "text/plain", "application/vnd.x+json", "text/", "/x", "a.b.c", "a..c", "a.b.c.d", "é", "evt_é"}
+	for pattern, fast := range knownPatterns {
+		re := regexp.MustCompile(pattern)
+		for _, in := range inputs {
+			if got, want := fast(in), re.MatchString(in); got != want {
+				t.Errorf("pattern %s on %q: fast %v, regexp %v", pattern, in, got, want)
+			}
+		}
+	}
+}
+
+func FuzzKnownPatterns(f *testing.F) {
+	for _, s := range []string{"evt_1", "en-US", "1.0.0-rc", "text/plain", "a.b.c", "AUTH_X"} {
+		f.Add(s)
+	}
+	res := map[string]*regexp.Regexp{}
+	for p := range knownPatterns {
+		res[p] = regexp.MustCompile(p)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		for p, fast := range knownPatterns {
+			if fast(in) != res[p].MatchString(in) {
+				t.Fatalf("pattern %s disagrees on %q", p, in)
+			}
+		}
+	})
+}
+
+// FuzzDecode checks the decoder never panics, agrees with encoding/json on
+// what is JSON, and never calls valid what the schema validator rejects.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(typical))
+	files, _ := filepath.Glob(filepath.Join(spectest.Dir(f), "fixtures", "*", "*.json"))
+	for _, file := range files {
+		b, _ := os.ReadFile(file)
+		f.Add(b)
+	}
+	for _, s := range []string{`{}`, `{"type":"aaep:agent.session.started"}`, `[`, `{"a":"\ud800"}`, `{"timestamp":"2026-06-30t14:22:11z"}`} {
+		f.Add([]byte(s))
+	}
+	s, err := NewSchemas()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := Decoder{Schemas: s}
+		ev, err := d.Decode(b)
+		var se *SyntaxError
+		var le *LimitError
+		isObject := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
+		switch {
+		case errors.As(err, &le):
+		case errors.As(err, &se):
+			if isObject {
+				t.Fatalf("SyntaxError on a JSON object: %v", err)
+			}
+		default:
+			if !isObject {
+				t.Fatalf("accepted something that is not a JSON object: %v", err)
+			}
+			if ev == nil {
+				t.Fatalf("no event and no decoding error: %v", err)
+			}
+		}
+		if err == nil {
+			if cerr := s.Check(b); cerr != nil {
+				t.Fatalf("fast path accepted an event the schema rejects: %v", cerr)
+			}
+		}
+	})
+}
+
+// Mutating valid events member by member, the fast path never accepts what
+// the schema validator rejects, and decides valid events on its own.
+func TestFastPathAgreesWithSchema(t *testing.T) {
+	s := schemas(t)
+	d := Decoder{Schemas: s}
+	seeds := [][]byte{[]byte(typical)}
+	files, _ := filepath.Glob(filepath.Join(spectest.Dir(t), "fixtures", "valid", "agent.*.json"))
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		seeds = append(seeds, b)
+	}
+	values := []any{nil, "", "x", "evt_1", "https://example.org/a", "2026-02-30T10:00:00Z", "critical", "reject",
+		0, -1, 1, 1.5, 86401, 100, 101, true, false, []any{}, []any{"a", "a"}, []any{"a"}, map[string]any{}, strings.Repeat("é", 4097)}
+	checked, mismatches := 0, 0
+	for _, seed := range seeds {
+		before := d.slow
+		if _, err := d.Decode(seed); err != nil {
+			t.Fatalf("seed invalid: %v", err)
+		}
+		if d.slow != before {
+			t.Errorf("a valid seed needed the slow path: %.80s", seed)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(seed, &m)
+		keys := append(slices.Collect(mapsKeys(m)), "risk_level", "irreversible", "urgency", "progress")
+		for _, k := range keys {
+			for _, v := range values {
+				c := clone(m)
+				if v == nil {
+					delete(c, k)
+				} else {
+					c[k] = v
+				}
+				b, _ := json.Marshal(c)
+				_, err := d.Decode(b)
+				schemaOK := s.Check(b) == nil
+				var ve *ValidationError
+				fastOK := err == nil || errors.As(err, &ve) && onlyLimits(ve)
+				checked++
+				if fastOK != schemaOK {
+					mismatches++
+					if mismatches < 10 {
+						t.Errorf("%s=%v: decoder ok=%v, schema ok=%v (%v)", k, v, fastOK, schemaOK, err)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d mutations checked", checked)
+}
+
+func onlyLimits(ve *ValidationError) bool {
+	for _, p := range ve.Problems {
+		if !strings.Contains(p.Message, "limit") {
+			return false
+		}
+	}
+	return true
+}
+
+func mapsKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	var d Decoder
+	in := []byte(typical)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Decode(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeStdlib is the yardstick: encoding/json into a struct of
+// the same members, validating nothing.
+func BenchmarkDecodeStdlib(b *testing.B) {
+	type producer struct {
+		AgentID      string `json:"agent_id"`
+		AgentName    string `json:"agent_name"`
+		AgentVersion string `json:"agent_version"`
+	}
+	var ev struct {
+		Context      any               `json:"@context"`
+		Version      string            `json:"aaep_version"`
+		Type         string            `json:"type"`
+		EventID      string            `json:"event_id"`
+		SessionID    string            `json:"session_id"`
+		Seq          int64             `json:"sequence_number"`
+		Timestamp    time.Time         `json:"timestamp"`
+		Producer     producer          `json:"producer"`
+		Urgency      string            `json:"urgency"`
+		Localization map[string]string `json:"localization_hints"`
+		Tool         string            `json:"tool"`
+		ToolCallID   string            `json:"tool_call_id"`
+		Args         string            `json:"args_summary"`
+		Risk         string            `json:"risk_level"`
+		Irreversible bool              `json:"irreversible"`
+		Terse        string            `json:"summary_terse"`
+		Normal       string            `json:"summary_normal"`
+	}
+	in := []byte(typical)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := json.Unmarshal(in, &ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSchemaValidate(b *testing.B) {
+	s := schemas(b)
+	in := []byte(typical)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		if err := s.Check(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+// fields.go lists the top-level members the decoder knows.
+
+package protocol
+
+// field identifies a top-level member of an event.
+type field uint8
+
+// Known members, envelope first.
+const (
+	fAtContext field = iota
+	fAaepVersion
+	fType
+	fEventID
+	fSessionID
+	fSequenceNumber
+	fTimestamp
+	fProducer
+	fVerbosity
+	fUrgency
+	fLocalizationHints
+	fCorrelationID
+	fExtensions
+	fSummaryTerse
+	fSummaryNormal
+	fSummaryDetailed
+	fExpectedDurationMS
+	fRequestedBy
+	fRequestText
+	fToolsAvailable
+	fDurationMS
+	fToolInvocationsCount
+	fOutputSummary
+	fResultURI
+	fErrorCategory
+	fErrorCode
+	fErrorURI
+	fRecoverable
+	fRemediationHint
+	fCancelledBy
+	fCancellationReason
+	fPartialResult
+	fFromState
+	fToState
+	fProgress
+	fEtaMS
+	fTool
+	fToolCallID
+	fDescription
+	fArgsSummary
+	fRiskLevel
+	fIrreversible
+	fStatus
+	fErrorMessage
+	fChunk
+	fPosition
+	fComplete
+	fCoalesceHint
+	fOutputID
+	fContentType
+	fLanguage
+	fReplyToken
+	fTimeoutSeconds
+	fAction
+	fConsequence
+	fDefaultDecision
+	fReversibility
+	fAllowedReplies
+	fExtraContext
+	fQuestion
+	fAcceptedResponseKinds
+	fChoices
+	fContext
+	fDefaultResponse
+	fReason
+	fTargetKind
+	fTargetURI
+	fPackagedContext
+	fUrgencyForHandoff
+	nField
+	noField field = 255
+)
+
+// fieldNames are the members' JSON names, indexed by field.
+var fieldNames = [nField]string{
+	fAtContext:             "@context",
+	fAaepVersion:           "aaep_version",
+	fType:                  "type",
+	fEventID:               "event_id",
+	fSessionID:             "session_id",
+	fSequenceNumber:        "sequence_number",
+	fTimestamp:             "timestamp",
+	fProducer:              "producer",
+	fVerbosity:             "verbosity",
+	fUrgency:               "urgency",
+	fLocalizationHints:     "localization_hints",
+	fCorrelationID:         "correlation_id",
+	fExtensions:            "extensions",
+	fSummaryTerse:          "summary_terse",
+	fSummaryNormal:         "summary_normal",
+	fSummaryDetailed:       "summary_detailed",
+	fExpectedDurationMS:    "expected_duration_ms",
+	fRequestedBy:           "requested_by",
+	fRequestText:           "request_text",
+	fToolsAvailable:        "tools_available",
+	fDurationMS:            "duration_ms",
+	fToolInvocationsCount:  "tool_invocations_count",
+	fOutputSummary:         "output_summary",
+	fResultURI:             "result_uri",
+	fErrorCategory:         "error_category",
+	fErrorCode:             "error_code",
+	fErrorURI:              "error_uri",
+	fRecoverable:           "recoverable",
+	fRemediationHint:       "remediation_hint",
+	fCancelledBy:           "cancelled_by",
+	fCancellationReason:    "cancellation_reason",
+	fPartialResult:         "partial_result",
+	fFromState:             "from_state",
+	fToState:               "to_state",
+	fProgress:              "progress",
+	fEtaMS:                 "eta_ms",
+	fTool:                  "tool",
+	fToolCallID:            "tool_call_id",
+	fDescription:           "description",
+	fArgsSummary:           "args_summary",
+	fRiskLevel:             "risk_level",
+	fIrreversible:          "irreversible",
+	fStatus:                "status",
+	fErrorMessage:          "error_message",
+	fChunk:                 "chunk",
+	fPosition:              "position",
+	fComplete:              "complete",
+	fCoalesceHint:          "coalesce_hint",
+	fOutputID:              "output_id",
+	fContentType:           "content_type",
+	fLanguage:              "language",
+	fReplyToken:            "reply_token",
+	fTimeoutSeconds:        "timeout_seconds",
+	fAction:                "action",
+	fConsequence:           "consequence",
+	fDefaultDecision:       "default_decision",
+	fReversibility:         "reversibility",
+	fAllowedReplies:        "allowed_replies",
+	fExtraContext:          "extra_context",
+	fQuestion:              "question",
+	fAcceptedResponseKinds: "accepted_response_kinds",
+	fChoices:               "choices",
+	fContext:               "context",
+	fDefaultResponse:       "default_response",
+	fReason:                "reason",
+	fTargetKind:            "target_kind",
+	fTargetURI:             "target_uri",
+	fPackagedContext:       "packaged_context",
+	fUrgencyForHandoff:     "urgency_for_handoff",
+}
+
+// lookupField returns the field named by a member's key, or noField.
+func lookupField(key []byte) field {
+	switch string(key) {
+	case "@context":
+		return fAtContext
+	case "aaep_version":
+		return fAaepVersion
+	case "type":
+		return fType
+	case "event_id":
+		return fEventID
+	case "session_id":
+		return fSessionID
+	case "sequence_number":
+		return fSequenceNumber
+	case "timestamp":
+		return fTimestamp
+	case "producer":
+		return fProducer
+	case "verbosity":
+		return fVerbosity
+	case "urgency":
+		return fUrgency
+	case "localization_hints":
+		return fLocalizationHints
+	case "correlation_id":
+		return fCorrelationID
+	case "extensions":
+		return fExtensions
+	case "summary_terse":
+		return fSummaryTerse
+	case "summary_normal":
+		return fSummaryNormal
+	case "summary_detailed":
+		return fSummaryDetailed
+	case "expected_duration_ms":
+		return fExpectedDurationMS
+	case "requested_by":
+		return fRequestedBy
+	case "request_text":
+		return fRequestText
+	case "tools_available":
+		return fToolsAvailable
+	case "duration_ms":
+		return fDurationMS
+	case "tool_invocations_count":
+		return fToolInvocationsCount
+	case "output_summary":
+		return fOutputSummary
+	case "result_uri":
+		return fResultURI
+	case "error_category":
+		return fErrorCategory
+	case "error_code":
+		return fErrorCode
+	case "error_uri":
+		return fErrorURI
+	case "recoverable":
+		return fRecoverable
+	case "remediation_hint":
+		return fRemediationHint
+	case "cancelled_by":
+		return fCancelledBy
+	case "cancellation_reason":
+		return fCancellationReason
+	case "partial_result":
+		return fPartialResult
+	case "from_state":
+		return fFromState
+	case "to_state":
+		return fToState
+	case "progress":
+		return fProgress
+	case "eta_ms":
+		return fEtaMS
+	case "tool":
+		return fTool
+	case "tool_call_id":
+		return fToolCallID
+	case "description":
+		return fDescription
+	case "args_summary":
+		return fArgsSummary
+	case "risk_level":
+		return fRiskLevel
+	case "irreversible":
+		return fIrreversible
+	case "status":
+		return fStatus
+	case "error_message":
+		return fErrorMessage
+	case "chunk":
+		return fChunk
+	case "position":
+		return fPosition
+	case "complete":
+		return fComplete
+	case "coalesce_hint":
+		return fCoalesceHint
+	case "output_id":
+		return fOutputID
+	case "content_type":
+		return fContentType
+	case "language":
+		return fLanguage
+	case "reply_token":
+		return fReplyToken
+	case "timeout_seconds":
+		return fTimeoutSeconds
+	case "action":
+		return fAction
+	case "consequence":
+		return fConsequence
+	case "default_decision":
+		return fDefaultDecision
+	case "reversibility":
+		return fReversibility
+	case "allowed_replies":
+		return fAllowedReplies
+	case "extra_context":
+		return fExtraContext
+	case "question":
+		return fQuestion
+	case "accepted_response_kinds":
+		return fAcceptedResponseKinds
+	case "choices":
+		return fChoices
+	case "context":
+		return fContext
+	case "default_response":
+		return fDefaultResponse
+	case "reason":
+		return fReason
+	case "target_kind":
+		return fTargetKind
+	case "target_uri":
+		return fTargetURI
+	case "packaged_context":
+		return fPackagedContext
+	case "urgency_for_handoff":
+		return fUrgencyForHandoff
+	}
+	return noField
+}

@@ -1,0 +1,373 @@
+package protocol
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// kind is the JSON kind of a scanned value.
+type kind uint8
+
+const (
+	kNone kind = iota
+	kString
+	kNumber
+	kBool
+	kNull
+	kObject
+	kArray
+)
+
+func (k kind) String() string {
+	return [...]string{"nothing", "string", "number", "boolean", "null", "object", "array"}[k]
+}
+
+// scanner is a strict RFC 8259 lexer over one message. It never allocates
+// for well-formed input; the first syntax error stops it.
+type scanner struct {
+	b        []byte
+	i        int
+	err      *SyntaxError
+	depth    int // current nesting depth, the top-level value being 1
+	maxDepth int // deepest nesting seen
+	hardMax  int // nesting beyond this is a syntax error (stack safety)
+	longStr  int // bytes of the longest string seen
+}
+
+// span is where a value lies in the input, with what the scan learned of it.
+type span struct {
+	start, end int32 // the value's bytes; for strings, without the quotes
+	kind       kind
+	esc        bool // string holds escapes
+	high       bool // string holds bytes ≥ 0x80
+	seen       bool
+}
+
+func (s *scanner) fail(msg string) {
+	if s.err == nil {
+		s.err = &SyntaxError{Offset: int64(s.i), Msg: msg}
+	}
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// next returns the next non-space byte without consuming it, or 0 at the end.
+func (s *scanner) next() byte {
+	s.ws()
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// expect consumes c (after spaces) or fails.
+func (s *scanner) expect(c byte) bool {
+	if s.next() != c {
+		if s.i >= len(s.b) {
+			s.fail("unexpected end of input, expected " + strconv.QuoteRune(rune(c)))
+		} else {
+			s.fail("expected " + strconv.QuoteRune(rune(c)) + ", found " + strconv.QuoteRune(rune(s.b[s.i])))
+		}
+		return false
+	}
+	s.i++
+	return true
+}
+
+// value scans any value and records it in sp.
+func (s *scanner) value(sp *span) {
+	c := s.next()
+	sp.start, sp.esc, sp.high, sp.seen = int32(s.i), false, false, true
+	switch {
+	case c == '"':
+		s.str(sp)
+		return
+	case c == '{':
+		sp.kind = kObject
+		s.object(func(span) { s.skip() })
+	case c == '[':
+		sp.kind = kArray
+		s.array(func() { s.skip() })
+	case c == 't':
+		sp.kind = kBool
+		s.lit("true")
+	case c == 'f':
+		sp.kind = kBool
+		s.lit("false")
+	case c == 'n':
+		sp.kind = kNull
+		s.lit("null")
+	case c == '-' || c >= '0' && c <= '9':
+		sp.kind = kNumber
+		s.num()
+	case c == 0:
+		s.fail("unexpected end of input, expected a value")
+	default:
+		s.fail("unexpected " + strconv.QuoteRune(rune(c)) + ", expected a value")
+	}
+	sp.end = int32(s.i)
+}
+
+func (s *scanner) lit(word string) {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		s.fail("invalid literal, expected " + word)
+		return
+	}
+	s.i += len(word)
+}
+
+func (s *scanner) num() {
+	if s.i < len(s.b) && s.b[s.i] == '-' {
+		s.i++
+	}
+	switch {
+	case s.i < len(s.b) && s.b[s.i] == '0':
+		s.i++
+	case s.i < len(s.b) && s.b[s.i] >= '1' && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		s.fail("invalid number")
+		return
+	}
+	if s.i < len(s.b) && s.b[s.i] == '.' {
+		s.i++
+		if s.digits() == 0 {
+			s.fail("invalid number: no digits after the decimal point")
+			return
+		}
+	}
+	if s.i < len(s.b) && (s.b[s.i] == 'e' || s.b[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.b) && (s.b[s.i] == '+' || s.b[s.i] == '-') {
+			s.i++
+		}
+		if s.digits() == 0 {
+			s.fail("invalid number: no digits in the exponent")
+			return
+		}
+	}
+}
+
+func (s *scanner) digits() int {
+	n := 0
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		s.i++
+		n++
+	}
+	return n
+}
+
+// str scans a string whose opening quote is at s.i.
+func (s *scanner) str(sp *span) {
+	sp.kind = kString
+	s.i++
+	sp.start = int32(s.i)
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			sp.end = int32(s.i)
+			if n := s.i - int(sp.start); n > s.longStr {
+				s.longStr = n
+			}
+			s.i++
+			return
+		case c == '\\':
+			sp.esc = true
+			s.i++
+			if s.i >= len(s.b) {
+				break
+			}
+			switch s.b[s.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.i++
+			case 'u':
+				s.i++
+				for k := 0; k < 4; k++ {
+					if s.i >= len(s.b) || unhex(s.b[s.i]) < 0 {
+						s.fail("invalid \\u escape in string")
+						return
+					}
+					s.i++
+				}
+			default:
+				s.fail("invalid escape in string")
+				return
+			}
+		case c < 0x20:
+			s.fail("control character in string")
+			return
+		case c >= 0x80:
+			sp.high = true
+			s.i++
+		default:
+			s.i++
+		}
+	}
+	s.fail("unexpected end of input in string")
+}
+
+// skip scans one value and forgets it.
+func (s *scanner) skip() {
+	var sp span
+	s.value(&sp)
+}
+
+// object scans an object at s.i, calling member with each member's key;
+// member must scan the value (s.value or s.skip).
+func (s *scanner) object(member func(key span)) {
+	if !s.enter() {
+		return
+	}
+	s.i++ // '{'
+	if s.next() == '}' {
+		s.i++
+		s.depth--
+		return
+	}
+	for s.err == nil {
+		if s.next() != '"' {
+			s.fail("expected a member name")
+			return
+		}
+		var key span
+		s.str(&key)
+		if !s.expect(':') {
+			return
+		}
+		member(key)
+		if s.err != nil {
+			return
+		}
+		switch s.next() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail("expected ',' or '}' after an object member")
+			return
+		}
+	}
+}
+
+// array scans an array at s.i, calling item for each item; item must scan
+// it (s.value or s.skip).
+func (s *scanner) array(item func()) {
+	if !s.enter() {
+		return
+	}
+	s.i++ // '['
+	if s.next() == ']' {
+		s.i++
+		s.depth--
+		return
+	}
+	for s.err == nil {
+		item()
+		if s.err != nil {
+			return
+		}
+		switch s.next() {
+		case ',':
+			s.i++
+		case ']':
+			s.i++
+			s.depth--
+			return
+		default:
+			s.fail("expected ',' or ']' after an array item")
+			return
+		}
+	}
+}
+
+func (s *scanner) enter() bool {
+	s.depth++
+	if s.depth > s.maxDepth {
+		s.maxDepth = s.depth
+	}
+	if s.hardMax > 0 && s.depth > s.hardMax {
+		s.fail("nested too deeply")
+		return false
+	}
+	return true
+}
+
+func unhex(c byte) rune {
+	switch {
+	case c >= '0' && c <= '9':
+		return rune(c - '0')
+	case c >= 'a' && c <= 'f':
+		return rune(c - 'a' + 10)
+	case c >= 'A' && c <= 'F':
+		return rune(c - 'A' + 10)
+	}
+	return -1
+}
+
+// unescape decodes the content of a JSON string that holds escapes, the way
+// encoding/json does (lone surrogates become U+FFFD). The content must have
+// been accepted by scanner.str.
+func unescape(b []byte) string {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c != '\\' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		i++
+		switch b[i] {
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r := hex4(b[i+1:])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				dec := utf8.RuneError
+				if i+6 < len(b) && b[i+1] == '\\' && b[i+2] == 'u' {
+					if d := utf16.DecodeRune(r, hex4(b[i+3:])); d != utf8.RuneError {
+						dec = d
+						i += 6
+					}
+				}
+				r = dec
+			}
+			out = utf8.AppendRune(out, r)
+		default: // '"', '\\', '/'
+			out = append(out, b[i])
+		}
+		i++
+	}
+	return string(out)
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for k := 0; k < 4; k++ {
+		r = r<<4 | unhex(b[k])
+	}
+	return r
+}
