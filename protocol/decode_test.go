@@ -357,7 +357,7 @@ func FuzzDecode(f *testing.F) {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
 	}
-	for _, s := range []string{`{}`, `{"type":"aaep:agent.session.started"}`, `[`, `{"a":"\ud800"}`, `{"timestamp":"2026-06-30t14:22:11z"}`} {
+	for _, s := range []string{`{}`, `{"type":"aaep:agent.session.started"}`, `[`, `{"a":"\ud800"}`, `{"timestamp":"2026-06-30t14:22:11z"}`, "{\"a\n:1}", "{\"\\"} {
 		f.Add([]byte(s))
 	}
 	s, err := NewSchemas()

@@ -242,7 +242,7 @@ func (s *scanner) object(member func(key span)) {
 		}
 		var key span
 		s.str(&key)
-		if !s.expect(':') {
+		if s.err != nil || !s.expect(':') {
 			return
 		}
 		member(key)

@@ -539,7 +539,7 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 		if err != nil {
 			var tl *FrameTooLargeError
 			if errors.As(err, &tl) {
-				c.diag(fmt.Sprintf("Skipped a message of %d bytes from the producer; the limit is %d bytes.", tl.Size, tl.Limit))
+				c.diag(fmt.Sprintf("Skipped a message from the producer that is too large: %d bytes, the limit is %d bytes.", tl.Size, tl.Limit))
 				continue
 			}
 			return n, err

@@ -479,7 +479,7 @@ func TestSSEOversizeFrame(t *testing.T) {
 	if f := recvN(t, c, 1)[0]; string(f.Data) != `{"ok":true}` {
 		t.Errorf("frame %q", f.Data)
 	}
-	if d := rec.diagnostics(); len(d) != 1 || d[0] != "Skipped a message of 3000 bytes from the producer; the limit is 1000 bytes." {
+	if d := rec.diagnostics(); len(d) != 1 || d[0] != "Skipped a message from the producer that is too large: 3000 bytes, the limit is 1000 bytes." {
 		t.Errorf("diagnostics %q", d)
 	}
 }

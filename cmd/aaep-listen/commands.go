@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// command carries out one typed line. It reports whether the user quit.
+func (l *listener) command(ctx context.Context, s string) (quit bool) {
+	now := l.o.Now()
+	c := line.Parse(s)
+	switch c.Verb {
+	case line.VerbEmpty:
+	case line.VerbQuit:
+		return true
+	case line.VerbHelp:
+		l.say(line.Help)
+	case line.VerbPending:
+		l.listPending(now)
+	case line.VerbDetails:
+		if p := l.pick(c.Prompt, "", c.Word); p != nil {
+			l.say(details(p, now))
+		}
+	case line.VerbAccept, line.VerbReject:
+		p := l.pick(c.Prompt, protocol.TypeAwaitingConfirmation, c.Word)
+		if p == nil {
+			return false
+		}
+		if p.Event.Type == protocol.TypeAwaitingClarify {
+			// "yes" and "no" answer a yes/no question.
+			l.clarify(ctx, p.Number, c.Word, now)
+			return false
+		}
+		decision := protocol.DecisionAccept
+		if c.Verb == line.VerbReject {
+			decision = protocol.DecisionReject
+		}
+		l.confirm(ctx, p.Number, decision, now)
+	case line.VerbAnswer, line.VerbText:
+		p := l.pick(c.Prompt, protocol.TypeAwaitingClarify, "answer")
+		if p == nil {
+			return false
+		}
+		if p.Event.Type != protocol.TypeAwaitingClarify {
+			l.say(fmt.Sprintf("Prompt %d asks for a decision: type accept %d, or reject %d.", p.Number, p.Number, p.Number))
+			return false
+		}
+		l.clarify(ctx, p.Number, c.Arg, now)
+	}
+	return false
+}
+
+// pick finds the prompt a command is about: the one numbered n, or, when n is
+// 0, the only pending prompt (of type typ when several kinds wait). It tells
+// the user why when there is none.
+func (l *listener) pick(n int, typ, word string) *session.Prompt {
+	pending := l.eng.Pending()
+	if n > 0 {
+		for _, p := range pending {
+			if p.Number == n {
+				return p
+			}
+		}
+		l.say(fmt.Sprintf("No prompt %d is waiting for an answer.%s", n, pendingSummary(pending)))
+		return nil
+	}
+	switch len(pending) {
+	case 0:
+		l.say("No prompt is waiting for an answer. Type help for commands.")
+		return nil
+	case 1:
+		return pending[0]
+	}
+	var match []*session.Prompt
+	for _, p := range pending {
+		if p.Event.Type == typ {
+			match = append(match, p)
+		}
+	}
+	if len(match) == 1 {
+		return match[0]
+	}
+	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d.%s",
+		len(pending), word, pending[0].Number, pendingSummary(pending)))
+	return nil
+}
+
+func (l *listener) confirm(ctx context.Context, n int, decision string, now time.Time) {
+	r, err := l.eng.Confirm(n, decision, now)
+	if err != nil {
+		l.say(err.Error())
+		return
+	}
+	l.send(ctx, r, now)
+}
+
+func (l *listener) clarify(ctx context.Context, n int, input string, now time.Time) {
+	r, err := l.eng.Clarify(n, input, now)
+	if err != nil {
+		l.say(err.Error())
+		return
+	}
+	l.send(ctx, r, now)
+}
+
+func (l *listener) send(ctx context.Context, r session.Reply, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
+	defer cancel()
+	if err := l.conn.Send(ctx, r.Body); err != nil {
+		l.say(fmt.Sprintf("Could not send your answer to prompt %d: %v. The prompt is still waiting; try again.",
+			r.Prompt.Number, err))
+		return
+	}
+	l.eng.Sent(r, now)
+}
+
+func (l *listener) listPending(now time.Time) {
+	pending := l.eng.Pending()
+	if len(pending) == 0 {
+		l.say("No prompt is waiting for an answer.")
+		return
+	}
+	for _, p := range pending {
+		l.say(fmt.Sprintf("Prompt %d, %s, %s left: %s", p.Number, promptKind(p), announce.Duration(p.Deadline.Sub(now)), topic(p)))
+	}
+}
+
+// details reads a prompt in full, extra context included.
+func details(p *session.Prompt, now time.Time) string {
+	ev := p.Event
+	var b strings.Builder
+	fmt.Fprintf(&b, "Prompt %d, %s from %s, %s left.", p.Number, promptKind(p), agent(ev), announce.Duration(p.Deadline.Sub(now)))
+	add := func(label, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			b.WriteString(" " + label + ": " + v)
+			if !strings.HasSuffix(v, ".") {
+				b.WriteString(".")
+			}
+		}
+	}
+	if ev.Type == protocol.TypeAwaitingClarify {
+		add("Question", ev.Question.String())
+		add("Context", ev.ClarifyContext.String())
+		for i, c := range ev.Choices {
+			add(fmt.Sprintf("Choice %d", i+1), c.Label.String()+" (value "+protocol.Sanitize(c.Value)+")")
+		}
+		add("Accepted answers", strings.Join(ev.AcceptedResponseKinds, ", "))
+		if ev.HasDefaultResponse {
+			add("Default answer", ev.DefaultResponse.String())
+		}
+	} else {
+		add("Action", ev.Action.String())
+		add("Consequence", ev.Consequence.String())
+		add("Risk", ev.RiskLevel)
+		if ev.Irreversible != nil {
+			add("Irreversible", map[bool]string{true: "yes", false: "no"}[*ev.Irreversible])
+		}
+		add("Reversibility", strings.ReplaceAll(ev.Reversibility, "_", " "))
+		add("Allowed answers", strings.Join(ev.AllowedReplies, ", "))
+		add("Default decision", ev.DefaultDecision)
+		if len(ev.ExtraContext) > 0 {
+			add("Extra context", protocol.Sanitize(string(ev.ExtraContext)))
+		}
+	}
+	add("Summary", ev.Summary("detailed").String())
+	return b.String()
+}
+
+func pendingSummary(pending []*session.Prompt) string {
+	if len(pending) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, p := range pending {
+		parts = append(parts, fmt.Sprintf("%d, %s: %s", p.Number, promptKind(p), topic(p)))
+	}
+	return " Waiting: " + strings.Join(parts, "; ") + "."
+}
+
+func promptKind(p *session.Prompt) string {
+	if p.Event.Type == protocol.TypeAwaitingClarify {
+		return "question"
+	}
+	return "confirmation"
+}
+
+func topic(p *session.Prompt) string {
+	if p.Event.Type == protocol.TypeAwaitingClarify {
+		return p.Event.Question.String()
+	}
+	return p.Event.Action.String()
+}
+
+func agent(ev *protocol.Event) string {
+	if n := ev.Producer.AgentName.String(); n != "" {
+		return n
+	}
+	return protocol.Sanitize(ev.Producer.AgentID)
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/producer"
+)
+
+// startDemo serves the built-in producer on a free loopback port and
+// returns its URL. The producer ends its streams once the last scenario is
+// over, so the listener then exits by itself; stop shuts it down early.
+func startDemo(ctx context.Context, o *options) (url string, stop func(), err error) {
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		return "", nil, fmt.Errorf("load the demo scenarios: %w", err)
+	}
+	scenarios := all
+	if len(o.DemoScenarios) > 0 {
+		if scenarios, err = producer.SelectScenarios(all, o.DemoScenarios); err != nil {
+			return "", nil, err
+		}
+	}
+	p := producer.New(producer.Options{
+		Scenarios:   scenarios,
+		Speed:       o.DemoSpeed,
+		Quirks:      o.DemoQuirks,
+		EndWhenDone: true,
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			o.IO.ErrOut.Write([]byte("demo producer: " + err.Error() + "\n"))
+		}
+	}()
+	stop = func() {
+		p.Close()
+		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+	}
+	return "http://" + ln.Addr().String(), stop, nil
+}

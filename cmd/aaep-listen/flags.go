@@ -1,0 +1,176 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+)
+
+var errHelp = errors.New("help requested")
+
+// options is everything a listen run needs, settled once from flags and environment.
+type options struct {
+	IO       *term.IO
+	Endpoint string
+
+	Demo          bool
+	DemoScenarios []string
+	DemoQuirks    bool
+	DemoSpeed     float64
+
+	Verbosity        string
+	JSON             bool
+	QuietDiagnostics bool
+	AutoReply        string // "" or "reject"
+	DecidedBy        string
+
+	Token       string
+	Headers     []string
+	Layout      string
+	ReorderWait time.Duration
+
+	Now func() time.Time
+}
+
+const usageText = `Usage: aaep-listen [flags] ENDPOINT
+       aaep-listen --demo [flags]
+
+Connects to an AAEP producer and announces what its agents do, one plain line
+per announcement, and lets you answer confirmations and questions by typing.
+
+ENDPOINT is one of:
+  http://HOST:PORT[/PREFIX]   Server-Sent Events; tries the Level-3 layout
+                              (POST /aaep/v1/subscriptions) and falls back to
+                              the deployed layout (GET /events, POST /messages)
+  https://…                   the same over TLS
+  file:PATH, PATH             newline-delimited JSON events or an .aaep capture
+  -                           newline-delimited JSON events on standard input
+
+Typed commands (one per line; N may be left out when one prompt waits):
+  accept N, a N, yes N        accept confirmation N
+  reject N, r N, no N         reject confirmation N
+  answer N TEXT               answer question N (a choice number, a choice,
+                              yes or no, a number, or free text)
+  pending                     list prompts waiting for you
+  details N, ? N              read prompt N in full
+  help                        list commands
+  quit                        close the subscription and exit
+
+Flags:
+`
+
+// parseFlags reads args into options. Flags and the endpoint may come in any order.
+func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*options, error) {
+	o := &options{IO: tio, Now: time.Now}
+	fs := flag.NewFlagSet("aaep-listen", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var (
+		plain    bool
+		headers  stringList
+		scenario string
+		connect  string
+	)
+	fs.StringVar(&connect, "connect", "", "producer `ENDPOINT` (same as the argument)")
+	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
+	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
+	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
+	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
+	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed")
+	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")
+	fs.BoolVar(&plain, "plain", false, "plain lines with no escape sequences (the default unless stdout is a colour terminal)")
+	fs.BoolVar(&o.QuietDiagnostics, "quiet-diagnostics", false, "do not print diagnostics (invalid events, duplicates, gaps) on stderr")
+	fs.StringVar(&o.AutoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed")
+	fs.StringVar(&o.DecidedBy, "decided-by", "", "who answers, sent as decided_by in replies (e.g. user:ada)")
+	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
+	fs.Var(&headers, "header", "extra HTTP header `NAME:VALUE` (repeatable)")
+	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
+
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				printUsage(tio.Out, fs)
+				return nil, errHelp
+			}
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	o.Headers = headers
+	if plain {
+		tio.Plain, tio.Color = true, false
+	}
+	if o.Token == "" {
+		o.Token = getenv("AAEP_TOKEN")
+	}
+	switch {
+	case len(rest) > 1:
+		return nil, fmt.Errorf("one endpoint expected, got %d: %s", len(rest), strings.Join(rest, " "))
+	case len(rest) == 1 && connect != "":
+		return nil, fmt.Errorf("give the endpoint once: as an argument or with --connect")
+	case len(rest) == 1:
+		o.Endpoint = rest[0]
+	default:
+		o.Endpoint = connect
+	}
+	if o.Demo == (o.Endpoint != "") {
+		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
+	}
+	if scenario != "" {
+		o.DemoScenarios = strings.Split(scenario, ",")
+	}
+	switch o.Verbosity {
+	case "terse", "normal", "detailed":
+	default:
+		return nil, fmt.Errorf("--verbosity must be terse, normal or detailed, not %q", o.Verbosity)
+	}
+	switch o.AutoReply {
+	case "", "reject":
+	default:
+		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
+	}
+	switch o.Layout {
+	case "auto", "spec", "legacy":
+	default:
+		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
+	}
+	for _, h := range o.Headers {
+		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("--header %q: want NAME:VALUE", h)
+		}
+	}
+	if o.DemoSpeed < 0 {
+		return nil, fmt.Errorf("--demo-speed must not be negative")
+	}
+	return o, nil
+}
+
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usageText)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fmt.Fprint(w, `
+Environment:
+  AAEP_TOKEN   bearer token, when --token is not given
+  NO_COLOR, TERM=dumb, ACCESSIBLE=1
+               plain output (also automatic when stdout is not a terminal)
+
+Exit status: 0 when the stream ended or you quit, 1 when the producer could
+not be reached, 2 for a usage error.
+`)
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// version is this build's version, sent in subscription requests.
+const version = "0.1.0"
+
+// subscriptionRequest is the body POSTed to a Level-3 producer. Full
+// capability negotiation (rates, filters, languages) is future work; this
+// says who we are and that the user can answer prompts.
+func subscriptionRequest(o *options) []byte {
+	canAnswer := o.IO.InTTY || o.AutoReply != "" || !o.JSON
+	req := map[string]any{
+		"type":               protocol.TypeSubscriptionRequest,
+		"aaep_version":       "1.0.0",
+		"subscriber_id":      "aaep-term-listen",
+		"subscriber_name":    "aaep-listen",
+		"subscriber_version": version,
+		"capabilities": map[string]any{
+			"preferred_verbosity":          o.Verbosity,
+			"supports_confirmation_reply":  canAnswer,
+			"supports_clarification_reply": canAnswer,
+			"coalesce_boundaries":          []string{"sentence", "paragraph", "completion"},
+			"supported_conformance_levels": []int{1, 2, 3},
+		},
+	}
+	b, _ := json.Marshal(req) // a map of plain values always marshals
+	return b
+}
+
+// accepted reports the producer's acceptance and adopts its subscription ID.
+func (l *listener) accepted(b []byte, now time.Time) {
+	var m struct {
+		SubscriptionID string `json:"subscription_id"`
+		Producer       struct {
+			AgentID   string `json:"agent_id"`
+			AgentName string `json:"agent_name"`
+		} `json:"producer"`
+		Notes string `json:"negotiation_notes"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil || !strings.HasPrefix(m.SubscriptionID, "sub_") {
+		l.say("The producer's acceptance of the subscription could not be read; going on without a subscription ID.")
+		return
+	}
+	l.eng.SetSubscriptionID(m.SubscriptionID)
+	name := m.Producer.AgentName
+	if name == "" {
+		name = m.Producer.AgentID
+	}
+	msg := fmt.Sprintf("Subscribed to %s.", protocol.Sanitize(name))
+	if m.Notes != "" {
+		msg += " The producer notes: " + protocol.Sanitize(m.Notes)
+	}
+	l.say(msg)
+}
+
+// rejected explains why the producer refused the subscription.
+func (l *listener) rejected(b []byte, now time.Time) {
+	var m struct {
+		Code       string `json:"reason_code"`
+		Message    string `json:"reason_message"`
+		RetryAfter *int   `json:"retry_after_seconds"`
+	}
+	_ = json.Unmarshal(b, &m) // an unreadable rejection is still a rejection
+	msg := "The producer refused the subscription: " + rejectionWords(m.Code)
+	if m.Message != "" {
+		msg += " It says: " + protocol.Sanitize(m.Message)
+	}
+	if m.RetryAfter != nil {
+		msg += fmt.Sprintf(" It asks you to wait %d seconds before trying again.", *m.RetryAfter)
+	}
+	l.say(msg)
+}
+
+func rejectionWords(code string) string {
+	switch code {
+	case "version_unsupported":
+		return "it does not speak this version of AAEP."
+	case "manifest_signature_required":
+		return "it requires a signed manifest."
+	case "capabilities_incompatible":
+		return "it cannot meet the requested capabilities."
+	case "rate_limit":
+		return "too many subscriptions; try again later."
+	case "authentication_required":
+		return "it needs a token; pass one with --token."
+	case "authorization_denied":
+		return "your token is not allowed to subscribe."
+	case "transport_unavailable":
+		return "this transport is not available."
+	}
+	return "no reason given that we know (" + protocol.Sanitize(code) + ")."
+}
+
+func statusWords(endpoint string, s transport.Status, detail string) string {
+	var msg string
+	switch s {
+	case transport.StatusConnecting:
+		msg = "Connecting to " + endpoint + "."
+	case transport.StatusConnected:
+		msg = "Connected to " + endpoint + "."
+	case transport.StatusReconnecting:
+		msg = "Connection lost; reconnecting."
+	case transport.StatusClosed:
+		msg = "Connection closed."
+	}
+	if detail != "" {
+		msg += " " + protocol.Sanitize(detail)
+	}
+	return msg
+}
+
+func layout(s string) transport.Layout {
+	switch s {
+	case "spec":
+		return transport.LayoutSpec
+	case "legacy":
+		return transport.LayoutLegacy
+	}
+	return transport.LayoutAuto
+}
+
+func header(lines []string) http.Header {
+	h := http.Header{}
+	for _, l := range lines {
+		name, value, _ := strings.Cut(l, ":")
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return h
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// output is what both line mode and --json offer.
+type output interface {
+	announce.Sink
+	announce.DiagnosticSink
+	Say(now time.Time, text string) error
+	Flush() error
+}
+
+// sendTimeout bounds one reply POST, so a stuck producer cannot freeze the listener.
+const sendTimeout = 10 * time.Second
+
+// listener is one run of aaep-listen. One goroutine (run) owns all of it;
+// the transport and standard input feed it through channels.
+type listener struct {
+	o     *options
+	conn  transport.Conn
+	dec   protocol.Decoder
+	eng   *session.Engine
+	ann   *announce.Announcer
+	out   output
+	notes chan note // transport status and problems, from its goroutine
+
+	autoQueue []*session.Prompt // prompts to answer by policy once Handle returns
+}
+
+func listen(ctx context.Context, o *options) error {
+	endpoint := o.Endpoint
+	if o.Demo {
+		url, stop, err := startDemo(ctx, o)
+		if err != nil {
+			return fmt.Errorf("start the demo producer: %w", err)
+		}
+		defer stop()
+		endpoint = url
+	}
+
+	var out output
+	if o.JSON {
+		out = line.NewJSON(o.IO.Out)
+	} else {
+		var diag io.Writer = o.IO.ErrOut
+		if o.QuietDiagnostics {
+			diag = nil
+		}
+		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color})
+	}
+	l := &listener{o: o, out: out, notes: make(chan note, 64)}
+	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity, OnError: l.sinkFailed}, out)
+	l.eng = session.New(session.Config{ReorderWait: o.ReorderWait, DecidedBy: o.DecidedBy}, l)
+
+	conn, err := transport.Dial(ctx, endpoint, transport.Options{SSE: transport.SSEOptions{
+		Layout:              layout(o.Layout),
+		Token:               o.Token,
+		SubscriptionRequest: subscriptionRequest(o),
+		Header:              header(o.Headers),
+		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
+		OnDiagnostic:        l.transportProblem,
+	}})
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", endpoint, err)
+	}
+	l.conn = conn
+	defer conn.Close()
+	return l.run(ctx)
+}
+
+// Deliver implements session.Output: announce, and queue prompts the user's
+// policy answers.
+func (l *listener) Deliver(d session.Delivery) {
+	l.ann.Deliver(d)
+	if l.o.AutoReply == protocol.DecisionReject && d.Kind == session.KindEvent && d.Prompt != nil &&
+		d.Prompt.State == session.PromptPending && d.Event.Type == protocol.TypeAwaitingConfirmation {
+		l.autoQueue = append(l.autoQueue, d.Prompt)
+	}
+}
+
+// Diagnose implements session.Output.
+func (l *listener) Diagnose(d session.Diagnostic) { l.ann.Diagnose(d) }
+
+func (l *listener) run(ctx context.Context) error {
+	frames := make(chan transport.Frame, 256)
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			f, err := l.conn.Recv(ctx)
+			if err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case frames <- f:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	lines := readLines(l.o.IO.In)
+
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		l.resetTimer(timer)
+		select {
+		case f := <-frames:
+			l.frame(f)
+			// Drain what is already waiting before paying for a flush.
+		drain:
+			for range 1024 {
+				select {
+				case f = <-frames:
+					l.frame(f)
+				default:
+					break drain
+				}
+			}
+			if len(frames) == 0 {
+				l.flush()
+			}
+		case s, ok := <-lines:
+			if !ok {
+				lines = nil // standard input closed: keep listening
+				continue
+			}
+			if quit := l.command(ctx, s); quit {
+				l.finish("You quit.")
+				return nil
+			}
+			l.flush()
+		case n := <-l.notes:
+			l.show(n)
+		case <-timer.C:
+			l.eng.Tick(l.o.Now())
+			l.flush()
+		case err := <-recvErr:
+			l.drainNotes()
+			if errors.Is(err, io.EOF) {
+				l.finish("The producer ended the stream.")
+				return nil
+			}
+			if ctx.Err() != nil {
+				l.finish("Stopped.")
+				return nil
+			}
+			l.finish("Connection lost for good.")
+			return fmt.Errorf("receive: %w", err)
+		case <-ctx.Done():
+			l.finish("Stopped.")
+			return nil
+		}
+	}
+}
+
+// frame decodes one frame and feeds it to the engine.
+func (l *listener) frame(f transport.Frame) {
+	now := l.o.Now()
+	switch protocol.PeekType(f.Data) {
+	case protocol.TypeSubscriptionAccepted:
+		l.accepted(f.Data, now)
+		return
+	case protocol.TypeSubscriptionRejected:
+		l.rejected(f.Data, now)
+		return
+	}
+	ev, err := l.dec.Decode(f.Data)
+	if err != nil {
+		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: decodeProblem(ev, err, len(f.Data))})
+	}
+	if ev == nil {
+		return
+	}
+	l.eng.Handle(ev, now)
+	l.answerByPolicy(now)
+}
+
+// answerByPolicy rejects the confirmations --auto-reply reject covers.
+func (l *listener) answerByPolicy(now time.Time) {
+	for len(l.autoQueue) > 0 {
+		p := l.autoQueue[0]
+		l.autoQueue = l.autoQueue[1:]
+		if p.State != session.PromptPending {
+			continue
+		}
+		l.say(fmt.Sprintf("Your --auto-reply policy rejects prompt %d.", p.Number))
+		l.confirm(context.Background(), p.Number, protocol.DecisionReject, now)
+	}
+}
+
+// finish releases everything held and tells the user what ended.
+func (l *listener) finish(why string) {
+	now := l.o.Now()
+	l.eng.Flush(now)
+	l.ann.Flush(now)
+	l.eng.End(now, why)
+	l.say(why)
+	l.flush()
+}
+
+func (l *listener) resetTimer(t *time.Timer) {
+	t.Stop()
+	select {
+	case <-t.C:
+	default:
+	}
+	next := l.eng.NextDeadline()
+	if next.IsZero() {
+		return
+	}
+	t.Reset(max(next.Sub(l.o.Now()), 0))
+}
+
+// note is a line from the transport's goroutine: a status for stdout, or
+// a problem with what the producer sent, for the diagnostics.
+type note struct {
+	text    string
+	problem bool
+}
+
+func (l *listener) note(s string) { l.queueNote(note{text: s}) }
+
+func (l *listener) transportProblem(s string) { l.queueNote(note{text: s, problem: true}) }
+
+func (l *listener) queueNote(n note) {
+	select {
+	case l.notes <- n:
+	default: // the user is already far behind on status lines; events matter more
+	}
+}
+
+func (l *listener) show(n note) {
+	if n.problem {
+		l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "transport", Message: n.text})
+		return
+	}
+	l.say(n.text)
+}
+
+func (l *listener) drainNotes() {
+	for {
+		select {
+		case n := <-l.notes:
+			l.show(n)
+		default:
+			return
+		}
+	}
+}
+
+func (l *listener) say(s string) {
+	if err := l.out.Say(l.o.Now(), s); err != nil {
+		l.sinkFailed(err)
+	}
+}
+
+func (l *listener) flush() {
+	if err := l.out.Flush(); err != nil {
+		l.sinkFailed(err)
+	}
+}
+
+func (l *listener) sinkFailed(err error) {
+	fmt.Fprintf(l.o.IO.ErrOut, "aaep-listen: %v\n", err)
+}
+
+// readLines delivers whole typed lines; the channel closes at end of input.
+func readLines(r io.Reader) <-chan string {
+	ch := make(chan string)
+	if r == nil {
+		close(ch)
+		return ch
+	}
+	go func() {
+		defer close(ch)
+		br := bufio.NewReader(r)
+		for {
+			s, err := br.ReadString('\n')
+			if s != "" {
+				ch <- strings.TrimRight(s, "\r\n")
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+// decodeProblem puts a decoding failure in one sentence.
+func decodeProblem(ev *protocol.Event, err error, size int) string {
+	var ve *protocol.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Sprintf("Dropped a message of %d bytes that is not an AAEP event: %v.", size, err)
+	}
+	what := "An event"
+	if ev != nil {
+		what = fmt.Sprintf("Event %s (%s)", protocol.Sanitize(ev.EventID), protocol.Sanitize(ev.Type))
+	}
+	var parts []string
+	for i, p := range ve.Problems {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ve.Problems)-3))
+			break
+		}
+		where := p.Pointer
+		if where == "" {
+			where = "the event"
+		}
+		parts = append(parts, protocol.Sanitize(where+": "+p.Message))
+	}
+	verb := "is announced anyway"
+	if ev == nil {
+		verb = "was dropped"
+	}
+	return fmt.Sprintf("%s breaks the AAEP schema and %s: %s.", what, verb, strings.Join(parts, "; "))
+}

@@ -1,0 +1,38 @@
+// Command aaep-listen connects to an AAEP producer and announces what its
+// agents do, as plain lines a screen reader can follow, and answers its prompts.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:]))
+}
+
+// run parses args and listens; it returns the process exit code.
+func run(ctx context.Context, args []string) int {
+	io := term.System(false)
+	opts, err := parseFlags(args, io, os.Getenv)
+	switch {
+	case errors.Is(err, errHelp):
+		return 0
+	case err != nil:
+		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
+		return 2
+	}
+	if err := listen(ctx, opts); err != nil {
+		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		return 1
+	}
+	return 0
+}

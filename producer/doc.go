@@ -1,0 +1,23 @@
+// Package producer is a small AAEP producer that plays scripted scenarios over
+// HTTP and Server-Sent Events, for the demo, for tests and for replay.
+//
+// A [Scenario] is a list of timed steps, each one event without its envelope;
+// prompts (confirmations and clarifications) carry the steps that follow each
+// possible answer. [LoadScenarios] reads them from JSON files. [New] builds a
+// [Producer], an [net/http.Handler] serving both HTTP layouts:
+//
+//   - the spec's (appendix B): POST /aaep/v1/subscriptions, then the stream
+//     GET /aaep/v1/events?subscription_id=…, replies to POST /aaep/v1/replies;
+//   - the one deployed producers serve: GET /events and POST /messages.
+//
+// One run of the scenarios is shared by every stream. It starts with the
+// first stream (or [Producer.Run]); each scenario is a session of its own, and
+// a prompt blocks its scenario until a valid reply arrives or its time runs
+// out, when the default applies. Late and reconnecting subscribers get the
+// events they missed from a bounded history.
+//
+// [Options] add what a subscriber must survive: the habits of deployed
+// producers (Quirks), and duplicated or reordered events (Duplicate, Shuffle),
+// reproducible from a seed. [Flood] writes a fast stream of valid events for
+// load tests.
+package producer

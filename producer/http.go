@@ -1,0 +1,703 @@
+package producer
+
+// This file holds the HTTP side: routes, the subscription handshake, and the
+// validation of replies.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// HTTP paths served. The spec layout is not served in Quirks mode.
+const (
+	PathSubscriptions = "/aaep/v1/subscriptions"
+	PathEvents        = "/aaep/v1/events"
+	PathReplies       = "/aaep/v1/replies"
+	PathLegacyEvents  = "/events"
+	PathLegacyReplies = "/messages"
+	PathManifest      = "/.well-known/aaep-manifest.json"
+)
+
+// Limits of the HTTP side.
+const (
+	maxBody          = 64 << 10 // bytes of a request body
+	maxSubscriptions = 256      // live subscriptions; idle ones are evicted first
+	maxRate          = 1000     // events per second honored at most
+)
+
+var (
+	tokenPattern = regexp.MustCompile(`^rpl_[A-Za-z0-9]{1,64}$`)
+	subPattern   = regexp.MustCompile(`^sub_[A-Za-z0-9]{1,64}$`)
+	semver       = regexp.MustCompile(`^([0-9]+)\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`)
+)
+
+// ServeHTTP serves the endpoints of both layouts (only the legacy one in
+// Quirks mode).
+func (p *Producer) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
+
+func (p *Producer) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+PathLegacyEvents, func(w http.ResponseWriter, r *http.Request) {
+		p.serveStream(w, r, nil)
+	})
+	mux.HandleFunc("POST "+PathLegacyReplies, func(w http.ResponseWriter, r *http.Request) {
+		p.handleReply(w, r, false)
+	})
+	if p.opts.Quirks {
+		return mux // deployed producers have no handshake
+	}
+	mux.HandleFunc("POST "+PathSubscriptions, p.handleSubscribe)
+	mux.HandleFunc("GET "+PathEvents, p.handleSpecStream)
+	mux.HandleFunc("POST "+PathReplies, func(w http.ResponseWriter, r *http.Request) {
+		p.handleReply(w, r, true)
+	})
+	mux.HandleFunc("GET "+PathManifest, p.handleManifest)
+	return mux
+}
+
+// handleManifest serves the producer manifest (spec §5.10), unsigned.
+func (p *Producer) handleManifest(w http.ResponseWriter, r *http.Request) {
+	a := p.agent()
+	var types []string
+	var walk func([]Step)
+	walk = func(steps []Step) {
+		for _, st := range steps {
+			if !slices.Contains(types, st.Event.Type) {
+				types = append(types, st.Event.Type)
+			}
+			walk(st.OnAccept)
+			walk(st.OnReject)
+			walk(st.OnAnswer)
+			walk(st.OnTimeout)
+		}
+	}
+	for _, sc := range p.opts.Scenarios {
+		walk(sc.Steps)
+	}
+	slices.Sort(types)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"@context":                     protocol.ContextURL,
+		"type":                         "aaep:producer.manifest",
+		"agent_id":                     a.ID,
+		"agent_version":                a.Version,
+		"agent_name":                   a.Name,
+		"aaep_versions_supported":      []string{Version},
+		"conformance_levels_supported": []int{1, 2, 3},
+		"transports_supported":         []string{"sse"},
+		"languages_supported":          p.langs,
+		"event_types_emitted":          types,
+		"default_verbosity":            "normal",
+		"max_concurrent_subscriptions": maxSubscriptions,
+	})
+}
+
+// agent is the producer's identity: the first scenario's agent.
+func (p *Producer) agent() Agent {
+	if len(p.opts.Scenarios) > 0 {
+		return p.opts.Scenarios[0].Agent
+	}
+	return Agent{ID: "aaep-term-producer", Version: Version}
+}
+
+// subscription is one accepted subscription.request.
+type subscription struct {
+	id         string
+	subscriber string
+	requested  map[string]json.RawMessage // capabilities as requested, renegotiations merged
+	terms      terms                      // guarded by Producer.mu
+	streams    int                        // open streams; guarded by Producer.mu
+	lastUsed   time.Time                  // guarded by Producer.mu
+	closed     chan struct{}              // closed by subscription.close
+}
+
+// terms are the honored capabilities a stream applies.
+type terms struct {
+	rate             int // events per second
+	include, exclude []string
+}
+
+// capabilities is the part of a capability declaration the producer reads.
+type capabilities struct {
+	MaxEventsPerSecond         *int     `json:"max_events_per_second"`
+	PreferredVerbosity         string   `json:"preferred_verbosity"`
+	Languages                  []string `json:"languages"`
+	SupportsConfirmationReply  *bool    `json:"supports_confirmation_reply"`
+	SupportsClarificationReply *bool    `json:"supports_clarification_reply"`
+	CoalesceBoundaries         []string `json:"coalesce_boundaries"`
+	EventFilters               *filters `json:"event_filters"`
+	SupportedConformanceLevels []int    `json:"supported_conformance_levels"`
+	AcceptSignedManifestsOnly  bool     `json:"accept_signed_manifests_only"`
+}
+
+type filters struct {
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+// honored is the honored_capabilities member of subscription.accepted.
+type honored struct {
+	MaxEventsPerSecond         int      `json:"max_events_per_second"`
+	PreferredVerbosity         string   `json:"preferred_verbosity,omitempty"`
+	Languages                  []string `json:"languages,omitempty"`
+	SupportsConfirmationReply  *bool    `json:"supports_confirmation_reply,omitempty"`
+	SupportsClarificationReply *bool    `json:"supports_clarification_reply,omitempty"`
+	CoalesceBoundaries         []string `json:"coalesce_boundaries,omitempty"`
+	EventFilters               *filters `json:"event_filters,omitempty"`
+	SupportedConformanceLevels []int    `json:"supported_conformance_levels,omitempty"`
+}
+
+// rejection is a subscription.rejected message with its HTTP status.
+type rejection struct {
+	status  int
+	code    string
+	message string
+}
+
+func (e *rejection) Error() string { return e.code + ": " + e.message }
+
+func reject(status int, code, format string, args ...any) *rejection {
+	return &rejection{status, code, fmt.Sprintf(format, args...)}
+}
+
+func (p *Producer) handleSubscribe(w http.ResponseWriter, r *http.Request) {
+	body, err := readBody(w, r)
+	if err != nil {
+		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", "%v", err))
+		return
+	}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil || req == nil {
+		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", "the body is not a JSON object"))
+		return
+	}
+	if typ, _ := stringField(req, "type"); typ != protocol.TypeSubscriptionRequest {
+		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", `"type" must be %q`, protocol.TypeSubscriptionRequest))
+		return
+	}
+	version, _ := stringField(req, "aaep_version")
+	m := semver.FindStringSubmatch(version)
+	switch {
+	case m == nil:
+		p.writeRejection(w, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`))
+		return
+	case m[1] != "1":
+		p.writeRejection(w, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version))
+		return
+	}
+	subscriber, _ := stringField(req, "subscriber_id")
+	if subscriber == "" || len(subscriber) > 256 {
+		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", `"subscriber_id" must be a string of 1 to 256 bytes`))
+		return
+	}
+	requested := map[string]json.RawMessage{}
+	if raw, ok := req["capabilities"]; ok {
+		if err := json.Unmarshal(raw, &requested); err != nil || requested == nil {
+			p.writeRejection(w, reject(http.StatusBadRequest, "capabilities_incompatible", `"capabilities" must be an object`))
+			return
+		}
+	}
+	h, t, notes, rej := p.negotiate(requested)
+	if rej != nil {
+		p.writeRejection(w, rej)
+		return
+	}
+
+	sub := &subscription{
+		id: "sub_" + randomHex(12), subscriber: subscriber, requested: requested,
+		terms: t, lastUsed: time.Now(), closed: make(chan struct{}),
+	}
+	if rej := p.addSubscription(sub); rej != nil {
+		p.writeRejection(w, rej)
+		return
+	}
+	p.opts.Logf("producer: %s subscribed as %s", subscriber, sub.id)
+	w.Header().Set("Location", PathEvents+"?subscription_id="+sub.id)
+	writeJSON(w, http.StatusCreated, p.accepted(r, sub.id, h, notes))
+}
+
+// accepted builds a subscription.accepted message for a request to r.
+func (p *Producer) accepted(r *http.Request, id string, h honored, notes []string) any {
+	type producer struct {
+		AgentID      string `json:"agent_id"`
+		AgentName    string `json:"agent_name,omitempty"`
+		AgentVersion string `json:"agent_version,omitempty"`
+	}
+	msg := struct {
+		Type     string   `json:"type"`
+		ID       string   `json:"subscription_id"`
+		Version  string   `json:"aaep_version"`
+		Producer producer `json:"producer"`
+		Honored  honored  `json:"honored_capabilities"`
+		Manifest string   `json:"manifest_uri,omitempty"`
+		Notes    string   `json:"negotiation_notes,omitempty"`
+	}{
+		Type: protocol.TypeSubscriptionAccepted, ID: id, Version: Version, Honored: h,
+		Notes: strings.Join(notes, " "),
+	}
+	a := p.agent()
+	msg.Producer = producer{a.ID, a.Name, a.Version}
+	if r.Host != "" {
+		scheme := "http"
+		if r.TLS != nil {
+			scheme = "https"
+		}
+		msg.Manifest = scheme + "://" + r.Host + PathManifest
+	}
+	return msg
+}
+
+// addSubscription stores sub, evicting the longest idle subscription without
+// a stream when there are too many.
+func (p *Producer) addSubscription(sub *subscription) *rejection {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.subs) >= maxSubscriptions {
+		var idle *subscription
+		for _, s := range p.subs {
+			if s.streams == 0 && (idle == nil || s.lastUsed.Before(idle.lastUsed)) {
+				idle = s
+			}
+		}
+		if idle == nil {
+			return &rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions"}
+		}
+		delete(p.subs, idle.id)
+		close(idle.closed)
+	}
+	p.subs[sub.id] = sub
+	return nil
+}
+
+// negotiate checks requested capabilities and returns what the producer
+// honors (never more than requested), the terms its streams apply, and notes
+// on what it could not honor.
+func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, terms, []string, *rejection) {
+	raw, _ := json.Marshal(requested)
+	var c capabilities
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", "capabilities: %v", err)
+	}
+	bad := func(format string, args ...any) (honored, terms, []string, *rejection) {
+		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", format, args...)
+	}
+	var h honored
+	var notes []string
+	t := terms{rate: maxRate, include: []string{"aaep:agent.*"}}
+
+	h.MaxEventsPerSecond = maxRate
+	if n := c.MaxEventsPerSecond; n != nil {
+		if *n < 1 || *n > 100000 {
+			return bad("max_events_per_second must be from 1 to 100000")
+		}
+		h.MaxEventsPerSecond = min(*n, maxRate)
+	}
+	t.rate = h.MaxEventsPerSecond
+
+	switch c.PreferredVerbosity {
+	case "", "normal":
+		h.PreferredVerbosity = "normal"
+	case "terse", "detailed":
+		notes = append(notes, "Events are written at normal verbosity only.")
+	default:
+		return bad("preferred_verbosity %q is not terse, normal or detailed", c.PreferredVerbosity)
+	}
+
+	langs := c.Languages
+	if _, ok := requested["languages"]; !ok {
+		langs = []string{"en-US"}
+	}
+	for _, l := range langs {
+		if !isLanguageTag(l) {
+			return bad("languages: %q is not a language tag", l)
+		}
+		if slices.ContainsFunc(p.langs, func(have string) bool { return sameLanguage(have, l) }) && !slices.Contains(h.Languages, l) {
+			h.Languages = append(h.Languages, l)
+		}
+	}
+	if len(h.Languages) < len(p.langs) {
+		notes = append(notes, "Some sessions are in "+strings.Join(p.langs, ", ")+" only.")
+	}
+
+	h.SupportsConfirmationReply = c.SupportsConfirmationReply
+	h.SupportsClarificationReply = c.SupportsClarificationReply
+
+	for _, b := range c.CoalesceBoundaries {
+		if !slices.Contains([]string{"none", "word", "sentence", "paragraph", "completion"}, b) {
+			return bad("coalesce_boundaries: %q is not a boundary", b)
+		}
+		if (b == "sentence" || b == "completion") && !slices.Contains(h.CoalesceBoundaries, b) {
+			h.CoalesceBoundaries = append(h.CoalesceBoundaries, b)
+		}
+	}
+	if _, ok := requested["coalesce_boundaries"]; ok && len(h.CoalesceBoundaries) == 0 {
+		notes = append(notes, "Streamed output is cut at sentences and completion only.")
+	}
+
+	if f := c.EventFilters; f != nil {
+		for _, pat := range slices.Concat(f.Include, f.Exclude) {
+			if pat == "" || len(pat) > 256 || strings.Contains(strings.TrimSuffix(pat, "*"), "*") {
+				return bad("event_filters: %q is not a type or a prefix ending in *", pat)
+			}
+		}
+		h.EventFilters = f
+		if f.Include != nil {
+			t.include = f.Include
+		}
+		t.exclude = f.Exclude
+	}
+
+	for _, l := range c.SupportedConformanceLevels {
+		if l < 1 || l > 3 {
+			return bad("supported_conformance_levels: %d is not 1, 2 or 3", l)
+		}
+		if !slices.Contains(h.SupportedConformanceLevels, l) {
+			h.SupportedConformanceLevels = append(h.SupportedConformanceLevels, l)
+		}
+	}
+
+	if c.AcceptSignedManifestsOnly {
+		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "manifest_signature_required", "this producer has no signed manifest")
+	}
+	return h, t, notes, nil
+}
+
+// sameLanguage reports whether two language tags share their primary subtag.
+func sameLanguage(a, b string) bool {
+	pa, _, _ := strings.Cut(a, "-")
+	pb, _, _ := strings.Cut(b, "-")
+	return strings.EqualFold(pa, pb)
+}
+
+func (p *Producer) writeRejection(w http.ResponseWriter, rej *rejection) {
+	p.opts.Logf("producer: subscription rejected: %v", rej)
+	writeJSON(w, rej.status, map[string]string{
+		"type":           protocol.TypeSubscriptionRejected,
+		"reason_code":    rej.code,
+		"reason_message": rej.message,
+	})
+}
+
+func (p *Producer) handleSpecStream(w http.ResponseWriter, r *http.Request) {
+	if p.ended() {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	id := r.URL.Query().Get("subscription_id")
+	if id == "" {
+		writeError(w, http.StatusBadRequest, "the subscription_id query parameter is missing; POST a subscription.request to "+PathSubscriptions+" first")
+		return
+	}
+	p.mu.Lock()
+	sub := p.subs[id]
+	p.mu.Unlock()
+	if sub == nil {
+		writeError(w, http.StatusNotFound, "no subscription "+id)
+		return
+	}
+	p.serveStream(w, r, sub)
+}
+
+// replyError is a refused reply with its HTTP status.
+type replyError struct {
+	status  int
+	message string
+}
+
+func (e *replyError) Error() string { return e.message }
+
+func refuse(status int, format string, args ...any) *replyError {
+	return &replyError{status, fmt.Sprintf(format, args...)}
+}
+
+// handleReply serves both reply endpoints. The spec one requires
+// subscription_id; in Quirks mode the legacy one answers every JSON object
+// {"status":"received"}, but still acts on valid replies.
+func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool) {
+	body, err := readBody(w, r)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		writeError(w, http.StatusBadRequest, "the body is not a JSON object")
+		return
+	}
+	typ, _ := stringField(m, "type")
+	switch typ {
+	case protocol.TypeSubscriptionRenegotiate:
+		p.renegotiate(w, r, m)
+		return
+	case protocol.TypeSubscriptionClose:
+		p.closeSubscription(w, m)
+		return
+	}
+	err = p.reply(typ, m, spec)
+	if p.opts.Quirks {
+		if err != nil {
+			p.opts.Logf("producer: reply ignored: %v", err)
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"status": "received"})
+		return
+	}
+	var re *replyError
+	if errors.As(err, &re) {
+		p.opts.Logf("producer: reply refused (%d): %s", re.status, re.message)
+		writeError(w, re.status, re.message)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "accepted"})
+}
+
+// replyFields are the members each reply type may have.
+var replyFields = map[string][]string{
+	protocol.TypeConfirmationReply: {"type", "reply_token", "decision", "subscription_id", "timestamp",
+		"decided_by", "decision_rationale", "modified_action", "correlation_id"},
+	protocol.TypeClarificationReply: {"type", "reply_token", "response", "subscription_id", "timestamp",
+		"decided_by", "confidence", "correlation_id"},
+}
+
+// reply validates a confirmation or clarification reply and settles its
+// prompt. needSub requires a subscription_id.
+func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool) error {
+	allowed, ok := replyFields[typ]
+	if !ok {
+		return refuse(http.StatusBadRequest, `"type" must be %q or %q (or a subscription message)`,
+			protocol.TypeConfirmationReply, protocol.TypeClarificationReply)
+	}
+	for name := range m {
+		if !slices.Contains(allowed, name) {
+			return refuse(http.StatusBadRequest, "%s has no member %q", typ, name)
+		}
+	}
+	token, _ := stringField(m, "reply_token")
+	if !tokenPattern.MatchString(token) {
+		return refuse(http.StatusBadRequest, `"reply_token" is missing or is not a reply token`)
+	}
+	subID, hasSub := stringField(m, "subscription_id")
+	if _, present := m["subscription_id"]; present && !hasSub {
+		return refuse(http.StatusBadRequest, `"subscription_id" must be a string`)
+	}
+	if needSub && !hasSub {
+		return refuse(http.StatusBadRequest, `"subscription_id" is missing`)
+	}
+	if hasSub {
+		p.mu.Lock()
+		sub := p.subs[subID]
+		p.mu.Unlock()
+		if !subPattern.MatchString(subID) || sub == nil {
+			return refuse(http.StatusBadRequest, "no subscription %s", subID)
+		}
+	}
+	stamp, _ := stringField(m, "timestamp")
+	at, err := time.Parse(time.RFC3339Nano, stamp)
+	if err != nil {
+		return refuse(http.StatusBadRequest, `"timestamp" is missing or is not an RFC 3339 time`)
+	}
+
+	p.mu.Lock()
+	pr := p.prompts[token]
+	p.mu.Unlock()
+	if pr == nil {
+		return refuse(http.StatusNotFound, "reply_token %s matches no prompt of this producer", token)
+	}
+	wantType := protocol.TypeConfirmationReply
+	if pr.typ == protocol.TypeAwaitingClarify {
+		wantType = protocol.TypeClarificationReply
+	}
+	if typ != wantType {
+		return refuse(http.StatusBadRequest, "reply_token %s belongs to a %s; answer it with a %s", token, pr.typ, wantType)
+	}
+	select {
+	case <-pr.settled:
+		return refuse(http.StatusConflict, "the prompt %s is settled already (%s)", token, pr.outcomeNow(p))
+	default:
+	}
+
+	o := Outcome{SubscriptionID: subID}
+	label := ""
+	if typ == protocol.TypeConfirmationReply {
+		d, _ := stringField(m, "decision")
+		if d != protocol.DecisionAccept && d != protocol.DecisionReject || !slices.Contains(pr.allowed, d) {
+			return refuse(http.StatusBadRequest, `"decision" must be one of %s`, strings.Join(pr.allowed, ", "))
+		}
+		if _, ok := m["modified_action"]; ok {
+			d = protocol.DecisionReject // modified actions are not supported: that is a reject
+		}
+		o.Decision, o.Resolution = d, Rejected
+		if d == protocol.DecisionAccept {
+			o.Resolution = Accepted
+		}
+	} else {
+		value, l, err := pr.answer(m["response"])
+		if err != nil {
+			return err
+		}
+		o.Answer, o.Resolution, label = value, Answered, l
+	}
+	p.mu.Lock()
+	expires := pr.expires
+	p.mu.Unlock()
+	if at.After(expires) {
+		return refuse(http.StatusBadRequest, "the reply is dated %s, after the prompt expired at %s",
+			at.UTC().Format(time.RFC3339), expires.Format(time.RFC3339))
+	}
+	if !p.settle(pr, o, label) {
+		return refuse(http.StatusConflict, "the prompt %s is settled already (%s)", token, pr.outcomeNow(p))
+	}
+	return nil
+}
+
+// outcomeNow says how a settled prompt was settled.
+func (pr *prompt) outcomeNow(p *Producer) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return pr.outcome.Resolution.String()
+}
+
+// answer checks a clarification response against what the prompt accepts
+// and returns its value and how it reads.
+func (pr *prompt) answer(raw json.RawMessage) (value, label string, err error) {
+	if raw == nil {
+		return "", "", refuse(http.StatusBadRequest, `"response" is missing`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", "", refuse(http.StatusBadRequest, `"response" is not JSON`)
+	}
+	kinds := strings.Join(pr.kinds, ", ")
+	switch v := v.(type) {
+	case string:
+		if slices.Contains(pr.kinds, "multiple_choice") {
+			for _, c := range pr.choices {
+				if c.Value == v {
+					return v, c.Label, nil
+				}
+			}
+		}
+		if v != "" && len(v) <= 16384 && slices.Contains(pr.kinds, "freetext") {
+			return v, v, nil
+		}
+		if slices.Contains(pr.kinds, "multiple_choice") {
+			values := make([]string, len(pr.choices))
+			for i, c := range pr.choices {
+				values[i] = c.Value
+			}
+			return "", "", refuse(http.StatusBadRequest, "the response %q is not one of the choices %s", v, strings.Join(values, ", "))
+		}
+	case bool:
+		if slices.Contains(pr.kinds, "yes_no") {
+			if v {
+				return "true", "yes", nil
+			}
+			return "false", "no", nil
+		}
+	case json.Number:
+		if slices.Contains(pr.kinds, "numeric") {
+			return v.String(), v.String(), nil
+		}
+	}
+	return "", "", refuse(http.StatusBadRequest, "the response is not of a kind the question accepts (%s)", kinds)
+}
+
+func (p *Producer) renegotiate(w http.ResponseWriter, r *http.Request, m map[string]json.RawMessage) {
+	id, _ := stringField(m, "subscription_id")
+	p.mu.Lock()
+	sub := p.subs[id]
+	p.mu.Unlock()
+	if sub == nil {
+		writeError(w, http.StatusNotFound, "no subscription "+id)
+		return
+	}
+	var changes map[string]json.RawMessage
+	if err := json.Unmarshal(m["capabilities"], &changes); err != nil || changes == nil {
+		writeError(w, http.StatusBadRequest, `"capabilities" must be an object`)
+		return
+	}
+	p.mu.Lock()
+	merged := make(map[string]json.RawMessage, len(sub.requested)+len(changes))
+	for k, v := range sub.requested {
+		merged[k] = v
+	}
+	p.mu.Unlock()
+	for k, v := range changes {
+		merged[k] = v
+	}
+	h, t, notes, rej := p.negotiate(merged)
+	p.mu.Lock()
+	if rej != nil {
+		// A refused renegotiation ends the subscription.
+		if p.subs[id] == sub {
+			delete(p.subs, id)
+			close(sub.closed)
+		}
+		p.mu.Unlock()
+		p.writeRejection(w, rej)
+		return
+	}
+	sub.requested, sub.terms = merged, t
+	p.broadcastLocked()
+	p.mu.Unlock()
+	p.opts.Logf("producer: %s renegotiated", id)
+	writeJSON(w, http.StatusOK, p.accepted(r, id, h, notes))
+}
+
+func (p *Producer) closeSubscription(w http.ResponseWriter, m map[string]json.RawMessage) {
+	id, _ := stringField(m, "subscription_id")
+	p.mu.Lock()
+	sub := p.subs[id]
+	if sub != nil {
+		delete(p.subs, id)
+		close(sub.closed)
+	}
+	p.mu.Unlock()
+	if sub == nil {
+		writeError(w, http.StatusNotFound, "no subscription "+id)
+		return
+	}
+	p.opts.Logf("producer: %s closed", id)
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "closed"})
+}
+
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the body: %w", err)
+	}
+	return b, nil
+}
+
+// stringField returns m[name] when it is a JSON string.
+func stringField(m map[string]json.RawMessage, name string) (string, bool) {
+	var s string
+	if err := json.Unmarshal(m[name], &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // our own values always encode
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b.Bytes())
+}
+
+func writeError(w http.ResponseWriter, status int, message string) {
+	writeJSON(w, status, map[string]string{"error": message})
+}

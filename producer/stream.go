@@ -1,0 +1,344 @@
+package producer
+
+// This file holds the event streams: Server-Sent Events framing, resuming,
+// filters, the rate limit, and the chaos of Duplicate and Shuffle.
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// quirkReplay is how many old events a new stream gets in Quirks mode.
+const quirkReplay = 1000
+
+// maxHold is how long the shuffle may hold an event back.
+const maxHold = 200 * time.Millisecond
+
+// ended reports whether the streams are over: the run has ended and
+// EndWhenDone is set.
+func (p *Producer) ended() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.finished && p.opts.EndWhenDone
+}
+
+// snapshot is what a stream learns from the producer at one moment.
+type snapshot struct {
+	recs     []record
+	next     uint64        // index of the event after recs
+	changed  chan struct{} // closed at the next change
+	idle     bool          // every playing scenario waits on a prompt, or none plays
+	finished bool
+	terms    terms
+	closed   bool // the subscription is gone
+}
+
+// since returns the events from index from on.
+func (p *Producer) since(from uint64, sub *subscription) snapshot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	from = max(from, p.histBase)
+	s := snapshot{
+		recs:     slices.Clone(p.hist[from-p.histBase:]),
+		next:     p.histBase + uint64(len(p.hist)),
+		changed:  p.changed,
+		idle:     p.finished || p.active > 0 && p.blocked == p.active,
+		finished: p.finished,
+		terms:    terms{rate: maxRate, include: []string{"aaep:agent.*"}},
+	}
+	if sub != nil {
+		s.terms = sub.terms
+		s.closed = p.subs[sub.id] != sub
+	}
+	return s
+}
+
+// startIndex is where a new stream begins: after the Last-Event-ID when the
+// history holds it, else at the oldest event kept (the last quirkReplay in
+// Quirks mode, where events carry no id to resume from).
+func (p *Producer) startIndex(lastID string) uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	end := p.histBase + uint64(len(p.hist))
+	if p.opts.Quirks {
+		return max(p.histBase, end-min(end, quirkReplay))
+	}
+	if lastID != "" {
+		for i := len(p.hist) - 1; i >= 0; i-- {
+			if p.hist[i].id == lastID {
+				return p.histBase + uint64(i) + 1
+			}
+		}
+		p.opts.Logf("producer: Last-Event-ID %s is not in the history; resending all of it", lastID)
+	}
+	return p.histBase
+}
+
+// serveStream writes events to one SSE stream until the client leaves, the
+// producer closes, the subscription (if any) closes, or — with EndWhenDone —
+// the run ends.
+func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subscription) {
+	if p.ended() {
+		w.WriteHeader(http.StatusNoContent) // do not reconnect
+		return
+	}
+	p.mu.Lock()
+	p.streams++
+	seed := p.streams
+	if sub != nil {
+		sub.streams++
+		sub.lastUsed = time.Now()
+	}
+	p.mu.Unlock()
+	defer func() {
+		if sub != nil {
+			p.mu.Lock()
+			sub.streams--
+			sub.lastUsed = time.Now()
+			p.mu.Unlock()
+		}
+	}()
+
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	p.begin()
+
+	out := &streamOut{
+		bare:   p.opts.Quirks,
+		rng:    rand.New(rand.NewPCG(p.opts.Seed, seed)),
+		dup:    p.opts.Duplicate,
+		window: p.opts.Shuffle,
+	}
+	var heartbeat <-chan time.Time
+	if p.opts.Quirks {
+		out.buf.WriteString(": connected\n\n")
+		t := time.NewTicker(p.opts.Heartbeat)
+		defer t.Stop()
+		heartbeat = t.C
+	}
+	var closed <-chan struct{}
+	if sub != nil {
+		closed = sub.closed
+	}
+
+	cursor := p.startIndex(r.Header.Get("Last-Event-ID"))
+	for {
+		snap := p.since(cursor, sub)
+		cursor = snap.next
+		if snap.closed {
+			return
+		}
+		out.bucket.setRate(snap.terms.rate)
+		now := time.Now()
+		for _, rec := range snap.recs {
+			if rec.critical || snap.terms.allows(rec.typ) {
+				out.add(rec, now)
+			}
+		}
+		if snap.idle || len(out.held) > 0 && now.Sub(out.heldSince) >= maxHold {
+			out.flushHeld(now)
+		}
+		out.drain(now)
+		if out.buf.Len() > 0 {
+			if _, err := w.Write(out.buf.Bytes()); err != nil {
+				return
+			}
+			out.buf.Reset()
+			if err := rc.Flush(); err != nil {
+				return
+			}
+		}
+		if snap.finished && p.opts.EndWhenDone && len(out.held) == 0 && len(out.queue) == 0 {
+			return
+		}
+
+		var wake <-chan time.Time
+		var timer *time.Timer
+		if d, ok := out.nextWake(now); ok {
+			timer = time.NewTimer(d)
+			wake = timer.C
+		}
+		select {
+		case <-snap.changed:
+		case <-wake:
+		case <-heartbeat:
+			out.buf.WriteString(": heartbeat\n\n")
+		case <-closed:
+			return
+		case <-r.Context().Done():
+			return
+		case <-p.ctx.Done():
+			return
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+}
+
+// allows reports whether the filters let a non-critical event of type typ
+// through: it matches an include pattern and no exclude pattern.
+func (t terms) allows(typ string) bool {
+	match := func(pat string) bool {
+		if prefix, ok := strings.CutSuffix(pat, "*"); ok {
+			return strings.HasPrefix(typ, prefix)
+		}
+		return typ == pat
+	}
+	return slices.ContainsFunc(t.include, match) && !slices.ContainsFunc(t.exclude, match)
+}
+
+// streamOut orders one stream's events: critical ones are written at once;
+// the others may wait in the shuffle window (held), then for the rate limit
+// (queue).
+type streamOut struct {
+	bare      bool // Quirks framing: data lines only
+	rng       *rand.Rand
+	dup       float64
+	window    int
+	held      []pending
+	heldSince time.Time
+	queue     []pending
+	bucket    bucket
+	buf       bytes.Buffer // framed events ready to write
+}
+
+type pending struct {
+	rec  record
+	copy bool // a duplicate; never duplicated again
+}
+
+func (o *streamOut) add(rec record, now time.Time) {
+	if rec.critical {
+		o.write(rec)
+		if o.duplicate() {
+			o.write(rec)
+		}
+		return
+	}
+	if o.window <= 1 {
+		o.enqueue(pending{rec: rec})
+		o.drain(now)
+		return
+	}
+	if len(o.held) == 0 {
+		o.heldSince = now
+	}
+	o.held = append(o.held, pending{rec: rec})
+	for len(o.held) >= o.window {
+		o.release(o.rng.IntN(len(o.held)))
+	}
+	o.drain(now)
+}
+
+// release moves held[i] to the queue; a duplicate of it may join the window.
+func (o *streamOut) release(i int) {
+	p := o.held[i]
+	o.held = slices.Delete(o.held, i, i+1)
+	o.queue = append(o.queue, p)
+	if !p.copy && o.duplicate() {
+		o.held = append(o.held, pending{rec: p.rec, copy: true})
+	}
+}
+
+// flushHeld releases every held event in random order.
+func (o *streamOut) flushHeld(now time.Time) {
+	for len(o.held) > 0 {
+		o.release(o.rng.IntN(len(o.held)))
+	}
+	o.drain(now)
+}
+
+func (o *streamOut) enqueue(p pending) {
+	o.queue = append(o.queue, p)
+	if !p.copy && o.duplicate() {
+		o.queue = append(o.queue, pending{rec: p.rec, copy: true})
+	}
+}
+
+// drain writes queued events as far as the rate limit allows.
+func (o *streamOut) drain(now time.Time) {
+	n := 0
+	for n < len(o.queue) && o.bucket.take(now) {
+		o.write(o.queue[n].rec)
+		n++
+	}
+	o.queue = slices.Delete(o.queue, 0, n)
+}
+
+// nextWake says when held or queued events may go out.
+func (o *streamOut) nextWake(now time.Time) (time.Duration, bool) {
+	var d time.Duration
+	ok := false
+	if len(o.held) > 0 {
+		d, ok = max(o.heldSince.Add(maxHold).Sub(now), time.Millisecond), true
+	}
+	if len(o.queue) > 0 {
+		q := o.bucket.wait(now)
+		if !ok || q < d {
+			d, ok = q, true
+		}
+	}
+	return d, ok
+}
+
+func (o *streamOut) duplicate() bool { return o.dup > 0 && o.rng.Float64() < o.dup }
+
+// write frames one event.
+func (o *streamOut) write(rec record) {
+	if !o.bare {
+		o.buf.WriteString("event: aaep.event\nid: ")
+		o.buf.WriteString(rec.id)
+		o.buf.WriteByte('\n')
+	}
+	o.buf.WriteString("data: ")
+	o.buf.Write(rec.data)
+	o.buf.WriteString("\n\n")
+}
+
+// bucket is a token bucket: rate tokens a second, holding at most one
+// second's worth.
+type bucket struct {
+	rate   int
+	tokens float64
+	last   time.Time
+}
+
+func (b *bucket) setRate(rate int) {
+	if b.rate != rate {
+		b.rate, b.tokens = rate, float64(rate)
+	}
+}
+
+func (b *bucket) refill(now time.Time) {
+	if !b.last.IsZero() {
+		b.tokens = min(float64(b.rate), b.tokens+now.Sub(b.last).Seconds()*float64(b.rate))
+	}
+	b.last = now
+}
+
+func (b *bucket) take(now time.Time) bool {
+	b.refill(now)
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// wait is how long until a token is available.
+func (b *bucket) wait(now time.Time) time.Duration {
+	b.refill(now)
+	if b.tokens >= 1 {
+		return 0
+	}
+	return max(time.Duration((1-b.tokens)/float64(b.rate)*float64(time.Second)), time.Millisecond)
+}

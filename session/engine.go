@@ -1,0 +1,222 @@
+package session
+
+import (
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// Config tunes an Engine. The zero Config is ready to use.
+type Config struct {
+	// ReorderWait is how long an event may wait for missing earlier sequence
+	// numbers of its session before it is released anyway. 0 means 250ms.
+	ReorderWait time.Duration
+	// ReorderWindow is the most events one session may hold back; one more
+	// releases the lowest held. 0 means 256. All sessions together hold at
+	// most 1024 events, or ReorderWindow when that is more.
+	ReorderWindow int
+	// DedupeWindow is how many recent (agent_id, event_id) keys are
+	// remembered to drop duplicates. 0 means 1<<16.
+	DedupeWindow int
+	// MaxSessions is how many sessions are tracked; beyond it the least
+	// recently active is forgotten, ended sessions first. 0 means 16384.
+	MaxSessions int
+	// DecidedBy, when not empty, is written into every reply's decided_by.
+	DecidedBy string
+}
+
+// Defaults for the zero values of Config.
+const (
+	defaultReorderWait   = 250 * time.Millisecond
+	defaultReorderWindow = 256
+	defaultDedupeWindow  = 1 << 16
+	defaultMaxSessions   = 16384
+	defaultMaxHeld       = 1024
+
+	// outputWindow bounds the remembered (session, output_id) pairs whose
+	// final chunk was seen; tokenWindow the remembered reply tokens.
+	outputWindow = 1 << 14
+	tokenWindow  = 1 << 12
+)
+
+// Engine is the subscriber's state machine for one subscription. It drops
+// duplicate events, puts each session's events back in sequence order, checks
+// the session lifecycle, tracks pending prompts and builds replies.
+//
+// An Engine is not safe for concurrent use: one goroutine calls all of its
+// methods, and its Output must not call back into Handle, Tick, Flush or End.
+// Its memory stays bounded however long it runs.
+type Engine struct {
+	cfg   Config
+	out   Output
+	subID string
+
+	hash   hasher
+	seen   hashSet             // (agent_id, event_id) of recent events
+	done   hashSet             // (session_id, output_id) whose final chunk was delivered
+	tokens hashSet             // (agent_id, reply_token) of recent prompts
+	gone   window[goneSession] // sessions forgotten to make room
+
+	sessions   map[string]*sessionState
+	overflowed bool        // a live session was forgotten to make room
+	live       sessionList // least recently active first
+	over       sessionList // ended sessions, least recently active first
+	waiting    deadlineHeap
+	held       int // entries in all reorder queues
+	maxHeld    int // bound on held
+
+	pending   []*pendingPrompt // ordered by Number
+	recent    []*Prompt        // recently settled prompts, for precise errors
+	number    int              // last prompt number given
+	promptDue time.Time        // earliest reminder or expiry; zero when none
+}
+
+// New returns an Engine that reports to out.
+func New(cfg Config, out Output) *Engine {
+	if cfg.ReorderWait <= 0 {
+		cfg.ReorderWait = defaultReorderWait
+	}
+	if cfg.ReorderWindow <= 0 {
+		cfg.ReorderWindow = defaultReorderWindow
+	}
+	if cfg.DedupeWindow <= 0 {
+		cfg.DedupeWindow = defaultDedupeWindow
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = defaultMaxSessions
+	}
+	return &Engine{
+		cfg:      cfg,
+		out:      out,
+		seen:     hashSet{max: cfg.DedupeWindow},
+		done:     hashSet{max: outputWindow},
+		tokens:   hashSet{max: tokenWindow},
+		gone:     window[goneSession]{max: cfg.MaxSessions},
+		sessions: make(map[string]*sessionState),
+		maxHeld:  max(defaultMaxHeld, cfg.ReorderWindow),
+	}
+}
+
+// SetSubscriptionID sets the subscription_id written into every reply built
+// from now on. While it is empty, replies leave the field out.
+func (e *Engine) SetSubscriptionID(id string) { e.subID = id }
+
+// Handle takes one received event at time now: it drops it when it is a
+// duplicate, holds it while earlier events of its session are missing, and
+// delivers what is ready to the Output. Held events whose wait has run out
+// are released first, so callers that seldom call Tick lose nothing.
+func (e *Engine) Handle(ev *protocol.Event, now time.Time) {
+	if ev == nil {
+		return
+	}
+	if d := e.NextDeadline(); !d.IsZero() && !now.Before(d) {
+		e.Tick(now)
+	}
+	if e.duplicate(ev) {
+		e.diagnose(now, "duplicate", ev.SessionID, ev.EventID,
+			"Dropped a second copy of event "+clean(ev.EventID)+" from "+clean(ev.Producer.AgentID)+".")
+		return
+	}
+	if ev.SessionID == "" {
+		e.deliver(nil, ev, now)
+		return
+	}
+	s := e.session(ev.SessionID, now)
+	if !ev.HasSeq || ev.Seq < 0 {
+		e.deliver(s, ev, now)
+		return
+	}
+	e.sequence(s, ev, now)
+}
+
+// Tick does the work that falls due by now: it releases held events whose
+// wait has run out, expires prompts whose deadline passed and reminds the
+// user of prompts still waiting.
+func (e *Engine) Tick(now time.Time) {
+	for len(e.waiting) > 0 && !now.Before(e.waiting[0].r.deadline) {
+		e.expire(e.waiting[0], now)
+	}
+	e.tickPrompts(now)
+}
+
+// NextDeadline returns the earliest time at which Tick has work to do, or the
+// zero Time when there is none.
+func (e *Engine) NextDeadline() time.Time {
+	next := e.promptDue
+	if len(e.waiting) > 0 {
+		if d := e.waiting[0].r.deadline; next.IsZero() || d.Before(next) {
+			next = d
+		}
+	}
+	return next
+}
+
+// Flush releases every held event now, in order, reporting the gaps it
+// leaves. Call it when the stream ends or the connection drops.
+func (e *Engine) Flush(now time.Time) {
+	for len(e.waiting) > 0 {
+		s := e.waiting[0]
+		e.flushSession(s, now)
+	}
+}
+
+// End closes the engine's part of the subscription: it flushes held events,
+// then every pending prompt expires (its default decision applies, since no
+// answer can reach the producer any more). The reason is for the caller to
+// announce; the engine does not repeat it.
+func (e *Engine) End(now time.Time, reason string) {
+	_ = reason
+	e.Flush(now)
+	for len(e.pending) > 0 {
+		e.expirePrompt(0, now)
+	}
+	e.promptDue = time.Time{}
+}
+
+// duplicate reports whether ev's (agent_id, event_id) was seen recently, and
+// remembers it when it was not. Events without an event_id are never
+// duplicates.
+func (e *Engine) duplicate(ev *protocol.Event) bool {
+	if ev.EventID == "" {
+		return false
+	}
+	k := e.hash.sum(ev.Producer.AgentID, ev.EventID)
+	if e.seen.has(k) {
+		return true
+	}
+	e.seen.add(k)
+	return false
+}
+
+// deliver announces ev: lifecycle checks, prompt cancellation and tracking,
+// then the delivery itself. s is nil for events without a session.
+func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
+	if s != nil {
+		e.check(s, ev, now)
+		if cancelsPrompts(ev) {
+			e.cancelPrompts(ev, now)
+		}
+	}
+	d := Delivery{Kind: KindEvent, At: now, Event: ev}
+	if isPrompt(ev) {
+		d.Prompt, d.Kind = e.openPrompt(s, ev, now)
+	}
+	if s != nil && ev.HasSeq && ev.Seq > s.maxSeq {
+		s.maxSeq = ev.Seq
+	}
+	e.out.Deliver(d)
+}
+
+func (e *Engine) diagnose(now time.Time, code, sessionID, eventID, msg string) {
+	e.out.Diagnose(Diagnostic{At: now, Code: code, SessionID: sessionID, EventID: eventID, Message: msg})
+}
+
+// clean makes a producer-chosen string safe to put in a sentence.
+func clean(s string) string { return protocol.Sanitize(s) }
+
+// typeName is an event type as people say it: "tool.invoked" for
+// "aaep:agent.tool.invoked".
+func typeName(t string) string {
+	return clean(strings.TrimPrefix(t, "aaep:agent."))
+}

@@ -1,0 +1,207 @@
+package session
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// maxRecent bounds the settled prompts remembered so that an answer to one
+// gets a precise reason ("expired", "withdrawn", …) instead of "no such prompt".
+const maxRecent = 64
+
+// pendingPrompt is a prompt waiting for the user, with its reminder state.
+type pendingPrompt struct {
+	p         *Prompt
+	start     time.Time // when it was received, by our clock
+	reminders int       // reminders given: 0, 1 (half the time left) or 2 (a tenth left)
+}
+
+// Pending returns the prompts waiting for an answer, ordered by Number.
+func (e *Engine) Pending() []*Prompt {
+	ps := make([]*Prompt, len(e.pending))
+	for i, pp := range e.pending {
+		ps[i] = pp.p
+	}
+	return ps
+}
+
+func isPrompt(ev *protocol.Event) bool {
+	return ev.Type == protocol.TypeAwaitingConfirmation || ev.Type == protocol.TypeAwaitingClarify
+}
+
+// cancelsPrompts reports whether ev withdraws its session's pending prompts:
+// the session ended, or the agent went back to thinking or deciding.
+func cancelsPrompts(ev *protocol.Event) bool {
+	if ev.IsTerminal() {
+		return true
+	}
+	return ev.Type == protocol.TypeStateChanged && (ev.ToState == "thinking" || ev.ToState == "deciding")
+}
+
+// openPrompt makes a prompt of the confirmation or clarification ev. It is
+// pending, or stale when it can no longer be answered: its deadline passed,
+// its session ended, or a later event of its session was already delivered.
+// s is nil when ev has no session.
+func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) (*Prompt, DeliveryKind) {
+	p := &Prompt{Event: ev, Deadline: deadline(ev, now)}
+	if ev.ReplyToken != "" {
+		k := e.hash.sum(ev.Producer.AgentID, ev.ReplyToken)
+		if e.tokens.has(k) {
+			e.diagnose(now, "lifecycle", ev.SessionID, ev.EventID, fmt.Sprintf(
+				"Session %s: a prompt reuses the reply token of an earlier prompt; the agent may ignore the answer.",
+				clean(ev.SessionID)))
+		}
+		e.tokens.add(k)
+	}
+	stale := !p.Deadline.IsZero() && !now.Before(p.Deadline)
+	if s != nil {
+		stale = stale || s.ended || (ev.HasSeq && ev.Seq < s.maxSeq)
+	}
+	if stale {
+		p.State = PromptStale // not numbered: it is never offered for an answer
+		return p, KindPromptStale
+	}
+	e.number++
+	p.Number = e.number
+	e.pending = append(e.pending, &pendingPrompt{p: p, start: now})
+	e.schedulePrompts()
+	return p, KindEvent
+}
+
+// deadline is when the prompt ev stops accepting answers: timeout_seconds
+// after we received it, or after its timestamp when that is earlier. It is
+// zero when ev gives no timeout.
+func deadline(ev *protocol.Event, now time.Time) time.Time {
+	if ev.TimeoutSeconds <= 0 {
+		return time.Time{}
+	}
+	timeout := time.Duration(ev.TimeoutSeconds) * time.Second
+	d := now.Add(timeout)
+	if !ev.Timestamp.IsZero() {
+		if t := ev.Timestamp.Add(timeout); t.Before(d) {
+			d = t
+		}
+	}
+	return d
+}
+
+// cancelPrompts withdraws the pending prompts of ev's session, announcing
+// each. A prompt numbered after ev in its session is not withdrawn by it.
+func (e *Engine) cancelPrompts(ev *protocol.Event, now time.Time) {
+	for i := 0; i < len(e.pending); {
+		p := e.pending[i].p
+		pe := p.Event
+		if pe.SessionID != ev.SessionID || (ev.HasSeq && pe.HasSeq && pe.Seq > ev.Seq) {
+			i++
+			continue
+		}
+		e.removePending(i)
+		p.State = PromptCancelled
+		e.settle(p)
+		e.out.Deliver(Delivery{Kind: KindPromptCancelled, At: now, Event: pe, Prompt: p})
+	}
+	e.schedulePrompts()
+}
+
+// tickPrompts expires the prompts whose deadline passed and reminds the user
+// of those at half and at a tenth of their time.
+func (e *Engine) tickPrompts(now time.Time) {
+	if e.promptDue.IsZero() || now.Before(e.promptDue) {
+		return
+	}
+	for i := 0; i < len(e.pending); {
+		pp := e.pending[i]
+		if dl := pp.p.Deadline; !dl.IsZero() && !now.Before(dl) {
+			e.expirePrompt(i, now)
+			continue
+		}
+		if n := pp.remindersDue(now); n > pp.reminders {
+			pp.reminders = n
+			e.out.Deliver(Delivery{Kind: KindPromptReminder, At: now, Event: pp.p.Event, Prompt: pp.p})
+		}
+		i++
+	}
+	e.schedulePrompts()
+}
+
+// expirePrompt settles pending prompt i as expired and announces it.
+func (e *Engine) expirePrompt(i int, now time.Time) {
+	p := e.pending[i].p
+	e.removePending(i)
+	p.State = PromptExpired
+	e.settle(p)
+	e.out.Deliver(Delivery{Kind: KindPromptExpired, At: now, Event: p.Event, Prompt: p})
+}
+
+// remindersDue is how many reminders should have been given by now.
+func (pp *pendingPrompt) remindersDue(now time.Time) int {
+	total := pp.p.Deadline.Sub(pp.start)
+	switch {
+	case total <= 0:
+		return 0
+	case !now.Before(pp.p.Deadline.Add(-total / 10)):
+		return 2
+	case !now.Before(pp.start.Add(total / 2)):
+		return 1
+	}
+	return 0
+}
+
+// due is when pp next needs attention: a reminder, or its expiry. It is
+// zero when pp has no deadline.
+func (pp *pendingPrompt) due() time.Time {
+	dl := pp.p.Deadline
+	if dl.IsZero() {
+		return dl
+	}
+	total := dl.Sub(pp.start)
+	switch {
+	case total <= 0 || pp.reminders >= 2:
+		return dl
+	case pp.reminders == 1:
+		return dl.Add(-total / 10)
+	}
+	return pp.start.Add(total / 2)
+}
+
+// schedulePrompts recomputes when the prompts next need attention.
+func (e *Engine) schedulePrompts() {
+	var next time.Time
+	for _, pp := range e.pending {
+		if d := pp.due(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+			next = d
+		}
+	}
+	e.promptDue = next
+}
+
+func (e *Engine) removePending(i int) {
+	e.pending = slices.Delete(e.pending, i, i+1)
+}
+
+// settle remembers a prompt that left the pending list.
+func (e *Engine) settle(p *Prompt) {
+	if len(e.recent) == maxRecent {
+		copy(e.recent, e.recent[1:])
+		e.recent = e.recent[:maxRecent-1]
+	}
+	e.recent = append(e.recent, p)
+}
+
+// prompt returns prompt n, pending or recently settled, or nil.
+func (e *Engine) prompt(n int) *Prompt {
+	for _, pp := range e.pending {
+		if pp.p.Number == n {
+			return pp.p
+		}
+	}
+	for _, p := range e.recent {
+		if p.Number == n {
+			return p
+		}
+	}
+	return nil
+}

@@ -1,0 +1,136 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// sessionState is what the engine remembers of one session. It is kept small:
+// a long run tracks thousands of sessions.
+type sessionState struct {
+	id         string
+	prev, next *sessionState // in the engine's live or ended list
+	r          *reorder      // nil until the session first holds an event
+
+	expect int64 // next expected sequence number, once known
+	maxSeq int64 // highest sequence number delivered; -1 before any
+
+	tools []uint64 // keys of tool calls invoked and not yet completed
+
+	known     bool // expect is set
+	joined    bool // first seen mid-session: earlier events were never received
+	forgotten bool // perhaps evicted once and seen again: its history is lost
+	seen      bool // an event was delivered
+	started   bool // session.started was delivered
+	ended     bool // a terminal event was delivered
+	untracked bool // too many tool calls in flight; some were not remembered
+}
+
+// sessionList is a doubly linked list of sessions, least recently active
+// first.
+type sessionList struct {
+	head, tail *sessionState
+}
+
+func (l *sessionList) pushBack(s *sessionState) {
+	s.prev, s.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = s
+	} else {
+		l.head = s
+	}
+	l.tail = s
+}
+
+func (l *sessionList) remove(s *sessionState) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		l.head = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		l.tail = s.prev
+	}
+	s.prev, s.next = nil, nil
+}
+
+// list returns the list s belongs in.
+func (e *Engine) list(s *sessionState) *sessionList {
+	if s.ended {
+		return &e.over
+	}
+	return &e.live
+}
+
+// session returns the state of session id, creating it (and forgetting the
+// least recently active session when the table is full), and marks it as
+// the most recently active.
+func (e *Engine) session(id string, now time.Time) *sessionState {
+	if s, ok := e.sessions[id]; ok {
+		if l := e.list(s); l.tail != s {
+			l.remove(s)
+			l.pushBack(s)
+		}
+		return s
+	}
+	s := &sessionState{id: strings.Clone(id), maxSeq: -1}
+	if g, ok := e.gone.get(e.hash.sum(id, "")); ok {
+		s.forgotten, s.seen, s.started, s.ended = true, true, true, g.ended
+		s.known, s.expect = g.known, g.expect
+	} else {
+		// Once live sessions were forgotten, a session we do not know may
+		// be one of them: its history is unknown.
+		s.forgotten = e.overflowed
+	}
+	if len(e.sessions) >= e.cfg.MaxSessions {
+		e.evict(now)
+	}
+	e.sessions[s.id] = s
+	e.list(s).pushBack(s)
+	return s
+}
+
+// evict forgets the least recently active session, an ended one when there
+// is one. Events it holds are released first: nothing received is lost. Its
+// ID is remembered in a bounded window, with its next expected sequence
+// number, so an event after its end is still caught and a live session seen
+// again resumes where it was instead of being taken for a new one.
+func (e *Engine) evict(now time.Time) {
+	s := e.over.head
+	if s == nil {
+		s = e.live.head
+	}
+	if s == nil {
+		return
+	}
+	if s.r != nil && len(s.r.q) > 0 {
+		e.flushSession(s, now)
+	}
+	if !s.ended && !e.overflowed {
+		e.overflowed = true
+		e.diagnose(now, "capacity", "", "", fmt.Sprintf(
+			"More than %d sessions are active at once; the least recently active are forgotten, so some checks of their order and lifecycle are skipped.",
+			e.cfg.MaxSessions))
+	}
+	e.list(s).remove(s)
+	delete(e.sessions, s.id)
+	e.gone.put(e.hash.sum(s.id, ""), goneSession{expect: s.expect, known: s.known, ended: s.ended})
+}
+
+// goneSession is what the engine still knows of a session it forgot: where
+// its sequence numbers were, and whether it had ended.
+type goneSession struct {
+	expect       int64
+	known, ended bool
+}
+
+// endSession moves s to the ended list and drops what only a live session needs.
+func (e *Engine) endSession(s *sessionState) {
+	e.list(s).remove(s)
+	s.ended = true
+	s.tools = nil
+	e.over.pushBack(s)
+}
