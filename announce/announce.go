@@ -88,7 +88,11 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	if d.Kind == session.KindEvent && ev != nil {
 		switch {
 		case ev.Type == protocol.TypeOutputStreaming:
-			for _, text := range a.streams.add(ev) {
+			ready, evicted := a.streams.add(ev)
+			if evicted != nil {
+				a.emitPending(d.At, *evicted)
+			}
+			for _, text := range ready {
 				a.emit(a.base(d, "output", text))
 			}
 			return
@@ -117,8 +121,13 @@ func (a *Announcer) Diagnose(d session.Diagnostic) {
 // Flush announces any streamed output still held, as at the end of a stream.
 func (a *Announcer) Flush(now time.Time) {
 	for _, p := range a.streams.flushAll() {
-		a.emit(Announcement{At: now, Priority: Normal, Kind: "output", Agent: p.agent, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
+		a.emitPending(now, p)
 	}
+}
+
+// emitPending reads out text held for an output that is not being fed now.
+func (a *Announcer) emitPending(at time.Time, p pending) {
+	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
 }
 
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {

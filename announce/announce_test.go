@@ -102,6 +102,13 @@ func TestStreamCountIsBounded(t *testing.T) {
 	if n := len(a.streams.m); n > maxStreams {
 		t.Errorf("%d streams held, bound is %d", n, maxStreams)
 	}
+	// The text of every output pushed out of the bound was read, not lost.
+	if got, want := len(r.got), 2*maxStreams; got != want {
+		t.Errorf("%d outputs read out on eviction, want %d", got, want)
+	}
+	if len(r.got) > 0 && (r.got[0].Text != "held" || r.got[0].Kind != "output") {
+		t.Errorf("first evicted output read as %q (%s)", r.got[0].Text, r.got[0].Kind)
+	}
 }
 
 func TestTerminalEventReadsHeldOutputFirst(t *testing.T) {

@@ -1,6 +1,7 @@
 package announce
 
 import (
+	"container/list"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,15 +20,15 @@ const (
 // session and output_id.
 type streams struct {
 	max, maxBytes int
-	tick          uint64
-	m             map[streamKey]*stream
+	m             map[streamKey]*list.Element // of *stream
+	lru           list.List                   // of *stream, least recently fed first
 }
 
 type streamKey struct{ session, output string }
 
 type stream struct {
+	key     streamKey
 	buf     strings.Builder
-	last    uint64 // tick of the last chunk, for eviction
 	agent   string
 	session string
 	lang    string
@@ -41,28 +42,31 @@ type pending struct {
 }
 
 func newStreams(max, maxBytes int) *streams {
-	return &streams{max: max, maxBytes: maxBytes, m: make(map[streamKey]*stream)}
+	return &streams{max: max, maxBytes: maxBytes, m: make(map[streamKey]*list.Element)}
 }
 
 // add appends the chunk of ev and returns the text now ready to be read:
 // complete sentences, or everything held when the producer marks a boundary
-// (sentence, paragraph, completion) or the output is complete.
-func (s *streams) add(ev *protocol.Event) []string {
+// (sentence, paragraph, completion) or the output is complete. When a new
+// output pushes the least recently fed one out of the bound, that one's
+// held text is returned as evicted, to be read rather than lost.
+func (s *streams) add(ev *protocol.Event) (ready []string, evicted *pending) {
 	k := streamKey{ev.SessionID, ev.OutputID}
-	st := s.m[k]
-	if st == nil {
+	var st *stream
+	if e := s.m[k]; e != nil {
+		st = e.Value.(*stream)
+		s.lru.MoveToBack(e)
+	} else {
 		if len(s.m) >= s.max {
-			s.evictOldest()
+			evicted = s.evictOldest()
 		}
-		st = &stream{agent: agentName(ev), session: ev.SessionID, lang: ev.Localization.PrimaryLanguage,
+		st = &stream{key: k, agent: agentName(ev), session: ev.SessionID, lang: ev.Localization.PrimaryLanguage,
 			rtl: ev.Localization.TextDirection == "rtl"}
 		if ev.Language != "" {
 			st.lang = ev.Language
 		}
-		s.m[k] = st
+		s.m[k] = s.lru.PushBack(st)
 	}
-	s.tick++
-	st.last = s.tick
 	st.buf.WriteString(ev.Chunk.String())
 
 	boundary := ev.Complete
@@ -74,9 +78,9 @@ func (s *streams) add(ev *protocol.Event) []string {
 		text := strings.TrimSpace(st.buf.String())
 		st.buf.Reset()
 		if ev.Complete {
-			delete(s.m, k)
+			s.forget(k)
 		}
-		return nonEmpty(text)
+		return nonEmpty(text), evicted
 	}
 	held := st.buf.String()
 	cut := sentenceEnd(held)
@@ -84,55 +88,61 @@ func (s *streams) add(ev *protocol.Event) []string {
 		cut = lastSpace(held, s.maxBytes)
 	}
 	if cut == 0 {
-		return nil
+		return nil, evicted
 	}
-	ready, rest := strings.TrimSpace(held[:cut]), held[cut:]
+	text, rest := strings.TrimSpace(held[:cut]), held[cut:]
 	st.buf.Reset()
 	st.buf.WriteString(strings.TrimLeftFunc(rest, unicode.IsSpace))
-	return nonEmpty(ready)
+	return nonEmpty(text), evicted
 }
 
-// flushSession returns the text held for every output of the session and forgets it.
+// flushSession returns the text held for every output of the session, oldest
+// first, and forgets it.
 func (s *streams) flushSession(session string) []string {
 	var out []string
-	for k, st := range s.m {
-		if k.session == session {
+	for e := s.lru.Front(); e != nil; {
+		next := e.Next()
+		if st := e.Value.(*stream); st.session == session {
 			out = append(out, nonEmpty(strings.TrimSpace(st.buf.String()))...)
-			delete(s.m, k)
+			s.forget(st.key)
 		}
+		e = next
 	}
 	return out
 }
 
-// flushAll returns everything held, oldest output first, and forgets it.
+// flushAll returns everything held, least recently fed output first, and forgets it.
 func (s *streams) flushAll() []pending {
 	var out []pending
-	for len(s.m) > 0 {
-		k, st := s.oldest()
-		if t := strings.TrimSpace(st.buf.String()); t != "" {
-			out = append(out, pending{agent: st.agent, session: st.session, text: t, lang: st.lang, rtl: st.rtl})
+	for s.lru.Len() > 0 {
+		if p := s.evictOldest(); p != nil {
+			out = append(out, *p)
 		}
-		delete(s.m, k)
 	}
 	return out
 }
 
-func (s *streams) evictOldest() {
-	k, _ := s.oldest()
-	delete(s.m, k)
+// evictOldest forgets the least recently fed output and returns its held
+// text, or nil when it held none.
+func (s *streams) evictOldest() *pending {
+	e := s.lru.Front()
+	if e == nil {
+		return nil
+	}
+	st := e.Value.(*stream)
+	s.forget(st.key)
+	t := strings.TrimSpace(st.buf.String())
+	if t == "" {
+		return nil
+	}
+	return &pending{agent: st.agent, session: st.session, text: t, lang: st.lang, rtl: st.rtl}
 }
 
-func (s *streams) oldest() (streamKey, *stream) {
-	var (
-		ok  streamKey
-		ost *stream
-	)
-	for k, st := range s.m {
-		if ost == nil || st.last < ost.last {
-			ok, ost = k, st
-		}
+func (s *streams) forget(k streamKey) {
+	if e := s.m[k]; e != nil {
+		s.lru.Remove(e)
+		delete(s.m, k)
 	}
-	return ok, ost
 }
 
 // sentenceEnd returns the index just after the last sentence terminator that

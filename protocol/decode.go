@@ -827,6 +827,7 @@ func PeekType(b []byte) string {
 			} else {
 				typ = string(b[v.start:v.end])
 			}
+			sc.fail("found") // stop: the rest of the message does not matter here
 		}
 	})
 	return NormalizeType(typ)

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -173,6 +174,10 @@ func (s *scanner) str(sp *span) {
 	s.i++
 	sp.start = int32(s.i)
 	for s.i < len(s.b) {
+		s.plain(sp.high)
+		if s.i >= len(s.b) {
+			break
+		}
 		c := s.b[s.i]
 		switch {
 		case c == '"':
@@ -215,6 +220,34 @@ func (s *scanner) str(sp *span) {
 		}
 	}
 	s.fail("unexpected end of input in string")
+}
+
+// SWAR constants: a byte repeated in every lane of a uint64.
+const (
+	lanes1     = 0x0101010101010101
+	lanesHigh  = 0x8080808080808080
+	lanesQuote = '"' * lanes1
+	lanesBack  = '\\' * lanes1
+	lanesSpace = ' ' * lanes1
+)
+
+// plain advances s.i over string bytes that need no attention, eight at a
+// time: no quote, backslash or control character, and, unless highSeen, no
+// byte of a multi-byte UTF-8 sequence (whose presence the caller records).
+func (s *scanner) plain(highSeen bool) {
+	high := uint64(lanesHigh)
+	if highSeen {
+		high = 0
+	}
+	for s.i+8 <= len(s.b) {
+		x := binary.LittleEndian.Uint64(s.b[s.i:])
+		q, b := x^lanesQuote, x^lanesBack
+		special := (q-lanes1)&^q | (b-lanes1)&^b | (x-lanesSpace)&^x
+		if (special|x&high)&lanesHigh != 0 {
+			return
+		}
+		s.i += 8
+	}
 }
 
 // skip scans one value and forgets it.
