@@ -182,10 +182,16 @@ func TestDescribe(t *testing.T) {
 			Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which account?",
 				Choices:         []protocol.Choice{{Value: "chk", Label: "Checking"}, {Value: "sav", Label: "Savings"}},
 				DefaultResponse: "chk", HasDefaultResponse: true}}, "normal",
-			"Question, prompt 2: Which account? Choices: 1, Checking; 2, Savings; Default answer: chk. Time to answer: 1 minute 30 seconds."},
+			"Question, prompt 2: Which account? Choices: 1, Checking; 2, Savings. Default answer: chk. Time to answer: 1 minute 30 seconds."},
 		{"expired", session.Delivery{Kind: session.KindPromptExpired, Prompt: &session.Prompt{Number: 1},
 			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.", DefaultDecision: "reject"}}, "normal",
 			"Prompt 1 expired without an answer: Delete 3 files. The default decision applies: reject."},
+		{"question expired, one mark", session.Delivery{Kind: session.KindPromptExpired, Prompt: &session.Prompt{Number: 2},
+			Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which time?", DefaultResponse: "20:00", HasDefaultResponse: true}}, "normal",
+			"Prompt 2 expired without an answer: Which time? The default decision applies: use the answer \"20:00\"."},
+		{"withdrawn", session.Delivery{Kind: session.KindPromptCancelled, Prompt: &session.Prompt{Number: 3},
+			Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which time?"}}, "normal",
+			"Prompt 3 was withdrawn by the agent and can no longer be answered: Which time?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

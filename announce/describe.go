@@ -20,16 +20,16 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	}
 	switch d.Kind {
 	case session.KindPromptExpired:
-		return "prompt-expired", fmt.Sprintf("Prompt %d expired without an answer: %s. The default decision applies: %s.",
-			number(d.Prompt), promptTopic(ev), defaultDecision(ev))
+		return "prompt-expired", fmt.Sprintf("Prompt %d expired without an answer: %s The default decision applies: %s.",
+			number(d.Prompt), stop(promptTopic(ev)), defaultDecision(ev))
 	case session.KindPromptCancelled:
-		return "prompt-cancelled", fmt.Sprintf("Prompt %d was withdrawn by the agent and can no longer be answered: %s.",
-			number(d.Prompt), promptTopic(ev))
+		return "prompt-cancelled", fmt.Sprintf("Prompt %d was withdrawn by the agent and can no longer be answered: %s",
+			number(d.Prompt), stop(promptTopic(ev)))
 	case session.KindPromptStale:
-		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s.", promptTopic(ev))
+		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s", stop(promptTopic(ev)))
 	case session.KindPromptReminder:
-		return "prompt-reminder", fmt.Sprintf("Reminder: prompt %d is still waiting, %s left: %s.",
-			number(d.Prompt), timeLeft(d), promptTopic(ev))
+		return "prompt-reminder", fmt.Sprintf("Reminder: prompt %d is still waiting, %s left: %s",
+			number(d.Prompt), timeLeft(d), stop(promptTopic(ev)))
 	case session.KindReplySent:
 		return "reply-sent", fmt.Sprintf("Sent your answer to prompt %d: %s.", number(d.Prompt), replyWords(d.Reply))
 	}
@@ -104,15 +104,16 @@ func confirmationWords(d session.Delivery, summary string) string {
 func clarificationWords(d session.Delivery) string {
 	ev := d.Event
 	var b strings.Builder
-	fmt.Fprintf(&b, "Question, prompt %d: %s", number(d.Prompt), ev.Question.String())
+	fmt.Fprintf(&b, "Question, prompt %d: %s", number(d.Prompt), stop(ev.Question.String()))
 	if c := ev.ClarifyContext.String(); c != "" {
-		b.WriteString(" Context: " + c)
+		b.WriteString(" Context: " + stop(c))
 	}
 	if len(ev.Choices) > 0 {
-		b.WriteString(" Choices:")
+		choices := make([]string, len(ev.Choices))
 		for i, c := range ev.Choices {
-			fmt.Fprintf(&b, " %d, %s;", i+1, c.Label.String())
+			choices[i] = fmt.Sprintf("%d, %s", i+1, c.Label.String())
 		}
+		b.WriteString(" Choices: " + strings.Join(choices, "; ") + ".")
 	}
 	if ev.HasDefaultResponse && ev.DefaultResponse != "" {
 		b.WriteString(" Default answer: " + ev.DefaultResponse.String() + ".")
