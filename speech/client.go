@@ -1,0 +1,170 @@
+// client.go holds Client, one SSIP connection to speech-dispatcher.
+
+package speech
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// Event is an asynchronous SSIP event (701 begin, 702 end, 703 cancelled, …).
+type Event struct {
+	Code  int
+	Lines []string
+}
+
+// Client is one SSIP connection. Its methods are safe for concurrent use;
+// commands are sent one at a time.
+type Client struct {
+	conn    net.Conn
+	replies chan reply
+	events  chan Event // buffered; events are dropped when nobody reads them
+	done    chan struct{}
+
+	mu     sync.Mutex // guards writes and the command/reply exchange
+	err    error      // set by the read loop when the connection ends; guarded by errMu
+	errMu  sync.Mutex
+	closed sync.Once
+}
+
+// Dial connects to speech-dispatcher at addr and names the client
+// ("user:aaep-listen:main" style). It never starts a daemon.
+func Dial(ctx context.Context, addr Address, clientName string) (*Client, error) {
+	var d net.Dialer
+	conn, err := d.DialContext(ctx, addr.Network, addr.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("%w at %s: %v", ErrNoDaemon, addr, err)
+	}
+	c := &Client{conn: conn, replies: make(chan reply), events: make(chan Event, 64), done: make(chan struct{})}
+	go c.readLoop()
+	if clientName != "" {
+		if err := c.Command(ctx, "SET SELF CLIENT_NAME "+clientName); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// Events returns the asynchronous events the daemon sends after
+// "SET SELF NOTIFICATION ALL on". Events are dropped when the channel is full.
+func (c *Client) Events() <-chan Event { return c.events }
+
+func (c *Client) readLoop() {
+	defer close(c.done)
+	br := bufio.NewReader(c.conn)
+	for {
+		r, err := readReply(br)
+		if err != nil {
+			c.errMu.Lock()
+			c.err = fmt.Errorf("speech: connection to speech-dispatcher lost: %w", err)
+			c.errMu.Unlock()
+			return
+		}
+		if r.isEvent() {
+			select {
+			case c.events <- Event{Code: r.Code, Lines: r.Lines}:
+			default:
+			}
+			continue
+		}
+		select {
+		case c.replies <- r:
+		case <-time.After(5 * time.Second): // nobody waits: a stray reply
+		}
+	}
+}
+
+// connErr is why the connection ended.
+func (c *Client) connErr() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	if c.err == nil {
+		return errors.New("speech: connection closed")
+	}
+	return c.err
+}
+
+// exchange writes data and waits for one reply.
+func (c *Client) exchange(ctx context.Context, what, data string) (reply, error) {
+	if dl, ok := ctx.Deadline(); ok {
+		c.conn.SetWriteDeadline(dl)
+	} else {
+		c.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	}
+	if _, err := io.WriteString(c.conn, data); err != nil {
+		return reply{}, fmt.Errorf("speech: %s: %w", what, err)
+	}
+	select {
+	case r := <-c.replies:
+		return r, nil
+	case <-c.done:
+		return reply{}, c.connErr()
+	case <-ctx.Done():
+		return reply{}, fmt.Errorf("speech: %s: %w", what, ctx.Err())
+	}
+}
+
+// Command sends one SSIP command line and checks that it succeeded.
+func (c *Client) Command(ctx context.Context, line string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, err := c.exchange(ctx, line, line+"\r\n")
+	if err != nil {
+		return err
+	}
+	if !r.ok() {
+		return r.err(line)
+	}
+	return nil
+}
+
+// Speak queues text at the client's current priority and language and returns
+// the message id the daemon gave it.
+func (c *Client) Speak(ctx context.Context, text string) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, err := c.exchange(ctx, "SPEAK", "SPEAK\r\n")
+	if err != nil {
+		return "", err
+	}
+	if r.Code != 230 {
+		return "", r.err("SPEAK")
+	}
+	r, err = c.exchange(ctx, "SPEAK text", escapeText(text))
+	if err != nil {
+		return "", err
+	}
+	if !r.ok() {
+		return "", r.err("SPEAK text")
+	}
+	if len(r.Lines) > 1 {
+		return r.Lines[0], nil
+	}
+	return "", nil
+}
+
+// Close says QUIT (briefly) and closes the connection.
+func (c *Client) Close() error {
+	var err error
+	c.closed.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		defer cancel()
+		select {
+		case <-c.done:
+		default:
+			c.mu.Lock()
+			c.exchange(ctx, "QUIT", "QUIT\r\n")
+			c.mu.Unlock()
+		}
+		err = c.conn.Close()
+		<-c.done
+	})
+	return err
+}

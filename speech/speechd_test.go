@@ -1,0 +1,148 @@
+package speech
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+)
+
+func TestSpeechdSpeaksInOrder(t *testing.T) {
+	d := startSpeechd(t, "")
+	sink := &Sink{Backend: d.backend(t)}
+	texts := []string{"Agent Ada started.", ".hidden file listed", "Agent Ada finished."}
+	for _, text := range texts {
+		announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Kind: "note", Text: text, Lang: "en"})
+	}
+	got := d.waitSpoken(t, len(texts), 10*time.Second)
+	// The generic module turns punctuation into spaces: compare the words.
+	if len(got) != len(texts) || got[0] != texts[0] || strings.TrimSpace(got[1]) != "hidden file listed" || got[2] != texts[2] {
+		t.Fatalf("spoken %q, want %q", got, texts)
+	}
+	// A lone dot inside the text must not end the message early.
+	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "one\n.\ntwo"})
+	got = d.waitSpoken(t, len(texts)+1, 5*time.Second)
+	if last := got[len(got)-1]; !strings.HasPrefix(last, "one") || !strings.HasSuffix(last, "two") {
+		t.Fatalf("spoken %q, want the whole dotted text", got)
+	}
+}
+
+func TestSpeechdCriticalInterruptsSlowNormal(t *testing.T) {
+	d := startSpeechd(t, "1")
+	sink := &Sink{Backend: d.backend(t)}
+	for _, text := range []string{"normal one", "normal two", "normal three"} {
+		announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: text})
+	}
+	time.Sleep(200 * time.Millisecond) // the slow module is busy with "normal one"
+	start := time.Now()
+	announceOK(t, sink, announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Confirm deleting files?"})
+	got := d.waitSpoken(t, 1, 5*time.Second)
+	if len(got) == 0 || got[0] != "Confirm deleting files?" {
+		t.Fatalf("first spoken %q, want the critical prompt first", got)
+	}
+	if el := time.Since(start); el > 2500*time.Millisecond {
+		t.Fatalf("critical spoken after %v", el)
+	}
+}
+
+func TestSpeechdReconnectsAfterRestart(t *testing.T) {
+	d := startSpeechd(t, "")
+	ctx := context.Background()
+	b := d.backend(t)
+	if err := b.Speak(ctx, Utterance{Text: "before", Priority: Message}); err != nil {
+		t.Fatal(err)
+	}
+	d.waitSpoken(t, 1, 5*time.Second)
+	d.stop()
+	d.start(t)
+	// The old connection is dead; the backend must notice and dial again.
+	time.Sleep(100 * time.Millisecond)
+	if err := b.Speak(ctx, Utterance{Text: "after", Priority: Important, Lang: "yo"}); err != nil {
+		t.Fatal(err)
+	}
+	got := d.waitSpoken(t, 2, 5*time.Second)
+	if len(got) != 2 || got[1] != "after" {
+		t.Fatalf("spoken %q, want before and after", got)
+	}
+}
+
+func TestSpeechdCancelAndEvents(t *testing.T) {
+	d := startSpeechd(t, "1")
+	ctx := context.Background()
+	c, err := Dial(ctx, d.addr(), "user:aaep-listen:test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Command(ctx, "SET SELF NOTIFICATION ALL on"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Speak(ctx, "first"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Speak(ctx, "second"); err != nil {
+		t.Fatal(err)
+	}
+	// Events arrive between replies; the commands above still got their own replies.
+	select {
+	case ev := <-c.Events():
+		if ev.Code != 701 {
+			t.Fatalf("first event %d %q, want 701 begin", ev.Code, ev.Lines)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("no begin event")
+	}
+	if err := c.Command(ctx, "CANCEL self"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond)
+	for _, l := range d.waitSpoken(t, 0, 0) {
+		if l == "second" {
+			t.Fatal("second spoken after CANCEL self")
+		}
+	}
+}
+
+func TestSpeechdBadCommandIsAnError(t *testing.T) {
+	d := startSpeechd(t, "")
+	ctx := context.Background()
+	c, err := Dial(ctx, d.addr(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Command(ctx, "SET SELF PRIORITY shouting"); err == nil {
+		t.Fatal("bad priority accepted")
+	}
+	if err := c.Command(ctx, "SET SELF PRIORITY text"); err != nil {
+		t.Fatalf("the connection is still usable: %v", err)
+	}
+}
+
+func TestOpenAutoWithoutDaemon(t *testing.T) {
+	env := Env{Getenv: func(k string) string {
+		if k == "SPEECHD_ADDRESS" {
+			return "unix_socket:" + t.TempDir() + "/none.sock"
+		}
+		return ""
+	}, LookPath: func(string) (string, error) { return "", errNotFound }}
+	b, msg, err := Open(context.Background(), "auto", "user:x:y", env)
+	if err != nil || b != nil || !strings.Contains(msg, "off") {
+		t.Fatalf("auto with nothing: %v %q %v", b, msg, err)
+	}
+	if _, _, err := Open(context.Background(), "speechd", "user:x:y", env); err == nil {
+		t.Fatal("speechd without a daemon: no error")
+	}
+	if _, _, err := Open(context.Background(), "loud", "", env); err == nil {
+		t.Fatal("unknown mode accepted")
+	}
+}
+
+func announceOK(t *testing.T, s *Sink, an announce.Announcement) {
+	t.Helper()
+	if err := s.Announce(an); err != nil {
+		t.Fatal(err)
+	}
+}
