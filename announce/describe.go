@@ -301,7 +301,12 @@ func Duration(d time.Duration) string {
 
 // words turns an identifier such as "fetch_balance" into "fetch balance".
 func words(id string) string {
-	return protocol.Sanitize(strings.NewReplacer("_", " ", "-", " ").Replace(id))
+	return protocol.Sanitize(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return ' '
+		}
+		return r
+	}, id))
 }
 
 // joinSentences joins a and b as sentences, adding a full stop where needed.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -171,13 +172,16 @@ func (l *listener) run(ctx context.Context) error {
 // frame decodes one frame and feeds it to the engine.
 func (l *listener) frame(f transport.Frame) {
 	now := l.o.Now()
-	switch protocol.PeekType(f.Data) {
-	case protocol.TypeSubscriptionAccepted:
-		l.accepted(f.Data, now)
-		return
-	case protocol.TypeSubscriptionRejected:
-		l.rejected(f.Data, now)
-		return
+	// Only handshake answers are not events; most frames skip the peek.
+	if bytes.Contains(f.Data, []byte("subscription.")) {
+		switch protocol.PeekType(f.Data) {
+		case protocol.TypeSubscriptionAccepted:
+			l.accepted(f.Data, now)
+			return
+		case protocol.TypeSubscriptionRejected:
+			l.rejected(f.Data, now)
+			return
+		}
 	}
 	ev, err := l.dec.Decode(f.Data)
 	if err != nil {
