@@ -1,0 +1,355 @@
+// check.go: the checker: schema validation and the sequencing rules of a capture.
+
+package capture
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// Severities of a Violation.
+const (
+	SeverityViolation = "violation" // the spec says MUST (NOT)
+	SeverityWarning   = "warning"   // the spec says SHOULD, or the capture itself is odd
+)
+
+// Violation is one rule a capture breaks, at one line.
+type Violation struct {
+	Line     int    `json:"line"`
+	Session  string `json:"session,omitempty"`
+	EventID  string `json:"event_id,omitempty"`
+	Rule     string `json:"rule"`    // short name, e.g. "tool-pairing"
+	Section  string `json:"section"` // where the spec states it, e.g. "4.5.2"
+	Severity string `json:"severity"`
+	Message  string `json:"message"` // one sentence; producer text in it is sanitized
+}
+
+// String is the violation on one line: line, session, rule, section, explanation.
+func (v Violation) String() string {
+	where := fmt.Sprintf("line %d", v.Line)
+	if v.Session != "" {
+		where += ", session " + v.Session
+	}
+	return fmt.Sprintf("%s: %s (%s, spec section %s): %s", where, v.Severity, v.Rule, v.Section, v.Message)
+}
+
+// Step is what the checker made of one record; the trace is built from steps.
+type Step struct {
+	Record     Record
+	Type       string          // normalized message type, "" when unknown
+	Event      *protocol.Event // nil unless the record is an event that could be decoded
+	Msg        map[string]any  // the fields of a non-event message (replies, handshake)
+	Violations []Violation
+}
+
+// CheckOptions configures a Checker. The zero value checks everything.
+type CheckOptions struct {
+	// SchemaOnly checks each message on its own against the schemas and the
+	// rules of single events, with no sequencing rules.
+	SchemaOnly bool
+	// Schemas, if not nil, is used instead of compiling the embedded ones.
+	Schemas *protocol.Schemas
+}
+
+// Window sizes that keep a checker's memory bounded however long the capture.
+const (
+	dedupeWindow = 1 << 17 // (agent, event_id) keys remembered
+	endedWindow  = 1 << 16 // ended session IDs remembered
+	tokenWindow  = 1 << 14 // reply tokens remembered
+)
+
+// Checker checks the records of one capture, in order. It is not safe for
+// concurrent use.
+type Checker struct {
+	o        CheckOptions
+	dec      protocol.Decoder
+	sessions map[string]*sessState
+	ended    ring // IDs of ended sessions, to report events after the end
+	seen     ring // agent + event_id, for duplicates
+	tokens   map[string]*confirmation
+	tokenIDs ring
+	line     int // of the record being checked
+}
+
+// NewChecker returns a Checker. It fails only when the embedded schemas do not compile.
+func NewChecker(o CheckOptions) (*Checker, error) {
+	if o.Schemas == nil {
+		s, err := protocol.NewSchemas()
+		if err != nil {
+			return nil, fmt.Errorf("capture: compile the schemas: %w", err)
+		}
+		o.Schemas = s
+	}
+	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}}
+	c.dec.Schemas = o.Schemas
+	c.ended = newRing(endedWindow)
+	c.seen = newRing(dedupeWindow)
+	c.tokenIDs = newRing(tokenWindow)
+	return c, nil
+}
+
+// sessState is what the checker remembers of one live session.
+type sessState struct {
+	id        string
+	started   bool
+	fromStart bool // the first event seen was session.started (or number 0)
+	firstLine int
+	hasSeq    bool
+	mixedSeq  bool
+	seqKnown  bool
+	lastSeq   int64
+	lastTS    time.Time
+	events    int
+	tools     map[string]int // pairing key -> line of tool.invoked
+	outputs   map[string]*output
+	confirms  []*confirmation // asked, not yet followed by the action they guard
+	decided   *confirmation   // the last decided confirmation awaiting its follow-up
+	state     string          // the last agent state announced by state.changed, "" before any
+}
+
+type output struct {
+	lastPos  int64
+	complete int // line of the complete chunk, 0 before it
+}
+
+type confirmation struct {
+	session      string
+	token        string
+	line         int
+	irreversible bool
+	decision     string // "accept" or "reject" once a reply was recorded
+	replyLine    int
+	consumed     bool
+}
+
+// Check checks one record and returns what was made of it.
+func (c *Checker) Check(rec Record) Step {
+	st := Step{Record: rec}
+	c.line = rec.Line
+	if rec.Note {
+		return st
+	}
+	if rec.IsText() {
+		st.Violations = append(st.Violations, c.v(rec, "", "", "json", "3.8",
+			SeverityViolation, "The frame is not JSON, so it is no AAEP message at all."))
+		return st
+	}
+	st.Type = protocol.PeekType(rec.Msg)
+	if !strings.HasPrefix(st.Type, "aaep:") && isKnownMessage(st.Type) {
+		c.message(&st)
+		return st
+	}
+	if st.Type == "" || !strings.Contains(st.Type, ":") {
+		// Neither an event type (prefixed) nor a known message: judge it as an event.
+		if err := c.o.Schemas.Check(rec.Msg); err != nil {
+			c.schemaProblems(&st, "", "", err)
+			return st
+		}
+	}
+	ev, err := c.dec.Decode(rec.Msg)
+	st.Event = ev
+	session, id := "", ""
+	if ev != nil {
+		session, id = protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
+	}
+	if err != nil {
+		c.schemaProblems(&st, session, id, err)
+	}
+	if ev == nil {
+		return st
+	}
+	c.eventRules(&st, ev)
+	if !c.o.SchemaOnly && rec.Dir == In {
+		c.sequence(&st, ev)
+	}
+	return st
+}
+
+// isKnownMessage reports whether typ is a handshake or reply message.
+func isKnownMessage(typ string) bool {
+	switch typ {
+	case protocol.TypeSubscriptionRequest, protocol.TypeSubscriptionAccepted, protocol.TypeSubscriptionRejected,
+		protocol.TypeSubscriptionRenegotiate, protocol.TypeSubscriptionClose,
+		protocol.TypeConfirmationReply, protocol.TypeClarificationReply:
+		return true
+	}
+	return false
+}
+
+// message checks a handshake or reply message, and notes recorded decisions.
+func (c *Checker) message(st *Step) {
+	if err := c.o.Schemas.Check(st.Record.Msg); err != nil {
+		c.schemaProblems(st, "", "", err)
+	}
+	var m map[string]any
+	if json.Unmarshal(st.Record.Msg, &m) == nil {
+		st.Msg = m
+	}
+	if c.o.SchemaOnly || st.Type != protocol.TypeConfirmationReply || st.Record.Dir != Out {
+		return
+	}
+	token, _ := m["reply_token"].(string)
+	decision, _ := m["decision"].(string)
+	conf := c.tokens[token]
+	if conf == nil {
+		return // a reply to a prompt the capture did not see
+	}
+	if conf.decision != "" {
+		st.Violations = append(st.Violations, c.v(st.Record, conf.session, "", "reply-once", "6.3.5", SeverityWarning,
+			fmt.Sprintf("A second reply to the confirmation of line %d was sent; the producer keeps the first.", conf.line)))
+		return
+	}
+	conf.decision, conf.replyLine = decision, st.Record.Line
+	if s := c.sessions[conf.session]; s != nil {
+		s.decided = conf
+	}
+}
+
+// schemaProblems reports what the schema found wrong; the problems the
+// event rules explain better (urgency, default_decision) are left to them.
+func (c *Checker) schemaProblems(st *Step, session, id string, err error) {
+	var ve *protocol.ValidationError
+	if !errors.As(err, &ve) {
+		st.Violations = append(st.Violations, c.v(st.Record, session, id, "schema", "3.9", SeverityViolation,
+			"The message cannot be decoded: "+protocol.Sanitize(err.Error())+"."))
+		return
+	}
+	var parts []string
+	for _, p := range ve.Problems {
+		if st.Event != nil && (p.Pointer == "/urgency" || p.Pointer == "/default_decision") {
+			continue
+		}
+		where := p.Pointer
+		if where == "" {
+			where = "the message"
+		}
+		parts = append(parts, protocol.Sanitize(where+": "+p.Message))
+	}
+	if len(parts) == 0 {
+		return
+	}
+	section := "3.9"
+	if st.Event != nil && st.Event.Type != "" {
+		section = sectionOf(st.Event.Type)
+	} else if isKnownMessage(st.Type) {
+		section = sectionOf(st.Type)
+	}
+	st.Violations = append(st.Violations, c.v(st.Record, session, id, "schema", section, SeverityViolation,
+		"The message breaks the schema: "+strings.Join(parts, "; ")+"."))
+}
+
+// eventRules checks the rules that concern one event on its own.
+func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
+	session, id := protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
+	switch ev.Type {
+	case protocol.TypeSessionErrored, protocol.TypeAwaitingConfirmation, protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested:
+		if ev.Urgency != protocol.UrgencyCritical {
+			got := string(ev.Urgency)
+			if got == "" {
+				got = "none"
+			}
+			st.Violations = append(st.Violations, c.v(st.Record, session, id, "critical-urgency", sectionOf(ev.Type), SeverityViolation,
+				fmt.Sprintf("%s must have urgency critical, but has %s.", typeName(ev.Type), protocol.Sanitize(got))))
+		}
+	}
+	if ev.Type != protocol.TypeAwaitingConfirmation || ev.DefaultDecision != protocol.DecisionAccept {
+		return
+	}
+	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	switch {
+	case irreversible && (ev.RiskLevel == "high" || ev.RiskLevel == "medium"):
+		st.Violations = append(st.Violations, c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityViolation,
+			fmt.Sprintf("An irreversible %s-risk action must default to reject on timeout, not accept.", ev.RiskLevel)))
+	case irreversible && ev.RiskLevel == "low":
+		st.Violations = append(st.Violations, c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityWarning,
+			"An irreversible action should default to reject on timeout, even at low risk."))
+	case !irreversible && ev.RiskLevel == "high":
+		st.Violations = append(st.Violations, c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityWarning,
+			"A high-risk action should default to reject on timeout."))
+	}
+}
+
+// v builds a Violation.
+func (c *Checker) v(rec Record, session, id, rule, section, severity, msg string) Violation {
+	return Violation{Line: rec.Line, Session: session, EventID: id, Rule: rule, Section: section, Severity: severity, Message: msg}
+}
+
+// sectionOf returns the spec section defining a message type.
+func sectionOf(typ string) string {
+	switch typ {
+	case protocol.TypeSessionStarted:
+		return "4.1.1"
+	case protocol.TypeSessionCompleted:
+		return "4.1.2"
+	case protocol.TypeSessionErrored:
+		return "4.1.3"
+	case protocol.TypeSessionCancelled:
+		return "4.1.4"
+	case protocol.TypeStateChanged:
+		return "4.2.1"
+	case protocol.TypeProgressUpdated:
+		return "4.2.2"
+	case protocol.TypeToolInvoked:
+		return "4.3.1"
+	case protocol.TypeToolCompleted:
+		return "4.3.2"
+	case protocol.TypeOutputStreaming:
+		return "4.3.3"
+	case protocol.TypeAwaitingConfirmation:
+		return "4.4.1"
+	case protocol.TypeAwaitingClarify:
+		return "4.4.2"
+	case protocol.TypeHandoffRequested:
+		return "4.4.3"
+	case protocol.TypeSubscriptionRequest:
+		return "5.2"
+	case protocol.TypeSubscriptionAccepted:
+		return "5.4"
+	case protocol.TypeSubscriptionRejected:
+		return "5.5"
+	case protocol.TypeSubscriptionRenegotiate:
+		return "5.7"
+	case protocol.TypeSubscriptionClose:
+		return "5.8"
+	case protocol.TypeConfirmationReply:
+		return "6.3"
+	case protocol.TypeClarificationReply:
+		return "6.5"
+	}
+	return "3.9"
+}
+
+// typeName is an event type as people read it: "tool.invoked".
+func typeName(typ string) string {
+	return protocol.Sanitize(strings.TrimPrefix(typ, "aaep:agent."))
+}
+
+// ring is a bounded set of strings: adding one past its size forgets the oldest.
+type ring struct {
+	set  map[string]int // value -> line
+	keys []string
+	next int
+}
+
+func newRing(n int) ring { return ring{set: map[string]int{}, keys: make([]string, n)} }
+
+// add remembers k at line; it returns the line k was remembered at before, or 0.
+func (r *ring) add(k string, line int) int {
+	if prev, ok := r.set[k]; ok {
+		return prev
+	}
+	if old := r.keys[r.next]; old != "" {
+		delete(r.set, old)
+	}
+	r.keys[r.next] = k
+	r.next = (r.next + 1) % len(r.keys)
+	r.set[k] = line
+	return 0
+}
+
+func (r *ring) has(k string) bool { _, ok := r.set[k]; return ok }

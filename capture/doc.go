@@ -1,0 +1,6 @@
+// Package capture owns the .aaep capture format (reading, writing, redaction)
+// and what is learnt from a capture: the sequencing check and the state-machine trace.
+//
+// A capture is JSON Lines: a header object, then one [t, dir, msg] record per
+// line. Readers also accept plain JSONL of events and gzip-compressed files.
+package capture

@@ -1,0 +1,101 @@
+// html.go: the trace as a self-contained, accessible HTML report.
+
+package capture
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+)
+
+// WriteHTML writes the trace as one HTML file with no external assets: a
+// heading per session, a table with a caption per session, and every
+// problem stated in words (the colours only repeat what the words say).
+func (t *Trace) WriteHTML(w io.Writer) error {
+	if err := htmlReport.Execute(w, t); err != nil {
+		return fmt.Errorf("capture: write the HTML trace: %w", err)
+	}
+	return nil
+}
+
+var htmlReport = template.Must(template.New("trace").Funcs(template.FuncMap{
+	"seconds":  seconds,
+	"severity": severityWord,
+	"summary":  func(s *SessionTrace) string { return s.summary() },
+	"tsummary": func(t *Trace) string { return t.summary() },
+	"verdict":  func(t *Trace) string { return t.verdict() },
+	"orWord":   orWord,
+	"changed":  func(st TraceStep) bool { return st.To != "" && st.From != st.To },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>AAEP state-machine trace of {{.Source}}</title>
+<style>
+body { font-family: system-ui, sans-serif; line-height: 1.5; margin: 1rem auto; max-width: 70rem; padding: 0 1rem; color: #111; background: #fff; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 2rem; }
+caption { text-align: left; font-weight: bold; padding: 0.5rem 0; }
+th, td { border: 1px solid #555; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
+th[scope=col] { background: #eee; }
+.violation { background: #fde8e8; border-left: 0.4rem solid #a00; }
+.warning { background: #fff6d6; border-left: 0.4rem dashed #850; }
+@media (prefers-color-scheme: dark) {
+  body { color: #eee; background: #111; }
+  th[scope=col] { background: #333; }
+  th, td { border-color: #aaa; }
+  .violation { background: #4a1414; }
+  .warning { background: #3d3210; }
+}
+</style>
+</head>
+<body>
+<main>
+<h1>State-machine trace of {{.Source}}</h1>
+<p>{{tsummary .}}.</p>
+{{- if .Diagnostics}}
+<h2>Notes on reading the file</h2>
+<ul>
+{{- range .Diagnostics}}
+<li>Line {{.Line}}: {{.Message}}</li>
+{{- end}}
+</ul>
+{{- end}}
+{{- range $i, $s := .Sessions}}
+<section aria-labelledby="s{{$i}}">
+<h2 id="s{{$i}}">Session {{$s.ID}}, agent {{orWord $s.Agent "unnamed"}}</h2>
+<p>{{summary $s}}.</p>
+<table>
+<caption>Steps of session {{$s.ID}}, in the order received</caption>
+<thead><tr><th scope="col">Line</th><th scope="col">Time</th><th scope="col">Event</th><th scope="col">What happened</th><th scope="col">State after</th><th scope="col">Problems</th></tr></thead>
+<tbody>
+{{- range $s.Steps}}{{template "row" .}}{{end}}
+</tbody>
+</table>
+</section>
+{{- end}}
+{{- if .Other}}
+<section aria-labelledby="other">
+<h2 id="other">Outside any session</h2>
+<table>
+<caption>Messages that belong to no session</caption>
+<thead><tr><th scope="col">Line</th><th scope="col">Time</th><th scope="col">Event</th><th scope="col">What happened</th><th scope="col">State after</th><th scope="col">Problems</th></tr></thead>
+<tbody>
+{{- range .Other}}{{template "row" .}}{{end}}
+</tbody>
+</table>
+</section>
+{{- end}}
+<p>End of trace: {{verdict .}}.</p>
+</main>
+</body>
+</html>
+{{define "row"}}
+<tr{{if .Violations}} class="{{(index .Violations 0).Severity}}"{{end}}>
+<th scope="row">{{.Line}}</th>
+<td>{{if .HasAt}}{{seconds .At}}{{else}}unknown{{end}}</td>
+<td>{{.Event}}</td>
+<td>{{.Detail}}</td>
+<td>{{if changed .}}{{.From}} to {{.To}}{{else if .To}}{{.To}}, unchanged{{end}}</td>
+<td>{{range .Violations}}<p><strong>{{severity .Severity}}</strong> ({{.Rule}}, spec section {{.Section}}): {{.Message}}</p>{{else}}none{{end}}</td>
+</tr>{{end}}`))

@@ -1,0 +1,303 @@
+// reader.go: reading captures, plain JSONL and gzip, recovering what a crash cut short.
+
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// Kinds of input a Reader recognises.
+const (
+	KindCapture = "aaep"  // a header line, then [t, dir, msg] records
+	KindJSONL   = "jsonl" // one message per line, no header, no times
+)
+
+// MaxLineBytes bounds one line of a capture; longer lines are skipped with a diagnostic.
+const MaxLineBytes = 4 << 20
+
+// Diagnostic is a problem with the input that did not stop the reading.
+type Diagnostic struct {
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+	// Truncated is true for a last line cut short, as a crash or kill of
+	// the recorder leaves it.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// maxDiagnostics bounds the diagnostics a Reader keeps; later ones are counted.
+const maxDiagnostics = 1000
+
+// Reader reads records from a capture, plain JSONL, or either gzip-compressed.
+// It is not safe for concurrent use.
+type Reader struct {
+	br      *bufio.Reader
+	closer  io.Closer
+	kind    string
+	header  *Header
+	line    int
+	queue   []Record // records read ahead, returned before reading on
+	done    bool     // the input was read whole; only the queue is left
+	diags   []Diagnostic
+	dropped int
+	lastT   float64
+}
+
+// Open opens the file at path ("-" is standard input) for reading.
+func Open(path string) (*Reader, error) {
+	if path == "-" {
+		return NewReader(os.Stdin)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("capture: %w", err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("capture: %s is a directory, not a capture", path)
+	}
+	r, err := NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("capture: %s: %w", path, err)
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads from src, telling a capture from plain JSONL and
+// uncompressing gzip by looking at the first bytes. An empty input is a
+// plain JSONL file with no records.
+func NewReader(src io.Reader) (*Reader, error) {
+	br := bufio.NewReaderSize(src, 64<<10)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("read the gzip header: %w", err)
+		}
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
+	r := &Reader{br: br, kind: KindJSONL}
+	if err := r.detect(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// detect reads up to the first non-blank line and decides the kind.
+func (r *Reader) detect() error {
+	for {
+		line, last, err := r.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] == '{' && bytes.Contains(t, []byte(`"aaep_capture"`)) {
+			var h Header
+			if err := json.Unmarshal(t, &h); err == nil && h.Capture != 0 {
+				if h.Capture > FormatVersion {
+					r.diag(r.line, fmt.Sprintf("The capture says it is format version %d; this tool knows version %d and reads it as best it can.", h.Capture, FormatVersion), false)
+				}
+				r.kind, r.header = KindCapture, &h
+				return nil
+			}
+		}
+		valid := json.Valid(t)
+		if !valid && !last && (t[0] == '{' || t[0] == '[') {
+			// A document over several lines, such as a pretty-printed event.
+			return r.slurp(t, r.line)
+		}
+		if t[0] == '[' && valid && !isObjectArray(t) {
+			r.kind = KindCapture
+			r.diag(r.line, "The capture has no header line; reading its records anyway.", false)
+		}
+		r.parse(t, last)
+		return nil
+	}
+}
+
+// Kind returns KindCapture or KindJSONL.
+func (r *Reader) Kind() string { return r.kind }
+
+// Header returns the capture's header, or nil when it had none.
+func (r *Reader) Header() *Header { return r.header }
+
+// Diagnostics returns the problems met so far, in input order (the first
+// thousand), and how many more there were.
+func (r *Reader) Diagnostics() ([]Diagnostic, int) { return r.diags, r.dropped }
+
+// Close closes the file Open opened.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+// Next returns the next record, skipping (with a diagnostic) lines that are
+// not records. It returns io.EOF at the end of the input; any other error
+// means the input could not be read further.
+func (r *Reader) Next() (Record, error) {
+	for len(r.queue) == 0 {
+		if r.done {
+			return Record{}, io.EOF
+		}
+		line, last, err := r.readLine()
+		if err != nil {
+			return Record{}, err
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			r.parse(t, last)
+		}
+	}
+	rec := r.queue[0]
+	r.queue = r.queue[1:]
+	return rec, nil
+}
+
+// readLine returns the next line without its ending; last reports that it
+// had no newline (the end of the input). Lines over MaxLineBytes are skipped.
+func (r *Reader) readLine() (line []byte, last bool, err error) {
+	var long []byte
+	skipped := 0
+	for {
+		chunk, err := r.br.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			if skipped > 0 || len(long)+len(chunk) > MaxLineBytes {
+				skipped += len(long) + len(chunk)
+				long = nil
+			} else {
+				long = append(long, chunk...)
+			}
+			continue
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, false, fmt.Errorf("read line %d: %w", r.line+1, err)
+		}
+		if errors.Is(err, io.EOF) && len(chunk) == 0 && long == nil && skipped == 0 {
+			return nil, false, io.EOF
+		}
+		r.line++
+		last = errors.Is(err, io.EOF)
+		if skipped > 0 {
+			r.diag(r.line, fmt.Sprintf("Skipped line %d: %d bytes is longer than the limit of %d.", r.line, skipped+len(chunk), MaxLineBytes), false)
+			if last {
+				return nil, false, io.EOF
+			}
+			long, skipped = nil, 0
+			continue
+		}
+		if long != nil {
+			chunk = append(long, chunk...)
+		}
+		return bytes.TrimRight(chunk, "\r\n"), last, nil
+	}
+}
+
+// parse queues the records of one non-blank line; lines that hold none are
+// skipped with a diagnostic.
+func (r *Reader) parse(t []byte, last bool) {
+	if rec, ok := r.parseLine(t, last); ok {
+		r.queue = append(r.queue, rec)
+	}
+}
+
+func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
+	if !json.Valid(t) {
+		if last {
+			r.diag(r.line, fmt.Sprintf("Line %d, the last one, is cut short (the recording probably stopped while writing it); it was skipped.", r.line), true)
+		} else {
+			r.diag(r.line, fmt.Sprintf("Skipped line %d: it is not valid JSON.", r.line), false)
+		}
+		return Record{}, false
+	}
+	switch t[0] {
+	case '{':
+		if r.kind == KindCapture {
+			// A bare message amid records: accept it as received.
+			r.diag(r.line, fmt.Sprintf("Line %d is a bare message, not a [time, direction, message] record; it is read as received.", r.line), false)
+		}
+		return Record{Line: r.line, Dir: In, Msg: bytes.Clone(t)}, true
+	case '[':
+		if isObjectArray(t) {
+			elems, bad := arrayElements(t)
+			for _, e := range elems[:max(len(elems)-1, 0)] {
+				r.queue = append(r.queue, Record{Line: r.line, Dir: In, Msg: bytes.Clone(e.raw)})
+			}
+			if bad >= 0 {
+				r.diag(r.line, fmt.Sprintf("Line %d: an element of the array is not a JSON object; the rest of the line was skipped.", r.line), false)
+			}
+			if len(elems) == 0 {
+				return Record{}, false
+			}
+			return Record{Line: r.line, Dir: In, Msg: bytes.Clone(elems[len(elems)-1].raw)}, true
+		}
+		return r.record(t)
+	}
+	r.diag(r.line, fmt.Sprintf("Skipped line %d: a message must be a JSON object.", r.line), false)
+	return Record{}, false
+}
+
+// record reads [t, dir, msg].
+func (r *Reader) record(t []byte) (Record, bool) {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(t, &parts); err != nil || len(parts) != 3 {
+		r.diag(r.line, fmt.Sprintf("Skipped line %d: a record must be [time, direction, message].", r.line), false)
+		return Record{}, false
+	}
+	rec := Record{Line: r.line, HasT: true}
+	var dir string
+	if json.Unmarshal(parts[0], &rec.T) != nil || rec.T < 0 {
+		r.diag(r.line, fmt.Sprintf("Skipped line %d: the time of a record must be a number of seconds, zero or more.", r.line), false)
+		return Record{}, false
+	}
+	if json.Unmarshal(parts[1], &dir) != nil || (dir != string(In) && dir != string(Out)) {
+		r.diag(r.line, fmt.Sprintf("Skipped line %d: the direction of a record must be \"i\" (received) or \"o\" (sent).", r.line), false)
+		return Record{}, false
+	}
+	rec.Dir = Dir(dir)
+	msg := bytes.TrimSpace(parts[2])
+	if len(msg) == 0 || (msg[0] != '{' && msg[0] != '"') {
+		r.diag(r.line, fmt.Sprintf("Skipped line %d: the message of a record must be a JSON object (or a string for a frame that was not JSON).", r.line), false)
+		return Record{}, false
+	}
+	rec.Msg = bytes.Clone(msg)
+	rec.Note = msg[0] == '{' && isNote(msg)
+	if rec.T < r.lastT {
+		r.diag(r.line, fmt.Sprintf("Line %d goes back in time: %.3f s after %.3f s on an earlier line.", r.line, rec.T, r.lastT), false)
+	}
+	r.lastT = max(r.lastT, rec.T)
+	return rec, true
+}
+
+// isNote reports whether msg is a transport note: it has "transport" and no "type".
+func isNote(msg []byte) bool {
+	if !bytes.Contains(msg, []byte(`"transport"`)) {
+		return false
+	}
+	var n struct {
+		Type      json.RawMessage `json:"type"`
+		Transport json.RawMessage `json:"transport"`
+	}
+	return json.Unmarshal(msg, &n) == nil && n.Transport != nil && n.Type == nil
+}
+
+func (r *Reader) diag(line int, msg string, truncated bool) {
+	if len(r.diags) >= maxDiagnostics {
+		r.dropped++
+		return
+	}
+	r.diags = append(r.diags, Diagnostic{Line: line, Message: msg, Truncated: truncated})
+}

@@ -1,0 +1,91 @@
+// render.go: the trace as plain text a screen reader reads line by line.
+
+package capture
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+)
+
+// WriteText writes the trace as plain text: a summary, then per session one
+// line per step and one line per problem, in words, with no escape sequences
+// and no alignment by spaces.
+func (t *Trace) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "State-machine trace of %s: %s.\n", t.Source, t.summary())
+	for _, d := range t.Diagnostics {
+		fmt.Fprintf(bw, "Note on reading, line %d: %s\n", d.Line, d.Message)
+	}
+	for _, s := range t.Sessions {
+		fmt.Fprintf(bw, "\nSession %s, agent %s: %s.\n", s.ID, orWord(s.Agent, "unnamed"), s.summary())
+		for _, st := range s.Steps {
+			writeStep(bw, st)
+		}
+	}
+	if len(t.Other) > 0 {
+		fmt.Fprintf(bw, "\nOutside any session: %d %s.\n", len(t.Other), plural(len(t.Other), "message", "messages"))
+		for _, st := range t.Other {
+			writeStep(bw, st)
+		}
+	}
+	fmt.Fprintf(bw, "\nEnd of trace: %s.\n", t.verdict())
+	return bw.Flush()
+}
+
+func writeStep(w io.Writer, st TraceStep) {
+	if st.Event != "" {
+		at := ""
+		if st.HasAt {
+			at = ", at " + seconds(st.At)
+		}
+		state := ""
+		if st.To != "" && st.From != st.To {
+			state = fmt.Sprintf(" State %s to %s.", st.From, st.To)
+		}
+		fmt.Fprintf(w, "Line %d%s: %s. %s%s\n", st.Line, at, st.Event, st.Detail, state)
+	}
+	for _, v := range st.Violations {
+		fmt.Fprintf(w, "%s at line %d (%s, spec section %s): %s\n", severityWord(v.Severity), v.Line, v.Rule, v.Section, v.Message)
+	}
+}
+
+func severityWord(s string) string {
+	if s == SeverityViolation {
+		return "VIOLATION"
+	}
+	return "Warning"
+}
+
+func (t *Trace) summary() string {
+	return fmt.Sprintf("%s, %d %s, %d %s, %s", kindWords(t.Kind), t.Records, plural(t.Records, "record", "records"),
+		len(t.Sessions), plural(len(t.Sessions), "session", "sessions"), t.verdict())
+}
+
+func (t *Trace) verdict() string {
+	return countWords(t.Violations, t.Warnings)
+}
+
+func (s *SessionTrace) summary() string {
+	end := "still open at the end of the capture"
+	if s.Ended != "" {
+		end = "ended with " + s.Ended
+	}
+	dur := ""
+	if s.HasTime {
+		dur = ", " + seconds(s.Duration)
+	}
+	return fmt.Sprintf("%d %s%s, %s, %s", len(s.Steps), plural(len(s.Steps), "step", "steps"), dur, end, countWords(s.Violations, s.Warnings))
+}
+
+func countWords(violations, warnings int) string {
+	return fmt.Sprintf("%d %s and %d %s", violations, plural(violations, "violation", "violations"),
+		warnings, plural(warnings, "warning", "warnings"))
+}
+
+func kindWords(kind string) string {
+	if kind == KindCapture {
+		return "an .aaep capture"
+	}
+	return "plain JSON lines"
+}

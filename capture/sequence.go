@@ -1,0 +1,260 @@
+// sequence.go: the rules across events of a session (spec §4.5, §3.2, §3.4.1, appendix A).
+
+package capture
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// sequence checks ev, received, against what its session did before.
+func (c *Checker) sequence(st *Step, ev *protocol.Event) {
+	rec := st.Record
+	sid, id := protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
+	add := func(rule, section, severity, format string, args ...any) {
+		st.Violations = append(st.Violations, c.v(rec, sid, id, rule, section, severity, fmt.Sprintf(format, args...)))
+	}
+	if ev.EventID != "" {
+		if prev := c.seen.add(ev.Producer.AgentID+"\x00"+ev.EventID, rec.Line); prev != 0 {
+			add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", id, prev)
+			return // a repeat says nothing new about the session
+		}
+	}
+	if ev.SessionID == "" {
+		return
+	}
+	s := c.sessions[ev.SessionID]
+	if s == nil {
+		if c.ended.has(ev.SessionID) {
+			if ev.IsTerminal() {
+				add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; a second %s came after its end.", sid, typeName(ev.Type))
+			} else {
+				add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; %s came after its end.", sid, typeName(ev.Type))
+			}
+			return
+		}
+		s = &sessState{id: ev.SessionID, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
+		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
+		c.sessions[ev.SessionID] = s
+		if ev.Type != protocol.TypeSessionStarted && s.fromStart {
+			add("bracketing", "4.5.1", SeverityViolation, "Session %s began with %s instead of session.started.", sid, typeName(ev.Type))
+		} else if ev.Type != protocol.TypeSessionStarted {
+			add("bracketing", "4.5.1", SeverityWarning, "Session %s was joined mid-way: its first event here is %s, not session.started (a capture started late, or the producer skipped it).", sid, typeName(ev.Type))
+		}
+	} else if ev.Type == protocol.TypeSessionStarted {
+		add("bracketing", "4.5.1", SeverityViolation, "Session %s started a second time (first on line %d).", sid, s.firstLine)
+	}
+	s.events++
+	c.order(s, ev, add)
+	switch ev.Type {
+	case protocol.TypeSessionStarted:
+		s.started = true
+	case protocol.TypeStateChanged:
+		s.state = ev.ToState
+		if d := s.decided; d != nil && d.decision == protocol.DecisionReject {
+			s.decided = nil // the follow-up of a rejection
+		}
+	case protocol.TypeToolInvoked:
+		c.toolInvoked(s, ev, add)
+	case protocol.TypeToolCompleted:
+		key := toolKey(ev)
+		if _, ok := s.tools[key]; !ok {
+			add("tool-pairing", "4.5.2", SeverityViolation, "tool.completed for %s has no tool.invoked before it.", toolWords(ev))
+		}
+		delete(s.tools, key)
+	case protocol.TypeOutputStreaming:
+		c.outputChunk(s, ev, add)
+	case protocol.TypeAwaitingConfirmation:
+		conf := &confirmation{session: ev.SessionID, token: ev.ReplyToken, line: rec.Line,
+			irreversible: ev.Irreversible != nil && *ev.Irreversible}
+		s.confirms = append(s.confirms, conf)
+		if ev.ReplyToken != "" {
+			if old := c.tokenIDs.keys[c.tokenIDs.next]; old != "" {
+				delete(c.tokens, old)
+			}
+			c.tokenIDs.add(ev.ReplyToken, rec.Line)
+			c.tokens[ev.ReplyToken] = conf
+		}
+	}
+	if ev.IsTerminal() {
+		c.end(s, ev, add)
+	}
+}
+
+// order checks sequence numbers (§3.4.1) and timestamps (§3.2.5).
+func (c *Checker) order(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+	sid := protocol.Sanitize(s.id)
+	if ev.HasSeq != s.hasSeq && !s.mixedSeq {
+		s.mixedSeq = true
+		add("sequence-number", "3.4.1", SeverityViolation, "Session %s mixes events with and without sequence_number.", sid)
+	}
+	if ev.HasSeq {
+		switch {
+		case ev.Type == protocol.TypeSessionStarted && ev.Seq != 0:
+			add("sequence-number", "3.4.1", SeverityViolation, "session.started must have sequence_number 0, not %d.", ev.Seq)
+		case s.seqKnown && ev.Seq <= s.lastSeq:
+			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
+		case s.seqKnown && ev.Seq != s.lastSeq+1:
+			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d events are missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1)
+		}
+		if !s.seqKnown || ev.Seq > s.lastSeq {
+			s.lastSeq = ev.Seq
+		}
+		s.seqKnown = true
+	}
+	if !ev.Timestamp.IsZero() {
+		if !s.lastTS.IsZero() && ev.Timestamp.Before(s.lastTS) {
+			add("timestamp-order", "3.2.5", SeverityViolation, "The timestamp goes back %s from the previous event of session %s; timestamps must not decrease.",
+				ev.Timestamp.Sub(s.lastTS).Abs(), sid)
+		} else {
+			s.lastTS = ev.Timestamp
+		}
+	}
+}
+
+// toolInvoked pairs a tool call and checks that an irreversible one was confirmed (§4.5.3).
+func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+	key := toolKey(ev)
+	if line, ok := s.tools[key]; ok && ev.ToolCallID != "" {
+		add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", toolWords(ev), line)
+	}
+	s.tools[key] = c.line
+	if d := s.decided; d != nil && d.decision == protocol.DecisionReject && !d.consumed {
+		d.consumed = true
+		s.decided = nil
+		add("confirmation", "4.5.3", SeverityViolation, "%s was invoked right after the confirmation of line %d was rejected (reply on line %d); a rejected action must not proceed.",
+			toolWords(ev), d.line, d.replyLine)
+		return
+	}
+	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	conf := s.nextConfirmation()
+	if conf == nil {
+		if irreversible && s.fromStart {
+			add("confirmation", "4.5.3", SeverityViolation, "Irreversible %s was invoked with no confirmation asked before it.", toolWords(ev))
+		}
+		return
+	}
+	if !irreversible && !conf.irreversible {
+		return // an ordinary tool call while a confirmation is pending or answered
+	}
+	conf.consumed = true
+	if s.decided == conf {
+		s.decided = nil
+	}
+	if conf.decision == protocol.DecisionReject {
+		add("confirmation", "4.5.3", SeverityViolation, "%s was invoked although its confirmation (line %d) was rejected on line %d.",
+			toolWords(ev), conf.line, conf.replyLine)
+	}
+}
+
+// nextConfirmation returns the oldest confirmation not yet followed by its action.
+func (s *sessState) nextConfirmation() *confirmation {
+	for len(s.confirms) > 0 && s.confirms[0].consumed {
+		s.confirms = s.confirms[1:]
+	}
+	if len(s.confirms) == 0 {
+		return nil
+	}
+	return s.confirms[0]
+}
+
+// outputChunk checks streamed output (§4.5.4, appendix A.6).
+func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+	o := s.outputs[ev.OutputID]
+	what := "the session's output"
+	if ev.OutputID != "" {
+		what = "output " + protocol.Sanitize(ev.OutputID)
+	}
+	if o == nil {
+		o = &output{lastPos: -1}
+		s.outputs[ev.OutputID] = o
+	}
+	switch {
+	case o.complete != 0 && ev.Complete:
+		add("output-completion", "4.5.4", SeverityViolation, "A second completing chunk for %s; it was already completed on line %d.", what, o.complete)
+	case o.complete != 0:
+		add("output-completion", "4.5.4", SeverityViolation, "A chunk for %s came after it was completed on line %d.", what, o.complete)
+	case ev.Position < o.lastPos:
+		add("output-position", "4.5.4", SeverityViolation, "The position of %s went back from %d to %d; positions must increase (appendix A.6).", what, o.lastPos, ev.Position)
+	}
+	o.lastPos = max(o.lastPos, ev.Position)
+	if ev.Complete && o.complete == 0 {
+		o.complete = c.line
+	}
+}
+
+// end closes a session at its terminal event: what it left open is reported.
+func (c *Checker) end(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+	sid := protocol.Sanitize(s.id)
+	if n := len(s.tools); n > 0 {
+		add("tool-pairing", "4.5.2", SeverityViolation, "Session %s ended with %d tool %s never completed.", sid, n, plural(n, "call", "calls"))
+	}
+	for id, o := range s.outputs {
+		if o.complete == 0 {
+			what := "its output"
+			if id != "" {
+				what = "output " + protocol.Sanitize(id)
+			}
+			add("output-completion", "4.5.4", SeverityViolation, "Session %s ended before %s had a chunk with complete true.", sid, what)
+		}
+	}
+	if d := s.decided; d != nil {
+		switch d.decision {
+		case protocol.DecisionReject:
+			add("follow-up", "4.5.3", SeverityViolation, "Session %s ended without a state.changed after the confirmation of line %d was rejected.", sid, d.line)
+		case protocol.DecisionAccept:
+			if !d.consumed && ev.Type == protocol.TypeSessionCompleted {
+				add("follow-up", "4.5.3", SeverityViolation, "Session %s completed without invoking the action accepted on line %d.", sid, d.replyLine)
+			}
+		}
+	}
+	for _, conf := range s.confirms {
+		if conf.token != "" {
+			delete(c.tokens, conf.token)
+		}
+	}
+	delete(c.sessions, s.id)
+	c.ended.add(s.id, 1)
+}
+
+// Finish reports what the sessions still open at the end of the capture left undone.
+func (c *Checker) Finish() []Violation {
+	var out []Violation
+	for _, s := range c.sessions {
+		if !s.fromStart {
+			continue
+		}
+		out = append(out, Violation{Line: s.firstLine, Session: protocol.Sanitize(s.id), Rule: "bracketing", Section: "4.5.1", Severity: SeverityWarning,
+			Message: fmt.Sprintf("Session %s, started on line %d, had not ended when the capture stopped.", protocol.Sanitize(s.id), s.firstLine)})
+	}
+	sortViolations(out)
+	return out
+}
+
+// sortViolations orders violations by line, keeping the order within a line.
+func sortViolations(vs []Violation) {
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
+}
+
+func toolKey(ev *protocol.Event) string {
+	if ev.ToolCallID != "" {
+		return "id\x00" + ev.ToolCallID
+	}
+	return "tool\x00" + ev.Tool
+}
+
+func toolWords(ev *protocol.Event) string {
+	if ev.ToolCallID != "" {
+		return fmt.Sprintf("tool %s (call %s)", protocol.Sanitize(ev.Tool), protocol.Sanitize(ev.ToolCallID))
+	}
+	return "tool " + protocol.Sanitize(ev.Tool)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

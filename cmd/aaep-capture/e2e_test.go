@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/producer"
+)
+
+// startProducer serves the demo producer on loopback and returns its URL.
+func startProducer(t *testing.T, quirks bool) string {
+	t.Helper()
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 0, Quirks: quirks, EndWhenDone: true,
+		PromptTimeout: 50 * time.Millisecond})
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() {
+		p.Close()
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// captureFrom records url to a file with extra flags and returns its path.
+func captureFrom(t *testing.T, url string, flags ...string) (path, stderr string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "session.aaep")
+	tio, _, _, errOut := term.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	args := append([]string{"--endpoint", url, "--output", path}, flags...)
+	if code := run(ctx, args, tio); code != 0 {
+		t.Fatalf("aaep-capture exit %d: %s", code, errOut)
+	}
+	return path, errOut.String()
+}
+
+func readAll(t *testing.T, path string) (*capture.Reader, []capture.Record) {
+	t.Helper()
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if err == io.EOF {
+			return r, recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// A demo session captured from a real loopback producer checks clean and
+// traces every session to its end.
+func TestCaptureCheckTrace(t *testing.T) {
+	url := startProducer(t, false)
+	path, stderr := captureFrom(t, url)
+	if !strings.Contains(stderr, "never answered") {
+		t.Errorf("the start message does not say prompts are not answered: %q", stderr)
+	}
+	r, recs := readAll(t, path)
+	if r.Kind() != capture.KindCapture || r.Header() == nil || !r.Header().Redacted {
+		t.Fatalf("kind %q header %+v", r.Kind(), r.Header())
+	}
+	c, err := capture.NewChecker(capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, out := 0, 0
+	for _, rec := range recs {
+		if rec.Dir == capture.Out {
+			out++
+		}
+		st := c.Check(rec)
+		if st.Event != nil {
+			events++
+		}
+		for _, v := range st.Violations {
+			t.Errorf("%s", v)
+		}
+	}
+	for _, v := range c.Finish() {
+		t.Errorf("%s", v)
+	}
+	if events < 20 {
+		t.Errorf("only %d events recorded", events)
+	}
+	if out != 1 {
+		t.Errorf("%d sent messages recorded, want the subscription request", out)
+	}
+	r2, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	tr, err := capture.BuildTrace(r2, "session.aaep", capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	if err := tr.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if tr.Violations != 0 || len(tr.Sessions) < 5 {
+		t.Errorf("trace: %d violations, %d sessions\n%s", tr.Violations, len(tr.Sessions), text.String())
+	}
+	for _, s := range tr.Sessions {
+		if s.Ended == "" {
+			t.Errorf("session %s did not end", s.ID)
+		}
+	}
+	if bytes.ContainsRune(text.Bytes(), 0x1b) {
+		t.Error("the trace holds an escape character")
+	}
+}
+
+// --format jsonl writes plain events that read back as the same messages.
+func TestCaptureJSONL(t *testing.T) {
+	url := startProducer(t, true) // deployed layout: no handshake
+	aaep, _ := captureFrom(t, url, "--no-handshake")
+	url2 := startProducer(t, true)
+	jsonl, _ := captureFrom(t, url2, "--no-handshake", "--format", "jsonl")
+	_, a := readAll(t, aaep)
+	r, b := readAll(t, jsonl)
+	if r.Kind() != capture.KindJSONL {
+		t.Fatalf("kind %q", r.Kind())
+	}
+	var msgs []string
+	for _, rec := range a {
+		if !rec.Note && rec.Dir == capture.In {
+			msgs = append(msgs, string(rec.Msg))
+		}
+	}
+	if len(msgs) != len(b) {
+		t.Fatalf("%d messages in .aaep, %d in jsonl", len(msgs), len(b))
+	}
+	raw, err := os.ReadFile(jsonl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte(`"aaep_capture"`)) {
+		t.Error("jsonl output has a header")
+	}
+}
+
+func TestFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--output", "x"}, "--endpoint"},
+		{[]string{"--endpoint", "http://x"}, "--output"},
+		{[]string{"--endpoint", "http://x", "-o", "-", "--format", "xml"}, "--format"},
+		{[]string{"--endpoint", "http://x", "-o", "-", "--no-handshake", "--layout", "spec"}, "contradict"},
+	} {
+		tio, _, _, _ := term.Test()
+		_, err := parseFlags(tt.args, tio)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%v: error %v, want one mentioning %s", tt.args, err, tt.want)
+		}
+	}
+	tio, _, out, _ := term.Test()
+	if _, err := parseFlags([]string{"--help"}, tio); err != errHelp {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-endpoint", "-output", "-format", "-no-redact", "-duration", "-max-events", "-no-handshake", "never"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help does not mention %s", want)
+		}
+	}
+}

@@ -1,0 +1,156 @@
+// flags.go: the command line of aaep-capture.
+
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+)
+
+var errHelp = errors.New("help requested")
+
+// options is everything a capture run needs.
+type options struct {
+	IO          *term.IO
+	Endpoint    string
+	Output      string // file path, or "-" for standard output
+	JSONL       bool
+	NoRedact    bool
+	Duration    time.Duration // 0: until the stream ends or you stop it
+	MaxEvents   int           // 0: no limit
+	NoHandshake bool
+	Token       string
+	Headers     []string
+	Layout      string
+	Now         func() time.Time
+}
+
+const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
+
+Records what an AAEP producer sends, with the time each message arrived, to
+FILE (- for standard output), until the stream ends, --duration passes,
+--max-events messages were recorded, or you press Control-C. Every line is
+written whole as soon as it arrives, so stopping at any moment loses nothing
+already received. Prompts (confirmations, questions) are recorded but never
+answered.
+
+ENDPOINT is one of:
+  http://HOST:PORT[/PREFIX]   Server-Sent Events; tries the Level-3 layout
+                              (subscription handshake) and falls back to the
+                              deployed layout (GET /events)
+  https://…                   the same over TLS
+  file:PATH, PATH             newline-delimited JSON events or a capture
+  -                           newline-delimited JSON events on standard input
+
+Formats (--format):
+  aaep    a header line, then one [seconds, direction, message] record per
+          line: "i" received, "o" sent (the default)
+  jsonl   one received message per line, as other AAEP tools write it
+
+Secrets are redacted unless --no-redact is given: bearer tokens and
+credential-like values are replaced by asterisks of the same length, reply
+tokens by a hash of the same length, so the capture still checks and traces.
+
+Flags:
+`
+
+func parseFlags(args []string, tio *term.IO) (*options, error) {
+	o := &options{IO: tio, Now: time.Now}
+	fs := flag.NewFlagSet("aaep-capture", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var format string
+	var headers stringList
+	fs.StringVar(&o.Endpoint, "endpoint", "", "the producer `ENDPOINT` to record")
+	fs.StringVar(&o.Output, "output", "", "the `FILE` to write; - is standard output")
+	fs.StringVar(&o.Output, "o", "", "short for --output")
+	fs.StringVar(&format, "format", "aaep", "file format: aaep or jsonl")
+	fs.BoolVar(&o.NoRedact, "no-redact", false, "keep secrets (tokens, credentials) as they were sent")
+	fs.DurationVar(&o.Duration, "duration", 0, "stop after this long, e.g. 30s or 5m (default: until the stream ends)")
+	fs.IntVar(&o.MaxEvents, "max-events", 0, "stop after recording this many messages (default: no limit)")
+	fs.BoolVar(&o.NoHandshake, "no-handshake", false, "passive capture: do not subscribe, read the deployed layout's stream")
+	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
+	fs.Var(&headers, "header", "extra HTTP header `NAME:VALUE` (repeatable)")
+	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(tio.Out, usageText)
+				fs.SetOutput(tio.Out)
+				fs.PrintDefaults()
+				fmt.Fprint(tio.Out, `
+Environment:
+  AAEP_TOKEN   bearer token, when --token is not given
+
+Exit status: 0 when the recording ended normally, 1 when the producer could
+not be reached or the file not written, 2 for a usage error.
+`)
+				return nil, errHelp
+			}
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	o.Headers = headers
+	switch {
+	case len(rest) == 1 && o.Endpoint == "":
+		o.Endpoint = rest[0]
+	case len(rest) > 0:
+		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(rest, " "))
+	}
+	if o.Endpoint == "" {
+		return nil, fmt.Errorf("give the producer to record with --endpoint")
+	}
+	if o.Output == "" {
+		return nil, fmt.Errorf("give the file to write with --output (or -o - for standard output)")
+	}
+	switch format {
+	case "aaep":
+	case "jsonl":
+		o.JSONL = true
+	default:
+		return nil, fmt.Errorf("--format must be aaep or jsonl, not %q", format)
+	}
+	switch o.Layout {
+	case "auto", "spec", "legacy":
+	default:
+		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
+	}
+	if o.NoHandshake && o.Layout == "spec" {
+		return nil, fmt.Errorf("--no-handshake and --layout spec contradict each other: the spec layout needs the handshake")
+	}
+	if o.Duration < 0 || o.MaxEvents < 0 {
+		return nil, fmt.Errorf("--duration and --max-events must not be negative")
+	}
+	for _, h := range o.Headers {
+		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("--header %q: want NAME:VALUE", h)
+		}
+	}
+	return o, nil
+}
+
+func header(lines []string) http.Header {
+	h := http.Header{}
+	for _, l := range lines {
+		name, value, _ := strings.Cut(l, ":")
+		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
+	}
+	return h
+}
+
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ", ") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,37 @@
+// Command aaep-capture records a live AAEP session to a file: every message
+// received (and sent), with its receive time, in the .aaep format or plain JSONL.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], term.System(false)))
+}
+
+// run parses args and records; it returns the process exit code.
+func run(ctx context.Context, args []string, tio *term.IO) int {
+	o, err := parseFlags(args, tio)
+	switch {
+	case errors.Is(err, errHelp):
+		return 0
+	case err != nil:
+		fmt.Fprintf(tio.ErrOut, "aaep-capture: %v\nRun aaep-capture --help for usage.\n", err)
+		return 2
+	}
+	if err := record(ctx, o); err != nil {
+		fmt.Fprintf(tio.ErrOut, "aaep-capture: %v\n", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,141 @@
+// Command aaep-replay reads AAEP captures: it checks them for protocol
+// violations, draws their state-machine trace, and plays them back.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+)
+
+// Exit codes.
+const (
+	exitOK         = 0
+	exitViolations = 1 // check found violations; other commands: failed
+	exitUnreadable = 2 // usage error, or input that cannot be read
+)
+
+var errHelp = errors.New("help requested")
+
+const usageText = `Usage: aaep-replay COMMAND [flags] FILE…
+       aaep-replay --input FILE --visualize [--html OUT]
+
+Reads AAEP captures: .aaep files written by aaep-capture, plain JSON lines of
+events (the format other AAEP tools write), either of them gzip-compressed.
+The kind is detected from the content. FILE may be - for standard input.
+
+Commands:
+  check FILE…    check every message against the AAEP schemas and every
+                 sequencing rule; one line per problem with its line number,
+                 session, rule and spec section
+  trace FILE     the state-machine trace (spec appendix A) of every session,
+                 as plain text; --html OUT also writes an HTML report
+  play FILE      announce the capture as aaep-listen would, paced by the
+                 recorded times (--speed)
+  help           this text
+
+--input FILE --visualize is the form the AAEP implementer's guide uses; it is
+the same as trace FILE.
+
+Run aaep-replay COMMAND --help for the flags of a command.
+
+Exit status: 0 when all is well, 1 when check found a violation (or a
+command failed), 2 for a usage error or input that cannot be read.
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], term.System(false)))
+}
+
+// run carries out one command line and returns the exit code.
+func run(ctx context.Context, args []string, tio *term.IO) int {
+	if len(args) == 0 {
+		fmt.Fprint(tio.ErrOut, "aaep-replay: say what to do.\n\n"+usageText)
+		return exitUnreadable
+	}
+	cmd, rest := args[0], args[1:]
+	var code int
+	var err error
+	switch cmd {
+	case "check":
+		code, err = runCheck(rest, tio)
+	case "trace":
+		code, err = runTrace(rest, tio, false)
+	case "play":
+		code, err = runPlay(ctx, rest, tio)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(tio.Out, usageText)
+		return exitOK
+	default:
+		if isFlag(cmd) {
+			// aaep-replay --input FILE --visualize
+			code, err = runTrace(args, tio, true)
+			break
+		}
+		fmt.Fprintf(tio.ErrOut, "aaep-replay: unknown command %q.\nRun aaep-replay help for the commands.\n", cmd)
+		return exitUnreadable
+	}
+	switch {
+	case errors.Is(err, errHelp):
+		return exitOK
+	case err != nil:
+		fmt.Fprintf(tio.ErrOut, "aaep-replay %s: %v\n", cmd, err)
+		if code == exitOK {
+			code = exitViolations
+		}
+	}
+	return code
+}
+
+func isFlag(s string) bool { return len(s) > 1 && s[0] == '-' }
+
+// usageError is a problem with the command line: exit code 2 with a hint.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg + " (see --help)" }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// parse parses flags that may come before or after the operands, printing
+// usage on --help. It returns the operands.
+func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(out, usage)
+				fs.SetOutput(out)
+				fs.PrintDefaults()
+				return nil, errHelp
+			}
+			return nil, &usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// codeOf is the exit code for an error of a command.
+func codeOf(err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return exitUnreadable
+	}
+	return exitViolations
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

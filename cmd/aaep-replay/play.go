@@ -1,0 +1,249 @@
+// play.go: aaep-replay play: a capture through the listener's engine and announcer.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+const playUsage = `Usage: aaep-replay play [--speed X] [--idle-limit D] [--json] [--verbosity V] FILE
+
+Announces a capture as aaep-listen would have announced it live: the same
+session engine (duplicates, order, lifecycle, prompts) and the same words,
+one plain line per announcement. Prompts are shown but never answered; what
+the recorded subscriber sent is read out as such.
+
+Pacing follows the recorded receive times (or, for plain JSON lines, the
+events' timestamps): --speed 1 is real time, 2 twice as fast, 0.5 half as
+fast, 0 as fast as possible. No pause is longer than --idle-limit.
+
+Flags:
+`
+
+// output is what both line mode and --json offer (as in aaep-listen).
+type output interface {
+	announce.Sink
+	announce.DiagnosticSink
+	Say(now time.Time, text string) error
+	Flush() error
+}
+
+type player struct {
+	out  output
+	ann  *announce.Announcer
+	eng  *session.Engine
+	dec  protocol.Decoder
+	errs io.Writer
+}
+
+func (p *player) Deliver(d session.Delivery)    { p.ann.Deliver(d) }
+func (p *player) Diagnose(d session.Diagnostic) { p.ann.Diagnose(d) }
+
+func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
+	fs := flag.NewFlagSet("play", flag.ContinueOnError)
+	speed := fs.Float64("speed", 1, "pace: 1 is as recorded, 2 twice as fast, 0 as fast as possible")
+	idle := fs.Duration("idle-limit", 3*time.Second, "longest pause between two messages, whatever was recorded")
+	asJSON := fs.Bool("json", false, "write one JSON record per announcement and diagnostic instead of lines")
+	verbosity := fs.String("verbosity", "normal", "how much to say: terse, normal or detailed")
+	files, err := parse(fs, args, playUsage, tio.Out)
+	if err != nil {
+		return codeOf(err), err
+	}
+	switch {
+	case len(files) != 1:
+		return exitUnreadable, usagef("give exactly one FILE to play, got %d", len(files))
+	case *speed < 0:
+		return exitUnreadable, usagef("--speed must not be negative")
+	case *verbosity != "terse" && *verbosity != "normal" && *verbosity != "detailed":
+		return exitUnreadable, usagef("--verbosity must be terse, normal or detailed, not %q", *verbosity)
+	}
+	rd, err := capture.Open(files[0])
+	if err != nil {
+		return exitUnreadable, err
+	}
+	defer rd.Close()
+	p := &player{errs: tio.ErrOut}
+	if *asJSON {
+		p.out = line.NewJSON(tio.Out)
+	} else {
+		p.out = line.NewWriter(tio.Out, tio.ErrOut, line.WriterOptions{Location: time.UTC})
+	}
+	p.ann = announce.New(announce.Config{Verbosity: *verbosity, OnError: p.sinkFailed}, p.out)
+	p.eng = session.New(session.Config{}, p)
+	if err := p.play(ctx, rd, *speed, *idle); err != nil {
+		return exitUnreadable, err
+	}
+	return exitOK, nil
+}
+
+// play reads and announces every record. The engine's clock is the
+// recorded time, so prompts expire as they did in the recording.
+func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, idle time.Duration) error {
+	var (
+		base     time.Time // the recorded time of the capture start
+		lastAt   time.Time
+		started  bool
+		timer    = time.NewTimer(time.Hour)
+		messages int
+	)
+	defer timer.Stop()
+	if h := rd.Header(); h != nil {
+		base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
+	}
+	if base.IsZero() {
+		base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	p.say(base, "Replaying a capture; prompts are shown but not answered.")
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			p.finish(lastAt, "The capture could not be read further.")
+			return err
+		}
+		at := recordTime(rec, base, lastAt)
+		if started && speed > 0 && at.After(lastAt) {
+			wait := min(time.Duration(float64(at.Sub(lastAt))/speed), idle)
+			p.flush()
+			timer.Reset(wait)
+			select {
+			case <-timer.C:
+			case <-ctx.Done():
+				p.finish(lastAt, "Stopped.")
+				return nil
+			}
+		}
+		if at.After(lastAt) || !started {
+			lastAt = at
+		}
+		started = true
+		p.eng.Tick(lastAt)
+		p.record(rec, lastAt)
+		messages++
+	}
+	for _, d := range diagnostics(rd) {
+		p.Diagnose(session.Diagnostic{At: lastAt, Code: "capture", Message: d.Message})
+	}
+	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, plural(messages, "message", "messages")))
+	return nil
+}
+
+func diagnostics(rd *capture.Reader) []capture.Diagnostic {
+	d, _ := rd.Diagnostics()
+	return d
+}
+
+// recordTime is when a record happened: its receive time, else the event's timestamp.
+func recordTime(rec capture.Record, base, last time.Time) time.Time {
+	if rec.HasT {
+		return base.Add(time.Duration(rec.T * float64(time.Second)))
+	}
+	if ts := eventTime(rec.Msg); !ts.IsZero() {
+		return ts
+	}
+	return last
+}
+
+func eventTime(msg []byte) time.Time {
+	var m struct {
+		Timestamp time.Time `json:"timestamp"`
+	}
+	if err := jsonUnmarshal(msg, &m); err != nil {
+		return time.Time{}
+	}
+	return m.Timestamp
+}
+
+// record announces one record.
+func (p *player) record(rec capture.Record, now time.Time) {
+	switch {
+	case rec.Note:
+		return
+	case rec.IsText():
+		p.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf("Line %d of the capture holds a frame that is not JSON.", rec.Line)})
+		return
+	}
+	typ := protocol.PeekType(rec.Msg)
+	if rec.Dir == capture.Out {
+		p.say(now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
+		return
+	}
+	switch typ {
+	case protocol.TypeSubscriptionAccepted:
+		p.say(now, "The producer accepted the subscription.")
+		return
+	case protocol.TypeSubscriptionRejected:
+		p.say(now, "The producer refused the subscription.")
+		return
+	case protocol.TypeSubscriptionClose:
+		p.say(now, "The producer closed the subscription.")
+		return
+	}
+	ev, err := p.dec.Decode(rec.Msg)
+	if err != nil {
+		p.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf("Line %d of the capture: %s.", rec.Line, protocol.Sanitize(err.Error()))})
+	}
+	if ev != nil {
+		p.eng.Handle(ev, now)
+	}
+}
+
+// sentWords describes a message the recorded subscriber sent.
+func sentWords(typ string, msg []byte) string {
+	switch typ {
+	case protocol.TypeConfirmationReply:
+		var m struct {
+			Decision string `json:"decision"`
+		}
+		_ = jsonUnmarshal(msg, &m) // an unreadable reply is still named
+		return "a confirmation reply: " + protocol.Sanitize(orDefault(m.Decision, "no decision"))
+	case protocol.TypeClarificationReply:
+		return "an answer to a question"
+	case "":
+		return "a message with no type"
+	}
+	return protocol.Sanitize(typ)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (p *player) finish(now time.Time, why string) {
+	p.eng.Flush(now)
+	p.ann.Flush(now)
+	p.eng.End(now, why)
+	p.say(now, why)
+	p.flush()
+}
+
+func (p *player) say(now time.Time, s string) {
+	if err := p.out.Say(now, s); err != nil {
+		p.sinkFailed(err)
+	}
+}
+
+func (p *player) flush() {
+	if err := p.out.Flush(); err != nil {
+		p.sinkFailed(err)
+	}
+}
+
+func (p *player) sinkFailed(err error) { fmt.Fprintf(p.errs, "aaep-replay: %v\n", err) }
