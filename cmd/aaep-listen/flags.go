@@ -34,6 +34,8 @@ type options struct {
 	Layout      string
 	ReorderWait time.Duration
 
+	TUI tuiOptions // --tui and its flags, in tui.go
+
 	Now func() time.Time
 }
 
@@ -90,6 +92,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.Var(&headers, "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
+	addTUIFlags(fs, &o.TUI)
 
 	var rest []string
 	for {

@@ -40,6 +40,7 @@ type listener struct {
 	notes chan note // transport status and problems, from its goroutine
 
 	autoQueue []*session.Prompt // prompts to answer by policy once Handle returns
+	input     <-chan string     // typed commands from the TUI; nil reads standard input
 }
 
 func listen(ctx context.Context, o *options) error {
@@ -53,8 +54,15 @@ func listen(ctx context.Context, o *options) error {
 		endpoint = url
 	}
 
+	ui, err := startTUI(o, endpoint) // nil without --tui
+	if err != nil {
+		return err
+	}
 	var out output
-	if o.JSON {
+	if ui != nil {
+		defer ui.Close()
+		out = ui
+	} else if o.JSON {
 		out = line.NewJSON(o.IO.Out)
 	} else {
 		var diag io.Writer = o.IO.ErrOut
@@ -66,6 +74,9 @@ func listen(ctx context.Context, o *options) error {
 	l := &listener{o: o, out: out, notes: make(chan note, 64)}
 	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity, OnError: l.sinkFailed}, out)
 	l.eng = session.New(session.Config{ReorderWait: o.ReorderWait, DecidedBy: o.DecidedBy}, l)
+	if ui != nil {
+		ui.attach(l)
+	}
 
 	conn, err := transport.Dial(ctx, endpoint, transport.Options{SSE: transport.SSEOptions{
 		Layout:              layout(o.Layout),
@@ -113,7 +124,10 @@ func (l *listener) run(ctx context.Context) error {
 			}
 		}
 	}()
-	lines := readLines(l.o.IO.In)
+	lines := l.input
+	if lines == nil {
+		lines = readLines(l.o.IO.In)
+	}
 
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()

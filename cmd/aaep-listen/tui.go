@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/tui"
+)
+
+// tuiOptions are the flags of the opt-in debug view.
+type tuiOptions struct {
+	Enabled   bool
+	AltScreen bool
+	Theme     string
+	Capacity  int
+}
+
+func addTUIFlags(fs *flag.FlagSet, o *tuiOptions) {
+	fs.BoolVar(&o.Enabled, "tui", false, "show the full-screen debug view instead of plain lines (see docs/tui.md)")
+	fs.BoolVar(&o.AltScreen, "alt-screen", false, "with --tui, draw on the alternate screen (nothing is kept in the scrollback)")
+	fs.StringVar(&o.Theme, "theme", "", "with --tui: color, high-contrast or none (default: none when NO_COLOR is set)")
+	fs.IntVar(&o.Capacity, "tui-events", tui.DefaultCapacity, "with --tui, how many events the list keeps")
+}
+
+// tuiOutput is the TUI as the listener's output. At every flush it copies
+// the prompts waiting, on the listener's goroutine, so the TUI never reads
+// the engine.
+type tuiOutput struct {
+	*tui.Program
+	pending func() []*session.Prompt
+}
+
+// startTUI starts the debug view when --tui is given; it returns nil otherwise.
+func startTUI(o *options, endpoint string) (*tuiOutput, error) {
+	t := o.TUI
+	if !t.Enabled {
+		return nil, nil
+	}
+	if !o.IO.InTTY || !o.IO.OutTTY {
+		return nil, errors.New("--tui needs a terminal on standard input and output; leave it out for plain lines")
+	}
+	theme, ok := tui.ParseTheme(t.Theme)
+	if !ok {
+		return nil, fmt.Errorf("--theme must be color, high-contrast or none, not %q", t.Theme)
+	}
+	if t.Theme == "" && !o.IO.Color {
+		theme = tui.ThemeNone
+	}
+	dir, _ := os.Getwd()
+	p := tui.Start(tui.RunOptions{
+		Options: tui.Options{
+			Capacity: t.Capacity,
+			Theme:    theme,
+			Endpoint: endpoint,
+			SaveDir:  dir,
+			Now:      o.Now,
+		},
+		In:        o.IO.In,
+		Out:       o.IO.Out,
+		AltScreen: t.AltScreen,
+	})
+	return &tuiOutput{Program: p}, nil
+}
+
+// attach makes the TUI the listener's input and prompt source.
+func (t *tuiOutput) attach(l *listener) {
+	l.input = t.Commands()
+	t.pending = l.eng.Pending
+}
+
+// Flush implements output.
+func (t *tuiOutput) Flush() error {
+	if t.pending != nil {
+		ps := t.pending()
+		prompts := make([]tui.Prompt, len(ps))
+		for i, p := range ps {
+			prompts[i] = tui.PromptOf(p)
+		}
+		t.SetPrompts(prompts)
+	}
+	return t.Program.Flush()
+}

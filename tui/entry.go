@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// Item is one line of the list: an announcement, a diagnostic or a status
+// message from the listener. Its text is already sanitized.
+type Item struct {
+	At        time.Time
+	Priority  announce.Priority
+	Kind      string // the announcement's kind, "diagnostic" or "status"
+	Code      string // the diagnostic's code
+	Agent     string
+	SessionID string
+	Text      string
+	Event     *protocol.Event // nil for status lines and most diagnostics
+}
+
+// ItemFromAnnouncement keeps what the list shows of a.
+func ItemFromAnnouncement(a announce.Announcement) Item {
+	return Item{At: a.At, Priority: a.Priority, Kind: a.Kind, Agent: a.Agent, SessionID: a.SessionID, Text: a.Text, Event: a.Event}
+}
+
+// ItemFromDiagnostic keeps what the list shows of d. Diagnostics are normal
+// priority: they matter to developers but never interrupt.
+func ItemFromDiagnostic(d session.Diagnostic) Item {
+	return Item{At: d.At, Priority: announce.Normal, Kind: "diagnostic", Code: d.Code, SessionID: d.SessionID, Text: d.Message, Event: eventRef(d.EventID)}
+}
+
+// eventRef keeps a diagnostic's event id without an event.
+func eventRef(id string) *protocol.Event {
+	if id == "" {
+		return nil
+	}
+	return &protocol.Event{EventID: id}
+}
+
+// entry is an Item as held in the ring: numbered, marked, with the
+// lower-cased text the filter searches.
+type entry struct {
+	Item
+	seq    uint64
+	marked bool
+	line   string // Text on one line
+	hay    string // lower-case: type, agent, session, tool, text
+}
+
+func newEntry(it Item, seq uint64) entry {
+	e := entry{Item: it, seq: seq, line: oneLine(it.Text)}
+	var b strings.Builder
+	b.Grow(len(e.line) + 64)
+	b.WriteString(e.typ())
+	b.WriteByte(' ')
+	b.WriteString(it.Agent)
+	b.WriteByte(' ')
+	b.WriteString(it.SessionID)
+	b.WriteByte(' ')
+	b.WriteString(e.tool())
+	b.WriteByte(' ')
+	b.WriteString(e.line)
+	e.hay = strings.ToLower(b.String())
+	return e
+}
+
+// typ is the event type in compact form, or the item's kind for lines that
+// are not events.
+func (e *entry) typ() string {
+	if e.Event != nil && e.Event.Type != "" {
+		return e.Event.Type
+	}
+	return e.Kind
+}
+
+func (e *entry) tool() string {
+	if e.Event != nil {
+		return e.Event.Tool
+	}
+	return ""
+}
+
+// urgency is the urgency in words, as the list shows it.
+func (e *entry) urgency() string {
+	if e.Kind == "diagnostic" {
+		return "diagnostic"
+	}
+	return e.Priority.String()
+}
+
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\t") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// shortType drops the "aaep:agent." prefix every core type shares.
+func shortType(t string) string {
+	t = strings.TrimPrefix(t, "aaep:")
+	return strings.TrimPrefix(t, "agent.")
+}

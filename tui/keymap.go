@@ -1,0 +1,86 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the TUI answers to, with the help text `?` shows.
+type KeyMap struct {
+	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
+
+	Pause        key.Binding // follow or pause
+	Filter       key.Binding
+	ClearFilter  key.Binding
+	NextMatch    key.Binding
+	PrevMatch    key.Binding
+	NextCritical key.Binding
+	PrevCritical key.Binding
+	Mark         key.Binding
+	NextMark     key.Binding
+
+	Details    key.Binding
+	Timestamps key.Binding
+	Wrap       key.Binding
+	Views      key.Binding
+	Copy       key.Binding
+	Save       key.Binding
+
+	Accept        key.Binding
+	Reject        key.Binding
+	PromptDetails key.Binding
+
+	Help key.Binding
+	Quit key.Binding
+}
+
+// DefaultKeyMap returns the keys documented in docs/tui.md.
+func DefaultKeyMap() KeyMap {
+	b := func(help string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], help))
+	}
+	return KeyMap{
+		Up:       b("previous event", "up", "k"),
+		Down:     b("next event", "down", "j"),
+		PageUp:   b("page up", "pgup", "ctrl+b"),
+		PageDown: b("page down", "pgdown", "ctrl+f"),
+		Top:      b("oldest event", "home", "g"),
+		Bottom:   b("newest event, follow", "end", "G"),
+
+		Pause:        b("pause or follow", " ", "p"),
+		Filter:       b("filter", "/"),
+		ClearFilter:  b("clear filter", "x"),
+		NextMatch:    b("next match", "n"),
+		PrevMatch:    b("previous match", "N"),
+		NextCritical: b("next critical or prompt", "c"),
+		PrevCritical: b("previous critical or prompt", "C"),
+		Mark:         b("mark or unmark", "m"),
+		NextMark:     b("next mark", "'"),
+
+		Details:    b("details pane", "enter"),
+		Timestamps: b("absolute or relative times", "t"),
+		Wrap:       b("wrap details", "w"),
+		Views:      b("events, sessions, diagnostics", "tab"),
+		Copy:       b("copy event JSON", "y"),
+		Save:       b("save list as JSON Lines", "S"),
+
+		Accept:        b("accept or answer prompt", "a"),
+		Reject:        b("reject prompt", "r"),
+		PromptDetails: b("prompt details", "d"),
+
+		Help: b("all keys", "?"),
+		Quit: b("quit", "q", "ctrl+c"),
+	}
+}
+
+// ShortHelp is the footer.
+func (k KeyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Help, k.Pause, k.Filter, k.Accept, k.Reject, k.Quit}
+}
+
+// FullHelp is what `?` shows, in columns.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Pause},
+		{k.Filter, k.ClearFilter, k.NextMatch, k.PrevMatch, k.NextCritical, k.PrevCritical, k.Mark, k.NextMark},
+		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save},
+		{k.Accept, k.Reject, k.PromptDetails, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,696 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/aaep-term/aaep-term/announce"
+)
+
+// DefaultCapacity is how many events the list keeps by default.
+const DefaultCapacity = 100_000
+
+// maxHistoryLines bounds the lines printed above the view per batch during a
+// flood; critical lines are always printed.
+const maxHistoryLines = 200
+
+// Options configure a Model.
+type Options struct {
+	Capacity int   // events kept; DefaultCapacity when 0
+	Theme    Theme // ThemeNone for NO_COLOR
+	Renderer *lipgloss.Renderer
+	Keys     *KeyMap // DefaultKeyMap when nil
+
+	// Command hands a typed line-mode command ("accept 1", "quit") to the
+	// listener. When nil, quitting ends the program at once.
+	Command func(string)
+
+	Endpoint string
+	// History prints every announcement above the view, as a plain line that
+	// stays in the terminal's scrollback (inline mode).
+	History  bool
+	SaveDir  string // where S and y write files; the working directory when ""
+	Now      func() time.Time
+	Location *time.Location
+}
+
+type mode int
+
+const (
+	modeList mode = iota
+	modeFilter
+	modeAnswer
+	modeHelp
+)
+
+type view int
+
+const (
+	viewEvents view = iota
+	viewSessions
+	viewDiagnostics
+)
+
+func (v view) String() string {
+	return [...]string{"events", "sessions", "diagnostics"}[v]
+}
+
+// Model is the Bubble Tea model of the debug view.
+type Model struct {
+	opts   Options
+	keys   KeyMap
+	styles Styles
+	input  lineInput
+	in     *inbox
+	cur    *cursorPos
+
+	width, height int
+
+	ring     *ring
+	visible  []uint64 // numbers of the entries the filter lets through, oldest first
+	filter   Filter
+	lastFind Filter // the last non-empty filter, for n and N
+	history  []string
+	histPos  int
+
+	mode       mode
+	view       view
+	selected   uint64 // 0: none yet
+	row        int    // the selected entry's row within the list window
+	following  bool
+	pausedAt   uint64
+	showDetail bool
+	wrap       bool
+	relative   bool
+	start      time.Time
+
+	prompts      []Prompt
+	promptFocus  bool
+	promptDetail bool
+	answering    int // prompt number being answered in modeAnswer
+
+	sessions *sessionTable
+	diags    diagTable
+
+	message   string
+	rateSec   int64
+	rateCount int
+	rate      int
+	quitting  bool
+}
+
+// New returns a Model following the newest event.
+func New(opts Options) *Model {
+	if opts.Capacity <= 0 {
+		opts.Capacity = DefaultCapacity
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Location == nil {
+		opts.Location = time.Local
+	}
+	if opts.Renderer == nil {
+		opts.Renderer = lipgloss.NewRenderer(os.Stdout)
+	}
+	keys := DefaultKeyMap()
+	if opts.Keys != nil {
+		keys = *opts.Keys
+	}
+	m := &Model{
+		opts:      opts,
+		keys:      keys,
+		styles:    DefaultStyles(opts.Renderer, opts.Theme),
+		in:        &inbox{},
+		ring:      newRing(opts.Capacity),
+		following: true,
+		width:     80,
+		height:    24,
+		sessions:  newSessionTable(),
+	}
+	return m
+}
+
+// inbox is where the listener's goroutine leaves items for the model.
+type inbox struct {
+	mu         sync.Mutex
+	items      []Item
+	prompts    []Prompt
+	promptsSet bool
+	woke       bool // a wake-up message is on its way
+}
+
+// inboxMsg tells the model the inbox has something.
+type inboxMsg struct{}
+
+// closeMsg ends the program once the inbox is emptied.
+type closeMsg struct{}
+
+// tickMsg redraws prompt countdowns.
+type tickMsg struct{}
+
+// ItemsMsg adds items directly (tests and replays).
+type ItemsMsg []Item
+
+// PromptsMsg replaces the prompts waiting for the user.
+type PromptsMsg []Prompt
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return tea.ShowCursor }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case inboxMsg:
+		return m, m.takeInbox()
+	case closeMsg:
+		cmd := m.takeInbox()
+		m.quitting = true
+		m.cur.set(0, 0, false)
+		return m, tea.Sequence(cmd, tea.Quit)
+	case ItemsMsg:
+		return m, m.ingest(msg)
+	case PromptsMsg:
+		return m, m.setPrompts(msg)
+	case tickMsg:
+		if len(m.prompts) > 0 {
+			return m, tick()
+		}
+		return m, nil
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+func (m *Model) takeInbox() tea.Cmd {
+	in := m.in
+	in.mu.Lock()
+	items, prompts, set := in.items, in.prompts, in.promptsSet
+	in.items, in.prompts, in.promptsSet, in.woke = nil, nil, false, false
+	in.mu.Unlock()
+	var cmds []tea.Cmd
+	if len(items) > 0 {
+		cmds = append(cmds, m.ingest(items))
+	}
+	if set {
+		cmds = append(cmds, m.setPrompts(prompts))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) setPrompts(ps []Prompt) tea.Cmd {
+	had := make(map[int]bool, len(m.prompts))
+	for _, p := range m.prompts {
+		had[p.Number] = true
+	}
+	wasEmpty := len(m.prompts) == 0
+	m.prompts = ps
+	for _, p := range ps {
+		if !had[p.Number] {
+			m.promptFocus = true // a new prompt takes the cursor
+		}
+	}
+	if len(ps) == 0 {
+		m.promptFocus, m.promptDetail = false, false
+		if m.mode == modeAnswer {
+			m.mode = modeList
+		}
+	}
+	if wasEmpty && len(ps) > 0 {
+		return tick()
+	}
+	return nil
+}
+
+// ingest adds items to the list and, in inline mode, prints them above it.
+func (m *Model) ingest(items []Item) tea.Cmd {
+	var lines []string
+	skipped := 0
+	for _, it := range items {
+		if m.start.IsZero() {
+			m.start = it.At
+		}
+		if it.Kind == "status" {
+			m.message = it.Text
+		}
+		seq := m.ring.push(it)
+		e := m.ring.get(seq)
+		if m.filter.Empty() || m.keep(e) {
+			m.visible = append(m.visible, seq)
+		}
+		m.sessions.add(e)
+		if it.Kind == "diagnostic" {
+			m.diags.add(e)
+		}
+		m.countRate(it.At)
+		if m.opts.History {
+			if len(lines) < maxHistoryLines || it.Priority == announce.Critical {
+				lines = append(lines, m.historyLine(e))
+			} else {
+				skipped++
+			}
+		}
+	}
+	first := m.ring.first()
+	i := 0
+	for i < len(m.visible) && m.visible[i] < first {
+		i++
+	}
+	m.visible = m.visible[i:]
+	if m.following || m.selected < first {
+		m.selectLast()
+	}
+	if skipped > 0 {
+		lines = append(lines, fmt.Sprintf("(%d more events in the list; too many to print)", skipped))
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return tea.Println(strings.Join(lines, "\n"))
+}
+
+// keep reports whether e passes the filter; critical entries always do.
+func (m *Model) keep(e *entry) bool {
+	return e.Priority == announce.Critical || m.filter.match(e)
+}
+
+func (m *Model) countRate(at time.Time) {
+	s := at.Unix()
+	if s != m.rateSec {
+		if s == m.rateSec+1 {
+			m.rate = m.rateCount
+		} else {
+			m.rate = 0
+		}
+		m.rateSec, m.rateCount = s, 0
+	}
+	m.rateCount++
+}
+
+func (m *Model) historyLine(e *entry) string {
+	var b strings.Builder
+	b.WriteString(e.At.In(m.opts.Location).Format("15:04:05 "))
+	if e.Priority == announce.Critical {
+		b.WriteString("CRITICAL ")
+	}
+	if e.Kind == "diagnostic" {
+		b.WriteString("Diagnostic: ")
+	}
+	if e.Agent != "" {
+		b.WriteString(e.Agent + ": ")
+	}
+	b.WriteString(e.line)
+	return b.String()
+}
+
+// applyFilter recomputes the visible entries.
+func (m *Model) applyFilter(f Filter) {
+	m.filter = f
+	if !f.Empty() {
+		m.lastFind = f
+	}
+	m.visible = m.visible[:0]
+	for seq := m.ring.first(); seq <= m.ring.last(); seq++ {
+		if e := m.ring.get(seq); f.Empty() || m.keep(e) {
+			m.visible = append(m.visible, seq)
+		}
+	}
+	if m.following {
+		m.selectLast()
+		return
+	}
+	// Keep the selection on the nearest entry still shown.
+	i := m.index(m.selected)
+	if i >= m.shown() {
+		i = m.shown() - 1
+	}
+	if i >= 0 {
+		m.selected = m.visible[i]
+	} else {
+		m.selected = 0
+	}
+}
+
+// shown is how many visible entries the list may show: all when following,
+// those that arrived before the pause otherwise.
+func (m *Model) shown() int {
+	if m.following {
+		return len(m.visible)
+	}
+	return sort.Search(len(m.visible), func(i int) bool { return m.visible[i] > m.pausedAt })
+}
+
+// index is the position of the first visible entry numbered seq or later.
+func (m *Model) index(seq uint64) int {
+	return sort.Search(len(m.visible), func(i int) bool { return m.visible[i] >= seq })
+}
+
+func (m *Model) selectLast() {
+	if n := m.shown(); n > 0 {
+		m.selected = m.visible[n-1]
+		m.row = m.listHeight() - 1
+	}
+}
+
+// move changes the selection by delta rows.
+func (m *Model) move(delta int) {
+	n := m.shown()
+	if n == 0 {
+		return
+	}
+	i := min(max(m.index(m.selected)+delta, 0), n-1)
+	m.selectIndex(i, delta)
+}
+
+func (m *Model) selectIndex(i, delta int) {
+	m.selected = m.visible[i]
+	m.row += delta
+	m.row = min(max(m.row, 0), m.listHeight()-1)
+	m.promptFocus = false
+}
+
+// pause holds the view where it is; events keep arriving and counting.
+func (m *Model) pause() {
+	if !m.following {
+		return
+	}
+	m.following = false
+	m.pausedAt = m.ring.last()
+}
+
+func (m *Model) follow() {
+	m.following = true
+	m.selectLast()
+}
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	switch m.mode {
+	case modeFilter:
+		return m.filterKey(msg)
+	case modeAnswer:
+		return m.answerKey(msg)
+	case modeHelp:
+		m.mode = modeList
+		if key.Matches(msg, m.keys.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+	case key.Matches(msg, k.Up):
+		m.pause()
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.pause()
+		m.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.pause()
+		m.move(-m.listHeight())
+	case key.Matches(msg, k.PageDown):
+		m.pause()
+		m.move(m.listHeight())
+	case key.Matches(msg, k.Top):
+		m.pause()
+		if m.shown() > 0 {
+			m.selectIndex(0, -m.shown())
+		}
+	case key.Matches(msg, k.Bottom):
+		m.follow()
+	case key.Matches(msg, k.Pause):
+		if m.following {
+			m.pause()
+			m.message = "Paused: the list holds still while events keep arriving."
+		} else {
+			m.follow()
+			m.message = "Following the newest event."
+		}
+	case key.Matches(msg, k.Filter):
+		m.mode = modeFilter
+		m.input.set(m.filter.String())
+		m.histPos = len(m.history)
+	case key.Matches(msg, k.ClearFilter):
+		m.applyFilter(Filter{})
+		m.message = "Filter cleared: showing every event."
+	case key.Matches(msg, k.NextMatch):
+		m.find(1, func(e *entry) bool { return m.lastFind.match(e) }, "match")
+	case key.Matches(msg, k.PrevMatch):
+		m.find(-1, func(e *entry) bool { return m.lastFind.match(e) }, "match")
+	case key.Matches(msg, k.NextCritical):
+		m.find(1, isCritical, "critical event")
+	case key.Matches(msg, k.PrevCritical):
+		m.find(-1, isCritical, "critical event")
+	case key.Matches(msg, k.Mark):
+		if e := m.ring.get(m.selected); e != nil {
+			e.marked = !e.marked
+		}
+	case key.Matches(msg, k.NextMark):
+		m.find(1, func(e *entry) bool { return e.marked }, "mark")
+	case key.Matches(msg, k.Details):
+		m.showDetail = !m.showDetail
+	case key.Matches(msg, k.Timestamps):
+		m.relative = !m.relative
+	case key.Matches(msg, k.Wrap):
+		m.wrap = !m.wrap
+	case key.Matches(msg, k.Views):
+		m.view = (m.view + 1) % 3
+		m.message = "Showing " + m.view.String() + "."
+	case key.Matches(msg, k.Copy):
+		m.message = m.copySelected()
+	case key.Matches(msg, k.Save):
+		m.message = m.saveVisible()
+	case key.Matches(msg, k.Accept):
+		return m.answer(true)
+	case key.Matches(msg, k.Reject):
+		return m.answer(false)
+	case key.Matches(msg, k.PromptDetails):
+		if len(m.prompts) > 0 {
+			m.promptDetail = !m.promptDetail
+			m.promptFocus = true
+		}
+	}
+	return nil
+}
+
+func isCritical(e *entry) bool { return e.Priority == announce.Critical }
+
+// find selects the next (dir 1) or previous (dir -1) shown entry that ok accepts.
+func (m *Model) find(dir int, ok func(*entry) bool, what string) {
+	n := m.shown()
+	if n == 0 {
+		return
+	}
+	if what == "match" && m.lastFind.Empty() {
+		m.message = "No filter typed yet: press / first."
+		return
+	}
+	i := m.index(m.selected)
+	for j := i + dir; j >= 0 && j < n; j += dir {
+		if e := m.ring.get(m.visible[j]); e != nil && ok(e) {
+			m.pause()
+			m.selectIndex(j, j-i)
+			m.message = ""
+			return
+		}
+	}
+	if dir > 0 {
+		m.message = "No further " + what + "."
+	} else {
+		m.message = "No earlier " + what + "."
+	}
+}
+
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.mode = modeList
+		return nil
+	case tea.KeyEnter:
+		expr := strings.TrimSpace(m.input.String())
+		f, err := ParseFilter(expr)
+		if err != nil {
+			m.message = "Filter not applied: " + err.Error() + "."
+			return nil
+		}
+		m.mode = modeList
+		if expr != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != expr) {
+			m.history = append(m.history, expr)
+		}
+		m.applyFilter(f)
+		if f.Empty() {
+			m.message = "Filter cleared: showing every event."
+		} else {
+			m.message = fmt.Sprintf("Filter %s: %d of %d events shown (critical ones always).", expr, len(m.visible), m.ring.len())
+		}
+		return nil
+	case tea.KeyUp, tea.KeyDown:
+		if len(m.history) == 0 {
+			return nil
+		}
+		if msg.Type == tea.KeyUp {
+			m.histPos = max(m.histPos-1, 0)
+		} else {
+			m.histPos = min(m.histPos+1, len(m.history))
+		}
+		v := ""
+		if m.histPos < len(m.history) {
+			v = m.history[m.histPos]
+		}
+		m.input.set(v)
+		return nil
+	}
+	m.input.update(msg)
+	return nil
+}
+
+func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.mode = modeList
+		return nil
+	case tea.KeyEnter:
+		text := strings.TrimSpace(m.input.String())
+		m.mode = modeList
+		if text == "" {
+			m.message = "No answer sent: the answer was empty."
+			return nil
+		}
+		m.command(fmt.Sprintf("answer %d %s", m.answering, text))
+		return nil
+	}
+	m.input.update(msg)
+	return nil
+}
+
+// answer accepts or rejects the first prompt waiting, or opens the answer
+// field for a question.
+func (m *Model) answer(accept bool) tea.Cmd {
+	if len(m.prompts) == 0 {
+		m.message = "No prompt is waiting for an answer."
+		return nil
+	}
+	p := m.prompts[0]
+	if p.Question {
+		if !accept {
+			m.message = fmt.Sprintf("Prompt %d is a question: press a and type an answer.", p.Number)
+			return nil
+		}
+		m.mode = modeAnswer
+		m.answering = p.Number
+		m.input.set("")
+	}
+	verb := "reject"
+	if accept {
+		verb = "accept"
+	}
+	m.command(fmt.Sprintf("%s %d", verb, p.Number))
+	return nil
+}
+
+func (m *Model) command(s string) {
+	if m.opts.Command == nil {
+		m.message = "Not connected: " + s + " was not sent."
+		return
+	}
+	m.opts.Command(s)
+	m.message = "Sending: " + s + "."
+}
+
+func (m *Model) quit() tea.Cmd {
+	if m.opts.Command == nil || m.quitting {
+		m.quitting = true
+		m.cur.set(0, 0, false)
+		return tea.Quit
+	}
+	m.quitting = true // a second q or ctrl+c quits at once
+	m.opts.Command("quit")
+	m.message = "Closing the subscription…"
+	return nil
+}
+
+// copySelected writes the selected event's JSON to a file and to the
+// clipboard through OSC 52.
+func (m *Model) copySelected() string {
+	e := m.ring.get(m.selected)
+	if e == nil || e.Event == nil || len(e.Event.Raw) == 0 {
+		return "Nothing to copy: the selected line is not an event."
+	}
+	name := filepath.Join(m.opts.SaveDir, "aaep-event-"+safeName(e.Event.EventID)+".json")
+	if err := os.WriteFile(name, append(append([]byte{}, e.Event.Raw...), '\n'), 0o600); err != nil {
+		return fmt.Sprintf("Could not save the event: %v.", err)
+	}
+	return "Saved the event JSON to " + name + "."
+}
+
+// saveVisible writes the shown entries as JSON Lines.
+func (m *Model) saveVisible() string {
+	name := filepath.Join(m.opts.SaveDir, "aaep-list-"+m.opts.Now().Format("20060102-150405")+".jsonl")
+	n, err := writeJSONL(name, m, m.visible[:m.shown()])
+	if err != nil {
+		return fmt.Sprintf("Could not save the list: %v.", err)
+	}
+	return fmt.Sprintf("Saved %d lines to %s.", n, name)
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// listHeight is how many rows the list gets.
+func (m *Model) listHeight() int {
+	h := m.height - 2 // status and message lines
+	h -= 1            // footer
+	h -= m.promptLines()
+	if m.showDetail {
+		h -= m.detailHeight()
+	}
+	return max(h, 1)
+}
+
+func (m *Model) promptLines() int {
+	if len(m.prompts) == 0 {
+		return 0
+	}
+	n := 2
+	if len(m.prompts) > 1 {
+		n++
+	}
+	if m.promptDetail {
+		n += min(len(m.prompts[0].Details), max(m.height/4, 1))
+	}
+	return n
+}
+
+func (m *Model) detailHeight() int { return max(m.height/3, 4) }
+
+// truncate cuts s to the width of the screen.
+func (m *Model) truncate(s string) string {
+	return ansi.Truncate(s, m.width, "…")
+}

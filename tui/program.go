@@ -1,0 +1,125 @@
+package tui
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// RunOptions configure a running TUI.
+type RunOptions struct {
+	Options
+	In        io.Reader
+	Out       io.Writer
+	AltScreen bool // full screen; history is then not kept in the scrollback
+}
+
+// Program is a running TUI. Its Sink methods are called from the listener's
+// goroutine; what the user decides comes back on Commands.
+type Program struct {
+	p        *tea.Program
+	in       *inbox
+	buf      []Item
+	commands chan string
+	done     chan error
+}
+
+// Start runs the TUI on o.In and o.Out until Close.
+func Start(o RunOptions) *Program {
+	pr := &Program{commands: make(chan string, 16), done: make(chan error, 1)}
+	o.Command = func(s string) {
+		select {
+		case pr.commands <- s:
+		default: // the listener is far behind; the user will see no answer and retry
+		}
+	}
+	o.History = !o.AltScreen
+	if o.Renderer == nil {
+		o.Renderer = lipgloss.NewRenderer(o.Out)
+	}
+	m := New(o.Options)
+	m.cur = &cursorPos{}
+	pr.in = m.in
+	opts := []tea.ProgramOption{
+		tea.WithInput(o.In),
+		tea.WithOutput(newCursorWriter(o.Out, m.cur)),
+		tea.WithoutSignalHandler(),
+	}
+	if o.AltScreen {
+		opts = append(opts, tea.WithAltScreen())
+	}
+	pr.p = tea.NewProgram(m, opts...)
+	go func() {
+		_, err := pr.p.Run()
+		select { // the user may have forced the TUI closed: stop listening too
+		case pr.commands <- "quit":
+		default:
+		}
+		close(pr.commands)
+		pr.done <- err
+	}()
+	return pr
+}
+
+// Commands delivers the user's decisions as line-mode commands ("accept 1",
+// "answer 2 blue", "quit"). It is closed when the TUI ends.
+func (pr *Program) Commands() <-chan string { return pr.commands }
+
+// Announce implements announce.Sink.
+func (pr *Program) Announce(a announce.Announcement) error {
+	pr.buf = append(pr.buf, ItemFromAnnouncement(a))
+	return nil
+}
+
+// Diagnostic implements announce.DiagnosticSink.
+func (pr *Program) Diagnostic(d session.Diagnostic) error {
+	pr.buf = append(pr.buf, ItemFromDiagnostic(d))
+	return nil
+}
+
+// Say shows a message from the listener itself.
+func (pr *Program) Say(now time.Time, text string) error {
+	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Text: text})
+	return nil
+}
+
+// SetPrompts replaces the prompts shown as waiting; it takes effect at Flush.
+func (pr *Program) SetPrompts(ps []Prompt) {
+	pr.in.mu.Lock()
+	pr.in.prompts, pr.in.promptsSet = ps, true
+	pr.in.mu.Unlock()
+}
+
+// Flush hands what was announced since the last Flush to the TUI. Batches
+// that arrive while the TUI is drawing are merged: one update per frame.
+func (pr *Program) Flush() error {
+	pr.in.mu.Lock()
+	pr.in.items = append(pr.in.items, pr.buf...)
+	wake := !pr.in.woke && (len(pr.in.items) > 0 || pr.in.promptsSet)
+	if wake {
+		pr.in.woke = true
+	}
+	pr.in.mu.Unlock()
+	clear(pr.buf)
+	pr.buf = pr.buf[:0]
+	if wake {
+		go pr.p.Send(inboxMsg{})
+	}
+	return nil
+}
+
+// Close shows what is left, ends the TUI and waits for it to restore the terminal.
+func (pr *Program) Close() error {
+	_ = pr.Flush()
+	pr.p.Send(closeMsg{})
+	if err := <-pr.done; err != nil {
+		return fmt.Errorf("tui: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// Prompt is what the TUI shows of a prompt waiting for the user: a copy taken
+// on the listener's goroutine, so the TUI never reads the engine's state.
+type Prompt struct {
+	Number   int
+	Question bool // a clarification, answered with text, not accept or reject
+	Agent    string
+	Topic    string // the action to confirm, or the question
+	Details  []string
+	Default  string // default decision or answer, "" when none
+	Risk     string
+	Deadline time.Time // zero when the prompt never times out
+}
+
+// PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
+func PromptOf(p *session.Prompt) Prompt {
+	ev := p.Event
+	pr := Prompt{Number: p.Number, Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Sanitize(ev.RiskLevel)}
+	add := func(label, v string) {
+		if v = strings.TrimSpace(v); v != "" {
+			pr.Details = append(pr.Details, label+": "+oneLine(v))
+		}
+	}
+	if ev.Type == protocol.TypeAwaitingClarify {
+		pr.Question = true
+		pr.Topic = ev.Question.String()
+		add("Context", ev.ClarifyContext.String())
+		for i, c := range ev.Choices {
+			add(fmt.Sprintf("Choice %d", i+1), c.Label.String()+" (value "+protocol.Sanitize(c.Value)+")")
+		}
+		add("Accepted answers", protocol.Sanitize(strings.Join(ev.AcceptedResponseKinds, ", ")))
+		if ev.HasDefaultResponse {
+			pr.Default = ev.DefaultResponse.String()
+		}
+	} else {
+		pr.Topic = ev.Action.String()
+		pr.Default = protocol.Sanitize(ev.DefaultDecision)
+		add("Consequence", ev.Consequence.String())
+		if ev.Irreversible != nil && *ev.Irreversible {
+			add("Irreversible", "yes")
+		}
+		add("Reversibility", protocol.Sanitize(strings.ReplaceAll(ev.Reversibility, "_", " ")))
+		add("Allowed answers", protocol.Sanitize(strings.Join(ev.AllowedReplies, ", ")))
+	}
+	add("Summary", ev.Summary("detailed").String())
+	if pr.Topic == "" {
+		pr.Topic = ev.Summary("normal").String()
+	}
+	return pr
+}
+
+func agentOf(ev *protocol.Event) string {
+	if n := ev.Producer.AgentName.String(); n != "" {
+		return n
+	}
+	return protocol.Sanitize(ev.Producer.AgentID)
+}
+
+// kind is the prompt's kind in words.
+func (p *Prompt) kind() string {
+	if p.Question {
+		return "QUESTION"
+	}
+	return "CONFIRMATION NEEDED"
+}
+
+// headline is the prompt's first line: everything needed to decide.
+func (p *Prompt) headline(now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, prompt %d", p.kind(), p.Number)
+	if p.Agent != "" {
+		b.WriteString(" from " + p.Agent)
+	}
+	b.WriteString(": " + oneLine(p.Topic))
+	if p.Risk != "" {
+		b.WriteString(". Risk " + p.Risk)
+	}
+	if p.Default != "" {
+		b.WriteString(". Default " + p.Default)
+	}
+	if !p.Deadline.IsZero() {
+		left := p.Deadline.Sub(now).Round(time.Second)
+		if left < 0 {
+			left = 0
+		}
+		fmt.Fprintf(&b, ", %s left", left)
+	}
+	return b.String() + "."
+}
+
+// keysLine tells which keys answer the prompt.
+func (p *Prompt) keysLine() string {
+	if p.Question {
+		return "Keys: a type an answer, d details."
+	}
+	return "Keys: a accept, r reject, d details."
+}

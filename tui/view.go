@@ -1,0 +1,273 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// View implements tea.Model. Only the rows on screen are drawn, so the cost
+// does not grow with the number of events held.
+func (m *Model) View() string {
+	if m.quitting {
+		return ""
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.styles.Status.Render(m.truncate(m.statusLine())))
+	cursorRow := -1
+	if len(m.prompts) > 0 {
+		if m.promptFocus {
+			cursorRow = len(lines)
+		}
+		lines = append(lines, m.promptView()...)
+	}
+	body := m.listHeight()
+	switch {
+	case m.mode == modeHelp:
+		lines = append(lines, m.fit(strings.Split(m.helpView(), "\n"), body)...)
+	case m.view == viewSessions:
+		lines = append(lines, m.fit(m.sessions.lines(m.prompts), body)...)
+	case m.view == viewDiagnostics:
+		lines = append(lines, m.fit(m.diags.lines(m.opts.Location), body)...)
+	default:
+		rows, sel := m.listView(body)
+		if cursorRow < 0 && sel >= 0 {
+			cursorRow = len(lines) + sel
+		}
+		lines = append(lines, rows...)
+	}
+	if m.showDetail {
+		lines = append(lines, m.fit(m.detailView(), m.detailHeight())...)
+	}
+	lines = append(lines, m.truncate(m.message))
+	col := 0
+	switch m.mode {
+	case modeFilter, modeAnswer:
+		label := "Filter: "
+		if m.mode == modeAnswer {
+			label = fmt.Sprintf("Answer to prompt %d: ", m.answering)
+		}
+		cursorRow = len(lines)
+		col = ansi.StringWidth(label) + m.input.column()
+		lines = append(lines, m.truncate(label+m.input.String()))
+	default:
+		lines = append(lines, m.styles.Help.Render(m.truncate(m.footer())))
+	}
+	if cursorRow < 0 {
+		cursorRow = len(lines) - 1
+	}
+	m.cur.set(len(lines)-1-cursorRow, min(col, m.width-1), true)
+	return strings.Join(lines, "\n")
+}
+
+// fit pads or cuts lines to exactly n, each no wider than the screen.
+func (m *Model) fit(lines []string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		if i < len(lines) {
+			out[i] = m.truncate(lines[i])
+		}
+	}
+	return out
+}
+
+func (m *Model) statusLine() string {
+	state := "FOLLOWING"
+	if !m.following {
+		state = fmt.Sprintf("PAUSED, %d new", m.ring.last()-m.pausedAt)
+	}
+	s := fmt.Sprintf("%s | %s | %d of %d events shown | %d/s", state, m.view, m.shown(), m.ring.len(), m.rate)
+	if !m.filter.Empty() {
+		s += " | filter: " + m.filter.String()
+	}
+	if n := len(m.prompts); n > 0 {
+		s += fmt.Sprintf(" | %d prompt(s) waiting", n)
+	}
+	if m.opts.Endpoint != "" {
+		s += " | " + m.opts.Endpoint
+	}
+	return s
+}
+
+func (m *Model) promptView() []string {
+	p := &m.prompts[0]
+	lines := []string{
+		m.styles.Title.Render(m.truncate(p.headline(m.opts.Now()))),
+		m.truncate(p.keysLine()),
+	}
+	if m.promptDetail {
+		lines = append(lines, m.fit(p.Details, min(len(p.Details), max(m.height/4, 1)))...)
+	}
+	if len(m.prompts) > 1 {
+		var more []string
+		for _, q := range m.prompts[1:] {
+			more = append(more, fmt.Sprintf("%d (%s)", q.Number, oneLine(q.Topic)))
+		}
+		lines = append(lines, m.truncate("Also waiting: "+strings.Join(more, ", ")))
+	}
+	return lines
+}
+
+// listView draws n rows around the selection and returns the selected row.
+func (m *Model) listView(n int) (rows []string, sel int) {
+	rows = make([]string, n)
+	shown := m.shown()
+	if shown == 0 {
+		rows[0] = "No events yet."
+		if m.ring.len() > 0 {
+			rows[0] = "No event matches the filter; press x to clear it."
+		}
+		return rows, -1
+	}
+	i := m.index(m.selected)
+	if i >= shown {
+		i = shown - 1
+	}
+	m.row = min(m.row, n-1, i)
+	top := i - m.row
+	if top+n > shown {
+		top = max(shown-n, 0)
+	}
+	m.row = i - top
+	for r := 0; r < n && top+r < shown; r++ {
+		e := m.ring.get(m.visible[top+r])
+		if e == nil {
+			continue
+		}
+		rows[r] = m.rowView(e, top+r == i)
+	}
+	return rows, m.row
+}
+
+func (m *Model) rowView(e *entry, selected bool) string {
+	var b strings.Builder
+	b.Grow(m.width + 16)
+	switch {
+	case selected:
+		b.WriteString(">")
+	default:
+		b.WriteString(" ")
+	}
+	if e.marked {
+		b.WriteString("*")
+	} else {
+		b.WriteString(" ")
+	}
+	b.WriteString(m.timeText(e.At))
+	b.WriteByte(' ')
+	fmt.Fprintf(&b, "%-10s %-22s ", strings.ToUpper(e.urgency()), shortType(e.typ()))
+	if e.SessionID != "" {
+		b.WriteString(shortID(e.SessionID) + " ")
+	}
+	if e.Agent != "" {
+		b.WriteString(e.Agent + ": ")
+	}
+	b.WriteString(e.line)
+	s := m.truncate(b.String())
+	switch {
+	case selected:
+		return m.styles.Selected.Render(s)
+	case e.Priority == announce.Critical:
+		return m.styles.Critical.Render(s)
+	case e.Kind == "diagnostic":
+		return m.styles.Diagnostic.Render(s)
+	case e.Priority == announce.Background:
+		return m.styles.Background.Render(s)
+	}
+	return s
+}
+
+func (m *Model) timeText(t time.Time) string {
+	if m.relative && !m.start.IsZero() {
+		d := t.Sub(m.start)
+		return fmt.Sprintf("+%7.3fs", d.Seconds())
+	}
+	return t.In(m.opts.Location).Format("15:04:05.000")
+}
+
+// detailView is the selected event in full: times, diagnostics, the event
+// pretty-printed and the frame as received, all sanitized.
+func (m *Model) detailView() []string {
+	e := m.ring.get(m.selected)
+	if e == nil {
+		return []string{"Details: nothing selected."}
+	}
+	lines := []string{fmt.Sprintf("Details of line %d: %s, %s, received %s", e.seq, strings.ToLower(e.urgency()), e.Kind, e.At.In(m.opts.Location).Format("15:04:05.000"))}
+	ev := e.Event
+	if ev != nil {
+		l := "Event " + protocol.Sanitize(ev.EventID) + " type " + protocol.Sanitize(ev.Type)
+		if ev.HasSeq {
+			l += fmt.Sprintf(" sequence %d", ev.Seq)
+		}
+		lines = append(lines, l)
+		if !ev.Timestamp.IsZero() {
+			lines = append(lines, fmt.Sprintf("Event timestamp %s, received %s later", ev.Timestamp.In(m.opts.Location).Format("15:04:05.000"), e.At.Sub(ev.Timestamp).Round(time.Millisecond)))
+		}
+		for _, d := range m.diags.forEvent(ev.EventID) {
+			lines = append(lines, "Diagnostic: "+d)
+		}
+		if len(ev.Raw) > 0 {
+			var pretty bytes.Buffer
+			if json.Indent(&pretty, ev.Raw, "", "  ") == nil {
+				for _, l := range strings.Split(pretty.String(), "\n") {
+					lines = append(lines, m.wrapLine(protocol.Sanitize(l))...)
+				}
+			}
+			lines = append(lines, m.wrapLine("Raw frame: "+protocol.Sanitize(string(ev.Raw)))...)
+		}
+	} else {
+		lines = append(lines, m.wrapLine(e.line)...)
+	}
+	return lines
+}
+
+func (m *Model) wrapLine(s string) []string {
+	if !m.wrap || ansi.StringWidth(s) <= m.width {
+		return []string{s}
+	}
+	return strings.Split(ansi.Hardwrap(s, m.width, true), "\n")
+}
+
+func (m *Model) footer() string {
+	var parts []string
+	for _, b := range m.keys.ShortHelp() {
+		k := b.Help().Key
+		if k == " " {
+			k = "space"
+		}
+		parts = append(parts, k+" "+b.Help().Desc)
+	}
+	return strings.Join(parts, " | ")
+}
+
+func (m *Model) helpView() string {
+	var b strings.Builder
+	b.WriteString("Keys (any key closes this help):\n")
+	for _, col := range m.keys.FullHelp() {
+		for _, k := range col {
+			h := k.Help()
+			name := strings.Join(k.Keys(), " or ")
+			name = strings.ReplaceAll(name, " or  ", " or space")
+			if name == " " {
+				name = "space"
+			}
+			fmt.Fprintf(&b, "  %-16s %s\n", name, h.Desc)
+		}
+	}
+	return b.String()
+}
+
+// shortID keeps the start of a long id; details show it whole.
+func shortID(id string) string {
+	if len(id) <= 14 {
+		return id
+	}
+	return id[:13] + "…"
+}
