@@ -30,10 +30,11 @@ type scanner struct {
 	b        []byte
 	i        int
 	err      *SyntaxError
-	depth    int // current nesting depth, the top-level value being 1
-	maxDepth int // deepest nesting seen
-	hardMax  int // nesting beyond this is a syntax error (stack safety)
-	longStr  int // bytes of the longest string seen
+	depth    int  // current nesting depth, the top-level value being 1
+	maxDepth int  // deepest nesting seen
+	hardMax  int  // nesting beyond this is a syntax error (stack safety)
+	longStr  int  // bytes of the longest string seen
+	scratch  span // where skipped values are recorded
 }
 
 // span is where a value lies in the input, with what the scan learned of it.
@@ -250,10 +251,10 @@ func (s *scanner) plain(highSeen bool) {
 	}
 }
 
-// skip scans one value and forgets it.
+// skip scans one value and forgets it. Its span is the scanner's scratch
+// field, so skipping does not allocate.
 func (s *scanner) skip() {
-	var sp span
-	s.value(&sp)
+	s.value(&s.scratch)
 }
 
 // object scans an object at s.i, calling member with each member's key;
