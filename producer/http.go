@@ -62,6 +62,7 @@ func (p *Producer) routes() *http.ServeMux {
 		p.handleReply(w, r, true)
 	})
 	mux.HandleFunc("GET "+PathManifest, p.handleManifest)
+	mux.HandleFunc("GET "+PathWebSocket, p.handleWebSocket)
 	return mux
 }
 
@@ -93,7 +94,7 @@ func (p *Producer) handleManifest(w http.ResponseWriter, r *http.Request) {
 		"agent_name":                   a.Name,
 		"aaep_versions_supported":      []string{Version},
 		"conformance_levels_supported": []int{1, 2, 3},
-		"transports_supported":         []string{"sse"},
+		"transports_supported":         []string{"sse", "websocket", "stdio", "unix"},
 		"languages_supported":          p.langs,
 		"event_types_emitted":          types,
 		"default_verbosity":            "normal",
@@ -158,12 +159,12 @@ type honored struct {
 
 // rejection is a subscription.rejected message with its HTTP status.
 type rejection struct {
-	status  int
-	code    string
-	message string
+	status int
+	code   string
+	text   string
 }
 
-func (e *rejection) Error() string { return e.code + ": " + e.message }
+func (e *rejection) Error() string { return e.code + ": " + e.text }
 
 func reject(status int, code, format string, args ...any) *rejection {
 	return &rejection{status, code, fmt.Sprintf(format, args...)}
@@ -175,58 +176,73 @@ func (p *Producer) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", "%v", err))
 		return
 	}
-	var req map[string]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil || req == nil {
-		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", "the body is not a JSON object"))
+	sub, acc, rej := p.subscribe(body, manifestURL(r))
+	if rej != nil {
+		p.writeRejection(w, rej)
 		return
 	}
+	w.Header().Set("Location", PathEvents+"?subscription_id="+sub.id)
+	writeJSON(w, http.StatusCreated, acc)
+}
+
+// manifestURL is where the manifest is served to the client of r.
+func manifestURL(r *http.Request) string {
+	if r.Host == "" {
+		return ""
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + PathManifest
+}
+
+// subscribe evaluates a subscription.request on any binding and stores the
+// subscription it makes; it returns the subscription.accepted message, or
+// the rejection. manifest, if not empty, is the manifest_uri to announce.
+func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, *rejection) {
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil || req == nil {
+		return nil, nil, reject(http.StatusBadRequest, "unknown", "the body is not a JSON object")
+	}
 	if typ, _ := stringField(req, "type"); typ != protocol.TypeSubscriptionRequest {
-		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", `"type" must be %q`, protocol.TypeSubscriptionRequest))
-		return
+		return nil, nil, reject(http.StatusBadRequest, "unknown", `"type" must be %q`, protocol.TypeSubscriptionRequest)
 	}
 	version, _ := stringField(req, "aaep_version")
 	m := semver.FindStringSubmatch(version)
 	switch {
 	case m == nil:
-		p.writeRejection(w, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`))
-		return
+		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`)
 	case m[1] != "1":
-		p.writeRejection(w, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version))
-		return
+		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version)
 	}
 	subscriber, _ := stringField(req, "subscriber_id")
 	if subscriber == "" || len(subscriber) > 256 {
-		p.writeRejection(w, reject(http.StatusBadRequest, "unknown", `"subscriber_id" must be a string of 1 to 256 bytes`))
-		return
+		return nil, nil, reject(http.StatusBadRequest, "unknown", `"subscriber_id" must be a string of 1 to 256 bytes`)
 	}
 	requested := map[string]json.RawMessage{}
 	if raw, ok := req["capabilities"]; ok {
 		if err := json.Unmarshal(raw, &requested); err != nil || requested == nil {
-			p.writeRejection(w, reject(http.StatusBadRequest, "capabilities_incompatible", `"capabilities" must be an object`))
-			return
+			return nil, nil, reject(http.StatusBadRequest, "capabilities_incompatible", `"capabilities" must be an object`)
 		}
 	}
 	h, t, notes, rej := p.negotiate(requested)
 	if rej != nil {
-		p.writeRejection(w, rej)
-		return
+		return nil, nil, rej
 	}
-
 	sub := &subscription{
 		id: "sub_" + randomHex(12), subscriber: subscriber, requested: requested,
 		terms: t, lastUsed: time.Now(), closed: make(chan struct{}),
 	}
 	if rej := p.addSubscription(sub); rej != nil {
-		p.writeRejection(w, rej)
-		return
+		return nil, nil, rej
 	}
 	p.opts.Logf("producer: %s subscribed as %s", subscriber, sub.id)
-	w.Header().Set("Location", PathEvents+"?subscription_id="+sub.id)
-	writeJSON(w, http.StatusCreated, p.accepted(r, sub.id, h, notes))
+	return sub, p.accepted(manifest, sub.id, h, notes), nil
 }
 
-// accepted builds a subscription.accepted message for a request to r.
-func (p *Producer) accepted(r *http.Request, id string, h honored, notes []string) any {
+// accepted builds a subscription.accepted message.
+func (p *Producer) accepted(manifest, id string, h honored, notes []string) any {
 	type producer struct {
 		AgentID      string `json:"agent_id"`
 		AgentName    string `json:"agent_name,omitempty"`
@@ -242,17 +258,10 @@ func (p *Producer) accepted(r *http.Request, id string, h honored, notes []strin
 		Notes    string   `json:"negotiation_notes,omitempty"`
 	}{
 		Type: protocol.TypeSubscriptionAccepted, ID: id, Version: Version, Honored: h,
-		Notes: strings.Join(notes, " "),
+		Notes: strings.Join(notes, " "), Manifest: manifest,
 	}
 	a := p.agent()
 	msg.Producer = producer{a.ID, a.Name, a.Version}
-	if r.Host != "" {
-		scheme := "http"
-		if r.TLS != nil {
-			scheme = "https"
-		}
-		msg.Manifest = scheme + "://" + r.Host + PathManifest
-	}
 	return msg
 }
 
@@ -380,11 +389,16 @@ func sameLanguage(a, b string) bool {
 
 func (p *Producer) writeRejection(w http.ResponseWriter, rej *rejection) {
 	p.opts.Logf("producer: subscription rejected: %v", rej)
-	writeJSON(w, rej.status, map[string]string{
+	writeJSON(w, rej.status, rej.message())
+}
+
+// message is the subscription.rejected message.
+func (e *rejection) message() map[string]string {
+	return map[string]string{
 		"type":           protocol.TypeSubscriptionRejected,
-		"reason_code":    rej.code,
-		"reason_message": rej.message,
-	})
+		"reason_code":    e.code,
+		"reason_message": e.text,
+	}
 }
 
 func (p *Producer) handleSpecStream(w http.ResponseWriter, r *http.Request) {
@@ -613,18 +627,24 @@ func (pr *prompt) answer(raw json.RawMessage) (value, label string, err error) {
 }
 
 func (p *Producer) renegotiate(w http.ResponseWriter, r *http.Request, m map[string]json.RawMessage) {
+	status, answer := p.renegotiateMsg(m, manifestURL(r))
+	writeJSON(w, status, answer)
+}
+
+// renegotiateMsg applies a subscription.renegotiate on any binding and
+// returns the answer: subscription.accepted with the new terms, a rejection
+// (which ends the subscription), or an error when it names no subscription.
+func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string) (int, any) {
 	id, _ := stringField(m, "subscription_id")
 	p.mu.Lock()
 	sub := p.subs[id]
 	p.mu.Unlock()
 	if sub == nil {
-		writeError(w, http.StatusNotFound, "no subscription "+id)
-		return
+		return http.StatusNotFound, map[string]string{"error": "no subscription " + id}
 	}
 	var changes map[string]json.RawMessage
 	if err := json.Unmarshal(m["capabilities"], &changes); err != nil || changes == nil {
-		writeError(w, http.StatusBadRequest, `"capabilities" must be an object`)
-		return
+		return http.StatusBadRequest, map[string]string{"error": `"capabilities" must be an object`}
 	}
 	p.mu.Lock()
 	merged := make(map[string]json.RawMessage, len(sub.requested)+len(changes))
@@ -636,39 +656,49 @@ func (p *Producer) renegotiate(w http.ResponseWriter, r *http.Request, m map[str
 		merged[k] = v
 	}
 	h, t, notes, rej := p.negotiate(merged)
-	p.mu.Lock()
 	if rej != nil {
 		// A refused renegotiation ends the subscription.
-		if p.subs[id] == sub {
-			delete(p.subs, id)
-			close(sub.closed)
-		}
-		p.mu.Unlock()
-		p.writeRejection(w, rej)
-		return
+		p.dropSubscription(sub)
+		p.opts.Logf("producer: subscription rejected: %v", rej)
+		return rej.status, rej.message()
 	}
+	p.mu.Lock()
 	sub.requested, sub.terms = merged, t
 	p.broadcastLocked()
 	p.mu.Unlock()
 	p.opts.Logf("producer: %s renegotiated", id)
-	writeJSON(w, http.StatusOK, p.accepted(r, id, h, notes))
+	return http.StatusOK, p.accepted(manifest, id, h, notes)
+}
+
+// dropSubscription forgets sub and ends its streams; it reports whether sub
+// was still there.
+func (p *Producer) dropSubscription(sub *subscription) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.subs[sub.id] != sub {
+		return false
+	}
+	delete(p.subs, sub.id)
+	close(sub.closed)
+	return true
 }
 
 func (p *Producer) closeSubscription(w http.ResponseWriter, m map[string]json.RawMessage) {
+	status, answer := p.closeMsg(m)
+	writeJSON(w, status, answer)
+}
+
+// closeMsg applies a subscription.close on any binding.
+func (p *Producer) closeMsg(m map[string]json.RawMessage) (int, any) {
 	id, _ := stringField(m, "subscription_id")
 	p.mu.Lock()
 	sub := p.subs[id]
-	if sub != nil {
-		delete(p.subs, id)
-		close(sub.closed)
-	}
 	p.mu.Unlock()
-	if sub == nil {
-		writeError(w, http.StatusNotFound, "no subscription "+id)
-		return
+	if sub == nil || !p.dropSubscription(sub) {
+		return http.StatusNotFound, map[string]string{"error": "no subscription " + id}
 	}
 	p.opts.Logf("producer: %s closed", id)
-	writeJSON(w, http.StatusAccepted, map[string]string{"status": "closed"})
+	return http.StatusAccepted, map[string]string{"status": "closed"}
 }
 
 func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {

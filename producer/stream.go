@@ -5,6 +5,7 @@ package producer
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"net/http"
 	"slices"
@@ -111,12 +112,8 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	rc := http.NewResponseController(w)
 	p.begin()
 
-	out := &streamOut{
-		bare:   p.opts.Quirks,
-		rng:    rand.New(rand.NewPCG(p.opts.Seed, seed)),
-		dup:    p.opts.Duplicate,
-		window: p.opts.Shuffle,
-	}
+	out := p.newStreamOut(seed)
+	out.bare = p.opts.Quirks
 	var heartbeat <-chan time.Time
 	if p.opts.Quirks {
 		out.buf.WriteString(": connected\n\n")
@@ -124,17 +121,40 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 		defer t.Stop()
 		heartbeat = t.C
 	}
+	cursor := p.startIndex(r.Header.Get("Last-Event-ID"))
+	p.feed(r.Context(), sub, out, cursor, heartbeat, func() error {
+		if _, err := w.Write(out.buf.Bytes()); err != nil {
+			return err
+		}
+		out.buf.Reset()
+		return rc.Flush()
+	})
+}
+
+// newStreamOut returns the output of the stream numbered seed.
+func (p *Producer) newStreamOut(seed uint64) *streamOut {
+	return &streamOut{
+		rng:    rand.New(rand.NewPCG(p.opts.Seed, seed)),
+		dup:    p.opts.Duplicate,
+		window: p.opts.Shuffle,
+	}
+}
+
+// feed writes the events from index cursor on into out, calling flush
+// whenever out holds some, until ctx ends, the producer closes, the
+// subscription (if any) closes, flush fails, or — with EndWhenDone — the
+// run ends. It reports whether it stopped because the run ended.
+// heartbeat, if not nil, adds a comment to an SSE stream at each tick.
+func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, cursor uint64, heartbeat <-chan time.Time, flush func() error) bool {
 	var closed <-chan struct{}
 	if sub != nil {
 		closed = sub.closed
 	}
-
-	cursor := p.startIndex(r.Header.Get("Last-Event-ID"))
 	for {
 		snap := p.since(cursor, sub)
 		cursor = snap.next
 		if snap.closed {
-			return
+			return false
 		}
 		out.bucket.setRate(snap.terms.rate)
 		now := time.Now()
@@ -147,17 +167,13 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 			out.flushHeld(now)
 		}
 		out.drain(now)
-		if out.buf.Len() > 0 {
-			if _, err := w.Write(out.buf.Bytes()); err != nil {
-				return
-			}
-			out.buf.Reset()
-			if err := rc.Flush(); err != nil {
-				return
+		if out.buf.Len() > 0 || len(out.msgs) > 0 {
+			if err := flush(); err != nil {
+				return false
 			}
 		}
 		if snap.finished && p.opts.EndWhenDone && len(out.held) == 0 && len(out.queue) == 0 {
-			return
+			return true
 		}
 
 		var wake <-chan time.Time
@@ -172,11 +188,11 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 		case <-heartbeat:
 			out.buf.WriteString(": heartbeat\n\n")
 		case <-closed:
-			return
-		case <-r.Context().Done():
-			return
+			return false
+		case <-ctx.Done():
+			return false
 		case <-p.ctx.Done():
-			return
+			return false
 		}
 		if timer != nil {
 			timer.Stop()
@@ -201,6 +217,8 @@ func (t terms) allows(typ string) bool {
 // (queue).
 type streamOut struct {
 	bare      bool // Quirks framing: data lines only
+	framed    bool // a message binding: events go to msgs, not buf
+	msgs      [][]byte
 	rng       *rand.Rand
 	dup       float64
 	window    int
@@ -292,8 +310,12 @@ func (o *streamOut) nextWake(now time.Time) (time.Duration, bool) {
 
 func (o *streamOut) duplicate() bool { return o.dup > 0 && o.rng.Float64() < o.dup }
 
-// write frames one event.
+// write frames one event, or queues it for a message binding.
 func (o *streamOut) write(rec record) {
+	if o.framed {
+		o.msgs = append(o.msgs, rec.data)
+		return
+	}
 	if !o.bare {
 		o.buf.WriteString("event: aaep.event\nid: ")
 		o.buf.WriteString(rec.id)

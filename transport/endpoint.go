@@ -13,6 +13,12 @@ import (
 // usable.
 type Options struct {
 	SSE SSEOptions
+	// WebSocket, Unix and Stdio configure the message bindings. Where their
+	// SubscriptionRequest, OnStatus or OnDiagnostic is empty, the SSE one is
+	// used, so callers can set them once.
+	WebSocket WSOptions
+	Unix      UnixOptions
+	Stdio     StdioOptions
 	// File configures file and standard input endpoints. When its OnStatus
 	// or OnDiagnostic is nil, the SSE one is used, so callers can set the
 	// callbacks once.
@@ -25,7 +31,10 @@ type Options struct {
 //	file:PATH, file:///PATH     newline-delimited JSON or a capture (OpenFileOptions)
 //	-                           the same, from standard input
 //	PATH of an existing file    the same
-//	ws:, wss:, unix:, exec:     not supported yet: an *UnsupportedError
+//	ws://…, wss://…             WebSocket (DialWebSocket)
+//	unix:PATH, unix:ID          a Unix socket, by path or producer id (DialUnix)
+//	exec:COMMAND ARGS…          a spawned producer on stdio JSON-RPC (DialStdio;
+//	                            words split as SplitCommand says); stdio: is the same
 //
 // ctx bounds the connection attempt only.
 func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
@@ -58,11 +67,18 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 			}
 			return OpenFileOptions(path, opts.File)
 		case "ws", "wss":
-			return nil, &UnsupportedError{Binding: "WebSocket", Endpoint: endpoint}
+			opts.WebSocket.LinkOptions = opts.linkDefaults(opts.WebSocket.LinkOptions)
+			return DialWebSocket(ctx, endpoint, opts.WebSocket)
 		case "unix":
-			return nil, &UnsupportedError{Binding: "Unix socket", Endpoint: endpoint}
+			opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)
+			return DialUnix(ctx, strings.TrimPrefix(rest, "//"), opts.Unix)
 		case "exec", "stdio":
-			return nil, &UnsupportedError{Binding: "stdio JSON-RPC", Endpoint: endpoint}
+			argv, err := SplitCommand(rest)
+			if err != nil {
+				return nil, err
+			}
+			opts.Stdio.LinkOptions = opts.linkDefaults(opts.Stdio.LinkOptions)
+			return DialStdio(ctx, argv, opts.Stdio)
 		}
 	}
 	if endpoint == "-" {
@@ -71,6 +87,21 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 	if st, err := os.Stat(endpoint); err == nil && !st.IsDir() {
 		return OpenFileOptions(endpoint, opts.File)
 	}
-	return nil, fmt.Errorf("transport: cannot tell how to reach %q: give an http:// or https:// URL, "+
-		"file:PATH, the path of an existing file, or - for standard input", endpoint)
+	return nil, fmt.Errorf("transport: cannot tell how to reach %q: give an http://, https://, ws:// or wss:// URL, "+
+		"unix:PATH, exec:COMMAND, file:PATH, the path of an existing file, or - for standard input", endpoint)
+}
+
+// linkDefaults fills a message binding's handshake and callbacks from the
+// SSE options where it has none.
+func (o Options) linkDefaults(lo LinkOptions) LinkOptions {
+	if len(lo.SubscriptionRequest) == 0 {
+		lo.SubscriptionRequest = o.SSE.SubscriptionRequest
+	}
+	if lo.OnStatus == nil {
+		lo.OnStatus = o.SSE.OnStatus
+	}
+	if lo.OnDiagnostic == nil {
+		lo.OnDiagnostic = o.SSE.OnDiagnostic
+	}
+	return lo
 }

@@ -185,15 +185,15 @@ func TestDial(t *testing.T) {
 			}
 		})
 	}
+	// The message bindings are dialed: here, to nothing.
 	for _, tc := range []struct{ ep, want string }{
-		{"ws://host/aaep/v1/ws", "WebSocket binding is not supported yet"},
-		{"wss://host/aaep/v1/ws", "WebSocket binding is not supported yet"},
-		{"unix:/run/agent.sock", "Unix socket binding is not supported yet"},
-		{"exec:my-agent --stdio", "stdio JSON-RPC binding is not supported yet"},
+		{"ws://127.0.0.1:1/aaep/v1/ws", "connect to ws://127.0.0.1:1/aaep/v1/ws"},
+		{"unix:" + filepath.Join(dir, "agent.sock"), "no producer socket at"},
+		{"exec:" + filepath.Join(dir, "no-such-agent") + " --stdio", "start the producer"},
+		{`exec:agent "unfinished`, "unfinished quote"},
 	} {
 		_, err := Dial(context.Background(), tc.ep, Options{})
-		var ue *UnsupportedError
-		if !errors.As(err, &ue) || !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), tc.want) {
+		if err == nil || errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v", tc.ep, err)
 		}
 	}

@@ -1,0 +1,164 @@
+package producer
+
+// This file holds what the message bindings share (WebSocket, Unix socket,
+// stdio JSON-RPC): the handshake as the first message, then events one way
+// and replies, renegotiation and close the other, on one connection.
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/aaep-term/aaep-term/internal/wire"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// Close codes of a message binding (appendix B's WebSocket codes; the other
+// bindings only log them).
+const (
+	closeClean     = 4000 // the subscription ended cleanly
+	closeRejected  = 4001 // the handshake or a renegotiation was refused
+	closeGoingAway = 1001 // the producer is shutting down
+)
+
+// inbound is one message from a subscriber.
+type inbound struct {
+	data   []byte          // the AAEP message
+	id     json.RawMessage // JSON-RPC request id; nil for anything else
+	method string          // JSON-RPC method; "" on other bindings
+}
+
+// peer is one subscriber's connection as a binding presents it. next is
+// called by one goroutine; send and answer may be called concurrently with
+// it and with each other; end may be called from anywhere, more than once
+// (the first call counts), and makes a blocked next return an error.
+type peer interface {
+	// next returns the subscriber's next message.
+	next() (inbound, error)
+	// send writes an event.
+	send(msg []byte) error
+	// answer writes the answer to in; refused marks a rejection or an error.
+	answer(in inbound, msg []byte, refused bool) error
+	// end tells the subscriber the connection ends, and why.
+	end(code int, reason string)
+}
+
+// serveFramed serves one subscriber on pe until the connection or the
+// subscription ends. manifest, if not empty, is the manifest_uri announced.
+func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	first, err := pe.next()
+	if err != nil {
+		p.opts.Logf("producer: a subscriber left before subscribing: %v", err)
+		return
+	}
+	if p.ended() {
+		pe.end(closeClean, "the producer has finished")
+		return
+	}
+	sub, acc, rej := p.subscribe(first.data, manifest)
+	if rej != nil {
+		p.opts.Logf("producer: subscription rejected: %v", rej)
+		_ = pe.answer(first, marshal(rej.message()), true)
+		pe.end(closeRejected, rej.code)
+		return
+	}
+	if err := pe.answer(first, marshal(acc), false); err != nil {
+		p.dropSubscription(sub)
+		return
+	}
+	p.mu.Lock()
+	p.streams++
+	seed := p.streams
+	sub.streams++
+	p.mu.Unlock()
+	p.begin()
+
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		out := p.newStreamOut(seed)
+		out.framed = true
+		finished := p.feed(ctx, sub, out, p.startIndex(""), nil, func() error {
+			for i, m := range out.msgs {
+				out.msgs[i] = nil
+				if err := pe.send(m); err != nil {
+					return err
+				}
+			}
+			out.msgs = out.msgs[:0]
+			return nil
+		})
+		switch {
+		case finished:
+			pe.end(closeClean, "the producer has finished")
+		case p.ctx.Err() != nil:
+			pe.end(closeGoingAway, "the producer is shutting down")
+		default:
+			pe.end(closeClean, "the subscription has ended")
+		}
+	}()
+	p.readFramed(pe, sub, manifest)
+	cancel()
+	<-fed
+	p.mu.Lock()
+	sub.streams--
+	p.mu.Unlock()
+	if p.dropSubscription(sub) {
+		p.opts.Logf("producer: %s ended with its connection", sub.id)
+	}
+}
+
+// readFramed handles the subscriber's messages until the connection ends.
+func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
+	for {
+		in, err := pe.next()
+		if err != nil {
+			return
+		}
+		if in.method == wire.MethodPing {
+			_ = pe.answer(in, []byte(`{}`), false)
+			continue
+		}
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal(in.data, &m); err != nil || m == nil {
+			p.opts.Logf("producer: ignored a message that is not a JSON object")
+			if in.id != nil {
+				_ = pe.answer(in, marshal(map[string]string{"error": "the message is not a JSON object"}), true)
+			}
+			continue
+		}
+		typ, _ := stringField(m, "type")
+		switch typ {
+		case protocol.TypeSubscriptionRequest:
+			p.opts.Logf("producer: ignored a second subscription.request on %s", sub.id)
+			_ = pe.answer(in, marshal(reject(http.StatusConflict, "unknown", "this connection is subscribed already as %s", sub.id).message()), true)
+		case protocol.TypeSubscriptionRenegotiate:
+			status, answer := p.renegotiateMsg(m, manifest)
+			refused := status/100 != 2
+			_ = pe.answer(in, marshal(answer), refused)
+			p.mu.Lock()
+			gone := p.subs[sub.id] != sub
+			p.mu.Unlock()
+			if gone { // a refused renegotiation ends the subscription
+				pe.end(closeRejected, "renegotiation refused")
+			}
+		case protocol.TypeSubscriptionClose:
+			status, answer := p.closeMsg(m)
+			if in.id != nil {
+				_ = pe.answer(in, marshal(answer), status/100 != 2)
+			}
+			pe.end(closeClean, "subscription closed")
+		default:
+			if err := p.reply(typ, m, false); err != nil {
+				p.opts.Logf("producer: reply refused: %v", err)
+			}
+		}
+	}
+}
+
+func marshal(v any) []byte {
+	b, _ := json.Marshal(v) // our own values always encode
+	return b
+}

@@ -1,0 +1,77 @@
+package producer
+
+// This file serves the producer over WebSocket (appendix B.2): one text
+// frame per message, subprotocol aaep.v1, AAEP close codes.
+
+import (
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+)
+
+// PathWebSocket is the WebSocket endpoint; Subprotocol is the subprotocol a
+// subscriber must offer there.
+const (
+	PathWebSocket = "/aaep/v1/ws"
+	Subprotocol   = "aaep.v1"
+)
+
+// writeWait bounds one write to a subscriber.
+const writeWait = 10 * time.Second
+
+// closeWait is how long a closing connection waits for the subscriber's
+// answer before it is cut.
+const closeWait = time.Second
+
+func (p *Producer) handleWebSocket(w http.ResponseWriter, r *http.Request) {
+	if !slices.Contains(websocket.Subprotocols(r), Subprotocol) {
+		writeError(w, http.StatusBadRequest, "offer the "+Subprotocol+" WebSocket subprotocol")
+		return
+	}
+	up := websocket.Upgrader{
+		Subprotocols: []string{Subprotocol},
+		// Subscribers are programs, not pages: any origin may connect.
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	c, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		p.opts.Logf("producer: WebSocket upgrade failed: %v", err)
+		return // the upgrader has answered
+	}
+	defer c.Close()
+	c.SetReadLimit(maxBody)
+	p.serveFramed(r.Context(), &wsPeer{c: c}, manifestURL(r))
+}
+
+// wsPeer is a subscriber on a WebSocket.
+type wsPeer struct {
+	c    *websocket.Conn
+	mu   sync.Mutex // one writer at a time
+	once sync.Once
+}
+
+func (w *wsPeer) next() (inbound, error) {
+	_, data, err := w.c.ReadMessage()
+	return inbound{data: data}, err
+}
+
+func (w *wsPeer) send(msg []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_ = w.c.SetWriteDeadline(time.Now().Add(writeWait))
+	return w.c.WriteMessage(websocket.TextMessage, msg)
+}
+
+func (w *wsPeer) answer(_ inbound, msg []byte, _ bool) error { return w.send(msg) }
+
+// end sends a close frame; the subscriber's answer ends next, or the
+// connection is cut after closeWait.
+func (w *wsPeer) end(code int, reason string) {
+	w.once.Do(func() {
+		_ = w.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(closeWait))
+		time.AfterFunc(closeWait, func() { w.c.Close() })
+	})
+}

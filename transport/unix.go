@@ -1,0 +1,118 @@
+// unix.go: the Unix socket binding (appendix B.4): the WebSocket exchange
+// on a local socket, framed by lines or by 4-byte length prefixes.
+
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/wire"
+)
+
+// UnixOptions configures DialUnix. The zero value is usable.
+type UnixOptions struct {
+	LinkOptions
+	// LengthPrefixed sends messages with a 4-byte big-endian length prefix
+	// instead of one per line. What the producer sends is read in either
+	// framing, told from its first byte.
+	LengthPrefixed bool
+}
+
+// UnixSocketPath returns where a producer named id listens by convention:
+// $XDG_RUNTIME_DIR/aaep/<id>.sock, else /tmp/aaep-<uid>/<id>.sock.
+func UnixSocketPath(id string) string {
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		return filepath.Join(dir, "aaep", id+".sock")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("aaep-%d", os.Getuid()), id+".sock")
+}
+
+// DialUnix connects to the producer listening at path, a socket path or,
+// without any slash, a producer id (see UnixSocketPath). The connection
+// sends the subscription request first and reconnects by running the
+// handshake again, as DialWebSocket does; the producer ending the stream
+// after a subscription.close or a rejection ends it for good.
+func DialUnix(ctx context.Context, path string, opts UnixOptions) (Conn, error) {
+	if path == "" {
+		return nil, errors.New("transport: a unix: endpoint needs a socket path or a producer id")
+	}
+	if !strings.Contains(path, "/") {
+		path = UnixSocketPath(path)
+	}
+	framing := wire.FramingLines
+	if opts.LengthPrefixed {
+		framing = wire.FramingLength
+	}
+	max := opts.withDefaults().MaxFrameBytes
+	b := binding{
+		name: "Unix socket",
+		dial: func(ctx context.Context) (link, error) {
+			var d net.Dialer
+			c, err := d.DialContext(ctx, "unix", path)
+			if err != nil {
+				return nil, unixDialError(path, err)
+			}
+			return &streamLink{c: c, rd: wire.NewReader(c, wire.FramingUnknown, max), framing: framing}, nil
+		},
+	}
+	return dialLink(ctx, b, opts.LinkOptions)
+}
+
+// unixDialError says why a socket could not be reached.
+func unixDialError(path string, err error) error {
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("transport: no producer socket at %s (is the producer running?): %w", path, err)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("transport: nothing is listening on %s (the producer may have stopped): %w", path, err)
+	case errors.Is(err, os.ErrPermission):
+		return &fatalError{err: fmt.Errorf("transport: not allowed to connect to %s: %w", path, err),
+			words: "Not allowed to connect to the producer's socket."}
+	}
+	return fmt.Errorf("transport: connect to %s: %w", path, err)
+}
+
+// streamLink is a message link over a byte stream.
+type streamLink struct {
+	c       net.Conn
+	rd      *wire.Reader // read by the reader goroutine only
+	framing wire.Framing // how messages are written
+	buf     []byte       // guarded by the caller's write lock
+	once    sync.Once
+}
+
+func (s *streamLink) read() ([]byte, error) {
+	b, err := s.rd.Next()
+	var tl *wire.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, &FrameTooLargeError{Size: tl.Size, Limit: tl.Limit}
+	}
+	return b, err
+}
+
+func (s *streamLink) write(ctx context.Context, msg []byte) error {
+	var err error
+	if s.buf, err = wire.Append(s.buf[:0], s.framing, msg); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(sendTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = s.c.SetWriteDeadline(deadline)
+	_, err = s.c.Write(s.buf)
+	return err
+}
+
+func (s *streamLink) close(int, string) {
+	s.once.Do(func() { s.c.Close() })
+}

@@ -1,0 +1,301 @@
+// ws.go: the WebSocket binding (appendix B.2): one text frame per message,
+// subprotocol aaep.v1, AAEP close codes 4000–4005 in plain words.
+
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/gorilla/websocket"
+)
+
+// Subprotocol is the WebSocket subprotocol of AAEP v1; DefaultWSPath is
+// where a producer serves it when the endpoint names no path.
+const (
+	Subprotocol   = "aaep.v1"
+	DefaultWSPath = "/aaep/v1/ws"
+)
+
+// WebSocket close codes: the standard ones used here (RFC 6455 §7.4.1) and
+// AAEP's own (appendix B.2.6).
+const (
+	closeNormal            = 1000
+	closeGoingAway         = 1001
+	closeProtocol          = 1002
+	closeUnsupported       = 1003
+	closeNoStatus          = 1005
+	closeAbnormal          = 1006
+	closeBadData           = 1007
+	closePolicy            = 1008
+	closeTooBig            = 1009
+	closeInternal          = 1011
+	closeRestart           = 1012
+	closeTryLater          = 1013
+	CloseSubscriptionEnded = 4000 // the subscription was closed cleanly
+	CloseRejected          = 4001 // the subscription was rejected in the handshake
+	CloseAuthFailed        = 4002 // authentication failed
+	CloseDenied            = 4003 // authorization was denied
+	CloseViolation         = 4004 // the producer ended the subscription for a violation
+	closeBySubscriber      = 4005 // the subscriber ended the subscription
+	CloseBySubscriber      = closeBySubscriber
+)
+
+// CloseWords says what a WebSocket close code means, in plain words.
+func CloseWords(code int) string {
+	switch code {
+	case closeNormal:
+		return "the connection was closed normally"
+	case closeGoingAway:
+		return "the producer is going away (shutting down or restarting)"
+	case closeProtocol:
+		return "the other side saw a WebSocket protocol error"
+	case closeUnsupported:
+		return "the other side cannot take this kind of data"
+	case closeNoStatus:
+		return "the connection was closed without a reason"
+	case closeAbnormal:
+		return "the connection dropped without a goodbye"
+	case closeBadData:
+		return "a message was not valid text"
+	case closePolicy:
+		return "the other side refused a message that breaks its policy"
+	case closeTooBig:
+		return "a message was too large for the other side"
+	case closeInternal:
+		return "the producer hit an internal error"
+	case closeRestart:
+		return "the producer is restarting"
+	case closeTryLater:
+		return "the producer is overloaded; try again later"
+	case CloseSubscriptionEnded:
+		return "the subscription was closed cleanly"
+	case CloseRejected:
+		return "the producer rejected the subscription"
+	case CloseAuthFailed:
+		return "authentication failed: check the token"
+	case CloseDenied:
+		return "authorization was denied: these credentials may not subscribe"
+	case CloseViolation:
+		return "the producer ended the subscription because it saw a protocol violation"
+	case closeBySubscriber:
+		return "the subscriber ended the subscription"
+	}
+	switch {
+	case code >= 4000 && code < 5000:
+		return fmt.Sprintf("the producer closed the connection with its own code %d", code)
+	case code >= 3000 && code < 4000:
+		return fmt.Sprintf("the connection was closed with registered code %d", code)
+	}
+	return fmt.Sprintf("the connection was closed with code %d", code)
+}
+
+// CloseError is a WebSocket connection the producer closed with a code that
+// forbids reconnecting (4002, 4003, 4004, and policy or protocol errors).
+// Reason is the producer's text, sanitized.
+type CloseError struct {
+	Code   int
+	Reason string
+}
+
+func (e *CloseError) Error() string {
+	s := fmt.Sprintf("transport: the producer closed the WebSocket with code %d: %s", e.Code, CloseWords(e.Code))
+	if e.Reason != "" {
+		s += " (" + e.Reason + ")"
+	}
+	return s
+}
+
+// closeSentence is the producer's close in one sentence for the user.
+func closeSentence(code int, reason string) string {
+	s := "The producer closed the connection: " + CloseWords(code)
+	if reason = cleanLine(reason, 200); reason != "" {
+		s += " (" + reason + ")"
+	}
+	return s + "."
+}
+
+// WSOptions configures DialWebSocket. The zero value is usable.
+type WSOptions struct {
+	LinkOptions
+
+	// Token, if not empty, is sent as "Authorization: Bearer <Token>".
+	Token string
+	// Header holds extra headers for the opening handshake.
+	Header http.Header
+	// NoSubprotocol accepts a producer that does not agree to the aaep.v1
+	// subprotocol (it is still offered). By default such a producer is
+	// refused, since the spec requires the subprotocol.
+	NoSubprotocol bool
+	// TLSConfig is used for wss:// endpoints; nil means the defaults.
+	TLSConfig *tls.Config
+}
+
+// DialWebSocket connects to a producer at a ws:// or wss:// URL (without a
+// path, DefaultWSPath is used), sends the subscription request as the first
+// frame and returns once connected; ctx bounds this first connection. See
+// LinkOptions for the handshake and reconnects.
+//
+// The producer's close codes decide what follows a lost connection: 4000,
+// 4001, 4005 and 1000 end the connection (Recv returns io.EOF); 4002, 4003,
+// 4004 and protocol or policy errors end it with a *CloseError; anything
+// else, or a drop, reconnects and runs the handshake again.
+func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("transport: bad WebSocket URL %q: %w", endpoint, err)
+	}
+	if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return nil, fmt.Errorf("transport: %q is not a ws:// or wss:// URL", endpoint)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = DefaultWSPath
+	}
+	u.Fragment, u.RawFragment = "", ""
+	header := http.Header{}
+	for k, v := range opts.Header {
+		header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+	}
+	if opts.Token != "" {
+		header.Set("Authorization", "Bearer "+opts.Token)
+	}
+	d := &websocket.Dialer{
+		Proxy:            http.ProxyFromEnvironment,
+		HandshakeTimeout: 30 * time.Second,
+		Subprotocols:     []string{Subprotocol},
+		TLSClientConfig:  opts.TLSConfig,
+	}
+	target := u.String()
+	max := opts.withDefaults().MaxFrameBytes
+	b := binding{
+		name: "WebSocket",
+		dial: func(ctx context.Context) (link, error) {
+			return dialWS(ctx, d, target, header, !opts.NoSubprotocol, max)
+		},
+		end: wsEnding,
+	}
+	return dialLink(ctx, b, opts.LinkOptions)
+}
+
+func dialWS(ctx context.Context, d *websocket.Dialer, target string, header http.Header, strict bool, max int) (link, error) {
+	c, resp, err := d.DialContext(ctx, target, header)
+	if err != nil {
+		if resp != nil && errors.Is(err, websocket.ErrBadHandshake) {
+			defer resp.Body.Close()
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			req := &http.Request{Method: http.MethodGet, URL: resp.Request.URL}
+			he := httpError(req, resp.Status, resp.StatusCode, body)
+			if resp.StatusCode/100 == 4 {
+				return nil, &fatalError{err: he, words: "The producer refused the WebSocket connection."}
+			}
+			return nil, he
+		}
+		return nil, fmt.Errorf("transport: connect to %s: %w", target, err)
+	}
+	if strict && c.Subprotocol() != Subprotocol {
+		_ = c.WriteControl(websocket.CloseMessage,
+			websocket.FormatCloseMessage(closeProtocol, "the "+Subprotocol+" subprotocol is required"), time.Now().Add(time.Second))
+		c.Close()
+		got := "none"
+		if c.Subprotocol() != "" {
+			got = fmt.Sprintf("%q", c.Subprotocol())
+		}
+		return nil, &fatalError{
+			err: fmt.Errorf("transport: the producer at %s did not agree to the %s WebSocket subprotocol (it chose %s); "+
+				"it may not speak AAEP, or be an older one: allow it with the no-subprotocol option", target, Subprotocol, got),
+			words: "The producer did not agree to the " + Subprotocol + " subprotocol.",
+		}
+	}
+	return &wsLink{c: c, max: max}, nil
+}
+
+// wsEnding judges the end of a WebSocket by its close code.
+func wsEnding(err error) (ending, bool) {
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) {
+		return ending{}, false
+	}
+	words := closeSentence(ce.Code, ce.Text)
+	switch ce.Code {
+	case closeNormal, CloseSubscriptionEnded, CloseRejected, closeBySubscriber:
+		return ending{final: io.EOF, words: words}, true
+	case CloseAuthFailed, CloseDenied, CloseViolation, closeProtocol, closeUnsupported, closeBadData, closePolicy, closeTooBig:
+		return ending{final: &CloseError{Code: ce.Code, Reason: cleanLine(ce.Text, 200)}, words: words}, true
+	}
+	return ending{words: words}, true // reconnect
+}
+
+// wsLink is one WebSocket connection.
+type wsLink struct {
+	c    *websocket.Conn
+	max  int
+	once sync.Once
+}
+
+func (w *wsLink) read() ([]byte, error) {
+	_, r, err := w.c.NextReader()
+	if err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(r, int64(w.max)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > w.max {
+		n, err := io.Copy(io.Discard, r)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &FrameTooLargeError{Size: int64(len(data)) + n, Limit: w.max}
+	}
+	return data, nil
+}
+
+func (w *wsLink) write(ctx context.Context, msg []byte) error {
+	deadline := time.Now().Add(sendTimeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	_ = w.c.SetWriteDeadline(deadline)
+	return w.c.WriteMessage(websocket.TextMessage, msg)
+}
+
+func (w *wsLink) close(code int, reason string) {
+	w.once.Do(func() {
+		_ = w.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+		w.c.Close()
+	})
+}
+
+// sendTimeout bounds one write when the caller's context has no deadline.
+const sendTimeout = 10 * time.Second
+
+// cleanLine makes producer text fit one diagnostic line: sanitized, line
+// breaks and tabs as spaces, at most max bytes.
+func cleanLine(s string, max int) string {
+	s = protocol.Sanitize(s)
+	s = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return ' '
+		}
+		return r
+	}, s)
+	s = strings.TrimSpace(s)
+	if len(s) > max {
+		cut := max
+		for cut > 0 && s[cut]&0xC0 == 0x80 { // do not split a character
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
