@@ -108,9 +108,12 @@ func (l *listener) Deliver(d session.Delivery) {
 func (l *listener) Diagnose(d session.Diagnostic) { l.ann.Diagnose(d) }
 
 func (l *listener) run(ctx context.Context) error {
-	frames := make(chan transport.Frame, 256)
+	// Frames are decoded on the receiving goroutine, so decoding and
+	// validation run beside the engine and the output, on another core.
+	frames := make(chan decoded, 256)
 	recvErr := make(chan error, 1)
 	go func() {
+		var dec protocol.Decoder
 		for {
 			f, err := l.conn.Recv(ctx)
 			if err != nil {
@@ -118,7 +121,7 @@ func (l *listener) run(ctx context.Context) error {
 				return
 			}
 			select {
-			case frames <- f:
+			case frames <- decode(&dec, f):
 			case <-ctx.Done():
 				return
 			}
@@ -135,13 +138,13 @@ func (l *listener) run(ctx context.Context) error {
 		l.resetTimer(timer)
 		select {
 		case f := <-frames:
-			l.frame(f)
+			l.handle(f)
 			// Drain what is already waiting before paying for a flush.
 		drain:
 			for range 1024 {
 				select {
 				case f = <-frames:
-					l.frame(f)
+					l.handle(f)
 				default:
 					break drain
 				}
@@ -183,28 +186,50 @@ func (l *listener) run(ctx context.Context) error {
 	}
 }
 
-// frame decodes one frame and feeds it to the engine.
-func (l *listener) frame(f transport.Frame) {
-	now := l.o.Now()
+// decoded is a frame with what decoding it found: a handshake answer, or an
+// event and any problem with it.
+type decoded struct {
+	frame     transport.Frame
+	handshake string // the type of a subscription.accepted or .rejected answer
+	ev        *protocol.Event
+	err       error
+}
+
+// decode classifies and decodes one frame. It touches nothing but dec, so
+// it may run on the receiving goroutine.
+func decode(dec *protocol.Decoder, f transport.Frame) decoded {
 	// Only handshake answers are not events; most frames skip the peek.
 	if bytes.Contains(f.Data, []byte("subscription.")) {
-		switch protocol.PeekType(f.Data) {
-		case protocol.TypeSubscriptionAccepted:
-			l.accepted(f.Data, now)
-			return
-		case protocol.TypeSubscriptionRejected:
-			l.rejected(f.Data, now)
-			return
+		switch t := protocol.PeekType(f.Data); t {
+		case protocol.TypeSubscriptionAccepted, protocol.TypeSubscriptionRejected:
+			return decoded{frame: f, handshake: t}
 		}
 	}
-	ev, err := l.dec.Decode(f.Data)
-	if err != nil {
-		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: decodeProblem(ev, err, len(f.Data))})
-	}
-	if ev == nil {
+	ev, err := dec.Decode(f.Data)
+	return decoded{frame: f, ev: ev, err: err}
+}
+
+// frame decodes one frame and feeds it to the engine.
+func (l *listener) frame(f transport.Frame) { l.handle(decode(&l.dec, f)) }
+
+// handle feeds one decoded frame to the engine, or the handshake.
+func (l *listener) handle(d decoded) {
+	now := l.o.Now()
+	switch d.handshake {
+	case protocol.TypeSubscriptionAccepted:
+		l.accepted(d.frame.Data, now)
+		return
+	case protocol.TypeSubscriptionRejected:
+		l.rejected(d.frame.Data, now)
 		return
 	}
-	l.eng.Handle(ev, now)
+	if d.err != nil {
+		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: decodeProblem(d.ev, d.err, len(d.frame.Data))})
+	}
+	if d.ev == nil {
+		return
+	}
+	l.eng.Handle(d.ev, now)
 	l.answerByPolicy(now)
 }
 
