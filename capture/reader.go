@@ -191,6 +191,9 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		}
 		r.line++
 		last = errors.Is(err, io.EOF)
+		if skipped == 0 && len(long)+len(bytes.TrimRight(chunk, "\r\n")) > MaxLineBytes {
+			skipped, long = len(long), nil
+		}
 		if skipped > 0 {
 			r.diag(r.line, fmt.Sprintf("Skipped line %d: %d bytes is longer than the limit of %d.", r.line, skipped+len(chunk), MaxLineBytes), false)
 			if last {

@@ -97,7 +97,7 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, add func(rule, section
 		case s.seqKnown && ev.Seq <= s.lastSeq:
 			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
 		case s.seqKnown && ev.Seq != s.lastSeq+1:
-			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d events are missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1)
+			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
 		}
 		if !s.seqKnown || ev.Seq > s.lastSeq {
 			s.lastSeq = ev.Seq
@@ -118,14 +118,14 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, add func(rule, section
 func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
 	key := toolKey(ev)
 	if line, ok := s.tools[key]; ok && ev.ToolCallID != "" {
-		add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", toolWords(ev), line)
+		add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", capital(toolWords(ev)), line)
 	}
 	s.tools[key] = c.line
 	if d := s.decided; d != nil && d.decision == protocol.DecisionReject && !d.consumed {
 		d.consumed = true
 		s.decided = nil
 		add("confirmation", "4.5.3", SeverityViolation, "%s was invoked right after the confirmation of line %d was rejected (reply on line %d); a rejected action must not proceed.",
-			toolWords(ev), d.line, d.replyLine)
+			capital(toolWords(ev)), d.line, d.replyLine)
 		return
 	}
 	irreversible := ev.Irreversible != nil && *ev.Irreversible
@@ -145,7 +145,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, add func(rule, s
 	}
 	if conf.decision == protocol.DecisionReject {
 		add("confirmation", "4.5.3", SeverityViolation, "%s was invoked although its confirmation (line %d) was rejected on line %d.",
-			toolWords(ev), conf.line, conf.replyLine)
+			capital(toolWords(ev)), conf.line, conf.replyLine)
 	}
 }
 

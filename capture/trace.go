@@ -174,12 +174,12 @@ func (s *SessionTrace) event(step *TraceStep, ev *protocol.Event, tokens map[str
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
 		s.state = "idle"
-		step.Detail = "The session starts: no session to active, agent state idle."
+		step.Detail = "The session starts."
 	case protocol.TypeStateChanged:
 		from, to := protocol.Sanitize(ev.FromState), protocol.Sanitize(ev.ToState)
-		step.Detail = fmt.Sprintf("Agent state from %s to %s.", from, to)
+		step.Detail = "The agent announces its new state."
 		if from != "" && from != s.state && s.state != "no session" {
-			step.Detail += fmt.Sprintf(" The event says it left %s, but the state was %s.", from, s.state)
+			step.Detail = fmt.Sprintf("The event says the agent left %s, but its state was %s.", from, s.state)
 		}
 		s.state = to
 	case protocol.TypeToolInvoked:
@@ -227,7 +227,7 @@ func (s *SessionTrace) event(step *TraceStep, ev *protocol.Event, tokens map[str
 		step.Detail += "."
 	case protocol.TypeSessionCompleted, protocol.TypeSessionErrored, protocol.TypeSessionCancelled:
 		end := strings.TrimPrefix(step.Event, "session.")
-		step.Detail = fmt.Sprintf("The session ends, %s: active to terminated.", end)
+		step.Detail = fmt.Sprintf("The session ends: %s.", end)
 		s.state = "terminated"
 		if s.Ended == "" {
 			s.Ended = step.Event

@@ -1,0 +1,231 @@
+package capture
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/spectest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// checkFile runs the full check over a file and returns every problem.
+func checkFile(t *testing.T, path string, o CheckOptions) ([]Violation, []Diagnostic) {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	c, err := NewChecker(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []Violation
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c.Check(rec).Violations...)
+	}
+	out = append(out, c.Finish()...)
+	diags, _ := r.Diagnostics()
+	return out, diags
+}
+
+// Each capture of the corpus shows exactly its violations, at the right line.
+func TestCorpus(t *testing.T) {
+	for _, tt := range []struct {
+		file string
+		want []string // "line rule severity"
+	}{
+		{"clean.aaep", nil},
+		{"clean.jsonl", nil},
+		{"clean.jsonl.gz", nil},
+		{"truncated.aaep", []string{"16 bracketing warning"}},
+		{"bracketing.aaep", []string{"4 bracketing violation", "5 bracketing violation"}},
+		{"no-start.aaep", []string{"2 bracketing violation"}},
+		{"tool-pairing.aaep", []string{"3 tool-pairing violation", "5 tool-pairing violation"}},
+		{"unconfirmed.aaep", []string{"4 confirmation violation"}},
+		{"after-reject.aaep", []string{"5 confirmation violation"}},
+		{"no-follow-up.aaep", []string{"5 follow-up violation"}},
+		{"accept-no-action.aaep", []string{"6 follow-up violation"}},
+		{"output.aaep", []string{"5 output-completion violation", "7 output-position violation", "8 output-completion violation"}},
+		{"timestamps.aaep", []string{"4 timestamp-order violation"}},
+		{"sequence.aaep", []string{"3 sequence-number violation", "4 sequence-number violation", "4 timestamp-order violation", "5 sequence-number violation"}},
+		{"duplicate.aaep", []string{"4 duplicate violation"}},
+		{"default-decision.aaep", []string{"3 default-decision violation"}},
+		{"urgency.aaep", []string{"3 critical-urgency violation"}},
+		{"schema.aaep", []string{"3 schema violation"}},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			vs, _ := checkFile(t, filepath.Join("testdata", "corpus", tt.file), CheckOptions{})
+			var got []string
+			for _, v := range vs {
+				got = append(got, fmt.Sprintf("%d %s %s", v.Line, v.Rule, v.Severity))
+				if v.Message == "" || v.Section == "" || strings.ContainsRune(v.Message, '\n') {
+					t.Errorf("violation without a one-line message and section: %+v", v)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s\nall:\n%v", strings.Join(got, "\n"), strings.Join(tt.want, "\n"), vs)
+			}
+		})
+	}
+}
+
+// A truncated last line is recovered with a diagnostic that says so.
+func TestTruncatedDiagnostic(t *testing.T) {
+	_, diags := checkFile(t, filepath.Join("testdata", "corpus", "truncated.aaep"), CheckOptions{})
+	if len(diags) != 1 || !diags[0].Truncated || diags[0].Line != 21 {
+		t.Fatalf("diagnostics %+v, want one for the truncated line 21", diags)
+	}
+}
+
+// Every official valid fixture passes the schema-only check; every invalid
+// one fails it, except duplicate-completion-streaming, whose fault shows only
+// next to the first completion it repeats (the sequencing check finds that
+// in a capture: see output.aaep).
+func TestOfficialFixtures(t *testing.T) {
+	dir := spectest.Dir(t)
+	for _, kind := range []string{"valid", "invalid"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "fixtures", kind, "*.json"))
+		if len(files) == 0 {
+			t.Fatalf("no %s fixtures", kind)
+		}
+		for _, f := range files {
+			t.Run(kind+"/"+filepath.Base(f), func(t *testing.T) {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				recs, diags, err := ReadDocuments(bytes.NewReader(b))
+				if err != nil || len(recs) != 1 || len(diags) != 0 {
+					t.Fatalf("read %d records, diagnostics %v, error %v", len(recs), diags, err)
+				}
+				c, err := NewChecker(CheckOptions{SchemaOnly: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				vs := c.Check(recs[0]).Violations
+				wantValid := kind == "valid" || strings.Contains(f, "duplicate-completion")
+				if wantValid && len(vs) > 0 {
+					t.Errorf("valid fixture rejected: %v", vs)
+				}
+				if !wantValid && len(vs) == 0 {
+					t.Error("invalid fixture accepted")
+				}
+			})
+		}
+	}
+}
+
+// The shapes other tools use read as the same messages: a pretty-printed
+// object, concatenated objects, an array over lines or on one line.
+func TestDocumentShapes(t *testing.T) {
+	obj := `{"type":"subscription.close","subscription_id":"sub_abc12345"}`
+	for _, tt := range []struct {
+		name, in string
+		lines    []int
+	}{
+		{"single line", obj + "\n", []int{1}},
+		{"pretty", "\n{\n  \"type\": \"subscription.close\",\n  \"subscription_id\": \"sub_abc12345\"\n}\n", []int{2}},
+		{"two pretty", "{\n\"a\":1\n}\n{\n\"b\":2\n}", []int{1, 4}},
+		{"array", "[\n  " + obj + ",\n  " + obj + "\n]\n", []int{2, 3}},
+		{"array one line", "[" + obj + "," + obj + "]", []int{1, 1}},
+		{"jsonl", obj + "\n\n" + obj + "\n", []int{1, 3}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			recs, diags, err := ReadDocuments(strings.NewReader(tt.in))
+			if err != nil || len(diags) > 0 {
+				t.Fatalf("error %v, diagnostics %v", err, diags)
+			}
+			var lines []int
+			for _, r := range recs {
+				lines = append(lines, r.Line)
+				if bytes.ContainsRune(r.Msg, '\n') {
+					t.Errorf("record holds a newline: %s", r.Msg)
+				}
+			}
+			if fmt.Sprint(lines) != fmt.Sprint(tt.lines) {
+				t.Errorf("lines %v, want %v", lines, tt.lines)
+			}
+		})
+	}
+}
+
+// The text trace of the corpus matches the golden files.
+func TestTraceGolden(t *testing.T) {
+	for _, name := range []string{"clean.aaep", "after-reject.aaep", "output.aaep", "clean.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			r, err := Open(filepath.Join("testdata", "corpus", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			tr, err := BuildTrace(r, name, CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := tr.WriteText(&got); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "golden", name+".trace.txt"), got.Bytes())
+			var html bytes.Buffer
+			if err := tr.WriteHTML(&html); err != nil {
+				t.Fatal(err)
+			}
+			checkHTML(t, html.String(), tr)
+		})
+	}
+}
+
+// checkHTML checks the report is self-contained and accessible in structure.
+func checkHTML(t *testing.T, h string, tr *Trace) {
+	t.Helper()
+	for _, want := range []string{`<html lang="en">`, "<title>", "<main>", "<h1>", "<caption>", `<th scope="col">`} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML report lacks %s", want)
+		}
+	}
+	for _, bad := range []string{"<script", "src=", "href=", "@import", "url("} {
+		if strings.Contains(h, bad) {
+			t.Errorf("HTML report is not self-contained: has %s", bad)
+		}
+	}
+	if got := strings.Count(h, "<strong>VIOLATION</strong>"); got != tr.Violations {
+		t.Errorf("HTML states %d violations in words, the trace has %d", got, tr.Violations)
+	}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file:\n%s", path, got)
+	}
+}
