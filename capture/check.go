@@ -4,6 +4,7 @@ package capture
 
 import (
 	"encoding/json"
+	"hash/maphash"
 	"errors"
 	"fmt"
 	"strings"
@@ -58,7 +59,7 @@ type CheckOptions struct {
 
 // Window sizes that keep a checker's memory bounded however long the capture.
 const (
-	dedupeWindow = 1 << 17 // (agent, event_id) keys remembered
+	dedupeWindow = 1 << 16 // (agent, event_id) keys remembered
 	endedWindow  = 1 << 16 // ended session IDs remembered
 	tokenWindow  = 1 << 14 // reply tokens remembered
 )
@@ -70,7 +71,8 @@ type Checker struct {
 	dec      protocol.Decoder
 	sessions map[string]*sessState
 	ended    ring // IDs of ended sessions, to report events after the end
-	seen     ring // agent + event_id, for duplicates
+	seen     hashRing // hashes of agent + event_id, for duplicates
+	seed     maphash.Seed
 	tokens   map[string]*confirmation
 	tokenIDs ring
 	line     int // of the record being checked
@@ -88,7 +90,8 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}}
 	c.dec.Schemas = o.Schemas
 	c.ended = newRing(endedWindow)
-	c.seen = newRing(dedupeWindow)
+	c.seen = hashRing{set: map[uint64]int{}, keys: make([]uint64, dedupeWindow)}
+	c.seed = maphash.MakeSeed()
 	c.tokenIDs = newRing(tokenWindow)
 	return c, nil
 }
@@ -353,3 +356,27 @@ func (r *ring) add(k string, line int) int {
 }
 
 func (r *ring) has(k string) bool { _, ok := r.set[k]; return ok }
+
+// hashRing is a bounded set of 64-bit hashes, like ring.
+type hashRing struct {
+	set  map[uint64]int // hash -> line
+	keys []uint64
+	next int
+	n    int
+}
+
+// add remembers k at line; it returns the line k was remembered at before, or 0.
+func (r *hashRing) add(k uint64, line int) int {
+	if prev, ok := r.set[k]; ok {
+		return prev
+	}
+	if r.n == len(r.keys) {
+		delete(r.set, r.keys[r.next])
+	} else {
+		r.n++
+	}
+	r.keys[r.next] = k
+	r.next = (r.next + 1) % len(r.keys)
+	r.set[k] = line
+	return 0
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 )
 
 // Kinds of input a Reader recognises.
@@ -218,6 +219,14 @@ func (r *Reader) parse(t []byte, last bool) {
 }
 
 func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
+	if !last && t[0] == '[' {
+		// The fast path for the records of a capture, whole since the
+		// writer writes whole lines; the message is validated by whoever
+		// decodes it.
+		if rec, ok := r.quickRecord(t); ok {
+			return rec, true
+		}
+	}
 	if !json.Valid(t) {
 		if last {
 			r.diag(r.line, fmt.Sprintf("Line %d, the last one, is cut short (the recording probably stopped while writing it); it was skipped.", r.line), true)
@@ -285,9 +294,47 @@ func (r *Reader) record(t []byte) (Record, bool) {
 	return rec, true
 }
 
+// quickRecord splits a record [t,"d",{…}] without decoding its message;
+// false means the line is not that simple and must be read the slow way.
+func (r *Reader) quickRecord(t []byte) (Record, bool) {
+	i := skipSpace(t, 1)
+	j := i
+	for j < len(t) && (t[j] >= '0' && t[j] <= '9' || t[j] == '.' || t[j] == 'e' || t[j] == 'E' || t[j] == '+' || t[j] == '-') {
+		j++
+	}
+	sec, err := strconv.ParseFloat(string(t[i:j]), 64)
+	if err != nil || sec < 0 {
+		return Record{}, false
+	}
+	k := skipSpace(t, j)
+	if k >= len(t) || t[k] != ',' {
+		return Record{}, false
+	}
+	k = skipSpace(t, k+1)
+	if k+3 > len(t) || t[k] != '"' || t[k+2] != '"' || (t[k+1] != 'i' && t[k+1] != 'o') {
+		return Record{}, false
+	}
+	dir := Dir(t[k+1 : k+2])
+	k = skipSpace(t, k+3)
+	if k >= len(t) || t[k] != ',' {
+		return Record{}, false
+	}
+	msg := bytes.TrimSpace(t[k+1 : len(t)-1])
+	if t[len(t)-1] != ']' || len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' {
+		return Record{}, false
+	}
+	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: bytes.Clone(msg)}
+	rec.Note = isNote(rec.Msg)
+	if rec.T < r.lastT {
+		r.diag(r.line, fmt.Sprintf("Line %d goes back in time: %.3f s after %.3f s on an earlier line.", r.line, rec.T, r.lastT), false)
+	}
+	r.lastT = max(r.lastT, rec.T)
+	return rec, true
+}
+
 // isNote reports whether msg is a transport note: it has "transport" and no "type".
 func isNote(msg []byte) bool {
-	if !bytes.Contains(msg, []byte(`"transport"`)) {
+	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (bytes.Contains(msg, []byte(`"type"`)) || !bytes.Contains(msg, []byte(`"transport"`))) {
 		return false
 	}
 	var n struct {

@@ -4,6 +4,7 @@ package capture
 
 import (
 	"fmt"
+	"hash/maphash"
 	"sort"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -17,7 +18,12 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		st.Violations = append(st.Violations, c.v(rec, sid, id, rule, section, severity, fmt.Sprintf(format, args...)))
 	}
 	if ev.EventID != "" {
-		if prev := c.seen.add(ev.Producer.AgentID+"\x00"+ev.EventID, rec.Line); prev != 0 {
+		var h maphash.Hash
+		h.SetSeed(c.seed)
+		h.WriteString(ev.Producer.AgentID)
+		h.WriteByte(0)
+		h.WriteString(ev.EventID)
+		if prev := c.seen.add(h.Sum64(), rec.Line); prev != 0 {
 			add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", id, prev)
 			return // a repeat says nothing new about the session
 		}
