@@ -4,9 +4,9 @@ package capture
 
 import (
 	"encoding/json"
-	"hash/maphash"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"time"
 
@@ -70,7 +70,7 @@ type Checker struct {
 	o        CheckOptions
 	dec      protocol.Decoder
 	sessions map[string]*sessState
-	ended    ring // IDs of ended sessions, to report events after the end
+	ended    ring     // IDs of ended sessions, to report events after the end
 	seen     hashRing // hashes of agent + event_id, for duplicates
 	seed     maphash.Seed
 	tokens   map[string]*confirmation
