@@ -1,14 +1,21 @@
 // Package producer is a small AAEP producer that plays scripted scenarios over
-// HTTP and Server-Sent Events, for the demo, for tests and for replay.
+// HTTP (Server-Sent Events), WebSocket, stdio JSON-RPC and Unix sockets, for
+// the demo, for tests and for replay.
 //
 // A [Scenario] is a list of timed steps, each one event without its envelope;
 // prompts (confirmations and clarifications) carry the steps that follow each
 // possible answer. [LoadScenarios] reads them from JSON files. [New] builds a
-// [Producer], an [net/http.Handler] serving both HTTP layouts:
+// [Producer], an [net/http.Handler] serving:
 //
 //   - the spec's (appendix B): POST /aaep/v1/subscriptions, then the stream
 //     GET /aaep/v1/events?subscription_id=…, replies to POST /aaep/v1/replies;
-//   - the one deployed producers serve: GET /events and POST /messages.
+//   - the one deployed producers serve: GET /events and POST /messages;
+//   - WebSocket at /aaep/v1/ws (subprotocol aaep.v1), the subscription
+//     request first, then events and replies both ways on the connection.
+//
+// [Producer.ServeStdio] serves the same exchange as JSON-RPC 2.0 over a
+// process's standard input and output, [Producer.ServeUnix] on a Unix socket
+// made by [ListenUnix].
 //
 // One run of the scenarios is shared by every stream. It starts with the
 // first stream (or [Producer.Run]); each scenario is a session of its own, and

@@ -14,8 +14,9 @@ import (
 type Options struct {
 	SSE SSEOptions
 	// WebSocket, Unix and Stdio configure the message bindings. Where their
-	// SubscriptionRequest, OnStatus or OnDiagnostic is empty, the SSE one is
-	// used, so callers can set them once.
+	// SubscriptionRequest, OnStatus or OnDiagnostic (and, for WebSocket,
+	// Token or Header) is empty, the SSE one is used, so callers can set
+	// them once.
 	WebSocket WSOptions
 	Unix      UnixOptions
 	Stdio     StdioOptions
@@ -68,6 +69,12 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 			return OpenFileOptions(path, opts.File)
 		case "ws", "wss":
 			opts.WebSocket.LinkOptions = opts.linkDefaults(opts.WebSocket.LinkOptions)
+			if opts.WebSocket.Token == "" {
+				opts.WebSocket.Token = opts.SSE.Token
+			}
+			if opts.WebSocket.Header == nil {
+				opts.WebSocket.Header = opts.SSE.Header
+			}
 			return DialWebSocket(ctx, endpoint, opts.WebSocket)
 		case "unix":
 			opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)

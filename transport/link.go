@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -159,7 +158,7 @@ func (c *linkConn) open(ctx context.Context) (link, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pump.closed.Load() {
-		l.close(closeBySubscriber, "subscriber closed")
+		l.close(CloseBySubscriber, "subscriber closed")
 		return nil, ErrClosed
 	}
 	c.cur = l
@@ -203,7 +202,7 @@ func (c *linkConn) loop(l link) (error, string) {
 		if c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects {
 			return fmt.Errorf("transport: gave up reconnecting: %w", lastErr), "Gave up reconnecting."
 		}
-		if !c.sleep(c.backoff(failed)) {
+		if !c.pump.sleep(backoff(c.o.InitialBackoff, c.o.MaxBackoff, failed)) {
 			return ErrClosed, ""
 		}
 		var err error
@@ -326,28 +325,6 @@ func subscriptionType(data []byte) string {
 	return m.Type
 }
 
-// backoff returns the delay before reconnect attempt n (from 1).
-func (c *linkConn) backoff(n int) time.Duration {
-	d := c.o.InitialBackoff
-	for i := 1; i < n && d < c.o.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, c.o.MaxBackoff)
-	return d/2 + rand.N(d/2+1)
-}
-
-// sleep waits d; false means the connection was closed meanwhile.
-func (c *linkConn) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.pump.ctx.Done():
-		return false
-	}
-}
-
 func (c *linkConn) status(s Status, detail string) {
 	if c.o.OnStatus != nil {
 		c.o.OnStatus(s, detail)
@@ -409,7 +386,7 @@ func (c *linkConn) Close() error {
 	c.cur = nil
 	c.mu.Unlock()
 	if l != nil {
-		l.close(closeBySubscriber, "subscriber closed")
+		l.close(CloseBySubscriber, "subscriber closed")
 	}
 	return nil
 }

@@ -4,8 +4,10 @@ package transport
 
 import (
 	"context"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // frameQueue is how many frames a reader goroutine may run ahead of Recv.
@@ -78,4 +80,28 @@ func (p *pump) close() bool {
 		p.cancel()
 	})
 	return first
+}
+
+// sleep waits d; false means the connection was closed meanwhile.
+func (p *pump) sleep(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-p.ctx.Done():
+		return false
+	}
+}
+
+// backoff returns the delay before reconnect attempt n (from 1): base,
+// doubled for every earlier attempt up to ceiling, drawn at random from the
+// upper half of that range.
+func backoff(base, ceiling time.Duration, n int) time.Duration {
+	d := base
+	for i := 1; i < n && d < ceiling; i++ {
+		d *= 2
+	}
+	d = min(d, ceiling)
+	return d/2 + rand.N(d/2+1)
 }

@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
@@ -466,7 +465,7 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 		if c.o.MaxReconnects < 0 || (c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects) {
 			return fmt.Errorf("transport: gave up reconnecting: %w", lastErr), "Gave up reconnecting."
 		}
-		if !c.sleep(c.backoff(failed)) {
+		if !c.pump.sleep(c.backoff(failed)) {
 			return ErrClosed, ""
 		}
 		var err error
@@ -571,24 +570,7 @@ func (c *sseConn) backoff(n int) time.Duration {
 	if c.retry > 0 {
 		d = c.retry
 	}
-	ceiling := max(c.o.MaxBackoff, d)
-	for i := 1; i < n && d < ceiling; i++ {
-		d *= 2
-	}
-	d = min(d, ceiling)
-	return d/2 + rand.N(d/2+1)
-}
-
-// sleep waits d; false means the connection was closed meanwhile.
-func (c *sseConn) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-c.pump.ctx.Done():
-		return false
-	}
+	return backoff(d, max(c.o.MaxBackoff, d), n)
 }
 
 func (c *sseConn) status(s Status, detail string) {

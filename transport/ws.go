@@ -26,28 +26,30 @@ const (
 	DefaultWSPath = "/aaep/v1/ws"
 )
 
-// WebSocket close codes: the standard ones used here (RFC 6455 §7.4.1) and
-// AAEP's own (appendix B.2.6).
+// Standard WebSocket close codes (RFC 6455 §7.4.1).
 const (
-	closeNormal            = 1000
-	closeGoingAway         = 1001
-	closeProtocol          = 1002
-	closeUnsupported       = 1003
-	closeNoStatus          = 1005
-	closeAbnormal          = 1006
-	closeBadData           = 1007
-	closePolicy            = 1008
-	closeTooBig            = 1009
-	closeInternal          = 1011
-	closeRestart           = 1012
-	closeTryLater          = 1013
+	closeNormal      = 1000
+	closeGoingAway   = 1001
+	closeProtocol    = 1002
+	closeUnsupported = 1003
+	closeNoStatus    = 1005
+	closeAbnormal    = 1006
+	closeBadData     = 1007
+	closePolicy      = 1008
+	closeTooBig      = 1009
+	closeInternal    = 1011
+	closeRestart     = 1012
+	closeTryLater    = 1013
+)
+
+// AAEP's WebSocket close codes (appendix B.2.6).
+const (
 	CloseSubscriptionEnded = 4000 // the subscription was closed cleanly
 	CloseRejected          = 4001 // the subscription was rejected in the handshake
 	CloseAuthFailed        = 4002 // authentication failed
 	CloseDenied            = 4003 // authorization was denied
 	CloseViolation         = 4004 // the producer ended the subscription for a violation
-	closeBySubscriber      = 4005 // the subscriber ended the subscription
-	CloseBySubscriber      = closeBySubscriber
+	CloseBySubscriber      = 4005 // the subscriber ended the subscription
 )
 
 // CloseWords says what a WebSocket close code means, in plain words.
@@ -87,7 +89,7 @@ func CloseWords(code int) string {
 		return "authorization was denied: these credentials may not subscribe"
 	case CloseViolation:
 		return "the producer ended the subscription because it saw a protocol violation"
-	case closeBySubscriber:
+	case CloseBySubscriber:
 		return "the subscriber ended the subscription"
 	}
 	switch {
@@ -226,7 +228,7 @@ func wsEnding(err error) (ending, bool) {
 	}
 	words := closeSentence(ce.Code, ce.Text)
 	switch ce.Code {
-	case closeNormal, CloseSubscriptionEnded, CloseRejected, closeBySubscriber:
+	case closeNormal, CloseSubscriptionEnded, CloseRejected, CloseBySubscriber:
 		return ending{final: io.EOF, words: words}, true
 	case CloseAuthFailed, CloseDenied, CloseViolation, closeProtocol, closeUnsupported, closeBadData, closePolicy, closeTooBig:
 		return ending{final: &CloseError{Code: ce.Code, Reason: cleanLine(ce.Text, 200)}, words: words}, true
