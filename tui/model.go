@@ -106,7 +106,8 @@ type Model struct {
 	rateSec   int64
 	rateCount int
 	rate      int
-	quitting  bool
+	closing   bool // the listener was asked to close the subscription
+	quitting  bool // the program ends: draw nothing more
 }
 
 // New returns a Model following the newest event.
@@ -402,6 +403,15 @@ func (m *Model) follow() {
 }
 
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Keys typed faster than they are read come as one message: take
+		// them one at a time, as "/" changes what the next key means.
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	switch m.mode {
 	case modeFilter:
 		return m.filterKey(msg)
@@ -600,6 +610,7 @@ func (m *Model) answer(accept bool) tea.Cmd {
 		m.mode = modeAnswer
 		m.answering = p.Number
 		m.input.set("")
+		return nil
 	}
 	verb := "reject"
 	if accept {
@@ -619,12 +630,12 @@ func (m *Model) command(s string) {
 }
 
 func (m *Model) quit() tea.Cmd {
-	if m.opts.Command == nil || m.quitting {
+	if m.opts.Command == nil || m.closing {
 		m.quitting = true
 		m.cur.set(0, 0, false)
 		return tea.Quit
 	}
-	m.quitting = true // a second q or ctrl+c quits at once
+	m.closing = true // a second q or ctrl+c quits at once
 	m.opts.Command("quit")
 	m.message = "Closing the subscription…"
 	return nil

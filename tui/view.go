@@ -199,7 +199,11 @@ func (m *Model) detailView() []string {
 	if e == nil {
 		return []string{"Details: nothing selected."}
 	}
-	lines := []string{fmt.Sprintf("Details of line %d: %s, %s, received %s", e.seq, strings.ToLower(e.urgency()), e.Kind, e.At.In(m.opts.Location).Format("15:04:05.000"))}
+	head := fmt.Sprintf("Details of line %d: %s, %s, received %s", e.seq, strings.ToLower(e.urgency()), e.Kind, e.At.In(m.opts.Location).Format("15:04:05.000"))
+	if m.wrap {
+		head += " (long lines wrapped)"
+	}
+	lines := []string{head}
 	ev := e.Event
 	if ev != nil {
 		l := "Event " + protocol.Sanitize(ev.EventID) + " type " + protocol.Sanitize(ev.Type)
@@ -252,13 +256,14 @@ func (m *Model) helpView() string {
 	b.WriteString("Keys (any key closes this help):\n")
 	for _, col := range m.keys.FullHelp() {
 		for _, k := range col {
-			h := k.Help()
-			name := strings.Join(k.Keys(), " or ")
-			name = strings.ReplaceAll(name, " or  ", " or space")
-			if name == " " {
-				name = "space"
+			names := make([]string, 0, 2)
+			for _, n := range k.Keys() {
+				if n == " " {
+					n = "space"
+				}
+				names = append(names, n)
 			}
-			fmt.Fprintf(&b, "  %-16s %s\n", name, h.Desc)
+			fmt.Fprintf(&b, "  %-16s %s\n", strings.Join(names, " or "), k.Help().Desc)
 		}
 	}
 	return b.String()
