@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,7 @@ type term struct {
 	pat   string // lower case
 	glob  bool
 	neg   bool
+	list  []string // urgency: the words listed
 }
 
 // ParseFilter compiles expr. Errors name the term at fault.
@@ -51,7 +53,8 @@ func ParseFilter(expr string) (Filter, error) {
 			}
 		}
 		if t.field == "urgency" {
-			for _, u := range strings.Split(t.pat, ",") {
+			t.list = strings.Split(t.pat, ",")
+			for _, u := range t.list {
 				switch u {
 				case "critical", "normal", "background", "diagnostic":
 				default:
@@ -102,13 +105,7 @@ func (t *term) match(e *entry) bool {
 		}
 		return strings.HasPrefix(id, t.pat)
 	case "urgency":
-		u := e.urgency()
-		for _, w := range strings.Split(t.pat, ",") {
-			if w == u {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(t.list, e.urgency())
 	case "tool":
 		return t.matchValue(strings.ToLower(e.tool()))
 	case "kind":
