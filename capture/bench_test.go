@@ -2,7 +2,6 @@ package capture
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -77,18 +76,14 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatal(err)
 		}
 		count := 0
-		for {
-			rec, err := r.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if vs := c.Check(rec).Violations; len(vs) > 0 {
-				b.Fatalf("unexpected violation: %v", vs[0])
+		err = c.CheckAll(r, func(st Step) {
+			if len(st.Violations) > 0 {
+				b.Errorf("unexpected violation: %v", st.Violations[0])
 			}
 			count++
+		})
+		if err != nil {
+			b.Fatal(err)
 		}
 		r.Close()
 		if count != n || len(c.Finish()) != 0 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"io"
 	"strings"
 	"time"
 
@@ -132,8 +133,16 @@ type confirmation struct {
 
 // Check checks one record and returns what was made of it.
 func (c *Checker) Check(rec Record) Step {
+	st := c.prepare(&c.dec, rec)
+	c.apply(&st)
+	return st
+}
+
+// prepare does the part of a check that needs no memory of earlier records:
+// decoding, the schemas and the rules of single messages. It may run in
+// another goroutine than apply, with its own Decoder.
+func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	st := Step{Record: rec}
-	c.line = rec.Line
 	if rec.Note {
 		return st
 	}
@@ -144,7 +153,13 @@ func (c *Checker) Check(rec Record) Step {
 	}
 	st.Type = protocol.PeekType(rec.Msg)
 	if !strings.HasPrefix(st.Type, "aaep:") && isKnownMessage(st.Type) {
-		c.message(&st)
+		if err := c.o.Schemas.Check(rec.Msg); err != nil {
+			c.schemaProblems(&st, "", "", err)
+		}
+		var m map[string]any
+		if json.Unmarshal(rec.Msg, &m) == nil {
+			st.Msg = m
+		}
 		return st
 	}
 	if st.Type == "" || !strings.Contains(st.Type, ":") {
@@ -154,7 +169,7 @@ func (c *Checker) Check(rec Record) Step {
 			return st
 		}
 	}
-	ev, err := c.dec.Decode(rec.Msg)
+	ev, err := dec.Decode(rec.Msg)
 	st.Event = ev
 	session, id := "", ""
 	if ev != nil {
@@ -163,14 +178,71 @@ func (c *Checker) Check(rec Record) Step {
 	if err != nil {
 		c.schemaProblems(&st, session, id, err)
 	}
-	if ev == nil {
-		return st
-	}
-	c.eventRules(&st, ev)
-	if !c.o.SchemaOnly && rec.Dir == In {
-		c.sequence(&st, ev)
+	if ev != nil {
+		c.eventRules(&st, ev)
 	}
 	return st
+}
+
+// apply does the part of a check that depends on earlier records.
+func (c *Checker) apply(st *Step) {
+	c.line = st.Record.Line
+	switch {
+	case c.o.SchemaOnly:
+	case st.Msg != nil:
+		c.message(st)
+	case st.Event != nil && st.Record.Dir == In:
+		c.sequence(st, st.Event)
+	}
+}
+
+// batchSize is how many prepared records CheckAll hands over at a time.
+const batchSize = 256
+
+// CheckAll checks every record of r in order, calling fn with each step;
+// Finish is left to the caller. Decoding runs in a second goroutine, ahead of the sequencing rules. It
+// returns the error that stopped the reading, if any; io.EOF is no error.
+func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
+	batches := make(chan []Step, 4)
+	done := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		dec := protocol.Decoder{Schemas: c.o.Schemas}
+		batch := make([]Step, 0, batchSize)
+		for {
+			rec, err := r.Next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					readErr = err
+				}
+				break
+			}
+			batch = append(batch, c.prepare(&dec, rec))
+			if len(batch) == batchSize {
+				select {
+				case batches <- batch:
+				case <-done:
+					return
+				}
+				batch = make([]Step, 0, batchSize)
+			}
+		}
+		if len(batch) > 0 {
+			select {
+			case batches <- batch:
+			case <-done:
+			}
+		}
+	}()
+	defer close(done)
+	for b := range batches {
+		for i := range b {
+			c.apply(&b[i])
+			fn(b[i])
+		}
+	}
+	return readErr // written before batches was closed
 }
 
 // isKnownMessage reports whether typ is a handshake or reply message.
@@ -184,16 +256,10 @@ func isKnownMessage(typ string) bool {
 	return false
 }
 
-// message checks a handshake or reply message, and notes recorded decisions.
+// message notes the decisions a recorded subscriber sent.
 func (c *Checker) message(st *Step) {
-	if err := c.o.Schemas.Check(st.Record.Msg); err != nil {
-		c.schemaProblems(st, "", "", err)
-	}
-	var m map[string]any
-	if json.Unmarshal(st.Record.Msg, &m) == nil {
-		st.Msg = m
-	}
-	if c.o.SchemaOnly || st.Type != protocol.TypeConfirmationReply || st.Record.Dir != Out {
+	m := st.Msg
+	if st.Type != protocol.TypeConfirmationReply || st.Record.Dir != Out {
 		return
 	}
 	token, _ := m["reply_token"].(string)

@@ -13,10 +13,8 @@ import (
 // sequence checks ev, received, against what its session did before.
 func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	rec := st.Record
-	sid, id := protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
-	add := func(rule, section, severity, format string, args ...any) {
-		st.Violations = append(st.Violations, c.v(rec, sid, id, rule, section, severity, fmt.Sprintf(format, args...)))
-	}
+	sid := protocol.Sanitize(ev.SessionID)
+	a := adder{st}
 	if ev.EventID != "" {
 		var h maphash.Hash
 		h.SetSeed(c.seed)
@@ -24,7 +22,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		h.WriteByte(0)
 		h.WriteString(ev.EventID)
 		if prev := c.seen.add(h.Sum64(), rec.Line); prev != 0 {
-			add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", id, prev)
+			a.add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", protocol.Sanitize(ev.EventID), prev)
 			return // a repeat says nothing new about the session
 		}
 	}
@@ -35,9 +33,9 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	if s == nil {
 		if c.ended.has(ev.SessionID) {
 			if ev.IsTerminal() {
-				add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; a second %s came after its end.", sid, typeName(ev.Type))
+				a.add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; a second %s came after its end.", sid, typeName(ev.Type))
 			} else {
-				add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; %s came after its end.", sid, typeName(ev.Type))
+				a.add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; %s came after its end.", sid, typeName(ev.Type))
 			}
 			return
 		}
@@ -45,15 +43,15 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
 		c.sessions[ev.SessionID] = s
 		if ev.Type != protocol.TypeSessionStarted && s.fromStart {
-			add("bracketing", "4.5.1", SeverityViolation, "Session %s began with %s instead of session.started.", sid, typeName(ev.Type))
+			a.add("bracketing", "4.5.1", SeverityViolation, "Session %s began with %s instead of session.started.", sid, typeName(ev.Type))
 		} else if ev.Type != protocol.TypeSessionStarted {
-			add("bracketing", "4.5.1", SeverityWarning, "Session %s was joined mid-way: its first event here is %s, not session.started (a capture started late, or the producer skipped it).", sid, typeName(ev.Type))
+			a.add("bracketing", "4.5.1", SeverityWarning, "Session %s was joined mid-way: its first event here is %s, not session.started (a capture started late, or the producer skipped it).", sid, typeName(ev.Type))
 		}
 	} else if ev.Type == protocol.TypeSessionStarted {
-		add("bracketing", "4.5.1", SeverityViolation, "Session %s started a second time (first on line %d).", sid, s.firstLine)
+		a.add("bracketing", "4.5.1", SeverityViolation, "Session %s started a second time (first on line %d).", sid, s.firstLine)
 	}
 	s.events++
-	c.order(s, ev, add)
+	c.order(s, ev, a)
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
 		s.started = true
@@ -63,15 +61,15 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 			s.decided = nil // the follow-up of a rejection
 		}
 	case protocol.TypeToolInvoked:
-		c.toolInvoked(s, ev, add)
+		c.toolInvoked(s, ev, a)
 	case protocol.TypeToolCompleted:
 		key := toolKey(ev)
 		if _, ok := s.tools[key]; !ok {
-			add("tool-pairing", "4.5.2", SeverityViolation, "tool.completed for %s has no tool.invoked before it.", toolWords(ev))
+			a.add("tool-pairing", "4.5.2", SeverityViolation, "tool.completed for %s has no tool.invoked before it.", toolWords(ev))
 		}
 		delete(s.tools, key)
 	case protocol.TypeOutputStreaming:
-		c.outputChunk(s, ev, add)
+		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
 		conf := &confirmation{session: ev.SessionID, token: ev.ReplyToken, line: rec.Line,
 			irreversible: ev.Irreversible != nil && *ev.Irreversible}
@@ -85,25 +83,34 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		}
 	}
 	if ev.IsTerminal() {
-		c.end(s, ev, add)
+		c.end(s, ev, a)
 	}
 }
 
+// adder adds violations to a step; a value, so that the hot path allocates nothing.
+type adder struct{ st *Step }
+
+func (a adder) add(rule, section, severity, format string, args ...any) {
+	ev := a.st.Event
+	a.st.Violations = append(a.st.Violations, Violation{Line: a.st.Record.Line, Session: protocol.Sanitize(ev.SessionID),
+		EventID: protocol.Sanitize(ev.EventID), Rule: rule, Section: section, Severity: severity, Message: fmt.Sprintf(format, args...)})
+}
+
 // order checks sequence numbers (§3.4.1) and timestamps (§3.2.5).
-func (c *Checker) order(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 	sid := protocol.Sanitize(s.id)
 	if ev.HasSeq != s.hasSeq && !s.mixedSeq {
 		s.mixedSeq = true
-		add("sequence-number", "3.4.1", SeverityViolation, "Session %s mixes events with and without sequence_number.", sid)
+		a.add("sequence-number", "3.4.1", SeverityViolation, "Session %s mixes events with and without sequence_number.", sid)
 	}
 	if ev.HasSeq {
 		switch {
 		case ev.Type == protocol.TypeSessionStarted && ev.Seq != 0:
-			add("sequence-number", "3.4.1", SeverityViolation, "session.started must have sequence_number 0, not %d.", ev.Seq)
+			a.add("sequence-number", "3.4.1", SeverityViolation, "session.started must have sequence_number 0, not %d.", ev.Seq)
 		case s.seqKnown && ev.Seq <= s.lastSeq:
-			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
+			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
 		case s.seqKnown && ev.Seq != s.lastSeq+1:
-			add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
+			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
 		}
 		if !s.seqKnown || ev.Seq > s.lastSeq {
 			s.lastSeq = ev.Seq
@@ -112,7 +119,7 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, add func(rule, section
 	}
 	if !ev.Timestamp.IsZero() {
 		if !s.lastTS.IsZero() && ev.Timestamp.Before(s.lastTS) {
-			add("timestamp-order", "3.2.5", SeverityViolation, "The timestamp goes back %s from the previous event of session %s; timestamps must not decrease.",
+			a.add("timestamp-order", "3.2.5", SeverityViolation, "The timestamp goes back %s from the previous event of session %s; timestamps must not decrease.",
 				ev.Timestamp.Sub(s.lastTS).Abs(), sid)
 		} else {
 			s.lastTS = ev.Timestamp
@@ -121,16 +128,16 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, add func(rule, section
 }
 
 // toolInvoked pairs a tool call and checks that an irreversible one was confirmed (§4.5.3).
-func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 	key := toolKey(ev)
 	if line, ok := s.tools[key]; ok && ev.ToolCallID != "" {
-		add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", capital(toolWords(ev)), line)
+		a.add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", capital(toolWords(ev)), line)
 	}
 	s.tools[key] = c.line
 	if d := s.decided; d != nil && d.decision == protocol.DecisionReject && !d.consumed {
 		d.consumed = true
 		s.decided = nil
-		add("confirmation", "4.5.3", SeverityViolation, "%s was invoked right after the confirmation of line %d was rejected (reply on line %d); a rejected action must not proceed.",
+		a.add("confirmation", "4.5.3", SeverityViolation, "%s was invoked right after the confirmation of line %d was rejected (reply on line %d); a rejected action must not proceed.",
 			capital(toolWords(ev)), d.line, d.replyLine)
 		return
 	}
@@ -138,7 +145,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, add func(rule, s
 	conf := s.nextConfirmation()
 	if conf == nil {
 		if irreversible && s.fromStart {
-			add("confirmation", "4.5.3", SeverityViolation, "Irreversible %s was invoked with no confirmation asked before it.", toolWords(ev))
+			a.add("confirmation", "4.5.3", SeverityViolation, "Irreversible %s was invoked with no confirmation asked before it.", toolWords(ev))
 		}
 		return
 	}
@@ -150,7 +157,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, add func(rule, s
 		s.decided = nil
 	}
 	if conf.decision == protocol.DecisionReject {
-		add("confirmation", "4.5.3", SeverityViolation, "%s was invoked although its confirmation (line %d) was rejected on line %d.",
+		a.add("confirmation", "4.5.3", SeverityViolation, "%s was invoked although its confirmation (line %d) was rejected on line %d.",
 			capital(toolWords(ev)), conf.line, conf.replyLine)
 	}
 }
@@ -167,7 +174,7 @@ func (s *sessState) nextConfirmation() *confirmation {
 }
 
 // outputChunk checks streamed output (§4.5.4, appendix A.6).
-func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, a adder) {
 	o := s.outputs[ev.OutputID]
 	what := "the session's output"
 	if ev.OutputID != "" {
@@ -179,11 +186,11 @@ func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, add func(rule, s
 	}
 	switch {
 	case o.complete != 0 && ev.Complete:
-		add("output-completion", "4.5.4", SeverityViolation, "A second completing chunk for %s; it was already completed on line %d.", what, o.complete)
+		a.add("output-completion", "4.5.4", SeverityViolation, "A second completing chunk for %s; it was already completed on line %d.", what, o.complete)
 	case o.complete != 0:
-		add("output-completion", "4.5.4", SeverityViolation, "A chunk for %s came after it was completed on line %d.", what, o.complete)
+		a.add("output-completion", "4.5.4", SeverityViolation, "A chunk for %s came after it was completed on line %d.", what, o.complete)
 	case ev.Position < o.lastPos:
-		add("output-position", "4.5.4", SeverityViolation, "The position of %s went back from %d to %d; positions must increase (appendix A.6).", what, o.lastPos, ev.Position)
+		a.add("output-position", "4.5.4", SeverityViolation, "The position of %s went back from %d to %d; positions must increase (appendix A.6).", what, o.lastPos, ev.Position)
 	}
 	o.lastPos = max(o.lastPos, ev.Position)
 	if ev.Complete && o.complete == 0 {
@@ -192,10 +199,10 @@ func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, add func(rule, s
 }
 
 // end closes a session at its terminal event: what it left open is reported.
-func (c *Checker) end(s *sessState, ev *protocol.Event, add func(rule, section, severity, format string, args ...any)) {
+func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 	sid := protocol.Sanitize(s.id)
 	if n := len(s.tools); n > 0 {
-		add("tool-pairing", "4.5.2", SeverityViolation, "Session %s ended with %d tool %s never completed.", sid, n, plural(n, "call", "calls"))
+		a.add("tool-pairing", "4.5.2", SeverityViolation, "Session %s ended with %d tool %s never completed.", sid, n, plural(n, "call", "calls"))
 	}
 	for id, o := range s.outputs {
 		if o.complete == 0 {
@@ -203,16 +210,16 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, add func(rule, section, 
 			if id != "" {
 				what = "output " + protocol.Sanitize(id)
 			}
-			add("output-completion", "4.5.4", SeverityViolation, "Session %s ended before %s had a chunk with complete true.", sid, what)
+			a.add("output-completion", "4.5.4", SeverityViolation, "Session %s ended before %s had a chunk with complete true.", sid, what)
 		}
 	}
 	if d := s.decided; d != nil {
 		switch d.decision {
 		case protocol.DecisionReject:
-			add("follow-up", "4.5.3", SeverityViolation, "Session %s ended without a state.changed after the confirmation of line %d was rejected.", sid, d.line)
+			a.add("follow-up", "4.5.3", SeverityViolation, "Session %s ended without a state.changed after the confirmation of line %d was rejected.", sid, d.line)
 		case protocol.DecisionAccept:
 			if !d.consumed && ev.Type == protocol.TypeSessionCompleted {
-				add("follow-up", "4.5.3", SeverityViolation, "Session %s completed without invoking the action accepted on line %d.", sid, d.replyLine)
+				a.add("follow-up", "4.5.3", SeverityViolation, "Session %s completed without invoking the action accepted on line %d.", sid, d.replyLine)
 			}
 		}
 	}

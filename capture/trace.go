@@ -4,7 +4,6 @@ package capture
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -62,17 +61,12 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 	t := &Trace{Source: source, Kind: r.Kind()}
 	byID := map[string]*SessionTrace{}
 	tokens := map[string]*SessionTrace{}
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("capture: %s: %w", source, err)
-		}
+	err = c.CheckAll(r, func(st Step) {
 		t.Records++
-		st := c.Check(rec)
 		t.add(st, byID, tokens)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("capture: %s: %w", source, err)
 	}
 	for _, v := range c.Finish() {
 		s := byID[v.Session]

@@ -129,16 +129,9 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 	}
 	defer rd.Close()
 	r.Kind = rd.Kind()
-	for {
-		rec, err := rd.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
-			return
-		}
-		r.step(c.Check(rec))
+	if err := c.CheckAll(rd, r.step); err != nil {
+		r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
+		return
 	}
 	for _, v := range c.Finish() {
 		r.add(v)
