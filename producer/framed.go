@@ -135,14 +135,11 @@ func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
 			p.opts.Logf("producer: ignored a second subscription.request on %s", sub.id)
 			_ = pe.answer(in, marshal(reject(http.StatusConflict, "unknown", "this connection is subscribed already as %s", sub.id).message()), true)
 		case protocol.TypeSubscriptionRenegotiate:
-			status, answer := p.renegotiateMsg(m, manifest)
-			refused := status/100 != 2
-			_ = pe.answer(in, marshal(answer), refused)
-			p.mu.Lock()
-			gone := p.subs[sub.id] != sub
-			p.mu.Unlock()
-			if gone { // a refused renegotiation ends the subscription
+			status, answer, refused := p.renegotiateMsg(m, manifest)
+			_ = pe.answer(in, marshal(answer), status/100 != 2)
+			if refused != nil { // a refused renegotiation ends the subscription
 				pe.end(closeRejected, "renegotiation refused")
+				p.dropSubscription(refused)
 			}
 		case protocol.TypeSubscriptionClose:
 			status, answer := p.closeMsg(m)

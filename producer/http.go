@@ -627,24 +627,28 @@ func (pr *prompt) answer(raw json.RawMessage) (value, label string, err error) {
 }
 
 func (p *Producer) renegotiate(w http.ResponseWriter, r *http.Request, m map[string]json.RawMessage) {
-	status, answer := p.renegotiateMsg(m, manifestURL(r))
+	status, answer, refused := p.renegotiateMsg(m, manifestURL(r))
+	if refused != nil {
+		p.dropSubscription(refused) // a refused renegotiation ends the subscription
+	}
 	writeJSON(w, status, answer)
 }
 
 // renegotiateMsg applies a subscription.renegotiate on any binding and
-// returns the answer: subscription.accepted with the new terms, a rejection
-// (which ends the subscription), or an error when it names no subscription.
-func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string) (int, any) {
+// returns the answer: subscription.accepted with the new terms, a rejection,
+// or an error when it names no subscription. After a rejection, refused is
+// the subscription, which the caller must end once it has answered.
+func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string) (status int, answer any, refused *subscription) {
 	id, _ := stringField(m, "subscription_id")
 	p.mu.Lock()
 	sub := p.subs[id]
 	p.mu.Unlock()
 	if sub == nil {
-		return http.StatusNotFound, map[string]string{"error": "no subscription " + id}
+		return http.StatusNotFound, map[string]string{"error": "no subscription " + id}, nil
 	}
 	var changes map[string]json.RawMessage
 	if err := json.Unmarshal(m["capabilities"], &changes); err != nil || changes == nil {
-		return http.StatusBadRequest, map[string]string{"error": `"capabilities" must be an object`}
+		return http.StatusBadRequest, map[string]string{"error": `"capabilities" must be an object`}, nil
 	}
 	p.mu.Lock()
 	merged := make(map[string]json.RawMessage, len(sub.requested)+len(changes))
@@ -657,17 +661,15 @@ func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string)
 	}
 	h, t, notes, rej := p.negotiate(merged)
 	if rej != nil {
-		// A refused renegotiation ends the subscription.
-		p.dropSubscription(sub)
 		p.opts.Logf("producer: subscription rejected: %v", rej)
-		return rej.status, rej.message()
+		return rej.status, rej.message(), sub
 	}
 	p.mu.Lock()
 	sub.requested, sub.terms = merged, t
 	p.broadcastLocked()
 	p.mu.Unlock()
 	p.opts.Logf("producer: %s renegotiated", id)
-	return http.StatusOK, p.accepted(manifest, id, h, notes)
+	return http.StatusOK, p.accepted(manifest, id, h, notes), nil
 }
 
 // dropSubscription forgets sub and ends its streams; it reports whether sub

@@ -79,6 +79,18 @@ func (p *Producer) ServeUnix(ctx context.Context, ln net.Listener) error {
 	}
 }
 
+// checkPeer refuses a peer running as another user, where the system tells.
+func checkPeer(c net.Conn) error {
+	uid, ok, err := wire.PeerUID(c)
+	if err != nil {
+		return err
+	}
+	if ok && uid != os.Getuid() {
+		return fmt.Errorf("the peer runs as user %d, not %d", uid, os.Getuid())
+	}
+	return nil
+}
+
 // unixPeer is a subscriber on a Unix socket.
 type unixPeer struct {
 	c    net.Conn

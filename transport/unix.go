@@ -61,6 +61,10 @@ func DialUnix(ctx context.Context, path string, opts UnixOptions) (Conn, error) 
 			if err != nil {
 				return nil, unixDialError(path, err)
 			}
+			if err := checkProducer(c, path); err != nil {
+				c.Close()
+				return nil, err
+			}
 			return &streamLink{c: c, rd: wire.NewReader(c, wire.FramingUnknown, max), framing: framing}, nil
 		},
 	}
@@ -79,6 +83,22 @@ func unixDialError(path string, err error) error {
 			words: "Not allowed to connect to the producer's socket."}
 	}
 	return fmt.Errorf("transport: connect to %s: %w", path, err)
+}
+
+// checkProducer refuses a producer socket owned by a process of another
+// user (root excepted), where the system tells: it could be anyone's.
+func checkProducer(c net.Conn, path string) error {
+	uid, ok, err := wire.PeerUID(c)
+	if err != nil {
+		return fmt.Errorf("transport: %s: %w", path, err)
+	}
+	if ok && uid != os.Getuid() && uid != 0 {
+		return &fatalError{
+			err:   fmt.Errorf("transport: the producer at %s runs as user %d, not as you (%d); refusing to trust it", path, uid, os.Getuid()),
+			words: "The producer's socket belongs to another user.",
+		}
+	}
+	return nil
 }
 
 // streamLink is a message link over a byte stream.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,7 +141,15 @@ type WSOptions struct {
 	NoSubprotocol bool
 	// TLSConfig is used for wss:// endpoints; nil means the defaults.
 	TLSConfig *tls.Config
+	// PingInterval is how often the connection pings the producer; a
+	// producer that sends nothing, not even a pong, for two intervals is
+	// taken for lost and the connection is made again. Zero means
+	// DefaultPingInterval; negative means no pings and no such check.
+	PingInterval time.Duration
 }
+
+// DefaultPingInterval is WSOptions.PingInterval's default.
+const DefaultPingInterval = 30 * time.Second
 
 // DialWebSocket connects to a producer at a ws:// or wss:// URL (without a
 // path, DefaultWSPath is used), sends the subscription request as the first
@@ -178,17 +187,25 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 	}
 	target := u.String()
 	max := opts.withDefaults().MaxFrameBytes
+	ping := opts.PingInterval
+	if ping == 0 {
+		ping = DefaultPingInterval
+	}
 	b := binding{
 		name: "WebSocket",
 		dial: func(ctx context.Context) (link, error) {
-			return dialWS(ctx, d, target, header, !opts.NoSubprotocol, max)
+			l, err := dialWS(ctx, d, target, header, !opts.NoSubprotocol, max)
+			if err == nil && ping > 0 {
+				l.keepAlive(ping)
+			}
+			return l, err
 		},
 		end: wsEnding,
 	}
 	return dialLink(ctx, b, opts.LinkOptions)
 }
 
-func dialWS(ctx context.Context, d *websocket.Dialer, target string, header http.Header, strict bool, max int) (link, error) {
+func dialWS(ctx context.Context, d *websocket.Dialer, target string, header http.Header, strict bool, max int) (*wsLink, error) {
 	c, resp, err := d.DialContext(ctx, target, header)
 	if err != nil {
 		if resp != nil && errors.Is(err, websocket.ErrBadHandshake) {
@@ -217,7 +234,7 @@ func dialWS(ctx context.Context, d *websocket.Dialer, target string, header http
 			words: "The producer did not agree to the " + Subprotocol + " subprotocol.",
 		}
 	}
-	return &wsLink{c: c, max: max}, nil
+	return &wsLink{c: c, max: max, stop: make(chan struct{})}, nil
 }
 
 // wsEnding judges the end of a WebSocket by its close code.
@@ -238,15 +255,46 @@ func wsEnding(err error) (ending, bool) {
 
 // wsLink is one WebSocket connection.
 type wsLink struct {
-	c    *websocket.Conn
-	max  int
-	once sync.Once
+	c     *websocket.Conn
+	max   int
+	alive time.Duration // with pings, how long the producer may stay silent; else 0
+	stop  chan struct{} // closed by close
+	once  sync.Once
+}
+
+// keepAlive pings the producer every interval and makes read fail when it
+// stays silent for two.
+func (w *wsLink) keepAlive(interval time.Duration) {
+	w.alive = 2 * interval
+	_ = w.c.SetReadDeadline(time.Now().Add(w.alive))
+	w.c.SetPongHandler(func(string) error { return w.c.SetReadDeadline(time.Now().Add(w.alive)) })
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				if w.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(interval/2)) != nil {
+					return
+				}
+			case <-w.stop:
+				return
+			}
+		}
+	}()
 }
 
 func (w *wsLink) read() ([]byte, error) {
 	_, r, err := w.c.NextReader()
 	if err != nil {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() && w.alive > 0 {
+			return nil, fmt.Errorf("the producer sent nothing, not even an answer to a ping, for %s: %w", w.alive, err)
+		}
 		return nil, err
+	}
+	if w.alive > 0 {
+		_ = w.c.SetReadDeadline(time.Now().Add(w.alive))
 	}
 	data, err := io.ReadAll(io.LimitReader(r, int64(w.max)+1))
 	if err != nil {
@@ -273,6 +321,7 @@ func (w *wsLink) write(ctx context.Context, msg []byte) error {
 
 func (w *wsLink) close(code int, reason string) {
 	w.once.Do(func() {
+		close(w.stop)
 		_ = w.c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
 		w.c.Close()
 	})

@@ -16,7 +16,7 @@ import (
 
 // wsServer runs handle for every WebSocket connection; protos are the
 // subprotocols it agrees to.
-func wsServer(t *testing.T, protos []string, handle func(n int, c *websocket.Conn)) (string, *atomic.Int32) {
+func wsServer(t testing.TB, protos []string, handle func(n int, c *websocket.Conn)) (string, *atomic.Int32) {
 	t.Helper()
 	var count atomic.Int32
 	up := websocket.Upgrader{Subprotocols: protos}
@@ -252,5 +252,34 @@ func TestWebSocketOversizeAndSendWhileDown(t *testing.T) {
 	c.Close()
 	if err := c.Send(context.Background(), []byte(`{}`)); !errors.Is(err, ErrClosed) {
 		t.Errorf("Send after Close: %v", err)
+	}
+}
+
+func TestWebSocketSilentProducer(t *testing.T) {
+	url, count := wsServer(t, []string{Subprotocol}, func(n int, c *websocket.Conn) {
+		// Never read again, so pings go unanswered.
+		c.SetPingHandler(func(string) error { return nil })
+		_, _, _ = c.ReadMessage()
+		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.accepted","subscription_id":"sub_1"}`))
+		if n == 1 {
+			time.Sleep(time.Second)
+			return
+		}
+		closeWith(c, 4000, "")
+	})
+	rec := &recorder{}
+	o := wsOpts(rec, wsReq)
+	o.PingInterval = 50 * time.Millisecond
+	c, err := DialWebSocket(context.Background(), url, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	recvN(t, c, 2)
+	if err := recvErr(t, c); !errors.Is(err, io.EOF) {
+		t.Errorf("end: %v", err)
+	}
+	if st := strings.Join(rec.statuses(), "\n"); !strings.Contains(st, "not even an answer to a ping") || count.Load() != 2 {
+		t.Errorf("%d connections; statuses %s", count.Load(), st)
 	}
 }

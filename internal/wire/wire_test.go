@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -171,4 +175,27 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("re-encoded %s: %v", out, err)
 		}
 	})
+}
+
+func TestPeerUID(t *testing.T) {
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			defer c.Close()
+			_, _ = c.Read(make([]byte, 1))
+		}
+	}()
+	c, err := net.Dial("unix", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	uid, ok, err := PeerUID(c)
+	if err != nil || (ok && uid != os.Getuid()) || (runtime.GOOS == "linux" && !ok) {
+		t.Errorf("uid %d ok %v err %v", uid, ok, err)
+	}
 }
