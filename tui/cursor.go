@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"sync"
@@ -89,10 +90,24 @@ func (w ttyCursorWriter) Read(p []byte) (int, error) { return w.f.Read(p) }
 func (w ttyCursorWriter) Close() error               { return w.f.Close() }
 func (w ttyCursorWriter) Fd() uintptr                { return w.f.Fd() }
 
-func newCursorWriter(out io.Writer, pos *cursorPos) io.Writer {
+// terminalWriter is what Bubble Tea writes to.
+type terminalWriter interface {
+	io.Writer
+	osc52(string)
+}
+
+func newCursorWriter(out io.Writer, pos *cursorPos) terminalWriter {
 	w := &cursorWriter{out: out, pos: pos}
 	if f, ok := out.(file); ok {
 		return ttyCursorWriter{w, f}
 	}
 	return w
+}
+
+// osc52 asks the terminal to put s on the clipboard. Terminals that do not
+// allow it ignore the sequence.
+func (w *cursorWriter) osc52(s string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, _ = io.WriteString(w.out, "\x1b]52;c;"+base64.StdEncoding.EncodeToString([]byte(s))+"\x07")
 }

@@ -38,10 +38,12 @@ type Options struct {
 	Endpoint string
 	// History prints every announcement above the view, as a plain line that
 	// stays in the terminal's scrollback (inline mode).
-	History  bool
-	SaveDir  string // where S and y write files; the working directory when ""
-	Now      func() time.Time
-	Location *time.Location
+	History bool
+	SaveDir string // where S and y write files; the working directory when ""
+	// Clipboard, when set, puts text on the terminal's clipboard (OSC 52).
+	Clipboard func(string)
+	Now       func() time.Time
+	Location  *time.Location
 }
 
 type mode int
@@ -95,6 +97,7 @@ type Model struct {
 	start      time.Time
 
 	prompts      []Prompt
+	ticking      bool // a tickMsg is on its way
 	promptFocus  bool
 	promptDetail bool
 	answering    int // prompt number being answered in modeAnswer
@@ -187,7 +190,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case PromptsMsg:
 		return m, m.setPrompts(msg)
 	case tickMsg:
-		if len(m.prompts) > 0 {
+		m.ticking = len(m.prompts) > 0
+		if m.ticking {
 			return m, tick()
 		}
 		return m, nil
@@ -222,7 +226,6 @@ func (m *Model) setPrompts(ps []Prompt) tea.Cmd {
 	for _, p := range m.prompts {
 		had[p.Number] = true
 	}
-	wasEmpty := len(m.prompts) == 0
 	m.prompts = ps
 	for _, p := range ps {
 		if !had[p.Number] {
@@ -235,7 +238,8 @@ func (m *Model) setPrompts(ps []Prompt) tea.Cmd {
 			m.mode = modeList
 		}
 	}
-	if wasEmpty && len(ps) > 0 {
+	if len(ps) > 0 && !m.ticking {
+		m.ticking = true // the countdown is redrawn once a second
 		return tick()
 	}
 	return nil
@@ -651,6 +655,10 @@ func (m *Model) copySelected() string {
 	name := filepath.Join(m.opts.SaveDir, "aaep-event-"+safeName(e.Event.EventID)+".json")
 	if err := os.WriteFile(name, append(append([]byte{}, e.Event.Raw...), '\n'), 0o600); err != nil {
 		return fmt.Sprintf("Could not save the event: %v.", err)
+	}
+	if m.opts.Clipboard != nil {
+		m.opts.Clipboard(string(e.Event.Raw))
+		return "Copied the event JSON to the clipboard, if the terminal allows it, and saved it to " + name + "."
 	}
 	return "Saved the event JSON to " + name + "."
 }

@@ -43,12 +43,15 @@ func Start(o RunOptions) *Program {
 	if o.Renderer == nil {
 		o.Renderer = lipgloss.NewRenderer(o.Out)
 	}
+	cur := &cursorPos{}
+	out := newCursorWriter(o.Out, cur)
+	o.Clipboard = func(s string) { out.osc52(s) }
 	m := New(o.Options)
-	m.cur = &cursorPos{}
+	m.cur = cur
 	pr.in = m.in
 	opts := []tea.ProgramOption{
 		tea.WithInput(o.In),
-		tea.WithOutput(newCursorWriter(o.Out, m.cur)),
+		tea.WithOutput(out),
 		tea.WithoutSignalHandler(),
 	}
 	if o.AltScreen {

@@ -79,7 +79,7 @@ func (t *sessionTable) dropOldest() {
 	delete(t.byID, oldest.id)
 }
 
-func (t *sessionTable) lines(prompts []Prompt) []string {
+func (t *sessionTable) lines() []string {
 	if len(t.byID) == 0 {
 		return []string{"No sessions yet."}
 	}
@@ -95,12 +95,6 @@ func (t *sessionTable) lines(prompts []Prompt) []string {
 			tools = append(tools, name)
 		}
 		sort.Strings(tools)
-		waiting := 0
-		for _, p := range prompts {
-			if strings.Contains(p.Agent, r.agent) && r.agent != "" {
-				waiting++
-			}
-		}
 		l := fmt.Sprintf("Session %s, %s, %s, %d events, %d critical", protocol.Sanitize(r.id), r.agent, r.state, r.events, r.critical)
 		if len(tools) > 0 {
 			l += ", tools in flight: " + strings.Join(tools, ", ")

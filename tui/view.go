@@ -33,7 +33,7 @@ func (m *Model) View() string {
 	case m.mode == modeHelp:
 		lines = append(lines, m.fit(strings.Split(m.helpView(), "\n"), body)...)
 	case m.view == viewSessions:
-		lines = append(lines, m.fit(m.sessions.lines(m.prompts), body)...)
+		lines = append(lines, m.fit(m.sessions.lines(), body)...)
 	case m.view == viewDiagnostics:
 		lines = append(lines, m.fit(m.diags.lines(m.opts.Location), body)...)
 	default:

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/aaep-term/aaep-term/session"
@@ -31,6 +32,7 @@ func addTUIFlags(fs *flag.FlagSet, o *tuiOptions) {
 type tuiOutput struct {
 	*tui.Program
 	pending func() []*session.Prompt
+	errOut  io.Writer
 }
 
 // startTUI starts the debug view when --tui is given; it returns nil otherwise.
@@ -38,6 +40,9 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	t := o.TUI
 	if !t.Enabled {
 		return nil, nil
+	}
+	if o.JSON {
+		return nil, errors.New("--tui and --json cannot be combined: --json writes records for programs")
 	}
 	if !o.IO.InTTY || !o.IO.OutTTY {
 		return nil, errors.New("--tui needs a terminal on standard input and output; leave it out for plain lines")
@@ -62,13 +67,21 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 		Out:       o.IO.Out,
 		AltScreen: t.AltScreen,
 	})
-	return &tuiOutput{Program: p}, nil
+	return &tuiOutput{Program: p, errOut: o.IO.ErrOut}, nil
 }
 
 // attach makes the TUI the listener's input and prompt source.
 func (t *tuiOutput) attach(l *listener) {
 	l.input = t.Commands()
 	t.pending = l.eng.Pending
+}
+
+// Close ends the TUI; a failure is reported, as the listener is done by then.
+func (t *tuiOutput) Close() error {
+	if err := t.Program.Close(); err != nil {
+		fmt.Fprintf(t.errOut, "aaep-listen: %v\n", err)
+	}
+	return nil
 }
 
 // Flush implements output.
