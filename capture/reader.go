@@ -319,8 +319,11 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	if k >= len(t) || t[k] != ',' {
 		return Record{}, false
 	}
+	if k+1 >= len(t) || t[len(t)-1] != ']' {
+		return Record{}, false
+	}
 	msg := bytes.TrimSpace(t[k+1 : len(t)-1])
-	if t[len(t)-1] != ']' || len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' {
+	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' {
 		return Record{}, false
 	}
 	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: bytes.Clone(msg)}

@@ -40,6 +40,8 @@ Commands:
                  as plain text; --html OUT also writes an HTML report
   play FILE      announce the capture as aaep-listen would, paced by the
                  recorded times (--speed)
+  serve FILE     serve the capture as a producer over HTTP (both layouts),
+                 paced by the recorded times, printing the replies it gets
   help           this text
 
 --input FILE --visualize is the form the AAEP implementer's guide uses; it is
@@ -73,6 +75,8 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		code, err = runTrace(rest, tio, false)
 	case "play":
 		code, err = runPlay(ctx, rest, tio)
+	case "serve":
+		code, err = runServe(ctx, rest, tio)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(tio.Out, usageText)
 		return exitOK
