@@ -162,8 +162,8 @@ func endErr(t *testing.T, c transport.Conn) error {
 }
 
 // session runs the confirm scenario over c: handshake, events in order, a
-// reply with decision, and the close. It checks that the reply changed what
-// the producer did next.
+// reply with decision, a renegotiation and the close. It checks that the
+// reply changed what the producer did next.
 func session(t *testing.T, c transport.Conn, decision string) {
 	t.Helper()
 	f, m := recv(t, c)
@@ -197,6 +197,16 @@ func session(t *testing.T, c transport.Conn, decision string) {
 	want := map[string]string{"accept": "You accepted", "reject": "No go-ahead"}[decision]
 	if len(after) == 0 || !strings.Contains(after[0], want) {
 		t.Errorf("after the %s reply the producer said %q, want %q first", decision, after, want)
+	}
+	// Renegotiate: the answer comes on the same connection, not as a
+	// handshake frame.
+	send(t, c, map[string]any{
+		"type": "subscription.renegotiate", "subscription_id": sub,
+		"capabilities": map[string]any{"max_events_per_second": 2},
+	})
+	f, m = recv(t, c)
+	if f.Event == transport.EventHandshake || m.Type != "subscription.accepted" || !strings.Contains(string(f.Data), `"max_events_per_second":2`) {
+		t.Errorf("renegotiation answer %s (event %q)", f.Data, f.Event)
 	}
 	send(t, c, map[string]any{
 		"type": "subscription.close", "subscription_id": sub,
@@ -249,8 +259,10 @@ func TestUnixEndToEnd(t *testing.T) {
 			if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
 				t.Errorf("socket mode: %v %v", st.Mode(), err)
 			}
+			// Found by producer id under $XDG_RUNTIME_DIR/aaep.
+			t.Setenv("XDG_RUNTIME_DIR", filepath.Dir(filepath.Dir(path)))
 			var n notes
-			c, err := transport.Dial(context.Background(), "unix:"+path, transport.Options{
+			c, err := transport.Dial(context.Background(), "unix:demo", transport.Options{
 				Unix: transport.UnixOptions{LinkOptions: n.link(subscriptionRequest("1.0.0")), LengthPrefixed: lp},
 			})
 			if err != nil {

@@ -33,6 +33,9 @@ type options struct {
 	Headers     []string
 	Layout      string
 	ReorderWait time.Duration
+	// WSNoSubprotocol accepts a WebSocket producer that does not agree to
+	// the aaep.v1 subprotocol.
+	WSNoSubprotocol bool
 
 	TUI tuiOptions // --tui and its flags, in tui.go
 
@@ -91,6 +94,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	fs.Var(&headers, "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
 	addTUIFlags(fs, &o.TUI)
 

@@ -85,7 +85,7 @@ func listen(ctx context.Context, o *options) error {
 		Header:              header(o.Headers),
 		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
 		OnDiagnostic:        l.transportProblem,
-	}})
+	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol}})
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
