@@ -26,6 +26,7 @@ var htmlReport = template.Must(template.New("trace").Funcs(template.FuncMap{
 	"verdict":  func(t *Trace) string { return t.verdict() },
 	"orWord":   orWord,
 	"changed":  func(st TraceStep) bool { return st.To != "" && st.From != st.To },
+	"timeline": svgTimeline,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -65,6 +66,10 @@ th[scope=col] { background: #eee; }
 <section aria-labelledby="s{{$i}}">
 <h2 id="s{{$i}}">Session {{$s.ID}}, agent {{orWord $s.Agent "unnamed"}}</h2>
 <p>{{summary $s}}.</p>
+<figure>
+{{timeline $s $i}}
+<figcaption>Timeline of session {{$s.ID}}: a circle is a step, a crossed square a violation, a triangle a warning. Every step is also in the table below.</figcaption>
+</figure>
 <table>
 <caption>Steps of session {{$s.ID}}, in the order received</caption>
 <thead><tr><th scope="col">Line</th><th scope="col">Time</th><th scope="col">Event</th><th scope="col">What happened</th><th scope="col">State after</th><th scope="col">Problems</th></tr></thead>
