@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"strings"
 )
 
@@ -73,4 +74,25 @@ func (e *FrameTooLargeError) Error() string {
 		s += " with id " + e.ID
 	}
 	return s
+}
+
+// plainWarning is the warning for an unencrypted endpoint on another host,
+// or "" when u is encrypted or on this machine.
+func plainWarning(u *url.URL) string {
+	if u.Scheme != "http" && u.Scheme != "ws" {
+		return ""
+	}
+	host := u.Hostname()
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return ""
+	}
+	secure := "https://"
+	if u.Scheme == "ws" {
+		secure = "wss://"
+	}
+	return fmt.Sprintf("The connection to %s is not encrypted: anyone on the network between you can read the events "+
+		"and your answers, and change them. Use %s if the producer offers it.", u.Host, secure)
 }

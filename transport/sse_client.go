@@ -208,6 +208,9 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 		c.client = &http.Client{Transport: c.ownTr}
 	}
 	c.status(StatusConnecting, "")
+	if w := plainWarning(u); w != "" {
+		c.diag(w)
+	}
 	hs, resp, cancel, note, err := c.open(ctx)
 	if err != nil {
 		c.pump.close()

@@ -202,6 +202,9 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 		},
 		end: wsEnding,
 	}
+	if w := plainWarning(u); w != "" && opts.OnDiagnostic != nil {
+		opts.OnDiagnostic(w)
+	}
 	return dialLink(ctx, b, opts.LinkOptions)
 }
 

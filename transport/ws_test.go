@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -281,5 +282,27 @@ func TestWebSocketSilentProducer(t *testing.T) {
 	}
 	if st := strings.Join(rec.statuses(), "\n"); !strings.Contains(st, "not even an answer to a ping") || count.Load() != 2 {
 		t.Errorf("%d connections; statuses %s", count.Load(), st)
+	}
+}
+
+func TestPlainWarning(t *testing.T) {
+	for _, tc := range []struct {
+		url  string
+		warn bool
+	}{
+		{"ws://localhost:8080", false},
+		{"ws://127.0.0.1:8080", false},
+		{"ws://[::1]:8080", false},
+		{"http://agent.localhost", false},
+		{"wss://agent.example", false},
+		{"https://agent.example", false},
+		{"ws://agent.example", true},
+		{"http://10.0.0.7:8080/x", true},
+	} {
+		u, _ := url.Parse(tc.url)
+		w := plainWarning(u)
+		if (w != "") != tc.warn {
+			t.Errorf("%s: %q", tc.url, w)
+		}
 	}
 }
