@@ -26,6 +26,7 @@ type KeyMap struct {
 	Accept        key.Binding
 	Reject        key.Binding
 	PromptDetails key.Binding
+	Command       key.Binding // a line-mode command: accept 2, pending, details 3
 
 	Help key.Binding
 	Quit key.Binding
@@ -64,6 +65,7 @@ func DefaultKeyMap() KeyMap {
 		Accept:        b("accept or answer prompt", "a"),
 		Reject:        b("reject prompt", "r"),
 		PromptDetails: b("prompt details", "d"),
+		Command:       b("type a line-mode command (accept 2, pending)", ":"),
 
 		Help: b("all keys", "?"),
 		Quit: b("quit", "q", "ctrl+c"),
@@ -81,6 +83,6 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Pause},
 		{k.Filter, k.ClearFilter, k.NextMatch, k.PrevMatch, k.NextCritical, k.PrevCritical, k.Mark, k.NextMark},
 		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save},
-		{k.Accept, k.Reject, k.PromptDetails, k.Help, k.Quit},
+		{k.Accept, k.Reject, k.PromptDetails, k.Command, k.Help, k.Quit},
 	}
 }

@@ -52,6 +52,7 @@ const (
 	modeList mode = iota
 	modeFilter
 	modeAnswer
+	modeCommand
 	modeHelp
 )
 
@@ -419,7 +420,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	switch m.mode {
 	case modeFilter:
 		return m.filterKey(msg)
-	case modeAnswer:
+	case modeAnswer, modeCommand:
 		return m.answerKey(msg)
 	case modeHelp:
 		m.mode = modeList
@@ -499,6 +500,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.answer(true)
 	case key.Matches(msg, k.Reject):
 		return m.answer(false)
+	case key.Matches(msg, k.Command):
+		m.mode = modeCommand
+		m.input.set("")
 	case key.Matches(msg, k.PromptDetails):
 		if len(m.prompts) > 0 {
 			m.promptDetail = !m.promptDetail
@@ -586,12 +590,16 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		return nil
 	case tea.KeyEnter:
 		text := strings.TrimSpace(m.input.String())
+		was := m.mode
 		m.mode = modeList
-		if text == "" {
-			m.message = "No answer sent: the answer was empty."
-			return nil
+		switch {
+		case text == "":
+			m.message = "Nothing sent: the line was empty."
+		case was == modeCommand:
+			m.command(text)
+		default:
+			m.command(fmt.Sprintf("answer %d %s", m.answering, text))
 		}
-		m.command(fmt.Sprintf("answer %d %s", m.answering, text))
 		return nil
 	}
 	m.input.update(msg)

@@ -342,6 +342,16 @@ var keyTests = []struct {
 		press(tm, "d")
 		waitScreen(t, tm, "Consequence: the money leaves at once")
 	}},
+	{":", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
+		press(tm, ":")
+		waitScreen(t, tm, "Command: ")
+		typeText(tm, "accept 2")
+		press(tm, "enter")
+		waitScreen(t, tm, "Sending: accept 2.")
+		if got := rec.all(); len(got) != 1 || got[0] != "accept 2" {
+			t.Errorf("commands: %q", got)
+		}
+	}},
 	{"?", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
 		press(tm, "?")
 		waitScreen(t, tm, "Keys (any key closes this help)")

@@ -19,6 +19,7 @@ type Prompt struct {
 	Details  []string
 	Default  string // default decision or answer, "" when none
 	Risk     string
+	Choices  string    // a question's choices on one line, "" when none
 	Deadline time.Time // zero when the prompt never times out
 }
 
@@ -35,8 +36,13 @@ func PromptOf(p *session.Prompt) Prompt {
 		pr.Question = true
 		pr.Topic = ev.Question.String()
 		add("Context", ev.ClarifyContext.String())
+		var choices []string
 		for i, c := range ev.Choices {
 			add(fmt.Sprintf("Choice %d", i+1), c.Label.String()+" (value "+protocol.Sanitize(c.Value)+")")
+			choices = append(choices, fmt.Sprintf("%d %s", i+1, oneLine(c.Label.String())))
+		}
+		if len(choices) > 0 {
+			pr.Choices = "Choices: " + strings.Join(choices, ", ") + "."
 		}
 		add("Accepted answers", protocol.Sanitize(strings.Join(ev.AcceptedResponseKinds, ", ")))
 		if ev.HasDefaultResponse {
@@ -101,7 +107,7 @@ func (p *Prompt) headline(now time.Time) string {
 // keysLine tells which keys answer the prompt.
 func (p *Prompt) keysLine() string {
 	if p.Question {
-		return "Keys: a type an answer, d details."
+		return strings.TrimSpace(p.Choices + " Keys: a type an answer (a choice number, a choice, yes, no or text), d details.")
 	}
 	return "Keys: a accept, r reject, d details."
 }

@@ -49,10 +49,13 @@ func (m *Model) View() string {
 	lines = append(lines, m.truncate(m.message))
 	col := 0
 	switch m.mode {
-	case modeFilter, modeAnswer:
+	case modeFilter, modeAnswer, modeCommand:
 		label := "Filter: "
-		if m.mode == modeAnswer {
+		switch m.mode {
+		case modeAnswer:
 			label = fmt.Sprintf("Answer to prompt %d: ", m.answering)
+		case modeCommand:
+			label = "Command: "
 		}
 		cursorRow = len(lines)
 		col = ansi.StringWidth(label) + m.input.column()

@@ -110,8 +110,6 @@ func TestTUIAnswerFromKeyboard(t *testing.T) {
 	}
 }
 
-var shownRe = regexp.MustCompile(`(FOLLOWING|PAUSED, (\d+) new) \| events \| (\d+) of (\d+) events shown`)
-
 // Pausing holds the list still while events keep arriving and counting;
 // a filter narrows the list; q closes the subscription.
 func TestTUIPauseAndFilter(t *testing.T) {
@@ -151,5 +149,25 @@ func TestTUIPauseAndFilter(t *testing.T) {
 	s := waitFor(t, tt.all, "EXITED rc=0", 10*time.Second)
 	if !strings.Contains(s, "You quit.") {
 		t.Errorf("quit not confirmed:\n%s", s)
+	}
+}
+
+// A question is answered by typing in the TUI, and a line-mode command typed
+// after : works as in line mode.
+func TestTUIAnswerQuestion(t *testing.T) {
+	bin := buildListener(t)
+	tt := startTUITerminal(t, "TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --demo-scenarios clarify")
+	waitFor(t, tt.screen, "Choices: 1 7 in the evening, 2 8 in the evening", 30*time.Second)
+	tt.keys(":", "pending", "Enter")
+	waitFor(t, tt.screen, "Prompt 1, question", 5*time.Second)
+	tt.keys("a")
+	waitFor(t, tt.screen, "Answer to prompt 1:", 5*time.Second)
+	if l := tt.cursorLine(); !strings.HasPrefix(l, "Answer to prompt 1:") {
+		t.Errorf("cursor is not in the answer field but on %q", l)
+	}
+	tt.keys("2", "Enter")
+	s := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
+	if !strings.Contains(s, "Sent your answer to prompt 1") {
+		t.Errorf("answer not sent:\n%s", s)
 	}
 }
