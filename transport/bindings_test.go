@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -363,5 +365,52 @@ func TestStdioCloseKills(t *testing.T) {
 	}
 	if _, err := c.Recv(context.Background()); !errors.Is(err, transport.ErrClosed) {
 		t.Errorf("Recv after Close: %v", err)
+	}
+}
+
+// TestWebSocketProducerRestarts: the producer goes away in the middle of a
+// session and another one comes up at the same address; the connection
+// runs the handshake again with it.
+func TestWebSocketProducerRestarts(t *testing.T) {
+	serveAt := func(addr string) (*producer.Producer, *http.Server, string) {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := producer.New(producer.Options{Scenarios: loadScenarios(t, "confirm"), Logf: t.Logf})
+		srv := &http.Server{Handler: p}
+		go func() { _ = srv.Serve(ln) }()
+		t.Cleanup(func() { p.Close(); srv.Close() })
+		return p, srv, ln.Addr().String()
+	}
+	first, srv, addr := serveAt("127.0.0.1:0")
+	var n notes
+	c, err := transport.Dial(context.Background(), "ws://"+addr, transport.Options{
+		WebSocket: transport.WSOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if f, m := recv(t, c); f.Event != transport.EventHandshake || m.Type != "subscription.accepted" {
+		t.Fatalf("first frame %s", f.Data)
+	}
+	for { // up to the prompt, which the first producer never sees answered
+		if _, m := recv(t, c); strings.HasSuffix(m.Type, "awaiting.confirmation") {
+			break
+		}
+	}
+	first.Close()
+	srv.Close()
+	serveAt(addr)
+	f, m := recv(t, c)
+	if f.Event != transport.EventHandshake || m.Type != "subscription.accepted" {
+		t.Fatalf("after the restart: %s (event %q)", f.Data, f.Event)
+	}
+	if _, m := recv(t, c); !strings.HasSuffix(m.Type, "session.started") || m.Sequence != 0 {
+		t.Errorf("the new producer's first event: %+v", m)
+	}
+	if text := n.text(); !strings.Contains(text, "reconnecting: The producer closed the connection: the producer is going away") {
+		t.Errorf("statuses:\n%s", text)
 	}
 }
