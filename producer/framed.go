@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/wire"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
 // Close codes of a message binding (appendix B's WebSocket codes; the other
@@ -147,8 +148,17 @@ func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
 				_ = pe.answer(in, marshal(answer), status/100 != 2)
 			}
 			pe.end(closeClean, "subscription closed")
+		case sigrpl.TypeSignedReply:
+			err := p.framedSigned(sub, in.data)
+			if err != nil {
+				p.opts.Logf("producer: signed reply refused: %v", err)
+			}
 		default:
-			if err := p.reply(typ, m, false); err != nil {
+			err := p.plainAllowed()
+			if err == nil {
+				err = p.reply(typ, m, false)
+			}
+			if err != nil {
 				p.opts.Logf("producer: reply refused: %v", err)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
 // HTTP paths served. The spec layout is not served in Quirks mode.
@@ -119,6 +120,7 @@ type subscription struct {
 	streams    int                        // open streams; guarded by Producer.mu
 	lastUsed   time.Time                  // guarded by Producer.mu
 	closed     chan struct{}              // closed by subscription.close
+	signer     *sigrpl.Verifier           // the offered reply key, or nil
 }
 
 // terms are the honored capabilities a stream applies.
@@ -147,14 +149,15 @@ type filters struct {
 
 // honored is the honored_capabilities member of subscription.accepted.
 type honored struct {
-	MaxEventsPerSecond         int      `json:"max_events_per_second"`
-	PreferredVerbosity         string   `json:"preferred_verbosity,omitempty"`
-	Languages                  []string `json:"languages,omitempty"`
-	SupportsConfirmationReply  *bool    `json:"supports_confirmation_reply,omitempty"`
-	SupportsClarificationReply *bool    `json:"supports_clarification_reply,omitempty"`
-	CoalesceBoundaries         []string `json:"coalesce_boundaries,omitempty"`
-	EventFilters               *filters `json:"event_filters,omitempty"`
-	SupportedConformanceLevels []int    `json:"supported_conformance_levels,omitempty"`
+	MaxEventsPerSecond         int            `json:"max_events_per_second"`
+	PreferredVerbosity         string         `json:"preferred_verbosity,omitempty"`
+	Languages                  []string       `json:"languages,omitempty"`
+	SupportsConfirmationReply  *bool          `json:"supports_confirmation_reply,omitempty"`
+	SupportsClarificationReply *bool          `json:"supports_clarification_reply,omitempty"`
+	CoalesceBoundaries         []string       `json:"coalesce_boundaries,omitempty"`
+	EventFilters               *filters       `json:"event_filters,omitempty"`
+	SupportedConformanceLevels []int          `json:"supported_conformance_levels,omitempty"`
+	Sigrpl                     *sigrplHonored `json:"sigrpl,omitempty"`
 }
 
 // rejection is a subscription.rejected message with its HTTP status.
@@ -230,9 +233,14 @@ func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, 
 	if rej != nil {
 		return nil, nil, rej
 	}
+	signer, signed, rej := p.signerOffer(req)
+	if rej != nil {
+		return nil, nil, rej
+	}
+	h.Sigrpl = signed
 	sub := &subscription{
 		id: "sub_" + randomHex(12), subscriber: subscriber, requested: requested,
-		terms: t, lastUsed: time.Now(), closed: make(chan struct{}),
+		terms: t, lastUsed: time.Now(), closed: make(chan struct{}), signer: signer,
 	}
 	if rej := p.addSubscription(sub); rej != nil {
 		return nil, nil, rej
@@ -456,7 +464,10 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		p.closeSubscription(w, m)
 		return
 	}
-	err = p.reply(typ, m, spec)
+	err = p.checkSignature(r.Header.Get(sigrpl.Header), body, m)
+	if err == nil {
+		err = p.reply(typ, m, spec)
+	}
 	if p.opts.Quirks {
 		if err != nil {
 			p.opts.Logf("producer: reply ignored: %v", err)

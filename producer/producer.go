@@ -69,6 +69,12 @@ type Options struct {
 	// Heartbeat is the interval of the ": heartbeat" comments of a stream
 	// in Quirks mode; zero means 30 seconds. Other streams send none.
 	Heartbeat time.Duration
+	// PinnedKeys, if not empty, are the RFC 7638 thumbprints of the only
+	// reply keys (signed-replies extension) accepted; a subscription
+	// offering none of them is rejected.
+	PinnedKeys []string
+	// RequireSignedReplies refuses unsigned replies.
+	RequireSignedReplies bool
 }
 
 // Resolution says how a prompt was settled.

@@ -1,0 +1,238 @@
+// Package sigrpl implements aaep-term's signed-replies extension: the
+// subscriber's ES256 key, its JWK and thumbprint, and signing and checking replies.
+package sigrpl
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Names the extension defines.
+const (
+	Namespace       = "urn:aaep-term:ext:signed-replies:v1"
+	Prefix          = "sigrpl"
+	Header          = "AAEP-Reply-Signature" // HTTP header carrying the detached JWS
+	JWSType         = "aaep-reply+jws"       // the protected "typ" header
+	TypeSignedReply = "sigrpl:signed.reply"  // the wrapped message of framed transports
+	Alg             = "ES256"
+)
+
+// KeyFile is the name of the key file in the aaep-term config directory.
+const KeyFile = "sigrpl-key.pem"
+
+// Key is a subscriber's signing key with its key ID (the RFC 7638
+// thumbprint of its public JWK).
+type Key struct {
+	priv *ecdsa.PrivateKey
+	kid  string
+}
+
+// Generate makes a new ES256 (P-256) key.
+func Generate() (*Key, error) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: generate key: %w", err)
+	}
+	return newKey(priv)
+}
+
+func newKey(priv *ecdsa.PrivateKey) (*Key, error) {
+	kid, err := Thumbprint(jose.JSONWebKey{Key: &priv.PublicKey})
+	if err != nil {
+		return nil, err
+	}
+	return &Key{priv: priv, kid: kid}, nil
+}
+
+// DefaultPath is where the key lives unless told otherwise:
+// <user config dir>/aaep-term/sigrpl-key.pem.
+func DefaultPath() (string, error) {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("sigrpl: find the config directory: %w", err)
+	}
+	return filepath.Join(dir, "aaep-term", KeyFile), nil
+}
+
+// LoadOrCreate reads the key at path, or, if there is no file there,
+// generates one and stores it with mode 0600 (its directory 0700). created
+// says whether the key is new.
+func LoadOrCreate(path string) (k *Key, created bool, err error) {
+	k, err = Load(path)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return k, false, err
+	}
+	k, err = Generate()
+	if err != nil {
+		return nil, false, err
+	}
+	if err := k.Save(path); err != nil {
+		return nil, false, err
+	}
+	return k, true, nil
+}
+
+// Load reads a PEM "PRIVATE KEY" (PKCS #8) P-256 key from path.
+func Load(path string) (*Key, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: read key: %w", err)
+	}
+	return ParsePEM(b)
+}
+
+// ParsePEM reads a PEM "PRIVATE KEY" (PKCS #8) or "EC PRIVATE KEY" P-256 key.
+func ParsePEM(b []byte) (*Key, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, errors.New("sigrpl: the key file holds no PEM block")
+	}
+	var (
+		parsed any
+		err    error
+	)
+	switch blk.Type {
+	case "PRIVATE KEY":
+		parsed, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+	case "EC PRIVATE KEY":
+		parsed, err = x509.ParseECPrivateKey(blk.Bytes)
+	default:
+		return nil, fmt.Errorf("sigrpl: the key file holds a %q block, not a private key", blk.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: parse key: %w", err)
+	}
+	priv, ok := parsed.(*ecdsa.PrivateKey)
+	if !ok || priv.Curve != elliptic.P256() {
+		return nil, errors.New("sigrpl: the key is not an ES256 (P-256) key")
+	}
+	return newKey(priv)
+}
+
+// Save writes the key to path as PEM with mode 0600, creating its
+// directory with mode 0700. It refuses to overwrite a file.
+func (k *Key) Save(path string) error {
+	der, err := x509.MarshalPKCS8PrivateKey(k.priv)
+	if err != nil {
+		return fmt.Errorf("sigrpl: encode key: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("sigrpl: save key: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return fmt.Errorf("sigrpl: save key: %w", err)
+	}
+	if err := pem.Encode(f, &pem.Block{Type: "PRIVATE KEY", Bytes: der}); err != nil {
+		f.Close()
+		return fmt.Errorf("sigrpl: save key: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("sigrpl: save key: %w", err)
+	}
+	return nil
+}
+
+// KID is the key ID: the RFC 7638 SHA-256 thumbprint of the public JWK,
+// base64url without padding.
+func (k *Key) KID() string { return k.kid }
+
+// PublicJWK is the public key as a JWK with its kid, alg and use.
+func (k *Key) PublicJWK() jose.JSONWebKey {
+	return jose.JSONWebKey{Key: &k.priv.PublicKey, KeyID: k.kid, Algorithm: Alg, Use: "sig"}
+}
+
+// Offer is the extensions.sigrpl member of a subscription.request.
+type Offer struct {
+	Alg string          `json:"alg"`
+	KID string          `json:"kid"`
+	JWK json.RawMessage `json:"jwk"`
+}
+
+// Offer returns the key as offered in a subscription.request.
+func (k *Key) Offer() (Offer, error) {
+	jwk, err := k.PublicJWK().MarshalJSON()
+	if err != nil {
+		return Offer{}, fmt.Errorf("sigrpl: encode public key: %w", err)
+	}
+	return Offer{Alg: Alg, KID: k.kid, JWK: jwk}, nil
+}
+
+// Thumbprint is the RFC 7638 SHA-256 thumbprint of jwk's public key,
+// base64url without padding.
+func Thumbprint(jwk jose.JSONWebKey) (string, error) {
+	pub := jwk.Public()
+	sum, err := pub.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return "", fmt.Errorf("sigrpl: thumbprint: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(sum), nil
+}
+
+func (k *Key) sign(payload []byte, at time.Time) (*jose.JSONWebSignature, error) {
+	opts := (&jose.SignerOptions{}).WithType(JWSType).WithHeader("iat", at.Unix())
+	s, err := jose.NewSigner(jose.SigningKey{
+		Algorithm: jose.ES256,
+		Key:       jose.JSONWebKey{Key: k.priv, KeyID: k.kid},
+	}, opts)
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: signer: %w", err)
+	}
+	jws, err := s.Sign(payload)
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: sign: %w", err)
+	}
+	return jws, nil
+}
+
+// SignDetached returns the value of the AAEP-Reply-Signature header for a
+// reply body: a compact JWS over the exact bytes of body with the payload
+// left out ("header..signature"), issued at at.
+func (k *Key) SignDetached(body []byte, at time.Time) (string, error) {
+	jws, err := k.sign(body, at)
+	if err != nil {
+		return "", err
+	}
+	s, err := jws.DetachedCompactSerialize()
+	if err != nil {
+		return "", fmt.Errorf("sigrpl: serialize: %w", err)
+	}
+	return s, nil
+}
+
+// SignedReply is the sigrpl:signed.reply message of framed transports.
+type SignedReply struct {
+	Type string `json:"type"`
+	JWS  string `json:"jws"`
+}
+
+// Wrap returns the sigrpl:signed.reply message carrying body, signed at at.
+func (k *Key) Wrap(body []byte, at time.Time) ([]byte, error) {
+	jws, err := k.sign(body, at)
+	if err != nil {
+		return nil, err
+	}
+	s, err := jws.CompactSerialize()
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: serialize: %w", err)
+	}
+	b, err := json.Marshal(SignedReply{Type: TypeSignedReply, JWS: s})
+	if err != nil {
+		return nil, fmt.Errorf("sigrpl: encode signed reply: %w", err)
+	}
+	return b, nil
+}
