@@ -71,12 +71,12 @@ type Checker struct {
 	o        CheckOptions
 	dec      protocol.Decoder
 	sessions map[string]*sessState
-	ended    ring     // IDs of ended sessions, to report events after the end
-	seen     hashRing // hashes of agent + event_id, for duplicates
+	ended    *ring[string] // IDs of ended sessions, to report events after the end
+	seen     *ring[uint64] // hashes of agent + event_id, for duplicates
 	seed     maphash.Seed
 	tokens   map[string]*confirmation
-	tokenIDs ring
-	line     int // of the record being checked
+	tokenIDs *ring[string] // bounds tokens
+	line     int           // of the record being checked
 }
 
 // NewChecker returns a Checker. It fails only when the embedded schemas do not compile.
@@ -90,10 +90,10 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 	}
 	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}}
 	c.dec.Schemas = o.Schemas
-	c.ended = newRing(endedWindow)
-	c.seen = hashRing{set: map[uint64]int{}, keys: make([]uint64, dedupeWindow)}
+	c.ended = newRing[string](endedWindow)
+	c.seen = newRing[uint64](dedupeWindow)
 	c.seed = maphash.MakeSeed()
-	c.tokenIDs = newRing(tokenWindow)
+	c.tokenIDs = newRing[string](tokenWindow)
 	return c, nil
 }
 
@@ -398,51 +398,35 @@ func typeName(typ string) string {
 	return protocol.Sanitize(strings.TrimPrefix(typ, "aaep:agent."))
 }
 
-// ring is a bounded set of strings: adding one past its size forgets the oldest.
-type ring struct {
-	set  map[string]int // value -> line
-	keys []string
-	next int
-}
-
-func newRing(n int) ring { return ring{set: map[string]int{}, keys: make([]string, n)} }
-
-// add remembers k at line; it returns the line k was remembered at before, or 0.
-func (r *ring) add(k string, line int) int {
-	if prev, ok := r.set[k]; ok {
-		return prev
-	}
-	if old := r.keys[r.next]; old != "" {
-		delete(r.set, old)
-	}
-	r.keys[r.next] = k
-	r.next = (r.next + 1) % len(r.keys)
-	r.set[k] = line
-	return 0
-}
-
-func (r *ring) has(k string) bool { _, ok := r.set[k]; return ok }
-
-// hashRing is a bounded set of 64-bit hashes, like ring.
-type hashRing struct {
-	set  map[uint64]int // hash -> line
-	keys []uint64
+// ring is a bounded set: adding a key past its size forgets the oldest.
+type ring[K comparable] struct {
+	set  map[K]int // key -> line
+	keys []K
 	next int
 	n    int
 }
 
-// add remembers k at line; it returns the line k was remembered at before, or 0.
-func (r *hashRing) add(k uint64, line int) int {
+func newRing[K comparable](size int) *ring[K] {
+	return &ring[K]{set: map[K]int{}, keys: make([]K, size)}
+}
+
+// add remembers k at line. It returns the line k was remembered at before
+// (0 if it was not, in which case it is added), and the key it forgot to
+// make room, if any.
+func (r *ring[K]) add(k K, line int) (prev int, forgot K, didForget bool) {
 	if prev, ok := r.set[k]; ok {
-		return prev
+		return prev, forgot, false
 	}
 	if r.n == len(r.keys) {
-		delete(r.set, r.keys[r.next])
+		forgot, didForget = r.keys[r.next], true
+		delete(r.set, forgot)
 	} else {
 		r.n++
 	}
 	r.keys[r.next] = k
 	r.next = (r.next + 1) % len(r.keys)
 	r.set[k] = line
-	return 0
+	return 0, forgot, didForget
 }
+
+func (r *ring[K]) has(k K) bool { _, ok := r.set[k]; return ok }

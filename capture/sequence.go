@@ -21,7 +21,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		h.WriteString(ev.Producer.AgentID)
 		h.WriteByte(0)
 		h.WriteString(ev.EventID)
-		if prev := c.seen.add(h.Sum64(), rec.Line); prev != 0 {
+		if prev, _, _ := c.seen.add(h.Sum64(), rec.Line); prev != 0 {
 			a.add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", protocol.Sanitize(ev.EventID), prev)
 			return // a repeat says nothing new about the session
 		}
@@ -75,10 +75,9 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 			irreversible: ev.Irreversible != nil && *ev.Irreversible}
 		s.confirms = append(s.confirms, conf)
 		if ev.ReplyToken != "" {
-			if old := c.tokenIDs.keys[c.tokenIDs.next]; old != "" {
+			if _, old, ok := c.tokenIDs.add(ev.ReplyToken, rec.Line); ok {
 				delete(c.tokens, old)
 			}
-			c.tokenIDs.add(ev.ReplyToken, rec.Line)
 			c.tokens[ev.ReplyToken] = conf
 		}
 	}
