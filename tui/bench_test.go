@@ -165,7 +165,13 @@ func TestKeyResponseDuringFlood(t *testing.T) {
 	n := <-flooded
 	t.Logf("%d events in %d s; %d keys: mean %v, worst %v from key to frame", n, seconds, presses,
 		total/time.Duration(presses), worst)
-	if worst > 100*time.Millisecond {
+	switch {
+	case raceEnabled:
+		// The race detector slows everything several times: only a stall fails.
+		if worst > time.Second {
+			t.Errorf("worst key response %v during the flood under -race", worst)
+		}
+	case worst > 100*time.Millisecond:
 		t.Errorf("worst key response %v during the flood, want under 100 ms", worst)
 	}
 }
