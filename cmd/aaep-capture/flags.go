@@ -58,6 +58,11 @@ Secrets are redacted unless --no-redact is given: bearer tokens and
 credential-like values are replaced by asterisks of the same length, reply
 tokens by a hash of the same length, so the capture still checks and traces.
 
+Examples:
+  aaep-capture --endpoint http://localhost:8080 --output session.aaep
+  aaep-capture --endpoint http://localhost:8080 -o - --format jsonl --duration 1m
+  aaep-replay --input session.aaep --visualize
+
 Flags:
 `
 

@@ -47,6 +47,12 @@ Commands:
 --input FILE --visualize is the form the AAEP implementer's guide uses; it is
 the same as trace FILE.
 
+Examples:
+  aaep-replay check session.aaep other.jsonl.gz
+  aaep-replay check --schema-only event.json
+  aaep-replay --input session.aaep --visualize --html report.html
+  aaep-replay play --speed 4 session.aaep
+
 Run aaep-replay COMMAND --help for the flags of a command.
 
 Exit status: 0 when all is well, 1 when check found a violation (or a
