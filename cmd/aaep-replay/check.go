@@ -120,6 +120,7 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 			r.step(c.Check(rec))
 		}
 		r.notes(notes, 0)
+		r.nothingRead(len(notes))
 		return
 	}
 	rd, err := capture.Open(r.File)
@@ -138,6 +139,15 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 	}
 	notes, more := rd.Diagnostics()
 	r.notes(notes, more)
+	r.nothingRead(len(notes) + more)
+}
+
+// nothingRead marks the file unreadable when not one message could be read
+// from it although it was not empty.
+func (r *checkFile) nothingRead(skipped int) {
+	if r.Messages == 0 && skipped > 0 {
+		r.Unreadable = fmt.Sprintf("%s: no AAEP message could be read from it (%d %s skipped)", r.File, skipped, plural(skipped, "line", "lines"))
+	}
 }
 
 func (r *checkFile) step(st capture.Step) {

@@ -39,6 +39,8 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{"check", corpus + "after-reject.aaep"}, 1, "line 5, session sess_reject01: violation (confirmation, spec section 4.5.3)"},
 		{[]string{"check", corpus + "clean.aaep", corpus + "output.aaep"}, 1, "output.aaep: 7 messages checked, 3 violations"},
 		{[]string{"check", "no-such-file.aaep"}, 2, ""},
+		{[]string{"check", "replay_test.go"}, 2, "no AAEP message could be read"},
+		{[]string{"check", "--schema-only", "replay_test.go"}, 2, "no AAEP message could be read"},
 		{[]string{"check", corpus + "urgency.aaep", "no-such-file.aaep"}, 2, "critical-urgency"},
 		{[]string{"check"}, 2, ""},
 		{[]string{"check", "--bogus", "x"}, 2, ""},
