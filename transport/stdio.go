@@ -1,5 +1,3 @@
-//go:build unix
-
 // stdio.go: the stdio JSON-RPC binding (appendix B.6): a spawned producer
 // speaking JSON-RPC 2.0 on its standard input and output, one message per
 // line; what it writes on standard error is shown as diagnostics.
@@ -18,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/wire"
@@ -205,7 +202,7 @@ func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (l
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Dir = opts.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // Close kills helpers too
+	ownGroup(cmd) // Close kills helpers too
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		return nil, &fatalError{err: fmt.Errorf("transport: start the producer %q: %w", argv[0], err),
@@ -374,7 +371,7 @@ func (l *stdioLink) close(int, string) {
 		select {
 		case <-l.exited:
 		case <-t.C:
-			_ = syscall.Kill(-l.cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(l.cmd)
 			_ = l.cmd.Process.Kill()
 			<-l.exited
 		}
