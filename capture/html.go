@@ -22,7 +22,7 @@ var htmlReport = template.Must(template.New("trace").Funcs(template.FuncMap{
 	"seconds":  seconds,
 	"severity": severityWord,
 	"summary":  func(s *SessionTrace) string { return s.summary() },
-	"tsummary": func(t *Trace) string { return t.summary() },
+	"tsummary": func(t *Trace) string { return capital(t.summary()) },
 	"verdict":  func(t *Trace) string { return t.verdict() },
 	"orWord":   orWord,
 	"changed":  func(st TraceStep) bool { return st.To != "" && st.From != st.To },
