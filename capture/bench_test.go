@@ -97,25 +97,65 @@ func BenchmarkCheck(b *testing.B) {
 }
 
 // BenchmarkWrite measures the capture writer with redaction on, to a
-// discarding writer: one Write call per line, every event kept.
+// discarding writer and to a file (read back whole): one Write call per line,
+// every event kept.
 func BenchmarkWrite(b *testing.B) {
 	ev := []byte(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.invoked","event_id":"evt_1","session_id":"sess_1","sequence_number":3,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"research-assistant","agent_name":"Research Assistant"},"urgency":"normal","tool":"fetch","tool_call_id":"call_1","summary_normal":"Fetching the report.","args_summary":"quarter: Q3, region: EMEA, token: abc123"}`)
-	cw := &countWriter{}
-	w, err := NewWriter(cw, Header{}, time.Now(), WriterOptions{Redactor: NewRedactor()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(ev)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if err := w.Write(In, ev, time.Now()); err != nil {
+	b.Run("discard", func(b *testing.B) {
+		cw := &countWriter{}
+		w, err := NewWriter(cw, Header{}, time.Now(), WriterOptions{Redactor: NewRedactor()})
+		if err != nil {
 			b.Fatal(err)
 		}
-	}
-	if cw.lines-1 != w.Count() { // the header is a line too
-		b.Fatalf("%d lines for %d records", cw.lines, w.Count())
-	}
-	b.ReportMetric(float64(w.Count())/b.Elapsed().Seconds(), "events/s")
+		b.SetBytes(int64(len(ev)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := w.Write(In, ev, time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if cw.lines-1 != w.Count() { // the header is a line too
+			b.Fatalf("%d lines for %d records", cw.lines, w.Count())
+		}
+		b.ReportMetric(float64(w.Count())/b.Elapsed().Seconds(), "events/s")
+	})
+	b.Run("file", func(b *testing.B) {
+		path := filepath.Join(b.TempDir(), "w.aaep")
+		f, err := os.Create(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := NewWriter(f, Header{}, time.Now(), WriterOptions{Redactor: NewRedactor()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(ev)))
+		for b.Loop() {
+			if err := w.Write(In, ev, time.Now()); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.StopTimer()
+		if err := f.Close(); err != nil {
+			b.Fatal(err)
+		}
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Close()
+		n := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			n++
+		}
+		if n != w.Count() {
+			b.Fatalf("%d records read back of %d written", n, w.Count())
+		}
+		b.ReportMetric(float64(w.Count())/b.Elapsed().Seconds(), "events/s")
+	})
 }
 
 type countWriter struct{ lines int }
