@@ -63,20 +63,23 @@ const (
 	dedupeWindow = 1 << 16 // (agent, event_id) keys remembered
 	endedWindow  = 1 << 16 // ended session IDs remembered
 	tokenWindow  = 1 << 14 // reply tokens remembered
+
+	maxOpenSessions = 1 << 16 // sessions followed at once
 )
 
 // Checker checks the records of one capture, in order. It is not safe for
 // concurrent use.
 type Checker struct {
-	o        CheckOptions
-	dec      protocol.Decoder
-	sessions map[string]*sessState
-	ended    *ring[string] // IDs of ended sessions, to report events after the end
-	seen     *ring[uint64] // hashes of agent + event_id, for duplicates
-	seed     maphash.Seed
-	tokens   map[string]*confirmation
-	tokenIDs *ring[string] // bounds tokens
-	line     int           // of the record being checked
+	o         CheckOptions
+	dec       protocol.Decoder
+	sessions  map[string]*sessState
+	ended     *ring[string] // IDs of ended sessions, to report events after the end
+	seen      *ring[uint64] // hashes of agent + event_id, for duplicates
+	seed      maphash.Seed
+	tokens    map[string]*confirmation
+	tokenIDs  *ring[string] // bounds tokens
+	line      int           // of the record being checked
+	forgotten int           // open sessions forgotten to bound memory
 }
 
 // NewChecker returns a Checker. It fails only when the embedded schemas do not compile.

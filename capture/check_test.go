@@ -229,3 +229,24 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs from the golden file:\n%s", path, got)
 	}
 }
+
+// However many sessions stay open, the checker follows a bounded number and
+// says how many it forgot.
+func TestOpenSessionsBounded(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := maxOpenSessions + 10
+	for i := 0; i < n; i++ {
+		ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.session.started","event_id":"evt_%x","session_id":"sess_%x","timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`, i, i)
+		c.Check(Record{Line: i + 1, Dir: In, Msg: []byte(ev)})
+	}
+	if len(c.sessions) > maxOpenSessions {
+		t.Errorf("%d sessions followed", len(c.sessions))
+	}
+	vs := c.Finish()
+	if last := vs[len(vs)-1]; last.Rule != "open-sessions" || !strings.Contains(last.Message, "10 sessions") {
+		t.Errorf("last of %d final problems: %+v", len(vs), last)
+	}
+}

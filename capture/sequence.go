@@ -39,6 +39,9 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 			}
 			return
 		}
+		if len(c.sessions) >= maxOpenSessions {
+			c.forgetOne()
+		}
 		s = &sessState{id: ev.SessionID, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
 		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
 		c.sessions[ev.SessionID] = s
@@ -231,6 +234,16 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 	c.ended.add(s.id, 1)
 }
 
+// forgetOne forgets an open session to keep memory bounded; Finish says how
+// many were forgotten.
+func (c *Checker) forgetOne() {
+	for id := range c.sessions {
+		delete(c.sessions, id)
+		c.forgotten++
+		return
+	}
+}
+
 // Finish reports what the sessions still open at the end of the capture left undone.
 func (c *Checker) Finish() []Violation {
 	var out []Violation
@@ -242,6 +255,10 @@ func (c *Checker) Finish() []Violation {
 			Message: fmt.Sprintf("Session %s, started on line %d, had not ended when the capture stopped.", protocol.Sanitize(s.id), s.firstLine)})
 	}
 	sortViolations(out)
+	if c.forgotten > 0 {
+		out = append(out, Violation{Line: c.line, Rule: "open-sessions", Section: "4.5.1", Severity: SeverityWarning,
+			Message: fmt.Sprintf("%d sessions that never ended were forgotten to keep memory bounded (more than %d were open at once); later events of theirs may be reported as joined mid-way.", c.forgotten, maxOpenSessions)})
+	}
 	return out
 }
 
