@@ -39,6 +39,8 @@ type options struct {
 
 	TUI tuiOptions // --tui and its flags, in tui.go
 
+	Sinks sinkOptions // --speech, --braille, --notify and theirs, in sinks.go
+
 	Now func() time.Time
 }
 
@@ -97,6 +99,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
 	addTUIFlags(fs, &o.TUI)
+	addSinkFlags(fs, &o.Sinks, getenv)
 
 	var rest []string
 	for {
@@ -158,6 +161,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	}
 	if o.DemoSpeed < 0 {
 		return nil, fmt.Errorf("--demo-speed must not be negative")
+	}
+	if err := o.Sinks.check(); err != nil {
+		return nil, err
 	}
 	return o, nil
 }

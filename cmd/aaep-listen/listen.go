@@ -72,11 +72,14 @@ func listen(ctx context.Context, o *options) error {
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color})
 	}
 	l := &listener{o: o, out: out, notes: make(chan note, 64)}
-	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity, OnError: l.sinkFailed}, out)
+	extra := openSinks(ctx, o.Sinks, ui != nil, l.note) // speech, braille, notifications
+	defer extra.Close()
+	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity, OnError: l.sinkFailed}, append([]announce.Sink{out}, extra.list...)...)
 	l.eng = session.New(session.Config{ReorderWait: o.ReorderWait, DecidedBy: o.DecidedBy}, l)
 	if ui != nil {
 		ui.attach(l)
 	}
+	l.input = extra.withAnswers(l.input, o.IO.In) // braille answers go the way typed ones go
 
 	conn, err := transport.Dial(ctx, endpoint, transport.Options{SSE: transport.SSEOptions{
 		Layout:              layout(o.Layout),
