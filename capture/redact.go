@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
-	"strings"
 )
 
 // Redactor removes secrets from messages before they are written. Every
@@ -68,9 +67,10 @@ func (r *Redactor) Redact(msg []byte) []byte {
 // redactInPlace redacts b, valid JSON, without changing its length.
 func (r *Redactor) redactInPlace(b []byte) {
 	var (
-		key    string   // the member name the next value belongs to
-		inText int      // depth at which a free-text member began, or 0
-		keys   []string // keys[d-1]: the member holding the container at depth d
+		key    []byte // the member name the next value belongs to (aliases b; names are never changed)
+		inText int    // depth at which a free-text member began, or 0
+		stack  [16][]byte
+		keys   = stack[:0] // keys[d-1]: the member holding the container at depth d
 	)
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
@@ -92,27 +92,30 @@ func (r *Redactor) redactInPlace(b []byte) {
 				j++
 			}
 			if j < len(b) && b[j] == ':' {
-				key = string(s)
-				if textKeys[key] && inText == 0 {
+				key = s
+				if textKeys[string(key)] && inText == 0 {
 					inText = len(keys) + 1 // the value, if an object, opens one level deeper
 				}
 				i = end
 				continue
 			}
-			r.value(key, s, inText != 0 || textKeys[key])
+			r.value(key, s, inText != 0 || textKeys[string(key)])
 			i = end
 		}
 	}
 }
 
 // value redacts the contents s of one string value of member key.
-func (r *Redactor) value(key string, s []byte, text bool) {
-	lk := strings.ToLower(key)
+func (r *Redactor) value(key, s []byte, text bool) {
+	lk := key
+	if bytes.ContainsFunc(key, func(r rune) bool { return r >= 'A' && r <= 'Z' }) {
+		lk = bytes.ToLower(key)
+	}
 	switch {
-	case lk == "reply_token":
+	case string(lk) == "reply_token":
 		hashToken(s)
 		return
-	case credentialKeys[lk]:
+	case credentialKeys[string(lk)]:
 		mask(s)
 		return
 	}
