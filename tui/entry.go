@@ -10,7 +10,7 @@ import (
 )
 
 // Item is one line of the list: an announcement, a diagnostic or a status
-// message from the listener. Its text is already sanitized.
+// message from the listener. The list sanitizes every field it shows.
 type Item struct {
 	At        time.Time
 	Priority  announce.Priority
@@ -19,7 +19,8 @@ type Item struct {
 	Agent     string
 	SessionID string
 	Text      string
-	Event     *protocol.Event // nil for status lines and most diagnostics
+	Event     *protocol.Event // nil for status lines and diagnostics
+	EventID   string          // the event a diagnostic is about, when known
 }
 
 // ItemFromAnnouncement keeps what the list shows of a.
@@ -30,29 +31,30 @@ func ItemFromAnnouncement(a announce.Announcement) Item {
 // ItemFromDiagnostic keeps what the list shows of d. Diagnostics are normal
 // priority: they matter to developers but never interrupt.
 func ItemFromDiagnostic(d session.Diagnostic) Item {
-	return Item{At: d.At, Priority: announce.Normal, Kind: "diagnostic", Code: d.Code, SessionID: d.SessionID, Text: d.Message, Event: eventRef(d.EventID)}
-}
-
-// eventRef keeps a diagnostic's event id without an event.
-func eventRef(id string) *protocol.Event {
-	if id == "" {
-		return nil
-	}
-	return &protocol.Event{EventID: id}
+	return Item{At: d.At, Priority: announce.Normal, Kind: "diagnostic", Code: d.Code, SessionID: d.SessionID, Text: d.Message, EventID: d.EventID}
 }
 
 // entry is an Item as held in the ring: numbered, marked, with the
-// lower-cased text the filter searches.
+// lower-cased text the filter searches. Everything in it is sanitized.
 type entry struct {
 	Item
-	seq    uint64
-	marked bool
-	line   string // Text on one line
-	hay    string // lower-case: type, agent, session, tool, text
+	seq      uint64
+	marked   bool
+	line     string // Text on one line
+	typeName string // the event type, or the item's kind for lines that are not events
+	toolName string // the tool of tool events
+	hay      string // lower-case: type, agent, session, tool, text
 }
 
 func newEntry(it Item, seq uint64) entry {
-	e := entry{Item: it, seq: seq, line: oneLine(it.Text)}
+	it.Agent, it.SessionID, it.Text = protocol.Sanitize(it.Agent), protocol.Sanitize(it.SessionID), protocol.Sanitize(it.Text)
+	e := entry{Item: it, seq: seq, line: oneLine(it.Text), typeName: it.Kind}
+	if ev := it.Event; ev != nil {
+		if ev.Type != "" {
+			e.typeName = protocol.Sanitize(ev.Type)
+		}
+		e.toolName = protocol.Sanitize(ev.Tool)
+	}
 	var b strings.Builder
 	b.Grow(len(e.line) + 64)
 	b.WriteString(e.typ())
@@ -70,19 +72,9 @@ func newEntry(it Item, seq uint64) entry {
 
 // typ is the event type in compact form, or the item's kind for lines that
 // are not events.
-func (e *entry) typ() string {
-	if e.Event != nil && e.Event.Type != "" {
-		return e.Event.Type
-	}
-	return e.Kind
-}
+func (e *entry) typ() string { return e.typeName }
 
-func (e *entry) tool() string {
-	if e.Event != nil {
-		return e.Event.Tool
-	}
-	return ""
-}
+func (e *entry) tool() string { return e.toolName }
 
 // urgency is the urgency in words, as the list shows it.
 func (e *entry) urgency() string {

@@ -400,6 +400,9 @@ func TestNoColorHasNoStyles(t *testing.T) {
 	m.Update(ItemsMsg(testItems(30)))
 	m.Update(confirmPrompt())
 	m.Update(ItemsMsg{{At: t0, Priority: announce.Critical, Kind: "errored", Text: "it broke"}})
+	// What the producer sends is sanitized before it reaches the screen.
+	m.Update(ItemsMsg{{At: t0, Kind: "event", SessionID: "s\x1b[31m-evil", Text: "hostile",
+		Event: &protocol.Event{Type: "x:\x1b]0;title\x07", Tool: "t\x1b[2J", SessionID: "s\x1b[31m-evil"}}})
 	s := m.View()
 	if strings.Contains(s, "\x1b") {
 		t.Errorf("escape in view:\n%q", s)

@@ -12,21 +12,22 @@ import (
 // Prompt is what the TUI shows of a prompt waiting for the user: a copy taken
 // on the listener's goroutine, so the TUI never reads the engine's state.
 type Prompt struct {
-	Number   int
-	Question bool // a clarification, answered with text, not accept or reject
-	Agent    string
-	Topic    string // the action to confirm, or the question
-	Details  []string
-	Default  string // default decision or answer, "" when none
-	Risk     string
-	Choices  string    // a question's choices on one line, "" when none
-	Deadline time.Time // zero when the prompt never times out
+	Number    int
+	SessionID string // sanitized
+	Question  bool   // a clarification, answered with text, not accept or reject
+	Agent     string
+	Topic     string // the action to confirm, or the question
+	Details   []string
+	Default   string // default decision or answer, "" when none
+	Risk      string
+	Choices   string    // a question's choices on one line, "" when none
+	Deadline  time.Time // zero when the prompt never times out
 }
 
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
 func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
-	pr := Prompt{Number: p.Number, Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Sanitize(ev.RiskLevel)}
+	pr := Prompt{Number: p.Number, SessionID: protocol.Sanitize(ev.SessionID), Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Sanitize(ev.RiskLevel)}
 	add := func(label, v string) {
 		if v = strings.TrimSpace(v); v != "" {
 			pr.Details = append(pr.Details, label+": "+oneLine(v))

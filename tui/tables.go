@@ -79,7 +79,7 @@ func (t *sessionTable) dropOldest() {
 	delete(t.byID, oldest.id)
 }
 
-func (t *sessionTable) lines() []string {
+func (t *sessionTable) lines(prompts []Prompt) []string {
 	if len(t.byID) == 0 {
 		return []string{"No sessions yet."}
 	}
@@ -95,7 +95,12 @@ func (t *sessionTable) lines() []string {
 			tools = append(tools, name)
 		}
 		sort.Strings(tools)
-		l := fmt.Sprintf("Session %s, %s, %s, %d events, %d critical", protocol.Sanitize(r.id), r.agent, r.state, r.events, r.critical)
+		l := fmt.Sprintf("Session %s, %s, %s, %d events, %d critical", r.id, r.agent, r.state, r.events, r.critical)
+		for _, p := range prompts {
+			if p.SessionID == r.id {
+				l += fmt.Sprintf(", prompt %d waiting", p.Number)
+			}
+		}
 		if len(tools) > 0 {
 			l += ", tools in flight: " + strings.Join(tools, ", ")
 		}
@@ -124,11 +129,11 @@ func (t *diagTable) add(e *entry) {
 	if len(t.latest) > maxDiagnostics {
 		t.latest = t.latest[len(t.latest)-maxDiagnostics:]
 	}
-	if e.Event != nil && e.Event.EventID != "" {
+	if e.EventID != "" {
 		if len(t.byEvent) >= maxDiagnostics {
 			clear(t.byEvent)
 		}
-		t.byEvent[e.Event.EventID] = append(t.byEvent[e.Event.EventID], e.line)
+		t.byEvent[e.EventID] = append(t.byEvent[e.EventID], e.line)
 	}
 }
 

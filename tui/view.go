@@ -33,7 +33,7 @@ func (m *Model) View() string {
 	case m.mode == modeHelp:
 		lines = append(lines, m.fit(strings.Split(m.helpView(), "\n"), body)...)
 	case m.view == viewSessions:
-		lines = append(lines, m.fit(m.sessions.lines(), body)...)
+		lines = append(lines, m.fit(m.sessions.lines(m.prompts), body)...)
 	case m.view == viewDiagnostics:
 		lines = append(lines, m.fit(m.diags.lines(m.opts.Location), body)...)
 	default:
@@ -230,6 +230,9 @@ func (m *Model) detailView() []string {
 			lines = append(lines, m.wrapLine("Raw frame: "+protocol.Sanitize(string(ev.Raw)))...)
 		}
 	} else {
+		if e.EventID != "" {
+			lines = append(lines, "About event "+protocol.Sanitize(e.EventID))
+		}
 		lines = append(lines, m.wrapLine(e.line)...)
 	}
 	return lines
