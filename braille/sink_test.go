@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/braille/brltest"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -15,9 +16,9 @@ type answer struct {
 	accept bool
 }
 
-func newTestSink(t *testing.T, b *brltty, flash time.Duration) (*Sink, chan answer) {
+func newTestSink(t *testing.T, b *brltest.Display, flash time.Duration) (*Sink, chan answer) {
 	t.Helper()
-	c, err := Dial(context.Background(), b.opts)
+	c, err := Dial(context.Background(), Options{Host: b.Host})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,55 +38,55 @@ func prefix(p string) func(string) bool {
 }
 
 func TestSinkFlashPansAndLeaves(t *testing.T) {
-	b := startBrltty(t, 20)
+	b := brltest.Start(t, 20, "")
 	s, _ := newTestSink(t, b, 700*time.Millisecond)
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "started", Text: "Agent Ada\tstarted\nthe nightly build."})
-	b.waitVisual(t, "the first window", prefix("Agent Ada started th"))
-	b.press(t, "FWINRT")
-	b.waitVisual(t, "the second window", prefix("e nightly build."))
-	b.press(t, "FWINLT")
-	b.waitVisual(t, "the first window again", prefix("Agent Ada started th"))
+	b.WaitVisual(t, "the first window", prefix("Agent Ada started th"))
+	b.Press(t, "FWINRT")
+	b.WaitVisual(t, "the second window", prefix("e nightly build."))
+	b.Press(t, "FWINLT")
+	b.WaitVisual(t, "the first window again", prefix("Agent Ada started th"))
 	// After the flash time the display goes back to BRLTTY: its own screen
 	// comes back once it redraws, which a key of its own makes it do.
 	time.Sleep(time.Second)
-	b.press(t, "HOME")
-	b.waitVisual(t, "BRLTTY's own screen", prefix("no screen"))
+	b.Press(t, "HOME")
+	b.WaitVisual(t, "BRLTTY's own screen", prefix("no screen"))
 }
 
 func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
-	b := startBrltty(t, 20)
+	b := brltest.Start(t, 20, "")
 	s, answers := newTestSink(t, b, 300*time.Millisecond)
 	prompt := &session.Prompt{Number: 2}
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Delete files?", Prompt: prompt})
-	b.waitVisual(t, "the prompt", prefix("#2 Delete files? acc"))
+	b.WaitVisual(t, "the prompt", prefix("#2 Delete files? acc"))
 	// Critical prompts stay past the flash time, and other keys do not dismiss them.
 	time.Sleep(500 * time.Millisecond)
-	b.press(t, "LNDN")
-	b.press(t, "FWINRT")
-	b.waitVisual(t, "the prompt's second window", prefix("ept reject"))
-	b.press(t, "ROUTE 5") // over "reject"
+	b.Press(t, "LNDN")
+	b.Press(t, "FWINRT")
+	b.WaitVisual(t, "the prompt's second window", prefix("ept reject"))
+	b.Press(t, "ROUTE 5") // over "reject"
 	waitAnswer(t, answers, answer{2, false})
 	time.Sleep(200 * time.Millisecond)
-	b.press(t, "HOME")
-	b.waitVisual(t, "the prompt gone", prefix("no screen"))
+	b.Press(t, "HOME")
+	b.WaitVisual(t, "the prompt gone", prefix("no screen"))
 
 	// A second prompt, accepted on its first window; a flash queued behind it waits.
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Run it?", Prompt: &session.Prompt{Number: 3}})
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: "Tool ls finished."})
-	b.waitVisual(t, "the second prompt", prefix("#3 Run it? accept re"))
-	b.press(t, "ROUTE 12")
+	b.WaitVisual(t, "the second prompt", prefix("#3 Run it? accept re"))
+	b.Press(t, "ROUTE 12")
 	waitAnswer(t, answers, answer{3, true})
-	b.waitVisual(t, "the queued flash", prefix("Tool ls finished."))
+	b.WaitVisual(t, "the queued flash", prefix("Tool ls finished."))
 }
 
 func TestSinkClearsPromptAnsweredElsewhere(t *testing.T) {
-	b := startBrltty(t, 20)
+	b := brltest.Start(t, 20, "")
 	s, _ := newTestSink(t, b, 300*time.Millisecond)
 	p := &session.Prompt{Number: 1}
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Go?", Prompt: p})
-	b.waitVisual(t, "the prompt", prefix("#1 Go? accept reject"))
+	b.WaitVisual(t, "the prompt", prefix("#1 Go? accept reject"))
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "reply-sent", Text: "Accepted 1.", Prompt: p})
-	b.waitVisual(t, "the reply", prefix("Accepted 1."))
+	b.WaitVisual(t, "the reply", prefix("Accepted 1."))
 }
 
 func TestLayout(t *testing.T) {

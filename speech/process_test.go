@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
 
 // recorder builds commands that append the text to a file, after delay seconds.
@@ -61,7 +63,7 @@ func TestProcessCancel(t *testing.T) {
 }
 
 func TestEspeakRealCommand(t *testing.T) {
-	needProgram(t, "espeak-ng")
+	speechdtest.Need(t, "espeak-ng")
 	wav := filepath.Join(t.TempDir(), "out.wav")
 	c := EspeakCommand(Utterance{Text: "Confirm deleting three files?", Lang: "en"})
 	cmd := exec.Command(c.Path, append([]string{"-w", wav}, c.Args...)...)

@@ -7,38 +7,39 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
 
 func TestSpeechdSpeaksInOrder(t *testing.T) {
-	d := startSpeechd(t, "")
-	sink := &Sink{Backend: d.backend(t)}
+	d := speechdtest.Start(t, "")
+	sink := &Sink{Backend: newBackend(t, d)}
 	texts := []string{"Agent Ada started.", ".hidden file listed", "Agent Ada finished."}
 	for _, text := range texts {
 		announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Kind: "note", Text: text, Lang: "en"})
 	}
-	got := d.waitSpoken(t, len(texts), 10*time.Second)
+	got := d.WaitSpoken(t, len(texts), 10*time.Second)
 	// The generic module turns punctuation into spaces: compare the words.
 	if len(got) != len(texts) || got[0] != texts[0] || strings.TrimSpace(got[1]) != "hidden file listed" || got[2] != texts[2] {
 		t.Fatalf("spoken %q, want %q", got, texts)
 	}
 	// A lone dot inside the text must not end the message early.
 	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "one\n.\ntwo"})
-	got = d.waitSpoken(t, len(texts)+1, 5*time.Second)
+	got = d.WaitSpoken(t, len(texts)+1, 5*time.Second)
 	if last := got[len(got)-1]; !strings.HasPrefix(last, "one") || !strings.HasSuffix(last, "two") {
 		t.Fatalf("spoken %q, want the whole dotted text", got)
 	}
 }
 
 func TestSpeechdCriticalInterruptsSlowNormal(t *testing.T) {
-	d := startSpeechd(t, "1")
-	sink := &Sink{Backend: d.backend(t)}
+	d := speechdtest.Start(t, "1")
+	sink := &Sink{Backend: newBackend(t, d)}
 	for _, text := range []string{"normal one", "normal two", "normal three"} {
 		announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: text})
 	}
 	time.Sleep(200 * time.Millisecond) // the slow module is busy with "normal one"
 	start := time.Now()
 	announceOK(t, sink, announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Confirm deleting files?"})
-	got := d.waitSpoken(t, 1, 5*time.Second)
+	got := d.WaitSpoken(t, 1, 5*time.Second)
 	if len(got) == 0 || got[0] != "Confirm deleting files?" {
 		t.Fatalf("first spoken %q, want the critical prompt first", got)
 	}
@@ -48,30 +49,30 @@ func TestSpeechdCriticalInterruptsSlowNormal(t *testing.T) {
 }
 
 func TestSpeechdReconnectsAfterRestart(t *testing.T) {
-	d := startSpeechd(t, "")
+	d := speechdtest.Start(t, "")
 	ctx := context.Background()
-	b := d.backend(t)
+	b := newBackend(t, d)
 	if err := b.Speak(ctx, Utterance{Text: "before", Priority: Message}); err != nil {
 		t.Fatal(err)
 	}
-	d.waitSpoken(t, 1, 5*time.Second)
-	d.stop()
-	d.start(t)
+	d.WaitSpoken(t, 1, 5*time.Second)
+	d.Stop()
+	d.Restart(t)
 	// The old connection is dead; the backend must notice and dial again.
 	time.Sleep(100 * time.Millisecond)
 	if err := b.Speak(ctx, Utterance{Text: "after", Priority: Important, Lang: "yo"}); err != nil {
 		t.Fatal(err)
 	}
-	got := d.waitSpoken(t, 2, 5*time.Second)
+	got := d.WaitSpoken(t, 2, 5*time.Second)
 	if len(got) != 2 || got[1] != "after" {
 		t.Fatalf("spoken %q, want before and after", got)
 	}
 }
 
 func TestSpeechdCancelAndEvents(t *testing.T) {
-	d := startSpeechd(t, "1")
+	d := speechdtest.Start(t, "1")
 	ctx := context.Background()
-	c, err := Dial(ctx, d.addr(), "user:aaep-listen:test")
+	c, err := Dial(ctx, addr(d), "user:aaep-listen:test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestSpeechdCancelAndEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	for _, l := range d.waitSpoken(t, 0, 0) {
+	for _, l := range d.WaitSpoken(t, 0, 0) {
 		if l == "second" {
 			t.Fatal("second spoken after CANCEL self")
 		}
@@ -106,9 +107,9 @@ func TestSpeechdCancelAndEvents(t *testing.T) {
 }
 
 func TestSpeechdBadCommandIsAnError(t *testing.T) {
-	d := startSpeechd(t, "")
+	d := speechdtest.Start(t, "")
 	ctx := context.Background()
-	c, err := Dial(ctx, d.addr(), "")
+	c, err := Dial(ctx, addr(d), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,172 @@
+// Package brltest starts a real BRLTTY for tests, private to one test, driving
+// a virtual display (the vr driver) that the test reads and presses keys on.
+package brltest
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Display is a running BRLTTY and the virtual display it writes to.
+type Display struct {
+	Host string // the BRLAPI_HOST of its BrlAPI socket, e.g. ":42"
+
+	cmd     *exec.Cmd
+	display net.Conn
+
+	mu      sync.Mutex
+	visuals []string // every Visual line BRLTTY showed, in order; guarded by mu
+}
+
+// Start starts brltty with a width-cell virtual display for t and stops it
+// when t ends. With keyFile set, BrlAPI asks for that key. Without brltty the
+// test is skipped, or failed when the CI environment variable is set.
+func Start(t testing.TB, width int, keyFile string) *Display {
+	t.Helper()
+	if _, err := exec.LookPath("brltty"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("brltty is required under CI: %v", err)
+		}
+		t.Skip("brltty not installed")
+	}
+	dir, err := os.MkdirTemp("", "brl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ln, err := net.Listen("unix", filepath.Join(dir, "vr.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	// BrlAPI socket numbers are shared by the machine: pick one nobody uses.
+	host := freeHost(t)
+	auth := "none"
+	if keyFile != "" {
+		auth = "keyfile:" + keyFile
+	}
+	d := &Display{Host: ":" + host}
+	d.cmd = exec.Command("brltty", "-n", "-e", "-q", "-b", "vr", "-d", "client:"+filepath.Join(dir, "vr.sock"),
+		"-x", "no", "-s", "no", "-A", "host=:"+host+",auth="+auth, "-W", dir, "-U", dir,
+		"-P", filepath.Join(dir, "brltty.pid"), "-F", filepath.Join(dir, "prefs"), "-l", "warning")
+	if err := d.cmd.Start(); err != nil {
+		t.Fatalf("start brltty: %v", err)
+	}
+	t.Cleanup(d.stop)
+	ln.(*net.UnixListener).SetDeadline(time.Now().Add(10 * time.Second))
+	conn, err := ln.Accept()
+	if err != nil {
+		t.Fatalf("brltty did not connect to the display: %v", err)
+	}
+	d.display = conn
+	fmt.Fprintf(conn, "cells %d\n", width)
+	go d.read()
+	// Ready when BrlAPI listens and the display has shown something.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if len(d.Visuals()) > 0 {
+			if err = greeted("/var/lib/BrlAPI/" + host); err == nil {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("BrlAPI did not come up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// greeted connects to BrlAPI at path and waits for its version packet.
+func greeted(path string) error {
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	_, err = io.ReadFull(c, make([]byte, 12))
+	return err
+}
+
+// freeHost returns a BrlAPI socket number with no socket yet.
+func freeHost(t testing.TB) string {
+	for n := 20 + os.Getpid()%60; n < 99; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/var/lib/BrlAPI/%d", n)); os.IsNotExist(err) {
+			return fmt.Sprint(n)
+		}
+	}
+	t.Fatal("no free BrlAPI socket number")
+	return ""
+}
+
+func (d *Display) read() {
+	sc := bufio.NewScanner(d.display)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "Visual "); ok {
+			d.mu.Lock()
+			d.visuals = append(d.visuals, strings.Trim(rest, "\""))
+			d.mu.Unlock()
+		}
+	}
+}
+
+func (d *Display) stop() {
+	if d.display != nil {
+		d.display.Close()
+	}
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// Press injects a key as the display would: "ROUTE 3", "FWINRT", "LNDN", …
+func (d *Display) Press(t testing.TB, key string) {
+	t.Helper()
+	if _, err := fmt.Fprintf(d.display, "%s\n", key); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // the vr driver drops keys that come faster
+}
+
+// Visuals returns every text the display showed, in order.
+func (d *Display) Visuals() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.visuals...)
+}
+
+// WaitVisual waits until the display's current text satisfies ok, and returns it.
+func (d *Display) WaitVisual(t testing.TB, what string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		seen := d.Visuals()
+		var last string
+		if len(seen) > 0 {
+			last = seen[len(seen)-1]
+		}
+		if ok(last) {
+			return last
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("display never showed %s; it showed %q", what, seen)
+		}
+		time.Sleep(30 * time.Millisecond)
+	}
+}

@@ -1,0 +1,140 @@
+// Package speechdtest starts a real speech-dispatcher for tests, private to one
+// test, whose output module writes what it would say to a file instead.
+package speechdtest
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Daemon is a running speech-dispatcher with a capture module.
+type Daemon struct {
+	Dir    string // its private directory
+	Socket string // its Unix socket
+	Spoken string // the file each spoken text is appended to, one line each
+	cmd    *exec.Cmd
+}
+
+// Need skips the test when program is not installed, or fails it when the
+// CI environment variable is set.
+func Need(t testing.TB, program string) {
+	t.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is required under CI: %v", program, err)
+		}
+		t.Skipf("%s not installed", program)
+	}
+}
+
+// Start starts speech-dispatcher for t and stops it when t ends. A non-empty
+// delay (seconds, for sleep) makes the module that slow for each text.
+func Start(t testing.TB, delay string) *Daemon {
+	t.Helper()
+	Need(t, "speech-dispatcher")
+	dir, err := os.MkdirTemp("", "sd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, d := range []string{"run", "logs", "home"} {
+		os.MkdirAll(filepath.Join(dir, d), 0o700)
+	}
+	conf := filepath.Join(dir, "conf")
+	if out, err := exec.Command("cp", "-r", "/etc/speech-dispatcher", conf).CombinedOutput(); err != nil {
+		t.Fatalf("copy config: %v %s", err, out)
+	}
+	d := &Daemon{Dir: dir, Socket: filepath.Join(dir, "run", "speechd.sock"), Spoken: filepath.Join(dir, "spoken.txt")}
+	f, err := os.OpenFile(filepath.Join(conf, "speechd.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprint(f, "AddModule \"capture\" \"sd_generic\" \"capture.conf\"\nDefaultModule capture\nAudioOutputMethod \"libao\"\n")
+	f.Close()
+	slow := ""
+	if delay != "" {
+		slow = "sleep " + delay + "; "
+	}
+	module := fmt.Sprintf("Debug 0\nGenericExecuteSynth \"%secho \\'$DATA\\' >> %s\"\nGenericCmdDependency \"echo\"\n"+
+		"AddVoice \"en\" \"MALE1\" \"capture\"\nAddVoice \"yo\" \"MALE1\" \"capture\"\n", slow, d.Spoken)
+	os.WriteFile(filepath.Join(conf, "modules", "capture.conf"), []byte(module), 0o600)
+	os.WriteFile(filepath.Join(dir, "home", ".libao"), []byte("default_driver=null\n"), 0o600)
+	d.Restart(t)
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// Address is the SPEECHD_ADDRESS value of the daemon.
+func (d *Daemon) Address() string { return "unix_socket:" + d.Socket }
+
+// Restart starts the daemon again after Stop, on the same socket.
+func (d *Daemon) Restart(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command("speech-dispatcher", "-s", "-t", "0", "-C", filepath.Join(d.Dir, "conf"), "-c", "unix_socket",
+		"-S", d.Socket, "-P", filepath.Join(d.Dir, "run", "sd.pid"), "-L", filepath.Join(d.Dir, "logs"), "-l", "3")
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(d.Dir, "home"), "XDG_RUNTIME_DIR="+filepath.Join(d.Dir, "run"))
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start speech-dispatcher: %v", err)
+	}
+	d.cmd = cmd
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if c, err := net.Dial("unix", d.Socket); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	d.Stop()
+	t.Fatalf("speech-dispatcher did not listen on %s", d.Socket)
+}
+
+// Stop stops the daemon by its process id.
+func (d *Daemon) Stop() {
+	if d.cmd == nil {
+		return
+	}
+	d.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { d.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(3 * time.Second):
+		d.cmd.Process.Kill()
+		<-done
+	}
+	d.cmd = nil
+	os.Remove(d.Socket)
+}
+
+// Lines returns what was spoken so far, one text per line.
+func (d *Daemon) Lines() []string {
+	b, _ := os.ReadFile(d.Spoken)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines
+}
+
+// WaitSpoken polls until want lines were spoken or within has passed.
+func (d *Daemon) WaitSpoken(t testing.TB, want int, within time.Duration) []string {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		lines := d.Lines()
+		if len(lines) >= want || time.Now().After(deadline) {
+			return lines
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
