@@ -220,9 +220,8 @@ func (r *Reader) parse(t []byte, last bool) {
 
 func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 	if !last && t[0] == '[' {
-		// The fast path for the records of a capture, whole since the
-		// writer writes whole lines; the message is validated by whoever
-		// decodes it.
+		// The fast path for the records of a capture: the record is split
+		// by hand and only its message validated.
 		if rec, ok := r.quickRecord(t); ok {
 			return rec, true
 		}
@@ -323,7 +322,7 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 		return Record{}, false
 	}
 	msg := bytes.TrimSpace(t[k+1 : len(t)-1])
-	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' {
+	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !json.Valid(msg) {
 		return Record{}, false
 	}
 	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: bytes.Clone(msg)}

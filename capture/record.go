@@ -32,7 +32,8 @@ type Record struct {
 	HasT bool    // false for plain JSONL events, which carry no receive time
 	Dir  Dir
 	// Msg is the message as it was on the wire: a JSON object, or, for a
-	// frame that was not JSON, the JSON string holding its text.
+	// frame that was not JSON, the JSON string holding its text. It is
+	// valid JSON, on one line.
 	Msg []byte
 	// Note is true for a transport note ({"transport":…}: connects and
 	// disconnects), which is not an AAEP message.
