@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/muesli/termenv"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -411,5 +412,29 @@ func TestNoColorHasNoStyles(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("view lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// High contrast is bold and reverse video only: no colour.
+func TestHighContrastHasNoColour(t *testing.T) {
+	colour := regexp.MustCompile(`\x1b\[[0-9;]*(3[0-7]|38;|4[0-7]|48;|9[0-7])`)
+	view := func(theme Theme) string {
+		r := lipgloss.NewRenderer(io.Discard)
+		r.SetColorProfile(termenv.ANSI256)
+		m := New(Options{Theme: theme, Renderer: r, Location: time.UTC})
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+		m.Update(ItemsMsg(testItems(12)))
+		m.Update(confirmPrompt())
+		return m.View()
+	}
+	if s := view(ThemeColor); !colour.MatchString(s) {
+		t.Fatalf("the colour theme has no colour, so this test sees nothing:\n%q", s)
+	}
+	s := view(ThemeHighContrast)
+	if !strings.Contains(s, "\x1b[1") && !strings.Contains(s, "\x1b[7") {
+		t.Errorf("no bold or reverse video:\n%q", s)
+	}
+	if colour.MatchString(s) {
+		t.Errorf("colour in the high-contrast theme:\n%q", s)
 	}
 }

@@ -59,7 +59,11 @@ func Start(o RunOptions) *Program {
 	}
 	pr.p = tea.NewProgram(m, opts...)
 	go func() {
-		_, err := pr.p.Run()
+		final, err := pr.p.Run()
+		if fm, ok := final.(*Model); ok && o.AltScreen && fm.message != "" {
+			// The alternate screen is gone: leave its last words on the normal one.
+			fmt.Fprintln(o.Out, fm.message)
+		}
 		select { // the user may have forced the TUI closed: stop listening too
 		case pr.commands <- "quit":
 		default:
