@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -46,4 +48,41 @@ func writeJSONL(name string, m *Model, seqs []uint64) (int, error) {
 		return n, fmt.Errorf("close %s: %w", name, err)
 	}
 	return n, nil
+}
+
+// copySelected writes the selected event's JSON to a file and to the
+// clipboard through OSC 52.
+func (m *Model) copySelected() string {
+	e := m.ring.get(m.selected)
+	if e == nil || e.Event == nil || len(e.Event.Raw) == 0 {
+		return "Nothing to copy: the selected line is not an event."
+	}
+	name := filepath.Join(m.opts.SaveDir, "aaep-event-"+safeName(e.Event.EventID)+".json")
+	if err := os.WriteFile(name, append(append([]byte{}, e.Event.Raw...), '\n'), 0o600); err != nil {
+		return fmt.Sprintf("Could not save the event: %v.", err)
+	}
+	if m.opts.Clipboard != nil {
+		m.opts.Clipboard(string(e.Event.Raw))
+		return "Copied the event JSON to the clipboard, if the terminal allows it, and saved it to " + name + "."
+	}
+	return "Saved the event JSON to " + name + "."
+}
+
+// saveVisible writes the shown entries as JSON Lines.
+func (m *Model) saveVisible() string {
+	name := filepath.Join(m.opts.SaveDir, "aaep-list-"+m.opts.Now().Format("20060102-150405")+".jsonl")
+	n, err := writeJSONL(name, m, m.visible[:m.shown()])
+	if err != nil {
+		return fmt.Sprintf("Could not save the list: %v.", err)
+	}
+	return fmt.Sprintf("Saved %d lines to %s.", n, name)
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
 }

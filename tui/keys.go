@@ -1,0 +1,257 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/aaep-term/aaep-term/announce"
+)
+
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+		// Keys typed faster than they are read come as one message: take
+		// them one at a time, as "/" changes what the next key means.
+		cmds := make([]tea.Cmd, 0, len(msg.Runes))
+		for _, r := range msg.Runes {
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
+	switch m.mode {
+	case modeFilter:
+		return m.filterKey(msg)
+	case modeAnswer, modeCommand:
+		return m.answerKey(msg)
+	case modeHelp:
+		m.mode = modeList
+		if key.Matches(msg, m.keys.Quit) {
+			return m.quit()
+		}
+		return nil
+	}
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m.quit()
+	case key.Matches(msg, k.Help):
+		m.mode = modeHelp
+	case key.Matches(msg, k.Up):
+		m.pause()
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.pause()
+		m.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.pause()
+		m.move(-m.listHeight())
+	case key.Matches(msg, k.PageDown):
+		m.pause()
+		m.move(m.listHeight())
+	case key.Matches(msg, k.Top):
+		m.pause()
+		if m.shown() > 0 {
+			m.selectIndex(0, -m.shown())
+		}
+	case key.Matches(msg, k.Bottom):
+		m.follow()
+	case key.Matches(msg, k.Pause):
+		if m.following {
+			m.pause()
+			m.message = "Paused: the list holds still while events keep arriving."
+		} else {
+			m.follow()
+			m.message = "Following the newest event."
+		}
+	case key.Matches(msg, k.Filter):
+		m.mode = modeFilter
+		m.input.set(m.filter.String())
+		m.histPos = len(m.history)
+	case key.Matches(msg, k.ClearFilter):
+		m.applyFilter(Filter{})
+		m.message = "Filter cleared: showing every event."
+	case key.Matches(msg, k.NextMatch):
+		m.find(1, func(e *entry) bool { return m.lastFind.match(e) }, "match")
+	case key.Matches(msg, k.PrevMatch):
+		m.find(-1, func(e *entry) bool { return m.lastFind.match(e) }, "match")
+	case key.Matches(msg, k.NextCritical):
+		m.find(1, isCritical, "critical event")
+	case key.Matches(msg, k.PrevCritical):
+		m.find(-1, isCritical, "critical event")
+	case key.Matches(msg, k.Mark):
+		if e := m.ring.get(m.selected); e != nil {
+			e.marked = !e.marked
+		}
+	case key.Matches(msg, k.NextMark):
+		m.find(1, func(e *entry) bool { return e.marked }, "mark")
+	case key.Matches(msg, k.Details):
+		m.showDetail = !m.showDetail
+	case key.Matches(msg, k.Timestamps):
+		m.relative = !m.relative
+	case key.Matches(msg, k.Wrap):
+		m.wrap = !m.wrap
+	case key.Matches(msg, k.Views):
+		m.view = (m.view + 1) % 3
+		m.message = "Showing " + m.view.String() + "."
+	case key.Matches(msg, k.Copy):
+		m.message = m.copySelected()
+	case key.Matches(msg, k.Save):
+		m.message = m.saveVisible()
+	case key.Matches(msg, k.Accept):
+		return m.answer(true)
+	case key.Matches(msg, k.Reject):
+		return m.answer(false)
+	case key.Matches(msg, k.Command):
+		m.mode = modeCommand
+		m.input.set("")
+	case key.Matches(msg, k.PromptDetails):
+		if len(m.prompts) > 0 {
+			m.promptDetail = !m.promptDetail
+			m.promptFocus = true
+		}
+	}
+	return nil
+}
+
+func isCritical(e *entry) bool { return e.Priority == announce.Critical }
+
+// find selects the next (dir 1) or previous (dir -1) shown entry that ok accepts.
+func (m *Model) find(dir int, ok func(*entry) bool, what string) {
+	n := m.shown()
+	if n == 0 {
+		return
+	}
+	if what == "match" && m.lastFind.Empty() {
+		m.message = "No filter typed yet: press / first."
+		return
+	}
+	i := m.index(m.selected)
+	for j := i + dir; j >= 0 && j < n; j += dir {
+		if e := m.ring.get(m.visible[j]); e != nil && ok(e) {
+			m.pause()
+			m.selectIndex(j, j-i)
+			m.message = ""
+			return
+		}
+	}
+	if dir > 0 {
+		m.message = "No further " + what + "."
+	} else {
+		m.message = "No earlier " + what + "."
+	}
+}
+
+func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.mode = modeList
+		return nil
+	case tea.KeyEnter:
+		expr := strings.TrimSpace(m.input.String())
+		f, err := ParseFilter(expr)
+		if err != nil {
+			m.message = "Filter not applied: " + err.Error() + "."
+			return nil
+		}
+		m.mode = modeList
+		if expr != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != expr) {
+			m.history = append(m.history, expr)
+		}
+		m.applyFilter(f)
+		if f.Empty() {
+			m.message = "Filter cleared: showing every event."
+		} else {
+			m.message = fmt.Sprintf("Filter %s: %d of %d events shown (critical ones always).", expr, len(m.visible), m.ring.len())
+		}
+		return nil
+	case tea.KeyUp, tea.KeyDown:
+		if len(m.history) == 0 {
+			return nil
+		}
+		if msg.Type == tea.KeyUp {
+			m.histPos = max(m.histPos-1, 0)
+		} else {
+			m.histPos = min(m.histPos+1, len(m.history))
+		}
+		v := ""
+		if m.histPos < len(m.history) {
+			v = m.history[m.histPos]
+		}
+		m.input.set(v)
+		return nil
+	}
+	m.input.update(msg)
+	return nil
+}
+
+func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.mode = modeList
+		return nil
+	case tea.KeyEnter:
+		text := strings.TrimSpace(m.input.String())
+		was := m.mode
+		m.mode = modeList
+		switch {
+		case text == "":
+			m.message = "Nothing sent: the line was empty."
+		case was == modeCommand:
+			m.command(text)
+		default:
+			m.command(fmt.Sprintf("answer %d %s", m.answering, text))
+		}
+		return nil
+	}
+	m.input.update(msg)
+	return nil
+}
+
+// answer accepts or rejects the first prompt waiting, or opens the answer
+// field for a question.
+func (m *Model) answer(accept bool) tea.Cmd {
+	if len(m.prompts) == 0 {
+		m.message = "No prompt is waiting for an answer."
+		return nil
+	}
+	p := m.prompts[0]
+	if p.Question {
+		if !accept {
+			m.message = fmt.Sprintf("Prompt %d is a question: press a and type an answer.", p.Number)
+			return nil
+		}
+		m.mode = modeAnswer
+		m.answering = p.Number
+		m.input.set("")
+		return nil
+	}
+	verb := "reject"
+	if accept {
+		verb = "accept"
+	}
+	m.command(fmt.Sprintf("%s %d", verb, p.Number))
+	return nil
+}
+
+func (m *Model) command(s string) {
+	if m.opts.Command == nil {
+		m.message = "Not connected: " + s + " was not sent."
+		return
+	}
+	m.opts.Command(s)
+	m.message = "Sending: " + s + "."
+}
+
+func (m *Model) quit() tea.Cmd {
+	if m.opts.Command == nil || m.closing {
+		m.quitting = true
+		m.cur.set(0, 0, false)
+		return tea.Quit
+	}
+	m.closing = true // a second q or ctrl+c quits at once
+	m.opts.Command("quit")
+	m.message = "Closing the subscription…"
+	return nil
+}
