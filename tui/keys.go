@@ -21,10 +21,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	switch m.mode {
-	case modeFilter:
-		return m.filterKey(msg)
-	case modeAnswer, modeCommand:
-		return m.answerKey(msg)
+	case modeFilter, modeAnswer, modeCommand:
+		m.lineKey(msg)
+		return nil
 	case modeHelp:
 		m.mode = modeList
 		if key.Matches(msg, m.keys.Quit) {
@@ -143,59 +142,19 @@ func (m *Model) find(dir int, ok func(*entry) bool, what string) {
 	}
 }
 
-func (m *Model) filterKey(msg tea.KeyMsg) tea.Cmd {
+// lineKey edits the line being typed (a filter, an answer or a command):
+// esc drops it, enter hands it over.
+func (m *Model) lineKey(msg tea.KeyMsg) {
 	switch msg.Type {
 	case tea.KeyEsc:
 		m.mode = modeList
-		return nil
-	case tea.KeyEnter:
-		expr := strings.TrimSpace(m.input.String())
-		f, err := ParseFilter(expr)
-		if err != nil {
-			m.message = "Filter not applied: " + err.Error() + "."
-			return nil
-		}
-		m.mode = modeList
-		if expr != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != expr) {
-			m.history = append(m.history, expr)
-		}
-		m.applyFilter(f)
-		if f.Empty() {
-			m.message = "Filter cleared: showing every event."
-		} else {
-			m.message = fmt.Sprintf("Filter %s: %d of %d events shown (critical ones always).", expr, len(m.visible), m.ring.len())
-		}
-		return nil
-	case tea.KeyUp, tea.KeyDown:
-		if len(m.history) == 0 {
-			return nil
-		}
-		if msg.Type == tea.KeyUp {
-			m.histPos = max(m.histPos-1, 0)
-		} else {
-			m.histPos = min(m.histPos+1, len(m.history))
-		}
-		v := ""
-		if m.histPos < len(m.history) {
-			v = m.history[m.histPos]
-		}
-		m.input.set(v)
-		return nil
-	}
-	m.input.update(msg)
-	return nil
-}
-
-func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
-	switch msg.Type {
-	case tea.KeyEsc:
-		m.mode = modeList
-		return nil
 	case tea.KeyEnter:
 		text := strings.TrimSpace(m.input.String())
 		was := m.mode
 		m.mode = modeList
 		switch {
+		case was == modeFilter:
+			m.setFilter(text)
 		case text == "":
 			m.message = "Nothing sent: the line was empty."
 		case was == modeCommand:
@@ -203,10 +162,49 @@ func (m *Model) answerKey(msg tea.KeyMsg) tea.Cmd {
 		default:
 			m.command(fmt.Sprintf("answer %d %s", m.answering, text))
 		}
-		return nil
+	case tea.KeyUp, tea.KeyDown:
+		if m.mode == modeFilter {
+			m.recall(msg.Type == tea.KeyUp)
+		}
+	default:
+		m.input.update(msg)
 	}
-	m.input.update(msg)
-	return nil
+}
+
+// setFilter applies the filter typed, or says why it cannot.
+func (m *Model) setFilter(expr string) {
+	f, err := ParseFilter(expr)
+	if err != nil {
+		m.mode = modeFilter // let the user mend it
+		m.message = "Filter not applied: " + err.Error() + "."
+		return
+	}
+	if expr != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != expr) {
+		m.history = append(m.history, expr)
+	}
+	m.applyFilter(f)
+	if f.Empty() {
+		m.message = "Filter cleared: showing every event."
+		return
+	}
+	m.message = fmt.Sprintf("Filter %s: %d of %d events shown (critical ones always).", expr, len(m.visible), m.ring.len())
+}
+
+// recall puts an earlier (or later) filter from the history in the line.
+func (m *Model) recall(earlier bool) {
+	if len(m.history) == 0 {
+		return
+	}
+	if earlier {
+		m.histPos = max(m.histPos-1, 0)
+	} else {
+		m.histPos = min(m.histPos+1, len(m.history))
+	}
+	v := ""
+	if m.histPos < len(m.history) {
+		v = m.history[m.histPos]
+	}
+	m.input.set(v)
 }
 
 // answer accepts or rejects the first prompt waiting, or opens the answer

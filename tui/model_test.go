@@ -230,6 +230,11 @@ var keyTests = []struct {
 		waitScreen(t, tm, "8 of 50 events shown")
 		press(tm, "/", "up") // history
 		waitScreen(t, tm, "Filter: type:progress.*")
+		press(tm, "esc", "/")
+		typeText(tm, "urgency:loud")
+		press(tm, "enter") // refused: the line stays open to be mended
+		waitScreen(t, tm, "Filter not applied: urgency \"loud\" is not one of")
+		waitScreen(t, tm, "Filter: urgency:loud")
 		press(tm, "esc")
 	}},
 	{"x", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
