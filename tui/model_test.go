@@ -160,6 +160,8 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyTab}
 	case "ctrl+c":
 		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "ctrl+u":
+		return tea.KeyMsg{Type: tea.KeyCtrlU}
 	case " ":
 		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
 	}
@@ -230,7 +232,7 @@ var keyTests = []struct {
 		waitScreen(t, tm, "8 of 50 events shown")
 		press(tm, "/", "up") // history
 		waitScreen(t, tm, "Filter: type:progress.*")
-		press(tm, "esc", "/")
+		press(tm, "esc", "/", "ctrl+u")
 		typeText(tm, "urgency:loud")
 		press(tm, "enter") // refused: the line stays open to be mended
 		waitScreen(t, tm, "Filter not applied: urgency \"loud\" is not one of")
