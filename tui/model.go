@@ -108,6 +108,7 @@ type Model struct {
 	rateSec   int64
 	rateCount int
 	rate      int
+	replies   int  // answers sent to the producer
 	closing   bool // the listener was asked to close the subscription
 	quitting  bool // the program ends: draw nothing more
 }
@@ -252,8 +253,11 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		if m.start.IsZero() {
 			m.start = it.At
 		}
-		if it.Kind == "status" {
+		switch it.Kind {
+		case "status":
 			m.message = it.Text
+		case "reply-sent":
+			m.replies++
 		}
 		seq := m.ring.push(it)
 		e := m.ring.get(seq)

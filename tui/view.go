@@ -86,7 +86,7 @@ func (m *Model) statusLine() string {
 	if !m.following {
 		state = fmt.Sprintf("PAUSED, %d new", m.ring.last()-m.pausedAt)
 	}
-	s := fmt.Sprintf("%s | %s | %d of %d events shown | %d/s", state, m.view, m.shown(), m.ring.len(), m.rate)
+	s := fmt.Sprintf("%s | %s | %d of %d events shown | in %d/s, %d replies sent", state, m.view, m.shown(), m.ring.len(), m.rate, m.replies)
 	if !m.filter.Empty() {
 		s += " | filter: " + m.filter.String()
 	}
