@@ -253,14 +253,18 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		if m.start.IsZero() {
 			m.start = it.At
 		}
-		switch it.Kind {
-		case "status":
-			m.message = it.Text
-		case "reply-sent":
-			m.replies++
-		}
 		seq := m.ring.push(it)
 		e := m.ring.get(seq)
+		switch {
+		case e.Kind == "status":
+			m.message = e.line
+		case e.Kind == "reply-sent":
+			m.replies++
+		}
+		if e.Priority == announce.Critical && !m.following {
+			// A paused list must not hide what is critical.
+			m.message = "CRITICAL, arrived while paused: " + e.line + " (end shows it)"
+		}
 		if m.filter.Empty() || m.keep(e) {
 			m.visible = append(m.visible, seq)
 		}
@@ -283,6 +287,10 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		i++
 	}
 	m.visible = m.visible[i:]
+	if !m.following && m.pausedAt < first {
+		m.following = true
+		m.message = "The paused events were dropped from the full buffer; following again."
+	}
 	if m.following || m.selected < first {
 		m.selectLast()
 	}

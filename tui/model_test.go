@@ -219,8 +219,10 @@ var keyTests = []struct {
 		tm.Send(ItemsMsg(testItems(3)))
 		waitScreen(t, tm, "PAUSED, 3 new") // events keep counting, the view holds
 		waitSelected(t, tm, "event-050")
+		tm.Send(ItemsMsg(testItems(10)[9:])) // critical news is told even when paused
+		waitScreen(t, tm, "CRITICAL, arrived while paused: critical-010 (end shows it)")
 		press(tm, " ")
-		waitSelected(t, tm, "event-003")
+		waitSelected(t, tm, "critical-010")
 		waitScreen(t, tm, "FOLLOWING")
 	}},
 	{"/", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
@@ -443,5 +445,22 @@ func TestHighContrastHasNoColour(t *testing.T) {
 	}
 	if colour.MatchString(s) {
 		t.Errorf("colour in the high-contrast theme:\n%q", s)
+	}
+}
+
+// When the ring drops every event a paused list held, the list follows again
+// instead of going blank.
+func TestPausedViewDroppedFollowsAgain(t *testing.T) {
+	m := New(Options{Capacity: 5, Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 12})
+	m.Update(ItemsMsg(testItems(5)))
+	m.pause()
+	m.Update(ItemsMsg(testItems(7)[5:]))
+	if m.following || !strings.Contains(m.View(), "PAUSED, 2 new") {
+		t.Fatalf("not paused:\n%s", m.View())
+	}
+	m.Update(ItemsMsg(testItems(9)))
+	if s := m.View(); !m.following || !strings.Contains(s, "following again") || !strings.Contains(s, "> ") {
+		t.Errorf("paused view dropped, yet:\n%s", s)
 	}
 }
