@@ -107,12 +107,13 @@ func layout(an announce.Announcement, width int) message {
 		m.related = an.Prompt.Number
 	}
 	if an.Prompt != nil && an.Kind == "confirmation" && an.Priority == announce.Critical {
+		// The answer words come first, so the first window always offers them.
 		m.prompt, m.sticky = an.Prompt.Number, true
-		text = "#" + strconv.Itoa(m.prompt) + " " + text + " "
-		n := graphemeCount(text)
+		head := "#" + strconv.Itoa(m.prompt) + " "
+		n := len(head)
 		m.accept = [2]int{n, n + len("accept")}
 		m.reject = [2]int{n + len("accept "), n + len("accept reject")}
-		text += "accept reject"
+		text = head + "accept reject " + text
 	}
 	g := uniseg.NewGraphemes(text)
 	for g.Next() {
@@ -180,8 +181,6 @@ func clean(text string) string {
 	}
 	return b.String()
 }
-
-func graphemeCount(s string) int { return uniseg.GraphemeClusterCount(s) }
 
 // run owns the display: it shows one message at a time, handles keys and
 // leaves tty mode when there is nothing to show.

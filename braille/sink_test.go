@@ -58,13 +58,17 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	s, answers := newTestSink(t, b, 300*time.Millisecond)
 	prompt := &session.Prompt{Number: 2}
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Delete files?", Prompt: prompt})
-	b.WaitVisual(t, "the prompt", prefix("#2 Delete files? acc"))
+	b.WaitVisual(t, "the prompt", prefix("#2 accept reject Del"))
 	// Critical prompts stay past the flash time, and other keys do not dismiss them.
 	time.Sleep(500 * time.Millisecond)
 	b.Press(t, "LNDN")
 	b.Press(t, "FWINRT")
-	b.WaitVisual(t, "the prompt's second window", prefix("ept reject"))
-	b.Press(t, "ROUTE 5") // over "reject"
+	b.WaitVisual(t, "the prompt's second window", prefix("ete files?"))
+	b.Press(t, "FWINRT") // at the end: a prompt stays
+	b.Press(t, "FWINLT")
+	b.WaitVisual(t, "the prompt's first window", prefix("#2 accept reject Del"))
+	b.Press(t, "ROUTE 18") // over the question: nothing
+	b.Press(t, "ROUTE 11") // over "reject"
 	waitAnswer(t, answers, answer{2, false})
 	time.Sleep(200 * time.Millisecond)
 	b.Press(t, "HOME")
@@ -73,8 +77,8 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	// A second prompt, accepted on its first window; a flash queued behind it waits.
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Run it?", Prompt: &session.Prompt{Number: 3}})
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: "Tool ls finished."})
-	b.WaitVisual(t, "the second prompt", prefix("#3 Run it? accept re"))
-	b.Press(t, "ROUTE 12")
+	b.WaitVisual(t, "the second prompt", prefix("#3 accept reject Run"))
+	b.Press(t, "ROUTE 3")
 	waitAnswer(t, answers, answer{3, true})
 	b.WaitVisual(t, "the queued flash", prefix("Tool ls finished."))
 }
@@ -84,7 +88,7 @@ func TestSinkClearsPromptAnsweredElsewhere(t *testing.T) {
 	s, _ := newTestSink(t, b, 300*time.Millisecond)
 	p := &session.Prompt{Number: 1}
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Go?", Prompt: p})
-	b.WaitVisual(t, "the prompt", prefix("#1 Go? accept reject"))
+	b.WaitVisual(t, "the prompt", prefix("#1 accept reject Go?"))
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "reply-sent", Text: "Accepted 1.", Prompt: p})
 	b.WaitVisual(t, "the reply", prefix("Accepted 1."))
 }
