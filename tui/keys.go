@@ -238,18 +238,23 @@ func (m *Model) command(s string) {
 		m.message = "Not connected: " + s + " was not sent."
 		return
 	}
-	m.opts.Command(s)
+	if !m.opts.Command(s) {
+		m.message = "The listener is busy: " + s + " was not sent; try again."
+		return
+	}
 	m.message = "Sending: " + s + "."
 }
 
+// quit asks the listener to close the subscription cleanly; the listener
+// then ends the TUI. A second press, or a listener that cannot be asked, ends
+// it at once (the listener is then told to quit when the TUI is gone).
 func (m *Model) quit() tea.Cmd {
-	if m.opts.Command == nil || m.closing {
+	if m.closing || m.opts.Command == nil || !m.opts.Command("quit") {
 		m.quitting = true
 		m.cur.set(0, 0, false)
 		return tea.Quit
 	}
-	m.closing = true // a second q or ctrl+c quits at once
-	m.opts.Command("quit")
+	m.closing = true
 	m.message = "Closing the subscription…"
 	return nil
 }

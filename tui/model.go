@@ -30,8 +30,9 @@ type Options struct {
 	Keys     *KeyMap // DefaultKeyMap when nil
 
 	// Command hands a typed line-mode command ("accept 1", "quit") to the
-	// listener. When nil, quitting ends the program at once.
-	Command func(string)
+	// listener and reports whether it was taken. When nil, quitting ends the
+	// program at once.
+	Command func(string) bool
 
 	Endpoint string
 	// History prints every announcement above the view, as a plain line that

@@ -53,7 +53,12 @@ type recorder struct {
 	cmds []string
 }
 
-func (r *recorder) add(s string) { r.mu.Lock(); r.cmds = append(r.cmds, s); r.mu.Unlock() }
+func (r *recorder) add(s string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cmds = append(r.cmds, s)
+	return true
+}
 
 func (r *recorder) all() []string {
 	r.mu.Lock()

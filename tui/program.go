@@ -33,10 +33,12 @@ type Program struct {
 // Start runs the TUI on o.In and o.Out until Close.
 func Start(o RunOptions) *Program {
 	pr := &Program{commands: make(chan string, 16), done: make(chan error, 1)}
-	o.Command = func(s string) {
+	o.Command = func(s string) bool {
 		select {
 		case pr.commands <- s:
-		default: // the listener is far behind; the user will see no answer and retry
+			return true
+		default: // the listener is far behind
+			return false
 		}
 	}
 	o.History = !o.AltScreen
