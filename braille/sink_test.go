@@ -9,6 +9,7 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille/brltest"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/rivo/uniseg"
 )
 
 type answer struct {
@@ -116,5 +117,41 @@ func waitAnswer(t *testing.T, answers chan answer, want answer) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("no answer from the routing key")
+	}
+}
+
+// Yoruba tone marks, Arabic and Hebrew: no window ever splits a cluster.
+func TestLayoutNeverSplitsGraphemes(t *testing.T) {
+	for _, text := range []string{
+		"Ẹ̀ kú àárọ̀, ṣé dáadáa ni? Ọ̀rọ̀ náà ti parí.",
+		"\u2067مرحبًا بالعالم، اكتمل العمل.\u2069",
+		"שָׁלוֹם עוֹלָם, הַמְּשִׂימָה הֻשְׁלְמָה.",
+	} {
+		for width := 3; width <= 12; width++ {
+			m := layout(announce.Announcement{Text: text, RTL: true}, width)
+			var all strings.Builder
+			for p := range m.pages {
+				w, _ := m.window(p)
+				if n := len([]rune(w)); n > width && uniseg.GraphemeClusterCount(w) > 1 {
+					t.Fatalf("width %d: window %q has %d cells", width, w, n)
+				}
+				all.WriteString(w)
+			}
+			whole := all.String()
+			if want := strings.Join(m.cells, ""); whole != want {
+				t.Fatalf("width %d: windows %q, want %q", width, whole, want)
+			}
+			if strings.ContainsAny(whole, "\u2067\u2069") {
+				t.Fatalf("direction isolates reached the display: %q", whole)
+			}
+			sum := 0
+			for p := range m.pages {
+				w, _ := m.window(p)
+				sum += uniseg.GraphemeClusterCount(w)
+			}
+			if sum != uniseg.GraphemeClusterCount(whole) {
+				t.Fatalf("width %d: a window boundary split a cluster in %q", width, whole)
+			}
+		}
 	}
 }

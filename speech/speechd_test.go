@@ -147,3 +147,29 @@ func announceOK(t *testing.T, s *Sink, an announce.Announcement) {
 		t.Fatal(err)
 	}
 }
+
+func TestOpenAutoFallsBackToEspeak(t *testing.T) {
+	env := Env{Getenv: func(k string) string {
+		if k == "SPEECHD_ADDRESS" {
+			return "unix_socket:" + t.TempDir() + "/none.sock"
+		}
+		return ""
+	}, LookPath: func(name string) (string, error) { return "/usr/bin/" + name, nil }}
+	b, msg, err := Open(context.Background(), "auto", "user:x:y", env)
+	if err != nil || b == nil || b.Name() != "espeak-ng" || !strings.Contains(msg, "espeak-ng") {
+		t.Fatalf("auto without a daemon: %v %q %v", b, msg, err)
+	}
+	b.Close()
+}
+
+func TestSpeechdLanguagePerAnnouncement(t *testing.T) {
+	d := speechdtest.Start(t, "")
+	sink := &Sink{Backend: newBackend(t, d)}
+	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "E kaaro", Lang: "yo"})
+	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "marhaban", Lang: "ar", RTL: true})
+	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "hello", Lang: "en\r\nQUIT"})
+	got := d.WaitSpoken(t, 3, 5*time.Second)
+	if strings.Join(got, "|") != "E kaaro|marhaban|hello" {
+		t.Fatalf("spoken %q", got)
+	}
+}
