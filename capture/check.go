@@ -203,16 +203,17 @@ func (c *Checker) apply(st *Step) {
 const batchSize = 256
 
 // CheckAll checks every record of r in order, calling fn with each step;
-// Finish is left to the caller. Decoding runs in a second goroutine, ahead of the sequencing rules. It
-// returns the error that stopped the reading, if any; io.EOF is no error.
+// Finish is left to the caller. Reading, decoding and the sequencing rules
+// run as a pipeline of three goroutines. It returns the error that stopped
+// the reading, if any; io.EOF is no error.
 func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
-	batches := make(chan []Step, 4)
 	done := make(chan struct{})
-	var readErr error
+	defer close(done)
+	var readErr error // written before records is closed
+	records := make(chan []Record, 4)
 	go func() {
-		defer close(batches)
-		dec := protocol.Decoder{Schemas: c.o.Schemas}
-		batch := make([]Step, 0, batchSize)
+		defer close(records)
+		batch := make([]Record, 0, batchSize)
 		for {
 			rec, err := r.Next()
 			if err != nil {
@@ -221,31 +222,49 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 				}
 				break
 			}
-			batch = append(batch, c.prepare(&dec, rec))
+			batch = append(batch, rec)
 			if len(batch) == batchSize {
-				select {
-				case batches <- batch:
-				case <-done:
+				if !send(records, batch, done) {
 					return
 				}
-				batch = make([]Step, 0, batchSize)
+				batch = make([]Record, 0, batchSize)
 			}
 		}
 		if len(batch) > 0 {
-			select {
-			case batches <- batch:
-			case <-done:
+			send(records, batch, done)
+		}
+	}()
+	steps := make(chan []Step, 4)
+	go func() {
+		defer close(steps)
+		dec := protocol.Decoder{Schemas: c.o.Schemas}
+		for recs := range records {
+			batch := make([]Step, len(recs))
+			for i, rec := range recs {
+				batch[i] = c.prepare(&dec, rec)
+			}
+			if !send(steps, batch, done) {
+				return
 			}
 		}
 	}()
-	defer close(done)
-	for b := range batches {
+	for b := range steps {
 		for i := range b {
 			c.apply(&b[i])
 			fn(b[i])
 		}
 	}
-	return readErr // written before batches was closed
+	return readErr
+}
+
+// send hands v over on ch unless done is closed first.
+func send[T any](ch chan<- T, v T, done <-chan struct{}) bool {
+	select {
+	case ch <- v:
+		return true
+	case <-done:
+		return false
+	}
 }
 
 // isKnownMessage reports whether typ is a handshake or reply message.
