@@ -1,6 +1,9 @@
 package tui
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestFilter(t *testing.T) {
 	items := testItems(20)
@@ -58,5 +61,27 @@ func TestRingDropsOldest(t *testing.T) {
 	}
 	if r.get(2) != nil || r.get(3).Text != "event-003" || r.get(5).Text != "event-005" || r.get(6) != nil {
 		t.Error("wrong entries held")
+	}
+}
+
+func TestRemap(t *testing.T) {
+	k := DefaultKeyMap()
+	err := k.Remap(strings.NewReader("# mine\n\npause = space F\nquit = ctrl+q\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := k.Pause.Keys(); len(got) != 2 || got[0] != " " || got[1] != "F" {
+		t.Errorf("pause keys %q", got)
+	}
+	if k.Quit.Help().Key != "ctrl+q" || k.Quit.Help().Desc != "quit" {
+		t.Errorf("quit help %+v", k.Quit.Help())
+	}
+	if len(k.named()) != 27 {
+		t.Errorf("%d actions can be remapped; every key of the help should be", len(k.named()))
+	}
+	for _, bad := range []string{"jump = j", "pause =", "pause"} {
+		if err := k.Remap(strings.NewReader(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }

@@ -1,6 +1,13 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+)
 
 // KeyMap is every key the TUI answers to, with the help text `?` shows.
 type KeyMap struct {
@@ -85,4 +92,51 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save},
 		{k.Accept, k.Reject, k.PromptDetails, k.Command, k.Help, k.Quit},
 	}
+}
+
+// named maps each remappable action to its binding, by the name a key file uses.
+func (k *KeyMap) named() map[string]*key.Binding {
+	return map[string]*key.Binding{
+		"up": &k.Up, "down": &k.Down, "page-up": &k.PageUp, "page-down": &k.PageDown,
+		"top": &k.Top, "bottom": &k.Bottom, "pause": &k.Pause, "filter": &k.Filter,
+		"clear-filter": &k.ClearFilter, "next-match": &k.NextMatch, "previous-match": &k.PrevMatch,
+		"next-critical": &k.NextCritical, "previous-critical": &k.PrevCritical, "mark": &k.Mark,
+		"next-mark": &k.NextMark, "details": &k.Details, "timestamps": &k.Timestamps, "wrap": &k.Wrap,
+		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "accept": &k.Accept, "reject": &k.Reject,
+		"prompt-details": &k.PromptDetails, "command": &k.Command, "help": &k.Help, "quit": &k.Quit,
+	}
+}
+
+// Remap reads a key file: one "ACTION = KEY [KEY…]" a line ("pause = space
+// p"); blank lines and lines starting with # are skipped. Keys are Bubble
+// Tea key names; "space" is the space bar. Errors name the line.
+func (k *KeyMap) Remap(r io.Reader) error {
+	names := k.named()
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		action, keys, ok := strings.Cut(line, "=")
+		b := names[strings.TrimSpace(action)]
+		fields := strings.Fields(keys)
+		switch {
+		case !ok || len(fields) == 0:
+			return fmt.Errorf("key file line %d: want ACTION = KEY [KEY…], got %q", n, line)
+		case b == nil:
+			return fmt.Errorf("key file line %d: no action %q", n, strings.TrimSpace(action))
+		}
+		for i, f := range fields {
+			if f == "space" {
+				fields[i] = " "
+			}
+		}
+		b.SetKeys(fields...)
+		b.SetHelp(fields[0], b.Help().Desc)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read the key file: %w", err)
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/tui"
@@ -17,6 +18,7 @@ type tuiOptions struct {
 	AltScreen bool
 	Theme     string
 	Capacity  int
+	KeyFile   string
 }
 
 func addTUIFlags(fs *flag.FlagSet, o *tuiOptions) {
@@ -24,6 +26,7 @@ func addTUIFlags(fs *flag.FlagSet, o *tuiOptions) {
 	fs.BoolVar(&o.AltScreen, "alt-screen", false, "with --tui, draw on the alternate screen (nothing is kept in the scrollback)")
 	fs.StringVar(&o.Theme, "theme", "", "with --tui: color, high-contrast or none (default: none when NO_COLOR is set)")
 	fs.IntVar(&o.Capacity, "tui-events", tui.DefaultCapacity, "with --tui, how many events the list keeps")
+	fs.StringVar(&o.KeyFile, "tui-keys", "", "with --tui, a key `FILE` remapping keys (default: aaep-term/tui-keys in the user config dir, when present)")
 }
 
 // tuiOutput is the TUI as the listener's output. At every flush it copies
@@ -54,11 +57,16 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	if t.Theme == "" && !o.IO.Color {
 		theme = tui.ThemeNone
 	}
+	keys, err := loadKeys(t.KeyFile)
+	if err != nil {
+		return nil, err
+	}
 	dir, _ := os.Getwd()
 	p := tui.Start(tui.RunOptions{
 		Options: tui.Options{
 			Capacity: t.Capacity,
 			Theme:    theme,
+			Keys:     keys,
 			Endpoint: endpoint,
 			SaveDir:  dir,
 			Now:      o.Now,
@@ -68,6 +76,30 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 		AltScreen: t.AltScreen,
 	})
 	return &tuiOutput{Program: p, errOut: o.IO.ErrOut}, nil
+}
+
+// loadKeys reads the key file named, or the user's default one when it exists.
+func loadKeys(name string) (*tui.KeyMap, error) {
+	keys := tui.DefaultKeyMap()
+	if name == "" {
+		dir, err := os.UserConfigDir()
+		if err != nil {
+			return &keys, nil
+		}
+		name = filepath.Join(dir, "aaep-term", "tui-keys")
+		if _, err := os.Stat(name); err != nil {
+			return &keys, nil
+		}
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("--tui-keys: %w", err)
+	}
+	defer f.Close()
+	if err := keys.Remap(f); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &keys, nil
 }
 
 // attach makes the TUI the listener's input and prompt source.

@@ -171,3 +171,28 @@ func TestTUIAnswerQuestion(t *testing.T) {
 		t.Errorf("answer not sent:\n%s", s)
 	}
 }
+
+// Linking Bubble Tea in must not make line mode query the terminal (Bubble
+// Tea v1 asks for the background colour when it loads): on a terminal, plain
+// output holds no escape sequence at all.
+func TestPlainModeSendsNoTerminalQuery(t *testing.T) {
+	if _, err := exec.LookPath("script"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("script (util-linux) is needed to run aaep-listen on a pseudo-terminal")
+		}
+		t.Skip("script not installed")
+	}
+	bin := buildListener(t)
+	cmd := exec.Command("script", "-qec", bin+" --plain --demo --demo-speed 0 --demo-scenarios happy", "/dev/null")
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if strings.Contains(string(out), "\x1b") {
+		t.Errorf("escape sequence in plain output on a terminal:\n%q", out)
+	}
+	if !strings.Contains(string(out), "The producer ended the stream.") {
+		t.Errorf("run incomplete:\n%s", out)
+	}
+}
