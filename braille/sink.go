@@ -255,8 +255,15 @@ func (s *Sink) run(ctx context.Context) {
 			return
 		case <-s.c.Done():
 			report(s.c.connErr())
-			<-ctx.Done()
-			return
+			// Nothing can be shown any more; keep taking announcements so the
+			// announcer never waits on a display that is gone.
+			for {
+				select {
+				case <-s.in:
+				case <-ctx.Done():
+					return
+				}
+			}
 		case an := <-s.in:
 			m := layout(an, s.width)
 			if m.prompt == 0 && m.related != 0 && an.Kind != "clarification" {

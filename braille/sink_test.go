@@ -155,3 +155,22 @@ func TestLayoutNeverSplitsGraphemes(t *testing.T) {
 		}
 	}
 }
+
+// When BRLTTY goes away, announcing (even critical ones) never blocks.
+func TestSinkSurvivesBrlttyGoingAway(t *testing.T) {
+	b := brltest.Start(t, 20, "")
+	s, _ := newTestSink(t, b, time.Second)
+	b.Stop()
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 200; i++ {
+			s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "errored", Text: "Agent failed."})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Announce blocked after BRLTTY stopped")
+	}
+}

@@ -21,8 +21,9 @@ import (
 type Display struct {
 	Host string // the BRLAPI_HOST of its BrlAPI socket, e.g. ":42"
 
-	cmd     *exec.Cmd
-	display net.Conn
+	cmd      *exec.Cmd
+	display  net.Conn
+	stopOnce sync.Once
 
 	mu      sync.Mutex
 	visuals []string // every Visual line BRLTTY showed, in order; guarded by mu
@@ -62,7 +63,7 @@ func Start(t testing.TB, width int, keyFile string) *Display {
 	if err := d.cmd.Start(); err != nil {
 		t.Fatalf("start brltty: %v", err)
 	}
-	t.Cleanup(d.stop)
+	t.Cleanup(d.Stop)
 	ln.(*net.UnixListener).SetDeadline(time.Now().Add(10 * time.Second))
 	conn, err := ln.Accept()
 	if err != nil {
@@ -120,19 +121,22 @@ func (d *Display) read() {
 	}
 }
 
-func (d *Display) stop() {
-	if d.display != nil {
-		d.display.Close()
-	}
-	d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Second):
-		d.cmd.Process.Kill()
-		<-done
-	}
+// Stop stops BRLTTY by its process id; it is also done when the test ends.
+func (d *Display) Stop() {
+	d.stopOnce.Do(func() {
+		if d.display != nil {
+			d.display.Close()
+		}
+		d.cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { d.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(3 * time.Second):
+			d.cmd.Process.Kill()
+			<-done
+		}
+	})
 }
 
 // Press injects a key as the display would: "ROUTE 3", "FWINRT", "LNDN", …
