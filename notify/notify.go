@@ -50,7 +50,7 @@ type Config struct {
 	// Window is how long normal announcements after a notification are held
 	// and summarized in one more notification. Zero means 4 seconds.
 	Window time.Duration
-	// OnError is told when a grouped summary fails to show; nil ignores it.
+	// OnError is told when a notification fails to show; nil ignores it.
 	OnError func(error)
 }
 
@@ -62,18 +62,62 @@ type Sink struct {
 	n   Notifier
 	cfg Config
 
+	// sends carries notifications to the goroutine that shows them, so a slow
+	// notification server never holds up the announcer.
+	sends chan send
+	done  chan struct{}
+
 	mu     sync.Mutex // guards the fields below
 	held   []announce.Announcement
 	timer  *time.Timer // running while a window is open
 	closed bool
 }
 
-// NewSink returns a Sink sending through n.
+// send is one notification to show.
+type send struct {
+	critical    bool
+	title, body string
+}
+
+// NewSink returns a Sink sending through n. Close stops it.
 func NewSink(n Notifier, cfg Config) *Sink {
 	if cfg.Window <= 0 {
 		cfg.Window = 4 * time.Second
 	}
-	return &Sink{n: n, cfg: cfg}
+	s := &Sink{n: n, cfg: cfg, sends: make(chan send, 32), done: make(chan struct{})}
+	go s.run()
+	return s
+}
+
+func (s *Sink) run() {
+	defer close(s.done)
+	for m := range s.sends {
+		var err error
+		if m.critical {
+			err = s.n.Alert(m.title, m.body)
+		} else {
+			err = s.n.Notify(m.title, m.body)
+		}
+		if err != nil && s.cfg.OnError != nil {
+			s.cfg.OnError(wrap(err))
+		}
+	}
+}
+
+// queue hands m to the sending goroutine: critical ones wait for room,
+// others are dropped when the server is that far behind. s.mu is held.
+func (s *Sink) queue(m send) {
+	if s.closed {
+		return
+	}
+	if m.critical {
+		s.sends <- m
+		return
+	}
+	select {
+	case s.sends <- m:
+	default:
+	}
 }
 
 // Announce implements announce.Sink.
@@ -81,15 +125,16 @@ func (s *Sink) Announce(an announce.Announcement) error {
 	if an.Text == "" || s.cfg.Level == Off || an.Priority == announce.Background {
 		return nil
 	}
-	if an.Priority == announce.Critical {
-		return wrap(s.n.Alert(title(an), an.Text))
-	}
-	if s.cfg.Level != On {
+	if an.Priority != announce.Critical && s.cfg.Level != On {
 		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
+		return nil
+	}
+	if an.Priority == announce.Critical {
+		s.queue(send{critical: true, title: title(an), body: an.Text})
 		return nil
 	}
 	if s.timer != nil {
@@ -100,7 +145,8 @@ func (s *Sink) Announce(an announce.Announcement) error {
 		return nil
 	}
 	s.timer = time.AfterFunc(s.cfg.Window, s.windowEnded)
-	return wrap(s.n.Notify(title(an), an.Text))
+	s.queue(send{title: title(an), body: an.Text})
+	return nil
 }
 
 // windowEnded shows what was held, as one summary, and keeps the window open
@@ -115,26 +161,30 @@ func (s *Sink) windowEnded() {
 		return
 	}
 	s.timer = time.AfterFunc(s.cfg.Window, s.windowEnded)
-	s.mu.Unlock()
 	t, body := summary(held)
-	if err := s.n.Notify(t, body); err != nil && s.cfg.OnError != nil {
-		s.cfg.OnError(wrap(err))
-	}
+	s.queue(send{title: t, body: body})
+	s.mu.Unlock()
 }
 
-// Close shows what is still held and stops the sink.
+// Close shows what is still held, waits for what is queued and stops the sink.
 func (s *Sink) Close() error {
 	s.mu.Lock()
-	held := s.held
-	s.held, s.closed = nil, true
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 	}
-	s.mu.Unlock()
-	if len(held) == 0 {
-		return nil
+	if len(s.held) > 0 {
+		t, body := summary(s.held)
+		s.sends <- send{title: t, body: body} // the last word waits for room
 	}
-	return wrap(s.n.Notify(summary(held)))
+	s.held, s.closed = nil, true
+	close(s.sends)
+	s.mu.Unlock()
+	<-s.done
+	return nil
 }
 
 // summary words held announcements as one notification: their count and the last ones.

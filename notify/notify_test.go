@@ -2,6 +2,7 @@ package notify
 
 import (
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -73,3 +74,45 @@ type recorder struct{}
 
 func (recorder) Notify(title, body string) error { panic("off must not notify") }
 func (recorder) Alert(title, body string) error  { panic("off must not notify") }
+
+// slow is a notification server that takes its time, counting what it shows.
+type slow struct {
+	mu               sync.Mutex
+	normal, critical int
+}
+
+func (s *slow) Notify(title, body string) error {
+	time.Sleep(20 * time.Millisecond)
+	s.mu.Lock()
+	s.normal++
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *slow) Alert(title, body string) error {
+	time.Sleep(20 * time.Millisecond)
+	s.mu.Lock()
+	s.critical++
+	s.mu.Unlock()
+	return nil
+}
+
+// A slow server holds up neither the announcer nor any critical notification.
+func TestSlowServerDropsNoCritical(t *testing.T) {
+	n := &slow{}
+	s := NewSink(n, Config{Level: On, Window: time.Hour})
+	start := time.Now()
+	for i := 0; i < 1000; i++ {
+		s.Announce(announce.Announcement{Priority: announce.Normal, Text: "chatter"})
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("1000 normal announcements took %v", el)
+	}
+	for i := 0; i < 40; i++ {
+		s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Confirm?"})
+	}
+	s.Close()
+	if n.critical != 40 || n.normal != 2 {
+		t.Fatalf("shown %d critical (want 40) and %d normal (want the first and one summary)", n.critical, n.normal)
+	}
+}
