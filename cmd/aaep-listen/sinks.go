@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
@@ -83,21 +84,21 @@ func openSinks(ctx context.Context, o sinkOptions, tui bool, note func(string)) 
 		if o.BrlAPIHost != "" {
 			bo.Host = o.BrlAPIHost
 		}
-		if err := s.openBraille(ctx, bo); err != nil {
+		if err := s.openBraille(ctx, bo, note); err != nil {
 			note(fmt.Sprintf("No braille: %v.", err))
 		} else {
 			note("braille: BRLTTY display.")
 		}
 	}
 	if level, _ := notify.ParseLevel(o.Notify); level != notify.Off {
-		ns := notify.NewSink(notify.NewDesktop(o.NotifyBell && !tui), notify.Config{Level: level})
+		ns := notify.NewSink(notify.NewDesktop(o.NotifyBell && !tui), notify.Config{Level: level, OnError: once(note, "Desktop notifications failed")})
 		s.list = append(s.list, ns)
 		s.closers = append(s.closers, ns.Close)
 	}
 	return s
 }
 
-func (s *sinks) openBraille(ctx context.Context, o braille.Options) error {
+func (s *sinks) openBraille(ctx context.Context, o braille.Options, note func(string)) error {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	c, err := braille.Dial(dctx, o)
@@ -105,7 +106,7 @@ func (s *sinks) openBraille(ctx context.Context, o braille.Options) error {
 		return err
 	}
 	answers := make(chan string, 8)
-	bs, err := braille.NewSink(dctx, c, braille.Config{OnAnswer: func(n int, accept bool) {
+	bs, err := braille.NewSink(dctx, c, braille.Config{OnError: once(note, "The braille display stopped"), OnAnswer: func(n int, accept bool) {
 		word := "reject"
 		if accept {
 			word = "accept"
@@ -155,4 +156,13 @@ func (s *sinks) Close() error {
 		c()
 	}
 	return nil
+}
+
+// once returns an error handler that tells the user about the first error
+// only, from any goroutine, so a failing service makes one line, not a flood.
+func once(note func(string), what string) func(error) {
+	var o sync.Once
+	return func(err error) {
+		o.Do(func() { note(fmt.Sprintf("%s: %v. Other outputs go on.", what, err)) })
+	}
 }
