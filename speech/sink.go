@@ -11,11 +11,15 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 )
 
-// Sink speaks announcements through a Backend. It implements announce.Sink.
+// Sink speaks announcements through a Backend. It implements announce.Sink;
+// like it, Announce is called from one goroutine. A failing backend is
+// reported once, not with every announcement.
 type Sink struct {
 	Backend Backend
 	// Timeout bounds one call to the backend; zero means 2 seconds.
 	Timeout time.Duration
+
+	failing bool // the last call failed; further failures are not reported again
 }
 
 // Announce implements announce.Sink.
@@ -26,8 +30,14 @@ func (s *Sink) Announce(an announce.Announcement) error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
 	defer cancel()
 	u := Utterance{Text: an.Text, Lang: an.Lang, Priority: PriorityFor(an)}
-	if err := s.Backend.Speak(ctx, u); err != nil {
-		return fmt.Errorf("speech: %s: %w", s.Backend.Name(), err)
+	err := s.Backend.Speak(ctx, u)
+	switch {
+	case err == nil:
+		s.failing = false
+	case !s.failing:
+		// Reported once; the backend tries again with every announcement.
+		s.failing = true
+		return fmt.Errorf("%s failed (trying again with each announcement): %w", s.Backend.Name(), err)
 	}
 	return nil
 }

@@ -173,3 +173,26 @@ func TestSpeechdLanguagePerAnnouncement(t *testing.T) {
 		t.Fatalf("spoken %q", got)
 	}
 }
+
+// A daemon that goes away is reported once, and speech comes back with it.
+func TestSinkReportsAnOutageOnce(t *testing.T) {
+	d := speechdtest.Start(t, "")
+	sink := &Sink{Backend: newBackend(t, d)}
+	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "one"})
+	d.WaitSpoken(t, 1, 5*time.Second)
+	d.Stop()
+	errs := 0
+	for i := 0; i < 5; i++ {
+		if err := sink.Announce(announce.Announcement{Priority: announce.Normal, Text: "lost"}); err != nil {
+			errs++
+		}
+	}
+	if errs != 1 {
+		t.Fatalf("%d errors for one outage, want 1", errs)
+	}
+	d.Restart(t)
+	announceOK(t, sink, announce.Announcement{Priority: announce.Critical, Text: "back"})
+	if got := d.WaitSpoken(t, 2, 5*time.Second); len(got) != 2 || got[1] != "back" {
+		t.Fatalf("spoken %q", got)
+	}
+}
