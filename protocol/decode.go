@@ -821,7 +821,7 @@ func PeekType(b []byte) string {
 	sc.object(func(key span) {
 		var v span
 		sc.value(&v)
-		if string(b[key.start:key.end]) == "type" && v.kind == kString && typ == "" {
+		if sc.err == nil && string(b[key.start:key.end]) == "type" && v.kind == kString && typ == "" {
 			if v.esc {
 				typ = unescape(b[v.start:v.end])
 			} else {

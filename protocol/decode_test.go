@@ -304,6 +304,8 @@ func TestPeekAndNormalize(t *testing.T) {
 		{`{"ty\u0070e":"esc"}`, ""}, // keys are compared as sent
 		{`not json`, ""},
 		{`{"type":5}`, ""},
+		{`{"a":"b","type":"}`, ""}, // the type string never ends
+		{"{\"type\":\"a\n\"}", ""},
 	}
 	for _, tt := range tests {
 		if got := PeekType([]byte(tt.in)); got != tt.want {
@@ -520,4 +522,17 @@ func BenchmarkSchemaValidate(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzPeekType: any input, however broken, gives a type or "" without
+// panicking, and a type only when the input holds one.
+func FuzzPeekType(f *testing.F) {
+	for _, s := range []string{`{"type":"aaep:agent.session.started"}`, `{"a":"b","type":"}`, `{"type":`, `[`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if typ := PeekType(b); typ != "" && !bytes.Contains(b, []byte(`"type"`)) {
+			t.Errorf("PeekType(%q) = %q without a type member", b, typ)
+		}
+	})
 }
