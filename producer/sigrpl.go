@@ -64,6 +64,8 @@ func (p *Producer) checkSignature(sig string, body []byte, m map[string]json.Raw
 		v = sub.signer
 	}
 	switch {
+	case sub == nil && !p.opts.RequireSignedReplies:
+		return nil // no such subscription, or none named: the reply rules decide
 	case sig == "" && !p.opts.RequireSignedReplies:
 		return nil
 	case sig == "":
