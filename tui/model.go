@@ -185,7 +185,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd := m.takeInbox()
 		m.quitting = true
 		m.cur.set(0, 0, false)
-		return m, tea.Sequence(cmd, tea.Quit)
+		// Lines printed for earlier batches are commands still on their way
+		// (Bubble Tea runs each in its own goroutine): let them land above
+		// the view before the program ends.
+		settle := tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return tea.QuitMsg{} })
+		return m, tea.Sequence(cmd, settle)
 	case ItemsMsg:
 		return m, m.ingest(msg)
 	case PromptsMsg:
