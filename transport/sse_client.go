@@ -95,6 +95,10 @@ type SSEOptions struct {
 	// subscription.request message), sent unchanged.
 	SubscriptionRequest []byte
 
+	// SendHeader, if not nil, gives extra headers for one message Send
+	// posts, made from its exact bytes (a signature, for example).
+	SendHeader func(msg []byte) (http.Header, error)
+
 	// HTTPClient makes the requests. If nil, the connection uses a client of
 	// its own (the default transport's settings, no timeout) and releases
 	// its idle connections on Close. A client given here must not have a
@@ -615,6 +619,15 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 		return fmt.Errorf("transport: send: %w", err)
 	}
 	c.setHeaders(req.Header)
+	if c.o.SendHeader != nil {
+		h, err := c.o.SendHeader(msg)
+		if err != nil {
+			return fmt.Errorf("transport: send: %w", err)
+		}
+		for k, v := range h {
+			req.Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.client.Do(req)
 	if err != nil {

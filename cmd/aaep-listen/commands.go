@@ -113,12 +113,17 @@ func (l *listener) clarify(ctx context.Context, n int, input string, now time.Ti
 func (l *listener) send(ctx context.Context, r session.Reply, now time.Time) {
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
-	if err := l.conn.Send(ctx, r.Body); err != nil {
+	msg, wrapped, err := l.o.wrap(r.Body)
+	if err == nil {
+		err = l.conn.Send(ctx, msg)
+	}
+	if err != nil {
 		l.say(fmt.Sprintf("Could not send your answer to prompt %d: %v. The prompt is still waiting; try again.",
 			r.Prompt.Number, err))
 		return
 	}
 	l.eng.Sent(r, now)
+	l.say(l.o.signedWords(wrapped))
 }
 
 func (l *listener) listPending(now time.Time) {

@@ -39,6 +39,8 @@ type options struct {
 
 	TUI tuiOptions // --tui and its flags, in tui.go
 
+	Sign signOptions // --key, --no-sign and the key, in sign.go
+
 	Sinks sinkOptions // --speech, --braille, --notify and theirs, in sinks.go
 
 	Now func() time.Time
@@ -46,6 +48,7 @@ type options struct {
 
 const usageText = `Usage: aaep-listen [flags] ENDPOINT
        aaep-listen --demo [flags]
+       aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
 
 Connects to an AAEP producer and announces what its agents do, one plain line
 per announcement, and lets you answer confirmations and questions by typing.
@@ -99,6 +102,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
 	addTUIFlags(fs, &o.TUI)
+	addSignFlags(fs, &o.Sign)
 	addSinkFlags(fs, &o.Sinks, getenv)
 
 	var rest []string

@@ -33,6 +33,7 @@ func subscriptionRequest(o *options) []byte {
 			"supported_conformance_levels": []int{1, 2, 3},
 		},
 	}
+	addOffer(req, o)
 	b, _ := json.Marshal(req) // a map of plain values always marshals
 	return b
 }
@@ -45,12 +46,14 @@ func (l *listener) accepted(b []byte, now time.Time) {
 			AgentID   string `json:"agent_id"`
 			AgentName string `json:"agent_name"`
 		} `json:"producer"`
-		Notes string `json:"negotiation_notes"`
+		Notes   string         `json:"negotiation_notes"`
+		Honored map[string]any `json:"honored_capabilities"`
 	}
 	if err := json.Unmarshal(b, &m); err != nil || !strings.HasPrefix(m.SubscriptionID, "sub_") {
 		l.say("The producer's acceptance of the subscription could not be read; going on without a subscription ID.")
 		return
 	}
+	l.o.sigAccepted(m.Honored)
 	l.eng.SetSubscriptionID(m.SubscriptionID)
 	name := m.Producer.AgentName
 	if name == "" {

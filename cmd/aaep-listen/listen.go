@@ -85,6 +85,7 @@ func listen(ctx context.Context, o *options) error {
 		Layout:              layout(o.Layout),
 		Token:               o.Token,
 		SubscriptionRequest: subscriptionRequest(o),
+		SendHeader:          o.sendHeader,
 		Header:              header(o.Headers),
 		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
 		OnDiagnostic:        l.transportProblem,

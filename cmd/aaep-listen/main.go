@@ -22,6 +22,9 @@ func main() {
 // run parses args and listens; it returns the process exit code.
 func run(ctx context.Context, args []string) int {
 	io := term.System(false)
+	if len(args) > 0 && args[0] == "key" {
+		return runKey(args[1:], io)
+	}
 	opts, err := parseFlags(args, io, os.Getenv)
 	switch {
 	case errors.Is(err, errHelp):
@@ -29,6 +32,10 @@ func run(ctx context.Context, args []string) int {
 	case err != nil:
 		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
 		return 2
+	}
+	if err := loadSignKey(opts); err != nil {
+		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		return 1
 	}
 	if err := listen(ctx, opts); err != nil {
 		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/sigrpl"
+)
+
+// signOptions are the flags of signed replies (the sigrpl extension) and
+// what the connection learned about them.
+type signOptions struct {
+	KeyFile string // --key; empty means sigrpl.DefaultPath
+	Off     bool   // --no-sign
+
+	key      *sigrpl.Key
+	honored  bool // the producer said it checks signatures
+	inHeader bool // the last Send signed its message in a header
+}
+
+func addSignFlags(fs *flag.FlagSet, o *signOptions) {
+	fs.StringVar(&o.KeyFile, "key", "", "reply-signing key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory, made on first use)")
+	fs.BoolVar(&o.Off, "no-sign", false, "send replies unsigned and offer no signing key")
+}
+
+// keyPath is the key file to use.
+func (o *signOptions) keyPath() (string, error) {
+	if o.KeyFile != "" {
+		return o.KeyFile, nil
+	}
+	return sigrpl.DefaultPath()
+}
+
+// answers says whether endpoint has a back channel replies go to.
+func answers(endpoint string) bool {
+	scheme, _, ok := strings.Cut(endpoint, ":")
+	return ok && len(scheme) > 1 && scheme != "file"
+}
+
+// loadSignKey loads (or, the first time, makes) the signing key when
+// replies can be sent and signing is on. A new key is announced on stderr
+// with its thumbprint.
+func loadSignKey(o *options) error {
+	if o.Sign.Off || !o.Demo && !answers(o.Endpoint) {
+		return nil
+	}
+	path, err := o.Sign.keyPath()
+	if err != nil {
+		return fmt.Errorf("signing key: %w (use --key FILE or --no-sign)", err)
+	}
+	var created bool
+	if o.Sign.KeyFile != "" {
+		o.Sign.key, err = sigrpl.Load(path)
+	} else {
+		o.Sign.key, created, err = sigrpl.LoadOrCreate(path)
+	}
+	if err != nil {
+		return fmt.Errorf("signing key %s: %w (use --key FILE or --no-sign)", path, err)
+	}
+	if created {
+		fmt.Fprintf(o.IO.ErrOut, "aaep-listen: made a reply-signing key in %s; its thumbprint is %s\n", path, o.Sign.key.KID())
+	}
+	return nil
+}
+
+// addOffer puts the public key in a subscription.request.
+func addOffer(req map[string]any, o *options) {
+	if o.Sign.key == nil {
+		return
+	}
+	offer, err := o.Sign.key.Offer()
+	if err != nil {
+		return // an unsigned subscription; replies are announced as unsigned
+	}
+	req["extensions"] = map[string]any{sigrpl.Prefix: offer}
+	if caps, ok := req["capabilities"].(map[string]any); ok {
+		caps[sigrpl.Prefix] = map[string]any{"required": false}
+	}
+}
+
+// sendHeader signs a message POSTed on the HTTP back channel.
+func (o *options) sendHeader(msg []byte) (http.Header, error) {
+	o.Sign.inHeader = false
+	if o.Sign.key == nil {
+		return nil, nil
+	}
+	sig, err := o.Sign.key.SignDetached(msg, time.Now()) // iat is the wall clock, whatever o.Now says
+	if err != nil {
+		return nil, fmt.Errorf("sign the answer: %w", err)
+	}
+	o.Sign.inHeader = true
+	return http.Header{sigrpl.Header: {sig}}, nil
+}
+
+// sigAccepted notes whether the producer's subscription.accepted honours
+// signed replies.
+func (o *options) sigAccepted(honored map[string]any) {
+	_, o.Sign.honored = honored[sigrpl.Prefix]
+}
+
+// wrap returns the message to Send for a reply body: on a framed
+// connection to a producer that honours signed replies, the
+// sigrpl:signed.reply wrapping it, signed at the wall-clock time;
+// otherwise the body itself.
+func (o *options) wrap(body []byte) (msg []byte, wrapped bool, err error) {
+	o.Sign.inHeader = false
+	if o.Sign.key == nil || !o.Sign.honored || o.Demo || isHTTP(o.Endpoint) {
+		return body, false, nil
+	}
+	msg, err = o.Sign.key.Wrap(body, time.Now())
+	if err != nil {
+		return nil, false, fmt.Errorf("sign the answer: %w", err)
+	}
+	return msg, true, nil
+}
+
+func isHTTP(endpoint string) bool {
+	return strings.HasPrefix(endpoint, "http://") || strings.HasPrefix(endpoint, "https://")
+}
+
+// signedWords tells the user whether the answer just sent was signed.
+func (o *options) signedWords(wrapped bool) string {
+	kid := ""
+	if o.Sign.key != nil {
+		kid = o.Sign.key.KID()[:8]
+	}
+	switch {
+	case o.Sign.Off:
+		return "The answer was sent unsigned (--no-sign)."
+	case o.Sign.key == nil:
+		return "The answer was sent unsigned: no signing key."
+	case (o.Sign.inHeader || wrapped) && o.Sign.honored:
+		return "The answer was signed with your key " + kid + "; the producer checks signatures."
+	case o.Sign.inHeader:
+		return "The answer was signed with your key " + kid + ", but the producer did not say it checks signatures."
+	}
+	return "The answer was sent unsigned: the producer does not take signed answers on this connection."
+}
+
+// runKey is "aaep-listen key [--key FILE]": it shows the key's thumbprint
+// (to pin on a producer) and its public JWK, making the key if needed.
+func runKey(args []string, tio *term.IO) int {
+	var o signOptions
+	fs := flag.NewFlagSet("aaep-listen key", flag.ContinueOnError)
+	fs.SetOutput(tio.ErrOut)
+	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	path, err := o.keyPath()
+	if err == nil {
+		if o.KeyFile != "" {
+			o.key, err = sigrpl.Load(path)
+		} else {
+			o.key, _, err = sigrpl.LoadOrCreate(path)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(tio.ErrOut, "aaep-listen: %v\n", err)
+		return 1
+	}
+	jwk, err := o.key.PublicJWK().MarshalJSON()
+	if err != nil {
+		fmt.Fprintf(tio.ErrOut, "aaep-listen: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(tio.Out, "Thumbprint: %s\nKey file: %s\nPublic key: %s\n", o.key.KID(), path, jwk)
+	return 0
+}

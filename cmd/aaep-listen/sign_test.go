@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/sigrpl"
+)
+
+// TestMain keeps every listener these tests start away from the real
+// config directory: keys made on first use go to a temporary one.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "aaep-listen-config")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	os.Setenv("HOME", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// keyFile makes a signing key in a temporary file.
+func keyFile(t *testing.T) (string, *sigrpl.Key) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "key.pem")
+	k, _, err := sigrpl.LoadOrCreate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, k
+}
+
+// A producer that takes only signed replies from a pinned key settles the
+// prompt with the listener's signed answer, over HTTP and WebSocket.
+func TestSignedAnswerAccepted(t *testing.T) {
+	path, k := keyFile(t)
+	for _, ws := range []bool{false, true} {
+		t.Run(fmt.Sprint("websocket=", ws), func(t *testing.T) {
+			p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"),
+				PinnedKeys: []string{k.KID()}, RequireSignedReplies: true})
+			if ws {
+				url = "ws" + strings.TrimPrefix(url, "http") + producer.PathWebSocket
+			}
+			r := startListener(t, "--plain", "--key", path, url)
+			r.waitOutput(t, "Confirmation needed")
+			fmt.Fprintln(r.stdin, "accept")
+			r.waitOutput(t, "signed with your key "+k.KID()[:8]+"; the producer checks signatures")
+			r.wait(t)
+			if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Accepted {
+				t.Fatalf("producer outcomes %+v\n%s", outs, r.stdout())
+			}
+		})
+	}
+}
+
+// A signature the producer refuses (here: its clock is an hour ahead, so
+// the signature has expired) does not settle the prompt, and the user is
+// told the answer was not taken.
+func TestRefusedSignatureAnnounced(t *testing.T) {
+	path, _ := keyFile(t)
+	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), PromptTimeout: 3 * time.Second,
+		RequireSignedReplies: true, Now: func() time.Time { return time.Now().Add(time.Hour) }})
+	r := startListener(t, "--plain", "--key", path, url)
+	r.waitOutput(t, "Confirmation needed")
+	fmt.Fprintln(r.stdin, "accept")
+	r.waitOutput(t, "Could not send your answer to prompt 1")
+	if !strings.Contains(r.stdout(), "signature") {
+		t.Errorf("the refusal does not name the signature:\n%s", r.stdout())
+	}
+	for _, o := range p.Outcomes() {
+		if o.Resolution == producer.Accepted {
+			t.Fatalf("a refused signature settled the prompt: %+v", o)
+		}
+	}
+}
+
+// Without a key the answer still goes, and the user is told it is unsigned.
+func TestUnsignedAnswerAnnounced(t *testing.T) {
+	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
+	r := startListener(t, "--plain", "--no-sign", url)
+	r.waitOutput(t, "Confirmation needed")
+	fmt.Fprintln(r.stdin, "reject")
+	r.waitOutput(t, "sent unsigned (--no-sign)")
+	r.wait(t)
+	if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Rejected {
+		t.Fatalf("producer outcomes %+v", outs)
+	}
+}
+
+// "aaep-listen key" makes the key once, 0600, in the config directory and
+// shows the same thumbprint every time.
+func TestKeyCommand(t *testing.T) {
+	config := t.TempDir()
+	key := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(listenerBinary(t), append([]string{"key"}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+config)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("key %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	first, second := key(), key()
+	if first != second || !strings.HasPrefix(first, "Thumbprint: ") {
+		t.Fatalf("key printed\n%s\nthen\n%s", first, second)
+	}
+	path := filepath.Join(config, "aaep-term", sigrpl.KeyFile)
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("key file %s: %v %v", path, fi, err)
+	}
+	k, err := sigrpl.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(first, k.KID()) {
+		t.Errorf("printed %s, key %s", first, k.KID())
+	}
+	other, ok := keyFile(t)
+	if got := key("--key", other); !strings.Contains(got, ok.KID()) {
+		t.Errorf("--key: %s, want %s", got, ok.KID())
+	}
+	cmd := exec.Command(listenerBinary(t), "key", "--key", filepath.Join(config, "missing.pem"))
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("a missing --key file was made or accepted: %s", out)
+	}
+}
