@@ -44,7 +44,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			}
 		}))
 		var stderr strings.Builder
-		cmd := exec.Command(bin, "--plain", "--layout", "legacy", srv.URL)
+		cmd := exec.Command(bin, "--plain", "--no-sign", "--layout", "legacy", srv.URL)
 		cmd.Stdout, cmd.Stderr = devNull, &stderr
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		if err := cmd.Run(); err != nil {
