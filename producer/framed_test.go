@@ -136,22 +136,27 @@ func TestServeStdio(t *testing.T) {
 		t.Fatalf("subscribe: %+v", m)
 	}
 	write(`{"jsonrpc":"2.0","id":2,"method":"aaep.ping"}`)
+	// The pong may come before, among or after the events: read until both
+	// the pong and the session's end have come.
 	events := 0
-	pong := false
-	for {
+	pong, pongSeen, completed := false, false, false
+	for !pongSeen || !completed {
 		m := next()
 		if string(m.ID) == "2" {
-			pong = string(m.Result) == "{}"
+			pong, pongSeen = string(m.Result) == "{}", true
 			continue
 		}
 		if m.Method != wire.MethodEvent {
 			t.Fatalf("%+v", m)
 		}
 		events++
-		if strings.Contains(string(m.Params), "session.completed") {
-			break
-		}
+		completed = completed || strings.Contains(string(m.Params), "session.completed")
 	}
+	// Whatever else the producer writes must not block it on the pipe.
+	go func() {
+		for lines.Scan() {
+		}
+	}()
 	if !pong || events < 3 {
 		t.Errorf("pong %v, %d events", pong, events)
 	}
