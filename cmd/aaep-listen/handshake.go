@@ -95,9 +95,9 @@ func rejectionWords(code string) string {
 	case "rate_limit":
 		return "too many subscriptions; try again later."
 	case "authentication_required":
-		return "it needs a token; pass one with --token."
+		return "it needs proof of who you are: a token (--token), or a signed-replies key it accepts (see aaep-listen key; do not use --no-sign)."
 	case "authorization_denied":
-		return "your token is not allowed to subscribe."
+		return "you are not allowed to subscribe: your token, or your signed-replies key, is not one it accepts (aaep-listen key shows the key's thumbprint to give its operator)."
 	case "transport_unavailable":
 		return "this transport is not available."
 	}
