@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -27,7 +28,7 @@ type options struct {
 	MaxEvents   int           // 0: no limit
 	NoHandshake bool
 	Token       string
-	Headers     []string
+	Header      http.Header // --header, checked as parsed
 	Layout      string
 	Now         func() time.Time
 }
@@ -71,7 +72,6 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs := flag.NewFlagSet("aaep-capture", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var format string
-	var headers stringList
 	fs.StringVar(&o.Endpoint, "endpoint", "", "the producer `ENDPOINT` to record")
 	fs.StringVar(&o.Output, "output", "", "the `FILE` to write; - is standard output")
 	fs.StringVar(&o.Output, "o", "", "short for --output")
@@ -81,7 +81,8 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.IntVar(&o.MaxEvents, "max-events", 0, "stop after recording this many messages (default: no limit)")
 	fs.BoolVar(&o.NoHandshake, "no-handshake", false, "passive capture: do not subscribe, read the deployed layout's stream")
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	fs.Var(&headers, "header", "extra HTTP header `NAME:VALUE` (repeatable)")
+	o.Header = http.Header{}
+	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
 	var rest []string
 	for {
@@ -107,7 +108,6 @@ not be reached or the file not written, 2 for a usage error.
 		rest = append(rest, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	o.Headers = headers
 	switch {
 	case len(rest) == 1 && o.Endpoint == "":
 		o.Endpoint = rest[0]
@@ -138,24 +138,5 @@ not be reached or the file not written, 2 for a usage error.
 	if o.Duration < 0 || o.MaxEvents < 0 {
 		return nil, fmt.Errorf("--duration and --max-events must not be negative")
 	}
-	for _, h := range o.Headers {
-		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
-			return nil, fmt.Errorf("--header %q: want NAME:VALUE", h)
-		}
-	}
 	return o, nil
 }
-
-func header(lines []string) http.Header {
-	h := http.Header{}
-	for _, l := range lines {
-		name, value, _ := strings.Cut(l, ":")
-		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
-	}
-	return h
-}
-
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ", ") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

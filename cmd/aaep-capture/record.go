@@ -71,7 +71,7 @@ func record(ctx context.Context, o *options) error {
 	conn, err := transport.Dial(ctx, o.Endpoint, transport.Options{SSE: transport.SSEOptions{
 		Layout:              layout,
 		Token:               o.Token,
-		Header:              header(o.Headers),
+		Header:              o.Header,
 		SubscriptionRequest: req,
 		OnStatus:            status,
 		OnDiagnostic: func(msg string) {

@@ -5,9 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -30,7 +32,7 @@ type options struct {
 	DecidedBy        string
 
 	Token       string
-	Headers     []string
+	Header      http.Header // --header, checked as parsed
 	Layout      string
 	ReorderWait time.Duration
 	// WSNoSubprotocol accepts a WebSocket producer that does not agree to
@@ -81,7 +83,6 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.SetOutput(io.Discard)
 	var (
 		plain    bool
-		headers  stringList
 		scenario string
 		connect  string
 	)
@@ -97,7 +98,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&o.AutoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed")
 	fs.StringVar(&o.DecidedBy, "decided-by", "", "who answers, sent as decided_by in replies (e.g. user:ada)")
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	fs.Var(&headers, "header", "extra HTTP header `NAME:VALUE` (repeatable)")
+	o.Header = http.Header{}
+	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
@@ -120,7 +122,6 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		rest = append(rest, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	o.Headers = headers
 	if plain {
 		tio.Plain, tio.Color = true, false
 	}
@@ -158,11 +159,6 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	default:
 		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
 	}
-	for _, h := range o.Headers {
-		if name, _, ok := strings.Cut(h, ":"); !ok || strings.TrimSpace(name) == "" {
-			return nil, fmt.Errorf("--header %q: want NAME:VALUE", h)
-		}
-	}
 	if o.DemoSpeed < 0 {
 		return nil, fmt.Errorf("--demo-speed must not be negative")
 	}
@@ -186,8 +182,3 @@ Exit status: 0 when the stream ended or you quit, 1 when the producer could
 not be reached, 2 for a usage error.
 `)
 }
-
-type stringList []string
-
-func (s *stringList) String() string     { return strings.Join(*s, ", ") }
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -130,13 +129,4 @@ func layout(s string) transport.Layout {
 		return transport.LayoutLegacy
 	}
 	return transport.LayoutAuto
-}
-
-func header(lines []string) http.Header {
-	h := http.Header{}
-	for _, l := range lines {
-		name, value, _ := strings.Cut(l, ":")
-		h.Add(strings.TrimSpace(name), strings.TrimSpace(value))
-	}
-	return h
 }

@@ -86,7 +86,7 @@ func listen(ctx context.Context, o *options) error {
 		Token:               o.Token,
 		SubscriptionRequest: subscriptionRequest(o),
 		SendHeader:          o.sendHeader,
-		Header:              header(o.Headers),
+		Header:              o.Header,
 		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
 		OnDiagnostic:        l.transportProblem,
 	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol}})

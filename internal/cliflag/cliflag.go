@@ -1,0 +1,35 @@
+// Package cliflag holds the command-line values the aaep-term commands share,
+// each checked as it is parsed.
+package cliflag
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// Header is a repeatable NAME:VALUE flag collected into HTTP headers. A
+// value without a colon or with an empty name is refused when parsed.
+type Header http.Header
+
+// String implements flag.Value.
+func (h Header) String() string {
+	var parts []string
+	for name, values := range h {
+		for _, v := range values {
+			parts = append(parts, name+": "+v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Set implements flag.Value.
+func (h Header) Set(s string) error {
+	name, value, ok := strings.Cut(s, ":")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return fmt.Errorf("want NAME:VALUE, not %q", s)
+	}
+	http.Header(h).Add(name, strings.TrimSpace(value))
+	return nil
+}
