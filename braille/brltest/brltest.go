@@ -3,6 +3,8 @@
 package brltest
 
 import (
+	"github.com/aaep-term/aaep-term/internal/proctest"
+
 	"bufio"
 	"fmt"
 	"io"
@@ -12,7 +14,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -127,15 +128,7 @@ func (d *Display) Stop() {
 		if d.display != nil {
 			d.display.Close()
 		}
-		d.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { d.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(3 * time.Second):
-			d.cmd.Process.Kill()
-			<-done
-		}
+		proctest.Stop(d.cmd, 3*time.Second)
 	})
 }
 

@@ -3,13 +3,14 @@
 package speechdtest
 
 import (
+	"github.com/aaep-term/aaep-term/internal/proctest"
+
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -101,15 +102,7 @@ func (d *Daemon) Stop() {
 	if d.cmd == nil {
 		return
 	}
-	d.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { d.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Second):
-		d.cmd.Process.Kill()
-		<-done
-	}
+	proctest.Stop(d.cmd, 3*time.Second)
 	d.cmd = nil
 	os.Remove(d.Socket)
 }
