@@ -3,8 +3,6 @@
 package brltest
 
 import (
-	"github.com/aaep-term/aaep-term/internal/proctest"
-
 	"bufio"
 	"fmt"
 	"io"
@@ -16,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/proctest"
 )
 
 // Display is a running BRLTTY and the virtual display it writes to.

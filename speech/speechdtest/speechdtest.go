@@ -3,8 +3,6 @@
 package speechdtest
 
 import (
-	"github.com/aaep-term/aaep-term/internal/proctest"
-
 	"fmt"
 	"net"
 	"os"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/proctest"
 )
 
 // Daemon is a running speech-dispatcher with a capture module.
