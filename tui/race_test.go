@@ -1,6 +1,0 @@
-//go:build race
-
-package tui
-
-// raceEnabled: timings under the race detector are several times slower.
-const raceEnabled = true
