@@ -148,8 +148,10 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 		}
 	}
 	switch d.Kind {
-	case session.KindPromptExpired, session.KindPromptReminder:
+	case session.KindPromptExpired:
 		an.Priority = Critical
+	case session.KindPromptReminder:
+		an.Priority = reminderPriority(d)
 	case session.KindPromptCancelled, session.KindPromptStale, session.KindReplySent:
 		an.Priority = Normal
 	}

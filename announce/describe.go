@@ -28,8 +28,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	case session.KindPromptStale:
 		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s", stop(promptTopic(ev)))
 	case session.KindPromptReminder:
-		return "prompt-reminder", fmt.Sprintf("Reminder: prompt %d is still waiting, %s left: %s",
-			number(d.Prompt), timeLeft(d), stop(promptTopic(ev)))
+		return "prompt-reminder", reminderWords(d)
 	case session.KindReplySent:
 		return "reply-sent", fmt.Sprintf("Sent your answer to prompt %d: %s.", number(d.Prompt), replyWords(d.Reply))
 	}
@@ -80,20 +79,7 @@ func confirmationWords(d session.Delivery, summary string) string {
 	ev := d.Event
 	var b strings.Builder
 	fmt.Fprintf(&b, "Confirmation needed, prompt %d: %s", number(d.Prompt), ev.Action.String())
-	if c := ev.Consequence.String(); c != "" {
-		b.WriteString(" Consequence: " + c)
-	}
-	if ev.RiskLevel != "" {
-		b.WriteString(" Risk: " + ev.RiskLevel + ".")
-	}
-	switch {
-	case ev.Irreversible != nil && *ev.Irreversible:
-		b.WriteString(" This cannot be undone.")
-	case ev.Reversibility == "reversible_with_effort":
-		b.WriteString(" Undoing it takes effort.")
-	case ev.Reversibility == "reversible":
-		b.WriteString(" It can be undone.")
-	}
+	b.WriteString(stakes(ev))
 	if summary != "" && summary != ev.Action.String() {
 		b.WriteString(" " + summary)
 	}

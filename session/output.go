@@ -53,6 +53,9 @@ type Delivery struct {
 	Event  *protocol.Event // the event, or the prompt's event for prompt kinds
 	Prompt *Prompt         // set when Event is (or concerns) a confirmation or clarification
 	Reply  []byte          // KindReplySent: the reply as sent
+	// Reminder is, for KindPromptReminder, 1 at half the time left and 2 at
+	// a tenth (the last one).
+	Reminder int
 }
 
 // Diagnostic is a problem the user (or developer) should hear about; none is fatal.

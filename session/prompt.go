@@ -120,7 +120,7 @@ func (e *Engine) tickPrompts(now time.Time) {
 		}
 		if n := pp.remindersDue(now); n > pp.reminders {
 			pp.reminders = n
-			e.out.Deliver(Delivery{Kind: KindPromptReminder, At: now, Event: pp.p.Event, Prompt: pp.p})
+			e.out.Deliver(Delivery{Kind: KindPromptReminder, At: now, Event: pp.p.Event, Prompt: pp.p, Reminder: n})
 		}
 		i++
 	}

@@ -108,6 +108,9 @@ func TestPromptRemindersAndExpiry(t *testing.T) {
 		if got := kinds(r); !equal(got, st.want) {
 			t.Fatalf("Tick at %gs: delivered %v, want %v", st.at, got, st.want)
 		}
+		if rs := r.deliveries(KindPromptReminder); len(rs) == 1 && rs[0].Reminder != map[float64]int{30: 1, 54: 2}[st.at] {
+			t.Fatalf("Tick at %gs: reminder number %d", st.at, rs[0].Reminder)
+		}
 		next := e.NextDeadline()
 		if st.next == 0 && !next.IsZero() || st.next != 0 && !next.Equal(at(st.next)) {
 			t.Fatalf("after Tick at %gs: NextDeadline = %v, want %gs", st.at, next, st.next)

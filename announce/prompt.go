@@ -1,0 +1,78 @@
+package announce
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// This file words what is at stake in a prompt, for the first announcement
+// and for the reminders the session engine gives from its own clock.
+
+// stakes says what a confirmation risks: its consequence, risk level and
+// whether it can be undone. It is empty for other events.
+func stakes(ev *protocol.Event) string {
+	if ev.Type != protocol.TypeAwaitingConfirmation {
+		return ""
+	}
+	var b strings.Builder
+	if c := ev.Consequence.String(); c != "" {
+		b.WriteString(" Consequence: " + stop(c))
+	}
+	if ev.RiskLevel != "" {
+		b.WriteString(" Risk: " + protocol.Sanitize(ev.RiskLevel) + ".")
+	}
+	switch {
+	case irreversible(ev):
+		b.WriteString(" This cannot be undone.")
+	case ev.Reversibility == "reversible_with_effort":
+		b.WriteString(" Undoing it takes effort.")
+	case ev.Reversibility == "reversible" || ev.Irreversible != nil:
+		b.WriteString(" It can be undone.")
+	}
+	return b.String()
+}
+
+// irreversible reports whether a confirmation or tool call says it cannot be
+// undone, by its irreversible flag or its reversibility.
+func irreversible(ev *protocol.Event) bool {
+	return ev.Irreversible != nil && *ev.Irreversible || ev.Reversibility == "irreversible"
+}
+
+// reminderWords words a reminder: which prompt, how long is left, what it
+// asks, what is at stake, what happens without an answer and how to answer.
+func reminderWords(d session.Delivery) string {
+	ev := d.Event
+	n := number(d.Prompt)
+	last := ""
+	if d.Reminder >= 2 {
+		last = "Last reminder: "
+	} else {
+		last = "Reminder: "
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%sprompt %d is still waiting, %s left: %s", last, n, timeLeft(d), stop(promptTopic(ev)))
+	b.WriteString(stakes(ev))
+	if ev.Type == protocol.TypeAwaitingClarify {
+		fmt.Fprintf(&b, " Without an answer the agent will %s. Answer with: answer %d, then your answer.", defaultDecision(ev), n)
+	} else {
+		fmt.Fprintf(&b, " Without an answer the agent will %s. Answer with: accept %d, or reject %d.", defaultDecision(ev), n, n)
+	}
+	return tidy(b.String())
+}
+
+// reminderPriority is how prominent a reminder is: the last one always
+// interrupts; the first interrupts when the prompt is critical, risky or
+// cannot be undone, and is read in turn otherwise.
+func reminderPriority(d session.Delivery) Priority {
+	ev := d.Event
+	if d.Reminder >= 2 || ev == nil {
+		return Critical
+	}
+	if ev.Urgency == protocol.UrgencyCritical || ev.RiskLevel == "high" || ev.RiskLevel == "medium" || irreversible(ev) {
+		return Critical
+	}
+	return Normal
+}
