@@ -23,12 +23,13 @@ type KeyMap struct {
 	Mark         key.Binding
 	NextMark     key.Binding
 
-	Details    key.Binding
-	Timestamps key.Binding
-	Wrap       key.Binding
-	Views      key.Binding
-	Copy       key.Binding
-	Save       key.Binding
+	Details     key.Binding
+	Timestamps  key.Binding
+	Wrap        key.Binding
+	Views       key.Binding
+	Copy        key.Binding
+	Save        key.Binding
+	Renegotiate key.Binding // the dialog changing rate, verbosity, languages and filters
 
 	Accept        key.Binding
 	Reject        key.Binding
@@ -62,12 +63,13 @@ func DefaultKeyMap() KeyMap {
 		Mark:         b("mark or unmark", "m"),
 		NextMark:     b("next mark", "'"),
 
-		Details:    b("details pane", "enter"),
-		Timestamps: b("absolute or relative times", "t"),
-		Wrap:       b("wrap details", "w"),
-		Views:      b("events, sessions, diagnostics", "tab"),
-		Copy:       b("copy event JSON", "y"),
-		Save:       b("save list as JSON Lines", "S"),
+		Details:     b("details pane", "enter"),
+		Timestamps:  b("absolute or relative times", "t"),
+		Wrap:        b("wrap details", "w"),
+		Views:       b("events, sessions, diagnostics", "tab"),
+		Copy:        b("copy event JSON", "y"),
+		Save:        b("save list as JSON Lines", "S"),
+		Renegotiate: b("renegotiate rate, verbosity, languages, event types", "R"),
 
 		Accept:        b("accept or answer prompt", "a"),
 		Reject:        b("reject prompt", "r"),
@@ -89,7 +91,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Pause},
 		{k.Filter, k.ClearFilter, k.NextMatch, k.PrevMatch, k.NextCritical, k.PrevCritical, k.Mark, k.NextMark},
-		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save},
+		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save, k.Renegotiate},
 		{k.Accept, k.Reject, k.PromptDetails, k.Command, k.Help, k.Quit},
 	}
 }
@@ -102,7 +104,7 @@ func (k *KeyMap) named() map[string]*key.Binding {
 		"clear-filter": &k.ClearFilter, "next-match": &k.NextMatch, "previous-match": &k.PrevMatch,
 		"next-critical": &k.NextCritical, "previous-critical": &k.PrevCritical, "mark": &k.Mark,
 		"next-mark": &k.NextMark, "details": &k.Details, "timestamps": &k.Timestamps, "wrap": &k.Wrap,
-		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "accept": &k.Accept, "reject": &k.Reject,
+		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "renegotiate": &k.Renegotiate, "accept": &k.Accept, "reject": &k.Reject,
 		"prompt-details": &k.PromptDetails, "command": &k.Command, "help": &k.Help, "quit": &k.Quit,
 	}
 }

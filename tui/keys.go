@@ -24,6 +24,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case modeFilter, modeAnswer, modeCommand:
 		m.lineKey(msg)
 		return nil
+	case modeForm:
+		m.formKey(msg)
+		return nil
 	case modeHelp:
 		m.mode = modeList
 		if key.Matches(msg, m.keys.Quit) {
@@ -105,6 +108,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Command):
 		m.mode = modeCommand
 		m.input.set("")
+	case key.Matches(msg, k.Renegotiate):
+		m.form = newTermsForm(m.terms)
+		m.mode = modeForm
 	case key.Matches(msg, k.PromptDetails):
 		if len(m.prompts) > 0 {
 			m.promptDetail = !m.promptDetail

@@ -34,7 +34,8 @@ type Options struct {
 	// program at once.
 	Command func(string) bool
 
-	Endpoint string
+	Endpoint  string
+	Transport string // how the listener is connected, in words: "SSE", "WebSocket"…
 	// History prints every announcement above the view, as a plain line that
 	// stays in the terminal's scrollback (inline mode).
 	History bool
@@ -53,6 +54,7 @@ const (
 	modeAnswer
 	modeCommand
 	modeHelp
+	modeForm // the renegotiate dialog
 )
 
 type view int
@@ -105,13 +107,14 @@ type Model struct {
 	sessions *sessionTable
 	diags    diagTable
 
-	message   string
-	rateSec   int64
-	rateCount int
-	rate      int
-	replies   int  // answers sent to the producer
-	closing   bool // the listener was asked to close the subscription
-	quitting  bool // the program ends: draw nothing more
+	message  string
+	rateIn   rateMeter // events received a second
+	rateOut  rateMeter // events added to the list shown a second
+	terms    *Terms    // nil until the listener tells them
+	form     *termsForm
+	replies  int  // answers sent to the producer
+	closing  bool // the listener was asked to close the subscription
+	quitting bool // the program ends: draw nothing more
 }
 
 // New returns a Model following the newest event.
@@ -152,6 +155,8 @@ type inbox struct {
 	items      []Item
 	prompts    []Prompt
 	promptsSet bool
+	terms      *Terms
+	termsSet   bool
 	woke       bool // a wake-up message is on its way
 }
 
@@ -194,6 +199,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ingest(msg)
 	case PromptsMsg:
 		return m, m.setPrompts(msg)
+	case TermsMsg:
+		t := Terms(msg)
+		m.terms = &t
+		return m, nil
 	case tickMsg:
 		m.ticking = len(m.prompts) > 0
 		if m.ticking {
@@ -214,8 +223,13 @@ func (m *Model) takeInbox() tea.Cmd {
 	in := m.in
 	in.mu.Lock()
 	items, prompts, set := in.items, in.prompts, in.promptsSet
+	terms, termsSet := in.terms, in.termsSet
 	in.items, in.prompts, in.promptsSet, in.woke = nil, nil, false, false
+	in.terms, in.termsSet = nil, false
 	in.mu.Unlock()
+	if termsSet {
+		m.terms = terms
+	}
 	var cmds []tea.Cmd
 	if len(items) > 0 {
 		cmds = append(cmds, m.ingest(items))
@@ -272,12 +286,16 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		}
 		if m.filter.Empty() || m.keep(e) {
 			m.visible = append(m.visible, seq)
+			if m.following {
+				m.rateOut.add(it.At)
+			}
 		}
 		m.sessions.add(e)
 		if it.Kind == "diagnostic" {
 			m.diags.add(e)
 		}
-		m.countRate(it.At)
+		m.rateIn.add(it.At)
+		m.rateOut.roll(it.At)
 		if m.opts.History {
 			if len(lines) < maxHistoryLines || it.Priority == announce.Critical {
 				lines = append(lines, m.historyLine(e))
@@ -311,19 +329,6 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 // keep reports whether e passes the filter; critical entries always do.
 func (m *Model) keep(e *entry) bool {
 	return e.Priority == announce.Critical || m.filter.match(e)
-}
-
-func (m *Model) countRate(at time.Time) {
-	s := at.Unix()
-	if s != m.rateSec {
-		if s == m.rateSec+1 {
-			m.rate = m.rateCount
-		} else {
-			m.rate = 0
-		}
-		m.rateSec, m.rateCount = s, 0
-	}
-	m.rateCount++
 }
 
 func (m *Model) historyLine(e *entry) string {
@@ -424,7 +429,7 @@ func (m *Model) follow() {
 
 // listHeight is how many rows the list gets.
 func (m *Model) listHeight() int {
-	h := m.height - 2 // status and message lines
+	h := m.height - 3 // two status lines and the message line
 	h -= 1            // footer
 	h -= m.promptLines()
 	if m.showDetail {

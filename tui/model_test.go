@@ -163,6 +163,10 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyEsc}
 	case "tab":
 		return tea.KeyMsg{Type: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyMsg{Type: tea.KeyShiftTab}
+	case "left":
+		return tea.KeyMsg{Type: tea.KeyLeft}
 	case "ctrl+c":
 		return tea.KeyMsg{Type: tea.KeyCtrlC}
 	case "ctrl+u":
@@ -200,12 +204,12 @@ var keyTests = []struct {
 		waitSelected(t, tm, "event-049")
 	}},
 	{"pgup", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
-		press(tm, "pgup") // the list is 17 rows
-		waitSelected(t, tm, "event-033")
+		press(tm, "pgup") // the list is 16 rows
+		waitSelected(t, tm, "event-034")
 	}},
 	{"pgdown", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
 		press(tm, "home", "pgdown")
-		waitSelected(t, tm, "event-018")
+		waitSelected(t, tm, "event-017")
 	}},
 	{"home", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
 		press(tm, "home")
@@ -327,6 +331,7 @@ var keyTests = []struct {
 			t.Errorf("saved %d lines, want 50", n)
 		}
 	}},
+	{"R", testRenegotiateKey},
 	{"a", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
 		tm.Send(confirmPrompt())
 		waitScreen(t, tm, "CONFIRMATION NEEDED, prompt 1 from Demo: Pay 86.40 euros. Risk high. Default reject, 1m0s left.")

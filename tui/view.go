@@ -21,6 +21,7 @@ func (m *Model) View() string {
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.styles.Status.Render(m.truncate(m.statusLine())))
+	lines = append(lines, m.styles.Status.Render(m.truncate(m.connectionLine())))
 	cursorRow := -1
 	if len(m.prompts) > 0 {
 		if m.promptFocus {
@@ -29,7 +30,12 @@ func (m *Model) View() string {
 		lines = append(lines, m.promptView()...)
 	}
 	body := m.listHeight()
+	col := 0
 	switch {
+	case m.mode == modeForm:
+		rows, row, c := m.formView(body)
+		cursorRow, col = len(lines)+row, c
+		lines = append(lines, rows...)
 	case m.mode == modeHelp:
 		lines = append(lines, m.fit(strings.Split(m.helpView(), "\n"), body)...)
 	case m.view == viewSessions:
@@ -47,7 +53,6 @@ func (m *Model) View() string {
 		lines = append(lines, m.fit(m.detailView(), m.detailHeight())...)
 	}
 	lines = append(lines, m.truncate(m.message))
-	col := 0
 	switch m.mode {
 	case modeFilter, modeAnswer, modeCommand:
 		label := "Filter: "
@@ -86,15 +91,12 @@ func (m *Model) statusLine() string {
 	if !m.following {
 		state = fmt.Sprintf("PAUSED, %d new", m.ring.last()-m.pausedAt)
 	}
-	s := fmt.Sprintf("%s | %s | %d of %d events shown | in %d/s, %d replies sent", state, m.view, m.shown(), m.ring.len(), m.rate, m.replies)
+	s := fmt.Sprintf("%s | %s | %d of %d events shown | %d/s in, %d/s shown, %d replies sent", state, m.view, m.shown(), m.ring.len(), m.rateIn.rate, m.rateOut.rate, m.replies)
 	if !m.filter.Empty() {
 		s += " | filter: " + m.filter.String()
 	}
 	if n := len(m.prompts); n > 0 {
 		s += fmt.Sprintf(" | %d prompt(s) waiting", n)
-	}
-	if m.opts.Endpoint != "" {
-		s += " | " + m.opts.Endpoint
 	}
 	return s
 }

@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// termsForm is the renegotiate dialog: one field a line, each labelled in
+// words, pre-filled with the terms in force. Submitting it sends a typed
+// "set …" command for every field changed; the listener renegotiates and
+// says in words what the producer granted.
+type termsForm struct {
+	fields []formField
+	active int
+}
+
+type formField struct {
+	name    string // the field in one word, for messages
+	label   string // what the field is, in words
+	verb    string // the command: "set rate", "set lang"…
+	initial string
+	input   lineInput
+	list    bool // a comma-separated list
+}
+
+// Field labels; the real cursor rests after the active one.
+const (
+	formRate      = "Rate, most events a second (0 or blank: no limit): "
+	formVerbosity = "Verbosity (terse, normal or detailed): "
+	formLanguages = "Languages, most wanted first (yo,en): "
+	formInclude   = "Only these event types (tool.*, state.changed; blank: all): "
+	formExclude   = "Never these event types (progress.*): "
+)
+
+func newTermsForm(t *Terms) *termsForm {
+	if t == nil {
+		t = &Terms{}
+	}
+	rate := ""
+	if t.Rate > 0 {
+		rate = strconv.Itoa(t.Rate)
+	}
+	f := &termsForm{fields: []formField{
+		{name: "rate", label: formRate, verb: "set rate", initial: rate},
+		{name: "verbosity", label: formVerbosity, verb: "set verbosity", initial: t.Verbosity},
+		{name: "languages", label: formLanguages, verb: "set lang", initial: strings.Join(t.Languages, ","), list: true},
+		{name: "included types", label: formInclude, verb: "set include", initial: strings.Join(t.Include, ","), list: true},
+		{name: "excluded types", label: formExclude, verb: "set exclude", initial: strings.Join(t.Exclude, ","), list: true},
+	}}
+	for i := range f.fields {
+		f.fields[i].input.set(f.fields[i].initial)
+	}
+	return f
+}
+
+// value is what the field holds, tidied: lists without blanks or spaces.
+func (fl *formField) value() string {
+	v := strings.TrimSpace(fl.input.String())
+	if !fl.list {
+		return v
+	}
+	var items []string
+	for _, s := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		items = append(items, s)
+	}
+	return strings.Join(items, ",")
+}
+
+// commands are the set commands the changed fields ask for, or an error
+// naming the field to mend.
+func (f *termsForm) commands() ([]string, error) {
+	var cmds []string
+	for i := range f.fields {
+		fl := &f.fields[i]
+		v := fl.value()
+		if fl.verb == "set rate" {
+			if v == "" {
+				v = "0"
+			}
+			if n, err := strconv.Atoi(v); err != nil || n < 0 {
+				f.active = i
+				return nil, fmt.Errorf("the rate must be a whole number of events a second, not %q", v)
+			}
+			if v == "0" && fl.initial == "" {
+				continue
+			}
+		}
+		if strings.ContainsAny(v, " \t") {
+			f.active = i
+			return nil, fmt.Errorf("the %s must be one word or a list with commas, not %q", fl.name, v)
+		}
+		if v == fl.initial {
+			continue
+		}
+		cmds = append(cmds, strings.TrimSpace(fl.verb+" "+v))
+	}
+	return cmds, nil
+}
+
+// formKey handles a key while the dialog is open.
+func (m *Model) formKey(msg tea.KeyMsg) {
+	f := m.form
+	switch msg.Type {
+	case tea.KeyEsc:
+		m.form, m.mode = nil, modeList
+		m.message = "Renegotiation cancelled: the terms stay as they are."
+	case tea.KeyTab, tea.KeyDown:
+		f.active = (f.active + 1) % len(f.fields)
+	case tea.KeyShiftTab, tea.KeyUp:
+		f.active = (f.active + len(f.fields) - 1) % len(f.fields)
+	case tea.KeyEnter:
+		cmds, err := f.commands()
+		if err != nil {
+			m.message = "Not sent: " + err.Error() + "."
+			return
+		}
+		m.form, m.mode = nil, modeList
+		if len(cmds) == 0 {
+			m.message = "Nothing changed: no renegotiation sent."
+			return
+		}
+		for _, c := range cmds {
+			m.command(c)
+		}
+		m.message = "Renegotiating: " + strings.Join(cmds, "; ") + ". The producer's answer follows."
+	default:
+		f.fields[f.active].input.update(msg)
+	}
+}
+
+// formView draws the dialog in n rows and returns the row and column of the
+// active field's cursor.
+func (m *Model) formView(n int) (rows []string, row, col int) {
+	f := m.form
+	lines := []string{
+		"RENEGOTIATE the subscription: change a field, then press enter to send the changes.",
+		"Keys: tab next field, shift+tab previous field, enter send, esc cancel.",
+	}
+	if m.terms == nil {
+		lines = append(lines, "No terms known yet: fields left blank keep the producer's choice.")
+	}
+	row = len(lines) + f.active
+	for i, fl := range f.fields {
+		mark := "  "
+		if i == f.active {
+			mark = "> "
+			col = ansi.StringWidth(mark+fl.label) + fl.input.column()
+		}
+		lines = append(lines, mark+fl.label+fl.input.String())
+	}
+	return m.fit(lines, n), min(row, n-1), col
+}

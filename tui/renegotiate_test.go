@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/exp/teatest"
+)
+
+// R opens the dialog pre-filled with the terms in force; enter sends a set
+// command for each field changed, and only those.
+func testRenegotiateKey(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
+	tm.Send(TermsMsg{Rate: 20, Verbosity: "normal", Languages: []string{"en"}})
+	waitScreen(t, tm, "terms: rate at most 20/s, verbosity normal, languages en")
+	press(tm, "R")
+	waitScreen(t, tm, "RENEGOTIATE the subscription")
+	waitScreen(t, tm, "> "+formRate+"20")
+	press(tm, "ctrl+u")
+	typeText(tm, "5")
+	press(tm, "tab", "tab") // languages
+	waitScreen(t, tm, "> "+formLanguages+"en")
+	typeText(tm, ", yo")
+	press(tm, "tab")
+	typeText(tm, "tool.*")
+	press(tm, "enter")
+	waitScreen(t, tm, "Renegotiating: set rate 5; set lang en,yo; set include tool.*.")
+	if got := strings.Join(rec.all(), "|"); got != "set rate 5|set lang en,yo|set include tool.*" {
+		t.Errorf("commands: %q", got)
+	}
+}
+
+// formModel is a model with the dialog open, on a screen wide enough for
+// every label.
+func formModel(t *testing.T, terms *Terms) (*Model, *recorder) {
+	t.Helper()
+	rec := &recorder{}
+	m := New(testOptions(t.TempDir(), rec))
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+	m.Update(ItemsMsg(testItems(5)))
+	if terms != nil {
+		m.Update(TermsMsg(*terms))
+	}
+	m.Update(keyMsg("R"))
+	return m, rec
+}
+
+func TestRenegotiateForm(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		terms   *Terms
+		keys    []string // typed into the form, before enter
+		want    []string // commands sent
+		message string
+		open    bool // the form stays open to be mended
+	}{
+		{name: "unchanged sends nothing", terms: &Terms{Rate: 3, Verbosity: "terse"},
+			message: "Nothing changed: no renegotiation sent."},
+		{name: "no terms yet, nothing typed", message: "Nothing changed"},
+		{name: "verbosity", terms: &Terms{Verbosity: "normal"}, keys: []string{"tab", "ctrl+u", "d", "e", "t", "a", "i", "l", "e", "d"},
+			want: []string{"set verbosity detailed"}},
+		{name: "shift+tab wraps to exclude", keys: []string{"shift+tab", "p", "r", "o", "g", "r", "e", "s", "s", ".", "*"},
+			want: []string{"set exclude progress.*"}},
+		{name: "blank rate is no limit", terms: &Terms{Rate: 9}, keys: []string{"ctrl+u"}, want: []string{"set rate 0"}},
+		{name: "emptied include", terms: &Terms{Include: []string{"tool.*"}}, keys: []string{"down", "down", "down", "ctrl+u"},
+			want: []string{"set include"}},
+		{name: "list spaces tidied", keys: []string{"up", "up", "up", "y", "o", " ", " ", "e", "n", ","}, want: []string{"set lang yo,en"}},
+		{name: "rate not a number", keys: []string{"x"}, message: `Not sent: the rate must be a whole number of events a second, not "x".`, open: true},
+		{name: "verbosity two words", keys: []string{"tab", "v", " ", "w"}, message: "Not sent: the verbosity must be one word", open: true},
+		{name: "esc cancels", keys: []string{"5", "esc"}, message: "Renegotiation cancelled"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, rec := formModel(t, tt.terms)
+			for _, k := range tt.keys {
+				m.Update(keyMsg(k))
+			}
+			if m.mode == modeForm {
+				m.Update(keyMsg("enter"))
+			}
+			if got := rec.all(); strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Errorf("commands %q, want %q", got, tt.want)
+			}
+			if tt.message != "" && !strings.Contains(m.message, tt.message) {
+				t.Errorf("message %q, want %q", m.message, tt.message)
+			}
+			if open := m.mode == modeForm; open != tt.open {
+				t.Errorf("form open: %v, want %v", open, tt.open)
+			}
+		})
+	}
+}
+
+// The real cursor rests in the active field, after what is typed there.
+func TestRenegotiateCursorInField(t *testing.T) {
+	m, _ := formModel(t, &Terms{Verbosity: "normal"})
+	m.cur = &cursorPos{}
+	m.Update(keyMsg("tab"))
+	lines := strings.Split(m.View(), "\n")
+	up, col, on := m.cur.get()
+	row := lines[len(lines)-1-up]
+	if !on || row != "> "+formVerbosity+"normal" {
+		t.Fatalf("cursor on %q (on %v)", row, on)
+	}
+	if want := len("> " + formVerbosity + "normal"); col != want {
+		t.Errorf("cursor column %d, want %d", col, want)
+	}
+	m.Update(keyMsg("left"))
+	m.View()
+	if _, col2, _ := m.cur.get(); col2 != col-1 {
+		t.Errorf("after left the cursor is at %d, want %d", col2, col-1)
+	}
+}
+
+// The second status line tells the transport, the endpoint and the terms.
+func TestStatusLines(t *testing.T) {
+	opts := testOptions(t.TempDir(), &recorder{})
+	opts.Endpoint, opts.Transport = "http://127.0.0.1:8080", "SSE"
+	m := New(opts)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
+	m.Update(ItemsMsg(testItems(3)))
+	lines := strings.Split(m.View(), "\n")
+	if want := "SSE http://127.0.0.1:8080 | terms: not negotiated yet"; lines[1] != want {
+		t.Errorf("second status line %q, want %q", lines[1], want)
+	}
+	m.Update(TermsMsg{Verbosity: "terse", Languages: []string{"yo", "en"}, Include: []string{"tool.*"}, Exclude: []string{"progress.*"}})
+	lines = strings.Split(m.View(), "\n")
+	if want := "SSE http://127.0.0.1:8080 | terms: rate not limited, verbosity terse, languages yo,en, include tool.*, exclude progress.*"; lines[1] != want {
+		t.Errorf("second status line %q, want %q", lines[1], want)
+	}
+}
+
+// Rate in counts every event received in the last whole second; rate shown
+// only those listed, so a filter or a pause shows in the difference.
+func TestRateInAndShown(t *testing.T) {
+	m := New(Options{Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
+	f, err := ParseFilter("type:tool.*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.applyFilter(f)
+	batch := func(sec, n int) ItemsMsg {
+		items := testItems(n)
+		for i := range items {
+			items[i].At = t0.Add(time.Duration(sec)*time.Second + time.Duration(i)*time.Millisecond)
+		}
+		return items
+	}
+	m.Update(batch(0, 9)) // 7 tool events, 1 progress, 1 critical (always shown)
+	m.Update(batch(1, 1))
+	if s := m.statusLine(); !strings.Contains(s, "9/s in, 8/s shown") {
+		t.Errorf("status %q", s)
+	}
+	m.pause()
+	m.Update(batch(2, 4))
+	m.Update(batch(3, 1))
+	if s := m.statusLine(); !strings.Contains(s, "4/s in, 0/s shown") {
+		t.Errorf("paused status %q", s)
+	}
+	m.Update(batch(9, 1)) // a gap: nothing in the last whole second
+	if s := m.statusLine(); !strings.Contains(s, "0/s in, 0/s shown") {
+		t.Errorf("status after a gap %q", s)
+	}
+}

@@ -1,0 +1,103 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Terms are the subscription terms in force: what was negotiated with the
+// producer at the handshake or at the last renegotiation. The zero value
+// means nothing is known yet.
+type Terms struct {
+	Rate      int      // most events a second the producer sends; 0: no limit
+	Verbosity string   // terse, normal, verbose…
+	Languages []string // preferred languages, most wanted first
+	Include   []string // event type globs sent; empty: all
+	Exclude   []string // event type globs not sent
+}
+
+// TermsMsg tells the model the terms now in force.
+type TermsMsg Terms
+
+// words are the terms on one line, in words.
+func (t Terms) words() string {
+	var parts []string
+	if t.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("rate at most %d/s", t.Rate))
+	} else {
+		parts = append(parts, "rate not limited")
+	}
+	if t.Verbosity != "" {
+		parts = append(parts, "verbosity "+t.Verbosity)
+	}
+	if len(t.Languages) > 0 {
+		parts = append(parts, "languages "+strings.Join(t.Languages, ","))
+	}
+	if len(t.Include) > 0 {
+		parts = append(parts, "include "+strings.Join(t.Include, ","))
+	}
+	if len(t.Exclude) > 0 {
+		parts = append(parts, "exclude "+strings.Join(t.Exclude, ","))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// rateMeter counts events per second of their arrival time: the rate shown
+// is the count of the last whole second.
+type rateMeter struct {
+	sec   int64
+	count int
+	rate  int
+}
+
+func (r *rateMeter) add(at time.Time) {
+	r.roll(at)
+	r.count++
+}
+
+// roll moves the meter to the second of at.
+func (r *rateMeter) roll(at time.Time) {
+	s := at.Unix()
+	if s == r.sec {
+		return
+	}
+	if s == r.sec+1 {
+		r.rate = r.count
+	} else {
+		r.rate = 0
+	}
+	r.sec, r.count = s, 0
+}
+
+// SetTerms shows the terms now in force; it takes effect at Flush.
+func (pr *Program) SetTerms(t Terms) {
+	pr.in.mu.Lock()
+	pr.in.terms, pr.in.termsSet = &t, true
+	pr.in.mu.Unlock()
+}
+
+// connectionLine is the status line's second row: how the listener is
+// connected and on what terms.
+func (m *Model) connectionLine() string {
+	var b strings.Builder
+	if m.opts.Transport != "" {
+		b.WriteString(m.opts.Transport)
+	}
+	if m.opts.Endpoint != "" {
+		if b.Len() > 0 {
+			b.WriteString(" ")
+		}
+		b.WriteString(m.opts.Endpoint)
+	}
+	if b.Len() == 0 {
+		b.WriteString("Not connected")
+	}
+	b.WriteString(" | terms: ")
+	if m.terms == nil {
+		b.WriteString("not negotiated yet")
+	} else {
+		b.WriteString(m.terms.words())
+	}
+	return b.String()
+}
