@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -42,6 +43,11 @@ Commands:
                  recorded times (--speed)
   serve FILE     serve the capture as a producer over HTTP (both layouts),
                  paced by the recorded times, printing the replies it gets
+  export FILE    write the capture as plain JSON lines (--format jsonl), a
+                 readable transcript (text) or the HTML report (html)
+  stats FILE     figures per session and per agent: events by type, tool
+                 calls and latency, confirmations and time to decide,
+                 streamed output, violations (--json for one document)
   help           this text
 
 --input FILE --visualize is the form the AAEP implementer's guide uses; it is
@@ -52,6 +58,8 @@ Examples:
   aaep-replay check --schema-only event.json
   aaep-replay --input session.aaep --visualize --html report.html
   aaep-replay play --speed 4 session.aaep
+  aaep-replay export --format jsonl session.aaep > events.jsonl
+  aaep-replay stats --json session.aaep
 
 Run aaep-replay COMMAND --help for the flags of a command.
 
@@ -83,6 +91,10 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		code, err = runPlay(ctx, rest, tio)
 	case "serve":
 		code, err = runServe(ctx, rest, tio)
+	case "export":
+		code, err = runExport(ctx, rest, tio)
+	case "stats":
+		code, err = runStats(rest, tio)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(tio.Out, usageText)
 		return exitOK
@@ -149,3 +161,20 @@ func codeOf(err error) int {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// openOne opens the one FILE a command takes; what is the command's verb.
+// Its errors are all exit code 2.
+func openOne(files []string, what string) (*capture.Reader, error) {
+	if len(files) != 1 {
+		return nil, usagef("give exactly one FILE to %s, got %d", what, len(files))
+	}
+	return capture.Open(files[0])
+}
+
+// checkVerbosity accepts the verbosity levels of the announcer.
+func checkVerbosity(v string) error {
+	if v != "terse" && v != "normal" && v != "detailed" {
+		return usagef("--verbosity must be terse, normal or detailed, not %q", v)
+	}
+	return nil
+}

@@ -61,31 +61,36 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return codeOf(err), err
 	}
-	switch {
-	case len(files) != 1:
-		return exitUnreadable, usagef("give exactly one FILE to play, got %d", len(files))
-	case *speed < 0:
+	if *speed < 0 {
 		return exitUnreadable, usagef("--speed must not be negative")
-	case *verbosity != "terse" && *verbosity != "normal" && *verbosity != "detailed":
-		return exitUnreadable, usagef("--verbosity must be terse, normal or detailed, not %q", *verbosity)
 	}
-	rd, err := capture.Open(files[0])
+	if err := checkVerbosity(*verbosity); err != nil {
+		return exitUnreadable, err
+	}
+	rd, err := openOne(files, "play")
 	if err != nil {
 		return exitUnreadable, err
 	}
 	defer rd.Close()
-	p := &player{errs: tio.ErrOut}
-	if *asJSON {
-		p.out = line.NewJSON(tio.Out)
-	} else {
-		p.out = line.NewWriter(tio.Out, tio.ErrOut, line.WriterOptions{Location: time.UTC})
-	}
-	p.ann = announce.New(announce.Config{Verbosity: *verbosity, OnError: p.sinkFailed}, p.out)
-	p.eng = session.New(session.Config{}, p)
+	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity)
 	if err := p.play(ctx, rd, *speed, *idle); err != nil {
 		return exitUnreadable, err
 	}
 	return exitOK, nil
+}
+
+// newPlayer returns a player announcing to w in line mode or, with asJSON,
+// as JSON records; problems of the output go to errs.
+func newPlayer(w, errs io.Writer, asJSON bool, verbosity string) *player {
+	p := &player{errs: errs}
+	if asJSON {
+		p.out = line.NewJSON(w)
+	} else {
+		p.out = line.NewWriter(w, errs, line.WriterOptions{Location: time.UTC})
+	}
+	p.ann = announce.New(announce.Config{Verbosity: verbosity, OnError: p.sinkFailed}, p.out)
+	p.eng = session.New(session.Config{}, p)
+	return p
 }
 
 // play reads and announces every record. The engine's clock is the

@@ -5,7 +5,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -66,16 +66,9 @@ func runTrace(args []string, tio *term.IO, inputForm bool) (int, error) {
 }
 
 func writeHTML(t *capture.Trace, path string) error {
-	f, err := os.Create(path)
+	_, err := writeTo(path, nil, func(w io.Writer) (int, error) { return exitOK, t.WriteHTML(w) })
 	if err != nil {
-		return fmt.Errorf("create the HTML report: %w", err)
-	}
-	if err := t.WriteHTML(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write the HTML report to %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write the HTML report to %s: %w", path, err)
+		return fmt.Errorf("write the HTML report: %w", err)
 	}
 	return nil
 }
