@@ -106,6 +106,9 @@ func (a *Announcer) Deliver(d session.Delivery) {
 		}
 	}
 	kind, text := describe(d, a.cfg.Verbosity)
+	if d.Kind == session.KindEvent && d.Note != "" {
+		text = joinSentences(text, d.Note) // how a tool call and a confirmation relate
+	}
 	a.emit(a.base(d, kind, text))
 }
 
@@ -148,11 +151,11 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 		}
 	}
 	switch d.Kind {
-	case session.KindPromptExpired:
+	case session.KindPromptExpired, session.KindSafetyWarning:
 		an.Priority = Critical
 	case session.KindPromptReminder:
 		an.Priority = reminderPriority(d)
-	case session.KindPromptCancelled, session.KindPromptStale, session.KindReplySent:
+	case session.KindPromptCancelled, session.KindPromptStale, session.KindReplySent, session.KindPromptResolved:
 		an.Priority = Normal
 	}
 	return an

@@ -29,6 +29,10 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s", stop(promptTopic(ev)))
 	case session.KindPromptReminder:
 		return "prompt-reminder", reminderWords(d)
+	case session.KindPromptResolved:
+		return "prompt-resolved", joinSentences(d.Note, "It was about: "+stop(promptTopic(ev)))
+	case session.KindSafetyWarning:
+		return "safety-warning", "Safety warning: " + d.Note
 	case session.KindReplySent:
 		return "reply-sent", fmt.Sprintf("Sent your answer to prompt %d: %s.", number(d.Prompt), replyWords(d.Reply))
 	}

@@ -58,3 +58,37 @@ func TestReminder(t *testing.T) {
 		})
 	}
 }
+
+func TestLinkAnnouncements(t *testing.T) {
+	yes := true
+	tool := &protocol.Event{Type: protocol.TypeToolInvoked, Tool: "delete_files", RiskLevel: "high", Irreversible: &yes, Urgency: protocol.UrgencyNormal}
+	conf := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.", Urgency: protocol.UrgencyCritical}
+	tests := []struct {
+		name     string
+		d        session.Delivery
+		kind     string
+		text     string
+		priority Priority
+	}{
+		{"linked tool call", session.Delivery{Kind: session.KindEvent, Event: tool, Note: "Started after you accepted prompt 2."},
+			"tool", "Using delete files. High risk, cannot be undone. Started after you accepted prompt 2.", Normal},
+		{"safety warning interrupts", session.Delivery{Kind: session.KindSafetyWarning, Event: tool,
+			Note: "Tool delete files was started without your confirmation, and it cannot be undone."},
+			"safety-warning", "Safety warning: Tool delete files was started without your confirmation, and it cannot be undone.", Critical},
+		{"resolved elsewhere", session.Delivery{Kind: session.KindPromptResolved, Event: conf, Prompt: &session.Prompt{Number: 2},
+			Note: "Prompt 2 was settled elsewhere and can no longer be answered; the agent is now calling tool."},
+			"prompt-resolved", "Prompt 2 was settled elsewhere and can no longer be answered; the agent is now calling tool. It was about: Delete 3 files.", Normal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &recorder{}
+			New(Config{}, r).Deliver(tt.d)
+			if len(r.got) != 1 {
+				t.Fatalf("got %d announcements", len(r.got))
+			}
+			if g := r.got[0]; g.Kind != tt.kind || g.Text != tt.text || g.Priority != tt.priority {
+				t.Errorf("got %s %v %q\nwant %s %v %q", g.Kind, g.Priority, g.Text, tt.kind, tt.priority, tt.text)
+			}
+		})
+	}
+}

@@ -194,7 +194,10 @@ func (e *Engine) duplicate(ev *protocol.Event) bool {
 func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
 	if s != nil {
 		e.check(s, ev, now)
-		if cancelsPrompts(ev) {
+		switch {
+		case resolvesPrompts(ev):
+			e.resolvePrompts(ev, now)
+		case cancelsPrompts(ev):
 			e.cancelPrompts(ev, now)
 		}
 	}
@@ -202,10 +205,17 @@ func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
 	if isPrompt(ev) {
 		d.Prompt, d.Kind = e.openPrompt(s, ev, now)
 	}
-	if s != nil && ev.HasSeq && ev.Seq > s.maxSeq {
-		s.maxSeq = ev.Seq
+	var warnings []Delivery
+	if s != nil {
+		warnings = e.link(s, &d, now)
+		if ev.HasSeq && ev.Seq > s.maxSeq {
+			s.maxSeq = ev.Seq
+		}
 	}
 	e.out.Deliver(d)
+	for _, w := range warnings {
+		e.out.Deliver(w)
+	}
 }
 
 func (e *Engine) diagnose(now time.Time, code, sessionID, eventID, msg string) {

@@ -26,6 +26,14 @@ const (
 	KindPromptReminder
 	// KindReplySent: the user's answer was handed to the transport.
 	KindReplySent
+	// KindPromptResolved: the agent moved on from a pending prompt (spec
+	// §6.7.2): another subscriber answered it, or the agent stopped waiting.
+	// Note says what the agent did.
+	KindPromptResolved
+	// KindSafetyWarning: something the user must hear about the safety
+	// contract: a risky tool call that was not confirmed, or a confirmation
+	// whose default decision breaks the rules. Note says what; it is critical.
+	KindSafetyWarning
 )
 
 func (k DeliveryKind) String() string {
@@ -42,6 +50,10 @@ func (k DeliveryKind) String() string {
 		return "prompt-reminder"
 	case KindReplySent:
 		return "reply-sent"
+	case KindPromptResolved:
+		return "prompt-resolved"
+	case KindSafetyWarning:
+		return "safety-warning"
 	}
 	return "unknown"
 }
@@ -53,6 +65,10 @@ type Delivery struct {
 	Event  *protocol.Event // the event, or the prompt's event for prompt kinds
 	Prompt *Prompt         // set when Event is (or concerns) a confirmation or clarification
 	Reply  []byte          // KindReplySent: the reply as sent
+	// Note is a sentence the engine adds: for KindSafetyWarning and
+	// KindPromptResolved what happened, for a KindEvent tool call or
+	// confirmation how it relates to the other (already sanitized).
+	Note string
 	// Reminder is, for KindPromptReminder, 1 at half the time left and 2 at
 	// a tenth (the last one).
 	Reminder int
@@ -84,6 +100,7 @@ const (
 	PromptExpired
 	PromptCancelled
 	PromptStale
+	PromptResolved // the agent moved on: answered elsewhere, or no longer waiting
 )
 
 func (s PromptState) String() string {
@@ -98,6 +115,8 @@ func (s PromptState) String() string {
 		return "cancelled"
 	case PromptStale:
 		return "stale"
+	case PromptResolved:
+		return "resolved"
 	}
 	return "unknown"
 }
@@ -108,4 +127,13 @@ type Prompt struct {
 	Event    *protocol.Event
 	Deadline time.Time // our clock: receive time + timeout_seconds, capped by timestamp + timeout
 	State    PromptState
+	// Decision is, for a confirmation, the decision that settled it: the one
+	// sent, or the default once it expired. Empty while pending, and when the
+	// agent moved on without telling.
+	Decision string
+	// DecidedBy is who decided, as in the reply's decided_by ("" for the
+	// user when no name is configured, "default" after expiry).
+	DecidedBy string
+
+	linked bool // a tool call was already linked to this confirmation
 }

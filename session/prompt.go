@@ -91,6 +91,14 @@ func deadline(ev *protocol.Event, now time.Time) time.Time {
 // cancelPrompts withdraws the pending prompts of ev's session, announcing
 // each. A prompt numbered after ev in its session is not withdrawn by it.
 func (e *Engine) cancelPrompts(ev *protocol.Event, now time.Time) {
+	e.withdraw(ev, PromptCancelled, func(p *Prompt) Delivery {
+		return Delivery{Kind: KindPromptCancelled, At: now, Event: p.Event, Prompt: p}
+	})
+}
+
+// withdraw settles in state the pending prompts of ev's session that came
+// before ev, and delivers what tell makes of each.
+func (e *Engine) withdraw(ev *protocol.Event, state PromptState, tell func(*Prompt) Delivery) {
 	for i := 0; i < len(e.pending); {
 		p := e.pending[i].p
 		pe := p.Event
@@ -99,9 +107,9 @@ func (e *Engine) cancelPrompts(ev *protocol.Event, now time.Time) {
 			continue
 		}
 		e.removePending(i)
-		p.State = PromptCancelled
+		p.State = state
 		e.settle(p)
-		e.out.Deliver(Delivery{Kind: KindPromptCancelled, At: now, Event: pe, Prompt: p})
+		e.out.Deliver(tell(p))
 	}
 	e.schedulePrompts()
 }
@@ -132,6 +140,9 @@ func (e *Engine) expirePrompt(i int, now time.Time) {
 	p := e.pending[i].p
 	e.removePending(i)
 	p.State = PromptExpired
+	if p.Event.Type == protocol.TypeAwaitingConfirmation {
+		p.Decision, p.DecidedBy = defaultOf(p.Event), "default"
+	}
 	e.settle(p)
 	e.out.Deliver(Delivery{Kind: KindPromptExpired, At: now, Event: p.Event, Prompt: p})
 }

@@ -26,6 +26,10 @@ const replyTime = "2006-01-02T15:04:05.000Z07:00"
 type Reply struct {
 	Prompt *Prompt
 	Body   []byte
+	// Decision is the confirmation's decision; empty for a clarification.
+	Decision string
+	// DecidedBy is the reply's decided_by.
+	DecidedBy string
 }
 
 // Confirm builds the confirmation.reply giving decision (usually
@@ -33,6 +37,12 @@ type Reply struct {
 // time now. The prompt stays pending until Sent. Its error is a sentence
 // to show the user as it is.
 func (e *Engine) Confirm(n int, decision string, now time.Time) (Reply, error) {
+	return e.ConfirmBy(n, decision, e.cfg.DecidedBy, now)
+}
+
+// ConfirmBy is Confirm with decidedBy written into decided_by instead of
+// the configured one: a policy rule's "auto:policy:NAME", say.
+func (e *Engine) ConfirmBy(n int, decision, decidedBy string, now time.Time) (Reply, error) {
 	p, err := e.answerable(n, protocol.TypeAwaitingConfirmation, now)
 	if err != nil {
 		return Reply{}, err
@@ -45,14 +55,16 @@ func (e *Engine) Confirm(n int, decision string, now time.Time) (Reply, error) {
 		return Reply{}, fmt.Errorf("Prompt %d does not offer %s; its answers are: %s.",
 			n, clean(decision), clean(strings.Join(allowed, ", ")))
 	}
-	return e.reply(p, protocol.ConfirmationReply{
+	r, err := e.reply(p, protocol.ConfirmationReply{
 		Type:           protocol.TypeConfirmationReply,
 		ReplyToken:     p.Event.ReplyToken,
 		Decision:       decision,
 		SubscriptionID: e.subID,
 		Timestamp:      now.UTC().Format(replyTime),
-		DecidedBy:      e.cfg.DecidedBy,
+		DecidedBy:      decidedBy,
 	})
+	r.Decision, r.DecidedBy = decision, decidedBy
+	return r, err
 }
 
 // Clarify builds the clarification.reply answering pending prompt n with
@@ -69,7 +81,7 @@ func (e *Engine) Clarify(n int, input string, now time.Time) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return e.reply(p, protocol.ClarificationReply{
+	r, err := e.reply(p, protocol.ClarificationReply{
 		Type:           protocol.TypeClarificationReply,
 		ReplyToken:     p.Event.ReplyToken,
 		Response:       resp,
@@ -77,6 +89,8 @@ func (e *Engine) Clarify(n int, input string, now time.Time) (Reply, error) {
 		Timestamp:      now.UTC().Format(replyTime),
 		DecidedBy:      e.cfg.DecidedBy,
 	})
+	r.DecidedBy = e.cfg.DecidedBy
+	return r, err
 }
 
 // Sent records that the transport delivered r: its prompt is answered, and a
@@ -89,6 +103,7 @@ func (e *Engine) Sent(r Reply, now time.Time) {
 	if i := slices.IndexFunc(e.pending, func(pp *pendingPrompt) bool { return pp.p == p }); i >= 0 {
 		e.removePending(i)
 		p.State = PromptAnswered
+		p.Decision, p.DecidedBy = r.Decision, r.DecidedBy
 		e.settle(p)
 		e.schedulePrompts()
 	}
@@ -123,6 +138,8 @@ func (e *Engine) answerable(n int, typ string, now time.Time) (*Prompt, error) {
 		return nil, fmt.Errorf("Prompt %d was withdrawn by the agent; it can no longer be answered.", n)
 	case PromptStale:
 		return nil, fmt.Errorf("Prompt %d is already settled; it can no longer be answered.", n)
+	case PromptResolved:
+		return nil, fmt.Errorf("Prompt %d was settled elsewhere; it can no longer be answered.", n)
 	}
 	if p.Event.Type == typ {
 		return p, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // sessionState is what the engine remembers of one session. It is kept small:
@@ -17,6 +19,9 @@ type sessionState struct {
 	maxSeq int64 // highest sequence number delivered; -1 before any
 
 	tools []uint64 // keys of tool calls invoked and not yet completed
+
+	confirms    []*Prompt       // recent confirmations, for linking tool calls (link.go)
+	unconfirmed *protocol.Event // a risky tool call whose confirmation may come next
 
 	known     bool // expect is set
 	joined    bool // first seen mid-session: earlier events were never received

@@ -1,0 +1,213 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// This file links tool calls to the confirmations that allowed them, in
+// either order, and raises safety warnings when the blocking contract (spec
+// §6.1, §4.5.3) or the default decision rules (§6.4.1) are broken.
+
+// maxConfirms bounds the confirmations remembered per session for linking.
+const maxConfirms = 8
+
+// defaultOf is the decision a confirmation takes when nobody answers.
+func defaultOf(ev *protocol.Event) string {
+	if ev.DefaultDecision == protocol.DecisionAccept {
+		return protocol.DecisionAccept
+	}
+	return protocol.DecisionReject
+}
+
+// irreversible reports whether a tool call or confirmation says it cannot be
+// undone.
+func irreversible(ev *protocol.Event) bool {
+	return ev.Irreversible != nil && *ev.Irreversible || ev.Reversibility == "irreversible"
+}
+
+// risky reports whether ev cannot be undone and is of medium or high risk:
+// such an action needs an accepted confirmation first.
+func risky(ev *protocol.Event) bool {
+	return irreversible(ev) && (ev.RiskLevel == "high" || ev.RiskLevel == "medium")
+}
+
+// resolvesPrompts reports whether ev says the agent moved on from waiting
+// for input to something other than thinking it over again (spec §6.7.2):
+// its prompts were answered elsewhere.
+func resolvesPrompts(ev *protocol.Event) bool {
+	return ev.Type == protocol.TypeStateChanged && ev.FromState == "awaiting_input" &&
+		ev.ToState != "awaiting_input" && !cancelsPrompts(ev)
+}
+
+// resolvePrompts withdraws the pending prompts of ev's session that ev
+// settles, announcing each with what the agent did.
+func (e *Engine) resolvePrompts(ev *protocol.Event, now time.Time) {
+	e.withdraw(ev, PromptResolved, func(p *Prompt) Delivery {
+		note := fmt.Sprintf("Prompt %d was settled elsewhere and can no longer be answered; the agent is now %s.",
+			p.Number, words(ev.ToState))
+		if s := ev.SummaryNormal.String(); s != "" {
+			note += " " + s
+		}
+		return Delivery{Kind: KindPromptResolved, At: now, Event: p.Event, Prompt: p, Note: note}
+	})
+}
+
+// link relates d, about to be delivered for session s, to the tool calls and
+// confirmations before it: it may set d.Note, and returns the safety
+// warnings to deliver after d.
+func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
+	ev := d.Event
+	var warn []Delivery
+	warning := func(about *protocol.Event, p *Prompt, format string, args ...any) {
+		warn = append(warn, Delivery{Kind: KindSafetyWarning, At: now, Event: about, Prompt: p, Note: fmt.Sprintf(format, args...)})
+	}
+	if u := s.unconfirmed; u != nil {
+		s.unconfirmed = nil
+		if ev.Type == protocol.TypeAwaitingConfirmation && d.Kind == KindEvent && sameAction(u, ev, false) {
+			// The deployed order: the tool call first, its confirmation next.
+			d.Note = fmt.Sprintf("It is about the tool %s announced just before; the agent must not go on until you answer.", words(u.Tool))
+			d.Prompt.linked = true
+		} else {
+			// Told at once, before d: it is about the earlier event.
+			e.out.Deliver(Delivery{Kind: KindSafetyWarning, At: now, Event: u, Note: fmt.Sprintf(
+				"Tool %s was started without your confirmation, and it cannot be undone.", words(u.Tool))})
+		}
+	}
+	switch ev.Type {
+	case protocol.TypeAwaitingConfirmation:
+		if d.Prompt != nil {
+			s.remember(d.Prompt)
+		}
+		if risky(ev) && ev.DefaultDecision != protocol.DecisionReject {
+			warning(ev, d.Prompt, "Prompt %d breaks the AAEP rules: it cannot be undone, its risk is %s, and yet the agent will %s it if you do not answer. Answer it yourself.",
+				number(d.Prompt), words(ev.RiskLevel), defaultOf(ev))
+		} else if ev.DefaultDecision == protocol.DecisionAccept && (irreversible(ev) || ev.RiskLevel == "high") {
+			e.diagnose(now, "default-decision", s.id, ev.EventID, fmt.Sprintf(
+				"Session %s: a confirmation of %s risk that %s defaults to accept; the AAEP rules say it should default to reject.",
+				clean(s.id), words(orLow(ev.RiskLevel)), map[bool]string{true: "cannot be undone", false: "can be undone"}[irreversible(ev)]))
+		}
+	case protocol.TypeToolInvoked:
+		e.linkTool(s, d, now, warning)
+	}
+	return warn
+}
+
+// linkTool finds the confirmation tool call d follows, says so in d.Note,
+// and warns when the call runs against the user's decision or without one.
+func (e *Engine) linkTool(s *sessionState, d *Delivery, now time.Time, warning func(*protocol.Event, *Prompt, string, ...any)) {
+	ev := d.Event
+	tool := words(ev.Tool)
+	p, named := s.confirmFor(ev)
+	if p == nil {
+		switch {
+		case risky(ev) && !s.joined && !s.forgotten:
+			s.unconfirmed = ev // its confirmation may come next, as deployed producers do
+		case irreversible(ev):
+			e.diagnose(now, "lifecycle", s.id, ev.EventID, fmt.Sprintf(
+				"Session %s: tool %s cannot be undone but no confirmation was asked for it.", clean(s.id), tool))
+		}
+		return
+	}
+	p.linked = true
+	n := p.Number
+	switch {
+	case p.State == PromptPending:
+		if named || risky(ev) {
+			warning(ev, p, "Tool %s was started while prompt %d is still waiting for your answer.", tool, n)
+		} else {
+			d.Note = fmt.Sprintf("Prompt %d is still waiting for your answer.", n)
+		}
+	case p.State == PromptResolved:
+		d.Note = fmt.Sprintf("Started after prompt %d was settled elsewhere.", n)
+	case p.State == PromptStale:
+		d.Note = "Started after a confirmation that was settled before you could answer it."
+	case p.Decision == protocol.DecisionAccept:
+		d.Note = fmt.Sprintf("Started after %s prompt %d.", acceptedBy(p), n)
+	case named || risky(ev):
+		what := "rejected"
+		switch p.State {
+		case PromptCancelled:
+			what = "withdrawn"
+		}
+		warning(ev, p, "Tool %s was started although prompt %d was %s.", tool, n, what)
+	}
+}
+
+// acceptedBy says who accepted prompt p.
+func acceptedBy(p *Prompt) string {
+	switch {
+	case p.DecidedBy == "default":
+		return "the default decision accepted"
+	case strings.HasPrefix(p.DecidedBy, "auto:"):
+		return "your policy accepted"
+	}
+	return "you accepted"
+}
+
+// remember keeps confirmation p for linking with the tool calls that follow.
+func (s *sessionState) remember(p *Prompt) {
+	if len(s.confirms) == maxConfirms {
+		copy(s.confirms, s.confirms[1:])
+		s.confirms = s.confirms[:maxConfirms-1]
+	}
+	s.confirms = append(s.confirms, p)
+}
+
+// confirmFor finds the confirmation of this session that tool call ev
+// carries out: one naming the same tool_call_id, correlation_id or tool
+// (named reports that), else the latest one not yet linked that names none.
+func (s *sessionState) confirmFor(ev *protocol.Event) (p *Prompt, named bool) {
+	for i := len(s.confirms) - 1; i >= 0; i-- {
+		if c := s.confirms[i]; !c.linked && sameAction(ev, c.Event, true) {
+			return c, true
+		}
+	}
+	for i := len(s.confirms) - 1; i >= 0; i-- {
+		if c := s.confirms[i]; !c.linked && !names(c.Event) {
+			return c, false
+		}
+	}
+	return nil, false
+}
+
+// sameAction reports whether tool call t and confirmation c name the same
+// action. Unless strict, a confirmation that names nothing matches too.
+func sameAction(t, c *protocol.Event, strict bool) bool {
+	switch {
+	case t.ToolCallID != "" && c.ToolCallID != "":
+		return t.ToolCallID == c.ToolCallID
+	case t.CorrelationID != "" && c.CorrelationID != "":
+		return t.CorrelationID == c.CorrelationID
+	case t.Tool != "" && c.Tool != "":
+		return t.Tool == c.Tool
+	}
+	return !strict && !names(c)
+}
+
+// names reports whether confirmation c names the action it is about.
+func names(c *protocol.Event) bool {
+	return c.ToolCallID != "" || c.CorrelationID != "" || c.Tool != ""
+}
+
+func number(p *Prompt) int {
+	if p == nil {
+		return 0
+	}
+	return p.Number
+}
+
+func orLow(risk string) string {
+	if risk == "" {
+		return "low"
+	}
+	return risk
+}
+
+// words turns an identifier such as "delete_files" into "delete files".
+func words(id string) string {
+	return clean(strings.NewReplacer("_", " ", "-", " ").Replace(id))
+}

@@ -1,0 +1,161 @@
+package session
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// toolCall is a tool.invoked of session "s" numbered seq.
+func toolCall(seq int64, tool, risk string, irrev bool, callID string) *protocol.Event {
+	e := ev("s", seq, "tool.invoked")
+	e.Tool, e.RiskLevel, e.Irreversible, e.ToolCallID = tool, risk, &irrev, callID
+	return e
+}
+
+// riskyConfirmation is a confirmation of an irreversible high-risk action.
+func riskyConfirmation(seq int64, token, tool string) *protocol.Event {
+	e := confirmation("s", seq, token)
+	yes := true
+	e.RiskLevel, e.Irreversible, e.Tool, e.Urgency = "high", &yes, tool, protocol.UrgencyCritical
+	return e
+}
+
+func stateChanged(seq int64, from, to, summary string) *protocol.Event {
+	e := ev("s", seq, "state.changed")
+	e.FromState, e.ToState, e.SummaryNormal = from, to, protocol.Text(summary)
+	return e
+}
+
+// linkLog is what the user hears of the link between tool calls and
+// confirmations: safety warnings, resolutions and notes, in order.
+func linkLog(r *recorder) []string {
+	var out []string
+	for _, x := range r.log {
+		switch {
+		case x.diag != nil && (x.diag.Code == "default-decision" || strings.Contains(x.diag.Message, "no confirmation")):
+			out = append(out, "diag: "+x.diag.Message)
+		case x.d != nil && x.d.Note != "":
+			out = append(out, x.d.Kind.String()+": "+x.d.Note)
+		}
+	}
+	return out
+}
+
+func TestToolConfirmationLinks(t *testing.T) {
+	accept := func(e *Engine, n int) {
+		r, err := e.Confirm(n, protocol.DecisionAccept, at(1))
+		if err != nil {
+			panic(err)
+		}
+		e.Sent(r, at(1))
+	}
+	reject := func(e *Engine, n int) {
+		r, err := e.Confirm(n, protocol.DecisionReject, at(1))
+		if err != nil {
+			panic(err)
+		}
+		e.Sent(r, at(1))
+	}
+	type step struct {
+		ev  *protocol.Event
+		act func(*Engine) // instead of an event
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		want  []string
+	}{
+		{"accepted, then the tool runs", []step{
+			{ev: riskyConfirmation(1, "a", "")}, {act: func(e *Engine) { accept(e, 1) }},
+			{ev: toolCall(2, "delete_files", "high", true, "c1")}},
+			[]string{"event: Started after you accepted prompt 1."}},
+		{"policy accepted", []step{
+			{ev: confirmation("s", 1, "a")}, {act: func(e *Engine) {
+				r, _ := e.ConfirmBy(1, protocol.DecisionAccept, "auto:policy:drafts", at(1))
+				e.Sent(r, at(1))
+			}},
+			{ev: toolCall(2, "save_draft", "low", false, "")}},
+			[]string{"event: Started after your policy accepted prompt 1."}},
+		{"rejected, and the tool runs anyway", []step{
+			{ev: riskyConfirmation(1, "a", "delete_files")}, {act: func(e *Engine) { reject(e, 1) }},
+			{ev: toolCall(2, "delete_files", "low", false, "")}},
+			[]string{"safety-warning: Tool delete files was started although prompt 1 was rejected."}},
+		{"risky tool while its prompt waits", []step{
+			{ev: riskyConfirmation(1, "a", "")},
+			{ev: toolCall(2, "delete_files", "high", true, "")}},
+			[]string{"safety-warning: Tool delete files was started while prompt 1 is still waiting for your answer."}},
+		{"harmless tool while a prompt waits", []step{
+			{ev: riskyConfirmation(1, "a", "")},
+			{ev: toolCall(2, "read_file", "low", false, "")}},
+			[]string{"event: Prompt 1 is still waiting for your answer."}},
+		{"deployed order: tool call, then its confirmation", []step{
+			{ev: toolCall(1, "delete_files", "high", true, "")},
+			{ev: riskyConfirmation(2, "a", "")}, {act: func(e *Engine) { accept(e, 1) }},
+			{ev: ev("s", 3, "tool.completed")}},
+			[]string{"event: It is about the tool delete files announced just before; the agent must not go on until you answer."}},
+		{"risky tool call never confirmed", []step{
+			{ev: toolCall(1, "delete_files", "medium", true, "")},
+			{ev: ev("s", 2, "tool.completed")}},
+			[]string{"safety-warning: Tool delete files was started without your confirmation, and it cannot be undone."}},
+		{"irreversible low-risk call never confirmed is a diagnostic", []step{
+			{ev: toolCall(1, "rename", "low", true, "")}},
+			[]string{"diag: Session s: tool rename cannot be undone but no confirmation was asked for it."}},
+		{"a confirmation naming another tool does not link", []step{
+			{ev: riskyConfirmation(1, "a", "send_mail")}, {act: func(e *Engine) { accept(e, 1) }},
+			{ev: toolCall(2, "delete_files", "high", true, "")},
+			{ev: ev("s", 3, "session.completed")}},
+			[]string{"safety-warning: Tool delete files was started without your confirmation, and it cannot be undone."}},
+		{"accepted elsewhere (spec 6.7.2)", []step{
+			{ev: riskyConfirmation(1, "a", "")},
+			{ev: stateChanged(2, "awaiting_input", "calling_tool", "User accepted; proceeding.")},
+			{ev: toolCall(3, "delete_files", "high", true, "")}},
+			[]string{"prompt-resolved: Prompt 1 was settled elsewhere and can no longer be answered; the agent is now calling tool. User accepted; proceeding.",
+				"event: Started after prompt 1 was settled elsewhere."}},
+		{"default accept on an irreversible high-risk action (spec 6.4.1)", []step{
+			{ev: func() *protocol.Event { e := riskyConfirmation(1, "a", ""); e.DefaultDecision = "accept"; return e }()}},
+			[]string{"safety-warning: Prompt 1 breaks the AAEP rules: it cannot be undone, its risk is high, and yet the agent will accept it if you do not answer. Answer it yourself."}},
+		{"default accept on a reversible high-risk action is only a SHOULD", []step{
+			{ev: func() *protocol.Event {
+				e := confirmation("s", 1, "a")
+				e.RiskLevel, e.DefaultDecision = "high", "accept"
+				return e
+			}()}},
+			[]string{"diag: Session s: a confirmation of high risk that can be undone defaults to accept; the AAEP rules say it should default to reject."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, r := newTest(Config{})
+			e.Handle(ev("s", 0, "session.started"), t0)
+			for _, st := range tt.steps {
+				if st.act != nil {
+					st.act(e)
+					continue
+				}
+				e.Handle(st.ev, at(1))
+			}
+			if got := linkLog(r); !equal(got, tt.want) {
+				t.Errorf("got\n\t%s\nwant\n\t%s\nlog:%s", strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"), r.dump())
+			}
+			for _, x := range r.log {
+				if x.d != nil && x.d.Kind == KindSafetyWarning && x.d.Event == nil {
+					t.Errorf("a safety warning without its event: %v", x.d.Note)
+				}
+			}
+		})
+	}
+}
+
+func TestResolvedPromptCannotBeAnswered(t *testing.T) {
+	e, _ := newTest(Config{})
+	e.Handle(ev("s", 0, "session.started"), t0)
+	e.Handle(confirmation("s", 1, "a"), t0)
+	e.Handle(stateChanged(2, "awaiting_input", "calling_tool", ""), t0)
+	if len(e.Pending()) != 0 {
+		t.Fatalf("still pending: %v", e.Pending())
+	}
+	if _, err := e.Confirm(1, protocol.DecisionAccept, t0); err == nil {
+		t.Fatal("a prompt settled elsewhere was answered")
+	}
+}
