@@ -1,0 +1,436 @@
+// pace.go holds Pacer, which keeps speech (and braille) in step with what
+// happens: critical announcements go at once, the rest are paced by the
+// voice's words per minute and collapsed when they arrive faster than that.
+
+package announce
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rivo/uniseg"
+)
+
+// PaceConfig tunes a Pacer. The zero value paces at 180 words a minute,
+// keeps at most 3 seconds of speech waiting and folds repeats for 30 seconds.
+type PaceConfig struct {
+	// WPM is how many words a minute the voice (or reader) takes in; zero means 180.
+	WPM int
+	// MaxLag is the most speech, in time, allowed to wait behind what is being
+	// said before the queue is collapsed; zero means 3 seconds.
+	MaxLag time.Duration
+	// FoldWindow is how long an identical state announcement of the same
+	// session is counted instead of said again; zero means 30 seconds. The
+	// first repeat after the window is said, with the count.
+	FoldWindow time.Duration
+	// DropBackground leaves background announcements (progress, most state
+	// changes) out, as with cognitive load "low".
+	DropBackground bool
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// OnError is told when the paced sink fails; nil ignores it.
+	OnError func(error)
+}
+
+func (c PaceConfig) withDefaults() PaceConfig {
+	if c.WPM <= 0 {
+		c.WPM = 180
+	}
+	if c.MaxLag <= 0 {
+		c.MaxLag = 3 * time.Second
+	}
+	if c.FoldWindow <= 0 {
+		c.FoldWindow = 30 * time.Second
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return c
+}
+
+// Canceler is implemented by sinks that can stop what they are saying now.
+type Canceler interface {
+	Cancel() error
+}
+
+// Pacer is a Sink that passes announcements on to another sink (speech or
+// braille) no faster than they can be taken in. Critical announcements are
+// passed on at once, ahead of anything queued, and never dropped. Normal and
+// background ones wait their turn; when more than MaxLag of speech is
+// waiting, the queue is collapsed: of each kind only the latest is kept,
+// with a count of the rest ("4 more tool calls finished"), so speech never
+// lags far behind. Announcements about a prompt are never collapsed.
+//
+// Announce never blocks; the paced sink is called from the Pacer's own
+// goroutine. Close stops it.
+type Pacer struct {
+	out Sink
+	cfg PaceConfig
+
+	mu   sync.Mutex // guards core
+	core pacer
+
+	wake chan struct{} // capacity 1: something was queued
+	stop chan struct{}
+	done chan struct{}
+	once sync.Once
+}
+
+// NewPacer starts pacing announcements into out.
+func NewPacer(cfg PaceConfig, out Sink) *Pacer {
+	cfg = cfg.withDefaults()
+	p := &Pacer{out: out, cfg: cfg, core: newPacer(cfg), wake: make(chan struct{}, 1),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go p.run()
+	return p
+}
+
+// Announce implements Sink. It queues an and returns at once.
+func (p *Pacer) Announce(an Announcement) error {
+	p.mu.Lock()
+	p.core.push(an, p.cfg.Now())
+	p.mu.Unlock()
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Silence drops every queued announcement that is not critical and, unless a
+// critical one is being said, stops the paced sink's current speech when it
+// is a Canceler. It reports how many announcements were dropped.
+func (p *Pacer) Silence() (int, error) {
+	p.mu.Lock()
+	n, critical := p.core.silence(p.cfg.Now())
+	p.mu.Unlock()
+	if c, ok := p.out.(Canceler); ok && !critical {
+		if err := c.Cancel(); err != nil {
+			return n, fmt.Errorf("announce: silence: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// Close stops the Pacer; what is still queued is not said. It does not close
+// the paced sink.
+func (p *Pacer) Close() error {
+	p.once.Do(func() { close(p.stop) })
+	<-p.done
+	return nil
+}
+
+func (p *Pacer) run() {
+	defer close(p.done)
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		an, ok, wait := p.core.next(p.cfg.Now())
+		p.mu.Unlock()
+		if ok {
+			if err := p.out.Announce(an); err != nil && p.cfg.OnError != nil {
+				p.cfg.OnError(err)
+			}
+			continue
+		}
+		var tc <-chan time.Time
+		if wait > 0 {
+			timer.Reset(wait)
+			tc = timer.C
+		}
+		select {
+		case <-p.stop:
+			return
+		case <-p.wake:
+		case <-tc:
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+	}
+}
+
+// item is a queued announcement and how many earlier ones of its kind it stands for.
+type item struct {
+	an   Announcement
+	more int // earlier announcements of the same kind folded into this one
+}
+
+// fold remembers when a state announcement was last said, and how often it
+// came again since.
+type fold struct {
+	said    time.Time
+	repeats int
+}
+
+// maxFolds bounds the remembered state announcements.
+const maxFolds = 256
+
+// pacer is the Pacer's logic without goroutines or clocks, so it can be
+// driven with virtual time.
+type pacer struct {
+	cfg       PaceConfig
+	critical  []Announcement
+	queue     []item
+	busyUntil time.Time // when what was passed on last is estimated to be said
+	critUntil time.Time // the same, for critical announcements alone
+	skipped   int       // announcements dropped to keep up, told with the next one
+	folds     map[string]*fold
+}
+
+func newPacer(cfg PaceConfig) pacer {
+	return pacer{cfg: cfg.withDefaults(), folds: map[string]*fold{}}
+}
+
+// push queues an, arriving at now.
+func (p *pacer) push(an Announcement, now time.Time) {
+	if an.Text == "" {
+		return
+	}
+	if an.Priority >= Critical {
+		p.critical = append(p.critical, an)
+		return
+	}
+	if an.Priority == Background && p.cfg.DropBackground && an.Prompt == nil {
+		return
+	}
+	if an.Kind == "state" {
+		if !p.fold(&an, now) {
+			return
+		}
+	}
+	p.queue = append(p.queue, item{an: an})
+	p.collapse(now)
+}
+
+// fold counts an identical state announcement said within the fold window
+// and reports whether an should be said; when it is, it carries the count.
+func (p *pacer) fold(an *Announcement, now time.Time) bool {
+	key := an.SessionID + "\x00" + an.Text
+	f := p.folds[key]
+	if f != nil && now.Sub(f.said) < p.cfg.FoldWindow {
+		f.repeats++
+		return false
+	}
+	if f != nil && f.repeats > 0 {
+		an.Text = fmt.Sprintf("%s (%s since it was last said)", strings.TrimSpace(an.Text), times(f.repeats+1))
+	}
+	if f == nil {
+		if len(p.folds) >= maxFolds {
+			for k, g := range p.folds {
+				if now.Sub(g.said) >= p.cfg.FoldWindow {
+					delete(p.folds, k)
+				}
+			}
+			if len(p.folds) >= maxFolds {
+				p.folds = map[string]*fold{}
+			}
+		}
+		f = &fold{}
+		p.folds[key] = f
+	}
+	f.said, f.repeats = now, 0
+	return true
+}
+
+func times(n int) string {
+	if n == 2 {
+		return "twice"
+	}
+	return fmt.Sprintf("%d times", n)
+}
+
+// next returns the announcement to pass on at now, if any; otherwise how long
+// to wait before asking again (zero or less: until something is pushed).
+func (p *pacer) next(now time.Time) (Announcement, bool, time.Duration) {
+	if len(p.critical) > 0 {
+		an := p.critical[0]
+		p.critical = p.critical[1:]
+		start := now
+		if p.critUntil.After(now) {
+			start = p.critUntil // critical speech is never interrupted, only queued
+		}
+		p.critUntil = start.Add(p.speakTime(an.Text))
+		p.busyUntil = p.critUntil // it cut off whatever else was being said
+		return an, true, 0
+	}
+	if len(p.queue) == 0 {
+		return Announcement{}, false, 0
+	}
+	if now.Before(p.busyUntil) {
+		return Announcement{}, false, p.busyUntil.Sub(now)
+	}
+	it := p.queue[0]
+	p.queue = p.queue[1:]
+	an := p.words(it)
+	p.busyUntil = now.Add(p.speakTime(an.Text))
+	return an, true, 0
+}
+
+// words returns the announcement of it with the counts it stands for.
+func (p *pacer) words(it item) Announcement {
+	an := it.an
+	var lead []string
+	if p.skipped > 0 {
+		lead = append(lead, plural(p.skipped, "other", "others")+" skipped.")
+		p.skipped = 0
+	}
+	if it.more > 0 {
+		lead = append(lead, fmt.Sprintf("%d more %s; the latest:", it.more, kindNoun(an.Kind, it.more)))
+	}
+	if len(lead) > 0 {
+		an.Text = strings.Join(lead, " ") + " " + an.Text
+	}
+	return an
+}
+
+// silence drops the queue and reports how many were dropped and whether a
+// critical announcement is still being said.
+func (p *pacer) silence(now time.Time) (int, bool) {
+	n := p.skipped
+	for _, it := range p.queue {
+		n += 1 + it.more
+	}
+	p.queue, p.skipped = p.queue[:0], 0
+	critical := p.critUntil.After(now) || len(p.critical) > 0
+	if !critical {
+		p.busyUntil = now
+	}
+	return n, critical
+}
+
+// lag is how long the newest queued announcement would wait, at now, before
+// it is said: what is being said and everything queued before it.
+func (p *pacer) lag(now time.Time) time.Duration {
+	var d time.Duration
+	if p.busyUntil.After(now) {
+		d = p.busyUntil.Sub(now)
+	}
+	for _, it := range p.queue[:max(len(p.queue)-1, 0)] {
+		d += p.speakTime(p.wordsPreview(it))
+	}
+	return d
+}
+
+func (p *pacer) wordsPreview(it item) string {
+	if it.more > 0 {
+		return "N more things; the latest: " + it.an.Text
+	}
+	return it.an.Text
+}
+
+// collapse shortens the queue when its newest announcement would wait more
+// than MaxLag: first of each kind only the latest is kept, counting the
+// rest; then background and then the oldest announcements are dropped
+// (counted as skipped), the newest one always kept.
+// Announcements about a prompt are kept as they are.
+func (p *pacer) collapse(now time.Time) {
+	if p.lag(now) <= p.cfg.MaxLag {
+		return
+	}
+	latest := map[string]int{} // kind → index in kept
+	kept := make([]item, 0, len(p.queue))
+	for _, it := range p.queue {
+		if it.an.Prompt != nil {
+			kept = append(kept, it)
+			continue
+		}
+		if i, ok := latest[it.an.Kind]; ok {
+			it.more += kept[i].more + 1
+			kept[i] = item{} // replaced by the newer one, below
+		}
+		latest[it.an.Kind] = len(kept)
+		kept = append(kept, it)
+	}
+	p.queue = p.queue[:0]
+	for _, it := range kept {
+		if it.an.Text != "" {
+			p.queue = append(p.queue, it)
+		}
+	}
+	for p.lag(now) > p.cfg.MaxLag && p.dropOldest() {
+	}
+}
+
+// dropOldest drops the oldest background announcement, else the oldest
+// normal one, never the newest nor one about a prompt; it reports whether
+// it dropped one.
+func (p *pacer) dropOldest() bool {
+	last := len(p.queue) - 1
+	for _, bg := range []bool{true, false} {
+		for i, it := range p.queue[:max(last, 0)] {
+			if it.an.Prompt == nil && (!bg || it.an.Priority == Background) {
+				p.skipped += 1 + it.more
+				p.queue = append(p.queue[:i], p.queue[i+1:]...)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// speakTime estimates how long text takes to say at the configured pace,
+// with a short pause after it. Words are separated by spaces; a run of
+// text without spaces (as in Chinese or Japanese) counts a word for every
+// few grapheme clusters.
+func (p *pacer) speakTime(text string) time.Duration {
+	return SpeakTime(text, p.cfg.WPM)
+}
+
+// utterancePause is the silence estimated between two announcements.
+const utterancePause = 300 * time.Millisecond
+
+// SpeakTime estimates how long text takes to say at wpm words a minute,
+// including a short pause after it.
+func SpeakTime(text string, wpm int) time.Duration {
+	if wpm <= 0 {
+		wpm = 180
+	}
+	words := 0
+	for _, f := range strings.Fields(text) {
+		n := 1
+		if len(f) > 12 {
+			n = 1 + (uniseg.GraphemeClusterCount(f)-1)/8
+		}
+		words += n
+	}
+	return time.Duration(words)*time.Minute/time.Duration(wpm) + utterancePause
+}
+
+// kindNouns name announcements of a kind in counts: one, many.
+var kindNouns = map[string][2]string{
+	"tool":      {"tool call started", "tool calls started"},
+	"tool-done": {"tool call finished", "tool calls finished"},
+	"progress":  {"progress update", "progress updates"},
+	"state":     {"state change", "state changes"},
+	"output":    {"piece of output", "pieces of output"},
+	"started":   {"session started", "sessions started"},
+	"completed": {"session finished", "sessions finished"},
+	"cancelled": {"session cancelled", "sessions cancelled"},
+	"event":     {"other event", "other events"},
+}
+
+// kindNoun names n announcements of kind, for counts.
+func kindNoun(kind string, n int) string {
+	nouns, ok := kindNouns[kind]
+	if !ok {
+		nouns = [2]string{"announcement", "announcements"}
+	}
+	if n == 1 {
+		return nouns[0]
+	}
+	return nouns[1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,347 @@
+package announce
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/session"
+)
+
+var t0 = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// floodEvent is event i of a flood: a mix of kinds, with a critical prompt
+// every criticalEvery events. Its text names its number, "#i".
+func floodEvent(i, criticalEvery int) Announcement {
+	if criticalEvery > 0 && i%criticalEvery == criticalEvery-1 {
+		return Announcement{Priority: Critical, Kind: "confirmation", Text: fmt.Sprintf("Confirm prompt #%d: delete old files?", i),
+			Prompt: &session.Prompt{Number: i}}
+	}
+	switch i % 5 {
+	case 0:
+		return Announcement{Priority: Normal, Kind: "tool", Text: fmt.Sprintf("Using search #%d.", i)}
+	case 1:
+		return Announcement{Priority: Normal, Kind: "tool-done", Text: fmt.Sprintf("Finished search #%d.", i)}
+	case 2:
+		return Announcement{Priority: Background, Kind: "progress", Text: fmt.Sprintf("Progress: step #%d.", i)}
+	case 3:
+		return Announcement{Priority: Background, Kind: "state", Text: fmt.Sprintf("Now working on #%d.", i)}
+	}
+	return Announcement{Priority: Normal, Kind: "output", Text: fmt.Sprintf("The agent wrote sentence #%d of its answer, which is quite a long one.", i)}
+}
+
+var numberRE = regexp.MustCompile(`#(\d+)`)
+
+// latestNumber is the highest event number an announcement's text names.
+func latestNumber(t *testing.T, text string) int {
+	t.Helper()
+	m := numberRE.FindAllStringSubmatch(text, -1)
+	if m == nil {
+		t.Fatalf("no event number in %q", text)
+	}
+	n, _ := strconv.Atoi(m[len(m)-1][1])
+	return n
+}
+
+// Must show: 2,000 events a second for 10 seconds, paced for 180 words a
+// minute, on a virtual clock. Every announcement is passed on within 5
+// seconds of the newest event it tells of, speech ends within 5 seconds of
+// the flood, and every critical prompt is passed on, in order.
+func TestPacingKeepsUpWithAFloodVirtualClock(t *testing.T) {
+	const (
+		rate          = 2000
+		seconds       = 10
+		criticalEvery = 5000 // a critical prompt every 2.5 seconds
+	)
+	p := newPacer(PaceConfig{WPM: 180})
+	type spoken struct {
+		at time.Time
+		an Announcement
+	}
+	var out []spoken
+	drain := func(now time.Time) {
+		for {
+			an, ok, _ := p.next(now)
+			if !ok {
+				return
+			}
+			out = append(out, spoken{now, an})
+		}
+	}
+	step := time.Second / rate
+	total := rate * seconds
+	for i := 0; i < total; i++ {
+		now := t0.Add(time.Duration(i) * step)
+		p.push(floodEvent(i, criticalEvery), now)
+		drain(now)
+	}
+	flood := t0.Add(time.Duration(total) * step)
+	for now := flood; now.Before(flood.Add(time.Minute)); now = now.Add(10 * time.Millisecond) {
+		drain(now)
+	}
+	// The voice: critical speech cuts off other speech and queues behind
+	// critical speech only; other speech waits for the end of what is said.
+	var criticals []int
+	var worst time.Duration
+	var end, critEnd time.Time
+	for _, s := range out {
+		start := s.at
+		if s.an.Priority == Critical {
+			if critEnd.After(start) {
+				start = critEnd
+			}
+			critEnd = start.Add(SpeakTime(s.an.Text, 180))
+			end = critEnd
+		} else {
+			if end.After(start) {
+				start = end
+			}
+			end = start.Add(SpeakTime(s.an.Text, 180))
+		}
+		n := latestNumber(t, s.an.Text)
+		lag := start.Sub(t0.Add(time.Duration(n) * step))
+		if lag > worst {
+			worst = lag
+		}
+		if s.an.Priority == Critical {
+			criticals = append(criticals, n)
+		}
+	}
+	if worst > 5*time.Second {
+		t.Errorf("speech lagged %v behind the events it told of", worst)
+	}
+	if last := latestNumber(t, out[len(out)-1].an.Text); last < total-5 {
+		t.Errorf("the last announcement tells of event #%d, not of the flood's end", last)
+	}
+	if len(criticals) != total/criticalEvery {
+		t.Fatalf("%d critical prompts passed on, want %d", len(criticals), total/criticalEvery)
+	}
+	for i, n := range criticals {
+		if want := (i+1)*criticalEvery - 1; n != want {
+			t.Fatalf("critical %d is #%d, want #%d", i, n, want)
+		}
+	}
+	if len(out) < 8 {
+		t.Fatalf("only %d announcements said in %ds", len(out), seconds)
+	}
+	t.Logf("%d announcements for %d events, worst lag %v", len(out), total, worst)
+}
+
+func TestPacerCollapse(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []Announcement
+		want []string // what is passed on, in order, when nothing is being said
+	}{
+		{"slow enough: nothing collapsed", []Announcement{
+			{Priority: Normal, Kind: "tool", Text: "Using search."},
+			{Priority: Normal, Kind: "tool-done", Text: "Finished search."},
+		}, []string{"Using search.", "Finished search."}},
+		{"latest of each kind, with counts", []Announcement{
+			{Priority: Normal, Kind: "tool-done", Text: "Finished one."},
+			{Priority: Normal, Kind: "tool-done", Text: "Finished two."},
+			{Priority: Background, Kind: "progress", Text: "Progress: 10 percent."},
+			{Priority: Normal, Kind: "tool-done", Text: "Finished three."},
+			{Priority: Background, Kind: "progress", Text: "Progress: 20 percent."},
+			{Priority: Normal, Kind: "tool-done", Text: "Finished four."},
+			{Priority: Normal, Kind: "tool-done", Text: "Finished five."},
+		}, []string{"Using first.", "1 more progress update; the latest: Progress: 20 percent.", "4 more tool calls finished; the latest: Finished five."}},
+		{"a prompt's announcements are never collapsed", []Announcement{
+			{Priority: Normal, Kind: "reply-sent", Text: "Sent your answer to prompt 1: accept.", Prompt: &session.Prompt{Number: 1}},
+			{Priority: Normal, Kind: "output", Text: strings.Repeat("word ", 30)},
+			{Priority: Normal, Kind: "reply-sent", Text: "Sent your answer to prompt 2: reject.", Prompt: &session.Prompt{Number: 2}},
+		}, []string{"Using first.", "1 other skipped. Sent your answer to prompt 1: accept.", "Sent your answer to prompt 2: reject."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPacer(PaceConfig{WPM: 180, MaxLag: 6 * time.Second})
+			// Something is being said; the rest queues behind it.
+			p.push(Announcement{Priority: Normal, Kind: "tool", Text: "Using first."}, t0)
+			var got []string
+			if an, ok, _ := p.next(t0); ok {
+				got = append(got, an.Text)
+			}
+			for _, an := range tt.in {
+				p.push(an, t0)
+			}
+			for now := t0; now.Before(t0.Add(time.Minute)); now = now.Add(100 * time.Millisecond) {
+				if an, ok, _ := p.next(now); ok {
+					got = append(got, an.Text)
+				}
+			}
+			want := tt.want
+			if tt.name == "slow enough: nothing collapsed" {
+				want = append([]string{"Using first."}, want...)
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("got  %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+func TestPacerCriticalGoesFirstAndNeverDropped(t *testing.T) {
+	p := newPacer(PaceConfig{MaxLag: time.Second})
+	p.push(Announcement{Priority: Normal, Kind: "output", Text: strings.Repeat("chatter ", 40)}, t0)
+	p.next(t0)
+	for i := 0; i < 50; i++ {
+		p.push(Announcement{Priority: Normal, Kind: "output", Text: "more chatter " + strconv.Itoa(i)}, t0)
+		p.push(Announcement{Priority: Critical, Kind: "errored", Text: "Error " + strconv.Itoa(i)}, t0)
+	}
+	for i := 0; i < 50; i++ {
+		an, ok, _ := p.next(t0)
+		if !ok || an.Text != "Error "+strconv.Itoa(i) {
+			t.Fatalf("next %d: %q %v, want the critical error %d", i, an.Text, ok, i)
+		}
+	}
+	if _, ok, wait := p.next(t0); ok || wait <= 0 {
+		t.Fatalf("chatter passed on while the errors are said (wait %v)", wait)
+	}
+}
+
+func TestPacerFoldsRepeatedStates(t *testing.T) {
+	p := newPacer(PaceConfig{FoldWindow: 10 * time.Second})
+	var got []string
+	say := func(text string, at time.Duration) {
+		now := t0.Add(at)
+		p.push(Announcement{Priority: Background, Kind: "state", SessionID: "s1", Text: text}, now)
+		for {
+			an, ok, _ := p.next(now.Add(time.Hour)) // never busy: look at folding alone
+			if !ok {
+				break
+			}
+			got = append(got, an.Text)
+		}
+	}
+	say("Now working.", 0)
+	say("Now waiting.", time.Second)
+	say("Now working.", 2*time.Second)
+	say("Now waiting.", 3*time.Second)
+	say("Now working.", 4*time.Second)
+	say("Now working.", 12*time.Second) // after the window: said, with the count
+	say("Now working.", 13*time.Second)
+	say("Now working.", 30*time.Second) // never muted forever
+	want := []string{"Now working.", "Now waiting.", "Now working. (3 times since it was last said)", "Now working. (twice since it was last said)"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
+
+func TestPacerDropsBackgroundWhenAsked(t *testing.T) {
+	p := newPacer(PaceConfig{DropBackground: true})
+	p.push(Announcement{Priority: Background, Kind: "progress", Text: "Progress: 50 percent."}, t0)
+	p.push(Announcement{Priority: Normal, Kind: "tool", Text: "Using search."}, t0)
+	an, ok, _ := p.next(t0)
+	if !ok || an.Text != "Using search." {
+		t.Fatalf("got %q, want the normal announcement only", an.Text)
+	}
+	if _, ok, _ := p.next(t0.Add(time.Hour)); ok {
+		t.Fatal("background announcement passed on")
+	}
+}
+
+func TestPacerSilence(t *testing.T) {
+	r := &cancelRecorder{}
+	p := NewPacer(PaceConfig{WPM: 60, MaxLag: time.Minute}, r)
+	defer p.Close()
+	p.Announce(Announcement{Priority: Normal, Kind: "tool", Text: "one two three four five six seven eight"})
+	p.Announce(Announcement{Priority: Normal, Kind: "output", Text: "queued"})
+	waitFor(t, func() bool { return len(r.texts()) == 1 })
+	n, err := p.Silence()
+	if err != nil || n != 1 {
+		t.Fatalf("Silence: %d dropped, %v; want 1", n, err)
+	}
+	if r.cancelled() != 1 {
+		t.Fatal("current speech not cancelled")
+	}
+	p.Announce(Announcement{Priority: Normal, Kind: "output", Text: "after"})
+	waitFor(t, func() bool { return len(r.texts()) == 2 })
+	if got := r.texts(); got[1] != "after" {
+		t.Fatalf("said %q", got)
+	}
+	// A critical announcement being said is not cut off by silence.
+	p.Announce(Announcement{Priority: Critical, Kind: "errored", Text: "Error: disk full, this sentence takes a while to say."})
+	waitFor(t, func() bool { return len(r.texts()) == 3 })
+	if _, err := p.Silence(); err != nil || r.cancelled() != 1 {
+		t.Fatalf("silence cut off a critical announcement (%v)", err)
+	}
+}
+
+type cancelRecorder struct {
+	mu      sync.Mutex
+	got     []string
+	cancels int
+}
+
+func (c *cancelRecorder) Announce(a Announcement) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.got = append(c.got, a.Text)
+	return nil
+}
+
+func (c *cancelRecorder) Cancel() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cancels++
+	return nil
+}
+
+func (c *cancelRecorder) texts() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.got...)
+}
+
+func (c *cancelRecorder) cancelled() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cancels
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestSpeakTime(t *testing.T) {
+	tests := []struct {
+		text string
+		wpm  int
+		want time.Duration
+	}{
+		{"one two three", 180, time.Second + utterancePause},
+		{"one two three", 60, 3*time.Second + utterancePause},
+		{"", 180, utterancePause},
+		{"这是一个很长的中文句子没有空格这是一个很长的中文句子", 180, 4*time.Second/3 + utterancePause},
+	}
+	for _, tt := range tests {
+		if got := SpeakTime(tt.text, tt.wpm); got != tt.want {
+			t.Errorf("SpeakTime(%q, %d) = %v, want %v", tt.text, tt.wpm, got, tt.want)
+		}
+	}
+}
+
+func BenchmarkPacerFlood(b *testing.B) {
+	p := newPacer(PaceConfig{})
+	events := make([]Announcement, 1000)
+	for i := range events {
+		events[i] = floodEvent(i, 0)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		now := t0.Add(time.Duration(i) * time.Millisecond / 2)
+		p.push(events[i%len(events)], now)
+		p.next(now)
+	}
+}
