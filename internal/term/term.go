@@ -17,6 +17,7 @@ type IO struct {
 
 	InTTY  bool // stdin is a terminal: the user types at it
 	OutTTY bool // stdout is a terminal
+	ErrTTY bool // stderr is a terminal (only System sets it)
 
 	// Plain is true when output must be plain appended lines with no escape
 	// sequences at all. It is the default whenever stdout is not a terminal.
@@ -31,7 +32,9 @@ type Env func(key string) string
 // System builds IO from the process's streams and environment. forcePlain is
 // the --plain flag.
 func System(forcePlain bool) *IO {
-	return New(os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stdin), isTerminal(os.Stdout), os.Getenv, forcePlain)
+	st := New(os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stdin), isTerminal(os.Stdout), os.Getenv, forcePlain)
+	st.ErrTTY = isTerminal(os.Stderr)
+	return st
 }
 
 // New builds IO from explicit parts: the TTY answers and the environment.
