@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/tui"
@@ -64,18 +65,55 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	dir, _ := os.Getwd()
 	p := tui.Start(tui.RunOptions{
 		Options: tui.Options{
-			Capacity: t.Capacity,
-			Theme:    theme,
-			Keys:     keys,
-			Endpoint: endpoint,
-			SaveDir:  dir,
-			Now:      o.Now,
+			Capacity:  t.Capacity,
+			Theme:     theme,
+			Keys:      keys,
+			Endpoint:  endpoint,
+			Transport: transportName(endpoint),
+			SaveDir:   dir,
+			Now:       o.Now,
 		},
 		In:        o.IO.In,
 		Out:       o.IO.Out,
 		AltScreen: t.AltScreen,
 	})
 	return &tuiOutput{Program: p, errOut: o.IO.ErrOut}, nil
+}
+
+// transportName says in words how the listener reaches endpoint, as
+// transport.Dial reads it.
+func transportName(endpoint string) string {
+	scheme, _, ok := strings.Cut(endpoint, ":")
+	switch strings.ToLower(scheme) {
+	case "http", "https":
+		return "SSE"
+	case "ws", "wss":
+		return "WebSocket"
+	case "unix":
+		return "Unix socket"
+	case "exec", "stdio":
+		return "standard input and output of"
+	case "file":
+		return "file"
+	}
+	if endpoint == "-" {
+		return "standard input"
+	}
+	if !ok || len(scheme) == 1 {
+		return "file"
+	}
+	return ""
+}
+
+// termsShower is an output that shows the subscription's terms (the TUI).
+type termsShower interface{ SetTerms(tui.Terms) }
+
+// showTerms tells the output the terms now in force, when it shows them:
+// call it when the handshake or a renegotiation completes.
+func (l *listener) showTerms(t tui.Terms) {
+	if ts, ok := l.out.(termsShower); ok {
+		ts.SetTerms(t)
+	}
 }
 
 // loadKeys reads the key file named, or the user's default one when it exists.
