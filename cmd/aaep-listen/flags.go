@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/session"
 )
 
 var errHelp = errors.New("help requested")
@@ -44,6 +45,9 @@ type options struct {
 	Sign signOptions // --key, --no-sign and the key, in sign.go
 
 	Sinks sinkOptions // --speech, --braille, --notify and theirs, in sinks.go
+
+	Terms        session.Terms // --rate, --lang, --coalesce, --include, … in terms.go
+	SubscriberID string        // stable per user and configuration, in terms.go
 
 	Now func() time.Time
 }
@@ -106,6 +110,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	addTUIFlags(fs, &o.TUI)
 	addSignFlags(fs, &o.Sign)
 	addSinkFlags(fs, &o.Sinks, getenv)
+	addTermFlags(fs, &o.Terms)
 
 	var rest []string
 	for {
@@ -163,6 +168,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, fmt.Errorf("--demo-speed must not be negative")
 	}
 	if err := o.Sinks.check(); err != nil {
+		return nil, err
+	}
+	if err := finishTerms(o, getenv); err != nil {
 		return nil, err
 	}
 	return o, nil

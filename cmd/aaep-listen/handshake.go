@@ -7,33 +7,23 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
 // version is this build's version, sent in subscription requests.
 const version = "0.1.0"
 
-// subscriptionRequest is the body POSTed to a Level-3 producer. Full
-// capability negotiation (rates, filters, languages) is future work; this
-// says who we are and that the user can answer prompts.
+// subscriptionRequest is the body of the subscription request: who we
+// are and the terms the flags ask for (session.Terms), with the
+// signed-replies offer when there is a key.
 func subscriptionRequest(o *options) []byte {
-	canAnswer := o.IO.InTTY || o.AutoReply != "" || !o.JSON
-	req := map[string]any{
-		"type":               protocol.TypeSubscriptionRequest,
-		"aaep_version":       "1.0.0",
-		"subscriber_id":      "aaep-term-listen",
-		"subscriber_name":    "aaep-listen",
-		"subscriber_version": version,
-		"capabilities": map[string]any{
-			"preferred_verbosity":          o.Verbosity,
-			"supports_confirmation_reply":  canAnswer,
-			"supports_clarification_reply": canAnswer,
-			"coalesce_boundaries":          []string{"sentence", "paragraph", "completion"},
-			"supported_conformance_levels": []int{1, 2, 3},
-		},
-	}
+	// Strings, numbers and slices of them always marshal.
+	b, _ := json.Marshal(session.Request(session.Identity{ID: o.SubscriberID, Name: "aaep-listen", Version: version}, o.Terms))
+	var req map[string]any
+	_ = json.Unmarshal(b, &req) // what was just marshalled reads back
 	addOffer(req, o)
-	b, _ := json.Marshal(req) // a map of plain values always marshals
+	b, _ = json.Marshal(req) // a map of plain values always marshals
 	return b
 }
 

@@ -1,0 +1,208 @@
+// terms.go: the capabilities a subscriber asks for, the messages that ask
+// for them (request, renegotiate, close), and how they read to a person.
+
+package session
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// AAEPVersion is the protocol version this subscriber asks for.
+const AAEPVersion = "1.0.0"
+
+// Terms are the capabilities the user asks a producer for, as the user
+// configured them. The zero value asks for nothing in particular: the
+// producer's defaults apply.
+type Terms struct {
+	// Rate is max_events_per_second; 0 means no limit (not sent).
+	Rate int
+	// Verbosity is terse, normal or detailed; "" is not sent.
+	Verbosity string
+	// Languages are BCP 47 tags in order of preference; none is not sent.
+	Languages []string
+	// Coalesce are the coalesce_boundaries; none is not sent.
+	Coalesce []string
+	// Include and Exclude are event_filters: event types, or prefixes
+	// ending in "*" ("aaep:agent.tool.*").
+	Include, Exclude []string
+	// CognitiveLoad is low, medium or high; "" is not sent.
+	CognitiveLoad string
+	// PaceWPM is the announcing pace in words per minute; 0 is not sent.
+	PaceWPM int
+	// CanConfirm and CanClarify: the user can answer confirmations and
+	// questions.
+	CanConfirm, CanClarify bool
+	// Strict closes the subscription when the producer grants more than
+	// was asked for.
+	Strict bool
+}
+
+// Verbosities, coalescing boundaries and cognitive loads the spec allows.
+var (
+	Verbosities    = []string{"terse", "normal", "detailed"}
+	Boundaries     = []string{"none", "word", "sentence", "paragraph", "completion"}
+	CognitiveLoads = []string{"low", "medium", "high"}
+)
+
+// Capabilities is the capabilities object the terms ask for.
+func (t Terms) Capabilities() protocol.Capabilities {
+	c := protocol.Capabilities{
+		MaxEventsPerSecond:         t.Rate,
+		PreferredVerbosity:         t.Verbosity,
+		Languages:                  slices.Clone(t.Languages),
+		SupportsConfirmationReply:  &t.CanConfirm,
+		SupportsClarificationReply: &t.CanClarify,
+		CoalesceBoundaries:         slices.Clone(t.Coalesce),
+		SupportedConformanceLevels: []int{1, 2, 3},
+		CognitiveLoad:              t.CognitiveLoad,
+		PaceWPM:                    t.PaceWPM,
+	}
+	if len(t.Include) > 0 || len(t.Exclude) > 0 {
+		c.EventFilters = &protocol.EventFilters{Include: slices.Clone(t.Include), Exclude: slices.Clone(t.Exclude)}
+	}
+	return c
+}
+
+// Check reports the first term the spec does not allow, in words that name
+// the flag or command setting it.
+func (t Terms) Check() error {
+	if t.Rate < 0 || t.Rate > 100000 {
+		return fmt.Errorf("rate must be from 1 to 100000 events per second (0 for no limit), not %d", t.Rate)
+	}
+	if t.Verbosity != "" && !slices.Contains(Verbosities, t.Verbosity) {
+		return fmt.Errorf("verbosity must be terse, normal or detailed, not %q", t.Verbosity)
+	}
+	for _, l := range t.Languages {
+		if !isLanguageTag(l) {
+			return fmt.Errorf("lang: %q is not a language tag (such as en, en-GB or yo)", l)
+		}
+	}
+	if len(t.Languages) > 32 {
+		return fmt.Errorf("lang: at most 32 languages, not %d", len(t.Languages))
+	}
+	for _, b := range t.Coalesce {
+		if !slices.Contains(Boundaries, b) {
+			return fmt.Errorf("coalesce: %q is not one of none, word, sentence, paragraph, completion", b)
+		}
+	}
+	for _, f := range []struct {
+		name string
+		pats []string
+	}{{"include", t.Include}, {"exclude", t.Exclude}} {
+		for _, p := range f.pats {
+			if err := checkPattern(p); err != nil {
+				return fmt.Errorf("%s: %w", f.name, err)
+			}
+		}
+	}
+	if t.CognitiveLoad != "" && !slices.Contains(CognitiveLoads, t.CognitiveLoad) {
+		return fmt.Errorf("cognitive-load must be low, medium or high, not %q", t.CognitiveLoad)
+	}
+	if t.PaceWPM != 0 && (t.PaceWPM < 50 || t.PaceWPM > 1000) {
+		return fmt.Errorf("pace-wpm must be from 50 to 1000 words per minute, not %d", t.PaceWPM)
+	}
+	return nil
+}
+
+func checkPattern(p string) error {
+	if p == "" || len(p) > 256 || strings.Contains(strings.TrimSuffix(p, "*"), "*") {
+		return fmt.Errorf("filter %q is not an event type or a prefix ending in *", p)
+	}
+	return nil
+}
+
+// isLanguageTag reports whether s has the shape of a BCP 47 tag: subtags
+// of 1 to 8 letters or digits, the first letters only.
+func isLanguageTag(s string) bool {
+	for i, sub := range strings.Split(s, "-") {
+		if len(sub) < 1 || len(sub) > 8 {
+			return false
+		}
+		for _, r := range sub {
+			letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+			if !letter && (i == 0 || r < '0' || r > '9') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Pattern completes a filter pattern the user typed: a type without a
+// namespace is a core type ("agent.tool.*" is "aaep:agent.tool.*").
+func Pattern(p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" || strings.Contains(p, ":") || p == "*" {
+		return p
+	}
+	return "aaep:" + p
+}
+
+// List splits a comma-separated list the user typed, dropping blanks.
+func List(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// SubscriberID is a stable subscriber_id for one user and configuration:
+// the same configDir and user always give the same ID, and it reveals
+// neither.
+func SubscriberID(configDir, user string) string {
+	sum := sha256.Sum256([]byte(configDir + "\x00" + user))
+	return "aaep-term-" + hex.EncodeToString(sum[:8])
+}
+
+// Identity names the subscriber in a subscription.request.
+type Identity struct {
+	ID, Name, Version string
+}
+
+// Request is the subscription.request message for the terms.
+func Request(id Identity, t Terms) protocol.SubscriptionRequest {
+	return protocol.SubscriptionRequest{
+		Type:              protocol.TypeSubscriptionRequest,
+		AAEPVersion:       AAEPVersion,
+		SubscriberID:      id.ID,
+		SubscriberName:    id.Name,
+		SubscriberVersion: id.Version,
+		Capabilities:      t.Capabilities(),
+	}
+}
+
+// Renegotiate is the subscription.renegotiate message that changes the
+// capabilities set in changes, and only those.
+func Renegotiate(subscriptionID string, changes protocol.Capabilities) ([]byte, error) {
+	b, err := json.Marshal(protocol.SubscriptionRenegotiate{
+		Type: protocol.TypeSubscriptionRenegotiate, SubscriptionID: subscriptionID, Capabilities: changes,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build the renegotiation: %w", err)
+	}
+	return b, nil
+}
+
+// Close reason codes this subscriber sends.
+const (
+	CloseShutdown = "subscriber_shutdown" // the user quit or the program was stopped
+	CloseTerms    = "terms_violated"      // the producer broke the negotiated terms (--strict)
+)
+
+// Close is the subscription.close message.
+func Close(subscriptionID, code, message string) []byte {
+	b, _ := json.Marshal(protocol.SubscriptionClose{ // strings always marshal
+		Type: protocol.TypeSubscriptionClose, SubscriptionID: subscriptionID, ReasonCode: code, ReasonMessage: message,
+	})
+	return b
+}
