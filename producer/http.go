@@ -67,42 +67,6 @@ func (p *Producer) routes() *http.ServeMux {
 	return mux
 }
 
-// handleManifest serves the producer manifest (spec §5.10), unsigned.
-func (p *Producer) handleManifest(w http.ResponseWriter, r *http.Request) {
-	a := p.agent()
-	var types []string
-	var walk func([]Step)
-	walk = func(steps []Step) {
-		for _, st := range steps {
-			if !slices.Contains(types, st.Event.Type) {
-				types = append(types, st.Event.Type)
-			}
-			walk(st.OnAccept)
-			walk(st.OnReject)
-			walk(st.OnAnswer)
-			walk(st.OnTimeout)
-		}
-	}
-	for _, sc := range p.opts.Scenarios {
-		walk(sc.Steps)
-	}
-	slices.Sort(types)
-	writeJSON(w, http.StatusOK, map[string]any{
-		"@context":                     protocol.ContextURL,
-		"type":                         "aaep:producer.manifest",
-		"agent_id":                     a.ID,
-		"agent_version":                a.Version,
-		"agent_name":                   a.Name,
-		"aaep_versions_supported":      []string{Version},
-		"conformance_levels_supported": []int{1, 2, 3},
-		"transports_supported":         []string{"sse", "websocket", "stdio", "unix"},
-		"languages_supported":          p.langs,
-		"event_types_emitted":          types,
-		"default_verbosity":            "normal",
-		"max_concurrent_subscriptions": maxSubscriptions,
-	})
-}
-
 // agent is the producer's identity: the first scenario's agent.
 func (p *Producer) agent() Agent {
 	if len(p.opts.Scenarios) > 0 {
@@ -263,10 +227,11 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 		Producer producer `json:"producer"`
 		Honored  honored  `json:"honored_capabilities"`
 		Manifest string   `json:"manifest_uri,omitempty"`
+		Signed   string   `json:"signed_manifest,omitempty"`
 		Notes    string   `json:"negotiation_notes,omitempty"`
 	}{
 		Type: protocol.TypeSubscriptionAccepted, ID: id, Version: Version, Honored: h,
-		Notes: strings.Join(notes, " "), Manifest: manifest,
+		Notes: strings.Join(notes, " "), Manifest: manifest, Signed: p.signedManifest(),
 	}
 	a := p.agent()
 	msg.Producer = producer{a.ID, a.Name, a.Version}
@@ -382,7 +347,7 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		}
 	}
 
-	if c.AcceptSignedManifestsOnly {
+	if c.AcceptSignedManifestsOnly && !p.signsManifest() {
 		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "manifest_signature_required", "this producer has no signed manifest")
 	}
 	return h, t, notes, nil

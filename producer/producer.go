@@ -75,6 +75,11 @@ type Options struct {
 	PinnedKeys []string
 	// RequireSignedReplies refuses unsigned replies.
 	RequireSignedReplies bool
+	// ManifestKey, if not nil, signs the manifest: it is served as a JWS
+	// and sent inline in subscription.accepted (manifest.go).
+	ManifestKey *ManifestKey
+	// ManifestFault spoils the manifest for tests; zero is honest.
+	ManifestFault ManifestFault
 }
 
 // Resolution says how a prompt was settled.

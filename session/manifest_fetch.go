@@ -1,0 +1,236 @@
+package session
+
+// manifest_fetch.go: finding a producer's manifest (inline, at its
+// manifest_uri, or at /.well-known/aaep-manifest.json), fetching it and
+// judging it against the subscription.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// WellKnownManifestPath is where a producer's HTTP origin serves its
+// manifest (spec §5.10.2).
+const WellKnownManifestPath = "/.well-known/aaep-manifest.json"
+
+// More reasons a manifest is not verified.
+var (
+	ErrNoManifest          = errors.New("session: no manifest")
+	ErrManifestFetch       = errors.New("session: manifest fetch failed")
+	ErrManifestUnsigned    = errors.New("session: manifest not signed")
+	ErrManifestDisagreeing = errors.New("session: manifest claims disagree with the subscription")
+)
+
+// ManifestSources are where a subscription says its manifest is.
+type ManifestSources struct {
+	Inline   string // subscription.accepted signed_manifest (a JWS)
+	URI      string // manifest_uri, from subscription.accepted or an event's producer
+	Endpoint string // the endpoint subscribed to; an http(s) or ws(s) one gives the well-known URI
+}
+
+// ManifestFinder fetches and verifies manifests. The zero value fetches
+// with http.DefaultClient and trusts no key.
+type ManifestFinder struct {
+	// Client fetches manifest URIs; nil means http.DefaultClient. Each
+	// fetch is bounded by Timeout all the same.
+	Client *http.Client
+	// Header is sent with each fetch (a bearer token, for example).
+	Header http.Header
+	// Keys are the trusted signing keys; nil trusts none.
+	Keys *ManifestKeys
+	// Timeout bounds one fetch; zero means 10 seconds.
+	Timeout time.Duration
+	// Now is the clock for expiry; nil means time.Now.
+	Now func() time.Time
+}
+
+// ManifestResult is what was found about a producer's manifest.
+type ManifestResult struct {
+	// Manifest is what the producer claims; nil when none could be read.
+	Manifest *Manifest
+	// From is "inline" or the URI it was fetched from; "" when none was found.
+	From string
+	// Signed: it came as a JWS. Verified: its signature checked out with a
+	// trusted key, KID, using Alg, and it is the accepting agent's.
+	Signed, Verified bool
+	KID, Alg         string
+	// Problems are claims that disagree with the subscription, in words.
+	Problems []string
+	// Err says why the manifest is not verified: a *ManifestError whose
+	// Reason is one of the Err… values; nil when verified.
+	Err error
+}
+
+// Find looks for the manifest where src says (the inline one first, then
+// the URI, then the well-known path of the endpoint's origin), verifies a
+// signed one, and checks its claims against off.
+func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offering) ManifestResult {
+	var r ManifestResult
+	doc, signed := src.Inline, true
+	switch {
+	case src.Inline != "":
+		r.From = "inline"
+	default:
+		uri := src.URI
+		if uri == "" {
+			uri = WellKnownURI(src.Endpoint)
+		}
+		if uri == "" {
+			r.Err = manifestFail(ErrNoManifest, "The producer gives no manifest: none in its acceptance, and no web address to look for one.")
+			return r
+		}
+		r.From = uri
+		body, err := f.fetch(ctx, uri)
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		doc, signed = string(body), looksSigned(body)
+	}
+	r.Signed = signed
+	if signed {
+		sm, err := VerifyManifest(doc, f.Keys, f.now())
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		r.Manifest, r.KID, r.Alg = sm.Manifest, sm.KID, string(sm.Alg)
+	} else {
+		m, err := ParseManifest([]byte(doc))
+		if err != nil {
+			r.Err = err
+			return r
+		}
+		r.Manifest = m
+	}
+	problems, err := r.Manifest.Check(off)
+	if err != nil {
+		r.Err = err
+		return r
+	}
+	r.Problems = problems
+	switch {
+	case !signed:
+		r.Err = manifestFail(ErrManifestUnsigned, "The producer's manifest is not signed.")
+	case len(problems) > 0:
+		r.Err = manifestFail(ErrManifestDisagreeing, "The producer's manifest is signed by key %s, but its claims disagree with this subscription: %s.",
+			r.KID, strings.Join(problems, "; "))
+	default:
+		r.Verified = true
+	}
+	return r
+}
+
+// Sentence says in one line what was found: "The producer's manifest is
+// signed by key K and verified.", "… is not signed.", or why it was refused.
+func (r ManifestResult) Sentence() string {
+	if r.Verified {
+		return fmt.Sprintf("The producer's manifest is signed by key %s and verified.", r.KID)
+	}
+	var me *ManifestError
+	if errors.As(r.Err, &me) {
+		s := me.Words
+		if errors.Is(r.Err, ErrManifestUnsigned) && len(r.Problems) > 0 {
+			s += " Its claims disagree with this subscription: " + strings.Join(r.Problems, "; ") + "."
+		}
+		return s
+	}
+	if r.Err != nil {
+		return "The producer's manifest could not be checked: " + protocol.Sanitize(r.Err.Error()) + "."
+	}
+	return "The producer's manifest could not be checked."
+}
+
+// WellKnownURI is the manifest URI at the origin of an http(s) or ws(s)
+// endpoint (a ws endpoint's origin is taken as http, wss as https); "" for
+// other endpoints.
+func WellKnownURI(endpoint string) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "ws":
+		u.Scheme = "http"
+	case "https", "wss":
+		u.Scheme = "https"
+	default:
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: WellKnownManifestPath}).String()
+}
+
+// fetch GETs a manifest URI (http or https only), at most MaxManifestBytes.
+func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) {
+	fail := func(format string, args ...any) error {
+		return manifestFail(ErrManifestFetch, "The producer's manifest could not be fetched from %s: "+format+".",
+			append([]any{protocol.Sanitize(uri)}, args...)...)
+	}
+	u, err := url.Parse(uri)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fail("it is not an http:// or https:// address")
+	}
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fail("%s", protocol.Sanitize(err.Error()))
+	}
+	for k, v := range f.Header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Accept", "application/jose, application/json")
+	client := f.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fail("%s", protocol.Sanitize(err.Error()))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotFound {
+		return nil, manifestFail(ErrNoManifest, "The producer publishes no manifest at %s (404 Not Found).", protocol.Sanitize(uri))
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fail("the answer was %s", protocol.Sanitize(resp.Status))
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxManifestBytes*2+1))
+	if err != nil {
+		return nil, fail("%s", protocol.Sanitize(err.Error()))
+	}
+	if len(body) > MaxManifestBytes*2 {
+		return nil, fail("it is longer than %d bytes", MaxManifestBytes*2)
+	}
+	return body, nil
+}
+
+// looksSigned tells a JWS (compact, or JSON with a payload and signatures)
+// from a plain manifest object.
+func looksSigned(b []byte) bool {
+	s := strings.TrimSpace(string(b))
+	if !strings.HasPrefix(s, "{") {
+		return true
+	}
+	return strings.Contains(s, `"payload"`) && (strings.Contains(s, `"signature"`) || strings.Contains(s, `"signatures"`)) &&
+		!strings.Contains(s, `"agent_id"`)
+}
+
+func (f *ManifestFinder) now() time.Time {
+	if f.Now != nil {
+		return f.Now()
+	}
+	return time.Now()
+}

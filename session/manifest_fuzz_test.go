@@ -1,0 +1,63 @@
+package session_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// FuzzParseManifest: any input is decoded or refused with a
+// ManifestError; what is accepted names an agent and valid levels.
+func FuzzParseManifest(f *testing.F) {
+	f.Add([]byte(testManifest))
+	f.Add([]byte(`{"agent_id":"a","extensions_supported":[{"uri":"u"}],"exp":1}`))
+	f.Add([]byte(`{"agent_id":null}`))
+	f.Add([]byte(`[1,2`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := session.ParseManifest(b)
+		if err != nil {
+			var me *session.ManifestError
+			if !errors.As(err, &me) || me.Words == "" {
+				t.Fatalf("error without words: %v", err)
+			}
+			return
+		}
+		if m.AgentID == "" {
+			t.Fatal("accepted a manifest without agent_id")
+		}
+		for _, l := range m.ConformanceLevels {
+			if l < 1 || l > 3 {
+				t.Fatalf("accepted level %d", l)
+			}
+		}
+	})
+}
+
+// FuzzVerifyManifest: nothing but a JWS by the trusted key verifies.
+func FuzzVerifyManifest(f *testing.F) {
+	k, err := producer.NewManifestKey("ES256")
+	if err != nil {
+		f.Fatal(err)
+	}
+	keys, err := session.LoadManifestKeys("", "")
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, fault := range []producer.ManifestFault{producer.ManifestHonest, producer.ManifestForged, producer.ManifestAlgNone, producer.ManifestHS256} {
+		s, err := producer.SignManifest([]byte(testManifest), k, fault)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(s)
+	}
+	f.Add(`{"payload":"e30","signatures":[{"protected":"eyJhbGciOiJFUzI1NiJ9","signature":"AA"}]}`)
+	f.Fuzz(func(t *testing.T, jws string) {
+		// No key is trusted, so nothing may verify.
+		if sm, err := session.VerifyManifest(jws, keys, time.Now()); err == nil {
+			t.Fatalf("verified %+v with no trusted key", sm)
+		}
+	})
+}
