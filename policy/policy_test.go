@@ -1,0 +1,156 @@
+package policy
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+const example = `{"rules": [
+  {"name": "never-pay", "tool": "transfer_*", "decision": "reject"},
+  {"name": "drafts", "tool": "save_draft", "risk": ["low"], "irreversible": false, "decision": "accept"},
+  {"name": "trusted-cleanup", "agent": "janitor", "tool": "delete_tmp", "decision": "accept", "allow_irreversible_high": true},
+  {"name": "questions", "type": "clarification", "decision": "ask"},
+  {"name": "risky-mail", "tool": "send_*", "risk": ["medium", "high"], "decision": "reject"}
+]}`
+
+func TestDecide(t *testing.T) {
+	p, err := Parse([]byte(example))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		f    Facts
+		want Decision
+	}{
+		{"payment rejected", Facts{Type: TypeConfirmation, Tool: "transfer_funds", Risk: "high", Irreversible: true}, Decision{Reject, "never-pay"}},
+		{"draft accepted", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low"}, Decision{Accept, "drafts"}},
+		{"draft of medium risk asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "medium"}, Decision{Verdict: Ask}},
+		{"draft that cannot be undone asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low", Irreversible: true}, Decision{Verdict: Ask}},
+		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true}, Decision{Accept, "trusted-cleanup"}},
+		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true}, Decision{Verdict: Ask}},
+		{"question", Facts{Type: TypeClarification}, Decision{Ask, "questions"}},
+		{"risky mail", Facts{Type: TypeConfirmation, Tool: "send_mail", Risk: "medium"}, Decision{Reject, "risky-mail"}},
+		{"no tool name never matches a tool glob", Facts{Type: TypeConfirmation, Risk: "medium"}, Decision{Verdict: Ask}},
+		{"unknown risk does not match a risk list", Facts{Type: TypeConfirmation, Tool: "send_mail"}, Decision{Verdict: Ask}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := p.Decide(tt.f); got != tt.want {
+				t.Errorf("Decide(%+v) = %+v, want %+v", tt.f, got, tt.want)
+			}
+		})
+	}
+	var none *Policy
+	if got := none.Decide(Facts{Type: TypeConfirmation}); got.Verdict != Ask {
+		t.Errorf("nil policy: %+v", got)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	tests := []struct{ name, file, want string }{
+		{"accept that could hit irreversible high", `{"rules":[{"name":"all","decision":"accept"}]}`,
+			`rule "all": it accepts and could match an action that cannot be undone and is high risk`},
+		{"accept high without irreversible false", `{"rules":[{"name":"h","risk":["high"],"decision":"accept"}]}`, `allow_irreversible_high`},
+		{"unknown field", `{"rules":[{"name":"a","decision":"ask","tools":"x"}]}`, `unknown field "tools"`},
+		{"bad decision", `{"rules":[{"name":"a","decision":"maybe"}]}`, `"decision" must be`},
+		{"bad risk", `{"rules":[{"name":"a","risk":["huge"],"decision":"ask"}]}`, `"risk" may list`},
+		{"bad glob", `{"rules":[{"name":"a","tool":"[x","decision":"ask"}]}`, `"tool" is not a valid pattern`},
+		{"no name", `{"rules":[{"decision":"ask"}]}`, `rule 1: "name" is required`},
+		{"name twice", `{"rules":[{"name":"a","decision":"ask"},{"name":"a","decision":"ask"}]}`, `used twice`},
+		{"question answered", `{"rules":[{"name":"q","type":"clarification","decision":"reject"}]}`, `questions are always asked`},
+		{"bad type", `{"rules":[{"name":"q","type":"handoff","decision":"ask"}]}`, `"type" must be`},
+		{"trailing data", `{"rules":[]} {}`, `more after`},
+		{"not JSON", `rules: []`, `not a policy`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.file))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Parse error %v, want one containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestFactsOf(t *testing.T) {
+	no := false
+	tests := []struct {
+		name string
+		ev   protocol.Event
+		tool string
+		want Facts
+	}{
+		{"says nothing: assume irreversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a"}},
+			"rm", Facts{Type: TypeConfirmation, Tool: "rm", Agent: "a", Irreversible: true}},
+		{"reversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Reversibility: "reversible_with_effort", RiskLevel: "low", Tool: "own"},
+			"rm", Facts{Type: TypeConfirmation, Tool: "own", Risk: "low"}},
+		{"flag wins", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no, Reversibility: "irreversible"},
+			"", Facts{Type: TypeConfirmation}},
+		{"question", protocol.Event{Type: protocol.TypeAwaitingClarify}, "", Facts{Type: TypeClarification, Irreversible: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FactsOf(&tt.ev, tt.tool); got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAlways(t *testing.T) {
+	var a Always
+	a.Set("s1", "save_draft", Accept)
+	if v, ok := a.Get("s1", "save_draft"); !ok || v != Accept {
+		t.Fatalf("got %q %v", v, ok)
+	}
+	for _, k := range [][2]string{{"s2", "save_draft"}, {"s1", "send_mail"}, {"s1", ""}} {
+		if _, ok := a.Get(k[0], k[1]); ok {
+			t.Errorf("%v remembered", k)
+		}
+	}
+	for i := range maxAlways {
+		a.Set("x", string(rune('a'+i%26))+strings.Repeat("z", i/26), Reject)
+	}
+	if _, ok := a.Get("s1", "save_draft"); ok {
+		t.Error("the oldest answer was not forgotten")
+	}
+	if len(a.m) != maxAlways || len(a.order) != maxAlways {
+		t.Errorf("holds %d/%d, want %d", len(a.m), len(a.order), maxAlways)
+	}
+}
+
+// FuzzParse: Parse never panics, and a policy it accepts never accepts a
+// high-stakes action without a rule that allows it.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(example), "delete_tmp", "janitor", "high", true)
+	f.Add([]byte(`{"rules":[{"name":"a","decision":"accept","irreversible":false}]}`), "x", "y", "", true)
+	f.Add([]byte(`{"rules":[{"name":"a","risk":["low"],"decision":"accept"}]}`), "x", "y", "low", true)
+	f.Fuzz(func(t *testing.T, data []byte, tool, agent, risk string, irrev bool) {
+		p, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for _, typ := range []string{TypeConfirmation, TypeClarification} {
+			facts := Facts{Type: typ, Tool: tool, Agent: agent, Risk: risk, Irreversible: irrev}
+			d := p.Decide(facts)
+			switch d.Verdict {
+			case Ask, Accept, Reject:
+			default:
+				t.Fatalf("verdict %q", d.Verdict)
+			}
+			if d.Verdict != Ask && typ == TypeClarification {
+				t.Fatalf("question decided %+v", d)
+			}
+			if d.Verdict == Accept && facts.HighStakes() {
+				i := slices.IndexFunc(p.Rules, func(r Rule) bool { return r.Name == d.Rule })
+				if i < 0 || !p.Rules[i].AllowIrreversibleHigh {
+					t.Fatalf("rule %q accepted %+v without allow_irreversible_high", d.Rule, facts)
+				}
+			}
+		}
+	})
+}
