@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,33 @@ func Need(t testing.TB, program string) {
 // delay (seconds, for sleep) makes the module that slow for each text.
 func Start(t testing.TB, delay string) *Daemon {
 	t.Helper()
+	slow := ""
+	if delay != "" {
+		slow = "sleep " + delay + "; "
+	}
+	return start(t, func(d *Daemon) string { return slow + "echo \\'$DATA\\' >> " + d.Spoken })
+}
+
+// StartSpeaking starts speech-dispatcher for t with a module that takes as
+// long as a voice speaking wpm words a minute: it notes the time each text
+// begins (see Timed) and sleeps for its words. Interrupting a text kills it.
+func StartSpeaking(t testing.TB, wpm int) *Daemon {
+	t.Helper()
+	return start(t, func(d *Daemon) string {
+		script := filepath.Join(d.Dir, "speak.sh")
+		body := fmt.Sprintf("#!/bin/sh\nprintf '%%s %%s\\n' \"$(date +%%s.%%N)\" \"$1\" >> %s\necho \"$1\" >> %s\n"+
+			"exec sleep \"$(echo \"$1\" | wc -w | awk '{print $1*60/%d}')\"\n", d.timed(), d.Spoken, wpm)
+		if err := os.WriteFile(script, []byte(body), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return "sh " + script + " \\'$DATA\\'"
+	})
+}
+
+// start starts speech-dispatcher with a capture module running the shell
+// command synth returns.
+func start(t testing.TB, synth func(*Daemon) string) *Daemon {
+	t.Helper()
 	Need(t, "speech-dispatcher")
 	dir, err := os.MkdirTemp("", "sd")
 	if err != nil {
@@ -59,12 +87,8 @@ func Start(t testing.TB, delay string) *Daemon {
 	}
 	fmt.Fprint(f, "AddModule \"capture\" \"sd_generic\" \"capture.conf\"\nDefaultModule capture\nAudioOutputMethod \"libao\"\n")
 	f.Close()
-	slow := ""
-	if delay != "" {
-		slow = "sleep " + delay + "; "
-	}
-	module := fmt.Sprintf("Debug 0\nGenericExecuteSynth \"%secho \\'$DATA\\' >> %s\"\nGenericCmdDependency \"echo\"\n"+
-		"AddVoice \"en\" \"MALE1\" \"capture\"\nAddVoice \"yo\" \"MALE1\" \"capture\"\n", slow, d.Spoken)
+	module := fmt.Sprintf("Debug 0\nGenericExecuteSynth \"%s\"\nGenericCmdDependency \"echo\"\n"+
+		"AddVoice \"en\" \"MALE1\" \"capture\"\nAddVoice \"yo\" \"MALE1\" \"capture\"\n", synth(d))
 	os.WriteFile(filepath.Join(conf, "modules", "capture.conf"), []byte(module), 0o600)
 	os.WriteFile(filepath.Join(dir, "home", ".libao"), []byte("default_driver=null\n"), 0o600)
 	d.Restart(t)
@@ -130,4 +154,32 @@ func (d *Daemon) WaitSpoken(t testing.TB, want int, within time.Duration) []stri
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+func (d *Daemon) timed() string { return filepath.Join(d.Dir, "timed.txt") }
+
+// Utterance is one text a StartSpeaking daemon began to say, and when.
+type Utterance struct {
+	At   time.Time
+	Text string
+}
+
+// Timed returns what a StartSpeaking daemon began to say so far, in order.
+func (d *Daemon) Timed() []Utterance {
+	b, _ := os.ReadFile(d.timed())
+	var out []Utterance
+	for _, l := range strings.Split(string(b), "\n") {
+		at, text, ok := strings.Cut(l, " ")
+		if !ok {
+			continue
+		}
+		sec, frac, _ := strings.Cut(at, ".")
+		s, err1 := strconv.ParseInt(sec, 10, 64)
+		ns, err2 := strconv.ParseInt((frac + "000000000")[:9], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		out = append(out, Utterance{At: time.Unix(s, ns), Text: text})
+	}
+	return out
 }

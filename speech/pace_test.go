@@ -1,0 +1,139 @@
+package speech
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/speech/speechdtest"
+)
+
+// lineCounter stands for the line output: it counts what it is given.
+type lineCounter struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (l *lineCounter) Announce(announce.Announcement) error {
+	l.mu.Lock()
+	l.n++
+	l.mu.Unlock()
+	return nil
+}
+
+// floodDelivery is event i of a flood: tool calls, progress, states and
+// output, with a critical error every criticalEvery events. Its summary names
+// its number, "event i".
+func floodDelivery(i, criticalEvery int, at time.Time) session.Delivery {
+	ev := &protocol.Event{SessionID: "sess_flood", EventID: fmt.Sprintf("evt_%d", i),
+		Producer: protocol.Producer{AgentID: "flood", AgentName: "Flood"}}
+	switch {
+	case i%criticalEvery == criticalEvery-1:
+		ev.Type, ev.SummaryNormal = protocol.TypeSessionErrored, protocol.Text(fmt.Sprintf("Disk full, event %d.", i))
+	case i%4 == 0:
+		ev.Type, ev.Tool, ev.SummaryNormal = protocol.TypeToolInvoked, "search", protocol.Text(fmt.Sprintf("Searching, event %d.", i))
+	case i%4 == 1:
+		ev.Type, ev.Tool, ev.Status, ev.SummaryNormal = protocol.TypeToolCompleted, "search", "success", protocol.Text(fmt.Sprintf("Found it, event %d.", i))
+	case i%4 == 2:
+		ev.Type, ev.Urgency = protocol.TypeProgressUpdated, protocol.UrgencyBackground
+		ev.SummaryNormal = protocol.Text(fmt.Sprintf("Step, event %d.", i))
+	default:
+		ev.Type, ev.Urgency, ev.ToState = protocol.TypeStateChanged, protocol.UrgencyBackground, "working"
+		ev.SummaryNormal = protocol.Text(fmt.Sprintf("Working, event %d.", i))
+	}
+	return session.Delivery{Kind: session.KindEvent, At: at, Event: ev}
+}
+
+var eventNumber = regexp.MustCompile(`event (\d+)`)
+
+// Must show, against the real speech-dispatcher: 2,000 events a second for
+// 10 seconds through the announcer into a Pacer at 180 words a minute, in
+// front of a module that takes as long as a 180-words-a-minute voice. Every
+// text it begins names an event at most 5 seconds old, every critical error
+// is spoken, and the line output got every event.
+//
+// The voice is real time: the module sleeps for each text's words, and a
+// critical text kills the one being said, as speech-dispatcher does with
+// its synthesizer. The virtual-clock twin is in announce/pace_test.go.
+func TestPacedFloodStaysWithinFiveSecondsRealDaemon(t *testing.T) {
+	const (
+		rate          = 2000
+		seconds       = 10
+		criticalEvery = 5000 // an error every 2.5 seconds
+		wpm           = 180
+	)
+	d := speechdtest.StartSpeaking(t, wpm)
+	sink := &Sink{Backend: newBackend(t, d), Timeout: 10 * time.Second}
+	pacer := announce.NewPacer(announce.PaceConfig{WPM: wpm, OnError: func(err error) { t.Errorf("speech: %v", err) }}, sink)
+	defer pacer.Close()
+	lines := &lineCounter{}
+	a := announce.New(announce.Config{}, lines, pacer)
+
+	total := rate * seconds
+	sent := make([]time.Time, total) // when each event reached the announcer
+	start := time.Now()
+	for i := 0; i < total; {
+		// Send what is due by now, in bursts, as a flooding producer would.
+		due := int(time.Since(start) * rate / time.Second)
+		for ; i < total && i <= due; i++ {
+			now := time.Now()
+			sent[i] = now
+			a.Deliver(floodDelivery(i, criticalEvery, now))
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	floodEnd := time.Now()
+	if elapsed := floodEnd.Sub(start); elapsed > 15*time.Second {
+		t.Logf("the machine is slow: the flood took %v", elapsed)
+	}
+	// Wait for speech to settle: nothing new begun for 3 seconds.
+	var said []speechdtest.Utterance
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		said = d.Timed()
+		if len(said) > 0 && time.Since(said[len(said)-1].At) > 3*time.Second && time.Since(floodEnd) > 3*time.Second {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if lines.n != total {
+		t.Errorf("the line output got %d announcements for %d events", lines.n, total)
+	}
+	var worst time.Duration
+	errors := map[int]bool{}
+	for _, u := range said {
+		nums := eventNumber.FindAllStringSubmatch(u.Text, -1)
+		if len(nums) == 0 {
+			continue // the module says "N others skipped." apart from what follows
+		}
+		n, _ := strconv.Atoi(nums[len(nums)-1][1])
+		if n >= total {
+			t.Fatalf("spoken text %q: no such event", u.Text)
+		}
+		t.Logf("%v lag %v %q", u.At.Sub(start), u.At.Sub(sent[n]), u.Text)
+		if lag := u.At.Sub(sent[n]); lag > worst {
+			worst = lag
+		}
+		if strings.HasPrefix(u.Text, "Error") {
+			errors[n] = true
+		}
+	}
+	if worst > 5*time.Second {
+		t.Errorf("speech lagged %v behind the events it told of", worst)
+	}
+	for i := criticalEvery - 1; i < total; i += criticalEvery {
+		if !errors[i] {
+			t.Errorf("critical error #%d was not spoken; spoken: %q", i, said)
+		}
+	}
+	if len(said) < 8 {
+		t.Errorf("only %d texts spoken in %v: %q", len(said), floodEnd.Sub(start), said)
+	}
+	t.Logf("%d texts spoken for %d events; worst lag %v; %d line announcements", len(said), total, worst, lines.n)
+}
