@@ -65,16 +65,30 @@ func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
 	warning := func(about *protocol.Event, p *Prompt, format string, args ...any) {
 		warn = append(warn, Delivery{Kind: KindSafetyWarning, At: now, Event: about, Prompt: p, Note: fmt.Sprintf(format, args...)})
 	}
+	if d.Prompt != nil && d.Prompt.Tool == "" {
+		d.Prompt.Tool = ev.Tool
+	}
 	if u := s.unconfirmed; u != nil {
 		s.unconfirmed = nil
-		if ev.Type == protocol.TypeAwaitingConfirmation && d.Kind == KindEvent && sameAction(u, ev, false) {
+		switch {
+		case ev.Type == protocol.TypeAwaitingConfirmation && d.Kind == KindEvent && sameAction(u, ev, false):
 			// The deployed order: the tool call first, its confirmation next.
-			d.Note = fmt.Sprintf("It is about the tool %s announced just before; the agent must not go on until you answer.", words(u.Tool))
+			if d.Prompt.Tool == "" {
+				d.Prompt.Tool = u.Tool
+			}
 			d.Prompt.linked = true
-		} else {
+			if irreversible(u) || u.RiskLevel == "high" || u.RiskLevel == "medium" {
+				d.Note = fmt.Sprintf("It is about the tool %s announced just before; the agent must not go on until you answer.", words(u.Tool))
+			}
+		case s.joined || s.forgotten:
+			// Its confirmation may have come before we joined.
+		case risky(u):
 			// Told at once, before d: it is about the earlier event.
 			e.out.Deliver(Delivery{Kind: KindSafetyWarning, At: now, Event: u, Note: fmt.Sprintf(
 				"Tool %s was started without your confirmation, and it cannot be undone.", words(u.Tool))})
+		case irreversible(u):
+			e.diagnose(now, "lifecycle", s.id, u.EventID, fmt.Sprintf(
+				"Session %s: tool %s cannot be undone but no confirmation was asked for it.", clean(s.id), words(u.Tool)))
 		}
 	}
 	switch ev.Type {
@@ -91,25 +105,19 @@ func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
 				clean(s.id), words(orLow(ev.RiskLevel)), map[bool]string{true: "cannot be undone", false: "can be undone"}[irreversible(ev)]))
 		}
 	case protocol.TypeToolInvoked:
-		e.linkTool(s, d, now, warning)
+		e.linkTool(s, d, warning)
 	}
 	return warn
 }
 
 // linkTool finds the confirmation tool call d follows, says so in d.Note,
 // and warns when the call runs against the user's decision or without one.
-func (e *Engine) linkTool(s *sessionState, d *Delivery, now time.Time, warning func(*protocol.Event, *Prompt, string, ...any)) {
+func (e *Engine) linkTool(s *sessionState, d *Delivery, warning func(*protocol.Event, *Prompt, string, ...any)) {
 	ev := d.Event
 	tool := words(ev.Tool)
 	p, named := s.confirmFor(ev)
 	if p == nil {
-		switch {
-		case risky(ev) && !s.joined && !s.forgotten:
-			s.unconfirmed = ev // its confirmation may come next, as deployed producers do
-		case irreversible(ev):
-			e.diagnose(now, "lifecycle", s.id, ev.EventID, fmt.Sprintf(
-				"Session %s: tool %s cannot be undone but no confirmation was asked for it.", clean(s.id), tool))
-		}
+		s.unconfirmed = ev // its confirmation may come next, as deployed producers do
 		return
 	}
 	p.linked = true

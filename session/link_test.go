@@ -100,7 +100,7 @@ func TestToolConfirmationLinks(t *testing.T) {
 			{ev: ev("s", 2, "tool.completed")}},
 			[]string{"safety-warning: Tool delete files was started without your confirmation, and it cannot be undone."}},
 		{"irreversible low-risk call never confirmed is a diagnostic", []step{
-			{ev: toolCall(1, "rename", "low", true, "")}},
+			{ev: toolCall(1, "rename", "low", true, "")}, {ev: ev("s", 2, "tool.completed")}},
 			[]string{"diag: Session s: tool rename cannot be undone but no confirmation was asked for it."}},
 		{"a confirmation naming another tool does not link", []step{
 			{ev: riskyConfirmation(1, "a", "send_mail")}, {act: func(e *Engine) { accept(e, 1) }},
@@ -157,5 +157,24 @@ func TestResolvedPromptCannotBeAnswered(t *testing.T) {
 	}
 	if _, err := e.Confirm(1, protocol.DecisionAccept, t0); err == nil {
 		t.Fatal("a prompt settled elsewhere was answered")
+	}
+}
+
+// The tool a prompt is about: its own, or the tool call just before it.
+func TestPromptTool(t *testing.T) {
+	e, _ := newTest(Config{})
+	e.Handle(ev("s", 0, "session.started"), t0)
+	e.Handle(toolCall(1, "save_draft", "low", false, ""), t0)
+	e.Handle(confirmation("s", 2, "a"), t0)
+	e.Handle(ev("s", 3, "progress.updated"), t0)
+	e.Handle(confirmation("s", 4, "b"), t0)
+	own := riskyConfirmation(5, "c", "send_mail")
+	e.Handle(own, t0)
+	var got []string
+	for _, p := range e.Pending() {
+		got = append(got, p.Tool)
+	}
+	if want := []string{"save_draft", "", "send_mail"}; !equal(got, want) {
+		t.Fatalf("tools %q, want %q", got, want)
 	}
 }

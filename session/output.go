@@ -135,5 +135,9 @@ type Prompt struct {
 	// user when no name is configured, "default" after expiry).
 	DecidedBy string
 
+	// Tool is the tool the prompt is about: its own tool field, or the tool
+	// call announced just before it (the order deployed producers use).
+	Tool string
+
 	linked bool // a tool call was already linked to this confirmation
 }
