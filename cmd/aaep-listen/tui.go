@@ -69,7 +69,7 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 			Theme:     theme,
 			Keys:      keys,
 			Endpoint:  endpoint,
-			Transport: transportName(endpoint),
+			Transport: transportWords(endpoint),
 			SaveDir:   dir,
 			Now:       o.Now,
 		},
@@ -80,9 +80,9 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	return &tuiOutput{Program: p, errOut: o.IO.ErrOut}, nil
 }
 
-// transportName says in words how the listener reaches endpoint, as
+// transportWords says in words how the listener reaches endpoint, as
 // transport.Dial reads it.
-func transportName(endpoint string) string {
+func transportWords(endpoint string) string {
 	scheme, _, ok := strings.Cut(endpoint, ":")
 	switch strings.ToLower(scheme) {
 	case "http", "https":

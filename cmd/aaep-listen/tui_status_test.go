@@ -2,7 +2,7 @@ package main
 
 import "testing"
 
-func TestTransportName(t *testing.T) {
+func TestTransportWords(t *testing.T) {
 	for _, tt := range []struct{ endpoint, want string }{
 		{"http://127.0.0.1:8080", "SSE"},
 		{"HTTPS://example.org/aaep", "SSE"},
@@ -16,8 +16,8 @@ func TestTransportName(t *testing.T) {
 		{`C:\runs\capture.aaep`, "file"},
 		{"gopher://old", ""},
 	} {
-		if got := transportName(tt.endpoint); got != tt.want {
-			t.Errorf("transportName(%q) = %q, want %q", tt.endpoint, got, tt.want)
+		if got := transportWords(tt.endpoint); got != tt.want {
+			t.Errorf("transportWords(%q) = %q, want %q", tt.endpoint, got, tt.want)
 		}
 	}
 }
