@@ -21,8 +21,11 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	switch m.mode {
-	case modeFilter, modeAnswer, modeCommand:
+	case modeFilter, modeCommand:
 		m.lineKey(msg)
+		return nil
+	case modeAnswer:
+		m.clarifyKey(msg)
 		return nil
 	case modeForm:
 		m.formKey(msg)
@@ -148,7 +151,7 @@ func (m *Model) find(dir int, ok func(*entry) bool, what string) {
 	}
 }
 
-// lineKey edits the line being typed (a filter, an answer or a command):
+// lineKey edits the line being typed (a filter or a command):
 // esc drops it, enter hands it over.
 func (m *Model) lineKey(msg tea.KeyMsg) {
 	switch msg.Type {
@@ -163,10 +166,8 @@ func (m *Model) lineKey(msg tea.KeyMsg) {
 			m.setFilter(text)
 		case text == "":
 			m.message = "Nothing sent: the line was empty."
-		case was == modeCommand:
-			m.command(text)
 		default:
-			m.command(fmt.Sprintf("answer %d %s", m.answering, text))
+			m.command(text)
 		}
 	case tea.KeyUp, tea.KeyDown:
 		if m.mode == modeFilter {
@@ -213,8 +214,8 @@ func (m *Model) recall(earlier bool) {
 	m.input.set(v)
 }
 
-// answer accepts or rejects the first prompt waiting, or opens the answer
-// field for a question.
+// answer accepts or rejects the first prompt waiting, or opens the widget
+// answering a question.
 func (m *Model) answer(accept bool) tea.Cmd {
 	if len(m.prompts) == 0 {
 		m.message = "No prompt is waiting for an answer."
@@ -226,9 +227,7 @@ func (m *Model) answer(accept bool) tea.Cmd {
 			m.message = fmt.Sprintf("Prompt %d is a question: press a and type an answer.", p.Number)
 			return nil
 		}
-		m.mode = modeAnswer
-		m.answering = p.Number
-		m.input.set("")
+		m.openClarifier(p)
 		return nil
 	}
 	verb := "reject"

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -102,7 +103,7 @@ type Model struct {
 	ticking      bool // a tickMsg is on its way
 	promptFocus  bool
 	promptDetail bool
-	answering    int // prompt number being answered in modeAnswer
+	clar         *clarifier // the question being answered in modeAnswer
 
 	sessions *sessionTable
 	diags    diagTable
@@ -253,9 +254,11 @@ func (m *Model) setPrompts(ps []Prompt) tea.Cmd {
 	}
 	if len(ps) == 0 {
 		m.promptFocus, m.promptDetail = false, false
-		if m.mode == modeAnswer {
-			m.mode = modeList
-		}
+	}
+	if m.mode == modeAnswer && !slices.ContainsFunc(ps, func(p Prompt) bool { return p.Number == m.clar.prompt.Number }) {
+		// Answered, withdrawn or expired meanwhile: the listener says which.
+		m.message = fmt.Sprintf("Prompt %d no longer waits for an answer.", m.clar.prompt.Number)
+		m.mode, m.clar = modeList, nil
 	}
 	if len(ps) > 0 && !m.ticking {
 		m.ticking = true // the countdown is redrawn once a second

@@ -20,8 +20,13 @@ type Prompt struct {
 	Details   []string
 	Default   string // default decision or answer, "" when none
 	Risk      string
-	Choices   string    // a question's choices on one line, "" when none
-	Deadline  time.Time // zero when the prompt never times out
+	Choices   string // a question's choices on one line, "" when none
+	// ChoiceLabels are a question's choices, in order, each on one line.
+	ChoiceLabels []string
+	// Kinds are the kinds of answer a question accepts: multiple_choice,
+	// yes_no, numeric, freetext.
+	Kinds    []string
+	Deadline time.Time // zero when the prompt never times out
 }
 
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
@@ -41,6 +46,10 @@ func PromptOf(p *session.Prompt) Prompt {
 		for i, c := range ev.Choices {
 			add(fmt.Sprintf("Choice %d", i+1), c.Label.String()+" (value "+protocol.Sanitize(c.Value)+")")
 			choices = append(choices, fmt.Sprintf("%d %s", i+1, oneLine(c.Label.String())))
+			pr.ChoiceLabels = append(pr.ChoiceLabels, oneLine(c.Label.String()))
+		}
+		for _, k := range ev.AcceptedResponseKinds {
+			pr.Kinds = append(pr.Kinds, protocol.Sanitize(k))
 		}
 		if len(choices) > 0 {
 			pr.Choices = "Choices: " + strings.Join(choices, ", ") + "."
@@ -108,7 +117,11 @@ func (p *Prompt) headline(now time.Time) string {
 // keysLine tells which keys answer the prompt.
 func (p *Prompt) keysLine() string {
 	if p.Question {
-		return strings.TrimSpace(p.Choices + " Keys: a type an answer (a choice number, a choice, yes, no or text), d details.")
+		var kinds []string
+		for _, w := range widgetsFor(p) {
+			kinds = append(kinds, w.String())
+		}
+		return strings.TrimSpace(p.Choices + " Keys: a answer with " + strings.Join(kinds, " or ") + ", d details.")
 	}
 	return "Keys: a accept, r reject, d details."
 }

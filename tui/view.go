@@ -38,6 +38,10 @@ func (m *Model) View() string {
 		lines = append(lines, rows...)
 	case m.mode == modeHelp:
 		lines = append(lines, m.fit(strings.Split(m.helpView(), "\n"), body)...)
+	case m.mode == modeAnswer && m.clar.widget() == widgetChoice:
+		rows, row, _ := m.clarifyView(body)
+		cursorRow = len(lines) + row
+		lines = append(lines, rows...)
 	case m.view == viewSessions:
 		lines = append(lines, m.fit(m.sessions.lines(m.prompts), body)...)
 	case m.view == viewDiagnostics:
@@ -53,12 +57,16 @@ func (m *Model) View() string {
 		lines = append(lines, m.fit(m.detailView(), m.detailHeight())...)
 	}
 	lines = append(lines, m.truncate(m.message))
-	switch m.mode {
-	case modeFilter, modeAnswer, modeCommand:
+	switch {
+	case m.mode == modeAnswer && m.clar.widget() == widgetYesNo:
+		label := m.clar.answerLabel()
+		cursorRow, col = len(lines), ansi.StringWidth(label)
+		lines = append(lines, m.truncate(label))
+	case m.mode == modeFilter || m.mode == modeCommand || m.mode == modeAnswer && m.clar.widget() != widgetChoice:
 		label := "Filter: "
 		switch m.mode {
 		case modeAnswer:
-			label = fmt.Sprintf("Answer to prompt %d: ", m.answering)
+			label = m.clar.answerLabel()
 		case modeCommand:
 			label = "Command: "
 		}

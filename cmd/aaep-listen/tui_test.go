@@ -152,22 +152,27 @@ func TestTUIPauseAndFilter(t *testing.T) {
 	}
 }
 
-// A question is answered by typing in the TUI, and a line-mode command typed
-// after : works as in line mode.
+// A question is answered by choosing from its list in the TUI, and a
+// line-mode command typed after : works as in line mode.
 func TestTUIAnswerQuestion(t *testing.T) {
 	bin := buildListener(t)
 	tt := startTUITerminal(t, "TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --demo-scenarios clarify")
 	waitFor(t, tt.screen, "Choices: 1 7 in the evening, 2 8 in the evening", 30*time.Second)
 	tt.keys(":", "pending", "Enter")
 	waitFor(t, tt.screen, "Prompt 1, question", 5*time.Second)
-	tt.keys("a")
-	waitFor(t, tt.screen, "Answer to prompt 1:", 5*time.Second)
-	if l := tt.cursorLine(); !strings.HasPrefix(l, "Answer to prompt 1:") {
-		t.Errorf("cursor is not in the answer field but on %q", l)
+	tt.keys("a") // a choice list: arrows choose, enter answers
+	waitFor(t, tt.screen, "CHOICES for prompt 1", 5*time.Second)
+	if l := tt.cursorLine(); !strings.HasPrefix(l, "> 1 7 in the evening") {
+		t.Errorf("cursor is not on the first choice but on %q", l)
 	}
-	tt.keys("2", "Enter")
+	tt.keys("Down")
+	waitFor(t, tt.screen, "> 2 8 in the evening", 5*time.Second)
+	if l := tt.cursorLine(); !strings.HasPrefix(l, "> 2 8 in the evening") {
+		t.Errorf("cursor is not on the second choice but on %q", l)
+	}
+	tt.keys("Enter")
 	s := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
-	if !strings.Contains(s, "Sent your answer to prompt 1") {
+	if !strings.Contains(s, "Sent your answer to prompt 1") || !strings.Contains(s, "took the booking for 20:00") {
 		t.Errorf("answer not sent:\n%s", s)
 	}
 }
