@@ -31,6 +31,9 @@ type Command struct {
 	Prompt int    // prompt number the user named; 0 when none
 	Arg    string // VerbAnswer: the answer; VerbText: the whole line
 	Word   string // the command word as typed, lower case ("yes", "a", …)
+	// Always is set for "accept always N" and "reject always N": answer
+	// this prompt, and every later one about the same tool in its session.
+	Always bool
 }
 
 // Parse reads one typed line. It never fails: what is not a command is text.
@@ -44,6 +47,9 @@ func Parse(s string) Command {
 	rest = strings.TrimSpace(rest)
 	num, after := leadingNumber(rest)
 
+	if c, ok := always(word, rest); ok {
+		return c
+	}
 	switch word {
 	case "accept", "a", "yes", "y":
 		if after == "" {
@@ -78,6 +84,25 @@ func Parse(s string) Command {
 	return Command{Verb: VerbText, Arg: s}
 }
 
+// always reads "accept always N" (N optional) and its reject forms.
+func always(word, rest string) (Command, bool) {
+	var v Verb
+	switch word {
+	case "accept", "a", "yes", "y":
+		v = VerbAccept
+	case "reject", "r", "no", "n":
+		v = VerbReject
+	default:
+		return Command{}, false
+	}
+	kw, tail, _ := strings.Cut(rest, " ")
+	num, after := leadingNumber(strings.TrimSpace(tail))
+	if !strings.EqualFold(kw, "always") || after != "" {
+		return Command{}, false
+	}
+	return Command{Verb: v, Prompt: num, Word: word, Always: true}, true
+}
+
 // leadingNumber splits "2 rest" into 2 and "rest"; without a leading number
 // it returns 0 and s.
 func leadingNumber(s string) (int, string) {
@@ -92,6 +117,7 @@ func leadingNumber(s string) (int, string) {
 // Help is the text of the help command.
 const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no N; ` +
 	`answer N followed by your answer; pending lists prompts waiting for you; ` +
-	`details N reads a prompt in full; help; quit. ` +
+	`details N reads a prompt in full; accept always N or reject always N also answers ` +
+	`every later confirmation about the same tool in that session; help; quit. ` +
 	`The number N may be left out when only one prompt is waiting. ` +
 	`When only a question is waiting, any line you type is its answer.`

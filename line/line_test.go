@@ -106,6 +106,10 @@ func TestParse(t *testing.T) {
 		{"2", Command{Verb: VerbText, Arg: "2"}},
 		{"", Command{Verb: VerbEmpty}},
 		{"accept 0", Command{Verb: VerbText, Arg: "accept 0"}},
+		{"accept always 2", Command{Verb: VerbAccept, Prompt: 2, Word: "accept", Always: true}},
+		{"R Always", Command{Verb: VerbReject, Word: "r", Always: true}},
+		{"no always ever", Command{Verb: VerbText, Arg: "no always ever"}},
+		{"always accept 2", Command{Verb: VerbText, Arg: "always accept 2"}},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.in); got != tt.want {
