@@ -40,6 +40,9 @@ type Announcement struct {
 	Text      string
 	Lang      string // BCP 47 tag of Text, when known
 	RTL       bool   // Text is right-to-left
+	// LogOnly keeps the announcement to the line and JSON output: speech
+	// and braille leave it out (per-type "speak": false in the settings).
+	LogOnly bool
 
 	Event  *protocol.Event // the event announced, when there is one
 	Prompt *session.Prompt // the prompt, for prompt announcements
@@ -63,14 +66,21 @@ type Config struct {
 	Verbosity string
 	// OnError is told when a sink fails; nil ignores sink errors.
 	OnError func(error)
+	// Types override verbosity, priority and speech per event type, keyed
+	// by normalized type (see Settings and ParseSettings).
+	Types map[string]TypeSettings
+	// Languages are the user's BCP 47 tags, preferred first; events are
+	// announced in the first one they offer (see lang.go).
+	Languages []string
 }
 
 // Announcer implements session.Output: it words every delivery and passes the
 // result to its sinks. It is not safe for concurrent use.
 type Announcer struct {
-	cfg     Config
-	sinks   []Sink
-	streams *streams
+	cfg       Config
+	sinks     []Sink
+	streams   *streams
+	langNoted map[string]bool // sessions told they are not in the user's language
 }
 
 // New returns an Announcer writing to sinks.
@@ -84,6 +94,7 @@ func New(cfg Config, sinks ...Sink) *Announcer {
 // Deliver words d and announces it; streamed output may be held until a
 // sentence is complete.
 func (a *Announcer) Deliver(d session.Delivery) {
+	d = a.localize(d)
 	ev := d.Event
 	if d.Kind == session.KindEvent && ev != nil {
 		switch {
@@ -105,7 +116,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			}
 		}
 	}
-	kind, text := describe(d, a.cfg.Verbosity)
+	kind, text := describe(d, a.verbosity(ev))
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = joinSentences(text, d.Note) // how a tool call and a confirmation relate
 	}
@@ -165,6 +176,7 @@ func (a *Announcer) emit(an Announcement) {
 	if an.Text == "" {
 		return
 	}
+	a.override(&an)
 	for _, s := range a.sinks {
 		a.report(s.Announce(an))
 	}

@@ -190,7 +190,7 @@ func newPacer(cfg PaceConfig) pacer {
 
 // push queues an, arriving at now.
 func (p *pacer) push(an Announcement, now time.Time) {
-	if an.Text == "" {
+	if an.Text == "" || an.LogOnly {
 		return
 	}
 	if an.Priority >= Critical {
