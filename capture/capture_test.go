@@ -228,3 +228,26 @@ func TestReaderLongLine(t *testing.T) {
 		t.Fatalf("%d records, the second on line %d; want 2, line 3", len(recs), recs[len(recs)-1].Line)
 	}
 }
+
+// A record given an earlier time than the one before it (a transport note
+// written from another goroutine) keeps the times of the file monotonic.
+func TestWriterMonotonic(t *testing.T) {
+	var buf bytes.Buffer
+	start := time.Now()
+	w, err := NewWriter(&buf, Header{}, start, WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []time.Duration{2, 1, 3} {
+		if err := w.Write(In, []byte(sampleEvent), start.Add(d*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, recs := readRecords(t, buf.Bytes())
+	if d, _ := r.Diagnostics(); len(d) != 0 {
+		t.Errorf("diagnostics: %v", d)
+	}
+	if len(recs) != 3 || recs[0].T != 2 || recs[1].T != 2 || recs[2].T != 3 {
+		t.Errorf("records %+v", recs)
+	}
+}

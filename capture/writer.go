@@ -33,6 +33,7 @@ type Writer struct {
 	buf   []byte
 	err   error // sticky: the first write error
 	n     int   // records written
+	lastT float64
 }
 
 // NewWriter starts a capture on w at start (which should carry a monotonic
@@ -75,7 +76,10 @@ func (w *Writer) Write(dir Dir, msg []byte, at time.Time) error {
 			return nil
 		}
 	} else {
-		t := max(at.Sub(w.start).Seconds(), 0)
+		// Never back in time: a note from the transport's goroutine may be
+		// written before frames it received earlier are.
+		t := max(at.Sub(w.start).Seconds(), w.lastT)
+		w.lastT = t
 		b = append(b, '[')
 		b = strconv.AppendFloat(b, t, 'f', 6, 64)
 		b = append(b, `,"`...)

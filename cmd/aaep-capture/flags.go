@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
@@ -30,6 +32,10 @@ type options struct {
 	Token       string
 	Header      http.Header // --header, checked as parsed
 	Layout      string
+	Filter      capture.TypeFilter // --filter
+	RotateSize  int64              // --rotate-size in bytes; 0: one file
+	AutoReply   bool               // --auto-reply reject
+	Progress    progressMode
 	Now         func() time.Time
 }
 
@@ -40,7 +46,13 @@ FILE (- for standard output), until the stream ends, --duration passes,
 --max-events messages were recorded, or you press Control-C. Every line is
 written whole as soon as it arrives, so stopping at any moment loses nothing
 already received. Prompts (confirmations, questions) are recorded but never
-answered.
+answered, unless --auto-reply reject is given: then every confirmation that
+has not expired is rejected, and the reply is recorded too.
+
+When standard error is a terminal, a progress line there shows the messages,
+sessions and bytes recorded and the rate (rewritten in place; with TERM=dumb
+or ACCESSIBLE set, a new line every 30 seconds instead). --no-progress turns
+it off; it is never shown when standard error is not a terminal.
 
 ENDPOINT is one of:
   http://HOST:PORT[/PREFIX]   Server-Sent Events; tries the Level-3 layout
@@ -55,6 +67,15 @@ Formats (--format):
           line: "i" received, "o" sent (the default)
   jsonl   one received message per line, as other AAEP tools write it
 
+--filter keeps only some event types: comma-separated patterns such as
+tool.*,session.* (a leading - excludes: -progress.*,-output.*). Critical
+events (errors, prompts, hand-offs) and messages that are not events are
+always recorded.
+
+--rotate-size N (500K, 10M, 1G) starts a new file before one would grow past
+N bytes: FILE, then FILE.1, FILE.2, … in the order recorded. Each file is a
+capture of its own, with its own header line.
+
 Secrets are redacted unless --no-redact is given: bearer tokens and
 credential-like values are replaced by asterisks of the same length, reply
 tokens by a hash of the same length, so the capture still checks and traces.
@@ -62,6 +83,7 @@ tokens by a hash of the same length, so the capture still checks and traces.
 Examples:
   aaep-capture --endpoint http://localhost:8080 --output session.aaep
   aaep-capture --endpoint http://localhost:8080 -o - --format jsonl --duration 1m
+  aaep-capture --endpoint http://localhost:8080 -o big.aaep --rotate-size 100M --filter -progress.*
   aaep-replay --input session.aaep --visualize
 
 Flags:
@@ -84,6 +106,12 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	o.Header = http.Header{}
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	var filter, rotate, autoReply string
+	var noProgress bool
+	fs.StringVar(&filter, "filter", "", "record only these event types: `GLOBS` such as tool.*,-progress.* (critical events always)")
+	fs.StringVar(&rotate, "rotate-size", "", "start a new file (FILE.1, FILE.2, …) before one grows past `SIZE`, e.g. 100M")
+	fs.StringVar(&autoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed (default: never answer)")
+	fs.BoolVar(&noProgress, "no-progress", false, "no progress line on standard error, even on a terminal")
 	var rest []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -135,6 +163,26 @@ not be reached or the file not written, 2 for a usage error.
 	if o.NoHandshake && o.Layout == "spec" {
 		return nil, fmt.Errorf("--no-handshake and --layout spec contradict each other: the spec layout needs the handshake")
 	}
+	var err error
+	if o.Filter, err = capture.ParseTypeFilter(filter); err != nil {
+		return nil, fmt.Errorf("--%w", err)
+	}
+	if rotate != "" {
+		if o.RotateSize, err = parseSize(rotate); err != nil {
+			return nil, fmt.Errorf("--rotate-size: %w", err)
+		}
+		if o.Output == "-" {
+			return nil, fmt.Errorf("--rotate-size needs a file to write, not standard output")
+		}
+	}
+	switch autoReply {
+	case "":
+	case "reject":
+		o.AutoReply = true
+	default:
+		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
+	}
+	o.Progress = progressModeFor(tio.ErrTTY, noProgress, os.Getenv)
 	if o.Duration < 0 || o.MaxEvents < 0 {
 		return nil, fmt.Errorf("--duration and --max-events must not be negative")
 	}

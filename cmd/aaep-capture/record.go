@@ -24,7 +24,9 @@ func record(ctx context.Context, o *options) error {
 	if o.Token == "" {
 		o.Token = os.Getenv("AAEP_TOKEN")
 	}
-	out, closeOut, err := openOutput(o)
+	start := o.Now()
+	prog := newProgress(o.IO.ErrOut, o.Progress, start)
+	out, closeOut, err := openOutput(o, prog)
 	if err != nil {
 		return err
 	}
@@ -33,8 +35,7 @@ func record(ctx context.Context, o *options) error {
 	if !o.NoRedact {
 		red = capture.NewRedactor()
 	}
-	start := o.Now()
-	w, err := capture.NewWriter(out, capture.Header{
+	w, err := capture.NewWriter(prog.counting(out), capture.Header{
 		Endpoint:   o.Endpoint,
 		Transport:  transportName(o.Endpoint),
 		Subscriber: "aaep-capture",
@@ -43,11 +44,7 @@ func record(ctx context.Context, o *options) error {
 	if err != nil {
 		return fmt.Errorf("start %s: %w", o.Output, err)
 	}
-	redaction := "Secrets are redacted (--no-redact keeps them)."
-	if o.NoRedact {
-		redaction = "Secrets are kept as sent: keep this file private."
-	}
-	fmt.Fprintf(o.IO.ErrOut, "Recording %s to %s. Prompts are recorded but never answered. %s\n", o.Endpoint, outputName(o.Output), redaction)
+	prog.printf("%s\n", startMessage(o))
 
 	if o.Duration > 0 {
 		var cancel context.CancelFunc
@@ -56,7 +53,7 @@ func record(ctx context.Context, o *options) error {
 	}
 	var req []byte
 	if !o.NoHandshake {
-		req = subscriptionRequest()
+		req = subscriptionRequest(o.AutoReply)
 	}
 	layout := transport.LayoutAuto
 	switch {
@@ -75,7 +72,7 @@ func record(ctx context.Context, o *options) error {
 		SubscriptionRequest: req,
 		OnStatus:            status,
 		OnDiagnostic: func(msg string) {
-			fmt.Fprintf(o.IO.ErrOut, "aaep-capture: %s\n", protocol.Sanitize(msg))
+			prog.printf("aaep-capture: %s\n", protocol.Sanitize(msg))
 		},
 	}})
 	if err != nil {
@@ -83,19 +80,60 @@ func record(ctx context.Context, o *options) error {
 	}
 	defer conn.Close()
 
-	n, why, err := loop(ctx, o, conn, w, req)
-	fmt.Fprintf(o.IO.ErrOut, "%s Recorded %d %s to %s in %s.\n", why, n, plural(n, "message", "messages"),
-		outputName(o.Output), time.Since(start).Round(time.Millisecond))
+	pctx, stopProgress := context.WithCancel(ctx)
+	progressDone := make(chan struct{})
+	go func() { defer close(progressDone); prog.run(pctx) }()
+	rec := &recorder{o: o, conn: conn, w: w, req: req, prog: prog}
+	n, why, err := rec.loop(ctx)
+	stopProgress()
+	<-progressDone
+	filtered := ""
+	if rec.filtered > 0 {
+		filtered = fmt.Sprintf(" %d %s left out by --filter.", rec.filtered, plural(rec.filtered, "message was", "messages were"))
+	}
+	prog.printf("%s Recorded %d %s to %s in %s.%s\n", why, n, plural(n, "message", "messages"),
+		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered)
 	return err
+}
+
+// startMessage says what is recorded where, and whether prompts are answered.
+func startMessage(o *options) string {
+	redaction := "Secrets are redacted (--no-redact keeps them)."
+	if o.NoRedact {
+		redaction = "Secrets are kept as sent: keep this file private."
+	}
+	prompts := "Prompts are recorded but never answered."
+	if o.AutoReply {
+		prompts = "Prompts are recorded; every confirmation is rejected (--auto-reply reject), questions are never answered."
+	}
+	msg := fmt.Sprintf("Recording %s to %s. %s %s", o.Endpoint, outputName(o.Output), prompts, redaction)
+	if !o.Filter.Empty() {
+		msg += fmt.Sprintf(" Only event types matching %q are kept, and every critical event.", o.Filter.String())
+	}
+	if o.RotateSize > 0 {
+		msg += fmt.Sprintf(" A new file is started before one grows past %d bytes.", o.RotateSize)
+	}
+	return msg
+}
+
+// recorder is one recording's loop state.
+type recorder struct {
+	o        *options
+	conn     transport.Conn
+	w        *capture.Writer
+	req      []byte
+	prog     *progress
+	subID    string
+	filtered int
 }
 
 // loop writes frames until the end; it returns how many messages were
 // recorded and why it stopped.
-func loop(ctx context.Context, o *options, conn transport.Conn, w *capture.Writer, req []byte) (int, string, error) {
+func (r *recorder) loop(ctx context.Context) (int, string, error) {
 	n := 0
 	first := true
 	for {
-		f, err := conn.Recv(ctx)
+		f, err := r.conn.Recv(ctx)
 		switch {
 		case errors.Is(err, io.EOF):
 			return n, "The producer ended the stream.", nil
@@ -111,30 +149,61 @@ func loop(ctx context.Context, o *options, conn transport.Conn, w *capture.Write
 		if at.IsZero() {
 			at = time.Now()
 		}
-		if first && req != nil {
+		if first && r.req != nil {
 			// The handshake was answered: record the request it answers,
 			// at the time of the answer (the transport sent it while dialing).
 			switch protocol.PeekType(f.Data) {
 			case protocol.TypeSubscriptionAccepted, protocol.TypeSubscriptionRejected:
-				if err := w.Write(capture.Out, req, at); err != nil {
+				if err := r.w.Write(capture.Out, r.req, at); err != nil {
 					return n, "The file could not be written.", err
 				}
 			}
 		}
 		first = false
-		if err := w.Write(capture.In, f.Data, at); err != nil {
+		if id := subscriptionID(f.Data); id != "" {
+			r.subID = id
+		}
+		if !r.o.Filter.Keep(f.Data) {
+			r.filtered++
+			continue
+		}
+		if err := r.w.Write(capture.In, f.Data, at); err != nil {
 			return n, "The file could not be written.", err
 		}
+		r.prog.recorded(f.Data)
 		n++
-		if o.MaxEvents > 0 && n >= o.MaxEvents {
-			return n, fmt.Sprintf("Reached --max-events %d.", o.MaxEvents), nil
+		if r.o.AutoReply {
+			if err := r.answer(ctx, f.Data); err != nil {
+				return n, "The file could not be written.", err
+			}
+		}
+		if r.o.MaxEvents > 0 && n >= r.o.MaxEvents {
+			return n, fmt.Sprintf("Reached --max-events %d.", r.o.MaxEvents), nil
 		}
 	}
 }
 
+// answer rejects msg when it is a confirmation prompt still open, and
+// records the reply once it was delivered.
+func (r *recorder) answer(ctx context.Context, msg []byte) error {
+	now := r.o.Now()
+	reply, why := policyReply(msg, r.subID, now)
+	if why != "" {
+		r.prog.printf("%s\n", why)
+	}
+	if reply == nil {
+		return nil
+	}
+	if err := r.conn.Send(ctx, reply); err != nil {
+		r.prog.printf("aaep-capture: the rejection could not be sent: %v\n", err)
+		return nil
+	}
+	return r.w.Write(capture.Out, reply, time.Now())
+}
+
 // subscriptionRequest is the handshake of a recorder: it says who it is and
 // that it answers no prompts.
-func subscriptionRequest() []byte {
+func subscriptionRequest(canConfirm bool) []byte {
 	req := map[string]any{
 		"type":               protocol.TypeSubscriptionRequest,
 		"aaep_version":       "1.0.0",
@@ -143,7 +212,7 @@ func subscriptionRequest() []byte {
 		"subscriber_version": version,
 		"capabilities": map[string]any{
 			"preferred_verbosity":          "detailed",
-			"supports_confirmation_reply":  false,
+			"supports_confirmation_reply":  canConfirm,
 			"supports_clarification_reply": false,
 			"supported_conformance_levels": []int{1, 2, 3},
 		},
@@ -152,19 +221,29 @@ func subscriptionRequest() []byte {
 	return b
 }
 
-// openOutput opens the file to write; captures may hold secrets, so it is
-// readable by its owner only.
-func openOutput(o *options) (io.Writer, func(), error) {
+// openOutput opens the file to write (or the first of a --rotate-size
+// series); captures may hold secrets, so it is readable by its owner only.
+func openOutput(o *options, prog *progress) (io.Writer, func(), error) {
 	if o.Output == "-" {
 		return o.IO.Out, func() {}, nil
 	}
-	f, err := os.OpenFile(o.Output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, nil, fmt.Errorf("open the output: %w", err)
+	var f io.WriteCloser
+	if o.RotateSize > 0 {
+		rf, err := newRotatingFile(o.Output, o.RotateSize, !o.JSONL)
+		if err != nil {
+			return nil, nil, err
+		}
+		rf.onRotate = func(name string) { prog.printf("Continuing in %s.\n", name) }
+		f = rf
+	} else {
+		var err error
+		if f, err = os.OpenFile(o.Output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+			return nil, nil, fmt.Errorf("open the output: %w", err)
+		}
 	}
 	return f, func() {
 		if err := f.Close(); err != nil {
-			fmt.Fprintf(o.IO.ErrOut, "aaep-capture: close %s: %v\n", o.Output, err)
+			prog.printf("aaep-capture: close %s: %v\n", o.Output, err)
 		}
 	}, nil
 }

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// --filter keeps the matching event types, every critical event and every
+// message that is not an event.
+func TestFilter(t *testing.T) {
+	path, stderr := captureFrom(t, "file:"+cleanJSONL, "--no-redact", "--filter", "tool.*")
+	if !strings.Contains(stderr, `Only event types matching "tool.*" are kept`) || !strings.Contains(stderr, "left out by --filter") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	_, recs := readAll(t, path)
+	kinds := map[string]int{}
+	for _, r := range recs {
+		if !r.Note {
+			kinds[protocol.PeekType(r.Msg)]++
+		}
+	}
+	want := map[string]int{protocol.TypeToolInvoked: 2, protocol.TypeToolCompleted: 2, protocol.TypeAwaitingConfirmation: 2}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("recorded %v, want %v", kinds, want)
+	}
+	tio, _, _, _ := term.Test()
+	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--filter", "tool.["}, tio); err == nil || !strings.Contains(err.Error(), "--filter") {
+		t.Errorf("bad pattern: %v", err)
+	}
+}
+
+// --rotate-size spreads the recording over FILE, FILE.1, …: each file a
+// capture with its own header, none larger than the limit, and together
+// every message once, in order.
+func TestRotateSize(t *testing.T) {
+	for _, format := range []string{"aaep", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			path, stderr := captureFrom(t, "file:"+cleanJSONL, "--no-redact", "--rotate-size", "2K", "--format", format)
+			_, want := readAll(t, cleanJSONL)
+			var got []string
+			files, _ := filepath.Glob(path + "*")
+			if len(files) < 3 {
+				t.Fatalf("%d files: %v\n%s", len(files), files, stderr)
+			}
+			for i := range files {
+				name := path
+				if i > 0 {
+					name = fmt.Sprintf("%s.%d", path, i)
+				}
+				st, err := os.Stat(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if st.Size() > 2048 {
+					t.Errorf("%s has %d bytes", name, st.Size())
+				}
+				if st.Mode().Perm() != 0o600 {
+					t.Errorf("%s mode %v", name, st.Mode().Perm())
+				}
+				r, recs := readAll(t, name)
+				if format == "aaep" && (r.Kind() != capture.KindCapture || r.Header() == nil) {
+					t.Errorf("%s: kind %s, header %v", name, r.Kind(), r.Header())
+				}
+				if d, _ := r.Diagnostics(); len(d) > 0 {
+					t.Errorf("%s: %v", name, d)
+				}
+				for _, rec := range recs {
+					if !rec.Note {
+						got = append(got, string(rec.Msg))
+					}
+				}
+				if i > 0 && !strings.Contains(stderr, "Continuing in "+name+".") {
+					t.Errorf("stderr does not name %s: %s", name, stderr)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d messages in all files, want %d", len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != string(want[i].Msg) {
+					t.Errorf("message %d differs", i)
+				}
+			}
+		})
+	}
+	tio, _, _, _ := term.Test()
+	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--rotate-size", "1M"}, tio); err == nil {
+		t.Error("--rotate-size with standard output accepted")
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want int64
+	}{
+		{"1", 1}, {"500", 500}, {"2K", 2048}, {"2k", 2048}, {"10M", 10 << 20}, {"1G", 1 << 30},
+		{"3KB", 3072}, {"3KiB", 3072}, {" 7M ", 7 << 20},
+		{"", 0}, {"0", 0}, {"-1K", 0}, {"K", 0}, {"1T", 0}, {"1.5M", 0}, {"99999999999G", 0},
+	} {
+		got, err := parseSize(tt.in)
+		if (err != nil) != (tt.want == 0) || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func FuzzParseSize(f *testing.F) {
+	for _, s := range []string{"10M", "1", "3KiB", "-1", "9223372036854775807", "99999999999G"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseSize(s)
+		if err == nil && n <= 0 {
+			t.Errorf("parseSize(%q) = %d without an error", s, n)
+		}
+	})
+}
+
+// --auto-reply reject answers every confirmation with a rejection that the
+// producer receives, and records it; the start message says so.
+func TestAutoReplyReject(t *testing.T) {
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
+	srv := httptest.NewServer(p)
+	defer func() { p.Close(); srv.Close() }()
+	path, stderr := captureFrom(t, srv.URL, "--auto-reply", "reject")
+	if !strings.Contains(stderr, "every confirmation is rejected (--auto-reply reject)") || !strings.Contains(stderr, "Your --auto-reply policy rejected:") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	_, recs := readAll(t, path)
+	prompts, rejections := 0, 0
+	for _, r := range recs {
+		switch typ := protocol.PeekType(r.Msg); {
+		case r.Dir == capture.In && typ == protocol.TypeAwaitingConfirmation:
+			prompts++
+		case r.Dir == capture.Out && typ == protocol.TypeConfirmationReply:
+			if !bytes.Contains(r.Msg, []byte(`"decision":"reject"`)) || !bytes.Contains(r.Msg, []byte(`"subscription_id":"sub_`)) {
+				t.Errorf("reply %s", r.Msg)
+			}
+			rejections++
+		}
+	}
+	if prompts == 0 || rejections != prompts {
+		t.Errorf("%d prompts, %d rejections recorded", prompts, rejections)
+	}
+	settled := 0
+	for _, o := range p.Outcomes() {
+		if o.Type == protocol.TypeAwaitingConfirmation {
+			settled++
+			if o.Resolution != producer.Rejected {
+				t.Errorf("the producer settled %s as %s, want rejected by the reply", o.ReplyToken, o.Resolution)
+			}
+		}
+	}
+	if settled != prompts {
+		t.Errorf("the producer settled %d confirmations, %d were recorded", settled, prompts)
+	}
+	tio, _, _, _ := term.Test()
+	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--auto-reply", "accept"}, tio); err == nil || !strings.Contains(err.Error(), "never automatic") {
+		t.Errorf("--auto-reply accept: %v", err)
+	}
+}
