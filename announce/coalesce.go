@@ -182,9 +182,7 @@ func isTerminator(r rune) bool {
 }
 
 func lastSpace(s string, limit int) int {
-	for limit > 0 && !utf8.RuneStart(s[limit]) {
-		limit--
-	}
+	limit = graphemeCut(s, limit)
 	if i := strings.LastIndexFunc(s[:limit], unicode.IsSpace); i > 0 {
 		return i
 	}

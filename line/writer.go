@@ -57,10 +57,10 @@ func (w *Writer) Announce(a announce.Announcement) error {
 		}
 	}
 	if a.Agent != "" {
-		b = appendOneLine(b, a.Agent)
+		b = appendIsolated(b, a.Agent, false)
 		b = append(b, ": "...)
 	}
-	b = appendOneLine(b, a.Text)
+	b = appendIsolated(b, a.Text, a.RTL)
 	if hint := answerHint(a); hint != "" {
 		b = append(b, ' ')
 		b = append(b, hint...)

@@ -49,6 +49,9 @@ type options struct {
 	Terms        session.Terms // --rate, --lang, --coalesce, --include, … in terms.go
 	SubscriberID string        // stable per user and configuration, in terms.go
 
+	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
+	TLS      tlsOptions      // --ca, --cert, --client-key, in tls.go
+
 	Now func() time.Time
 }
 
@@ -110,6 +113,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	addTUIFlags(fs, &o.TUI)
 	addSignFlags(fs, &o.Sign)
 	addSinkFlags(fs, &o.Sinks, getenv)
+	addManifestFlags(fs, &o.Manifest)
+	addTLSFlags(fs, &o.TLS)
+	args, execArgv := cutExec(args)
 	addTermFlags(fs, &o.Terms)
 
 	var rest []string
@@ -132,6 +138,10 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	}
 	if o.Token == "" {
 		o.Token = getenv("AAEP_TOKEN")
+	}
+	rest, err := execEndpoint(execArgv, rest, connect)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case len(rest) > 1:
@@ -171,6 +181,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, err
 	}
 	if err := finishTerms(o, getenv); err != nil {
+		return nil, err
+	}
+	if err := checkManifestFlags(o); err != nil {
 		return nil, err
 	}
 	return o, nil

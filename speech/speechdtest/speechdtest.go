@@ -87,8 +87,13 @@ func start(t testing.TB, synth func(*Daemon) string) *Daemon {
 	}
 	fmt.Fprint(f, "AddModule \"capture\" \"sd_generic\" \"capture.conf\"\nDefaultModule capture\nAudioOutputMethod \"libao\"\n")
 	f.Close()
-	module := fmt.Sprintf("Debug 0\nGenericExecuteSynth \"%s\"\nGenericCmdDependency \"echo\"\n"+
-		"AddVoice \"en\" \"MALE1\" \"capture\"\nAddVoice \"yo\" \"MALE1\" \"capture\"\n", synth(d))
+	// Every language gets a voice and UTF-8, so no text is recoded on its way to the module.
+	langs := ""
+	for _, l := range []string{"en", "yo", "ar", "he"} {
+		langs += fmt.Sprintf("AddVoice \"%s\" \"MALE1\" \"capture\"\nGenericLanguage \"%s\" \"%s\" \"utf-8\"\n", l, l, l)
+	}
+	module := fmt.Sprintf("Debug 0\nGenericExecuteSynth \"%s\"\nGenericCmdDependency \"echo\"\n%s",
+		synth(d), langs)
 	os.WriteFile(filepath.Join(conf, "modules", "capture.conf"), []byte(module), 0o600)
 	os.WriteFile(filepath.Join(dir, "home", ".libao"), []byte("default_driver=null\n"), 0o600)
 	d.Restart(t)
