@@ -23,6 +23,7 @@ func subscriptionRequest(o *options) []byte {
 	var req map[string]any
 	_ = json.Unmarshal(b, &req) // what was just marshalled reads back
 	addOffer(req, o)
+	addManifestRequest(req, o)
 	b, _ = json.Marshal(req) // a map of plain values always marshals
 	return b
 }
@@ -53,6 +54,7 @@ func (l *listener) accepted(b []byte, now time.Time) {
 		msg += " The producer notes: " + protocol.Sanitize(m.Notes)
 	}
 	l.say(msg)
+	l.manifestAccepted(b)
 }
 
 // rejected explains why the producer refused the subscription.

@@ -72,6 +72,8 @@ func listen(ctx context.Context, o *options) error {
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color})
 	}
 	l := &listener{o: o, out: out, notes: make(chan note, 64)}
+	ctx, stopRun := l.begin(ctx, endpoint) // tls.go: credentials warning; a refused manifest ends the run
+	defer stopRun()
 	extra := openSinks(ctx, o.Sinks, ui != nil, l.note) // speech, braille, notifications
 	defer extra.Close()
 	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity, OnError: l.sinkFailed}, append([]announce.Sink{out}, extra.list...)...)
@@ -87,9 +89,10 @@ func listen(ctx context.Context, o *options) error {
 		SubscriptionRequest: subscriptionRequest(o),
 		SendHeader:          o.sendHeader,
 		Header:              o.Header,
+		HTTPClient:          o.TLS.client,
 		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
 		OnDiagnostic:        l.transportProblem,
-	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol}})
+	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}})
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
@@ -233,6 +236,7 @@ func (l *listener) handle(d decoded) {
 	if d.ev == nil {
 		return
 	}
+	l.manifestEvent(d.ev) // a producer without a handshake: its manifest, once
 	l.eng.Handle(d.ev, now)
 	l.answerByPolicy(now)
 }

@@ -25,6 +25,9 @@ func run(ctx context.Context, args []string) int {
 	if len(args) > 0 && args[0] == "key" {
 		return runKey(args[1:], io)
 	}
+	if len(args) > 0 && args[0] == "manifest" {
+		return runManifest(ctx, args[1:], io, os.Getenv)
+	}
 	opts, err := parseFlags(args, io, os.Getenv)
 	switch {
 	case errors.Is(err, errHelp):
@@ -37,8 +40,15 @@ func run(ctx context.Context, args []string) int {
 		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
 		return 1
 	}
+	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files
+		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		return 1
+	}
 	if err := listen(ctx, opts); err != nil {
 		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		return 1
+	}
+	if opts.Manifest.refused {
 		return 1
 	}
 	return 0

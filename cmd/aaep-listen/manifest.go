@@ -1,0 +1,211 @@
+package main
+
+// manifest.go: the producer's manifest during a listen run
+// (--require-signed-manifest, --trusted-keys, --manifest-key): asking for a
+// signed one, checking it once the producer accepted, and closing the
+// subscription when it fails and the user required it.
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// trustedKeysDir is the default --trusted-keys, under the config directory.
+const trustedKeysDir = "aaep-term/trusted-keys"
+
+// manifestOptions are the manifest flags and what the run learned.
+type manifestOptions struct {
+	Require bool   // --require-signed-manifest
+	KeysDir string // --trusted-keys; "" means the default under the config dir
+	KeyFile string // --manifest-key: the one pinned JWK
+
+	keys     *session.ManifestKeys
+	endpoint string             // the endpoint dialled (the demo's URL with --demo); set by begin
+	stop     context.CancelFunc // ends the run; set by begin
+	checked  string             // what the last check was about, so each is done once
+	subID    string             // the subscription the last acceptance named
+	refused  bool               // the subscription was closed for its manifest
+}
+
+// begin notes the endpoint dialled and returns the run's context, which a
+// refused manifest cancels.
+func (m *manifestOptions) begin(ctx context.Context, endpoint string) (context.Context, context.CancelFunc) {
+	m.endpoint = endpoint
+	ctx, m.stop = context.WithCancel(ctx)
+	return ctx, m.stop
+}
+
+func addManifestFlags(fs *flag.FlagSet, o *manifestOptions) {
+	fs.BoolVar(&o.Require, "require-signed-manifest", false, "ask for a signed producer manifest and close the subscription unless it verifies with a trusted key")
+	fs.StringVar(&o.KeysDir, "trusted-keys", "", "`DIR` of public JWK files (*.jwk, *.json) trusted to sign manifests, by kid (default: "+trustedKeysDir+" in your config directory)")
+	fs.StringVar(&o.KeyFile, "manifest-key", "", "the one public JWK `FILE` a manifest must be signed with (pins the key; --trusted-keys is then ignored)")
+}
+
+// load reads the trusted keys.
+func (m *manifestOptions) load() error {
+	dir := m.KeysDir
+	if dir == "" {
+		cfg, err := os.UserConfigDir()
+		if err == nil {
+			dir = filepath.Join(cfg, trustedKeysDir)
+		}
+	}
+	keys, err := session.LoadManifestKeys(dir, m.KeyFile)
+	if err != nil {
+		return err
+	}
+	m.keys = keys
+	return nil
+}
+
+// checkManifestFlags refuses --require-signed-manifest where nothing can be
+// checked.
+func checkManifestFlags(o *options) error {
+	if o.Manifest.Require && !o.Demo && !answers(o.Endpoint) {
+		return fmt.Errorf("--require-signed-manifest needs a live producer, not a file")
+	}
+	return nil
+}
+
+// addManifestRequest asks for a signed manifest in a subscription.request.
+func addManifestRequest(req map[string]any, o *options) {
+	if !o.Manifest.Require {
+		return
+	}
+	if caps, ok := req["capabilities"].(map[string]any); ok {
+		caps["accept_signed_manifests_only"] = true
+	}
+}
+
+// transportName is the endpoint's binding as manifests name it.
+func transportName(endpoint string) string {
+	scheme, _, _ := strings.Cut(strings.ToLower(endpoint), ":")
+	switch scheme {
+	case "http", "https":
+		return "sse"
+	case "ws", "wss":
+		return "websocket"
+	case "exec", "stdio":
+		return "stdio"
+	case "unix":
+		return "unix"
+	}
+	return ""
+}
+
+// finder fetches manifests with the connection's TLS settings, sending the
+// token and headers only to the endpoint's own host.
+func (o *options) finder(endpoint, uri string) *session.ManifestFinder {
+	f := &session.ManifestFinder{Client: o.TLS.client, Keys: o.Manifest.keys, Now: o.Now}
+	if uri == "" {
+		uri = session.WellKnownURI(endpoint)
+	}
+	eu, err1 := url.Parse(endpoint)
+	mu, err2 := url.Parse(uri)
+	if err1 == nil && err2 == nil && eu.Host != "" && strings.EqualFold(eu.Host, mu.Host) {
+		f.Header = o.Header.Clone()
+		if f.Header == nil {
+			f.Header = http.Header{}
+		}
+		if o.Token != "" {
+			f.Header.Set("Authorization", "Bearer "+o.Token)
+		}
+	}
+	return f
+}
+
+// manifestAccepted checks the manifest of a subscription.accepted, once per
+// manifest. With --require-signed-manifest it waits for the answer and
+// closes the subscription when the manifest fails; otherwise it says the
+// result in one line when it comes.
+func (l *listener) manifestAccepted(b []byte) {
+	var acc protocol.SubscriptionAccepted
+	if json.Unmarshal(b, &acc) != nil {
+		return
+	}
+	l.o.Manifest.subID = acc.SubscriptionID
+	src := session.ManifestSources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: l.endpoint()}
+	off := session.Offering{
+		AgentID:   acc.Producer.AgentID,
+		Transport: transportName(l.endpoint()),
+		Levels:    acc.HonoredCapabilities.SupportedConformanceLevels,
+		Languages: acc.HonoredCapabilities.Languages,
+	}
+	l.checkManifest(src, off)
+}
+
+// manifestEvent checks the manifest a producer without a handshake points
+// to (producer.manifest_uri, else the well-known path), at its first event.
+func (l *listener) manifestEvent(ev *protocol.Event) {
+	if l.o.Manifest.checked != "" || ev == nil || !answers(l.endpoint()) {
+		return
+	}
+	src := session.ManifestSources{URI: ev.Producer.ManifestURI, Endpoint: l.endpoint()}
+	l.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(l.endpoint())})
+}
+
+func (l *listener) checkManifest(src session.ManifestSources, off session.Offering) {
+	m := &l.o.Manifest
+	key := off.AgentID + "\x00" + src.Inline + "\x00" + src.URI
+	if m.checked == key {
+		return
+	}
+	m.checked = key
+	f := l.o.finder(src.Endpoint, src.URI)
+	if !m.Require {
+		go func() {
+			r := f.Find(context.Background(), src, off)
+			l.note(manifestWords(r, m))
+		}()
+		return
+	}
+	r := f.Find(context.Background(), src, off)
+	if r.Verified {
+		l.say(manifestWords(r, m))
+		return
+	}
+	l.say(manifestWords(r, m) + " You required a signed, verified manifest (--require-signed-manifest), so the subscription is closed.")
+	l.closeForManifest(r)
+}
+
+// closeForManifest sends subscription.close and ends the run.
+func (l *listener) closeForManifest(r session.ManifestResult) {
+	m := &l.o.Manifest
+	m.refused = true
+	msg, _ := json.Marshal(protocol.SubscriptionClose{ // strings always marshal
+		Type: protocol.TypeSubscriptionClose, SubscriptionID: m.subID,
+		ReasonCode: "manifest_unverified", ReasonMessage: "The producer's manifest did not verify.",
+	})
+	if l.conn != nil && m.subID != "" {
+		ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+		_ = l.conn.Send(ctx, msg) // the run ends either way
+		cancel()
+	}
+	if m.stop != nil {
+		m.stop()
+	}
+}
+
+// manifestWords is the one line about a manifest check, with a hint when a
+// key is not trusted.
+func manifestWords(r session.ManifestResult, m *manifestOptions) string {
+	s := r.Sentence()
+	if r.Err != nil && strings.Contains(s, "not among your trusted keys") {
+		s += " To trust it, put the producer's public key (a JWK file) in " + cmp.Or(m.KeysDir, trustedKeysDir+" in your config directory") +
+			", or pin it with --manifest-key FILE."
+	}
+	return s
+}
+
+func (l *listener) endpoint() string { return cmp.Or(l.o.Manifest.endpoint, l.o.Endpoint) }

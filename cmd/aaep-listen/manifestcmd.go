@@ -1,0 +1,238 @@
+package main
+
+// manifestcmd.go: "aaep-listen manifest ENDPOINT": subscribe just long
+// enough to learn where the producer's manifest is, then say what it claims
+// and whether it verified.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// manifestWait is how long the manifest command waits for the producer's
+// first message (its acceptance, or an event) before looking at the
+// well-known address alone.
+const manifestWait = 5 * time.Second
+
+const manifestUsage = `Usage: aaep-listen manifest [flags] ENDPOINT
+
+Subscribes to the producer, reads its answer, closes the subscription, then
+fetches the producer's manifest (inline in its answer, at the manifest_uri it
+gives, or at /.well-known/aaep-manifest.json) and says what it claims and
+whether its signature verified, and with which key.
+
+Exit status: 0 when the manifest is signed and verified, 1 when it is not
+(unsigned, refused, or not found), 2 for a usage error.
+
+Flags:
+`
+
+// manifestReport is the --json form of the manifest command's answer.
+type manifestReport struct {
+	Endpoint string            `json:"endpoint"`
+	From     string            `json:"from,omitempty"`
+	Signed   bool              `json:"signed"`
+	Verified bool              `json:"verified"`
+	KID      string            `json:"kid,omitempty"`
+	Alg      string            `json:"alg,omitempty"`
+	Problems []string          `json:"problems,omitempty"`
+	Error    string            `json:"error,omitempty"`
+	Summary  string            `json:"summary"`
+	Manifest *session.Manifest `json:"manifest,omitempty"`
+}
+
+func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(string) string) int {
+	o := &options{IO: tio, Now: time.Now, Header: http.Header{}}
+	var asJSON bool
+	fs := flag.NewFlagSet("aaep-listen manifest", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.BoolVar(&asJSON, "json", false, "write the answer as one JSON object")
+	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
+	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
+	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
+	addManifestFlags(fs, &o.Manifest)
+	addTLSFlags(fs, &o.TLS)
+	args, execArgv := cutExec(args)
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprint(tio.Out, manifestUsage)
+				fs.SetOutput(tio.Out)
+				fs.PrintDefaults()
+				return 0
+			}
+			fmt.Fprintf(tio.ErrOut, "aaep-listen manifest: %v\n", err)
+			return 2
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	rest, err := execEndpoint(execArgv, rest, "")
+	if err == nil && len(rest) != 1 {
+		err = errors.New("give one ENDPOINT")
+	}
+	if err == nil && !answers(rest[0]) {
+		err = errors.New("a file holds no manifest: give a producer's endpoint")
+	}
+	if err != nil {
+		fmt.Fprintf(tio.ErrOut, "aaep-listen manifest: %v\nRun aaep-listen manifest --help for usage.\n", err)
+		return 2
+	}
+	o.Endpoint = rest[0]
+	if o.Token == "" {
+		o.Token = getenv("AAEP_TOKEN")
+	}
+	if err := loadSecurity(o); err != nil {
+		fmt.Fprintf(tio.ErrOut, "aaep-listen manifest: %v\n", err)
+		return 1
+	}
+	src, off, note := o.discover(ctx)
+	r := o.finder(o.Endpoint, src.URI).Find(ctx, src, off)
+	rep := manifestReport{
+		Endpoint: o.Endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,
+		Problems: r.Problems, Summary: manifestWords(r, &o.Manifest), Manifest: r.Manifest,
+	}
+	if r.Err != nil {
+		rep.Error = r.Err.Error()
+	}
+	if asJSON {
+		b, _ := json.Marshal(rep) // plain values always marshal
+		fmt.Fprintf(tio.Out, "%s\n", b)
+	} else {
+		if note != "" {
+			fmt.Fprintln(tio.Out, note)
+		}
+		writeManifest(tio.Out, rep)
+	}
+	if !r.Verified {
+		return 1
+	}
+	return 0
+}
+
+// discover subscribes to the endpoint and reads its first message: the
+// acceptance gives the manifest's whereabouts and the terms to check it
+// against; an event (a producer without a handshake) gives its agent and
+// manifest_uri. The subscription is closed at once. note says in words what
+// the producer did, when it was not an acceptance.
+func (o *options) discover(ctx context.Context) (session.ManifestSources, session.Offering, string) {
+	src := session.ManifestSources{Endpoint: o.Endpoint}
+	off := session.Offering{Transport: transportName(o.Endpoint)}
+	req, _ := json.Marshal(session.Request(session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version}, session.Terms{}))
+	dctx, cancel := context.WithTimeout(ctx, manifestWait)
+	defer cancel()
+	conn, err := transport.Dial(dctx, o.Endpoint, transport.Options{
+		SSE: transport.SSEOptions{
+			Layout: layout(o.Layout), Token: o.Token, Header: o.Header, HTTPClient: o.TLS.client,
+			SubscriptionRequest: req, MaxReconnects: -1,
+		},
+		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config, LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
+		Unix:      transport.UnixOptions{LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
+	})
+	if err != nil {
+		return src, off, "Could not subscribe to " + o.Endpoint + " (" + protocol.Sanitize(err.Error()) + "); looking for the manifest all the same."
+	}
+	defer conn.Close()
+	f, err := conn.Recv(dctx)
+	if err != nil {
+		return src, off, "The producer sent nothing in " + manifestWait.String() + "; looking for the manifest all the same."
+	}
+	switch protocol.PeekType(f.Data) {
+	case protocol.TypeSubscriptionAccepted:
+		var acc protocol.SubscriptionAccepted
+		if json.Unmarshal(f.Data, &acc) == nil {
+			src.Inline, src.URI = acc.SignedManifest, acc.ManifestURI
+			if src.URI == "" {
+				src.URI = acc.Producer.ManifestURI
+			}
+			off.AgentID = acc.Producer.AgentID
+			off.Levels = acc.HonoredCapabilities.SupportedConformanceLevels
+			off.Languages = acc.HonoredCapabilities.Languages
+			msg, _ := json.Marshal(protocol.SubscriptionClose{Type: protocol.TypeSubscriptionClose,
+				SubscriptionID: acc.SubscriptionID, ReasonCode: "subscriber_shutdown", ReasonMessage: "Only the manifest was wanted."})
+			_ = conn.Send(dctx, msg) // the connection closes either way
+		}
+		return src, off, ""
+	case protocol.TypeSubscriptionRejected:
+		var rej protocol.SubscriptionRejected
+		_ = json.Unmarshal(f.Data, &rej)
+		return src, off, "The producer refused the subscription: " + rejectionWords(rej.ReasonCode) + " Looking for its manifest all the same."
+	}
+	var dec protocol.Decoder
+	if ev, _ := dec.Decode(f.Data); ev != nil {
+		src.URI, off.AgentID = ev.Producer.ManifestURI, ev.Producer.AgentID
+	}
+	return src, off, "The producer did not negotiate (no handshake); its agent is taken from its first event."
+}
+
+// writeManifest prints the report in plain lines.
+func writeManifest(w io.Writer, r manifestReport) {
+	fmt.Fprintln(w, r.Summary)
+	if r.From != "" {
+		fmt.Fprintf(w, "Found: %s\n", protocol.Sanitize(r.From))
+	}
+	m := r.Manifest
+	if m == nil {
+		return
+	}
+	line := func(label string, values ...string) {
+		var kept []string
+		for _, v := range values {
+			if v != "" {
+				kept = append(kept, protocol.Sanitize(v))
+			}
+		}
+		if len(kept) == 0 {
+			kept = []string{"not stated"}
+		}
+		fmt.Fprintf(w, "%s: %s\n", label, strings.Join(kept, ", "))
+	}
+	line("Agent", m.AgentID)
+	line("Name", m.AgentName)
+	line("Version", m.AgentVersion)
+	line("AAEP versions", m.AAEPVersions...)
+	levels := make([]string, len(m.ConformanceLevels))
+	for i, l := range m.ConformanceLevels {
+		levels[i] = fmt.Sprint(l)
+	}
+	line("Conformance levels", levels...)
+	line("Transports", m.Transports...)
+	line("Languages", m.Languages...)
+	line("Event types", m.EventTypes...)
+	caps := make([]string, 0, len(m.Capabilities))
+	for k := range m.Capabilities {
+		caps = append(caps, k)
+	}
+	sort.Strings(caps)
+	line("Capabilities", caps...)
+	line("Extensions", m.Extensions...)
+	line("Default verbosity", m.DefaultVerbosity)
+	if m.Contact != "" {
+		line("Contact", m.Contact)
+	}
+	if m.Expires != 0 {
+		line("Expires", time.Unix(m.Expires, 0).UTC().Format(time.RFC3339))
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "Disagrees: %s\n", p)
+	}
+}
