@@ -41,10 +41,14 @@ type Options struct {
 	// stays in the terminal's scrollback (inline mode).
 	History bool
 	SaveDir string // where S and y write files; the working directory when ""
-	// Clipboard, when set, puts text on the terminal's clipboard (OSC 52).
+	// Clipboard, when set, puts text on the terminal's clipboard (OSC 52);
+	// y then copies there instead of saving a file.
 	Clipboard func(string)
-	Now       func() time.Time
-	Location  *time.Location
+	// ClipboardVia says who takes OSC 52 ("tmux", "kitty"), or why y
+	// saves a file instead.
+	ClipboardVia string
+	Now          func() time.Time
+	Location     *time.Location
 }
 
 type mode int

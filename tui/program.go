@@ -18,6 +18,8 @@ type RunOptions struct {
 	In        io.Reader
 	Out       io.Writer
 	AltScreen bool // full screen; history is then not kept in the scrollback
+	// Copy says whether y may use the terminal's clipboard (DetectClipboard).
+	Copy Clipboard
 }
 
 // Program is a running TUI. Its Sink methods are called from the listener's
@@ -47,7 +49,10 @@ func Start(o RunOptions) *Program {
 	}
 	cur := &cursorPos{}
 	out := newCursorWriter(o.Out, cur)
-	o.Clipboard = func(s string) { out.osc52(s) }
+	o.ClipboardVia = o.Copy.Via
+	if o.Copy.OSC52 {
+		o.Clipboard = func(s string) { out.osc52(s) }
+	}
 	m := New(o.Options)
 	m.cur = cur
 	pr.in = m.in

@@ -50,20 +50,24 @@ func writeJSONL(name string, m *Model, seqs []uint64) (int, error) {
 	return n, nil
 }
 
-// copySelected writes the selected event's JSON to a file and to the
-// clipboard through OSC 52.
+// copySelected puts the selected event's JSON on the clipboard through OSC
+// 52 when the terminal allows it, else writes it to a file and says where.
 func (m *Model) copySelected() string {
 	e := m.ring.get(m.selected)
 	if e == nil || e.Event == nil || len(e.Event.Raw) == 0 {
 		return "Nothing to copy: the selected line is not an event."
 	}
+	if m.opts.Clipboard != nil {
+		m.opts.Clipboard(string(e.Event.Raw))
+		return fmt.Sprintf("Copied the event JSON (%d bytes) to the clipboard through %s.", len(e.Event.Raw), m.opts.ClipboardVia)
+	}
 	name := filepath.Join(m.opts.SaveDir, "aaep-event-"+safeName(e.Event.EventID)+".json")
 	if err := os.WriteFile(name, append(append([]byte{}, e.Event.Raw...), '\n'), 0o600); err != nil {
 		return fmt.Sprintf("Could not save the event: %v.", err)
 	}
-	if m.opts.Clipboard != nil {
-		m.opts.Clipboard(string(e.Event.Raw))
-		return "Copied the event JSON to the clipboard, if the terminal allows it, and saved it to " + name + "."
+	if m.opts.ClipboardVia != "" {
+		// The reason first: a long path may not fit on the line.
+		return "No clipboard (" + m.opts.ClipboardVia + "): saved the event JSON to " + name + "."
 	}
 	return "Saved the event JSON to " + name + "."
 }

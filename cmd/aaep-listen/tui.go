@@ -20,6 +20,7 @@ type tuiOptions struct {
 	Theme     string
 	Capacity  int
 	KeyFile   string
+	Clipboard string // auto, osc52 or file
 }
 
 func addTUIFlags(fs *flag.FlagSet, o *tuiOptions) {
@@ -27,6 +28,7 @@ func addTUIFlags(fs *flag.FlagSet, o *tuiOptions) {
 	fs.BoolVar(&o.AltScreen, "alt-screen", false, "with --tui, draw on the alternate screen (nothing is kept in the scrollback)")
 	fs.StringVar(&o.Theme, "theme", "", "with --tui: color, high-contrast or none (default: none when NO_COLOR is set)")
 	fs.IntVar(&o.Capacity, "tui-events", tui.DefaultCapacity, "with --tui, how many events the list keeps")
+	fs.StringVar(&o.Clipboard, "tui-clipboard", "auto", "with --tui, where y copies an event: auto (the terminal's clipboard through OSC 52 when the terminal is known to allow it, else a file), osc52 or file")
 	fs.StringVar(&o.KeyFile, "tui-keys", "", "with --tui, a key `FILE` remapping keys (default: aaep-term/tui-keys in the user config dir, when present)")
 }
 
@@ -62,6 +64,14 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	if err != nil {
 		return nil, err
 	}
+	getenv := o.Sinks.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	clip, err := clipboardFor(t.Clipboard, getenv)
+	if err != nil {
+		return nil, err
+	}
 	dir, _ := os.Getwd()
 	p := tui.Start(tui.RunOptions{
 		Options: tui.Options{
@@ -76,8 +86,22 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 		In:        o.IO.In,
 		Out:       o.IO.Out,
 		AltScreen: t.AltScreen,
+		Copy:      clip,
 	})
 	return &tuiOutput{Program: p, errOut: o.IO.ErrOut}, nil
+}
+
+// clipboardFor decides where y copies to, as --tui-clipboard asks.
+func clipboardFor(mode string, getenv func(string) string) (tui.Clipboard, error) {
+	switch mode {
+	case "auto", "":
+		return tui.DetectClipboard(getenv, tui.TmuxOption), nil
+	case "osc52":
+		return tui.Clipboard{OSC52: true, Via: "OSC 52 (--tui-clipboard osc52)"}, nil
+	case "file":
+		return tui.Clipboard{Via: "--tui-clipboard file"}, nil
+	}
+	return tui.Clipboard{}, fmt.Errorf("--tui-clipboard must be auto, osc52 or file, not %q", mode)
 }
 
 // transportWords says in words how the listener reaches endpoint, as
