@@ -42,6 +42,9 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		if c.Verb == line.VerbReject {
 			decision = protocol.DecisionReject
 		}
+		if c.Always {
+			l.rememberAlways(p, decision)
+		}
 		l.confirm(ctx, p.Number, decision, now)
 	case line.VerbAnswer, line.VerbText:
 		p := l.pick(c.Prompt, protocol.TypeAwaitingClarify, "answer")
@@ -93,7 +96,12 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 }
 
 func (l *listener) confirm(ctx context.Context, n int, decision string, now time.Time) {
-	r, err := l.eng.Confirm(n, decision, now)
+	l.confirmBy(ctx, n, decision, l.o.DecidedBy, now)
+}
+
+// confirmBy answers confirmation n with decidedBy as the reply's decided_by.
+func (l *listener) confirmBy(ctx context.Context, n int, decision, decidedBy string, now time.Time) {
+	r, err := l.eng.ConfirmBy(n, decision, decidedBy, now)
 	if err != nil {
 		l.say(err.Error())
 		return
@@ -117,6 +125,7 @@ func (l *listener) send(ctx context.Context, r session.Reply, now time.Time) {
 	if err == nil {
 		err = l.conn.Send(ctx, msg)
 	}
+	l.auditReply(r, l.o.signed(wrapped), err, now)
 	if err != nil {
 		l.say(fmt.Sprintf("Could not send your answer to prompt %d: %v. The prompt is still waiting; try again.",
 			r.Prompt.Number, err))

@@ -52,6 +52,8 @@ type options struct {
 	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
 	TLS      tlsOptions      // --ca, --cert, --client-key, in tls.go
 
+	Decide decideOptions // --policy and --audit, in decide.go
+
 	Now func() time.Time
 }
 
@@ -73,6 +75,9 @@ ENDPOINT is one of:
 Typed commands (one per line; N may be left out when one prompt waits):
   accept N, a N, yes N        accept confirmation N
   reject N, r N, no N         reject confirmation N
+  accept always N             accept N and, in its session, every later
+  reject always N             confirmation about the same tool (never for
+                              an irreversible high-risk action)
   answer N TEXT               answer question N (a choice number, a choice,
                               yes or no, a number, or free text)
   pending                     list prompts waiting for you
@@ -113,6 +118,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	addTUIFlags(fs, &o.TUI)
 	addSignFlags(fs, &o.Sign)
 	addSinkFlags(fs, &o.Sinks, getenv)
+	addDecideFlags(fs, &o.Decide)
 	addManifestFlags(fs, &o.Manifest)
 	addTLSFlags(fs, &o.TLS)
 	args, execArgv := cutExec(args)
@@ -181,6 +187,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, err
 	}
 	if err := finishTerms(o, getenv); err != nil {
+		return nil, err
+	}
+	if err := o.Decide.load(); err != nil {
 		return nil, err
 	}
 	if err := checkManifestFlags(o); err != nil {

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/audit"
 	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -40,6 +42,8 @@ type listener struct {
 	notes chan note // transport status and problems, from its goroutine
 
 	autoQueue []*session.Prompt // prompts to answer by policy once Handle returns
+	always    policy.Always     // "accept always" and "reject always" answers, by session and tool
+	audit     *audit.Log        // --audit; nil without
 	input     <-chan string     // typed commands from the TUI; nil reads standard input
 }
 
@@ -72,6 +76,12 @@ func listen(ctx context.Context, o *options) error {
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color})
 	}
 	l := &listener{o: o, out: out, notes: make(chan note, 64)}
+	if o.Decide.AuditFile != "" {
+		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
+			return err
+		}
+		defer l.audit.Close()
+	}
 	ctx, stopRun := l.begin(ctx, endpoint) // tls.go: credentials warning; a refused manifest ends the run
 	defer stopRun()
 	extra := openSinks(ctx, o.Sinks, ui != nil, l.note) // speech, braille, notifications
@@ -105,10 +115,8 @@ func listen(ctx context.Context, o *options) error {
 // policy answers.
 func (l *listener) Deliver(d session.Delivery) {
 	l.ann.Deliver(d)
-	if l.o.AutoReply == protocol.DecisionReject && d.Kind == session.KindEvent && d.Prompt != nil &&
-		d.Prompt.State == session.PromptPending && d.Event.Type == protocol.TypeAwaitingConfirmation {
-		l.autoQueue = append(l.autoQueue, d.Prompt)
-	}
+	l.auditDelivery(d)
+	l.queueForPolicy(d)
 }
 
 // Diagnose implements session.Output.
@@ -239,19 +247,6 @@ func (l *listener) handle(d decoded) {
 	l.manifestEvent(d.ev) // a producer without a handshake: its manifest, once
 	l.eng.Handle(d.ev, now)
 	l.answerByPolicy(now)
-}
-
-// answerByPolicy rejects the confirmations --auto-reply reject covers.
-func (l *listener) answerByPolicy(now time.Time) {
-	for len(l.autoQueue) > 0 {
-		p := l.autoQueue[0]
-		l.autoQueue = l.autoQueue[1:]
-		if p.State != session.PromptPending {
-			continue
-		}
-		l.say(fmt.Sprintf("Your --auto-reply policy rejects prompt %d.", p.Number))
-		l.confirm(context.Background(), p.Number, protocol.DecisionReject, now)
-	}
 }
 
 // finish releases everything held and tells the user what ended.
