@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/braille/brltest"
+	"github.com/aaep-term/aaep-term/speech/speechdtest"
+)
+
+// The TUI is never the only channel: with --tui, speech-dispatcher speaks
+// what the view shows and the braille display shows the prompt, and the
+// answer given in the view is spoken too.
+func TestTUIAlongsideSpeechAndBraille(t *testing.T) {
+	speechdtest.Need(t, "speech-dispatcher")
+	bin := buildListener(t)
+	sd := speechdtest.Start(t, "")
+	brl := brltest.Start(t, 40, "")
+	tt := startTUITerminal(t, "SPEECHD_ADDRESS="+sd.Address()+" NO_COLOR=1 TERM=xterm-256color "+bin+
+		" --tui --speech auto --braille auto --brlapi-host "+brl.Host+" --demo --demo-speed 0 --demo-scenarios confirm")
+	waitFor(t, tt.screen, "CONFIRMATION NEEDED, prompt 1 from Demo Assistant", 30*time.Second)
+	brl.WaitVisual(t, "the prompt", func(s string) bool { return strings.HasPrefix(s, "#1 accept reject ") })
+	spoken := waitSpoken(t, sd, "Confirmation needed")
+	tt.keys("r")
+	all := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
+	for _, want := range []string{"speech: speech-dispatcher at unix_socket:", "braille: BRLTTY display.", "Sent your answer to prompt 1: reject."} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the view lacks %q:\n%s", want, all)
+		}
+	}
+	spoken = waitSpoken(t, sd, "Sent your answer to prompt 1")
+	// Everything spoken is what the view showed, in its history above.
+	shown := words(all)
+	for _, s := range spoken {
+		if !strings.Contains(shown, words(s)) {
+			t.Errorf("spoken %q was never shown in the view", s)
+		}
+	}
+}
+
+// waitSpoken waits until a text containing want was spoken, and returns all spoken.
+func waitSpoken(t *testing.T, d *speechdtest.Daemon, want string) []string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		lines := d.Lines()
+		if strings.Contains(words(strings.Join(lines, "\n")), words(want)) {
+			return lines
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%q was never spoken; spoken: %q", want, lines)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// words keeps letters and digits, one space between words: the capture
+// module turns punctuation into spaces.
+func words(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
+	}), " ")
+}
