@@ -31,9 +31,9 @@ func TestTUIAlongsideSpeechAndBraille(t *testing.T) {
 	}
 	spoken = waitSpoken(t, sd, "Sent your answer to prompt 1")
 	// Everything spoken is what the view showed, in its history above.
-	shown := words(all)
+	shown := spokenWords(all)
 	for _, s := range spoken {
-		if !strings.Contains(shown, words(s)) {
+		if !strings.Contains(shown, spokenWords(s)) {
 			t.Errorf("spoken %q was never shown in the view", s)
 		}
 	}
@@ -45,7 +45,7 @@ func waitSpoken(t *testing.T, d *speechdtest.Daemon, want string) []string {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		lines := d.Lines()
-		if strings.Contains(words(strings.Join(lines, "\n")), words(want)) {
+		if strings.Contains(spokenWords(strings.Join(lines, "\n")), spokenWords(want)) {
 			return lines
 		}
 		if time.Now().After(deadline) {
@@ -55,9 +55,9 @@ func waitSpoken(t *testing.T, d *speechdtest.Daemon, want string) []string {
 	}
 }
 
-// words keeps letters and digits, one space between words: the capture
+// spokenWords keeps letters and digits, one space between words: the capture
 // module turns punctuation into spaces.
-func words(s string) string {
+func spokenWords(s string) string {
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
 		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')
 	}), " ")
