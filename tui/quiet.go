@@ -1,6 +1,4 @@
 package tui
 
-import "github.com/aaep-term/aaep-term/tui/internal/quiet"
-
-// Bubble Tea's init has run by now, without querying the terminal.
-func init() { quiet.Restore() }
+// Linked in before Bubble Tea initializes: see the package's comment.
+import _ "github.com/aaep-term/aaep-term/tui/internal/quiet"

@@ -1,25 +1,29 @@
-// Package quiet stops Bubble Tea v1 from querying the terminal when it loads:
-// its init asks for the background colour (an escape sequence, and up to 5 s
-// of waiting on terminals that do not answer), even in plain line mode.
+// Package quiet stops Bubble Tea v1 from querying the terminal when it loads.
 //
-// Go initializes this package before Bubble Tea (it needs only os and its
-// import path sorts first), so it can hide TERM for that moment; package tui
-// puts TERM back in its own init, which runs after Bubble Tea's.
+// Bubble Tea v1's init calls lipgloss.HasDarkBackground, which, on a
+// terminal, writes OSC 11 and DSR queries and waits up to 5 s for answers:
+// escape sequences in plain line mode, and a stall on terminals that never
+// answer. Telling Lip Gloss the background first makes that call a plain
+// read. Nothing is lost: the TUI's colours are the terminal's own palette
+// entries, never adaptive ones, so the background is never needed.
+//
+// Why not something else:
+//   - Importing Bubble Tea only with --tui is not possible: Go links and
+//     initializes every imported package, used or not; only a separate
+//     binary would avoid it.
+//   - No Bubble Tea option reaches its init; v2 drops the query, but moving
+//     to it is a rewrite of the TUI and its tests.
+//
+// It works because of the order the Go spec gives package initialization
+// (go.dev/ref/spec#Package_initialization, Go 1.21 and later): of the
+// packages whose imports are initialized, the first by import path goes
+// first. This package imports only Lip Gloss, which Bubble Tea imports too,
+// so whenever Bubble Tea could be initialized this package could be, and
+// "github.com/aaep-term/…" sorts before "github.com/charmbracelet/…".
+// cmd/aaep-listen's TestPlainModeSendsNoTerminalQuery fails if it stops
+// working.
 package quiet
 
-import "os"
+import "github.com/charmbracelet/lipgloss"
 
-var term, set = os.LookupEnv("TERM")
-
-func init() {
-	os.Setenv("TERM", "dumb") // termenv sends no query to a dumb terminal
-}
-
-// Restore puts TERM back as it was.
-func Restore() {
-	if set {
-		os.Setenv("TERM", term)
-	} else {
-		os.Unsetenv("TERM")
-	}
-}
+func init() { lipgloss.SetHasDarkBackground(true) }
