@@ -30,6 +30,10 @@ func subscriptionRequest(o *options) []byte {
 
 // accepted reports the producer's acceptance and adopts its subscription ID.
 func (l *listener) accepted(b []byte, now time.Time) {
+	if l.neg.pending != nil { // the answer to a renegotiation
+		l.adopt(b, now)
+		return
+	}
 	var m struct {
 		SubscriptionID string `json:"subscription_id"`
 		Producer       struct {
@@ -54,6 +58,7 @@ func (l *listener) accepted(b []byte, now time.Time) {
 		msg += " The producer notes: " + protocol.Sanitize(m.Notes)
 	}
 	l.say(msg)
+	l.adopt(b, now)
 	l.manifestAccepted(b)
 }
 
@@ -65,6 +70,9 @@ func (l *listener) rejected(b []byte, now time.Time) {
 		RetryAfter *int   `json:"retry_after_seconds"`
 	}
 	_ = json.Unmarshal(b, &m) // an unreadable rejection is still a rejection
+	if l.refusedRenegotiation(m.Code, m.Message) {
+		return
+	}
 	msg := "The producer refused the subscription: " + rejectionWords(m.Code)
 	if m.Message != "" {
 		msg += " It says: " + protocol.Sanitize(m.Message)

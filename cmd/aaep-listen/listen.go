@@ -41,6 +41,8 @@ type listener struct {
 	out   output
 	notes chan note // transport status and problems, from its goroutine
 
+	neg negotiation // terms asked for, granted and enforced (negotiate.go)
+
 	autoQueue []*session.Prompt // prompts to answer by policy once Handle returns
 	always    policy.Always     // "accept always" and "reject always" answers, by session and tool
 	audit     *audit.Log        // --audit; nil without
@@ -114,6 +116,9 @@ func listen(ctx context.Context, o *options) error {
 // Deliver implements session.Output: announce, and queue prompts the user's
 // policy answers.
 func (l *listener) Deliver(d session.Delivery) {
+	if !l.admit(d) {
+		return // the negotiated filters or rate leave it out
+	}
 	l.ann.Deliver(d)
 	l.auditDelivery(d)
 	l.queueForPolicy(d)
@@ -167,12 +172,16 @@ func (l *listener) run(ctx context.Context) error {
 			if len(frames) == 0 {
 				l.flush()
 			}
+			if l.ended() {
+				return nil
+			}
 		case s, ok := <-lines:
 			if !ok {
 				lines = nil // standard input closed: keep listening
 				continue
 			}
 			if quit := l.command(ctx, s); quit {
+				l.closeSubscription(session.CloseShutdown, "You quit.")
 				l.finish("You quit.")
 				return nil
 			}
@@ -189,12 +198,14 @@ func (l *listener) run(ctx context.Context) error {
 				return nil
 			}
 			if ctx.Err() != nil {
+				l.closeSubscription(session.CloseShutdown, "Stopped.")
 				l.finish("Stopped.")
 				return nil
 			}
 			l.finish("Connection lost for good.")
 			return fmt.Errorf("receive: %w", err)
 		case <-ctx.Done():
+			l.closeSubscription(session.CloseShutdown, "Stopped.")
 			l.finish("Stopped.")
 			return nil
 		}
@@ -253,6 +264,7 @@ func (l *listener) handle(d decoded) {
 func (l *listener) finish(why string) {
 	now := l.o.Now()
 	l.eng.Flush(now)
+	l.endBurst(now)
 	l.ann.Flush(now)
 	l.eng.End(now, why)
 	l.say(why)

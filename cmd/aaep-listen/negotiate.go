@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// closeWait bounds sending subscription.close on the way out.
+const closeWait = 2 * time.Second
+
+// inFlightGrace is how long after a renegotiation events sent under the
+// earlier terms are tolerated.
+const inFlightGrace = 2 * time.Second
+
+// negotiation is where the subscription's terms stand: what was asked,
+// what the producer granted, and the local enforcement of both.
+type negotiation struct {
+	subID     string
+	requested protocol.Capabilities // the request, renegotiations merged in
+	honored   protocol.Capabilities
+	enf       *session.Enforcer // nil until the producer accepts
+	// pending is the renegotiation waiting for its answer, nil when none.
+	pending *protocol.Capabilities
+	// end, when not empty, says why the subscription must end now; the
+	// run closes it and stops.
+	end string
+}
+
+// adopt takes the terms of a subscription.accepted, the first one or the
+// answer to a renegotiation: it checks that they grant no more than was
+// asked (spec §5.4.4), tells the user what changed, and enforces them.
+func (l *listener) adopt(b []byte, now time.Time) {
+	var m protocol.SubscriptionAccepted
+	if err := json.Unmarshal(b, &m); err != nil {
+		return // accepted has said the acceptance is unreadable
+	}
+	n := &l.neg
+	if n.enf == nil && n.pending == nil {
+		n.requested = l.o.Terms.Capabilities()
+	}
+	renegotiated := n.pending != nil
+	if renegotiated {
+		n.requested = merge(n.requested, *n.pending)
+		n.pending = nil
+	}
+	n.subID = m.SubscriptionID
+	n.honored = m.HonoredCapabilities
+	var broken []string
+	for _, v := range session.CheckHonored(n.requested, n.honored) {
+		l.Diagnose(session.Diagnostic{At: now, Code: "terms", Message: "The producer breaks the negotiation rules: " + v.Message})
+		broken = append(broken, v.Message)
+	}
+	if renegotiated {
+		l.say("The producer accepted the new terms.")
+	}
+	for _, c := range session.Changes(n.requested, n.honored) {
+		l.say(c)
+	}
+	old := n.enf
+	n.enf = session.NewEnforcer(n.requested, n.honored)
+	if old != nil {
+		n.enf.Tolerate(now.Add(inFlightGrace))
+	}
+	if len(broken) > 0 && l.o.Terms.Strict {
+		n.end = "Closing the subscription: the producer granted more than you asked for, and --strict is set."
+	}
+}
+
+// merge applies the capabilities a renegotiation set to the earlier ones.
+func merge(base, changes protocol.Capabilities) protocol.Capabilities {
+	if changes.MaxEventsPerSecond != 0 {
+		base.MaxEventsPerSecond = changes.MaxEventsPerSecond
+	}
+	if changes.PreferredVerbosity != "" {
+		base.PreferredVerbosity = changes.PreferredVerbosity
+	}
+	if changes.Languages != nil {
+		base.Languages = changes.Languages
+	}
+	if changes.EventFilters != nil {
+		base.EventFilters = changes.EventFilters
+	}
+	if changes.CognitiveLoad != "" {
+		base.CognitiveLoad = changes.CognitiveLoad
+	}
+	if changes.PaceWPM != 0 {
+		base.PaceWPM = changes.PaceWPM
+	}
+	if changes.CoalesceBoundaries != nil {
+		base.CoalesceBoundaries = changes.CoalesceBoundaries
+	}
+	return base
+}
+
+// admit applies the negotiated terms to an event about to be announced;
+// other deliveries always pass.
+func (l *listener) admit(d session.Delivery) bool {
+	if d.Kind != session.KindEvent || l.neg.enf == nil || d.Event == nil {
+		return true
+	}
+	ok, diags := l.neg.enf.Admit(d.Event, d.At)
+	for _, g := range diags {
+		l.Diagnose(g)
+	}
+	return ok
+}
+
+// refusedRenegotiation handles a subscription.rejected that answers a
+// renegotiation: the subscription is over (spec §5.7). It reports whether
+// the rejection was one.
+func (l *listener) refusedRenegotiation(code, message string) bool {
+	if l.neg.pending == nil {
+		return false
+	}
+	l.neg.pending = nil
+	why := "The producer refused the new terms, which ends the subscription: " + rejectionWords(code)
+	if message != "" {
+		why += " It says: " + protocol.Sanitize(message)
+	}
+	l.neg.end = why
+	return true
+}
+
+// closeSubscription tells the producer the subscription ends, when there
+// is one to end; a failure is only reported, since the run ends anyway.
+func (l *listener) closeSubscription(code, why string) {
+	if l.neg.subID == "" || l.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+	defer cancel()
+	msg := session.Close(l.neg.subID, code, strings.TrimSuffix(why, "."))
+	if err := l.conn.Send(ctx, msg); err != nil {
+		l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "transport", Message: fmt.Sprintf("Could not tell the producer the subscription is closed: %v.", err)})
+	}
+	l.neg.subID = ""
+}
+
+// ended reports whether the negotiation ended the subscription; if so it
+// has closed it and told the user.
+func (l *listener) ended() bool {
+	if l.neg.end == "" {
+		return false
+	}
+	l.closeSubscription(session.CloseTerms, l.neg.end)
+	l.finish(l.neg.end)
+	return true
+}
+
+// endBurst reports a flood beyond the agreed rate still in progress.
+func (l *listener) endBurst(now time.Time) {
+	if l.neg.enf == nil {
+		return
+	}
+	for _, d := range l.neg.enf.Flush(now) {
+		l.Diagnose(d)
+	}
+}
