@@ -45,7 +45,7 @@ func run(ctx context.Context, args []string) int {
 		return 1
 	}
 	if err := listen(ctx, opts); err != nil {
-		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		fmt.Fprintf(io.ErrOut, "aaep-listen: %v%s\n", err, tlsHint(err))
 		return 1
 	}
 	if opts.Manifest.refused {

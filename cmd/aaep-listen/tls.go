@@ -111,3 +111,22 @@ func loadSecurity(o *options) error {
 	}
 	return o.TLS.load()
 }
+
+// tlsHint is a sentence on what to do about a TLS failure in err, or "".
+func tlsHint(err error) string {
+	if err == nil {
+		return ""
+	}
+	var unknown x509.UnknownAuthorityError
+	var invalid x509.HostnameError
+	s := err.Error()
+	switch {
+	case errors.As(err, &unknown) || strings.Contains(s, "certificate signed by unknown authority"):
+		return "\nThe producer's certificate is not signed by an authority you trust: give its certificate authority with --ca FILE."
+	case errors.As(err, &invalid) || strings.Contains(s, "certificate is valid for"):
+		return "\nThe producer's certificate is for another name than the one in the endpoint: use the name it was issued for."
+	case strings.Contains(s, "certificate required") || strings.Contains(s, "bad certificate") && !strings.Contains(s, "failed to verify"):
+		return "\nThe producer wants a client certificate it trusts (mutual TLS): give --cert FILE and --client-key FILE."
+	}
+	return ""
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// What --exec is given comes back word for word from the exec: endpoint.
+func TestQuoteCommand(t *testing.T) {
+	for _, argv := range [][]string{
+		{"./agent"},
+		{"/opt/my agent/bin", "--name", "it's", `say "hi"`, `C:\path`, "", "tab\there"},
+		{"sh", "-c", "echo $HOME; exit 3"},
+	} {
+		got, err := transport.SplitCommand(quoteCommand(argv))
+		if err != nil || !slices.Equal(got, argv) {
+			t.Errorf("%q: read back %q, %v", argv, got, err)
+		}
+	}
+}
+
+func TestCutExec(t *testing.T) {
+	for _, tc := range []struct {
+		args, flags, argv []string
+	}{
+		{[]string{"--plain", "http://x"}, []string{"--plain", "http://x"}, nil},
+		{[]string{"--plain", "--exec", "agent", "--plain"}, []string{"--plain"}, []string{"agent", "--plain"}},
+		{[]string{"-exec", "agent"}, []string{}, []string{"agent"}},
+		{[]string{"--exec"}, []string{}, []string{}},
+		{[]string{"--", "--exec"}, []string{"--", "--exec"}, nil},
+	} {
+		flags, argv := cutExec(tc.args)
+		if !slices.Equal(flags, tc.flags) || !slices.Equal(argv, tc.argv) || (argv == nil) != (tc.argv == nil) {
+			t.Errorf("%q: flags %q, argv %q", tc.args, flags, argv)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--exec"}, "--exec needs the producer's command"},
+		{[]string{"http://x", "--exec", "agent"}, "give the endpoint once"},
+		{[]string{"--connect", "http://x", "--exec", "agent"}, "give the endpoint once"},
+		{[]string{"--demo", "--exec", "agent"}, "not both"},
+	} {
+		_, err := parseFlags(tc.args, testIO(), noEnv)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	o, err := parseFlags([]string{"--plain", "--exec", "my agent", "--stdio"}, testIO(), noEnv)
+	if err != nil || o.Endpoint != `exec:my\ agent --stdio` {
+		t.Fatalf("endpoint %q, %v", o.Endpoint, err)
+	}
+}
+
+// --exec starts the producer (this test binary in its stdio mode, from a
+// directory whose name has a space) and the session runs to its end.
+func TestExecFlag(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "my producer")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "agent")
+	if err := os.Symlink(exe, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childProducerEnv, "1")
+	r := startListener(t, "--plain", "--auto-reply", "reject", "--exec", link, "-test.run=^$")
+	r.waitOutput(t, "Subscribed to")
+	r.waitOutput(t, "Your --auto-reply policy rejects prompt 1")
+	r.wait(t)
+	if !strings.Contains(r.stdout(), "Confirmation needed") {
+		t.Errorf("no confirmation announced:\n%s", r.stdout())
+	}
+}
+
+func testIO() *term.IO {
+	tio, _, _, _ := term.Test()
+	return tio
+}
