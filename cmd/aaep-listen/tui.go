@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/tui"
 )
@@ -132,12 +133,35 @@ func transportWords(endpoint string) string {
 // termsShower is an output that shows the subscription's terms (the TUI).
 type termsShower interface{ SetTerms(tui.Terms) }
 
-// showTerms tells the output the terms now in force, when it shows them:
-// call it when the handshake or a renegotiation completes.
-func (l *listener) showTerms(t tui.Terms) {
+// showTerms tells the output the terms the producer honours, when it shows
+// them: call it when the handshake or a renegotiation completes.
+func (l *listener) showTerms(honored protocol.Capabilities) {
 	if ts, ok := l.out.(termsShower); ok {
-		ts.SetTerms(t)
+		ts.SetTerms(termsOf(honored))
 	}
+}
+
+// termsOf is what the TUI shows of honoured capabilities.
+func termsOf(c protocol.Capabilities) tui.Terms {
+	t := tui.Terms{
+		Rate:      c.MaxEventsPerSecond,
+		Verbosity: protocol.Sanitize(c.PreferredVerbosity),
+		Languages: sanitized(c.Languages),
+	}
+	if f := c.EventFilters; f != nil {
+		t.Include, t.Exclude = sanitized(f.Include), sanitized(f.Exclude)
+	}
+	return t
+}
+
+func sanitized(l []string) []string {
+	out := make([]string, 0, len(l))
+	for _, s := range l {
+		if s = protocol.Sanitize(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // loadKeys reads the key file named, or the user's default one when it exists.
