@@ -31,19 +31,15 @@ type manifestOptions struct {
 	KeyFile string // --manifest-key: the one pinned JWK
 
 	keys     *session.ManifestKeys
-	endpoint string             // the endpoint dialled (the demo's URL with --demo); set by begin
-	stop     context.CancelFunc // ends the run; set by begin
-	checked  string             // what the last check was about, so each is done once
-	subID    string             // the subscription the last acceptance named
-	refused  bool               // the subscription was closed for its manifest
+	endpoint string // the endpoint dialled (the demo's URL with --demo); set by begin
+	checked  string // what the last check was about, so each is done once
+	refused  bool   // the subscription was closed for its manifest
 }
 
-// begin notes the endpoint dialled and returns the run's context, which a
-// refused manifest cancels.
+// begin notes the endpoint dialled and returns the run's context.
 func (m *manifestOptions) begin(ctx context.Context, endpoint string) (context.Context, context.CancelFunc) {
 	m.endpoint = endpoint
-	ctx, m.stop = context.WithCancel(ctx)
-	return ctx, m.stop
+	return context.WithCancel(ctx)
 }
 
 func addManifestFlags(fs *flag.FlagSet, o *manifestOptions) {
@@ -134,7 +130,6 @@ func (l *listener) manifestAccepted(b []byte) {
 	if json.Unmarshal(b, &acc) != nil {
 		return
 	}
-	l.o.Manifest.subID = acc.SubscriptionID
 	src := session.ManifestSources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: l.endpoint()}
 	off := session.Offering{
 		AgentID:   acc.Producer.AgentID,
@@ -175,27 +170,15 @@ func (l *listener) checkManifest(src session.ManifestSources, off session.Offeri
 		l.say(manifestWords(r, m))
 		return
 	}
-	l.say(manifestWords(r, m) + " You required a signed, verified manifest (--require-signed-manifest), so the subscription is closed.")
-	l.closeForManifest(r)
+	l.say(manifestWords(r, m) + " You required a signed, verified manifest (--require-signed-manifest).")
+	m.refused = true
+	l.closeSubscription(closeManifest, "The producer's manifest did not verify.")
+	l.neg.end = "The subscription is closed because the producer's manifest did not verify." // the run ends after this frame
 }
 
-// closeForManifest sends subscription.close and ends the run.
-func (l *listener) closeForManifest(r session.ManifestResult) {
-	m := &l.o.Manifest
-	m.refused = true
-	msg, _ := json.Marshal(protocol.SubscriptionClose{ // strings always marshal
-		Type: protocol.TypeSubscriptionClose, SubscriptionID: m.subID,
-		ReasonCode: "manifest_unverified", ReasonMessage: "The producer's manifest did not verify.",
-	})
-	if l.conn != nil && m.subID != "" {
-		ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
-		_ = l.conn.Send(ctx, msg) // the run ends either way
-		cancel()
-	}
-	if m.stop != nil {
-		m.stop()
-	}
-}
+// closeManifest is the subscription.close reason code when the producer's
+// manifest did not verify.
+const closeManifest = "manifest_unverified"
 
 // manifestWords is the one line about a manifest check, with a hint when a
 // key is not trusted.

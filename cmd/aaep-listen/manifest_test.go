@@ -64,7 +64,8 @@ func TestRequireSignedManifest(t *testing.T) {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.code, r.stdout(), r.stderr())
 			}
 			out := r.stdout()
-			closed := strings.Contains(out, "(--require-signed-manifest), so the subscription is closed.")
+			closed := strings.Contains(out, "(--require-signed-manifest).") &&
+				strings.HasSuffix(strings.TrimSpace(out), "The subscription is closed because the producer's manifest did not verify.")
 			if closed != (tc.code == 1) {
 				t.Errorf("closed %v:\n%s", closed, out)
 			}
