@@ -114,8 +114,8 @@ func (p *Pacer) Silence() (int, error) {
 	return n, nil
 }
 
-// Close stops the Pacer; what is still queued is not said. It does not close
-// the paced sink.
+// Close stops the Pacer. What is still queued is passed on at once, so the
+// end of a session is still said; it does not close the paced sink.
 func (p *Pacer) Close() error {
 	p.once.Do(func() { close(p.stop) })
 	<-p.done
@@ -143,6 +143,14 @@ func (p *Pacer) run() {
 		}
 		select {
 		case <-p.stop:
+			p.mu.Lock()
+			rest := p.core.drain()
+			p.mu.Unlock()
+			for _, an := range rest {
+				if err := p.out.Announce(an); err != nil && p.cfg.OnError != nil {
+					p.cfg.OnError(err)
+				}
+			}
 			return
 		case <-p.wake:
 		case <-tc:
@@ -288,6 +296,16 @@ func (p *pacer) words(it item) Announcement {
 		an.Text = strings.Join(lead, " ") + " " + an.Text
 	}
 	return an
+}
+
+// drain returns everything queued, critical first, and empties the queue.
+func (p *pacer) drain() []Announcement {
+	out := append([]Announcement(nil), p.critical...)
+	for _, it := range p.queue {
+		out = append(out, p.words(it))
+	}
+	p.critical, p.queue = nil, nil
+	return out
 }
 
 // silence drops the queue and reports how many were dropped and whether a

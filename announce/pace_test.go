@@ -345,3 +345,32 @@ func BenchmarkPacerFlood(b *testing.B) {
 		p.next(now)
 	}
 }
+
+func TestAnnouncerSilence(t *testing.T) {
+	r := &cancelRecorder{}
+	p := NewPacer(PaceConfig{WPM: 60, MaxLag: time.Minute}, r)
+	defer p.Close()
+	a := New(Config{}, &recorder{}, p)
+	if _, silenced, _ := New(Config{}, &recorder{}).Silence(); silenced {
+		t.Fatal("an announcer without a pacer says it can silence")
+	}
+	p.Announce(Announcement{Priority: Normal, Kind: "tool", Text: "one two three four five six"})
+	p.Announce(Announcement{Priority: Normal, Kind: "output", Text: "waiting"})
+	waitFor(t, func() bool { return len(r.texts()) == 1 })
+	n, silenced, err := a.Silence()
+	if n != 1 || !silenced || err != nil || r.cancelled() != 1 {
+		t.Fatalf("Silence = %d %v %v, cancels %d", n, silenced, err, r.cancelled())
+	}
+}
+
+func TestPacerCloseSaysWhatIsQueued(t *testing.T) {
+	r := &cancelRecorder{}
+	p := NewPacer(PaceConfig{WPM: 60, MaxLag: time.Minute}, r)
+	p.Announce(Announcement{Priority: Normal, Kind: "tool", Text: "one two three four five six"})
+	p.Announce(Announcement{Priority: Normal, Kind: "completed", Text: "Finished: the task is complete."})
+	waitFor(t, func() bool { return len(r.texts()) == 1 })
+	p.Close()
+	if got := r.texts(); len(got) != 2 || got[1] != "Finished: the task is complete." {
+		t.Fatalf("said %q, want the end of the session too", got)
+	}
+}

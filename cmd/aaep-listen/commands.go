@@ -22,6 +22,8 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		return true
 	case line.VerbHelp:
 		l.say(line.Help)
+	case line.VerbStop:
+		l.silence()
 	case line.VerbPending:
 		l.listPending(now)
 	case line.VerbDetails:

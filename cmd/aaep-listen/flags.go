@@ -82,6 +82,8 @@ Typed commands (one per line; N may be left out when one prompt waits):
                               yes or no, a number, or free text)
   pending                     list prompts waiting for you
   details N, ? N              read prompt N in full
+  stop, silence               stop speech and drop what waits to be said
+                              (prompts and errors are still said)
   help                        list commands
   quit                        close the subscription and exit
 

@@ -86,9 +86,9 @@ func listen(ctx context.Context, o *options) error {
 	}
 	ctx, stopRun := l.begin(ctx, endpoint) // tls.go: credentials warning; a refused manifest ends the run
 	defer stopRun()
-	extra := openSinks(ctx, o.Sinks, ui != nil, l.note) // speech, braille, notifications
+	extra := openSinks(ctx, o.paced(), ui != nil, l.note) // speech, braille, notifications
 	defer extra.Close()
-	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity, OnError: l.sinkFailed}, append([]announce.Sink{out}, extra.list...)...)
+	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.list...)...)
 	l.eng = session.New(session.Config{ReorderWait: o.ReorderWait, DecidedBy: o.DecidedBy}, l)
 	if ui != nil {
 		ui.attach(l)

@@ -22,20 +22,27 @@ type sinkOptions struct {
 	Notify     string // on, off or critical
 	NotifyBell bool
 	Getenv     func(string) string
+	Config     string // --config: the announcement settings file
+
+	fs       *flag.FlagSet       // to tell flags given from defaults
+	settings announce.Settings   // read from Config by check
+	pace     announce.PaceConfig // settled by options.paced
 }
 
 // addSinkFlags defines the sink flags on fs.
 func addSinkFlags(fs *flag.FlagSet, o *sinkOptions, getenv func(string) string) {
-	o.Getenv = getenv
+	o.Getenv, o.fs = getenv, fs
 	fs.StringVar(&o.Speech, "speech", "off", "speak announcements: auto, speechd, espeak, say (macOS), sapi (Windows) or off")
 	fs.StringVar(&o.Braille, "braille", "off", "show announcements on a braille display through BRLTTY: auto or off")
 	fs.StringVar(&o.BrlAPIHost, "brlapi-host", "", "BrlAPI `HOST` of BRLTTY, as in BRLAPI_HOST (default :0)")
 	fs.StringVar(&o.Notify, "notify", "off", "desktop notifications: on, critical (only prompts and errors) or off")
 	fs.BoolVar(&o.NotifyBell, "notify-bell", false, "ring the bell with critical notifications (never while --tui runs)")
+	fs.StringVar(&o.Config, "config", "", "announcement settings `FILE` (JSON: verbosity, pace, per-type overrides; default aaep-term/"+settingsFile+" in your config directory, when present)")
 }
 
-// check refuses unknown sink flag values before anything starts.
-func (o sinkOptions) check() error {
+// check refuses unknown sink flag values before anything starts, and reads
+// the announcement settings file.
+func (o *sinkOptions) check() error {
 	switch o.Speech {
 	case "auto", "speechd", "espeak", "say", "sapi", "off", "":
 	default:
@@ -46,8 +53,10 @@ func (o sinkOptions) check() error {
 	default:
 		return fmt.Errorf("--braille %q: want auto or off", o.Braille)
 	}
-	_, err := notify.ParseLevel(o.Notify)
-	return err
+	if _, err := notify.ParseLevel(o.Notify); err != nil {
+		return err
+	}
+	return o.loadSettings()
 }
 
 // sinks are the optional outputs that were started; any of them may be missing.
@@ -75,7 +84,7 @@ func openSinks(ctx context.Context, o sinkOptions, tui bool, note func(string)) 
 		default:
 			note(msg + ".")
 			sp := &speech.Sink{Backend: b}
-			s.list = append(s.list, sp)
+			s.addPaced(o.pace, sp, func(err error) { note(err.Error() + ".") }) // told once an outage
 			s.closers = append(s.closers, sp.Close)
 		}
 	}
@@ -84,7 +93,7 @@ func openSinks(ctx context.Context, o sinkOptions, tui bool, note func(string)) 
 		if o.BrlAPIHost != "" {
 			bo.Host = o.BrlAPIHost
 		}
-		if err := s.openBraille(ctx, bo, note); err != nil {
+		if err := s.openBraille(ctx, bo, o.pace, note); err != nil {
 			note(fmt.Sprintf("No braille: %v.", err))
 		} else {
 			note("braille: BRLTTY display.")
@@ -98,7 +107,7 @@ func openSinks(ctx context.Context, o sinkOptions, tui bool, note func(string)) 
 	return s
 }
 
-func (s *sinks) openBraille(ctx context.Context, o braille.Options, note func(string)) error {
+func (s *sinks) openBraille(ctx context.Context, o braille.Options, pc announce.PaceConfig, note func(string)) error {
 	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	c, err := braille.Dial(dctx, o)
@@ -118,9 +127,18 @@ func (s *sinks) openBraille(ctx context.Context, o braille.Options, note func(st
 		return err
 	}
 	s.answers = answers
-	s.list = append(s.list, bs)
+	s.addPaced(pc, bs, nil)
 	s.closers = append(s.closers, bs.Close, c.Close)
 	return nil
+}
+
+// addPaced adds out behind a Pacer, so it is told no faster than it can be
+// taken in; the Pacer stops before out is closed.
+func (s *sinks) addPaced(pc announce.PaceConfig, out announce.Sink, onError func(error)) {
+	pc.OnError = onError
+	p := announce.NewPacer(pc, out)
+	s.list = append(s.list, p)
+	s.closers = append(s.closers, p.Close)
 }
 
 // withAnswers adds the braille display's answers to the typed commands in

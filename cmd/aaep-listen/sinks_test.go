@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,9 @@ func TestSpeechFollowsTheAnnouncements(t *testing.T) {
 	// end comes last. speech-dispatcher speaks long texts sentence by sentence.
 	flat := words(out)
 	for _, s := range spoken {
+		if paced.MatchString(s) {
+			continue // the pacer's own count of what it left out to keep up
+		}
 		if !strings.Contains(flat, words(s)) {
 			t.Errorf("spoken %q was never announced", s)
 		}
@@ -73,6 +77,9 @@ func TestSpeechFollowsTheAnnouncements(t *testing.T) {
 		t.Errorf("the prompt was not spoken: %q", spoken)
 	}
 }
+
+// paced matches what the pacer says when it collapses its queue.
+var paced = regexp.MustCompile(`^\s*\d+ others? skipped\.|; the latest:`)
 
 // startListenerEnv is startListener with extra environment variables.
 func startListenerEnv(t *testing.T, env []string, args ...string) *listenerRun {
