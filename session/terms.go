@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -205,4 +206,55 @@ func Close(subscriptionID, code, message string) []byte {
 		Type: protocol.TypeSubscriptionClose, SubscriptionID: subscriptionID, ReasonCode: code, ReasonMessage: message,
 	})
 	return b
+}
+
+// Settings are the names "set NAME VALUE" takes, in the order help lists them.
+var Settings = []string{"rate", "verbosity", "lang", "include", "exclude"}
+
+// Set changes one term as the user typed it ("rate", "2"; "lang",
+// "yo,en"; "verbosity", "verbose") and returns the new terms and the
+// capabilities a renegotiation must send for the change: only what
+// changed, except that event_filters go whole. The value is checked as
+// the flags are.
+func (t Terms) Set(name, value string) (Terms, protocol.Capabilities, error) {
+	var c protocol.Capabilities
+	switch name {
+	case "rate":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return t, c, fmt.Errorf("set rate takes a whole number of events per second, 1 or more, not %q", value)
+		}
+		t.Rate, c.MaxEventsPerSecond = n, n
+	case "verbosity":
+		v := strings.ToLower(value)
+		if v == "verbose" {
+			v = "detailed"
+		}
+		t.Verbosity, c.PreferredVerbosity = v, v
+	case "lang":
+		t.Languages = List(value)
+		if len(t.Languages) == 0 {
+			return t, c, fmt.Errorf("set lang takes language tags, such as yo,en")
+		}
+		c.Languages = slices.Clone(t.Languages)
+	case "include", "exclude":
+		pats := List(value)
+		for i, p := range pats {
+			pats[i] = Pattern(p)
+		}
+		if name == "include" {
+			t.Include = pats
+		} else {
+			t.Exclude = pats
+		}
+		c.EventFilters = &protocol.EventFilters{Include: slices.Clone(t.Include), Exclude: slices.Clone(t.Exclude)}
+	case "":
+		return t, c, fmt.Errorf("set what? Type set followed by one of %s and a value, such as set rate 2", strings.Join(Settings, ", "))
+	default:
+		return t, c, fmt.Errorf("there is no setting %q; settings are %s", name, strings.Join(Settings, ", "))
+	}
+	if err := t.Check(); err != nil {
+		return t, c, fmt.Errorf("set %w", err)
+	}
+	return t, c, nil
 }

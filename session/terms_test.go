@@ -106,3 +106,50 @@ func TestMessagesValid(t *testing.T) {
 		}
 	}
 }
+
+func TestTermsSet(t *testing.T) {
+	base := Terms{Rate: 5, Verbosity: "normal", Include: []string{"aaep:agent.*"}, Exclude: []string{"aaep:agent.progress.*"}}
+	tests := []struct {
+		name, value string
+		sent        string // the capabilities to send, JSON; "" for an error
+		errWord     string
+	}{
+		{"rate", "2", `{"max_events_per_second":2}`, ""},
+		{"rate", "0", "", "whole number"},
+		{"rate", "fast", "", "whole number"},
+		{"verbosity", "verbose", `{"preferred_verbosity":"detailed"}`, ""},
+		{"verbosity", "Terse", `{"preferred_verbosity":"terse"}`, ""},
+		{"verbosity", "loud", "", "verbosity must be"},
+		{"lang", "yo, en", `{"languages":["yo","en"]}`, ""},
+		{"lang", " , ", "", "language tags"},
+		{"lang", "en_GB", "", "not a language tag"},
+		{"include", "agent.tool.*", `{"event_filters":{"include":["aaep:agent.tool.*"],"exclude":["aaep:agent.progress.*"]}}`, ""},
+		{"exclude", "agent.state.changed,agent.output.*", `{"event_filters":{"include":["aaep:agent.*"],"exclude":["aaep:agent.state.changed","aaep:agent.output.*"]}}`, ""},
+		{"exclude", "agent.*.changed", "", "not an event type"},
+		{"colour", "red", "", "no setting"},
+		{"", "", "", "set what"},
+	}
+	for _, tt := range tests {
+		got, c, err := base.Set(tt.name, tt.value)
+		if tt.sent == "" {
+			if err == nil || !strings.Contains(err.Error(), tt.errWord) {
+				t.Errorf("set %s %s: error %v, want one saying %q", tt.name, tt.value, err, tt.errWord)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("set %s %s: %v", tt.name, tt.value, err)
+			continue
+		}
+		b, _ := json.Marshal(c)
+		if string(b) != tt.sent {
+			t.Errorf("set %s %s: sends %s, want %s", tt.name, tt.value, b, tt.sent)
+		}
+		if got.Check() != nil || got.Verbosity == "" {
+			t.Errorf("set %s %s: terms %+v", tt.name, tt.value, got)
+		}
+	}
+	if base.Rate != 5 || len(base.Exclude) != 1 {
+		t.Errorf("Set changed the terms it was called on: %+v", base)
+	}
+}

@@ -635,10 +635,31 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	if c.renegotiated(msg, body) {
+		return nil
+	}
 	if resp.StatusCode/100 == 2 {
 		return nil
 	}
 	return httpError(req, resp.Status, resp.StatusCode, body)
+}
+
+// renegotiated passes the producer's answer to a subscription.renegotiate,
+// which comes as the body of the POST, to Recv as a frame with Event
+// EventHandshake, as the message bindings do. It reports whether there
+// was such an answer.
+func (c *sseConn) renegotiated(msg, body []byte) bool {
+	if subscriptionType(msg) != "subscription.renegotiate" {
+		return false
+	}
+	switch subscriptionType(body) {
+	case "subscription.accepted", "subscription.rejected":
+		// Not on this goroutine: the one that reads Recv may be the one
+		// sending, and the queue may be full.
+		go c.put(Frame{Data: body, Event: EventHandshake, At: time.Now()})
+		return true
+	}
+	return false
 }
 
 // Close implements Conn.

@@ -20,6 +20,8 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 	case line.VerbEmpty:
 	case line.VerbQuit:
 		return true
+	case line.VerbSet:
+		l.renegotiate(ctx, c)
 	case line.VerbHelp:
 		l.say(line.Help)
 	case line.VerbStop:

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// renegotiate carries out "set NAME VALUE": it sends the producer a
+// subscription.renegotiate with the one change. The producer's answer
+// arrives like the first one; accepted and adopt take it from there, and a
+// refusal ends the subscription (refusedRenegotiation).
+func (l *listener) renegotiate(ctx context.Context, c line.Command) {
+	terms, changes, err := l.o.Terms.Set(c.Word, c.Arg)
+	if err != nil {
+		l.say(sentence(err.Error()))
+		return
+	}
+	switch {
+	case l.neg.subID == "":
+		l.say("This producer did not negotiate terms with a subscription, so they cannot be changed while listening. " +
+			"Start again with the flag instead, such as --rate 2.")
+		return
+	case l.neg.pending != nil:
+		l.say("A change of terms is already waiting for the producer's answer; try again once it has answered.")
+		return
+	}
+	msg, err := session.Renegotiate(l.neg.subID, changes)
+	if err == nil {
+		l.neg.pending = &changes
+		err = l.conn.Send(ctx, msg)
+	}
+	if err != nil {
+		l.neg.pending = nil
+		l.say(fmt.Sprintf("Could not ask the producer for new terms: %v. The terms are unchanged.", err))
+		return
+	}
+	l.o.Terms = terms
+	l.say(fmt.Sprintf("Asked the producer to set %s to %s.", c.Word, strings.Join(session.List(c.Arg), ", ")))
+}
+
+// sentence makes an error message a sentence a person can be read.
+func sentence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToUpper(s[:1]) + s[1:]
+	if !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}

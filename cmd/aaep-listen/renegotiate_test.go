@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+)
+
+// logBook collects a producer's log lines.
+type logBook struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (b *logBook) logf(format string, args ...any) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.lines = append(b.lines, fmt.Sprintf(format, args...))
+}
+
+func (b *logBook) has(s string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, l := range b.lines {
+		if strings.Contains(l, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *logBook) waitFor(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !b.has(s) {
+		if time.Now().After(deadline) {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			t.Fatalf("the producer never logged %q:\n%s", s, strings.Join(b.lines, "\n"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Over every binding that negotiates: the handshake, events, an answer to a
+// confirmation, a renegotiation typed as "set rate 3", and "quit", which
+// closes the subscription; a question still waiting is announced with the
+// default that applies, and the producer, told of the close, settles it.
+func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
+	for _, binding := range []string{"sse", "websocket", "unix"} {
+		t.Run(binding, func(t *testing.T) {
+			var log logBook
+			p := producer.New(producer.Options{Scenarios: scenarios(t, "confirm", "clarify"), Logf: log.logf, EndWhenDone: true})
+			srv := httptest.NewServer(p)
+			t.Cleanup(func() { p.Close(); srv.Close() })
+			url := srv.URL
+			args := []string{"--plain", "--no-sign", "--rate", "50"}
+			switch binding {
+			case "sse":
+				args = append(args, "--layout", "spec")
+			case "websocket":
+				url = "ws" + strings.TrimPrefix(url, "http") + producer.PathWebSocket
+			case "unix":
+				path := filepath.Join(t.TempDir(), "p.sock")
+				ln, err := producer.ListenUnix(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				go func() { _ = p.ServeUnix(ctx, ln) }()
+				t.Cleanup(cancel)
+				url = "unix:" + path
+			}
+			r := startListener(t, append(args, url)...)
+			r.waitOutput(t, "Subscribed to Demo Assistant.")
+			r.waitOutput(t, "Confirmation needed, prompt 1")
+			fmt.Fprintln(r.stdin, "set rate 3")
+			r.waitOutput(t, "Asked the producer to set rate to 3.")
+			r.waitOutput(t, "The producer accepted the new terms.")
+			log.waitFor(t, "renegotiated")
+			fmt.Fprintln(r.stdin, "accept 1")
+			r.waitOutput(t, "Question, prompt 2")
+			fmt.Fprintln(r.stdin, "quit")
+			r.wait(t)
+			log.waitFor(t, "closed")
+			out := r.stdout()
+			if !strings.Contains(out, "default decision applies") && !strings.Contains(out, "The default decision applies") {
+				t.Errorf("the waiting question's default is not announced:\n%s", out)
+			}
+			outs := p.Outcomes()
+			if len(outs) == 0 || outs[0].Resolution != producer.Accepted {
+				t.Errorf("producer outcomes %+v", outs)
+			}
+			if strings.Contains(r.stderr(), "breaks the negotiation rules") {
+				t.Errorf("the producer's honest terms were called broken:\n%s", r.stderr())
+			}
+		})
+	}
+}
+
+// On the deployed layout there is no subscription to renegotiate: the user
+// is told so, and nothing is sent.
+func TestRenegotiateWithoutHandshake(t *testing.T) {
+	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: true})
+	r := startListener(t, "--plain", "--no-sign", url)
+	r.waitOutput(t, "Confirmation needed")
+	fmt.Fprintln(r.stdin, "set rate 2")
+	r.waitOutput(t, "did not negotiate terms")
+	fmt.Fprintln(r.stdin, "set speed 2")
+	r.waitOutput(t, `There is no setting "speed"`)
+	fmt.Fprintln(r.stdin, "quit")
+	r.wait(t)
+}
