@@ -20,12 +20,11 @@ const (
 	VerbQuit                // quit, q, exit
 	VerbEmpty               // an empty line
 	VerbSet                 // set NAME VALUE: change a term of the subscription
-	VerbSet                 // set NAME VALUE: change a term of the subscription
 	VerbStop                // stop, silence, hush: stop speaking what is not critical
 )
 
 func (v Verb) String() string {
-	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "set", "stop"}[v]
+	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "stop"}[v]
 }
 
 // Command is one typed line.
@@ -82,9 +81,6 @@ func Parse(s string) Command {
 	case "set":
 		name, value, _ := strings.Cut(rest, " ")
 		return Command{Verb: VerbSet, Word: strings.ToLower(name), Arg: strings.TrimSpace(value)}
-	case "set":
-		name, value, _ := strings.Cut(rest, " ")
-		return Command{Verb: VerbSet, Word: strings.ToLower(name), Arg: strings.TrimSpace(value)}
 	case "quit", "q", "exit":
 		if rest == "" {
 			return Command{Verb: VerbQuit, Word: word}
@@ -133,8 +129,6 @@ const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no 
 	`details N reads a prompt in full; accept always N or reject always N also answers ` +
 	`every later confirmation about the same tool in that session; ` +
 	`stop, or: silence, stops speech and drops what waits to be said, except prompts and errors; help; quit. ` +
-	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +
-	`and set exclude TYPES ask the producer for new terms. ` +
 	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +
 	`and set exclude TYPES ask the producer for new terms. ` +
 	`The number N may be left out when only one prompt is waiting. ` +
