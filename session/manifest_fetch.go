@@ -6,6 +6,8 @@ package session
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -55,6 +57,8 @@ type ManifestFinder struct {
 // ManifestResult is what was found about a producer's manifest.
 type ManifestResult struct {
 	// Manifest is what the producer claims; nil when none could be read.
+	// When Verified is false it is only a claim, even when Signed: the
+	// payload of a signature that failed is read all the same, to show it.
 	Manifest *Manifest
 	// From is "inline" or the URI it was fetched from; "" when none was found.
 	From string
@@ -100,6 +104,7 @@ func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offe
 		sm, err := VerifyManifest(doc, f.Keys, f.now())
 		if err != nil {
 			r.Err = err
+			r.Manifest, _ = ParseManifest(unverifiedPayload(doc)) // what it claims, not to be trusted
 			return r
 		}
 		r.Manifest, r.KID, r.Alg = sm.Manifest, sm.KID, string(sm.Alg)
@@ -233,4 +238,31 @@ func (f *ManifestFinder) now() time.Time {
 		return f.Now()
 	}
 	return time.Now()
+}
+
+// unverifiedPayload is the payload of a JWS, compact or JSON, without any
+// check; nil when there is none to read.
+func unverifiedPayload(jws string) []byte {
+	jws = strings.TrimSpace(jws)
+	var part string
+	if strings.HasPrefix(jws, "{") {
+		var j struct {
+			Payload string `json:"payload"`
+		}
+		if json.Unmarshal([]byte(jws), &j) != nil {
+			return nil
+		}
+		part = j.Payload
+	} else {
+		segs := strings.Split(jws, ".")
+		if len(segs) != 3 {
+			return nil
+		}
+		part = segs[1]
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(part, "="))
+	if err != nil {
+		return nil
+	}
+	return b
 }

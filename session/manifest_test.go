@@ -315,6 +315,11 @@ func TestFind(t *testing.T) {
 			}
 		})
 	}
+	// A forged manifest's claims are still read, to be shown as claims.
+	forged := f.Find(ctx, session.ManifestSources{Endpoint: serve(producer.ManifestForged, es)}, off)
+	if forged.Verified || forged.Manifest == nil || forged.Manifest.AgentName != "An Agent You Trust" {
+		t.Errorf("forged: %+v", forged)
+	}
 	// A manifest whose claims disagree is not verified, though signed.
 	r := f.Find(ctx, session.ManifestSources{Endpoint: serve(producer.ManifestHonest, es)}, session.Offering{AgentID: "planner", Languages: []string{"fr"}})
 	if r.Verified || !errors.Is(r.Err, session.ErrManifestDisagreeing) || !strings.Contains(r.Sentence(), "language fr") {

@@ -146,6 +146,14 @@ func TestManifestCommand(t *testing.T) {
 		t.Error("escape sequence in plain output")
 	}
 
+	// Without the key trusted, the claims are shown as claims.
+	tio, _, out, _ = term.Test()
+	if code := runManifest(context.Background(), []string{signed}, tio, noEnv); code != 1 ||
+		!strings.Contains(out.String(), "which is not among your trusted keys") ||
+		!strings.Contains(out.String(), "What it claims, not verified:\nAgent: aaep-term-demo\n") {
+		t.Errorf("untrusted: exit %d\n%s", code, out)
+	}
+
 	tio, _, out, _ = term.Test()
 	if code := runManifest(context.Background(), []string{"--json", unsigned}, tio, noEnv); code != 1 {
 		t.Fatalf("unsigned: exit %d\n%s", code, out)

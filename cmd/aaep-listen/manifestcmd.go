@@ -194,6 +194,9 @@ func writeManifest(w io.Writer, r manifestReport) {
 	if m == nil {
 		return
 	}
+	if !r.Verified {
+		fmt.Fprintln(w, "What it claims, not verified:")
+	}
 	line := func(label string, values ...string) {
 		var kept []string
 		for _, v := range values {
