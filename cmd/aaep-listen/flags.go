@@ -59,7 +59,11 @@ type options struct {
 
 const usageText = `Usage: aaep-listen [flags] ENDPOINT
        aaep-listen --demo [flags]
+       aaep-listen [flags] --exec COMMAND [ARGS…]
        aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
+       aaep-listen manifest [flags] ENDPOINT
+                                       what the producer's manifest claims, and
+                                       whether its signature verifies
 
 Connects to an AAEP producer and announces what its agents do, one plain line
 per announcement, and lets you answer confirmations and questions by typing.
@@ -68,7 +72,14 @@ ENDPOINT is one of:
   http://HOST:PORT[/PREFIX]   Server-Sent Events; tries the Level-3 layout
                               (POST /aaep/v1/subscriptions) and falls back to
                               the deployed layout (GET /events, POST /messages)
-  https://…                   the same over TLS
+  https://…                   the same over TLS (--ca, --cert, --client-key)
+  ws://HOST:PORT[/PATH]       WebSocket (default path /aaep/v1/ws); wss:// over TLS
+  unix:PATH, unix:ID          a Unix socket; an ID is looked up as
+                              $XDG_RUNTIME_DIR/aaep/ID.sock
+  exec:COMMAND ARGS…          start the producer and speak JSON-RPC with it on
+                              its standard input and output; --exec COMMAND
+                              ARGS… (last on the line) does the same without
+                              quoting
   file:PATH, PATH             newline-delimited JSON events or an .aaep capture
   -                           newline-delimited JSON events on standard input
 
@@ -211,6 +222,9 @@ Environment:
                plain output (also automatic when stdout is not a terminal)
 
 Exit status: 0 when the stream ended or you quit, 1 when the producer could
-not be reached, 2 for a usage error.
+not be reached or its manifest did not verify under --require-signed-manifest,
+2 for a usage error.
+
+See docs/transports.md (TLS, --exec) and docs/manifests.md.
 `)
 }
