@@ -135,3 +135,17 @@ func TestClarifyChoicesScroll(t *testing.T) {
 		t.Errorf("cursor on %q", got)
 	}
 }
+
+// With NO_COLOR the dialog and the answer inputs are words only.
+func TestWidgetsNoColor(t *testing.T) {
+	for _, kinds := range [][]string{{"multiple_choice"}, {"yes_no"}, {"numeric"}, {"freetext"}} {
+		m, _ := clarifyModel(t, question(kinds...))
+		if s := m.View(); strings.Contains(s, "\x1b") || !strings.Contains(s, "prompt 3") {
+			t.Errorf("%v: %q", kinds, s)
+		}
+	}
+	m, _ := formModel(t, &Terms{Rate: 2})
+	if s := m.View(); strings.Contains(s, "\x1b") || !strings.Contains(s, "RENEGOTIATE") {
+		t.Errorf("dialog: %q", s)
+	}
+}

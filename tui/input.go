@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"unicode"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -26,6 +28,7 @@ func (in *lineInput) update(msg tea.KeyMsg) {
 		if msg.Type == tea.KeySpace {
 			r = []rune{' '}
 		}
+		r = printable(r)
 		in.value = append(in.value[:in.pos], append(append([]rune{}, r...), in.value[in.pos:]...)...)
 		in.pos += len(r)
 	case tea.KeyBackspace:
@@ -48,4 +51,17 @@ func (in *lineInput) update(msg tea.KeyMsg) {
 	case tea.KeyCtrlU:
 		in.value, in.pos = in.value[in.pos:], 0
 	}
+}
+
+// printable turns control characters (a pasted newline or tab, an escape)
+// into spaces: a typed line stays one line with nothing hidden in it.
+func printable(rs []rune) []rune {
+	out := make([]rune, len(rs))
+	for i, r := range rs {
+		if unicode.IsControl(r) {
+			r = ' '
+		}
+		out[i] = r
+	}
+	return out
 }

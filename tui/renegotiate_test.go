@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -164,4 +165,31 @@ func TestRateInAndShown(t *testing.T) {
 	if s := m.statusLine(); !strings.Contains(s, "0/s in, 0/s shown") {
 		t.Errorf("status after a gap %q", s)
 	}
+}
+
+// Whatever is typed or pasted into the dialog, it sends only one-line set
+// commands, for the fields that changed, with no control character.
+func FuzzTermsForm(f *testing.F) {
+	f.Add("5", "terse", "yo, en", "tool.*", "progress.*")
+	f.Add("", "", "", "", "")
+	f.Add("-1", "a b", "\n", "x\x1b[2J", "\tquit")
+	f.Add("99999999999999999999", "normal", ",,,", " * ", "é,日本")
+	f.Fuzz(func(t *testing.T, rate, verbosity, langs, include, exclude string) {
+		m := New(Options{Capacity: 10, Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC,
+			Command: func(s string) bool {
+				if !strings.HasPrefix(s, "set ") || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+					t.Errorf("sent %q", s)
+				}
+				return true
+			}})
+		m.Update(TermsMsg{Rate: 1, Verbosity: "normal"})
+		m.Update(keyMsg("R"))
+		for _, v := range []string{rate, verbosity, langs, include, exclude} {
+			m.Update(keyMsg("ctrl+u"))
+			m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(v), Paste: true})
+			m.Update(keyMsg("tab"))
+		}
+		m.Update(keyMsg("enter"))
+		_ = m.View()
+	})
 }
