@@ -1,19 +1,23 @@
-// serve.go: serving a capture as a producer over HTTP and Server-Sent Events.
+// serve.go: serving a capture as a producer over HTTP (Server-Sent Events) and WebSocket.
 
 package capture
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
+	"github.com/gorilla/websocket"
 )
 
 // ServeOptions configures a Server. The zero value sends everything at once.
@@ -23,22 +27,43 @@ type ServeOptions struct {
 	Speed float64
 	// IdleLimit caps every pause; zero means no cap.
 	IdleLimit time.Duration
-	// OnReply, if not nil, is told every message a subscriber POSTs (replies,
-	// renegotiation, close), with the path it came to. It may be called from
-	// several goroutines at once.
+	// Loop plays the capture again and again. From the second round on,
+	// event IDs, session IDs and reply tokens get a suffix naming the round,
+	// so every round is a set of new sessions with new events.
+	Loop bool
+	// NoWait starts playing at Start, whether a subscriber is there or not,
+	// as a live producer does: a subscriber gets what is sent from the
+	// moment it joins. Without it, each stream plays the capture from its
+	// start for itself.
+	NoWait bool
+	// KeepTimestamps sends the recorded timestamps. By default each event's
+	// timestamp is the time it is sent, so subscribers treat the session as
+	// live (prompts are not already expired).
+	KeepTimestamps bool
+	// Linger keeps each stream open this long after its last message, so
+	// that replies to the last prompts still find it open.
+	Linger time.Duration
+	// OnReply, if not nil, is told every message a subscriber sends back
+	// (replies, renegotiation, close), with the path it came to. It may be
+	// called from several goroutines at once.
 	OnReply func(path string, body []byte)
-	// OnDone, if not nil, is called each time a stream has sent the whole capture.
+	// OnDone, if not nil, is called each time a stream (with NoWait: the
+	// playing) has sent the whole capture; never with Loop.
 	OnDone func()
+	// Now, if not nil, is the clock for timestamps.
+	Now func() time.Time
 }
 
 // Server serves the received messages of a capture to subscribers, in both
 // HTTP layouts: the spec's (POST /aaep/v1/subscriptions, then GET
 // /aaep/v1/events with "event: aaep.event" and "id:" lines, replies to POST
 // /aaep/v1/replies) and the deployed one (GET /events with bare "data:"
-// lines, replies to POST /messages). Each stream plays the capture from the
-// start, paced by its recorded times, and then ends; a stream asked for again
-// after that is answered 204 No Content, which tells subscribers not to
-// reconnect. A "Last-Event-ID" resumes after that event. Safe for concurrent use.
+// lines, replies to POST /messages), and over WebSocket at /aaep/v1/ws
+// (subprotocol aaep.v1: the subscription.request as first message, then
+// events one way and replies the other). A stream ends when the capture has
+// been played; a stream asked for again after that is answered 204 No
+// Content, which tells subscribers not to reconnect. A "Last-Event-ID"
+// resumes after that event. Safe for concurrent use.
 type Server struct {
 	recs     []Record
 	o        ServeOptions
@@ -47,15 +72,22 @@ type Server struct {
 	mu     sync.Mutex      // guards below
 	done   map[string]bool // streams played to the end, by subscription ID ("" for the deployed layout)
 	issued map[string]bool // subscription IDs handed out
+	hub    *hub            // with NoWait, once started
 }
 
-// maxReplyBytes bounds a POSTed message.
+// maxReplyBytes bounds a message a subscriber sends.
 const maxReplyBytes = 1 << 20
+
+// PathWebSocket is where the Server accepts WebSocket subscribers.
+const PathWebSocket = transport.DefaultWSPath
 
 // NewServer returns a Server for the records of a capture. Sent messages,
 // transport notes, frames that were not JSON and the recorded handshake are
 // left out: the server makes its own handshake.
 func NewServer(recs []Record, o ServeOptions) *Server {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	s := &Server{o: o, done: map[string]bool{}, issued: map[string]bool{}}
 	for _, r := range recs {
 		if r.Dir != In || r.Note || r.IsText() || strings.HasPrefix(protocol.PeekType(r.Msg), "subscription.") {
@@ -76,8 +108,28 @@ func NewServer(recs []Record, o ServeOptions) *Server {
 	return s
 }
 
-// Len returns how many messages each stream sends.
+// Len returns how many messages each round sends.
 func (s *Server) Len() int { return len(s.recs) }
+
+// Start begins playing when NoWait is set; it returns at once, and the
+// playing stops when ctx is done or the capture has been played. Without
+// NoWait it does nothing.
+func (s *Server) Start(ctx context.Context) {
+	if !s.o.NoWait {
+		return
+	}
+	h := newHub()
+	s.mu.Lock()
+	s.hub = h
+	s.mu.Unlock()
+	go func() {
+		finished := s.play(ctx, 0, h.publish)
+		h.close()
+		if finished {
+			s.finished("")
+		}
+	}()
+}
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -96,11 +148,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.stream(w, r, id, true)
 	case r.Method == http.MethodGet && r.URL.Path == "/events":
 		s.stream(w, r, "", false)
+	case r.Method == http.MethodGet && r.URL.Path == PathWebSocket:
+		s.websocket(w, r)
 	case r.Method == http.MethodPost && (r.URL.Path == "/aaep/v1/replies" || r.URL.Path == "/messages"):
 		s.reply(w, r)
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// accept issues a subscription ID and returns the subscription.accepted
+// message for it.
+func (s *Server) accept() (string, []byte, error) {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported systems
+	id := "sub_" + hex.EncodeToString(b[:])
+	acc := protocol.SubscriptionAccepted{
+		Type: protocol.TypeSubscriptionAccepted, SubscriptionID: id, AAEPVersion: "1.0.0",
+		Producer:         s.producer,
+		NegotiationNotes: "This is a recorded session replayed by aaep-replay; replies are received but change nothing.",
+	}
+	out, err := json.Marshal(acc)
+	if err != nil {
+		return "", nil, fmt.Errorf("capture: encode subscription.accepted: %w", err)
+	}
+	s.mu.Lock()
+	s.issued[id] = true
+	s.mu.Unlock()
+	return id, out, nil
 }
 
 func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) {
@@ -109,18 +184,7 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "want a subscription.request", http.StatusBadRequest)
 		return
 	}
-	var b [12]byte
-	_, _ = rand.Read(b[:]) // crypto/rand does not fail on supported systems
-	id := "sub_" + hex.EncodeToString(b[:])
-	s.mu.Lock()
-	s.issued[id] = true
-	s.mu.Unlock()
-	acc := protocol.SubscriptionAccepted{
-		Type: protocol.TypeSubscriptionAccepted, SubscriptionID: id, AAEPVersion: "1.0.0",
-		Producer:         s.producer,
-		NegotiationNotes: "This is a recorded session replayed by aaep-replay; replies are received but change nothing.",
-	}
-	out, err := json.Marshal(acc)
+	id, out, err := s.accept()
 	if err != nil {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -131,12 +195,54 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out) // a subscriber gone away is its own problem
 }
 
+// over reports whether the stream id was already played to the end.
+func (s *Server) over(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done[id] || (s.o.NoWait && s.done[""])
+}
+
+// finished marks the stream id as played to the end.
+func (s *Server) finished(id string) {
+	s.mu.Lock()
+	s.done[id] = true
+	s.mu.Unlock()
+	if s.o.OnDone != nil {
+		s.o.OnDone()
+	}
+}
+
+// deliver sends the capture to one subscriber through emit: a round of its
+// own from start, or, with NoWait, what the playing sends from now on. It
+// returns when the capture was sent, the playing ended, ctx is done or emit
+// failed.
+func (s *Server) deliver(ctx context.Context, id string, start int, emit func(msg []byte) error) {
+	s.mu.Lock()
+	h := s.hub
+	s.mu.Unlock()
+	if h == nil {
+		if s.play(ctx, start, emit) {
+			s.finished(id)
+		}
+		return
+	}
+	ch, leave := h.join()
+	defer leave()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case msg, ok := <-ch:
+			if !ok || emit(msg) != nil {
+				return
+			}
+		}
+	}
+}
+
 // stream plays the capture on one SSE stream.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, id string, spec bool) {
-	s.mu.Lock()
-	over := s.done[id]
-	s.mu.Unlock()
-	if over {
+	if s.over(id) {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
@@ -157,37 +263,147 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id string, spec 
 			}
 		}
 	}
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for i := start; i < len(s.recs); i++ {
-		if i > start {
-			if d := s.pause(s.recs[i-1], s.recs[i]); d > 0 {
-				timer.Reset(d)
-				select {
-				case <-timer.C:
-				case <-r.Context().Done():
-					return
-				}
-			}
-		}
-		msg := s.recs[i].Msg
+	s.deliver(r.Context(), id, start, func(msg []byte) error {
 		var err error
 		if spec {
 			_, err = fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", eventID(msg), msg)
 		} else {
 			_, err = fmt.Fprintf(w, "data: %s\n\n", msg)
 		}
-		if err != nil {
-			return
+		if err == nil {
+			fl.Flush()
 		}
-		fl.Flush()
+		return err
+	})
+}
+
+// WebSocket close codes: appendix B's for a clean end and a refusal.
+const (
+	wsCloseClean    = 4000
+	wsCloseRejected = 4001
+	wsWriteWait     = 10 * time.Second
+	wsCloseWait     = 2 * time.Second
+)
+
+// websocket serves one subscriber over WebSocket.
+func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
+	if !slices.Contains(websocket.Subprotocols(r), transport.Subprotocol) {
+		http.Error(w, "offer the "+transport.Subprotocol+" WebSocket subprotocol", http.StatusBadRequest)
+		return
 	}
-	s.mu.Lock()
-	s.done[id] = true
-	s.mu.Unlock()
-	if s.o.OnDone != nil {
-		s.o.OnDone()
+	up := websocket.Upgrader{
+		Subprotocols: []string{transport.Subprotocol},
+		// Subscribers are programs, not pages: any origin may connect.
+		CheckOrigin: func(*http.Request) bool { return true },
 	}
+	c, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered
+	}
+	defer c.Close()
+	c.SetReadLimit(maxReplyBytes)
+	var wmu sync.Mutex // one writer at a time
+	send := func(msg []byte) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = c.SetWriteDeadline(time.Now().Add(wsWriteWait))
+		return c.WriteMessage(websocket.TextMessage, msg)
+	}
+	end := func(code int, reason string) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(wsCloseWait))
+	}
+	_, first, err := c.ReadMessage()
+	if err != nil {
+		return
+	}
+	if protocol.PeekType(first) != protocol.TypeSubscriptionRequest {
+		end(wsCloseRejected, "the first message must be a subscription.request")
+		return
+	}
+	id, acc, err := s.accept()
+	if err != nil || send(acc) != nil {
+		return
+	}
+	if s.over(id) {
+		end(wsCloseClean, "the capture has been served")
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		defer cancel() // the subscriber left: stop sending
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if s.o.OnReply != nil {
+				s.o.OnReply(PathWebSocket, msg)
+			}
+			if protocol.PeekType(msg) == protocol.TypeSubscriptionClose {
+				return
+			}
+		}
+	}()
+	s.deliver(ctx, id, 0, send)
+	end(wsCloseClean, "the capture has been served")
+	select { // the subscriber answers the close; if not, cut it
+	case <-read:
+	case <-time.After(wsCloseWait):
+	}
+}
+
+// play sends the records from index start through emit, paced, once or
+// (Loop) until ctx is done. It reports whether the capture was played to
+// the end.
+func (s *Server) play(ctx context.Context, start int, emit func(msg []byte) error) bool {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	wait := func(d time.Duration) bool {
+		if d <= 0 {
+			return ctx.Err() == nil
+		}
+		timer.Reset(d)
+		select {
+		case <-timer.C:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	for round := 1; ; round++ {
+		for i := start; i < len(s.recs); i++ {
+			if i > start && !wait(s.pause(s.recs[i-1], s.recs[i])) {
+				return false
+			}
+			if ctx.Err() != nil || emit(s.message(s.recs[i].Msg, round)) != nil {
+				return false
+			}
+		}
+		if !s.o.Loop || len(s.recs) == 0 {
+			return wait(s.o.Linger)
+		}
+		start = 0
+		if !wait(s.roundGap()) {
+			return false
+		}
+	}
+}
+
+// roundGap is the pause between two rounds of a loop: a second at speed 1.
+func (s *Server) roundGap() time.Duration {
+	if s.o.Speed <= 0 {
+		return 0
+	}
+	d := time.Duration(float64(time.Second) / s.o.Speed)
+	if s.o.IdleLimit > 0 {
+		d = min(d, s.o.IdleLimit)
+	}
+	return d
 }
 
 // pause is how long to wait between two records.
@@ -200,6 +416,53 @@ func (s *Server) pause(prev, next Record) time.Duration {
 		d = min(d, s.o.IdleLimit)
 	}
 	return d
+}
+
+// message is msg as sent in round: restamped unless KeepTimestamps, with
+// fresh IDs from round 2 on. msg is returned as recorded when nothing changes.
+func (s *Server) message(msg []byte, round int) []byte {
+	if s.o.KeepTimestamps && round == 1 {
+		return msg
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(msg, &m) != nil {
+		return msg
+	}
+	if !s.o.KeepTimestamps {
+		if _, ok := m["timestamp"]; ok {
+			ts, _ := json.Marshal(s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z07:00"))
+			m["timestamp"] = ts
+		}
+	}
+	if round > 1 {
+		for _, k := range []string{"event_id", "session_id", "reply_token"} {
+			var v string
+			if raw, ok := m[k]; ok && json.Unmarshal(raw, &v) == nil && v != "" {
+				m[k], _ = json.Marshal(roundID(v, round))
+			}
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	return out
+}
+
+// roundID is id made unique to round: "evt_abc" becomes "evt_abcr2", cut
+// so that what follows the prefix stays within 64 characters.
+func roundID(id string, round int) string {
+	suffix := fmt.Sprintf("r%d", round)
+	prefix, rest, ok := strings.Cut(id, "_")
+	if !ok {
+		prefix, rest = "", id
+	} else {
+		prefix += "_"
+	}
+	if n := 64 - len(suffix); len(rest) > n {
+		rest = rest[:n]
+	}
+	return prefix + rest + suffix
 }
 
 func (s *Server) reply(w http.ResponseWriter, r *http.Request) {
@@ -226,4 +489,65 @@ func eventID(msg []byte) string {
 		return ""
 	}
 	return m.ID
+}
+
+// hubBuffer is how many messages a slow subscriber may fall behind before
+// it is cut off (it can reconnect; a live producer would do the same).
+const hubBuffer = 4096
+
+// hub fans the one playing of a NoWait server out to the subscribers there.
+type hub struct {
+	mu     sync.Mutex
+	subs   map[chan []byte]struct{}
+	closed bool
+}
+
+func newHub() *hub { return &hub{subs: map[chan []byte]struct{}{}} }
+
+// join returns a channel of what is published from now on, closed when
+// the playing ends or the subscriber falls too far behind, and a function
+// to leave.
+func (h *hub) join() (<-chan []byte, func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ch := make(chan []byte, hubBuffer)
+	if h.closed {
+		close(ch)
+		return ch, func() {}
+	}
+	h.subs[ch] = struct{}{}
+	return ch, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if _, ok := h.subs[ch]; ok {
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+}
+
+// publish sends msg to every subscriber; it never blocks.
+func (h *hub) publish(msg []byte) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- msg:
+		default: // too far behind: cut off rather than hold everyone up
+			delete(h.subs, ch)
+			close(ch)
+		}
+	}
+	return nil
+}
+
+// close ends every subscriber's channel.
+func (h *hub) close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.closed = true
+	for ch := range h.subs {
+		delete(h.subs, ch)
+		close(ch)
+	}
 }

@@ -2,10 +2,14 @@ package capture
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +22,45 @@ import (
 // A subscriber receives the served capture in both layouts, and its reply
 // reaches the server.
 func TestServe(t *testing.T) {
+	srv, url, replies := serveCorpus(t, ServeOptions{Speed: 100, IdleLimit: 10 * time.Millisecond})
+	if srv.Len() != 18 {
+		t.Fatalf("serving %d messages, want the 18 received events", srv.Len())
+	}
+	for _, tt := range []struct {
+		layout    transport.Layout
+		request   []byte
+		accepted  bool
+		replyPath string
+	}{
+		{transport.LayoutSpec, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{}}`), true, "/aaep/v1/replies"},
+		{transport.LayoutLegacy, nil, false, "/messages"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: tt.layout, SubscriptionRequest: tt.request}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, accepted := receive(t, ctx, conn, 0)
+		if events := len(evs); events != 18 || (accepted == 1) != tt.accepted {
+			t.Errorf("layout %v: %d events, %d acceptances", tt.layout, events, accepted)
+		}
+		reply := `{"type":"confirmation.reply","reply_token":"rpl_clean01token","decision":"reject"}`
+		if err := conn.Send(ctx, []byte(reply)); err != nil {
+			t.Errorf("send a reply: %v", err)
+		}
+		conn.Close()
+		cancel()
+		got := replies()
+		if len(got) == 0 || !strings.HasPrefix(got[len(got)-1], tt.replyPath+" ") || !strings.Contains(got[len(got)-1], "reject") {
+			t.Errorf("replies received: %q", got)
+		}
+	}
+}
+
+// serveCorpus serves testdata/corpus/clean.aaep with o (OnReply is set to
+// collect replies) and returns the server's URL and the replies so far.
+func serveCorpus(t *testing.T, o ServeOptions) (*Server, string, func() []string) {
+	t.Helper()
 	f, err := os.Open("testdata/corpus/clean.aaep")
 	if err != nil {
 		t.Fatal(err)
@@ -29,58 +72,197 @@ func TestServe(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var replies []string
-	srv := NewServer(recs, ServeOptions{Speed: 100, IdleLimit: 10 * time.Millisecond, OnReply: func(path string, body []byte) {
+	o.OnReply = func(path string, body []byte) {
 		mu.Lock()
 		defer mu.Unlock()
 		replies = append(replies, path+" "+string(body))
-	}})
-	if srv.Len() != 18 {
-		t.Fatalf("serving %d messages, want the 18 received events", srv.Len())
 	}
+	srv := NewServer(recs, o)
 	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	for _, tt := range []struct {
-		layout    transport.Layout
-		request   []byte
-		accepted  bool
-		replyPath string
-	}{
-		{transport.LayoutSpec, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{}}`), true, "/aaep/v1/replies"},
-		{transport.LayoutLegacy, nil, false, "/messages"},
-	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		conn, err := transport.Dial(ctx, hs.URL, transport.Options{SSE: transport.SSEOptions{Layout: tt.layout, SubscriptionRequest: tt.request}})
+	t.Cleanup(hs.Close)
+	return srv, hs.URL, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(replies)
+	}
+}
+
+// receive reads events from conn until the end (or max events); it counts
+// the handshake answers apart.
+func receive(t *testing.T, ctx context.Context, conn transport.Conn, max int) (evs []map[string]any, accepted int) {
+	t.Helper()
+	for max <= 0 || len(evs) < max {
+		fr, err := conn.Recv(ctx)
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
-		var events, accepted int
-		for {
-			fr, err := conn.Recv(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if protocol.PeekType(fr.Data) == protocol.TypeSubscriptionAccepted {
-				accepted++
-				continue
-			}
-			events++
+		if protocol.PeekType(fr.Data) == protocol.TypeSubscriptionAccepted {
+			accepted++
+			continue
 		}
-		if events != 18 || (accepted == 1) != tt.accepted {
-			t.Errorf("layout %v: %d events, %d acceptances", tt.layout, events, accepted)
+		var m map[string]any
+		if err := json.Unmarshal(fr.Data, &m); err != nil {
+			t.Fatalf("not JSON: %s", fr.Data)
 		}
-		reply := `{"type":"confirmation.reply","reply_token":"rpl_clean01token","decision":"reject"}`
-		if err := conn.Send(ctx, []byte(reply)); err != nil {
-			t.Errorf("send a reply: %v", err)
+		evs = append(evs, m)
+	}
+	return evs, accepted
+}
+
+const testRequest = `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{}}`
+
+// Over WebSocket (subprotocol aaep.v1, handshake first): every event, each
+// stamped with the time it was sent; a reply on the socket reaches the server.
+func TestServeWebSocket(t *testing.T) {
+	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
+	_, url, replies := serveCorpus(t, ServeOptions{Speed: 1, Now: func() time.Time { return now }})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ws := "ws" + strings.TrimPrefix(url, "http") + PathWebSocket
+	conn, err := transport.Dial(ctx, ws, transport.Options{SSE: transport.SSEOptions{SubscriptionRequest: []byte(testRequest)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	reply := `{"type":"confirmation.reply","reply_token":"rpl_clean01token","decision":"reject"}`
+	evs, _ := receive(t, ctx, conn, 6) // the first prompt is the sixth event
+	if err := conn.Send(ctx, []byte(reply)); err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := receive(t, ctx, conn, 0)
+	evs = append(evs, rest...)
+	if len(evs) != 18 {
+		t.Fatalf("%d events over WebSocket, want 18", len(evs))
+	}
+	for _, e := range evs {
+		if e["timestamp"] != "2030-05-06T07:08:09.000Z" {
+			t.Errorf("timestamp %v, want the time of sending", e["timestamp"])
 		}
-		conn.Close()
-		cancel()
-		mu.Lock()
-		if len(replies) == 0 || !strings.HasPrefix(replies[len(replies)-1], tt.replyPath+" ") || !strings.Contains(replies[len(replies)-1], "reject") {
-			t.Errorf("replies received: %q", replies)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(replies()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := replies(); len(got) != 1 || got[0] != PathWebSocket+" "+reply {
+		t.Errorf("replies %q", got)
+	}
+	// Without the subprotocol the upgrade is refused.
+	resp, err := http.Get(url + PathWebSocket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("plain GET of the WebSocket path: %d", resp.StatusCode)
+	}
+}
+
+// --loop plays round after round, each with new event IDs, session IDs and
+// reply tokens; --keep-timestamps sends the recorded timestamps.
+func TestServeLoop(t *testing.T) {
+	_, url, _ := serveCorpus(t, ServeOptions{Loop: true, KeepTimestamps: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	evs, _ := receive(t, ctx, conn, 18*3)
+	ids, sessions := map[string]bool{}, map[string]bool{}
+	for i, e := range evs {
+		id, _ := e["event_id"].(string)
+		if ids[id] {
+			t.Errorf("event %d: event_id %s sent before", i, id)
 		}
-		mu.Unlock()
+		ids[id] = true
+		sessions[e["session_id"].(string)] = true
+		if round := i/18 + 1; round > 1 && !strings.HasSuffix(id, fmt.Sprintf("r%d", round)) {
+			t.Errorf("event %d of round %d has event_id %s", i, round, id)
+		}
+		if tok, ok := e["reply_token"].(string); ok && i >= 18 && !strings.Contains(tok, "r") {
+			t.Errorf("reply token %s not made new", tok)
+		}
+		if ts, _ := e["timestamp"].(string); !strings.HasPrefix(ts, "2026-06-30T14:22:") {
+			t.Errorf("timestamp %s is not the recorded one", ts)
+		}
+	}
+	if len(sessions) != 6 {
+		t.Errorf("%d sessions in three rounds of two", len(sessions))
+	}
+	// Every round checks clean: new IDs make new sessions.
+	var lines []string
+	for _, e := range evs {
+		b, _ := json.Marshal(e)
+		lines = append(lines, string(b))
+	}
+	r, err := NewReader(strings.NewReader(strings.Join(lines, "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := BuildTrace(r, "loop", CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.Violations != 0 {
+		var b strings.Builder
+		_ = tr.WriteText(&b)
+		t.Errorf("three rounds have %d violations:\n%s", tr.Violations, b.String())
+	}
+}
+
+func TestRoundID(t *testing.T) {
+	long := strings.Repeat("a", 64)
+	for _, tt := range []struct {
+		id    string
+		round int
+		want  string
+	}{
+		{"evt_abc", 2, "evt_abcr2"},
+		{"sess_x1", 10, "sess_x1r10"},
+		{"evt_" + long, 3, "evt_" + long[:62] + "r3"},
+		{"plain", 2, "plainr2"},
+	} {
+		got := roundID(tt.id, tt.round)
+		if got != tt.want {
+			t.Errorf("roundID(%q, %d) = %q, want %q", tt.id, tt.round, got, tt.want)
+		}
+	}
+}
+
+// --no-wait plays at once: a subscriber joining late gets only what is
+// sent from then on, the stream ends with the playing, and a stream asked
+// for after that is told not to reconnect.
+func TestServeNoWait(t *testing.T) {
+	done := make(chan struct{})
+	srv, url, _ := serveCorpus(t, ServeOptions{Speed: 1, NoWait: true, OnDone: func() { close(done) }})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	srv.Start(ctx)
+	time.Sleep(400 * time.Millisecond) // a few events are sent to nobody
+	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, _ := receive(t, ctx, conn, 0)
+	conn.Close()
+	if len(evs) == 0 || len(evs) >= 18 {
+		t.Errorf("a late subscriber got %d events, want some but not all 18", len(evs))
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("OnDone was never called")
+	}
+	resp, err := http.Get(url + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Errorf("stream after the end: %d, want 204", resp.StatusCode)
 	}
 }

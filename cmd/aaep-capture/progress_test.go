@@ -97,7 +97,7 @@ func slowProducer(t *testing.T) string {
 // In a real terminal (tmux) the progress line shows on standard error and is
 // rewritten in place.
 func TestProgressTerminal(t *testing.T) {
-	bin := ttytest.Build(t, "aaep-capture")
+	bin := ttytest.Build(t, ".", "aaep-capture")
 	url := slowProducer(t)
 	out := filepath.Join(t.TempDir(), "s.aaep")
 	term := ttytest.Start(t, 150, 20, []string{"TERM=xterm-256color"},
@@ -126,7 +126,7 @@ func TestProgressTerminal(t *testing.T) {
 // When standard error is not a terminal, no progress is written at all:
 // no carriage returns, only whole lines.
 func TestProgressNotTerminal(t *testing.T) {
-	bin := ttytest.Build(t, "aaep-capture")
+	bin := ttytest.Build(t, ".", "aaep-capture")
 	url := slowProducer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

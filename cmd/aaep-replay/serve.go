@@ -17,15 +17,23 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-const serveUsage = `Usage: aaep-replay serve [--addr HOST:PORT] [--speed X] [--idle-limit D] [--once] FILE
+const serveUsage = `Usage: aaep-replay serve [--addr HOST:PORT] [--speed X] [--idle-limit D] [--loop] [--no-wait] [--once] FILE
 
-Serves the received messages of a capture as a producer over HTTP, so that
-other subscribers can be tested against a recorded session. Both layouts are
-offered: the spec's (POST /aaep/v1/subscriptions, GET /aaep/v1/events,
-replies to POST /aaep/v1/replies) and the deployed one (GET /events, replies
-to POST /messages). Each stream plays the capture from its start, paced by
-the recorded times, then ends. Replies are received, printed here, and change
-nothing.
+Serves the received messages of a capture as a producer, so that other
+subscribers can be tested against a recorded session. Offered at once:
+  - the spec's HTTP layout: POST /aaep/v1/subscriptions, GET /aaep/v1/events,
+    replies to POST /aaep/v1/replies
+  - the deployed HTTP layout: GET /events, replies to POST /messages
+  - WebSocket at /aaep/v1/ws (subprotocol aaep.v1), with the handshake as
+    the first message and replies on the same connection
+Messages are paced by the recorded times. Each event's timestamp is the
+time it is sent (--keep-timestamps sends the recorded ones), so prompts are
+live. Replies are received, printed here, and change nothing.
+
+By default each subscriber gets the capture from its start, for itself.
+--no-wait starts playing at once, as a live producer does: a subscriber gets
+what is sent from the moment it joins. --loop plays the capture again and
+again, with new event IDs, session IDs and reply tokens every round.
 
 Flags:
 `
@@ -35,7 +43,11 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
 	speed := fs.Float64("speed", 1, "pace: 1 is as recorded, 2 twice as fast, 0 as fast as possible")
 	idle := fs.Duration("idle-limit", 3*time.Second, "longest pause between two messages")
-	once := fs.Bool("once", false, "stop once one stream has sent the whole capture")
+	once := fs.Bool("once", false, "stop once one stream (with --no-wait: the playing) has sent the whole capture")
+	loop := fs.Bool("loop", false, "play the capture again and again, with fresh event IDs every round")
+	noWait := fs.Bool("no-wait", false, "start playing at once, whether a subscriber is there or not")
+	linger := fs.Duration("linger", 2*time.Second, "keep a stream open this long after its last message, for late replies")
+	keepTS := fs.Bool("keep-timestamps", false, "send the recorded timestamps instead of the time of sending")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
@@ -45,6 +57,8 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		return exitUnreadable, usagef("give exactly one FILE to serve, got %d", len(files))
 	case *speed < 0:
 		return exitUnreadable, usagef("--speed must not be negative")
+	case *loop && *once:
+		return exitUnreadable, usagef("--loop and --once contradict each other")
 	}
 	src, closeSrc, err := openInput(files[0])
 	if err != nil {
@@ -63,7 +77,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	}
 	finished := make(chan struct{}, 1)
 	srv := capture.NewServer(recs, capture.ServeOptions{
-		Speed: *speed, IdleLimit: *idle,
+		Speed: *speed, IdleLimit: *idle, Loop: *loop, NoWait: *noWait, KeepTimestamps: *keepTS, Linger: *linger,
 		OnReply: func(path string, body []byte) {
 			say("Received on %s: %s", path, protocol.Sanitize(string(body)))
 		},
@@ -80,7 +94,15 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		return exitViolations, fmt.Errorf("listen on %s: %w", *addr, err)
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
-	say("Serving %d messages of %s at http://%s. Press Control-C to stop.", srv.Len(), files[0], ln.Addr())
+	say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
+		srv.Len(), files[0], ln.Addr(), ln.Addr(), capture.PathWebSocket)
+	switch {
+	case *noWait:
+		say("Playing now, whether a subscriber is there or not.")
+	default:
+		say("Waiting for a subscriber; each one gets the capture from its start.")
+	}
+	srv.Start(ctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	var wait <-chan struct{}

@@ -12,12 +12,13 @@ import (
 	"time"
 )
 
-// Build compiles the main package in the current directory into a
-// temporary directory and returns the binary's path.
-func Build(t testing.TB, name string) string {
+// Build compiles the main package pkg ("." for the current directory, or a
+// path such as ../aaep-listen) into a temporary directory and returns the
+// binary's path.
+func Build(t testing.TB, pkg, name string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), name)
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
