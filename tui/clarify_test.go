@@ -149,3 +149,51 @@ func TestWidgetsNoColor(t *testing.T) {
 		t.Errorf("dialog: %q", s)
 	}
 }
+
+// Every key is on a page of the help, whatever the screen's height.
+func TestHelpPagesShowEveryKey(t *testing.T) {
+	for _, h := range []int{6, 12, 24, 60} {
+		m := New(testOptions(t.TempDir(), &recorder{}))
+		m.Update(tea.WindowSizeMsg{Width: 120, Height: h})
+		m.Update(keyMsg("?"))
+		var seen strings.Builder
+		for range m.helpPages() {
+			seen.WriteString(m.View())
+			m.Update(keyMsg("?"))
+		}
+		if m.mode != modeList {
+			t.Errorf("height %d: help still open after its last page", h)
+		}
+		for _, e := range m.helpEntries() {
+			if !strings.Contains(seen.String(), e) {
+				t.Errorf("height %d: %q on no page", h, e)
+			}
+		}
+	}
+}
+
+// The prompt's countdown is redrawn every second.
+func TestCountdownLive(t *testing.T) {
+	now := t0.Add(time.Minute)
+	opts := testOptions(t.TempDir(), &recorder{})
+	opts.Now = func() time.Time { return now }
+	m := New(opts)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+	if cmd := m.setPrompts(confirmPrompt()); cmd == nil {
+		t.Fatal("no tick started for the countdown")
+	}
+	if s := m.View(); !strings.Contains(s, "Default reject, 1m0s left.") {
+		t.Fatalf("view:\n%s", s)
+	}
+	now = now.Add(5 * time.Second)
+	if _, cmd := m.Update(tickMsg{}); cmd == nil {
+		t.Error("the countdown stopped ticking while the prompt waits")
+	}
+	if s := m.View(); !strings.Contains(s, "Default reject, 55s left.") {
+		t.Errorf("view after 5 s:\n%s", s)
+	}
+	m.Update(PromptsMsg{})
+	if _, cmd := m.Update(tickMsg{}); cmd != nil {
+		t.Error("still ticking with no prompt waiting")
+	}
+}

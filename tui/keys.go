@@ -31,6 +31,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.formKey(msg)
 		return nil
 	case modeHelp:
+		if key.Matches(msg, m.keys.Help) && m.helpPage+1 < m.helpPages() {
+			m.helpPage++
+			return nil
+		}
 		m.mode = modeList
 		if key.Matches(msg, m.keys.Quit) {
 			return m.quit()
@@ -42,7 +46,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.mode = modeHelp
+		m.mode, m.helpPage = modeHelp, 0
 	case key.Matches(msg, k.Up):
 		m.pause()
 		m.move(-1)

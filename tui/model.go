@@ -108,6 +108,7 @@ type Model struct {
 	promptFocus  bool
 	promptDetail bool
 	clar         *clarifier // the question being answered in modeAnswer
+	helpPage     int        // the page of the help shown, from 0
 
 	sessions *sessionTable
 	diags    diagTable

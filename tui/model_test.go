@@ -373,9 +373,19 @@ var keyTests = []struct {
 		}
 	}},
 	{"?", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
-		press(tm, "?")
-		waitScreen(t, tm, "Keys (any key closes this help)")
+		press(tm, "?") // 28 keys in 16 rows: two pages
+		waitScreen(t, tm, "Keys, page 1 of 2 (? shows the next page, any other key closes):")
 		waitScreen(t, tm, "space or p")
+		press(tm, "?")
+		waitScreen(t, tm, "Keys, page 2 of 2 (any key closes):")
+		waitScreen(t, tm, "q or ctrl+c")
+		press(tm, "?")
+		waitSelected(t, tm, "event-050")
+		tm.Send(tea.WindowSizeMsg{Width: 110, Height: 40})
+		press(tm, "?")
+		waitScreen(t, tm, "Keys (any key closes this help):")
+		press(tm, "x")
+		waitSelected(t, tm, "event-050")
 	}},
 	{"q", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
 		press(tm, "q")

@@ -37,7 +37,8 @@ func (m *Model) View() string {
 		cursorRow, col = len(lines)+row, c
 		lines = append(lines, rows...)
 	case m.mode == modeHelp:
-		lines = append(lines, m.fit(strings.Split(m.helpView(), "\n"), body)...)
+		cursorRow = len(lines)
+		lines = append(lines, m.fit(m.helpLines(body), body)...)
 	case m.mode == modeAnswer && m.clar.widget() == widgetChoice:
 		rows, row, _ := m.clarifyView(body)
 		cursorRow = len(lines) + row
@@ -267,9 +268,9 @@ func (m *Model) footer() string {
 	return strings.Join(parts, " | ")
 }
 
-func (m *Model) helpView() string {
-	var b strings.Builder
-	b.WriteString("Keys (any key closes this help):\n")
+// helpEntries are the help's lines, one a key.
+func (m *Model) helpEntries() []string {
+	var out []string
 	for _, col := range m.keys.FullHelp() {
 		for _, k := range col {
 			names := make([]string, 0, 2)
@@ -279,10 +280,38 @@ func (m *Model) helpView() string {
 				}
 				names = append(names, n)
 			}
-			fmt.Fprintf(&b, "  %-16s %s\n", strings.Join(names, " or "), k.Help().Desc)
+			out = append(out, fmt.Sprintf("  %-16s %s", strings.Join(names, " or "), k.Help().Desc))
 		}
 	}
-	return b.String()
+	return out
+}
+
+// helpPerPage is how many keys a page of the help shows in n rows: one row
+// is the heading.
+func helpPerPage(n int) int { return max(n-1, 1) }
+
+// helpPages is how many pages the help takes on this screen.
+func (m *Model) helpPages() int {
+	per := helpPerPage(m.listHeight())
+	return (len(m.helpEntries()) + per - 1) / per
+}
+
+// helpLines is the help page shown, in n rows: a heading that says how to
+// go on, then as many keys as fit.
+func (m *Model) helpLines(n int) []string {
+	entries := m.helpEntries()
+	per := helpPerPage(n)
+	pages := (len(entries) + per - 1) / per
+	page := min(m.helpPage, pages-1)
+	head := "Keys (any key closes this help):"
+	if pages > 1 {
+		more := "? shows the next page, any other key closes"
+		if page == pages-1 {
+			more = "any key closes"
+		}
+		head = fmt.Sprintf("Keys, page %d of %d (%s):", page+1, pages, more)
+	}
+	return append([]string{head}, entries[page*per:min((page+1)*per, len(entries))]...)
 }
 
 // shortID keeps the start of a long id; details show it whole.
