@@ -85,6 +85,7 @@ const (
 	ManifestAlgNone                  // "alg":"none" with the key's kid, no signature
 	ManifestHS256                    // an HMAC with the key's kid
 	ManifestOtherAgent               // honestly signed, but for another agent_id
+	ManifestNarrow                   // honestly signed, but listing only the session events
 )
 
 // manifest is the manifest document.
@@ -136,8 +137,11 @@ func (p *Producer) signedManifest() string {
 		return ""
 	}
 	doc := p.manifest()
-	if p.opts.ManifestFault == ManifestOtherAgent {
+	switch p.opts.ManifestFault {
+	case ManifestOtherAgent:
 		doc["agent_id"] = "someone-else"
+	case ManifestNarrow:
+		doc["event_types_emitted"] = []string{"aaep:agent.session.*"}
 	}
 	payload, _ := json.Marshal(doc) // plain values always marshal
 	s, err := SignManifest(payload, p.opts.ManifestKey, p.opts.ManifestFault)

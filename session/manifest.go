@@ -149,6 +149,23 @@ func (m *Manifest) Expired(now time.Time) bool {
 	return m.Expires != 0 && now.Unix() >= m.Expires
 }
 
+// Emits reports whether the manifest lists typ among the event types it
+// emits (exactly, or by a pattern ending in "*"); a manifest that lists
+// none claims nothing, and emits every type.
+func (m *Manifest) Emits(typ string) bool {
+	if len(m.EventTypes) == 0 {
+		return true
+	}
+	typ = protocol.NormalizeType(typ)
+	for _, claimed := range m.EventTypes {
+		claimed = protocol.NormalizeType(claimed)
+		if prefix, ok := strings.CutSuffix(claimed, "*"); ok && strings.HasPrefix(typ, prefix) || claimed == typ {
+			return true
+		}
+	}
+	return false
+}
+
 // Offering is what a subscription.accepted and the connection say the
 // producer offers; a manifest must agree with it.
 type Offering struct {

@@ -263,6 +263,16 @@ func TestManifestCheck(t *testing.T) {
 			}
 		})
 	}
+	for typ, want := range map[string]bool{
+		"aaep:agent.session.started":                     true,
+		"https://aaep-protocol.org/types/agent.session.x": true,
+		"aaep:agent.tool.invoked":                        false,
+		"aaep:agent.sessionfoo":                          false,
+	} {
+		if m.Emits(typ) != want {
+			t.Errorf("Emits(%q) = %v", typ, !want)
+		}
+	}
 	lvl, _ := session.ParseManifest([]byte(`{"agent_id":"a","conformance_levels_supported":[1,2]}`))
 	if got, _ := lvl.Check(session.Offering{AgentID: "a"}); len(got) != 1 || !strings.Contains(got[0], "conformance level 3") {
 		t.Errorf("level 3 not claimed: %q", got)

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -34,11 +35,21 @@ type manifestOptions struct {
 	endpoint string // the endpoint dialled (the demo's URL with --demo); set by begin
 	checked  string // what the last check was about, so each is done once
 	refused  bool   // the subscription was closed for its manifest
+
+	// claims holds the manifest last read, signed or not, once a check has
+	// read one; events are compared with it. Made by begin; set from the
+	// check's goroutine.
+	claims  *atomic.Pointer[session.Manifest]
+	unclaim map[string]bool // event types already reported as not in the manifest
 }
+
+// maxUnclaimed bounds the event types reported as missing from the manifest.
+const maxUnclaimed = 64
 
 // begin notes the endpoint dialled and returns the run's context.
 func (m *manifestOptions) begin(ctx context.Context, endpoint string) (context.Context, context.CancelFunc) {
 	m.endpoint = endpoint
+	m.claims = new(atomic.Pointer[session.Manifest])
 	return context.WithCancel(ctx)
 }
 
@@ -140,14 +151,31 @@ func (l *listener) manifestAccepted(b []byte) {
 	l.checkManifest(src, off)
 }
 
-// manifestEvent checks the manifest a producer without a handshake points
-// to (producer.manifest_uri, else the well-known path), at its first event.
+// manifestEvent compares an event's type with the manifest's claims, and,
+// for a producer without a handshake, checks the manifest it points to
+// (producer.manifest_uri, else the well-known path) at its first event.
 func (l *listener) manifestEvent(ev *protocol.Event) {
-	if l.o.Manifest.checked != "" || ev == nil || !answers(l.endpoint()) {
+	m := &l.o.Manifest
+	if ev == nil || !answers(l.endpoint()) {
 		return
 	}
-	src := session.ManifestSources{URI: ev.Producer.ManifestURI, Endpoint: l.endpoint()}
-	l.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(l.endpoint())})
+	if m.checked == "" {
+		src := session.ManifestSources{URI: ev.Producer.ManifestURI, Endpoint: l.endpoint()}
+		l.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(l.endpoint())})
+	}
+	if m.claims == nil {
+		return
+	}
+	claims := m.claims.Load()
+	if claims == nil || claims.Emits(ev.Type) || m.unclaim[ev.Type] || len(m.unclaim) >= maxUnclaimed {
+		return
+	}
+	if m.unclaim == nil {
+		m.unclaim = map[string]bool{}
+	}
+	m.unclaim[ev.Type] = true
+	l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "manifest", Message: fmt.Sprintf(
+		"The producer sent an event of type %s, which its manifest does not list among the types it emits.", protocol.Sanitize(ev.Type))})
 }
 
 func (l *listener) checkManifest(src session.ManifestSources, off session.Offering) {
@@ -161,11 +189,13 @@ func (l *listener) checkManifest(src session.ManifestSources, off session.Offeri
 	if !m.Require {
 		go func() {
 			r := f.Find(context.Background(), src, off)
+			m.remember(r)
 			l.note(manifestWords(r, m))
 		}()
 		return
 	}
 	r := f.Find(context.Background(), src, off)
+	m.remember(r)
 	if r.Verified {
 		l.say(manifestWords(r, m))
 		return
@@ -174,6 +204,13 @@ func (l *listener) checkManifest(src session.ManifestSources, off session.Offeri
 	m.refused = true
 	l.closeSubscription(closeManifest, "The producer's manifest did not verify.")
 	l.neg.end = "The subscription is closed because the producer's manifest did not verify." // the run ends after this frame
+}
+
+// remember keeps the claims of a manifest that was read.
+func (m *manifestOptions) remember(r session.ManifestResult) {
+	if r.Manifest != nil && m.claims != nil {
+		m.claims.Store(r.Manifest)
+	}
 }
 
 // closeManifest is the subscription.close reason code when the producer's

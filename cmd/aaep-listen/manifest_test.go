@@ -185,3 +185,18 @@ func TestManifestCommand(t *testing.T) {
 }
 
 func noEnv(string) string { return "" }
+
+// Events of types the manifest does not claim are reported, once a type.
+func TestManifestEventTypes(t *testing.T) {
+	key, dir := manifestKey(t, "ES256")
+	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestNarrow})
+	r := startListener(t, "--plain", "--auto-reply", "reject", "--require-signed-manifest", "--trusted-keys", dir, url)
+	r.wait(t)
+	const missing = "The producer sent an event of type aaep:agent.tool.invoked, which its manifest does not list among the types it emits."
+	if n := strings.Count(r.stderr(), missing); n != 1 {
+		t.Errorf("reported %d times:\n%s", n, r.stderr())
+	}
+	if strings.Contains(r.stderr(), "type aaep:agent.session.started") {
+		t.Errorf("a claimed type was reported:\n%s", r.stderr())
+	}
+}
