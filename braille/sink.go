@@ -26,6 +26,14 @@ type Config struct {
 	OnAnswer func(prompt int, accept bool)
 	// OnError is told when the display fails; nil ignores it.
 	OnError func(error)
+	// Redial connects to BRLTTY again after the connection was lost, as
+	// when BRLTTY restarts; nil leaves the display off once it is lost.
+	// What is on the display is shown again once it answers.
+	Redial func(context.Context) (*Client, error)
+	// RedialEvery is the wait between two tries; zero means 2 seconds.
+	RedialEvery time.Duration
+	// OnReconnect is told when the display is back; nil ignores it.
+	OnReconnect func()
 }
 
 // Sink shows announcements on a braille display. It implements announce.Sink.
@@ -50,6 +58,9 @@ func NewSink(ctx context.Context, c *Client, cfg Config) (*Sink, error) {
 	}
 	if cfg.FlashTime <= 0 {
 		cfg.FlashTime = 5 * time.Second
+	}
+	if cfg.RedialEvery <= 0 {
+		cfg.RedialEvery = 2 * time.Second
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Sink{c: c, cfg: cfg, width: cols, in: make(chan announce.Announcement, 64), stop: cancel, done: make(chan struct{})}
@@ -87,18 +98,19 @@ func (s *Sink) Close() error {
 
 // message is one announcement laid out for the display.
 type message struct {
-	cells   []string // one grapheme cluster per entry
-	prompt  int      // confirmation number, 0 when not a confirmation
-	sticky  bool     // stays until answered
-	related int      // prompt number this message is about, for clearing
-	accept  [2]int   // grapheme range of the word "accept"
+	an      announce.Announcement // what it shows
+	cells   []string              // one grapheme cluster per entry
+	prompt  int                   // confirmation number, 0 when not a confirmation
+	sticky  bool                  // stays until answered
+	related int                   // prompt number this message is about, for clearing
+	accept  [2]int                // grapheme range of the word "accept"
 	reject  [2]int
 	pages   []int // first grapheme of each display window
 }
 
 // layout turns an announcement into a message for a display width cells wide.
 func layout(an announce.Announcement, width int) message {
-	var m message
+	m := message{an: an}
 	text := clean(an.Text)
 	if an.RTL {
 		text = "(rtl) " + text
@@ -192,14 +204,28 @@ func (s *Sink) run(ctx context.Context) {
 		page    int
 		inTTY   bool
 		timer   = time.NewTimer(time.Hour)
+		lost    bool         // the connection is gone; waiting to redial
+		ticker  *time.Ticker // ticks while lost
+		owned   *Client      // a client the sink dialed itself, closed at the end
 	)
 	timer.Stop()
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+		if owned != nil {
+			owned.Close()
+		}
+	}()
 	report := func(err error) {
 		if err != nil && s.cfg.OnError != nil {
 			s.cfg.OnError(err)
 		}
 	}
 	show := func() {
+		if lost {
+			return // shown again once the display is back
+		}
 		if current == nil {
 			timer.Stop()
 			if inTTY {
@@ -253,16 +279,50 @@ func (s *Sink) run(ctx context.Context) {
 				cancel()
 			}
 			return
-		case <-s.c.Done():
+		case <-done(s.c, lost):
 			report(s.c.connErr())
-			// Nothing can be shown any more; keep taking announcements so the
-			// announcer never waits on a display that is gone.
-			for {
-				select {
-				case <-s.in:
-				case <-ctx.Done():
-					return
+			if s.cfg.Redial == nil {
+				// Nothing can be shown any more; keep taking announcements so the
+				// announcer never waits on a display that is gone.
+				for {
+					select {
+					case <-s.in:
+					case <-ctx.Done():
+						return
+					}
 				}
+			}
+			// Keep taking announcements, and prompts, while BRLTTY is away.
+			lost, inTTY = true, false
+			ticker = time.NewTicker(s.cfg.RedialEvery)
+		case <-tick(ticker):
+			dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			c, err := s.cfg.Redial(dctx)
+			if err == nil {
+				if cols, rows, serr := c.DisplaySize(dctx); serr == nil && cols*rows > 0 {
+					s.width = cols
+				}
+			}
+			cancel()
+			if err != nil {
+				continue
+			}
+			if owned != nil {
+				owned.Close()
+			}
+			ticker.Stop()
+			s.c, owned, lost, ticker = c, c, false, nil
+			// The display may be another size now: lay everything out again.
+			for i := range queue {
+				queue[i] = layout(queue[i].an, s.width)
+			}
+			if current != nil {
+				m := layout(current.an, s.width)
+				current, page = &m, 0
+			}
+			show()
+			if s.cfg.OnReconnect != nil {
+				s.cfg.OnReconnect()
 			}
 		case an := <-s.in:
 			m := layout(an, s.width)
@@ -291,7 +351,7 @@ func (s *Sink) run(ctx context.Context) {
 			}
 		case <-timer.C:
 			next()
-		case k := <-s.c.Keys():
+		case k := <-keys(s.c, lost):
 			if current == nil {
 				continue
 			}
@@ -326,4 +386,28 @@ func (s *Sink) run(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// done is c's Done channel, or nil (never ready) while the connection is lost.
+func done(c *Client, lost bool) <-chan struct{} {
+	if lost {
+		return nil
+	}
+	return c.Done()
+}
+
+// keys is c's key channel, or nil while the connection is lost.
+func keys(c *Client, lost bool) <-chan Key {
+	if lost {
+		return nil
+	}
+	return c.Keys()
+}
+
+// tick is t's channel, or nil without a ticker.
+func tick(t *time.Ticker) <-chan time.Time {
+	if t == nil {
+		return nil
+	}
+	return t.C
 }

@@ -25,6 +25,10 @@ type Display struct {
 	cmd      *exec.Cmd
 	display  net.Conn
 	stopOnce sync.Once
+	dir      string // its private directory
+	host     string // the BrlAPI socket number
+	auth     string // BrlAPI auth: none or keyfile:PATH
+	width    int
 
 	mu      sync.Mutex
 	visuals []string // every Visual line BRLTTY showed, in order; guarded by mu
@@ -46,39 +50,57 @@ func Start(t testing.TB, width int, keyFile string) *Display {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	ln, err := net.Listen("unix", filepath.Join(dir, "vr.sock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	// BrlAPI socket numbers are shared by the machine: pick one nobody uses.
 	host := freeHost(t)
 	auth := "none"
 	if keyFile != "" {
 		auth = "keyfile:" + keyFile
 	}
-	d := &Display{Host: ":" + host}
+	d := &Display{Host: ":" + host, dir: dir, host: host, auth: auth, width: width}
+	d.launch(t)
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// Restart starts BRLTTY again after Stop, with the same display and BrlAPI
+// socket, as when the user restarts it.
+func (d *Display) Restart(t testing.TB) {
+	t.Helper()
+	d.stopOnce = sync.Once{}
+	d.launch(t)
+}
+
+// launch starts brltty and its virtual display and waits until BrlAPI answers.
+func (d *Display) launch(t testing.TB) {
+	t.Helper()
+	dir, host, auth, width := d.dir, d.host, d.auth, d.width
+	os.Remove(filepath.Join(dir, "vr.sock"))
+	ln, err := net.Listen("unix", filepath.Join(dir, "vr.sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
 	d.cmd = exec.Command("brltty", "-n", "-e", "-q", "-b", "vr", "-d", "client:"+filepath.Join(dir, "vr.sock"),
 		"-x", "no", "-s", "no", "-A", "host=:"+host+",auth="+auth, "-W", dir, "-U", dir,
 		"-P", filepath.Join(dir, "brltty.pid"), "-F", filepath.Join(dir, "prefs"), "-l", "warning")
 	if err := d.cmd.Start(); err != nil {
 		t.Fatalf("start brltty: %v", err)
 	}
-	t.Cleanup(d.Stop)
 	ln.(*net.UnixListener).SetDeadline(time.Now().Add(10 * time.Second))
 	conn, err := ln.Accept()
 	if err != nil {
 		t.Fatalf("brltty did not connect to the display: %v", err)
 	}
 	d.display = conn
+	seen := len(d.Visuals())
 	fmt.Fprintf(conn, "cells %d\n", width)
-	go d.read()
+	go d.read(conn)
 	// Ready when BrlAPI listens and the display has shown something.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if len(d.Visuals()) > 0 {
+		if len(d.Visuals()) > seen {
 			if err = greeted("/var/lib/BrlAPI/" + host); err == nil {
-				return d
+				return
 			}
 		}
 		if time.Now().After(deadline) {
@@ -111,8 +133,8 @@ func freeHost(t testing.TB) string {
 	return ""
 }
 
-func (d *Display) read() {
-	sc := bufio.NewScanner(d.display)
+func (d *Display) read(conn net.Conn) {
+	sc := bufio.NewScanner(conn)
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(sc.Text(), "Visual "); ok {
 			d.mu.Lock()

@@ -115,13 +115,16 @@ func (s *sinks) openBraille(ctx context.Context, o braille.Options, pc announce.
 		return err
 	}
 	answers := make(chan string, 8)
-	bs, err := braille.NewSink(dctx, c, braille.Config{OnError: once(note, "The braille display stopped"), OnAnswer: func(n int, accept bool) {
-		word := "reject"
-		if accept {
-			word = "accept"
-		}
-		answers <- fmt.Sprintf("%s %d", word, n)
-	}})
+	bs, err := braille.NewSink(dctx, c, braille.Config{OnError: once(note, "The braille display stopped"),
+		Redial:      func(ctx context.Context) (*braille.Client, error) { return braille.Dial(ctx, o) }, // when BRLTTY restarts
+		OnReconnect: func() { note("The braille display is back.") },
+		OnAnswer: func(n int, accept bool) {
+			word := "reject"
+			if accept {
+				word = "accept"
+			}
+			answers <- fmt.Sprintf("%s %d", word, n)
+		}})
 	if err != nil {
 		c.Close()
 		return err

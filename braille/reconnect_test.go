@@ -1,0 +1,66 @@
+package braille
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/braille/brltest"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// When BRLTTY restarts, the sink dials it again: a prompt that came while it
+// was away is shown, and can still be answered with a routing key.
+func TestSinkReconnectsWhenBrlttyRestarts(t *testing.T) {
+	b := brltest.Start(t, 20, "")
+	c, err := Dial(context.Background(), Options{Host: b.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var lostN, backN atomic.Int32
+	answers := make(chan answer, 2)
+	s, err := NewSink(context.Background(), c, Config{FlashTime: time.Second, RedialEvery: 200 * time.Millisecond,
+		Redial:      func(ctx context.Context) (*Client, error) { return Dial(ctx, Options{Host: b.Host}) },
+		OnError:     func(error) { lostN.Add(1) },
+		OnReconnect: func() { backN.Add(1) },
+		OnAnswer:    func(n int, accept bool) { answers <- answer{n, accept} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "started", Text: "Agent Ada started."})
+	b.WaitVisual(t, "the first flash", prefix("Agent Ada started."))
+
+	b.Stop()
+	waitUntil(t, "the loss noticed", func() bool { return lostN.Load() > 0 })
+	// While BRLTTY is away, announcing never blocks, and a prompt is kept.
+	for i := 0; i < 100; i++ {
+		s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: "chatter"})
+	}
+	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Delete files?", Prompt: &session.Prompt{Number: 4}})
+	time.Sleep(500 * time.Millisecond) // a few failed redials
+
+	b.Restart(t)
+	waitUntil(t, "the display back", func() bool { return backN.Load() == 1 })
+	b.WaitVisual(t, "the prompt kept while BRLTTY was away", prefix("#4 accept reject"))
+	b.Press(t, "ROUTE 4") // over "accept"
+	waitAnswer(t, answers, answer{4, true})
+	if n := lostN.Load(); n != 1 {
+		t.Errorf("the loss was told %d times, want once", n)
+	}
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
