@@ -63,4 +63,3 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
