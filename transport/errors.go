@@ -76,17 +76,24 @@ func (e *FrameTooLargeError) Error() string {
 	return s
 }
 
+// IsLoopback reports whether host (a name or an IP address, without a
+// port) is this machine: localhost, a name under .localhost, or a loopback
+// address.
+func IsLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // plainWarning is the warning for an unencrypted endpoint on another host,
 // or "" when u is encrypted or on this machine.
 func plainWarning(u *url.URL) string {
 	if u.Scheme != "http" && u.Scheme != "ws" {
 		return ""
 	}
-	host := u.Hostname()
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return ""
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if IsLoopback(u.Hostname()) {
 		return ""
 	}
 	secure := "https://"

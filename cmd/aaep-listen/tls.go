@@ -11,11 +11,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // tlsOptions are the TLS flags and what they load. The client certificate
@@ -84,11 +85,7 @@ func credentialWarning(o *options, endpoint string) string {
 	default:
 		return ""
 	}
-	host := u.Hostname()
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return ""
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if transport.IsLoopback(u.Hostname()) {
 		return ""
 	}
 	return fmt.Sprintf("Nothing proves to %s who you are: no token (--token) and no client certificate (--cert); "+
