@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -88,4 +89,19 @@ func TestExecFlag(t *testing.T) {
 func testIO() *term.IO {
 	tio, _, _, _ := term.Test()
 	return tio
+}
+
+// "aaep-listen manifest --exec" subscribes over stdio, closes, and says
+// that a stdio producer without a signed manifest gives none.
+func TestManifestCommandExec(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childProducerEnv, "1")
+	tio, _, out, errOut := term.Test()
+	code := runManifest(context.Background(), []string{"--exec", exe, "-test.run=^$"}, tio, noEnv)
+	if code != 1 || !strings.Contains(out.String(), "The producer gives no manifest: none in its acceptance") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
 }
