@@ -43,20 +43,23 @@ func TestRequireSignedManifest(t *testing.T) {
 		noKey bool
 		want  string
 		code  int
+		quirk bool // a producer without a handshake
 	}{
-		{"verified", producer.ManifestHonest, false, "The producer's manifest is signed by key " + key.KID + " and verified.", 0},
-		{"forged", producer.ManifestForged, false, "is forged or was altered: its signature does not match key " + key.KID, 1},
-		{"wrong key", producer.ManifestWrongKey, false, "which is not among your trusted keys. To trust it, put the producer's public key", 1},
-		{"alg none", producer.ManifestAlgNone, false, "signed with alg none, which means not signed at all", 1},
-		{"HS256", producer.ManifestHS256, false, "signed with HS256, a shared-secret code that proves nothing", 1},
-		{"other agent", producer.ManifestOtherAgent, false, "is for agent someone-else, but agent aaep-term-demo accepted the subscription", 1},
-		{"unsigned", producer.ManifestHonest, true, "The producer refused the subscription: it requires a signed manifest.", 0},
+		{"verified", producer.ManifestHonest, false, "The producer's manifest is signed by key " + key.KID + " and verified.", 0, false},
+		{"forged", producer.ManifestForged, false, "is forged or was altered: its signature does not match key " + key.KID, 1, false},
+		{"wrong key", producer.ManifestWrongKey, false, "which is not among your trusted keys. To trust it, put the producer's public key", 1, false},
+		{"alg none", producer.ManifestAlgNone, false, "signed with alg none, which means not signed at all", 1, false},
+		{"HS256", producer.ManifestHS256, false, "signed with HS256, a shared-secret code that proves nothing", 1, false},
+		{"other agent", producer.ManifestOtherAgent, false, "is for agent someone-else, but agent aaep-term-demo accepted the subscription", 1, false},
+		{"unsigned", producer.ManifestHonest, true, "The producer refused the subscription: it requires a signed manifest.", 0, false},
+		{"no handshake", producer.ManifestHonest, true, "The producer publishes no manifest at http://", 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: tc.fault}
 			if tc.noKey {
 				opts.ManifestKey = nil
 			}
+			opts.Quirks = tc.quirk
 			p, url := serve(t, opts)
 			r := startListener(t, "--plain", "--auto-reply", "reject", "--require-signed-manifest", "--trusted-keys", dir, url)
 			r.waitOutput(t, tc.want)
