@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/rivo/uniseg"
 )
 
@@ -112,7 +113,7 @@ type message struct {
 func layout(an announce.Announcement, width int) message {
 	m := message{an: an}
 	text := clean(an.Text)
-	if an.RTL {
+	if an.RTL || protocol.HasRTL(text) {
 		text = "(rtl) " + text
 	}
 	if an.Prompt != nil {
