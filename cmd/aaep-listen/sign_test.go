@@ -24,11 +24,26 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	keepGoCaches() // before HOME moves: "go build" in the tests keeps its caches
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	os.Setenv("HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
+}
+
+// keepGoCaches pins GOCACHE and GOMODCACHE to where they are now, so that
+// the listener binary the tests build with a temporary HOME reuses the build
+// cache and the module cache instead of starting cold (and downloading).
+func keepGoCaches() {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		return // the build says what is wrong, if it fails
+	}
+	if dirs := strings.Split(strings.TrimSpace(string(out)), "\n"); len(dirs) == 2 {
+		os.Setenv("GOCACHE", dirs[0])
+		os.Setenv("GOMODCACHE", dirs[1])
+	}
 }
 
 // keyFile makes a signing key in a temporary file.
