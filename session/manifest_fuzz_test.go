@@ -61,3 +61,27 @@ func FuzzVerifyManifest(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseManifestKey: whatever is accepted is a public key with a kid.
+func FuzzParseManifestKey(f *testing.F) {
+	k, err := producer.NewManifestKey("EdDSA")
+	if err != nil {
+		f.Fatal(err)
+	}
+	pub, err := k.PublicJWK().MarshalJSON()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(pub)
+	f.Add([]byte(`{"kty":"oct","k":"c2VjcmV0"}`))
+	f.Add([]byte(`{"kty":"EC","crv":"P-384","x":"AA","y":"AA"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		jwk, err := session.ParseManifestKey(b)
+		if err != nil {
+			return
+		}
+		if !jwk.IsPublic() || jwk.KeyID == "" || !jwk.Valid() {
+			t.Fatalf("accepted %+v", jwk)
+		}
+	})
+}
