@@ -55,6 +55,11 @@ func (m *manifestOptions) begin(ctx context.Context, endpoint string) (context.C
 
 func addManifestFlags(fs *flag.FlagSet, o *manifestOptions) {
 	fs.BoolVar(&o.Require, "require-signed-manifest", false, "ask for a signed producer manifest and close the subscription unless it verifies with a trusted key")
+	addManifestKeyFlags(fs, o)
+}
+
+// addManifestKeyFlags defines --trusted-keys and --manifest-key.
+func addManifestKeyFlags(fs *flag.FlagSet, o *manifestOptions) {
 	fs.StringVar(&o.KeysDir, "trusted-keys", "", "`DIR` of public JWK files (*.jwk, *.json) trusted to sign manifests, by kid (default: "+trustedKeysDir+" in your config directory)")
 	fs.StringVar(&o.KeyFile, "manifest-key", "", "the one public JWK `FILE` a manifest must be signed with (pins the key; --trusted-keys is then ignored)")
 }

@@ -29,6 +29,7 @@ import (
 const manifestWait = 5 * time.Second
 
 const manifestUsage = `Usage: aaep-listen manifest [flags] ENDPOINT
+       aaep-listen manifest [flags] --exec COMMAND [ARGS…]
 
 Subscribes to the producer, reads its answer, closes the subscription, then
 fetches the producer's manifest (inline in its answer, at the manifest_uri it
@@ -65,7 +66,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
-	addManifestFlags(fs, &o.Manifest)
+	addManifestKeyFlags(fs, &o.Manifest)
 	addTLSFlags(fs, &o.TLS)
 	args, execArgv := cutExec(args)
 	var rest []string
