@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -113,8 +114,12 @@ func TestManifestAnnounced(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: tc.key})
-			r := startListener(t, "--plain", "--auto-reply", "reject", "--trusted-keys", dir, url)
+			// The prompt waits for the answer, so the session cannot end
+			// before the check, which runs beside it, is told.
+			r := startListener(t, "--plain", "--trusted-keys", dir, url)
 			r.waitOutput(t, tc.want)
+			r.waitOutput(t, "Confirmation needed")
+			fmt.Fprintln(r.stdin, "reject")
 			r.wait(t)
 			if strings.Count(r.stdout(), "The producer's manifest") != 1 {
 				t.Errorf("want one manifest line:\n%s", r.stdout())
