@@ -113,14 +113,17 @@ type Model struct {
 	sessions *sessionTable
 	diags    diagTable
 
-	message  string
-	rateIn   rateMeter // events received a second
-	rateOut  rateMeter // events added to the list shown a second
-	terms    *Terms    // nil until the listener tells them
-	form     *termsForm
-	replies  int  // answers sent to the producer
-	closing  bool // the listener was asked to close the subscription
-	quitting bool // the program ends: draw nothing more
+	message string
+	rateIn  rateMeter // events received a second
+	rateOut rateMeter // events added to the list shown a second
+	terms   *Terms    // nil until the listener tells them
+	form    *termsForm
+	// queuedTerms are set commands from the dialog waiting for the
+	// producer's answer to the one before.
+	queuedTerms []string
+	replies     int  // answers sent to the producer
+	closing     bool // the listener was asked to close the subscription
+	quitting    bool // the program ends: draw nothing more
 }
 
 // New returns a Model following the newest event.
@@ -208,6 +211,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case TermsMsg:
 		t := Terms(msg)
 		m.terms = &t
+		m.nextTerms()
 		return m, nil
 	case tickMsg:
 		m.ticking = len(m.prompts) > 0
@@ -235,6 +239,7 @@ func (m *Model) takeInbox() tea.Cmd {
 	in.mu.Unlock()
 	if termsSet {
 		m.terms = terms
+		m.nextTerms()
 	}
 	var cmds []tea.Cmd
 	if len(items) > 0 {
@@ -437,8 +442,8 @@ func (m *Model) follow() {
 
 // listHeight is how many rows the list gets.
 func (m *Model) listHeight() int {
-	h := m.height - 3 // two status lines and the message line
-	h -= 1            // footer
+	h := m.height - 2 - len(m.connectionLines()) // status and message lines
+	h -= 1                                       // footer
 	h -= m.promptLines()
 	if m.showDetail {
 		h -= m.detailHeight()

@@ -29,11 +29,11 @@ type formField struct {
 
 // Field labels; the real cursor rests after the active one.
 const (
-	formRate      = "Rate, most events a second (0 or blank: no limit): "
+	formRate      = "Rate, most events a second (blank: no limit): "
 	formVerbosity = "Verbosity (terse, normal or detailed): "
 	formLanguages = "Languages, most wanted first (yo,en): "
-	formInclude   = "Only these event types (tool.*, state.changed; blank: all): "
-	formExclude   = "Never these event types (progress.*): "
+	formInclude   = "Only these event types (agent.tool.*; blank: all): "
+	formExclude   = "Never these event types (agent.progress.*): "
 )
 
 func newTermsForm(t *Terms) *termsForm {
@@ -77,28 +77,40 @@ func (f *termsForm) commands() ([]string, error) {
 	for i := range f.fields {
 		fl := &f.fields[i]
 		v := fl.value()
-		if fl.verb == "set rate" {
-			if v == "" {
-				v = "0"
-			}
-			if n, err := strconv.Atoi(v); err != nil || n < 0 {
+		if v == fl.initial {
+			continue
+		}
+		switch fl.verb {
+		case "set rate":
+			// The listener can change a limit, not lift one.
+			if n, err := strconv.Atoi(v); err != nil || n < 1 {
 				f.active = i
-				return nil, fmt.Errorf("the rate must be a whole number of events a second, not %q", v)
+				return nil, fmt.Errorf("the rate must be a whole number of events a second, 1 or more, not %q (a limit cannot be lifted while listening)", v)
 			}
-			if v == "0" && fl.initial == "" {
-				continue
+		case "set lang":
+			if v == "" {
+				f.active = i
+				return nil, fmt.Errorf("give at least one language, such as en")
 			}
 		}
 		if strings.ContainsAny(v, " \t") {
 			f.active = i
 			return nil, fmt.Errorf("the %s must be one word or a list with commas, not %q", fl.name, v)
 		}
-		if v == fl.initial {
-			continue
-		}
 		cmds = append(cmds, strings.TrimSpace(fl.verb+" "+v))
 	}
 	return cmds, nil
+}
+
+// nextTerms sends the next change the dialog asked for, now that the
+// producer has answered the one before.
+func (m *Model) nextTerms() {
+	if len(m.queuedTerms) == 0 {
+		return
+	}
+	c := m.queuedTerms[0]
+	m.queuedTerms = m.queuedTerms[1:]
+	m.command(c)
 }
 
 // formKey handles a key while the dialog is open.
@@ -108,6 +120,10 @@ func (m *Model) formKey(msg tea.KeyMsg) {
 	case tea.KeyEsc:
 		m.form, m.mode = nil, modeList
 		m.message = "Renegotiation cancelled: the terms stay as they are."
+		if len(m.queuedTerms) > 0 {
+			m.message = "Renegotiation cancelled: the changes not sent yet are dropped."
+			m.queuedTerms = nil
+		}
 	case tea.KeyTab, tea.KeyDown:
 		f.active = (f.active + 1) % len(f.fields)
 	case tea.KeyShiftTab, tea.KeyUp:
@@ -123,10 +139,13 @@ func (m *Model) formKey(msg tea.KeyMsg) {
 			m.message = "Nothing changed: no renegotiation sent."
 			return
 		}
-		for _, c := range cmds {
-			m.command(c)
+		// The listener asks the producer for one change at a time: the
+		// others wait for the answer to the one before (TermsMsg).
+		m.command(cmds[0])
+		m.queuedTerms = cmds[1:]
+		if len(cmds) > 1 {
+			m.message = fmt.Sprintf("Asking for %s first; %d more changes follow, one at a time as the producer answers.", cmds[0], len(cmds)-1)
 		}
-		m.message = "Renegotiating: " + strings.Join(cmds, "; ") + ". The producer's answer follows."
 	default:
 		f.fields[f.active].input.update(msg)
 	}

@@ -26,10 +26,21 @@ func testRenegotiateKey(t *testing.T, tm *teatest.TestModel, rec *recorder, _ st
 	waitScreen(t, tm, "> "+formLanguages+"en")
 	typeText(tm, ", yo")
 	press(tm, "tab")
-	typeText(tm, "tool.*")
+	typeText(tm, "agent.tool.*")
 	press(tm, "enter")
-	waitScreen(t, tm, "Renegotiating: set rate 5; set lang en,yo; set include tool.*.")
-	if got := strings.Join(rec.all(), "|"); got != "set rate 5|set lang en,yo|set include tool.*" {
+	// The listener takes one change at a time: the next goes once the
+	// producer has answered the one before.
+	waitScreen(t, tm, "Asking for set rate 5 first; 2 more changes follow, one at a time as the producer answers.")
+	if got := strings.Join(rec.all(), "|"); got != "set rate 5" {
+		t.Errorf("commands: %q", got)
+	}
+	tm.Send(TermsMsg{Rate: 5, Verbosity: "normal", Languages: []string{"en"}})
+	waitScreen(t, tm, "Sending: set lang en,yo.")
+	tm.Send(TermsMsg{Rate: 5, Verbosity: "normal", Languages: []string{"en", "yo"}})
+	waitScreen(t, tm, "Sending: set include agent.tool.*.")
+	tm.Send(TermsMsg{Rate: 5, Verbosity: "normal", Languages: []string{"en", "yo"}, Include: []string{"aaep:agent.tool.*"}})
+	waitScreen(t, tm, "terms: rate at most 5/s, verbosity normal, languages en,yo, include aaep:agent.tool.*")
+	if got := strings.Join(rec.all(), "|"); got != "set rate 5|set lang en,yo|set include agent.tool.*" {
 		t.Errorf("commands: %q", got)
 	}
 }
@@ -65,11 +76,15 @@ func TestRenegotiateForm(t *testing.T) {
 			want: []string{"set verbosity detailed"}},
 		{name: "shift+tab wraps to exclude", keys: []string{"shift+tab", "p", "r", "o", "g", "r", "e", "s", "s", ".", "*"},
 			want: []string{"set exclude progress.*"}},
-		{name: "blank rate is no limit", terms: &Terms{Rate: 9}, keys: []string{"ctrl+u"}, want: []string{"set rate 0"}},
+		{name: "a rate limit cannot be lifted", terms: &Terms{Rate: 9}, keys: []string{"ctrl+u"},
+			message: `Not sent: the rate must be a whole number of events a second, 1 or more, not "" (a limit cannot be lifted while listening).`, open: true},
+		{name: "rate zero", keys: []string{"0"}, message: `1 or more, not "0"`, open: true},
+		{name: "languages emptied", terms: &Terms{Languages: []string{"en"}}, keys: []string{"tab", "tab", "ctrl+u"},
+			message: "Not sent: give at least one language, such as en.", open: true},
 		{name: "emptied include", terms: &Terms{Include: []string{"tool.*"}}, keys: []string{"down", "down", "down", "ctrl+u"},
 			want: []string{"set include"}},
 		{name: "list spaces tidied", keys: []string{"up", "up", "up", "y", "o", " ", " ", "e", "n", ","}, want: []string{"set lang yo,en"}},
-		{name: "rate not a number", keys: []string{"x"}, message: `Not sent: the rate must be a whole number of events a second, not "x".`, open: true},
+		{name: "rate not a number", keys: []string{"x"}, message: `Not sent: the rate must be a whole number of events a second, 1 or more, not "x"`, open: true},
 		{name: "verbosity two words", keys: []string{"tab", "v", " ", "w"}, message: "Not sent: the verbosity must be one word", open: true},
 		{name: "esc cancels", keys: []string{"5", "esc"}, message: "Renegotiation cancelled"},
 	} {
@@ -115,13 +130,19 @@ func TestRenegotiateCursorInField(t *testing.T) {
 	}
 }
 
-// The second status line tells the transport, the endpoint and the terms.
-func TestStatusLines(t *testing.T) {
+// statusModel is a model connected over SSE, on a screen width wide.
+func statusModel(t *testing.T, width int) *Model {
 	opts := testOptions(t.TempDir(), &recorder{})
 	opts.Endpoint, opts.Transport = "http://127.0.0.1:8080", "SSE"
 	m := New(opts)
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 20})
-	m.Update(ItemsMsg(testItems(3)))
+	m.Update(tea.WindowSizeMsg{Width: width, Height: 20})
+	m.Update(ItemsMsg(testItems(30)))
+	return m
+}
+
+// The second status line tells the transport, the endpoint and the terms.
+func TestStatusLines(t *testing.T) {
+	m := statusModel(t, 200)
 	lines := strings.Split(m.View(), "\n")
 	if want := "SSE http://127.0.0.1:8080 | terms: not negotiated yet"; lines[1] != want {
 		t.Errorf("second status line %q, want %q", lines[1], want)
@@ -192,4 +213,20 @@ func FuzzTermsForm(f *testing.F) {
 		m.Update(keyMsg("enter"))
 		_ = m.View()
 	})
+}
+
+// Connection and terms share a row when they fit; else the terms take rows
+// of their own, wrapped between words, and the list gives up the rows.
+func TestStatusWrapsTerms(t *testing.T) {
+	m := statusModel(t, 80)
+	wide := m.listHeight()
+	m.Update(TermsMsg{Rate: 5, Verbosity: "normal", Languages: []string{"en-US"}, Exclude: []string{"aaep:agent.progress.*"}})
+	lines := strings.Split(m.View(), "\n")
+	want := []string{"SSE http://127.0.0.1:8080", "terms: rate at most 5/s, verbosity normal, languages en-US, exclude", "aaep:agent.progress.*"}
+	if got := lines[1:4]; strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("status rows:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if m.listHeight() != wide-2 || len(lines) != 20 {
+		t.Errorf("list height %d then %d; %d lines drawn", wide, m.listHeight(), len(lines))
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Terms are the subscription terms in force: what was negotiated with the
@@ -77,9 +79,30 @@ func (pr *Program) SetTerms(t Terms) {
 	pr.in.mu.Unlock()
 }
 
-// connectionLine is the status line's second row: how the listener is
-// connected and on what terms.
-func (m *Model) connectionLine() string {
+// connectionLines are the status's second row: how the listener is
+// connected and on what terms. When they do not fit in one row the terms
+// get rows of their own, wrapped between words, three at most.
+func (m *Model) connectionLines() []string {
+	conn, terms := m.connection(), m.termsLine()
+	if one := conn + " | " + terms; ansi.StringWidth(one) <= m.width {
+		return []string{one}
+	}
+	rows := append([]string{conn}, strings.Split(ansi.Wordwrap(terms, m.width, ","), "\n")...)
+	return rows[:min(len(rows), 1+maxTermsRows)]
+}
+
+// maxTermsRows bounds the rows the terms take on a narrow screen.
+const maxTermsRows = 3
+
+func (m *Model) termsLine() string {
+	if m.terms == nil {
+		return "terms: not negotiated yet"
+	}
+	return "terms: " + m.terms.words()
+}
+
+// connection is the transport and endpoint.
+func (m *Model) connection() string {
 	var b strings.Builder
 	if m.opts.Transport != "" {
 		b.WriteString(m.opts.Transport)
@@ -92,12 +115,6 @@ func (m *Model) connectionLine() string {
 	}
 	if b.Len() == 0 {
 		b.WriteString("Not connected")
-	}
-	b.WriteString(" | terms: ")
-	if m.terms == nil {
-		b.WriteString("not negotiated yet")
-	} else {
-		b.WriteString(m.terms.words())
 	}
 	return b.String()
 }

@@ -21,7 +21,9 @@ func (m *Model) View() string {
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.styles.Status.Render(m.truncate(m.statusLine())))
-	lines = append(lines, m.styles.Status.Render(m.truncate(m.connectionLine())))
+	for _, l := range m.connectionLines() {
+		lines = append(lines, m.styles.Status.Render(m.truncate(l)))
+	}
 	cursorRow := -1
 	if len(m.prompts) > 0 {
 		if m.promptFocus {

@@ -40,6 +40,10 @@ type tuiOutput struct {
 	*tui.Program
 	pending func() []*session.Prompt
 	errOut  io.Writer
+	// terms reads the negotiation: its enforcer, new at every acceptance
+	// (nil before the first), and the capabilities the producer honours.
+	terms     func() (*session.Enforcer, protocol.Capabilities)
+	termsSeen *session.Enforcer
 }
 
 // startTUI starts the debug view when --tui is given; it returns nil otherwise.
@@ -130,17 +134,6 @@ func transportWords(endpoint string) string {
 	return ""
 }
 
-// termsShower is an output that shows the subscription's terms (the TUI).
-type termsShower interface{ SetTerms(tui.Terms) }
-
-// showTerms tells the output the terms the producer honours, when it shows
-// them: call it when the handshake or a renegotiation completes.
-func (l *listener) showTerms(honored protocol.Capabilities) {
-	if ts, ok := l.out.(termsShower); ok {
-		ts.SetTerms(termsOf(honored))
-	}
-}
-
 // termsOf is what the TUI shows of honoured capabilities.
 func termsOf(c protocol.Capabilities) tui.Terms {
 	t := tui.Terms{
@@ -192,6 +185,7 @@ func loadKeys(name string) (*tui.KeyMap, error) {
 func (t *tuiOutput) attach(l *listener) {
 	l.input = t.Commands()
 	t.pending = l.eng.Pending
+	t.terms = func() (*session.Enforcer, protocol.Capabilities) { return l.neg.enf, l.neg.honored }
 }
 
 // Close ends the TUI; a failure is reported, as the listener is done by then.
@@ -211,6 +205,14 @@ func (t *tuiOutput) Flush() error {
 			prompts[i] = tui.PromptOf(p)
 		}
 		t.SetPrompts(prompts)
+	}
+	if t.terms != nil {
+		// The status line shows the terms of every acceptance, the first
+		// and each renegotiation's.
+		if enf, honored := t.terms(); enf != nil && enf != t.termsSeen {
+			t.termsSeen = enf
+			t.SetTerms(termsOf(honored))
+		}
 	}
 	return t.Program.Flush()
 }
