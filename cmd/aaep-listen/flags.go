@@ -95,6 +95,11 @@ Typed commands (one per line; N may be left out when one prompt waits):
   details N, ? N              read prompt N in full
   stop, silence               stop speech and drop what waits to be said
                               (prompts and errors are still said)
+  set rate N                  ask the producer for new terms while
+                              listening: at most N events per second,
+  set verbosity V             terse, normal or verbose texts,
+  set lang yo,en              these languages, in order of preference,
+  set include|exclude TYPES   only, or never, these types (agent.tool.*)
   help                        list commands
   quit                        close the subscription and exit
 

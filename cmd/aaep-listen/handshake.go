@@ -78,7 +78,7 @@ func (l *listener) rejected(b []byte, now time.Time) {
 		msg += " It says: " + protocol.Sanitize(m.Message)
 	}
 	if m.RetryAfter != nil {
-		msg += fmt.Sprintf(" It asks you to wait %d seconds before trying again.", *m.RetryAfter)
+		msg += " It asks to be tried again in " + seconds(time.Duration(*m.RetryAfter)*time.Second) + "."
 	}
 	l.say(msg)
 }

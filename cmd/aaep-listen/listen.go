@@ -95,7 +95,7 @@ func listen(ctx context.Context, o *options) error {
 	}
 	l.input = extra.withAnswers(l.input, o.IO.In) // braille answers go the way typed ones go
 
-	conn, err := transport.Dial(ctx, endpoint, transport.Options{SSE: transport.SSEOptions{
+	topts := transport.Options{SSE: transport.SSEOptions{
 		Layout:              layout(o.Layout),
 		Token:               o.Token,
 		SubscriptionRequest: subscriptionRequest(o),
@@ -104,12 +104,13 @@ func listen(ctx context.Context, o *options) error {
 		HTTPClient:          o.TLS.client,
 		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
 		OnDiagnostic:        l.transportProblem,
-	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}})
+	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}}
+	conn, err := transport.Dial(ctx, endpoint, topts)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
-	l.conn = conn
-	defer conn.Close()
+	l.conn = l.retrying(conn, endpoint, topts) // retry.go: subscribe again when a rejection allows it
+	defer l.conn.Close()
 	return l.run(ctx)
 }
 
@@ -192,6 +193,9 @@ func (l *listener) run(ctx context.Context) error {
 			l.eng.Tick(l.o.Now())
 			l.flush()
 		case err := <-recvErr:
+			for len(frames) > 0 { // sent before the error: a rejection, the last events
+				l.handle(<-frames)
+			}
 			l.drainNotes()
 			if errors.Is(err, io.EOF) {
 				l.finish("The producer ended the stream.")

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/producer"
+)
+
+// scriptedProducer is an appendix-B producer that answers the n-th
+// subscription request with answers[n] (the last one for any later
+// request) and serves one stream, written by stream (by default one started
+// and one completed event); it keeps what comes to the replies path.
+type scriptedProducer struct {
+	answers []func(req map[string]any) (status int, body string)
+	stream  func(w io.Writer)
+
+	mu       sync.Mutex
+	requests []map[string]any
+	sent     []string
+	streams  int
+}
+
+func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch r.URL.Path {
+	case producer.PathSubscriptions:
+		var req map[string]any
+		_ = json.Unmarshal(body, &req)
+		answer := p.answers[min(len(p.requests), len(p.answers)-1)]
+		p.requests = append(p.requests, req)
+		status, out := answer(req)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, out)
+	case producer.PathEvents:
+		p.streams++
+		if p.streams > 1 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		if p.stream != nil {
+			p.stream(w)
+			return
+		}
+		for i, typ := range []string{"agent.session.started", "agent.session.completed"} {
+			sseEvent(w, i, typ, "normal", fmt.Sprintf("Event %d of the retried subscription.", i), "")
+		}
+	case producer.PathReplies:
+		p.sent = append(p.sent, string(body))
+		w.WriteHeader(http.StatusAccepted)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// sseEvent writes event i of session sess_t as a Server-Sent Event.
+func sseEvent(w io.Writer, i int, typ, urgency, summary, extra string) {
+	fmt.Fprintf(w, "event: aaep.event\nid: evt_t%d\ndata: {\"@context\":\"https://aaep-protocol.org/context/v1\",\"type\":\"aaep:%s\","+
+		"\"event_id\":\"evt_t%d\",\"session_id\":\"sess_t\",\"sequence_number\":%d,\"timestamp\":\"2026-06-30T14:22:11.342Z\","+
+		"\"urgency\":%q,\"producer\":{\"agent_id\":\"test\"},\"summary_normal\":%q%s}\n\n", i, typ, i, i, urgency, summary, extra)
+}
+
+func (p *scriptedProducer) replies() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.sent...)
+}
+
+func rejection(code, message string, retryAfter int) func(map[string]any) (int, string) {
+	return func(map[string]any) (int, string) {
+		retry := ""
+		if retryAfter >= 0 {
+			retry = fmt.Sprintf(`,"retry_after_seconds":%d`, retryAfter)
+		}
+		return http.StatusBadRequest, fmt.Sprintf(`{"type":"subscription.rejected","reason_code":%q,"reason_message":%q%s}`, code, message, retry)
+	}
+}
+
+func acceptance(map[string]any) (int, string) {
+	return http.StatusOK, `{"type":"subscription.accepted","subscription_id":"sub_retry1","aaep_version":"1.0.0",` +
+		`"producer":{"agent_id":"picky","agent_name":"Picky Agent"},"honored_capabilities":{}}`
+}
+
+// A rejection that says when to retry is retried after that long, with a
+// countdown in whole lines; a prefix clash is retried at once without the
+// clashing extension; then the subscription goes on.
+func TestRejectedThenRetried(t *testing.T) {
+	p := &scriptedProducer{answers: []func(map[string]any) (int, string){
+		rejection("rate_limit", "Too many subscribers right now.", 1),
+		func(req map[string]any) (int, string) {
+			if ext, _ := req["extensions"].(map[string]any); ext["sigrpl"] != nil {
+				return rejection("capabilities_incompatible", "The extension prefix sigrpl is ours and means something else.", -1)(req)
+			}
+			return acceptance(req)
+		},
+	}}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	r := startListener(t, "--plain", "--layout", "spec", srv.URL)
+	r.wait(t)
+	out := r.stdout()
+	want := []string{
+		"The producer refused the subscription: too many subscriptions; try again later.",
+		"Retrying in 1 second.",
+		"Retrying now.",
+		"it cannot meet the requested capabilities.",
+		`clash with ours over the prefix "sigrpl"`,
+		"Subscribed to Picky Agent.",
+		"Event 1 of the retried subscription.",
+	}
+	at := 0
+	for _, w := range want {
+		i := strings.Index(out[at:], w)
+		if i < 0 {
+			t.Fatalf("%q missing, or out of order, in:\n%s\nstderr:\n%s", w, out, r.stderr())
+		}
+		at += i + len(w)
+	}
+	if len(p.requests) != 3 {
+		t.Fatalf("%d subscription requests, want 3", len(p.requests))
+	}
+	if caps := p.requests[2]["capabilities"].(map[string]any); caps["sigrpl"] != nil || p.requests[2]["extensions"] != nil {
+		t.Errorf("the third request still offers sigrpl: %v", p.requests[2])
+	}
+	if p.requests[1]["extensions"] == nil {
+		t.Errorf("the retry after the countdown lost the extensions: %v", p.requests[1])
+	}
+}
+
+// Every reason code, and one no spec knows, gets its sentence; without
+// retry_after_seconds nothing is retried.
+func TestRejectedEveryReason(t *testing.T) {
+	for _, code := range []string{"version_unsupported", "manifest_signature_required", "capabilities_incompatible", "rate_limit",
+		"authentication_required", "authorization_denied", "transport_unavailable", "unknown", "too_sunny_today"} {
+		t.Run(code, func(t *testing.T) {
+			p := &scriptedProducer{answers: []func(map[string]any) (int, string){rejection(code, "Because.", -1)}}
+			srv := httptest.NewServer(p)
+			defer srv.Close()
+			r := startListener(t, "--plain", "--no-sign", "--layout", "spec", srv.URL)
+			r.wait(t)
+			want := "The producer refused the subscription: " + rejectionWords(code) + " It says: Because."
+			if !strings.Contains(r.stdout(), want) {
+				t.Errorf("stdout lacks %q:\n%s", want, r.stdout())
+			}
+			if strings.Contains(r.stdout(), "Retrying") || len(p.requests) != 1 {
+				t.Errorf("retried %d times without retry_after_seconds:\n%s", len(p.requests)-1, r.stdout())
+			}
+		})
+	}
+}
