@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/transport"
@@ -103,5 +106,31 @@ func TestManifestCommandExec(t *testing.T) {
 	code := runManifest(context.Background(), []string{"--exec", exe, "-test.run=^$"}, tio, noEnv)
 	if code != 1 || !strings.Contains(out.String(), "The producer gives no manifest: none in its acceptance") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
+
+// Over stdio the signed manifest comes inline in the acceptance: verified
+// with the producer's key trusted, refused (and the run ended) without.
+func TestRequireSignedManifestStdio(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, dir := manifestKey(t, "EdDSA")
+	private, err := json.Marshal(jose.JSONWebKey{Key: key.Signer, KeyID: key.KID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childProducerEnv, "1")
+	t.Setenv(childManifestKeyEnv, string(private))
+	r := startListener(t, "--plain", "--auto-reply", "reject", "--require-signed-manifest", "--trusted-keys", dir, "--exec", exe, "-test.run=^$")
+	r.waitOutput(t, "The producer's manifest is signed by key "+key.KID+" and verified.")
+	r.waitOutput(t, "Your --auto-reply policy rejects prompt 1")
+	r.wait(t)
+
+	r = startListener(t, "--plain", "--require-signed-manifest", "--trusted-keys", t.TempDir(), "--exec", exe, "-test.run=^$")
+	r.waitOutput(t, "which is not among your trusted keys")
+	if code := r.exitCode(t); code != 1 {
+		t.Fatalf("exit %d\n%s", code, r.stdout())
 	}
 }

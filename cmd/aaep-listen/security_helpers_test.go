@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -18,11 +19,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
+
 	"github.com/aaep-term/aaep-term/producer"
 )
 
-// childProducerEnv makes the test binary a stdio producer (see TestMain).
-const childProducerEnv = "AAEP_LISTEN_TEST_STDIO_PRODUCER"
+// childProducerEnv makes the test binary a stdio producer (see TestMain);
+// childManifestKeyEnv, if set, is the private JWK it signs its manifest with.
+const (
+	childProducerEnv    = "AAEP_LISTEN_TEST_STDIO_PRODUCER"
+	childManifestKeyEnv = "AAEP_LISTEN_TEST_MANIFEST_KEY"
+)
 
 // childProducer serves the "confirm" scenario on standard input and output.
 func childProducer() int {
@@ -34,7 +41,21 @@ func childProducer() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	p := producer.New(producer.Options{Scenarios: all, EndWhenDone: true})
+	opts := producer.Options{Scenarios: all, EndWhenDone: true}
+	if jwk := os.Getenv(childManifestKeyEnv); jwk != "" {
+		var k jose.JSONWebKey
+		if err := k.UnmarshalJSON([]byte(jwk)); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		signer, ok := k.Key.(crypto.Signer)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "%s: not a private key\n", childManifestKeyEnv)
+			return 1
+		}
+		opts.ManifestKey = &producer.ManifestKey{Signer: signer, KID: k.KeyID}
+	}
+	p := producer.New(opts)
 	defer p.Close()
 	if err := p.ServeStdio(context.Background(), os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
