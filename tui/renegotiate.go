@@ -19,7 +19,6 @@ type termsForm struct {
 }
 
 type formField struct {
-	name    string // the field in one word, for messages
 	label   string // what the field is, in words
 	verb    string // the command: "set rate", "set lang"…
 	initial string
@@ -45,11 +44,11 @@ func newTermsForm(t *Terms) *termsForm {
 		rate = strconv.Itoa(t.Rate)
 	}
 	f := &termsForm{fields: []formField{
-		{name: "rate", label: formRate, verb: "set rate", initial: rate},
-		{name: "verbosity", label: formVerbosity, verb: "set verbosity", initial: t.Verbosity},
-		{name: "languages", label: formLanguages, verb: "set lang", initial: strings.Join(t.Languages, ","), list: true},
-		{name: "included types", label: formInclude, verb: "set include", initial: strings.Join(t.Include, ","), list: true},
-		{name: "excluded types", label: formExclude, verb: "set exclude", initial: strings.Join(t.Exclude, ","), list: true},
+		{label: formRate, verb: "set rate", initial: rate},
+		{label: formVerbosity, verb: "set verbosity", initial: t.Verbosity},
+		{label: formLanguages, verb: "set lang", initial: strings.Join(t.Languages, ","), list: true},
+		{label: formInclude, verb: "set include", initial: strings.Join(t.Include, ","), list: true},
+		{label: formExclude, verb: "set exclude", initial: strings.Join(t.Exclude, ","), list: true},
 	}}
 	for i := range f.fields {
 		f.fields[i].input.set(f.fields[i].initial)
@@ -87,15 +86,18 @@ func (f *termsForm) commands() ([]string, error) {
 				f.active = i
 				return nil, fmt.Errorf("the rate must be a whole number of events a second, 1 or more, not %q (a limit cannot be lifted while listening)", v)
 			}
+		case "set verbosity":
+			switch strings.ToLower(v) {
+			case "terse", "normal", "detailed", "verbose":
+			default:
+				f.active = i
+				return nil, fmt.Errorf("the verbosity must be terse, normal or detailed, not %q", v)
+			}
 		case "set lang":
 			if v == "" {
 				f.active = i
 				return nil, fmt.Errorf("give at least one language, such as en")
 			}
-		}
-		if strings.ContainsAny(v, " \t") {
-			f.active = i
-			return nil, fmt.Errorf("the %s must be one word or a list with commas, not %q", fl.name, v)
 		}
 		cmds = append(cmds, strings.TrimSpace(fl.verb+" "+v))
 	}

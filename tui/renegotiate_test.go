@@ -85,7 +85,13 @@ func TestRenegotiateForm(t *testing.T) {
 			want: []string{"set include"}},
 		{name: "list spaces tidied", keys: []string{"up", "up", "up", "y", "o", " ", " ", "e", "n", ","}, want: []string{"set lang yo,en"}},
 		{name: "rate not a number", keys: []string{"x"}, message: `Not sent: the rate must be a whole number of events a second, 1 or more, not "x"`, open: true},
-		{name: "verbosity two words", keys: []string{"tab", "v", " ", "w"}, message: "Not sent: the verbosity must be one word", open: true},
+		{name: "verbosity two words", keys: []string{"tab", "v", " ", "w"}, message: `Not sent: the verbosity must be terse, normal or detailed, not "v w".`, open: true},
+		{name: "verbosity unknown", terms: &Terms{Verbosity: "normal"}, keys: []string{"tab", "ctrl+u", "l", "o", "u", "d"},
+			message: `Not sent: the verbosity must be terse, normal or detailed, not "loud".`, open: true},
+		{name: "verbose is detailed", terms: &Terms{Verbosity: "normal"}, keys: []string{"tab", "ctrl+u", "v", "e", "r", "b", "o", "s", "e"},
+			want: []string{"set verbosity verbose"}},
+		{name: "language list with a space", keys: []string{"tab", "tab", "e", "n", " ", "g", "b"}, want: []string{"set lang en,gb"}},
+		{name: "include with a space inside", keys: []string{"tab", "tab", "tab", "a", "b", "\t", "c"}, want: []string{"set include ab,c"}},
 		{name: "esc cancels", keys: []string{"5", "esc"}, message: "Renegotiation cancelled"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
