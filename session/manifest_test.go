@@ -264,10 +264,10 @@ func TestManifestCheck(t *testing.T) {
 		})
 	}
 	for typ, want := range map[string]bool{
-		"aaep:agent.session.started":                     true,
+		"aaep:agent.session.started":                      true,
 		"https://aaep-protocol.org/types/agent.session.x": true,
-		"aaep:agent.tool.invoked":                        false,
-		"aaep:agent.sessionfoo":                          false,
+		"aaep:agent.tool.invoked":                         false,
+		"aaep:agent.sessionfoo":                           false,
 	} {
 		if m.Emits(typ) != want {
 			t.Errorf("Emits(%q) = %v", typ, !want)
