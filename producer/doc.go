@@ -13,6 +13,10 @@
 //   - WebSocket at /aaep/v1/ws (subprotocol aaep.v1), the subscription
 //     request first, then events and replies both ways on the connection.
 //
+// The manifest is served at /.well-known/aaep-manifest.json; with
+// [Options].ManifestKey it is signed (a JWS, also sent inline in every
+// subscription.accepted), and [Options].ManifestFault spoils it for tests.
+//
 // [Producer.ServeStdio] serves the same exchange as JSON-RPC 2.0 over a
 // process's standard input and output, [Producer.ServeUnix] on a Unix socket
 // made by [ListenUnix].
