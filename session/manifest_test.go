@@ -343,3 +343,36 @@ func TestFind(t *testing.T) {
 		t.Errorf("hanging server: %v", r.Err)
 	}
 }
+
+// BenchmarkVerifyManifest: the cost of checking a signed manifest, which
+// --require-signed-manifest waits for before going on.
+func BenchmarkVerifyManifest(b *testing.B) {
+	for _, alg := range []string{"ES256", "EdDSA"} {
+		b.Run(alg, func(b *testing.B) {
+			k, err := producer.NewManifestKey(alg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			jws, err := producer.SignManifest([]byte(testManifest), k, producer.ManifestHonest)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dir := b.TempDir()
+			pub, _ := json.Marshal(k.PublicJWK())
+			if err := os.WriteFile(filepath.Join(dir, "k.jwk"), pub, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			keys, err := session.LoadManifestKeys(dir, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			now := time.Now()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := session.VerifyManifest(jws, keys, now); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
