@@ -50,6 +50,17 @@ func (c PaceConfig) withDefaults() PaceConfig {
 	return c
 }
 
+// Speaker is implemented by sinks that can tell whether they are still
+// saying the last announcement. A Pacer in front of one waits for it as well
+// as for its own estimate, so a voice slower than the pace cannot build a
+// backlog in the sink.
+type Speaker interface {
+	Speaking() bool
+}
+
+// stillSpeakingPoll is how often a Pacer asks a Speaker again.
+const stillSpeakingPoll = 100 * time.Millisecond
+
 // Canceler is implemented by sinks that can stop what they are saying now.
 type Canceler interface {
 	Cancel() error
@@ -126,9 +137,11 @@ func (p *Pacer) run() {
 	defer close(p.done)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	speaker, _ := p.out.(Speaker)
 	for {
+		speaking := speaker != nil && speaker.Speaking()
 		p.mu.Lock()
-		an, ok, wait := p.core.next(p.cfg.Now())
+		an, ok, wait := p.core.next(p.cfg.Now(), speaking)
 		p.mu.Unlock()
 		if ok {
 			if err := p.out.Announce(an); err != nil && p.cfg.OnError != nil {
@@ -190,10 +203,21 @@ type pacer struct {
 	critUntil time.Time // the same, for critical announcements alone
 	skipped   int       // announcements dropped to keep up, told with the next one
 	folds     map[string]*fold
+
+	// How much slower than estimated the voice really is, learnt from a
+	// Speaker: 1 when it keeps up, up to maxSlow.
+	slow      float64
+	lastStart time.Time     // when the last non-critical announcement was passed on
+	lastEst   time.Duration // its estimate at slow 1
+	watching  bool          // its end has not been measured yet
+	extended  bool          // the Speaker said it was still speaking past the estimate
 }
 
+// maxSlow bounds how much slower than estimated a voice is taken to be.
+const maxSlow = 4.0
+
 func newPacer(cfg PaceConfig) pacer {
-	return pacer{cfg: cfg.withDefaults(), folds: map[string]*fold{}}
+	return pacer{cfg: cfg.withDefaults(), folds: map[string]*fold{}, slow: 1}
 }
 
 // push queues an, arriving at now.
@@ -256,7 +280,8 @@ func times(n int) string {
 
 // next returns the announcement to pass on at now, if any; otherwise how long
 // to wait before asking again (zero or less: until something is pushed).
-func (p *pacer) next(now time.Time) (Announcement, bool, time.Duration) {
+// speaking says the sink is still saying something, whatever the estimate.
+func (p *pacer) next(now time.Time, speaking bool) (Announcement, bool, time.Duration) {
 	if len(p.critical) > 0 {
 		an := p.critical[0]
 		p.critical = p.critical[1:]
@@ -266,10 +291,21 @@ func (p *pacer) next(now time.Time) (Announcement, bool, time.Duration) {
 		}
 		p.critUntil = start.Add(p.speakTime(an.Text))
 		p.busyUntil = p.critUntil // it cut off whatever else was being said
+		// Said at once, it shows how fast the voice is, as any other would.
+		p.watching, p.extended = start.Equal(now), false
+		p.lastStart, p.lastEst = now, SpeakTime(an.Text, p.cfg.WPM)
+		p.collapse(now) // what waits now waits longer
 		return an, true, 0
 	}
 	if len(p.queue) == 0 {
 		return Announcement{}, false, 0
+	}
+	if !now.Before(p.busyUntil) && speaking {
+		// The voice is slower than estimated: count it as busy a while longer.
+		p.busyUntil, p.extended = now.Add(stillSpeakingPoll), true
+	}
+	if !now.Before(p.busyUntil) && p.watching {
+		p.learn(now)
 	}
 	if now.Before(p.busyUntil) {
 		return Announcement{}, false, p.busyUntil.Sub(now)
@@ -277,8 +313,28 @@ func (p *pacer) next(now time.Time) (Announcement, bool, time.Duration) {
 	it := p.queue[0]
 	p.queue = p.queue[1:]
 	an := p.words(it)
+	p.lastEst = SpeakTime(an.Text, p.cfg.WPM)
+	p.lastStart, p.watching, p.extended = now, true, false
 	p.busyUntil = now.Add(p.speakTime(an.Text))
 	return an, true, 0
+}
+
+// learn updates how much slower than estimated the voice is, once the last
+// announcement ended at about now.
+func (p *pacer) learn(now time.Time) {
+	ratio := 0.0
+	switch {
+	case p.extended:
+		ratio = float64(now.Sub(p.lastStart)) / float64(p.lastEst)
+	case now.Sub(p.busyUntil) < 2*stillSpeakingPoll:
+		ratio = 1 // said within the estimate
+	default:
+		p.watching = false
+		return // not watched closely enough to tell
+	}
+	ratio = min(max(ratio, 1), maxSlow)
+	p.slow = 0.6*p.slow + 0.4*ratio
+	p.watching, p.extended = false, false
 }
 
 // words returns the announcement of it with the counts it stands for.
@@ -349,7 +405,7 @@ func (p *pacer) wordsPreview(it item) string {
 // (counted as skipped), the newest one always kept.
 // Announcements about a prompt are kept as they are.
 func (p *pacer) collapse(now time.Time) {
-	if p.lag(now) <= p.cfg.MaxLag {
+	if len(p.queue) == 0 || p.lag(now) <= p.cfg.MaxLag {
 		return
 	}
 	latest := map[string]int{} // kind → index in kept
@@ -394,11 +450,11 @@ func (p *pacer) dropOldest() bool {
 }
 
 // speakTime estimates how long text takes to say at the configured pace,
-// with a short pause after it. Words are separated by spaces; a run of
+// with a short pause after it, as slow as the voice has shown itself to be. Words are separated by spaces; a run of
 // text without spaces (as in Chinese or Japanese) counts a word for every
 // few grapheme clusters.
 func (p *pacer) speakTime(text string) time.Duration {
-	return SpeakTime(text, p.cfg.WPM)
+	return time.Duration(float64(SpeakTime(text, p.cfg.WPM)) * p.slow)
 }
 
 // utterancePause is the silence estimated between two announcements.

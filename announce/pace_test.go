@@ -65,7 +65,7 @@ func TestPacingKeepsUpWithAFloodVirtualClock(t *testing.T) {
 	var out []spoken
 	drain := func(now time.Time) {
 		for {
-			an, ok, _ := p.next(now)
+			an, ok, _ := p.next(now, false)
 			if !ok {
 				return
 			}
@@ -162,14 +162,14 @@ func TestPacerCollapse(t *testing.T) {
 			// Something is being said; the rest queues behind it.
 			p.push(Announcement{Priority: Normal, Kind: "tool", Text: "Using first."}, t0)
 			var got []string
-			if an, ok, _ := p.next(t0); ok {
+			if an, ok, _ := p.next(t0, false); ok {
 				got = append(got, an.Text)
 			}
 			for _, an := range tt.in {
 				p.push(an, t0)
 			}
 			for now := t0; now.Before(t0.Add(time.Minute)); now = now.Add(100 * time.Millisecond) {
-				if an, ok, _ := p.next(now); ok {
+				if an, ok, _ := p.next(now, false); ok {
 					got = append(got, an.Text)
 				}
 			}
@@ -187,18 +187,18 @@ func TestPacerCollapse(t *testing.T) {
 func TestPacerCriticalGoesFirstAndNeverDropped(t *testing.T) {
 	p := newPacer(PaceConfig{MaxLag: time.Second})
 	p.push(Announcement{Priority: Normal, Kind: "output", Text: strings.Repeat("chatter ", 40)}, t0)
-	p.next(t0)
+	p.next(t0, false)
 	for i := 0; i < 50; i++ {
 		p.push(Announcement{Priority: Normal, Kind: "output", Text: "more chatter " + strconv.Itoa(i)}, t0)
 		p.push(Announcement{Priority: Critical, Kind: "errored", Text: "Error " + strconv.Itoa(i)}, t0)
 	}
 	for i := 0; i < 50; i++ {
-		an, ok, _ := p.next(t0)
+		an, ok, _ := p.next(t0, false)
 		if !ok || an.Text != "Error "+strconv.Itoa(i) {
 			t.Fatalf("next %d: %q %v, want the critical error %d", i, an.Text, ok, i)
 		}
 	}
-	if _, ok, wait := p.next(t0); ok || wait <= 0 {
+	if _, ok, wait := p.next(t0, false); ok || wait <= 0 {
 		t.Fatalf("chatter passed on while the errors are said (wait %v)", wait)
 	}
 }
@@ -210,7 +210,7 @@ func TestPacerFoldsRepeatedStates(t *testing.T) {
 		now := t0.Add(at)
 		p.push(Announcement{Priority: Background, Kind: "state", SessionID: "s1", Text: text}, now)
 		for {
-			an, ok, _ := p.next(now.Add(time.Hour)) // never busy: look at folding alone
+			an, ok, _ := p.next(now.Add(time.Hour), false) // never busy: look at folding alone
 			if !ok {
 				break
 			}
@@ -235,11 +235,11 @@ func TestPacerDropsBackgroundWhenAsked(t *testing.T) {
 	p := newPacer(PaceConfig{DropBackground: true})
 	p.push(Announcement{Priority: Background, Kind: "progress", Text: "Progress: 50 percent."}, t0)
 	p.push(Announcement{Priority: Normal, Kind: "tool", Text: "Using search."}, t0)
-	an, ok, _ := p.next(t0)
+	an, ok, _ := p.next(t0, false)
 	if !ok || an.Text != "Using search." {
 		t.Fatalf("got %q, want the normal announcement only", an.Text)
 	}
-	if _, ok, _ := p.next(t0.Add(time.Hour)); ok {
+	if _, ok, _ := p.next(t0.Add(time.Hour), false); ok {
 		t.Fatal("background announcement passed on")
 	}
 }
@@ -342,7 +342,7 @@ func BenchmarkPacerFlood(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		now := t0.Add(time.Duration(i) * time.Millisecond / 2)
 		p.push(events[i%len(events)], now)
-		p.next(now)
+		p.next(now, false)
 	}
 }
 
@@ -372,5 +372,47 @@ func TestPacerCloseSaysWhatIsQueued(t *testing.T) {
 	p.Close()
 	if got := r.texts(); len(got) != 2 || got[1] != "Finished: the task is complete." {
 		t.Fatalf("said %q, want the end of the session too", got)
+	}
+}
+
+// A voice slower than estimated: the pacer waits while the sink says it is
+// still speaking, learns how slow the voice is, and lets critical ones by.
+func TestPacerWaitsForASlowVoice(t *testing.T) {
+	p := newPacer(PaceConfig{WPM: 180})
+	text := "one two three" // 1.3 s at 180 words a minute
+	est := SpeakTime(text, 180)
+	for round := 0; round < 5; round++ {
+		start := t0.Add(time.Duration(round) * time.Minute)
+		p.push(Announcement{Priority: Normal, Kind: "tool", Text: text}, start)
+		p.push(Announcement{Priority: Normal, Kind: "output", Text: "next"}, start)
+		if an, ok, _ := p.next(start, false); !ok || an.Text != text {
+			t.Fatalf("round %d: first not passed on", round)
+		}
+		// Twice as slow as estimated: speaking until 2×est.
+		now := start
+		for ; now.Before(start.Add(2 * est)); now = now.Add(50 * time.Millisecond) {
+			if an, ok, _ := p.next(now, true); ok {
+				t.Fatalf("round %d: %q passed on at %v while the voice still speaks", round, an.Text, now.Sub(start))
+			}
+		}
+		if round == 0 {
+			p.push(Announcement{Priority: Critical, Kind: "errored", Text: "Error."}, now)
+			if an, ok, _ := p.next(now, true); !ok || an.Text != "Error." {
+				t.Fatal("a critical announcement waited for the voice")
+			}
+			now = now.Add(time.Minute / 2)
+		}
+		for ; ; now = now.Add(50 * time.Millisecond) {
+			if an, ok, _ := p.next(now, false); ok {
+				if an.Text != "next" {
+					t.Fatalf("got %q", an.Text)
+				}
+				break
+			}
+		}
+		p.next(now.Add(time.Hour), false) // let it end
+	}
+	if p.slow < 1.5 || p.slow > 2.2 {
+		t.Fatalf("learnt the voice is %.2f times slower, want about 2", p.slow)
 	}
 }

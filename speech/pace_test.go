@@ -63,13 +63,27 @@ var eventNumber = regexp.MustCompile(`event (\d+)`)
 // critical text kills the one being said, as speech-dispatcher does with
 // its synthesizer. The virtual-clock twin is in announce/pace_test.go.
 func TestPacedFloodStaysWithinFiveSecondsRealDaemon(t *testing.T) {
+	pacedFlood(t, 180, 180, 5*time.Second)
+}
+
+// A voice a third slower than the pace the user gave: the Pacer waits for
+// the daemon's end events as well as its own estimate and learns how slow
+// the voice is, so the lag stays bounded (4 to 5.6 s seen here) instead of
+// growing in speech-dispatcher's queue (about 15 s after 10 s of flood
+// when the Pacer cannot hear the end events).
+func TestPacedFloodWithASlowerVoiceRealDaemon(t *testing.T) {
+	pacedFlood(t, 120, 180, 8*time.Second)
+}
+
+// pacedFlood floods a Pacer at pace wpm in front of a voice at voice wpm and
+// fails when a spoken text tells of an event more than bound old.
+func pacedFlood(t *testing.T, voice, wpm int, bound time.Duration) {
 	const (
 		rate          = 2000
 		seconds       = 10
 		criticalEvery = 5000 // an error every 2.5 seconds
-		wpm           = 180
 	)
-	d := speechdtest.StartSpeaking(t, wpm)
+	d := speechdtest.StartSpeaking(t, voice)
 	sink := &Sink{Backend: newBackend(t, d), Timeout: 10 * time.Second}
 	pacer := announce.NewPacer(announce.PaceConfig{WPM: wpm, OnError: func(err error) { t.Errorf("speech: %v", err) }}, sink)
 	defer pacer.Close()
@@ -124,7 +138,7 @@ func TestPacedFloodStaysWithinFiveSecondsRealDaemon(t *testing.T) {
 			errors[n] = true
 		}
 	}
-	if worst > 5*time.Second {
+	if worst > bound {
 		t.Errorf("speech lagged %v behind the events it told of", worst)
 	}
 	for i := criticalEvery - 1; i < total; i += criticalEvery {

@@ -42,6 +42,13 @@ func (s *Sink) Announce(an announce.Announcement) error {
 	return nil
 }
 
+// Speaking reports whether the backend says it is still saying the last
+// announcement; backends that cannot tell say false. A Pacer waits for it.
+func (s *Sink) Speaking() bool {
+	sp, ok := s.Backend.(interface{ Speaking() bool })
+	return ok && sp.Speaking()
+}
+
 // Cancel stops the speech now, as when the user asks for silence.
 func (s *Sink) Cancel() error {
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())

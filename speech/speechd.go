@@ -4,8 +4,10 @@ package speech
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Speechd speaks through speech-dispatcher. It dials lazily and, when the
@@ -18,6 +20,70 @@ type Speechd struct {
 	client   *Client    // nil until dialed or after the connection broke
 	priority Priority
 	lang     string
+
+	state speaking // what the daemon says about the last text; its own lock
+}
+
+// speaking follows the daemon's begin, end and cancel events for the last
+// text sent, so a Pacer can wait for a voice slower than it estimated.
+type speaking struct {
+	mu    sync.Mutex
+	last  string    // message id of the last text sent
+	until time.Time // give up waiting for its end then: an event may never come
+	done  bool      // its end or cancel arrived
+	ended []string  // ids that ended recently, for an end seen before its id
+}
+
+// sent notes the text with message id just sent, of so many words.
+func (sp *speaking) sent(id string, words int) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.last, sp.done = id, slices.Contains(sp.ended, id)
+	// No voice worth using is slower than 100 words a minute.
+	sp.until = time.Now().Add(time.Duration(words)*600*time.Millisecond + 2*time.Second)
+}
+
+// event notes a 702 end or 703 cancel for message id.
+func (sp *speaking) event(id string) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if id == sp.last {
+		sp.done = true
+	}
+	sp.ended = append(sp.ended, id)
+	if len(sp.ended) > 16 {
+		sp.ended = sp.ended[1:]
+	}
+}
+
+func (sp *speaking) reset() {
+	sp.mu.Lock()
+	sp.last, sp.done = "", true
+	sp.mu.Unlock()
+}
+
+// Speaking reports whether the last text sent is still being said, as far as
+// the daemon has told; it is false once that text ended, was cancelled, or
+// has taken far longer than any voice would.
+func (s *Speechd) Speaking() bool {
+	sp := &s.state
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.last != "" && !sp.done && time.Now().Before(sp.until)
+}
+
+// watch follows c's events until the connection ends.
+func (s *Speechd) watch(c *Client) {
+	for {
+		select {
+		case ev := <-c.Events():
+			if (ev.Code == 702 || ev.Code == 703) && len(ev.Lines) > 0 {
+				s.state.event(ev.Lines[0])
+			}
+		case <-c.done:
+			return
+		}
+	}
 }
 
 // NewSpeechd returns a backend for the daemon at addr, checking that it answers.
@@ -43,7 +109,13 @@ func (s *Speechd) connect(ctx context.Context) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.Command(ctx, "SET SELF NOTIFICATION END on"); err == nil {
+		if err := c.Command(ctx, "SET SELF NOTIFICATION CANCEL on"); err == nil {
+			go s.watch(c)
+		}
+	}
 	s.client, s.priority, s.lang = c, "", ""
+	s.state.reset()
 	return c, nil
 }
 
@@ -89,8 +161,12 @@ func (s *Speechd) speak(ctx context.Context, u Utterance) error {
 		}
 		s.lang = lang
 	}
-	if _, err := c.Speak(ctx, u.Text); err != nil {
+	id, err := c.Speak(ctx, u.Text)
+	if err != nil {
 		return err
+	}
+	if id != "" {
+		s.state.sent(id, len(strings.Fields(u.Text)))
 	}
 	return nil
 }
@@ -106,6 +182,7 @@ func (s *Speechd) Cancel(ctx context.Context) error {
 		s.drop()
 		return err
 	}
+	s.state.reset()
 	return nil
 }
 
