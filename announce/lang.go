@@ -247,6 +247,7 @@ func (a *Announcer) noteLanguage(d session.Delivery, lang string) {
 	a.langNoted[d.Event.SessionID] = true
 	an := a.base(d, "language", fmt.Sprintf("Note: this session is in %s, which is not among your languages (%s); it is read as written.",
 		protocol.Sanitize(lang), protocol.Sanitize(strings.Join(a.cfg.Languages, ", "))))
-	an.Priority, an.Event, an.Prompt, an.Lang, an.RTL = Normal, nil, nil, "", false
+	// Our own words, in English: a voice left in the event's language would garble them.
+	an.Priority, an.Event, an.Prompt, an.Lang, an.RTL = Normal, nil, nil, "en", false
 	a.emit(an)
 }

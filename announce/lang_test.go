@@ -106,7 +106,7 @@ func TestLanguagesYorubaArabicHebrew(t *testing.T) {
 	wants := []want{
 		{"yo", "Mo ń ṣírò àbáwọn owó ìfẹ̀hìntì."},
 		{"en", "Waiting for the bank."},
-		{"", "Note: this session is in ar-SA, which is not among your languages (yo-NG, en); it is read as written."},
+		{"en", "Note: this session is in ar-SA, which is not among your languages (yo-NG, en); it is read as written."},
 		{"ar-SA", "بدأ المساعد في تحويل الأموال."},
 		{"ar-SA", "في انتظار البنك."},
 		{"yo-NG", "Finished: Iṣẹ́ náà ti parí."},
