@@ -129,12 +129,13 @@ type rejection struct {
 	status int
 	code   string
 	text   string
+	retry  *int // retry_after_seconds, when the subscriber may try again
 }
 
 func (e *rejection) Error() string { return e.code + ": " + e.text }
 
 func reject(status int, code, format string, args ...any) *rejection {
-	return &rejection{status, code, fmt.Sprintf(format, args...)}
+	return &rejection{status, code, fmt.Sprintf(format, args...), nil}
 }
 
 func (p *Producer) handleSubscribe(w http.ResponseWriter, r *http.Request) {
@@ -182,6 +183,9 @@ func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, 
 		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`)
 	case m[1] != "1":
 		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version)
+	}
+	if rej := p.refusal(); rej != nil { // Options.Refuse (refuse.go)
+		return nil, nil, rej
 	}
 	subscriber, _ := stringField(req, "subscriber_id")
 	if subscriber == "" || len(subscriber) > 256 {
@@ -251,7 +255,7 @@ func (p *Producer) addSubscription(sub *subscription) *rejection {
 			}
 		}
 		if idle == nil {
-			return &rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions"}
+			return &rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions", nil}
 		}
 		delete(p.subs, idle.id)
 		close(idle.closed)
@@ -366,12 +370,16 @@ func (p *Producer) writeRejection(w http.ResponseWriter, rej *rejection) {
 }
 
 // message is the subscription.rejected message.
-func (e *rejection) message() map[string]string {
-	return map[string]string{
+func (e *rejection) message() map[string]any {
+	m := map[string]any{
 		"type":           protocol.TypeSubscriptionRejected,
 		"reason_code":    e.code,
 		"reason_message": e.text,
 	}
+	if e.retry != nil {
+		m["retry_after_seconds"] = *e.retry
+	}
+	return m
 }
 
 func (p *Producer) handleSpecStream(w http.ResponseWriter, r *http.Request) {
@@ -658,6 +666,7 @@ func (p *Producer) dropSubscription(sub *subscription) bool {
 	}
 	delete(p.subs, sub.id)
 	close(sub.closed)
+	p.subscribersGoneLocked()
 	return true
 }
 

@@ -78,6 +78,9 @@ type Options struct {
 	// ManifestKey, if not nil, signs the manifest: it is served as a JWS
 	// and sent inline in subscription.accepted (manifest.go).
 	ManifestKey *ManifestKey
+	// Refuse, if not nil, rejects subscription requests as it says
+	// (refuse.go), for tests and demonstrations of rejections.
+	Refuse *Refusal
 	// ManifestFault spoils the manifest for tests; zero is honest.
 	ManifestFault ManifestFault
 }
@@ -497,8 +500,9 @@ type prompt struct {
 	kinds    []string  // clarification: accepted response kinds
 	choices  []choice  // clarification: offered answers
 	settled  chan struct{}
-	outcome  Outcome // valid once settled is closed
-	label    string  // clarification: how the answer reads
+	gone     chan struct{} // closed when no subscriber is left to answer (close.go)
+	outcome  Outcome       // valid once settled is closed
+	label    string        // clarification: how the answer reads
 }
 
 // open registers a prompt for ev, issued at at with token.
@@ -509,7 +513,7 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *pro
 	pr := &prompt{
 		token: token, typ: ev.Type, scenario: s.sc.Name, session: s.id,
 		expires: at.Add(time.Duration(secs) * time.Second),
-		settled: make(chan struct{}),
+		settled: make(chan struct{}), gone: make(chan struct{}),
 	}
 	if ev.Type == protocol.TypeAwaitingConfirmation {
 		pr.allowed, _ = allowedReplies(ev)
@@ -571,6 +575,9 @@ func (p *Producer) wait(ctx context.Context, pr *prompt, def Outcome, defLabel s
 	select {
 	case <-pr.settled:
 	case <-t.C:
+		def.Resolution = TimedOut
+		p.settle(pr, def, defLabel)
+	case <-pr.gone: // the subscriber closed: as if the time had run out (spec §5.8.2)
 		def.Resolution = TimedOut
 		p.settle(pr, def, defLabel)
 	case <-ctx.Done():

@@ -27,6 +27,8 @@ type negotiation struct {
 	enf       *session.Enforcer // nil until the producer accepts
 	// pending is the renegotiation waiting for its answer, nil when none.
 	pending *protocol.Capabilities
+	// said are the differences from the request already told the user.
+	said map[string]bool
 	// end, when not empty, says why the subscription must end now; the
 	// run closes it and stops.
 	end string
@@ -57,10 +59,19 @@ func (l *listener) adopt(b []byte, now time.Time) {
 		broken = append(broken, v.Message)
 	}
 	if renegotiated {
-		l.say("The producer accepted the new terms.")
+		msg := "The producer accepted the new terms."
+		if m.NegotiationNotes != "" {
+			msg += " The producer notes: " + protocol.Sanitize(m.NegotiationNotes)
+		}
+		l.say(msg)
 	}
+	said := n.said
+	n.said = map[string]bool{}
 	for _, c := range session.Changes(n.requested, n.honored) {
-		l.say(c)
+		n.said[c] = true
+		if !said[c] { // a renegotiation repeats only what is new
+			l.say(c)
+		}
 	}
 	old := n.enf
 	n.enf = session.NewEnforcer(n.requested, n.honored)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -94,14 +96,78 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 			if !strings.Contains(out, "default decision applies") && !strings.Contains(out, "The default decision applies") {
 				t.Errorf("the waiting question's default is not announced:\n%s", out)
 			}
-			outs := p.Outcomes()
-			if len(outs) == 0 || outs[0].Resolution != producer.Accepted {
-				t.Errorf("producer outcomes %+v", outs)
+			outs := waitOutcomes(t, p, 2)
+			if outs[0].Resolution != producer.Accepted || outs[1].Resolution != producer.TimedOut {
+				t.Errorf("producer outcomes %+v, want the confirmation accepted and the question's default applied on close", outs)
 			}
 			if strings.Contains(r.stderr(), "breaks the negotiation rules") {
 				t.Errorf("the producer's honest terms were called broken:\n%s", r.stderr())
 			}
 		})
+	}
+}
+
+// waitOutcomes waits until p has settled n prompts.
+func waitOutcomes(t *testing.T, p *producer.Producer, n int) []producer.Outcome {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		outs := p.Outcomes()
+		if len(outs) >= n {
+			return outs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the producer settled %d prompts, want %d: %+v", len(outs), n, outs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// SIGTERM closes the subscription like quit: the producer is told, and
+// applies the default decision of the confirmation still waiting; the
+// listener announces that default.
+func TestSIGTERMClosesSubscription(t *testing.T) {
+	var log logBook
+	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Logf: log.logf})
+	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+producer.PathWebSocket)
+	r.waitOutput(t, "Confirmation needed, prompt 1")
+	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r.wait(t)
+	log.waitFor(t, "closed")
+	if outs := waitOutcomes(t, p, 1); outs[0].Resolution != producer.TimedOut || outs[0].Decision != "reject" {
+		t.Errorf("producer outcomes %+v, want the default reject applied", outs)
+	}
+	if out := r.stdout(); !strings.Contains(out, "The default decision applies: reject") {
+		t.Errorf("the default is not announced:\n%s", out)
+	}
+}
+
+// Over stdio (a producer the listener starts): renegotiation is
+// aaep.renegotiate, and quit sends aaep.close, after which the waiting
+// confirmation is announced with its default.
+func TestRenegotiateAndCloseStdio(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childProducerEnv, "1")
+	r := startListener(t, "--plain", "--no-sign", "--rate", "50", "--exec", exe, "-test.run=^$")
+	r.waitOutput(t, "Confirmation needed, prompt 1")
+	fmt.Fprintln(r.stdin, "set verbosity verbose")
+	r.waitOutput(t, "The producer accepted the new terms.")
+	r.waitOutput(t, "The producer notes: Events are written at normal verbosity only.")
+	fmt.Fprintln(r.stdin, "quit")
+	r.wait(t)
+	if out := r.stdout(); !strings.Contains(out, "The default decision applies: reject") {
+		t.Errorf("the default is not announced:\n%s", out)
+	}
+	if n := strings.Count(r.stdout(), "Producer cuts streamed output"); n != 1 {
+		t.Errorf("a difference already told was told %d times:\n%s", n, r.stdout())
+	}
+	if strings.Contains(r.stderr(), "Could not tell the producer") {
+		t.Errorf("the close did not go out:\n%s", r.stderr())
 	}
 }
 

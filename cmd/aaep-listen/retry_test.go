@@ -158,3 +158,15 @@ func TestRejectedEveryReason(t *testing.T) {
 		})
 	}
 }
+
+// Over WebSocket, against the real producer told to refuse once with
+// retry_after_seconds: the countdown, then the subscription and its events.
+func TestRejectedThenRetriedWebSocket(t *testing.T) {
+	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy"), Refuse: &producer.Refusal{Code: "rate_limit", RetryAfter: 1, Times: 1}})
+	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+producer.PathWebSocket)
+	r.waitOutput(t, "too many subscriptions; try again later.")
+	r.waitOutput(t, "Retrying in 1 second.")
+	r.waitOutput(t, "Retrying now.")
+	r.waitOutput(t, "Subscribed to Demo Assistant.")
+	r.wait(t)
+}
