@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -8,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/term"
 )
 
 // stats writes the golden figures, in words and as JSON, for captures that
@@ -150,6 +153,95 @@ func received(t *testing.T, path string) []string {
 		}
 		if !rec.Note && rec.Dir == capture.In && !rec.IsText() {
 			out = append(out, string(rec.Msg))
+		}
+	}
+}
+
+// play steered by typed commands: start paused, step, jump to critical
+// events both ways, seek, mark, change speed, refuse a bad command, then
+// play to the end. The whole transcript is a golden file: seeks forward say
+// nothing of what they skip, and a jump back replays from a fresh engine.
+func TestPlaySteered(t *testing.T) {
+	tio, in, out, errOut := term.Test()
+	in.WriteString(strings.Join([]string{
+		"step", "where", "next critical", "previous critical", "next critical", "next critical",
+		"seek 0:00.5", "mark", "seek +0.2s", "previous mark", "speed 2", "speed", "frobnicate",
+		"next", "seek -1m", "pm", "nm", "step", "help", "pause", "speed 0", "resume",
+	}, "\n") + "\n")
+	code := run(context.Background(), []string{"play", "--paused", "--speed", "0", corpus + "clean.aaep"}, tio)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	golden(t, "testdata/clean.steered.txt", out.String())
+	if strings.ContainsRune(out.String(), 0x1b) {
+		t.Error("escape sequence in plain output")
+	}
+}
+
+func TestParseCommand(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want command
+		bad  bool
+	}{
+		{in: "pause", want: command{verb: cmdPause}},
+		{in: " P ", want: command{verb: cmdPause}},
+		{in: "resume", want: command{verb: cmdResume}},
+		{in: "step", want: command{verb: cmdStep}},
+		{in: "seek 1m30s", want: command{verb: cmdSeek, at: 90 * time.Second}},
+		{in: "seek 1:30", want: command{verb: cmdSeek, at: 90 * time.Second}},
+		{in: "seek 1:02:03.5", want: command{verb: cmdSeek, at: 3723500 * time.Millisecond}},
+		{in: "seek 45", want: command{verb: cmdSeek, at: 45 * time.Second}},
+		{in: "seek -10s", want: command{verb: cmdSeek, at: -10 * time.Second, relative: true}},
+		{in: "seek + 10s", want: command{verb: cmdSeek, at: 10 * time.Second, relative: true}},
+		{in: "next critical", want: command{verb: cmdNext, critical: true}},
+		{in: "next", want: command{verb: cmdNext, critical: true}},
+		{in: "previous mark", want: command{verb: cmdPrevious}},
+		{in: "nc", want: command{verb: cmdNext, critical: true}},
+		{in: "speed 2", want: command{verb: cmdSpeed, speed: 2}},
+		{in: "speed 0.5x", want: command{verb: cmdSpeed, speed: 0.5}},
+		{in: "speed", want: command{verb: cmdSpeed, speed: -1}},
+		{in: "quit", want: command{verb: cmdQuit}},
+		{in: "", bad: true},
+		{in: "seek", bad: true},
+		{in: "seek 1:75", bad: true},
+		{in: "seek soon", bad: true},
+		{in: "speed -1", bad: true},
+		{in: "speed fast", bad: true},
+		{in: "speed NaN", bad: true},
+		{in: "pause now", bad: true},
+		{in: "next door", bad: true},
+		{in: "accept 1", bad: true},
+	} {
+		got, err := parseCommand(tt.in)
+		if (err != nil) != tt.bad || (!tt.bad && got != tt.want) {
+			t.Errorf("parseCommand(%q) = %+v, %v", tt.in, got, err)
+		}
+	}
+}
+
+func FuzzParseCommand(f *testing.F) {
+	for _, s := range []string{"seek 1:30", "seek -10s", "speed 2", "next critical", "pm", "seek 99999999999999:00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := parseCommand(s)
+		if err != nil {
+			return
+		}
+		if c.verb == cmdSpeed && c.speed > 1000 {
+			t.Errorf("%q: speed %v", s, c.speed)
+		}
+		_ = clock(c.at)
+	})
+}
+
+func TestClock(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		0: "0:00.0", 1500 * time.Millisecond: "0:01.5", 90 * time.Second: "1:30.0", -2 * time.Second: "-0:02.0", time.Hour: "60:00.0",
+	} {
+		if got := clock(d); got != want {
+			t.Errorf("clock(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -8,26 +8,40 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
-const playUsage = `Usage: aaep-replay play [--speed X] [--idle-limit D] [--json] [--verbosity V] FILE
+const playUsage = `Usage: aaep-replay play [--speed X] [--idle-limit D] [--json | --tui] [--verbosity V]
+                        [--speech S] [--braille B] [--interactive] [--paused] FILE
 
 Announces a capture as aaep-listen would have announced it live: the same
 session engine (duplicates, order, lifecycle, prompts) and the same words,
-one plain line per announcement. Prompts are shown but never answered; what
+one plain line per announcement (--json: one JSON record each; --tui: the
+debug view of aaep-listen). --speech and --braille add the same speech and
+braille outputs as aaep-listen. Prompts are shown but never answered; what
 the recorded subscriber sent is read out as such.
 
 Pacing follows the recorded receive times (or, for plain JSON lines, the
 events' timestamps): --speed 1 is real time, 2 twice as fast, 0.5 half as
 fast, 0 as fast as possible. No pause is longer than --idle-limit.
+
+When standard input is a terminal (or with --interactive, --paused or
+--tui), playing is steered by typed commands, one per line (in the TUI,
+through its command key, :):
+  pause, resume, step         stop, go on, play one message
+  seek 1m30s, seek -10s       go to a time, or move from here
+  next critical, previous critical, next mark, previous mark, mark
+  speed 2                     change the speed while playing
+  where, help, quit
 
 Flags:
 `
@@ -41,15 +55,36 @@ type output interface {
 }
 
 type player struct {
-	out  output
-	ann  *announce.Announcer
-	eng  *session.Engine
-	dec  protocol.Decoder
-	errs io.Writer
+	out    output
+	sinks  []announce.Sink // out, then any speech or braille output
+	annCfg announce.Config
+	ann    *announce.Announcer
+	eng    *session.Engine
+	dec    protocol.Decoder
+	errs   io.Writer
+	// muted drops what the engine delivers and what the player would say,
+	// while a seek fast-forwards.
+	muted bool
 }
 
-func (p *player) Deliver(d session.Delivery)    { p.ann.Deliver(d) }
-func (p *player) Diagnose(d session.Diagnostic) { p.ann.Diagnose(d) }
+func (p *player) Deliver(d session.Delivery) {
+	if !p.muted {
+		p.ann.Deliver(d)
+	}
+}
+
+func (p *player) Diagnose(d session.Diagnostic) {
+	if !p.muted {
+		p.ann.Diagnose(d)
+	}
+}
+
+// reset starts the engine and the announcer afresh, as at the start of the
+// capture; the outputs stay.
+func (p *player) reset() {
+	p.ann = announce.New(p.annCfg, p.sinks...)
+	p.eng = session.New(session.Config{}, p)
+}
 
 func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
@@ -57,6 +92,11 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	idle := fs.Duration("idle-limit", 3*time.Second, "longest pause between two messages, whatever was recorded")
 	asJSON := fs.Bool("json", false, "write one JSON record per announcement and diagnostic instead of lines")
 	verbosity := fs.String("verbosity", "normal", "how much to say: terse, normal or detailed")
+	interactive := fs.Bool("interactive", false, "read commands (pause, step, seek …) from standard input even when it is not a terminal")
+	paused := fs.Bool("paused", false, "start paused, waiting for a command (implies --interactive)")
+	useTUI := fs.Bool("tui", false, "play in the debug view of aaep-listen (needs a terminal)")
+	so := outputs.Options{ClientName: "user:aaep-replay:main", Getenv: os.Getenv}
+	outputs.AddFlags(fs, &so)
 	files, err := parse(fs, args, playUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
@@ -67,15 +107,48 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err := checkVerbosity(*verbosity); err != nil {
 		return exitUnreadable, err
 	}
+	if err := so.Check(); err != nil {
+		return exitUnreadable, usagef("%v", err)
+	}
+	if *useTUI && *asJSON {
+		return exitUnreadable, usagef("--tui and --json cannot be combined")
+	}
+	if *useTUI && (!tio.InTTY || !tio.OutTTY) {
+		return exitUnreadable, usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
+	}
 	rd, err := openOne(files, "play")
 	if err != nil {
 		return exitUnreadable, err
 	}
 	defer rd.Close()
 	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity)
-	if err := p.play(ctx, rd, *speed, *idle); err != nil {
+	var cmds <-chan string
+	if *useTUI {
+		prog := startPlayTUI(tio, files[0])
+		defer prog.Close()
+		p.out, cmds = prog, prog.Commands()
+		p.sinks = []announce.Sink{prog}
+	}
+	outs := outputs.Open(ctx, so, func(s string) { p.say(time.Now(), s); p.flush() })
+	defer outs.Close()
+	p.sinks = append(p.sinks, outs.List...)
+	p.reset()
+	if !*useTUI && (*interactive || *paused || tio.InTTY) {
+		cmds = readCommands(tio.In)
+	}
+	if cmds == nil {
+		if err := p.play(ctx, rd, *speed, *idle); err != nil {
+			return exitUnreadable, err
+		}
+		return exitOK, nil
+	}
+	st, err := loadSteered(p, rd)
+	if err != nil {
 		return exitUnreadable, err
 	}
+	st.speed, st.idle, st.paused, st.cmds = *speed, *idle, *paused, cmds
+	st.stay = *useTUI || tio.InTTY
+	st.run(ctx)
 	return exitOK, nil
 }
 
@@ -88,8 +161,9 @@ func newPlayer(w, errs io.Writer, asJSON bool, verbosity string) *player {
 	} else {
 		p.out = line.NewWriter(w, errs, line.WriterOptions{Location: time.UTC})
 	}
-	p.ann = announce.New(announce.Config{Verbosity: verbosity, OnError: p.sinkFailed}, p.out)
-	p.eng = session.New(session.Config{}, p)
+	p.annCfg = announce.Config{Verbosity: verbosity, OnError: p.sinkFailed}
+	p.sinks = []announce.Sink{p.out}
+	p.reset()
 	return p
 }
 
@@ -240,6 +314,9 @@ func (p *player) finish(now time.Time, why string) {
 }
 
 func (p *player) say(now time.Time, s string) {
+	if p.muted {
+		return
+	}
 	if err := p.out.Say(now, s); err != nil {
 		p.sinkFailed(err)
 	}

@@ -1,0 +1,151 @@
+// Package outputs opens the speech and braille outputs an announcer can
+// write to besides the terminal, each behind a Pacer, as one set to close.
+package outputs
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/braille"
+	"github.com/aaep-term/aaep-term/speech"
+)
+
+// Options choose the outputs.
+type Options struct {
+	Speech     string // auto, speechd, espeak, say, sapi or off ("" is off)
+	Braille    string // auto or off ("" is off)
+	BrlAPIHost string // "" means BRLAPI_HOST, else ":0"
+	// ClientName names the program to speech-dispatcher, e.g. "user:aaep-replay:main".
+	ClientName string
+	Pace       announce.PaceConfig
+	Getenv     func(string) string // nil: no environment
+}
+
+// AddFlags defines --speech, --braille and --brlapi-host on fs.
+func AddFlags(fs *flag.FlagSet, o *Options) {
+	fs.StringVar(&o.Speech, "speech", "off", "speak announcements: auto, speechd, espeak, say (macOS), sapi (Windows) or off")
+	fs.StringVar(&o.Braille, "braille", "off", "show announcements on a braille display through BRLTTY: auto or off")
+	fs.StringVar(&o.BrlAPIHost, "brlapi-host", "", "BrlAPI `HOST` of BRLTTY, as in BRLAPI_HOST (default :0)")
+}
+
+// Check refuses unknown values before anything starts.
+func (o Options) Check() error {
+	switch o.Speech {
+	case "auto", "speechd", "espeak", "say", "sapi", "off", "":
+	default:
+		return fmt.Errorf("--speech %q: want auto, speechd, espeak, say, sapi or off", o.Speech)
+	}
+	switch o.Braille {
+	case "auto", "off", "":
+	default:
+		return fmt.Errorf("--braille %q: want auto or off", o.Braille)
+	}
+	return nil
+}
+
+// Set is the outputs that were started; any of them may be missing.
+type Set struct {
+	// List is the sinks to give the announcer.
+	List []announce.Sink
+	// Answers carries "accept N" and "reject N" from the braille display's
+	// routing keys; nil without a display.
+	Answers <-chan string
+	closers []func() error
+}
+
+// Open starts the outputs o asks for. What was chosen, and a missing
+// service, are told in one line each through note; the others go on.
+func Open(ctx context.Context, o Options, note func(string)) *Set {
+	s := &Set{}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	if o.Speech != "" && o.Speech != "off" {
+		b, msg, err := speech.Open(ctx, o.Speech, o.ClientName, speech.Env{Getenv: getenv})
+		switch {
+		case err != nil:
+			note(fmt.Sprintf("No speech: %v.", err))
+		case b == nil:
+			note(msg + ".")
+		default:
+			note(msg + ".")
+			sp := &speech.Sink{Backend: b}
+			s.addPaced(o.Pace, sp, func(err error) { note(err.Error() + ".") })
+			s.closers = append(s.closers, sp.Close)
+		}
+	}
+	if o.Braille == "auto" {
+		bo := braille.OptionsFromEnv(getenv)
+		if o.BrlAPIHost != "" {
+			bo.Host = o.BrlAPIHost
+		}
+		if err := s.openBraille(ctx, bo, o.Pace, note); err != nil {
+			note(fmt.Sprintf("No braille: %v.", err))
+		} else {
+			note("braille: BRLTTY display.")
+		}
+	}
+	return s
+}
+
+func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.PaceConfig, note func(string)) error {
+	dctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	c, err := braille.Dial(dctx, o)
+	if err != nil {
+		return err
+	}
+	answers := make(chan string, 8)
+	bs, err := braille.NewSink(dctx, c, braille.Config{OnError: Once(note, "The braille display stopped"),
+		Redial:      func(ctx context.Context) (*braille.Client, error) { return braille.Dial(ctx, o) }, // when BRLTTY restarts
+		OnReconnect: func() { note("The braille display is back.") },
+		OnAnswer: func(n int, accept bool) {
+			word := "reject"
+			if accept {
+				word = "accept"
+			}
+			select {
+			case answers <- fmt.Sprintf("%s %d", word, n):
+			default: // nobody reads answers fast enough: the key press is dropped
+			}
+		}})
+	if err != nil {
+		c.Close()
+		return err
+	}
+	s.Answers = answers
+	s.addPaced(pc, bs, nil)
+	s.closers = append(s.closers, bs.Close, c.Close)
+	return nil
+}
+
+// addPaced adds out behind a Pacer, so it is told no faster than it can be
+// taken in; the Pacer stops before out is closed.
+func (s *Set) addPaced(pc announce.PaceConfig, out announce.Sink, onError func(error)) {
+	pc.OnError = onError
+	p := announce.NewPacer(pc, out)
+	s.List = append(s.List, p)
+	s.closers = append(s.closers, p.Close)
+}
+
+// Close stops the outputs, in the order they were started.
+func (s *Set) Close() error {
+	for _, c := range s.closers {
+		_ = c() // each output has told its own failures
+	}
+	return nil
+}
+
+// Once returns an error handler that tells the user about the first error
+// only, from any goroutine, so a failing service makes one line, not a flood.
+func Once(note func(string), what string) func(error) {
+	var o sync.Once
+	return func(err error) {
+		o.Do(func() { note(fmt.Sprintf("%s: %v. Other outputs go on.", what, err)) })
+	}
+}
