@@ -442,8 +442,9 @@ func (m *Model) follow() {
 
 // listHeight is how many rows the list gets.
 func (m *Model) listHeight() int {
-	h := m.height - 2 - len(m.connectionLines()) // status and message lines
-	h -= 1                                       // footer
+	h := m.height - 1 - len(m.connectionLines()) // status rows
+	h -= len(m.wrapRows(m.message, maxMessageRows))
+	h -= 1 // footer
 	h -= m.promptLines()
 	if m.showDetail {
 		h -= m.detailHeight()
@@ -455,14 +456,8 @@ func (m *Model) promptLines() int {
 	if len(m.prompts) == 0 {
 		return 0
 	}
-	n := 2
-	if len(m.prompts) > 1 {
-		n++
-	}
-	if m.promptDetail {
-		n += min(len(m.prompts[0].Details), max(m.height/4, 1))
-	}
-	return n
+	head, rest := m.promptRows()
+	return len(head) + len(rest)
 }
 
 func (m *Model) detailHeight() int { return max(m.height/3, 4) }

@@ -59,7 +59,7 @@ func (m *Model) View() string {
 	if m.showDetail {
 		lines = append(lines, m.fit(m.detailView(), m.detailHeight())...)
 	}
-	lines = append(lines, m.truncate(m.message))
+	lines = append(lines, m.wrapRows(m.message, maxMessageRows)...)
 	switch {
 	case m.mode == modeAnswer && m.clar.widget() == widgetYesNo:
 		label := m.clar.answerLabel()
@@ -112,23 +112,57 @@ func (m *Model) statusLine() string {
 	return s
 }
 
+// promptView draws the first prompt waiting: its headline, wrapped so the
+// risk, default and time left are never cut off, the keys, the details when
+// asked for, and the other prompts waiting.
 func (m *Model) promptView() []string {
-	p := &m.prompts[0]
-	lines := []string{
-		m.styles.Title.Render(m.truncate(p.headline(m.opts.Now()))),
-		m.truncate(p.keysLine()),
+	head, rest := m.promptRows()
+	lines := make([]string, 0, len(head)+len(rest))
+	for _, h := range head {
+		lines = append(lines, m.styles.Title.Render(h))
 	}
+	return append(lines, rest...)
+}
+
+// promptRows are the prompt's rows unstyled: the headline's, then the rest.
+func (m *Model) promptRows() (head, rest []string) {
+	p := &m.prompts[0]
+	head = m.wrapRows(p.headline(m.opts.Now()), maxPromptRows)
+	rest = m.wrapRows(p.keysLine(), maxPromptRows)
 	if m.promptDetail {
-		lines = append(lines, m.fit(p.Details, min(len(p.Details), max(m.height/4, 1)))...)
+		rest = append(rest, m.fit(p.Details, min(len(p.Details), max(m.height/4, 1)))...)
 	}
 	if len(m.prompts) > 1 {
 		var more []string
 		for _, q := range m.prompts[1:] {
 			more = append(more, fmt.Sprintf("%d (%s)", q.Number, oneLine(q.Topic)))
 		}
-		lines = append(lines, m.truncate("Also waiting: "+strings.Join(more, ", ")))
+		rest = append(rest, m.truncate("Also waiting: "+strings.Join(more, ", ")))
 	}
-	return lines
+	return head, rest
+}
+
+// Rows at most for a prompt's headline, its keys and the message line.
+const (
+	maxPromptRows  = 3
+	maxMessageRows = 2
+)
+
+// wrapRows wraps s between words to the screen's width in at most n rows;
+// the last is cut with … when more would be needed.
+func (m *Model) wrapRows(s string, n int) []string {
+	if ansi.StringWidth(s) <= m.width {
+		return []string{s}
+	}
+	rows := strings.Split(ansi.Wordwrap(s, m.width, ""), "\n")
+	if len(rows) > n {
+		rows[n-1] = strings.Join(rows[n-1:], " ")
+		rows = rows[:n]
+	}
+	for i := range rows {
+		rows[i] = m.truncate(rows[i])
+	}
+	return rows
 }
 
 // listView draws n rows around the selection and returns the selected row.

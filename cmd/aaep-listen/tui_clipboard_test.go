@@ -24,7 +24,9 @@ func TestTUICopyFollowsTmuxSetClipboard(t *testing.T) {
 				" && NO_COLOR=1 TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --demo-scenarios confirm")
 			waitFor(t, tt0.screen, "CONFIRMATION NEEDED, prompt 1", 30*time.Second)
 			tt0.keys("C", "y") // the confirmation event itself
-			s := waitFor(t, tt0.screen, tt.want, 10*time.Second)
+			// A long message wraps onto a second row: read the words.
+			joined := func() string { return strings.Join(strings.Fields(tt0.screen()), " ") }
+			s := waitFor(t, joined, tt.want, 10*time.Second)
 			files, _ := filepath.Glob(filepath.Join(dir, "aaep-event-*.json"))
 			if tt.option == "on" {
 				if !strings.Contains(s, "to the clipboard through tmux.") {

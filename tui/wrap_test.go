@@ -1,0 +1,50 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// On a narrow screen the prompt's headline wraps instead of losing its
+// risk, default and time left, and a long message takes a second row; the
+// frame still fills the screen exactly.
+func TestNarrowScreenWrapsPromptAndMessage(t *testing.T) {
+	m := New(testOptions(t.TempDir(), &recorder{}))
+	m.cur = &cursorPos{}
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 24})
+	m.Update(ItemsMsg(testItems(40)))
+	p := confirmPrompt()
+	p[0].Topic = "Transfer 86.40 euros from the checking account ending in 4411 to Lisbon Energy"
+	m.Update(p)
+	m.message = "Answering prompt 3 with a choice: up and down choose, a digit picks by number, enter answers; esc cancels."
+	lines := strings.Split(m.View(), "\n")
+	if len(lines) != 24 {
+		t.Fatalf("%d lines on a 24-line screen:\n%s", len(lines), strings.Join(lines, "\n"))
+	}
+	screen := strings.Join(lines, "\n")
+	for _, l := range lines {
+		if w := len([]rune(l)); w > 60 {
+			t.Errorf("line wider than the screen (%d): %q", w, l)
+		}
+	}
+	joined := strings.Join(strings.Fields(screen), " ")
+	for _, want := range []string{
+		"CONFIRMATION NEEDED, prompt 1 from Demo: Transfer 86.40 euros from the checking account ending in 4411 to Lisbon Energy. Risk high. Default reject, 1m0s left.",
+		"enter answers; esc cancels.",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	if up, _, _ := m.cur.get(); !strings.HasPrefix(lines[len(lines)-1-up], "CONFIRMATION NEEDED") {
+		t.Errorf("cursor on %q, not on the prompt's first row", lines[len(lines)-1-up])
+	}
+	// Moving through the list still keeps the selected row on screen.
+	m.Update(keyMsg("up"))
+	view := m.View()
+	if up, _, _ := m.cur.get(); !strings.HasPrefix(strings.Split(view, "\n")[23-up], ">") {
+		t.Errorf("cursor %d rows up, not on the selected row:\n%s", up, view)
+	}
+}
