@@ -61,9 +61,6 @@ type Speaker interface {
 // stillSpeakingPoll is how often a Pacer asks a Speaker again.
 const stillSpeakingPoll = 100 * time.Millisecond
 
-// closeGrace is the longest Close waits for a Speaker to finish.
-const closeGrace = 5 * time.Second
-
 // Canceler is implemented by sinks that can stop what they are saying now.
 type Canceler interface {
 	Cancel() error
@@ -128,9 +125,9 @@ func (p *Pacer) Silence() (int, error) {
 	return n, nil
 }
 
-// Close stops the Pacer. What is still queued is passed on at once, and a
-// Speaker is given up to 5 seconds to finish, so the end of a session is
-// still said; it does not close the paced sink.
+// Close stops the Pacer. What is still queued is passed on at once, so the
+// end of a session is still said (speech.Sink.Close lets it finish); it does
+// not close the paced sink.
 func (p *Pacer) Close() error {
 	p.once.Do(func() { close(p.stop) })
 	<-p.done
@@ -167,11 +164,6 @@ func (p *Pacer) run() {
 				if err := p.out.Announce(an); err != nil && p.cfg.OnError != nil {
 					p.cfg.OnError(err)
 				}
-			}
-			// A sink that tells when it is done speaking is given a little
-			// time to finish, so closing it does not cut the end off.
-			for end := time.Now().Add(closeGrace); speaker != nil && speaker.Speaking() && time.Now().Before(end); {
-				time.Sleep(stillSpeakingPoll)
 			}
 			return
 		case <-p.wake:

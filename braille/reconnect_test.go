@@ -63,3 +63,22 @@ func waitUntil(t *testing.T, what string, ok func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// The sink tells a Pacer when the display is free: busy while a flash is
+// shown, free when it is gone, and free while only a prompt waits.
+func TestSinkSpeakingFollowsTheDisplay(t *testing.T) {
+	b := brltest.Start(t, 20, "")
+	s, _ := newTestSink(t, b, 700*time.Millisecond)
+	if s.Speaking() {
+		t.Fatal("busy before anything was shown")
+	}
+	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "started", Text: "Agent Ada started."})
+	waitUntil(t, "busy with the flash", s.Speaking)
+	b.WaitVisual(t, "the flash", prefix("Agent Ada started."))
+	waitUntil(t, "free after the flash", func() bool { return !s.Speaking() })
+	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Go?", Prompt: &session.Prompt{Number: 1}})
+	b.WaitVisual(t, "the prompt", prefix("#1 accept reject Go?"))
+	if s.Speaking() {
+		t.Fatal("a prompt waiting for its answer holds the display as busy")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -46,6 +47,7 @@ type Sink struct {
 	in    chan announce.Announcement
 	stop  context.CancelFunc
 	done  chan struct{}
+	busy  atomic.Bool // a flash is shown or waits; set by run
 }
 
 // NewSink starts showing announcements on c's display. Close stops it.
@@ -88,6 +90,24 @@ func (s *Sink) Announce(an announce.Announcement) error {
 	default:
 	}
 	return nil
+}
+
+// Speaking reports whether a message (not a prompt waiting for its answer)
+// is on the display or waiting for it, so a Pacer in front of the sink
+// passes the next one on only when the display is free.
+func (s *Sink) Speaking() bool { return s.busy.Load() }
+
+// flashing reports whether a flash is shown or queued.
+func flashing(current *message, queue []message) bool {
+	if current != nil && !current.sticky {
+		return true
+	}
+	for _, m := range queue {
+		if !m.sticky {
+			return true
+		}
+	}
+	return false
 }
 
 // Close gives the display back to BRLTTY and stops the sink. It does not close the client.
@@ -272,6 +292,7 @@ func (s *Sink) run(ctx context.Context) {
 		}
 	}
 	for {
+		s.busy.Store(flashing(current, queue))
 		select {
 		case <-ctx.Done():
 			if inTTY {
