@@ -97,7 +97,7 @@ func (p *Prompt) headline(now time.Time) string {
 	if p.Agent != "" {
 		b.WriteString(" from " + p.Agent)
 	}
-	b.WriteString(": " + oneLine(p.Topic))
+	b.WriteString(": " + strings.TrimSuffix(oneLine(p.Topic), "."))
 	if p.Risk != "" {
 		b.WriteString(". Risk " + p.Risk)
 	}

@@ -158,7 +158,7 @@ func (m *Model) formKey(msg tea.KeyMsg) {
 func (m *Model) formView(n int) (rows []string, row, col int) {
 	f := m.form
 	lines := []string{
-		"RENEGOTIATE the subscription: change a field, then press enter to send the changes.",
+		"RENEGOTIATE: change fields, then press enter to send the changes.",
 		"Keys: tab next field, shift+tab previous field, enter send, esc cancel.",
 	}
 	if m.terms == nil {

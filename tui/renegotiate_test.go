@@ -18,7 +18,7 @@ func testRenegotiateKey(t *testing.T, tm *teatest.TestModel, rec *recorder, _ st
 	tm.Send(TermsMsg{Rate: 20, Verbosity: "normal", Languages: []string{"en"}})
 	waitScreen(t, tm, "terms: rate at most 20/s, verbosity normal, languages en")
 	press(tm, "R")
-	waitScreen(t, tm, "RENEGOTIATE the subscription")
+	waitScreen(t, tm, "RENEGOTIATE: change fields")
 	waitScreen(t, tm, "> "+formRate+"20")
 	press(tm, "ctrl+u")
 	typeText(tm, "5")

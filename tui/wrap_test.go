@@ -48,3 +48,11 @@ func TestNarrowScreenWrapsPromptAndMessage(t *testing.T) {
 		t.Errorf("cursor %d rows up, not on the selected row:\n%s", up, view)
 	}
 }
+
+// A topic that ends its sentence does not end it twice.
+func TestHeadlineOnePeriod(t *testing.T) {
+	p := Prompt{Number: 1, Topic: "Pay the bill.", Risk: "high"}
+	if got, want := p.headline(t0), "CONFIRMATION NEEDED, prompt 1: Pay the bill. Risk high."; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -19,7 +19,7 @@ func TestTUIRenegotiate(t *testing.T) {
 	waitFor(t, tt.screen, "SSE http://127.0.0.1:", 5*time.Second)
 	waitFor(t, tt.screen, "terms: rate at most 50/s, verbosity normal", 5*time.Second)
 	tt.keys("R")
-	waitFor(t, tt.screen, "RENEGOTIATE the subscription", 5*time.Second)
+	waitFor(t, tt.screen, "RENEGOTIATE: change fields", 5*time.Second)
 	if l := tt.cursorLine(); l != "> Rate, most events a second (blank: no limit): 50" {
 		t.Errorf("cursor on %q, not in the rate field", l)
 	}
