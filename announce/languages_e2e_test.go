@@ -116,6 +116,11 @@ func TestYorubaArabicHebrewInEveryOutput(t *testing.T) {
 		checkClusters(t, "speech", spoken[i])
 	}
 
+	// Each text in its own language, as speech-dispatcher passed it to the module.
+	if langs := strings.Join(sd.Languages(), " "); langs != "yo en ar en he" {
+		t.Errorf("spoken in %q, want yo en ar en he", langs)
+	}
+
 	// Braille: each message's first window, the right-to-left ones marked,
 	// and no window starting inside a cluster.
 	deadline := time.Now().Add(10 * time.Second)

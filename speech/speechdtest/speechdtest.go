@@ -44,7 +44,9 @@ func Start(t testing.TB, delay string) *Daemon {
 	if delay != "" {
 		slow = "sleep " + delay + "; "
 	}
-	return start(t, func(d *Daemon) string { return slow + "echo \\'$DATA\\' >> " + d.Spoken })
+	return start(t, func(d *Daemon) string {
+		return slow + "echo \\'$DATA\\' >> " + d.Spoken + "; echo $LANGUAGE >> " + d.langs()
+	})
 }
 
 // StartSpeaking starts speech-dispatcher for t with a module that takes as
@@ -187,4 +189,13 @@ func (d *Daemon) Timed() []Utterance {
 		out = append(out, Utterance{At: time.Unix(s, ns), Text: text})
 	}
 	return out
+}
+
+func (d *Daemon) langs() string { return filepath.Join(d.Dir, "languages.txt") }
+
+// Languages returns the language the module was asked to speak each text in,
+// one per text spoken so far, for daemons from Start.
+func (d *Daemon) Languages() []string {
+	b, _ := os.ReadFile(d.langs())
+	return strings.Fields(string(b))
 }
