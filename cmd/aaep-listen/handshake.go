@@ -81,6 +81,7 @@ func (l *listener) rejected(b []byte, now time.Time) {
 		msg += " It asks to be tried again in " + seconds(time.Duration(*m.RetryAfter)*time.Second) + "."
 	}
 	l.say(msg)
+	l.rejectionShown() // retry.go: the countdown may begin
 }
 
 func rejectionWords(code string) string {

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -168,6 +170,40 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 	}
 	if strings.Contains(r.stderr(), "Could not tell the producer") {
 		t.Errorf("the close did not go out:\n%s", r.stderr())
+	}
+}
+
+// A producer that refuses new terms ends the subscription (spec §5.7): the
+// listener says why and stops.
+func TestRenegotiationRefused(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	p := &scriptedProducer{
+		answers: []func(map[string]any) (int, string){acceptance},
+		stream: func(w io.Writer) {
+			sseEvent(w, 0, "agent.session.started", "normal", "Counting sheep.", `,"request_text":"Count."`)
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-time.After(20 * time.Second):
+			}
+		},
+		reply: func(body string) (int, string) {
+			if !strings.Contains(body, `"subscription.renegotiate"`) {
+				return http.StatusAccepted, `{}`
+			}
+			return http.StatusBadRequest, `{"type":"subscription.rejected","reason_code":"capabilities_incompatible","reason_message":"Two a second is too slow for me."}`
+		},
+	}
+	srv := httptest.NewServer(p)
+	defer srv.Close()
+	r := startListener(t, "--plain", "--no-sign", "--layout", "spec", srv.URL)
+	r.waitOutput(t, "Counting sheep.")
+	fmt.Fprintln(r.stdin, "set rate 2")
+	r.wait(t)
+	want := "The producer refused the new terms, which ends the subscription: it cannot meet the requested capabilities. It says: Two a second is too slow for me."
+	if !strings.Contains(r.stdout(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, r.stdout())
 	}
 }
 

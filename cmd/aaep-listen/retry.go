@@ -34,6 +34,9 @@ type retryConn struct {
 
 	closed    context.Context
 	closeOnce func()
+	// shown is signalled once the listener has told the user of a
+	// rejection, so the countdown's lines come after it.
+	shown chan struct{}
 
 	mu       sync.Mutex
 	cur      transport.Conn
@@ -54,7 +57,7 @@ func (l *listener) retrying(conn transport.Conn, endpoint string, opts transport
 			return transport.Dial(ctx, endpoint, opts)
 		},
 		say:    l.note,
-		closed: closed, closeOnce: cancel,
+		closed: closed, closeOnce: cancel, shown: make(chan struct{}, 1),
 		cur: conn, req: opts.SSE.SubscriptionRequest,
 	}
 }
@@ -76,6 +79,10 @@ func (c *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
 		if !errors.Is(err, io.EOF) {
 			return f, err
 		}
+		if !c.rejected() {
+			return f, err
+		}
+		c.waitShown(ctx)
 		req, wait, ok := c.plan()
 		if !ok {
 			return f, err
@@ -95,6 +102,42 @@ func (c *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
 		}
 		c.cur, c.req, c.rejection, c.answered = next, req, nil, false
 		c.mu.Unlock()
+	}
+}
+
+// rejected reports whether the producer rejected the subscription on the
+// current connection.
+func (c *retryConn) rejected() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.rejection != nil
+}
+
+// rejectionShownWait bounds the wait for the listener to tell the user of
+// a rejection.
+const rejectionShownWait = 2 * time.Second
+
+// waitShown waits until the listener has said the rejection, so what the
+// retry says comes after it.
+func (c *retryConn) waitShown(ctx context.Context) {
+	t := time.NewTimer(rejectionShownWait)
+	defer t.Stop()
+	select {
+	case <-c.shown:
+	case <-t.C:
+	case <-ctx.Done():
+	case <-c.closed.Done():
+	}
+}
+
+// rejectionShown tells the connection, when it is a retryConn, that the
+// user has been told of a rejection.
+func (l *listener) rejectionShown() {
+	if c, ok := l.conn.(*retryConn); ok {
+		select {
+		case c.shown <- struct{}{}:
+		default:
+		}
 	}
 }
 

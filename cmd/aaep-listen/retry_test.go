@@ -20,6 +20,8 @@ import (
 type scriptedProducer struct {
 	answers []func(req map[string]any) (status int, body string)
 	stream  func(w io.Writer)
+	// reply, if not nil, answers what comes to the replies path.
+	reply func(body string) (status int, answer string)
 
 	mu       sync.Mutex
 	requests []map[string]any
@@ -57,7 +59,14 @@ func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case producer.PathReplies:
 		p.sent = append(p.sent, string(body))
-		w.WriteHeader(http.StatusAccepted)
+		if p.reply == nil {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		status, answer := p.reply(string(body))
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		io.WriteString(w, answer)
 	default:
 		http.NotFound(w, r)
 	}
