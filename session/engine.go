@@ -56,6 +56,9 @@ type Engine struct {
 	seen   hashSet             // (agent_id, event_id) of recent events
 	done   hashSet             // (session_id, output_id) whose final chunk was delivered
 	tokens hashSet             // (agent_id, reply_token) of recent prompts
+	// answered holds the (agent_id, reply_token) of recent replies sent: a
+	// token is never answered twice, even when a producer reuses it.
+	answered hashSet
 	gone   window[goneSession] // sessions forgotten to make room
 
 	sessions   map[string]*sessionState
@@ -92,6 +95,7 @@ func New(cfg Config, out Output) *Engine {
 		seen:     hashSet{max: cfg.DedupeWindow},
 		done:     hashSet{max: outputWindow},
 		tokens:   hashSet{max: tokenWindow},
+		answered: hashSet{max: tokenWindow},
 		gone:     window[goneSession]{max: cfg.MaxSessions},
 		sessions: make(map[string]*sessionState),
 		maxHeld:  max(defaultMaxHeld, cfg.ReorderWindow),

@@ -105,6 +105,9 @@ func (e *Engine) Sent(r Reply, now time.Time) {
 		p.State = PromptAnswered
 		p.Decision, p.DecidedBy = r.Decision, r.DecidedBy
 		e.settle(p)
+		if p.Event.ReplyToken != "" {
+			e.answered.add(e.hash.sum(p.Event.Producer.AgentID, p.Event.ReplyToken))
+		}
 		e.schedulePrompts()
 	}
 	e.out.Deliver(Delivery{Kind: KindReplySent, At: now, Event: p.Event, Prompt: p, Reply: r.Body})
@@ -140,6 +143,9 @@ func (e *Engine) answerable(n int, typ string, now time.Time) (*Prompt, error) {
 		return nil, fmt.Errorf("Prompt %d is already settled; it can no longer be answered.", n)
 	case PromptResolved:
 		return nil, fmt.Errorf("Prompt %d was settled elsewhere; it can no longer be answered.", n)
+	}
+	if p.Event.ReplyToken != "" && e.answered.has(e.hash.sum(p.Event.Producer.AgentID, p.Event.ReplyToken)) {
+		return nil, fmt.Errorf("Prompt %d reuses the reply token of a prompt already answered; the agent would ignore a second answer, so none is sent.", n)
 	}
 	if p.Event.Type == typ {
 		return p, nil

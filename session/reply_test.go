@@ -241,3 +241,19 @@ func TestSentAfterExpiry(t *testing.T) {
 		t.Fatal("the user is not told the reply went out")
 	}
 }
+
+// A producer that reuses a reply token gets one answer for it, not two.
+func TestReusedTokenAnsweredOnce(t *testing.T) {
+	e, _ := newTest(Config{})
+	e.Handle(confirmation("s", -1, "same"), t0)
+	second := confirmation("t", -1, "same")
+	e.Handle(second, t0)
+	r, err := e.Confirm(1, protocol.DecisionAccept, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Sent(r, t0)
+	if _, err := e.Confirm(2, protocol.DecisionAccept, t0); err == nil || !strings.Contains(err.Error(), "already answered") {
+		t.Fatalf("the reused token was answered again: %v", err)
+	}
+}
