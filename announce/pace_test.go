@@ -416,3 +416,66 @@ func TestPacerWaitsForASlowVoice(t *testing.T) {
 		t.Fatalf("learnt the voice is %.2f times slower, want about 2", p.slow)
 	}
 }
+
+// FuzzPacer drives the pacer with arbitrary arrivals and voices: every
+// critical announcement and every announcement about a prompt is passed on,
+// critical ones in order, and the queue stays bounded.
+func FuzzPacer(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 200, 17, 33})
+	f.Add([]byte{7, 7, 7, 7, 7, 255, 0, 0, 1})
+	kinds := []string{"tool", "tool-done", "progress", "state", "output", "started", "event"}
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		if len(ops) > 1000 {
+			ops = ops[:1000]
+		}
+		p := newPacer(PaceConfig{WPM: 180, MaxLag: 2 * time.Second})
+		now := t0
+		var wantCritical, gotCritical []string
+		wantPrompts, gotPrompts := 0, 0
+		take := func(speaking bool) {
+			for {
+				an, ok, _ := p.next(now, speaking)
+				if !ok {
+					return
+				}
+				if an.Priority == Critical {
+					gotCritical = append(gotCritical, an.Text)
+				} else if an.Prompt != nil {
+					gotPrompts++
+				}
+			}
+		}
+		for i, op := range ops {
+			switch {
+			case op%16 == 15:
+				text := "Critical " + strconv.Itoa(i)
+				wantCritical = append(wantCritical, text)
+				p.push(Announcement{Priority: Critical, Kind: "errored", Text: text}, now)
+			case op%16 == 14:
+				wantPrompts++
+				p.push(Announcement{Priority: Normal, Kind: "reply-sent", Text: "Sent " + strconv.Itoa(i), Prompt: &session.Prompt{Number: i}}, now)
+			default:
+				pr := Normal
+				if op&0x10 != 0 {
+					pr = Background
+				}
+				p.push(Announcement{Priority: pr, Kind: kinds[int(op)%len(kinds)], SessionID: "s", Text: strings.Repeat("word ", int(op>>5)+1)}, now)
+			}
+			take(op&0x20 != 0)
+			if n := len(p.queue); n > len(kinds)+wantPrompts-gotPrompts+1 {
+				t.Fatalf("queue of %d", n)
+			}
+			now = now.Add(time.Duration(op) * time.Millisecond)
+		}
+		for i := 0; i < 10000 && (len(p.queue) > 0 || len(p.critical) > 0); i++ {
+			now = now.Add(100 * time.Millisecond)
+			take(false)
+		}
+		if strings.Join(gotCritical, "|") != strings.Join(wantCritical, "|") {
+			t.Fatalf("critical passed on %q, want %q", gotCritical, wantCritical)
+		}
+		if gotPrompts != wantPrompts {
+			t.Fatalf("%d prompt announcements passed on, want %d", gotPrompts, wantPrompts)
+		}
+	})
+}
