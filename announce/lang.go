@@ -6,6 +6,7 @@
 package announce
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -130,7 +131,7 @@ var variantFields = []struct {
 // variants returns the per-field language variants in raw, by language tag
 // (as written, with "_" turned to "-") and field name.
 func variants(raw []byte) map[string]map[string]string {
-	if len(raw) == 0 || !strings.Contains(string(raw), "_") {
+	if !hasVariant(raw) {
 		return nil
 	}
 	var fields map[string]json.RawMessage
@@ -159,6 +160,17 @@ func variants(raw []byte) map[string]map[string]string {
 		}
 	}
 	return out
+}
+
+// hasVariant reports whether raw may hold a variant field: most events have
+// none, and need not be decoded again.
+func hasVariant(raw []byte) bool {
+	for _, f := range variantFields {
+		if bytes.Contains(raw, []byte(`"`+f.name+"_")) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTagSuffix reports whether s looks like a language tag written with
