@@ -36,7 +36,7 @@ func addTermFlags(fs *flag.FlagSet, t *session.Terms) {
 		t.CognitiveLoad = cognitiveLoad(s)
 		return nil
 	})
-	fs.IntVar(&t.PaceWPM, "pace-wpm", 0, "your listening pace in words per minute, `N` from 50 to 1000, for the producer's timing")
+	fs.IntVar(&t.PaceWPM, "pace-wpm", 0, "your listening pace in words per minute, `N` from 50 to 1000, for the producer's timing and for pacing speech and braille (180 when not given)")
 	fs.BoolVar(&t.Strict, "strict", false, "close the subscription when the producer grants more than you asked for")
 }
 
