@@ -41,6 +41,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	for _, b := range m.opts.Bindings {
+		if key.Matches(msg, key.NewBinding(key.WithKeys(b.Keys...))) {
+			m.command(b.Command)
+			return nil
+		}
+	}
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):

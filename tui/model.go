@@ -34,6 +34,10 @@ type Options struct {
 	// listener and reports whether it was taken. When nil, quitting ends the
 	// program at once.
 	Command func(string) bool
+	// Bindings are extra keys that send a command line through Command,
+	// checked before the keys of the list (aaep-replay play uses them for
+	// pause, step and jumps).
+	Bindings []Binding
 
 	Endpoint  string
 	Transport string // how the listener is connected, in words: "SSE", "WebSocket"…
@@ -49,6 +53,13 @@ type Options struct {
 	ClipboardVia string
 	Now          func() time.Time
 	Location     *time.Location
+}
+
+// Binding sends Command, a line-mode command, when one of Keys is pressed
+// in the list (key names as in KeyMap: ".", "ctrl+p", "]").
+type Binding struct {
+	Keys    []string
+	Command string
 }
 
 type mode int
