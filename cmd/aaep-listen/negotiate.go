@@ -22,6 +22,8 @@ const inFlightGrace = 2 * time.Second
 // what the producer granted, and the local enforcement of both.
 type negotiation struct {
 	subID     string
+	initial   protocol.Capabilities // the subscription request as sent
+	changed   protocol.Capabilities // what renegotiations changed since, merged
 	requested protocol.Capabilities // the request, renegotiations merged in
 	honored   protocol.Capabilities
 	enf       *session.Enforcer // nil until the producer accepts
@@ -43,13 +45,21 @@ func (l *listener) adopt(b []byte, now time.Time) {
 		return // accepted has said the acceptance is unreadable
 	}
 	n := &l.neg
-	if n.enf == nil && n.pending == nil {
-		n.requested = l.o.Terms.Capabilities()
-	}
 	renegotiated := n.pending != nil
-	if renegotiated {
+	resubscribed := false
+	switch {
+	case renegotiated:
 		n.requested = merge(n.requested, *n.pending)
+		n.changed = merge(n.changed, *n.pending)
 		n.pending = nil
+	case n.enf == nil:
+		n.initial = l.o.Terms.Capabilities()
+		n.requested = n.initial
+	default:
+		// Subscribed again after a lost connection: the request sent was
+		// the first one, so the terms set since are asked for again below.
+		n.requested = n.initial
+		resubscribed = true
 	}
 	n.subID = m.SubscriptionID
 	n.honored = m.HonoredCapabilities
@@ -80,7 +90,37 @@ func (l *listener) adopt(b []byte, now time.Time) {
 	}
 	if len(broken) > 0 && l.o.Terms.Strict {
 		n.end = "Closing the subscription: the producer granted more than you asked for, and --strict is set."
+		return
 	}
+	if resubscribed && !isZero(n.changed) {
+		l.askAgain()
+	}
+}
+
+// askAgain renegotiates, on a new subscription after a lost connection,
+// the terms the user set while listening.
+func (l *listener) askAgain() {
+	n := &l.neg
+	msg, err := session.Renegotiate(n.subID, n.changed)
+	if err == nil {
+		changes := n.changed
+		n.pending = &changes
+		ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+		defer cancel()
+		err = l.conn.Send(ctx, msg)
+	}
+	if err != nil {
+		n.pending = nil
+		l.say(fmt.Sprintf("Subscribed again with the terms you started with; asking again for the ones you set since failed: %v.", err))
+		return
+	}
+	l.say("Subscribed again; asking the producer again for the terms you set since.")
+}
+
+// isZero reports whether c sets no capability a renegotiation changes.
+func isZero(c protocol.Capabilities) bool {
+	return c.MaxEventsPerSecond == 0 && c.PreferredVerbosity == "" && c.Languages == nil && c.EventFilters == nil &&
+		c.CognitiveLoad == "" && c.PaceWPM == 0 && c.CoalesceBoundaries == nil
 }
 
 // merge applies the capabilities a renegotiation set to the earlier ones.

@@ -91,3 +91,88 @@ func TestProducerDiesAndComesBack(t *testing.T) {
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, r.stderr())
 	}
 }
+
+// Terms set while listening survive a lost connection: the listener
+// subscribes again (with the request it started with, which the producer
+// may grant without breaking any rule) and then asks again for the terms
+// set since.
+func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
+	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
+	var conns atomic.Int32
+	renegotiations := make(chan string, 4)
+	accepted := func(rate int) string {
+		return fmt.Sprintf(`{"type":"subscription.accepted","subscription_id":"sub_again1","aaep_version":"1.0.0",`+
+			`"producer":{"agent_id":"phoenix","agent_name":"Phoenix"},"honored_capabilities":{"max_events_per_second":%d}}`, rate)
+	}
+	event := func(i int, typ, extra string) string {
+		return fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_a%d",`+
+			`"session_id":"sess_a","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"phoenix"},`+
+			`"summary_normal":"Again %d.",%s}`, typ, i, i, i, extra)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !websocket.IsWebSocketUpgrade(r) {
+			http.NotFound(w, r)
+			return
+		}
+		n := conns.Add(1)
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		send := func(m string) { _ = c.WriteMessage(websocket.TextMessage, []byte(m)) }
+		if _, _, err := c.ReadMessage(); err != nil {
+			return
+		}
+		send(accepted(50))
+		if n == 1 {
+			send(event(0, "agent.session.started", `"request_text":"Go."`))
+		}
+		for {
+			_, msg, err := c.ReadMessage()
+			if err != nil {
+				return
+			}
+			if !strings.Contains(string(msg), "subscription.renegotiate") {
+				continue
+			}
+			renegotiations <- string(msg)
+			send(accepted(3))
+			if n == 1 {
+				send(event(1, "agent.progress.updated", `"progress":{"percent":50}`))
+				time.Sleep(100 * time.Millisecond)
+				c.UnderlyingConn().Close() // die
+				return
+			}
+			send(event(2, "agent.session.completed", `"result_summary":"Done."`))
+			send(`{"type":"subscription.close","subscription_id":"sub_again1","reason_code":"producer_shutdown"}`)
+			_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4000, "done"), time.Now().Add(time.Second))
+			return
+		}
+	}))
+	defer srv.Close()
+	r := startListener(t, "--plain", "--no-sign", "--rate", "50", "ws"+strings.TrimPrefix(srv.URL, "http"))
+	r.waitOutput(t, "Again 0.")
+	fmt.Fprintln(r.stdin, "set rate 3")
+	r.wait(t)
+	out, errOut := r.stdout(), r.stderr()
+	close(renegotiations)
+	var got []string
+	for m := range renegotiations {
+		got = append(got, m)
+	}
+	if len(got) != 2 || !strings.Contains(got[1], `"max_events_per_second":3`) {
+		t.Errorf("renegotiations the producer saw: %q", got)
+	}
+	if strings.Contains(errOut, "breaks the negotiation rules") {
+		t.Errorf("the new subscription's terms were called broken:\n%s", errOut)
+	}
+	for _, want := range []string{"Subscribed again; asking the producer again for the terms you set since.", "Again 2."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "The producer accepted the new terms."); n != 2 {
+		t.Errorf("new terms accepted %d times, want 2:\n%s", n, out)
+	}
+}
