@@ -56,8 +56,8 @@ type Engine struct {
 	seen   hashSet // (agent_id, event_id) of recent events
 	done   hashSet // (session_id, output_id) whose final chunk was delivered
 	tokens hashSet // (agent_id, reply_token) of recent prompts
-	// answered holds the (agent_id, reply_token) of recent replies sent: a
-	// token is never answered twice, even when a producer reuses it.
+	// answered holds the reply tokens of recent replies sent: a token is
+	// never answered twice, even when a producer reuses it.
 	answered hashSet
 	gone     window[goneSession] // sessions forgotten to make room
 

@@ -106,7 +106,8 @@ func (e *Engine) Sent(r Reply, now time.Time) {
 		p.Decision, p.DecidedBy = r.Decision, r.DecidedBy
 		e.settle(p)
 		if p.Event.ReplyToken != "" {
-			e.answered.add(e.hash.sum(p.Event.Producer.AgentID, p.Event.ReplyToken))
+			// By token alone: one back channel takes replies for all its agents.
+			e.answered.add(e.hash.sum("", p.Event.ReplyToken))
 		}
 		e.schedulePrompts()
 	}
@@ -144,7 +145,7 @@ func (e *Engine) answerable(n int, typ string, now time.Time) (*Prompt, error) {
 	case PromptResolved:
 		return nil, fmt.Errorf("Prompt %d was settled elsewhere; it can no longer be answered.", n)
 	}
-	if p.Event.ReplyToken != "" && e.answered.has(e.hash.sum(p.Event.Producer.AgentID, p.Event.ReplyToken)) {
+	if p.Event.ReplyToken != "" && e.answered.has(e.hash.sum("", p.Event.ReplyToken)) {
 		return nil, fmt.Errorf("Prompt %d reuses the reply token of a prompt already answered; the agent would ignore a second answer, so none is sent.", n)
 	}
 	if p.Event.Type == typ {

@@ -247,6 +247,7 @@ func TestReusedTokenAnsweredOnce(t *testing.T) {
 	e, _ := newTest(Config{})
 	e.Handle(confirmation("s", -1, "same"), t0)
 	second := confirmation("t", -1, "same")
+	second.Producer.AgentID = "another-agent" // same back channel, same token
 	e.Handle(second, t0)
 	r, err := e.Confirm(1, protocol.DecisionAccept, t0)
 	if err != nil {
