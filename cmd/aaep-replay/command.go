@@ -23,6 +23,9 @@ const (
 	cmdMark                     // set a mark here
 	cmdSpeed                    // change (or say) the speed
 	cmdWhere                    // say where playing is
+	cmdToggle                   // pause when playing, resume when paused
+	cmdFaster                   // double the speed
+	cmdSlower                   // halve the speed
 	cmdHelp
 	cmdQuit
 )
@@ -47,7 +50,7 @@ previous critical, or pc: jump back to the previous critical event.
 next mark, or nm: jump to the next mark (a session start, or one you set).
 previous mark, or pm: jump back to the previous mark.
 mark, or m: set a mark here.
-speed X: play at X times the recorded pace; speed 0 is as fast as possible; speed alone says it.
+speed X: play at X times the recorded pace; speed 0 is as fast as possible; speed alone says it; faster and slower double and halve it.
 where, or w: say where playing is.
 help, or h: this list.
 quit, or q: stop.`
@@ -74,6 +77,12 @@ func parseCommand(line string) (command, error) {
 		return one(command{verb: cmdStep})
 	case "mark", "m":
 		return one(command{verb: cmdMark})
+	case "toggle":
+		return one(command{verb: cmdToggle})
+	case "faster":
+		return one(command{verb: cmdFaster})
+	case "slower":
+		return one(command{verb: cmdSlower})
 	case "where", "w", "position":
 		return one(command{verb: cmdWhere})
 	case "help", "h", "?":

@@ -33,10 +33,12 @@ type steered struct {
 	paused bool
 	// stay keeps playing open at the end of the capture for commands that
 	// go back (a person at a terminal); otherwise playing ends there.
-	stay  bool
-	speed float64
-	idle  time.Duration
-	cmds  <-chan string
+	stay bool
+	// keysHelp, when not empty, names the keys that steer playing (TUI).
+	keysHelp string
+	speed    float64
+	idle     time.Duration
+	cmds     <-chan string
 	// lastWall is when the last record was played, on the wall clock;
 	// the next one is due its recorded gap (divided by speed) after it.
 	lastWall time.Time
@@ -110,6 +112,9 @@ func (s *steered) run(ctx context.Context) {
 	total := s.position(len(s.recs))
 	s.p.say(s.base, fmt.Sprintf("Replaying %d %s over %s; prompts are shown but not answered. Type help for the commands.",
 		len(s.recs), plural(len(s.recs), "message", "messages"), clock(total)))
+	if s.keysHelp != "" {
+		s.tell(s.keysHelp)
+	}
 	if s.paused {
 		s.tell("Paused at the start: type resume to play, or step for one message.")
 	}
@@ -239,6 +244,22 @@ func (s *steered) command(line string, ok bool) bool {
 		for _, l := range strings.Split(playHelp, "\n") {
 			s.tell(strings.TrimSpace(l))
 		}
+	case cmdToggle:
+		if s.paused {
+			return s.command("resume", true)
+		}
+		return s.command("pause", true)
+	case cmdFaster, cmdSlower:
+		switch {
+		case s.speed <= 0:
+			s.tell("Already as fast as possible; speed X sets a pace.")
+			return true
+		case c.verb == cmdFaster:
+			s.speed = min(s.speed*2, 1000)
+		default:
+			s.speed /= 2
+		}
+		s.tell(fmt.Sprintf("Speed %s.", speedWords(s.speed)))
 	case cmdPause:
 		s.paused = true
 		s.tell("Paused at " + s.where() + ". Type resume to go on.")

@@ -166,7 +166,7 @@ func TestPlaySteered(t *testing.T) {
 	in.WriteString(strings.Join([]string{
 		"step", "where", "next critical", "previous critical", "next critical", "next critical",
 		"seek 0:00.5", "mark", "seek +0.2s", "previous mark", "speed 2", "speed", "frobnicate",
-		"next", "seek -1m", "pm", "nm", "step", "help", "pause", "speed 0", "resume",
+		"next", "seek -1m", "pm", "nm", "step", "help", "faster", "slower", "speed 0.001", "toggle", "toggle", "pause", "speed 0", "faster", "resume",
 	}, "\n") + "\n")
 	code := run(context.Background(), []string{"play", "--paused", "--speed", "0", corpus + "clean.aaep"}, tio)
 	if code != 0 {
@@ -202,6 +202,9 @@ func TestParseCommand(t *testing.T) {
 		{in: "speed 0.5x", want: command{verb: cmdSpeed, speed: 0.5}},
 		{in: "speed", want: command{verb: cmdSpeed, speed: -1}},
 		{in: "quit", want: command{verb: cmdQuit}},
+		{in: "toggle", want: command{verb: cmdToggle}},
+		{in: "faster", want: command{verb: cmdFaster}},
+		{in: "slower", want: command{verb: cmdSlower}},
 		{in: "", bad: true},
 		{in: "seek", bad: true},
 		{in: "seek 1:75", bad: true},

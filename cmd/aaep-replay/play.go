@@ -40,8 +40,10 @@ through its command key, :):
   pause, resume, step         stop, go on, play one message
   seek 1m30s, seek -10s       go to a time, or move from here
   next critical, previous critical, next mark, previous mark, mark
-  speed 2                     change the speed while playing
+  speed 2, faster, slower     change the speed while playing
   where, help, quit
+In the TUI, keys do the same: P pause or resume, . step, ] and [ critical
+events, } and { marks, M mark, + and - 10 seconds, > and < speed, W where.
 
 Flags:
 `
@@ -148,6 +150,9 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	}
 	st.speed, st.idle, st.paused, st.cmds = *speed, *idle, *paused, cmds
 	st.stay = *useTUI || tio.InTTY
+	if *useTUI {
+		st.keysHelp = playKeysHelp
+	}
 	st.run(ctx)
 	return exitOK, nil
 }

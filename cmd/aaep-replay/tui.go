@@ -23,8 +23,28 @@ func startPlayTUI(tio *term.IO, source string) *tui.Program {
 			Endpoint:  source,
 			Transport: "a capture replayed by aaep-replay",
 			SaveDir:   dir,
+			Bindings:  playKeys,
 		},
 		In:  tio.In,
 		Out: tio.Out,
 	})
 }
+
+// playKeys steer playing in the TUI; they come before the view's own keys.
+var playKeys = []tui.Binding{
+	{Keys: []string{"P"}, Command: "toggle"},
+	{Keys: []string{"."}, Command: "step"},
+	{Keys: []string{"]"}, Command: "next critical"},
+	{Keys: []string{"["}, Command: "previous critical"},
+	{Keys: []string{"}"}, Command: "next mark"},
+	{Keys: []string{"{"}, Command: "previous mark"},
+	{Keys: []string{"+"}, Command: "seek +10s"},
+	{Keys: []string{"-"}, Command: "seek -10s"},
+	{Keys: []string{">"}, Command: "faster"},
+	{Keys: []string{"<"}, Command: "slower"},
+	{Keys: []string{"M"}, Command: "mark"},
+	{Keys: []string{"W"}, Command: "where"},
+}
+
+// playKeysHelp says the keys of playKeys in words, for the TUI's first lines.
+const playKeysHelp = "Keys: P pause or resume, . step, ] and [ next and previous critical event, } and { next and previous mark, M set a mark, + and - move 10 seconds, > and < faster and slower, W where; : types a command such as seek 1m30s."

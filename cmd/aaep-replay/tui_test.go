@@ -33,6 +33,11 @@ func TestPlayTUI(t *testing.T) {
 	term.WaitFor(20*time.Second, "Confirmation needed, prompt 1")
 	command("where")
 	term.WaitFor(20*time.Second, "paused")
+	// The playing keys: ] jumps to the next critical event, > goes faster.
+	term.Keys("]")
+	term.WaitFor(20*time.Second, "Confirmation needed, prompt 2")
+	term.Keys(">")
+	term.WaitFor(20*time.Second, "Already as fast as possible")
 	term.Keys("q")
 	if _, ok := term.Wait(20*time.Second, func(s string) bool { return strings.Contains(s, "EXITED rc=0") }); !ok {
 		t.Fatalf("play --tui did not end on q:\n%s", term.Screen())
