@@ -47,6 +47,11 @@ type peer interface {
 // serveFramed serves one subscriber on pe until the connection or the
 // subscription ends. manifest, if not empty, is the manifest_uri announced.
 func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
+	if !p.serving() {
+		pe.end(closeGoingAway, "the producer is shutting down")
+		return
+	}
+	defer p.conns.Done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	first, err := pe.next()

@@ -143,7 +143,8 @@ type Producer struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	start  sync.Once
-	done   chan struct{} // closed when the run has ended
+	done   chan struct{}  // closed when the run has ended
+	conns  sync.WaitGroup // connections being served on a message binding
 
 	mu       sync.Mutex
 	hist     []record      // the latest events, oldest first; guarded by mu
@@ -219,11 +220,14 @@ func (p *Producer) Run(ctx context.Context) error {
 // Done is closed when the run has ended: every scenario played, or Close.
 func (p *Producer) Done() <-chan struct{} { return p.done }
 
-// Close stops the run, abandoning a waiting prompt, and ends every stream.
+// Close stops the run, abandoning a waiting prompt, and ends every stream. It
+// returns once every WebSocket, Unix socket and stdio connection has ended.
 // Call it before shutting the HTTP server down, since open streams never go
 // idle. Close waits for the run to stop; it always returns nil.
 func (p *Producer) Close() error {
-	p.cancel()
+	p.mu.Lock()
+	p.cancel() // under mu: serving no connection starts after this
+	p.mu.Unlock()
 	p.start.Do(func() { // never started: nothing will play
 		p.mu.Lock()
 		p.finished, p.runErr = true, ErrClosed
@@ -232,7 +236,20 @@ func (p *Producer) Close() error {
 		close(p.done)
 	})
 	<-p.done
+	p.conns.Wait() // each one ends within closeWait of the cancel
 	return nil
+}
+
+// serving counts a connection that starts being served; it is false once the
+// producer is closing. A true answer must be followed by p.conns.Done().
+func (p *Producer) serving() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ctx.Err() != nil {
+		return false
+	}
+	p.conns.Add(1)
+	return true
 }
 
 // Outcomes lists the prompts settled so far, in the order they were settled.
