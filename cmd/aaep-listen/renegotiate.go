@@ -19,7 +19,15 @@ func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 		l.say(sentence(err.Error()))
 		return
 	}
+	if c.Word == "verbosity" { // how the listener itself phrases events, whatever the producer says
+		l.ann.SetVerbosity(terms.Verbosity)
+		l.o.Verbosity = terms.Verbosity
+	}
 	switch {
+	case l.neg.subID == "" && c.Word == "verbosity":
+		l.o.Terms = terms
+		l.say(fmt.Sprintf("Announcing at %s verbosity from now on. This producer did not negotiate terms, so it was not asked.", terms.Verbosity))
+		return
 	case l.neg.subID == "":
 		l.say("This producer did not negotiate terms with a subscription, so they cannot be changed while listening. " +
 			"Start again with the flag instead, such as --rate 2.")

@@ -215,6 +215,8 @@ func TestRenegotiateWithoutHandshake(t *testing.T) {
 	r.waitOutput(t, "Confirmation needed")
 	fmt.Fprintln(r.stdin, "set rate 2")
 	r.waitOutput(t, "did not negotiate terms")
+	fmt.Fprintln(r.stdin, "set verbosity terse")
+	r.waitOutput(t, "Announcing at terse verbosity from now on.")
 	fmt.Fprintln(r.stdin, "set speed 2")
 	r.waitOutput(t, `There is no setting "speed"`)
 	fmt.Fprintln(r.stdin, "quit")
