@@ -122,6 +122,17 @@ func (e *Engine) reply(p *Prompt, msg any) (Reply, error) {
 	return Reply{Prompt: p, Body: body}, nil
 }
 
+// WhyNot says why prompt n cannot be answered at now: already answered,
+// expired, withdrawn, settled elsewhere, or unknown. It is nil when it can.
+func (e *Engine) WhyNot(n int, now time.Time) error {
+	p := e.prompt(n)
+	if p == nil {
+		return fmt.Errorf("No prompt %d is waiting for an answer.", n)
+	}
+	_, err := e.answerable(n, p.Event.Type, now)
+	return err
+}
+
 // answerable returns prompt n when it is pending, of type typ and still in
 // time; otherwise an error saying why it cannot be answered.
 func (e *Engine) answerable(n int, typ string, now time.Time) (*Prompt, error) {

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +257,25 @@ func TestReusedTokenAnsweredOnce(t *testing.T) {
 	e.Sent(r, t0)
 	if _, err := e.Confirm(2, protocol.DecisionAccept, t0); err == nil || !strings.Contains(err.Error(), "already answered") {
 		t.Fatalf("the reused token was answered again: %v", err)
+	}
+}
+
+func TestWhyNot(t *testing.T) {
+	e, _ := newTest(Config{})
+	e.Handle(confirmation("s", -1, "a"), t0)
+	e.Handle(confirmation("t", -1, "b"), t0)
+	r, err := e.Confirm(1, protocol.DecisionReject, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Sent(r, t0)
+	for n, want := range map[int]string{1: "Prompt 1 is already answered.", 2: "", 3: "No prompt 3 is waiting for an answer."} {
+		err := e.WhyNot(n, t0)
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && got != want {
+			t.Errorf("WhyNot(%d) = %v, want %q", n, err, want)
+		}
+	}
+	if err := e.WhyNot(2, at(61)); err == nil || !strings.Contains(err.Error(), "expired") {
+		t.Errorf("WhyNot after the deadline = %v", err)
 	}
 }

@@ -75,7 +75,11 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 				return p
 			}
 		}
-		l.say(fmt.Sprintf("No prompt %d is waiting for an answer.%s", n, pendingSummary(pending)))
+		why := fmt.Sprintf("No prompt %d is waiting for an answer.", n)
+		if err := l.eng.WhyNot(n, l.o.Now()); err != nil {
+			why = err.Error() // already answered, expired, withdrawn, …
+		}
+		l.say(why + pendingSummary(pending))
 		return nil
 	}
 	switch len(pending) {

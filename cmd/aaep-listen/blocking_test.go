@@ -1,0 +1,87 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/producer"
+)
+
+// confirmWithTimeout is the confirm scenario (a payment that cannot be
+// undone; the producer blocks until a reply or its timeout) with
+// timeout_seconds set to secs.
+func confirmWithTimeout(t *testing.T, secs int) []producer.Scenario {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/scenarios/confirm.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(data), `"timeout_seconds": 120`, fmt.Sprintf(`"timeout_seconds": %d`, secs), 1)
+	sc, err := producer.ParseScenario([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []producer.Scenario{sc}
+}
+
+// The producer blocks on the confirmation until the listener's reply, or
+// its deadline: what the user does decides whether the tool runs.
+func TestProducerBlocksUntilTheReply(t *testing.T) {
+	const payment = "Sending 86.40 euros to Lisbon Energy." // the transfer_money tool call
+	const followUp = "No go-ahead; the payment is off."     // the producer's follow-up on reject
+	for _, tc := range []struct {
+		name    string
+		typed   []string // typed once the confirmation is announced
+		timeout int
+		want    producer.Resolution
+		say     []string
+		never   []string
+	}{
+		{"accept: the tool runs", []string{"accept 1"}, 120, producer.Accepted,
+			[]string{"Sent your answer to prompt 1: accept.", payment, "Started after you accepted prompt 1."},
+			[]string{followUp, "Safety warning"}},
+		{"reject: a follow-up, and the tool never runs", []string{"reject 1"}, 120, producer.Rejected,
+			[]string{"Sent your answer to prompt 1: reject.", followUp},
+			[]string{payment}},
+		{"a second answer is never sent", []string{"reject 1", "accept 1"}, 120, producer.Rejected,
+			[]string{"Prompt 1 is already answered.", followUp},
+			[]string{payment, "Sent your answer to prompt 1: accept."}},
+		{"no answer: reminders, then the default reject at the deadline", nil, 4, producer.TimedOut,
+			[]string{"Reminder: prompt 1 is still waiting, 2 seconds left:", "Last reminder: prompt 1 is still waiting",
+				"Prompt 1 expired without an answer:", "The default decision applies: reject.", followUp},
+			[]string{payment, "Sent your answer"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, url := serve(t, producer.Options{Scenarios: confirmWithTimeout(t, tc.timeout)})
+			r := startListener(t, "--plain", "--no-sign", url)
+			r.waitOutput(t, "Confirmation needed, prompt 1:")
+			for _, s := range tc.typed {
+				fmt.Fprintln(r.stdin, s)
+			}
+			r.wait(t)
+			outs := p.Outcomes()
+			if len(outs) != 1 || outs[0].Resolution != tc.want {
+				t.Fatalf("producer outcomes %+v, want %v\n%s", outs, tc.want, r.stdout())
+			}
+			if tc.want == producer.TimedOut && outs[0].Decision != "reject" {
+				t.Fatalf("the default applied was %q", outs[0].Decision)
+			}
+			out := r.stdout()
+			for _, s := range tc.say {
+				if !strings.Contains(out, s) {
+					t.Errorf("output does not say %q", s)
+				}
+			}
+			for _, s := range tc.never {
+				if strings.Contains(out, s) {
+					t.Errorf("output says %q", s)
+				}
+			}
+			if t.Failed() {
+				t.Logf("output:\n%s", out)
+			}
+		})
+	}
+}
