@@ -17,10 +17,13 @@ import (
 // sayLog is an output that keeps every line the user would hear.
 type sayLog struct{ lines []string }
 
-func (o *sayLog) Announce(a announce.Announcement) error { o.lines = append(o.lines, a.Text); return nil }
-func (o *sayLog) Diagnostic(session.Diagnostic) error    { return nil }
-func (o *sayLog) Say(_ time.Time, s string) error        { o.lines = append(o.lines, s); return nil }
-func (o *sayLog) Flush() error                           { return nil }
+func (o *sayLog) Announce(a announce.Announcement) error {
+	o.lines = append(o.lines, a.Text)
+	return nil
+}
+func (o *sayLog) Diagnostic(session.Diagnostic) error { return nil }
+func (o *sayLog) Say(_ time.Time, s string) error     { o.lines = append(o.lines, s); return nil }
+func (o *sayLog) Flush() error                        { return nil }
 
 // A reply the transport could not take is announced, logged as not
 // delivered, and can be given again while the prompt is live; once
