@@ -171,7 +171,8 @@ func (s *Speechd) speak(ctx context.Context, u Utterance) error {
 	return nil
 }
 
-// Cancel implements Backend: CANCEL self.
+// Cancel implements Backend: CANCEL self, or, when the daemon does not
+// answer in time, hanging up, which drops what this client left unsaid.
 func (s *Speechd) Cancel(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -179,8 +180,10 @@ func (s *Speechd) Cancel(ctx context.Context) error {
 		return nil
 	}
 	if err := s.client.Command(ctx, "CANCEL self"); err != nil {
+		// A daemon too busy to answer in time is left: speech-dispatcher
+		// drops what a client that went away left unsaid, which is what
+		// was asked. The next announcement dials again.
 		s.drop()
-		return err
 	}
 	s.state.reset()
 	return nil
