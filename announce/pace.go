@@ -126,8 +126,7 @@ func (p *Pacer) Silence() (int, error) {
 }
 
 // Close stops the Pacer. What is still queued is passed on at once, so the
-// end of a session is still said (speech.Sink.Close lets it finish); it does
-// not close the paced sink.
+// end of a session is still said; it does not close the paced sink.
 func (p *Pacer) Close() error {
 	p.once.Do(func() { close(p.stop) })
 	<-p.done

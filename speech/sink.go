@@ -56,18 +56,9 @@ func (s *Sink) Cancel() error {
 	return s.Backend.Cancel(ctx)
 }
 
-// closeGrace is the longest Close waits for the last words to be said.
-const closeGrace = 5 * time.Second
-
-// Close releases the backend, once what it was given last has been said (or
-// after 5 seconds): speech-dispatcher drops what a client that quit left
-// unsaid, and the end of a session should be heard.
-func (s *Sink) Close() error {
-	for end := time.Now().Add(closeGrace); s.Speaking() && time.Now().Before(end); {
-		time.Sleep(100 * time.Millisecond)
-	}
-	return s.Backend.Close()
-}
+// Close releases the backend. speech-dispatcher goes on saying what it was
+// given; espeak-ng and the others are stopped.
+func (s *Sink) Close() error { return s.Backend.Close() }
 
 func (s *Sink) timeout() time.Duration {
 	if s.Timeout <= 0 {

@@ -171,19 +171,19 @@ func (s *Speechd) speak(ctx context.Context, u Utterance) error {
 	return nil
 }
 
-// Cancel implements Backend: CANCEL self, or, when the daemon does not
-// answer in time, hanging up, which drops what this client left unsaid.
+// Cancel implements Backend: CANCEL self. It does not wait for a Speak in
+// progress to finish its retries, only for the command it is sending.
+// (Hanging up would not do: speech-dispatcher goes on saying what a client
+// that left had queued.)
 func (s *Speechd) Cancel(ctx context.Context) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.client == nil {
+	c := s.client
+	s.mu.Unlock()
+	if c == nil {
 		return nil
 	}
-	if err := s.client.Command(ctx, "CANCEL self"); err != nil {
-		// A daemon too busy to answer in time is left: speech-dispatcher
-		// drops what a client that went away left unsaid, which is what
-		// was asked. The next announcement dials again.
-		s.drop()
+	if err := c.Command(ctx, "CANCEL self"); err != nil {
+		return err
 	}
 	s.state.reset()
 	return nil
