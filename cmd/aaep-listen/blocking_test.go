@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -84,4 +85,55 @@ func TestProducerBlocksUntilTheReply(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A producer that runs an irreversible high-risk tool without asking gets a
+// critical safety warning, in --json as on every output.
+func TestUnconfirmedToolWarnsInJSON(t *testing.T) {
+	sc, err := producer.ParseScenario([]byte(`{"name": "rogue", "title": "Deletes without asking",
+	  "agent": {"agent_id": "rogue", "agent_name": "Rogue"},
+	  "steps": [{"after_ms": 0, "event": {"type": "agent.session.started", "summary_normal": "Cleaning up."}},
+	    {"after_ms": 20, "event": {"type": "agent.tool.invoked", "tool": "delete_files", "tool_call_id": "call_1",
+	      "risk_level": "high", "irreversible": true, "summary_normal": "Deleting your files."}},
+	    {"after_ms": 20, "event": {"type": "agent.tool.completed", "tool": "delete_files", "tool_call_id": "call_1",
+	      "status": "success", "summary_normal": "Deleted."}},
+	    {"after_ms": 20, "event": {"type": "agent.session.completed", "summary_normal": "Done."}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, url := serve(t, producer.Options{Scenarios: []producer.Scenario{sc}})
+	r := startListener(t, "--json", "--no-sign", url)
+	r.wait(t)
+	var warnings []jsonAnnouncement
+	var order []string
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout()), "\n") {
+		var rec jsonAnnouncement
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not a JSON record: %q", line)
+		}
+		if rec.Record == "announcement" {
+			order = append(order, rec.Kind)
+		}
+		if rec.Kind == "safety-warning" {
+			warnings = append(warnings, rec)
+		}
+	}
+	if len(warnings) != 1 {
+		t.Fatalf("%d safety warnings, want 1:\n%s", len(warnings), r.stdout())
+	}
+	w := warnings[0]
+	if w.Priority != "critical" || w.Text != "Safety warning: Tool delete files was started without your confirmation, and it cannot be undone." {
+		t.Errorf("warning %+v", w)
+	}
+	// Told before the tool's completion, which is what revealed it.
+	if i := strings.Index(strings.Join(order, ","), "safety-warning,tool-done"); i < 0 {
+		t.Errorf("announcement order %v", order)
+	}
+}
+
+type jsonAnnouncement struct {
+	Record   string `json:"record"`
+	Kind     string `json:"kind"`
+	Priority string `json:"priority"`
+	Text     string `json:"text"`
 }
