@@ -50,6 +50,10 @@ type options struct {
 	SubscriberID string        // stable per user and configuration, in terms.go
 
 	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
+
+	// refused is set by the run when the producer refused the
+	// subscription and never accepted it: the exit status is then 1.
+	refused bool
 	TLS      tlsOptions      // --ca, --cert, --client-key, in tls.go
 
 	Decide decideOptions // --policy and --audit, in decide.go
@@ -227,8 +231,8 @@ Environment:
                plain output (also automatic when stdout is not a terminal)
 
 Exit status: 0 when the stream ended or you quit, 1 when the producer could
-not be reached or its manifest did not verify under --require-signed-manifest,
-2 for a usage error.
+not be reached, refused the subscription, or its manifest did not verify under
+--require-signed-manifest, 2 for a usage error.
 
 See docs/transports.md (TLS, --exec) and docs/manifests.md.
 `)

@@ -34,6 +34,7 @@ func (l *listener) accepted(b []byte, now time.Time) {
 		l.adopt(b, now)
 		return
 	}
+	l.o.refused = false
 	var m struct {
 		SubscriptionID string `json:"subscription_id"`
 		Producer       struct {
@@ -81,6 +82,7 @@ func (l *listener) rejected(b []byte, now time.Time) {
 		msg += " It asks to be tried again in " + seconds(time.Duration(*m.RetryAfter)*time.Second) + "."
 	}
 	l.say(msg)
+	l.o.refused = true // until a retry is accepted
 	l.rejectionShown() // retry.go: the countdown may begin
 }
 

@@ -48,7 +48,7 @@ func run(ctx context.Context, args []string) int {
 		fmt.Fprintf(io.ErrOut, "aaep-listen: %v%s\n", err, tlsHint(err))
 		return 1
 	}
-	if opts.Manifest.refused {
+	if opts.Manifest.refused || opts.refused {
 		return 1
 	}
 	return 0

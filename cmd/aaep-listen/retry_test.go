@@ -147,7 +147,7 @@ func TestRejectedThenRetried(t *testing.T) {
 }
 
 // Every reason code, and one no spec knows, gets its sentence; without
-// retry_after_seconds nothing is retried.
+// retry_after_seconds nothing is retried, and the listener exits 1.
 func TestRejectedEveryReason(t *testing.T) {
 	for _, code := range []string{"version_unsupported", "manifest_signature_required", "capabilities_incompatible", "rate_limit",
 		"authentication_required", "authorization_denied", "transport_unavailable", "unknown", "too_sunny_today"} {
@@ -156,7 +156,9 @@ func TestRejectedEveryReason(t *testing.T) {
 			srv := httptest.NewServer(p)
 			defer srv.Close()
 			r := startListener(t, "--plain", "--no-sign", "--layout", "spec", srv.URL)
-			r.wait(t)
+			if code := r.exitCode(t); code != 1 {
+				t.Errorf("exit status %d after a refusal, want 1", code)
+			}
 			want := "The producer refused the subscription: " + rejectionWords(code) + " It says: Because."
 			if !strings.Contains(r.stdout(), want) {
 				t.Errorf("stdout lacks %q:\n%s", want, r.stdout())
