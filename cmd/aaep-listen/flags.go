@@ -51,14 +51,15 @@ type options struct {
 
 	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
 
-	// refused is set by the run when the producer refused the
-	// subscription and never accepted it: the exit status is then 1.
-	refused bool
-	TLS      tlsOptions      // --ca, --cert, --client-key, in tls.go
+	TLS tlsOptions // --ca, --cert, --client-key, in tls.go
 
 	Decide decideOptions // --policy and --audit, in decide.go
 
 	Now func() time.Time
+
+	// refused is set by the run when the producer refused the
+	// subscription and never accepted it: the exit status is then 1.
+	refused bool
 }
 
 const usageText = `Usage: aaep-listen [flags] ENDPOINT
