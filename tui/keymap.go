@@ -30,6 +30,7 @@ type KeyMap struct {
 	Copy        key.Binding
 	Save        key.Binding
 	Renegotiate key.Binding // the dialog changing rate, verbosity, languages and filters
+	Silence     key.Binding // the line-mode stop: queued speech dropped, prompts kept
 
 	Accept        key.Binding
 	Reject        key.Binding
@@ -70,6 +71,7 @@ func DefaultKeyMap() KeyMap {
 		Copy:        b("copy event JSON", "y"),
 		Save:        b("save list as JSON Lines", "S"),
 		Renegotiate: b("renegotiate rate, verbosity, languages, event types", "R"),
+		Silence:     b("stop speaking what is queued (prompts stay)", "s"),
 
 		Accept:        b("accept or answer prompt", "a"),
 		Reject:        b("reject prompt", "r"),
@@ -91,7 +93,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Pause},
 		{k.Filter, k.ClearFilter, k.NextMatch, k.PrevMatch, k.NextCritical, k.PrevCritical, k.Mark, k.NextMark},
-		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save, k.Renegotiate},
+		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save, k.Renegotiate, k.Silence},
 		{k.Accept, k.Reject, k.PromptDetails, k.Command, k.Help, k.Quit},
 	}
 }
@@ -104,7 +106,7 @@ func (k *KeyMap) named() map[string]*key.Binding {
 		"clear-filter": &k.ClearFilter, "next-match": &k.NextMatch, "previous-match": &k.PrevMatch,
 		"next-critical": &k.NextCritical, "previous-critical": &k.PrevCritical, "mark": &k.Mark,
 		"next-mark": &k.NextMark, "details": &k.Details, "timestamps": &k.Timestamps, "wrap": &k.Wrap,
-		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "renegotiate": &k.Renegotiate, "accept": &k.Accept, "reject": &k.Reject,
+		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "renegotiate": &k.Renegotiate, "silence": &k.Silence, "accept": &k.Accept, "reject": &k.Reject,
 		"prompt-details": &k.PromptDetails, "command": &k.Command, "help": &k.Help, "quit": &k.Quit,
 	}
 }

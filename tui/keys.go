@@ -121,6 +121,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Command):
 		m.mode = modeCommand
 		m.input.set("")
+	case key.Matches(msg, k.Silence):
+		m.command("stop")
 	case key.Matches(msg, k.Renegotiate):
 		m.form = newTermsForm(m.terms)
 		m.mode = modeForm

@@ -332,6 +332,13 @@ var keyTests = []struct {
 		}
 	}},
 	{"R", testRenegotiateKey},
+	{"s", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
+		press(tm, "s")
+		waitScreen(t, tm, "Sending: stop.")
+		if got := rec.all(); len(got) != 1 || got[0] != "stop" {
+			t.Errorf("commands: %q", got)
+		}
+	}},
 	{"a", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
 		tm.Send(confirmPrompt())
 		waitScreen(t, tm, "CONFIRMATION NEEDED, prompt 1 from Demo: Pay 86.40 euros. Risk high. Default reject, 1m0s left.")
