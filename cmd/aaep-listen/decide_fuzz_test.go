@@ -101,6 +101,41 @@ func FuzzDecisions(f *testing.F) {
 		l.eng = session.New(session.Config{ReorderWait: 50 * time.Millisecond, DecidedBy: o.DecidedBy}, l)
 
 		answered := map[string]bool{}
+		check := func(before, answeredBefore int, typed bool) {
+			for _, p := range out.answered[answeredBefore:] {
+				if k, ok := out.settled[p]; ok {
+					t.Fatalf("prompt %d answered after %s", p.Number, k)
+				}
+			}
+			sent := conn.sent[before:]
+			if typed && len(sent) > 1 {
+				t.Fatalf("one command sent %d replies", len(sent))
+			}
+			for _, msg := range sent {
+				var r struct {
+					Token     string `json:"reply_token"`
+					Decision  string `json:"decision"`
+					DecidedBy string `json:"decided_by"`
+				}
+				if err := json.Unmarshal(msg, &r); err != nil {
+					t.Fatalf("sent %q: %v", msg, err)
+				}
+				if answered[r.Token] {
+					t.Fatalf("reply token %s answered twice", r.Token)
+				}
+				answered[r.Token] = true
+				auto := strings.HasPrefix(r.DecidedBy, "auto:policy:") || r.DecidedBy == "auto:always" ||
+					mode == 1 && r.Decision == protocol.DecisionReject
+				switch {
+				case typed && strings.HasPrefix(r.DecidedBy, "auto:policy:"):
+					t.Fatalf("a typed answer sent as the policy's: %s", msg)
+				case !typed && !auto:
+					t.Fatalf("a reply sent with no command and no policy (mode %d): %s", mode, msg)
+				case !typed && mode == 0 && r.DecidedBy != "auto:always":
+					t.Fatalf("a reply sent by a policy that is not configured: %s", msg)
+				}
+			}
+		}
 		seq := map[string]int64{}
 		tokens := 0
 		for i := 1; i+1 < len(ops); i += 2 {
@@ -147,48 +182,24 @@ func FuzzDecisions(f *testing.F) {
 					ev.Type = protocol.TypeProgressUpdated
 				}
 				l.handle(decoded{ev: ev})
-			case 3: // a typed command
+			case 3: // a typed command, read between bursts
+				l.releasePrompts() // may let the policy answer held prompts
+				check(before, answeredBefore, false)
+				before, answeredBefore = len(conn.sent), len(out.answered)
 				typed = true
 				l.command(context.Background(), fuzzCommands[int(arg)%len(fuzzCommands)])
 			case 4: // the clock jumps
 				now = now.Add(time.Duration(arg) * 500 * time.Millisecond)
 				l.eng.Tick(now)
-			case 5:
+			case 5: // the transport fails or recovers; a burst of frames begins or ends
 				conn.down = arg&1 == 1
-			}
-			for _, p := range out.answered[answeredBefore:] {
-				if k, ok := out.settled[p]; ok {
-					t.Fatalf("prompt %d answered after %s", p.Number, k)
+				if arg&2 != 0 {
+					l.holdPrompts()
+				} else {
+					l.releasePrompts()
 				}
 			}
-			sent := conn.sent[before:]
-			if typed && len(sent) > 1 {
-				t.Fatalf("one command sent %d replies", len(sent))
-			}
-			for _, msg := range sent {
-				var r struct {
-					Token     string `json:"reply_token"`
-					Decision  string `json:"decision"`
-					DecidedBy string `json:"decided_by"`
-				}
-				if err := json.Unmarshal(msg, &r); err != nil {
-					t.Fatalf("sent %q: %v", msg, err)
-				}
-				if answered[r.Token] {
-					t.Fatalf("reply token %s answered twice", r.Token)
-				}
-				answered[r.Token] = true
-				auto := strings.HasPrefix(r.DecidedBy, "auto:policy:") || r.DecidedBy == "auto:always" ||
-					mode == 1 && r.Decision == protocol.DecisionReject
-				switch {
-				case typed && strings.HasPrefix(r.DecidedBy, "auto:policy:"):
-					t.Fatalf("a typed answer sent as the policy's: %s", msg)
-				case !typed && !auto:
-					t.Fatalf("a reply sent with no command and no policy (mode %d): %s", mode, msg)
-				case !typed && mode == 0 && r.DecidedBy != "auto:always":
-					t.Fatalf("a reply sent by a policy that is not configured: %s", msg)
-				}
-			}
+			check(before, answeredBefore, typed)
 		}
 	})
 }

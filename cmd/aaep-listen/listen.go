@@ -45,6 +45,7 @@ type listener struct {
 
 	autoQueue []*session.Prompt // prompts to answer by policy once Handle returns
 	always    policy.Always     // "accept always" and "reject always" answers, by session and tool
+	hold      promptHold        // prompts held while a burst of frames is handled (burst.go)
 	audit     *audit.Log        // --audit; nil without
 	input     <-chan string     // typed commands from the TUI; nil reads standard input
 }
@@ -120,6 +121,13 @@ func (l *listener) Deliver(d session.Delivery) {
 	if !l.admit(d) {
 		return // the negotiated filters or rate leave it out
 	}
+	if !l.held(d) {
+		l.deliver(d)
+	}
+}
+
+// deliver announces d, logs it and queues the prompts a policy may answer.
+func (l *listener) deliver(d session.Delivery) {
 	l.ann.Deliver(d)
 	l.auditDelivery(d)
 	l.queueForPolicy(d)
@@ -159,6 +167,7 @@ func (l *listener) run(ctx context.Context) error {
 		l.resetTimer(timer)
 		select {
 		case f := <-frames:
+			l.holdPrompts()
 			l.handle(f)
 			// Drain what is already waiting before paying for a flush.
 		drain:
@@ -170,6 +179,7 @@ func (l *listener) run(ctx context.Context) error {
 					break drain
 				}
 			}
+			l.releasePrompts()
 			if len(frames) == 0 {
 				l.flush()
 			}
@@ -266,6 +276,7 @@ func (l *listener) handle(d decoded) {
 
 // finish releases everything held and tells the user what ended.
 func (l *listener) finish(why string) {
+	l.releasePrompts()
 	now := l.o.Now()
 	l.eng.Flush(now)
 	l.endBurst(now)
