@@ -42,7 +42,7 @@ func irreversible(ev *protocol.Event) bool {
 }
 
 // reminderWords words a reminder: which prompt, how long is left, what it
-// asks, what is at stake, what happens without an answer and how to answer.
+// asks, what is at stake and what happens without an answer.
 func reminderWords(d session.Delivery) string {
 	ev := d.Event
 	n := number(d.Prompt)
@@ -55,11 +55,9 @@ func reminderWords(d session.Delivery) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%sprompt %d is still waiting, %s left: %s", last, n, timeLeft(d), stop(promptTopic(ev)))
 	b.WriteString(stakes(ev))
-	if ev.Type == protocol.TypeAwaitingClarify {
-		fmt.Fprintf(&b, " Without an answer the agent will %s. Answer with: answer %d, then your answer.", defaultDecision(ev), n)
-	} else {
-		fmt.Fprintf(&b, " Without an answer the agent will %s. Answer with: accept %d, or reject %d.", defaultDecision(ev), n, n)
-	}
+	// How to answer is the output's to say (the line adds "To answer,
+	// type: …"), as for the prompt itself.
+	fmt.Fprintf(&b, " Without an answer the agent will %s.", defaultDecision(ev))
 	return tidy(b.String())
 }
 

@@ -28,16 +28,16 @@ func TestReminder(t *testing.T) {
 	}{
 		{"risky, half time", del, 1, 30 * time.Second,
 			"Reminder: prompt 4 is still waiting, 30 seconds left: Delete 3 files. Consequence: They are gone for good. Risk: high. " +
-				"This cannot be undone. Without an answer the agent will reject. Answer with: accept 4, or reject 4.", Critical},
+				"This cannot be undone. Without an answer the agent will reject.", Critical},
 		{"low risk, half time, read in turn", draft, 1, time.Minute,
 			"Reminder: prompt 4 is still waiting, 1 minute left: Save the draft. Risk: low. It can be undone. " +
-				"Without an answer the agent will accept. Answer with: accept 4, or reject 4.", Normal},
+				"Without an answer the agent will accept.", Normal},
 		{"low risk, last reminder interrupts", draft, 2, 6 * time.Second,
 			"Last reminder: prompt 4 is still waiting, 6 seconds left: Save the draft. Risk: low. It can be undone. " +
-				"Without an answer the agent will accept. Answer with: accept 4, or reject 4.", Critical},
+				"Without an answer the agent will accept.", Critical},
 		{"question", question, 1, 45 * time.Second,
 			"Reminder: prompt 4 is still waiting, 45 seconds left: Which account? " +
-				"Without an answer the agent will use the answer \"chk\". Answer with: answer 4, then your answer.", Normal},
+				"Without an answer the agent will use the answer \"chk\".", Normal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
