@@ -36,6 +36,9 @@ type Command struct {
 	// Always is set for "accept always N" and "reject always N": answer
 	// this prompt, and every later one about the same tool in its session.
 	Always bool
+	// Rationale is the reason given with "accept N because TEXT" or
+	// "reject N because TEXT", sent as the reply's decision_rationale.
+	Rationale string
 }
 
 // Parse reads one typed line. It never fails: what is not a command is text.
@@ -54,12 +57,12 @@ func Parse(s string) Command {
 	}
 	switch word {
 	case "accept", "a", "yes", "y":
-		if after == "" {
-			return Command{Verb: VerbAccept, Prompt: num, Word: word, Arg: s}
+		if why, ok := because(after); ok {
+			return Command{Verb: VerbAccept, Prompt: num, Word: word, Arg: s, Rationale: why}
 		}
 	case "reject", "r", "no", "n":
-		if after == "" {
-			return Command{Verb: VerbReject, Prompt: num, Word: word, Arg: s}
+		if why, ok := because(after); ok {
+			return Command{Verb: VerbReject, Prompt: num, Word: word, Arg: s, Rationale: why}
 		}
 	case "answer":
 		if num > 0 {
@@ -91,6 +94,20 @@ func Parse(s string) Command {
 		}
 	}
 	return Command{Verb: VerbText, Arg: s}
+}
+
+// because reads what may follow a decision: nothing, or "because" and a
+// reason (returned). Anything else is not a decision.
+func because(after string) (string, bool) {
+	if after == "" {
+		return "", true
+	}
+	kw, why, _ := strings.Cut(after, " ")
+	why = strings.TrimSpace(why)
+	if !strings.EqualFold(kw, "because") || why == "" {
+		return "", false
+	}
+	return why, true
 }
 
 // always reads "accept always N" (N optional) and its reject forms.
@@ -126,7 +143,8 @@ func leadingNumber(s string) (int, string) {
 // Help is the text of the help command.
 const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no N; ` +
 	`answer N followed by your answer; pending lists prompts waiting for you; ` +
-	`details N reads a prompt in full; accept always N or reject always N also answers ` +
+	`details N reads a prompt in full; accept N because REASON or reject N because REASON ` +
+	`sends your reason with the decision; accept always N or reject always N also answers ` +
 	`every later confirmation about the same tool in that session; ` +
 	`stop, or: silence, stops speech and drops what waits to be said, except prompts and errors; help; quit. ` +
 	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +

@@ -116,6 +116,10 @@ func TestParse(t *testing.T) {
 		{"R Always", Command{Verb: VerbReject, Word: "r", Always: true}},
 		{"no always ever", Command{Verb: VerbText, Arg: "no always ever"}},
 		{"always accept 2", Command{Verb: VerbText, Arg: "always accept 2"}},
+		{"accept 2 because the amount is right", Command{Verb: VerbAccept, Prompt: 2, Word: "accept", Arg: "accept 2 because the amount is right", Rationale: "the amount is right"}},
+		{"no BECAUSE  too much ", Command{Verb: VerbReject, Word: "no", Arg: "no BECAUSE  too much", Rationale: "too much"}},
+		{"reject 1 because", Command{Verb: VerbText, Arg: "reject 1 because"}},
+		{"yes please", Command{Verb: VerbText, Arg: "yes please"}},
 	}
 	for _, tt := range tests {
 		if got := Parse(tt.in); got != tt.want {

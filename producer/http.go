@@ -533,6 +533,7 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool)
 			d = protocol.DecisionReject // modified actions are not supported: that is a reject
 		}
 		o.Decision, o.Resolution = d, Rejected
+		o.Rationale, _ = stringField(m, "decision_rationale")
 		if d == protocol.DecisionAccept {
 			o.Resolution = Accepted
 		}

@@ -128,6 +128,8 @@ type Outcome struct {
 	// default_response: a choice's value, free text, "true"/"false" or a
 	// number as written; "" when none applied.
 	Answer string
+	// Rationale is the reply's decision_rationale, when it gave one.
+	Rationale string
 	// SubscriptionID is the subscription that replied, when it said.
 	SubscriptionID string
 	// At is when the prompt was settled.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -43,6 +44,20 @@ func (e *Engine) Confirm(n int, decision string, now time.Time) (Reply, error) {
 // ConfirmBy is Confirm with decidedBy written into decided_by instead of
 // the configured one: a policy rule's "auto:policy:NAME", say.
 func (e *Engine) ConfirmBy(n int, decision, decidedBy string, now time.Time) (Reply, error) {
+	return e.ConfirmBecause(n, decision, decidedBy, "", now)
+}
+
+// maxRationale is the longest reason a confirmation reply may carry, in
+// characters (the reply schema's limit).
+const maxRationale = 4096
+
+// ConfirmBecause is ConfirmBy with the user's reason for the decision,
+// sent as decision_rationale when not empty.
+func (e *Engine) ConfirmBecause(n int, decision, decidedBy, rationale string, now time.Time) (Reply, error) {
+	rationale = strings.TrimSpace(rationale)
+	if c := utf8.RuneCountInString(rationale); c > maxRationale {
+		return Reply{}, fmt.Errorf("Your reason is %d characters long; a reply carries at most %d. Shorten it and answer again.", c, maxRationale)
+	}
 	p, err := e.answerable(n, protocol.TypeAwaitingConfirmation, now)
 	if err != nil {
 		return Reply{}, err
@@ -56,12 +71,13 @@ func (e *Engine) ConfirmBy(n int, decision, decidedBy string, now time.Time) (Re
 			n, clean(decision), clean(strings.Join(allowed, ", ")))
 	}
 	r, err := e.reply(p, protocol.ConfirmationReply{
-		Type:           protocol.TypeConfirmationReply,
-		ReplyToken:     p.Event.ReplyToken,
-		Decision:       decision,
-		SubscriptionID: e.subID,
-		Timestamp:      now.UTC().Format(replyTime),
-		DecidedBy:      decidedBy,
+		Type:              protocol.TypeConfirmationReply,
+		ReplyToken:        p.Event.ReplyToken,
+		Decision:          decision,
+		SubscriptionID:    e.subID,
+		Timestamp:         now.UTC().Format(replyTime),
+		DecidedBy:         decidedBy,
+		DecisionRationale: rationale,
 	})
 	r.Decision, r.DecidedBy = decision, decidedBy
 	return r, err

@@ -71,6 +71,27 @@ func TestConfirmBody(t *testing.T) {
 	}
 }
 
+// A reason typed with the decision travels as decision_rationale, within
+// the schema's length; a longer one is refused and nothing is built.
+func TestConfirmBecause(t *testing.T) {
+	e, _ := promptEngine(t, confirmation("s", -1, "4f8a2e7d9c1b6a3f"))
+	reply, err := e.ConfirmBecause(1, protocol.DecisionReject, "user:folake", "  I want to pay a smaller amount first. ", decidedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(reply.Body, []byte(`"decision_rationale":"I want to pay a smaller amount first."`)) {
+		t.Fatalf("body lacks the reason: %s", reply.Body)
+	}
+	validReply(t, reply.Body)
+	if _, err := e.ConfirmBecause(1, protocol.DecisionReject, "user:folake", strings.Repeat("é", maxRationale+1), decidedAt); err == nil ||
+		!strings.Contains(err.Error(), "at most 4096") {
+		t.Fatalf("an over-long reason: %v", err)
+	}
+	if plain, _ := e.Confirm(1, protocol.DecisionAccept, decidedAt); bytes.Contains(plain.Body, []byte("decision_rationale")) {
+		t.Errorf("a reply without a reason carries one: %s", plain.Body)
+	}
+}
+
 func TestConfirmWithoutSubscriptionOrDecider(t *testing.T) {
 	e, _ := newTest(Config{})
 	e.Handle(confirmation("s", -1, "abc"), t0)

@@ -43,7 +43,7 @@ func TestProducerBlocksUntilTheReply(t *testing.T) {
 		{"accept: the tool runs", []string{"accept 1"}, 120, producer.Accepted,
 			[]string{"Sent your answer to prompt 1: accept.", payment, "Started after you accepted prompt 1."},
 			[]string{followUp, "Safety warning"}},
-		{"reject: a follow-up, and the tool never runs", []string{"reject 1"}, 120, producer.Rejected,
+		{"reject: a follow-up, and the tool never runs", []string{"reject 1 because the amount looks wrong"}, 120, producer.Rejected,
 			[]string{"Sent your answer to prompt 1: reject.", followUp},
 			[]string{payment}},
 		{"a second answer is never sent", []string{"reject 1", "accept 1"}, 120, producer.Rejected,
@@ -65,6 +65,13 @@ func TestProducerBlocksUntilTheReply(t *testing.T) {
 			outs := p.Outcomes()
 			if len(outs) != 1 || outs[0].Resolution != tc.want {
 				t.Fatalf("producer outcomes %+v, want %v\n%s", outs, tc.want, r.stdout())
+			}
+			if why, _, _ := strings.Cut(strings.Join(tc.typed, "\n"), "\n"); strings.Contains(why, " because ") {
+				if _, want, _ := strings.Cut(why, " because "); outs[0].Rationale != want {
+					t.Errorf("the producer got the reason %q, want %q", outs[0].Rationale, want)
+				}
+			} else if outs[0].Rationale != "" {
+				t.Errorf("a reason nobody typed reached the producer: %q", outs[0].Rationale)
 			}
 			if tc.want == producer.TimedOut && outs[0].Decision != "reject" {
 				t.Fatalf("the default applied was %q", outs[0].Decision)

@@ -49,7 +49,7 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		if c.Always {
 			l.rememberAlways(p, decision)
 		}
-		l.confirm(ctx, p.Number, decision, now)
+		l.confirm(ctx, p.Number, decision, c.Rationale, now)
 	case line.VerbAnswer, line.VerbText:
 		p := l.pick(c.Prompt, protocol.TypeAwaitingClarify, "answer")
 		if p == nil {
@@ -103,8 +103,15 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 	return nil
 }
 
-func (l *listener) confirm(ctx context.Context, n int, decision string, now time.Time) {
-	l.confirmBy(ctx, n, decision, l.o.DecidedBy, now)
+// confirm answers confirmation n for the user, with the reason they typed
+// (may be empty).
+func (l *listener) confirm(ctx context.Context, n int, decision, rationale string, now time.Time) {
+	r, err := l.eng.ConfirmBecause(n, decision, l.o.DecidedBy, rationale, now)
+	if err != nil {
+		l.say(err.Error())
+		return
+	}
+	l.send(ctx, r, now)
 }
 
 // confirmBy answers confirmation n with decidedBy as the reply's decided_by.

@@ -91,6 +91,8 @@ ENDPOINT is one of:
 Typed commands (one per line; N may be left out when one prompt waits):
   accept N, a N, yes N        accept confirmation N
   reject N, r N, no N         reject confirmation N
+  accept N because REASON     the same, sending your reason to the agent
+  reject N because REASON     (decision_rationale)
   accept always N             accept N and, in its session, every later
   reject always N             confirmation about the same tool (never for
                               an irreversible high-risk action)
