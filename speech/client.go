@@ -62,9 +62,7 @@ func (c *Client) readLoop() {
 	for {
 		r, err := readReply(br)
 		if err != nil {
-			c.errMu.Lock()
-			c.err = fmt.Errorf("speech: connection to speech-dispatcher lost: %w", err)
-			c.errMu.Unlock()
+			c.fail(fmt.Errorf("speech: connection to speech-dispatcher lost: %w", err))
 			return
 		}
 		if r.isEvent() {
@@ -81,6 +79,17 @@ func (c *Client) readLoop() {
 	}
 }
 
+// fail records why the connection can no longer be used, unless a reason
+// is known already, and closes it, which ends the read loop.
+func (c *Client) fail(err error) {
+	c.errMu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.errMu.Unlock()
+	c.conn.Close()
+}
+
 // connErr is why the connection ended.
 func (c *Client) connErr() error {
 	c.errMu.Lock()
@@ -93,13 +102,25 @@ func (c *Client) connErr() error {
 
 // exchange writes data and waits for one reply.
 func (c *Client) exchange(ctx context.Context, what, data string) (reply, error) {
+	c.errMu.Lock()
+	failed := c.err
+	c.errMu.Unlock()
+	if failed != nil {
+		return reply{}, failed
+	}
 	if dl, ok := ctx.Deadline(); ok {
 		c.conn.SetWriteDeadline(dl)
 	} else {
 		c.conn.SetWriteDeadline(time.Now().Add(5 * time.Second))
 	}
+	// A write cut short, or a reply not waited for, leaves the conversation
+	// out of step (the late reply would answer the next command, and a
+	// half-sent SPEAK leaves the daemon reading text): the connection is
+	// given up, and its owner dials again.
 	if _, err := io.WriteString(c.conn, data); err != nil {
-		return reply{}, fmt.Errorf("speech: %s: %w", what, err)
+		err = fmt.Errorf("speech: %s: %w", what, err)
+		c.fail(err)
+		return reply{}, err
 	}
 	select {
 	case r := <-c.replies:
@@ -107,7 +128,9 @@ func (c *Client) exchange(ctx context.Context, what, data string) (reply, error)
 	case <-c.done:
 		return reply{}, c.connErr()
 	case <-ctx.Done():
-		return reply{}, fmt.Errorf("speech: %s: %w", what, ctx.Err())
+		err := fmt.Errorf("speech: %s: %w", what, ctx.Err())
+		c.fail(fmt.Errorf("%w; the connection was given up", err))
+		return reply{}, err
 	}
 }
 

@@ -49,9 +49,15 @@ func (s *Sink) Speaking() bool {
 	return ok && sp.Speaking()
 }
 
-// Cancel stops the speech now, as when the user asks for silence.
+// cancelTimeout bounds a cancel. speech-dispatcher answers CANCEL only once
+// its output module has stopped, which can take as long as the text being
+// said, so it is longer than the time a Speak may take.
+const cancelTimeout = 10 * time.Second
+
+// Cancel stops the speech now, as when the user asks for silence. It may
+// take as long as the daemon needs to stop its voice.
 func (s *Sink) Cancel() error {
-	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
+	ctx, cancel := context.WithTimeout(context.Background(), max(cancelTimeout, s.timeout()))
 	defer cancel()
 	return s.Backend.Cancel(ctx)
 }

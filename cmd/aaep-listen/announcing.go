@@ -85,17 +85,27 @@ func (o *options) paced() sinkOptions {
 }
 
 // silence carries out "stop": speech and braille drop what waits and stop
-// what is being said, prompts and errors excepted.
+// what is being said, prompts and errors excepted. speech-dispatcher answers
+// only once its voice has stopped, which may take seconds, so the listener
+// goes on meanwhile and the outcome comes as a status line.
 func (l *listener) silence() {
-	n, ok, err := l.ann.Silence()
+	l.silencing.Add(1)
+	go func() {
+		defer l.silencing.Done()
+		l.note(silenceWords(l.ann.Silence()))
+	}()
+}
+
+// silenceWords says how a stop went: n announcements dropped, ok when any
+// sink could be silenced.
+func silenceWords(n int, ok bool, err error) string {
 	switch {
 	case !ok:
-		l.say("Nothing to stop: speech and braille are off.")
+		return "Nothing to stop: speech and braille are off."
 	case err != nil:
-		l.say(fmt.Sprintf("Could not stop the speech: %v.", err))
+		return fmt.Sprintf("Could not stop the speech: %v.", err)
 	case n == 1:
-		l.say("Stopped; 1 announcement was not spoken. Everything is still in the log.")
-	default:
-		l.say(fmt.Sprintf("Stopped; %d announcements were not spoken. Everything is still in the log.", n))
+		return "Stopped; 1 announcement was not spoken. Everything is still in the log."
 	}
+	return fmt.Sprintf("Stopped; %d announcements were not spoken. Everything is still in the log.", n)
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
@@ -48,6 +49,7 @@ type listener struct {
 	hold      promptHold        // prompts held while a burst of frames is handled (burst.go)
 	audit     *audit.Log        // --audit; nil without
 	input     <-chan string     // typed commands from the TUI; nil reads standard input
+	silencing sync.WaitGroup    // "stop" commands whose cancel is still on its way (announcing.go)
 }
 
 func listen(ctx context.Context, o *options) error {
@@ -276,6 +278,10 @@ func (l *listener) handle(d decoded) {
 
 // finish releases everything held and tells the user what ended.
 func (l *listener) finish(why string) {
+	// A stop typed just before the end still reaches the daemon (which
+	// would otherwise go on with what it was given) and is answered.
+	l.silencing.Wait()
+	l.drainNotes()
 	l.releasePrompts()
 	now := l.o.Now()
 	l.eng.Flush(now)
