@@ -327,6 +327,7 @@ func subscriptionType(data []byte) string {
 
 func (c *linkConn) status(s Status, detail string) {
 	if c.o.OnStatus != nil {
+		c.pump.settle() // after the frames that came before it
 		c.o.OnStatus(s, detail)
 	}
 }

@@ -82,6 +82,23 @@ func (p *pump) close() bool {
 	return first
 }
 
+// settleWait bounds how long a status change waits for Recv to take the
+// frames queued before it.
+const settleWait = 2 * time.Second
+
+// settle waits until Recv has taken every frame queued so far, the
+// connection is closed, or settleWait has passed. A status change is told
+// after it, so that "reconnecting" never overtakes the last frames of the
+// stream that ended.
+func (p *pump) settle() {
+	deadline := time.Now().Add(settleWait)
+	for len(p.frames) > 0 && time.Now().Before(deadline) {
+		if !p.sleep(time.Millisecond) {
+			return
+		}
+	}
+}
+
 // sleep waits d; false means the connection was closed meanwhile.
 func (p *pump) sleep(d time.Duration) bool {
 	t := time.NewTimer(d)

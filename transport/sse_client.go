@@ -582,6 +582,7 @@ func (c *sseConn) backoff(n int) time.Duration {
 
 func (c *sseConn) status(s Status, detail string) {
 	if c.o.OnStatus != nil {
+		c.pump.settle() // after the frames that came before it
 		c.o.OnStatus(s, detail)
 	}
 }

@@ -200,7 +200,21 @@ func (l *listener) run(ctx context.Context) error {
 			}
 			l.flush()
 		case n := <-l.notes:
+			// A status line comes from the transport's goroutine, after
+			// the frames it had queued: those are told first, so "Connection
+			// lost" never comes before the last events of the stream.
+			if k := len(frames); k > 0 {
+				l.holdPrompts()
+				for range k {
+					l.handle(<-frames)
+				}
+				l.releasePrompts()
+			}
 			l.show(n)
+			if l.ended() {
+				l.flush()
+				return nil
+			}
 		case <-timer.C:
 			l.eng.Tick(l.o.Now())
 			l.flush()
