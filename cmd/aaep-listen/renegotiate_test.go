@@ -222,3 +222,24 @@ func TestRenegotiateWithoutHandshake(t *testing.T) {
 	fmt.Fprintln(r.stdin, "quit")
 	r.wait(t)
 }
+
+// Over stdio a typed answer travels as aaep.reply to the producer the
+// listener started, which goes on as accepted: the payment is made.
+func TestReplyOverStdio(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(childProducerEnv, "1")
+	r := startListener(t, "--plain", "--exec", exe, "-test.run=^$")
+	r.waitOutput(t, "Confirmation needed, prompt 1")
+	fmt.Fprintln(r.stdin, "accept 1")
+	r.waitOutput(t, "Sent your answer to prompt 1: accept.")
+	r.waitOutput(t, "Sending 86.40 euros to Lisbon Energy.")
+	r.waitOutput(t, "Transfer done: the electricity bill is paid.")
+	fmt.Fprintln(r.stdin, "quit")
+	r.wait(t)
+	if out := r.stdout(); strings.Contains(out, "No go-ahead") {
+		t.Errorf("the producer did not act on the answer:\n%s", out)
+	}
+}
