@@ -156,9 +156,7 @@ func (c *Client) readLoop() {
 	for {
 		p, err := readPacket(c.conn)
 		if err != nil {
-			c.errMu.Lock()
-			c.err = fmt.Errorf("braille: connection to BRLTTY lost: %w", err)
-			c.errMu.Unlock()
+			c.fail(fmt.Errorf("braille: connection to BRLTTY lost: %w", err))
 			return
 		}
 		if p.Type == typeKey {
@@ -184,6 +182,17 @@ func (c *Client) readLoop() {
 	}
 }
 
+// fail records why the connection can no longer be used, unless a reason
+// is known already, and closes it, which ends the read loop.
+func (c *Client) fail(err error) {
+	c.errMu.Lock()
+	if c.err == nil {
+		c.err = err
+	}
+	c.errMu.Unlock()
+	c.conn.Close()
+}
+
 func (c *Client) connErr() error {
 	c.errMu.Lock()
 	defer c.errMu.Unlock()
@@ -201,6 +210,9 @@ func (c *Client) wait(ctx context.Context) (packet, error) {
 	case <-c.done:
 		return packet{}, c.connErr()
 	case <-ctx.Done():
+		// The reply will still come and would answer the next request:
+		// the connection is given up, and its owner dials again.
+		c.fail(fmt.Errorf("braille: no reply in time (%w); the connection was given up", ctx.Err()))
 		return packet{}, ctx.Err()
 	}
 }
@@ -218,9 +230,17 @@ func (c *Client) write(ctx context.Context, typ uint32, payload []byte) error {
 	if !ok {
 		deadline = time.Now().Add(5 * time.Second)
 	}
+	c.errMu.Lock()
+	failed := c.err
+	c.errMu.Unlock()
+	if failed != nil {
+		return failed
+	}
 	c.conn.SetWriteDeadline(deadline)
 	if _, err := c.conn.Write(encodePacket(typ, payload)); err != nil {
-		return fmt.Errorf("braille: send %q: %w", rune(typ), err)
+		err = fmt.Errorf("braille: send %q: %w", rune(typ), err)
+		c.fail(err) // a packet cut short leaves the stream out of step
+		return err
 	}
 	return nil
 }
