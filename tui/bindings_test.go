@@ -2,6 +2,7 @@ package tui
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,5 +24,11 @@ func TestBindings(t *testing.T) {
 	}
 	if m.mode != modeHelp {
 		t.Error("? no longer opens the help")
+	}
+	help := strings.Join(m.helpEntries(), "\n")
+	for _, want := range []string{".                the command step", "]                the command next critical"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("the help lacks %q:\n%s", want, help)
+		}
 	}
 }

@@ -60,6 +60,14 @@ type Options struct {
 type Binding struct {
 	Keys    []string
 	Command string
+	Help    string // what the key does, for the ? help; the command is named when ""
+}
+
+func (b Binding) help() string {
+	if b.Help != "" {
+		return b.Help
+	}
+	return "the command " + b.Command
 }
 
 type mode int

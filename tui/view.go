@@ -319,6 +319,9 @@ func (m *Model) helpEntries() []string {
 			out = append(out, fmt.Sprintf("  %-16s %s", strings.Join(names, " or "), k.Help().Desc))
 		}
 	}
+	for _, b := range m.opts.Bindings {
+		out = append(out, fmt.Sprintf("  %-16s %s", strings.Join(b.Keys, " or "), b.help()))
+	}
 	return out
 }
 

@@ -32,18 +32,18 @@ func startPlayTUI(tio *term.IO, source string) *tui.Program {
 
 // playKeys steer playing in the TUI; they come before the view's own keys.
 var playKeys = []tui.Binding{
-	{Keys: []string{"P"}, Command: "toggle"},
-	{Keys: []string{"."}, Command: "step"},
-	{Keys: []string{"]"}, Command: "next critical"},
-	{Keys: []string{"["}, Command: "previous critical"},
-	{Keys: []string{"}"}, Command: "next mark"},
-	{Keys: []string{"{"}, Command: "previous mark"},
-	{Keys: []string{"+"}, Command: "seek +10s"},
-	{Keys: []string{"-"}, Command: "seek -10s"},
-	{Keys: []string{">"}, Command: "faster"},
-	{Keys: []string{"<"}, Command: "slower"},
-	{Keys: []string{"M"}, Command: "mark"},
-	{Keys: []string{"W"}, Command: "where"},
+	{Keys: []string{"P"}, Command: "toggle", Help: "pause or resume playing"},
+	{Keys: []string{"."}, Command: "step", Help: "play the next message, then pause"},
+	{Keys: []string{"]"}, Command: "next critical", Help: "jump to the next critical event"},
+	{Keys: []string{"["}, Command: "previous critical", Help: "jump to the previous critical event"},
+	{Keys: []string{"}"}, Command: "next mark", Help: "jump to the next mark"},
+	{Keys: []string{"{"}, Command: "previous mark", Help: "jump to the previous mark"},
+	{Keys: []string{"+"}, Command: "seek +10s", Help: "move 10 seconds on"},
+	{Keys: []string{"-"}, Command: "seek -10s", Help: "move 10 seconds back"},
+	{Keys: []string{">"}, Command: "faster", Help: "play faster"},
+	{Keys: []string{"<"}, Command: "slower", Help: "play slower"},
+	{Keys: []string{"M"}, Command: "mark", Help: "set a mark here"},
+	{Keys: []string{"W"}, Command: "where", Help: "say where playing is"},
 }
 
 // playKeysHelp says the keys of playKeys in words, for the TUI's first lines.
