@@ -70,7 +70,8 @@ Formats (--format):
 --filter keeps only some event types: comma-separated patterns such as
 tool.*,session.* (a leading - excludes: -progress.*,-output.*). Critical
 events (errors, prompts, hand-offs) and messages that are not events are
-always recorded.
+always recorded. --include TYPES and --exclude TYPES say the same as in
+aaep-listen and add to --filter.
 
 --rotate-size N (500K, 10M, 1G) starts a new file before one would grow past
 N bytes: FILE, then FILE.1, FILE.2, … in the order recorded. Each file is a
@@ -109,6 +110,9 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	var filter, rotate, autoReply string
 	var noProgress bool
 	fs.StringVar(&filter, "filter", "", "record only these event types: `GLOBS` such as tool.*,-progress.* (critical events always)")
+	var include, exclude string
+	fs.StringVar(&include, "include", "", "as aaep-listen: record only these event `TYPES` (globs, comma-separated)")
+	fs.StringVar(&exclude, "exclude", "", "as aaep-listen: never record these event `TYPES` (critical events always)")
 	fs.StringVar(&rotate, "rotate-size", "", "start a new file (FILE.1, FILE.2, …) before one grows past `SIZE`, e.g. 100M")
 	fs.StringVar(&autoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed (default: never answer)")
 	fs.BoolVar(&noProgress, "no-progress", false, "no progress line on standard error, even on a terminal")
@@ -164,7 +168,7 @@ not be reached or the file not written, 2 for a usage error.
 		return nil, fmt.Errorf("--no-handshake and --layout spec contradict each other: the spec layout needs the handshake")
 	}
 	var err error
-	if o.Filter, err = capture.ParseTypeFilter(filter); err != nil {
+	if o.Filter, err = capture.ParseTypeFilter(filterExpr(filter, include, exclude)); err != nil {
 		return nil, fmt.Errorf("--%w", err)
 	}
 	if rotate != "" {
@@ -187,4 +191,16 @@ not be reached or the file not written, 2 for a usage error.
 		return nil, fmt.Errorf("--duration and --max-events must not be negative")
 	}
 	return o, nil
+}
+
+// filterExpr joins --filter with aaep-listen's --include and --exclude
+// into one filter expression: excluded types get their leading "-".
+func filterExpr(filter, include, exclude string) string {
+	parts := []string{filter, include}
+	for _, p := range strings.Split(exclude, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			parts = append(parts, "-"+p)
+		}
+	}
+	return strings.Trim(strings.Join(parts, ","), ",")
 }

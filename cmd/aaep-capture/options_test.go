@@ -39,6 +39,21 @@ func TestFilter(t *testing.T) {
 	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--filter", "tool.["}, tio); err == nil || !strings.Contains(err.Error(), "--filter") {
 		t.Errorf("bad pattern: %v", err)
 	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--include", "tool.*"}, "tool.*"},
+		{[]string{"--exclude", "progress.*, output.*"}, "-progress.*,-output.*"},
+		{[]string{"--filter", "tool.*", "--include", "session.*", "--exclude", "tool.completed"}, "tool.*,session.*,-tool.completed"},
+	} {
+		o, err := parseFlags(append([]string{"--endpoint", "x", "-o", "-"}, tc.args...), tio)
+		if err != nil {
+			t.Errorf("%q: %v", tc.args, err)
+		} else if o.Filter.String() != tc.want {
+			t.Errorf("%q: filter %q, want %q", tc.args, o.Filter.String(), tc.want)
+		}
+	}
 }
 
 // --rotate-size spreads the recording over FILE, FILE.1, …: each file a
