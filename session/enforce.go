@@ -76,7 +76,7 @@ func (e *Enforcer) Admit(ev *protocol.Event, now time.Time) (bool, []Diagnostic)
 			return false, nil
 		}
 		e.noted[ev.Type] = true
-		return false, []Diagnostic{{At: now, Code: "terms", SessionID: ev.SessionID, EventID: ev.EventID, Message: protocol.Sanitize(fmt.Sprintf(
+		return false, []Diagnostic{{At: now, Code: "terms", SessionID: ev.SessionID, EventID: ev.EventID, Message: oneLine(fmt.Sprintf(
 			"The producer sent %s events, which your filters exclude; they are not announced.", ev.Type))}}
 	}
 	if e.rate <= 0 || tolerant {

@@ -229,6 +229,10 @@ func (e *Engine) diagnose(now time.Time, code, sessionID, eventID, msg string) {
 // clean makes a producer-chosen string safe to put in a sentence.
 func clean(s string) string { return protocol.Sanitize(s) }
 
+// oneLine is clean(s) with its line breaks and tabs turned into single
+// spaces: a diagnostic is one sentence, whatever a producer put in a name.
+func oneLine(s string) string { return strings.Join(strings.Fields(clean(s)), " ") }
+
 // typeName is an event type as people say it: "tool.invoked" for
 // "aaep:agent.tool.invoked".
 func typeName(t string) string {

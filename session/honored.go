@@ -32,7 +32,7 @@ var (
 func CheckHonored(requested, honored protocol.Capabilities) []Violation {
 	var v []Violation
 	add := func(field, format string, args ...any) {
-		v = append(v, Violation{Field: field, Message: protocol.Sanitize(fmt.Sprintf(format, args...))})
+		v = append(v, Violation{Field: field, Message: oneLine(fmt.Sprintf(format, args...))})
 	}
 	if r := requested.MaxEventsPerSecond; r > 0 {
 		switch h := honored.MaxEventsPerSecond; {
@@ -101,7 +101,7 @@ func Changes(requested, honored protocol.Capabilities) []string {
 		c = append(c, fmt.Sprintf("Producer assumes %s cognitive load, you asked for %s.", h, r))
 	}
 	for i, s := range c {
-		c[i] = protocol.Sanitize(s)
+		c[i] = oneLine(s)
 	}
 	return c
 }
