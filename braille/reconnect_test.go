@@ -46,8 +46,7 @@ func TestSinkReconnectsWhenBrlttyRestarts(t *testing.T) {
 	b.Restart(t)
 	waitUntil(t, "the display back", func() bool { return backN.Load() == 1 })
 	b.WaitVisual(t, "the prompt kept while BRLTTY was away", prefix("#4 accept reject"))
-	b.Press(t, "ROUTE 4") // over "accept"
-	waitAnswer(t, answers, answer{4, true})
+	pressForAnswer(t, b, "ROUTE 4", answers, answer{4, true}) // over "accept"
 	if n := lostN.Load(); n != 1 {
 		t.Errorf("the loss was told %d times, want once", n)
 	}

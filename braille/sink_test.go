@@ -69,8 +69,7 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	b.Press(t, "FWINLT")
 	b.WaitVisual(t, "the prompt's first window", prefix("#2 accept reject Del"))
 	b.Press(t, "ROUTE 18") // over the question: nothing
-	b.Press(t, "ROUTE 11") // over "reject"
-	waitAnswer(t, answers, answer{2, false})
+	pressForAnswer(t, b, "ROUTE 11", answers, answer{2, false}) // over "reject"
 	time.Sleep(200 * time.Millisecond)
 	b.Press(t, "HOME")
 	b.WaitVisual(t, "the prompt gone", prefix("no screen"))
@@ -79,8 +78,7 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Run it?", Prompt: &session.Prompt{Number: 3}})
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: "Tool ls finished."})
 	b.WaitVisual(t, "the second prompt", prefix("#3 accept reject Run"))
-	b.Press(t, "ROUTE 3")
-	waitAnswer(t, answers, answer{3, true})
+	pressForAnswer(t, b, "ROUTE 3", answers, answer{3, true})
 	b.WaitVisual(t, "the queued flash", prefix("Tool ls finished."))
 }
 
@@ -108,16 +106,23 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-func waitAnswer(t *testing.T, answers chan answer, want answer) {
+// pressForAnswer presses key until the sink answers, at most four times:
+// the vr driver drops a key now and then on a loaded machine, and a prompt
+// answered once is forgotten, so a second press cannot answer twice.
+func pressForAnswer(t *testing.T, b *brltest.Display, key string, answers chan answer, want answer) {
 	t.Helper()
-	select {
-	case a := <-answers:
-		if a != want {
-			t.Fatalf("answer %+v, want %+v", a, want)
+	for range 4 {
+		b.Press(t, key)
+		select {
+		case a := <-answers:
+			if a != want {
+				t.Fatalf("answer %+v, want %+v", a, want)
+			}
+			return
+		case <-time.After(2 * time.Second):
 		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("no answer from the routing key")
 	}
+	t.Fatalf("no answer from %s, pressed four times", key)
 }
 
 // Yoruba tone marks, Arabic and Hebrew: no window ever splits a cluster.

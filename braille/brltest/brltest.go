@@ -173,7 +173,7 @@ func (d *Display) Visuals() []string {
 // WaitVisual waits until the display's current text satisfies ok, and returns it.
 func (d *Display) WaitVisual(t testing.TB, what string, ok func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(15 * time.Second) // generous: BRLTTY restarts slowly on a loaded machine
 	for {
 		seen := d.Visuals()
 		var last string
