@@ -68,8 +68,9 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	b.Press(t, "FWINRT") // at the end: a prompt stays
 	b.Press(t, "FWINLT")
 	b.WaitVisual(t, "the prompt's first window", prefix("#2 accept reject Del"))
-	b.Press(t, "ROUTE 18")                                      // over the question: nothing
-	pressForAnswer(t, b, "ROUTE 11", answers, answer{2, false}) // over "reject"
+	b.Press(t, "ROUTE 18") // over the question: nothing
+	// Over "reject":
+	pressForAnswer(t, b, "ROUTE 11", answers, answer{2, false})
 	time.Sleep(200 * time.Millisecond)
 	b.Press(t, "HOME")
 	b.WaitVisual(t, "the prompt gone", prefix("no screen"))
