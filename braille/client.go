@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/aaep-term/aaep-term/internal/connfail"
 )
 
 // ErrAuth reports that BRLTTY refused the key.
@@ -77,8 +79,8 @@ type Client struct {
 	mu sync.Mutex // serializes requests
 
 	errMu     sync.Mutex
-	err       error // why the read loop ended; guarded by errMu
-	exception error // the last request BRLTTY refused without a reply; guarded by errMu
+	failed    connfail.Reason // why the connection can no longer be used
+	exception error           // the last request BRLTTY refused without a reply; guarded by errMu
 	once      sync.Once
 }
 
@@ -185,22 +187,11 @@ func (c *Client) readLoop() {
 // fail records why the connection can no longer be used, unless a reason
 // is known already, and closes it, which ends the read loop.
 func (c *Client) fail(err error) {
-	c.errMu.Lock()
-	if c.err == nil {
-		c.err = err
-	}
-	c.errMu.Unlock()
+	c.failed.Set(err)
 	c.conn.Close()
 }
 
-func (c *Client) connErr() error {
-	c.errMu.Lock()
-	defer c.errMu.Unlock()
-	if c.err == nil {
-		return errors.New("braille: connection closed")
-	}
-	return c.err
-}
+func (c *Client) connErr() error { return c.failed.Or("braille: connection closed") }
 
 // wait returns the next reply packet.
 func (c *Client) wait(ctx context.Context) (packet, error) {
@@ -230,11 +221,8 @@ func (c *Client) write(ctx context.Context, typ uint32, payload []byte) error {
 	if !ok {
 		deadline = time.Now().Add(5 * time.Second)
 	}
-	c.errMu.Lock()
-	failed := c.err
-	c.errMu.Unlock()
-	if failed != nil {
-		return failed
+	if err := c.failed.Err(); err != nil {
+		return err
 	}
 	c.conn.SetWriteDeadline(deadline)
 	if _, err := c.conn.Write(encodePacket(typ, payload)); err != nil {

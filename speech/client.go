@@ -5,12 +5,13 @@ package speech
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"sync"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/connfail"
 )
 
 // Event is an asynchronous SSIP event (701 begin, 702 end, 703 cancelled, …).
@@ -27,9 +28,8 @@ type Client struct {
 	events  chan Event // buffered; events are dropped when nobody reads them
 	done    chan struct{}
 
-	mu     sync.Mutex // guards writes and the command/reply exchange
-	err    error      // set by the read loop when the connection ends; guarded by errMu
-	errMu  sync.Mutex
+	mu     sync.Mutex      // guards writes and the command/reply exchange
+	failed connfail.Reason // why the connection can no longer be used
 	closed sync.Once
 }
 
@@ -82,31 +82,17 @@ func (c *Client) readLoop() {
 // fail records why the connection can no longer be used, unless a reason
 // is known already, and closes it, which ends the read loop.
 func (c *Client) fail(err error) {
-	c.errMu.Lock()
-	if c.err == nil {
-		c.err = err
-	}
-	c.errMu.Unlock()
+	c.failed.Set(err)
 	c.conn.Close()
 }
 
 // connErr is why the connection ended.
-func (c *Client) connErr() error {
-	c.errMu.Lock()
-	defer c.errMu.Unlock()
-	if c.err == nil {
-		return errors.New("speech: connection closed")
-	}
-	return c.err
-}
+func (c *Client) connErr() error { return c.failed.Or("speech: connection closed") }
 
 // exchange writes data and waits for one reply.
 func (c *Client) exchange(ctx context.Context, what, data string) (reply, error) {
-	c.errMu.Lock()
-	failed := c.err
-	c.errMu.Unlock()
-	if failed != nil {
-		return reply{}, failed
+	if err := c.failed.Err(); err != nil {
+		return reply{}, err
 	}
 	if dl, ok := ctx.Deadline(); ok {
 		c.conn.SetWriteDeadline(dl)
