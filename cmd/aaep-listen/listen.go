@@ -169,19 +169,9 @@ func (l *listener) run(ctx context.Context) error {
 		l.resetTimer(timer)
 		select {
 		case f := <-frames:
-			l.holdPrompts()
-			l.handle(f)
-			// Drain what is already waiting before paying for a flush.
-		drain:
-			for range 1024 {
-				select {
-				case f = <-frames:
-					l.handle(f)
-				default:
-					break drain
-				}
-			}
-			l.releasePrompts()
+			// What is already waiting is one burst, handled before paying
+			// for a flush.
+			l.handleQueued(frames, min(len(frames), 1024), &f)
 			if len(frames) == 0 {
 				l.flush()
 			}
@@ -203,13 +193,7 @@ func (l *listener) run(ctx context.Context) error {
 			// A status line comes from the transport's goroutine, after
 			// the frames it had queued: those are told first, so "Connection
 			// lost" never comes before the last events of the stream.
-			if k := len(frames); k > 0 {
-				l.holdPrompts()
-				for range k {
-					l.handle(<-frames)
-				}
-				l.releasePrompts()
-			}
+			l.handleQueued(frames, len(frames), nil)
 			l.show(n)
 			if l.ended() {
 				l.flush()
@@ -219,9 +203,7 @@ func (l *listener) run(ctx context.Context) error {
 			l.eng.Tick(l.o.Now())
 			l.flush()
 		case err := <-recvErr:
-			for len(frames) > 0 { // sent before the error: a rejection, the last events
-				l.handle(<-frames)
-			}
+			l.handleQueued(frames, len(frames), nil) // sent before the error: a rejection, the last events
 			l.drainNotes()
 			if errors.Is(err, io.EOF) {
 				l.finish("The producer ended the stream.")
@@ -240,6 +222,24 @@ func (l *listener) run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// handleQueued handles first (when not nil) and then the next n frames
+// waiting in frames, as one burst: prompts are held until all are handled,
+// so one settled later in the burst is never offered (burst.go). Only the
+// run loop receives from frames, so n = len(frames) are there to take.
+func (l *listener) handleQueued(frames <-chan decoded, n int, first *decoded) {
+	if first == nil && n == 0 {
+		return
+	}
+	l.holdPrompts()
+	if first != nil {
+		l.handle(*first)
+	}
+	for range n {
+		l.handle(<-frames)
+	}
+	l.releasePrompts()
 }
 
 // decoded is a frame with what decoding it found: a handshake answer, or an
