@@ -59,7 +59,9 @@ func TestStatusAfterQueuedFrames(t *testing.T) {
 	rmu.Lock()
 	defer rmu.Unlock()
 	for i, s := range st {
-		if strings.HasPrefix(s, "reconnecting") && statusAt[i] != n {
+		// Recv has handed out the last frame when the status comes; the
+		// loop above may not have counted it yet.
+		if strings.HasPrefix(s, "reconnecting") && statusAt[i] < n-1 {
 			t.Errorf("%q told after %d of %d frames were received", s, statusAt[i], n)
 		}
 	}
