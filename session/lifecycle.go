@@ -16,7 +16,9 @@ func (e *Engine) check(s *sessionState, ev *protocol.Event, now time.Time) {
 	first := !s.seen
 	s.seen = true
 	switch {
-	case s.ended:
+	case s.ended && !(ev.HasSeq && ev.Seq < s.endSeq):
+		// An event numbered before the end that arrives after it (a
+		// critical end never waits) is reported late, not as a violation.
 		e.violation(s, ev, now, "Session %s already ended; %s came after its end.", clean(s.id), typeName(ev.Type))
 	case first && ev.Type != protocol.TypeSessionStarted && fromStart(s, ev):
 		e.violation(s, ev, now, "Session %s began with %s instead of session.started.", clean(s.id), typeName(ev.Type))
@@ -43,6 +45,9 @@ func (e *Engine) check(s *sessionState, ev *protocol.Event, now time.Time) {
 		if n := len(s.tools); n > 0 {
 			e.violation(s, ev, now, "Session %s ended with %d tool %s still running: no tool.completed arrived for %s.",
 				clean(s.id), n, plural(n, "call", "calls"), plural(n, "it", "them"))
+		}
+		if ev.HasSeq {
+			s.endSeq = ev.Seq
 		}
 		e.endSession(s)
 	}

@@ -262,12 +262,12 @@ func TestPromptReusedToken(t *testing.T) {
 func TestEndExpiresPending(t *testing.T) {
 	e, r := newTest(Config{ReorderWait: wait})
 	e.Handle(ev("s", 0, "session.started"), t0)
-	e.Handle(ev("s", 2, "progress.updated"), t0) // held
+	e.Handle(ev("s", 5, "progress.updated"), t0) // held, numbered after the confirmation
 	e.Handle(confirmation("s", 3, "a3"), t0)
 	e.Handle(clarification("t", -1, "b1"), t0)
 	r.reset()
 	e.End(at(1), "The producer ended the stream.")
-	want := []string{"event s/2", "prompt-expired s/3", "prompt-expired t/awaiting.clarification"}
+	want := []string{"event s/5", "prompt-expired s/3", "prompt-expired t/awaiting.clarification"}
 	if got := kinds(r); !equal(got, want) {
 		t.Fatalf("delivered %v, want %v", got, want)
 	}

@@ -28,25 +28,54 @@ type held struct {
 
 // sequence delivers or holds ev, which has a sequence number, by its
 // session's expected order.
+//
+// A critical event is never held back, and it never overtakes what its
+// session holds only for order: the held events numbered before it are
+// released first, giving up the numbers still missing among them. Events
+// numbered before it that arrive after it are reported late.
 func (e *Engine) sequence(s *sessionState, ev *protocol.Event, now time.Time) {
 	if !s.known && (ev.Seq == 0 || ev.Type == protocol.TypeSessionStarted) {
 		s.known, s.expect = true, ev.Seq
 	}
+	critical := ev.IsCritical()
+	if critical {
+		e.releaseBefore(s, ev.Seq, now)
+	}
 	switch {
 	case s.known && ev.Seq == s.expect:
+		if ev.Seq < s.ahead {
+			e.late(s, ev, now) // a critical event numbered after it went first
+		}
 		e.deliver(s, ev, now)
 		s.expect++
 		e.release(s, math.MinInt64, now)
 	case s.known && ev.Seq < s.expect:
 		e.late(s, ev, now)
 		e.deliver(s, ev, now)
-	case ev.IsCritical():
-		// Never held back: delivered now, its number kept in the queue.
+	case critical:
+		// Delivered ahead of its turn, its number kept in the queue.
+		if ev.Seq < s.ahead {
+			e.late(s, ev, now)
+		}
 		e.deliver(s, ev, now)
+		s.ahead = max(s.ahead, ev.Seq)
 		e.hold(s, held{seq: ev.Seq, at: now}, now)
 	default:
 		e.hold(s, held{seq: ev.Seq, at: now, ev: ev}, now)
 	}
+}
+
+// releaseBefore releases the events s holds that are numbered before seq,
+// giving up the numbers missing among them (and settling where a session
+// joined mid-way starts).
+func (e *Engine) releaseBefore(s *sessionState, seq int64, now time.Time) {
+	if s.r == nil || len(s.r.q) == 0 || s.r.q[0].seq >= seq {
+		return
+	}
+	if !s.known {
+		e.join(s, now)
+	}
+	e.release(s, seq-1, now)
 }
 
 // hold queues h. When the session holds more than the window allows, its
@@ -100,8 +129,10 @@ func (e *Engine) release(s *sessionState, upto int64, now time.Time) {
 			s.expect = h.seq
 		}
 		if h.ev != nil {
-			if h.seq < s.expect {
-				e.late(s, h.ev, now) // a second event with an already used number
+			if h.seq < s.expect || h.seq < s.ahead {
+				// A second event with an already used number, or one a
+				// critical event numbered after it went ahead of.
+				e.late(s, h.ev, now)
 			}
 			e.deliver(s, h.ev, now)
 		}

@@ -17,6 +17,8 @@ type sessionState struct {
 
 	expect int64 // next expected sequence number, once known
 	maxSeq int64 // highest sequence number delivered; -1 before any
+	ahead  int64 // highest number of a critical event delivered ahead of its turn
+	endSeq int64 // number of the terminal event, once ended with one; else 0
 
 	tools []uint64 // keys of tool calls invoked and not yet completed
 

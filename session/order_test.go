@@ -1,0 +1,116 @@
+package session
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// orderLog is what the user hears of r's log, in order: event IDs, and every
+// diagnostic as "code: message".
+func orderLog(r *recorder) []string {
+	var out []string
+	for _, x := range r.log {
+		switch {
+		case x.diag != nil:
+			out = append(out, x.diag.Code+": "+x.diag.Message)
+		case x.d != nil && x.d.Kind == KindEvent:
+			out = append(out, x.d.Event.EventID)
+		}
+	}
+	return out
+}
+
+// A critical event is never held back, but it does not overtake the events
+// of its session held only for reordering: those numbered before it go
+// first, with the gap they leave declared. Issue 12: a lost frame (number 6)
+// made state.changed 7 wait while session.errored 8 went ahead, and the
+// engine then blamed the producer for an event after the session's end.
+func TestCriticalReleasesHeldEventsBeforeIt(t *testing.T) {
+	errored := func(seq int64) *protocol.Event { return ev("s", seq, "session.errored") }
+	tests := []struct {
+		name     string
+		arrivals []*protocol.Event // at t0 + 1ms each
+		tick     bool              // Tick once the reorder wait is over
+		want     []string
+	}{
+		{
+			name:     "a lost frame before a held event and the error",
+			arrivals: []*protocol.Event{ev("s", 5, "progress.updated"), stateChanged(7, "thinking", "calling_tool", ""), errored(8)},
+			tick:     true,
+			want:     []string{"s/5", "gap: Session s: event 6 never arrived.", "s/7", "s/8"},
+		},
+		{
+			name:     "held events after the critical one keep waiting",
+			arrivals: []*protocol.Event{ev("s", 6, "progress.updated"), ev("s", 9, "progress.updated"), confirmation("s", 8, "a")},
+			want:     []string{"gap: Session s: event 5 never arrived.", "s/6", "s/8"},
+		},
+		{
+			name: "an event numbered before the error that arrives after it is late, not after the end",
+			arrivals: []*protocol.Event{stateChanged(5, "thinking", "calling_tool", ""), errored(7),
+				ev("s", 6, "progress.updated")},
+			tick: true,
+			want: []string{"s/5", "s/7",
+				"late: Session s: event 6 arrived late, after later events; it is announced out of order.", "s/6"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, r := newTest(Config{ReorderWait: wait})
+			for i := range int64(5) {
+				e.Handle(seqEvent("s", i, false), t0)
+			}
+			r.reset()
+			now := t0
+			for _, a := range tt.arrivals {
+				now = now.Add(time.Millisecond)
+				e.Handle(a, now)
+			}
+			if tt.tick {
+				e.Tick(now.Add(wait))
+			}
+			if got := orderLog(r); !slices.Equal(got, tt.want) {
+				t.Fatalf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
+			}
+		})
+	}
+}
+
+// A late join: a producer replays its buffer at connect, from the middle of
+// a session, possibly shuffled. Events are held from the very first one, and
+// announced in sequence order even when a critical event (a confirmation)
+// is among them.
+func TestLateJoinAnnouncedInOrder(t *testing.T) {
+	joined := "joined: Joined session s at event 5; its earlier events were not received."
+	tests := []struct {
+		name string
+		seqs []int64 // arrival order; 7 is a confirmation
+		want []string
+	}{
+		{"in order", []int64{5, 6, 7, 8}, []string{joined, "s/5", "s/6", "s/7", "s/8"}},
+		{"shuffled before the confirmation", []int64{6, 5, 7, 8}, []string{joined, "s/5", "s/6", "s/7", "s/8"}},
+		{"shuffled after the confirmation", []int64{5, 7, 9, 6, 8}, []string{joined, "s/5", "s/7",
+			"late: Session s: event 6 arrived late, after later events; it is announced out of order.", "s/6", "s/8", "s/9"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, r := newTest(Config{ReorderWait: wait})
+			now := t0
+			for _, n := range tt.seqs {
+				now = now.Add(time.Millisecond)
+				x := ev("s", n, "progress.updated")
+				if n == 7 {
+					x = confirmation("s", 7, "a")
+				}
+				e.Handle(x, now)
+			}
+			e.Tick(now.Add(wait))
+			if got := orderLog(r); !slices.Equal(got, tt.want) {
+				t.Fatalf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
+			}
+		})
+	}
+}
