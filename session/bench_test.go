@@ -60,3 +60,21 @@ func BenchmarkHandle(b *testing.B) {
 		b.Fatalf("%d diagnostics about a clean stream", out.n)
 	}
 }
+
+// BenchmarkResent measures one event of a replayed history dropped because
+// it was already announced (resent.go): the producer resends a session's
+// whole history, longer than the dedupe window.
+func BenchmarkResent(b *testing.B) {
+	const n = 1 << 17
+	evs := make([]*protocol.Event, n)
+	out := &countDiagnostics{}
+	e := New(Config{}, out)
+	for i := range int64(n) {
+		evs[i] = seqEvent("s", i, false)
+		e.Handle(evs[i], t0)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		e.Handle(evs[i%n], t0)
+	}
+}

@@ -66,8 +66,10 @@ type Engine struct {
 	live       sessionList // least recently active first
 	over       sessionList // ended sessions, least recently active first
 	waiting    deadlineHeap
-	held       int // entries in all reorder queues
-	maxHeld    int // bound on held
+	held       int             // entries in all reorder queues
+	maxHeld    int             // bound on held
+	resending  []*sessionState // sessions counting events sent again (resent.go)
+	resentAt   time.Time       // when the latest event sent again was dropped
 
 	pending   []*pendingPrompt // ordered by Number
 	recent    []*Prompt        // recently settled prompts, for precise errors
@@ -117,16 +119,25 @@ func (e *Engine) Handle(ev *protocol.Event, now time.Time) {
 	if d := e.NextDeadline(); !d.IsZero() && !now.Before(d) {
 		e.Tick(now)
 	}
+	var s *sessionState
+	if ev.SessionID != "" {
+		s = e.session(ev.SessionID, now)
+		if ev.HasSeq && ev.Seq >= 0 && s.announced(ev.Seq) {
+			// Sent again, whatever the dedupe window still remembers.
+			e.resend(s, ev, now)
+			return
+		}
+	}
 	if e.duplicate(ev) {
 		e.diagnose(now, "duplicate", ev.SessionID, ev.EventID,
 			"Dropped a second copy of event "+clean(ev.EventID)+" from "+clean(ev.Producer.AgentID)+".")
 		return
 	}
-	if ev.SessionID == "" {
+	if s == nil {
 		e.deliver(nil, ev, now)
 		return
 	}
-	s := e.session(ev.SessionID, now)
+	e.endResend(s, now)
 	if !ev.HasSeq || ev.Seq < 0 {
 		e.deliver(s, ev, now)
 		return
@@ -141,6 +152,9 @@ func (e *Engine) Tick(now time.Time) {
 	for len(e.waiting) > 0 && !now.Before(e.waiting[0].r.deadline) {
 		e.expire(e.waiting[0], now)
 	}
+	if d := e.resentDue(); !d.IsZero() && !now.Before(d) {
+		e.endResends(now)
+	}
 	e.tickPrompts(now)
 }
 
@@ -153,6 +167,9 @@ func (e *Engine) NextDeadline() time.Time {
 			next = d
 		}
 	}
+	if d := e.resentDue(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+		next = d
+	}
 	return next
 }
 
@@ -163,6 +180,7 @@ func (e *Engine) Flush(now time.Time) {
 		s := e.waiting[0]
 		e.flushSession(s, now)
 	}
+	e.endResends(now)
 }
 
 // End closes the engine's part of the subscription: it flushes held events,

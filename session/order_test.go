@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -112,5 +113,68 @@ func TestLateJoinAnnouncedInOrder(t *testing.T) {
 				t.Fatalf("got\n\t%s\nwant\n\t%s", strings.Join(got, "\n\t"), strings.Join(tt.want, "\n\t"))
 			}
 		})
+	}
+}
+
+// A producer that ignores Last-Event-ID resends its whole history: 180,000
+// events, far more than the dedupe window of event IDs (1<<16) remembers.
+// None is announced twice, and the drop is told in one line that counts,
+// not one line per event. The reduced window is the same case made small:
+// what matters is that the history is longer than the window.
+func TestReplayBeyondDedupeWindow(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		window int
+		n      int64
+	}{
+		{"180k events, default window", 0, 180_000},
+		{"reduced window", 16, 1000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, r := newTest(Config{DedupeWindow: tt.window})
+			now := t0
+			history := make([]*protocol.Event, tt.n)
+			for i := range tt.n {
+				history[i] = seqEvent("s", i, false)
+				e.Handle(history[i], now)
+			}
+			if got := len(r.events()); int64(got) != tt.n {
+				t.Fatalf("delivered %d of %d events the first time", got, tt.n)
+			}
+			r.reset()
+			for _, x := range history { // the producer sends it all again
+				now = now.Add(time.Microsecond)
+				e.Handle(x, now)
+			}
+			e.Handle(seqEvent("s", tt.n, false), now) // then goes on
+			if got := r.events(); !slices.Equal(got, ids("s", tt.n)) {
+				t.Fatalf("delivered %d events after the replay, want only the new one; first: %v", len(got), got[:min(len(got), 3)])
+			}
+			want := fmt.Sprintf("duplicate: Session s: dropped %d events already announced (numbers 0 to %d); the producer sent them again.", tt.n, tt.n-1)
+			if got := orderLog(r); !slices.Equal(got, []string{want, ids("s", tt.n)[0]}) {
+				t.Fatalf("got\n\t%s\nwant one line for the burst, then the new event", strings.Join(got[:min(len(got), 5)], "\n\t"))
+			}
+		})
+	}
+}
+
+// What the engine never announced is still announced when it arrives late,
+// whatever the dedupe window forgot: a number given up as missing, or one
+// from before the point where a session was joined.
+func TestLateEventsNeverAnnouncedAreNotDropped(t *testing.T) {
+	e, r := newTest(Config{ReorderWait: wait, DedupeWindow: 4})
+	e.Handle(seqEvent("s", 5, false), t0)
+	e.Handle(seqEvent("s", 7, false), t0)
+	e.Tick(t0.Add(wait)) // joined at 5, 6 given up
+	for i := int64(8); i < 20; i++ {
+		e.Handle(seqEvent("s", i, false), t0.Add(wait))
+	}
+	r.reset()
+	for _, n := range []int64{6, 2, 9, 6} { // 9 was announced; the second 6 too, by then
+		e.Handle(seqEvent("s", n, false), t0.Add(wait))
+	}
+	e.Flush(t0.Add(wait))
+	if got, want := r.events(), ids("s", 6, 2); !slices.Equal(got, want) {
+		t.Fatalf("delivered %v, want %v:%s", got, want, r.dump())
 	}
 }

@@ -50,6 +50,9 @@ func (e *Engine) sequence(s *sessionState, ev *protocol.Event, now time.Time) {
 		s.expect++
 		e.release(s, math.MinInt64, now)
 	case s.known && ev.Seq < s.expect:
+		// Never announced (Handle dropped it otherwise): given up, or from
+		// before the session was joined.
+		s.found(ev.Seq)
 		e.late(s, ev, now)
 		e.deliver(s, ev, now)
 	case critical:
@@ -182,6 +185,9 @@ func (e *Engine) flushSession(s *sessionState, now time.Time) {
 func (e *Engine) join(s *sessionState, now time.Time) {
 	s.known, s.joined = true, true
 	s.expect = s.r.q[0].seq
+	if s.expect > 0 {
+		s.lose(0, s.expect-1)
+	}
 	if s.expect > 0 && !s.forgotten {
 		e.diagnose(now, "joined", s.id, "", fmt.Sprintf(
 			"Joined session %s at event %d; its earlier events were not received.", clean(s.id), s.expect))
@@ -190,6 +196,7 @@ func (e *Engine) join(s *sessionState, now time.Time) {
 
 // gap reports that events first to last of s will not be waited for any more.
 func (e *Engine) gap(s *sessionState, first, last int64, now time.Time) {
+	s.lose(first, last)
 	var msg string
 	if first == last {
 		msg = fmt.Sprintf("Session %s: event %d never arrived.", clean(s.id), first)

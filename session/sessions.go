@@ -22,6 +22,9 @@ type sessionState struct {
 
 	tools []uint64 // keys of tool calls invoked and not yet completed
 
+	lost   []seqRange // numbers below expect never announced: given up, or before a join (resent.go)
+	resent *resent    // events dropped as sent again, in the burst being counted
+
 	confirms    []*Prompt       // recent confirmations, for linking tool calls (link.go)
 	unconfirmed *protocol.Event // a risky tool call whose confirmation may come next
 
@@ -86,7 +89,7 @@ func (e *Engine) session(id string, now time.Time) *sessionState {
 	s := &sessionState{id: strings.Clone(id), maxSeq: -1}
 	if g, ok := e.gone.get(e.hash.sum(id, "")); ok {
 		s.forgotten, s.seen, s.started, s.ended = true, true, true, g.ended
-		s.known, s.expect = g.known, g.expect
+		s.known, s.expect, s.lost = g.known, g.expect, g.lost
 	} else {
 		// Once live sessions were forgotten, a session we do not know may
 		// be one of them: its history is unknown.
@@ -116,6 +119,7 @@ func (e *Engine) evict(now time.Time) {
 	if s.r != nil && len(s.r.q) > 0 {
 		e.flushSession(s, now)
 	}
+	e.endResend(s, now)
 	if !s.ended && !e.overflowed {
 		e.overflowed = true
 		e.diagnose(now, "capacity", "", "", fmt.Sprintf(
@@ -124,14 +128,16 @@ func (e *Engine) evict(now time.Time) {
 	}
 	e.list(s).remove(s)
 	delete(e.sessions, s.id)
-	e.gone.put(e.hash.sum(s.id, ""), goneSession{expect: s.expect, known: s.known, ended: s.ended})
+	e.gone.put(e.hash.sum(s.id, ""), goneSession{expect: s.expect, known: s.known, ended: s.ended, lost: s.lost})
 }
 
 // goneSession is what the engine still knows of a session it forgot: where
-// its sequence numbers were, and whether it had ended.
+// its sequence numbers were, which of them were never announced, and
+// whether it had ended.
 type goneSession struct {
 	expect       int64
 	known, ended bool
+	lost         []seqRange
 }
 
 // endSession moves s to the ended list and drops what only a live session needs.
