@@ -35,20 +35,26 @@ func risky(ev *protocol.Event) bool {
 	return irreversible(ev) && (ev.RiskLevel == "high" || ev.RiskLevel == "medium")
 }
 
-// resolvesPrompts reports whether ev says the agent moved on from waiting
-// for input to something other than thinking it over again (spec §6.7.2):
-// its prompts were answered elsewhere.
+// resolvesPrompts reports whether ev says the agent stopped waiting for
+// input (spec §6.7.2): its prompts were settled elsewhere. Back to thinking
+// or deciding is how the spec has a producer tell a rejection by another
+// subscriber, and also how it withdraws a prompt (§6.8); the two cannot be
+// told apart, so neither is called a withdrawal by the agent.
 func resolvesPrompts(ev *protocol.Event) bool {
 	return ev.Type == protocol.TypeStateChanged && ev.FromState == "awaiting_input" &&
-		ev.ToState != "awaiting_input" && !cancelsPrompts(ev)
+		ev.ToState != "awaiting_input"
 }
 
 // resolvePrompts withdraws the pending prompts of ev's session that ev
 // settles, announcing each with what the agent did.
 func (e *Engine) resolvePrompts(ev *protocol.Event, now time.Time) {
+	how := "was settled elsewhere and"
+	if cancelsPrompts(ev) {
+		how = "was settled elsewhere, answered on another screen or withdrawn, and"
+	}
 	e.withdraw(ev, PromptResolved, func(p *Prompt) Delivery {
-		note := fmt.Sprintf("Prompt %d was settled elsewhere and can no longer be answered; the agent is now %s.",
-			p.Number, words(ev.ToState))
+		note := fmt.Sprintf("Prompt %d %s can no longer be answered; the agent is now %s.",
+			p.Number, how, words(ev.ToState))
 		if s := ev.SummaryNormal.String(); s != "" {
 			note += " " + s
 		}

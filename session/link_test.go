@@ -178,3 +178,32 @@ func TestPromptTool(t *testing.T) {
 		t.Fatalf("tools %q, want %q", got, want)
 	}
 }
+
+// Another subscriber rejected the prompt: the producer says so the way spec
+// §6.7.2 recommends, awaiting_input back to thinking. That is not the agent
+// withdrawing it.
+func TestRejectedElsewhereIsNotWithdrawn(t *testing.T) {
+	e, r := newTest(Config{})
+	e.Handle(ev("s", 0, "session.started"), t0)
+	e.Handle(confirmation("s", 1, "a"), t0)
+	e.Handle(stateChanged(2, "awaiting_input", "thinking", "No go-ahead; the payment is off."), t0)
+	if c := r.deliveries(KindPromptCancelled); len(c) != 0 {
+		t.Fatalf("announced as withdrawn by the agent:%s", r.dump())
+	}
+	res := r.deliveries(KindPromptResolved)
+	want := "Prompt 1 was settled elsewhere, answered on another screen or withdrawn, and can no longer be answered; the agent is now thinking. No go-ahead; the payment is off."
+	if len(res) != 1 || res[0].Note != want {
+		t.Fatalf("got %v, want one resolution: %q", r.dump(), want)
+	}
+	if _, err := e.Confirm(1, protocol.DecisionAccept, t0); err == nil || !strings.Contains(err.Error(), "settled elsewhere") {
+		t.Fatalf("answering it: %v", err)
+	}
+
+	// Going back to thinking from another state still withdraws a prompt.
+	r.reset()
+	e.Handle(confirmation("s", 3, "b"), t0)
+	e.Handle(stateChanged(4, "calling_tool", "thinking", ""), t0)
+	if c := r.deliveries(KindPromptCancelled); len(c) != 1 {
+		t.Fatalf("not withdrawn:%s", r.dump())
+	}
+}

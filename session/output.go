@@ -17,7 +17,8 @@ const (
 	// default decision applies.
 	KindPromptExpired
 	// KindPromptCancelled: a pending prompt was withdrawn by the producer
-	// (terminal event, or the agent went back to thinking/deciding).
+	// (terminal event, or the agent went back to thinking/deciding from a
+	// state other than awaiting_input).
 	KindPromptCancelled
 	// KindPromptStale: a prompt that arrived already superseded (later events
 	// of its session were seen, or its deadline had passed); it cannot be answered.
@@ -26,7 +27,7 @@ const (
 	KindPromptReminder
 	// KindReplySent: the user's answer was handed to the transport.
 	KindReplySent
-	// KindPromptResolved: the agent moved on from a pending prompt (spec
+	// KindPromptResolved: the agent moved on from awaiting_input (spec
 	// §6.7.2): another subscriber answered it, or the agent stopped waiting.
 	// Note says what the agent did.
 	KindPromptResolved

@@ -33,7 +33,8 @@ func isPrompt(ev *protocol.Event) bool {
 }
 
 // cancelsPrompts reports whether ev withdraws its session's pending prompts:
-// the session ended, or the agent went back to thinking or deciding.
+// the session ended, or the agent went back to thinking or deciding (from
+// awaiting_input, resolvesPrompts takes it first: see there).
 func cancelsPrompts(ev *protocol.Event) bool {
 	if ev.IsTerminal() {
 		return true
