@@ -117,6 +117,9 @@ type sessState struct {
 	confirms  []*confirmation // asked, not yet followed by the action they guard
 	decided   *confirmation   // the last decided confirmation awaiting its follow-up
 	state     string          // the last agent state announced by state.changed, "" before any
+	// unconfirmed is the tool call just before, when no confirmation
+	// covered it: a confirmation right after it is its own (deployed order).
+	unconfirmed *protocol.Event
 }
 
 type output struct {
@@ -129,7 +132,8 @@ type confirmation struct {
 	token        string
 	line         int
 	irreversible bool
-	decision     string // "accept" or "reject" once a reply was recorded
+	ask          *protocol.Event // the confirmation: the action it names
+	decision     string          // "accept" or "reject" once a reply was recorded
 	replyLine    int
 	consumed     bool
 }

@@ -57,7 +57,7 @@ func TestCorpus(t *testing.T) {
 		{"bracketing.aaep", []string{"4 bracketing violation", "5 bracketing violation"}},
 		{"no-start.aaep", []string{"2 bracketing violation"}},
 		{"tool-pairing.aaep", []string{"3 tool-pairing violation", "5 tool-pairing violation"}},
-		{"unconfirmed.aaep", []string{"4 confirmation violation"}},
+		{"unconfirmed.aaep", []string{"4 unconfirmed-irreversible violation"}},
 		{"after-reject.aaep", []string{"5 confirmation violation"}},
 		{"no-follow-up.aaep", []string{"5 follow-up violation"}},
 		{"accept-no-action.aaep", []string{"6 follow-up violation"}},

@@ -55,6 +55,8 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	}
 	s.events++
 	c.order(s, ev, a)
+	unconfirmed := s.unconfirmed
+	s.unconfirmed = nil
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
 		s.started = true
@@ -75,7 +77,10 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
 		conf := &confirmation{session: ev.SessionID, token: ev.ReplyToken, line: rec.Line,
-			irreversible: ev.Irreversible != nil && *ev.Irreversible}
+			irreversible: irreversible(ev), ask: ev}
+		// Right after the tool call it covers, it is that call's (late)
+		// confirmation, as the listener links it: no later call uses it.
+		conf.consumed = unconfirmed != nil && protocol.Covers(ev, unconfirmed)
 		s.confirms = append(s.confirms, conf)
 		if ev.ReplyToken != "" {
 			if _, old, ok := c.tokenIDs.add(ev.ReplyToken, rec.Line); ok {
@@ -143,15 +148,16 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 			capital(toolWords(ev)), d.line, d.replyLine)
 		return
 	}
-	irreversible := ev.Irreversible != nil && *ev.Irreversible
-	conf := s.nextConfirmation()
+	conf := s.confirmationFor(ev)
 	if conf == nil {
-		if irreversible && s.fromStart {
-			a.add("confirmation", "4.5.3", SeverityViolation, "Irreversible %s was invoked with no confirmation asked before it.", toolWords(ev))
-		}
+		s.unconfirmed = ev
+	}
+	if protocol.UnconfirmedIrreversible(irreversible(ev), conf != nil, s.fromStart) {
+		a.add(protocol.RuleUnconfirmedIrreversible, protocol.SectionUnconfirmedIrreversible, SeverityViolation,
+			"Irreversible %s was invoked with no confirmation asked before it.", toolWords(ev))
 		return
 	}
-	if !irreversible && !conf.irreversible {
+	if conf == nil || !irreversible(ev) && !conf.irreversible {
 		return // an ordinary tool call while a confirmation is pending or answered
 	}
 	conf.consumed = true
@@ -164,15 +170,21 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 	}
 }
 
-// nextConfirmation returns the oldest confirmation not yet followed by its action.
-func (s *sessState) nextConfirmation() *confirmation {
-	for len(s.confirms) > 0 && s.confirms[0].consumed {
-		s.confirms = s.confirms[1:]
+// confirmationFor returns the oldest confirmation not yet followed by its
+// action that covers tool call ev (protocol.Covers), or nil.
+func (s *sessState) confirmationFor(ev *protocol.Event) *confirmation {
+	for _, conf := range s.confirms {
+		if !conf.consumed && protocol.Covers(conf.ask, ev) {
+			return conf
+		}
 	}
-	if len(s.confirms) == 0 {
-		return nil
-	}
-	return s.confirms[0]
+	return nil
+}
+
+// irreversible reports whether a tool call or confirmation says it cannot be
+// undone. (One place to read it, so that it follows the protocol's reading.)
+func irreversible(ev *protocol.Event) bool {
+	return ev.Irreversible != nil && *ev.Irreversible
 }
 
 // outputChunk checks streamed output (§4.5.4, appendix A.6).

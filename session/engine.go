@@ -238,6 +238,9 @@ func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
 	for _, w := range warnings {
 		e.out.Deliver(w)
 	}
+	if s != nil {
+		e.unconfirmedIrreversible(s, ev, now)
+	}
 }
 
 func (e *Engine) diagnose(now time.Time, code, sessionID, eventID, msg string) {

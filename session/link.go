@@ -76,8 +76,7 @@ func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
 	}
 	if u := s.unconfirmed; u != nil {
 		s.unconfirmed = nil
-		switch {
-		case ev.Type == protocol.TypeAwaitingConfirmation && d.Kind == KindEvent && sameAction(u, ev, false):
+		if ev.Type == protocol.TypeAwaitingConfirmation && d.Kind == KindEvent && protocol.Covers(ev, u) {
 			// The deployed order: the tool call first, its confirmation next.
 			if d.Prompt.Tool == "" {
 				d.Prompt.Tool = u.Tool
@@ -86,15 +85,6 @@ func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
 			if irreversible(u) || u.RiskLevel == "high" || u.RiskLevel == "medium" {
 				d.Note = fmt.Sprintf("It is about the tool %s announced just before; the agent must not go on until you answer.", words(u.Tool))
 			}
-		case s.joined || s.forgotten:
-			// Its confirmation may have come before we joined.
-		case risky(u):
-			// Told at once, before d: it is about the earlier event.
-			e.out.Deliver(Delivery{Kind: KindSafetyWarning, At: now, Event: u, Note: fmt.Sprintf(
-				"Tool %s was started without your confirmation, and it cannot be undone.", words(u.Tool))})
-		case irreversible(u):
-			e.diagnose(now, "lifecycle", s.id, u.EventID, fmt.Sprintf(
-				"Session %s: tool %s cannot be undone but no confirmation was asked for it.", clean(s.id), words(u.Tool)))
 		}
 	}
 	switch ev.Type {
@@ -126,7 +116,9 @@ func (e *Engine) linkTool(s *sessionState, d *Delivery, warning func(*protocol.E
 		s.unconfirmed = ev // its confirmation may come next, as deployed producers do
 		return
 	}
-	p.linked = true
+	if irreversible(ev) || irreversible(p.Event) {
+		p.linked = true // the action it allowed; a harmless call uses none up
+	}
 	n := p.Number
 	switch {
 	case p.State == PromptPending:
@@ -151,6 +143,27 @@ func (e *Engine) linkTool(s *sessionState, d *Delivery, warning func(*protocol.E
 	}
 }
 
+// unconfirmedIrreversible tells, right after tool call ev is delivered and
+// by the rule the capture checker applies too, that ev cannot be undone and
+// no confirmation came before it: a critical warning when its risk is medium
+// or high, else a diagnostic. It is told at once, not when a later event
+// shows that none followed: the agent may be at it while the stream is
+// silent. If the confirmation comes next (the order deployed producers use),
+// it is linked to ev all the same.
+func (e *Engine) unconfirmedIrreversible(s *sessionState, ev *protocol.Event, now time.Time) {
+	if ev.Type != protocol.TypeToolInvoked || s.unconfirmed != ev ||
+		!protocol.UnconfirmedIrreversible(irreversible(ev), false, !s.joined && !s.forgotten) {
+		return
+	}
+	if risky(ev) {
+		e.out.Deliver(Delivery{Kind: KindSafetyWarning, At: now, Event: ev, Rule: protocol.RuleUnconfirmedIrreversible,
+			Note: fmt.Sprintf("Tool %s was started without your confirmation, and it cannot be undone.", words(ev.Tool))})
+		return
+	}
+	e.diagnose(now, protocol.RuleUnconfirmedIrreversible, s.id, ev.EventID, fmt.Sprintf(
+		"Session %s: tool %s cannot be undone but no confirmation was asked for it.", clean(s.id), words(ev.Tool)))
+}
+
 // acceptedBy says who accepted prompt p.
 func acceptedBy(p *Prompt) string {
 	switch {
@@ -173,38 +186,20 @@ func (s *sessionState) remember(p *Prompt) {
 
 // confirmFor finds the confirmation of this session that tool call ev
 // carries out: one naming the same tool_call_id, correlation_id or tool
-// (named reports that), else the latest one not yet linked that names none.
+// (named reports that), else the latest one not yet linked that names none
+// (the rule protocol.Covers states).
 func (s *sessionState) confirmFor(ev *protocol.Event) (p *Prompt, named bool) {
 	for i := len(s.confirms) - 1; i >= 0; i-- {
-		if c := s.confirms[i]; !c.linked && sameAction(ev, c.Event, true) {
+		if c := s.confirms[i]; !c.linked && protocol.SameAction(ev, c.Event) {
 			return c, true
 		}
 	}
 	for i := len(s.confirms) - 1; i >= 0; i-- {
-		if c := s.confirms[i]; !c.linked && !names(c.Event) {
+		if c := s.confirms[i]; !c.linked && !protocol.NamesAction(c.Event) {
 			return c, false
 		}
 	}
 	return nil, false
-}
-
-// sameAction reports whether tool call t and confirmation c name the same
-// action. Unless strict, a confirmation that names nothing matches too.
-func sameAction(t, c *protocol.Event, strict bool) bool {
-	switch {
-	case t.ToolCallID != "" && c.ToolCallID != "":
-		return t.ToolCallID == c.ToolCallID
-	case t.CorrelationID != "" && c.CorrelationID != "":
-		return t.CorrelationID == c.CorrelationID
-	case t.Tool != "" && c.Tool != "":
-		return t.Tool == c.Tool
-	}
-	return !strict && !names(c)
-}
-
-// names reports whether confirmation c names the action it is about.
-func names(c *protocol.Event) bool {
-	return c.ToolCallID != "" || c.CorrelationID != "" || c.Tool != ""
 }
 
 func number(p *Prompt) int {

@@ -94,7 +94,10 @@ func TestToolConfirmationLinks(t *testing.T) {
 			{ev: toolCall(1, "delete_files", "high", true, "")},
 			{ev: riskyConfirmation(2, "a", "")}, {act: func(e *Engine) { accept(e, 1) }},
 			{ev: ev("s", 3, "tool.completed")}},
-			[]string{"event: It is about the tool delete files announced just before; the agent must not go on until you answer."}},
+			// Told at once, as the capture checker tells it (spec 4.3.1), and
+			// the confirmation that follows is still linked to the call.
+			[]string{"safety-warning: Tool delete files was started without your confirmation, and it cannot be undone.",
+				"event: It is about the tool delete files announced just before; the agent must not go on until you answer."}},
 		{"risky tool call never confirmed", []step{
 			{ev: toolCall(1, "delete_files", "medium", true, "")},
 			{ev: ev("s", 2, "tool.completed")}},
@@ -205,5 +208,44 @@ func TestRejectedElsewhereIsNotWithdrawn(t *testing.T) {
 	e.Handle(stateChanged(4, "calling_tool", "thinking", ""), t0)
 	if c := r.deliveries(KindPromptCancelled); len(c) != 1 {
 		t.Fatalf("not withdrawn:%s", r.dump())
+	}
+}
+
+// An irreversible tool call with no confirmation before it is told at once
+// (spec §4.3.1), not when a later event shows none followed: the agent may
+// be doing it while the stream is silent.
+func TestUnconfirmedIrreversibleWarnsLive(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		call *protocol.Event
+		want string // "warning" or "diagnostic"
+	}{
+		{"risky", toolCall(1, "delete_files", "high", true, ""), "warning"},
+		{"low risk", toolCall(1, "rename", "low", true, ""), "diagnostic"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, r := newTest(Config{})
+			e.Handle(ev("s", 0, "session.started"), t0)
+			r.reset()
+			e.Handle(tt.call, t0) // and then nothing more arrives
+			var got []string
+			for _, x := range r.log {
+				switch {
+				case x.d != nil && x.d.Kind == KindSafetyWarning:
+					got = append(got, "warning")
+				case x.diag != nil && strings.Contains(x.diag.Message, "no confirmation"):
+					got = append(got, "diagnostic")
+				}
+			}
+			if len(got) != 1 || got[0] != tt.want {
+				t.Fatalf("got %v, want one %s at once:%s", got, tt.want, r.dump())
+			}
+			for _, x := range r.log { // the checker's rule code, on either form
+				if x.d != nil && x.d.Kind == KindSafetyWarning && x.d.Rule != protocol.RuleUnconfirmedIrreversible ||
+					x.diag != nil && x.diag.Code != protocol.RuleUnconfirmedIrreversible {
+					t.Errorf("rule code missing: %v", x)
+				}
+			}
+		})
 	}
 }

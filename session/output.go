@@ -73,6 +73,9 @@ type Delivery struct {
 	// Reminder is, for KindPromptReminder, 1 at half the time left and 2 at
 	// a tenth (the last one).
 	Reminder int
+	// Rule is, for a KindSafetyWarning about a rule the capture checker
+	// applies too, its code (protocol.Rule…); empty otherwise.
+	Rule string
 }
 
 // Diagnostic is a problem the user (or developer) should hear about; none is fatal.
