@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,6 +61,26 @@ func (e *Engine) resolvePrompts(ev *protocol.Event, now time.Time) {
 		}
 		return Delivery{Kind: KindPromptResolved, At: now, Event: p.Event, Prompt: p, Note: note}
 	})
+}
+
+// SettledElsewhere records that the producer refused reply r because its
+// prompt was settled already: another subscriber answered first (spec
+// §6.7.1). The prompt leaves the pending list and the user is told; the
+// default decision does not apply. It reports false when r's prompt was no
+// longer pending.
+func (e *Engine) SettledElsewhere(r Reply, now time.Time) bool {
+	i := slices.IndexFunc(e.pending, func(pp *pendingPrompt) bool { return pp.p == r.Prompt })
+	if r.Prompt == nil || i < 0 {
+		return false
+	}
+	p := r.Prompt
+	e.removePending(i)
+	p.State = PromptResolved
+	e.settle(p)
+	e.schedulePrompts()
+	e.out.Deliver(Delivery{Kind: KindPromptResolved, At: now, Event: p.Event, Prompt: p, Note: fmt.Sprintf(
+		"Prompt %d was already settled elsewhere, probably answered on another screen; the agent did not take your answer.", p.Number)})
+	return true
 }
 
 // link relates d, about to be delivered for session s, to the tool calls and

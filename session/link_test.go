@@ -249,3 +249,33 @@ func TestUnconfirmedIrreversibleWarnsLive(t *testing.T) {
 		})
 	}
 }
+
+// Our answer reached the producer after another subscriber's (first reply
+// wins, spec §6.7.1): the producer refused it as settled. The prompt is
+// settled elsewhere, not still waiting, and can no longer be answered.
+func TestAnswerRefusedAsSettledElsewhere(t *testing.T) {
+	e, r := newTest(Config{})
+	e.Handle(ev("s", 0, "session.started"), t0)
+	e.Handle(confirmation("s", 1, "a"), t0)
+	rep, err := e.Confirm(1, protocol.DecisionAccept, at(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !e.SettledElsewhere(rep, at(1)) {
+		t.Fatal("SettledElsewhere refused a pending prompt")
+	}
+	res := r.deliveries(KindPromptResolved)
+	want := "Prompt 1 was already settled elsewhere, probably answered on another screen; the agent did not take your answer."
+	if len(res) != 1 || res[0].Note != want {
+		t.Fatalf("got %s, want one resolution: %q", r.dump(), want)
+	}
+	if len(e.Pending()) != 0 {
+		t.Fatal("still pending")
+	}
+	if _, err := e.Confirm(1, protocol.DecisionReject, at(2)); err == nil || !strings.Contains(err.Error(), "settled elsewhere") {
+		t.Fatalf("answering again: %v", err)
+	}
+	if e.SettledElsewhere(rep, at(2)) {
+		t.Fatal("settled twice")
+	}
+}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // command carries out one typed line. It reports whether the user quit.
@@ -141,6 +144,9 @@ func (l *listener) send(ctx context.Context, r session.Reply, now time.Time) {
 		err = l.conn.Send(ctx, msg)
 	}
 	l.auditReply(r, l.o.signed(wrapped), err, now)
+	if settledAlready(err) && l.eng.SettledElsewhere(r, now) {
+		return // another subscriber answered first; the engine told the user
+	}
 	if err != nil {
 		l.say(fmt.Sprintf("Could not send your answer to prompt %d: %v. The prompt is still waiting; try again.",
 			r.Prompt.Number, err))
@@ -148,6 +154,13 @@ func (l *listener) send(ctx context.Context, r session.Reply, now time.Time) {
 	}
 	l.eng.Sent(r, now)
 	l.say(l.o.signedWords(wrapped))
+}
+
+// settledAlready reports whether err is a producer refusing a reply because
+// its prompt is settled already (409 Conflict: another reply came first).
+func settledAlready(err error) bool {
+	var h *transport.HTTPError
+	return errors.As(err, &h) && h.StatusCode == http.StatusConflict
 }
 
 func (l *listener) listPending(now time.Time) {
