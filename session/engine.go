@@ -122,8 +122,7 @@ func (e *Engine) Handle(ev *protocol.Event, now time.Time) {
 	var s *sessionState
 	if ev.SessionID != "" {
 		s = e.session(ev.SessionID, now)
-		if ev.HasSeq && ev.Seq >= 0 && s.announced(ev.Seq) {
-			// Sent again, whatever the dedupe window still remembers.
+		if ev.HasSeq && ev.Seq >= 0 && s.announced(ev.Seq) && e.sentAgain(ev) {
 			e.resend(s, ev, now)
 			return
 		}

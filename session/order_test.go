@@ -178,3 +178,19 @@ func TestLateEventsNeverAnnouncedAreNotDropped(t *testing.T) {
 		t.Fatalf("delivered %v, want %v:%s", got, want, r.dump())
 	}
 }
+
+// A different event reusing an announced number (a producer bug) is not
+// taken for a resend while the dedupe window still holds every ID seen: it
+// is announced, reported late, as before.
+func TestReusedNumberIsNotDroppedWhileTheWindowRemembers(t *testing.T) {
+	e, r := newTest(Config{})
+	for i := range int64(3) {
+		e.Handle(seqEvent("s", i, false), t0)
+	}
+	other := seqEvent("s", 1, false)
+	other.EventID = "s/other"
+	e.Handle(other, t0)
+	if got, want := r.events(), []string{"s/0", "s/1", "s/2", "s/other"}; !slices.Equal(got, want) {
+		t.Fatalf("delivered %v, want %v:%s", got, want, r.dump())
+	}
+}

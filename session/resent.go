@@ -76,6 +76,17 @@ func (s *sessionState) found(seq int64) {
 	}
 }
 
+// sentAgain reports whether ev, whose number was already announced, is taken
+// for a copy sent again: unless the dedupe window still holds every event ID
+// ever seen and not ev's, whatever the window remembers (a producer may
+// resend more history than it holds).
+func (e *Engine) sentAgain(ev *protocol.Event) bool {
+	if ev.EventID == "" || len(e.seen.ring) == e.seen.max {
+		return true
+	}
+	return e.seen.has(e.hash.sum(ev.Producer.AgentID, ev.EventID))
+}
+
 // resend drops ev, already announced in s, and counts it in s's burst.
 func (e *Engine) resend(s *sessionState, ev *protocol.Event, now time.Time) {
 	r := s.resent
