@@ -194,3 +194,49 @@ func TestReusedNumberIsNotDroppedWhileTheWindowRemembers(t *testing.T) {
 		t.Fatalf("delivered %v, want %v:%s", got, want, r.dump())
 	}
 }
+
+// Bursts of resent events in many sessions at once are each told once, and
+// only when they end.
+func TestResentBurstsInManySessions(t *testing.T) {
+	e, r := newTest(Config{ReorderWait: wait})
+	const n = 50
+	for i := range n {
+		s := fmt.Sprint("s", i)
+		e.Handle(seqEvent(s, 0, false), t0)
+		e.Handle(seqEvent(s, 1, false), t0)
+	}
+	r.reset()
+	for i := range n { // every session resends its first event, interleaved
+		e.Handle(seqEvent(fmt.Sprint("s", i), 0, false), t0)
+	}
+	for i := range n {
+		e.Handle(seqEvent(fmt.Sprint("s", i), 1, false), t0)
+	}
+	if d := r.diags("duplicate"); len(d) != 0 {
+		t.Fatalf("a burst was told before it ended: %v", d[0].Message)
+	}
+	for i := n - 1; i >= 0; i -= 2 { // half go on: their bursts end
+		e.Handle(seqEvent(fmt.Sprint("s", i), 2, false), t0)
+	}
+	if got := len(r.diags("duplicate")); got != n/2 {
+		t.Fatalf("%d bursts told, want %d", got, n/2)
+	}
+	if got, want := e.NextDeadline(), t0.Add(wait); !got.Equal(want) {
+		t.Fatalf("NextDeadline = %v, want %v", got, want)
+	}
+	e.Tick(t0.Add(wait)) // the others end when nothing was resent for the wait
+	d := r.diags("duplicate")
+	if len(d) != n {
+		t.Fatalf("%d bursts told, want %d", len(d), n)
+	}
+	seen := map[string]bool{}
+	for _, x := range d {
+		if seen[x.SessionID] || !strings.Contains(x.Message, "dropped 2 events already announced (numbers 0 to 1)") {
+			t.Fatalf("burst of %s told as %q (twice: %v)", x.SessionID, x.Message, seen[x.SessionID])
+		}
+		seen[x.SessionID] = true
+	}
+	if !e.NextDeadline().IsZero() {
+		t.Fatal("a deadline is left")
+	}
+}

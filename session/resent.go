@@ -29,6 +29,7 @@ type resent struct {
 	eventID     string    // the event dropped, when n is 1
 	agent       string    // its producer
 	at          time.Time // when the latest was dropped
+	index       int       // in the engine's resending list
 }
 
 // announced reports whether number seq of s was already announced.
@@ -91,7 +92,7 @@ func (e *Engine) sentAgain(ev *protocol.Event) bool {
 func (e *Engine) resend(s *sessionState, ev *protocol.Event, now time.Time) {
 	r := s.resent
 	if r == nil {
-		r = &resent{first: ev.Seq, last: ev.Seq, eventID: ev.EventID, agent: ev.Producer.AgentID}
+		r = &resent{first: ev.Seq, last: ev.Seq, eventID: ev.EventID, agent: ev.Producer.AgentID, index: len(e.resending)}
 		s.resent = r
 		e.resending = append(e.resending, s)
 	}
@@ -109,12 +110,13 @@ func (e *Engine) endResend(s *sessionState, now time.Time) {
 		return
 	}
 	s.resent = nil
-	for i, x := range e.resending {
-		if x == s {
-			e.resending = append(e.resending[:i], e.resending[i+1:]...)
-			break
-		}
+	last := len(e.resending) - 1 // the last takes its place: O(1) however many
+	if moved := e.resending[last]; moved != s {
+		e.resending[r.index] = moved
+		moved.resent.index = r.index
 	}
+	e.resending[last] = nil
+	e.resending = e.resending[:last]
 	if r.n == 1 {
 		e.diagnose(now, "duplicate", s.id, r.eventID,
 			"Dropped a second copy of event "+clean(r.eventID)+" from "+clean(r.agent)+".")
