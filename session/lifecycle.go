@@ -42,7 +42,7 @@ func (e *Engine) check(s *sessionState, ev *protocol.Event, now time.Time) {
 		}
 	}
 	if ev.IsTerminal() && !s.ended {
-		if n := len(s.tools); n > 0 {
+		if n := len(s.tools); n > 0 && !s.missing(ev) {
 			e.violation(s, ev, now, "Session %s ended with %d tool %s still running: no tool.completed arrived for %s.",
 				clean(s.id), n, plural(n, "call", "calls"), plural(n, "it", "them"))
 		}
@@ -67,6 +67,13 @@ func fromStart(s *sessionState, ev *protocol.Event) bool {
 		return false
 	}
 	return !ev.HasSeq || ev.Seq < 0 || s.known
+}
+
+// missing reports whether events of s numbered before ev, about to be
+// delivered, never arrived or have not arrived yet: ev is delivered ahead of
+// its turn (a critical event never waits), or numbers were given up.
+func (s *sessionState) missing(ev *protocol.Event) bool {
+	return len(s.lost) > 0 || ev.HasSeq && s.known && ev.Seq > s.expect
 }
 
 // toolKey identifies a tool call: by its tool_call_id when it has one, else
@@ -99,8 +106,10 @@ func (e *Engine) toolCompleted(s *sessionState, ev *protocol.Event, now time.Tim
 			return
 		}
 	}
-	if s.joined || s.forgotten || s.untracked {
-		return // it may have been invoked before we could see it
+	if s.joined || s.forgotten || s.untracked || s.ended || len(s.lost) > 0 {
+		// It may have been invoked before we could see it, or among
+		// events that never arrived; after the end, that is told already.
+		return
 	}
 	what := "tool " + clean(ev.Tool)
 	if ev.ToolCallID != "" {

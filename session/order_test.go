@@ -240,3 +240,36 @@ func TestResentBurstsInManySessions(t *testing.T) {
 		t.Fatal("a deadline is left")
 	}
 }
+
+// Tool pairing is not blamed on the producer when events are missing or an
+// error overtook them: the completion may be among them.
+func TestToolPairingNotBlamedForOurOrder(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		arrivals []*protocol.Event
+	}{
+		{"the completion arrives after the error that overtook it", []*protocol.Event{
+			with(ev("s", 1, "tool.invoked"), tool("upload", "c1")),
+			ev("s", 3, "session.errored"),
+			with(ev("s", 2, "tool.completed"), tool("upload", "c1"))}},
+		{"the invocation was lost", []*protocol.Event{
+			ev("s", 1, "progress.updated"),
+			with(ev("s", 3, "tool.completed"), tool("upload", "c1")),
+			ev("s", 4, "session.completed")}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, r := newTest(Config{ReorderWait: wait})
+			e.Handle(ev("s", 0, "session.started"), t0)
+			now := t0
+			for _, a := range tt.arrivals {
+				e.Handle(a, now)
+				now = now.Add(wait) // each waits out the reorder wait
+				e.Tick(now)
+			}
+			e.Flush(now)
+			if d := r.diags("lifecycle"); len(d) > 0 {
+				t.Fatalf("the producer is blamed:%s", r.dump())
+			}
+		})
+	}
+}
