@@ -73,7 +73,18 @@ func fromStart(s *sessionState, ev *protocol.Event) bool {
 // delivered, never arrived or have not arrived yet: ev is delivered ahead of
 // its turn (a critical event never waits), or numbers were given up.
 func (s *sessionState) missing(ev *protocol.Event) bool {
-	return len(s.lost) > 0 || ev.HasSeq && s.known && ev.Seq > s.expect
+	return s.gapped() || ev.HasSeq && s.known && ev.Seq > s.expect
+}
+
+// gapped reports whether numbers of s were given up after its start. (The
+// numbers before a join, from 0, say nothing of the tool calls seen since.)
+func (s *sessionState) gapped() bool {
+	for _, r := range s.lost {
+		if r.first > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // toolKey identifies a tool call: by its tool_call_id when it has one, else
@@ -106,7 +117,7 @@ func (e *Engine) toolCompleted(s *sessionState, ev *protocol.Event, now time.Tim
 			return
 		}
 	}
-	if s.joined || s.forgotten || s.untracked || s.ended || len(s.lost) > 0 {
+	if s.joined || s.forgotten || s.untracked || s.ended || s.gapped() {
 		// It may have been invoked before we could see it, or among
 		// events that never arrived; after the end, that is told already.
 		return

@@ -273,3 +273,16 @@ func TestToolPairingNotBlamedForOurOrder(t *testing.T) {
 		})
 	}
 }
+
+// A session joined mid-way still has its unfinished tool calls reported:
+// the numbers before the join say nothing of the calls seen since.
+func TestJoinedSessionStillReportsUnfinishedTools(t *testing.T) {
+	e, r := newTest(Config{ReorderWait: wait})
+	e.Handle(ev("s", 5, "progress.updated"), t0)
+	e.Tick(t0.Add(wait)) // joined at 5
+	e.Handle(with(ev("s", 6, "tool.invoked"), tool("upload", "c1")), t0.Add(wait))
+	e.Handle(ev("s", 7, "session.completed"), t0.Add(wait))
+	if d := r.diags("lifecycle"); len(d) != 1 || !strings.Contains(d[0].Message, "still running") {
+		t.Fatalf("lifecycle diagnostics:%s", r.dump())
+	}
+}

@@ -50,8 +50,8 @@ func (e *Engine) sequence(s *sessionState, ev *protocol.Event, now time.Time) {
 		s.expect++
 		e.release(s, math.MinInt64, now)
 	case s.known && ev.Seq < s.expect:
-		// Never announced (Handle dropped it otherwise): given up, or from
-		// before the session was joined.
+		// Not announced before (Handle drops copies sent again): a number
+		// given up, one from before a join, or a number used twice.
 		s.found(ev.Seq)
 		e.late(s, ev, now)
 		e.deliver(s, ev, now)
