@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -98,36 +100,7 @@ func TestListenerAndCheckerShareTheConfirmationRule(t *testing.T) {
 				b, _ := json.Marshal(ev)
 				jsonl.Write(append(b, '\n'))
 			}
-			r, err := capture.NewReader(&jsonl)
-			if err != nil {
-				t.Fatal(err)
-			}
-			c, err := capture.NewChecker(capture.CheckOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			out := &ruleOutput{code: protocol.RuleUnconfirmedIrreversible}
-			eng := session.New(session.Config{}, out)
-			var checked []string
-			for {
-				rec, err := r.Next()
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				st := c.Check(rec)
-				for _, v := range st.Violations {
-					if v.Rule == protocol.RuleUnconfirmedIrreversible {
-						checked = append(checked, v.EventID)
-					}
-				}
-				if st.Event != nil {
-					eng.Handle(st.Event, at)
-				}
-			}
-			eng.Flush(at)
+			checked, flagged := flagBoth(t, &jsonl)
 			var want []string
 			for _, i := range tt.want {
 				want = append(want, fmt.Sprintf("evt_rule%04d", i))
@@ -135,9 +108,70 @@ func TestListenerAndCheckerShareTheConfirmationRule(t *testing.T) {
 			if !slices.Equal(checked, want) {
 				t.Errorf("checker flagged %v, want %v", checked, want)
 			}
-			if !slices.Equal(out.flagged, want) {
-				t.Errorf("listener flagged %v, want %v", out.flagged, want)
+			if !slices.Equal(flagged, want) {
+				t.Errorf("listener flagged %v, want %v", flagged, want)
 			}
 		})
+	}
+}
+
+// flagBoth runs the checker and the engine over the capture in src and
+// returns the event IDs each flags with RuleUnconfirmedIrreversible.
+func flagBoth(t *testing.T, src io.Reader) (checked, flagged []string) {
+	t.Helper()
+	at := time.Date(2026, 6, 30, 14, 22, 10, 0, time.UTC)
+	r, err := capture.NewReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := capture.NewChecker(capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &ruleOutput{code: protocol.RuleUnconfirmedIrreversible}
+	eng := session.New(session.Config{}, out)
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := c.Check(rec)
+		for _, v := range st.Violations {
+			if v.Rule == protocol.RuleUnconfirmedIrreversible {
+				checked = append(checked, v.EventID)
+			}
+		}
+		if st.Event != nil {
+			eng.Handle(st.Event, at)
+		}
+	}
+	eng.Flush(at)
+	return checked, out.flagged
+}
+
+// Over every capture of the checker's corpus, the two flag the same events.
+func TestListenerAndCheckerAgreeOnTheCorpus(t *testing.T) {
+	files, err := filepath.Glob("../../capture/testdata/corpus/*.aaep")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	flaggedAny := false
+	for _, f := range files {
+		src, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked, flagged := flagBoth(t, src)
+		src.Close()
+		if !slices.Equal(checked, flagged) {
+			t.Errorf("%s: checker flagged %v, listener %v", filepath.Base(f), checked, flagged)
+		}
+		flaggedAny = flaggedAny || len(checked) > 0
+	}
+	if !flaggedAny {
+		t.Error("no capture of the corpus breaks the rule; the test proves nothing")
 	}
 }
