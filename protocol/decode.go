@@ -52,11 +52,13 @@ type Decoder struct {
 }
 
 // Decode decodes one event and checks it against our schema for its type
-// (the envelope alone for extension types) and the size limits.
+// (the envelope alone for extension types) and the size limits. The schema
+// is chosen as [Schemas.Check] chooses it (see [KindOf]).
 //
 // A nil error means the event is valid. A *ValidationError comes with the
 // event decoded as far as possible: it can be announced, with a diagnostic.
-// A *SyntaxError or *LimitError comes with a nil event. The event keeps b as
+// A *SyntaxError or *LimitError comes with a nil event, and so does a
+// *NotEventError: a handshake or reply message is not an event. The event keeps b as
 // its Raw bytes; b must not be modified afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if d.Schemas == nil {
@@ -75,7 +77,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
-	members, dup := 0, false
+	members, dup, strangers := 0, false, false
 	sc.object(func(key span) {
 		members++
 		name := b[key.start:key.end]
@@ -84,6 +86,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		f := lookupField(name)
 		if f == noField {
+			strangers = true // a member no event type defines
 			sc.skip()
 			return
 		}
@@ -102,14 +105,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 
 	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b}, unsure: dup}
 	x.populate()
-	er, known := d.Schemas.fastByType[x.ev.Type]
-	if !known {
-		er = d.Schemas.fastEnvelope
-		if strings.HasPrefix(x.ev.Type, "aaep:") {
-			x.bad = true
-		}
+	j := d.Schemas.judgeOf(x.ev.Type)
+	if j.kind != KindEvent {
+		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
-	x.validate(er)
+	x.bad = j.unknownCore || j.fast.closed && strangers
+	x.validate(j.fast)
 
 	var problems []Problem
 	if x.bad || x.unsure {
@@ -141,16 +142,16 @@ type decodeState struct {
 func (x *decodeState) limits(lim Limits, members int, sc *scanner) []Problem {
 	var out []Problem
 	if len(x.b) > lim.MaxBytes {
-		out = append(out, Problem{Message: fmt.Sprintf("the event is %d bytes, over the %d-byte limit", len(x.b), lim.MaxBytes)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("the event is %d bytes, over the %d-byte limit", len(x.b), lim.MaxBytes)})
 	}
 	if sc.maxDepth > lim.MaxDepth {
-		out = append(out, Problem{Message: fmt.Sprintf("the event is nested %d levels deep, over the limit of %d", sc.maxDepth, lim.MaxDepth)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("the event is nested %d levels deep, over the limit of %d", sc.maxDepth, lim.MaxDepth)})
 	}
 	if n := members + len(x.ev.Extensions); n > lim.MaxFields {
-		out = append(out, Problem{Message: fmt.Sprintf("the event has %d top-level members and extensions, over the limit of %d", n, lim.MaxFields)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("the event has %d top-level members and extensions, over the limit of %d", n, lim.MaxFields)})
 	}
 	if sc.longStr > lim.MaxString {
-		out = append(out, Problem{Message: fmt.Sprintf("a string of %d bytes is over the %d-byte limit", sc.longStr, lim.MaxString)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("a string of %d bytes is over the %d-byte limit", sc.longStr, lim.MaxString)})
 	}
 	return out
 }
@@ -547,6 +548,10 @@ func (x *decodeState) validate(er *eventRules) {
 	for f := field(0); f < nField; f++ {
 		r := er.fields[f]
 		sp := x.spans[f]
+		if r == nil && sp.seen && er.closed {
+			x.bad = true // a member of another type: not defined for this one
+			return
+		}
 		if r == nil || !sp.seen {
 			continue
 		}

@@ -41,9 +41,18 @@ type rule struct {
 type eventRules struct {
 	fields   [nField]*rule
 	required []field
+	// closed: a member at the top level that fields does not define is a
+	// problem (a core type's unevaluatedProperties: false; spec section 7.2).
+	closed bool
 	// rejectDefault: an irreversible medium/high-risk confirmation must
 	// default to reject (the one conditional rule of our schemas).
 	rejectDefault bool
+}
+
+// defines reports whether name is a top-level member of the type.
+func (er *eventRules) defines(name string) bool {
+	f := lookupField([]byte(name))
+	return f != noField && er.fields[f] != nil
 }
 
 // ignoredKeywords carry no validation.
@@ -259,6 +268,17 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 		if err != nil {
 			return nil, nil, err
 		}
+		// unevaluatedProperties is supported here only, at the top of an
+		// event type's schema, where it closes the envelope and the type's
+		// members together; compileRule refuses it anywhere else.
+		closed := false
+		if u, ok := doc["unevaluatedProperties"]; ok {
+			if u != false {
+				return nil, nil, fmt.Errorf("%s: only unevaluatedProperties false is supported by the fast decoder", name)
+			}
+			closed = true
+			delete(doc, "unevaluatedProperties")
+		}
 		own, err := compileRule(doc, name)
 		if err != nil {
 			return nil, nil, err
@@ -267,6 +287,7 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 		if err != nil {
 			return nil, nil, err
 		}
+		er.closed = closed
 		all, _ := doc["allOf"].([]any)
 		for _, a := range all[1:] {
 			if !isRejectDefaultRule(a) {
