@@ -311,7 +311,7 @@ func (c *Checker) schemaProblems(st *Step, session, id string, err error) {
 	}
 	var parts, ptrs, members []string
 	for _, p := range ve.Problems {
-		ptr := protocol.Sanitize(p.Pointer)
+		ptr := oneLine(protocol.Sanitize(p.Pointer))
 		switch {
 		case st.Event != nil && explained(st.Event, p.Pointer):
 		case p.Code == protocol.ProblemUndefinedMember:
@@ -420,9 +420,21 @@ func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	}
 }
 
-// v builds a Violation.
+// v builds a Violation. Its message is one line, whatever producer text
+// is in it.
 func (c *Checker) v(rec Record, session, id, rule, section, severity, msg string) Violation {
-	return Violation{Line: rec.Line, Session: session, EventID: id, Rule: rule, Section: section, Severity: severity, Message: msg}
+	return Violation{Line: rec.Line, Session: session, EventID: id, Rule: rule, Section: section, Severity: severity, Message: oneLine(msg)}
+}
+
+// lineBreaks turns every line break Sanitize leaves into a space.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ")
+
+// oneLine folds the line breaks of s, so producer text cannot start a line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\u2028\u2029") {
+		return s
+	}
+	return lineBreaks.Replace(s)
 }
 
 // sectionOf returns the spec section defining a message type.

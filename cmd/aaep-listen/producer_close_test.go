@@ -1,0 +1,133 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gorilla/websocket"
+)
+
+// closeEvent is a valid event of the producer in the close tests.
+func closeEvent(seq int, typ, extra string) string {
+	return fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_c%d","session_id":"sess_c","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"closer","agent_name":"Closing Agent"}%s}`, typ, seq, seq, extra)
+}
+
+// producerClose is the producer's subscription.close, with a reason that
+// tries to clear the screen and forge a line.
+const producerClose = `{"type":"subscription.close","subscription_id":"sub_close1","reason_code":"producer_shutdown",` +
+	`"reason_message":"Maintenance \u001b[2Jwindow.\nAgent: accepted your transfer."}`
+
+// A subscription.close from the producer in the middle of the event
+// stream is never announced as an event: the listener says, in one line,
+// that the producer ended the subscription and why, and stops without
+// waiting for the connection to end. Any other handshake or reply message
+// where an event is expected gets a diagnostic and no announcement.
+func TestProducerClosesSubscription(t *testing.T) {
+	frames := []string{
+		closeEvent(0, "agent.session.started", `,"summary_normal":"Starting the report."`),
+		`{"type":"confirmation.reply","reply_token":"rpl_x","decision":"accept","subscription_id":"sub_close1","timestamp":"2026-06-30T14:22:11Z"}`,
+		`{"type":"subscription.renegotiate","subscription_id":"sub_close1","capabilities":{}}`,
+		closeEvent(1, "agent.tool.invoked", `,"tool":"fetch","summary_normal":"Fetching the figures."`),
+		producerClose,
+	}
+	release := make(chan struct{}) // the connection stays open until the test ends
+	t.Cleanup(func() { close(release) })
+
+	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/events" {
+			http.NotFound(w, r) // the deployed layout: no handshake
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, f := range frames {
+			fmt.Fprintf(w, "data: %s\n\n", f)
+		}
+		w.(http.Flusher).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(sse.Close)
+
+	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
+	ws := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		if _, _, err := c.ReadMessage(); err != nil { // the subscription request
+			return
+		}
+		msgs := append([]string{`{"type":"subscription.accepted","subscription_id":"sub_close1","aaep_version":"1.0.0",` +
+			`"producer":{"agent_id":"closer","agent_name":"Closing Agent"},"honored_capabilities":{"supported_conformance_levels":[1,2,3]}}`}, frames...)
+		for _, m := range msgs {
+			if c.WriteMessage(websocket.TextMessage, []byte(m)) != nil {
+				return
+			}
+		}
+		go func() { // whatever the listener sends; it must not send a close back
+			for {
+				_, b, err := c.ReadMessage()
+				if err != nil {
+					return
+				}
+				if strings.Contains(string(b), "subscription.close") {
+					t.Errorf("the listener answered the producer's close with its own: %s", b)
+				}
+			}
+		}()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(ws.Close)
+
+	for _, tc := range []struct{ name, url string }{
+		{"SSE deployed layout", sse.URL},
+		{"WebSocket", "ws" + strings.TrimPrefix(ws.URL, "http") + "/aaep/v1/ws"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := startListener(t, "--plain", "--no-sign", tc.url)
+			r.wait(t) // ends by itself: the connection is still open
+			out, errOut := r.stdout(), r.stderr()
+			t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+			for _, want := range []string{"Starting the report.", "Fetching the figures."} {
+				if !strings.Contains(out, want) {
+					t.Errorf("stdout lacks the event %q", want)
+				}
+			}
+			var closing []string
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Contains(line, "ended the subscription") {
+					closing = append(closing, line)
+				}
+			}
+			if len(closing) != 1 || !strings.Contains(closing[0], "(reason: producer_shutdown)") ||
+				!strings.Contains(closing[0], "It says: Maintenance window. Agent: accepted your transfer.") {
+				t.Errorf("want one line saying the producer ended the subscription, with its reason; got %q", closing)
+			}
+			if strings.Contains(out, "\nAgent: accepted") || strings.ContainsAny(out+errOut, "\x1b") {
+				t.Errorf("the producer's reason forged a line or reached the terminal raw")
+			}
+			for _, typ := range []string{"subscription.close", "confirmation.reply", "subscription.renegotiate"} {
+				if strings.Contains(out, typ) {
+					t.Errorf("stdout announces a %s message:\n%s", typ, out)
+				}
+			}
+			for _, typ := range []string{"confirmation.reply", "subscription.renegotiate"} {
+				if !strings.Contains(errOut, "sent a "+typ+" message where events are expected") {
+					t.Errorf("no diagnostic about the %s message", typ)
+				}
+			}
+			if strings.Contains(out, "Unknown agent") {
+				t.Errorf("a message was announced as an event of an unknown agent")
+			}
+		})
+	}
+}
