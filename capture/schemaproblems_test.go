@@ -31,6 +31,8 @@ func TestEverySchemaProblemReported(t *testing.T) {
 		{"two undefined members and a bad one", `"type":"aaep:agent.tool.invoked","tool":"t","summary_normal":"S","colour":"red","size":3,"risk_level":"extreme"`, []string{"schema 4.3.1 /risk_level", "top-level-member 7.2 /colour,/size"}},
 		{"critical type without urgency", `"type":"aaep:agent.session.errored","error_category":"permanent","summary_normal":"S"`, []string{"critical-urgency 4.1.3 /urgency"}},
 		{"wrong types", `"type":"aaep:agent.tool.invoked","tool":5,"summary_normal":["S"],"irreversible":"yes"`, []string{"schema 4.3.1 /irreversible,/summary_normal,/tool"}},
+		{"language variants of text members", `"type":"aaep:agent.tool.invoked","tool":"t","summary_normal":"S","summary_normal_yo":"Mo ń ṣírò.","args_summary_es_419":"x"`, nil},
+		{"a language variant of another type's member", `"type":"aaep:agent.tool.invoked","tool":"t","summary_normal":"S","action_fr":"Payer"`, []string{"top-level-member 7.2 /action_fr"}},
 		{"extension data in extensions", `"type":"aaep:agent.tool.invoked","tool":"t","summary_normal":"S","extensions":{"medai":{"colour":"red"}}`, nil},
 		{"extension type with its own members", `"type":"medai:patient.consulted","summary_normal":"S","round":4`, nil},
 	} {

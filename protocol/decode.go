@@ -47,9 +47,17 @@ type Decoder struct {
 	Limits  Limits
 	Schemas *Schemas // nil: compiled on first use
 
-	spans [nField]span
-	slow  int // how many events needed the schema validator (for tests)
+	spans     [nField]span
+	strangers []member // top-level members no event type defines, up to maxStrangers
+	slow      int      // how many events needed the schema validator (for tests)
 }
+
+// member is a member of an object: its key and its value.
+type member struct{ key, val span }
+
+// maxStrangers bounds the undefined members the decoder keeps to judge
+// itself; with more, the schema validator judges them.
+const maxStrangers = 16
 
 // Decode decodes one event and checks it against our schema for its type
 // (the envelope alone for extension types) and the size limits. The schema
@@ -77,7 +85,8 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
-	members, dup, strangers := 0, false, false
+	members, dup := 0, false
+	d.strangers = d.strangers[:0]
 	sc.object(func(key span) {
 		members++
 		name := b[key.start:key.end]
@@ -86,8 +95,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		f := lookupField(name)
 		if f == noField {
-			strangers = true // a member no event type defines
-			sc.skip()
+			var v span
+			sc.value(&v)
+			if len(d.strangers) < maxStrangers {
+				d.strangers = append(d.strangers, member{key, v})
+			} else {
+				dup = true // too many to judge here: the schema validator will
+			}
 			return
 		}
 		dup = dup || d.spans[f].seen
@@ -109,8 +123,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if j.kind != KindEvent {
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
-	x.bad = j.unknownCore || j.fast.closed && strangers
+	x.bad = j.unknownCore
 	x.validate(j.fast)
+	x.strangers(j.fast, d.strangers)
 
 	var problems []Problem
 	if x.bad || x.unsure {
@@ -573,6 +588,29 @@ func (x *decodeState) validate(er *eventRules) {
 		dd := x.spans[fDefaultDecision]
 		if irr && (risk == "medium" || risk == "high") && dd.seen && x.ev.DefaultDecision != DecisionReject {
 			x.bad = true
+		}
+	}
+}
+
+// strangers judges the top-level members that no event type defines: on a
+// core type each must be a language variant of one of its text members
+// (spec 11.5.1); anything else belongs in extensions (spec 7.2).
+func (x *decodeState) strangers(er *eventRules, ms []member) {
+	if !er.closed {
+		return
+	}
+	for _, m := range ms {
+		name, _ := x.str(m.key)
+		ok := false
+		for _, p := range er.patterns {
+			if p.match(name) {
+				ok = x.check(p.rule, m.val)
+				break
+			}
+		}
+		if !ok {
+			x.bad = true
+			return
 		}
 	}
 }

@@ -367,6 +367,13 @@ func FuzzDecode(f *testing.F) {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
 	}
+	edge, err := os.ReadFile(filepath.Join("testdata", "edge-messages.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(edge), []byte("\n")) {
+		f.Add(line)
+	}
 	for _, s := range []string{`{}`, `{"type":"aaep:agent.session.started"}`, `[`, `{"a":"\ud800"}`, `{"timestamp":"2026-06-30t14:22:11z"}`, "{\"a\n:1}", "{\"\\",
 		`{"type":"subscription.close","subscription_id":"sub_1"}`, `{"type":"confirmation.reply"}`, `{"type":"medai:x","urgency":"panic","x":1}`,
 		strings.Replace(typical, `"urgency":"normal"`, `"urgency":"panic","colour":"red","status":"ok"`, 1)} {
@@ -486,6 +493,20 @@ func asValidation(err error) *ValidationError {
 	var ve *ValidationError
 	errors.As(err, &ve)
 	return ve
+}
+
+// Language variants of a type's text members (spec 11.5.1) are decided on
+// the fast path, like any defined member.
+func TestLanguageVariantsFast(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	b := []byte(strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","summary_normal_yo":"Mo ń ṣírò.","args_summary_zh_Hant":"x"`, 1))
+	if _, err := d.Decode(b); err != nil || d.slow != 0 {
+		t.Errorf("err %v, slow path taken %d times", err, d.slow)
+	}
+	b = []byte(strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","action_fr":"Payer"`, 1))
+	if _, err := d.Decode(b); pointers(asValidation(err), true) == nil || pointers(asValidation(err), true)[0] != "/action_fr" {
+		t.Errorf("a variant of another type's member: %v", err)
+	}
 }
 
 func onlyLimits(ve *ValidationError) bool {
