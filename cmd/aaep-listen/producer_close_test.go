@@ -6,13 +6,15 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
 
 // closeEvent is a valid event of the producer in the close tests.
 func closeEvent(seq int, typ, extra string) string {
-	return fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_c%d","session_id":"sess_c","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"closer","agent_name":"Closing Agent"}%s}`, typ, seq, seq, extra)
+	return fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_c%d","session_id":"sess_c","sequence_number":%d,"timestamp":%q,"producer":{"agent_id":"closer","agent_name":"Closing Agent"}%s}`,
+		typ, seq, seq, time.Now().UTC().Format(time.RFC3339Nano), extra)
 }
 
 // producerClose is the producer's subscription.close, with a reason that
@@ -24,13 +26,16 @@ const producerClose = `{"type":"subscription.close","subscription_id":"sub_close
 // stream is never announced as an event: the listener says, in one line,
 // that the producer ended the subscription and why, and stops without
 // waiting for the connection to end. Any other handshake or reply message
-// where an event is expected gets a diagnostic and no announcement.
+// where an event is expected gets a diagnostic and no announcement; an
+// event with a member its type does not define gets a warning and is
+// announced.
 func TestProducerClosesSubscription(t *testing.T) {
 	frames := []string{
 		closeEvent(0, "agent.session.started", `,"summary_normal":"Starting the report."`),
 		`{"type":"confirmation.reply","reply_token":"rpl_x","decision":"accept","subscription_id":"sub_close1","timestamp":"2026-06-30T14:22:11Z"}`,
 		`{"type":"subscription.renegotiate","subscription_id":"sub_close1","capabilities":{}}`,
-		closeEvent(1, "agent.tool.invoked", `,"tool":"fetch","summary_normal":"Fetching the figures."`),
+		closeEvent(1, "agent.tool.invoked", `,"tool":"fetch","summary_normal":"Fetching the figures.","colour":"red"`),
+		closeEvent(2, "agent.awaiting.confirmation", `,"urgency":"critical","action":"Send the report to the board.","consequence":"It cannot be unsent.","reply_token":"rpl_c2","timeout_seconds":600,"default_decision":"reject","risk_level":"medium","irreversible":true`),
 		producerClose,
 	}
 	release := make(chan struct{}) // the connection stays open until the test ends
@@ -76,8 +81,8 @@ func TestProducerClosesSubscription(t *testing.T) {
 				if err != nil {
 					return
 				}
-				if strings.Contains(string(b), "subscription.close") {
-					t.Errorf("the listener answered the producer's close with its own: %s", b)
+				if strings.Contains(string(b), "subscription.close") || strings.Contains(string(b), "confirmation.reply") {
+					t.Errorf("the listener sent %s after the producer closed the subscription", b)
 				}
 			}
 		}()
@@ -124,6 +129,15 @@ func TestProducerClosesSubscription(t *testing.T) {
 				if !strings.Contains(errOut, "sent a "+typ+" message where events are expected") {
 					t.Errorf("no diagnostic about the %s message", typ)
 				}
+			}
+			// Spec 5.8.2: the producer applies the default decision of a
+			// prompt left waiting; the user is told, and nothing is sent.
+			if !strings.Contains(out, "Prompt 1 expired without an answer") || !strings.Contains(out, "The default decision applies: reject.") ||
+				strings.Contains(out, "Sent your answer") {
+				t.Errorf("the waiting prompt is not told as ended with its default decision")
+			}
+			if !strings.Contains(errOut, "/colour: is not a member of this event type; extension data belongs in the extensions object") {
+				t.Errorf("no warning about the undefined top-level member (spec 7.2)")
 			}
 			if strings.Contains(out, "Unknown agent") {
 				t.Errorf("a message was announced as an event of an unknown agent")
