@@ -38,6 +38,49 @@ func (v verdict) String() string {
 // what it does with a frame (decode, then the diagnostic it shows); the
 // checker's is its schema-only check.
 func TestListenerAndCheckerAgree(t *testing.T) {
+	corpus := agreementCorpus(t)
+	if len(corpus) < 40 {
+		t.Fatalf("only %d messages in the corpus", len(corpus))
+	}
+	chk, err := capture.NewChecker(capture.CheckOptions{SchemaOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dec protocol.Decoder
+	invalid, notEvents := 0, 0
+	for i, msg := range corpus {
+		lis := agree(t, &dec, chk, i+1, msg)
+		if lis.kind != "event" {
+			notEvents++
+		} else if !lis.valid {
+			invalid++
+		}
+	}
+	t.Logf("%d messages: %d invalid events, %d not events", len(corpus), invalid, notEvents)
+}
+
+// FuzzListenerAndCheckerAgree: whatever the message, the listener and the
+// checker agree on it.
+func FuzzListenerAndCheckerAgree(f *testing.F) {
+	for _, msg := range agreementCorpus(f) {
+		f.Add(msg)
+	}
+	chk, err := capture.NewChecker(capture.CheckOptions{SchemaOnly: true})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		if !json.Valid(msg) || !bytes.HasPrefix(msg, []byte("{")) || bytes.ContainsAny(msg, "\r\n") {
+			return // a capture record holds one JSON object on one line
+		}
+		var dec protocol.Decoder
+		agree(t, &dec, chk, 1, msg)
+	})
+}
+
+// agreementCorpus is the official fixtures, on one line each, and our own
+// hostile and edge cases.
+func agreementCorpus(t testing.TB) [][]byte {
 	var corpus [][]byte
 	for _, f := range spectest.Fixtures(t, spectest.Dir(t)) {
 		var compact bytes.Buffer
@@ -56,30 +99,20 @@ func TestListenerAndCheckerAgree(t *testing.T) {
 	for sc.Scan() {
 		corpus = append(corpus, bytes.Clone(sc.Bytes()))
 	}
-	if len(corpus) < 40 {
-		t.Fatalf("only %d messages in the corpus", len(corpus))
-	}
+	return corpus
+}
 
-	chk, err := capture.NewChecker(capture.CheckOptions{SchemaOnly: true})
-	if err != nil {
-		t.Fatal(err)
+// agree runs the listener's decoding and the checker over one message and
+// fails t when they disagree; it returns the listener's verdict.
+func agree(t *testing.T, dec *protocol.Decoder, chk *capture.Checker, line int, msg []byte) verdict {
+	t.Helper()
+	lis := listenerVerdict(t, decode(dec, transport.Frame{Data: msg}))
+	st := chk.Check(capture.Record{Line: line, Dir: capture.In, Msg: msg})
+	got := checkerVerdict(t, st)
+	if lis.kind != got.kind || lis.valid != got.valid || !slices.Equal(lis.pointers, got.pointers) {
+		t.Errorf("message %d %.120s:\nlistener: %v\nchecker:  %v\n%v", line, msg, lis, got, st.Violations)
 	}
-	var dec protocol.Decoder
-	invalid, notEvents := 0, 0
-	for i, msg := range corpus {
-		lis := listenerVerdict(t, decode(&dec, transport.Frame{Data: msg}))
-		st := chk.Check(capture.Record{Line: i + 1, Dir: capture.In, Msg: msg})
-		got := checkerVerdict(t, st)
-		if lis.kind != got.kind || lis.valid != got.valid || !slices.Equal(lis.pointers, got.pointers) {
-			t.Errorf("message %d %.120s:\nlistener: %v\nchecker:  %v\n%v", i+1, msg, lis, got, st.Violations)
-		}
-		if lis.kind != "event" {
-			notEvents++
-		} else if !lis.valid {
-			invalid++
-		}
-	}
-	t.Logf("%d messages: %d invalid events, %d not events", len(corpus), invalid, notEvents)
+	return lis
 }
 
 // listenerVerdict is what the listener made of a decoded frame; it checks

@@ -249,6 +249,7 @@ func (l *listener) handleQueued(frames <-chan decoded, n int, first *decoded) {
 type decoded struct {
 	frame   transport.Frame
 	message string // the type of a handshake or reply message; "" for an event
+	answer  bool   // the answer to the subscription request (transport.EventHandshake)
 	ev      *protocol.Event
 	err     error
 }
@@ -257,10 +258,19 @@ type decoded struct {
 // the decoder (protocol.KindOf), exactly as aaep-replay check decides it.
 // It touches nothing but dec, so it may run on the receiving goroutine.
 func decode(dec *protocol.Decoder, f transport.Frame) decoded {
+	answer := f.Event == transport.EventHandshake
 	ev, err := dec.Decode(f.Data)
 	var ne *protocol.NotEventError
-	if errors.As(err, &ne) {
-		return decoded{frame: f, message: ne.Type}
+	switch {
+	case errors.As(err, &ne):
+		return decoded{frame: f, message: ne.Type, answer: answer}
+	case answer:
+		// The answer to the subscription request is no event, whatever it holds.
+		typ := protocol.PeekType(f.Data)
+		if ev != nil {
+			typ = ev.Type
+		}
+		return decoded{frame: f, message: typ, answer: true}
 	}
 	return decoded{frame: f, ev: ev, err: err}
 }
@@ -268,21 +278,30 @@ func decode(dec *protocol.Decoder, f transport.Frame) decoded {
 // frame decodes one frame and feeds it to the engine.
 func (l *listener) frame(f transport.Frame) { l.handle(decode(&l.dec, f)) }
 
-// handle feeds one decoded frame to the engine, or the handshake.
+// handle feeds one decoded frame to the engine, or the handshake. A
+// handshake or reply message, and the answer to the subscription request
+// whatever it holds, is never announced as an event.
 func (l *listener) handle(d decoded) {
 	now := l.o.Now()
-	switch d.message {
-	case "": // an event
-	case protocol.TypeSubscriptionAccepted:
+	switch {
+	case d.message == protocol.TypeSubscriptionAccepted:
 		l.accepted(d.frame.Data, now)
 		return
-	case protocol.TypeSubscriptionRejected:
+	case d.message == protocol.TypeSubscriptionRejected:
 		l.rejected(d.frame.Data, now)
 		return
-	case protocol.TypeSubscriptionClose:
+	case d.message == protocol.TypeSubscriptionClose:
 		l.closedByProducer(d.frame.Data)
 		return
-	default:
+	case d.answer:
+		what := "a message without a type"
+		if d.message != "" {
+			what = "a " + protocol.Sanitize(d.message) + " message"
+		}
+		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf(
+			"The producer answered the subscription request with %s, not subscription.accepted or subscription.rejected; it is not an event, so it is not announced.", what)})
+		return
+	case d.message != "":
 		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf(
 			"The producer sent a %s message where events are expected; it is not an event, so it is not announced.", protocol.Sanitize(d.message))})
 		return

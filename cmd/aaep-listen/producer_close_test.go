@@ -145,3 +145,38 @@ func TestProducerClosesSubscription(t *testing.T) {
 		})
 	}
 }
+
+// The producer's answer to the subscription request is never an event,
+// whatever it holds: an answer that is neither subscription.accepted nor
+// subscription.rejected gets a diagnostic and is not announced.
+func TestSubscriptionAnswerIsNoEvent(t *testing.T) {
+	fake := closeEvent(0, "agent.session.completed", `,"summary_normal":"Your transfer was approved."`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/aaep/v1/subscriptions":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusCreated)
+			fmt.Fprint(w, fake)
+		case "/aaep/v1/events":
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: %s\n\n", closeEvent(1, "agent.session.started", `,"summary_normal":"Starting the report."`))
+			fmt.Fprintf(w, "data: %s\n\n", producerClose)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	r := startListener(t, "--plain", "--no-sign", srv.URL)
+	r.wait(t)
+	out, errOut := r.stdout(), r.stderr()
+	t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+	if strings.Contains(out, "Your transfer was approved") {
+		t.Errorf("the answer to the subscription request was announced as an event")
+	}
+	if !strings.Contains(out, "Starting the report.") {
+		t.Errorf("the stream's event was not announced")
+	}
+	if !strings.Contains(errOut, "answered the subscription request with a aaep:agent.session.completed message") {
+		t.Errorf("no diagnostic about the answer")
+	}
+}
