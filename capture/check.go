@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,6 +30,10 @@ type Violation struct {
 	Section  string `json:"section"` // where the spec states it, e.g. "4.5.2"
 	Severity string `json:"severity"`
 	Message  string `json:"message"` // one sentence; producer text in it is sanitized
+	// Pointers are the JSON pointers (RFC 6901) of the members of the
+	// message the violation is about, when it is about members; "" is the
+	// whole message. Producer text in them is sanitized.
+	Pointers []string `json:"pointers,omitempty"`
 }
 
 // String is the violation on one line: line, session, rule, section, explanation.
@@ -159,7 +164,13 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 		return st
 	}
 	st.Type = protocol.PeekType(rec.Msg)
-	if !strings.HasPrefix(st.Type, "aaep:") && isKnownMessage(st.Type) {
+	// The decoder decides what the message is (protocol.KindOf), as the
+	// listener's does: a handshake or reply message is judged by its own
+	// schema, anything else as an event.
+	ev, err := dec.Decode(rec.Msg)
+	var ne *protocol.NotEventError
+	if errors.As(err, &ne) {
+		st.Type = ne.Type
 		if err := c.o.Schemas.Check(rec.Msg); err != nil {
 			c.schemaProblems(&st, "", "", err)
 		}
@@ -169,23 +180,19 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 		}
 		return st
 	}
-	if st.Type == "" || !strings.Contains(st.Type, ":") {
-		// Neither an event type (prefixed) nor a known message: judge it as an event.
-		if err := c.o.Schemas.Check(rec.Msg); err != nil {
-			c.schemaProblems(&st, "", "", err)
-			return st
-		}
-	}
-	ev, err := dec.Decode(rec.Msg)
-	st.Event = ev
 	session, id := "", ""
 	if ev != nil {
 		session, id = protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
+		// An event without an extension type's prefix that breaks the
+		// envelope is judged, but not followed by the sequencing rules.
+		if err == nil || strings.Contains(ev.Type, ":") {
+			st.Event = ev
+		}
 	}
 	if err != nil {
 		c.schemaProblems(&st, session, id, err)
 	}
-	if ev != nil {
+	if st.Event != nil {
 		c.eventRules(&st, ev)
 	}
 	return st
@@ -271,17 +278,6 @@ func send[T any](ch chan<- T, v T, done <-chan struct{}) bool {
 	}
 }
 
-// isKnownMessage reports whether typ is a handshake or reply message.
-func isKnownMessage(typ string) bool {
-	switch typ {
-	case protocol.TypeSubscriptionRequest, protocol.TypeSubscriptionAccepted, protocol.TypeSubscriptionRejected,
-		protocol.TypeSubscriptionRenegotiate, protocol.TypeSubscriptionClose,
-		protocol.TypeConfirmationReply, protocol.TypeClarificationReply:
-		return true
-	}
-	return false
-}
-
 // message notes the decisions a recorded subscriber sent.
 func (c *Checker) message(st *Step) {
 	m := st.Msg
@@ -305,8 +301,11 @@ func (c *Checker) message(st *Step) {
 	}
 }
 
-// schemaProblems reports what the schema found wrong; the problems the
-// event rules explain better (urgency, default_decision) are left to them.
+// schemaProblems reports every problem the schemas found: members at the
+// top level of a core event that its type does not define as one
+// violation of spec section 7.2, the others as one schema violation.
+// Only a problem an event rule reports in its own words (explained) is
+// left to that rule.
 func (c *Checker) schemaProblems(st *Step, session, id string, err error) {
 	var ve *protocol.ValidationError
 	if !errors.As(err, &ve) {
@@ -314,52 +313,108 @@ func (c *Checker) schemaProblems(st *Step, session, id string, err error) {
 			"The message cannot be decoded: "+protocol.Sanitize(err.Error())+"."))
 		return
 	}
-	var parts []string
+	var parts, ptrs, members []string
 	for _, p := range ve.Problems {
-		if st.Event != nil && (p.Pointer == "/urgency" || p.Pointer == "/default_decision") {
-			continue
+		ptr := oneLine(protocol.Sanitize(p.Pointer))
+		switch {
+		case st.Event != nil && explained(st.Event, p.Pointer):
+		case p.Code == protocol.ProblemUndefinedMember:
+			members = append(members, ptr)
+		default:
+			where := p.Pointer
+			if where == "" {
+				where = "the message"
+			}
+			parts = append(parts, protocol.Sanitize(where+": "+p.Message))
+			ptrs = appendNew(ptrs, ptr)
 		}
-		where := p.Pointer
-		if where == "" {
-			where = "the message"
+	}
+	if len(parts) > 0 {
+		section := "3.9"
+		if st.Event != nil && st.Event.Type != "" {
+			section = sectionOf(st.Event.Type)
+		} else if protocol.KindOf(st.Type) != protocol.KindEvent {
+			section = sectionOf(st.Type)
 		}
-		parts = append(parts, protocol.Sanitize(where+": "+p.Message))
+		v := c.v(st.Record, session, id, "schema", section, SeverityViolation,
+			"The message breaks the schema: "+strings.Join(parts, "; ")+".")
+		v.Pointers = ptrs
+		st.Violations = append(st.Violations, v)
 	}
-	if len(parts) == 0 {
-		return
+	if len(members) > 0 {
+		typ := "this event type"
+		if st.Event != nil {
+			typ = typeName(st.Event.Type)
+		}
+		v := c.v(st.Record, session, id, "top-level-member", "7.2", SeverityViolation,
+			fmt.Sprintf("%s defines no top-level member %s; extension data belongs in the extensions object, under its prefix.",
+				typ, strings.Join(members, ", ")))
+		v.Pointers = members
+		st.Violations = append(st.Violations, v)
 	}
-	section := "3.9"
-	if st.Event != nil && st.Event.Type != "" {
-		section = sectionOf(st.Event.Type)
-	} else if isKnownMessage(st.Type) {
-		section = sectionOf(st.Type)
+}
+
+// explained reports whether eventRules reports the schema problem at ptr of
+// ev in its own words: a critical type's urgency (critical-urgency) and the
+// accept default of an irreversible medium- or high-risk confirmation
+// (default-decision). Every other problem is reported as the schema's.
+func explained(ev *protocol.Event, ptr string) bool {
+	switch ptr {
+	case "/urgency":
+		return criticalType(ev.Type)
+	case "/default_decision":
+		return mustDefaultReject(ev) && ev.DefaultDecision == protocol.DecisionAccept
 	}
-	st.Violations = append(st.Violations, c.v(st.Record, session, id, "schema", section, SeverityViolation,
-		"The message breaks the schema: "+strings.Join(parts, "; ")+"."))
+	return false
+}
+
+// criticalType reports whether the spec says events of typ must have urgency critical.
+func criticalType(typ string) bool {
+	switch typ {
+	case protocol.TypeSessionErrored, protocol.TypeAwaitingConfirmation, protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested:
+		return true
+	}
+	return false
+}
+
+// mustDefaultReject reports whether ev is a confirmation of an irreversible
+// medium- or high-risk action, which must default to reject (spec 6.4.1).
+func mustDefaultReject(ev *protocol.Event) bool {
+	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	return ev.Type == protocol.TypeAwaitingConfirmation && irreversible && (ev.RiskLevel == "high" || ev.RiskLevel == "medium")
+}
+
+// appendNew appends s unless list holds it.
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }
 
 // eventRules checks the rules that concern one event on its own.
 func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	session, id := protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
-	switch ev.Type {
-	case protocol.TypeSessionErrored, protocol.TypeAwaitingConfirmation, protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested:
-		if ev.Urgency != protocol.UrgencyCritical {
-			got := string(ev.Urgency)
-			if got == "" {
-				got = "none"
-			}
-			st.Violations = append(st.Violations, c.v(st.Record, session, id, "critical-urgency", sectionOf(ev.Type), SeverityViolation,
-				fmt.Sprintf("%s must have urgency critical, but has %s.", typeName(ev.Type), protocol.Sanitize(got))))
+	if criticalType(ev.Type) && ev.Urgency != protocol.UrgencyCritical {
+		got := string(ev.Urgency)
+		if got == "" {
+			got = "none"
 		}
+		v := c.v(st.Record, session, id, "critical-urgency", sectionOf(ev.Type), SeverityViolation,
+			fmt.Sprintf("%s must have urgency critical, but has %s.", typeName(ev.Type), protocol.Sanitize(got)))
+		v.Pointers = []string{"/urgency"}
+		st.Violations = append(st.Violations, v)
 	}
 	if ev.Type != protocol.TypeAwaitingConfirmation || ev.DefaultDecision != protocol.DecisionAccept {
 		return
 	}
 	irreversible := ev.Irreversible != nil && *ev.Irreversible
 	switch {
-	case irreversible && (ev.RiskLevel == "high" || ev.RiskLevel == "medium"):
-		st.Violations = append(st.Violations, c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityViolation,
-			fmt.Sprintf("An irreversible %s-risk action must default to reject on timeout, not accept.", ev.RiskLevel)))
+	case mustDefaultReject(ev):
+		v := c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityViolation,
+			fmt.Sprintf("An irreversible %s-risk action must default to reject on timeout, not accept.", ev.RiskLevel))
+		v.Pointers = []string{"/default_decision"}
+		st.Violations = append(st.Violations, v)
 	case irreversible && ev.RiskLevel == "low":
 		st.Violations = append(st.Violations, c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityWarning,
 			"An irreversible action should default to reject on timeout, even at low risk."))
@@ -369,9 +424,21 @@ func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	}
 }
 
-// v builds a Violation.
+// v builds a Violation. Its message is one line, whatever producer text
+// is in it.
 func (c *Checker) v(rec Record, session, id, rule, section, severity, msg string) Violation {
-	return Violation{Line: rec.Line, Session: session, EventID: id, Rule: rule, Section: section, Severity: severity, Message: msg}
+	return Violation{Line: rec.Line, Session: session, EventID: id, Rule: rule, Section: section, Severity: severity, Message: oneLine(msg)}
+}
+
+// lineBreaks turns every line break Sanitize leaves into a space.
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ")
+
+// oneLine folds the line breaks of s, so producer text cannot start a line.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n\u2028\u2029") {
+		return s
+	}
+	return lineBreaks.Replace(s)
 }
 
 // sectionOf returns the spec section defining a message type.

@@ -47,16 +47,26 @@ type Decoder struct {
 	Limits  Limits
 	Schemas *Schemas // nil: compiled on first use
 
-	spans [nField]span
-	slow  int // how many events needed the schema validator (for tests)
+	spans     [nField]span
+	strangers []member // top-level members no event type defines, up to maxStrangers
+	slow      int      // how many events needed the schema validator (for tests)
 }
 
+// member is a member of an object: its key and its value.
+type member struct{ key, val span }
+
+// maxStrangers bounds the undefined members the decoder keeps to judge
+// itself; with more, the schema validator judges them.
+const maxStrangers = 16
+
 // Decode decodes one event and checks it against our schema for its type
-// (the envelope alone for extension types) and the size limits.
+// (the envelope alone for extension types) and the size limits. The schema
+// is chosen as [Schemas.Check] chooses it (see [KindOf]).
 //
 // A nil error means the event is valid. A *ValidationError comes with the
 // event decoded as far as possible: it can be announced, with a diagnostic.
-// A *SyntaxError or *LimitError comes with a nil event. The event keeps b as
+// A *SyntaxError or *LimitError comes with a nil event, and so does a
+// *NotEventError: a handshake or reply message is not an event. The event keeps b as
 // its Raw bytes; b must not be modified afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if d.Schemas == nil {
@@ -76,6 +86,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
 	members, dup := 0, false
+	d.strangers = d.strangers[:0]
 	sc.object(func(key span) {
 		members++
 		name := b[key.start:key.end]
@@ -84,7 +95,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		f := lookupField(name)
 		if f == noField {
-			sc.skip()
+			var v span
+			sc.value(&v)
+			if len(d.strangers) < maxStrangers {
+				d.strangers = append(d.strangers, member{key, v})
+			} else {
+				dup = true // too many to judge here: the schema validator will
+			}
 			return
 		}
 		dup = dup || d.spans[f].seen
@@ -102,14 +119,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 
 	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b}, unsure: dup}
 	x.populate()
-	er, known := d.Schemas.fastByType[x.ev.Type]
-	if !known {
-		er = d.Schemas.fastEnvelope
-		if strings.HasPrefix(x.ev.Type, "aaep:") {
-			x.bad = true
-		}
+	j := d.Schemas.judgeOf(x.ev.Type)
+	if j.kind != KindEvent {
+		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
-	x.validate(er)
+	x.bad = j.unknownCore
+	x.validate(j.fast)
+	x.strangers(j.fast, d.strangers)
 
 	var problems []Problem
 	if x.bad || x.unsure {
@@ -141,16 +157,16 @@ type decodeState struct {
 func (x *decodeState) limits(lim Limits, members int, sc *scanner) []Problem {
 	var out []Problem
 	if len(x.b) > lim.MaxBytes {
-		out = append(out, Problem{Message: fmt.Sprintf("the event is %d bytes, over the %d-byte limit", len(x.b), lim.MaxBytes)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("the event is %d bytes, over the %d-byte limit", len(x.b), lim.MaxBytes)})
 	}
 	if sc.maxDepth > lim.MaxDepth {
-		out = append(out, Problem{Message: fmt.Sprintf("the event is nested %d levels deep, over the limit of %d", sc.maxDepth, lim.MaxDepth)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("the event is nested %d levels deep, over the limit of %d", sc.maxDepth, lim.MaxDepth)})
 	}
 	if n := members + len(x.ev.Extensions); n > lim.MaxFields {
-		out = append(out, Problem{Message: fmt.Sprintf("the event has %d top-level members and extensions, over the limit of %d", n, lim.MaxFields)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("the event has %d top-level members and extensions, over the limit of %d", n, lim.MaxFields)})
 	}
 	if sc.longStr > lim.MaxString {
-		out = append(out, Problem{Message: fmt.Sprintf("a string of %d bytes is over the %d-byte limit", sc.longStr, lim.MaxString)})
+		out = append(out, Problem{Code: ProblemLimit, Message: fmt.Sprintf("a string of %d bytes is over the %d-byte limit", sc.longStr, lim.MaxString)})
 	}
 	return out
 }
@@ -547,6 +563,10 @@ func (x *decodeState) validate(er *eventRules) {
 	for f := field(0); f < nField; f++ {
 		r := er.fields[f]
 		sp := x.spans[f]
+		if r == nil && sp.seen && er.closed {
+			x.bad = true // a member of another type: not defined for this one
+			return
+		}
 		if r == nil || !sp.seen {
 			continue
 		}
@@ -568,6 +588,29 @@ func (x *decodeState) validate(er *eventRules) {
 		dd := x.spans[fDefaultDecision]
 		if irr && (risk == "medium" || risk == "high") && dd.seen && x.ev.DefaultDecision != DecisionReject {
 			x.bad = true
+		}
+	}
+}
+
+// strangers judges the top-level members that no event type defines: on a
+// core type each must be a language variant of one of its text members
+// (spec 11.5.1); anything else belongs in extensions (spec 7.2).
+func (x *decodeState) strangers(er *eventRules, ms []member) {
+	if !er.closed {
+		return
+	}
+	for _, m := range ms {
+		name, _ := x.str(m.key)
+		ok := false
+		for _, p := range er.patterns {
+			if p.match(name) {
+				ok = x.check(p.rule, m.val)
+				break
+			}
+		}
+		if !ok {
+			x.bad = true
+			return
 		}
 	}
 }

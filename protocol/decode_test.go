@@ -192,7 +192,15 @@ func TestDecodeProblems(t *testing.T) {
 		{"bad event id", func(m map[string]any) { m["event_id"] = "event-1" }, []string{"/event_id"}},
 		{"sequence not integer", func(m map[string]any) { m["sequence_number"] = 1.5 }, []string{"/sequence_number"}},
 		{"negative sequence", func(m map[string]any) { m["sequence_number"] = -1 }, []string{"/sequence_number"}},
-		{"missing tool and summary", func(m map[string]any) { delete(m, "tool"); delete(m, "summary_normal") }, []string{""}},
+		{"missing tool and summary", func(m map[string]any) { delete(m, "tool"); delete(m, "summary_normal") }, []string{"/tool", "/summary_normal"}},
+		{"undefined top-level member", func(m map[string]any) { m["colour"] = "red" }, []string{"/colour"}},
+		{"another type's member", func(m map[string]any) { m["status"] = "success" }, []string{"/status"}},
+		{"critical type without urgency", func(m map[string]any) {
+			m["type"], m["error_category"] = TypeSessionErrored, "permanent"
+			for _, k := range []string{"tool", "tool_call_id", "args_summary", "risk_level", "irreversible", "urgency"} {
+				delete(m, k)
+			}
+		}, []string{"/urgency"}},
 		{"producer extra member", func(m map[string]any) { m["producer"].(map[string]any)["secret"] = "x" }, []string{"/producer"}},
 		{"bad timestamp", func(m map[string]any) { m["timestamp"] = "yesterday" }, []string{"/timestamp"}},
 		{"wrong urgency and risk", func(m map[string]any) { m["urgency"] = "loud"; m["risk_level"] = "extreme" }, []string{"/risk_level", "/urgency"}},
@@ -359,7 +367,16 @@ func FuzzDecode(f *testing.F) {
 		b, _ := os.ReadFile(file)
 		f.Add(b)
 	}
-	for _, s := range []string{`{}`, `{"type":"aaep:agent.session.started"}`, `[`, `{"a":"\ud800"}`, `{"timestamp":"2026-06-30t14:22:11z"}`, "{\"a\n:1}", "{\"\\"} {
+	edge, err := os.ReadFile(filepath.Join("testdata", "edge-messages.jsonl"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(edge), []byte("\n")) {
+		f.Add(line)
+	}
+	for _, s := range []string{`{}`, `{"type":"aaep:agent.session.started"}`, `[`, `{"a":"\ud800"}`, `{"timestamp":"2026-06-30t14:22:11z"}`, "{\"a\n:1}", "{\"\\",
+		`{"type":"subscription.close","subscription_id":"sub_1"}`, `{"type":"confirmation.reply"}`, `{"type":"medai:x","urgency":"panic","x":1}`,
+		strings.Replace(typical, `"urgency":"normal"`, `"urgency":"panic","colour":"red","status":"ok"`, 1)} {
 		f.Add([]byte(s))
 	}
 	s, err := NewSchemas()
@@ -371,8 +388,14 @@ func FuzzDecode(f *testing.F) {
 		ev, err := d.Decode(b)
 		var se *SyntaxError
 		var le *LimitError
+		var ne *NotEventError
 		isObject := json.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
 		switch {
+		case errors.As(err, &ne):
+			if ev != nil || KindOf(ne.Type) == KindEvent {
+				t.Fatalf("NotEventError for %q (event %v)", ne.Type, ev != nil)
+			}
+			return
 		case errors.As(err, &le):
 		case errors.As(err, &se):
 			if isObject {
@@ -386,10 +409,15 @@ func FuzzDecode(f *testing.F) {
 				t.Fatalf("no event and no decoding error: %v", err)
 			}
 		}
-		if err == nil {
-			if cerr := s.Check(b); cerr != nil {
-				t.Fatalf("fast path accepted an event the schema rejects: %v", cerr)
-			}
+		if ev == nil {
+			return
+		}
+		// The decoder and the schema validator find the same problems, at
+		// the same pointers; the decoder adds only the soft limits.
+		var ve *ValidationError
+		errors.As(err, &ve)
+		if got, want := pointers(ve, true), pointers(asValidation(s.Check(b)), false); !slices.Equal(got, want) {
+			t.Fatalf("decoder problems at %q, schema validator at %q (%v)", got, want, err)
 		}
 	})
 }
@@ -443,6 +471,42 @@ func TestFastPathAgreesWithSchema(t *testing.T) {
 		}
 	}
 	t.Logf("%d mutations checked", checked)
+}
+
+// pointers lists the pointers of ve's problems, sorted, without the soft
+// limits' when noLimits.
+func pointers(ve *ValidationError, noLimits bool) []string {
+	if ve == nil {
+		return nil
+	}
+	var out []string
+	for _, p := range ve.Problems {
+		if !noLimits || p.Code != ProblemLimit {
+			out = append(out, p.Pointer)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func asValidation(err error) *ValidationError {
+	var ve *ValidationError
+	errors.As(err, &ve)
+	return ve
+}
+
+// Language variants of a type's text members (spec 11.5.1) are decided on
+// the fast path, like any defined member.
+func TestLanguageVariantsFast(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	b := []byte(strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","summary_normal_yo":"Mo ń ṣírò.","args_summary_zh_Hant":"x"`, 1))
+	if _, err := d.Decode(b); err != nil || d.slow != 0 {
+		t.Errorf("err %v, slow path taken %d times", err, d.slow)
+	}
+	b = []byte(strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","action_fr":"Payer"`, 1))
+	if _, err := d.Decode(b); pointers(asValidation(err), true) == nil || pointers(asValidation(err), true)[0] != "/action_fr" {
+		t.Errorf("a variant of another type's member: %v", err)
+	}
 }
 
 func onlyLimits(ve *ValidationError) bool {

@@ -9,7 +9,18 @@ import (
 type Problem struct {
 	Pointer string // JSON pointer to the offending value; "" is the whole message
 	Message string // what is wrong, in English; producer text in it is not sanitized
+	Code    string // the kind of problem, for those told apart: ProblemUndefinedMember, ProblemLimit; "" for the others
 }
+
+// Codes of problems that readers tell apart from other schema problems.
+const (
+	// ProblemUndefinedMember: a member at the top level of a core event that
+	// its type does not define. Extension data belongs in "extensions"
+	// (spec section 7.2).
+	ProblemUndefinedMember = "undefined-member"
+	// ProblemLimit: the message is over a soft limit (spec section 3.7).
+	ProblemLimit = "limit"
+)
 
 // ValidationError lists every problem found in a message that could still
 // be decoded. The event returned with it may be announced with care.

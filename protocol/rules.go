@@ -41,9 +41,26 @@ type rule struct {
 type eventRules struct {
 	fields   [nField]*rule
 	required []field
+	// closed: a member at the top level that fields does not define is a
+	// problem (a core type's unevaluatedProperties: false; spec section 7.2),
+	// unless its name matches one of patterns and its value the pattern's rule.
+	closed   bool
+	patterns []patternRule
 	// rejectDefault: an irreversible medium/high-risk confirmation must
 	// default to reject (the one conditional rule of our schemas).
 	rejectDefault bool
+}
+
+// patternRule is one of patternProperties: names it matches, and their rule.
+type patternRule struct {
+	match func(string) bool
+	rule  *rule
+}
+
+// defines reports whether name is a top-level member of the type.
+func (er *eventRules) defines(name string) bool {
+	f := lookupField([]byte(name))
+	return f != noField && er.fields[f] != nil
 }
 
 // ignoredKeywords carry no validation.
@@ -259,6 +276,39 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 		if err != nil {
 			return nil, nil, err
 		}
+		// unevaluatedProperties is supported here only, at the top of an
+		// event type's schema, where it closes the envelope and the type's
+		// members together; compileRule refuses it anywhere else.
+		closed := false
+		if u, ok := doc["unevaluatedProperties"]; ok {
+			if u != false {
+				return nil, nil, fmt.Errorf("%s: only unevaluatedProperties false is supported by the fast decoder", name)
+			}
+			closed = true
+			delete(doc, "unevaluatedProperties")
+		}
+		// patternProperties, likewise: at the top only, beside it.
+		var patterns []patternRule
+		if pp, ok := doc["patternProperties"].(map[string]any); ok {
+			if !closed {
+				return nil, nil, fmt.Errorf("%s: patternProperties without unevaluatedProperties false is not supported by the fast decoder", name)
+			}
+			for pattern, v := range pp {
+				m, err := matcher(pattern)
+				if err != nil {
+					return nil, nil, fmt.Errorf("%s: pattern %q: %w", name, pattern, err)
+				}
+				r, err := compileRule(v, name+"/patternProperties")
+				if err != nil {
+					return nil, nil, err
+				}
+				patterns = append(patterns, patternRule{match: m, rule: r})
+			}
+			if len(patterns) > 1 {
+				return nil, nil, fmt.Errorf("%s: more than one of patternProperties is not supported by the fast decoder", name)
+			}
+			delete(doc, "patternProperties")
+		}
 		own, err := compileRule(doc, name)
 		if err != nil {
 			return nil, nil, err
@@ -267,6 +317,7 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 		if err != nil {
 			return nil, nil, err
 		}
+		er.closed, er.patterns = closed, patterns
 		all, _ := doc["allOf"].([]any)
 		for _, a := range all[1:] {
 			if !isRejectDefaultRule(a) {

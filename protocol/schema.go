@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	schemakind "github.com/santhosh-tekuri/jsonschema/v6/kind"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -121,28 +122,66 @@ func (s *Schemas) problems(v any) []Problem {
 		c["type"] = n
 		m, typ = c, n
 	}
-	sch, ok := s.byType[typ]
-	if !ok {
-		sch = s.envelope
-	}
+	j := s.judgeOf(typ)
 	var out []Problem
-	if err := sch.Validate(m); err != nil {
+	if err := j.full.Validate(m); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return []Problem{{Message: err.Error()}}
 		}
 		out = s.leaves(ve, out)
+		// When a member breaks the envelope, the validator counts none of
+		// the envelope's members as evaluated: only members the type
+		// really lacks are undefined.
+		out = slices.DeleteFunc(out, func(p Problem) bool {
+			return p.Code == ProblemUndefinedMember && j.fast != nil && j.fast.defines(p.Pointer[1:])
+		})
 	}
-	if !ok && strings.HasPrefix(typ, "aaep:") {
+	if j.unknownCore {
 		out = append(out, Problem{Pointer: "/type", Message: fmt.Sprintf("%q is not a core AAEP event type", typ)})
 	}
 	slices.SortStableFunc(out, func(a, b Problem) int { return strings.Compare(a.Pointer, b.Pointer) })
 	return slices.Compact(out)
 }
 
+// judge is how messages of one type are judged.
+type judge struct {
+	kind        Kind
+	full        *jsonschema.Schema // the schema validator's form
+	fast        *eventRules        // the decoder's form; nil for handshake and reply messages
+	unknownCore bool               // an "aaep:" type that is no core event type
+}
+
+// judgeOf chooses the schema of a normalized message type, by its kind
+// (KindOf): its own schema when it has one, else the envelope. Both the
+// decoder and the schema validator choose through it.
+func (s *Schemas) judgeOf(typ string) judge {
+	if k := KindOf(typ); k != KindEvent {
+		return judge{kind: k, full: s.byType[typ]}
+	}
+	if full, ok := s.byType[typ]; ok {
+		return judge{kind: KindEvent, full: full, fast: s.fastByType[typ]}
+	}
+	return judge{kind: KindEvent, full: s.envelope, fast: s.fastEnvelope, unknownCore: strings.HasPrefix(typ, "aaep:")}
+}
+
 // leaves flattens a jsonschema error tree to its leaf problems.
 func (s *Schemas) leaves(e *jsonschema.ValidationError, out []Problem) []Problem {
 	if len(e.Causes) == 0 {
+		switch k := e.ErrorKind.(type) {
+		case *schemakind.Required:
+			// One problem per missing member, at the member's own pointer.
+			for _, name := range k.Missing {
+				out = append(out, Problem{Pointer: pointer(append(slices.Clip(e.InstanceLocation), name)), Message: "is missing; it is required here"})
+			}
+			return out
+		case *schemakind.FalseSchema:
+			// Only the core event schemas' unevaluatedProperties is false.
+			if len(e.InstanceLocation) == 1 && strings.HasSuffix(e.SchemaURL, "/unevaluatedProperties") {
+				return append(out, Problem{Pointer: pointer(e.InstanceLocation), Code: ProblemUndefinedMember,
+					Message: "is not a member of this event type; extension data belongs in the extensions object (spec section 7.2)"})
+			}
+		}
 		return append(out, Problem{Pointer: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(s.printer)})
 	}
 	for _, c := range e.Causes {

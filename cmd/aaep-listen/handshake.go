@@ -86,6 +86,27 @@ func (l *listener) rejected(b []byte, now time.Time) {
 	l.rejectionShown() // retry.go: the countdown may begin
 }
 
+// closedByProducer handles a subscription.close from the producer: it
+// ended the subscription (spec §5.8), so nothing more will come. The run
+// ends, with one line saying so and the producer's reason, if it gave one.
+// No subscription.close is sent back: there is no subscription left.
+func (l *listener) closedByProducer(b []byte) {
+	var m protocol.SubscriptionClose
+	_ = json.Unmarshal(b, &m) // an unreadable close still closes
+	msg := "The producer ended the subscription"
+	if m.ReasonCode != "" {
+		msg += " (reason: " + protocol.Sanitize(m.ReasonCode) + ")"
+	}
+	msg += "."
+	if m.ReasonMessage != "" {
+		msg += " It says: " + protocol.Sanitize(m.ReasonMessage)
+	}
+	l.neg.subID = ""
+	if l.neg.end == "" {
+		l.neg.end = msg
+	}
+}
+
 func rejectionWords(code string) string {
 	switch code {
 	case "version_unsupported":

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -204,6 +203,9 @@ func (l *listener) run(ctx context.Context) error {
 			l.flush()
 		case err := <-recvErr:
 			l.handleQueued(frames, len(frames), nil) // sent before the error: a rejection, the last events
+			if l.ended() {
+				return nil // the producer closed the subscription, and said why
+			}
 			l.drainNotes()
 			if errors.Is(err, io.EOF) {
 				l.finish("The producer ended the stream.")
@@ -242,41 +244,66 @@ func (l *listener) handleQueued(frames <-chan decoded, n int, first *decoded) {
 	l.releasePrompts()
 }
 
-// decoded is a frame with what decoding it found: a handshake answer, or an
-// event and any problem with it.
+// decoded is a frame with what decoding it found: a handshake or reply
+// message, or an event and any problem with it.
 type decoded struct {
-	frame     transport.Frame
-	handshake string // the type of a subscription.accepted or .rejected answer
-	ev        *protocol.Event
-	err       error
+	frame   transport.Frame
+	message string // the type of a handshake or reply message; "" for an event
+	answer  bool   // the answer to the subscription request (transport.EventHandshake)
+	ev      *protocol.Event
+	err     error
 }
 
-// decode classifies and decodes one frame. It touches nothing but dec, so
-// it may run on the receiving goroutine.
+// decode classifies and decodes one frame. What is an event is decided by
+// the decoder (protocol.KindOf), exactly as aaep-replay check decides it.
+// It touches nothing but dec, so it may run on the receiving goroutine.
 func decode(dec *protocol.Decoder, f transport.Frame) decoded {
-	// Only handshake answers are not events; most frames skip the peek.
-	if bytes.Contains(f.Data, []byte("subscription.")) {
-		switch t := protocol.PeekType(f.Data); t {
-		case protocol.TypeSubscriptionAccepted, protocol.TypeSubscriptionRejected:
-			return decoded{frame: f, handshake: t}
-		}
-	}
+	answer := f.Event == transport.EventHandshake
 	ev, err := dec.Decode(f.Data)
+	var ne *protocol.NotEventError
+	switch {
+	case errors.As(err, &ne):
+		return decoded{frame: f, message: ne.Type, answer: answer}
+	case answer:
+		// The answer to the subscription request is no event, whatever it holds.
+		typ := protocol.PeekType(f.Data)
+		if ev != nil {
+			typ = ev.Type
+		}
+		return decoded{frame: f, message: typ, answer: true}
+	}
 	return decoded{frame: f, ev: ev, err: err}
 }
 
 // frame decodes one frame and feeds it to the engine.
 func (l *listener) frame(f transport.Frame) { l.handle(decode(&l.dec, f)) }
 
-// handle feeds one decoded frame to the engine, or the handshake.
+// handle feeds one decoded frame to the engine, or the handshake. A
+// handshake or reply message, and the answer to the subscription request
+// whatever it holds, is never announced as an event.
 func (l *listener) handle(d decoded) {
 	now := l.o.Now()
-	switch d.handshake {
-	case protocol.TypeSubscriptionAccepted:
+	switch {
+	case d.message == protocol.TypeSubscriptionAccepted:
 		l.accepted(d.frame.Data, now)
 		return
-	case protocol.TypeSubscriptionRejected:
+	case d.message == protocol.TypeSubscriptionRejected:
 		l.rejected(d.frame.Data, now)
+		return
+	case d.message == protocol.TypeSubscriptionClose:
+		l.closedByProducer(d.frame.Data)
+		return
+	case d.answer:
+		what := "a message without a type"
+		if d.message != "" {
+			what = "a " + protocol.Sanitize(d.message) + " message"
+		}
+		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf(
+			"The producer answered the subscription request with %s, not subscription.accepted or subscription.rejected; it is not an event, so it is not announced.", what)})
+		return
+	case d.message != "":
+		l.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf(
+			"The producer sent a %s message where events are expected; it is not an event, so it is not announced.", protocol.Sanitize(d.message))})
 		return
 	}
 	if d.err != nil {

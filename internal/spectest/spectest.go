@@ -115,3 +115,31 @@ func (o *Official) Validate(v any) error {
 
 // Has reports whether an official schema exists for the message type.
 func (o *Official) Has(typ string) bool { _, ok := o.schemas[typ]; return ok }
+
+// Fixture is one official conformance fixture: a single message.
+type Fixture struct {
+	Name  string // "valid/agent.session.started.json"
+	Valid bool   // from its folder; duplicate-completion-streaming is invalid only across events
+	Data  []byte
+}
+
+// Fixtures reads every official fixture under dir/fixtures/valid and
+// dir/fixtures/invalid; it fails the test when either folder is empty.
+func Fixtures(t testing.TB, dir string) []Fixture {
+	t.Helper()
+	var out []Fixture
+	for _, kind := range []string{"valid", "invalid"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "fixtures", kind, "*.json"))
+		if len(files) == 0 {
+			t.Fatalf("no %s fixtures in %s", kind, dir)
+		}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, Fixture{Name: kind + "/" + filepath.Base(f), Valid: kind == "valid", Data: b})
+		}
+	}
+	return out
+}
