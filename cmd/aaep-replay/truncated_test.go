@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/safefile/safefiletest"
 )
 
 // trace, stats, play and check read a gzip capture cut short: they work on
@@ -43,5 +45,23 @@ func TestTruncatedGzipCapture(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// export --output and trace --html never write through a symbolic link;
+// the file it points at is left alone.
+func TestOutputsRefuseSymlink(t *testing.T) {
+	dir := t.TempDir()
+	victim := safefiletest.Link(t, dir, "out")
+	link := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"export", "--format", "jsonl", "--output", link, corpus + "clean.aaep"},
+		{"trace", "--html", link, corpus + "clean.aaep"},
+	} {
+		code, out, errOut := replay(t, args...)
+		if code == 0 || !strings.Contains(errOut, "symbolic link") {
+			t.Errorf("%s: exit %d:\n%s%s", args[0], code, out, errOut)
+		}
+		safefiletest.Intact(t, victim)
 	}
 }
