@@ -43,7 +43,7 @@ func CreateNew(path string) (*os.File, error) {
 
 // ReadPrivate reads the file at path, a secret of at most limit bytes. A
 // symbolic link is refused. warning is a sentence for the user when other
-// users can read the file (or write it), naming the command that fixes it.
+// users can read or write the file, naming the command that fixes it.
 func ReadPrivate(path string, limit int64) (data []byte, warning string, err error) {
 	f, err := open(path, os.O_RDONLY)
 	if err != nil {
@@ -58,7 +58,7 @@ func ReadPrivate(path string, limit int64) (data []byte, warning string, err err
 		return nil, "", fmt.Errorf("%s is larger than %d bytes; it is not the file expected", path, limit)
 	}
 	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
-		warning = fmt.Sprintf("%s can be read by other users (its mode is %04o); make it private with: %s", path, st.Mode().Perm(), FixCommand(path))
+		warning = fmt.Sprintf("%s can be read or changed by other users (its mode is %04o); make it private with: %s", path, st.Mode().Perm(), FixCommand(path))
 	}
 	return data, warning, nil
 }
