@@ -6,9 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/safefile"
 )
 
 // Record is one line of the audit log. Fields that do not apply are left out.
@@ -69,9 +70,10 @@ type Log struct {
 	c  io.Closer
 }
 
-// Open appends to the file name, creating it readable by its owner only.
+// Open appends to the file name, creating it readable by its owner only;
+// an existing file is made so. A symbolic link is refused (see safefile).
 func Open(name string) (*Log, error) {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := safefile.OpenAppend(name)
 	if err != nil {
 		return nil, fmt.Errorf("open the audit log: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/safefile/safefiletest"
 )
 
 func TestLogAppendsWholeLines(t *testing.T) {
@@ -85,4 +87,24 @@ func TestNilLogWritesNothing(t *testing.T) {
 	if err := nilLog.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The audit log is never written through a symbolic link (the file it
+// points at is left alone), and an existing log is made 0600.
+func TestOpenSafely(t *testing.T) {
+	dir := t.TempDir()
+	victim := safefiletest.Link(t, dir, "audit.jsonl")
+	if l, err := Open(filepath.Join(dir, "audit.jsonl")); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		l.Close()
+		t.Errorf("a link was opened: error %v", err)
+	}
+	safefiletest.Intact(t, victim)
+	old := filepath.Join(dir, "old.jsonl")
+	safefiletest.Loose(t, old)
+	l, err := Open(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	safefiletest.Private(t, old)
 }

@@ -43,8 +43,11 @@ type Reader struct {
 	kind    string
 	header  *Header
 	line    int
-	queue   []Record // records read ahead, returned before reading on
-	done    bool     // the input was read whole; only the queue is left
+	queue   []Record    // records read ahead, returned before reading on
+	done    bool        // the input was read whole; only the queue is left
+	docs    *docScanner // for KindDocuments input
+	gz      *cutReader  // the gzip stream, for gzip input
+	cut     bool        // the gzip stream ended early; noted in the diagnostics
 	diags   []Diagnostic
 	dropped int
 	lastT   float64
@@ -77,14 +80,16 @@ func Open(path string) (*Reader, error) {
 // plain JSONL file with no records.
 func NewReader(src io.Reader) (*Reader, error) {
 	br := bufio.NewReaderSize(src, 64<<10)
+	var gz *cutReader
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("read the gzip header: %w", err)
 		}
-		br = bufio.NewReaderSize(zr, 64<<10)
+		gz = &cutReader{r: zr}
+		br = bufio.NewReaderSize(gz, 64<<10)
 	}
-	r := &Reader{br: br, kind: KindJSONL}
+	r := &Reader{br: br, kind: KindJSONL, gz: gz}
 	if err := r.detect(); err != nil {
 		return nil, err
 	}
@@ -118,7 +123,8 @@ func (r *Reader) detect() error {
 		valid := json.Valid(t)
 		if !valid && !last && (t[0] == '{' || t[0] == '[') {
 			// A document over several lines, such as a pretty-printed event.
-			return r.slurp(t, r.line)
+			r.startDocuments(t, r.line)
+			return nil
 		}
 		if t[0] == '[' && valid && !isObjectArray(t) {
 			r.kind = KindCapture
@@ -153,9 +159,20 @@ func (r *Reader) Close() error {
 func (r *Reader) Next() (Record, error) {
 	for len(r.queue) == 0 {
 		if r.done {
+			r.noteCut()
 			return Record{}, io.EOF
 		}
+		if r.docs != nil {
+			if err := r.nextDocument(); err != nil {
+				return Record{}, err
+			}
+			continue
+		}
 		line, last, err := r.readLine()
+		if errors.Is(err, io.EOF) {
+			r.done = true
+			continue
+		}
 		if err != nil {
 			return Record{}, err
 		}
@@ -245,7 +262,7 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 		if isObjectArray(t) {
 			elems, bad := arrayElements(t)
 			for _, e := range elems[:max(len(elems)-1, 0)] {
-				r.queue = append(r.queue, Record{Line: r.line, Dir: In, Msg: bytes.Clone(e.raw)})
+				r.queue = append(r.queue, Record{Line: r.line, Dir: In, Msg: bytes.Clone(e)})
 			}
 			if bad >= 0 {
 				r.diag(r.line, fmt.Sprintf("Line %d: an element of the array is not a JSON object; the rest of the line was skipped.", r.line), false)
@@ -253,7 +270,7 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 			if len(elems) == 0 {
 				return Record{}, false
 			}
-			return Record{Line: r.line, Dir: In, Msg: bytes.Clone(elems[len(elems)-1].raw)}, true
+			return Record{Line: r.line, Dir: In, Msg: bytes.Clone(elems[len(elems)-1])}, true
 		}
 		return r.record(t)
 	}
@@ -352,4 +369,39 @@ func (r *Reader) diag(line int, msg string, truncated bool) {
 		return
 	}
 	r.diags = append(r.diags, Diagnostic{Line: line, Message: msg, Truncated: truncated})
+}
+
+// cutReader reads a gzip stream, taking its end cut short (a copy
+// interrupted, a recorder killed before it closed the file) as the end of
+// the input, so that everything before the cut is read; cut records that
+// it was.
+type cutReader struct {
+	r   io.Reader
+	cut bool
+}
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		c.cut, err = true, io.EOF
+	}
+	return n, err
+}
+
+// CutShort reports whether the input, read to its end, was a gzip file cut
+// short (a diagnostic says so too).
+func (r *Reader) CutShort() bool { return r.cut }
+
+// noteCut adds, once, at the end of the input, the diagnostic for a gzip
+// file cut short.
+func (r *Reader) noteCut() {
+	if r.gz == nil || !r.gz.cut {
+		return
+	}
+	r.gz.cut, r.cut = false, true
+	line := r.line
+	if r.docs != nil {
+		line = r.docs.line
+	}
+	r.diag(line, fmt.Sprintf("The gzip file ends early, after line %d: it was cut short (a copy interrupted, or the recording stopped before it closed the file). Everything before the cut was read.", line), true)
 }

@@ -26,6 +26,9 @@ type Stats struct {
 	Total       Counts          `json:"total"`
 	Other       int             `json:"messages_outside_sessions"` // handshake, replies, unreadable frames
 	Diagnostics int             `json:"unreadable_lines"`
+	// CutShort is true for a gzip file that ends early: the figures cover
+	// what comes before the cut.
+	CutShort bool `json:"cut_short,omitempty"`
 }
 
 // SessionStats is the figures of one session.
@@ -161,6 +164,10 @@ func BuildStats(r *Reader, source string, o CheckOptions) (*Stats, error) {
 	}
 	d, more := r.Diagnostics()
 	st.Diagnostics = len(d) + more
+	if r.CutShort() {
+		st.CutShort = true
+		st.Diagnostics-- // the note of the cut is not a line
+	}
 	b.finish()
 	return st, nil
 }
@@ -450,6 +457,9 @@ func (s *Stats) WriteText(w io.Writer) error {
 		len(s.Agents), plural(len(s.Agents), "agent", "agents"))
 	if s.Diagnostics > 0 {
 		fmt.Fprintf(ew, "%d %s could not be read.\n", s.Diagnostics, plural(s.Diagnostics, "line", "lines"))
+	}
+	if s.CutShort {
+		fmt.Fprintf(ew, "Warning: the gzip file ends early (it was cut short); these figures cover what comes before the cut.\n")
 	}
 	fmt.Fprintf(ew, "\nIn all:\n")
 	s.Total.write(ew)

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/aaep-term/aaep-term/internal/safefile"
 )
 
 // Names the extension defines.
@@ -39,6 +41,7 @@ const KeyFile = "sigrpl-key.pem"
 type Key struct {
 	priv *ecdsa.PrivateKey
 	kid  string
+	warn string // about the file it was loaded from
 }
 
 // Generate makes a new ES256 (P-256) key.
@@ -86,14 +89,29 @@ func LoadOrCreate(path string) (k *Key, created bool, err error) {
 	return k, true, nil
 }
 
-// Load reads a PEM "PRIVATE KEY" (PKCS #8) P-256 key from path.
+// maxKeyFile bounds the key file read: a PEM P-256 key is a few hundred bytes.
+const maxKeyFile = 64 << 10
+
+// Load reads a PEM "PRIVATE KEY" (PKCS #8) P-256 key from path. A symbolic
+// link is refused; a file other users can read gives the key a Warning.
 func Load(path string) (*Key, error) {
-	b, err := os.ReadFile(path)
+	b, warn, err := safefile.ReadPrivate(path, maxKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("sigrpl: read key: %w", err)
 	}
-	return ParsePEM(b)
+	k, err := ParsePEM(b)
+	if err != nil {
+		return nil, err
+	}
+	if warn != "" {
+		k.warn = "warning: anyone who can read your reply-signing key can sign answers as you, and " + warn + "."
+	}
+	return k, nil
 }
+
+// Warning is a line for the user about the file the key was loaded from
+// (other users can read it, and how to fix that), or "".
+func (k *Key) Warning() string { return k.warn }
 
 // ParsePEM reads a PEM "PRIVATE KEY" (PKCS #8) or "EC PRIVATE KEY" P-256 key.
 func ParsePEM(b []byte) (*Key, error) {
@@ -133,7 +151,7 @@ func (k *Key) Save(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("sigrpl: save key: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	f, err := safefile.CreateNew(path)
 	if err != nil {
 		return fmt.Errorf("sigrpl: save key: %w", err)
 	}

@@ -4,16 +4,17 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/safefile"
 )
 
 // writeJSONL writes the entries numbered seqs to name, one JSON object a
 // line: the event as received when there is one, else a record of the line.
 func writeJSONL(name string, m *Model, seqs []uint64) (int, error) {
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	f, err := safefile.Create(name)
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", name, err)
 	}
@@ -62,7 +63,7 @@ func (m *Model) copySelected() string {
 		return fmt.Sprintf("Copied the event JSON (%d bytes) to the clipboard through %s.", len(e.Event.Raw), m.opts.ClipboardVia)
 	}
 	name := filepath.Join(m.opts.SaveDir, "aaep-event-"+safeName(e.Event.EventID)+".json")
-	if err := os.WriteFile(name, append(append([]byte{}, e.Event.Raw...), '\n'), 0o600); err != nil {
+	if err := writeFile(name, append(append([]byte{}, e.Event.Raw...), '\n')); err != nil {
 		return fmt.Sprintf("Could not save the event: %v.", err)
 	}
 	if m.opts.ClipboardVia != "" {
@@ -89,4 +90,18 @@ func safeName(s string) string {
 		}
 		return '_'
 	}, s)
+}
+
+// writeFile writes data to a new or truncated file readable by its owner
+// only, never through a symbolic link.
+func writeFile(name string, data []byte) error {
+	f, err := safefile.Create(name)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return f.Close()
 }

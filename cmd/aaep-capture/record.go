@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -222,7 +223,8 @@ func subscriptionRequest(canConfirm bool) []byte {
 }
 
 // openOutput opens the file to write (or the first of a --rotate-size
-// series); captures may hold secrets, so it is readable by its owner only.
+// series); captures may hold secrets, so it is readable by its owner only,
+// and never written through a symbolic link (see safefile).
 func openOutput(o *options, prog *progress) (io.Writer, func(), error) {
 	if o.Output == "-" {
 		return o.IO.Out, func() {}, nil
@@ -237,7 +239,7 @@ func openOutput(o *options, prog *progress) (io.Writer, func(), error) {
 		f = rf
 	} else {
 		var err error
-		if f, err = os.OpenFile(o.Output, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+		if f, err = safefile.Create(o.Output); err != nil {
 			return nil, nil, fmt.Errorf("open the output: %w", err)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/internal/safefile"
 )
 
 // parseSize reads a size such as 500K, 10M or 1G (powers of 1024; a plain
@@ -72,7 +74,7 @@ func (r *rotatingFile) name() string {
 }
 
 func (r *rotatingFile) open() error {
-	f, err := os.OpenFile(r.name(), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := safefile.Create(r.name())
 	if err != nil {
 		return fmt.Errorf("open the output: %w", err)
 	}
@@ -87,7 +89,9 @@ func (r *rotatingFile) Write(p []byte) (int, error) {
 		return r.write(p, false)
 	}
 	if r.lines > 0 && r.size+int64(len(p)) > r.limit {
-		if err := r.f.Close(); err != nil {
+		err := r.f.Close()
+		r.f = nil
+		if err != nil {
 			return 0, fmt.Errorf("close %s: %w", r.name(), err)
 		}
 		r.part++
@@ -107,6 +111,9 @@ func (r *rotatingFile) Write(p []byte) (int, error) {
 }
 
 func (r *rotatingFile) write(p []byte, record bool) (int, error) {
+	if r.f == nil {
+		return 0, fmt.Errorf("%s could not be opened", r.name())
+	}
 	n, err := r.f.Write(p)
 	r.size += int64(n)
 	if record {
@@ -115,8 +122,13 @@ func (r *rotatingFile) write(p []byte, record bool) (int, error) {
 	return n, err
 }
 
-// Close closes the current file.
-func (r *rotatingFile) Close() error { return r.f.Close() }
+// Close closes the current file, if one is open.
+func (r *rotatingFile) Close() error {
+	if r.f == nil {
+		return nil
+	}
+	return r.f.Close()
+}
 
 // Files is how many files the recording spans.
 func (r *rotatingFile) Files() int { return r.part + 1 }

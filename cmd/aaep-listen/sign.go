@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -65,7 +66,15 @@ func loadSignKey(o *options) error {
 	if created {
 		fmt.Fprintf(o.IO.ErrOut, "aaep-listen: made a reply-signing key in %s; its thumbprint is %s\n", path, o.Sign.key.KID())
 	}
+	warnKey(o.IO.ErrOut, o.Sign.key)
 	return nil
+}
+
+// warnKey tells the user when other users can read the key file, and how to fix it.
+func warnKey(w io.Writer, k *sigrpl.Key) {
+	if s := k.Warning(); s != "" {
+		fmt.Fprintf(w, "aaep-listen: %s\n", s)
+	}
 }
 
 // addOffer puts the public key in a subscription.request.
@@ -167,6 +176,7 @@ func runKey(args []string, tio *term.IO) int {
 		fmt.Fprintf(tio.ErrOut, "aaep-listen: %v\n", err)
 		return 1
 	}
+	warnKey(tio.ErrOut, o.key)
 	jwk, err := o.key.PublicJWK().MarshalJSON()
 	if err != nil {
 		fmt.Fprintf(tio.ErrOut, "aaep-listen: %v\n", err)

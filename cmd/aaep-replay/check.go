@@ -5,6 +5,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -104,38 +105,34 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 		r.Unreadable = err.Error()
 		return
 	}
-	if o.SchemaOnly {
-		src, closeSrc, err := openInput(r.File)
-		if err != nil {
-			r.Unreadable = err.Error()
-			return
-		}
-		defer closeSrc()
-		recs, notes, err := capture.ReadDocuments(src)
-		if err != nil {
-			r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
-			return
-		}
-		for _, rec := range recs {
-			r.step(c.Check(rec))
-		}
-		r.notes(notes, 0)
-		r.nothingRead(len(notes))
-		return
-	}
 	rd, err := capture.Open(r.File)
 	if err != nil {
 		r.Unreadable = err.Error()
 		return
 	}
 	defer rd.Close()
-	r.Kind = rd.Kind()
-	if err := c.CheckAll(rd, r.step); err != nil {
-		r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
-		return
-	}
-	for _, v := range c.Finish() {
-		r.add(v)
+	if o.SchemaOnly {
+		// Each message on its own, as it is read: none is kept.
+		for {
+			rec, err := rd.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
+				return
+			}
+			r.step(c.Check(rec))
+		}
+	} else {
+		r.Kind = rd.Kind()
+		if err := c.CheckAll(rd, r.step); err != nil {
+			r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
+			return
+		}
+		for _, v := range c.Finish() {
+			r.add(v)
+		}
 	}
 	notes, more := rd.Diagnostics()
 	r.notes(notes, more)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -100,7 +101,7 @@ func writeTo(path string, stdout io.Writer, fn func(io.Writer) (int, error)) (in
 	var f *os.File
 	if path != "-" || stdout == nil {
 		var err error
-		if f, err = os.Create(path); err != nil {
+		if f, err = safefile.Create(path); err != nil {
 			return exitViolations, fmt.Errorf("create the output: %w", err)
 		}
 		dst = f

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/safefile/safefiletest"
+)
+
+// trace, stats, play and check read a gzip capture cut short: they work on
+// every line before the cut and say that the file ends early.
+func TestTruncatedGzipCapture(t *testing.T) {
+	plain, err := os.ReadFile(corpus + "clean.aaep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(plain)
+	zw.Close()
+	dir := t.TempDir()
+	for _, cut := range []int{z.Len() / 2, z.Len() * 3 / 4, z.Len() - 4} {
+		path := filepath.Join(dir, fmt.Sprintf("cut-%d.aaep.gz", cut))
+		if err := os.WriteFile(path, z.Bytes()[:cut], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"trace", path},
+			{"stats", path},
+			{"play", "--speed", "0", path},
+			{"check", path},
+		} {
+			t.Run(fmt.Sprint(cut, args[0]), func(t *testing.T) {
+				code, out, errOut := replay(t, args...)
+				if code == 2 {
+					t.Fatalf("exit 2:\n%s%s", out, errOut)
+				}
+				if !strings.Contains(out+errOut, "gzip file ends early") {
+					t.Errorf("no word of the cut:\n%s%s", out, errOut)
+				}
+			})
+		}
+	}
+}
+
+// export --output and trace --html never write through a symbolic link;
+// the file it points at is left alone.
+func TestOutputsRefuseSymlink(t *testing.T) {
+	dir := t.TempDir()
+	victim := safefiletest.Link(t, dir, "out")
+	link := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"export", "--format", "jsonl", "--output", link, corpus + "clean.aaep"},
+		{"trace", "--html", link, corpus + "clean.aaep"},
+	} {
+		code, out, errOut := replay(t, args...)
+		if code == 0 || !strings.Contains(errOut, "symbolic link") {
+			t.Errorf("%s: exit %d:\n%s%s", args[0], code, out, errOut)
+		}
+		safefiletest.Intact(t, victim)
+	}
+}
