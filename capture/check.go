@@ -351,7 +351,7 @@ func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	if ev.Type != protocol.TypeAwaitingConfirmation || ev.DefaultDecision != protocol.DecisionAccept {
 		return
 	}
-	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	irreversible := ev.Undo().CannotBeUndone()
 	switch {
 	case irreversible && (ev.RiskLevel == "high" || ev.RiskLevel == "medium"):
 		st.Violations = append(st.Violations, c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityViolation,

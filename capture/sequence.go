@@ -75,7 +75,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
 		conf := &confirmation{session: ev.SessionID, token: ev.ReplyToken, line: rec.Line,
-			irreversible: ev.Irreversible != nil && *ev.Irreversible}
+			irreversible: ev.Undo().CannotBeUndone()}
 		s.confirms = append(s.confirms, conf)
 		if ev.ReplyToken != "" {
 			if _, old, ok := c.tokenIDs.add(ev.ReplyToken, rec.Line); ok {
@@ -143,7 +143,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 			capital(toolWords(ev)), d.line, d.replyLine)
 		return
 	}
-	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	irreversible := ev.Undo().CannotBeUndone()
 	conf := s.nextConfirmation()
 	if conf == nil {
 		if irreversible && s.fromStart {

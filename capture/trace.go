@@ -284,7 +284,7 @@ func riskWords(ev *protocol.Event) string {
 	if ev.RiskLevel != "" {
 		parts = append(parts, protocol.Sanitize(ev.RiskLevel)+" risk")
 	}
-	if ev.Irreversible != nil && *ev.Irreversible {
+	if ev.Undo().CannotBeUndone() {
 		parts = append(parts, "irreversible")
 	}
 	if len(parts) == 0 {

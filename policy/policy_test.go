@@ -84,12 +84,16 @@ func TestFactsOf(t *testing.T) {
 		tool string
 		want Facts
 	}{
-		{"says nothing: assume irreversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a"}},
-			"rm", Facts{Type: TypeConfirmation, Tool: "rm", Agent: "a", Irreversible: true}},
+		{"says nothing: assume irreversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a"}, SessionID: "s"},
+			"rm", Facts{Type: TypeConfirmation, Tool: "rm", Agent: "a", Session: "s", Irreversible: true}},
 		{"reversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Reversibility: "reversible_with_effort", RiskLevel: "low", Tool: "own"},
-			"rm", Facts{Type: TypeConfirmation, Tool: "own", Risk: "low"}},
-		{"flag wins", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no, Reversibility: "irreversible"},
-			"", Facts{Type: TypeConfirmation}},
+			"rm", Facts{Type: TypeConfirmation, Tool: "own", Risk: "low", Undo: protocol.UndoWithEffort}},
+		{"flag false, reversibility irreversible: cannot be undone", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no, Reversibility: "irreversible"},
+			"", Facts{Type: TypeConfirmation, Undo: protocol.UndoCannot, Irreversible: true}},
+		{"flag false: can be undone", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no},
+			"", Facts{Type: TypeConfirmation, Undo: protocol.UndoReversible}},
+		{"unknown risk level counts as not given", protocol.Event{Type: protocol.TypeAwaitingConfirmation, RiskLevel: "extreme", Irreversible: &no},
+			"", Facts{Type: TypeConfirmation, Undo: protocol.UndoReversible}},
 		{"question", protocol.Event{Type: protocol.TypeAwaitingClarify}, "", Facts{Type: TypeClarification, Irreversible: true}},
 	}
 	for _, tt := range tests {
@@ -103,19 +107,20 @@ func TestFactsOf(t *testing.T) {
 
 func TestAlways(t *testing.T) {
 	var a Always
-	a.Set("s1", "save_draft", Accept)
-	if v, ok := a.Get("s1", "save_draft"); !ok || v != Accept {
-		t.Fatalf("got %q %v", v, ok)
+	f := Facts{Type: TypeConfirmation, Agent: "a1", Session: "s1", Tool: "save_draft", Risk: "low"}
+	a.set(f, Accept)
+	if r, ok := a.get(f); !ok || r.verdict != Accept || r.answered != f {
+		t.Fatalf("got %+v %v", r, ok)
 	}
-	for _, k := range [][2]string{{"s2", "save_draft"}, {"s1", "send_mail"}, {"s1", ""}} {
-		if _, ok := a.Get(k[0], k[1]); ok {
+	for _, k := range [][3]string{{"a1", "s2", "save_draft"}, {"a1", "s1", "send_mail"}, {"a1", "s1", ""}, {"a2", "s1", "save_draft"}} {
+		if _, ok := a.get(Facts{Agent: k[0], Session: k[1], Tool: k[2]}); ok {
 			t.Errorf("%v remembered", k)
 		}
 	}
 	for i := range maxAlways {
-		a.Set("x", string(rune('a'+i%26))+strings.Repeat("z", i/26), Reject)
+		a.set(Facts{Session: "x", Tool: string(rune('a'+i%26)) + strings.Repeat("z", i/26)}, Reject)
 	}
-	if _, ok := a.Get("s1", "save_draft"); ok {
+	if _, ok := a.get(f); ok {
 		t.Error("the oldest answer was not forgotten")
 	}
 	if len(a.m) != maxAlways || len(a.order) != maxAlways {
