@@ -16,11 +16,11 @@ type remembered struct {
 	answered Facts
 }
 
-// Always remembers the "always" answers a user gave during a run: accept or
+// alwaysMemory remembers the "always" answers a user gave during a run: accept or
 // reject every confirmation about one tool in one session of one agent. It
-// is not safe for concurrent use; the zero Always is ready. Only a Gate
+// is not safe for concurrent use; the zero alwaysMemory is ready. Only a Gate
 // reads it, and the Gate checks each use against the prompt answered.
-type Always struct {
+type alwaysMemory struct {
 	m     map[alwaysKey]remembered
 	order []alwaysKey
 }
@@ -29,7 +29,7 @@ func keyOf(f Facts) alwaysKey { return alwaysKey{f.Agent, f.Session, f.Tool} }
 
 // set remembers verdict (Accept or Reject) for the prompt f, replacing an
 // earlier answer about the same tool, session and agent.
-func (a *Always) set(f Facts, verdict string) {
+func (a *alwaysMemory) set(f Facts, verdict string) {
 	k := keyOf(f)
 	if a.m == nil {
 		a.m = make(map[alwaysKey]remembered)
@@ -45,7 +45,7 @@ func (a *Always) set(f Facts, verdict string) {
 }
 
 // get returns the answer remembered for f's tool, session and agent.
-func (a *Always) get(f Facts) (remembered, bool) {
+func (a *alwaysMemory) get(f Facts) (remembered, bool) {
 	if f.Tool == "" {
 		return remembered{}, false
 	}

@@ -16,7 +16,7 @@ import (
 type Gate struct {
 	policy     *Policy
 	autoReject bool
-	always     Always
+	always     alwaysMemory
 }
 
 // NewGate returns a gate deciding by p (nil: no policy file) and, when
@@ -65,12 +65,12 @@ func (g *Gate) Decide(f Facts) Outcome {
 		}
 		out.AskAgain = why
 	}
-	if d := g.policy.Decide(f); d.Verdict != Ask {
+	if d := g.policy.decide(f); d.Verdict != Ask {
 		out.Verdict, out.By, out.Rule = d.Verdict, ByPolicy, d.Rule
 		return g.safe(f, out)
 	}
 	if g.autoReject {
-		out.Verdict, out.By = Reject, ByAutoReply
+		out.Verdict, out.By, out.Rule = Reject, ByAutoReply, ""
 		return out
 	}
 	out.Verdict = Ask
@@ -90,7 +90,7 @@ func (g *Gate) safe(f Facts, out Outcome) Outcome {
 			}
 		}
 	}
-	return Outcome{Verdict: Ask, AskAgain: highStakesWords(f)}
+	return Outcome{Verdict: Ask, AskAgain: out.AskAgain}
 }
 
 // Remember keeps an "always" answer (Accept or Reject) given to the prompt

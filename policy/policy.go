@@ -189,17 +189,17 @@ func (f Facts) HighStakes() bool {
 	return f.Type == TypeConfirmation && f.Irreversible && (f.Risk == "high" || f.Risk == "")
 }
 
-// Decision is what a policy says about one prompt.
-type Decision struct {
+// ruleDecision is what a policy says about one prompt.
+type ruleDecision struct {
 	Verdict string // Ask, Accept or Reject
 	Rule    string // the rule that decided; "" when none matched
 }
 
-// Decide returns the verdict of the first rule matching f; without one, Ask.
+// decide returns the verdict of the first rule matching f; without one, Ask.
 // An accepting rule never decides a high-stakes prompt unless it allows it.
-func (p *Policy) Decide(f Facts) Decision {
+func (p *Policy) decide(f Facts) ruleDecision {
 	if p == nil {
-		return Decision{Verdict: Ask}
+		return ruleDecision{Verdict: Ask}
 	}
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -209,9 +209,9 @@ func (p *Policy) Decide(f Facts) Decision {
 		if r.Decision == Accept && f.HighStakes() && !r.AllowIrreversibleHigh {
 			continue // Parse refuses such rules; a hand-built Policy must not slip
 		}
-		return Decision{Verdict: r.Decision, Rule: r.Name}
+		return ruleDecision{Verdict: r.Decision, Rule: r.Name}
 	}
-	return Decision{Verdict: Ask}
+	return ruleDecision{Verdict: Ask}
 }
 
 func (r *Rule) matches(f Facts) bool {

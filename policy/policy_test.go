@@ -24,28 +24,28 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name string
 		f    Facts
-		want Decision
+		want ruleDecision
 	}{
-		{"payment rejected", Facts{Type: TypeConfirmation, Tool: "transfer_funds", Risk: "high", Irreversible: true}, Decision{Reject, "never-pay"}},
-		{"draft accepted", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low"}, Decision{Accept, "drafts"}},
-		{"draft of medium risk asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "medium"}, Decision{Verdict: Ask}},
-		{"draft that cannot be undone asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low", Irreversible: true}, Decision{Verdict: Ask}},
-		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true}, Decision{Accept, "trusted-cleanup"}},
-		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true}, Decision{Verdict: Ask}},
-		{"question", Facts{Type: TypeClarification}, Decision{Ask, "questions"}},
-		{"risky mail", Facts{Type: TypeConfirmation, Tool: "send_mail", Risk: "medium"}, Decision{Reject, "risky-mail"}},
-		{"no tool name never matches a tool glob", Facts{Type: TypeConfirmation, Risk: "medium"}, Decision{Verdict: Ask}},
-		{"unknown risk does not match a risk list", Facts{Type: TypeConfirmation, Tool: "send_mail"}, Decision{Verdict: Ask}},
+		{"payment rejected", Facts{Type: TypeConfirmation, Tool: "transfer_funds", Risk: "high", Irreversible: true}, ruleDecision{Reject, "never-pay"}},
+		{"draft accepted", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low"}, ruleDecision{Accept, "drafts"}},
+		{"draft of medium risk asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "medium"}, ruleDecision{Verdict: Ask}},
+		{"draft that cannot be undone asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low", Irreversible: true}, ruleDecision{Verdict: Ask}},
+		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true}, ruleDecision{Accept, "trusted-cleanup"}},
+		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true}, ruleDecision{Verdict: Ask}},
+		{"question", Facts{Type: TypeClarification}, ruleDecision{Ask, "questions"}},
+		{"risky mail", Facts{Type: TypeConfirmation, Tool: "send_mail", Risk: "medium"}, ruleDecision{Reject, "risky-mail"}},
+		{"no tool name never matches a tool glob", Facts{Type: TypeConfirmation, Risk: "medium"}, ruleDecision{Verdict: Ask}},
+		{"unknown risk does not match a risk list", Facts{Type: TypeConfirmation, Tool: "send_mail"}, ruleDecision{Verdict: Ask}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := p.Decide(tt.f); got != tt.want {
+			if got := p.decide(tt.f); got != tt.want {
 				t.Errorf("Decide(%+v) = %+v, want %+v", tt.f, got, tt.want)
 			}
 		})
 	}
 	var none *Policy
-	if got := none.Decide(Facts{Type: TypeConfirmation}); got.Verdict != Ask {
+	if got := none.decide(Facts{Type: TypeConfirmation}); got.Verdict != Ask {
 		t.Errorf("nil policy: %+v", got)
 	}
 }
@@ -106,7 +106,7 @@ func TestFactsOf(t *testing.T) {
 }
 
 func TestAlways(t *testing.T) {
-	var a Always
+	var a alwaysMemory
 	f := Facts{Type: TypeConfirmation, Agent: "a1", Session: "s1", Tool: "save_draft", Risk: "low"}
 	a.set(f, Accept)
 	if r, ok := a.get(f); !ok || r.verdict != Accept || r.answered != f {
@@ -141,7 +141,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, typ := range []string{TypeConfirmation, TypeClarification} {
 			facts := Facts{Type: typ, Tool: tool, Agent: agent, Risk: risk, Irreversible: irrev}
-			d := p.Decide(facts)
+			d := p.decide(facts)
 			switch d.Verdict {
 			case Ask, Accept, Reject:
 			default:

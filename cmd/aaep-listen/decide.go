@@ -91,8 +91,12 @@ func (l *listener) gate() *policy.Gate {
 func (l *listener) decide(p *session.Prompt, f policy.Facts) (verdict, decidedBy, why string) {
 	out := l.gate().Decide(f)
 	if out.AskAgain != "" {
-		l.say(fmt.Sprintf("Your always answer for %s does not apply to prompt %d: %s; asking you again.",
-			protocol.Sanitize(p.Tool), p.Number, out.AskAgain))
+		then := "; asking you again."
+		if out.By != policy.ByNobody {
+			then = "." // the line of what decided it follows
+		}
+		l.say(fmt.Sprintf("Your always answer for %s does not apply to prompt %d: %s%s",
+			protocol.Sanitize(p.Tool), p.Number, out.AskAgain, then))
 	}
 	switch out.By {
 	case policy.ByAlways:
