@@ -16,10 +16,11 @@ type remembered struct {
 	answered Facts
 }
 
-// alwaysMemory remembers the "always" answers a user gave during a run: accept or
-// reject every confirmation about one tool in one session of one agent. It
-// is not safe for concurrent use; the zero alwaysMemory is ready. Only a Gate
-// reads it, and the Gate checks each use against the prompt answered.
+// alwaysMemory remembers the "always" answers a user gave during a run:
+// accept or reject every confirmation about one tool in one session of one
+// agent. It is not safe for concurrent use; the zero alwaysMemory is ready.
+// Only a Gate reads it, and the Gate checks each use against the prompt
+// answered.
 type alwaysMemory struct {
 	m     map[alwaysKey]remembered
 	order []alwaysKey

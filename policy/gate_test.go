@@ -194,3 +194,24 @@ func TestGateRandom(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGateDecide is one decision with the example policy and the
+// always memory full.
+func BenchmarkGateDecide(b *testing.B) {
+	p, err := Parse([]byte(example))
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := NewGate(p, true)
+	for i := range maxAlways {
+		_ = g.Remember(confirmation("a", "s", strings.Repeat("t", i%50)+string(rune('a'+i/50)), "low", protocol.UndoReversible), Accept)
+	}
+	facts := make([]Facts, 256)
+	for i := range facts {
+		facts[i] = fuzzFacts(byte(i))
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		g.Decide(facts[i%len(facts)])
+	}
+}
