@@ -19,9 +19,13 @@ const (
 // a reversibility of "irreversible", a reversibility that is none of the
 // values the spec defines, or a flag and a reversibility that disagree
 // (irreversible:false with reversibility "irreversible", irreversible:true
-// with "reversible") all mean it cannot be undone: a producer that is unsure
+// with "reversible"), or either field given twice in the JSON object, all
+// mean it cannot be undone: a producer that is unsure
 // or contradicts itself gets the reading that keeps the user safest.
 func (ev *Event) Undo() Undo {
+	if ev.undoTwice {
+		return UndoCannot // the field came twice: the event contradicts itself
+	}
 	flag := UndoUnsaid
 	if ev.Irreversible != nil {
 		flag = UndoReversible

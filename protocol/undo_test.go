@@ -34,3 +34,30 @@ func TestUndo(t *testing.T) {
 		})
 	}
 }
+
+// A field given twice is a contradiction, whichever value the decoder kept.
+func TestUndoFieldTwice(t *testing.T) {
+	const head = `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.awaiting.confirmation",` +
+		`"event_id":"evt_1","session_id":"sess_1","sequence_number":1,"timestamp":"2026-06-30T14:22:20.014Z",` +
+		`"producer":{"agent_id":"a"},"urgency":"critical","action":"x","consequence":"y","reply_token":"rpl_1",` +
+		`"timeout_seconds":30,"default_decision":"reject",`
+	for _, tc := range []struct {
+		tail string
+		want Undo
+	}{
+		{`"irreversible":false}`, UndoReversible},
+		{`"irreversible":true,"irreversible":false}`, UndoCannot},
+		{`"irreversible":false,"irreversible":false}`, UndoCannot},
+		{`"reversibility":"irreversible","reversibility":"reversible"}`, UndoCannot},
+		{`"irreversible":false,"reversibility":"reversible"}`, UndoReversible},
+	} {
+		var d Decoder
+		ev, err := d.Decode([]byte(head + tc.tail))
+		if ev == nil {
+			t.Fatalf("%s: %v", tc.tail, err)
+		}
+		if got := ev.Undo(); got != tc.want {
+			t.Errorf("%s: Undo() = %d, want %d", tc.tail, got, tc.want)
+		}
+	}
+}
