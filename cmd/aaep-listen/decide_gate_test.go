@@ -13,6 +13,7 @@ import (
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // textLog is an output that keeps every announcement and line said.
@@ -48,6 +49,12 @@ type gateRig struct {
 	now  time.Time
 	seq  map[string]int64
 	n    int
+	// wire, when set, sends each event as JSON through the listener's
+	// decoder, as a producer's frame; dupUndo, when set on an event, gives
+	// its irreversible flag twice, the second time the other way.
+	wire    bool
+	dec     protocol.Decoder
+	dupUndo bool
 }
 
 func newGateRig(t *testing.T, policyJSON string) *gateRig {
@@ -91,8 +98,48 @@ func (r *gateRig) event(agent, sess string, set func(*protocol.Event)) {
 	ev := &protocol.Event{SessionID: sess, Seq: n, HasSeq: true, Timestamp: r.now, Urgency: protocol.UrgencyNormal,
 		EventID: fmt.Sprintf("evt_%d", r.n), Producer: protocol.Producer{AgentID: agent}}
 	set(ev)
-	r.l.handle(decoded{ev: ev})
+	if r.wire {
+		r.l.handle(decode(&r.dec, transport.Frame{Data: wireEvent(ev, r.dupUndo), At: r.now}))
+	} else {
+		r.l.handle(decoded{ev: ev})
+	}
 	r.l.releasePrompts()
+}
+
+// wireEvent is ev as a producer sends it. With dupUndo, the irreversible
+// flag comes a second time, saying the opposite.
+func wireEvent(ev *protocol.Event, dupUndo bool) []byte {
+	m := map[string]any{"@context": protocol.ContextURL, "type": ev.Type, "event_id": ev.EventID,
+		"session_id": ev.SessionID, "sequence_number": ev.Seq, "timestamp": ev.Timestamp.Format(time.RFC3339Nano),
+		"producer": map[string]string{"agent_id": ev.Producer.AgentID}, "urgency": string(ev.Urgency)}
+	put := func(k, v string) {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	put("tool", ev.Tool)
+	put("risk_level", ev.RiskLevel)
+	put("reversibility", ev.Reversibility)
+	put("action", ev.Action.String())
+	put("consequence", ev.Consequence.String())
+	put("reply_token", ev.ReplyToken)
+	put("default_decision", ev.DefaultDecision)
+	put("from_state", ev.FromState)
+	put("to_state", ev.ToState)
+	if ev.TimeoutSeconds > 0 {
+		m["timeout_seconds"] = ev.TimeoutSeconds
+	}
+	if ev.Irreversible != nil {
+		m["irreversible"] = *ev.Irreversible
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err) // a map of strings, numbers and bools always marshals
+	}
+	if dupUndo && ev.Irreversible != nil {
+		b = fmt.Appendf(b[:len(b)-1], `,"irreversible":%v}`, !*ev.Irreversible)
+	}
+	return b
 }
 
 func (r *gateRig) command(s string) { r.l.command(context.Background(), s) }

@@ -26,8 +26,12 @@ const propertyPolicy = `{"rules":[
 
 // oracleIrreversible is the test's own reading of whether a prompt cannot
 // be undone, from the user's promise: it says so anywhere, its two fields
-// disagree, it gives an unknown value, or it says nothing.
+// disagree (or one comes twice in what the producer sent), it gives an
+// unknown value, or it says nothing.
 func oracleIrreversible(ev *protocol.Event) bool {
+	if bytes.Count(ev.Raw, []byte(`"irreversible":`)) > 1 || bytes.Count(ev.Raw, []byte(`"reversibility":`)) > 1 {
+		return true
+	}
 	switch ev.Reversibility {
 	case "irreversible":
 		return true
@@ -107,6 +111,7 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 		policyFile = propertyPolicy
 	}
 	r := newGateRig(t, policyFile)
+	r.wire = true
 	if mode == 2 {
 		r.l.o.AutoReply = protocol.DecisionReject
 	}
@@ -153,9 +158,8 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 				oracleRisk(p.Event) <= oracleRisk(answered) && (!oracleIrreversible(p.Event) || oracleIrreversible(answered)):
 			case strings.HasPrefix(m.DecidedBy, "auto:policy:") && mode == 1 && m.DecidedBy == "auto:policy:"+consentRule(p):
 			default:
-				t.Fatalf("seed %d: prompt %d (agent %s, session %s, tool %q, risk %q, irreversible %v, reversibility %q) accepted by %q without consent (typed for %d)\n%s",
-					seed, p.Number, key.agent, key.session, p.Tool, p.Event.RiskLevel, p.Event.Irreversible, p.Event.Reversibility,
-					m.DecidedBy, typedFor, strings.Join(trace, "\n"))
+				t.Fatalf("seed %d: prompt %d (agent %s, session %s, tool %q) accepted by %q without consent (typed for %d): %s\n%s",
+					seed, p.Number, key.agent, key.session, p.Tool, m.DecidedBy, typedFor, p.Event.Raw, strings.Join(trace, "\n"))
 			}
 		}
 		for _, msg := range r.conn.sent {
@@ -175,11 +179,12 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 		typedFor := 0
 		switch op := rng.IntN(10); {
 		case op < 4: // a confirmation
-			agent, sess := pick("drafter", "intruder", "ops"), pick("s1", "s2")
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
 			tool := pick("", "save_draft", "transfer_money", "delete", "send_mail")
 			risk := pick("low", "medium", "high", "", "extreme")
 			rev := pick("", "", "reversible", "reversible_with_effort", "irreversible", "mostly")
 			flag := rng.IntN(3)
+			r.dupUndo = rng.IntN(6) == 0
 			tok := r.confirm(agent, sess, tool, func(ev *protocol.Event) {
 				ev.RiskLevel, ev.Reversibility = risk, rev
 				if flag > 0 {
@@ -191,16 +196,17 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 				}
 			})
 			tokens = append(tokens, tok)
-			trace = append(trace, fmt.Sprintf("confirm %s %s %q risk=%q rev=%q flag=%d", agent, sess, tool, risk, rev, flag))
+			trace = append(trace, fmt.Sprintf("confirm %s %s %q risk=%q rev=%q flag=%d twice=%v", agent, sess, tool, risk, rev, flag, r.dupUndo))
+			r.dupUndo = false
 		case op == 4: // a tool call, naming the tool of the next prompt
-			agent, sess := pick("drafter", "intruder", "ops"), pick("s1", "s2")
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
 			tool := pick("save_draft", "transfer_money", "delete")
 			r.event(agent, sess, func(ev *protocol.Event) {
 				ev.Type, ev.Tool, ev.RiskLevel = protocol.TypeToolInvoked, tool, pick("low", "high")
 			})
 			trace = append(trace, fmt.Sprintf("tool.invoked %s %s %s", agent, sess, tool))
 		case op == 5: // the agent moves on
-			agent, sess := pick("drafter", "intruder", "ops"), pick("s1", "s2")
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
 			r.event(agent, sess, func(ev *protocol.Event) {
 				ev.Type, ev.FromState, ev.ToState = protocol.TypeStateChanged, "awaiting_input", pick("thinking", "calling_tool")
 			})
