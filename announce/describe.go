@@ -171,7 +171,7 @@ func progressWords(ev *protocol.Event) string {
 }
 
 func riskWords(ev *protocol.Event) string {
-	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	irreversible := ev.Undo().CannotBeUndone()
 	switch {
 	case ev.RiskLevel == "high" && irreversible:
 		return " High risk, cannot be undone."

@@ -24,21 +24,15 @@ func stakes(ev *protocol.Event) string {
 	if ev.RiskLevel != "" {
 		b.WriteString(" Risk: " + protocol.Sanitize(ev.RiskLevel) + ".")
 	}
-	switch {
-	case irreversible(ev):
+	switch ev.Undo() {
+	case protocol.UndoCannot:
 		b.WriteString(" This cannot be undone.")
-	case ev.Reversibility == "reversible_with_effort":
+	case protocol.UndoWithEffort:
 		b.WriteString(" Undoing it takes effort.")
-	case ev.Reversibility == "reversible" || ev.Irreversible != nil:
+	case protocol.UndoReversible:
 		b.WriteString(" It can be undone.")
 	}
 	return b.String()
-}
-
-// irreversible reports whether a confirmation or tool call says it cannot be
-// undone, by its irreversible flag or its reversibility.
-func irreversible(ev *protocol.Event) bool {
-	return ev.Irreversible != nil && *ev.Irreversible || ev.Reversibility == "irreversible"
 }
 
 // reminderWords words a reminder: which prompt, how long is left, what it
@@ -69,7 +63,7 @@ func reminderPriority(d session.Delivery) Priority {
 	if d.Reminder >= 2 || ev == nil {
 		return Critical
 	}
-	if ev.Urgency == protocol.UrgencyCritical || ev.RiskLevel == "high" || ev.RiskLevel == "medium" || irreversible(ev) {
+	if ev.Urgency == protocol.UrgencyCritical || ev.RiskLevel == "high" || ev.RiskLevel == "medium" || ev.Undo().CannotBeUndone() {
 		return Critical
 	}
 	return Normal

@@ -380,7 +380,7 @@ func criticalType(typ string) bool {
 // mustDefaultReject reports whether ev is a confirmation of an irreversible
 // medium- or high-risk action, which must default to reject (spec 6.4.1).
 func mustDefaultReject(ev *protocol.Event) bool {
-	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	irreversible := ev.Undo().CannotBeUndone()
 	return ev.Type == protocol.TypeAwaitingConfirmation && irreversible && (ev.RiskLevel == "high" || ev.RiskLevel == "medium")
 }
 
@@ -408,7 +408,7 @@ func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	if ev.Type != protocol.TypeAwaitingConfirmation || ev.DefaultDecision != protocol.DecisionAccept {
 		return
 	}
-	irreversible := ev.Irreversible != nil && *ev.Irreversible
+	irreversible := ev.Undo().CannotBeUndone()
 	switch {
 	case mustDefaultReject(ev):
 		v := c.v(st.Record, session, id, "default-decision", "6.4.1", SeverityViolation,

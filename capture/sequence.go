@@ -184,7 +184,7 @@ func (s *sessState) confirmationFor(ev *protocol.Event) *confirmation {
 // irreversible reports whether a tool call or confirmation says it cannot be
 // undone. (One place to read it, so that it follows the protocol's reading.)
 func irreversible(ev *protocol.Event) bool {
-	return ev.Irreversible != nil && *ev.Irreversible
+	return ev.Undo().CannotBeUndone()
 }
 
 // outputChunk checks streamed output (§4.5.4, appendix A.6).

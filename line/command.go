@@ -145,7 +145,8 @@ const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no 
 	`answer N followed by your answer; pending lists prompts waiting for you; ` +
 	`details N reads a prompt in full; accept N because REASON or reject N because REASON ` +
 	`sends your reason with the decision; accept always N or reject always N also answers ` +
-	`every later confirmation about the same tool in that session; ` +
+	`every later confirmation about the same tool from the same agent in that session, ` +
+	`except one riskier than N, which is asked again (accept always never applies to an irreversible high-risk action); ` +
 	`stop, or: silence, stops speech and drops what waits to be said, except prompts and errors; help; quit. ` +
 	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +
 	`and set exclude TYPES ask the producer for new terms. ` +

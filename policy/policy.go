@@ -152,33 +152,34 @@ func (r *Rule) canMatchIrreversibleHigh() bool {
 		(r.Irreversible == nil || *r.Irreversible) && r.Type != TypeClarification
 }
 
-// Facts are what a rule looks at in a prompt.
+// Facts are what a rule, and the gate, look at in a prompt.
 type Facts struct {
 	Type         string // TypeConfirmation or TypeClarification
 	Tool         string // the tool it is about; "" when unknown
 	Agent        string // the producer's agent_id
-	Risk         string // "low", "medium", "high", or "" when not given
-	Irreversible bool   // cannot be undone, or does not say
+	Session      string // the session_id, within the agent
+	Risk         string // "low", "medium", "high", or "" when not given (or not one of those)
+	Undo         protocol.Undo
+	Irreversible bool // Undo is UndoCannot or UndoUnsaid: cannot be undone, or does not say
 }
 
 // FactsOf reads the facts of a confirmation or clarification event; tool is
-// the tool it is about when the event does not name one itself.
+// the tool it is about when the event does not name one itself. Whether it
+// can be undone is read by protocol.Event.Undo, as the announcements read
+// it; a risk level other than low, medium or high counts as not given.
 func FactsOf(ev *protocol.Event, tool string) Facts {
-	f := Facts{Type: TypeConfirmation, Tool: ev.Tool, Agent: ev.Producer.AgentID, Risk: ev.RiskLevel}
+	f := Facts{Type: TypeConfirmation, Tool: ev.Tool, Agent: ev.Producer.AgentID, Session: ev.SessionID, Undo: ev.Undo()}
 	if ev.Type == protocol.TypeAwaitingClarify {
 		f.Type = TypeClarification
 	}
 	if f.Tool == "" {
 		f.Tool = tool
 	}
-	switch {
-	case ev.Irreversible != nil:
-		f.Irreversible = *ev.Irreversible
-	case ev.Reversibility != "":
-		f.Irreversible = ev.Reversibility == "irreversible"
-	default:
-		f.Irreversible = true // not said: assume the worst
+	switch ev.RiskLevel {
+	case "low", "medium", "high":
+		f.Risk = ev.RiskLevel
 	}
+	f.Irreversible = f.Undo == protocol.UndoCannot || f.Undo == protocol.UndoUnsaid // not said: assume the worst
 	return f
 }
 
@@ -188,17 +189,17 @@ func (f Facts) HighStakes() bool {
 	return f.Type == TypeConfirmation && f.Irreversible && (f.Risk == "high" || f.Risk == "")
 }
 
-// Decision is what a policy says about one prompt.
-type Decision struct {
+// ruleDecision is what a policy says about one prompt.
+type ruleDecision struct {
 	Verdict string // Ask, Accept or Reject
 	Rule    string // the rule that decided; "" when none matched
 }
 
-// Decide returns the verdict of the first rule matching f; without one, Ask.
+// decide returns the verdict of the first rule matching f; without one, Ask.
 // An accepting rule never decides a high-stakes prompt unless it allows it.
-func (p *Policy) Decide(f Facts) Decision {
+func (p *Policy) decide(f Facts) ruleDecision {
 	if p == nil {
-		return Decision{Verdict: Ask}
+		return ruleDecision{Verdict: Ask}
 	}
 	for i := range p.Rules {
 		r := &p.Rules[i]
@@ -208,9 +209,9 @@ func (p *Policy) Decide(f Facts) Decision {
 		if r.Decision == Accept && f.HighStakes() && !r.AllowIrreversibleHigh {
 			continue // Parse refuses such rules; a hand-built Policy must not slip
 		}
-		return Decision{Verdict: r.Decision, Rule: r.Name}
+		return ruleDecision{Verdict: r.Decision, Rule: r.Name}
 	}
-	return Decision{Verdict: Ask}
+	return ruleDecision{Verdict: Ask}
 }
 
 func (r *Rule) matches(f Facts) bool {

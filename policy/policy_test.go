@@ -24,28 +24,28 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name string
 		f    Facts
-		want Decision
+		want ruleDecision
 	}{
-		{"payment rejected", Facts{Type: TypeConfirmation, Tool: "transfer_funds", Risk: "high", Irreversible: true}, Decision{Reject, "never-pay"}},
-		{"draft accepted", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low"}, Decision{Accept, "drafts"}},
-		{"draft of medium risk asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "medium"}, Decision{Verdict: Ask}},
-		{"draft that cannot be undone asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low", Irreversible: true}, Decision{Verdict: Ask}},
-		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true}, Decision{Accept, "trusted-cleanup"}},
-		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true}, Decision{Verdict: Ask}},
-		{"question", Facts{Type: TypeClarification}, Decision{Ask, "questions"}},
-		{"risky mail", Facts{Type: TypeConfirmation, Tool: "send_mail", Risk: "medium"}, Decision{Reject, "risky-mail"}},
-		{"no tool name never matches a tool glob", Facts{Type: TypeConfirmation, Risk: "medium"}, Decision{Verdict: Ask}},
-		{"unknown risk does not match a risk list", Facts{Type: TypeConfirmation, Tool: "send_mail"}, Decision{Verdict: Ask}},
+		{"payment rejected", Facts{Type: TypeConfirmation, Tool: "transfer_funds", Risk: "high", Irreversible: true}, ruleDecision{Reject, "never-pay"}},
+		{"draft accepted", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low"}, ruleDecision{Accept, "drafts"}},
+		{"draft of medium risk asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "medium"}, ruleDecision{Verdict: Ask}},
+		{"draft that cannot be undone asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low", Irreversible: true}, ruleDecision{Verdict: Ask}},
+		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true}, ruleDecision{Accept, "trusted-cleanup"}},
+		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true}, ruleDecision{Verdict: Ask}},
+		{"question", Facts{Type: TypeClarification}, ruleDecision{Ask, "questions"}},
+		{"risky mail", Facts{Type: TypeConfirmation, Tool: "send_mail", Risk: "medium"}, ruleDecision{Reject, "risky-mail"}},
+		{"no tool name never matches a tool glob", Facts{Type: TypeConfirmation, Risk: "medium"}, ruleDecision{Verdict: Ask}},
+		{"unknown risk does not match a risk list", Facts{Type: TypeConfirmation, Tool: "send_mail"}, ruleDecision{Verdict: Ask}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := p.Decide(tt.f); got != tt.want {
+			if got := p.decide(tt.f); got != tt.want {
 				t.Errorf("Decide(%+v) = %+v, want %+v", tt.f, got, tt.want)
 			}
 		})
 	}
 	var none *Policy
-	if got := none.Decide(Facts{Type: TypeConfirmation}); got.Verdict != Ask {
+	if got := none.decide(Facts{Type: TypeConfirmation}); got.Verdict != Ask {
 		t.Errorf("nil policy: %+v", got)
 	}
 }
@@ -84,12 +84,16 @@ func TestFactsOf(t *testing.T) {
 		tool string
 		want Facts
 	}{
-		{"says nothing: assume irreversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a"}},
-			"rm", Facts{Type: TypeConfirmation, Tool: "rm", Agent: "a", Irreversible: true}},
+		{"says nothing: assume irreversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a"}, SessionID: "s"},
+			"rm", Facts{Type: TypeConfirmation, Tool: "rm", Agent: "a", Session: "s", Irreversible: true}},
 		{"reversible", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Reversibility: "reversible_with_effort", RiskLevel: "low", Tool: "own"},
-			"rm", Facts{Type: TypeConfirmation, Tool: "own", Risk: "low"}},
-		{"flag wins", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no, Reversibility: "irreversible"},
-			"", Facts{Type: TypeConfirmation}},
+			"rm", Facts{Type: TypeConfirmation, Tool: "own", Risk: "low", Undo: protocol.UndoWithEffort}},
+		{"flag false, reversibility irreversible: cannot be undone", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no, Reversibility: "irreversible"},
+			"", Facts{Type: TypeConfirmation, Undo: protocol.UndoCannot, Irreversible: true}},
+		{"flag false: can be undone", protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: &no},
+			"", Facts{Type: TypeConfirmation, Undo: protocol.UndoReversible}},
+		{"unknown risk level counts as not given", protocol.Event{Type: protocol.TypeAwaitingConfirmation, RiskLevel: "extreme", Irreversible: &no},
+			"", Facts{Type: TypeConfirmation, Undo: protocol.UndoReversible}},
 		{"question", protocol.Event{Type: protocol.TypeAwaitingClarify}, "", Facts{Type: TypeClarification, Irreversible: true}},
 	}
 	for _, tt := range tests {
@@ -102,20 +106,21 @@ func TestFactsOf(t *testing.T) {
 }
 
 func TestAlways(t *testing.T) {
-	var a Always
-	a.Set("s1", "save_draft", Accept)
-	if v, ok := a.Get("s1", "save_draft"); !ok || v != Accept {
-		t.Fatalf("got %q %v", v, ok)
+	var a alwaysMemory
+	f := Facts{Type: TypeConfirmation, Agent: "a1", Session: "s1", Tool: "save_draft", Risk: "low"}
+	a.set(f, Accept)
+	if r, ok := a.get(f); !ok || r.verdict != Accept || r.answered != f {
+		t.Fatalf("got %+v %v", r, ok)
 	}
-	for _, k := range [][2]string{{"s2", "save_draft"}, {"s1", "send_mail"}, {"s1", ""}} {
-		if _, ok := a.Get(k[0], k[1]); ok {
+	for _, k := range [][3]string{{"a1", "s2", "save_draft"}, {"a1", "s1", "send_mail"}, {"a1", "s1", ""}, {"a2", "s1", "save_draft"}} {
+		if _, ok := a.get(Facts{Agent: k[0], Session: k[1], Tool: k[2]}); ok {
 			t.Errorf("%v remembered", k)
 		}
 	}
 	for i := range maxAlways {
-		a.Set("x", string(rune('a'+i%26))+strings.Repeat("z", i/26), Reject)
+		a.set(Facts{Session: "x", Tool: string(rune('a'+i%26)) + strings.Repeat("z", i/26)}, Reject)
 	}
-	if _, ok := a.Get("s1", "save_draft"); ok {
+	if _, ok := a.get(f); ok {
 		t.Error("the oldest answer was not forgotten")
 	}
 	if len(a.m) != maxAlways || len(a.order) != maxAlways {
@@ -136,7 +141,7 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, typ := range []string{TypeConfirmation, TypeClarification} {
 			facts := Facts{Type: typ, Tool: tool, Agent: agent, Risk: risk, Irreversible: irrev}
-			d := p.Decide(facts)
+			d := p.decide(facts)
 			switch d.Verdict {
 			case Ask, Accept, Reject:
 			default:

@@ -85,7 +85,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
-	members, dup := 0, false
+	members, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
 	sc.object(func(key span) {
 		members++
@@ -105,6 +105,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			return
 		}
 		dup = dup || d.spans[f].seen
+		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
 		sc.value(&d.spans[f])
 	})
 	if sc.err == nil && sc.next() != 0 {
@@ -117,7 +118,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, sc.err
 	}
 
-	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b}, unsure: dup}
+	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {

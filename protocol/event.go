@@ -75,6 +75,9 @@ type Event struct {
 	// Raw is the event exactly as received. It is never sanitized; write it
 	// only to machine outputs (captures, --json), never to a terminal.
 	Raw []byte
+	// undoTwice is set when irreversible or reversibility came more than
+	// once: the event contradicts itself, whatever value was kept (Undo).
+	undoTwice bool
 
 	// Envelope.
 	Context       []string

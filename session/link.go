@@ -24,11 +24,9 @@ func defaultOf(ev *protocol.Event) string {
 	return protocol.DecisionReject
 }
 
-// irreversible reports whether a tool call or confirmation says it cannot be
-// undone.
-func irreversible(ev *protocol.Event) bool {
-	return ev.Irreversible != nil && *ev.Irreversible || ev.Reversibility == "irreversible"
-}
+// irreversible reports whether a tool call or confirmation cannot be undone,
+// as the policy and the announcements read it (protocol.Event.Undo).
+func irreversible(ev *protocol.Event) bool { return ev.Undo().CannotBeUndone() }
 
 // risky reports whether ev cannot be undone and is of medium or high risk:
 // such an action needs an accepted confirmation first.

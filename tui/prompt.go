@@ -62,10 +62,7 @@ func PromptOf(p *session.Prompt) Prompt {
 		pr.Topic = ev.Action.String()
 		pr.Default = protocol.Sanitize(ev.DefaultDecision)
 		add("Consequence", ev.Consequence.String())
-		if ev.Irreversible != nil && *ev.Irreversible {
-			add("Irreversible", "yes")
-		}
-		add("Reversibility", protocol.Sanitize(strings.ReplaceAll(ev.Reversibility, "_", " ")))
+		add("Can be undone", ev.Undo().Words())
 		add("Allowed answers", protocol.Sanitize(strings.Join(ev.AllowedReplies, ", ")))
 	}
 	add("Summary", ev.Summary("detailed").String())

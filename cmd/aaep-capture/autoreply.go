@@ -7,13 +7,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// policyReply is the reply --auto-reply reject sends for msg, a received
-// message, or nil when msg is no confirmation prompt that can still be
-// answered; why says in words what was decided (empty for nil and no prompt).
-func policyReply(msg []byte, subscriptionID string, now time.Time) (reply []byte, why string) {
+// policyReply is the reply the gate g decides for msg, a received message,
+// or nil when msg is no confirmation prompt that can still be answered or
+// the gate leaves it unanswered; why says in words what was decided (empty
+// for nil and no prompt). The gate is the one aaep-listen decides by
+// (policy.Gate); aaep-capture only ever gives it --auto-reply reject.
+func policyReply(g *policy.Gate, msg []byte, subscriptionID string, now time.Time) (reply []byte, why string) {
 	if protocol.PeekType(msg) != protocol.TypeAwaitingConfirmation {
 		return nil, ""
 	}
@@ -22,6 +25,14 @@ func policyReply(msg []byte, subscriptionID string, now time.Time) (reply []byte
 		Timestamp      time.Time `json:"timestamp"`
 		TimeoutSeconds int64     `json:"timeout_seconds"`
 		Action         string    `json:"action"`
+		SessionID      string    `json:"session_id"`
+		Tool           string    `json:"tool"`
+		RiskLevel      string    `json:"risk_level"`
+		Irreversible   *bool     `json:"irreversible"`
+		Reversibility  string    `json:"reversibility"`
+		Producer       struct {
+			AgentID string `json:"agent_id"`
+		} `json:"producer"`
 	}
 	if err := json.Unmarshal(msg, &p); err != nil || p.ReplyToken == "" {
 		return nil, "A confirmation prompt without a reply token cannot be answered; it is recorded as it came."
@@ -29,6 +40,12 @@ func policyReply(msg []byte, subscriptionID string, now time.Time) (reply []byte
 	action := protocol.Sanitize(p.Action)
 	if p.TimeoutSeconds > 0 && !p.Timestamp.IsZero() && now.After(p.Timestamp.Add(time.Duration(p.TimeoutSeconds)*time.Second)) {
 		return nil, fmt.Sprintf("A confirmation prompt had already expired and was not answered: %s", action)
+	}
+	ev := protocol.Event{Type: protocol.TypeAwaitingConfirmation, SessionID: p.SessionID, Tool: p.Tool,
+		RiskLevel: p.RiskLevel, Irreversible: p.Irreversible, Reversibility: p.Reversibility,
+		Producer: protocol.Producer{AgentID: p.Producer.AgentID}}
+	if g.Decide(policy.FactsOf(&ev, "")).Verdict != policy.Reject {
+		return nil, "" // the recorder decides nothing else: the prompt is recorded, never answered
 	}
 	r := protocol.ConfirmationReply{
 		Type:              protocol.TypeConfirmationReply,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/safefile"
+	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -84,7 +85,7 @@ func record(ctx context.Context, o *options) error {
 	pctx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() { defer close(progressDone); prog.run(pctx) }()
-	rec := &recorder{o: o, conn: conn, w: w, req: req, prog: prog}
+	rec := &recorder{o: o, conn: conn, w: w, req: req, prog: prog, gate: policy.NewGate(nil, o.AutoReply)}
 	n, why, err := rec.loop(ctx)
 	stopProgress()
 	<-progressDone
@@ -126,6 +127,7 @@ type recorder struct {
 	prog     *progress
 	subID    string
 	filtered int
+	gate     *policy.Gate // --auto-reply reject decides through the gate aaep-listen uses
 }
 
 // loop writes frames until the end; it returns how many messages were
@@ -188,7 +190,7 @@ func (r *recorder) loop(ctx context.Context) (int, string, error) {
 // records the reply once it was delivered.
 func (r *recorder) answer(ctx context.Context, msg []byte) error {
 	now := r.o.Now()
-	reply, why := policyReply(msg, r.subID, now)
+	reply, why := policyReply(r.gate, msg, r.subID, now)
 	if why != "" {
 		r.prog.printf("%s\n", why)
 	}

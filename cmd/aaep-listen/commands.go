@@ -201,10 +201,7 @@ func details(p *session.Prompt, now time.Time) string {
 		add("Action", ev.Action.String())
 		add("Consequence", ev.Consequence.String())
 		add("Risk", ev.RiskLevel)
-		if ev.Irreversible != nil {
-			add("Irreversible", map[bool]string{true: "yes", false: "no"}[*ev.Irreversible])
-		}
-		add("Reversibility", strings.ReplaceAll(ev.Reversibility, "_", " "))
+		add("Can be undone", ev.Undo().Words())
 		add("Allowed answers", strings.Join(ev.AllowedReplies, ", "))
 		add("Default decision", ev.DefaultDecision)
 		if len(ev.ExtraContext) > 0 {

@@ -59,11 +59,11 @@ func (l *listener) answerByPolicy(now time.Time) {
 		if p.State != session.PromptPending {
 			continue
 		}
-		verdict, by, why := l.decide(p)
+		facts := policy.FactsOf(p.Event, p.Tool)
+		verdict, by, why := l.decide(p, facts)
 		if verdict == "" {
 			continue
 		}
-		facts := policy.FactsOf(p.Event, p.Tool)
 		if verdict == policy.Accept && facts.HighStakes() {
 			// Announced every time, on every output, as a warning.
 			l.ann.Deliver(session.Delivery{Kind: session.KindSafetyWarning, At: now, Event: p.Event, Prompt: p,
@@ -76,35 +76,53 @@ func (l *listener) answerByPolicy(now time.Time) {
 	}
 }
 
-// decide says who answers p without the user, if anyone: the verdict, the
-// reply's decided_by, and the words naming the decider.
-func (l *listener) decide(p *session.Prompt) (verdict, decidedBy, why string) {
-	if v, ok := l.always.Get(p.Event.SessionID, p.Tool); ok {
-		return v, "auto:always", fmt.Sprintf("Your always answer for %s in this session", protocol.Sanitize(p.Tool))
+// gate is the one gate every decision made without the user goes through
+// (policy.Gate): "always" answers, the policy file and --auto-reply reject.
+func (l *listener) gate() *policy.Gate {
+	if l.gates == nil {
+		l.gates = policy.NewGate(l.o.Decide.policy, l.o.AutoReply == protocol.DecisionReject)
 	}
-	if d := l.o.Decide.policy.Decide(policy.FactsOf(p.Event, p.Tool)); d.Verdict != policy.Ask {
-		return d.Verdict, "auto:policy:" + d.Rule, fmt.Sprintf("Your policy rule %s", d.Rule)
+	return l.gates
+}
+
+// decide asks the gate who answers p, of facts f, without the user, if
+// anyone: the verdict, the reply's decided_by, and the words naming the
+// decider. When a remembered "accept always" does not apply, it says why.
+func (l *listener) decide(p *session.Prompt, f policy.Facts) (verdict, decidedBy, why string) {
+	out := l.gate().Decide(f)
+	if out.AskAgain != "" {
+		then := "; asking you again."
+		if out.By != policy.ByNobody {
+			then = "." // the line of what decided it follows
+		}
+		l.say(fmt.Sprintf("Your always answer for %s does not apply to prompt %d: %s%s",
+			protocol.Sanitize(p.Tool), p.Number, out.AskAgain, then))
 	}
-	if l.o.AutoReply == protocol.DecisionReject {
-		return policy.Reject, l.o.DecidedBy, "Your --auto-reply policy"
+	switch out.By {
+	case policy.ByAlways:
+		return out.Verdict, "auto:always", fmt.Sprintf("Your always answer for %s in this session", protocol.Sanitize(p.Tool))
+	case policy.ByPolicy:
+		return out.Verdict, "auto:policy:" + out.Rule, fmt.Sprintf("Your policy rule %s", out.Rule)
+	case policy.ByAutoReply:
+		return out.Verdict, l.o.DecidedBy, "Your --auto-reply policy"
 	}
 	return "", "", ""
 }
 
 // rememberAlways keeps an "accept always" or "reject always" answer for the
-// tool prompt p is about, in p's session. It says why when it cannot.
+// tool prompt p is about, in p's session of p's agent. It says why when it
+// cannot.
 func (l *listener) rememberAlways(p *session.Prompt, decision string) bool {
-	if p.Tool == "" {
-		l.say(fmt.Sprintf("Prompt %d does not name a tool, so always cannot apply; answering it once.", p.Number))
+	if err := l.gate().Remember(policy.FactsOf(p.Event, p.Tool), decision); err != nil {
+		l.say(fmt.Sprintf("Prompt %d: %s; answering it once.", p.Number, err))
 		return false
 	}
-	if decision == protocol.DecisionAccept && policy.FactsOf(p.Event, p.Tool).HighStakes() {
-		l.say(fmt.Sprintf("Prompt %d cannot be undone and is high risk, so you will be asked every time; answering it once.", p.Number))
-		return false
+	unless := "."
+	if decision == protocol.DecisionAccept {
+		unless = fmt.Sprintf("; you are asked again about one riskier than prompt %d.", p.Number)
 	}
-	l.always.Set(p.Event.SessionID, p.Tool, decision)
-	l.say(fmt.Sprintf("From now on in this session, confirmations about %s are %sed without asking.",
-		protocol.Sanitize(p.Tool), decision))
+	l.say(fmt.Sprintf("From now on in this session, confirmations about %s from this agent are %sed without asking%s",
+		protocol.Sanitize(p.Tool), decision, unless))
 	return true
 }
 
@@ -164,12 +182,8 @@ func auditRecord(p *session.Prompt, what string, at time.Time) audit.Record {
 	r.Type = promptKind(p)
 	if ev.Type == protocol.TypeAwaitingConfirmation {
 		r.Risk, r.Default = protocol.Sanitize(ev.RiskLevel), protocol.Sanitize(ev.DefaultDecision)
-		switch {
-		case ev.Irreversible != nil:
-			r.Irreversible = ev.Irreversible
-		case ev.Reversibility != "":
-			irr := ev.Reversibility == "irreversible"
-			r.Irreversible = &irr
+		if irr, said := ev.Undo().Said(); said {
+			r.Irreversible = &irr // as announced: a contradiction is irreversible
 		}
 	}
 	return r

@@ -171,7 +171,7 @@ func TestAcceptAlways(t *testing.T) {
 	if strings.Join(got, ",") != "accept,accept,reject,reject" {
 		t.Fatalf("decisions %v\n%s", got, r.stdout())
 	}
-	for _, want := range []string{"From now on in this session, confirmations about save_draft are accepted without asking.",
+	for _, want := range []string{"From now on in this session, confirmations about save_draft from this agent are accepted without asking; you are asked again about one riskier than prompt 1.",
 		"Your always answer for save_draft in this session accepts prompt 2."} {
 		if !strings.Contains(r.stdout(), want) {
 			t.Errorf("output does not say %q:\n%s", want, r.stdout())

@@ -93,9 +93,12 @@ Typed commands (one per line; N may be left out when one prompt waits):
   reject N, r N, no N         reject confirmation N
   accept N because REASON     the same, sending your reason to the agent
   reject N because REASON     (decision_rationale)
-  accept always N             accept N and, in its session, every later
-  reject always N             confirmation about the same tool (never for
-                              an irreversible high-risk action)
+  accept always N             accept N and, in its session of its agent,
+  reject always N             every later confirmation about the same tool;
+                              one riskier than N (a higher risk, or it
+                              cannot be undone when N could) is asked
+                              again, and accept always never applies to an
+                              irreversible high-risk action
   answer N TEXT               answer question N (a choice number, a choice,
                               yes or no, a number, or free text)
   pending                     list prompts waiting for you

@@ -44,7 +44,7 @@ type listener struct {
 	neg negotiation // terms asked for, granted and enforced (negotiate.go)
 
 	autoQueue []*session.Prompt // prompts to answer by policy once Handle returns
-	always    policy.Always     // "accept always" and "reject always" answers, by session and tool
+	gates     *policy.Gate      // every decision made without the user; use gate()
 	hold      promptHold        // prompts held while a burst of frames is handled (burst.go)
 	audit     *audit.Log        // --audit; nil without
 	input     <-chan string     // typed commands from the TUI; nil reads standard input

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"path"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// propertyPolicy is the policy file of the property test; consentRule is
+// its independent reading, rule by rule, in the order the file gives them.
+const propertyPolicy = `{"rules":[
+  {"name":"pay","tool":"transfer_*","decision":"reject"},
+  {"name":"drafts","tool":"save_*","irreversible":false,"decision":"accept"},
+  {"name":"low","risk":["low"],"decision":"accept"},
+  {"name":"ops","agent":"ops","decision":"accept","allow_irreversible_high":true},
+  {"name":"mail","tool":"send_*","decision":"ask"}
+]}`
+
+// oracleIrreversible is the test's own reading of whether a prompt cannot
+// be undone, from the user's promise: it says so anywhere, its two fields
+// disagree (or one comes twice in what the producer sent), it gives an
+// unknown value, or it says nothing.
+func oracleIrreversible(ev *protocol.Event) bool {
+	if bytes.Count(ev.Raw, []byte(`"irreversible":`)) > 1 || bytes.Count(ev.Raw, []byte(`"reversibility":`)) > 1 {
+		return true
+	}
+	switch ev.Reversibility {
+	case "irreversible":
+		return true
+	case "", "reversible", "reversible_with_effort":
+	default:
+		return true
+	}
+	if ev.Irreversible != nil {
+		return *ev.Irreversible
+	}
+	return ev.Reversibility == ""
+}
+
+// oracleRisk orders risk levels; anything else counts as the highest.
+func oracleRisk(ev *protocol.Event) int {
+	switch ev.RiskLevel {
+	case "low":
+		return 1
+	case "medium":
+		return 2
+	case "high":
+		return 3
+	}
+	return 4
+}
+
+func oracleHighStakes(ev *protocol.Event) bool { return oracleIrreversible(ev) && oracleRisk(ev) >= 3 }
+
+// consentRule returns the name of the rule of propertyPolicy that accepts
+// p, or "" when the first rule that matches it does not accept.
+func consentRule(p *session.Prompt) string {
+	ev := p.Event
+	globbed := func(pattern string) bool { ok, _ := path.Match(pattern, p.Tool); return ok && p.Tool != "" }
+	switch {
+	case globbed("transfer_*"):
+		return ""
+	case globbed("save_*") && !oracleIrreversible(ev):
+		return "drafts"
+	case ev.RiskLevel == "low":
+		return "low"
+	case ev.Producer.AgentID == "ops":
+		return "ops"
+	}
+	return ""
+}
+
+// TestNoAcceptWithoutConsent drives random prompt streams through the real
+// listener (session engine, announcer, typed commands, decision gate):
+// agents reusing session ids, tools, risk levels, contradictory
+// reversibility, reused reply tokens, "accept always" typed at random
+// points, expiry. No accept may leave without a typed accept for that very
+// prompt, an "accept always" the user typed for a prompt of the same agent,
+// session and tool that was no less risky (and never for a high-stakes
+// one), or a rule of the policy file that accepts that prompt.
+func TestNoAcceptWithoutConsent(t *testing.T) {
+	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { consentRun(t, seed, 400) })
+	}
+}
+
+// FuzzConsent runs TestNoAcceptWithoutConsent's stream from any seed.
+func FuzzConsent(f *testing.F) {
+	f.Add(uint64(13))
+	f.Add(uint64(1 << 40))
+	f.Fuzz(func(t *testing.T, seed uint64) { consentRun(t, seed, 300) })
+}
+
+// alwaysModel is the test's memory of "accept always" answers.
+type alwaysModel struct{ agent, session, tool string }
+
+func consentRun(t *testing.T, seed uint64, steps int) {
+	rng := rand.New(rand.NewPCG(seed, seed*7919))
+	mode := seed % 3 // 0: nothing configured, 1: the policy file, 2: --auto-reply reject
+	policyFile := ""
+	if mode == 1 {
+		policyFile = propertyPolicy
+	}
+	r := newGateRig(t, policyFile)
+	r.wire = true
+	if mode == 2 {
+		r.l.o.AutoReply = protocol.DecisionReject
+	}
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	always := map[alwaysModel]*protocol.Event{} // accept always answers and the prompt answered
+	var tokens []string
+	var trace []string
+	checked := 0
+	check := func(typedFor int) {
+		anns := r.out.anns[checked:]
+		checked = len(r.out.anns)
+		for _, a := range anns {
+			if a.Kind != "reply-sent" || a.Prompt == nil {
+				continue
+			}
+			var m struct {
+				Decision  string `json:"decision"`
+				DecidedBy string `json:"decided_by"`
+				Token     string `json:"reply_token"`
+			}
+			if err := json.Unmarshal(a.Reply, &m); err != nil {
+				t.Fatalf("reply %q: %v", a.Reply, err)
+			}
+			p := a.Prompt
+			if m.Token != p.Event.ReplyToken {
+				t.Fatalf("the reply to prompt %d carries token %s, not its own %s", p.Number, m.Token, p.Event.ReplyToken)
+			}
+			if m.Decision != protocol.DecisionAccept {
+				continue
+			}
+			// A reused token: the producer may apply this accept to the
+			// other prompt. The engine is to offer neither (issue 12, item 1,
+			// fifth point, on another branch); once merged, make this Fatalf.
+			for _, q := range r.l.eng.Pending() {
+				if q != p && q.Event.ReplyToken == m.Token {
+					t.Logf("seed %d: the accept of prompt %d carries the token of prompt %d, still pending", seed, p.Number, q.Number)
+				}
+			}
+			key := alwaysModel{p.Event.Producer.AgentID, p.Event.SessionID, p.Tool}
+			answered := always[key]
+			switch {
+			case m.DecidedBy == "" && typedFor == p.Number:
+			case m.DecidedBy == "auto:always" && answered != nil && !oracleHighStakes(p.Event) &&
+				oracleRisk(p.Event) <= oracleRisk(answered) && (!oracleIrreversible(p.Event) || oracleIrreversible(answered)):
+			case strings.HasPrefix(m.DecidedBy, "auto:policy:") && mode == 1 && m.DecidedBy == "auto:policy:"+consentRule(p):
+			default:
+				t.Fatalf("seed %d: prompt %d (agent %s, session %s, tool %q) accepted by %q without consent (typed for %d): %s\n%s",
+					seed, p.Number, key.agent, key.session, p.Tool, m.DecidedBy, typedFor, p.Event.Raw, strings.Join(trace, "\n"))
+			}
+		}
+		for _, msg := range r.conn.sent {
+			if !bytes.Contains(msg, []byte(`"decision":"accept"`)) {
+				continue
+			}
+			found := false
+			for _, a := range r.out.anns {
+				found = found || a.Kind == "reply-sent" && bytes.Equal(a.Reply, msg)
+			}
+			if !found {
+				t.Fatalf("seed %d: an accept left without being announced: %s", seed, msg)
+			}
+		}
+	}
+	for range steps {
+		typedFor := 0
+		switch op := rng.IntN(10); {
+		case op < 4: // a confirmation
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
+			tool := pick("", "save_draft", "transfer_money", "delete", "send_mail")
+			risk := pick("low", "medium", "high", "", "extreme")
+			rev := pick("", "", "reversible", "reversible_with_effort", "irreversible", "mostly")
+			flag := rng.IntN(3)
+			r.dupUndo = rng.IntN(6) == 0
+			tok := r.confirm(agent, sess, tool, func(ev *protocol.Event) {
+				ev.RiskLevel, ev.Reversibility = risk, rev
+				if flag > 0 {
+					yes := flag == 1
+					ev.Irreversible = &yes
+				}
+				if len(tokens) > 0 && rng.IntN(8) == 0 {
+					ev.ReplyToken = tokens[rng.IntN(len(tokens))] // a producer reusing a token
+				}
+			})
+			tokens = append(tokens, tok)
+			trace = append(trace, fmt.Sprintf("confirm %s %s %q risk=%q rev=%q flag=%d twice=%v", agent, sess, tool, risk, rev, flag, r.dupUndo))
+			r.dupUndo = false
+		case op == 4: // a tool call, naming the tool of the next prompt
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
+			tool := pick("save_draft", "transfer_money", "delete")
+			r.event(agent, sess, func(ev *protocol.Event) {
+				ev.Type, ev.Tool, ev.RiskLevel = protocol.TypeToolInvoked, tool, pick("low", "high")
+			})
+			trace = append(trace, fmt.Sprintf("tool.invoked %s %s %s", agent, sess, tool))
+		case op == 5: // the agent moves on
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
+			r.event(agent, sess, func(ev *protocol.Event) {
+				ev.Type, ev.FromState, ev.ToState = protocol.TypeStateChanged, "awaiting_input", pick("thinking", "calling_tool")
+			})
+			trace = append(trace, fmt.Sprintf("state.changed %s %s", agent, sess))
+		case op < 9: // the user types
+			pending := r.l.eng.Pending()
+			n := 0
+			if len(pending) > 0 && rng.IntN(4) > 0 {
+				n = pending[rng.IntN(len(pending))].Number
+			} else {
+				n = rng.IntN(r.n + 2)
+			}
+			verb := pick("accept", "accept always", "reject", "reject always", "a", "yes")
+			cmd := verb
+			if n > 0 || rng.IntN(3) > 0 {
+				cmd = fmt.Sprintf("%s %d", verb, n)
+			}
+			var target *session.Prompt
+			var confirms []*session.Prompt
+			for _, p := range pending {
+				if p.Event.Type == protocol.TypeAwaitingConfirmation {
+					confirms = append(confirms, p)
+				}
+				if p.Number == n && cmd != verb {
+					target = p
+				}
+			}
+			if cmd == verb && len(confirms) == 1 {
+				target = confirms[0]
+			}
+			if target != nil && !strings.HasPrefix(verb, "r") {
+				typedFor = target.Number
+			}
+			if target != nil && strings.HasSuffix(verb, "always") && target.Tool != "" {
+				key := alwaysModel{target.Event.Producer.AgentID, target.Event.SessionID, target.Tool}
+				switch {
+				case verb == "reject always":
+					delete(always, key)
+				case !oracleHighStakes(target.Event):
+					always[key] = target.Event
+				} // an "accept always" refused leaves the earlier answer as it was
+			}
+			trace = append(trace, "typed "+cmd)
+			r.command(cmd)
+		default: // the clock moves on
+			r.now = r.now.Add(time.Duration(rng.IntN(40)) * time.Second)
+			r.l.eng.Tick(r.now)
+			r.l.answerByPolicy(r.now)
+			trace = append(trace, "tick")
+		}
+		check(typedFor)
+	}
+}
