@@ -54,14 +54,14 @@ type Engine struct {
 
 	hash   hasher
 	seen   hashSet // (agent_id, event_id) of recent events
-	done   hashSet // (session_id, output_id) whose final chunk was delivered
-	tokens hashSet // (agent_id, reply_token) of recent prompts
+	done   hashSet // (agent_id, session_id, output_id) whose final chunk was delivered
+	tokens hashSet // reply tokens of recent prompts
 	// answered holds the reply tokens of recent replies sent: a token is
 	// never answered twice, even when a producer reuses it.
 	answered hashSet
 	gone     window[goneSession] // sessions forgotten to make room
 
-	sessions   map[string]*sessionState
+	sessions   map[sessionKey]*sessionState
 	overflowed bool        // a live session was forgotten to make room
 	live       sessionList // least recently active first
 	over       sessionList // ended sessions, least recently active first
@@ -97,7 +97,7 @@ func New(cfg Config, out Output) *Engine {
 		tokens:   hashSet{max: tokenWindow},
 		answered: hashSet{max: tokenWindow},
 		gone:     window[goneSession]{max: cfg.MaxSessions},
-		sessions: make(map[string]*sessionState),
+		sessions: make(map[sessionKey]*sessionState),
 		maxHeld:  max(defaultMaxHeld, cfg.ReorderWindow),
 	}
 }
@@ -126,7 +126,7 @@ func (e *Engine) Handle(ev *protocol.Event, now time.Time) {
 		e.deliver(nil, ev, now)
 		return
 	}
-	s := e.session(ev.SessionID, now)
+	s := e.session(keyOf(ev), now)
 	if !ev.HasSeq || ev.Seq < 0 {
 		e.deliver(s, ev, now)
 		return

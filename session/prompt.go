@@ -102,7 +102,7 @@ func (e *Engine) withdraw(ev *protocol.Event, state PromptState, tell func(*Prom
 	for i := 0; i < len(e.pending); {
 		p := e.pending[i].p
 		pe := p.Event
-		if pe.SessionID != ev.SessionID || (ev.HasSeq && pe.HasSeq && pe.Seq > ev.Seq) {
+		if keyOf(pe) != keyOf(ev) || (ev.HasSeq && pe.HasSeq && pe.Seq > ev.Seq) {
 			i++
 			continue
 		}
