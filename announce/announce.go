@@ -162,7 +162,7 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 		}
 	}
 	switch d.Kind {
-	case session.KindPromptExpired, session.KindSafetyWarning:
+	case session.KindPromptExpired, session.KindSafetyWarning, session.KindPromptNotOffered, session.KindPromptLeft:
 		an.Priority = Critical
 	case session.KindPromptReminder:
 		an.Priority = reminderPriority(d)

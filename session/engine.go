@@ -24,6 +24,11 @@ type Config struct {
 	MaxSessions int
 	// DecidedBy, when not empty, is written into every reply's decided_by.
 	DecidedBy string
+	// MaxPendingPerAgent is the most prompts of one agent offered for an
+	// answer at once; MaxPending the most of all agents together. A prompt
+	// beyond either is announced as not offered. 0 means 256 and 1024.
+	MaxPendingPerAgent int
+	MaxPending         int
 }
 
 // Defaults for the zero values of Config.
@@ -33,6 +38,9 @@ const (
 	defaultDedupeWindow  = 1 << 16
 	defaultMaxSessions   = 16384
 	defaultMaxHeld       = 1024
+
+	defaultMaxPendingPerAgent = 256
+	defaultMaxPending         = 1024
 
 	// outputWindow bounds the remembered (session, output_id) pairs whose
 	// final chunk was seen; tokenWindow the remembered reply tokens.
@@ -70,6 +78,7 @@ type Engine struct {
 	maxHeld    int // bound on held
 
 	pending   []*pendingPrompt // ordered by Number
+	bounds    promptBounds     // pending prompts per agent and token; floods
 	recent    []*Prompt        // recently settled prompts, for precise errors
 	number    int              // last prompt number given
 	promptDue time.Time        // earliest reminder or expiry; zero when none
@@ -88,6 +97,12 @@ func New(cfg Config, out Output) *Engine {
 	}
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = defaultMaxSessions
+	}
+	if cfg.MaxPendingPerAgent <= 0 {
+		cfg.MaxPendingPerAgent = defaultMaxPendingPerAgent
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = defaultMaxPending
 	}
 	return &Engine{
 		cfg:      cfg,
@@ -165,14 +180,32 @@ func (e *Engine) Flush(now time.Time) {
 	}
 }
 
+// EndKind says how a subscription ended, which decides what becomes of the
+// prompts still pending.
+type EndKind int
+
+const (
+	// EndClosed: the producer knows the subscription is gone — we closed
+	// it, or its connection of record ended — and applies the default
+	// decision of each prompt waiting for it (spec §5.8.2, §8.2.5).
+	EndClosed EndKind = iota
+	// EndLeft: nothing tells the producer (a stream without a subscription,
+	// as in the deployed layout); its prompts are left unanswered and the
+	// agent is still waiting for an answer.
+	EndLeft
+)
+
 // End closes the engine's part of the subscription: it flushes held events,
-// then every pending prompt expires (its default decision applies, since no
-// answer can reach the producer any more). The reason is for the caller to
-// announce; the engine does not repeat it.
-func (e *Engine) End(now time.Time, reason string) {
-	_ = reason
+// then settles every pending prompt as how says: expired with its default
+// decision (EndClosed), or left unanswered (EndLeft). A prompt whose
+// deadline already passed expires either way.
+func (e *Engine) End(now time.Time, how EndKind) {
 	e.Flush(now)
 	for len(e.pending) > 0 {
+		if dl := e.pending[0].p.Deadline; how == EndLeft && (dl.IsZero() || now.Before(dl)) {
+			e.leavePrompt(0, now)
+			continue
+		}
 		e.expirePrompt(0, now)
 	}
 	e.promptDue = time.Time{}
@@ -206,12 +239,13 @@ func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
 		}
 	}
 	d := Delivery{Kind: KindEvent, At: now, Event: ev}
-	if isPrompt(ev) {
-		d.Prompt, d.Kind = e.openPrompt(s, ev, now)
-	}
 	var warnings []Delivery
+	if isPrompt(ev) {
+		d.Prompt, d.Kind, warnings = e.openPrompt(s, ev, now)
+		d.Note = d.Prompt.why
+	}
 	if s != nil {
-		warnings = e.link(s, &d, now)
+		warnings = append(e.link(s, &d, now), warnings...)
 		if ev.HasSeq && ev.Seq > s.maxSeq {
 			s.maxSeq = ev.Seq
 		}
