@@ -92,13 +92,14 @@ func (e *Engine) unbound(pp *pendingPrompt) {
 // admit says why prompt ev may not be offered (empty when it may): its
 // agent, or all agents, have as many prompts waiting as allowed. The first
 // prompt of a flood also gets the critical line that tells of it.
-func (e *Engine) admit(ev *protocol.Event, now time.Time) (why string, warn []Delivery) {
+func (e *Engine) admit(p *Prompt, now time.Time) (why string, warn []Delivery) {
+	ev := p.Event
 	b := &e.bounds
 	who := agentWords(ev)
 	flood := func(told *bool, format string, args ...any) {
 		if !*told {
 			*told = true
-			warn = []Delivery{{Kind: KindSafetyWarning, At: now, Event: ev, Note: fmt.Sprintf(format, args...)}}
+			warn = []Delivery{{Kind: KindSafetyWarning, At: now, Event: ev, Prompt: p, Note: fmt.Sprintf(format, args...)}}
 		}
 	}
 	const nothingSent = " Nothing will be sent for it: the agent applies its default decision when its time runs out, or keeps waiting."
@@ -139,7 +140,7 @@ func (e *Engine) shareToken(pp, other *pendingPrompt, now time.Time) []Delivery 
 	if o.Event.Producer.AgentID != p.Event.Producer.AgentID {
 		who = agentWords(o.Event) + " and " + agentWords(p.Event) + " are"
 	}
-	return []Delivery{{Kind: KindSafetyWarning, At: now, Event: p.Event, Note: fmt.Sprintf(
+	return []Delivery{{Kind: KindSafetyWarning, At: now, Event: p.Event, Prompt: p, Note: fmt.Sprintf(
 		"%s reusing reply tokens: prompts %d and %d carry the same one, so an answer could settle the wrong prompt.",
 		who, o.Number, p.Number) + neither}}
 }

@@ -81,7 +81,7 @@ func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) 
 		p.State = PromptStale // not numbered: it is never offered for an answer
 		return p, KindPromptStale, nil
 	}
-	if why, warn := e.admit(ev, now); why != "" {
+	if why, warn := e.admit(p, now); why != "" {
 		p.State, p.why = PromptNotOffered, why
 		return p, KindPromptNotOffered, warn
 	}
