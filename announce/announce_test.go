@@ -115,7 +115,8 @@ func TestTerminalEventReadsHeldOutputFirst(t *testing.T) {
 	r := &recorder{}
 	a := New(Config{}, r)
 	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: chunk("s1", "o1", "Almost there", "none", false)})
-	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s1", SummaryNormal: "All done."}})
+	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s1", SummaryNormal: "All done.",
+		Producer: protocol.Producer{AgentID: "demo"}}}) // the same agent as the chunk (TestOutputsOfTwoAgentsKeptApart)
 	want := []string{"Almost there", "Finished: All done."}
 	if got := r.texts(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
