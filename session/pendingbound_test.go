@@ -143,3 +143,22 @@ func TestEndLeavesPromptsUnanswered(t *testing.T) {
 		t.Fatal("work is left after End")
 	}
 }
+
+// A confirmation that breaks the default-decision rules but cannot be
+// answered here is still warned about, without telling the user to answer it.
+func TestRuleBreakingPromptNotOffered(t *testing.T) {
+	e, r := newTest(Config{MaxPendingPerAgent: 1})
+	for i := range 2 {
+		p := floodPrompt("A", i)
+		p.RiskLevel, p.Reversibility, p.DefaultDecision = "high", "irreversible", protocol.DecisionAccept
+		e.Handle(p, t0)
+	}
+	var notes []string
+	for _, w := range r.deliveries(KindSafetyWarning) {
+		notes = append(notes, w.Note)
+	}
+	if len(notes) != 3 || !strings.Contains(notes[0], "Answer it yourself") ||
+		strings.Contains(notes[1], "Answer it yourself") || !strings.Contains(notes[1], "cannot be answered here") {
+		t.Fatalf("warnings: %q", notes)
+	}
+}
