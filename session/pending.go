@@ -118,18 +118,32 @@ func (e *Engine) admit(p *Prompt, now time.Time) (why string, warn []Delivery) {
 	return "", nil
 }
 
-// shareToken makes pp and other, pending prompts with the same reply token,
+// shareToken makes p and other, a pending prompt with the same reply token,
 // not offered for an answer: the agent could not tell which one a reply is
-// for, so its default decision is left to apply to both. It returns the
-// critical line telling the user, the first time pp's agent does this.
-func (e *Engine) shareToken(pp, other *pendingPrompt, now time.Time) []Delivery {
-	p, o := pp.p, other.p
+// for, so its default decision is left to apply to both. p may itself be
+// not offered already (a flood) and not numbered. It returns the critical
+// line telling the user, the first time p's agent does this.
+func (e *Engine) shareToken(p *Prompt, other *pendingPrompt, now time.Time) []Delivery {
+	o := other.p
 	const neither = " Neither can be answered here and nothing is sent for them: the agent applies its default decision when their time runs out."
-	p.State = PromptNotOffered
-	p.why = fmt.Sprintf("Prompt %d carries the same reply token as prompt %d, so the agent could not tell which of them an answer is for.", p.Number, o.Number) + neither
+	const clash = "%s carries the same reply token as %s, so the agent could not tell which of them an answer is for."
+	pair := fmt.Sprintf("prompts %d and %d", o.Number, p.Number)
+	if p.Number == 0 {
+		pair = fmt.Sprintf("prompt %d and a prompt not offered for an answer", o.Number)
+	}
+	if p.State == PromptNotOffered {
+		p.why += fmt.Sprintf(" Its reply token is also on prompt %d, so that one can no longer be answered either.", o.Number)
+	} else {
+		p.State = PromptNotOffered
+		p.why = fmt.Sprintf(clash, fmt.Sprintf("Prompt %d", p.Number), fmt.Sprintf("prompt %d", o.Number)) + neither
+	}
 	if o.State == PromptPending {
 		o.State = PromptNotOffered
-		o.why = fmt.Sprintf("Prompt %d carries the same reply token as prompt %d, so the agent could not tell which of them an answer is for.", o.Number, p.Number) + neither
+		other := "a prompt not offered for an answer"
+		if p.Number > 0 {
+			other = fmt.Sprintf("prompt %d", p.Number)
+		}
+		o.why = fmt.Sprintf(clash, fmt.Sprintf("Prompt %d", o.Number), other) + neither
 	}
 	k := e.hash.sum(p.Event.Producer.AgentID, "")
 	if e.bounds.warned.has(k) {
@@ -141,8 +155,7 @@ func (e *Engine) shareToken(pp, other *pendingPrompt, now time.Time) []Delivery 
 		who = agentWords(o.Event) + " and " + agentWords(p.Event) + " are"
 	}
 	return []Delivery{{Kind: KindSafetyWarning, At: now, Event: p.Event, Prompt: p, Note: fmt.Sprintf(
-		"%s reusing reply tokens: prompts %d and %d carry the same one, so an answer could settle the wrong prompt.",
-		who, o.Number, p.Number) + neither}}
+		"%s reusing reply tokens: %s carry the same one, so an answer could settle the wrong prompt.", who, pair) + neither}}
 }
 
 // agentWords names ev's agent in a sentence.

@@ -162,3 +162,28 @@ func TestRuleBreakingPromptNotOffered(t *testing.T) {
 		t.Fatalf("warnings: %q", notes)
 	}
 }
+
+// A prompt beyond the bound that carries the reply token of a prompt
+// offered earlier: an answer to that one could settle this one, so that
+// one is not offered any more either, and the user is told.
+func TestFloodPromptSharesToken(t *testing.T) {
+	e, r := newTest(Config{MaxPendingPerAgent: 2})
+	e.Handle(floodPrompt("A", 0), t0)
+	e.Handle(floodPrompt("A", 1), t0)
+	hidden := floodPrompt("A", 2)
+	hidden.ReplyToken = "rpl_A0"
+	e.Handle(hidden, t0)
+	if _, err := e.Confirm(1, protocol.DecisionAccept, t0); err == nil || !strings.Contains(err.Error(), "reply token") {
+		t.Fatalf("prompt 1 shares its token with a prompt not offered, yet: %v", err)
+	}
+	if p := e.Pending(); len(p) != 1 || p[0].Number != 2 {
+		t.Fatalf("pending %v", p)
+	}
+	not := r.deliveries(KindPromptNotOffered)
+	if len(not) != 1 || !strings.Contains(not[0].Note, "also on prompt 1") {
+		t.Fatalf("not offered: %s", r.dump())
+	}
+	if w := r.deliveries(KindSafetyWarning); len(w) != 2 || !strings.Contains(w[1].Note, "prompt 1 and a prompt not offered") {
+		t.Fatalf("warnings: %s", r.dump())
+	}
+}

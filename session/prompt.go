@@ -52,7 +52,8 @@ func cancelsPrompts(ev *protocol.Event) bool {
 //     passed, its session ended, or a later event of its session was
 //     already delivered;
 //   - not offered (not numbered, not kept) when its agent, or all agents,
-//     already have as many prompts waiting as the bounds allow;
+//     already have as many prompts waiting as the bounds allow; a pending
+//     prompt with the same reply token is then not offered any more either;
 //   - not offered (numbered and kept, so that answering it says why) when
 //     its reply token is on another pending prompt, or on one already
 //     answered: the agent could not tell which prompt an answer is for;
@@ -81,17 +82,21 @@ func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) 
 		p.State = PromptStale // not numbered: it is never offered for an answer
 		return p, KindPromptStale, nil
 	}
+	var other *pendingPrompt // a pending prompt with the same reply token
+	if u := e.bounds.tokens[tok]; ev.ReplyToken != "" && u != nil {
+		other = u.last
+	}
 	if why, warn := e.admit(p, now); why != "" {
 		p.State, p.why = PromptNotOffered, why
+		if other != nil {
+			// Not offered, but an answer to the other would reach it too.
+			warn = append(warn, e.shareToken(p, other, now)...)
+		}
 		return p, KindPromptNotOffered, warn
 	}
 	e.number++
 	p.Number = e.number
 	pp := &pendingPrompt{p: p, start: now, token: tok}
-	var other *pendingPrompt // a pending prompt with the same reply token
-	if u := e.bounds.tokens[tok]; ev.ReplyToken != "" && u != nil {
-		other = u.last
-	}
 	e.pending = append(e.pending, pp)
 	e.bounds.add(pp)
 	if d := pp.due(); !d.IsZero() && (e.promptDue.IsZero() || d.Before(e.promptDue)) {
@@ -100,7 +105,7 @@ func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) 
 	switch {
 	case ev.ReplyToken == "":
 	case other != nil:
-		return p, KindPromptNotOffered, e.shareToken(pp, other, now)
+		return p, KindPromptNotOffered, e.shareToken(p, other, now)
 	case e.answered.has(tok):
 		p.State = PromptNotOffered
 		p.why = fmt.Sprintf("Prompt %d reuses the reply token of a prompt already answered; the agent would take no second answer, so none can be sent for it.", p.Number)
