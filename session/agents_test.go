@@ -1,6 +1,8 @@
 package session
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -87,5 +89,35 @@ func TestOutputsPerAgent(t *testing.T) {
 	e.Handle(of("A", with(ev("s", 1, "output.streaming"), output("o", true))), t0)
 	if d := r.diags("lifecycle"); len(d) != 0 {
 		t.Fatalf("diagnostics: %s", r.dump())
+	}
+}
+
+// Property: whatever agent B sends in a session with the same ID — any
+// type, sequence number, state change, duplicates, gaps — agent A's prompt
+// stays pending and answerable until its own deadline.
+func TestOtherAgentNeverSettlesPromptsRandom(t *testing.T) {
+	types := []string{"session.started", "session.completed", "session.errored", "session.cancelled",
+		"state.changed", "progress.updated", "tool.invoked", "tool.completed", "output.streaming",
+		"awaiting.confirmation", "awaiting.clarification", "handoff.requested"}
+	states := []string{"thinking", "deciding", "awaiting_input", "calling_tool", "executing", ""}
+	rng := rand.New(rand.NewPCG(12, 34))
+	for run := range 300 {
+		e, r := newTest(Config{ReorderWait: wait})
+		e.Handle(of("A", ev("s", 0, "session.started")), t0)
+		e.Handle(of("A", confirmation("s", 1, "a1")), t0)
+		var sent []string
+		for i := range rng.IntN(40) {
+			x := of("B", ev("s", rng.Int64N(20)-1, types[rng.IntN(len(types))]))
+			x.EventID = fmt.Sprintf("b/%d", i)
+			x.FromState, x.ToState = states[rng.IntN(len(states))], states[rng.IntN(len(states))]
+			x.ReplyToken = fmt.Sprintf("rpl_b%d", i)
+			x.TimeoutSeconds = rng.Int64N(3)
+			sent = append(sent, fmt.Sprintf("%s#%d %s>%s", x.Type, x.Seq, x.FromState, x.ToState))
+			e.Handle(x, at(float64(i)/10))
+		}
+		e.Tick(at(30))
+		if _, err := e.Confirm(1, protocol.DecisionReject, at(30)); err != nil {
+			t.Fatalf("run %d: agent A's prompt %v after agent B sent %v\n%s", run, err, sent, r.dump())
+		}
 	}
 }
