@@ -109,7 +109,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			return
 		case ev.IsTerminal():
 			// Whatever the agent said last is read before it finishes.
-			for _, text := range a.streams.flushSession(ev.SessionID) {
+			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
 				an := a.base(d, "output", text)
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
 				a.emit(an)
@@ -162,7 +162,7 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 		}
 	}
 	switch d.Kind {
-	case session.KindPromptExpired, session.KindSafetyWarning:
+	case session.KindPromptExpired, session.KindSafetyWarning, session.KindPromptNotOffered, session.KindPromptLeft:
 		an.Priority = Critical
 	case session.KindPromptReminder:
 		an.Priority = reminderPriority(d)

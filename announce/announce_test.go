@@ -115,7 +115,8 @@ func TestTerminalEventReadsHeldOutputFirst(t *testing.T) {
 	r := &recorder{}
 	a := New(Config{}, r)
 	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: chunk("s1", "o1", "Almost there", "none", false)})
-	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s1", SummaryNormal: "All done."}})
+	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s1", SummaryNormal: "All done.",
+		Producer: protocol.Producer{AgentID: "demo"}}}) // the same agent as the chunk (TestOutputsOfTwoAgentsKeptApart)
 	want := []string{"Almost there", "Finished: All done."}
 	if got := r.texts(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %q, want %q", got, want)
@@ -192,6 +193,13 @@ func TestDescribe(t *testing.T) {
 		{"withdrawn", session.Delivery{Kind: session.KindPromptCancelled, Prompt: &session.Prompt{Number: 3},
 			Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which time?"}}, "normal",
 			"Prompt 3 was withdrawn by the agent and can no longer be answered: Which time?"},
+		{"left unanswered", session.Delivery{Kind: session.KindPromptLeft, Prompt: &session.Prompt{Number: 4},
+			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.", TimeoutSeconds: 60}}, "normal",
+			"Prompt 4 is left unanswered: Delete 3 files. The agent is still waiting for an answer; none was sent. If nobody answers, the agent will reject when its time runs out."},
+		{"not offered", session.Delivery{Kind: session.KindPromptNotOffered, Prompt: &session.Prompt{},
+			Note:  "Not offered for an answer: Agent a already has 256 prompts waiting.",
+			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files."}}, "normal",
+			"Not offered for an answer: Agent a already has 256 prompts waiting. It is about: Delete 3 files."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,14 +17,16 @@ const (
 )
 
 // streams coalesces agent.output.streaming chunks into whole sentences, per
-// session and output_id.
+// agent, session and output_id.
 type streams struct {
 	max, maxBytes int
 	m             map[streamKey]*list.Element // of *stream
 	lru           list.List                   // of *stream, least recently fed first
 }
 
-type streamKey struct{ session, output string }
+// streamKey names an output: two agents may use the same session and
+// output IDs, and their text is never joined.
+type streamKey struct{ agent, session, output string }
 
 type stream struct {
 	key     streamKey
@@ -51,7 +53,7 @@ func newStreams(max, maxBytes int) *streams {
 // output pushes the least recently fed one out of the bound, that one's
 // held text is returned as evicted, to be read rather than lost.
 func (s *streams) add(ev *protocol.Event) (ready []string, evicted *pending) {
-	k := streamKey{ev.SessionID, ev.OutputID}
+	k := streamKey{ev.Producer.AgentID, ev.SessionID, ev.OutputID}
 	var st *stream
 	if e := s.m[k]; e != nil {
 		st = e.Value.(*stream)
@@ -96,13 +98,13 @@ func (s *streams) add(ev *protocol.Event) (ready []string, evicted *pending) {
 	return nonEmpty(text), evicted
 }
 
-// flushSession returns the text held for every output of the session, oldest
-// first, and forgets it.
-func (s *streams) flushSession(session string) []string {
+// flushSession returns the text held for every output of agent's session,
+// oldest first, and forgets it.
+func (s *streams) flushSession(agent, session string) []string {
 	var out []string
 	for e := s.lru.Front(); e != nil; {
 		next := e.Next()
-		if st := e.Value.(*stream); st.session == session {
+		if st := e.Value.(*stream); st.key.agent == agent && st.session == session {
 			out = append(out, nonEmpty(strings.TrimSpace(st.buf.String()))...)
 			s.forget(st.key)
 		}

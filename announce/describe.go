@@ -27,6 +27,15 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 			number(d.Prompt), stop(promptTopic(ev)))
 	case session.KindPromptStale:
 		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s", stop(promptTopic(ev)))
+	case session.KindPromptNotOffered:
+		return "prompt-not-offered", joinSentences(d.Note, "It is about: "+stop(promptTopic(ev)))
+	case session.KindPromptLeft:
+		text := fmt.Sprintf("Prompt %d is left unanswered: %s The agent is still waiting for an answer; none was sent.",
+			number(d.Prompt), stop(promptTopic(ev)))
+		if ev.TimeoutSeconds > 0 {
+			text += fmt.Sprintf(" If nobody answers, the agent will %s when its time runs out.", defaultDecision(ev))
+		}
+		return "prompt-left", text
 	case session.KindPromptReminder:
 		return "prompt-reminder", reminderWords(d)
 	case session.KindPromptResolved:

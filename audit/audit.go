@@ -19,8 +19,9 @@ type Record struct {
 	Time string `json:"time"`
 	// What happened: "prompt" (offered to the user), "stale" (arrived
 	// already settled, never offered), "decision" (a reply was sent or tried),
-	// "expired", "cancelled" (withdrawn by the agent) or "resolved" (settled
-	// elsewhere).
+	// "expired", "cancelled" (withdrawn by the agent), "resolved" (settled
+	// elsewhere), "not-offered" (announced but not answerable) or
+	// "left-unanswered" (the listener stopped and the agent still waits).
 	What string `json:"what"`
 
 	Prompt      int    `json:"prompt,omitempty"` // the number the user saw

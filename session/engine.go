@@ -24,6 +24,11 @@ type Config struct {
 	MaxSessions int
 	// DecidedBy, when not empty, is written into every reply's decided_by.
 	DecidedBy string
+	// MaxPendingPerAgent is the most prompts of one agent offered for an
+	// answer at once; MaxPending the most of all agents together. A prompt
+	// beyond either is announced as not offered. 0 means 256 and 1024.
+	MaxPendingPerAgent int
+	MaxPending         int
 }
 
 // Defaults for the zero values of Config.
@@ -33,6 +38,9 @@ const (
 	defaultDedupeWindow  = 1 << 16
 	defaultMaxSessions   = 16384
 	defaultMaxHeld       = 1024
+
+	defaultMaxPendingPerAgent = 256
+	defaultMaxPending         = 1024
 
 	// outputWindow bounds the remembered (session, output_id) pairs whose
 	// final chunk was seen; tokenWindow the remembered reply tokens.
@@ -54,14 +62,14 @@ type Engine struct {
 
 	hash   hasher
 	seen   hashSet // (agent_id, event_id) of recent events
-	done   hashSet // (session_id, output_id) whose final chunk was delivered
-	tokens hashSet // (agent_id, reply_token) of recent prompts
+	done   hashSet // (agent_id, session_id, output_id) whose final chunk was delivered
+	tokens hashSet // reply tokens of recent prompts
 	// answered holds the reply tokens of recent replies sent: a token is
 	// never answered twice, even when a producer reuses it.
 	answered hashSet
 	gone     window[goneSession] // sessions forgotten to make room
 
-	sessions   map[string]*sessionState
+	sessions   map[sessionKey]*sessionState
 	overflowed bool        // a live session was forgotten to make room
 	live       sessionList // least recently active first
 	over       sessionList // ended sessions, least recently active first
@@ -72,6 +80,7 @@ type Engine struct {
 	resentAt   time.Time       // when the latest event sent again was dropped
 
 	pending   []*pendingPrompt // ordered by Number
+	bounds    promptBounds     // pending prompts per agent and token; floods
 	recent    []*Prompt        // recently settled prompts, for precise errors
 	number    int              // last prompt number given
 	promptDue time.Time        // earliest reminder or expiry; zero when none
@@ -91,6 +100,12 @@ func New(cfg Config, out Output) *Engine {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = defaultMaxSessions
 	}
+	if cfg.MaxPendingPerAgent <= 0 {
+		cfg.MaxPendingPerAgent = defaultMaxPendingPerAgent
+	}
+	if cfg.MaxPending <= 0 {
+		cfg.MaxPending = defaultMaxPending
+	}
 	return &Engine{
 		cfg:      cfg,
 		out:      out,
@@ -99,7 +114,7 @@ func New(cfg Config, out Output) *Engine {
 		tokens:   hashSet{max: tokenWindow},
 		answered: hashSet{max: tokenWindow},
 		gone:     window[goneSession]{max: cfg.MaxSessions},
-		sessions: make(map[string]*sessionState),
+		sessions: make(map[sessionKey]*sessionState),
 		maxHeld:  max(defaultMaxHeld, cfg.ReorderWindow),
 	}
 }
@@ -121,7 +136,7 @@ func (e *Engine) Handle(ev *protocol.Event, now time.Time) {
 	}
 	var s *sessionState
 	if ev.SessionID != "" {
-		s = e.session(ev.SessionID, now)
+		s = e.session(keyOf(ev), now)
 		if ev.HasSeq && ev.Seq >= 0 && s.announced(ev.Seq) && e.sentAgain(ev) {
 			e.resend(s, ev, now)
 			return
@@ -182,14 +197,32 @@ func (e *Engine) Flush(now time.Time) {
 	e.endResends(now)
 }
 
+// EndKind says how a subscription ended, which decides what becomes of the
+// prompts still pending.
+type EndKind int
+
+const (
+	// EndClosed: the producer knows the subscription is gone — we closed
+	// it, or its connection of record ended — and applies the default
+	// decision of each prompt waiting for it (spec §5.8.2, §8.2.5).
+	EndClosed EndKind = iota
+	// EndLeft: nothing tells the producer (a stream without a subscription,
+	// as in the deployed layout); its prompts are left unanswered and the
+	// agent is still waiting for an answer.
+	EndLeft
+)
+
 // End closes the engine's part of the subscription: it flushes held events,
-// then every pending prompt expires (its default decision applies, since no
-// answer can reach the producer any more). The reason is for the caller to
-// announce; the engine does not repeat it.
-func (e *Engine) End(now time.Time, reason string) {
-	_ = reason
+// then settles every pending prompt as how says: expired with its default
+// decision (EndClosed), or left unanswered (EndLeft). A prompt whose
+// deadline already passed expires either way.
+func (e *Engine) End(now time.Time, how EndKind) {
 	e.Flush(now)
 	for len(e.pending) > 0 {
+		if dl := e.pending[0].p.Deadline; how == EndLeft && (dl.IsZero() || now.Before(dl)) {
+			e.leavePrompt(0, now)
+			continue
+		}
 		e.expirePrompt(0, now)
 	}
 	e.promptDue = time.Time{}
@@ -223,12 +256,13 @@ func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
 		}
 	}
 	d := Delivery{Kind: KindEvent, At: now, Event: ev}
-	if isPrompt(ev) {
-		d.Prompt, d.Kind = e.openPrompt(s, ev, now)
-	}
 	var warnings []Delivery
+	if isPrompt(ev) {
+		d.Prompt, d.Kind, warnings = e.openPrompt(s, ev, now)
+		d.Note = d.Prompt.why
+	}
 	if s != nil {
-		warnings = e.link(s, &d, now)
+		warnings = append(e.link(s, &d, now), warnings...)
 		if ev.HasSeq && ev.Seq > s.maxSeq {
 			s.maxSeq = ev.Seq
 		}

@@ -181,10 +181,10 @@ func TestEvictionPrefersEndedSessions(t *testing.T) {
 	e.Handle(ev("done", 0, "session.started"), t0)
 	e.Handle(ev("done", 1, "session.completed"), t0)
 	e.Handle(ev("new", 0, "session.started"), t0) // evicts "done", though "old" is older
-	if _, ok := e.sessions["old"]; !ok {
+	if _, ok := e.sessions[sessionKey{"agent", "old"}]; !ok {
 		t.Fatal("the live session was evicted before the ended one")
 	}
-	if _, ok := e.sessions["done"]; ok {
+	if _, ok := e.sessions[sessionKey{"agent", "done"}]; ok {
 		t.Fatal("the ended session is still tracked")
 	}
 	r.reset()

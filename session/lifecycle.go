@@ -132,7 +132,7 @@ func (e *Engine) toolCompleted(s *sessionState, ev *protocol.Event, now time.Tim
 // outputChunk checks that an output has at most one final chunk and nothing
 // after it. Without an output_id the whole session is one output.
 func (e *Engine) outputChunk(s *sessionState, ev *protocol.Event, now time.Time) {
-	k := e.hash.sum(s.id, ev.OutputID)
+	k := e.hash.sumAll(s.agent, s.id, ev.OutputID)
 	if !e.done.has(k) {
 		if ev.Complete {
 			e.done.add(k)

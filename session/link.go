@@ -111,7 +111,10 @@ func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
 		if d.Prompt != nil {
 			s.remember(d.Prompt)
 		}
-		if risky(ev) && ev.DefaultDecision != protocol.DecisionReject {
+		if risky(ev) && ev.DefaultDecision != protocol.DecisionReject && (d.Prompt == nil || d.Prompt.State != PromptPending) {
+			warning(ev, d.Prompt, "A confirmation that cannot be answered here breaks the AAEP rules: it cannot be undone, its risk is %s, and yet the agent will %s it if nobody answers.",
+				words(ev.RiskLevel), defaultOf(ev))
+		} else if risky(ev) && ev.DefaultDecision != protocol.DecisionReject {
 			warning(ev, d.Prompt, "Prompt %d breaks the AAEP rules: it cannot be undone, its risk is %s, and yet the agent will %s it if you do not answer. Answer it yourself.",
 				number(d.Prompt), words(ev.RiskLevel), defaultOf(ev))
 		} else if ev.DefaultDecision == protocol.DecisionAccept && (irreversible(ev) || ev.RiskLevel == "high") {

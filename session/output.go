@@ -35,6 +35,16 @@ const (
 	// contract: a risky tool call that was not confirmed, or a confirmation
 	// whose default decision breaks the rules. Note says what; it is critical.
 	KindSafetyWarning
+	// KindPromptNotOffered: a prompt announced but not offered for an
+	// answer, because its reply token is also on another pending prompt or
+	// because its agent (or all agents) have too many prompts waiting. Note
+	// says why; it is critical. Its Prompt is numbered when the user may ask
+	// about it (answering it by number says why it cannot be answered).
+	KindPromptNotOffered
+	// KindPromptLeft: the listener stopped with a prompt pending and nothing
+	// told the producer (no subscription to close): the prompt is left
+	// unanswered and the agent is still waiting for an answer.
+	KindPromptLeft
 )
 
 func (k DeliveryKind) String() string {
@@ -55,6 +65,10 @@ func (k DeliveryKind) String() string {
 		return "prompt-resolved"
 	case KindSafetyWarning:
 		return "safety-warning"
+	case KindPromptNotOffered:
+		return "prompt-not-offered"
+	case KindPromptLeft:
+		return "prompt-left"
 	}
 	return "unknown"
 }
@@ -105,6 +119,12 @@ const (
 	PromptCancelled
 	PromptStale
 	PromptResolved // the agent moved on: answered elsewhere, or no longer waiting
+	// PromptNotOffered: announced, still waiting at the producer, but never
+	// answerable here (a reply token on two prompts, or a flood of prompts).
+	PromptNotOffered
+	// PromptLeft: the listener stopped without the producer knowing; the
+	// agent is still waiting for an answer.
+	PromptLeft
 )
 
 func (s PromptState) String() string {
@@ -121,6 +141,10 @@ func (s PromptState) String() string {
 		return "stale"
 	case PromptResolved:
 		return "resolved"
+	case PromptNotOffered:
+		return "not-offered"
+	case PromptLeft:
+		return "left-unanswered"
 	}
 	return "unknown"
 }
@@ -143,5 +167,6 @@ type Prompt struct {
 	// call announced just before it (the order deployed producers use).
 	Tool string
 
-	linked bool // a tool call was already linked to this confirmation
+	linked bool   // a tool call was already linked to this confirmation
+	why    string // PromptNotOffered: why it cannot be answered, a sentence
 }

@@ -12,18 +12,22 @@ import (
 // gets a precise reason ("expired", "withdrawn", …) instead of "no such prompt".
 const maxRecent = 64
 
-// pendingPrompt is a prompt waiting for the user, with its reminder state.
+// pendingPrompt is a prompt waiting at the producer, with its reminder state.
 type pendingPrompt struct {
 	p         *Prompt
 	start     time.Time // when it was received, by our clock
 	reminders int       // reminders given: 0, 1 (half the time left) or 2 (a tenth left)
+	token     uint64    // the key of its reply token, when it has one
 }
 
-// Pending returns the prompts waiting for an answer, ordered by Number.
+// Pending returns the prompts offered for an answer, ordered by Number.
+// Prompts announced as not offered are waiting too, but are left out.
 func (e *Engine) Pending() []*Prompt {
-	ps := make([]*Prompt, len(e.pending))
-	for i, pp := range e.pending {
-		ps[i] = pp.p
+	ps := make([]*Prompt, 0, len(e.pending))
+	for _, pp := range e.pending {
+		if pp.p.State == PromptPending {
+			ps = append(ps, pp.p)
+		}
 	}
 	return ps
 }
@@ -42,20 +46,34 @@ func cancelsPrompts(ev *protocol.Event) bool {
 	return ev.Type == protocol.TypeStateChanged && (ev.ToState == "thinking" || ev.ToState == "deciding")
 }
 
-// openPrompt makes a prompt of the confirmation or clarification ev. It is
-// pending, or stale when it can no longer be answered: its deadline passed,
-// its session ended, or a later event of its session was already delivered.
+// openPrompt makes a prompt of the confirmation or clarification ev, and
+// returns the kind of its delivery and the critical lines to deliver after
+// it. The prompt is
+//   - stale (not numbered) when it can no longer be answered: its deadline
+//     passed, its session ended, or a later event of its session was
+//     already delivered;
+//   - not offered (not numbered, not kept) when its agent, or all agents,
+//     already have as many prompts waiting as the bounds allow; a pending
+//     prompt with the same reply token is then not offered any more either;
+//   - not offered (numbered and kept, so that answering it says why) when
+//     its reply token is on another pending prompt, or on one already
+//     answered: the agent could not tell which prompt an answer is for;
+//   - pending otherwise.
+//
 // s is nil when ev has no session.
-func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) (*Prompt, DeliveryKind) {
+func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) (*Prompt, DeliveryKind, []Delivery) {
 	p := &Prompt{Event: ev, Deadline: deadline(ev, now)}
+	var tok uint64
 	if ev.ReplyToken != "" {
-		k := e.hash.sum(ev.Producer.AgentID, ev.ReplyToken)
-		if e.tokens.has(k) {
+		// By token alone: one back channel takes the replies of all its
+		// agents, and a reply names nothing but the token.
+		tok = e.hash.sum("", ev.ReplyToken)
+		if e.tokens.has(tok) && e.bounds.tokens[tok] == nil && !e.answered.has(tok) {
 			e.diagnose(now, "lifecycle", ev.SessionID, ev.EventID, fmt.Sprintf(
 				"Session %s: a prompt reuses the reply token of an earlier prompt; the agent may ignore the answer.",
 				clean(ev.SessionID)))
 		}
-		e.tokens.add(k)
+		e.tokens.add(tok)
 	}
 	stale := !p.Deadline.IsZero() && !now.Before(p.Deadline)
 	if s != nil {
@@ -63,13 +81,38 @@ func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) 
 	}
 	if stale {
 		p.State = PromptStale // not numbered: it is never offered for an answer
-		return p, KindPromptStale
+		return p, KindPromptStale, nil
+	}
+	var other *pendingPrompt // a pending prompt with the same reply token
+	if u := e.bounds.tokens[tok]; ev.ReplyToken != "" && u != nil {
+		other = u.last
+	}
+	if why, warn := e.admit(p, now); why != "" {
+		p.State, p.why = PromptNotOffered, why
+		if other != nil {
+			// Not offered, but an answer to the other would reach it too.
+			warn = append(warn, e.shareToken(p, other, now)...)
+		}
+		return p, KindPromptNotOffered, warn
 	}
 	e.number++
 	p.Number = e.number
-	e.pending = append(e.pending, &pendingPrompt{p: p, start: now})
-	e.schedulePrompts()
-	return p, KindEvent
+	pp := &pendingPrompt{p: p, start: now, token: tok}
+	e.pending = append(e.pending, pp)
+	e.bounds.add(pp)
+	if d := pp.due(); !d.IsZero() && (e.promptDue.IsZero() || d.Before(e.promptDue)) {
+		e.promptDue = d
+	}
+	switch {
+	case ev.ReplyToken == "":
+	case other != nil:
+		return p, KindPromptNotOffered, e.shareToken(p, other, now)
+	case e.answered.has(tok):
+		p.State = PromptNotOffered
+		p.why = fmt.Sprintf("Prompt %d reuses the reply token of a prompt already answered; the agent would take no second answer, so none can be sent for it.", p.Number)
+		return p, KindPromptNotOffered, nil
+	}
+	return p, KindEvent, nil
 }
 
 // deadline is when the prompt ev stops accepting answers: timeout_seconds
@@ -100,19 +143,23 @@ func (e *Engine) cancelPrompts(ev *protocol.Event, now time.Time) {
 // withdraw settles in state the pending prompts of ev's session that came
 // before ev, and delivers what tell makes of each.
 func (e *Engine) withdraw(ev *protocol.Event, state PromptState, tell func(*Prompt) Delivery) {
+	removed := false
 	for i := 0; i < len(e.pending); {
 		p := e.pending[i].p
 		pe := p.Event
-		if pe.SessionID != ev.SessionID || (ev.HasSeq && pe.HasSeq && pe.Seq > ev.Seq) {
+		if keyOf(pe) != keyOf(ev) || (ev.HasSeq && pe.HasSeq && pe.Seq > ev.Seq) {
 			i++
 			continue
 		}
 		e.removePending(i)
+		removed = true
 		p.State = state
 		e.settle(p)
 		e.out.Deliver(tell(p))
 	}
-	e.schedulePrompts()
+	if removed {
+		e.schedulePrompts()
+	}
 }
 
 // tickPrompts expires the prompts whose deadline passed and reminds the user
@@ -129,6 +176,10 @@ func (e *Engine) tickPrompts(now time.Time) {
 		}
 		if n := pp.remindersDue(now); n > pp.reminders {
 			pp.reminders = n
+			if pp.p.State != PromptPending {
+				i++
+				continue // not offered: nothing to remind the user of
+			}
 			e.out.Deliver(Delivery{Kind: KindPromptReminder, At: now, Event: pp.p.Event, Prompt: pp.p, Reminder: n})
 		}
 		i++
@@ -146,6 +197,15 @@ func (e *Engine) expirePrompt(i int, now time.Time) {
 	}
 	e.settle(p)
 	e.out.Deliver(Delivery{Kind: KindPromptExpired, At: now, Event: p.Event, Prompt: p})
+}
+
+// leavePrompt settles pending prompt i as left unanswered and announces it.
+func (e *Engine) leavePrompt(i int, now time.Time) {
+	p := e.pending[i].p
+	e.removePending(i)
+	p.State = PromptLeft
+	e.settle(p)
+	e.out.Deliver(Delivery{Kind: KindPromptLeft, At: now, Event: p.Event, Prompt: p})
 }
 
 // remindersDue is how many reminders should have been given by now.
@@ -190,8 +250,19 @@ func (e *Engine) schedulePrompts() {
 	e.promptDue = next
 }
 
+// removePending takes pending prompt i out of the list and the bounds.
 func (e *Engine) removePending(i int) {
+	e.unbound(e.pending[i])
 	e.pending = slices.Delete(e.pending, i, i+1)
+}
+
+// pendingIndex returns the index of prompt n in the pending list, or -1.
+func (e *Engine) pendingIndex(n int) int {
+	i, ok := slices.BinarySearchFunc(e.pending, n, func(pp *pendingPrompt, n int) int { return pp.p.Number - n })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // settle remembers a prompt that left the pending list.
@@ -205,10 +276,8 @@ func (e *Engine) settle(p *Prompt) {
 
 // prompt returns prompt n, pending or recently settled, or nil.
 func (e *Engine) prompt(n int) *Prompt {
-	for _, pp := range e.pending {
-		if pp.p.Number == n {
-			return pp.p
-		}
+	if i := e.pendingIndex(n); i >= 0 {
+		return e.pending[i].p
 	}
 	for _, p := range e.recent {
 		if p.Number == n {

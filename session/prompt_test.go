@@ -251,11 +251,24 @@ func TestPromptReusedToken(t *testing.T) {
 	again := confirmation("s", -1, "same")
 	again.EventID = "s/again"
 	e.Handle(again, t0)
-	if d := r.diags("lifecycle"); len(d) != 2 || !strings.Contains(d[1].Message, "reuses the reply token") {
-		t.Fatalf("diagnostics: %s", r.dump()) // the first is about the missing session.started
+	// Both pending: neither is offered, and the user is told (a critical
+	// line; it used to be a diagnostic, with both offered).
+	if w := r.deliveries(KindSafetyWarning); len(w) != 1 || !strings.Contains(w[0].Note, "reusing reply tokens") {
+		t.Fatalf("deliveries: %s", r.dump())
 	}
-	if len(e.Pending()) != 2 {
-		t.Fatal("a prompt with a reused token is not shown")
+	if len(e.Pending()) != 0 {
+		t.Fatal("a prompt with a reused token is offered")
+	}
+	// Reused after the first was withdrawn: offered, with a diagnostic.
+	e.Handle(ev("s", -1, "session.completed"), t0)
+	third := confirmation("t", -1, "same")
+	third.EventID = "t/again"
+	e.Handle(third, t0)
+	if d := r.diags("lifecycle"); len(d) != 3 || !strings.Contains(d[2].Message, "reuses the reply token") {
+		t.Fatalf("diagnostics: %s", r.dump()) // the others are about the missing session.started
+	}
+	if len(e.Pending()) != 1 {
+		t.Fatal("a prompt reusing the token of a withdrawn one is not offered")
 	}
 }
 
@@ -266,7 +279,7 @@ func TestEndExpiresPending(t *testing.T) {
 	e.Handle(confirmation("s", 3, "a3"), t0)
 	e.Handle(clarification("t", -1, "b1"), t0)
 	r.reset()
-	e.End(at(1), "The producer ended the stream.")
+	e.End(at(1), EndClosed)
 	want := []string{"event s/5", "prompt-expired s/3", "prompt-expired t/awaiting.clarification"}
 	if got := kinds(r); !equal(got, want) {
 		t.Fatalf("delivered %v, want %v", got, want)

@@ -116,7 +116,7 @@ func (e *Engine) Sent(r Reply, now time.Time) {
 	if p == nil {
 		return
 	}
-	if i := slices.IndexFunc(e.pending, func(pp *pendingPrompt) bool { return pp.p == p }); i >= 0 {
+	if i := e.pendingIndex(p.Number); i >= 0 && e.pending[i].p == p {
 		e.removePending(i)
 		p.State = PromptAnswered
 		p.Decision, p.DecidedBy = r.Decision, r.DecidedBy
@@ -171,6 +171,10 @@ func (e *Engine) answerable(n int, typ string, now time.Time) (*Prompt, error) {
 		return nil, fmt.Errorf("Prompt %d is already settled; it can no longer be answered.", n)
 	case PromptResolved:
 		return nil, fmt.Errorf("Prompt %d was settled elsewhere; it can no longer be answered.", n)
+	case PromptNotOffered:
+		return nil, errors.New(p.why)
+	case PromptLeft:
+		return nil, fmt.Errorf("Prompt %d was left unanswered when the listener stopped; the agent is still waiting, but no answer can be sent from here.", n)
 	}
 	if p.Event.ReplyToken != "" && e.answered.has(e.hash.sum("", p.Event.ReplyToken)) {
 		return nil, fmt.Errorf("Prompt %d reuses the reply token of a prompt already answered; the agent would ignore a second answer, so none is sent.", n)

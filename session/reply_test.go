@@ -268,14 +268,17 @@ func TestSentAfterExpiry(t *testing.T) {
 func TestReusedTokenAnsweredOnce(t *testing.T) {
 	e, _ := newTest(Config{})
 	e.Handle(confirmation("s", -1, "same"), t0)
-	second := confirmation("t", -1, "same")
-	second.Producer.AgentID = "another-agent" // same back channel, same token
-	e.Handle(second, t0)
 	r, err := e.Confirm(1, protocol.DecisionAccept, t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Sent(r, t0)
+	// While both were pending neither could be answered
+	// (TestReusedTokenNeitherOffered); once the first is answered, the
+	// second is not offered.
+	second := confirmation("t", -1, "same")
+	second.Producer.AgentID = "another-agent" // same back channel, same token
+	e.Handle(second, t0)
 	if _, err := e.Confirm(2, protocol.DecisionAccept, t0); err == nil || !strings.Contains(err.Error(), "already answered") {
 		t.Fatalf("the reused token was answered again: %v", err)
 	}

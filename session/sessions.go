@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"time"
@@ -8,10 +9,21 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
+// sessionKey names a session: its agent_id and session_id. Two agents may
+// choose the same session_id; their sessions are still two (nothing one of
+// them sends settles, ends or reorders the other's).
+type sessionKey struct{ agent, id string }
+
+// keyOf is the session ev belongs to.
+func keyOf(ev *protocol.Event) sessionKey {
+	return sessionKey{agent: ev.Producer.AgentID, id: ev.SessionID}
+}
+
 // sessionState is what the engine remembers of one session. It is kept small:
 // a long run tracks thousands of sessions.
 type sessionState struct {
-	id         string
+	agent      string        // the producer's agent_id
+	id         string        // the session_id
 	prev, next *sessionState // in the engine's live or ended list
 	r          *reorder      // nil until the session first holds an event
 
@@ -75,19 +87,19 @@ func (e *Engine) list(s *sessionState) *sessionList {
 	return &e.live
 }
 
-// session returns the state of session id, creating it (and forgetting the
+// session returns the state of session k, creating it (and forgetting the
 // least recently active session when the table is full), and marks it as
 // the most recently active.
-func (e *Engine) session(id string, now time.Time) *sessionState {
-	if s, ok := e.sessions[id]; ok {
+func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
+	if s, ok := e.sessions[k]; ok {
 		if l := e.list(s); l.tail != s {
 			l.remove(s)
 			l.pushBack(s)
 		}
 		return s
 	}
-	s := &sessionState{id: strings.Clone(id), maxSeq: -1}
-	if g, ok := e.gone.get(e.hash.sum(id, "")); ok {
+	s := &sessionState{agent: strings.Clone(k.agent), id: strings.Clone(k.id), maxSeq: -1}
+	if g, ok := e.gone.get(e.hash.sumAll(k.agent, k.id)); ok {
 		s.forgotten, s.seen, s.started, s.ended = true, true, true, g.ended
 		s.known, s.expect, s.lost = g.known, g.expect, g.lost
 	} else {
@@ -98,7 +110,7 @@ func (e *Engine) session(id string, now time.Time) *sessionState {
 	if len(e.sessions) >= e.cfg.MaxSessions {
 		e.evict(now)
 	}
-	e.sessions[s.id] = s
+	e.sessions[sessionKey{s.agent, s.id}] = s
 	e.list(s).pushBack(s)
 	return s
 }
@@ -127,8 +139,8 @@ func (e *Engine) evict(now time.Time) {
 			e.cfg.MaxSessions))
 	}
 	e.list(s).remove(s)
-	delete(e.sessions, s.id)
-	e.gone.put(e.hash.sum(s.id, ""), goneSession{expect: s.expect, known: s.known, ended: s.ended, lost: s.lost})
+	delete(e.sessions, sessionKey{s.agent, s.id})
+	e.gone.put(e.hash.sumAll(s.agent, s.id), goneSession{expect: s.expect, known: s.known, ended: s.ended, lost: s.lost})
 }
 
 // goneSession is what the engine still knows of a session it forgot: where
@@ -146,4 +158,17 @@ func (e *Engine) endSession(s *sessionState) {
 	s.ended = true
 	s.tools = nil
 	e.over.pushBack(s)
+}
+
+// sumAll returns the key of the strings parts, each preceded by its length,
+// so that no two different lists share a key by construction (a NUL inside
+// an ID cannot make ("a\x00b", "c") equal ("a", "b\x00c")).
+func (x *hasher) sumAll(parts ...string) uint64 {
+	x.h.Reset()
+	var n [binary.MaxVarintLen64]byte
+	for _, p := range parts {
+		x.h.Write(n[:binary.PutUvarint(n[:], uint64(len(p)))])
+		x.h.WriteString(p)
+	}
+	return x.h.Sum64()
 }

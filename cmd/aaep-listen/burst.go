@@ -30,7 +30,9 @@ func (l *listener) held(d session.Delivery) bool {
 	if !l.hold.on || d.Prompt == nil {
 		return false
 	}
-	if d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending {
+	if d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending || d.Kind == session.KindPromptNotOffered {
+		// A prompt not offered keeps its place among those held: it is
+		// announced after the prompts that came before it.
 		l.hold.held = append(l.hold.held, d)
 		return true
 	}

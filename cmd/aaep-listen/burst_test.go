@@ -16,26 +16,13 @@ import (
 // offered, and answered by the policy then.
 func TestBurstHoldsSettledPrompts(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	confirm := func(id, tok string) *protocol.Event {
-		return &protocol.Event{Type: protocol.TypeAwaitingConfirmation, EventID: id, SessionID: "sess_" + id,
-			Producer: protocol.Producer{AgentID: "a"}, Urgency: protocol.UrgencyCritical, Action: protocol.Text("Pay " + id + "."),
-			Consequence: "Paid.", ReplyToken: tok, TimeoutSeconds: 60, DefaultDecision: "reject", Timestamp: now}
-	}
+	confirm := func(id, tok string) *protocol.Event { return payPrompt(now, id, "a", tok) }
 	moved := &protocol.Event{Type: protocol.TypeStateChanged, EventID: "evt_moved", SessionID: "sess_evt_1",
 		Producer: protocol.Producer{AgentID: "a"}, FromState: "awaiting_input", ToState: "calling_tool",
 		SummaryNormal: "You accepted; paying.", Timestamp: now}
 
 	for _, autoReject := range []bool{false, true} {
-		tio, _, _, _ := term.Test()
-		o := &options{IO: tio, Verbosity: "normal", Now: func() time.Time { return now }}
-		o.Sign.Off = true
-		if autoReject {
-			o.AutoReply = protocol.DecisionReject
-		}
-		out, conn := &sayLog{}, &replyLog{}
-		l := &listener{o: o, out: out, notes: make(chan note, 64), conn: conn}
-		l.ann = announce.New(announce.Config{}, out)
-		l.eng = session.New(session.Config{}, l)
+		l, out, conn := testListener(now, autoReject)
 
 		l.holdPrompts()
 		l.handle(decoded{ev: confirm("evt_1", "rpl_1")}) // answered before we joined
@@ -67,4 +54,41 @@ func TestBurstHoldsSettledPrompts(t *testing.T) {
 			t.Errorf("auto-reject %v: sent %q", autoReject, conn.sent)
 		}
 	}
+}
+
+// payPrompt is confirmation id of agent, "Pay id.", with reply token tok.
+func payPrompt(now time.Time, id, agent, tok string) *protocol.Event {
+	return &protocol.Event{Type: protocol.TypeAwaitingConfirmation, EventID: id, SessionID: "sess_" + id,
+		Producer: protocol.Producer{AgentID: agent}, Urgency: protocol.UrgencyCritical, Action: protocol.Text("Pay " + id + "."),
+		Consequence: "Paid.", ReplyToken: tok, TimeoutSeconds: 60, DefaultDecision: "reject", Timestamp: now}
+}
+
+// testListener is a listener without a connection of its own: what it says
+// goes to out, what it sends to conn. autoReject turns --auto-reply reject on.
+func testListener(now time.Time, autoReject bool) (*listener, *sayLog, *replyLog) {
+	tio, _, _, _ := term.Test()
+	o := &options{IO: tio, Verbosity: "normal", Now: func() time.Time { return now }}
+	o.Sign.Off = true
+	if autoReject {
+		o.AutoReply = protocol.DecisionReject
+	}
+	out, conn := &sayLog{}, &replyLog{}
+	l := &listener{o: o, out: out, notes: make(chan note, 64), conn: conn}
+	l.ann = announce.New(announce.Config{}, out)
+	l.eng = session.New(session.Config{}, l)
+	return l, out, conn
+}
+
+// inOrder returns the first of want that text lacks, or has only before
+// the one ahead of it; "" when text has them all in order.
+func inOrder(text string, want []string) string {
+	at := 0
+	for _, w := range want {
+		i := strings.Index(text[at:], w)
+		if i < 0 {
+			return w
+		}
+		at += i + len(w)
+	}
+	return ""
 }

@@ -141,6 +141,7 @@ func (l *listener) auditDelivery(d session.Delivery) {
 	what := map[session.DeliveryKind]string{
 		session.KindEvent: "prompt", session.KindPromptStale: "stale", session.KindPromptExpired: "expired",
 		session.KindPromptCancelled: "cancelled", session.KindPromptResolved: "resolved",
+		session.KindPromptNotOffered: "not-offered", session.KindPromptLeft: "left-unanswered",
 	}[d.Kind]
 	if what == "" {
 		return // reminders, warnings; replies are logged by auditReply

@@ -317,6 +317,18 @@ func (l *listener) handle(d decoded) {
 	l.answerByPolicy(now)
 }
 
+// endKind says what becomes of the prompts still pending when the run
+// ends. With a subscription, closed by us or ending with its connection,
+// the producer applies their default decisions (spec §5.8.2, §8.2.5).
+// Without one (the deployed layout has no handshake) nothing tells the
+// producer: the prompts are left unanswered and the agent still waits.
+func (l *listener) endKind() session.EndKind {
+	if l.neg.subID != "" || l.neg.closed {
+		return session.EndClosed
+	}
+	return session.EndLeft
+}
+
 // finish releases everything held and tells the user what ended.
 func (l *listener) finish(why string) {
 	// A stop typed just before the end still reaches the daemon (which
@@ -328,7 +340,7 @@ func (l *listener) finish(why string) {
 	l.eng.Flush(now)
 	l.endBurst(now)
 	l.ann.Flush(now)
-	l.eng.End(now, why)
+	l.eng.End(now, l.endKind())
 	l.say(why)
 	l.flush()
 }

@@ -34,6 +34,9 @@ type negotiation struct {
 	// end, when not empty, says why the subscription must end now; the
 	// run closes it and stops.
 	end string
+	// closed is set once we sent subscription.close: the producer applies
+	// the default decision of the prompts still waiting (spec §5.8.2).
+	closed bool
 }
 
 // adopt takes the terms of a subscription.accepted, the first one or the
@@ -190,7 +193,7 @@ func (l *listener) closeSubscription(code, why string) {
 	if err := l.conn.Send(ctx, msg); err != nil {
 		l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "transport", Message: fmt.Sprintf("Could not tell the producer the subscription is closed: %v.", err)})
 	}
-	l.neg.subID = ""
+	l.neg.subID, l.neg.closed = "", true
 }
 
 // ended reports whether the negotiation ended the subscription; if so it

@@ -127,13 +127,8 @@ func TestRejectedThenRetried(t *testing.T) {
 		"Subscribed to Picky Agent.",
 		"Event 1 of the retried subscription.",
 	}
-	at := 0
-	for _, w := range want {
-		i := strings.Index(out[at:], w)
-		if i < 0 {
-			t.Fatalf("%q missing, or out of order, in:\n%s\nstderr:\n%s", w, out, r.stderr())
-		}
-		at += i + len(w)
+	if w := inOrder(out, want); w != "" {
+		t.Fatalf("%q missing, or out of order, in:\n%s\nstderr:\n%s", w, out, r.stderr())
 	}
 	if len(p.requests) != 3 {
 		t.Fatalf("%d subscription requests, want 3", len(p.requests))

@@ -313,7 +313,7 @@ func orDefault(s, def string) string {
 func (p *player) finish(now time.Time, why string) {
 	p.eng.Flush(now)
 	p.ann.Flush(now)
-	p.eng.End(now, why)
+	p.eng.End(now, session.EndClosed)
 	p.say(now, why)
 	p.flush()
 }

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+)
+
+// Quitting (quit, Ctrl-C) with a confirmation pending. In the deployed
+// layout there is no subscription to close: the producer still waits, so
+// the prompt is told as left unanswered, never as expired with its default
+// decision, and the audit log says left-unanswered. With a subscription that
+// we close, the producer applies the default, and the listener says so.
+func TestQuitWithPromptPending(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		quirks bool // the deployed layout: no handshake
+		signal bool // Ctrl-C instead of quit
+	}{
+		{"deployed layout, quit", true, false},
+		{"deployed layout, Ctrl-C", true, true},
+		{"subscription closed, quit", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "audit.jsonl")
+			p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: tc.quirks})
+			r := startListener(t, "--plain", "--no-sign", "--audit", log, url)
+			r.waitOutput(t, "Confirmation needed, prompt 1")
+			if tc.signal {
+				if err := r.cmd.Process.Signal(syscall.SIGINT); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				fmt.Fprintln(r.stdin, "quit")
+			}
+			r.wait(t)
+			out := r.stdout()
+			t.Logf("output:\n%s", out)
+			var what []string
+			for _, rec := range readAudit(t, log) {
+				what = append(what, rec.What)
+			}
+			if tc.quirks {
+				if !strings.Contains(out, "Prompt 1 is left unanswered") || !strings.Contains(out, "The agent is still waiting for an answer") {
+					t.Errorf("not told the prompt is left unanswered:\n%s", out)
+				}
+				if strings.Contains(out, "expired") || strings.Contains(out, "default decision applies") {
+					t.Errorf("told the prompt expired although the producer still waits:\n%s", out)
+				}
+				if got := strings.Join(what, ","); got != "prompt,left-unanswered" {
+					t.Errorf("audit log: %s", got)
+				}
+				if outs := p.Outcomes(); len(outs) != 0 {
+					t.Errorf("the producer settled the prompt: %+v", outs)
+				}
+				return
+			}
+			if !strings.Contains(out, "Prompt 1 expired without an answer") {
+				t.Errorf("not told the default applies:\n%s", out)
+			}
+			if got := strings.Join(what, ","); got != "prompt,expired" {
+				t.Errorf("audit log: %s", got)
+			}
+			// The producer applies the default once the subscription closes.
+			deadline := time.Now().Add(20 * time.Second)
+			for len(p.Outcomes()) == 0 && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.TimedOut {
+				t.Errorf("producer outcomes %+v, want the default applied", outs)
+			}
+		})
+	}
+}
