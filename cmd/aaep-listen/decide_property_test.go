@@ -143,11 +143,10 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 				continue
 			}
 			// A reused token: the producer may apply this accept to the
-			// other prompt. The engine is to offer neither (issue 12, item 1,
-			// fifth point, on another branch); once merged, make this Fatalf.
+			// other prompt, so the engine offers neither of the two.
 			for _, q := range r.l.eng.Pending() {
 				if q != p && q.Event.ReplyToken == m.Token {
-					t.Logf("seed %d: the accept of prompt %d carries the token of prompt %d, still pending", seed, p.Number, q.Number)
+					t.Fatalf("seed %d: the accept of prompt %d carries the token of prompt %d, still pending", seed, p.Number, q.Number)
 				}
 			}
 			key := alwaysModel{p.Event.Producer.AgentID, p.Event.SessionID, p.Tool}

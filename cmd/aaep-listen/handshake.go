@@ -101,7 +101,7 @@ func (l *listener) closedByProducer(b []byte) {
 	if m.ReasonMessage != "" {
 		msg += " It says: " + protocol.Sanitize(m.ReasonMessage)
 	}
-	l.neg.subID = ""
+	l.neg.subID, l.neg.closed = "", true // the producer knows: it applies the defaults
 	if l.neg.end == "" {
 		l.neg.end = msg
 	}

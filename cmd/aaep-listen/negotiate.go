@@ -34,8 +34,9 @@ type negotiation struct {
 	// end, when not empty, says why the subscription must end now; the
 	// run closes it and stops.
 	end string
-	// closed is set once we sent subscription.close: the producer applies
-	// the default decision of the prompts still waiting (spec §5.8.2).
+	// closed is set once a subscription.close went either way (we sent it,
+	// or the producer did): the producer applies the default decision of
+	// the prompts still waiting (spec §5.8.2).
 	closed bool
 }
 
