@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/creds"
 )
 
 // Layout is the set of HTTP paths a producer serves.
@@ -75,11 +77,13 @@ type SSEOptions struct {
 	Layout Layout
 
 	// Token, if not empty, is sent as "Authorization: Bearer <Token>" on
-	// every request.
+	// every request to the base URL's origin (scheme, host and port), and
+	// to no other: not to a subscription Location, nor across a redirect,
+	// on another origin.
 	Token string
-	// Header holds extra headers sent with every request. Headers this
-	// package sets (Accept, Content-Type, Last-Event-ID, and Authorization
-	// when Token is set) take precedence.
+	// Header holds extra headers sent with every request to the base URL's
+	// origin, like Token. Headers this package sets (Accept, Content-Type,
+	// Last-Event-ID, and Authorization when Token is set) take precedence.
 	Header http.Header
 
 	// Paths, joined to the base URL's path. Empty means the Default…Path
@@ -156,10 +160,11 @@ func (o SSEOptions) withDefaults() SSEOptions {
 
 // sseConn is a Conn over HTTP and SSE.
 type sseConn struct {
-	o      SSEOptions // with defaults
-	client *http.Client
+	o      SSEOptions      // with defaults
+	client *http.Client    // strips credentials from redirects to other origins
 	ownTr  *http.Transport // the client's transport when we made it; else nil
 	base   *url.URL
+	creds  *creds.Set // Token and Header, for base's origin only
 	*pump
 
 	// Settled by DialSSE, read-only afterwards.
@@ -211,6 +216,8 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 		c.ownTr = http.DefaultTransport.(*http.Transport).Clone()
 		c.client = &http.Client{Transport: c.ownTr}
 	}
+	c.creds = creds.New(u, opts.Token, opts.Header)
+	c.client = c.creds.Client(c.client)
 	c.status(StatusConnecting, "")
 	if w := plainWarning(u); w != "" {
 		c.diag(w)
@@ -292,7 +299,7 @@ func (c *sseConn) subscribe(ctx context.Context) (*handshake, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transport: subscribe: %w", err)
 	}
-	c.setHeaders(req.Header)
+	c.setHeaders(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.client.Do(req)
@@ -371,7 +378,7 @@ func (c *sseConn) connect(ctx context.Context) (*http.Response, context.CancelFu
 		cancel()
 		return nil, nil, fmt.Errorf("transport: open the event stream: %w", err)
 	}
-	c.setHeaders(req.Header)
+	c.setHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Cache-Control", "no-cache")
 	if c.lastID != "" {
@@ -412,14 +419,9 @@ func (c *sseConn) connect(ctx context.Context) (*http.Response, context.CancelFu
 // "do not reconnect".
 var errStopped = errors.New("transport: the producer asked not to reconnect")
 
-func (c *sseConn) setHeaders(h http.Header) {
-	for k, v := range c.o.Header {
-		h[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
-	}
-	if c.o.Token != "" {
-		h.Set("Authorization", "Bearer "+c.o.Token)
-	}
-}
+// setHeaders puts the credentials in req when it goes to the origin the
+// user named.
+func (c *sseConn) setHeaders(req *http.Request) { c.creds.Apply(req.Header, req.URL) }
 
 // netErr wraps a request error, naming the real cause when it was Close
 // (ErrClosed) or the end of the caller's ctx.
@@ -619,7 +621,7 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return fmt.Errorf("transport: send: %w", err)
 	}
-	c.setHeaders(req.Header)
+	c.setHeaders(req)
 	if c.o.SendHeader != nil {
 		h, err := c.o.SendHeader(msg)
 		if err != nil {

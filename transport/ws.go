@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/gorilla/websocket"
 )
@@ -173,12 +174,7 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 	}
 	u.Fragment, u.RawFragment = "", ""
 	header := http.Header{}
-	for k, v := range opts.Header {
-		header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
-	}
-	if opts.Token != "" {
-		header.Set("Authorization", "Bearer "+opts.Token)
-	}
+	creds.New(u, opts.Token, opts.Header).Apply(header, u) // the dialer follows no redirect
 	d := &websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: 30 * time.Second,
