@@ -39,7 +39,6 @@ const (
 var (
 	tokenPattern = regexp.MustCompile(`^rpl_[A-Za-z0-9]{1,64}$`)
 	subPattern   = regexp.MustCompile(`^sub_[A-Za-z0-9]{1,64}$`)
-	semver       = regexp.MustCompile(`^([0-9]+)\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`)
 )
 
 // ServeHTTP serves the endpoints of both layouts (only the legacy one in
@@ -103,7 +102,6 @@ type capabilities struct {
 	CoalesceBoundaries         []string `json:"coalesce_boundaries"`
 	EventFilters               *filters `json:"event_filters"`
 	SupportedConformanceLevels []int    `json:"supported_conformance_levels"`
-	AcceptSignedManifestsOnly  bool     `json:"accept_signed_manifests_only"`
 }
 
 type filters struct {
@@ -124,18 +122,19 @@ type honored struct {
 	Sigrpl                     *sigrplHonored `json:"sigrpl,omitempty"`
 }
 
-// rejection is a subscription.rejected message with its HTTP status.
-type rejection struct {
+// Rejection is a subscription.rejected message with the HTTP status it is
+// answered with.
+type Rejection struct {
 	status int
 	code   string
 	text   string
 	retry  *int // retry_after_seconds, when the subscriber may try again
 }
 
-func (e *rejection) Error() string { return e.code + ": " + e.text }
+func (e *Rejection) Error() string { return e.code + ": " + e.text }
 
-func reject(status int, code, format string, args ...any) *rejection {
-	return &rejection{status, code, fmt.Sprintf(format, args...), nil}
+func reject(status int, code, format string, args ...any) *Rejection {
+	return &Rejection{status, code, fmt.Sprintf(format, args...), nil}
 }
 
 func (p *Producer) handleSubscribe(w http.ResponseWriter, r *http.Request) {
@@ -168,35 +167,15 @@ func manifestURL(r *http.Request) string {
 // subscribe evaluates a subscription.request on any binding and stores the
 // subscription it makes; it returns the subscription.accepted message, or
 // the rejection. manifest, if not empty, is the manifest_uri to announce.
-func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, *rejection) {
-	var req map[string]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil || req == nil {
-		return nil, nil, reject(http.StatusBadRequest, "unknown", "the body is not a JSON object")
-	}
-	if typ, _ := stringField(req, "type"); typ != protocol.TypeSubscriptionRequest {
-		return nil, nil, reject(http.StatusBadRequest, "unknown", `"type" must be %q`, protocol.TypeSubscriptionRequest)
-	}
-	version, _ := stringField(req, "aaep_version")
-	m := semver.FindStringSubmatch(version)
-	switch {
-	case m == nil:
-		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`)
-	case m[1] != "1":
-		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version)
+func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, *Rejection) {
+	r, rej := ReadRequest(body)
+	if rej != nil {
+		return nil, nil, rej
 	}
 	if rej := p.refusal(); rej != nil { // Options.Refuse (refuse.go)
 		return nil, nil, rej
 	}
-	subscriber, _ := stringField(req, "subscriber_id")
-	if subscriber == "" || len(subscriber) > 256 {
-		return nil, nil, reject(http.StatusBadRequest, "unknown", `"subscriber_id" must be a string of 1 to 256 bytes`)
-	}
-	requested := map[string]json.RawMessage{}
-	if raw, ok := req["capabilities"]; ok {
-		if err := json.Unmarshal(raw, &requested); err != nil || requested == nil {
-			return nil, nil, reject(http.StatusBadRequest, "capabilities_incompatible", `"capabilities" must be an object`)
-		}
-	}
+	req, subscriber, requested := r.Members, r.SubscriberID, r.Capabilities
 	h, t, notes, rej := p.negotiate(requested)
 	if rej != nil {
 		return nil, nil, rej
@@ -244,7 +223,7 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 
 // addSubscription stores sub, evicting the longest idle subscription without
 // a stream when there are too many.
-func (p *Producer) addSubscription(sub *subscription) *rejection {
+func (p *Producer) addSubscription(sub *subscription) *Rejection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.subs) >= maxSubscriptions {
@@ -255,7 +234,7 @@ func (p *Producer) addSubscription(sub *subscription) *rejection {
 			}
 		}
 		if idle == nil {
-			return &rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions", nil}
+			return &Rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions", nil}
 		}
 		delete(p.subs, idle.id)
 		close(idle.closed)
@@ -267,13 +246,13 @@ func (p *Producer) addSubscription(sub *subscription) *rejection {
 // negotiate checks requested capabilities and returns what the producer
 // honors (never more than requested), the terms its streams apply, and notes
 // on what it could not honor.
-func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, terms, []string, *rejection) {
+func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, terms, []string, *Rejection) {
 	raw, _ := json.Marshal(requested)
 	var c capabilities
 	if err := json.Unmarshal(raw, &c); err != nil {
 		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", "capabilities: %v", err)
 	}
-	bad := func(format string, args ...any) (honored, terms, []string, *rejection) {
+	bad := func(format string, args ...any) (honored, terms, []string, *Rejection) {
 		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", format, args...)
 	}
 	var h honored
@@ -351,8 +330,8 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		}
 	}
 
-	if c.AcceptSignedManifestsOnly && !p.signsManifest() {
-		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "manifest_signature_required", "this producer has no signed manifest")
+	if rej := CheckSignedManifest(requested, p.signsManifest()); rej != nil {
+		return honored{}, terms{}, nil, rej
 	}
 	return h, t, notes, nil
 }
@@ -364,13 +343,16 @@ func sameLanguage(a, b string) bool {
 	return strings.EqualFold(pa, pb)
 }
 
-func (p *Producer) writeRejection(w http.ResponseWriter, rej *rejection) {
+func (p *Producer) writeRejection(w http.ResponseWriter, rej *Rejection) {
 	p.opts.Logf("producer: subscription rejected: %v", rej)
 	writeJSON(w, rej.status, rej.message())
 }
 
 // message is the subscription.rejected message.
-func (e *rejection) message() map[string]any {
+func (e *Rejection) message() map[string]any {
+	if e == nil {
+		return nil
+	}
 	m := map[string]any{
 		"type":           protocol.TypeSubscriptionRejected,
 		"reason_code":    e.code,

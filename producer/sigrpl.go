@@ -20,7 +20,7 @@ type sigrplHonored struct {
 // signerOffer reads the key offered in a subscription.request's
 // extensions.sigrpl. It returns nil when none is offered; an offer that is
 // malformed, or whose key is not pinned when keys are pinned, is rejected.
-func (p *Producer) signerOffer(req map[string]json.RawMessage) (*sigrpl.Verifier, *sigrplHonored, *rejection) {
+func (p *Producer) signerOffer(req map[string]json.RawMessage) (*sigrpl.Verifier, *sigrplHonored, *Rejection) {
 	var ext map[string]json.RawMessage
 	if raw, ok := req["extensions"]; ok {
 		if err := json.Unmarshal(raw, &ext); err != nil {
