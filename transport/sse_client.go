@@ -99,6 +99,14 @@ type SSEOptions struct {
 	// subscription.request message), sent unchanged.
 	SubscriptionRequest []byte
 
+	// HeaderTimeout bounds the wait for the producer's response headers
+	// on every request (subscribing, opening the stream, sending); a
+	// producer that has not answered by then is taken as not answering:
+	// the first connection fails with a *HeaderTimeoutError, a reconnect
+	// says so through OnDiagnostic and backs off. It does not bound the
+	// stream itself. Zero means DefaultHeaderTimeout; negative, no limit.
+	HeaderTimeout time.Duration
+
 	// SendHeader, if not nil, gives extra headers for one message Send
 	// posts, made from its exact bytes (a signature, for example).
 	SendHeader func(msg []byte) (http.Header, error)
@@ -302,7 +310,7 @@ func (c *sseConn) subscribe(ctx context.Context) (*handshake, error) {
 	c.setHeaders(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.client.Do(req)
+	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
 	if err != nil {
 		return nil, c.netErr(ctx, "subscribe", err)
 	}
@@ -384,7 +392,7 @@ func (c *sseConn) connect(ctx context.Context) (*http.Response, context.CancelFu
 	if c.lastID != "" {
 		req.Header.Set("Last-Event-ID", c.lastID)
 	}
-	resp, err := c.client.Do(req)
+	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
 	if !stop() && err == nil {
 		// ctx ended as the answer came: the stream is canceled already.
 		resp.Body.Close()
@@ -492,6 +500,10 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			return err, "The producer refused the connection."
 		default:
 			lastErr = err
+			var late *HeaderTimeoutError
+			if errors.As(err, &late) {
+				c.diag(late.Error() + "; trying again.")
+			}
 		}
 	}
 }
@@ -632,7 +644,7 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.client.Do(req)
+	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
 	if err != nil {
 		return c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
 	}

@@ -142,6 +142,10 @@ type WSOptions struct {
 	NoSubprotocol bool
 	// TLSConfig is used for wss:// endpoints; nil means the defaults.
 	TLSConfig *tls.Config
+	// HeaderTimeout bounds the opening handshake, as SSEOptions.HeaderTimeout
+	// bounds the wait for response headers. Zero means DefaultHeaderTimeout;
+	// negative, no limit.
+	HeaderTimeout time.Duration
 	// PingInterval is how often the connection pings the producer; a
 	// producer that sends nothing, not even a pong, for two intervals is
 	// taken for lost and the connection is made again. Zero means
@@ -177,7 +181,7 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 	creds.New(u, opts.Token, opts.Header).Apply(header, u) // the dialer follows no redirect
 	d := &websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
-		HandshakeTimeout: 30 * time.Second,
+		HandshakeTimeout: headerTimeout(opts.HeaderTimeout),
 		Subprotocols:     []string{Subprotocol},
 		TLSClientConfig:  opts.TLSConfig,
 	}
