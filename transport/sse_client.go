@@ -100,7 +100,7 @@ type SSEOptions struct {
 	SubscriptionRequest []byte
 
 	// HeaderTimeout bounds the wait for the producer's response headers
-	// on every request (subscribing, opening the stream, sending); a
+	// when connecting (subscribing, opening the stream; not Send); a
 	// producer that has not answered by then is taken as not answering:
 	// the first connection fails with a *HeaderTimeoutError, a reconnect
 	// says so through OnDiagnostic and backs off. It does not bound the
@@ -644,7 +644,7 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
+	resp, err := c.client.Do(req) // bounded by ctx: the caller knows how long an answer may take
 	if err != nil {
 		return c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
 	}
