@@ -181,14 +181,17 @@ func (s *Server) accept() (string, []byte, error) {
 
 // check refuses a subscription.request the server cannot honour, with the
 // reason codes and the checks of the built-in producer: an AAEP version
-// other than 1.x, a malformed request, a demand for a signed manifest (a
-// replayed capture has none).
+// other than 1.x, a malformed request or malformed capabilities, a demand
+// for a signed manifest (a replayed capture has none).
 func check(body []byte) *producer.Rejection {
 	req, rej := producer.ReadRequest(body)
-	if rej != nil {
-		return rej
+	if rej == nil {
+		rej = producer.CheckCapabilities(req.Capabilities)
 	}
-	return producer.CheckSignedManifest(req.Capabilities, false)
+	if rej == nil {
+		rej = producer.CheckSignedManifest(req.Capabilities, false)
+	}
+	return rej
 }
 
 func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) {

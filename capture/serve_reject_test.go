@@ -27,6 +27,14 @@ var refusedRequests = []struct {
 	{"signed manifests only", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t",
 		"capabilities":{"accept_signed_manifests_only":true}}`, "manifest_signature_required"},
 	{"capabilities not an object", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":[]}`, "capabilities_incompatible"},
+	{"rate out of range", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t",
+		"capabilities":{"max_events_per_second":0}}`, "capabilities_incompatible"},
+	{"unknown verbosity", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t",
+		"capabilities":{"preferred_verbosity":"loud"}}`, "capabilities_incompatible"},
+	{"conformance level 7", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t",
+		"capabilities":{"supported_conformance_levels":[7]}}`, "capabilities_incompatible"},
+	{"malformed event filter", `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t",
+		"capabilities":{"event_filters":{"include":["a*b*"]}}}`, "capabilities_incompatible"},
 	{"no subscriber_id", `{"type":"subscription.request","aaep_version":"1.0.0"}`, "unknown"},
 }
 

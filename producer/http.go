@@ -247,13 +247,12 @@ func (p *Producer) addSubscription(sub *subscription) *Rejection {
 // honors (never more than requested), the terms its streams apply, and notes
 // on what it could not honor.
 func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, terms, []string, *Rejection) {
-	raw, _ := json.Marshal(requested)
-	var c capabilities
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", "capabilities: %v", err)
+	c, rej := readCapabilities(requested)
+	if rej == nil {
+		rej = CheckSignedManifest(requested, p.signsManifest())
 	}
-	bad := func(format string, args ...any) (honored, terms, []string, *Rejection) {
-		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", format, args...)
+	if rej != nil {
+		return honored{}, terms{}, nil, rej
 	}
 	var h honored
 	var notes []string
@@ -261,9 +260,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 
 	h.MaxEventsPerSecond = maxRate
 	if n := c.MaxEventsPerSecond; n != nil {
-		if *n < 1 || *n > 100000 {
-			return bad("max_events_per_second must be from 1 to 100000")
-		}
 		h.MaxEventsPerSecond = min(*n, maxRate)
 	}
 	t.rate = h.MaxEventsPerSecond
@@ -271,10 +267,8 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	switch c.PreferredVerbosity {
 	case "", "normal":
 		h.PreferredVerbosity = "normal"
-	case "terse", "detailed":
-		notes = append(notes, "Events are written at normal verbosity only.")
 	default:
-		return bad("preferred_verbosity %q is not terse, normal or detailed", c.PreferredVerbosity)
+		notes = append(notes, "Events are written at normal verbosity only.")
 	}
 
 	langs := c.Languages
@@ -282,9 +276,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		langs = []string{"en-US"}
 	}
 	for _, l := range langs {
-		if !isLanguageTag(l) {
-			return bad("languages: %q is not a language tag", l)
-		}
 		if slices.ContainsFunc(p.langs, func(have string) bool { return sameLanguage(have, l) }) && !slices.Contains(h.Languages, l) {
 			h.Languages = append(h.Languages, l)
 		}
@@ -297,9 +288,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	h.SupportsClarificationReply = c.SupportsClarificationReply
 
 	for _, b := range c.CoalesceBoundaries {
-		if !slices.Contains([]string{"none", "word", "sentence", "paragraph", "completion"}, b) {
-			return bad("coalesce_boundaries: %q is not a boundary", b)
-		}
 		if (b == "sentence" || b == "completion") && !slices.Contains(h.CoalesceBoundaries, b) {
 			h.CoalesceBoundaries = append(h.CoalesceBoundaries, b)
 		}
@@ -309,11 +297,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 
 	if f := c.EventFilters; f != nil {
-		for _, pat := range slices.Concat(f.Include, f.Exclude) {
-			if pat == "" || len(pat) > 256 || strings.Contains(strings.TrimSuffix(pat, "*"), "*") {
-				return bad("event_filters: %q is not a type or a prefix ending in *", pat)
-			}
-		}
 		h.EventFilters = f
 		if f.Include != nil {
 			t.include = f.Include
@@ -322,18 +305,63 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 
 	for _, l := range c.SupportedConformanceLevels {
-		if l < 1 || l > 3 {
-			return bad("supported_conformance_levels: %d is not 1, 2 or 3", l)
-		}
 		if !slices.Contains(h.SupportedConformanceLevels, l) {
 			h.SupportedConformanceLevels = append(h.SupportedConformanceLevels, l)
 		}
 	}
-
-	if rej := CheckSignedManifest(requested, p.signsManifest()); rej != nil {
-		return honored{}, terms{}, nil, rej
-	}
 	return h, t, notes, nil
+}
+
+// CheckCapabilities rejects requested capabilities that no producer can
+// honour because they are malformed: a rate out of range, an unknown
+// verbosity or coalescing boundary, a bad language tag, event filter or
+// conformance level ("capabilities_incompatible").
+func CheckCapabilities(requested map[string]json.RawMessage) *Rejection {
+	_, rej := readCapabilities(requested)
+	return rej
+}
+
+// readCapabilities decodes and checks requested capabilities.
+func readCapabilities(requested map[string]json.RawMessage) (capabilities, *Rejection) {
+	raw, _ := json.Marshal(requested)
+	var c capabilities
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return c, reject(http.StatusBadRequest, "capabilities_incompatible", "capabilities: %v", err)
+	}
+	bad := func(format string, args ...any) (capabilities, *Rejection) {
+		return c, reject(http.StatusBadRequest, "capabilities_incompatible", format, args...)
+	}
+	if n := c.MaxEventsPerSecond; n != nil && (*n < 1 || *n > 100000) {
+		return bad("max_events_per_second must be from 1 to 100000")
+	}
+	switch c.PreferredVerbosity {
+	case "", "terse", "normal", "detailed":
+	default:
+		return bad("preferred_verbosity %q is not terse, normal or detailed", c.PreferredVerbosity)
+	}
+	for _, l := range c.Languages {
+		if !isLanguageTag(l) {
+			return bad("languages: %q is not a language tag", l)
+		}
+	}
+	for _, b := range c.CoalesceBoundaries {
+		if !slices.Contains([]string{"none", "word", "sentence", "paragraph", "completion"}, b) {
+			return bad("coalesce_boundaries: %q is not a boundary", b)
+		}
+	}
+	if f := c.EventFilters; f != nil {
+		for _, pat := range slices.Concat(f.Include, f.Exclude) {
+			if pat == "" || len(pat) > 256 || strings.Contains(strings.TrimSuffix(pat, "*"), "*") {
+				return bad("event_filters: %q is not a type or a prefix ending in *", pat)
+			}
+		}
+	}
+	for _, l := range c.SupportedConformanceLevels {
+		if l < 1 || l > 3 {
+			return bad("supported_conformance_levels: %d is not 1, 2 or 3", l)
+		}
+	}
+	return c, nil
 }
 
 // sameLanguage reports whether two language tags share their primary subtag.
