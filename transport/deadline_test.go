@@ -77,3 +77,20 @@ func TestHeaderDeadlineReconnect(t *testing.T) {
 		t.Errorf("diagnostics %q, want two saying the producer did not answer", rec.diagnostics())
 	}
 }
+
+// TestHeaderDeadlineWebSocket: a producer that never finishes the
+// WebSocket opening handshake fails the first connection at the deadline.
+func TestHeaderDeadlineWebSocket(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(silent))
+	t.Cleanup(srv.Close)
+	done := make(chan error, 1)
+	go func() {
+		_, err := Dial(context.Background(), "ws"+strings.TrimPrefix(srv.URL, "http"), Options{SSE: SSEOptions{
+			HeaderTimeout: 50 * time.Millisecond, SubscriptionRequest: []byte(`{"type":"subscription.request"}`),
+		}, WebSocket: WSOptions{LinkOptions: LinkOptions{MaxReconnects: -1}}})
+		done <- err
+	}()
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Errorf("dial: %v, want a timeout", err)
+	}
+}
