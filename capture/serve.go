@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 	"github.com/gorilla/websocket"
@@ -178,10 +179,31 @@ func (s *Server) accept() (string, []byte, error) {
 	return id, out, nil
 }
 
+// check refuses a subscription.request the server cannot honour, with the
+// reason codes and the checks of the built-in producer: an AAEP version
+// other than 1.x, a malformed request or malformed capabilities, a demand
+// for a signed manifest (a replayed capture has none).
+func check(body []byte) *producer.Rejection {
+	req, rej := producer.ReadRequest(body)
+	if rej == nil {
+		rej = producer.CheckCapabilities(req.Capabilities)
+	}
+	if rej == nil {
+		rej = producer.CheckSignedManifest(req.Capabilities, false)
+	}
+	return rej
+}
+
 func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, maxReplyBytes))
-	if err != nil || protocol.PeekType(body) != protocol.TypeSubscriptionRequest {
-		http.Error(w, "want a subscription.request", http.StatusBadRequest)
+	if err != nil {
+		http.Error(w, "cannot read the subscription.request", http.StatusBadRequest)
+		return
+	}
+	if rej := check(body); rej != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(rej.Status())
+		_, _ = w.Write(rej.Message())
 		return
 	}
 	id, out, err := s.accept()
@@ -318,8 +340,9 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	if protocol.PeekType(first) != protocol.TypeSubscriptionRequest {
-		end(wsCloseRejected, "the first message must be a subscription.request")
+	if rej := check(first); rej != nil {
+		_ = send(rej.Message())
+		end(wsCloseRejected, rej.Code())
 		return
 	}
 	id, acc, err := s.accept()

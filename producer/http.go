@@ -39,7 +39,6 @@ const (
 var (
 	tokenPattern = regexp.MustCompile(`^rpl_[A-Za-z0-9]{1,64}$`)
 	subPattern   = regexp.MustCompile(`^sub_[A-Za-z0-9]{1,64}$`)
-	semver       = regexp.MustCompile(`^([0-9]+)\.[0-9]+\.[0-9]+(-[A-Za-z0-9.-]+)?$`)
 )
 
 // ServeHTTP serves the endpoints of both layouts (only the legacy one in
@@ -103,7 +102,6 @@ type capabilities struct {
 	CoalesceBoundaries         []string `json:"coalesce_boundaries"`
 	EventFilters               *filters `json:"event_filters"`
 	SupportedConformanceLevels []int    `json:"supported_conformance_levels"`
-	AcceptSignedManifestsOnly  bool     `json:"accept_signed_manifests_only"`
 }
 
 type filters struct {
@@ -124,18 +122,19 @@ type honored struct {
 	Sigrpl                     *sigrplHonored `json:"sigrpl,omitempty"`
 }
 
-// rejection is a subscription.rejected message with its HTTP status.
-type rejection struct {
+// Rejection is a subscription.rejected message with the HTTP status it is
+// answered with.
+type Rejection struct {
 	status int
 	code   string
 	text   string
 	retry  *int // retry_after_seconds, when the subscriber may try again
 }
 
-func (e *rejection) Error() string { return e.code + ": " + e.text }
+func (e *Rejection) Error() string { return e.code + ": " + e.text }
 
-func reject(status int, code, format string, args ...any) *rejection {
-	return &rejection{status, code, fmt.Sprintf(format, args...), nil}
+func reject(status int, code, format string, args ...any) *Rejection {
+	return &Rejection{status, code, fmt.Sprintf(format, args...), nil}
 }
 
 func (p *Producer) handleSubscribe(w http.ResponseWriter, r *http.Request) {
@@ -168,35 +167,15 @@ func manifestURL(r *http.Request) string {
 // subscribe evaluates a subscription.request on any binding and stores the
 // subscription it makes; it returns the subscription.accepted message, or
 // the rejection. manifest, if not empty, is the manifest_uri to announce.
-func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, *rejection) {
-	var req map[string]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil || req == nil {
-		return nil, nil, reject(http.StatusBadRequest, "unknown", "the body is not a JSON object")
-	}
-	if typ, _ := stringField(req, "type"); typ != protocol.TypeSubscriptionRequest {
-		return nil, nil, reject(http.StatusBadRequest, "unknown", `"type" must be %q`, protocol.TypeSubscriptionRequest)
-	}
-	version, _ := stringField(req, "aaep_version")
-	m := semver.FindStringSubmatch(version)
-	switch {
-	case m == nil:
-		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`)
-	case m[1] != "1":
-		return nil, nil, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version)
+func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, *Rejection) {
+	r, rej := ReadRequest(body)
+	if rej != nil {
+		return nil, nil, rej
 	}
 	if rej := p.refusal(); rej != nil { // Options.Refuse (refuse.go)
 		return nil, nil, rej
 	}
-	subscriber, _ := stringField(req, "subscriber_id")
-	if subscriber == "" || len(subscriber) > 256 {
-		return nil, nil, reject(http.StatusBadRequest, "unknown", `"subscriber_id" must be a string of 1 to 256 bytes`)
-	}
-	requested := map[string]json.RawMessage{}
-	if raw, ok := req["capabilities"]; ok {
-		if err := json.Unmarshal(raw, &requested); err != nil || requested == nil {
-			return nil, nil, reject(http.StatusBadRequest, "capabilities_incompatible", `"capabilities" must be an object`)
-		}
-	}
+	req, subscriber, requested := r.Members, r.SubscriberID, r.Capabilities
 	h, t, notes, rej := p.negotiate(requested)
 	if rej != nil {
 		return nil, nil, rej
@@ -244,7 +223,7 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 
 // addSubscription stores sub, evicting the longest idle subscription without
 // a stream when there are too many.
-func (p *Producer) addSubscription(sub *subscription) *rejection {
+func (p *Producer) addSubscription(sub *subscription) *Rejection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if len(p.subs) >= maxSubscriptions {
@@ -255,7 +234,7 @@ func (p *Producer) addSubscription(sub *subscription) *rejection {
 			}
 		}
 		if idle == nil {
-			return &rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions", nil}
+			return &Rejection{http.StatusTooManyRequests, "rate_limit", "too many open subscriptions", nil}
 		}
 		delete(p.subs, idle.id)
 		close(idle.closed)
@@ -267,14 +246,13 @@ func (p *Producer) addSubscription(sub *subscription) *rejection {
 // negotiate checks requested capabilities and returns what the producer
 // honors (never more than requested), the terms its streams apply, and notes
 // on what it could not honor.
-func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, terms, []string, *rejection) {
-	raw, _ := json.Marshal(requested)
-	var c capabilities
-	if err := json.Unmarshal(raw, &c); err != nil {
-		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", "capabilities: %v", err)
+func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, terms, []string, *Rejection) {
+	c, rej := readCapabilities(requested)
+	if rej == nil {
+		rej = CheckSignedManifest(requested, p.signsManifest())
 	}
-	bad := func(format string, args ...any) (honored, terms, []string, *rejection) {
-		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "capabilities_incompatible", format, args...)
+	if rej != nil {
+		return honored{}, terms{}, nil, rej
 	}
 	var h honored
 	var notes []string
@@ -282,9 +260,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 
 	h.MaxEventsPerSecond = maxRate
 	if n := c.MaxEventsPerSecond; n != nil {
-		if *n < 1 || *n > 100000 {
-			return bad("max_events_per_second must be from 1 to 100000")
-		}
 		h.MaxEventsPerSecond = min(*n, maxRate)
 	}
 	t.rate = h.MaxEventsPerSecond
@@ -292,10 +267,8 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	switch c.PreferredVerbosity {
 	case "", "normal":
 		h.PreferredVerbosity = "normal"
-	case "terse", "detailed":
-		notes = append(notes, "Events are written at normal verbosity only.")
 	default:
-		return bad("preferred_verbosity %q is not terse, normal or detailed", c.PreferredVerbosity)
+		notes = append(notes, "Events are written at normal verbosity only.")
 	}
 
 	langs := c.Languages
@@ -303,9 +276,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		langs = []string{"en-US"}
 	}
 	for _, l := range langs {
-		if !isLanguageTag(l) {
-			return bad("languages: %q is not a language tag", l)
-		}
 		if slices.ContainsFunc(p.langs, func(have string) bool { return sameLanguage(have, l) }) && !slices.Contains(h.Languages, l) {
 			h.Languages = append(h.Languages, l)
 		}
@@ -318,9 +288,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	h.SupportsClarificationReply = c.SupportsClarificationReply
 
 	for _, b := range c.CoalesceBoundaries {
-		if !slices.Contains([]string{"none", "word", "sentence", "paragraph", "completion"}, b) {
-			return bad("coalesce_boundaries: %q is not a boundary", b)
-		}
 		if (b == "sentence" || b == "completion") && !slices.Contains(h.CoalesceBoundaries, b) {
 			h.CoalesceBoundaries = append(h.CoalesceBoundaries, b)
 		}
@@ -330,11 +297,6 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 
 	if f := c.EventFilters; f != nil {
-		for _, pat := range slices.Concat(f.Include, f.Exclude) {
-			if pat == "" || len(pat) > 256 || strings.Contains(strings.TrimSuffix(pat, "*"), "*") {
-				return bad("event_filters: %q is not a type or a prefix ending in *", pat)
-			}
-		}
 		h.EventFilters = f
 		if f.Include != nil {
 			t.include = f.Include
@@ -343,18 +305,63 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 
 	for _, l := range c.SupportedConformanceLevels {
-		if l < 1 || l > 3 {
-			return bad("supported_conformance_levels: %d is not 1, 2 or 3", l)
-		}
 		if !slices.Contains(h.SupportedConformanceLevels, l) {
 			h.SupportedConformanceLevels = append(h.SupportedConformanceLevels, l)
 		}
 	}
-
-	if c.AcceptSignedManifestsOnly && !p.signsManifest() {
-		return honored{}, terms{}, nil, reject(http.StatusBadRequest, "manifest_signature_required", "this producer has no signed manifest")
-	}
 	return h, t, notes, nil
+}
+
+// CheckCapabilities rejects requested capabilities that no producer can
+// honour because they are malformed: a rate out of range, an unknown
+// verbosity or coalescing boundary, a bad language tag, event filter or
+// conformance level ("capabilities_incompatible").
+func CheckCapabilities(requested map[string]json.RawMessage) *Rejection {
+	_, rej := readCapabilities(requested)
+	return rej
+}
+
+// readCapabilities decodes and checks requested capabilities.
+func readCapabilities(requested map[string]json.RawMessage) (capabilities, *Rejection) {
+	raw, _ := json.Marshal(requested)
+	var c capabilities
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return c, reject(http.StatusBadRequest, "capabilities_incompatible", "capabilities: %v", err)
+	}
+	bad := func(format string, args ...any) (capabilities, *Rejection) {
+		return c, reject(http.StatusBadRequest, "capabilities_incompatible", format, args...)
+	}
+	if n := c.MaxEventsPerSecond; n != nil && (*n < 1 || *n > 100000) {
+		return bad("max_events_per_second must be from 1 to 100000")
+	}
+	switch c.PreferredVerbosity {
+	case "", "terse", "normal", "detailed":
+	default:
+		return bad("preferred_verbosity %q is not terse, normal or detailed", c.PreferredVerbosity)
+	}
+	for _, l := range c.Languages {
+		if !isLanguageTag(l) {
+			return bad("languages: %q is not a language tag", l)
+		}
+	}
+	for _, b := range c.CoalesceBoundaries {
+		if !slices.Contains([]string{"none", "word", "sentence", "paragraph", "completion"}, b) {
+			return bad("coalesce_boundaries: %q is not a boundary", b)
+		}
+	}
+	if f := c.EventFilters; f != nil {
+		for _, pat := range slices.Concat(f.Include, f.Exclude) {
+			if pat == "" || len(pat) > 256 || strings.Contains(strings.TrimSuffix(pat, "*"), "*") {
+				return bad("event_filters: %q is not a type or a prefix ending in *", pat)
+			}
+		}
+	}
+	for _, l := range c.SupportedConformanceLevels {
+		if l < 1 || l > 3 {
+			return bad("supported_conformance_levels: %d is not 1, 2 or 3", l)
+		}
+	}
+	return c, nil
 }
 
 // sameLanguage reports whether two language tags share their primary subtag.
@@ -364,13 +371,16 @@ func sameLanguage(a, b string) bool {
 	return strings.EqualFold(pa, pb)
 }
 
-func (p *Producer) writeRejection(w http.ResponseWriter, rej *rejection) {
+func (p *Producer) writeRejection(w http.ResponseWriter, rej *Rejection) {
 	p.opts.Logf("producer: subscription rejected: %v", rej)
 	writeJSON(w, rej.status, rej.message())
 }
 
 // message is the subscription.rejected message.
-func (e *rejection) message() map[string]any {
+func (e *Rejection) message() map[string]any {
+	if e == nil {
+		return nil
+	}
 	m := map[string]any{
 		"type":           protocol.TypeSubscriptionRejected,
 		"reason_code":    e.code,

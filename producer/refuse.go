@@ -25,7 +25,7 @@ type Refusal struct {
 }
 
 // refusal is the rejection Options.Refuse calls for on this request, or nil.
-func (p *Producer) refusal() *rejection {
+func (p *Producer) refusal() *Rejection {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.opts.Refuse
@@ -46,7 +46,7 @@ func (p *Producer) refusal() *rejection {
 	case "authorization_denied":
 		status = http.StatusForbidden
 	}
-	rej := &rejection{status: status, code: r.Code, text: msg}
+	rej := &Rejection{status: status, code: r.Code, text: msg}
 	if r.RetryAfter >= 0 {
 		n := r.RetryAfter
 		rej.retry = &n

@@ -20,7 +20,7 @@ type sigrplHonored struct {
 // signerOffer reads the key offered in a subscription.request's
 // extensions.sigrpl. It returns nil when none is offered; an offer that is
 // malformed, or whose key is not pinned when keys are pinned, is rejected.
-func (p *Producer) signerOffer(req map[string]json.RawMessage) (*sigrpl.Verifier, *sigrplHonored, *rejection) {
+func (p *Producer) signerOffer(req map[string]json.RawMessage) (*sigrpl.Verifier, *sigrplHonored, *Rejection) {
 	var ext map[string]json.RawMessage
 	if raw, ok := req["extensions"]; ok {
 		if err := json.Unmarshal(raw, &ext); err != nil {
@@ -46,37 +46,59 @@ func (p *Producer) signerOffer(req map[string]json.RawMessage) (*sigrpl.Verifier
 	return v, &sigrplHonored{KID: v.KID(), Required: p.opts.RequireSignedReplies}, nil
 }
 
-// subscriptionOf is the subscription a reply names, or nil.
-func (p *Producer) subscriptionOf(m map[string]json.RawMessage) *subscription {
-	id, _ := stringField(m, "subscription_id")
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.subs[id]
-}
-
 // checkSignature checks the AAEP-Reply-Signature header sig of an HTTP
-// reply body (whose members are m) against the key of the subscription
-// it names. An unsigned reply passes unless signed replies are required.
+// reply body (whose members are m). Both reply paths call it: the spec one
+// and the deployed /messages one, where a reply may name no subscription.
+// The key is the one offered by the subscription the reply names or, when
+// it names none, the one offered by a live subscription under the kid the
+// signature names. A signature is never ignored: one that cannot be
+// checked, or does not hold, is refused. An unsigned reply passes unless
+// signed replies are required. In Quirks mode the producer plays one that
+// does not know the extension and ignores the header.
 func (p *Producer) checkSignature(sig string, body []byte, m map[string]json.RawMessage) error {
-	sub := p.subscriptionOf(m)
-	var v *sigrpl.Verifier
-	if sub != nil {
-		v = sub.signer
-	}
 	switch {
-	case sub == nil && !p.opts.RequireSignedReplies:
-		return nil // no such subscription, or none named: the reply rules decide
-	case sig == "" && !p.opts.RequireSignedReplies:
+	case p.opts.Quirks && !p.opts.RequireSignedReplies:
 		return nil
-	case sig == "":
+	case sig == "" && p.opts.RequireSignedReplies:
 		return refuse(http.StatusUnauthorized, "this producer takes only signed replies: add an %s header", sigrpl.Header)
-	case v == nil:
-		return refuse(http.StatusUnauthorized, "the reply is signed, but its subscription offered no key (%v)", sigrpl.ErrUnknownKey)
+	case sig == "":
+		return nil
+	}
+	v, err := p.replyKey(sig, body, m)
+	if err != nil {
+		return err
 	}
 	if err := v.Verify(sig, body, p.now()); err != nil {
 		return refuse(http.StatusUnauthorized, "the reply signature is refused: %v", err)
 	}
 	return nil
+}
+
+// replyKey finds the key to check the signature sig of the reply m with.
+func (p *Producer) replyKey(sig string, body []byte, m map[string]json.RawMessage) (*sigrpl.Verifier, error) {
+	id, named := stringField(m, "subscription_id")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if named {
+		sub := p.subs[id]
+		switch {
+		case sub == nil:
+			return nil, refuse(http.StatusUnauthorized, "the reply signature is refused: the reply names no live subscription (%s)", id)
+		case sub.signer == nil:
+			return nil, refuse(http.StatusUnauthorized, "the reply is signed, but its subscription offered no key (%v)", sigrpl.ErrUnknownKey)
+		}
+		return sub.signer, nil
+	}
+	kid, err := sigrpl.SignedBy(sig, body)
+	if err != nil {
+		return nil, refuse(http.StatusUnauthorized, "the reply signature is refused: %v", err)
+	}
+	for _, sub := range p.subs {
+		if sub.signer != nil && sub.signer.KID() == kid {
+			return sub.signer, nil
+		}
+	}
+	return nil, refuse(http.StatusUnauthorized, "the reply signature is refused: no subscription offered the key %q it names (%v)", kid, sigrpl.ErrUnknownKey)
 }
 
 // unwrapSigned checks a sigrpl:signed.reply from sub's connection and

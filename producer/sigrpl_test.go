@@ -257,3 +257,56 @@ func TestSignedReplyWebSocket(t *testing.T) {
 		t.Errorf("outcomes %+v", o)
 	}
 }
+
+// TestSignedReplyDeployedPath posts signed replies to the deployed
+// /messages path, which a reply may reach without naming its subscription.
+// A signature there is checked as on /aaep/v1/replies: a changed body is
+// refused and settles nothing, and the real signed reply is then accepted.
+func TestSignedReplyDeployedPath(t *testing.T) {
+	for _, named := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no subscription_id", true: "subscription_id"}[named], func(t *testing.T) {
+			k, stranger := sigKey(t), sigKey(t)
+			p, srv := serve(t, Options{Scenarios: scenarios(t, "confirm"), EndWhenDone: true})
+			code, acc, s := subscribeSigned(t, srv, k)
+			if code != http.StatusCreated {
+				t.Fatalf("subscribe: %d %v", code, acc)
+			}
+			sub := ""
+			if named {
+				sub = acc["subscription_id"].(string)
+			}
+			prompt := s.until(t, protocol.TypeAwaitingConfirmation)
+			token := prompt[len(prompt)-1].decoded(t)["reply_token"].(string)
+
+			real := replyBody(t, token, "reject", sub)
+			sig, err := k.SignDetached(real, time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			forged := bytes.Replace(real, []byte(`"reject"`), []byte(`"accept"`), 1)
+			strangerSig, _ := stranger.SignDetached(forged, time.Now())
+			for _, c := range []struct {
+				name, sig string
+				body      []byte
+			}{
+				{"changed body", sig, forged},
+				{"key no subscription offered", strangerSig, forged},
+				{"garbage signature", "not a jws", forged},
+			} {
+				code, answer := postSigned(t, srv.URL+PathLegacyReplies, c.body, c.sig)
+				if code != http.StatusUnauthorized || !strings.Contains(answer, "signature") {
+					t.Errorf("%s on %s: %d %s, want 401 saying why", c.name, PathLegacyReplies, code, answer)
+				}
+			}
+			if o := p.Outcomes(); len(o) != 0 {
+				t.Fatalf("a forged reply settled the prompt: %+v", o)
+			}
+			if code, answer := postSigned(t, srv.URL+PathLegacyReplies, real, sig); code != http.StatusAccepted {
+				t.Fatalf("the real signed reply: %d %s, want 202", code, answer)
+			}
+			if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != Rejected {
+				t.Errorf("outcomes %+v, want the real reject", o)
+			}
+		})
+	}
+}

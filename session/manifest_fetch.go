@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -44,8 +45,10 @@ type ManifestFinder struct {
 	// Client fetches manifest URIs; nil means http.DefaultClient. Each
 	// fetch is bounded by Timeout all the same.
 	Client *http.Client
-	// Header is sent with each fetch (a bearer token, for example).
-	Header http.Header
+	// Credentials (a bearer token, --headers) are sent with a fetch from
+	// their own origin only, and dropped from a redirect that leaves it;
+	// nil sends none.
+	Credentials *creds.Set
 	// Keys are the trusted signing keys; nil trusts none.
 	Keys *ManifestKeys
 	// Timeout bounds one fetch; zero means 10 seconds.
@@ -193,15 +196,9 @@ func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) 
 	if err != nil {
 		return nil, fail("%s", protocol.Sanitize(err.Error()))
 	}
-	for k, v := range f.Header {
-		req.Header[k] = v
-	}
+	f.Credentials.Apply(req.Header, req.URL)
 	req.Header.Set("Accept", "application/jose, application/json")
-	client := f.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	resp, err := client.Do(req)
+	resp, err := f.Credentials.Client(f.Client).Do(req)
 	if err != nil {
 		return nil, fail("%s", protocol.Sanitize(err.Error()))
 	}

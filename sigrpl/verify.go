@@ -103,6 +103,20 @@ func (v *Verifier) Verify(sig string, body []byte, now time.Time) error {
 	return nil
 }
 
+// SignedBy returns the kid the protected header of sig, a detached
+// signature over body, names, so that a producer can find the key to check
+// it with; it checks nothing else.
+func SignedBy(sig string, body []byte) (string, error) {
+	jws, err := jose.ParseDetached(sig, body, allowed)
+	if err != nil {
+		return "", parseErr(err)
+	}
+	if len(jws.Signatures) != 1 {
+		return "", fmt.Errorf("%w: want exactly one signature", ErrMalformed)
+	}
+	return jws.Signatures[0].Protected.KeyID, nil
+}
+
 // Unwrap checks a sigrpl:signed.reply message at time now and returns the
 // reply it carries, byte for byte as signed.
 func (v *Verifier) Unwrap(msg []byte, now time.Time) ([]byte, error) {

@@ -75,6 +75,9 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 			if opts.WebSocket.Header == nil {
 				opts.WebSocket.Header = opts.SSE.Header
 			}
+			if opts.WebSocket.HeaderTimeout == 0 {
+				opts.WebSocket.HeaderTimeout = opts.SSE.HeaderTimeout
+			}
 			return DialWebSocket(ctx, endpoint, opts.WebSocket)
 		case "unix":
 			opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)

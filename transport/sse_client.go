@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/creds"
 )
 
 // Layout is the set of HTTP paths a producer serves.
@@ -75,11 +77,13 @@ type SSEOptions struct {
 	Layout Layout
 
 	// Token, if not empty, is sent as "Authorization: Bearer <Token>" on
-	// every request.
+	// every request to the base URL's origin (scheme, host and port), and
+	// to no other: not to a subscription Location, nor across a redirect,
+	// on another origin.
 	Token string
-	// Header holds extra headers sent with every request. Headers this
-	// package sets (Accept, Content-Type, Last-Event-ID, and Authorization
-	// when Token is set) take precedence.
+	// Header holds extra headers sent with every request to the base URL's
+	// origin, like Token. Headers this package sets (Accept, Content-Type,
+	// Last-Event-ID, and Authorization when Token is set) take precedence.
 	Header http.Header
 
 	// Paths, joined to the base URL's path. Empty means the Default…Path
@@ -94,6 +98,14 @@ type SSEOptions struct {
 	// SubscriptionRequest is the body POSTed to the subscriptions path (a
 	// subscription.request message), sent unchanged.
 	SubscriptionRequest []byte
+
+	// HeaderTimeout bounds the wait for the producer's response headers
+	// when connecting (subscribing, opening the stream; not Send); a
+	// producer that has not answered by then is taken as not answering:
+	// the first connection fails with a *HeaderTimeoutError, a reconnect
+	// says so through OnDiagnostic and backs off. It does not bound the
+	// stream itself. Zero means DefaultHeaderTimeout; negative, no limit.
+	HeaderTimeout time.Duration
 
 	// SendHeader, if not nil, gives extra headers for one message Send
 	// posts, made from its exact bytes (a signature, for example).
@@ -156,10 +168,11 @@ func (o SSEOptions) withDefaults() SSEOptions {
 
 // sseConn is a Conn over HTTP and SSE.
 type sseConn struct {
-	o      SSEOptions // with defaults
-	client *http.Client
+	o      SSEOptions      // with defaults
+	client *http.Client    // strips credentials from redirects to other origins
 	ownTr  *http.Transport // the client's transport when we made it; else nil
 	base   *url.URL
+	creds  *creds.Set // Token and Header, for base's origin only
 	*pump
 
 	// Settled by DialSSE, read-only afterwards.
@@ -211,6 +224,8 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 		c.ownTr = http.DefaultTransport.(*http.Transport).Clone()
 		c.client = &http.Client{Transport: c.ownTr}
 	}
+	c.creds = creds.New(u, opts.Token, opts.Header)
+	c.client = c.creds.Client(c.client)
 	c.status(StatusConnecting, "")
 	if w := plainWarning(u); w != "" {
 		c.diag(w)
@@ -292,10 +307,10 @@ func (c *sseConn) subscribe(ctx context.Context) (*handshake, error) {
 	if err != nil {
 		return nil, fmt.Errorf("transport: subscribe: %w", err)
 	}
-	c.setHeaders(req.Header)
+	c.setHeaders(req)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
-	resp, err := c.client.Do(req)
+	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
 	if err != nil {
 		return nil, c.netErr(ctx, "subscribe", err)
 	}
@@ -371,13 +386,13 @@ func (c *sseConn) connect(ctx context.Context) (*http.Response, context.CancelFu
 		cancel()
 		return nil, nil, fmt.Errorf("transport: open the event stream: %w", err)
 	}
-	c.setHeaders(req.Header)
+	c.setHeaders(req)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Cache-Control", "no-cache")
 	if c.lastID != "" {
 		req.Header.Set("Last-Event-ID", c.lastID)
 	}
-	resp, err := c.client.Do(req)
+	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
 	if !stop() && err == nil {
 		// ctx ended as the answer came: the stream is canceled already.
 		resp.Body.Close()
@@ -412,14 +427,9 @@ func (c *sseConn) connect(ctx context.Context) (*http.Response, context.CancelFu
 // "do not reconnect".
 var errStopped = errors.New("transport: the producer asked not to reconnect")
 
-func (c *sseConn) setHeaders(h http.Header) {
-	for k, v := range c.o.Header {
-		h[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
-	}
-	if c.o.Token != "" {
-		h.Set("Authorization", "Bearer "+c.o.Token)
-	}
-}
+// setHeaders puts the credentials in req when it goes to the origin the
+// user named.
+func (c *sseConn) setHeaders(req *http.Request) { c.creds.Apply(req.Header, req.URL) }
 
 // netErr wraps a request error, naming the real cause when it was Close
 // (ErrClosed) or the end of the caller's ctx.
@@ -490,6 +500,10 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			return err, "The producer refused the connection."
 		default:
 			lastErr = err
+			var late *HeaderTimeoutError
+			if errors.As(err, &late) {
+				c.diag(late.Error() + "; trying again.")
+			}
 		}
 	}
 }
@@ -619,7 +633,7 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 	if err != nil {
 		return fmt.Errorf("transport: send: %w", err)
 	}
-	c.setHeaders(req.Header)
+	c.setHeaders(req)
 	if c.o.SendHeader != nil {
 		h, err := c.o.SendHeader(msg)
 		if err != nil {
@@ -630,7 +644,7 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 		}
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.client.Do(req)
+	resp, err := c.client.Do(req) // bounded by ctx: the caller knows how long an answer may take
 	if err != nil {
 		return c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
 	}

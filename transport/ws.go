@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/gorilla/websocket"
 )
@@ -141,6 +142,10 @@ type WSOptions struct {
 	NoSubprotocol bool
 	// TLSConfig is used for wss:// endpoints; nil means the defaults.
 	TLSConfig *tls.Config
+	// HeaderTimeout bounds the opening handshake, as SSEOptions.HeaderTimeout
+	// bounds the wait for response headers. Zero means DefaultHeaderTimeout;
+	// negative, no limit.
+	HeaderTimeout time.Duration
 	// PingInterval is how often the connection pings the producer; a
 	// producer that sends nothing, not even a pong, for two intervals is
 	// taken for lost and the connection is made again. Zero means
@@ -173,15 +178,10 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 	}
 	u.Fragment, u.RawFragment = "", ""
 	header := http.Header{}
-	for k, v := range opts.Header {
-		header[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
-	}
-	if opts.Token != "" {
-		header.Set("Authorization", "Bearer "+opts.Token)
-	}
+	creds.New(u, opts.Token, opts.Header).Apply(header, u) // the dialer follows no redirect
 	d := &websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
-		HandshakeTimeout: 30 * time.Second,
+		HandshakeTimeout: headerTimeout(opts.HeaderTimeout),
 		Subprotocols:     []string{Subprotocol},
 		TLSClientConfig:  opts.TLSConfig,
 	}

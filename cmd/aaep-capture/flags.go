@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 var errHelp = errors.New("help requested")
@@ -32,11 +33,14 @@ type options struct {
 	Token       string
 	Header      http.Header // --header, checked as parsed
 	Layout      string
-	Filter      capture.TypeFilter // --filter
-	RotateSize  int64              // --rotate-size in bytes; 0: one file
-	AutoReply   bool               // --auto-reply reject
-	Progress    progressMode
-	Now         func() time.Time
+	// ConnectTimeout bounds the wait for the producer's answer on each
+	// connection (--connect-timeout).
+	ConnectTimeout time.Duration
+	Filter         capture.TypeFilter // --filter
+	RotateSize     int64              // --rotate-size in bytes; 0: one file
+	AutoReply      bool               // --auto-reply reject
+	Progress       progressMode
+	Now            func() time.Time
 }
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
@@ -107,6 +111,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	o.Header = http.Header{}
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	var filter, rotate, autoReply string
 	var noProgress bool
 	fs.StringVar(&filter, "filter", "", "record only these event types: `GLOBS` such as tool.*,-progress.* (critical events always)")

@@ -71,6 +71,7 @@ func record(ctx context.Context, o *options) error {
 		Layout:              layout,
 		Token:               o.Token,
 		Header:              o.Header,
+		HeaderTimeout:       o.ConnectTimeout,
 		SubscriptionRequest: req,
 		OnStatus:            status,
 		OnDiagnostic: func(msg string) {

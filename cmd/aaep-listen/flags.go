@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 var errHelp = errors.New("help requested")
@@ -36,6 +37,9 @@ type options struct {
 	Header      http.Header // --header, checked as parsed
 	Layout      string
 	ReorderWait time.Duration
+	// ConnectTimeout bounds the wait for the producer's answer (its
+	// response headers, or the WebSocket handshake) on each connection.
+	ConnectTimeout time.Duration
 	// WSNoSubprotocol accepts a WebSocket producer that does not agree to
 	// the aaep.v1 subprotocol.
 	WSNoSubprotocol bool
@@ -142,6 +146,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
 	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
+	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
 	addTUIFlags(fs, &o.TUI)
 	addSignFlags(fs, &o.Sign)

@@ -104,16 +104,43 @@ func listen(ctx context.Context, o *options) error {
 		SendHeader:          o.sendHeader,
 		Header:              o.Header,
 		HTTPClient:          o.TLS.client,
+		HeaderTimeout:       o.ConnectTimeout,
 		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
 		OnDiagnostic:        l.transportProblem,
 	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}}
-	conn, err := transport.Dial(ctx, endpoint, topts)
+	conn, err := l.dial(ctx, endpoint, topts)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", endpoint, err)
 	}
 	l.conn = l.retrying(conn, endpoint, topts) // retry.go: subscribe again when a rejection allows it
 	defer l.conn.Close()
 	return l.run(ctx)
+}
+
+// dial makes the first connection, saying its status lines ("Connecting
+// to …") as they come, not once it is made: a producer may keep the
+// connection waiting up to the connect deadline.
+func (l *listener) dial(ctx context.Context, endpoint string, opts transport.Options) (transport.Conn, error) {
+	type dialed struct {
+		conn transport.Conn
+		err  error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		conn, err := transport.Dial(ctx, endpoint, opts)
+		done <- dialed{conn, err}
+	}()
+	for {
+		select {
+		case n := <-l.notes:
+			l.show(n)
+		case d := <-done:
+			if d.err != nil {
+				l.drainNotes() // before the error, which the caller prints
+			}
+			return d.conn, d.err
+		}
+	}
 }
 
 // Deliver implements session.Output: announce, and queue prompts the user's

@@ -11,13 +11,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 
+	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -117,22 +117,11 @@ func transportName(endpoint string) string {
 }
 
 // finder fetches manifests with the connection's TLS settings, sending the
-// token and headers only to the endpoint's own host.
-func (o *options) finder(endpoint, uri string) *session.ManifestFinder {
+// token and headers only to the endpoint's own origin (scheme, host, port).
+func (o *options) finder(endpoint string) *session.ManifestFinder {
 	f := &session.ManifestFinder{Client: o.TLS.client, Keys: o.Manifest.keys, Now: o.Now}
-	if uri == "" {
-		uri = session.WellKnownURI(endpoint)
-	}
-	eu, err1 := url.Parse(endpoint)
-	mu, err2 := url.Parse(uri)
-	if err1 == nil && err2 == nil && eu.Host != "" && strings.EqualFold(eu.Host, mu.Host) {
-		f.Header = o.Header.Clone()
-		if f.Header == nil {
-			f.Header = http.Header{}
-		}
-		if o.Token != "" {
-			f.Header.Set("Authorization", "Bearer "+o.Token)
-		}
+	if eu, err := url.Parse(endpoint); err == nil {
+		f.Credentials = creds.New(eu, o.Token, o.Header)
 	}
 	return f
 }
@@ -190,7 +179,7 @@ func (l *listener) checkManifest(src session.ManifestSources, off session.Offeri
 		return
 	}
 	m.checked = key
-	f := l.o.finder(src.Endpoint, src.URI)
+	f := l.o.finder(src.Endpoint)
 	if !m.Require {
 		go func() {
 			r := f.Find(context.Background(), src, off)

@@ -107,7 +107,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		return 1
 	}
 	src, off, note := o.discover(ctx)
-	r := o.finder(o.Endpoint, src.URI).Find(ctx, src, off)
+	r := o.finder(o.Endpoint).Find(ctx, src, off)
 	rep := manifestReport{
 		Endpoint: o.Endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,
 		Problems: r.Problems, Summary: manifestWords(r, &o.Manifest), Manifest: r.Manifest,

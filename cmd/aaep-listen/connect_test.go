@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bufio"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// trickler is a producer that accepts connections and sends its response
+// headers one byte at a time, never finishing them.
+func trickler(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() { close(stop); ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				_, _ = bufio.NewReader(c).ReadString('\n') // the request line
+				tick := time.NewTicker(100 * time.Millisecond)
+				defer tick.Stop()
+				head := "HTTP/1.1 200 OK\r\nX-Slow: " + strings.Repeat("a", 1<<16)
+				for i := 0; i < len(head); i++ {
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+					if _, err := c.Write([]byte{head[i]}); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String()
+}
+
+// TestConnectDeadline: against a producer that trickles its response
+// headers, the user hears "Connecting to …" at once, and, when the
+// connect deadline passes, a line that says the producer did not answer.
+func TestConnectDeadline(t *testing.T) {
+	url := trickler(t)
+	r := startListener(t, "--plain", "--no-sign", "--connect-timeout", "300ms", url)
+	r.waitOutput(t, "Connecting to "+url+".")
+	if code := r.exitCode(t); code != 1 {
+		t.Errorf("exit code %d, want 1", code)
+	}
+	if e := r.stderr(); !strings.Contains(e, "did not answer within 300ms") {
+		t.Errorf("stderr %q does not say the producer did not answer within the deadline", e)
+	}
+}
