@@ -329,7 +329,7 @@ type resumeServer struct {
 	cut        bool
 	mu         sync.Mutex
 	lastIDs    []string // Last-Event-ID of every request
-	sent       []int    // event numbers written completely, in order
+	sent       []int    // event numbers written (or being written), in order
 }
 
 func (s *resumeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -345,10 +345,12 @@ func (s *resumeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	streamHeaders(w)
 	write(w, "retry: 5\n: hello\n\n")
 	for i := next; i < next+s.perConn && i <= s.n; i++ {
-		write(w, fmt.Sprintf("event: aaep.event\nid: evt_%d\ndata: {\"n\":%d}\n\n", i, i))
+		// Recorded before the write: the client may have the event (and the
+		// test may read sent) before the write call returns here.
 		s.mu.Lock()
 		s.sent = append(s.sent, i)
 		s.mu.Unlock()
+		write(w, fmt.Sprintf("event: aaep.event\nid: evt_%d\ndata: {\"n\":%d}\n\n", i, i))
 	}
 	if next+s.perConn > s.n {
 		<-r.Context().Done()
