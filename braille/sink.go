@@ -132,7 +132,7 @@ type message struct {
 // layout turns an announcement into a message for a display width cells wide.
 func layout(an announce.Announcement, width int) message {
 	m := message{an: an}
-	text := clean(an.Text)
+	text := clean(protocol.Line(an.Text))
 	if an.RTL || protocol.HasRTL(text) {
 		text = "(rtl) " + text
 	}

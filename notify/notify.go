@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // AppName is the application name notifications carry.
@@ -110,6 +111,9 @@ func (s *Sink) queue(m send) {
 	if s.closed {
 		return
 	}
+	// The one place every notification passes: title and body become one
+	// sanitized line each, whoever built them.
+	m.title, m.body = protocol.Line(m.title), protocol.Line(m.body)
 	if m.critical {
 		s.sends <- m
 		return
@@ -206,7 +210,7 @@ func summary(held []announce.Announcement) (string, string) {
 
 // title names who speaks, and says when the user is needed.
 func title(an announce.Announcement) string {
-	who := an.Agent
+	who := protocol.Name(an.Agent)
 	if who == "" {
 		who = AppName
 	}

@@ -82,7 +82,7 @@ func sanitize(s string, show bool) string {
 			r = '\n'
 		case isLineBreak(r):
 			r = '\n'
-		case r == '\t':
+		case r == '\n' || r == '\t':
 		case r < 0x20 || r == 0x7f:
 			continue
 		case r == 0x9b: // C1 CSI

@@ -14,6 +14,7 @@ func TestSanitize(t *testing.T) {
 	}{
 		{"plain", "Checking the balance.", "Checking the balance."},
 		{"newline and tab kept", "a\n\tb", "a\n\tb"},
+		{"newline kept beside a control", "a\n\x07b", "a\nb"},
 		{"colour", "\x1b[31mred\x1b[0m alert", "red alert"},
 		{"cursor movement", "ok\x1b[2J\x1b[Hhidden", "okhidden"},
 		{"title OSC with BEL", "\x1b]0;pwned\x07title", "title"},

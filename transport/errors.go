@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 var (
@@ -35,7 +37,8 @@ func (e *UnsupportedError) Unwrap() error { return errors.ErrUnsupported }
 
 // HTTPError is a non-2xx answer from a producer's HTTP endpoint. Code and
 // Message come from the "error" and "message" members of a JSON body, when
-// the producer sent one; they are the producer's text, not sanitized.
+// the producer sent one; Status, Code and Message are the producer's text,
+// as sent. Error sanitizes them as one line: an error is printed.
 type HTTPError struct {
 	Method     string // "GET" or "POST"
 	URL        string
@@ -56,7 +59,7 @@ func (e *HTTPError) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
-	return b.String()
+	return protocol.Line(b.String())
 }
 
 // FrameTooLargeError reports one message that was longer than the limit and

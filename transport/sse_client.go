@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Layout is the set of HTTP paths a producer serves.
@@ -281,7 +283,7 @@ func (c *sseConn) join(p string) *url.URL {
 type noNegotiation struct{ why string }
 
 func (e *noNegotiation) Error() string {
-	return "transport: the producer does not offer subscription negotiation: " + e.why
+	return protocol.Line("transport: the producer does not offer subscription negotiation: " + e.why)
 }
 
 // subscribe POSTs the subscription request and sets streamURL from the answer.
