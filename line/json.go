@@ -17,7 +17,7 @@ import (
 // (--json). Records are for programs, but programs show them to people:
 // every string is sanitized as the plain lines are (identifiers as names,
 // text as one line), and every string inside the event and the reply as
-// prose (see cleanJSON), so no escape, C1, bidi or zero-width character
+// one line (see CleanJSON), so no escape, C1, bidi or zero-width character
 // survives, raw or as a JSON \u escape.
 type JSON struct {
 	w   *bufio.Writer
@@ -69,11 +69,11 @@ func (j *JSON) Announce(a announce.Announcement) error {
 	if ev := a.Event; ev != nil {
 		r.EventID, r.Type = protocol.Name(ev.EventID), protocol.Name(ev.Type)
 		if a.Kind != "output" && json.Valid(ev.Raw) {
-			r.Event = cleanJSON(ev.Raw)
+			r.Event = CleanJSON(ev.Raw)
 		}
 	}
 	if json.Valid(a.Reply) {
-		r.Reply = cleanJSON(a.Reply)
+		r.Reply = CleanJSON(a.Reply)
 	}
 	if err := j.enc.Encode(r); err != nil {
 		return fmt.Errorf("line: write JSON record: %w", err)
@@ -111,12 +111,12 @@ func (j *JSON) Flush() error {
 	return nil
 }
 
-// cleanJSON returns the valid JSON document raw with every string, keys
-// included, passed through protocol.Sanitize, in the same order. A document
-// whose strings need no change (no escape sequence and no byte outside
+// CleanJSON returns the valid JSON document raw with every string, keys
+// included, passed through protocol.Line, in the same order. A document
+// whose strings need no change (no backslash escape and no byte outside
 // ASCII) is returned as is.
-func cleanJSON(raw []byte) json.RawMessage {
-	if !bytes.Contains(raw, []byte(`\u`)) && !bytes.Contains(raw, []byte(`\r`)) && !hasNonASCII(raw) {
+func CleanJSON(raw []byte) json.RawMessage {
+	if !bytes.ContainsRune(raw, '\\') && !hasNonASCII(raw) {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -161,7 +161,7 @@ func cleanJSON(raw []byte) json.RawMessage {
 				stack = stack[:len(stack)-1]
 			}
 		case string:
-			s, _ := json.Marshal(protocol.Sanitize(t))
+			s, _ := json.Marshal(protocol.Line(t))
 			b.Write(s)
 		case json.Number:
 			b.WriteString(t.String())

@@ -94,6 +94,15 @@ func Problems(out string) []string {
 // (an escape such as \u001b counts as surviving).
 func ProblemsJSON(out string) []string {
 	p := Problems(out)
+	var doc any
+	if json.Unmarshal([]byte(out), &doc) == nil { // one document, maybe indented
+		walk(doc, func(s string) {
+			for _, q := range Problems(s) {
+				p = append(p, fmt.Sprintf("decoded string %q: %s", clip(s), q))
+			}
+		})
+		return p
+	}
 	for n, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if line == "" {
 			continue

@@ -1,0 +1,303 @@
+package hostile_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/hostile"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/notify"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/speech"
+)
+
+// output is one way text reaches a person. run pushes the hostile string
+// h through it and returns what the person would get.
+type output struct {
+	name string
+	json bool // the output is JSON lines: decoded strings are checked too
+	html bool // the output is HTML: line breaks do not make lines
+	// hides is set where the output does not (yet) show the hostile text at
+	// all, so its absence is not a failure of the test.
+	hides bool
+	run   func(t *testing.T, h string) string
+}
+
+// outputs is every output path. A new output is added here, or it is not
+// tested for hostile text.
+var outputs = []output{
+	{"plain lines (stdout and stderr)", false, false, false, viaAnnouncer(plainSink)},
+	{"--json", true, false, false, viaAnnouncer(jsonSink)},
+	{"speech text", false, false, false, viaAnnouncer(speechSink)},
+	{"notification title and body", false, false, false, viaAnnouncer(notifySink)},
+	{"aaep-listen stderr, refused subscription", false, false, true, refused("aaep-listen")},
+	{"aaep-capture stderr, refused subscription", false, false, true, refused("aaep-capture")},
+	{"aaep-replay stats", false, false, false, replay("stats")},
+	{"aaep-replay stats --json", true, false, false, replay("stats", "--json")},
+	{"aaep-replay trace", false, false, false, replay("trace")},
+	{"aaep-replay check", false, false, false, replay("check")},
+	{"aaep-replay play", false, false, false, replay("play", "--speed", "0")},
+	{"aaep-replay play --json", true, false, false, replay("play", "--speed", "0", "--json")},
+	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
+}
+
+func TestHostileOutput(t *testing.T) {
+	cases := append([]hostile.Case{}, hostile.Cases...)
+	cases = append(cases, hostile.Case{Name: "64 KB grapheme run", S: hostile.GraphemeRun(64 << 10)})
+	for _, o := range outputs {
+		t.Run(o.name, func(t *testing.T) {
+			for _, c := range cases {
+				out := o.run(t, c.S)
+				if !o.hides && !strings.Contains(out, hostile.Anchor) {
+					t.Errorf("%s: the hostile text did not reach the output at all; the test proves nothing:\n%s", c.Name, clip(out))
+				}
+				p := hostile.Problems(out)
+				if o.json {
+					p = hostile.ProblemsJSON(out)
+				}
+				if o.html {
+					p = slices.DeleteFunc(p, func(s string) bool { return strings.HasPrefix(s, "forged line") })
+				}
+				if len(p) > 0 {
+					t.Errorf("%s: %v\n%s", c.Name, p, clip(out))
+				}
+			}
+		})
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return fmt.Sprintf("%q…", s[:2000])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// events are a hostile producer's: h in every field a person hears.
+func events(h string) []session.Delivery {
+	at := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
+	prod := protocol.Producer{AgentID: "bank", AgentName: protocol.Text(h)}
+	yes := true
+	evs := []*protocol.Event{
+		{Type: protocol.TypeSessionStarted, SummaryNormal: protocol.Text(h)},
+		{Type: protocol.TypeToolInvoked, Tool: h, SummaryNormal: protocol.Text(h), RiskLevel: "high", Irreversible: &yes},
+		{Type: protocol.TypeAwaitingConfirmation, Urgency: "critical", Action: protocol.Text(h), Consequence: protocol.Text(h), DefaultDecision: "reject"},
+		{Type: h, SummaryNormal: protocol.Text(h)},
+	}
+	var ds []session.Delivery
+	for i, ev := range evs {
+		ev.Producer, ev.SessionID, ev.EventID = prod, h, h
+		ev.Raw, _ = json.Marshal(map[string]any{"type": ev.Type, "session_id": h, "summary_normal": h})
+		d := session.Delivery{At: at.Add(time.Duration(i) * time.Second), Event: ev}
+		if ev.Type == protocol.TypeAwaitingConfirmation {
+			d.Prompt = &session.Prompt{Number: 1, Deadline: at.Add(time.Minute), State: session.PromptPending}
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// viaAnnouncer announces a hostile producer's events and a diagnostic
+// carrying h to the sink mk makes; mk's result reports what was written.
+func viaAnnouncer(mk func() (announce.Sink, func() string)) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		sink, result := mk()
+		a := announce.New(announce.Config{}, sink)
+		for _, d := range events(h) {
+			a.Deliver(d)
+		}
+		a.Diagnose(session.Diagnostic{Code: h, SessionID: h, EventID: h, Message: "Event of session " + h + " never arrived."})
+		a.Flush(time.Date(2026, 6, 30, 15, 0, 0, 0, time.UTC))
+		return result()
+	}
+}
+
+func plainSink() (announce.Sink, func() string) {
+	var out, diag strings.Builder
+	w := line.NewWriter(&out, &diag, line.WriterOptions{Location: time.UTC})
+	return w, func() string { w.Flush(); return out.String() + diag.String() }
+}
+
+func jsonSink() (announce.Sink, func() string) {
+	var out strings.Builder
+	j := line.NewJSON(&out)
+	return j, func() string { j.Flush(); return out.String() }
+}
+
+type spoken struct{ texts []string }
+
+func (s *spoken) Speak(_ context.Context, u speech.Utterance) error {
+	s.texts = append(s.texts, u.Text)
+	return nil
+}
+func (s *spoken) Cancel(context.Context) error { return nil }
+func (s *spoken) Close() error                 { return nil }
+func (s *spoken) Name() string                 { return "recorder" }
+
+func speechSink() (announce.Sink, func() string) {
+	rec := &spoken{}
+	return &speech.Sink{Backend: rec}, func() string { return strings.Join(rec.texts, "\n") + "\n" }
+}
+
+type shown struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (s *shown) Notify(title, body string) error { return s.Alert(title, body) }
+func (s *shown) Alert(title, body string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, title, body)
+	return nil
+}
+
+func notifySink() (announce.Sink, func() string) {
+	rec := &shown{}
+	s := notify.NewSink(rec, notify.Config{Level: notify.On, Window: time.Hour})
+	return s, func() string {
+		s.Close()
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return strings.Join(rec.lines, "\n") + "\n"
+	}
+}
+
+var bin string // directory of the built commands
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hostile")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = dir
+	cmd := exec.Command("go", "build", "-o", dir, "github.com/aaep-term/aaep-term/cmd/aaep-listen",
+		"github.com/aaep-term/aaep-term/cmd/aaep-capture", "github.com/aaep-term/aaep-term/cmd/aaep-replay")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs a built command and returns its stdout and stderr.
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, name), args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("%s %v did not end", name, args)
+	}
+	return out.String() + errOut.String()
+}
+
+// refused runs the command against a loopback producer that refuses every
+// request with h in its reason phrase and in its JSON error body.
+func refused(name string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func(c net.Conn) {
+					defer c.Close()
+					r := bufio.NewReader(c)
+					req, err := http.ReadRequest(r)
+					if err != nil {
+						return
+					}
+					if req.ContentLength > 0 {
+						req.Body.Read(make([]byte, req.ContentLength))
+					}
+					reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
+					body, _ := json.Marshal(map[string]string{"error": h, "message": h})
+					fmt.Fprintf(c, "HTTP/1.1 403 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+						reason, len(body), body)
+				}(c)
+			}
+		}()
+		url := "http://" + ln.Addr().String() + "/"
+		if name == "aaep-capture" {
+			return run(t, name, "--endpoint", url, "--output", filepath.Join(t.TempDir(), "c.aaep"))
+		}
+		return run(t, name, "--plain", url)
+	}
+}
+
+// captureFile writes a capture whose events carry h in every string a
+// person may be shown.
+func captureFile(t *testing.T, h string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hostile.aaep")
+	var b strings.Builder
+	b.WriteString(`{"aaep_capture": 1, "started_at": "2026-06-30T14:22:10.000Z", "endpoint": "http://127.0.0.1:8080", "transport": "sse"}` + "\n")
+	ev := func(at float64, m map[string]any) {
+		m["@context"] = "https://aaep-protocol.org/context/v1"
+		m["timestamp"] = "2026-06-30T14:22:10.100Z"
+		m["producer"] = map[string]any{"agent_id": "bank", "agent_name": h}
+		rec, _ := json.Marshal([]any{at, "i", m})
+		b.Write(rec)
+		b.WriteByte('\n')
+	}
+	ev(0.1, map[string]any{"type": "aaep:agent.session.started", "event_id": "evt_1", "session_id": "sess_1", "sequence_number": 0, "summary_normal": h})
+	ev(0.2, map[string]any{"type": "aaep:agent.tool.invoked", "event_id": "evt_2", "session_id": "sess_1", "sequence_number": 1,
+		"summary_normal": h, "tool": h, "tool_call_id": "call_1"})
+	ev(0.3, map[string]any{"type": h, "event_id": "evt_3", "session_id": "sess_1", "sequence_number": 2, "summary_normal": h})
+	ev(0.4, map[string]any{"type": "aaep:agent.session.started", "event_id": h, "session_id": h, "sequence_number": 0, "summary_normal": h})
+	b.WriteString(h + "\n") // a line that is not a record at all
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func replay(sub string, flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		return run(t, "aaep-replay", append(append([]string{sub}, flags...), captureFile(t, h))...)
+	}
+}
+
+func replayHTML(t *testing.T, h string) string {
+	out := filepath.Join(t.TempDir(), "r.html")
+	run(t, "aaep-replay", "trace", "--html", out, captureFile(t, h))
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
