@@ -19,6 +19,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/internal/textout"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -118,6 +119,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	}
 	if asJSON {
 		b, _ := json.Marshal(rep) // plain values always marshal
+		b = line.CleanJSON(b)     // the producer's strings, sanitized as every --json record
 		tio.Printf("%s\n", b)
 	} else {
 		if note != "" {
@@ -203,7 +205,7 @@ func writeManifest(w io.Writer, r manifestReport) {
 		var kept []string
 		for _, v := range values {
 			if v != "" {
-				kept = append(kept, protocol.Sanitize(v))
+				kept = append(kept, protocol.Name(v))
 			}
 		}
 		if len(kept) == 0 {

@@ -44,8 +44,12 @@ var outputs = []output{
 	{"--json", true, false, false, viaAnnouncer(jsonSink)},
 	{"speech text", false, false, false, viaAnnouncer(speechSink)},
 	{"notification title and body", false, false, false, viaAnnouncer(notifySink)},
-	{"aaep-listen stderr, refused subscription", false, false, true, refused("aaep-listen")},
-	{"aaep-capture stderr, refused subscription", false, false, true, refused("aaep-capture")},
+	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
+	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
+	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
+	{"aaep-listen manifest", false, false, false, manifestCmd()},
+	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
+	{"aaep-capture --auto-reply stderr", false, false, false, autoReply},
 	{"aaep-replay stats", false, false, false, replay("stats")},
 	{"aaep-replay stats --json", true, false, false, replay("stats", "--json")},
 	{"aaep-replay trace", false, false, false, replay("trace")},
@@ -244,10 +248,17 @@ func refused(name string) func(*testing.T, string) string {
 					if req.ContentLength > 0 {
 						req.Body.Read(make([]byte, req.ContentLength))
 					}
+					// No subscriptions endpoint (404), then a refused event
+					// stream (403), both with h in the reason phrase, the
+					// second with h in its JSON error body too.
 					reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
+					code := 403
+					if req.Method == http.MethodPost {
+						code = 404
+					}
 					body, _ := json.Marshal(map[string]string{"error": h, "message": h})
-					fmt.Fprintf(c, "HTTP/1.1 403 %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
-						reason, len(body), body)
+					fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+						code, reason, len(body), body)
 				}(c)
 			}
 		}()
@@ -300,4 +311,135 @@ func replayHTML(t *testing.T, h string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// producer is a hostile loopback producer in the deployed layout: no
+// subscriptions endpoint, an SSE stream whose events carry h in every
+// field a person hears, a manifest made of h, and every reply refused with
+// h in the reason phrase and in the JSON error body. The stream stays open
+// until the client leaves, or ends after the events when end is set.
+func producer(t *testing.T, h string, end bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
+	errBody, _ := json.Marshal(map[string]string{"error": h, "message": h})
+	m := map[string]any{"agent_id": "bank", "agent_name": h, "agent_version": h,
+		"event_types_emitted": []string{h}, "transports_supported": []string{h}, "contact": h}
+	if len(h) > 32<<10 { // within the 256 KB a manifest may have
+		m = map[string]any{"agent_id": "bank", "agent_name": h}
+	}
+	manifest, _ := json.Marshal(m)
+	no := false
+	evs := []map[string]any{
+		{"type": "aaep:agent.session.started", "summary_normal": h},
+		{"type": "aaep:agent.tool.invoked", "tool": h, "tool_call_id": "call_1", "summary_normal": h, "risk_level": "low", "irreversible": no},
+		{"type": h, "summary_normal": h},
+		{"type": "aaep:agent.awaiting.confirmation", "action": h, "consequence": h, "summary_normal": h, "reply_token": "rpl_1",
+			"timeout_seconds": 120, "default_decision": "reject", "risk_level": "low", "irreversible": no, "allowed_replies": []string{"accept", "reject"}},
+	}
+	var stream strings.Builder
+	for i, ev := range evs {
+		ev["@context"] = "https://aaep-protocol.org/context/v1"
+		ev["event_id"] = fmt.Sprintf("evt_%d", i+1)
+		ev["session_id"] = "sess_1"
+		ev["sequence_number"] = i
+		ev["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+		ev["producer"] = map[string]any{"agent_id": "bank", "agent_name": h}
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(&stream, "data: %s\n\n", b)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuse := func(code int, body []byte) {
+			// A raw answer: net/http would not send our reason phrase.
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+				code, reason, len(body), body)
+			buf.Flush()
+		}
+		switch {
+		case r.URL.Path == "/.well-known/aaep-manifest.json":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(manifest)
+		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "subscriptions"):
+			refuse(http.StatusNotFound, errBody)
+		case r.Method == http.MethodPost:
+			refuse(http.StatusBadRequest, errBody)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte(stream.String()))
+			w.(http.Flusher).Flush()
+			if !end {
+				<-r.Context().Done()
+			}
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// refusedReply answers the hostile producer's prompt and returns all the
+// listener printed once it said the answer could not be sent.
+func refusedReply(t *testing.T, h string) string {
+	url := producer(t, h, false)
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", url)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
+	cmd.Stdout, cmd.Stderr = w, w
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	waitFor := func(want string) bool {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			ok := strings.Contains(out.String(), want)
+			mu.Unlock()
+			if ok {
+				return true
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Errorf("the listener never said %q:\n%s", want, clip(out.String()))
+		return false
+	}
+	if waitFor("reject 1") {
+		stdin.Write([]byte("reject 1\n"))
+		waitFor("Could not send your answer")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return out.String()
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+func manifestCmd(flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		return run(t, "aaep-listen", append(append([]string{"manifest"}, flags...), producer(t, h, false))...)
+	}
+}
+
+func autoReply(t *testing.T, h string) string {
+	return run(t, "aaep-capture", "--endpoint", producer(t, h, true), "--output", filepath.Join(t.TempDir(), "c.aaep"),
+		"--auto-reply", "reject", "--no-progress", "--max-events", "4")
 }
