@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -47,6 +48,7 @@ var outputs = []output{
 	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
 	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
 	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
+	{"--tui in a real terminal (tmux)", false, false, false, tuiScreen},
 	{"aaep-listen manifest", false, false, false, manifestCmd()},
 	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
 	{"aaep-capture --auto-reply stderr", false, false, false, autoReply},
@@ -442,4 +444,44 @@ func manifestCmd(flags ...string) func(*testing.T, string) string {
 func autoReply(t *testing.T, h string) string {
 	return run(t, "aaep-capture", "--endpoint", producer(t, h, true), "--output", filepath.Join(t.TempDir(), "c.aaep"),
 		"--auto-reply", "reject", "--no-progress", "--max-events", "4")
+}
+
+// sgr matches the colour and attribute sequences the TUI writes itself.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// tuiScreen runs aaep-listen --tui against the hostile producer in a real
+// terminal (tmux, 250 columns so no short row wraps) and returns the
+// screen once the prompt is shown: as text, then, with its own colour
+// sequences removed, as captured with attributes. The pane title must not
+// have changed.
+func tuiScreen(t *testing.T, h string) string {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is needed for the real-terminal tests")
+		}
+		t.Skip("tmux not installed")
+	}
+	url := producer(t, h, false)
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", "t", "-x", "250", "-y", "40",
+		"TERM=xterm-256color "+filepath.Join(bin, "aaep-listen")+" --tui "+url+"; sleep 60")
+	defer tmux("kill-server")
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(tmux("capture-pane", "-p", "-t", "t"), "prompt(s) waiting") {
+		if time.Now().After(deadline) {
+			t.Errorf("the TUI never showed the prompt:\n%s", tmux("capture-pane", "-p", "-t", "t"))
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	text := tmux("capture-pane", "-p", "-t", "t")
+	attrs := sgr.ReplaceAllString(tmux("capture-pane", "-p", "-e", "-t", "t"), "")
+	if title := tmux("display", "-p", "-t", "t", "#{pane_title}"); strings.Contains(title, "pwned") {
+		t.Errorf("the producer set the terminal title: %q", title)
+	}
+	return text + attrs
 }
