@@ -166,6 +166,17 @@ func layout(an announce.Announcement, width int) message {
 	return m
 }
 
+// Windows returns what the sink shows for an on a display width cells
+// wide: the text of each display window, in order.
+func Windows(an announce.Announcement, width int) []string {
+	m := layout(an, width)
+	w := make([]string, len(m.pages))
+	for p := range m.pages {
+		w[p], _ = m.window(p)
+	}
+	return w
+}
+
 // window returns the text of page p and the first grapheme it shows.
 func (m message) window(p int) (string, int) {
 	start := m.pages[p]

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/braille"
 	"github.com/aaep-term/aaep-term/internal/hostile"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/notify"
@@ -44,6 +45,7 @@ var outputs = []output{
 	{"plain lines (stdout and stderr)", false, false, false, viaAnnouncer(plainSink)},
 	{"--json", true, false, false, viaAnnouncer(jsonSink)},
 	{"speech text", false, false, false, viaAnnouncer(speechSink)},
+	{"braille windows", false, false, false, viaAnnouncer(brailleSink)},
 	{"notification title and body", false, false, false, viaAnnouncer(notifySink)},
 	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
 	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
@@ -58,6 +60,7 @@ var outputs = []output{
 	{"aaep-replay check", false, false, false, replay("check")},
 	{"aaep-replay play", false, false, false, replay("play", "--speed", "0")},
 	{"aaep-replay play --json", true, false, false, replay("play", "--speed", "0", "--json")},
+	{"aaep-replay serve log", false, false, false, serveLog},
 	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
 }
 
@@ -484,4 +487,51 @@ func tuiScreen(t *testing.T, h string) string {
 		t.Errorf("the producer set the terminal title: %q", title)
 	}
 	return text + attrs
+}
+
+// serveLog runs aaep-replay serve on a hostile capture, posts h as a
+// subscriber's reply and returns what serve printed once it logged it.
+func serveLog(t *testing.T, h string) string {
+	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), "serve", "--addr", "127.0.0.1:0", captureFile(t, h))
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	printed := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	addr := regexp.MustCompile(`at http://(127\.0\.0\.1:[0-9]+)`)
+	deadline := time.Now().Add(20 * time.Second)
+	for !addr.MatchString(printed()) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := addr.FindStringSubmatch(printed())
+	if m == nil {
+		t.Fatalf("serve never said where it listens:\n%s", clip(printed()))
+	}
+	resp, err := http.Post("http://"+m[1]+"/messages", "application/json", strings.NewReader(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for !strings.Contains(printed(), "Received on") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return printed()
+}
+
+// shownBraille keeps the display windows braille.Sink would show.
+type shownBraille struct{ windows []string }
+
+func (s *shownBraille) Announce(an announce.Announcement) error {
+	// Wide enough that no short case is split across two windows.
+	s.windows = append(s.windows, braille.Windows(an, 400)...)
+	return nil
+}
+
+func brailleSink() (announce.Sink, func() string) {
+	rec := &shownBraille{}
+	return rec, func() string { return strings.Join(rec.windows, "\n") + "\n" }
 }
