@@ -677,10 +677,10 @@ func (c *sseConn) Close() error {
 // body of the form {"error": "...", "message": "..."} or
 // {"error": {"code": "...", "message": "..."}}.
 func httpError(req *http.Request, status string, code int, body []byte) *HTTPError {
-	e := &HTTPError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: code, Status: status}
+	e := &HTTPError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: code, Status: protocol.Text(status)}
 	var m struct {
 		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
+		Message protocol.Text   `json:"message"`
 	}
 	if json.Unmarshal(body, &m) != nil {
 		return e
@@ -688,8 +688,8 @@ func httpError(req *http.Request, status string, code int, body []byte) *HTTPErr
 	e.Message = m.Message
 	if json.Unmarshal(m.Error, &e.Code) != nil {
 		var inner struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code    protocol.Text `json:"code"`
+			Message protocol.Text `json:"message"`
 		}
 		if json.Unmarshal(m.Error, &inner) == nil {
 			e.Code = inner.Code
