@@ -151,7 +151,7 @@ func termsOf(c protocol.Capabilities) tui.Terms {
 func sanitized(l []string) []string {
 	out := make([]string, 0, len(l))
 	for _, s := range l {
-		if s = protocol.Sanitize(s); s != "" {
+		if s = protocol.Name(s); s != "" {
 			out = append(out, s)
 		}
 	}
