@@ -66,7 +66,9 @@ var outputs = []output{
 
 func TestHostileOutput(t *testing.T) {
 	cases := append([]hostile.Case{}, hostile.Cases...)
-	cases = append(cases, hostile.Case{Name: "64 KB grapheme run", S: hostile.GraphemeRun(64 << 10)})
+	// A 24 KB cluster (the sanitizer's own test takes 1 MB): as much as two
+	// fields of one message may carry within the listener's 64 KB limit.
+	cases = append(cases, hostile.Case{Name: "24 KB grapheme run", S: hostile.GraphemeRun(24 << 10)})
 	for _, o := range outputs {
 		t.Run(o.name, func(t *testing.T) {
 			for _, c := range cases {
@@ -339,11 +341,17 @@ func producer(t *testing.T, h string, end bool) string {
 	}
 	manifest, _ := json.Marshal(m)
 	no := false
+	// A long h goes in two fields of an event at most, to stay within the
+	// 64 KB a listener takes in one message.
+	more := h
+	if len(h) > 8<<10 {
+		more = "x"
+	}
 	evs := []map[string]any{
 		{"type": "aaep:agent.session.started", "summary_normal": h},
-		{"type": "aaep:agent.tool.invoked", "tool": h, "tool_call_id": "call_1", "summary_normal": h, "risk_level": "low", "irreversible": no},
-		{"type": h, "summary_normal": h},
-		{"type": "aaep:agent.awaiting.confirmation", "action": h, "consequence": h, "summary_normal": h, "reply_token": "rpl_1",
+		{"type": "aaep:agent.tool.invoked", "tool": more, "tool_call_id": "call_1", "summary_normal": h, "risk_level": "low", "irreversible": no},
+		{"type": more, "summary_normal": h},
+		{"type": "aaep:agent.awaiting.confirmation", "action": h, "consequence": more, "summary_normal": more, "reply_token": "rpl_1",
 			"timeout_seconds": 120, "default_decision": "reject", "risk_level": "low", "irreversible": no, "allowed_replies": []string{"accept", "reject"}},
 	}
 	var stream strings.Builder
