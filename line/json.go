@@ -113,10 +113,10 @@ func (j *JSON) Flush() error {
 
 // CleanJSON returns the valid JSON document raw with every string, keys
 // included, passed through protocol.Line, in the same order. A document
-// whose strings need no change (no backslash escape and no byte outside
-// ASCII) is returned as is.
+// whose strings need no change (no backslash escape, no DEL and no byte
+// outside ASCII) is returned as is.
 func CleanJSON(raw []byte) json.RawMessage {
-	if !bytes.ContainsRune(raw, '\\') && !hasNonASCII(raw) {
+	if !bytes.ContainsRune(raw, '\\') && !hasDELOrNonASCII(raw) {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -178,9 +178,11 @@ func CleanJSON(raw []byte) json.RawMessage {
 	return b.Bytes()
 }
 
-func hasNonASCII(b []byte) bool {
+// hasDELOrNonASCII reports a byte a JSON string may hold unescaped that
+// the sanitizer may change. (Other controls must be escaped in JSON.)
+func hasDELOrNonASCII(b []byte) bool {
 	for _, c := range b {
-		if c >= 0x80 {
+		if c >= 0x7f {
 			return true
 		}
 	}
