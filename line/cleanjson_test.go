@@ -68,9 +68,15 @@ func FuzzCleanJSON(f *testing.F) {
 }
 
 func BenchmarkCleanJSON(b *testing.B) {
-	raw := []byte(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.invoked","event_id":"evt_1","session_id":"sess_1","timestamp":"2026-06-30T14:22:10.100Z","producer":{"agent_id":"bank","agent_name":"Banque Privée"},"sequence_number":3,"summary_normal":"Lecture du relevé.\nDeux lignes."}`)
-	b.SetBytes(int64(len(raw)))
-	for b.Loop() {
-		_ = CleanJSON(raw)
+	for name, raw := range map[string]string{
+		"clean":        `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.invoked","event_id":"evt_1","session_id":"sess_1","timestamp":"2026-06-30T14:22:10.100Z","producer":{"agent_id":"bank","agent_name":"Banque Privée"},"sequence_number":3,"summary_normal":"Lecture du relevé."}`,
+		"with escapes": `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.tool.invoked","event_id":"evt_1","session_id":"sess_1","timestamp":"2026-06-30T14:22:10.100Z","producer":{"agent_id":"bank","agent_name":"Banque Privée"},"sequence_number":3,"summary_normal":"Lecture du relevé.\nDeux lignes."}`,
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				_ = CleanJSON([]byte(raw))
+			}
+		})
 	}
 }
