@@ -50,7 +50,7 @@ var outputs = []output{
 	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
 	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
 	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
-	{"--tui in a real terminal (tmux)", false, false, false, tuiScreen},
+	{"aaep-listen --tui in tmux", false, false, false, tuiScreen},
 	{"aaep-listen manifest", false, false, false, manifestCmd()},
 	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
 	{"aaep-capture --auto-reply stderr", false, false, false, autoReply},
@@ -60,6 +60,7 @@ var outputs = []output{
 	{"aaep-replay check", false, false, false, replay("check")},
 	{"aaep-replay play", false, false, false, replay("play", "--speed", "0")},
 	{"aaep-replay play --json", true, false, false, replay("play", "--speed", "0", "--json")},
+	{"aaep-replay play --tui in tmux", false, false, false, replayTUI},
 	{"aaep-replay serve log", false, false, false, serveLog},
 	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
 }
@@ -466,25 +467,37 @@ var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
 // sequences removed, as captured with attributes. The pane title must not
 // have changed.
 func tuiScreen(t *testing.T, h string) string {
+	return inTerminal(t, filepath.Join(bin, "aaep-listen")+" --tui "+producer(t, h, false), "prompt(s) waiting")
+}
+
+// replayTUI plays a hostile capture in aaep-replay's debug view, in a real
+// terminal, to its end.
+func replayTUI(t *testing.T, h string) string {
+	return inTerminal(t, filepath.Join(bin, "aaep-replay")+" play --tui --speed 0 "+captureFile(t, h), "End of the capture")
+}
+
+// inTerminal runs command in tmux until the screen shows until, and
+// returns the screen as text and, without the colour sequences the TUI
+// writes itself, with its attributes. The pane title must not change.
+func inTerminal(t *testing.T, command, until string) string {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tmux is needed for the real-terminal tests")
 		}
 		t.Skip("tmux not installed")
 	}
-	url := producer(t, h, false)
 	sock := filepath.Join(t.TempDir(), "tmux.sock")
 	tmux := func(args ...string) string {
 		out, _ := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
 		return string(out)
 	}
 	tmux("new-session", "-d", "-s", "t", "-x", "250", "-y", "40",
-		"TERM=xterm-256color "+filepath.Join(bin, "aaep-listen")+" --tui "+url+"; sleep 60")
+		"TERM=xterm-256color "+command+"; sleep 60")
 	defer tmux("kill-server")
 	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(tmux("capture-pane", "-p", "-t", "t"), "prompt(s) waiting") {
+	for !strings.Contains(tmux("capture-pane", "-p", "-t", "t"), until) {
 		if time.Now().After(deadline) {
-			t.Errorf("the TUI never showed the prompt:\n%s", tmux("capture-pane", "-p", "-t", "t"))
+			t.Errorf("the screen never showed %q:\n%s", until, tmux("capture-pane", "-p", "-t", "t"))
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
