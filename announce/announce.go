@@ -189,11 +189,11 @@ func (a *Announcer) report(err error) {
 }
 
 func agentName(ev *protocol.Event) string {
-	if n := ev.Producer.AgentName.String(); n != "" {
+	if n := ev.Producer.AgentName.Name(); n != "" {
 		return n
 	}
 	if ev.Producer.AgentID != "" {
-		return protocol.Sanitize(ev.Producer.AgentID)
+		return protocol.Name(ev.Producer.AgentID)
 	}
 	return "Unknown agent"
 }

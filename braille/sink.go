@@ -132,7 +132,7 @@ type message struct {
 // layout turns an announcement into a message for a display width cells wide.
 func layout(an announce.Announcement, width int) message {
 	m := message{an: an}
-	text := clean(an.Text)
+	text := clean(protocol.Line(an.Text))
 	if an.RTL || protocol.HasRTL(text) {
 		text = "(rtl) " + text
 	}
@@ -164,6 +164,17 @@ func layout(an announce.Announcement, width int) message {
 		used += w
 	}
 	return m
+}
+
+// Windows returns what the sink shows for an on a display width cells
+// wide: the text of each display window, in order.
+func Windows(an announce.Announcement, width int) []string {
+	m := layout(an, width)
+	w := make([]string, len(m.pages))
+	for p := range m.pages {
+		w[p], _ = m.window(p)
+	}
+	return w
 }
 
 // window returns the text of page p and the first grapheme it shows.

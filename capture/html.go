@@ -4,15 +4,24 @@ package capture
 
 import (
 	"fmt"
+	"github.com/aaep-term/aaep-term/protocol"
 	"html/template"
 	"io"
+	"strings"
 )
 
 // WriteHTML writes the trace as one HTML file with no external assets: a
 // heading per session, a table with a caption per session, and every
 // problem stated in words (the colours only repeat what the words say).
 func (t *Trace) WriteHTML(w io.Writer) error {
-	if err := htmlReport.Execute(w, t); err != nil {
+	// The report is built whole and sanitized whole: the template escapes
+	// HTML, the sanitizer removes what a browser or screen reader would
+	// act on or hide (controls, bidi overrides, zero-width characters).
+	var b strings.Builder
+	if err := htmlReport.Execute(&b, t); err != nil {
+		return fmt.Errorf("capture: write the HTML trace: %w", err)
+	}
+	if _, err := io.WriteString(w, protocol.Sanitize(b.String())); err != nil {
 		return fmt.Errorf("capture: write the HTML trace: %w", err)
 	}
 	return nil

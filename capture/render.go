@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+
+	"github.com/aaep-term/aaep-term/internal/textout"
 )
 
 // WriteText writes the trace as plain text: a summary, then per session one
@@ -13,23 +15,23 @@ import (
 // and no alignment by spaces.
 func (t *Trace) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "State-machine trace of %s: %s.\n", t.Source, t.summary())
+	textout.Fprintf(bw, "State-machine trace of %s: %s.\n", t.Source, t.summary())
 	for _, d := range t.Diagnostics {
-		fmt.Fprintf(bw, "Note on reading, line %d: %s\n", d.Line, d.Message)
+		textout.Fprintf(bw, "Note on reading, line %d: %s\n", d.Line, d.Message)
 	}
 	for _, s := range t.Sessions {
-		fmt.Fprintf(bw, "\nSession %s, agent %s: %s.\n", s.ID, orWord(s.Agent, "unnamed"), s.summary())
+		textout.Fprintf(bw, "\nSession %s, agent %s: %s.\n", s.ID, orWord(s.Agent, "unnamed"), s.summary())
 		for _, st := range s.Steps {
 			writeStep(bw, st)
 		}
 	}
 	if len(t.Other) > 0 {
-		fmt.Fprintf(bw, "\nOutside any session: %d %s.\n", len(t.Other), plural(len(t.Other), "message", "messages"))
+		textout.Fprintf(bw, "\nOutside any session: %d %s.\n", len(t.Other), plural(len(t.Other), "message", "messages"))
 		for _, st := range t.Other {
 			writeStep(bw, st)
 		}
 	}
-	fmt.Fprintf(bw, "\nEnd of trace: %s.\n", t.verdict())
+	textout.Fprintf(bw, "\nEnd of trace: %s.\n", t.verdict())
 	return bw.Flush()
 }
 
@@ -43,10 +45,10 @@ func writeStep(w io.Writer, st TraceStep) {
 		if st.To != "" && st.From != st.To {
 			state = fmt.Sprintf(" State %s to %s.", st.From, st.To)
 		}
-		fmt.Fprintf(w, "Line %d%s: %s. %s%s\n", st.Line, at, st.Event, st.Detail, state)
+		textout.Fprintf(w, "Line %d%s: %s. %s%s\n", st.Line, at, st.Event, st.Detail, state)
 	}
 	for _, v := range st.Violations {
-		fmt.Fprintf(w, "%s at line %d (%s, spec section %s): %s\n", severityWord(v.Severity), v.Line, v.Rule, v.Section, v.Message)
+		textout.Fprintf(w, "%s at line %d (%s, spec section %s): %s\n", severityWord(v.Severity), v.Line, v.Rule, v.Section, v.Message)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -452,23 +453,23 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 // no alignment by spaces.
 func (s *Stats) WriteText(w io.Writer) error {
 	ew := bufio.NewWriter(w)
-	fmt.Fprintf(ew, "Figures for %s: %d records, %d %s, %d %s.\n", s.Source, s.Records,
+	textout.Fprintf(ew, "Figures for %s: %d records, %d %s, %d %s.\n", s.Source, s.Records,
 		len(s.Sessions), plural(len(s.Sessions), "session", "sessions"),
 		len(s.Agents), plural(len(s.Agents), "agent", "agents"))
 	if s.Diagnostics > 0 {
-		fmt.Fprintf(ew, "%d %s could not be read.\n", s.Diagnostics, plural(s.Diagnostics, "line", "lines"))
+		textout.Fprintf(ew, "%d %s could not be read.\n", s.Diagnostics, plural(s.Diagnostics, "line", "lines"))
 	}
 	if s.CutShort {
-		fmt.Fprintf(ew, "Warning: the gzip file ends early (it was cut short); these figures cover what comes before the cut.\n")
+		textout.Fprintf(ew, "Warning: the gzip file ends early (it was cut short); these figures cover what comes before the cut.\n")
 	}
-	fmt.Fprintf(ew, "\nIn all:\n")
+	textout.Fprintf(ew, "\nIn all:\n")
 	s.Total.write(ew)
 	for _, a := range s.Agents {
 		name := a.ID
 		if a.Name != "" && a.Name != a.ID {
 			name = fmt.Sprintf("%s (%s)", a.Name, a.ID)
 		}
-		fmt.Fprintf(ew, "\nAgent %s, %d %s:\n", name, a.Sessions, plural(a.Sessions, "session", "sessions"))
+		textout.Fprintf(ew, "\nAgent %s, %d %s:\n", name, a.Sessions, plural(a.Sessions, "session", "sessions"))
 		a.Counts.write(ew)
 	}
 	for _, ss := range s.Sessions {
@@ -476,55 +477,55 @@ func (s *Stats) WriteText(w io.Writer) error {
 		if ss.Ended != "" {
 			end = "ended with " + strings.TrimPrefix(ss.Ended, "aaep:")
 		}
-		fmt.Fprintf(ew, "\nSession %s of agent %s, %s:\n", ss.ID, ss.Agent, end)
+		textout.Fprintf(ew, "\nSession %s of agent %s, %s:\n", ss.ID, ss.Agent, end)
 		ss.Counts.write(ew)
 	}
 	return ew.Flush()
 }
 
 func (c *Counts) write(ew io.Writer) {
-	fmt.Fprintf(ew, "Duration: %s.\n", secondsWords(c.DurationS))
-	fmt.Fprintf(ew, "Events: %d.\n", c.Events)
+	textout.Fprintf(ew, "Duration: %s.\n", secondsWords(c.DurationS))
+	textout.Fprintf(ew, "Events: %d.\n", c.Events)
 	types := make([]string, 0, len(c.ByType))
 	for t := range c.ByType {
 		types = append(types, t)
 	}
 	sort.Strings(types)
 	for _, t := range types {
-		fmt.Fprintf(ew, "  %s: %d.\n", strings.TrimPrefix(t, "aaep:"), c.ByType[t])
+		textout.Fprintf(ew, "  %s: %d.\n", strings.TrimPrefix(t, "aaep:"), c.ByType[t])
 	}
 	tl := c.Tools
 	if tl.Calls > 0 {
-		fmt.Fprintf(ew, "Tool calls: %d; %d succeeded (%s percent), %d failed (%s percent), %d timed out (%s percent), %d unfinished.\n",
+		textout.Fprintf(ew, "Tool calls: %d; %d succeeded (%s percent), %d failed (%s percent), %d timed out (%s percent), %d unfinished.\n",
 			tl.Calls, tl.Success, pct(tl.SuccessPct), tl.Error, pct(tl.ErrorPct), tl.Timeout, pct(tl.TimeoutPct), tl.Unfinished)
 		if tl.LatencyMS.N > 0 {
-			fmt.Fprintf(ew, "Tool latency over %d %s: median %s, 90th percentile %s, 99th percentile %s, longest %s.\n",
+			textout.Fprintf(ew, "Tool latency over %d %s: median %s, 90th percentile %s, 99th percentile %s, longest %s.\n",
 				tl.LatencyMS.N, plural(tl.LatencyMS.N, "call", "calls"), ms(tl.LatencyMS.P50), ms(tl.LatencyMS.P90), ms(tl.LatencyMS.P99), ms(tl.LatencyMS.Max))
 		}
 	} else {
-		fmt.Fprintf(ew, "Tool calls: none.\n")
+		textout.Fprintf(ew, "Tool calls: none.\n")
 	}
 	cf := c.Confirmations
 	if cf.Asked > 0 {
-		fmt.Fprintf(ew, "Confirmations: %d asked; %d accepted, %d rejected, %d timed out, %d unanswered.\n",
+		textout.Fprintf(ew, "Confirmations: %d asked; %d accepted, %d rejected, %d timed out, %d unanswered.\n",
 			cf.Asked, cf.Accepted, cf.Rejected, cf.TimedOut, cf.Unanswered)
 		if cf.DecideMS.N > 0 {
-			fmt.Fprintf(ew, "Time to decide over %d %s: median %s, 90th percentile %s, longest %s.\n",
+			textout.Fprintf(ew, "Time to decide over %d %s: median %s, 90th percentile %s, longest %s.\n",
 				cf.DecideMS.N, plural(cf.DecideMS.N, "decision", "decisions"), ms(cf.DecideMS.P50), ms(cf.DecideMS.P90), ms(cf.DecideMS.Max))
 		}
 	} else {
-		fmt.Fprintf(ew, "Confirmations: none.\n")
+		textout.Fprintf(ew, "Confirmations: none.\n")
 	}
 	if c.Clarify.Asked > 0 {
-		fmt.Fprintf(ew, "Questions: %d asked, %d answered.\n", c.Clarify.Asked, c.Clarify.Answered)
+		textout.Fprintf(ew, "Questions: %d asked, %d answered.\n", c.Clarify.Asked, c.Clarify.Answered)
 	}
 	if c.Output.Chunks > 0 {
-		fmt.Fprintf(ew, "Streamed output: %d %s in %d %s, %d bytes, %d completed.\n", c.Output.Outputs, plural(c.Output.Outputs, "output", "outputs"),
+		textout.Fprintf(ew, "Streamed output: %d %s in %d %s, %d bytes, %d completed.\n", c.Output.Outputs, plural(c.Output.Outputs, "output", "outputs"),
 			c.Output.Chunks, plural(c.Output.Chunks, "chunk", "chunks"), c.Output.Bytes, c.Output.Complete)
 	} else {
-		fmt.Fprintf(ew, "Streamed output: none.\n")
+		textout.Fprintf(ew, "Streamed output: none.\n")
 	}
-	fmt.Fprintf(ew, "Violations: %d; warnings: %d.\n", c.Violations, c.Warnings)
+	textout.Fprintf(ew, "Violations: %d; warnings: %d.\n", c.Violations, c.Warnings)
 }
 
 func secondsWords(s float64) string { return fmt.Sprintf("%.3f seconds", s) }

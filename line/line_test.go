@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,5 +126,31 @@ func TestParse(t *testing.T) {
 		if got := Parse(tt.in); got != tt.want {
 			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// Two agents whose names differ only by invisible characters never look
+// the same on the line: the invisible ones are shown as codes.
+func TestLookalikeAgentsDiffer(t *testing.T) {
+	var out bytes.Buffer
+	w := NewWriter(&out, nil, WriterOptions{Location: time.UTC})
+	a := announce.New(announce.Config{}, w)
+	at := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
+	for _, name := range []string{"Bank", "Ba\u200bnk", "Bank\u200d", "\ufeffBank", "Bank\u2060", "Ban\u00adk"} {
+		a.Deliver(session.Delivery{At: at, Event: &protocol.Event{Type: protocol.TypeSessionStarted, SessionID: "sess_1",
+			Producer: protocol.Producer{AgentID: "bank", AgentName: protocol.Text(name)}, SummaryNormal: "Started."}})
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if seen[l] {
+			t.Errorf("two different agents printed the same line %q:\n%s", l, out.String())
+		}
+		seen[l] = true
+	}
+	if !strings.Contains(out.String(), "Ba<U+200B>nk: ") {
+		t.Errorf("the zero-width space is not shown:\n%s", out.String())
 	}
 }

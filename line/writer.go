@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -57,7 +58,7 @@ func (w *Writer) Announce(a announce.Announcement) error {
 		}
 	}
 	if a.Agent != "" {
-		b = appendIsolated(b, a.Agent, false)
+		b = appendIsolated(b, protocol.Name(a.Agent), false)
 		b = append(b, ": "...)
 	}
 	b = appendIsolated(b, a.Text, a.RTL)
@@ -87,7 +88,7 @@ func (w *Writer) Diagnostic(d session.Diagnostic) error {
 	}
 	b := d.At.In(w.loc).AppendFormat(nil, "15:04:05")
 	b = append(b, " warning, "...)
-	b = append(b, d.Code...)
+	b = append(b, protocol.Name(d.Code)...)
 	b = append(b, ": "...)
 	b = appendOneLine(b, d.Message)
 	b = append(b, '\n')
@@ -135,11 +136,13 @@ func answerHint(a announce.Announcement) string {
 	return ""
 }
 
-// appendOneLine appends s with line breaks and tabs turned into spaces, so
-// one announcement stays one line. s is already sanitized.
+// appendOneLine appends s sanitized as one line (see protocol.Line): every
+// string the writer prints passes here, so no text, ours or a producer's,
+// can carry an escape sequence or start a line of its own.
 func appendOneLine(b []byte, s string) []byte {
-	if !strings.ContainsAny(s, "\n\r\t") {
+	one := protocol.Line(s)
+	if one == s {
 		return append(b, s...)
 	}
-	return append(b, strings.Join(strings.Fields(s), " ")...)
+	return append(b, strings.Join(strings.Fields(one), " ")...)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // AppName is the application name notifications carry.
@@ -110,6 +111,9 @@ func (s *Sink) queue(m send) {
 	if s.closed {
 		return
 	}
+	// The one place every notification passes: title and body become one
+	// sanitized line (the body may be a summary of several lines), whoever built them.
+	m.title, m.body = protocol.Line(m.title), protocol.Sanitize(m.body)
 	if m.critical {
 		s.sends <- m
 		return
@@ -134,7 +138,7 @@ func (s *Sink) Announce(an announce.Announcement) error {
 		return nil
 	}
 	if an.Priority == announce.Critical {
-		s.queue(send{critical: true, title: title(an), body: an.Text})
+		s.queue(send{critical: true, title: title(an), body: protocol.Line(an.Text)})
 		return nil
 	}
 	if s.timer != nil {
@@ -145,7 +149,7 @@ func (s *Sink) Announce(an announce.Announcement) error {
 		return nil
 	}
 	s.timer = time.AfterFunc(s.cfg.Window, s.windowEnded)
-	s.queue(send{title: title(an), body: an.Text})
+	s.queue(send{title: title(an), body: protocol.Line(an.Text)})
 	return nil
 }
 
@@ -190,12 +194,12 @@ func (s *Sink) Close() error {
 // summary words held announcements as one notification: their count and the last ones.
 func summary(held []announce.Announcement) (string, string) {
 	if len(held) == 1 {
-		return title(held[0]), held[0].Text
+		return title(held[0]), protocol.Line(held[0].Text)
 	}
 	last := held[max(0, len(held)-3):]
 	lines := make([]string, 0, len(last))
 	for _, an := range last {
-		lines = append(lines, an.Text)
+		lines = append(lines, protocol.Line(an.Text))
 	}
 	body := strings.Join(lines, "\n")
 	if more := len(held) - len(last); more > 0 {
@@ -206,7 +210,7 @@ func summary(held []announce.Announcement) (string, string) {
 
 // title names who speaks, and says when the user is needed.
 func title(an announce.Announcement) string {
-	who := an.Agent
+	who := protocol.Name(an.Agent)
 	if who == "" {
 		who = AppName
 	}

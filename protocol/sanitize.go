@@ -1,22 +1,69 @@
 package protocol
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rivo/uniseg"
 )
 
+// The sanitizer is the one door between untrusted text (from a producer, a
+// capture file, an HTTP answer or a child process) and anything a person
+// reads or hears: a terminal, a braille line, speech or a notification.
+// It has three forms, each idempotent, each the previous one plus a rule:
+//
+//   - [Sanitize] for prose that may span lines;
+//   - [Line] for a single-line place (a line, a TUI row, a status, a title);
+//   - [Name] for identifiers and names, where two different values must
+//     never look the same.
+
+// maxClusterRunes bounds one grapheme cluster (a base character and what
+// joins it). No script needs more; a hostile run of a million combining
+// marks, joiners or Hangul jamo would otherwise be one "character" that a
+// terminal, a wrapper or a braille translator has to swallow whole.
+const maxClusterRunes = 32
+
 // Sanitize makes producer text safe to show on a terminal or braille line.
-// It removes C0 and C1 control characters except newline and tab, DEL, and
-// whole ESC/CSI/OSC/DCS sequences; it replaces bidirectional embedding,
-// override and isolate controls with nothing so text cannot be reordered
-// visually; invalid UTF-8 becomes U+FFFD. Text needing no change is returned
-// as is, without allocating.
-func Sanitize(s string) string {
-	if clean(s) {
-		return s
+// It removes C0 and C1 control characters except tab, DEL, and whole
+// ESC/CSI/OSC/DCS sequences; every line break (CR LF, CR, VT, FF, NEL,
+// U+2028, U+2029) becomes one "\n"; it removes bidirectional embedding,
+// override and isolate controls so text cannot be reordered visually, and
+// invisible format characters (zero-width space, word joiner, BOM, tags,
+// invisible operators) that only serve to hide or disguise text; a
+// zero-width joiner or non-joiner is kept only between two non-ASCII
+// characters, where scripts and emoji use it. Invalid UTF-8 becomes U+FFFD.
+// A grapheme cluster longer than 32 runes is cut. Text needing no change is
+// returned as is, without allocating.
+func Sanitize(s string) string { return sanitizeAs(s, false) }
+
+// Line is [Sanitize] for a single-line place: every run of line breaks and
+// tabs becomes one space, so producer text can never start a line of its own.
+func Line(s string) string { return fold(sanitizeAs(s, false)) }
+
+// Name is [Line] for identifiers and names (agent, session, event and tool
+// names, event types): every invisible character — zero-width space, joiner
+// and non-joiner, word joiner, BOM, direction marks, soft hyphen, Hangul
+// fillers, variation selectors not after a non-ASCII character, tags — is
+// shown as <U+XXXX>, so two values that differ never look the same.
+func Name(s string) string { return fold(sanitizeAs(s, true)) }
+
+// sanitizeAs is [Sanitize], showing invisible characters as codes when show is set.
+func sanitizeAs(s string, show bool) string {
+	ok, long := clean(s, show)
+	if !ok {
+		s = sanitize(s, show)
 	}
+	if long {
+		s = capClusters(s)
+	}
+	return s
+}
+
+func sanitize(s string, show bool) string {
 	var b strings.Builder
 	b.Grow(len(s))
+	var prev rune // the last rune written
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c == 0x1b { // ESC: drop the whole sequence
@@ -27,47 +74,194 @@ func Sanitize(s string) string {
 		i += size
 		switch {
 		case r == utf8.RuneError && size == 1:
-			b.WriteRune(utf8.RuneError)
+			r = utf8.RuneError
+		case r == '\r':
+			if i < len(s) && s[i] == '\n' {
+				i++
+			}
+			r = '\n'
+		case isLineBreak(r):
+			r = '\n'
 		case r == '\n' || r == '\t':
-			b.WriteRune(r)
 		case r < 0x20 || r == 0x7f:
+			continue
 		case r == 0x9b: // C1 CSI
 			i = skipCSI(s, i)
+			continue
 		case r == 0x9d || r == 0x90 || r == 0x98 || r == 0x9e || r == 0x9f: // C1 OSC, DCS, SOS, PM, APC
 			i = skipString(s, i)
-		case r >= 0x80 && r < 0xa0:
-		case isBidiControl(r):
-		default:
-			b.WriteRune(r)
+			continue
+		case r >= 0x80 && r < 0xa0, isBidiControl(r):
+			continue
+		case show && isInvisible(r):
+			if isVariationSelector(r) && joins(prev) {
+				break
+			}
+			fmt.Fprintf(&b, "<U+%04X>", r)
+			prev = '>'
+			continue
+		case isHidden(r):
+			continue
+		case r == 0x200c || r == 0x200d: // ZWNJ, ZWJ: only inside non-ASCII text
+			if next, _ := utf8.DecodeRuneInString(s[i:]); !joins(prev) || !joins(next) {
+				continue
+			}
 		}
+		b.WriteRune(r)
+		prev = r
 	}
 	return b.String()
 }
 
-// clean reports whether s needs no sanitizing: valid UTF-8 without control
-// or bidi-control characters.
-func clean(s string) bool {
+// joins reports whether r is a visible non-ASCII character that the
+// sanitizer keeps: the context in which joiners and variation selectors
+// have a use.
+func joins(r rune) bool {
+	return r >= 0xa0 && !isBidiControl(r) && !isInvisible(r) && !isLineBreak(r)
+}
+
+// clean reports whether s needs no sanitizing: valid UTF-8 without control,
+// line-break, bidi-control or hidden characters, joiners (checked in
+// context by sanitize), nor when show is set invisible ones. long reports a
+// run of 32 or more runes at or above U+0300, where a grapheme cluster
+// might be too long; only then are clusters measured.
+func clean(s string, show bool) (ok, long bool) {
+	run := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-				return false
+				return false, run >= maxClusterRunes || hasCombinable(s[i:])
 			}
+			run = 0
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r < 0xa0) || isBidiControl(r) {
-			return false
+		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r < 0xa0) || isBidiControl(r) || isLineBreak(r) ||
+			isHidden(r) || r == 0x200c || r == 0x200d || (show && isInvisible(r)) {
+			return false, run >= maxClusterRunes || hasCombinable(s[i:])
+		}
+		if r >= 0x300 {
+			if run++; run >= maxClusterRunes {
+				long = true
+			}
+		} else {
+			run = 0
 		}
 		i += size
+	}
+	return true, long
+}
+
+// hasCombinable reports a rune at or above U+0300 in s.
+func hasCombinable(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return r >= 0x300 }) >= 0
+}
+
+// capClusters cuts every grapheme cluster of s to maxClusterRunes runes.
+func capClusters(s string) string {
+	var b strings.Builder
+	state := -1
+	cut := false
+	for rest := s; rest != ""; {
+		var cluster string
+		before := len(s) - len(rest)
+		cluster, rest, _, state = uniseg.FirstGraphemeClusterInString(rest, state)
+		if utf8.RuneCountInString(cluster) > maxClusterRunes {
+			if !cut {
+				b.Grow(len(s))
+				b.WriteString(s[:before])
+				cut = true
+			}
+			k := 0
+			for range maxClusterRunes {
+				_, size := utf8.DecodeRuneInString(cluster[k:])
+				k += size
+			}
+			cluster = cluster[:k]
+			state = -1
+		}
+		if cut {
+			b.WriteString(cluster)
+		}
+	}
+	if !cut {
+		return s
+	}
+	return b.String()
+}
+
+// fold turns every run of line breaks and tabs in sanitized s into one space.
+func fold(s string) string {
+	if !strings.ContainsAny(s, "\n\t") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if r == '\n' || r == '\t' {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isLineBreak reports the line and paragraph breaks other than LF and CR:
+// VT, FF, NEL, U+2028 and U+2029.
+func isLineBreak(r rune) bool {
+	return r == 0x0b || r == 0x0c || r == 0x85 || r == 0x2028 || r == 0x2029
+}
+
+// isHidden reports invisible format characters with no use in prose that
+// outweighs hiding text: zero-width space, word joiner, invisible
+// operators, deprecated format controls, BOM, interlinear annotation
+// controls, Mongolian vowel separator, shorthand format controls, musical
+// symbol formatting and tags.
+func isHidden(r rune) bool {
+	switch {
+	case r == 0x200b, r == 0x180e, r == 0xfeff:
+	case r >= 0x2060 && r <= 0x2064, r >= 0x206a && r <= 0x206f:
+	case r >= 0xfff9 && r <= 0xfffb:
+	case r >= 0x1bca0 && r <= 0x1bca3, r >= 0x1d173 && r <= 0x1d17a:
+	case r >= 0xe0000 && r <= 0xe007f:
+	default:
+		return false
 	}
 	return true
 }
 
+// isInvisible reports every character [Name] makes visible: the hidden ones,
+// joiners, direction marks, soft hyphen, combining grapheme joiner, Hangul
+// fillers, Khmer inherent vowels, Mongolian variation selectors and
+// variation selectors.
+func isInvisible(r rune) bool {
+	switch {
+	case isHidden(r), isVariationSelector(r):
+	case r == 0x00ad, r == 0x034f, r == 0x061c, r == 0x115f, r == 0x1160, r == 0x3164, r == 0xffa0:
+	case r == 0x17b4, r == 0x17b5, r >= 0x180b && r <= 0x180f:
+	case r >= 0x200c && r <= 0x200f:
+	default:
+		return false
+	}
+	return true
+}
+
+// isVariationSelector reports U+FE00–U+FE0F and U+E0100–U+E01EF.
+func isVariationSelector(r rune) bool {
+	return (r >= 0xfe00 && r <= 0xfe0f) || (r >= 0xe0100 && r <= 0xe01ef)
+}
+
 // isBidiControl reports the explicit directional formatting characters of
 // UAX #9 that can reorder surrounding text: LRE, RLE, PDF, LRO, RLO, LRI, RLI,
-// FSI, PDI. The marks LRM, RLM and ALM are harmless and kept.
+// FSI, PDI. The marks LRM, RLM and ALM are harmless in prose and kept.
 func isBidiControl(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
 }

@@ -152,7 +152,7 @@ func (r ManifestResult) Sentence() string {
 		return s
 	}
 	if r.Err != nil {
-		return "The producer's manifest could not be checked: " + protocol.Sanitize(r.Err.Error()) + "."
+		return "The producer's manifest could not be checked: " + protocol.Line(r.Err.Error()) + "."
 	}
 	return "The producer's manifest could not be checked."
 }
@@ -180,7 +180,7 @@ func WellKnownURI(endpoint string) string {
 func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return manifestFail(ErrManifestFetch, "The producer's manifest could not be fetched from %s: "+format+".",
-			append([]any{protocol.Sanitize(uri)}, args...)...)
+			append([]any{protocol.Line(uri)}, args...)...)
 	}
 	u, err := url.Parse(uri)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -194,24 +194,24 @@ func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) 
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, fail("%s", protocol.Sanitize(err.Error()))
+		return nil, fail("%s", protocol.Line(err.Error()))
 	}
 	f.Credentials.Apply(req.Header, req.URL)
 	req.Header.Set("Accept", "application/jose, application/json")
 	resp, err := f.Credentials.Client(f.Client).Do(req)
 	if err != nil {
-		return nil, fail("%s", protocol.Sanitize(err.Error()))
+		return nil, fail("%s", protocol.Line(err.Error()))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, manifestFail(ErrNoManifest, "The producer publishes no manifest at %s (404 Not Found).", protocol.Sanitize(uri))
+		return nil, manifestFail(ErrNoManifest, "The producer publishes no manifest at %s (404 Not Found).", protocol.Line(uri))
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, fail("the answer was %s", protocol.Sanitize(resp.Status))
+		return nil, fail("the answer was %s", protocol.Line(resp.Status))
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxManifestBytes*2+1))
 	if err != nil {
-		return nil, fail("%s", protocol.Sanitize(err.Error()))
+		return nil, fail("%s", protocol.Line(err.Error()))
 	}
 	if len(body) > MaxManifestBytes*2 {
 		return nil, fail("it is longer than %d bytes", MaxManifestBytes*2)

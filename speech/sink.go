@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Sink speaks announcements through a Backend. It implements announce.Sink;
@@ -29,7 +30,7 @@ func (s *Sink) Announce(an announce.Announcement) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
 	defer cancel()
-	u := Utterance{Text: an.Text, Lang: an.Lang, Priority: PriorityFor(an)}
+	u := Utterance{Text: protocol.Line(an.Text), Lang: an.Lang, Priority: PriorityFor(an)}
 	err := s.Backend.Speak(ctx, u)
 	switch {
 	case err == nil:

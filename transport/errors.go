@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 var (
@@ -35,28 +37,30 @@ func (e *UnsupportedError) Unwrap() error { return errors.ErrUnsupported }
 
 // HTTPError is a non-2xx answer from a producer's HTTP endpoint. Code and
 // Message come from the "error" and "message" members of a JSON body, when
-// the producer sent one; they are the producer's text, not sanitized.
+// the producer sent one. Status, Code and Message are the producer's
+// untrusted text; Error returns the whole message sanitized as one line,
+// since errors are printed.
 type HTTPError struct {
 	Method     string // "GET" or "POST"
 	URL        string
 	StatusCode int
-	Status     string // as sent, e.g. "400 Bad Request"
-	Code       string // the body's "error" member, if any
-	Message    string // the body's "message" member, if any
+	Status     protocol.Text // as sent, e.g. "400 Bad Request"
+	Code       protocol.Text // the body's "error" member, if any
+	Message    protocol.Text // the body's "message" member, if any
 }
 
 func (e *HTTPError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "transport: %s %s: the producer answered %s", e.Method, e.URL, e.Status)
+	fmt.Fprintf(&b, "transport: %s %s: the producer answered %s", e.Method, e.URL, e.Status.Unsafe())
 	if e.Code != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Code)
+		b.WriteString(e.Code.Unsafe())
 	}
 	if e.Message != "" {
 		b.WriteString(": ")
-		b.WriteString(e.Message)
+		b.WriteString(e.Message.Unsafe())
 	}
-	return b.String()
+	return protocol.Line(b.String())
 }
 
 // FrameTooLargeError reports one message that was longer than the limit and

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/creds"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Layout is the set of HTTP paths a producer serves.
@@ -296,7 +297,7 @@ func (c *sseConn) join(p string) *url.URL {
 type noNegotiation struct{ why string }
 
 func (e *noNegotiation) Error() string {
-	return "transport: the producer does not offer subscription negotiation: " + e.why
+	return protocol.Line("transport: the producer does not offer subscription negotiation: " + e.why)
 }
 
 // subscribe POSTs the subscription request and sets streamURL from the answer.
@@ -689,10 +690,10 @@ func (c *sseConn) Close() error {
 // body of the form {"error": "...", "message": "..."} or
 // {"error": {"code": "...", "message": "..."}}.
 func httpError(req *http.Request, status string, code int, body []byte) *HTTPError {
-	e := &HTTPError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: code, Status: status}
+	e := &HTTPError{Method: req.Method, URL: req.URL.Redacted(), StatusCode: code, Status: protocol.Text(status)}
 	var m struct {
 		Error   json.RawMessage `json:"error"`
-		Message string          `json:"message"`
+		Message protocol.Text   `json:"message"`
 	}
 	if json.Unmarshal(body, &m) != nil {
 		return e
@@ -700,8 +701,8 @@ func httpError(req *http.Request, status string, code int, body []byte) *HTTPErr
 	e.Message = m.Message
 	if json.Unmarshal(m.Error, &e.Code) != nil {
 		var inner struct {
-			Code    string `json:"code"`
-			Message string `json:"message"`
+			Code    protocol.Text `json:"code"`
+			Message protocol.Text `json:"message"`
 		}
 		if json.Unmarshal(m.Error, &inner) == nil {
 			e.Code = inner.Code

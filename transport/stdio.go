@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/wire"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // StdioOptions configures DialStdio. The zero value is usable. The
@@ -56,7 +58,7 @@ func (e *ExitError) Error() string {
 	if len(e.Stderr) > 0 {
 		s += "; its last words on standard error: " + strings.Join(e.Stderr, " / ")
 	}
-	return s
+	return protocol.Line(s)
 }
 
 // SplitCommand splits an exec: endpoint's command line into words at

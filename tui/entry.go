@@ -47,13 +47,13 @@ type entry struct {
 }
 
 func newEntry(it Item, seq uint64) entry {
-	it.Agent, it.SessionID, it.Text = protocol.Sanitize(it.Agent), protocol.Sanitize(it.SessionID), protocol.Sanitize(it.Text)
+	it.Agent, it.SessionID, it.Text = protocol.Name(it.Agent), protocol.Name(it.SessionID), protocol.Sanitize(it.Text)
 	e := entry{Item: it, seq: seq, line: oneLine(it.Text), typeName: it.Kind}
 	if ev := it.Event; ev != nil {
 		if ev.Type != "" {
-			e.typeName = protocol.Sanitize(ev.Type)
+			e.typeName = protocol.Name(ev.Type)
 		}
-		e.toolName = protocol.Sanitize(ev.Tool)
+		e.toolName = protocol.Name(ev.Tool)
 	}
 	var b strings.Builder
 	b.Grow(len(e.line) + 64)

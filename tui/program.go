@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -69,7 +70,7 @@ func Start(o RunOptions) *Program {
 		final, err := pr.p.Run()
 		if fm, ok := final.(*Model); ok && o.AltScreen && fm.message != "" {
 			// The alternate screen is gone: leave its last words on the normal one.
-			fmt.Fprintln(o.Out, fm.message)
+			textout.Fprintf(o.Out, "%s\n", fm.message)
 		}
 		select { // the user may have forced the TUI closed: stop listening too
 		case pr.commands <- "quit":

@@ -32,7 +32,7 @@ type Prompt struct {
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
 func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
-	pr := Prompt{Number: p.Number, SessionID: protocol.Sanitize(ev.SessionID), Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Sanitize(ev.RiskLevel)}
+	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Name(ev.RiskLevel)}
 	add := func(label, v string) {
 		if v = strings.TrimSpace(v); v != "" {
 			pr.Details = append(pr.Details, label+": "+oneLine(v))
@@ -73,10 +73,10 @@ func PromptOf(p *session.Prompt) Prompt {
 }
 
 func agentOf(ev *protocol.Event) string {
-	if n := ev.Producer.AgentName.String(); n != "" {
+	if n := ev.Producer.AgentName.Name(); n != "" {
 		return n
 	}
-	return protocol.Sanitize(ev.Producer.AgentID)
+	return protocol.Name(ev.Producer.AgentID)
 }
 
 // kind is the prompt's kind in words.

@@ -53,7 +53,7 @@ func (t *sessionTable) add(e *entry) {
 	}
 	switch ev.Type {
 	case protocol.TypeStateChanged:
-		r.state = protocol.Sanitize(ev.ToState)
+		r.state = protocol.Name(ev.ToState)
 	case protocol.TypeSessionCompleted:
 		r.state = "completed"
 	case protocol.TypeSessionErrored:
@@ -62,7 +62,7 @@ func (t *sessionTable) add(e *entry) {
 		r.state = "cancelled"
 	case protocol.TypeToolInvoked:
 		if len(r.tools) < 100 {
-			r.tools[ev.ToolCallID] = protocol.Sanitize(ev.Tool)
+			r.tools[ev.ToolCallID] = protocol.Name(ev.Tool)
 		}
 	case protocol.TypeToolCompleted:
 		delete(r.tools, ev.ToolCallID)

@@ -125,10 +125,10 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(tio.Out, usageText)
+				tio.Usage(usageText)
 				fs.SetOutput(tio.Out)
 				fs.PrintDefaults()
-				fmt.Fprint(tio.Out, `
+				tio.Usage(`
 Environment:
   AAEP_TOKEN   bearer token, when --token is not given
 

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -26,11 +25,11 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case err != nil:
-		fmt.Fprintf(tio.ErrOut, "aaep-capture: %v\nRun aaep-capture --help for usage.\n", err)
+		tio.Eprintf("aaep-capture: %v\nRun aaep-capture --help for usage.\n", err)
 		return 2
 	}
 	if err := record(ctx, o); err != nil {
-		fmt.Fprintf(tio.ErrOut, "aaep-capture: %v\n", err)
+		tio.Eprintf("aaep-capture: %v\n", err)
 		return 1
 	}
 	return 0

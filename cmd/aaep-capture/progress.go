@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/textout"
 )
 
 // progressMode says how progress is shown.
@@ -69,13 +71,13 @@ func (p *progress) printf(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
-	fmt.Fprintf(p.w, format, args...)
+	textout.Fprintf(p.w, format, args...)
 }
 
 // clear removes the progress line from the screen; p.mu is held.
 func (p *progress) clear() {
 	if p.shown > 0 {
-		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.shown))
+		textout.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.shown))
 		p.shown = 0
 	}
 }
@@ -137,14 +139,14 @@ func (p *progress) report(now time.Time) {
 	switch p.mode {
 	case progressRewrite:
 		pad := max(p.shown-len(s), 0)
-		fmt.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
+		textout.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
 		if pad > 0 {
-			fmt.Fprintf(p.w, "\r%s", s)
+			textout.Fprintf(p.w, "\r%s", s)
 		}
 		p.shown = len(s)
 	case progressLines:
 		if s != p.last {
-			fmt.Fprintln(p.w, s)
+			textout.Fprintf(p.w, "%s\n", s)
 			p.last = s
 		}
 	}

@@ -238,8 +238,8 @@ func topic(p *session.Prompt) string {
 }
 
 func agent(ev *protocol.Event) string {
-	if n := ev.Producer.AgentName.String(); n != "" {
+	if n := ev.Producer.AgentName.Name(); n != "" {
 		return n
 	}
-	return protocol.Sanitize(ev.Producer.AgentID)
+	return protocol.Name(ev.Producer.AgentID)
 }

@@ -39,7 +39,7 @@ func startDemo(ctx context.Context, o *options) (url string, stop func(), err er
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			o.IO.ErrOut.Write([]byte("demo producer: " + err.Error() + "\n"))
+			o.IO.Eprintf("demo producer: %v\n", err)
 		}
 	}()
 	stop = func() {

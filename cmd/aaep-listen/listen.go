@@ -435,7 +435,7 @@ func (l *listener) flush() {
 }
 
 func (l *listener) sinkFailed(err error) {
-	fmt.Fprintf(l.o.IO.ErrOut, "aaep-listen: %v\n", err)
+	l.o.IO.Eprintf("aaep-listen: %v\n", err)
 }
 
 // readLines delivers whole typed lines; the channel closes at end of input.

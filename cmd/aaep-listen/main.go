@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -33,19 +32,19 @@ func run(ctx context.Context, args []string) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case err != nil:
-		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
+		io.Eprintf("aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
 		return 2
 	}
 	if err := loadSignKey(opts); err != nil {
-		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		io.Eprintf("aaep-listen: %v\n", err)
 		return 1
 	}
 	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files
-		fmt.Fprintf(io.ErrOut, "aaep-listen: %v\n", err)
+		io.Eprintf("aaep-listen: %v\n", err)
 		return 1
 	}
 	if err := listen(ctx, opts); err != nil {
-		fmt.Fprintf(io.ErrOut, "aaep-listen: %v%s\n", err, tlsHint(err))
+		io.Eprintf("aaep-listen: %v%s\n", err, tlsHint(err))
 		return 1
 	}
 	if opts.Manifest.refused || opts.refused {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/internal/textout"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -73,12 +75,12 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(tio.Out, manifestUsage)
+				tio.Usage(manifestUsage)
 				fs.SetOutput(tio.Out)
 				fs.PrintDefaults()
 				return 0
 			}
-			fmt.Fprintf(tio.ErrOut, "aaep-listen manifest: %v\n", err)
+			tio.Eprintf("aaep-listen manifest: %v\n", err)
 			return 2
 		}
 		if fs.NArg() == 0 {
@@ -95,7 +97,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		err = errors.New("a file holds no manifest: give a producer's endpoint")
 	}
 	if err != nil {
-		fmt.Fprintf(tio.ErrOut, "aaep-listen manifest: %v\nRun aaep-listen manifest --help for usage.\n", err)
+		tio.Eprintf("aaep-listen manifest: %v\nRun aaep-listen manifest --help for usage.\n", err)
 		return 2
 	}
 	o.Endpoint = rest[0]
@@ -103,7 +105,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		o.Token = getenv("AAEP_TOKEN")
 	}
 	if err := loadSecurity(o); err != nil {
-		fmt.Fprintf(tio.ErrOut, "aaep-listen manifest: %v\n", err)
+		tio.Eprintf("aaep-listen manifest: %v\n", err)
 		return 1
 	}
 	src, off, note := o.discover(ctx)
@@ -117,10 +119,11 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	}
 	if asJSON {
 		b, _ := json.Marshal(rep) // plain values always marshal
-		fmt.Fprintf(tio.Out, "%s\n", b)
+		b = line.CleanJSON(b)     // the producer's strings, sanitized as every --json record
+		tio.Printf("%s\n", b)
 	} else {
 		if note != "" {
-			fmt.Fprintln(tio.Out, note)
+			tio.Printf("%s\n", note)
 		}
 		writeManifest(tio.Out, rep)
 	}
@@ -187,28 +190,28 @@ func (o *options) discover(ctx context.Context) (session.ManifestSources, sessio
 
 // writeManifest prints the report in plain lines.
 func writeManifest(w io.Writer, r manifestReport) {
-	fmt.Fprintln(w, r.Summary)
+	textout.Fprintf(w, "%s\n", r.Summary)
 	if r.From != "" {
-		fmt.Fprintf(w, "Found: %s\n", protocol.Sanitize(r.From))
+		textout.Fprintf(w, "Found: %s\n", protocol.Sanitize(r.From))
 	}
 	m := r.Manifest
 	if m == nil {
 		return
 	}
 	if !r.Verified {
-		fmt.Fprintln(w, "What it claims, not verified:")
+		textout.Fprintf(w, "%s\n", "What it claims, not verified:")
 	}
 	line := func(label string, values ...string) {
 		var kept []string
 		for _, v := range values {
 			if v != "" {
-				kept = append(kept, protocol.Sanitize(v))
+				kept = append(kept, protocol.Name(v))
 			}
 		}
 		if len(kept) == 0 {
 			kept = []string{"not stated"}
 		}
-		fmt.Fprintf(w, "%s: %s\n", label, strings.Join(kept, ", "))
+		textout.Fprintf(w, "%s: %s\n", label, strings.Join(kept, ", "))
 	}
 	line("Agent", m.AgentID)
 	line("Name", m.AgentName)
@@ -237,6 +240,6 @@ func writeManifest(w io.Writer, r manifestReport) {
 		line("Expires", time.Unix(m.Expires, 0).UTC().Format(time.RFC3339))
 	}
 	for _, p := range r.Problems {
-		fmt.Fprintf(w, "Disagrees: %s\n", p)
+		textout.Fprintf(w, "Disagrees: %s\n", p)
 	}
 }

@@ -64,7 +64,7 @@ func loadSignKey(o *options) error {
 		return fmt.Errorf("signing key %s: %w (use --key FILE or --no-sign)", path, err)
 	}
 	if created {
-		fmt.Fprintf(o.IO.ErrOut, "aaep-listen: made a reply-signing key in %s; its thumbprint is %s\n", path, o.Sign.key.KID())
+		o.IO.Eprintf("aaep-listen: made a reply-signing key in %s; its thumbprint is %s\n", path, o.Sign.key.KID())
 	}
 	warnKey(o.IO.ErrOut, o.Sign.key)
 	return nil
@@ -173,15 +173,15 @@ func runKey(args []string, tio *term.IO) int {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(tio.ErrOut, "aaep-listen: %v\n", err)
+		tio.Eprintf("aaep-listen: %v\n", err)
 		return 1
 	}
 	warnKey(tio.ErrOut, o.key)
 	jwk, err := o.key.PublicJWK().MarshalJSON()
 	if err != nil {
-		fmt.Fprintf(tio.ErrOut, "aaep-listen: %v\n", err)
+		tio.Eprintf("aaep-listen: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(tio.Out, "Thumbprint: %s\nKey file: %s\nPublic key: %s\n", o.key.KID(), path, jwk)
+	tio.Printf("Thumbprint: %s\nKey file: %s\nPublic key: %s\n", o.key.KID(), path, jwk)
 	return 0
 }

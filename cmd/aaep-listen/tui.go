@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/tui"
@@ -150,7 +151,7 @@ func termsOf(c protocol.Capabilities) tui.Terms {
 func sanitized(l []string) []string {
 	out := make([]string, 0, len(l))
 	for _, s := range l {
-		if s = protocol.Sanitize(s); s != "" {
+		if s = protocol.Name(s); s != "" {
 			out = append(out, s)
 		}
 	}
@@ -191,7 +192,7 @@ func (t *tuiOutput) attach(l *listener) {
 // Close ends the TUI; a failure is reported, as the listener is done by then.
 func (t *tuiOutput) Close() error {
 	if err := t.Program.Close(); err != nil {
-		fmt.Fprintf(t.errOut, "aaep-listen: %v\n", err)
+		textout.Fprintf(t.errOut, "aaep-listen: %v\n", err)
 	}
 	return nil
 }

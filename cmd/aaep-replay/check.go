@@ -13,6 +13,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -76,12 +77,12 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 		switch {
 		case r.Unreadable != "":
 			code = exitUnreadable
-			fmt.Fprintf(tio.ErrOut, "aaep-replay check: %s\n", r.Unreadable)
+			tio.Eprintf("aaep-replay check: %s\n", r.Unreadable)
 		case r.Violations > 0 && code == exitOK:
 			code = exitViolations
 		}
 		if !*asJSON && r.Unreadable == "" {
-			fmt.Fprintf(out, "%s: %d %s checked, %d %s and %d %s.\n", f, r.Messages, plural(r.Messages, "message", "messages"),
+			textout.Fprintf(out, "%s: %d %s checked, %d %s and %d %s.\n", f, r.Messages, plural(r.Messages, "message", "messages"),
 				r.Violations, plural(r.Violations, "violation", "violations"), r.Warnings, plural(r.Warnings, "warning", "warnings"))
 		}
 		results = append(results, r)
@@ -163,7 +164,7 @@ func (r *checkFile) add(v capture.Violation) {
 		r.Warnings++
 	}
 	if r.problemsOut != nil {
-		fmt.Fprintf(r.problemsOut, "%s: %s\n", r.File, v)
+		textout.Fprintf(r.problemsOut, "%s: %s\n", r.File, v)
 		return
 	}
 	if len(r.Problems) < maxReported {
@@ -179,10 +180,10 @@ func (r *checkFile) notes(ds []capture.Diagnostic, more int) {
 		return
 	}
 	for _, d := range ds {
-		fmt.Fprintf(r.problemsOut, "%s: line %d: note: %s\n", r.File, d.Line, d.Message)
+		textout.Fprintf(r.problemsOut, "%s: line %d: note: %s\n", r.File, d.Line, d.Message)
 	}
 	if more > 0 {
-		fmt.Fprintf(r.problemsOut, "%s: %d more notes on reading were left out.\n", r.File, more)
+		textout.Fprintf(r.problemsOut, "%s: %d more notes on reading were left out.\n", r.File, more)
 	}
 }
 

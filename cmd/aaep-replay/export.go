@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/line"
 )
 
 const exportUsage = `Usage: aaep-replay export --format jsonl|text|html [--output OUT] FILE
@@ -152,9 +154,15 @@ func runStats(args []string, tio *term.IO) (int, error) {
 		return exitUnreadable, err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(tio.Out)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(st)
+		// Every string from the capture is sanitized, as --json records are.
+		var doc []byte
+		if doc, err = json.Marshal(st); err == nil {
+			var out bytes.Buffer
+			if err = json.Indent(&out, line.CleanJSON(doc), "", "  "); err == nil {
+				out.WriteByte('\n')
+				_, err = tio.Out.Write(out.Bytes())
+			}
+		}
 	} else {
 		err = st.WriteText(tio.Out)
 	}

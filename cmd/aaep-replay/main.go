@@ -76,7 +76,7 @@ func main() {
 // run carries out one command line and returns the exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
 	if len(args) == 0 {
-		fmt.Fprint(tio.ErrOut, "aaep-replay: say what to do.\n\n"+usageText)
+		tio.EUsage("aaep-replay: say what to do.\n\n" + usageText)
 		return exitUnreadable
 	}
 	cmd, rest := args[0], args[1:]
@@ -96,7 +96,7 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 	case "stats":
 		code, err = runStats(rest, tio)
 	case "help", "-h", "-help", "--help":
-		fmt.Fprint(tio.Out, usageText)
+		tio.Usage(usageText)
 		return exitOK
 	default:
 		if isFlag(cmd) {
@@ -104,14 +104,14 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 			code, err = runTrace(args, tio, true)
 			break
 		}
-		fmt.Fprintf(tio.ErrOut, "aaep-replay: unknown command %q.\nRun aaep-replay help for the commands.\n", cmd)
+		tio.Eprintf("aaep-replay: unknown command %q.\nRun aaep-replay help for the commands.\n", cmd)
 		return exitUnreadable
 	}
 	switch {
 	case errors.Is(err, errHelp):
 		return exitOK
 	case err != nil:
-		fmt.Fprintf(tio.ErrOut, "aaep-replay %s: %v\n", cmd, err)
+		tio.Eprintf("aaep-replay %s: %v\n", cmd, err)
 		if code == exitOK {
 			code = exitViolations
 		}

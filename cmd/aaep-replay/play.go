@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -333,4 +334,4 @@ func (p *player) flush() {
 	}
 }
 
-func (p *player) sinkFailed(err error) { fmt.Fprintf(p.errs, "aaep-replay: %v\n", err) }
+func (p *player) sinkFailed(err error) { textout.Fprintf(p.errs, "aaep-replay: %v\n", err) }

@@ -73,7 +73,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	say := func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
-		fmt.Fprintf(tio.Out, format+"\n", args...)
+		tio.Printf(format+"\n", args...)
 	}
 	finished := make(chan struct{}, 1)
 	srv := capture.NewServer(recs, capture.ServeOptions{

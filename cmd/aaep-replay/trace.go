@@ -60,7 +60,7 @@ func runTrace(args []string, tio *term.IO, inputForm bool) (int, error) {
 		if err := writeHTML(t, *html); err != nil {
 			return exitViolations, err
 		}
-		fmt.Fprintf(tio.ErrOut, "aaep-replay: wrote the HTML report to %s.\n", *html)
+		tio.Eprintf("aaep-replay: wrote the HTML report to %s.\n", *html)
 	}
 	return exitOK, nil
 }

@@ -4,8 +4,11 @@ package term
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
+
+	"github.com/aaep-term/aaep-term/internal/textout"
 )
 
 // IO holds the process's standard streams and what they may be used for.
@@ -65,3 +68,23 @@ func isTerminal(f *os.File) bool {
 	}
 	return st.Mode()&os.ModeCharDevice != 0
 }
+
+// Printf writes to Out: format is ours and passes as it is; every argument
+// is turned into text and sanitized as one line (see protocol.Line), so
+// nothing from a producer, a file, an HTTP answer or a child process can
+// carry an escape sequence or start a line. Commands print through Printf
+// and Eprintf only (TestNoDirectWrites holds them to it).
+func (io *IO) Printf(format string, a ...any) {
+	textout.Fprintf(io.Out, format, a...)
+}
+
+// Eprintf is Printf on ErrOut.
+func (io *IO) Eprintf(format string, a ...any) {
+	textout.Fprintf(io.ErrOut, format, a...)
+}
+
+// Usage writes a help text of ours, a constant, to Out as it is.
+func (io *IO) Usage(text string) { fmt.Fprint(io.Out, text) }
+
+// EUsage writes a help text of ours, a constant, to ErrOut as it is.
+func (io *IO) EUsage(text string) { fmt.Fprint(io.ErrOut, text) }

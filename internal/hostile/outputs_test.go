@@ -1,0 +1,558 @@
+package hostile_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/braille"
+	"github.com/aaep-term/aaep-term/internal/hostile"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/notify"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/speech"
+)
+
+// output is one way text reaches a person. run pushes the hostile string
+// h through it and returns what the person would get.
+type output struct {
+	name string
+	json bool // the output is JSON lines: decoded strings are checked too
+	html bool // the output is HTML: line breaks do not make lines
+	// hides is set where the output does not (yet) show the hostile text at
+	// all, so its absence is not a failure of the test.
+	hides bool
+	run   func(t *testing.T, h string) string
+}
+
+// outputs is every output path. A new output is added here, or it is not
+// tested for hostile text.
+var outputs = []output{
+	{"plain lines (stdout and stderr)", false, false, false, viaAnnouncer(plainSink)},
+	{"--json", true, false, false, viaAnnouncer(jsonSink)},
+	{"speech text", false, false, false, viaAnnouncer(speechSink)},
+	{"braille windows", false, false, false, viaAnnouncer(brailleSink)},
+	{"notification title and body", false, false, false, viaAnnouncer(notifySink)},
+	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
+	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
+	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
+	{"aaep-listen --tui in tmux", false, false, false, tuiScreen},
+	{"aaep-listen manifest", false, false, false, manifestCmd()},
+	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
+	{"aaep-capture --auto-reply stderr", false, false, false, autoReply},
+	{"aaep-replay stats", false, false, false, replay("stats")},
+	{"aaep-replay stats --json", true, false, false, replay("stats", "--json")},
+	{"aaep-replay trace", false, false, false, replay("trace")},
+	{"aaep-replay check", false, false, false, replay("check")},
+	{"aaep-replay play", false, false, false, replay("play", "--speed", "0")},
+	{"aaep-replay play --json", true, false, false, replay("play", "--speed", "0", "--json")},
+	{"aaep-replay play --tui in tmux", false, false, false, replayTUI},
+	{"aaep-replay serve log", false, false, false, serveLog},
+	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
+}
+
+func TestHostileOutput(t *testing.T) {
+	cases := append([]hostile.Case{}, hostile.Cases...)
+	// A 24 KB cluster (the sanitizer's own test takes 1 MB): as much as two
+	// fields of one message may carry within the listener's 64 KB limit.
+	cases = append(cases, hostile.Case{Name: "24 KB grapheme run", S: hostile.GraphemeRun(24 << 10)})
+	for _, o := range outputs {
+		t.Run(o.name, func(t *testing.T) {
+			for _, c := range cases {
+				out := o.run(t, c.S)
+				if !o.hides && !strings.Contains(out, hostile.Anchor) {
+					t.Errorf("%s: the hostile text did not reach the output at all; the test proves nothing:\n%s", c.Name, clip(out))
+				}
+				p := hostile.Problems(out)
+				if o.json {
+					p = hostile.ProblemsJSON(out)
+				}
+				if o.html {
+					p = slices.DeleteFunc(p, func(s string) bool { return strings.HasPrefix(s, "forged line") })
+				}
+				if len(p) > 0 {
+					t.Errorf("%s: %v\n%s", c.Name, p, clip(out))
+				}
+			}
+		})
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 2000 {
+		return fmt.Sprintf("%q…", s[:2000])
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// events are a hostile producer's: h in every field a person hears.
+func events(h string) []session.Delivery {
+	at := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
+	prod := protocol.Producer{AgentID: "bank", AgentName: protocol.Text(h)}
+	yes := true
+	evs := []*protocol.Event{
+		{Type: protocol.TypeSessionStarted, SummaryNormal: protocol.Text(h)},
+		{Type: protocol.TypeToolInvoked, Tool: h, SummaryNormal: protocol.Text(h), RiskLevel: "high", Irreversible: &yes},
+		{Type: protocol.TypeAwaitingConfirmation, Urgency: "critical", Action: protocol.Text(h), Consequence: protocol.Text(h), DefaultDecision: "reject"},
+		{Type: h, SummaryNormal: protocol.Text(h)},
+	}
+	var ds []session.Delivery
+	for i, ev := range evs {
+		ev.Producer, ev.SessionID, ev.EventID = prod, h, h
+		ev.Raw, _ = json.Marshal(map[string]any{"type": ev.Type, "session_id": h, "summary_normal": h})
+		d := session.Delivery{At: at.Add(time.Duration(i) * time.Second), Event: ev}
+		if ev.Type == protocol.TypeAwaitingConfirmation {
+			d.Prompt = &session.Prompt{Number: 1, Deadline: at.Add(time.Minute), State: session.PromptPending}
+		}
+		ds = append(ds, d)
+	}
+	return ds
+}
+
+// viaAnnouncer announces a hostile producer's events and a diagnostic
+// carrying h to the sink mk makes; mk's result reports what was written.
+func viaAnnouncer(mk func() (announce.Sink, func() string)) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		sink, result := mk()
+		a := announce.New(announce.Config{}, sink)
+		for _, d := range events(h) {
+			a.Deliver(d)
+		}
+		a.Diagnose(session.Diagnostic{Code: h, SessionID: h, EventID: h, Message: "Event of session " + h + " never arrived."})
+		a.Flush(time.Date(2026, 6, 30, 15, 0, 0, 0, time.UTC))
+		return result()
+	}
+}
+
+func plainSink() (announce.Sink, func() string) {
+	var out, diag strings.Builder
+	w := line.NewWriter(&out, &diag, line.WriterOptions{Location: time.UTC})
+	return w, func() string { w.Flush(); return out.String() + diag.String() }
+}
+
+func jsonSink() (announce.Sink, func() string) {
+	var out strings.Builder
+	j := line.NewJSON(&out)
+	return j, func() string { j.Flush(); return out.String() }
+}
+
+type spoken struct{ texts []string }
+
+func (s *spoken) Speak(_ context.Context, u speech.Utterance) error {
+	s.texts = append(s.texts, u.Text)
+	return nil
+}
+func (s *spoken) Cancel(context.Context) error { return nil }
+func (s *spoken) Close() error                 { return nil }
+func (s *spoken) Name() string                 { return "recorder" }
+
+func speechSink() (announce.Sink, func() string) {
+	rec := &spoken{}
+	return &speech.Sink{Backend: rec}, func() string { return strings.Join(rec.texts, "\n") + "\n" }
+}
+
+type shown struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (s *shown) Notify(title, body string) error { return s.Alert(title, body) }
+func (s *shown) Alert(title, body string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lines = append(s.lines, title, body)
+	return nil
+}
+
+func notifySink() (announce.Sink, func() string) {
+	rec := &shown{}
+	s := notify.NewSink(rec, notify.Config{Level: notify.On, Window: time.Hour})
+	return s, func() string {
+		s.Close()
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return strings.Join(rec.lines, "\n") + "\n"
+	}
+}
+
+var bin string // directory of the built commands
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hostile")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = dir
+	cmd := exec.Command("go", "build", "-o", dir, "github.com/aaep-term/aaep-term/cmd/aaep-listen",
+		"github.com/aaep-term/aaep-term/cmd/aaep-capture", "github.com/aaep-term/aaep-term/cmd/aaep-replay")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs a built command and returns its stdout and stderr.
+func run(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(filepath.Join(bin, name), args...)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Errorf("%s %v did not end", name, args)
+	}
+	return out.String() + errOut.String()
+}
+
+// refused runs the command against a loopback producer that refuses every
+// request with h in its reason phrase and in its JSON error body.
+func refused(name string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				go func(c net.Conn) {
+					defer c.Close()
+					r := bufio.NewReader(c)
+					req, err := http.ReadRequest(r)
+					if err != nil {
+						return
+					}
+					if req.ContentLength > 0 {
+						req.Body.Read(make([]byte, req.ContentLength))
+					}
+					// No subscriptions endpoint (404), then a refused event
+					// stream (403), both with h in the reason phrase, the
+					// second with h in its JSON error body too.
+					reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
+					code := 403
+					if req.Method == http.MethodPost {
+						code = 404
+					}
+					body, _ := json.Marshal(map[string]string{"error": h, "message": h})
+					fmt.Fprintf(c, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+						code, reason, len(body), body)
+				}(c)
+			}
+		}()
+		url := "http://" + ln.Addr().String() + "/"
+		if name == "aaep-capture" {
+			return run(t, name, "--endpoint", url, "--output", filepath.Join(t.TempDir(), "c.aaep"))
+		}
+		return run(t, name, "--plain", url)
+	}
+}
+
+// captureFile writes a capture whose events carry h in every string a
+// person may be shown.
+func captureFile(t *testing.T, h string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "hostile.aaep")
+	var b strings.Builder
+	b.WriteString(`{"aaep_capture": 1, "started_at": "2026-06-30T14:22:10.000Z", "endpoint": "http://127.0.0.1:8080", "transport": "sse"}` + "\n")
+	ev := func(at float64, m map[string]any) {
+		m["@context"] = "https://aaep-protocol.org/context/v1"
+		m["timestamp"] = "2026-06-30T14:22:10.100Z"
+		m["producer"] = map[string]any{"agent_id": "bank", "agent_name": h}
+		rec, _ := json.Marshal([]any{at, "i", m})
+		b.Write(rec)
+		b.WriteByte('\n')
+	}
+	ev(0.1, map[string]any{"type": "aaep:agent.session.started", "event_id": "evt_1", "session_id": "sess_1", "sequence_number": 0, "summary_normal": h})
+	ev(0.2, map[string]any{"type": "aaep:agent.tool.invoked", "event_id": "evt_2", "session_id": "sess_1", "sequence_number": 1,
+		"summary_normal": h, "tool": h, "tool_call_id": "call_1"})
+	ev(0.3, map[string]any{"type": h, "event_id": "evt_3", "session_id": "sess_1", "sequence_number": 2, "summary_normal": h})
+	ev(0.4, map[string]any{"type": "aaep:agent.session.started", "event_id": h, "session_id": h, "sequence_number": 0, "summary_normal": h})
+	b.WriteString(h + "\n") // a line that is not a record at all
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func replay(sub string, flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		return run(t, "aaep-replay", append(append([]string{sub}, flags...), captureFile(t, h))...)
+	}
+}
+
+func replayHTML(t *testing.T, h string) string {
+	out := filepath.Join(t.TempDir(), "r.html")
+	run(t, "aaep-replay", "trace", "--html", out, captureFile(t, h))
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// producer is a hostile loopback producer in the deployed layout: no
+// subscriptions endpoint, an SSE stream whose events carry h in every
+// field a person hears, a manifest made of h, and every reply refused with
+// h in the reason phrase and in the JSON error body. The stream stays open
+// until the client leaves, or ends after the events when end is set.
+func producer(t *testing.T, h string, end bool) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
+	errBody, _ := json.Marshal(map[string]string{"error": h, "message": h})
+	m := map[string]any{"agent_id": "bank", "agent_name": h, "agent_version": h,
+		"event_types_emitted": []string{h}, "transports_supported": []string{h}, "contact": h}
+	if len(h) > 32<<10 { // within the 256 KB a manifest may have
+		m = map[string]any{"agent_id": "bank", "agent_name": h}
+	}
+	manifest, _ := json.Marshal(m)
+	no := false
+	// A long h goes in two fields of an event at most, to stay within the
+	// 64 KB a listener takes in one message.
+	more := h
+	if len(h) > 8<<10 {
+		more = "x"
+	}
+	evs := []map[string]any{
+		{"type": "aaep:agent.session.started", "summary_normal": h},
+		{"type": "aaep:agent.tool.invoked", "tool": more, "tool_call_id": "call_1", "summary_normal": h, "risk_level": "low", "irreversible": no},
+		{"type": more, "summary_normal": h},
+		{"type": "aaep:agent.awaiting.confirmation", "action": h, "consequence": more, "summary_normal": more, "reply_token": "rpl_1",
+			"timeout_seconds": 120, "default_decision": "reject", "risk_level": "low", "irreversible": no, "allowed_replies": []string{"accept", "reject"}},
+	}
+	var stream strings.Builder
+	for i, ev := range evs {
+		ev["@context"] = "https://aaep-protocol.org/context/v1"
+		ev["event_id"] = fmt.Sprintf("evt_%d", i+1)
+		ev["session_id"] = "sess_1"
+		ev["sequence_number"] = i
+		ev["timestamp"] = time.Now().UTC().Format(time.RFC3339Nano)
+		ev["producer"] = map[string]any{"agent_id": "bank", "agent_name": h}
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(&stream, "data: %s\n\n", b)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		refuse := func(code int, body []byte) {
+			// A raw answer: net/http would not send our reason phrase.
+			conn, buf, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s",
+				code, reason, len(body), body)
+			buf.Flush()
+		}
+		switch {
+		case r.URL.Path == "/.well-known/aaep-manifest.json":
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(manifest)
+		case r.Method == http.MethodPost && strings.Contains(r.URL.Path, "subscriptions"):
+			refuse(http.StatusNotFound, errBody)
+		case r.Method == http.MethodPost:
+			refuse(http.StatusBadRequest, errBody)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte(stream.String()))
+			w.(http.Flusher).Flush()
+			if !end {
+				<-r.Context().Done()
+			}
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// refusedReply answers the hostile producer's prompt and returns all the
+// listener printed once it said the answer could not be sent.
+func refusedReply(t *testing.T, h string) string {
+	url := producer(t, h, false)
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", url)
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
+	cmd.Stdout, cmd.Stderr = w, w
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	waitFor := func(want string) bool {
+		deadline := time.Now().Add(20 * time.Second)
+		for time.Now().Before(deadline) {
+			mu.Lock()
+			ok := strings.Contains(out.String(), want)
+			mu.Unlock()
+			if ok {
+				return true
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Errorf("the listener never said %q:\n%s", want, clip(out.String()))
+		return false
+	}
+	if waitFor("reject 1") {
+		stdin.Write([]byte("reject 1\n"))
+		waitFor("Could not send your answer")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return out.String()
+}
+
+type writerFunc func([]byte)
+
+func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+
+func manifestCmd(flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		return run(t, "aaep-listen", append(append([]string{"manifest"}, flags...), producer(t, h, false))...)
+	}
+}
+
+func autoReply(t *testing.T, h string) string {
+	return run(t, "aaep-capture", "--endpoint", producer(t, h, true), "--output", filepath.Join(t.TempDir(), "c.aaep"),
+		"--auto-reply", "reject", "--no-progress", "--max-events", "4")
+}
+
+// sgr matches the colour and attribute sequences the TUI writes itself.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+// tuiScreen runs aaep-listen --tui against the hostile producer in a real
+// terminal (tmux, 250 columns so no short row wraps) and returns the
+// screen once the prompt is shown: as text, then, with its own colour
+// sequences removed, as captured with attributes. The pane title must not
+// have changed.
+func tuiScreen(t *testing.T, h string) string {
+	return inTerminal(t, filepath.Join(bin, "aaep-listen")+" --tui "+producer(t, h, false), "prompt(s) waiting")
+}
+
+// replayTUI plays a hostile capture in aaep-replay's debug view, in a real
+// terminal, to its end.
+func replayTUI(t *testing.T, h string) string {
+	return inTerminal(t, filepath.Join(bin, "aaep-replay")+" play --tui --speed 0 "+captureFile(t, h), "End of the capture")
+}
+
+// inTerminal runs command in tmux until the screen shows until, and
+// returns the screen as text and, without the colour sequences the TUI
+// writes itself, with its attributes. The pane title must not change.
+func inTerminal(t *testing.T, command, until string) string {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is needed for the real-terminal tests")
+		}
+		t.Skip("tmux not installed")
+	}
+	sock := filepath.Join(t.TempDir(), "tmux.sock")
+	tmux := func(args ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-S", sock}, args...)...).CombinedOutput()
+		return string(out)
+	}
+	tmux("new-session", "-d", "-s", "t", "-x", "250", "-y", "40",
+		"TERM=xterm-256color "+command+"; sleep 60")
+	defer tmux("kill-server")
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(tmux("capture-pane", "-p", "-t", "t"), until) {
+		if time.Now().After(deadline) {
+			t.Errorf("the screen never showed %q:\n%s", until, tmux("capture-pane", "-p", "-t", "t"))
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	text := tmux("capture-pane", "-p", "-t", "t")
+	attrs := sgr.ReplaceAllString(tmux("capture-pane", "-p", "-e", "-t", "t"), "")
+	if title := tmux("display", "-p", "-t", "t", "#{pane_title}"); strings.Contains(title, "pwned") {
+		t.Errorf("the producer set the terminal title: %q", title)
+	}
+	return text + attrs
+}
+
+// serveLog runs aaep-replay serve on a hostile capture, posts h as a
+// subscriber's reply and returns what serve printed once it logged it.
+func serveLog(t *testing.T, h string) string {
+	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), "serve", "--addr", "127.0.0.1:0", captureFile(t, h))
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	printed := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+	addr := regexp.MustCompile(`at http://(127\.0\.0\.1:[0-9]+)`)
+	deadline := time.Now().Add(20 * time.Second)
+	for !addr.MatchString(printed()) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := addr.FindStringSubmatch(printed())
+	if m == nil {
+		t.Fatalf("serve never said where it listens:\n%s", clip(printed()))
+	}
+	resp, err := http.Post("http://"+m[1]+"/messages", "application/json", strings.NewReader(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	for !strings.Contains(printed(), "Received on") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return printed()
+}
+
+// shownBraille keeps the display windows braille.Sink would show.
+type shownBraille struct{ windows []string }
+
+func (s *shownBraille) Announce(an announce.Announcement) error {
+	// Wide enough that no short case is split across two windows.
+	s.windows = append(s.windows, braille.Windows(an, 400)...)
+	return nil
+}
+
+func brailleSink() (announce.Sink, func() string) {
+	rec := &shownBraille{}
+	return rec, func() string { return strings.Join(rec.windows, "\n") + "\n" }
+}
