@@ -237,7 +237,7 @@ func dialGRPCStream(ctx context.Context, client aaeppb.AaepServiceClient, deadli
 		}
 		return nil, grpcErr("open the Subscribe stream", err)
 	}
-	return &grpcLink{s: s, cancel: cancel, max: max}, nil
+	return &grpcLink{s: s, cancel: cancel, max: max, ended: make(chan struct{})}, nil
 }
 
 // grpcErr wraps a gRPC error: a status that forbids retrying becomes a
@@ -292,14 +292,19 @@ func grpcEnding(err error) (ending, bool) {
 // grpcLink is one Subscribe stream.
 type grpcLink struct {
 	s      grpc.BidiStreamingClient[aaeppb.AaepMessage, aaeppb.AaepMessage]
-	cancel context.CancelFunc
+	cancel context.CancelFunc // cancels the stream at once
 	max    int
-	once   sync.Once
+
+	wmu     sync.Mutex    // one of Send and CloseSend at a time
+	ended   chan struct{} // closed when read sees the stream's end
+	endOnce sync.Once
+	once    sync.Once
 }
 
 func (g *grpcLink) read() ([]byte, error) {
 	m, err := g.s.Recv()
 	if err != nil {
+		g.endOnce.Do(func() { close(g.ended) })
 		if errors.Is(err, io.EOF) {
 			return nil, io.EOF // the producer ended the stream with OK
 		}
@@ -317,15 +322,42 @@ func (g *grpcLink) read() ([]byte, error) {
 func (g *grpcLink) write(ctx context.Context, msg []byte) error {
 	// Send blocks only on flow control; canceling the stream unblocks it,
 	// as a write deadline does on the other bindings.
-	stop := context.AfterFunc(ctx, func() { g.close(0, "") })
+	stop := context.AfterFunc(ctx, g.cancel)
 	defer stop()
-	t := time.AfterFunc(sendTimeout, func() { g.close(0, "") })
+	t := time.AfterFunc(sendTimeout, g.cancel)
 	defer t.Stop()
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
 	return g.s.Send(&aaeppb.AaepMessage{Json: msg, MessageType: protocol.PeekType(msg)})
 }
 
-// close cancels the stream, which makes a blocked read or write return.
-func (g *grpcLink) close(int, string) { g.once.Do(g.cancel) }
+// grpcCloseWait bounds how long close waits for the producer to end the
+// stream after the subscriber's half-close.
+const grpcCloseWait = time.Second
+
+// close half-closes the stream and waits, up to grpcCloseWait, for the
+// producer to end it, then cancels it. A message that Send queued (a
+// subscription.close, a last reply) is so written before the stream is
+// torn down: canceling at once could drop it.
+func (g *grpcLink) close(int, string) {
+	g.once.Do(func() {
+		defer g.cancel()
+		if !g.wmu.TryLock() {
+			return // a Send is blocked: the producer reads nothing
+		}
+		err := g.s.CloseSend()
+		g.wmu.Unlock()
+		if err != nil {
+			return
+		}
+		t := time.NewTimer(grpcCloseWait)
+		defer t.Stop()
+		select {
+		case <-g.ended:
+		case <-t.C:
+		}
+	})
+}
 
 // GetManifest asks a gRPC producer for its manifest (the GetManifest call
 // of appendix B.5) and returns its JSON or JWS text. A producer that does

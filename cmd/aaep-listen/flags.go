@@ -79,6 +79,7 @@ ENDPOINT is one of:
                               the deployed layout (GET /events, POST /messages)
   https://…                   the same over TLS (--ca, --cert, --client-key)
   ws://HOST:PORT[/PATH]       WebSocket (default path /aaep/v1/ws); wss:// over TLS
+  grpc://HOST:PORT            gRPC (AaepService.Subscribe); grpcs:// over TLS
   unix:PATH, unix:ID          a Unix socket; an ID is looked up as
                               $XDG_RUNTIME_DIR/aaep/ID.sock
   exec:COMMAND ARGS…          start the producer and speak JSON-RPC with it on

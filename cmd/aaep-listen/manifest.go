@@ -112,6 +112,8 @@ func transportName(endpoint string) string {
 		return "stdio"
 	case "unix":
 		return "unix"
+	case "grpc", "grpcs":
+		return "grpc"
 	}
 	return ""
 }

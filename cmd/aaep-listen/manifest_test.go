@@ -144,7 +144,7 @@ func TestManifestCommand(t *testing.T) {
 	for _, want := range []string{
 		"The producer's manifest is signed by key " + key.KID + " and verified.\n",
 		"Found: inline\n", "Agent: aaep-term-demo\n", "Conformance levels: 1, 2, 3\n",
-		"Transports: sse, websocket, stdio, unix\n", "Extensions: urn:aaep-term:ext:signed-replies:v1\n",
+		"Transports: sse, websocket, stdio, unix, grpc\n", "Extensions: urn:aaep-term:ext:signed-replies:v1\n",
 		"Event types: aaep:agent.awaiting.confirmation",
 	} {
 		if !strings.Contains(out.String(), want) {
