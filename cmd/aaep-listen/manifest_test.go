@@ -102,6 +102,23 @@ func TestRequireSignedManifestWebSocket(t *testing.T) {
 	}
 }
 
+// Over gRPC too, and aaep-listen manifest reads the signed manifest from the
+// acceptance on the Subscribe stream.
+func TestSignedManifestGRPC(t *testing.T) {
+	key, dir := manifestKey(t, "EdDSA")
+	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestForged})
+	r := startListener(t, "--plain", "--require-signed-manifest", "--trusted-keys", dir, url)
+	r.waitOutput(t, "is forged or was altered")
+	if code := r.exitCode(t); code != 1 {
+		t.Fatalf("exit %d\n%s", code, r.stdout())
+	}
+	_, url = serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key})
+	m := startListener(t, "manifest", "--trusted-keys", dir, url)
+	if code := m.exitCode(t); code != 0 || !strings.Contains(m.stdout(), "Transports: sse, websocket, stdio, unix, grpc") {
+		t.Fatalf("manifest over gRPC: exit %d\n%s\n%s", code, m.stdout(), m.stderr())
+	}
+}
+
 // Without the flag, the result is one line and the session goes on.
 func TestManifestAnnounced(t *testing.T) {
 	key, dir := manifestKey(t, "ES256")
