@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -295,6 +296,7 @@ type grpcLink struct {
 	cancel context.CancelFunc // cancels the stream at once
 	max    int
 
+	reading atomic.Bool   // read has been called: only it may call Recv
 	wmu     sync.Mutex    // one of Send and CloseSend at a time
 	ended   chan struct{} // closed when read sees the stream's end
 	endOnce sync.Once
@@ -302,16 +304,11 @@ type grpcLink struct {
 }
 
 func (g *grpcLink) read() ([]byte, error) {
+	g.reading.Store(true)
 	m, err := g.s.Recv()
 	if err != nil {
 		g.endOnce.Do(func() { close(g.ended) })
-		if errors.Is(err, io.EOF) {
-			return nil, io.EOF // the producer ended the stream with OK
-		}
-		if st, ok := status.FromError(err); ok {
-			return nil, &GRPCError{Code: st.Code(), Message: cleanLine(st.Message(), 200)}
-		}
-		return nil, err
+		return nil, grpcRecvErr(err)
 	}
 	if len(m.Json) > g.max {
 		return nil, &FrameTooLargeError{Size: int64(len(m.Json)), Limit: g.max}
@@ -328,7 +325,33 @@ func (g *grpcLink) write(ctx context.Context, msg []byte) error {
 	defer t.Stop()
 	g.wmu.Lock()
 	defer g.wmu.Unlock()
-	return g.s.Send(&aaeppb.AaepMessage{Json: msg, MessageType: protocol.PeekType(msg)})
+	err := g.s.Send(&aaeppb.AaepMessage{Json: msg, MessageType: protocol.PeekType(msg)})
+	if errors.Is(err, io.EOF) && !g.reading.Load() {
+		// The producer ended the stream before the subscription request
+		// (a refused token, say): its status comes from Recv, which
+		// nobody else calls yet.
+		_, rerr := g.s.Recv()
+		if e := grpcRecvErr(rerr); e != nil && !errors.Is(e, io.EOF) {
+			var ge *GRPCError
+			if errors.As(e, &ge) && grpcFinal(ge.Code) {
+				return &fatalError{err: ge, words: grpcSentence(ge)}
+			}
+			return e
+		}
+	}
+	return err
+}
+
+// grpcRecvErr turns what a stream's Recv returned into the link's error: io.EOF
+// for a stream the producer ended with OK, a *GRPCError for a status.
+func grpcRecvErr(err error) error {
+	if err == nil || errors.Is(err, io.EOF) {
+		return err
+	}
+	if st, ok := status.FromError(err); ok {
+		return &GRPCError{Code: st.Code(), Message: cleanLine(st.Message(), 200)}
+	}
+	return err
 }
 
 // grpcCloseWait bounds how long close waits for the producer to end the
@@ -375,10 +398,7 @@ func GetManifest(ctx context.Context, endpoint string, opts GRPCOptions) ([]byte
 	defer cc.Close()
 	m, err := aaeppb.NewAaepServiceClient(cc).GetManifest(ctx, &aaeppb.GetManifestRequest{})
 	if err != nil {
-		if st, ok := status.FromError(err); ok {
-			return nil, &GRPCError{Code: st.Code(), Message: cleanLine(st.Message(), 200)}
-		}
-		return nil, fmt.Errorf("transport: GetManifest from %s: %w", u.Host, err)
+		return nil, fmt.Errorf("transport: GetManifest from %s: %w", u.Host, grpcRecvErr(err))
 	}
 	return m.Json, nil
 }
