@@ -140,6 +140,9 @@ func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep time.Durat
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxMsg)),
 		grpc.WithUserAgent("aaep-term"),
+		// A producer's headers and trailers (its status message among
+		// them) are bounded as a message is.
+		grpc.WithMaxHeaderListSize(64 << 10),
 	}
 	if keep == 0 {
 		keep = DefaultGRPCKeepalive
