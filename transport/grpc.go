@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	grpcbackoff "google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -126,7 +127,7 @@ func grpcTarget(endpoint string) (*url.URL, error) {
 
 // grpcClient makes the client connection for an endpoint; it connects
 // lazily, on the first call.
-func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep time.Duration, maxMsg int) (*grpc.ClientConn, error) {
+func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep time.Duration, maxMsg int, lo LinkOptions) (*grpc.ClientConn, error) {
 	creds := insecure.NewCredentials()
 	if u.Scheme == "grpcs" {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
@@ -143,6 +144,13 @@ func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep time.Durat
 		// A producer's headers and trailers (its status message among
 		// them) are bounded as a message is.
 		grpc.WithMaxHeaderListSize(64 << 10),
+		// gRPC's own wait between connection attempts follows the
+		// link's backoff, not its default (up to two minutes), so a
+		// producer that comes back is reached when the link retries.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff:           grpcbackoff.Config{BaseDelay: lo.InitialBackoff, Multiplier: 2, Jitter: 0.2, MaxDelay: lo.MaxBackoff},
+			MinConnectTimeout: 20 * time.Second,
+		}),
 	}
 	if keep == 0 {
 		keep = DefaultGRPCKeepalive
@@ -188,7 +196,7 @@ func DialGRPC(ctx context.Context, endpoint string, opts GRPCOptions) (Conn, err
 		return nil, err
 	}
 	lo := opts.withDefaults()
-	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, opts.Keepalive, lo.MaxFrameBytes*4+grpcSlack)
+	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, opts.Keepalive, lo.MaxFrameBytes*4+grpcSlack, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -393,8 +401,8 @@ func GetManifest(ctx context.Context, endpoint string, opts GRPCOptions) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	max := opts.withDefaults().MaxFrameBytes
-	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, -1, max+grpcSlack)
+	lo := opts.withDefaults()
+	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, -1, lo.MaxFrameBytes+grpcSlack, lo)
 	if err != nil {
 		return nil, err
 	}
