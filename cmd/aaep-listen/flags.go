@@ -25,6 +25,7 @@ type options struct {
 	DemoScenarios []string
 	DemoQuirks    bool
 	DemoSpeed     float64
+	DemoGRPC      bool // serve the demo over gRPC, not HTTP
 
 	Verbosity        string
 	JSON             bool
@@ -131,6 +132,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
+	fs.BoolVar(&o.DemoGRPC, "demo-grpc", false, "serve the demo producer over gRPC (grpc://) instead of HTTP")
 	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
 	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed")
 	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")
@@ -208,6 +210,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	case "auto", "spec", "legacy":
 	default:
 		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
+	}
+	if o.DemoGRPC && (!o.Demo || o.DemoQuirks) {
+		return nil, fmt.Errorf("--demo-grpc goes with --demo, and not with --demo-quirks (deployed producers' quirks are HTTP ones)")
 	}
 	if o.DemoSpeed < 0 {
 		return nil, fmt.Errorf("--demo-speed must not be negative")

@@ -152,3 +152,17 @@ func TestGRPCProducerRestartsListener(t *testing.T) {
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, r.stderr())
 	}
 }
+
+// --demo --demo-grpc plays the demo over gRPC; an answer goes back signed
+// in the framed sigrpl:signed.reply form, which the demo producer checks.
+func TestDemoGRPC(t *testing.T) {
+	r := startListener(t, "--plain", "--demo", "--demo-grpc", "--demo-speed", "0", "--demo-scenarios", "confirm")
+	r.waitOutput(t, "Connected to grpc://127.0.0.1:")
+	r.waitOutput(t, "Confirmation needed")
+	fmt.Fprintln(r.stdin, "accept")
+	r.waitOutput(t, "The answer was signed with your key")
+	r.waitOutput(t, "the producer checks signatures")
+	if code := r.exitCode(t); code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, r.stdout(), r.stderr())
+	}
+}
