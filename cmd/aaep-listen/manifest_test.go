@@ -119,6 +119,22 @@ func TestSignedManifestGRPC(t *testing.T) {
 	}
 }
 
+// A gRPC producer that sends no manifest in its acceptance is asked through
+// its GetManifest call (no web address is guessed for it).
+func TestManifestByGetManifest(t *testing.T) {
+	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm")})
+	r := startListener(t, "--plain", url)
+	r.waitOutput(t, "The producer's manifest is not signed.")
+	r.waitOutput(t, "Confirmation needed")
+	fmt.Fprintln(r.stdin, "reject")
+	r.wait(t)
+	m := startListener(t, "manifest", url)
+	m.exitCode(t)
+	if !strings.Contains(m.stdout(), "Found: GetManifest") {
+		t.Errorf("aaep-listen manifest over gRPC:\n%s\n%s", m.stdout(), m.stderr())
+	}
+}
+
 // Without the flag, the result is one line and the session goes on.
 func TestManifestAnnounced(t *testing.T) {
 	key, dir := manifestKey(t, "ES256")
