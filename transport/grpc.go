@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -263,6 +264,11 @@ func grpcErr(what string, err error) error {
 	if grpcFinal(st.Code()) {
 		return &fatalError{err: ge, words: grpcSentence(ge)}
 	}
+	if st.Code() == codes.Unavailable && strings.Contains(st.Message(), "authentication handshake failed") {
+		// gRPC reports a refused certificate as UNAVAILABLE; trying
+		// again cannot mend it.
+		return &fatalError{err: ge, words: "The TLS handshake with the producer failed: " + ge.Message + "."}
+	}
 	return fmt.Errorf("transport: %s: %w", what, ge)
 }
 
@@ -291,8 +297,9 @@ func grpcEnding(err error) (ending, bool) {
 		return ending{final: io.EOF, words: "The producer ended the gRPC stream."}, true
 	}
 	var ge *GRPCError
-	if !errors.As(err, &ge) {
-		return ending{}, false
+	var fatal *fatalError
+	if errors.As(err, &fatal) || !errors.As(err, &ge) {
+		return ending{}, false // the shared rules
 	}
 	words := grpcSentence(ge)
 	if grpcFinal(ge.Code) {

@@ -335,3 +335,32 @@ func TestGRPCEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPCCertificateChanges: a producer that comes back with a certificate
+// no trusted authority signed is not retried for ever: the connection ends
+// and says why.
+func TestGRPCCertificateChanges(t *testing.T) {
+	trusted, other := newTestCerts(t), newTestCerts(t)
+	creds := func(c testCerts) grpc.ServerOption {
+		return grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{c.server}}))
+	}
+	first, srv, addr := grpcProducer(t, "127.0.0.1:0", creds(trusted))
+	var n notes
+	c, err := transport.Dial(context.Background(), "grpcs://"+addr, transport.Options{
+		GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0")), TLSConfig: &tls.Config{RootCAs: trusted.pool}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if f, m := recv(t, c); f.Event != transport.EventHandshake || m.Type != "subscription.accepted" {
+		t.Fatalf("first frame %s", f.Data)
+	}
+	first.Close()
+	srv.Stop()
+	grpcProducer(t, addr, creds(other))
+	err = endErr(t, c)
+	if err == nil || !strings.Contains(err.Error(), "certificate signed by unknown authority") {
+		t.Fatalf("after the certificate changed: %v\n%s", err, n.text())
+	}
+}
