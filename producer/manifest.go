@@ -116,7 +116,7 @@ func (p *Producer) manifest() map[string]any {
 		"agent_name":                   a.Name,
 		"aaep_versions_supported":      []string{Version},
 		"conformance_levels_supported": []int{1, 2, 3},
-		"transports_supported":         []string{"sse", "websocket", "stdio", "unix"},
+		"transports_supported":         []string{"sse", "websocket", "stdio", "unix", "grpc"},
 		"languages_supported":          p.langs,
 		"event_types_emitted":          types,
 		"extensions_supported":         []string{"urn:aaep-term:ext:signed-replies:v1"},

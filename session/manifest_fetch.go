@@ -55,7 +55,15 @@ type ManifestFinder struct {
 	Timeout time.Duration
 	// Now is the clock for expiry; nil means time.Now.
 	Now func() time.Time
+	// Ask, if not nil, asks the producer for its manifest on its own
+	// binding (gRPC's GetManifest call); Find uses it when the producer
+	// gives neither an inline manifest nor an address. A nil document and
+	// nil error mean the producer offers none. It is bounded by Timeout.
+	Ask func(ctx context.Context) ([]byte, error)
 }
+
+// FromAsked is ManifestResult.From for a manifest got through Ask.
+const FromAsked = "GetManifest"
 
 // ManifestResult is what was found about a producer's manifest.
 type ManifestResult struct {
@@ -90,12 +98,19 @@ func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offe
 		if uri == "" {
 			uri = WellKnownURI(src.Endpoint)
 		}
-		if uri == "" {
+		if uri == "" && f.Ask == nil {
 			r.Err = manifestFail(ErrNoManifest, "The producer gives no manifest: none in its acceptance, and no web address to look for one.")
 			return r
 		}
-		r.From = uri
-		body, err := f.fetch(ctx, uri)
+		var body []byte
+		var err error
+		if uri == "" {
+			r.From = FromAsked
+			body, err = f.ask(ctx)
+		} else {
+			r.From = uri
+			body, err = f.fetch(ctx, uri)
+		}
 		if err != nil {
 			r.Err = err
 			return r
@@ -177,6 +192,24 @@ func WellKnownURI(endpoint string) string {
 }
 
 // fetch GETs a manifest URI (http or https only), at most MaxManifestBytes.
+// ask gets the manifest through f.Ask.
+func (f *ManifestFinder) ask(ctx context.Context) ([]byte, error) {
+	timeout := f.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	body, err := f.Ask(ctx)
+	switch {
+	case err != nil:
+		return nil, manifestFail(ErrManifestFetch, "The producer's GetManifest call failed: %s.", protocol.Sanitize(err.Error()))
+	case body == nil:
+		return nil, manifestFail(ErrNoManifest, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
+	}
+	return body, nil
+}
+
 func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return manifestFail(ErrManifestFetch, "The producer's manifest could not be fetched from %s: "+format+".",

@@ -344,6 +344,37 @@ func TestFind(t *testing.T) {
 	}
 }
 
+// TestFindAsk: a producer with no inline manifest and no address is asked
+// through Ask (gRPC's GetManifest); what it answers is checked as a fetched
+// manifest would be, and its errors are told sanitized.
+func TestFindAsk(t *testing.T) {
+	es := newKey(t, "ES256")
+	off := session.Offering{AgentID: "planner", Transport: "sse", Levels: []int{1, 2, 3}, Languages: []string{"en-US"}}
+	signed := sign(t, es, producer.ManifestHonest, testManifest)
+	for _, tc := range []struct {
+		name     string
+		body     []byte
+		err      error
+		verified bool
+		reason   error
+		sentence string
+	}{
+		{"signed", []byte(signed), nil, true, nil, "and verified."},
+		{"unsigned", []byte(testManifest), nil, false, session.ErrManifestUnsigned, "is not signed"},
+		{"none offered", nil, nil, false, session.ErrNoManifest, "its GetManifest call offers none"},
+		{"failed", nil, errors.New("UNAVAILABLE \x1b[2J"), false, session.ErrManifestFetch, "GetManifest call failed: UNAVAILABLE ."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &session.ManifestFinder{Keys: trust(t, es), Ask: func(context.Context) ([]byte, error) { return tc.body, tc.err }}
+			r := f.Find(context.Background(), session.ManifestSources{Endpoint: "grpc://127.0.0.1:1"}, off)
+			if r.Verified != tc.verified || !errors.Is(r.Err, tc.reason) || !strings.Contains(r.Sentence(), tc.sentence) ||
+				r.From != session.FromAsked || strings.Contains(r.Sentence(), "\x1b") {
+				t.Fatalf("verified %v, err %v, sentence %q, from %q", r.Verified, r.Err, r.Sentence(), r.From)
+			}
+		})
+	}
+}
+
 // BenchmarkVerifyManifest: the cost of checking a signed manifest, which
 // --require-signed-manifest waits for before going on.
 func BenchmarkVerifyManifest(b *testing.B) {

@@ -322,6 +322,13 @@ func TestStdioRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
+	versionRejected(t, c)
+}
+
+// versionRejected checks that c's producer refused the subscription for its
+// version, and that the connection then ended cleanly.
+func versionRejected(t *testing.T, c transport.Conn) {
+	t.Helper()
 	f, m := recv(t, c)
 	if f.Event != transport.EventHandshake || m.Type != "subscription.rejected" || !strings.Contains(string(f.Data), "version_unsupported") {
 		t.Errorf("first frame %s (event %q)", f.Data, f.Event)

@@ -20,6 +20,10 @@ type Options struct {
 	WebSocket WSOptions
 	Unix      UnixOptions
 	Stdio     StdioOptions
+	// GRPC configures grpc:// and grpcs:// endpoints; its handshake,
+	// callbacks and Token default to the SSE ones, and its TLSConfig to the
+	// WebSocket one.
+	GRPC GRPCOptions
 	// File configures file and standard input endpoints. When its OnStatus
 	// or OnDiagnostic is nil, the SSE one is used, so callers can set the
 	// callbacks once.
@@ -34,6 +38,7 @@ type Options struct {
 //	PATH of an existing file    the same
 //	ws://…, wss://…             WebSocket (DialWebSocket)
 //	unix:PATH, unix:ID          a Unix socket, by path or producer id (DialUnix)
+//	grpc://HOST:PORT, grpcs://…  gRPC, appendix B.5 (DialGRPC)
 //	exec:COMMAND ARGS…          a spawned producer on stdio JSON-RPC (DialStdio;
 //	                            words split as SplitCommand says); stdio: is the same
 //
@@ -79,6 +84,15 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 				opts.WebSocket.HeaderTimeout = opts.SSE.HeaderTimeout
 			}
 			return DialWebSocket(ctx, endpoint, opts.WebSocket)
+		case "grpc", "grpcs":
+			opts.GRPC.LinkOptions = opts.linkDefaults(opts.GRPC.LinkOptions)
+			if opts.GRPC.Token == "" {
+				opts.GRPC.Token = opts.SSE.Token
+			}
+			if opts.GRPC.TLSConfig == nil {
+				opts.GRPC.TLSConfig = opts.WebSocket.TLSConfig
+			}
+			return DialGRPC(ctx, endpoint, opts.GRPC)
 		case "unix":
 			opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)
 			return DialUnix(ctx, strings.TrimPrefix(rest, "//"), opts.Unix)
@@ -97,7 +111,7 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 	if st, err := os.Stat(endpoint); err == nil && !st.IsDir() {
 		return OpenFileOptions(endpoint, opts.File)
 	}
-	return nil, fmt.Errorf("transport: cannot tell how to reach %q: give an http://, https://, ws:// or wss:// URL, "+
+	return nil, fmt.Errorf("transport: cannot tell how to reach %q: give an http://, https://, ws://, wss://, grpc:// or grpcs:// URL, "+
 		"unix:PATH, exec:COMMAND, file:PATH, the path of an existing file, or - for standard input", endpoint)
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -17,21 +18,45 @@ import (
 	"github.com/aaep-term/aaep-term/producer"
 )
 
-// startProducer serves the demo producer on loopback and returns its URL.
-func startProducer(t *testing.T, quirks bool) string {
+// demoProducer is the demo producer playing every scenario at once.
+func demoProducer(t *testing.T, quirks bool) *producer.Producer {
 	t.Helper()
 	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := producer.New(producer.Options{Scenarios: all, Speed: 0, Quirks: quirks, EndWhenDone: true,
+	return producer.New(producer.Options{Scenarios: all, Speed: 0, Quirks: quirks, EndWhenDone: true,
 		PromptTimeout: 50 * time.Millisecond})
+}
+
+// startProducer serves the demo producer on loopback and returns its URL.
+func startProducer(t *testing.T, quirks bool) string {
+	t.Helper()
+	p := demoProducer(t, quirks)
 	srv := httptest.NewServer(p)
 	t.Cleanup(func() {
 		p.Close()
 		srv.Close()
 	})
 	return srv.URL
+}
+
+// startProducerGRPC serves the demo producer over gRPC on loopback and
+// returns its grpc:// endpoint.
+func startProducerGRPC(t *testing.T) string {
+	t.Helper()
+	p := demoProducer(t, false)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := p.GRPCServer()
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		p.Close()
+		srv.Stop()
+	})
+	return "grpc://" + ln.Addr().String()
 }
 
 // captureFrom records url to a file with extra flags and returns its path.
@@ -68,10 +93,15 @@ func readAll(t *testing.T, path string) (*capture.Reader, []capture.Record) {
 	}
 }
 
-// A demo session captured from a real loopback producer checks clean and
-// traces every session to its end.
+// A demo session captured from a real loopback producer, over SSE and over
+// gRPC, checks clean and traces every session to its end.
 func TestCaptureCheckTrace(t *testing.T) {
-	url := startProducer(t, false)
+	t.Run("sse", func(t *testing.T) { checkTrace(t, startProducer(t, false)) })
+	t.Run("grpc", func(t *testing.T) { checkTrace(t, startProducerGRPC(t)) })
+}
+
+func checkTrace(t *testing.T, url string) {
+	t.Helper()
 	path, stderr := captureFrom(t, url)
 	if !strings.Contains(stderr, "never answered") {
 		t.Errorf("the start message does not say prompts are not answered: %q", stderr)

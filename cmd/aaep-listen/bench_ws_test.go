@@ -97,6 +97,15 @@ func wsProducer(b *testing.B, stream func(send func([]byte) error)) *httptest.Se
 // loopback producer that sends floodEvents events as fast as the connection
 // takes them; events per second from start to the listener's exit.
 func BenchmarkEndToEndWebSocket(b *testing.B) {
+	endToEnd(b, func(b *testing.B, stream func(send func([]byte) error)) (string, func()) {
+		srv := wsProducer(b, stream)
+		return "ws" + strings.TrimPrefix(srv.URL, "http"), srv.Close
+	})
+}
+
+// endToEnd runs the flood of BenchmarkEndToEndWebSocket against the
+// producer that serve starts, and reports events per second.
+func endToEnd(b *testing.B, serve func(b *testing.B, stream func(send func([]byte) error)) (url string, stop func())) {
 	const floodEvents, sessions = 300_000, 64
 	bin := benchBinary(b)
 	msgs := floodMessages(b, floodEvents, sessions)
@@ -107,7 +116,7 @@ func BenchmarkEndToEndWebSocket(b *testing.B) {
 	defer devNull.Close()
 	b.ResetTimer()
 	for b.Loop() {
-		srv := wsProducer(b, func(send func([]byte) error) {
+		url, stop := serve(b, func(send func([]byte) error) {
 			for _, m := range msgs {
 				if send(m) != nil {
 					return
@@ -115,13 +124,13 @@ func BenchmarkEndToEndWebSocket(b *testing.B) {
 			}
 		})
 		var stderr strings.Builder
-		cmd := exec.Command(bin, "--plain", "--no-sign", "ws"+strings.TrimPrefix(srv.URL, "http"))
+		cmd := exec.Command(bin, "--plain", "--no-sign", url)
 		cmd.Stdout, cmd.Stderr = devNull, &stderr
 		cmd.Env = append(os.Environ(), "NO_COLOR=1")
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("aaep-listen: %v\n%s", err, stderr.String())
 		}
-		srv.Close()
+		stop()
 		if stderr.Len() > 0 {
 			b.Fatalf("diagnostics on a clean flood:\n%s", firstLines(stderr.String(), 5))
 		}
@@ -136,7 +145,7 @@ func BenchmarkEndToEndWebSocket(b *testing.B) {
 // p50 and p99 over all iterations are reported in milliseconds.
 func BenchmarkCriticalLatency(b *testing.B) {
 	bin := benchBinary(b)
-	for _, binding := range []string{"websocket", "sse"} {
+	for _, binding := range []string{"websocket", "grpc", "sse"} {
 		b.Run(binding, func(b *testing.B) {
 			var lat []float64
 			for b.Loop() {
@@ -182,16 +191,18 @@ func sendPaced(d time.Duration, send func([]byte) error) {
 }
 
 func criticalLatencies(b *testing.B, bin, binding string, d time.Duration) []float64 {
-	var srv *httptest.Server
 	var url string
+	var stop func()
 	switch binding {
 	case "websocket":
-		srv = wsProducer(b, func(send func([]byte) error) { sendPaced(d, send) })
-		url = "ws" + strings.TrimPrefix(srv.URL, "http")
+		srv := wsProducer(b, func(send func([]byte) error) { sendPaced(d, send) })
+		url, stop = "ws"+strings.TrimPrefix(srv.URL, "http"), srv.Close
+	case "grpc":
+		url, stop = grpcBenchProducer(b, func(send func([]byte) error) { sendPaced(d, send) })
 	default:
 		var mu sync.Mutex
 		streams := 0
-		srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			streams++
 			n := streams
@@ -215,9 +226,9 @@ func criticalLatencies(b *testing.B, bin, binding string, d time.Duration) []flo
 				w.WriteHeader(http.StatusAccepted)
 			}
 		}))
-		url = srv.URL
+		url, stop = srv.URL, srv.Close
 	}
-	defer srv.Close()
+	defer stop()
 	cmd := exec.Command(bin, "--plain", "--no-sign", "--layout", "spec", url)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	out, err := cmd.StdoutPipe()

@@ -12,8 +12,8 @@ import (
 	"github.com/aaep-term/aaep-term/producer"
 )
 
-// startDemo serves the built-in producer on a free loopback port and
-// returns its URL. The producer ends its streams once the last scenario is
+// startDemo serves the built-in producer on a free loopback port (over HTTP,
+// or gRPC with --demo-grpc) and returns its URL. The producer ends its streams once the last scenario is
 // over, so the listener then exits by itself; stop shuts it down early.
 func startDemo(ctx context.Context, o *options) (url string, stop func(), err error) {
 	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
@@ -35,6 +35,11 @@ func startDemo(ctx context.Context, o *options) (url string, stop func(), err er
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	if o.DemoGRPC {
+		gs := p.GRPCServer()
+		go func() { _ = gs.Serve(ln) }() // ends when stopped
+		return "grpc://" + ln.Addr().String(), func() { p.Close(); gs.Stop() }, nil
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
 	go func() {

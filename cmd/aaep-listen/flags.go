@@ -26,6 +26,7 @@ type options struct {
 	DemoScenarios []string
 	DemoQuirks    bool
 	DemoSpeed     float64
+	DemoGRPC      bool // serve the demo over gRPC, not HTTP
 
 	Verbosity        string
 	JSON             bool
@@ -83,6 +84,7 @@ ENDPOINT is one of:
                               the deployed layout (GET /events, POST /messages)
   https://…                   the same over TLS (--ca, --cert, --client-key)
   ws://HOST:PORT[/PATH]       WebSocket (default path /aaep/v1/ws); wss:// over TLS
+  grpc://HOST:PORT            gRPC (AaepService.Subscribe); grpcs:// over TLS
   unix:PATH, unix:ID          a Unix socket; an ID is looked up as
                               $XDG_RUNTIME_DIR/aaep/ID.sock
   exec:COMMAND ARGS…          start the producer and speak JSON-RPC with it on
@@ -134,6 +136,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
+	fs.BoolVar(&o.DemoGRPC, "demo-grpc", false, "serve the demo producer over gRPC (grpc://) instead of HTTP")
 	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
 	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed")
 	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")
@@ -212,6 +215,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	case "auto", "spec", "legacy":
 	default:
 		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
+	}
+	if o.DemoGRPC && (!o.Demo || o.DemoQuirks) {
+		return nil, fmt.Errorf("--demo-grpc goes with --demo, and not with --demo-quirks (deployed producers' quirks are HTTP ones)")
 	}
 	if o.DemoSpeed < 0 {
 		return nil, fmt.Errorf("--demo-speed must not be negative")

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"net/url"
@@ -17,9 +18,12 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // trustedKeysDir is the default --trusted-keys, under the config directory.
@@ -112,6 +116,8 @@ func transportName(endpoint string) string {
 		return "stdio"
 	case "unix":
 		return "unix"
+	case "grpc", "grpcs":
+		return "grpc"
 	}
 	return ""
 }
@@ -120,6 +126,16 @@ func transportName(endpoint string) string {
 // token and headers only to the endpoint's own origin (scheme, host, port).
 func (o *options) finder(endpoint string) *session.ManifestFinder {
 	f := &session.ManifestFinder{Client: o.TLS.client, Keys: o.Manifest.keys, Now: o.Now}
+	if transportName(endpoint) == "grpc" {
+		f.Ask = func(ctx context.Context) ([]byte, error) {
+			b, err := transport.GetManifest(ctx, endpoint, transport.GRPCOptions{Token: o.Token, TLSConfig: o.TLS.config})
+			var ge *transport.GRPCError
+			if errors.As(err, &ge) && ge.Code == codes.Unimplemented {
+				return nil, nil // the producer offers no GetManifest
+			}
+			return b, err
+		}
+	}
 	if eu, err := url.Parse(endpoint); err == nil {
 		f.Credentials = creds.New(eu, o.Token, o.Header)
 	}

@@ -102,6 +102,39 @@ func TestRequireSignedManifestWebSocket(t *testing.T) {
 	}
 }
 
+// Over gRPC too, and aaep-listen manifest reads the signed manifest from the
+// acceptance on the Subscribe stream.
+func TestSignedManifestGRPC(t *testing.T) {
+	key, dir := manifestKey(t, "EdDSA")
+	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestForged})
+	r := startListener(t, "--plain", "--require-signed-manifest", "--trusted-keys", dir, url)
+	r.waitOutput(t, "is forged or was altered")
+	if code := r.exitCode(t); code != 1 {
+		t.Fatalf("exit %d\n%s", code, r.stdout())
+	}
+	_, url = serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key})
+	m := startListener(t, "manifest", "--trusted-keys", dir, url)
+	if code := m.exitCode(t); code != 0 || !strings.Contains(m.stdout(), "Transports: sse, websocket, stdio, unix, grpc") {
+		t.Fatalf("manifest over gRPC: exit %d\n%s\n%s", code, m.stdout(), m.stderr())
+	}
+}
+
+// A gRPC producer that sends no manifest in its acceptance is asked through
+// its GetManifest call (no web address is guessed for it).
+func TestManifestByGetManifest(t *testing.T) {
+	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm")})
+	r := startListener(t, "--plain", url)
+	r.waitOutput(t, "The producer's manifest is not signed.")
+	r.waitOutput(t, "Confirmation needed")
+	fmt.Fprintln(r.stdin, "reject")
+	r.wait(t)
+	m := startListener(t, "manifest", url)
+	m.exitCode(t)
+	if !strings.Contains(m.stdout(), "Found: GetManifest") {
+		t.Errorf("aaep-listen manifest over gRPC:\n%s\n%s", m.stdout(), m.stderr())
+	}
+}
+
 // Without the flag, the result is one line and the session goes on.
 func TestManifestAnnounced(t *testing.T) {
 	key, dir := manifestKey(t, "ES256")
@@ -144,7 +177,7 @@ func TestManifestCommand(t *testing.T) {
 	for _, want := range []string{
 		"The producer's manifest is signed by key " + key.KID + " and verified.\n",
 		"Found: inline\n", "Agent: aaep-term-demo\n", "Conformance levels: 1, 2, 3\n",
-		"Transports: sse, websocket, stdio, unix\n", "Extensions: urn:aaep-term:ext:signed-replies:v1\n",
+		"Transports: sse, websocket, stdio, unix, grpc\n", "Extensions: urn:aaep-term:ext:signed-replies:v1\n",
 		"Event types: aaep:agent.awaiting.confirmation",
 	} {
 		if !strings.Contains(out.String(), want) {

@@ -151,6 +151,7 @@ func (o *options) discover(ctx context.Context) (session.ManifestSources, sessio
 		},
 		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config, LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
 		Unix:      transport.UnixOptions{LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
+		GRPC:      transport.GRPCOptions{LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
 	})
 	if err != nil {
 		return src, off, "Could not subscribe to " + o.Endpoint + " (" + protocol.Sanitize(err.Error()) + "); looking for the manifest all the same."

@@ -19,18 +19,6 @@ import (
 func TestProducerDiesAndComesBack(t *testing.T) {
 	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
 	var conns atomic.Int32
-	event := func(i int) []byte {
-		typ, extra := "agent.progress.updated", `"progress":{"percent":10}`
-		switch i {
-		case 0:
-			typ, extra = "agent.session.started", `"request_text":"Count."`
-		case 9:
-			typ, extra = "agent.session.completed", `"result_summary":"Counted."`
-		}
-		return fmt.Appendf(nil, `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_c%d",`+
-			`"session_id":"sess_c","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"phoenix","agent_name":"Phoenix"},`+
-			`"summary_normal":"Count %d.",%s}`, typ, i, i, i, extra)
-	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !websocket.IsWebSocketUpgrade(r) { // the manifest, say
 			http.NotFound(w, r)
@@ -50,14 +38,13 @@ func TestProducerDiesAndComesBack(t *testing.T) {
 			return
 		}
 		send := func(m string) { _ = c.WriteMessage(websocket.TextMessage, []byte(m)) }
-		send(`{"type":"subscription.accepted","subscription_id":"sub_phoenix` + fmt.Sprint(n) + `","aaep_version":"1.0.0",` +
-			`"producer":{"agent_id":"phoenix","agent_name":"Phoenix"},"honored_capabilities":{}}`)
+		send(phoenixAccepted(n))
 		last := 9
 		if n == 1 {
 			last = 4 // then die without a close frame
 		}
 		for i := 0; i <= last; i++ {
-			send(string(event(i)))
+			send(string(phoenixEvent(i)))
 		}
 		if n == 1 {
 			time.Sleep(100 * time.Millisecond)
@@ -90,6 +77,26 @@ func TestProducerDiesAndComesBack(t *testing.T) {
 	if t.Failed() {
 		t.Logf("stdout:\n%s\nstderr:\n%s", out, r.stderr())
 	}
+}
+
+// phoenixEvent is event i of a ten-event session ("Count i.").
+func phoenixEvent(i int) []byte {
+	typ, extra := "agent.progress.updated", `"progress":{"percent":10}`
+	switch i {
+	case 0:
+		typ, extra = "agent.session.started", `"request_text":"Count."`
+	case 9:
+		typ, extra = "agent.session.completed", `"result_summary":"Counted."`
+	}
+	return fmt.Appendf(nil, `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_c%d",`+
+		`"session_id":"sess_c","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"phoenix","agent_name":"Phoenix"},`+
+		`"summary_normal":"Count %d.",%s}`, typ, i, i, i, extra)
+}
+
+// phoenixAccepted is the acceptance of connection n.
+func phoenixAccepted(n int32) string {
+	return `{"type":"subscription.accepted","subscription_id":"sub_phoenix` + fmt.Sprint(n) + `","aaep_version":"1.0.0",` +
+		`"producer":{"agent_id":"phoenix","agent_name":"Phoenix"},"honored_capabilities":{}}`
 }
 
 // Terms set while listening survive a lost connection: the listener

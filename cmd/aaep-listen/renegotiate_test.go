@@ -58,7 +58,7 @@ func (b *logBook) waitFor(t *testing.T, s string) {
 // closes the subscription; a question still waiting is announced with the
 // default that applies, and the producer, told of the close, settles it.
 func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
-	for _, binding := range []string{"sse", "websocket", "unix"} {
+	for _, binding := range []string{"sse", "websocket", "unix", "grpc"} {
 		t.Run(binding, func(t *testing.T) {
 			var log logBook
 			p := producer.New(producer.Options{Scenarios: scenarios(t, "confirm", "clarify"), Logf: log.logf, EndWhenDone: true})
@@ -81,6 +81,8 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 				go func() { _ = p.ServeUnix(ctx, ln) }()
 				t.Cleanup(cancel)
 				url = "unix:" + path
+			case "grpc":
+				url = "grpc://" + serveGRPC(t, p.GRPCServer())
 			}
 			r := startListener(t, append(args, url)...)
 			r.waitOutput(t, "Subscribed to Demo Assistant.")

@@ -118,7 +118,7 @@ func (o *options) sigAccepted(honored map[string]any) {
 // otherwise the body itself.
 func (o *options) wrap(body []byte) (msg []byte, wrapped bool, err error) {
 	o.Sign.inHeader = false
-	if o.Sign.key == nil || !o.Sign.honored || o.Demo || isHTTP(o.Endpoint) {
+	if o.Sign.key == nil || !o.Sign.honored || o.Demo && !o.DemoGRPC || isHTTP(o.Endpoint) {
 		return body, false, nil
 	}
 	msg, err = o.Sign.key.Wrap(body, time.Now())

@@ -58,15 +58,23 @@ func keyFile(t *testing.T) (string, *sigrpl.Key) {
 }
 
 // A producer that takes only signed replies from a pinned key settles the
-// prompt with the listener's signed answer, over HTTP and WebSocket.
+// prompt with the listener's signed answer, over HTTP, WebSocket and gRPC
+// (the framed sigrpl:signed.reply form on the last two).
 func TestSignedAnswerAccepted(t *testing.T) {
 	path, k := keyFile(t)
-	for _, ws := range []bool{false, true} {
-		t.Run(fmt.Sprint("websocket=", ws), func(t *testing.T) {
-			p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"),
-				PinnedKeys: []string{k.KID()}, RequireSignedReplies: true})
-			if ws {
+	for _, binding := range []string{"sse", "websocket", "grpc"} {
+		t.Run(binding, func(t *testing.T) {
+			opts := producer.Options{Scenarios: scenarios(t, "confirm"), PinnedKeys: []string{k.KID()}, RequireSignedReplies: true}
+			var p *producer.Producer
+			var url string
+			switch binding {
+			case "grpc":
+				p, url = serveProducerGRPC(t, opts)
+			case "websocket":
+				p, url = serve(t, opts)
 				url = "ws" + strings.TrimPrefix(url, "http") + producer.PathWebSocket
+			default:
+				p, url = serve(t, opts)
 			}
 			r := startListener(t, "--plain", "--key", path, url)
 			r.waitOutput(t, "Confirmation needed")

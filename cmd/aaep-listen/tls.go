@@ -31,7 +31,7 @@ type tlsOptions struct {
 }
 
 func addTLSFlags(fs *flag.FlagSet, o *tlsOptions) {
-	fs.StringVar(&o.CA, "ca", "", "trust only the certificate authorities in PEM `FILE` for https:// and wss:// (default: the system's)")
+	fs.StringVar(&o.CA, "ca", "", "trust only the certificate authorities in PEM `FILE` for https://, wss:// and grpcs:// (default: the system's)")
 	fs.StringVar(&o.Cert, "cert", "", "client certificate PEM `FILE` for mutual TLS (with --client-key)")
 	fs.StringVar(&o.Key, "client-key", "", "private key PEM `FILE` of the --cert client certificate")
 }

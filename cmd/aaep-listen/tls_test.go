@@ -62,12 +62,7 @@ func TestTLS(t *testing.T) {
 			r := startListener(t, append(args, url)...)
 			code := r.exitCode(t)
 			if tc.connect {
-				if code != 0 || !strings.Contains(r.stdout(), "Your --auto-reply policy rejects prompt 1") {
-					t.Fatalf("exit %d\n%s\n%s", code, r.stdout(), r.stderr())
-				}
-				if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Rejected {
-					t.Errorf("outcomes %+v", outs)
-				}
+				autoRejected(t, r, p, code)
 				return
 			}
 			if code != 1 || !strings.Contains(r.stderr(), tc.stderr) {
@@ -138,5 +133,17 @@ func TestCredentialWarning(t *testing.T) {
 		if w != "" && (!strings.Contains(w, "no token (--token) and no client certificate (--cert)") || strings.ContainsRune(w, 0x1b)) {
 			t.Errorf("warning %q", w)
 		}
+	}
+}
+
+// autoRejected checks a run that connected: the --auto-reply policy
+// rejected prompt 1, the producer settled it so, and the listener exited 0.
+func autoRejected(t *testing.T, r *listenerRun, p *producer.Producer, code int) {
+	t.Helper()
+	if code != 0 || !strings.Contains(r.stdout(), "Your --auto-reply policy rejects prompt 1") {
+		t.Fatalf("exit %d\n%s\n%s", code, r.stdout(), r.stderr())
+	}
+	if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Rejected {
+		t.Errorf("outcomes %+v", outs)
 	}
 }

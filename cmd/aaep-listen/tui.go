@@ -119,6 +119,8 @@ func transportWords(endpoint string) string {
 		return "SSE"
 	case "ws", "wss":
 		return "WebSocket"
+	case "grpc", "grpcs":
+		return "gRPC"
 	case "unix":
 		return "Unix socket"
 	case "exec", "stdio":

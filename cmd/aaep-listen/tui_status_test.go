@@ -15,6 +15,7 @@ func TestTransportWords(t *testing.T) {
 		{"ws://127.0.0.1:9/aaep", "WebSocket"},
 		{"wss://example.org", "WebSocket"},
 		{"unix:/run/agent.sock", "Unix socket"},
+		{"grpcs://example.org:443", "gRPC"},
 		{"exec:my-agent --aaep", "standard input and output of"},
 		{"file:///tmp/run.aaep", "file"},
 		{"-", "standard input"},
