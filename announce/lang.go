@@ -192,6 +192,10 @@ func isTagSuffix(s string) bool {
 var rtlLanguages = map[string]bool{"ar": true, "he": true, "iw": true, "fa": true, "ur": true, "yi": true,
 	"ps": true, "sd": true, "ug": true, "dv": true, "ckb": true, "syr": true}
 
+// sessionKey is a session as the engine knows it: two agents may use the
+// same session id.
+type sessionKey struct{ agentID, sessionID string }
+
 // maxLanguageNotes bounds the sessions remembered as told about language.
 const maxLanguageNotes = 4096
 
@@ -251,12 +255,13 @@ func (a *Announcer) localize(d session.Delivery) session.Delivery {
 // any of their languages.
 func (a *Announcer) noteLanguage(d session.Delivery, lang string) {
 	if a.langNoted == nil || len(a.langNoted) >= maxLanguageNotes {
-		a.langNoted = map[string]bool{}
+		a.langNoted = map[sessionKey]bool{}
 	}
-	if a.langNoted[d.Event.SessionID] {
+	k := sessionKey{d.Event.Producer.AgentID, d.Event.SessionID}
+	if a.langNoted[k] {
 		return
 	}
-	a.langNoted[d.Event.SessionID] = true
+	a.langNoted[k] = true
 	an := a.base(d, "language", fmt.Sprintf("Note: this session is in %s, which is not among your languages (%s); it is read as written.",
 		protocol.Sanitize(lang), protocol.Sanitize(strings.Join(a.cfg.Languages, ", "))))
 	// Our own words, in English: a voice left in the event's language would garble them.

@@ -148,3 +148,25 @@ func FuzzVariants(f *testing.F) {
 		}
 	})
 }
+
+// A language note is per session of each agent: a second agent using the
+// same session id in a language the user does not read is told too.
+func TestLanguageNotePerAgent(t *testing.T) {
+	r := &recorder{}
+	a := New(Config{Languages: []string{"en"}}, r)
+	for _, agent := range []string{"ada", "bob"} {
+		js := jsonEvent("1"+agent[:1], `"type":"aaep:agent.session.started","session_id":"sess_shared","sequence_number":1,
+			"localization_hints":{"primary_language":"fr"},"summary_normal":"Début."`)
+		js = strings.Replace(js, `"agent_id":"ada"`, `"agent_id":"`+agent+`"`, 1)
+		a.Deliver(session.Delivery{Kind: session.KindEvent, Event: event(t, js)})
+	}
+	notes := 0
+	for _, g := range r.got {
+		if strings.HasPrefix(g.Text, "Note: this session is in fr") {
+			notes++
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d language notes for two agents sharing a session id, want 2: %q", notes, r.texts())
+	}
+}
