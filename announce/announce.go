@@ -46,6 +46,9 @@ type Announcement struct {
 	// LogOnly keeps the announcement to the line and JSON output: speech
 	// and braille leave it out (per-type "speak": false in the settings).
 	LogOnly bool
+	// Rule is, for a safety warning about a rule aaep-replay check applies
+	// too, its code (protocol.Rule…); empty otherwise.
+	Rule string
 
 	Event  *protocol.Event // the event announced, when there is one
 	Prompt *session.Prompt // the prompt, for prompt announcements
@@ -148,7 +151,7 @@ func (a *Announcer) emitPending(at time.Time, p pending) {
 }
 
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
-	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal}
+	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
 	if ev := d.Event; ev != nil {
 		an.Agent = agentName(ev)
 		an.AgentID = ev.Producer.AgentID
