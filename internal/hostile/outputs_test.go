@@ -359,8 +359,10 @@ func producer(t *testing.T, h string, end bool) string {
 	reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
 	errBody, _ := json.Marshal(map[string]string{"error": h, "message": h})
 	m := map[string]any{"agent_id": "bank", "agent_name": h, "agent_version": h,
-		"event_types_emitted": []string{h}, "transports_supported": []string{h}, "contact": h}
-	if len(h) > 32<<10 { // within the 256 KB a manifest may have
+		"event_types_emitted": []string{h}, "transports_supported": []string{h}, "contact": h,
+		"aaep_versions_supported": []string{"1.0.0", h}, "languages_supported": []string{h}, "extensions_supported": []string{h},
+		"default_verbosity": h, "capabilities": map[string]any{h: h}}
+	if len(h) > 8<<10 { // within the 256 KB a manifest may have
 		m = map[string]any{"agent_id": "bank", "agent_name": h}
 	}
 	manifest, _ := json.Marshal(m)
