@@ -147,7 +147,7 @@ func (a *Announcer) Flush(now time.Time) {
 
 // emitPending reads out text held for an output that is not being fed now.
 func (a *Announcer) emitPending(at time.Time, p pending) {
-	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
+	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
 }
 
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
