@@ -32,10 +32,13 @@ func (p Priority) String() string {
 // Announcement is one thing to tell the user. Text is already sanitized and
 // complete: a sink may shorten it but must not need anything else to be understood.
 type Announcement struct {
-	At        time.Time
-	Priority  Priority
-	Kind      string // what happened, as a stable word: "started", "output", "confirmation", …
-	Agent     string // the agent's name (sanitized), or its agent_id
+	At       time.Time
+	Priority Priority
+	Kind     string // what happened, as a stable word: "started", "output", "confirmation", …
+	Agent    string // the agent's name (sanitized), or its agent_id
+	// AgentID is the producer's agent_id as sent (not sanitized; a key, never
+	// shown): a session is known by AgentID and SessionID together.
+	AgentID   string
 	SessionID string
 	Text      string
 	Lang      string // BCP 47 tag of Text, when known
@@ -43,6 +46,9 @@ type Announcement struct {
 	// LogOnly keeps the announcement to the line and JSON output: speech
 	// and braille leave it out (per-type "speak": false in the settings).
 	LogOnly bool
+	// Rule is, for a safety warning about a rule aaep-replay check applies
+	// too, its code (protocol.Rule…); empty otherwise.
+	Rule string
 
 	Event  *protocol.Event // the event announced, when there is one
 	Prompt *session.Prompt // the prompt, for prompt announcements
@@ -80,7 +86,7 @@ type Announcer struct {
 	cfg       Config
 	sinks     []Sink
 	streams   *streams
-	langNoted map[string]bool // sessions told they are not in the user's language
+	langNoted map[sessionKey]bool // sessions told they are not in the user's language
 }
 
 // New returns an Announcer writing to sinks.
@@ -141,13 +147,14 @@ func (a *Announcer) Flush(now time.Time) {
 
 // emitPending reads out text held for an output that is not being fed now.
 func (a *Announcer) emitPending(at time.Time, p pending) {
-	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
+	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
 }
 
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
-	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal}
+	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
 	if ev := d.Event; ev != nil {
 		an.Agent = agentName(ev)
+		an.AgentID = ev.Producer.AgentID
 		an.SessionID = ev.SessionID
 		an.Lang = ev.Localization.PrimaryLanguage
 		if ev.Language != "" {

@@ -39,8 +39,8 @@ type stream struct {
 
 // pending is held text flushed without an event to attach it to.
 type pending struct {
-	agent, session, text, lang string
-	rtl                        bool
+	agent, agentID, session, text, lang string
+	rtl                                 bool
 }
 
 func newStreams(max, maxBytes int) *streams {
@@ -137,7 +137,7 @@ func (s *streams) evictOldest() *pending {
 	if t == "" {
 		return nil
 	}
-	return &pending{agent: st.agent, session: st.session, text: t, lang: st.lang, rtl: st.rtl}
+	return &pending{agent: st.agent, agentID: st.key.agent, session: st.session, text: t, lang: st.lang, rtl: st.rtl}
 }
 
 func (s *streams) forget(k streamKey) {

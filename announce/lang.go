@@ -6,7 +6,6 @@
 package announce
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -107,31 +106,11 @@ func chooseLanguage(prefs, offered, fallback []string) (chosen string, ok bool) 
 	return offered[0], len(prefs) == 0
 }
 
-// variantFields are the text fields a producer may repeat in other
-// languages as FIELD_TAG, e.g. summary_normal_yo or action_ar_sa.
-var variantFields = []struct {
-	name string
-	get  func(*protocol.Event) *protocol.Text
-}{
-	{"summary_terse", func(e *protocol.Event) *protocol.Text { return &e.SummaryTerse }},
-	{"summary_normal", func(e *protocol.Event) *protocol.Text { return &e.SummaryNormal }},
-	{"summary_detailed", func(e *protocol.Event) *protocol.Text { return &e.SummaryDetailed }},
-	{"action", func(e *protocol.Event) *protocol.Text { return &e.Action }},
-	{"consequence", func(e *protocol.Event) *protocol.Text { return &e.Consequence }},
-	{"question", func(e *protocol.Event) *protocol.Text { return &e.Question }},
-	{"reason", func(e *protocol.Event) *protocol.Text { return &e.Reason }},
-	{"remediation_hint", func(e *protocol.Event) *protocol.Text { return &e.RemediationHint }},
-	{"output_summary", func(e *protocol.Event) *protocol.Text { return &e.OutputSummary }},
-	{"request_text", func(e *protocol.Event) *protocol.Text { return &e.RequestText }},
-	{"partial_result", func(e *protocol.Event) *protocol.Text { return &e.PartialResult }},
-	{"error_message", func(e *protocol.Event) *protocol.Text { return &e.ErrorMessage }},
-	{"args_summary", func(e *protocol.Event) *protocol.Text { return &e.ArgsSummary }},
-}
-
 // variants returns the per-field language variants in raw, by language tag
-// (as written, with "_" turned to "-") and field name.
+// (as written, with "_" turned to "-") and member name, by the rule of
+// protocol.SplitVariant (the one the event schemas state).
 func variants(raw []byte) map[string]map[string]string {
-	if !hasVariant(raw) {
+	if !protocol.MayHaveVariant(raw) {
 		return nil
 	}
 	var fields map[string]json.RawMessage
@@ -140,57 +119,32 @@ func variants(raw []byte) map[string]map[string]string {
 	}
 	var out map[string]map[string]string
 	for key, v := range fields {
-		for _, f := range variantFields {
-			suffix, ok := strings.CutPrefix(key, f.name+"_")
-			if !ok || !isTagSuffix(suffix) {
-				continue
-			}
-			var text string
-			if json.Unmarshal(v, &text) != nil || text == "" {
-				continue
-			}
-			lang := strings.ReplaceAll(suffix, "_", "-")
-			if out == nil {
-				out = map[string]map[string]string{}
-			}
-			if out[lang] == nil {
-				out[lang] = map[string]string{}
-			}
-			out[lang][f.name] = text
+		member, lang, ok := protocol.SplitVariant(key)
+		if !ok {
+			continue
 		}
+		var text string
+		if json.Unmarshal(v, &text) != nil || text == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]map[string]string{}
+		}
+		if out[lang] == nil {
+			out[lang] = map[string]string{}
+		}
+		out[lang][member] = text
 	}
 	return out
-}
-
-// hasVariant reports whether raw may hold a variant field: most events have
-// none, and need not be decoded again.
-func hasVariant(raw []byte) bool {
-	for _, f := range variantFields {
-		if bytes.Contains(raw, []byte(`"`+f.name+"_")) {
-			return true
-		}
-	}
-	return false
-}
-
-// isTagSuffix reports whether s looks like a language tag written with
-// underscores: a 2 or 3 letter language, then short letter or digit parts.
-func isTagSuffix(s string) bool {
-	parts := strings.Split(s, "_")
-	if len(parts[0]) < 2 || len(parts[0]) > 3 || !isLetters(strings.ToLower(parts[0])) {
-		return false
-	}
-	for _, p := range parts[1:] {
-		if len(p) < 2 || len(p) > 8 || !(isLetters(strings.ToLower(p)) || isDigits(p)) {
-			return false
-		}
-	}
-	return true
 }
 
 // rtlLanguages are written right to left.
 var rtlLanguages = map[string]bool{"ar": true, "he": true, "iw": true, "fa": true, "ur": true, "yi": true,
 	"ps": true, "sd": true, "ug": true, "dv": true, "ckb": true, "syr": true}
+
+// sessionKey is a session as the engine knows it: two agents may use the
+// same session id.
+type sessionKey struct{ agentID, sessionID string }
 
 // maxLanguageNotes bounds the sessions remembered as told about language.
 const maxLanguageNotes = 4096
@@ -232,9 +186,9 @@ func (a *Announcer) localize(d session.Delivery) session.Delivery {
 		// Summaries in the chosen language win over other levels in another.
 		local.SummaryTerse, local.SummaryNormal, local.SummaryDetailed = "", "", ""
 	}
-	for _, f := range variantFields {
-		if text, ok := v[f.name]; ok {
-			*f.get(&local) = protocol.Text(text)
+	for member, text := range v {
+		if p := local.TextMember(member); p != nil {
+			*p = protocol.Text(text)
 		}
 	}
 	local.Localization.PrimaryLanguage = chosen
@@ -251,12 +205,13 @@ func (a *Announcer) localize(d session.Delivery) session.Delivery {
 // any of their languages.
 func (a *Announcer) noteLanguage(d session.Delivery, lang string) {
 	if a.langNoted == nil || len(a.langNoted) >= maxLanguageNotes {
-		a.langNoted = map[string]bool{}
+		a.langNoted = map[sessionKey]bool{}
 	}
-	if a.langNoted[d.Event.SessionID] {
+	k := sessionKey{d.Event.Producer.AgentID, d.Event.SessionID}
+	if a.langNoted[k] {
 		return
 	}
-	a.langNoted[d.Event.SessionID] = true
+	a.langNoted[k] = true
 	an := a.base(d, "language", fmt.Sprintf("Note: this session is in %s, which is not among your languages (%s); it is read as written.",
 		protocol.Sanitize(lang), protocol.Sanitize(strings.Join(a.cfg.Languages, ", "))))
 	// Our own words, in English: a voice left in the event's language would garble them.

@@ -137,7 +137,7 @@ func FuzzVariants(f *testing.F) {
 	f.Add([]byte(`{"question_zh_Hant_TW":"q"}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		for lang, fields := range variants(raw) {
-			if !isTagSuffix(strings.ReplaceAll(lang, "-", "_")) {
+			if _, tag, ok := protocol.SplitVariant("summary_normal_" + strings.ReplaceAll(lang, "-", "_")); !ok || tag != lang {
 				t.Fatalf("variant language %q is no tag", lang)
 			}
 			for name, text := range fields {
@@ -147,4 +147,39 @@ func FuzzVariants(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A language note is per session of each agent: a second agent using the
+// same session id in a language the user does not read is told too.
+func TestLanguageNotePerAgent(t *testing.T) {
+	r := &recorder{}
+	a := New(Config{Languages: []string{"en"}}, r)
+	for _, agent := range []string{"ada", "bob"} {
+		js := jsonEvent("1"+agent[:1], `"type":"aaep:agent.session.started","session_id":"sess_shared","sequence_number":1,
+			"localization_hints":{"primary_language":"fr"},"summary_normal":"Début."`)
+		js = strings.Replace(js, `"agent_id":"ada"`, `"agent_id":"`+agent+`"`, 1)
+		a.Deliver(session.Delivery{Kind: session.KindEvent, Event: event(t, js)})
+	}
+	notes := 0
+	for _, g := range r.got {
+		if strings.HasPrefix(g.Text, "Note: this session is in fr") {
+			notes++
+		}
+	}
+	if notes != 2 {
+		t.Errorf("%d language notes for two agents sharing a session id, want 2: %q", notes, r.texts())
+	}
+}
+
+// The announcer reads language variants by the schemas' rule: every member
+// a schema lets a producer repeat in another language (a question's context,
+// a tool call's description) is read in the user's language too.
+func TestVariantsFollowTheSchemas(t *testing.T) {
+	raw := []byte(`{"question":"Which account?","question_yo":"Àkántì wo?","context":"Two accounts.","context_yo":"Àkántì méjì.","description":"Reads.","description_yo":"Ó ń kà."}`)
+	v := variants(raw)["yo"]
+	for _, m := range []string{"question", "context", "description"} {
+		if v[m] == "" {
+			t.Errorf("variant of %s not read: %v", m, v)
+		}
+	}
 }

@@ -244,7 +244,7 @@ func (p *pacer) push(an Announcement, now time.Time) {
 // fold counts an identical state announcement said within the fold window
 // and reports whether an should be said; when it is, it carries the count.
 func (p *pacer) fold(an *Announcement, now time.Time) bool {
-	key := an.SessionID + "\x00" + an.Text
+	key := an.AgentID + "\x00" + an.SessionID + "\x00" + an.Text // one agent's state never folds into another's
 	f := p.folds[key]
 	if f != nil && now.Sub(f.said) < p.cfg.FoldWindow {
 		f.repeats++

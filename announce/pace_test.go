@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -478,4 +479,41 @@ func FuzzPacer(f *testing.F) {
 			t.Fatalf("%d prompt announcements passed on, want %d", gotPrompts, wantPrompts)
 		}
 	})
+}
+
+// Two agents sharing a session id and saying the same state are both heard:
+// one agent's state is never folded into the other's count.
+func TestPacerFoldsPerAgent(t *testing.T) {
+	p := newPacer(PaceConfig{FoldWindow: 10 * time.Second})
+	var got []string
+	for i, agent := range []string{"ada", "bob"} {
+		now := t0.Add(time.Duration(i) * time.Second)
+		p.push(Announcement{Priority: Background, Kind: "state", AgentID: agent, Agent: agent, SessionID: "s1", Text: "Now waiting."}, now)
+		for {
+			an, ok, _ := p.next(now.Add(time.Hour), false)
+			if !ok {
+				break
+			}
+			got = append(got, an.Agent+": "+an.Text)
+		}
+	}
+	if want := []string{"ada: Now waiting.", "bob: Now waiting."}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// Streamed output, read out when its stream is flushed, keeps its agent's
+// id: the TUI's sessions view and the pacer tell sessions apart by it.
+func TestStreamedOutputKeepsAgentID(t *testing.T) {
+	r := &recorder{}
+	a := New(Config{}, r)
+	ev := &protocol.Event{Type: protocol.TypeOutputStreaming, SessionID: "s1", OutputID: "out_1", Chunk: "Hello",
+		Producer: protocol.Producer{AgentID: "bob"}}
+	a.Deliver(session.Delivery{Kind: session.KindEvent, Event: ev})
+	a.Flush(t0)
+	for _, an := range r.got {
+		if an.Kind == "output" && an.AgentID != "bob" {
+			t.Errorf("output %q has agent id %q, want bob", an.Text, an.AgentID)
+		}
+	}
 }

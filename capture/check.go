@@ -72,14 +72,21 @@ const (
 	maxOpenSessions = 1 << 16 // sessions followed at once
 )
 
+// sessionKey is how the checker knows a session: by its agent and its ID
+// together, so that one agent's events are never held against another's
+// session of the same ID.
+func sessionKey(ev *protocol.Event) string {
+	return ev.Producer.AgentID + "\x00" + ev.SessionID
+}
+
 // Checker checks the records of one capture, in order. It is not safe for
 // concurrent use.
 type Checker struct {
 	o         CheckOptions
 	dec       protocol.Decoder
-	sessions  map[string]*sessState
-	ended     *ring[string] // IDs of ended sessions, to report events after the end
-	seen      *ring[uint64] // hashes of agent + event_id, for duplicates
+	sessions  map[string]*sessState // by sessionKey: agent and session ID
+	ended     *ring[string]         // keys of ended sessions, to report events after the end
+	seen      *ring[uint64]         // hashes of agent + event_id, for duplicates
 	seed      maphash.Seed
 	tokens    map[string]*confirmation
 	tokenIDs  *ring[string] // bounds tokens
@@ -108,6 +115,7 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 // sessState is what the checker remembers of one live session.
 type sessState struct {
 	id        string
+	key       string // sessionKey: two agents may use the same session ID
 	started   bool
 	fromStart bool // the first event seen was session.started (or number 0)
 	firstLine int
@@ -134,6 +142,7 @@ type output struct {
 
 type confirmation struct {
 	session      string
+	key          string // its session's sessionKey
 	token        string
 	line         int
 	irreversible bool
@@ -296,7 +305,7 @@ func (c *Checker) message(st *Step) {
 		return
 	}
 	conf.decision, conf.replyLine = decision, st.Record.Line
-	if s := c.sessions[conf.session]; s != nil {
+	if s := c.sessions[conf.key]; s != nil {
 		s.decided = conf
 	}
 }

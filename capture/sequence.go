@@ -29,9 +29,10 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	if ev.SessionID == "" {
 		return
 	}
-	s := c.sessions[ev.SessionID]
+	key := sessionKey(ev)
+	s := c.sessions[key]
 	if s == nil {
-		if c.ended.has(ev.SessionID) {
+		if c.ended.has(key) {
 			if ev.IsTerminal() {
 				a.add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; a second %s came after its end.", sid, typeName(ev.Type))
 			} else {
@@ -42,9 +43,9 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		if len(c.sessions) >= maxOpenSessions {
 			c.forgetOne()
 		}
-		s = &sessState{id: ev.SessionID, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
+		s = &sessState{id: ev.SessionID, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
 		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
-		c.sessions[ev.SessionID] = s
+		c.sessions[key] = s
 		if ev.Type != protocol.TypeSessionStarted && s.fromStart {
 			a.add("bracketing", "4.5.1", SeverityViolation, "Session %s began with %s instead of session.started.", sid, typeName(ev.Type))
 		} else if ev.Type != protocol.TypeSessionStarted {
@@ -76,7 +77,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
-		conf := &confirmation{session: ev.SessionID, token: ev.ReplyToken, line: rec.Line,
+		conf := &confirmation{session: ev.SessionID, key: key, token: ev.ReplyToken, line: rec.Line,
 			irreversible: irreversible(ev), ask: ev}
 		// Right after the tool call it covers, it is that call's (late)
 		// confirmation, as the listener links it: no later call uses it.
@@ -242,8 +243,8 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 			delete(c.tokens, conf.token)
 		}
 	}
-	delete(c.sessions, s.id)
-	c.ended.add(s.id, 1)
+	delete(c.sessions, s.key)
+	c.ended.add(s.key, 1)
 }
 
 // forgetOne forgets an open session to keep memory bounded; Finish says how

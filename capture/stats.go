@@ -156,12 +156,12 @@ func BuildStats(r *Reader, source string, o CheckOptions) (*Stats, error) {
 		return nil, err
 	}
 	st := &Stats{Source: protocol.Sanitize(source), Kind: r.Kind()}
-	b := &statBuilder{st: st, sessions: map[string]*statSession{}, tokens: map[string]*statSession{}}
+	b := &statBuilder{st: st, sessions: map[string]*statSession{}, byID: map[string]*statSession{}, tokens: map[string]*statSession{}}
 	if err := c.CheckAll(r, b.step); err != nil {
 		return nil, err
 	}
 	for _, v := range c.Finish() {
-		b.violation(v)
+		b.violation(v, nil)
 	}
 	d, more := r.Diagnostics()
 	st.Diagnostics = len(d) + more
@@ -176,7 +176,8 @@ func BuildStats(r *Reader, source string, o CheckOptions) (*Stats, error) {
 type statBuilder struct {
 	st       *Stats
 	order    []*statSession
-	sessions map[string]*statSession // by sanitized session ID
+	sessions map[string]*statSession // by sessionKey: agent and session ID
+	byID     map[string]*statSession // by sanitized session ID, the latest: for violations that name no agent
 	tokens   map[string]*statSession // reply token -> session that asked
 	lastT    float64
 }
@@ -194,22 +195,25 @@ func stepTime(s Step) (float64, bool) {
 
 func (b *statBuilder) step(s Step) {
 	b.st.Records++
+	ev := s.Event
+	var ss *statSession
+	if ev != nil && s.Record.Dir == In && ev.SessionID != "" {
+		ss = b.session(ev)
+	}
 	for _, v := range s.Violations {
-		b.violation(v)
+		b.violation(v, ss)
 	}
 	t, timed := stepTime(s)
 	if timed {
 		b.lastT = t
 	}
-	ev := s.Event
-	if ev == nil || s.Record.Dir != In || ev.SessionID == "" {
+	if ss == nil {
 		if s.Msg != nil {
 			b.reply(s, t, timed)
 		}
 		b.st.Other++
 		return
 	}
-	ss := b.session(ev)
 	if timed {
 		if !ss.timed {
 			ss.first, ss.timed = t, true
@@ -323,8 +327,8 @@ func (b *statBuilder) reply(s Step, t float64, timed bool) {
 }
 
 func (b *statBuilder) session(ev *protocol.Event) *statSession {
-	id := protocol.Sanitize(ev.SessionID)
-	if ss := b.sessions[id]; ss != nil {
+	id, key := protocol.Sanitize(ev.SessionID), sessionKey(ev)
+	if ss := b.sessions[key]; ss != nil {
 		return ss
 	}
 	ss := &statSession{
@@ -333,7 +337,7 @@ func (b *statBuilder) session(ev *protocol.Event) *statSession {
 		outputs: map[string]bool{},
 		prompts: map[string]*statPrompt{}, questions: map[string]bool{},
 	}
-	b.sessions[id] = ss
+	b.sessions[key], b.byID[id] = ss, ss
 	b.order = append(b.order, ss)
 	if name := ev.Producer.AgentName.String(); name != "" {
 		b.agentNames(ss.out.Agent, name)
@@ -351,9 +355,14 @@ func (b *statBuilder) agentNames(id, name string) {
 	b.st.Agents = append(b.st.Agents, &AgentStats{ID: id, Name: name, Counts: Counts{ByType: map[string]int{}}})
 }
 
-func (b *statBuilder) violation(v Violation) {
+// violation counts v, for session ss when its step is an event of ss, else
+// for the latest session of the ID v names.
+func (b *statBuilder) violation(v Violation, ss *statSession) {
+	if ss == nil && v.Session != "" {
+		ss = b.byID[v.Session]
+	}
 	var c *Counts
-	if ss := b.sessions[v.Session]; ss != nil && v.Session != "" {
+	if ss != nil {
 		c = &ss.out.Counts
 	}
 	for _, cc := range []*Counts{c, &b.st.Total} {

@@ -69,7 +69,7 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 		return nil, fmt.Errorf("capture: %s: %w", source, err)
 	}
 	for _, v := range c.Finish() {
-		s := byID[v.Session]
+		s := t.openedAt(v.Session, v.Line)
 		if s == nil || len(s.Steps) == 0 {
 			t.Other = append(t.Other, TraceStep{Line: v.Line, Violations: []Violation{v}})
 			t.count(v, nil)
@@ -81,6 +81,17 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 	}
 	t.Diagnostics, _ = r.Diagnostics()
 	return t, nil
+}
+
+// openedAt returns the session of ID id whose first step is on line, the
+// one a Finish violation is about: two agents may use the same session ID.
+func (t *Trace) openedAt(id string, line int) *SessionTrace {
+	for _, s := range t.Sessions {
+		if s.ID == id && len(s.Steps) > 0 && s.Steps[0].Line == line {
+			return s
+		}
+	}
+	return nil
 }
 
 func (t *Trace) count(v Violation, s *SessionTrace) {
@@ -108,7 +119,8 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
 		step.Event = "transport note"
 		step.Detail = noteWords(rec.Msg)
 	case ev != nil && ev.SessionID != "":
-		s = byID[protocol.Sanitize(ev.SessionID)]
+		key := sessionKey(ev)
+		s = byID[key]
 		if s == nil || s.Ended != "" && ev.Type == protocol.TypeSessionStarted {
 			s = &SessionTrace{ID: protocol.Sanitize(ev.SessionID), state: "no session", start: rec.T,
 				startT: ev.Timestamp, tools: map[string]float64{}, HasTime: rec.HasT || !ev.Timestamp.IsZero()}
@@ -116,7 +128,7 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
 			if s.Agent == "" {
 				s.Agent = protocol.Sanitize(ev.Producer.AgentID)
 			}
-			byID[s.ID] = s
+			byID[key] = s
 			t.Sessions = append(t.Sessions, s)
 		}
 		step.At, step.HasAt = s.elapsed(rec, ev)

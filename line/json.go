@@ -37,6 +37,7 @@ type announcementRecord struct {
 	Time      time.Time       `json:"time"`
 	Priority  string          `json:"priority"`
 	Kind      string          `json:"kind"`
+	Rule      string          `json:"rule,omitempty"` // a safety warning's rule code
 	Agent     string          `json:"agent,omitempty"`
 	SessionID string          `json:"session_id,omitempty"`
 	EventID   string          `json:"event_id,omitempty"`
@@ -60,7 +61,7 @@ type diagnosticRecord struct {
 
 // Announce writes an announcement record.
 func (j *JSON) Announce(a announce.Announcement) error {
-	r := announcementRecord{Record: "announcement", Time: a.At, Priority: a.Priority.String(), Kind: a.Kind,
+	r := announcementRecord{Record: "announcement", Time: a.At, Priority: a.Priority.String(), Kind: a.Kind, Rule: protocol.Name(a.Rule),
 		Agent: protocol.Name(a.Agent), SessionID: protocol.Name(a.SessionID), Text: protocol.Line(a.Text),
 		Lang: protocol.Name(a.Lang), RTL: a.RTL}
 	if a.Prompt != nil {

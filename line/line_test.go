@@ -2,6 +2,7 @@ package line
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -152,5 +153,32 @@ func TestLookalikeAgentsDiffer(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "Ba<U+200B>nk: ") {
 		t.Errorf("the zero-width space is not shown:\n%s", out.String())
+	}
+}
+
+// A safety warning's rule code (the one aaep-replay check reports) is in its
+// --json record, so a program can tell which rule the agent broke.
+func TestJSONSafetyWarningRule(t *testing.T) {
+	var out bytes.Buffer
+	j := NewJSON(&out)
+	a := announce.New(announce.Config{}, j)
+	ev := &protocol.Event{Type: protocol.TypeToolInvoked, EventID: "evt_1", SessionID: "sess_1", Tool: "wire_money",
+		Producer: protocol.Producer{AgentID: "bank"}}
+	a.Deliver(session.Delivery{Kind: session.KindSafetyWarning, Event: ev, Rule: protocol.RuleUnconfirmedIrreversible})
+	a.Deliver(session.Delivery{Kind: session.KindSafetyWarning, Event: ev, Rule: "x\n\x1b[2Jforged"})
+	if err := j.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var rules []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct{ Kind, Rule string }
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("record %q: %v", l, err)
+		}
+		rules = append(rules, r.Rule)
+	}
+	want := []string{protocol.RuleUnconfirmedIrreversible, protocol.Name("x\n\x1b[2Jforged")}
+	if strings.Join(rules, "|") != strings.Join(want, "|") || strings.ContainsAny(rules[1], "\n\x1b") {
+		t.Errorf("rules %q, want %q:\n%s", rules, want, out.String())
 	}
 }

@@ -354,6 +354,9 @@ func matcher(pattern string) (func(string) bool, error) {
 	if f := knownPatterns[pattern]; f != nil {
 		return f, nil
 	}
+	if f := variantMatcher(pattern); f != nil {
+		return f, nil
+	}
 	re, err := regexp.Compile(pattern)
 	if err != nil {
 		return nil, err

@@ -153,6 +153,13 @@ func (e *Engine) linkTool(s *sessionState, d *Delivery, warning func(*protocol.E
 		d.Note = fmt.Sprintf("Started after prompt %d was settled elsewhere.", n)
 	case p.State == PromptStale:
 		d.Note = "Started after a confirmation that was settled before you could answer it."
+	case p.State == PromptNotOffered:
+		// Never answerable here: not "waiting for your answer", nor rejected.
+		if named || risky(ev) {
+			warning(ev, p, "Tool %s was started while its confirmation was still waiting; that confirmation could not be answered here, and nothing was sent for it.", tool)
+		} else {
+			d.Note = "Its confirmation could not be answered here; nothing was sent for it."
+		}
 	case p.Decision == protocol.DecisionAccept:
 		d.Note = fmt.Sprintf("Started after %s prompt %d.", acceptedBy(p), n)
 	case named || risky(ev):

@@ -81,7 +81,14 @@ func (s *sessionState) found(seq int64) {
 // for a copy sent again: unless the dedupe window still holds every event ID
 // ever seen and not ev's, whatever the window remembers (a producer may
 // resend more history than it holds).
+//
+// A prompt whose reply token no recent prompt carried is never taken for a
+// copy: it is told, late, rather than hidden while its agent waits for an
+// answer the user was never asked for.
 func (e *Engine) sentAgain(ev *protocol.Event) bool {
+	if ev.ReplyToken != "" && !e.tokens.has(e.hash.sum("", ev.ReplyToken)) {
+		return false
+	}
 	if ev.EventID == "" || len(e.seen.ring) == e.seen.max {
 		return true
 	}

@@ -17,6 +17,7 @@ type Item struct {
 	Kind      string // the announcement's kind, "diagnostic" or "status"
 	Code      string // the diagnostic's code
 	Agent     string
+	AgentID   string // the producer's agent_id, a key with SessionID; never shown
 	SessionID string
 	Text      string
 	Event     *protocol.Event // nil for status lines and diagnostics
@@ -25,7 +26,7 @@ type Item struct {
 
 // ItemFromAnnouncement keeps what the list shows of a.
 func ItemFromAnnouncement(a announce.Announcement) Item {
-	return Item{At: a.At, Priority: a.Priority, Kind: a.Kind, Agent: a.Agent, SessionID: a.SessionID, Text: a.Text, Event: a.Event}
+	return Item{At: a.At, Priority: a.Priority, Kind: a.Kind, Agent: a.Agent, AgentID: a.AgentID, SessionID: a.SessionID, Text: a.Text, Event: a.Event}
 }
 
 // ItemFromDiagnostic keeps what the list shows of d. Diagnostics are normal

@@ -14,6 +14,7 @@ import (
 type Prompt struct {
 	Number    int
 	SessionID string // sanitized
+	AgentID   string // as sent: a key with SessionID, never shown
 	Question  bool   // a clarification, answered with text, not accept or reject
 	Agent     string
 	Topic     string // the action to confirm, or the question
@@ -32,7 +33,7 @@ type Prompt struct {
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
 func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
-	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Name(ev.RiskLevel)}
+	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), AgentID: ev.Producer.AgentID, Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Name(ev.RiskLevel)}
 	add := func(label, v string) {
 		if v = strings.TrimSpace(v); v != "" {
 			pr.Details = append(pr.Details, label+": "+oneLine(v))

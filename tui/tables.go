@@ -13,31 +13,37 @@ import (
 const maxSessions = 1000
 
 // sessionTable is what the sessions view shows: per session its state, the
-// tools in flight and counts.
+// tools in flight and counts. A session is known by its agent and its id
+// together: two agents may use the same session id.
 type sessionTable struct {
-	byID map[string]*sessionRow
+	byID map[sessionKey]*sessionRow
 }
 
+// sessionKey is a session as the engine knows it: agent_id and session_id.
+type sessionKey struct{ agentID, sessionID string }
+
 type sessionRow struct {
+	key              sessionKey
 	id, agent, state string
 	last             time.Time
 	events, critical int
 	tools            map[string]string // tool call id → tool name, in flight
 }
 
-func newSessionTable() *sessionTable { return &sessionTable{byID: map[string]*sessionRow{}} }
+func newSessionTable() *sessionTable { return &sessionTable{byID: map[sessionKey]*sessionRow{}} }
 
 func (t *sessionTable) add(e *entry) {
 	if e.SessionID == "" || e.Kind == "diagnostic" || e.Kind == "status" {
 		return
 	}
-	r := t.byID[e.SessionID]
+	k := sessionKey{e.AgentID, e.SessionID}
+	r := t.byID[k]
 	if r == nil {
 		if len(t.byID) >= maxSessions {
 			t.dropOldest()
 		}
-		r = &sessionRow{id: e.SessionID, state: "active", tools: map[string]string{}}
-		t.byID[e.SessionID] = r
+		r = &sessionRow{key: k, id: e.SessionID, state: "active", tools: map[string]string{}}
+		t.byID[k] = r
 	}
 	r.last = e.At
 	r.events++
@@ -76,7 +82,7 @@ func (t *sessionTable) dropOldest() {
 			oldest = r
 		}
 	}
-	delete(t.byID, oldest.id)
+	delete(t.byID, oldest.key)
 }
 
 func (t *sessionTable) lines(prompts []Prompt) []string {
@@ -97,7 +103,7 @@ func (t *sessionTable) lines(prompts []Prompt) []string {
 		sort.Strings(tools)
 		l := fmt.Sprintf("Session %s, %s, %s, %d events, %d critical", r.id, r.agent, r.state, r.events, r.critical)
 		for _, p := range prompts {
-			if p.SessionID == r.id {
+			if p.SessionID == r.id && p.AgentID == r.key.agentID {
 				l += fmt.Sprintf(", prompt %d waiting", p.Number)
 			}
 		}

@@ -298,6 +298,29 @@ func captureFile(t *testing.T, h string) string {
 		"summary_normal": h, "tool": h, "tool_call_id": "call_1"})
 	ev(0.3, map[string]any{"type": h, "event_id": "evt_3", "session_id": "sess_1", "sequence_number": 2, "summary_normal": h})
 	ev(0.4, map[string]any{"type": "aaep:agent.session.started", "event_id": h, "session_id": h, "sequence_number": 0, "summary_normal": h})
+	// Every other string a check, trace or stats line may name: another
+	// agent whose agent_id is h, error and reason codes, states, output
+	// ids, language tags, extension names, tool results.
+	other := func(at float64, m map[string]any) {
+		m["@context"] = "https://aaep-protocol.org/context/v1"
+		m["timestamp"] = "2026-06-30T14:22:10.600Z"
+		m["producer"] = map[string]any{"agent_id": h, "agent_name": h, "agent_version": h, "model": h}
+		m["extensions"] = map[string]any{h: h}
+		m["localization_hints"] = map[string]any{"primary_language": h, "fallback_chain": []string{h}}
+		rec, _ := json.Marshal([]any{at, "i", m})
+		b.Write(rec)
+		b.WriteByte('\n')
+	}
+	other(0.5, map[string]any{"type": "aaep:agent.session.started", "event_id": "evt_5", "session_id": "sess_1", "sequence_number": 0, "summary_normal": h, "language": h})
+	other(0.6, map[string]any{"type": "aaep:agent.state.changed", "event_id": "evt_6", "session_id": "sess_1", "sequence_number": 1, "from_state": h, "to_state": h})
+	other(0.7, map[string]any{"type": "aaep:agent.tool.completed", "event_id": "evt_7", "session_id": "sess_1", "sequence_number": 2,
+		"tool": h, "tool_call_id": h, "status": h, "error_message": h})
+	other(0.8, map[string]any{"type": "aaep:agent.output.streaming", "event_id": "evt_8", "session_id": "sess_1", "sequence_number": 3,
+		"output_id": h, "chunk": h, "position": 0, "complete": true, "content_type": h, "language": h})
+	other(0.9, map[string]any{"type": "aaep:agent.session.errored", "event_id": "evt_9", "session_id": "sess_1", "sequence_number": 4,
+		"error_code": h, "error_category": h, "error_uri": h, "remediation_hint": h, "urgency": "critical"})
+	other(1.0, map[string]any{"type": "aaep:agent.session.cancelled", "event_id": "evt_10", "session_id": h, "sequence_number": 0,
+		"cancelled_by": h, "cancellation_reason": h, "urgency": "critical"})
 	b.WriteString(h + "\n") // a line that is not a record at all
 	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
 		t.Fatal(err)
@@ -336,8 +359,10 @@ func producer(t *testing.T, h string, end bool) string {
 	reason := strings.NewReplacer("\r", "", "\n", "").Replace(h)
 	errBody, _ := json.Marshal(map[string]string{"error": h, "message": h})
 	m := map[string]any{"agent_id": "bank", "agent_name": h, "agent_version": h,
-		"event_types_emitted": []string{h}, "transports_supported": []string{h}, "contact": h}
-	if len(h) > 32<<10 { // within the 256 KB a manifest may have
+		"event_types_emitted": []string{h}, "transports_supported": []string{h}, "contact": h,
+		"aaep_versions_supported": []string{"1.0.0", h}, "languages_supported": []string{h}, "extensions_supported": []string{h},
+		"default_verbosity": h, "capabilities": map[string]any{h: h}}
+	if len(h) > 8<<10 { // within the 256 KB a manifest may have
 		m = map[string]any{"agent_id": "bank", "agent_name": h}
 	}
 	manifest, _ := json.Marshal(m)
