@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -63,4 +65,33 @@ func TestTUIScrollbackClean(t *testing.T) {
 			t.Errorf("no scrollback line ends with %q:\n%s", end, strings.Join(printed, "\n"))
 		}
 	}
+}
+
+// At 80 columns, with keys remapped: the prompt's hint names the keys
+// bound, a row shows its text (the fixed columns give way), and at the end
+// of the stream the view stays open, saying so with the quit key bound.
+func TestTUIRemapAndNarrowScreen(t *testing.T) {
+	bin := buildListener(t)
+	keyFile := filepath.Join(t.TempDir(), "tui-keys")
+	if err := os.WriteFile(keyFile, []byte("accept = A\nreject = X\nquit = Q\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	term := ttytest.Start(t, 80, 24, []string{"NO_COLOR=1", "TERM=xterm-256color"},
+		bin+" --tui --tui-keys "+keyFile+" --demo --demo-speed 0 --demo-scenarios confirm")
+	s := term.WaitFor(30*time.Second, "CONFIRMATION NEEDED")
+	if !strings.Contains(s, "Keys: A accept, X reject, d details.") {
+		t.Errorf("the prompt's keys are not the ones bound:\n%s", s)
+	}
+	if !strings.Contains(s, "NORMAL     tool.completed   The bill is 86.40 euros, due on Friday.") {
+		t.Errorf("at 80 columns a row does not show its text:\n%s", s)
+	}
+	term.Keys("X")
+	term.WaitFor(30*time.Second, "The stream has ended; press Q to quit")
+	s = term.Screen()
+	if strings.Contains(s, "EXITED") {
+		t.Fatalf("the view closed at the end of the stream:\n%s", s)
+	}
+	term.Keys("q") // not bound any more: the view stays
+	term.Keys("Q")
+	term.WaitFor(10*time.Second, "EXITED rc=0")
 }
