@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
 
@@ -114,15 +115,12 @@ func (m *Model) clarifyKey(msg tea.KeyMsg) {
 	case widgetChoice:
 		m.choiceKey(msg)
 	case widgetYesNo:
-		if msg.Type != tea.KeyRunes || len(msg.Runes) != 1 {
-			return
-		}
-		switch msg.Runes[0] {
-		case 'y', 'Y':
+		switch {
+		case msg.String() == "y" || msg.String() == "Y":
 			m.sendAnswer("yes")
-		case 'n', 'N':
+		case msg.String() == "n" || msg.String() == "N":
 			m.sendAnswer("no")
-		case 'd':
+		case key.Matches(msg, m.keys.PromptDetails):
 			m.promptDetail = !m.promptDetail
 		}
 	default:
@@ -162,6 +160,10 @@ func (m *Model) choiceKey(msg tea.KeyMsg) {
 		// The number, not the value: the listener reads a number as the
 		// choice of that number first, whatever the values are.
 		m.sendAnswer(strconv.Itoa(c.choice + 1))
+	default:
+		if key.Matches(msg, m.keys.PromptDetails) {
+			m.promptDetail = !m.promptDetail
+		}
 	case tea.KeyRunes:
 		if len(msg.Runes) != 1 {
 			return
@@ -170,7 +172,7 @@ func (m *Model) choiceKey(msg tea.KeyMsg) {
 		switch {
 		case r >= '1' && r <= '9' && int(r-'0') <= n:
 			c.choice = int(r - '1')
-		case r == 'd':
+		case key.Matches(msg, m.keys.PromptDetails):
 			m.promptDetail = !m.promptDetail
 		}
 	}

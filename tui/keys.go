@@ -144,7 +144,7 @@ func (m *Model) find(dir int, ok func(*entry) bool, what string) {
 		return
 	}
 	if what == "match" && m.lastFind.Empty() {
-		m.message = "No filter typed yet: press / first."
+		m.message = "No filter typed yet: press " + keyName(m.keys.Filter) + " first."
 		return
 	}
 	i := m.index(m.selected)
@@ -236,7 +236,7 @@ func (m *Model) answer(accept bool) tea.Cmd {
 	p := m.prompts[0]
 	if p.Question {
 		if !accept {
-			m.message = fmt.Sprintf("Prompt %d is a question: press a and type an answer.", p.Number)
+			m.message = fmt.Sprintf("Prompt %d is a question: press %s and type an answer.", p.Number, keyName(m.keys.Accept))
 			return nil
 		}
 		m.openClarifier(p)
@@ -251,6 +251,10 @@ func (m *Model) answer(accept bool) tea.Cmd {
 }
 
 func (m *Model) command(s string) {
+	if m.ended {
+		m.message = "The stream has ended: " + s + " was not sent."
+		return
+	}
 	if m.opts.Command == nil {
 		m.message = "Not connected: " + s + " was not sent."
 		return
@@ -266,10 +270,8 @@ func (m *Model) command(s string) {
 // then ends the TUI. A second press, or a listener that cannot be asked, ends
 // it at once (the listener is then told to quit when the TUI is gone).
 func (m *Model) quit() tea.Cmd {
-	if m.closing || m.opts.Command == nil || !m.opts.Command("quit") {
-		m.quitting = true
-		m.cur.set(0, 0, false)
-		return tea.Quit
+	if m.ended || m.closing || m.opts.Command == nil || !m.opts.Command("quit") {
+		return m.end()
 	}
 	m.closing = true
 	m.message = "Closing the subscription…"

@@ -142,7 +142,14 @@ type Model struct {
 	queuedTerms []string
 	replies     int  // answers sent to the producer
 	closing     bool // the listener was asked to close the subscription
+	ended       bool // the stream has ended; the view waits for the user to quit
 	quitting    bool // the program ends: draw nothing more
+
+	// toPrint are lines waiting to be printed above the view (inline
+	// mode), oldest first; printing says a batch is on its way to the
+	// renderer. One batch at a time keeps them in order.
+	toPrint  []string
+	printing bool
 }
 
 // New returns a Model following the newest event.
@@ -194,6 +201,13 @@ type inboxMsg struct{}
 // closeMsg ends the program once the inbox is emptied.
 type closeMsg struct{}
 
+// endMsg says the stream has ended: the view stays until the user quits.
+type endMsg struct{}
+
+// printedMsg says the lines printed last are in the renderer's queue, ahead
+// of anything printed after them.
+type printedMsg struct{}
+
 // tickMsg redraws prompt countdowns.
 type tickMsg struct{}
 
@@ -216,13 +230,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.takeInbox()
 	case closeMsg:
 		cmd := m.takeInbox()
-		m.quitting = true
-		m.cur.set(0, 0, false)
-		// Lines printed for earlier batches are commands still on their way
-		// (Bubble Tea runs each in its own goroutine): let them land above
-		// the view before the program ends.
-		settle := tea.Tick(50*time.Millisecond, func(time.Time) tea.Msg { return tea.QuitMsg{} })
-		return m, tea.Sequence(cmd, settle)
+		return m, tea.Batch(cmd, m.end())
+	case endMsg:
+		cmd := m.takeInbox()
+		if m.closing {
+			// The user asked to quit, and the listener has closed: done.
+			return m, tea.Batch(cmd, m.end())
+		}
+		m.ended = true
+		m.promptFocus = false
+		return m, cmd
+	case printedMsg:
+		m.printing = false
+		if cmd := m.printNext(); cmd != nil || !m.quitting {
+			return m, cmd
+		}
+		return m, tea.Quit
 	case ItemsMsg:
 		return m, m.ingest(msg)
 	case PromptsMsg:
@@ -314,7 +337,7 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		}
 		if e.Priority == announce.Critical && !m.following {
 			// A paused list must not hide what is critical.
-			m.message = "CRITICAL, arrived while paused: " + e.line + " (end shows it)"
+			m.message = "CRITICAL, arrived while paused: " + e.line + " (" + keyName(m.keys.Bottom) + " shows it)"
 		}
 		if m.filter.Empty() || m.keep(e) {
 			m.visible = append(m.visible, seq)
@@ -352,10 +375,42 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 	if skipped > 0 {
 		lines = append(lines, fmt.Sprintf("(%d more events in the list; too many to print)", skipped))
 	}
-	if len(lines) == 0 {
+	m.toPrint = append(m.toPrint, lines...)
+	return m.printNext()
+}
+
+// printNext prints the lines waiting above the view, unless a batch is
+// still on its way: Bubble Tea runs every command in a goroutine of its
+// own, so two batches in flight could land in either order. The next batch
+// goes when printedMsg says the last one is queued.
+//
+// The renderer writes printed lines over the rows of the last frame and
+// clears the rest of a row only when the line fits in it: a line wider
+// than the screen would wrap onto a row still holding part of the frame
+// (a status row, say) and keep it in the scrollback. So the rows from the
+// frame's top (where the cursor is then) to the screen's bottom are erased
+// first, and every printed line lands on blank rows. They are erased row by
+// row, cursor saved and restored: erasing the screen below the top-left
+// corner makes tmux push the whole screen into the scrollback.
+func (m *Model) printNext() tea.Cmd {
+	if m.printing || len(m.toPrint) == 0 {
 		return nil
 	}
-	return tea.Println(strings.Join(lines, "\n"))
+	m.printing = true
+	erase := ansi.SaveCursor + strings.Repeat(ansi.EraseEntireLine+ansi.CUD1, max(m.height, 1)) + ansi.RestoreCursor
+	batch := erase + strings.Join(m.toPrint, "\n")
+	m.toPrint = nil
+	return tea.Sequence(tea.Println(batch), func() tea.Msg { return printedMsg{} })
+}
+
+// end ends the program once every line waiting is printed.
+func (m *Model) end() tea.Cmd {
+	m.quitting = true
+	m.cur.set(0, 0, false)
+	if m.printing || len(m.toPrint) > 0 {
+		return nil // printedMsg quits
+	}
+	return tea.Quit
 }
 
 // keep reports whether e passes the filter; critical entries always do.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -133,6 +134,28 @@ func (pr *Program) Flush() error {
 func (pr *Program) Close() error {
 	_ = pr.Flush()
 	pr.p.Send(closeMsg{})
+	return pr.wait()
+}
+
+// End is Close for a stream that ended by itself: the view shows what is
+// left, says on its status line that the stream has ended, and stays open
+// until the user quits, so what arrived last can still be read, browsed and
+// copied. When the user had already asked to quit it ends at once; when ctx
+// is done first (an interrupt) it ends then.
+func (pr *Program) End(ctx context.Context) error {
+	_ = pr.Flush()
+	pr.p.Send(endMsg{})
+	select {
+	case err := <-pr.done:
+		pr.done <- err
+	case <-ctx.Done():
+		pr.p.Send(closeMsg{})
+	}
+	return pr.wait()
+}
+
+// wait waits for the TUI to end and restore the terminal.
+func (pr *Program) wait() error {
 	if err := <-pr.done; err != nil {
 		return fmt.Errorf("tui: %w", err)
 	}

@@ -112,14 +112,15 @@ func (p *Prompt) headline(now time.Time) string {
 	return b.String() + "."
 }
 
-// keysLine tells which keys answer the prompt.
-func (p *Prompt) keysLine() string {
+// keysLine tells which keys answer the prompt, as they are bound.
+func (p *Prompt) keysLine(k KeyMap) string {
+	details := keyName(k.PromptDetails) + " details."
 	if p.Question {
 		var kinds []string
 		for _, w := range widgetsFor(p) {
 			kinds = append(kinds, w.String())
 		}
-		return strings.TrimSpace(p.Choices + " Keys: a answer with " + strings.Join(kinds, " or ") + ", d details.")
+		return strings.TrimSpace(p.Choices + " Keys: " + keyName(k.Accept) + " answer with " + strings.Join(kinds, " or ") + ", " + details)
 	}
-	return "Keys: a accept, r reject, d details."
+	return "Keys: " + keyName(k.Accept) + " accept, " + keyName(k.Reject) + " reject, " + details
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/aaep-term/aaep-term/announce"
@@ -102,6 +103,10 @@ func (m *Model) statusLine() string {
 	if !m.following {
 		state = fmt.Sprintf("PAUSED, %d new", m.ring.last()-m.pausedAt)
 	}
+	if m.ended {
+		// First, so it is read first: nothing more will come.
+		state = "The stream has ended; press " + keyName(m.keys.Quit) + " to quit | " + state
+	}
 	s := fmt.Sprintf("%s | %s | %d of %d events shown | %d/s in, %d/s shown, %d replies sent", state, m.view, m.shown(), m.ring.len(), m.rateIn.rate, m.rateOut.rate, m.replies)
 	if !m.filter.Empty() {
 		s += " | filter: " + m.filter.String()
@@ -128,7 +133,7 @@ func (m *Model) promptView() []string {
 func (m *Model) promptRows() (head, rest []string) {
 	p := &m.prompts[0]
 	head = m.wrapRows(p.headline(m.opts.Now()), maxPromptRows)
-	rest = m.wrapRows(p.keysLine(), maxPromptRows)
+	rest = m.wrapRows(p.keysLine(m.keys), maxPromptRows)
 	if m.promptDetail {
 		rest = append(rest, m.fit(p.Details, min(len(p.Details), max(m.height/4, 1)))...)
 	}
@@ -172,7 +177,7 @@ func (m *Model) listView(n int) (rows []string, sel int) {
 	if shown == 0 {
 		rows[0] = "No events yet."
 		if m.ring.len() > 0 {
-			rows[0] = "No event matches the filter; press x to clear it."
+			rows[0] = "No event matches the filter; press " + keyName(m.keys.ClearFilter) + " to clear it."
 		}
 		return rows, -1
 	}
@@ -186,17 +191,18 @@ func (m *Model) listView(n int) (rows []string, sel int) {
 		top = max(shown-n, 0)
 	}
 	m.row = i - top
+	cols := columnsFor(m.width)
 	for r := 0; r < n && top+r < shown; r++ {
 		e := m.ring.get(m.visible[top+r])
 		if e == nil {
 			continue
 		}
-		rows[r] = m.rowView(e, top+r == i)
+		rows[r] = m.rowView(e, top+r == i, cols)
 	}
 	return rows, m.row
 }
 
-func (m *Model) rowView(e *entry, selected bool) string {
+func (m *Model) rowView(e *entry, selected bool, c columns) string {
 	var b strings.Builder
 	b.Grow(m.width + 16)
 	switch {
@@ -210,14 +216,20 @@ func (m *Model) rowView(e *entry, selected bool) string {
 	} else {
 		b.WriteString(" ")
 	}
-	b.WriteString(m.timeText(e.At))
-	b.WriteByte(' ')
-	fmt.Fprintf(&b, "%-10s %-22s ", strings.ToUpper(e.urgency()), shortType(e.typ()))
-	if e.SessionID != "" {
+	if c.time {
+		b.WriteString(m.timeText(e.At, c.longTime))
+		b.WriteByte(' ')
+	}
+	fmt.Fprintf(&b, "%-10s ", strings.ToUpper(e.urgency()))
+	if c.typeWidth > 0 {
+		t := ansi.Truncate(shortType(e.typ()), c.typeWidth, "…")
+		b.WriteString(t + strings.Repeat(" ", c.typeWidth-ansi.StringWidth(t)+1))
+	}
+	if c.session && e.SessionID != "" {
 		b.WriteString(shortID(e.SessionID) + " ")
 	}
-	if e.Agent != "" {
-		b.WriteString(e.Agent + ": ")
+	if c.agent && e.Agent != "" {
+		b.WriteString(ansi.Truncate(e.Agent, maxAgentWidth, "…") + ": ")
 	}
 	b.WriteString(e.line)
 	s := m.truncate(b.String())
@@ -234,12 +246,83 @@ func (m *Model) rowView(e *entry, selected bool) string {
 	return s
 }
 
-func (m *Model) timeText(t time.Time) string {
+// columns are the fixed columns a row of the list shows before its text.
+// The urgency, in words, is always shown.
+type columns struct {
+	time, longTime bool // the time; with milliseconds
+	typeWidth      int  // the event type's column; 0: not shown
+	session, agent bool
+}
+
+// Widths of the list's columns, spaces after them included.
+const (
+	marksWidth      = 2  // the selection and the mark
+	urgencyWidth    = 11 // "BACKGROUND "
+	maxAgentWidth   = 16 // an agent's name is cut beyond
+	sessionWidth    = 15 // shortID and a space
+	wideTypeWidth   = 22 // "awaiting.clarification"
+	narrowTypeWidth = 16
+)
+
+// fixed is how wide the columns before the text are, the agent's counted
+// as a name of maxAgentWidth.
+func (c columns) fixed() int {
+	n := marksWidth + urgencyWidth
+	switch {
+	case c.time && c.longTime:
+		n += 13
+	case c.time:
+		n += 9
+	}
+	if c.typeWidth > 0 {
+		n += c.typeWidth + 1
+	}
+	if c.session {
+		n += sessionWidth
+	}
+	if c.agent {
+		n += maxAgentWidth + 2
+	}
+	return n
+}
+
+// columnsFor fits the columns to a screen width columns wide: the text gets
+// what they leave, at least half the screen (40 columns at most). Until it
+// does, the columns give way in this order: the session, the time's
+// milliseconds, the type's width, the agent, the type, the time. The
+// details pane and the sessions view show them all.
+func columnsFor(width int) columns {
+	c := columns{time: true, longTime: true, typeWidth: wideTypeWidth, session: true, agent: true}
+	narrower := []func(*columns){
+		func(c *columns) { c.session = false },
+		func(c *columns) { c.longTime = false },
+		func(c *columns) { c.typeWidth = narrowTypeWidth },
+		func(c *columns) { c.agent = false },
+		func(c *columns) { c.typeWidth = 0 },
+		func(c *columns) { c.time = false },
+	}
+	text := min(40, width/2)
+	for _, narrow := range narrower {
+		if width-c.fixed() >= text {
+			break
+		}
+		narrow(&c)
+	}
+	return c
+}
+
+func (m *Model) timeText(t time.Time, long bool) string {
 	if m.relative && !m.start.IsZero() {
 		d := t.Sub(m.start)
-		return fmt.Sprintf("+%7.3fs", d.Seconds())
+		if long {
+			return fmt.Sprintf("+%7.3fs", d.Seconds())
+		}
+		return fmt.Sprintf("+%6.0fs", d.Seconds())
 	}
-	return t.In(m.opts.Location).Format("15:04:05.000")
+	if long {
+		return t.In(m.opts.Location).Format("15:04:05.000")
+	}
+	return t.In(m.opts.Location).Format("15:04:05")
 }
 
 // detailView is the selected event in full: times, diagnostics, the event
@@ -344,7 +427,7 @@ func (m *Model) helpLines(n int) []string {
 	page := min(m.helpPage, pages-1)
 	head := "Keys (any key closes this help):"
 	if pages > 1 {
-		more := "? shows the next page, any other key closes"
+		more := keyName(m.keys.Help) + " shows the next page, any other key closes"
 		if page == pages-1 {
 			more = "any key closes"
 		}
@@ -359,4 +442,15 @@ func shortID(id string) string {
 		return id
 	}
 	return id[:13] + "…"
+}
+
+// keyName is the key a binding is told by: the first of its keys, as the
+// help shows it ("space" for the space bar). Hints name it, so they follow
+// a remap.
+func keyName(b key.Binding) string {
+	k := b.Help().Key
+	if k == " " {
+		return "space"
+	}
+	return k
 }

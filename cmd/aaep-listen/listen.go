@@ -67,8 +67,16 @@ func listen(ctx context.Context, o *options) error {
 		return err
 	}
 	var out output
+	ended := false // the stream ran to its end: the view stays open until the user quits
 	if ui != nil {
-		defer ui.Close()
+		interrupted := ctx // done on an interrupt, which ends the view too
+		defer func() {
+			if ended {
+				ui.End(interrupted)
+			} else {
+				ui.Close()
+			}
+		}()
 		out = ui
 	} else if o.JSON {
 		out = line.NewJSON(o.IO.Out)
@@ -114,7 +122,9 @@ func listen(ctx context.Context, o *options) error {
 	}
 	l.conn = l.retrying(conn, endpoint, topts) // retry.go: subscribe again when a rejection allows it
 	defer l.conn.Close()
-	return l.run(ctx)
+	err = l.run(ctx)
+	ended = true
+	return err
 }
 
 // dial makes the first connection, saying its status lines ("Connecting

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -197,6 +198,14 @@ func (t *tuiOutput) Close() error {
 		textout.Fprintf(t.errOut, "aaep-listen: %v\n", err)
 	}
 	return nil
+}
+
+// End waits, once the stream has ended, for the user to quit the view (or
+// for ctx to be done); a failure is reported.
+func (t *tuiOutput) End(ctx context.Context) {
+	if err := t.Program.End(ctx); err != nil {
+		textout.Fprintf(t.errOut, "aaep-listen: %v\n", err)
+	}
 }
 
 // Flush implements output.

@@ -47,6 +47,7 @@ func TestTUICopyFollowsTmuxSetClipboard(t *testing.T) {
 				}
 			}
 			tt0.keys("r")
+			tt0.quitAtEnd()
 			waitFor(t, tt0.all, "EXITED rc=0", 30*time.Second)
 		})
 	}

@@ -23,6 +23,7 @@ func TestTUIAlongsideSpeechAndBraille(t *testing.T) {
 	brl.WaitVisual(t, "the prompt", func(s string) bool { return strings.HasPrefix(s, "#1 accept reject ") })
 	spoken := waitSpoken(t, sd, "Confirmation needed")
 	tt.keys("r")
+	tt.quitAtEnd()
 	all := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
 	for _, want := range []string{"speech: speech-dispatcher at unix_socket:", "braille: BRLTTY display.", "Sent your answer to prompt 1: reject."} {
 		if !strings.Contains(all, want) {

@@ -31,6 +31,7 @@ func TestTUIRenegotiate(t *testing.T) {
 	tt.keys("agent.progress.*", "Enter")
 	tt.waitMatch(regexp.MustCompile(`terms: rate at most 5/s, .*exclude aaep:agent\.progress\.\*`))
 	tt.keys("r")
+	tt.quitAtEnd()
 	s := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
 	for _, want := range []string{"Asked the producer to set rate to 5.", "Asked the producer to set exclude to agent.progress.*.", "The producer accepted the new terms."} {
 		if !strings.Contains(s, want) {

@@ -64,6 +64,17 @@ func (tt *tuiTerminal) cursorLine() string {
 	return lines[y]
 }
 
+// streamEnded is what the status line says once the stream has ended.
+const streamEnded = "The stream has ended; press q to quit"
+
+// quitAtEnd waits for the view to say the stream has ended (it stays open
+// until the user quits) and quits.
+func (tt *tuiTerminal) quitAtEnd() {
+	tt.t.Helper()
+	waitFor(tt.t, tt.screen, streamEnded, 30*time.Second)
+	tt.keys("q")
+}
+
 // waitMatch polls the screen until re matches and returns the submatches.
 func (tt *tuiTerminal) waitMatch(re *regexp.Regexp) []string {
 	tt.t.Helper()
@@ -99,6 +110,7 @@ func TestTUIAnswerFromKeyboard(t *testing.T) {
 		t.Errorf("cursor is not on the selected row but on %q", l)
 	}
 	tt.keys("r")
+	tt.quitAtEnd()
 	s := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
 	for _, want := range []string{"Sent your answer to prompt 1: reject.", "Nothing was paid", "The producer ended the stream."} {
 		if !strings.Contains(s, want) {
@@ -171,6 +183,7 @@ func TestTUIAnswerQuestion(t *testing.T) {
 		t.Errorf("cursor is not on the second choice but on %q", l)
 	}
 	tt.keys("Enter")
+	tt.quitAtEnd()
 	s := waitFor(t, tt.all, "EXITED rc=0", 30*time.Second)
 	if !strings.Contains(s, "Sent your answer to prompt 1") || !strings.Contains(s, "took the booking for 20:00") {
 		t.Errorf("answer not sent:\n%s", s)
