@@ -16,6 +16,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // demoProducer is the demo producer playing every scenario at once.
@@ -215,5 +216,32 @@ func TestFlags(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s", want)
 		}
+	}
+}
+
+// --format jsonl against the Level-3 layout writes events only, so readers
+// of plain event JSONL accept it; the .aaep capture of the same run keeps
+// the handshake.
+func TestCaptureJSONLEventsOnly(t *testing.T) {
+	jsonl, _ := captureFrom(t, startProducer(t, false), "--format", "jsonl", "--auto-reply", "reject")
+	_, recs := readAll(t, jsonl)
+	if len(recs) == 0 {
+		t.Fatal("no events")
+	}
+	for _, rec := range recs {
+		if typ := protocol.PeekType(rec.Msg); protocol.KindOf(typ) != protocol.KindEvent {
+			t.Errorf("a %s in the JSONL capture: %s", typ, rec.Msg)
+		}
+	}
+	aaep, _ := captureFrom(t, startProducer(t, false))
+	_, recs = readAll(t, aaep)
+	kept := 0
+	for _, rec := range recs {
+		if !rec.Note && protocol.PeekType(rec.Msg) == protocol.TypeSubscriptionAccepted {
+			kept++
+		}
+	}
+	if kept != 1 {
+		t.Errorf("the .aaep capture holds %d subscription.accepted, want 1", kept)
 	}
 }
