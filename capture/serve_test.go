@@ -266,3 +266,23 @@ func TestServeNoWait(t *testing.T) {
 		t.Errorf("stream after the end: %d, want 204", resp.StatusCode)
 	}
 }
+
+// On the deployed layout, which has no subscription to tell subscribers
+// apart, every new subscriber gets the capture from its start; a subscriber
+// that resumes after the last event is told the stream has ended (204).
+func TestServeLegacyEverySubscriber(t *testing.T) {
+	_, url, _ := serveCorpus(t, ServeOptions{})
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := receive(t, ctx, conn, 0)
+		conn.Close()
+		cancel()
+		if len(evs) != 18 {
+			t.Errorf("subscriber %d got %d events, want all 18", i+1, len(evs))
+		}
+	}
+}
