@@ -245,3 +245,41 @@ func TestCaptureJSONLEventsOnly(t *testing.T) {
 		t.Errorf("the .aaep capture holds %d subscription.accepted, want 1", kept)
 	}
 }
+
+// A capture of the deployed layout with our own replies in it (--auto-reply
+// reject) checks clean: a reply on that layout has no subscription to name,
+// which is no violation; at most a note that the capture has no handshake.
+func TestCheckOwnLegacyReplies(t *testing.T) {
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
+	srv := httptest.NewServer(p)
+	defer func() { p.Close(); srv.Close() }()
+	path, _ := captureFrom(t, srv.URL, "--no-handshake", "--auto-reply", "reject")
+	_, recs := readAll(t, path)
+	c, err := capture.NewChecker(capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := 0
+	for _, rec := range recs {
+		if rec.Dir == capture.Out && protocol.PeekType(rec.Msg) == protocol.TypeConfirmationReply {
+			replies++
+		}
+		for _, v := range c.Check(rec).Violations {
+			if v.Severity == capture.SeverityViolation {
+				t.Errorf("%s", v)
+			}
+		}
+	}
+	for _, v := range c.Finish() {
+		if v.Severity == capture.SeverityViolation {
+			t.Errorf("%s", v)
+		}
+	}
+	if replies == 0 {
+		t.Error("no reply was recorded")
+	}
+}
