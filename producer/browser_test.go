@@ -5,27 +5,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"testing"
 	"time"
-)
 
-// chromium returns the path of a Chromium to run headless. Under CI a
-// missing browser fails the test; elsewhere it skips it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is needed to run a browser subscriber (scripts/test installs it)")
-	}
-	t.Skip("chromium not installed")
-	return ""
-}
+	"github.com/aaep-term/aaep-term/internal/browsertest"
+)
 
 // onmessagePage subscribes with EventSource.onmessage, as deployed browser
 // subscribers do, and reports each event it receives to /seen: "message"
@@ -40,7 +25,7 @@ es.addEventListener('aaep.event', () => tell('named'));
 // A browser subscriber using EventSource.onmessage against the legacy
 // layout's /events receives every event of the run.
 func TestLegacyEventsReachOnmessage(t *testing.T) {
-	browser := chromium(t)
+	browser := browsertest.Chromium(t)
 	p := New(Options{Scenarios: scenarios(t, "happy"), Logf: t.Logf})
 	seen := make(chan string)
 	mux := http.NewServeMux()
@@ -65,9 +50,7 @@ func TestLegacyEventsReachOnmessage(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--no-first-run", "--user-data-dir="+t.TempDir(), "--remote-debugging-port=0", srv.URL+"/page")
+	cmd := exec.CommandContext(ctx, browser, append(browsertest.Flags(t), "--remote-debugging-port=0", srv.URL+"/page")...)
 	cmd.WaitDelay = 5 * time.Second
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

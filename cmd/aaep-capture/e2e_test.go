@@ -42,6 +42,20 @@ func startProducer(t *testing.T, quirks bool) string {
 	return srv.URL
 }
 
+// promptingProducer serves the demo producer on loopback with prompts that
+// wait 3 s for a reply, time enough for an automatic one to settle them.
+func promptingProducer(t *testing.T) (*producer.Producer, string) {
+	t.Helper()
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); srv.Close() })
+	return p, srv.URL
+}
+
 // startProducerGRPC serves the demo producer over gRPC on loopback and
 // returns its grpc:// endpoint.
 func startProducerGRPC(t *testing.T) string {
@@ -250,14 +264,8 @@ func TestCaptureJSONLEventsOnly(t *testing.T) {
 // reject) checks clean: a reply on that layout has no subscription to name,
 // which is no violation; at most a note that the capture has no handshake.
 func TestCheckOwnLegacyReplies(t *testing.T) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
-	srv := httptest.NewServer(p)
-	defer func() { p.Close(); srv.Close() }()
-	path, _ := captureFrom(t, srv.URL, "--no-handshake", "--auto-reply", "reject")
+	_, url := promptingProducer(t)
+	path, _ := captureFrom(t, url, "--no-handshake", "--auto-reply", "reject")
 	_, recs := readAll(t, path)
 	c, err := capture.NewChecker(capture.CheckOptions{})
 	if err != nil {
