@@ -21,7 +21,7 @@ func headless(t *testing.T, browser, page string, flags ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append(browsertest.Flags(t), flags...)
+	args := append(browsertest.Flags(t.TempDir()), flags...)
 	cmd := exec.CommandContext(ctx, browser, append(args, "file://"+page)...)
 	cmd.WaitDelay = 5 * time.Second
 	var out, errOut bytes.Buffer

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/browsertest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -285,4 +286,19 @@ func TestServeLegacyEverySubscriber(t *testing.T) {
 			t.Errorf("subscriber %d got %d events, want all 18", i+1, len(evs))
 		}
 	}
+}
+
+// A browser subscriber using EventSource.onmessage against the deployed
+// layout's /events of aaep-replay serve receives every event.
+func TestServeLegacyReachesOnmessage(t *testing.T) {
+	f, err := os.Open("testdata/corpus/clean.aaep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := ReadDocuments(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	browsertest.Onmessage(t, NewServer(recs, ServeOptions{}), 18, nil)
 }
