@@ -58,19 +58,26 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// serveCorpus serves testdata/corpus/clean.aaep with o (OnReply is set to
-// collect replies) and returns the server's URL and the replies so far.
-func serveCorpus(t *testing.T, o ServeOptions) (*Server, string, func() []string) {
+// cleanRecords reads the records of testdata/corpus/clean.aaep.
+func cleanRecords(t *testing.T) []Record {
 	t.Helper()
 	f, err := os.Open("testdata/corpus/clean.aaep")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	recs, _, err := ReadDocuments(f)
-	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// serveCorpus serves testdata/corpus/clean.aaep with o (OnReply is set to
+// collect replies) and returns the server's URL and the replies so far.
+func serveCorpus(t *testing.T, o ServeOptions) (*Server, string, func() []string) {
+	t.Helper()
+	recs := cleanRecords(t)
 	var mu sync.Mutex
 	var replies []string
 	o.OnReply = func(path string, body []byte) {
@@ -291,14 +298,6 @@ func TestServeLegacyEverySubscriber(t *testing.T) {
 // A browser subscriber using EventSource.onmessage against the deployed
 // layout's /events of aaep-replay serve receives every event.
 func TestServeLegacyReachesOnmessage(t *testing.T) {
-	f, err := os.Open("testdata/corpus/clean.aaep")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, _, err := ReadDocuments(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := cleanRecords(t)
 	browsertest.Onmessage(t, NewServer(recs, ServeOptions{}), 18, nil)
 }
