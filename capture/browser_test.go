@@ -11,23 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// chromium returns the path of a Chromium to run headless. Under CI a
-// missing browser fails the test; elsewhere it skips it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is needed to render the HTML report (scripts/test installs it)")
-	}
-	t.Skip("chromium not installed")
-	return ""
-}
+	"github.com/aaep-term/aaep-term/internal/browsertest"
+)
 
 // headless runs Chromium headless on the file at page with extra flags and
 // returns its standard output.
@@ -35,8 +21,7 @@ func headless(t *testing.T, browser, page string, flags ...string) []byte {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir=" + t.TempDir()}, flags...)
+	args := append(browsertest.Flags(t.TempDir()), flags...)
 	cmd := exec.CommandContext(ctx, browser, append(args, "file://"+page)...)
 	cmd.WaitDelay = 5 * time.Second
 	var out, errOut bytes.Buffer
@@ -52,7 +37,7 @@ func headless(t *testing.T, browser, page string, flags ...string) []byte {
 // the document the browser built holds the text alternative: the SVG's
 // title and description, and a table row, in words, for every step.
 func TestReportInBrowser(t *testing.T) {
-	browser := chromium(t)
+	browser := browsertest.Chromium(t)
 	r, err := Open("testdata/corpus/after-reject.aaep")
 	if err != nil {
 		t.Fatal(err)

@@ -84,7 +84,8 @@ func TestWriteRead(t *testing.T) {
 	}
 }
 
-// JSONL output holds only received messages, one per line, no header.
+// JSONL output holds only received events, one per line, no header: no
+// handshake message nor reply, which tools reading plain event JSONL refuse.
 func TestWriteJSONL(t *testing.T) {
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, Header{}, time.Now(), WriterOptions{JSONL: true})
@@ -94,7 +95,13 @@ func TestWriteJSONL(t *testing.T) {
 	for _, m := range []struct {
 		d Dir
 		s string
-	}{{In, sampleEvent}, {Out, sampleEvent}, {In, "garbage"}} {
+	}{
+		{In, `{"type":"subscription.accepted","subscription_id":"sub_1"}`},
+		{In, sampleEvent}, {Out, sampleEvent}, {In, "garbage"},
+		{In, `{"type":"subscription.rejected","code":"x"}`},
+		{In, `{"type":"confirmation.reply","reply_token":"rpl_1","decision":"reject"}`},
+		{In, `{"type":"subscription.close"}`},
+	} {
 		if err := w.Write(m.d, []byte(m.s), time.Now()); err != nil {
 			t.Fatal(err)
 		}

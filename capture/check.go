@@ -92,6 +92,10 @@ type Checker struct {
 	tokenIDs  *ring[string] // bounds tokens
 	line      int           // of the record being checked
 	forgotten int           // open sessions forgotten to bound memory
+	// subscribed is the line of the subscription.accepted received, if any;
+	// toldNoHandshake is set once a reply without one was noted.
+	subscribed      int
+	toldNoHandshake bool
 }
 
 // NewChecker returns a Checker. It fails only when the embedded schemas do not compile.
@@ -181,7 +185,14 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	if errors.As(err, &ne) {
 		st.Type = ne.Type
 		if err := c.o.Schemas.Check(rec.Msg); err != nil {
-			c.schemaProblems(&st, "", "", err)
+			if ne.Kind == protocol.KindReply && rec.Dir == Out {
+				// The missing subscription is judged in message, which
+				// knows whether the capture had a handshake.
+				err = withoutMissing(err, "/subscription_id")
+			}
+			if err != nil {
+				c.schemaProblems(&st, "", "", err)
+			}
 		}
 		var m map[string]any
 		if json.Unmarshal(rec.Msg, &m) == nil {
@@ -290,6 +301,12 @@ func send[T any](ch chan<- T, v T, done <-chan struct{}) bool {
 // message notes the decisions a recorded subscriber sent.
 func (c *Checker) message(st *Step) {
 	m := st.Msg
+	if st.Record.Dir == In && st.Type == protocol.TypeSubscriptionAccepted {
+		c.subscribed = st.Record.Line
+	}
+	if st.Record.Dir == Out && protocol.KindOf(st.Type) == protocol.KindReply {
+		c.replySubscription(st)
+	}
 	if st.Type != protocol.TypeConfirmationReply || st.Record.Dir != Out {
 		return
 	}
@@ -308,6 +325,45 @@ func (c *Checker) message(st *Step) {
 	if s := c.sessions[conf.key]; s != nil {
 		s.decided = conf
 	}
+}
+
+// replySubscription judges a sent reply that names no subscription: a
+// violation after a handshake gave one, and otherwise (the deployed layout,
+// which has no handshake) no fault of the reply: the capture is told, once,
+// to have no handshake.
+func (c *Checker) replySubscription(st *Step) {
+	if _, ok := st.Msg["subscription_id"]; ok {
+		return
+	}
+	switch {
+	case c.subscribed > 0:
+		st.Violations = append(st.Violations, c.v(st.Record, "", "", "schema", "6.3", SeverityViolation,
+			fmt.Sprintf("The reply names no subscription_id, though the handshake of line %d gave one.", c.subscribed)))
+	case !c.toldNoHandshake:
+		c.toldNoHandshake = true
+		st.Violations = append(st.Violations, c.v(st.Record, "", "", "no-handshake", "5", SeverityWarning,
+			"The capture has no handshake (the deployed layout), so replies name no subscription."))
+	}
+}
+
+// withoutMissing returns err without the problem "member ptr is missing",
+// or nil when that was its only problem.
+func withoutMissing(err error, ptr string) error {
+	var ve *protocol.ValidationError
+	if !errors.As(err, &ve) {
+		return err
+	}
+	kept := &protocol.ValidationError{}
+	for _, p := range ve.Problems {
+		if p.Pointer == ptr && strings.HasPrefix(p.Message, "is missing") {
+			continue
+		}
+		kept.Problems = append(kept.Problems, p)
+	}
+	if len(kept.Problems) == 0 {
+		return nil
+	}
+	return kept
 }
 
 // schemaProblems reports every problem the schemas found: members at the

@@ -250,3 +250,41 @@ func TestOpenSessionsBounded(t *testing.T) {
 		t.Errorf("last of %d final problems: %+v", len(vs), last)
 	}
 }
+
+// A sent reply without subscription_id is no violation in a capture without
+// a handshake (the deployed layout; one warning says so), and a violation
+// after a subscription.accepted gave one.
+func TestReplySubscription(t *testing.T) {
+	const reply = `{"type":"confirmation.reply","reply_token":"rpl_1","decision":"reject","timestamp":"2026-06-30T14:22:11.342Z"}`
+	const accepted = `{"type":"subscription.accepted","subscription_id":"sub_1","aaep_version":"1.0.0","producer":{"agent_id":"a"},"honored_capabilities":{}}`
+	for _, tt := range []struct {
+		name                 string
+		recs                 []Record
+		violations, warnings int
+	}{
+		{"no handshake", []Record{{Dir: Out, Msg: []byte(reply)}, {Dir: Out, Msg: []byte(reply)}}, 0, 1},
+		{"after a handshake", []Record{{Dir: In, Msg: []byte(accepted)}, {Dir: Out, Msg: []byte(reply)}}, 1, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewChecker(CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			violations, warnings := 0, 0
+			for i, rec := range tt.recs {
+				rec.Line = i + 2
+				for _, v := range c.Check(rec).Violations {
+					t.Log(v)
+					if v.Severity == SeverityViolation {
+						violations++
+					} else {
+						warnings++
+					}
+				}
+			}
+			if violations != tt.violations || warnings != tt.warnings {
+				t.Errorf("%d violations, %d warnings; want %d, %d", violations, warnings, tt.violations, tt.warnings)
+			}
+		})
+	}
+}

@@ -58,8 +58,9 @@ type ServeOptions struct {
 // Server serves the received messages of a capture to subscribers, in both
 // HTTP layouts: the spec's (POST /aaep/v1/subscriptions, then GET
 // /aaep/v1/events with "event: aaep.event" and "id:" lines, replies to POST
-// /aaep/v1/replies) and the deployed one (GET /events with bare "data:"
-// lines, replies to POST /messages), and over WebSocket at /aaep/v1/ws
+// /aaep/v1/replies) and the deployed one (GET /events with unnamed events,
+// "id:" and "data:" lines, replies to POST /messages; every new subscriber
+// gets the capture from its start), and over WebSocket at /aaep/v1/ws
 // (subprotocol aaep.v1: the subscription.request as first message, then
 // events one way and replies the other). A stream ends when the capture has
 // been played; a stream asked for again after that is answered 204 No
@@ -217,11 +218,16 @@ func (s *Server) subscribe(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out) // a subscriber gone away is its own problem
 }
 
-// over reports whether the stream id was already played to the end.
+// over reports whether the stream id was already played to the end. The
+// deployed layout (id "") names no subscription, so without NoWait each of
+// its streams is a subscriber of its own and is never over before it starts.
 func (s *Server) over(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.done[id] || (s.o.NoWait && s.done[""])
+	if id == "" {
+		return s.o.NoWait && s.done[""]
+	}
+	return s.done[id]
 }
 
 // finished marks the stream id as played to the end.
@@ -264,8 +270,9 @@ func (s *Server) deliver(ctx context.Context, id string, start int, emit func(ms
 
 // stream plays the capture on one SSE stream.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request, id string, spec bool) {
-	if s.over(id) {
-		w.WriteHeader(http.StatusNoContent)
+	start, resumed := s.resumeAt(r.Header.Get("Last-Event-ID"))
+	if s.over(id) || (resumed && start >= len(s.recs) && !s.o.Loop && !s.o.NoWait) {
+		w.WriteHeader(http.StatusNoContent) // played to the end: do not reconnect
 		return
 	}
 	fl, ok := w.(http.Flusher)
@@ -277,26 +284,35 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, id string, spec 
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
-	start := 0
-	if last := r.Header.Get("Last-Event-ID"); last != "" {
-		for i, rec := range s.recs {
-			if eventID(rec.Msg) == last {
-				start = i + 1
-			}
-		}
-	}
 	s.deliver(r.Context(), id, start, func(msg []byte) error {
 		var err error
 		if spec {
 			_, err = fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", eventID(msg), msg)
 		} else {
-			_, err = fmt.Fprintf(w, "data: %s\n\n", msg)
+			// Unnamed, for EventSource.onmessage; the id lets a reconnect
+			// resume instead of hearing the capture again.
+			_, err = fmt.Fprintf(w, "id: %s\ndata: %s\n\n", eventID(msg), msg)
 		}
 		if err == nil {
 			fl.Flush()
 		}
 		return err
 	})
+}
+
+// resumeAt returns the index a stream resuming after the event last starts
+// at, and whether last names an event of the capture.
+func (s *Server) resumeAt(last string) (int, bool) {
+	start, found := 0, false
+	if last == "" {
+		return 0, false
+	}
+	for i, rec := range s.recs {
+		if eventID(rec.Msg) == last {
+			start, found = i+1, true
+		}
+	}
+	return start, found
 }
 
 // WebSocket close codes: appendix B's for a clean end and a refusal.

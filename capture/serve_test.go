@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/browsertest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -57,19 +58,26 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// serveCorpus serves testdata/corpus/clean.aaep with o (OnReply is set to
-// collect replies) and returns the server's URL and the replies so far.
-func serveCorpus(t *testing.T, o ServeOptions) (*Server, string, func() []string) {
+// cleanRecords reads the records of testdata/corpus/clean.aaep.
+func cleanRecords(t *testing.T) []Record {
 	t.Helper()
 	f, err := os.Open("testdata/corpus/clean.aaep")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer f.Close()
 	recs, _, err := ReadDocuments(f)
-	f.Close()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return recs
+}
+
+// serveCorpus serves testdata/corpus/clean.aaep with o (OnReply is set to
+// collect replies) and returns the server's URL and the replies so far.
+func serveCorpus(t *testing.T, o ServeOptions) (*Server, string, func() []string) {
+	t.Helper()
+	recs := cleanRecords(t)
 	var mu sync.Mutex
 	var replies []string
 	o.OnReply = func(path string, body []byte) {
@@ -265,4 +273,31 @@ func TestServeNoWait(t *testing.T) {
 	if resp.StatusCode != http.StatusNoContent {
 		t.Errorf("stream after the end: %d, want 204", resp.StatusCode)
 	}
+}
+
+// On the deployed layout, which has no subscription to tell subscribers
+// apart, every new subscriber gets the capture from its start; a subscriber
+// that resumes after the last event is told the stream has ended (204).
+func TestServeLegacyEverySubscriber(t *testing.T) {
+	_, url, _ := serveCorpus(t, ServeOptions{})
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs, _ := receive(t, ctx, conn, 0)
+		conn.Close()
+		cancel()
+		if len(evs) != 18 {
+			t.Errorf("subscriber %d got %d events, want all 18", i+1, len(evs))
+		}
+	}
+}
+
+// A browser subscriber using EventSource.onmessage against the deployed
+// layout's /events of aaep-replay serve receives every event.
+func TestServeLegacyReachesOnmessage(t *testing.T) {
+	recs := cleanRecords(t)
+	browsertest.Onmessage(t, NewServer(recs, ServeOptions{}), 18, nil)
 }

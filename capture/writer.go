@@ -10,13 +10,16 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // WriterOptions configures a Writer. The zero value writes an unredacted
 // .aaep capture.
 type WriterOptions struct {
 	// JSONL writes plain events, one per line, with no header, no times and
-	// no sent messages or transport notes, the format other AAEP tools read.
+	// no sent messages, handshake messages, replies or transport notes: the
+	// format other AAEP tools read.
 	JSONL bool
 	// Redactor, if not nil, redacts every message before it is written.
 	Redactor *Redactor
@@ -68,7 +71,9 @@ func (w *Writer) Write(dir Dir, msg []byte, at time.Time) error {
 	}
 	b := w.buf[:0]
 	if w.o.JSONL {
-		if dir != In {
+		// Plain event JSONL holds events only: readers of it refuse a
+		// handshake message or reply, which only .aaep keeps.
+		if dir != In || protocol.KindOf(protocol.PeekType(msg)) != protocol.KindEvent {
 			return nil
 		}
 		var ok bool

@@ -373,14 +373,18 @@ func TestSpecFraming(t *testing.T) {
 }
 
 func TestLegacyLayout(t *testing.T) {
-	_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), EndWhenDone: true})
-	events := open(t, srv.URL+PathLegacyEvents, "").all(t)
-	if len(events) != 11 {
-		t.Fatalf("%d events, want 11", len(events))
-	}
-	for _, ev := range events {
-		if ev.event != "aaep.event" || ev.id == "" {
-			t.Errorf("event %q id %q", ev.event, ev.id)
+	// Unnamed unless asked, so that EventSource.onmessage sees them
+	// (TestLegacyEventsReachOnmessage); ids are kept for resuming.
+	for query, name := range map[string]string{"": "", "?named=1": "aaep.event"} {
+		_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), EndWhenDone: true})
+		events := open(t, srv.URL+PathLegacyEvents+query, "").all(t)
+		if len(events) != 11 {
+			t.Fatalf("%s: %d events, want 11", query, len(events))
+		}
+		for _, ev := range events {
+			if ev.event != name || ev.id == "" {
+				t.Errorf("%s: event %q id %q, want event %q", query, ev.event, ev.id, name)
+			}
 		}
 	}
 }

@@ -114,6 +114,10 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 
 	out := p.newStreamOut(seed)
 	out.bare = p.opts.Quirks
+	// Browser subscribers of the deployed layout listen with
+	// EventSource.onmessage, which sees only events without a name: the
+	// legacy /events names them only when asked (?named=1).
+	out.unnamed = sub == nil && r.URL.Query().Get("named") != "1"
 	var heartbeat <-chan time.Time
 	if p.opts.Quirks {
 		out.buf.WriteString(": connected\n\n")
@@ -217,6 +221,7 @@ func (t terms) allows(typ string) bool {
 // (queue).
 type streamOut struct {
 	bare      bool // Quirks framing: data lines only
+	unnamed   bool // no "event:" line (ids are kept)
 	framed    bool // a message binding: events go to msgs, not buf
 	msgs      [][]byte
 	rng       *rand.Rand
@@ -317,7 +322,10 @@ func (o *streamOut) write(rec record) {
 		return
 	}
 	if !o.bare {
-		o.buf.WriteString("event: aaep.event\nid: ")
+		if !o.unnamed {
+			o.buf.WriteString("event: aaep.event\n")
+		}
+		o.buf.WriteString("id: ")
 		o.buf.WriteString(rec.id)
 		o.buf.WriteByte('\n')
 	}

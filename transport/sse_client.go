@@ -62,6 +62,7 @@ const (
 	DefaultRepliesPath       = "/aaep/v1/replies"
 	DefaultInitialBackoff    = 250 * time.Millisecond
 	DefaultMaxBackoff        = 10 * time.Second
+	DefaultMaxEmptyStreams   = 5
 )
 
 // maxErrorBody is how much of an HTTP error body is read for its message.
@@ -132,6 +133,12 @@ type SSEOptions struct {
 	// Recv gives up with the last error. Zero means never give up; a
 	// negative value means never reconnect.
 	MaxReconnects int
+	// MaxEmptyStreams is how many streams in a row may be ended by the
+	// producer without a single message before the connection gives up
+	// (Recv returns io.EOF): a producer that answers 200 and closes is
+	// not reconnected to for ever. Zero means DefaultMaxEmptyStreams; a
+	// negative value means never give up for that reason.
+	MaxEmptyStreams int
 
 	// OnStatus, if not nil, is told every status change, with a reason in
 	// plain words when there is one. It is called from Dial and then from
@@ -164,6 +171,9 @@ func (o SSEOptions) withDefaults() SSEOptions {
 		o.MaxBackoff = DefaultMaxBackoff
 	}
 	o.MaxBackoff = max(o.MaxBackoff, o.InitialBackoff)
+	if o.MaxEmptyStreams == 0 {
+		o.MaxEmptyStreams = DefaultMaxEmptyStreams
+	}
 	return o
 }
 
@@ -185,6 +195,9 @@ type sseConn struct {
 	// Owned by the reader goroutine (DialSSE before it starts).
 	lastID string
 	retry  time.Duration // the stream's retry value; 0 = none
+	// connectedUnsaid: a reconnect after an empty stream succeeded, to be
+	// reported when the stream brings its first message.
+	connectedUnsaid bool
 }
 
 // handshake is the producer's answer to a subscription request.
@@ -460,7 +473,9 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 	if resp == nil {
 		return io.EOF, "The producer rejected the subscription."
 	}
-	failed := 0 // reconnect attempts in a row that delivered nothing
+	failed := 0               // reconnect attempts in a row that delivered nothing
+	empty := 0                // streams in a row the producer ended without a message
+	var planned time.Duration // the next delay, when a status line said it
 	var lastErr error
 	for {
 		if resp != nil {
@@ -472,23 +487,43 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 				return ErrClosed, ""
 			}
 			if n > 0 {
-				failed = 0
+				failed, empty = 0, 0
 			}
 			lastErr = err
+			words := lossWords(err)
+			if n == 0 && errors.Is(err, io.EOF) {
+				empty++
+				if c.o.MaxEmptyStreams > 0 && empty > c.o.MaxEmptyStreams {
+					return io.EOF, fmt.Sprintf("The producer ended the stream %d times in a row without sending anything; stopped reconnecting.", empty)
+				}
+				planned = c.backoff(failed + 1)
+				words = fmt.Sprintf("The producer ended the stream without sending anything (%d in a row); trying again in %s.",
+					empty, planned.Round(time.Millisecond))
+			} else {
+				empty = 0
+			}
 			if c.o.MaxReconnects >= 0 {
-				c.status(StatusReconnecting, lossWords(err))
+				c.status(StatusReconnecting, words)
 			}
 		}
 		failed++
 		if c.o.MaxReconnects < 0 || (c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects) {
 			return fmt.Errorf("transport: gave up reconnecting: %w", lastErr), "Gave up reconnecting."
 		}
-		if !c.pump.sleep(c.backoff(failed)) {
+		delay := c.backoff(failed)
+		if planned > 0 {
+			delay, planned = planned, 0
+		}
+		if !c.pump.sleep(delay) {
 			return ErrClosed, ""
 		}
 		var err error
 		resp, cancel, err = c.reconnect()
 		switch {
+		case err == nil && empty > 0:
+			// Said when the stream brings a message (read): an empty
+			// stream is one line, not "reconnecting" and "connected".
+			c.connectedUnsaid = true
 		case err == nil:
 			c.status(StatusConnected, "")
 		case c.pump.ctx.Err() != nil:
@@ -567,6 +602,10 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 		}
 		if len(ev.Data) == 0 {
 			continue // an empty data line is no message; some servers use it to keep alive
+		}
+		if c.connectedUnsaid {
+			c.connectedUnsaid = false
+			c.status(StatusConnected, "")
 		}
 		if !c.put(Frame{Data: bytes.Clone(ev.Data), ID: ev.ID, Event: ev.Type, At: time.Now()}) {
 			return n, ErrClosed

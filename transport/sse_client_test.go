@@ -757,3 +757,55 @@ func TestSSESpecResubscribe(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// A producer that answers 200 and ends the stream at once, again and again:
+// each empty stream is one status report (no "connected" between them),
+// and after MaxEmptyStreams in a row the connection gives up, saying why.
+func TestSSEEmptyStreamsGiveUp(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	type report struct {
+		s      Status
+		detail string
+	}
+	reports := make(chan report, 100)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := DialSSE(ctx, srv.URL, SSEOptions{Layout: LayoutLegacy,
+		InitialBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxEmptyStreams: 3,
+		OnStatus: func(s Status, detail string) { reports <- report{s, detail} }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Recv(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("Recv: %v, want io.EOF", err)
+	}
+	counts := map[Status]int{}
+	for r := range reports {
+		counts[r.s]++
+		t.Logf("%v: %s", r.s, r.detail)
+		if r.s == StatusClosed {
+			if !strings.Contains(r.detail, "4 times in a row") {
+				t.Errorf("the give-up line %q does not say why", r.detail)
+			}
+			break
+		}
+	}
+	if counts[StatusConnected] != 1 || counts[StatusReconnecting] != 3 {
+		t.Errorf("reports %v: want one connected, then one line per empty stream", counts)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 4 {
+		t.Errorf("%d requests, want 4: the first and 3 reconnects", requests)
+	}
+}

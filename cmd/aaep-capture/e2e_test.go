@@ -16,6 +16,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // demoProducer is the demo producer playing every scenario at once.
@@ -39,6 +40,20 @@ func startProducer(t *testing.T, quirks bool) string {
 		srv.Close()
 	})
 	return srv.URL
+}
+
+// promptingProducer serves the demo producer on loopback with prompts that
+// wait 3 s for a reply, time enough for an automatic one to settle them.
+func promptingProducer(t *testing.T) (*producer.Producer, string) {
+	t.Helper()
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); srv.Close() })
+	return p, srv.URL
 }
 
 // startProducerGRPC serves the demo producer over gRPC on loopback and
@@ -215,5 +230,64 @@ func TestFlags(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s", want)
 		}
+	}
+}
+
+// --format jsonl against the Level-3 layout writes events only, so readers
+// of plain event JSONL accept it; the .aaep capture of the same run keeps
+// the handshake.
+func TestCaptureJSONLEventsOnly(t *testing.T) {
+	jsonl, _ := captureFrom(t, startProducer(t, false), "--format", "jsonl", "--auto-reply", "reject")
+	_, recs := readAll(t, jsonl)
+	if len(recs) == 0 {
+		t.Fatal("no events")
+	}
+	for _, rec := range recs {
+		if typ := protocol.PeekType(rec.Msg); protocol.KindOf(typ) != protocol.KindEvent {
+			t.Errorf("a %s in the JSONL capture: %s", typ, rec.Msg)
+		}
+	}
+	aaep, _ := captureFrom(t, startProducer(t, false))
+	_, recs = readAll(t, aaep)
+	kept := 0
+	for _, rec := range recs {
+		if !rec.Note && protocol.PeekType(rec.Msg) == protocol.TypeSubscriptionAccepted {
+			kept++
+		}
+	}
+	if kept != 1 {
+		t.Errorf("the .aaep capture holds %d subscription.accepted, want 1", kept)
+	}
+}
+
+// A capture of the deployed layout with our own replies in it (--auto-reply
+// reject) checks clean: a reply on that layout has no subscription to name,
+// which is no violation; at most a note that the capture has no handshake.
+func TestCheckOwnLegacyReplies(t *testing.T) {
+	_, url := promptingProducer(t)
+	path, _ := captureFrom(t, url, "--no-handshake", "--auto-reply", "reject")
+	_, recs := readAll(t, path)
+	c, err := capture.NewChecker(capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := 0
+	for _, rec := range recs {
+		if rec.Dir == capture.Out && protocol.PeekType(rec.Msg) == protocol.TypeConfirmationReply {
+			replies++
+		}
+		for _, v := range c.Check(rec).Violations {
+			if v.Severity == capture.SeverityViolation {
+				t.Errorf("%s", v)
+			}
+		}
+	}
+	for _, v := range c.Finish() {
+		if v.Severity == capture.SeverityViolation {
+			t.Errorf("%s", v)
+		}
+	}
+	if replies == 0 {
+		t.Error("no reply was recorded")
 	}
 }

@@ -2,6 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,11 +86,42 @@ func TestDuration(t *testing.T) {
 	}
 }
 
-// An endpoint that cannot be reached is exit 1 with the reason.
+// An endpoint that cannot be reached is exit 1 with the reason, and leaves
+// no file behind: neither a stub capture nor a truncated earlier file.
 func TestUnreachable(t *testing.T) {
-	tio, _, _, errOut := term.Test()
-	code := run(context.Background(), []string{"--endpoint", "no-such-file.jsonl", "-o", filepath.Join(t.TempDir(), "x.aaep")}, tio)
-	if code != 1 || !strings.Contains(errOut.String(), "connect to no-such-file.jsonl") {
-		t.Errorf("exit %d: %s", code, errOut)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	for _, tt := range []struct{ name, endpoint, before string }{
+		{"missing file", "no-such-file.jsonl", ""},
+		{"closed port", closed, ""},
+		{"closed port, file exists", closed, "an earlier capture\n"},
+		{"closed port, rotating", closed + " --rotate-size 1MB", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "x.aaep")
+			if tt.before != "" {
+				if err := os.WriteFile(out, []byte(tt.before), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fields := strings.Fields(tt.endpoint)
+			args := append([]string{"--endpoint", fields[0], "-o", out, "--connect-timeout", "5s"}, fields[1:]...)
+			tio, _, _, errOut := term.Test()
+			code := run(context.Background(), args, tio)
+			if code != 1 || !strings.Contains(errOut.String(), "connect to "+fields[0]) {
+				t.Errorf("exit %d: %s", code, errOut)
+			}
+			got, err := os.ReadFile(out)
+			switch {
+			case tt.before == "" && !errors.Is(err, fs.ErrNotExist):
+				t.Errorf("a file was left behind (%v): %q", err, got)
+			case tt.before != "" && string(got) != tt.before:
+				t.Errorf("the earlier file now holds %q", got)
+			}
+		})
 	}
 }

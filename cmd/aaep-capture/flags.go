@@ -69,7 +69,8 @@ ENDPOINT is one of:
 Formats (--format):
   aaep    a header line, then one [seconds, direction, message] record per
           line: "i" received, "o" sent (the default)
-  jsonl   one received message per line, as other AAEP tools write it
+  jsonl   one received event per line (no handshake or replies), as
+          other AAEP tools write it
 
 --filter keeps only some event types: comma-separated patterns such as
 tool.*,session.* (a leading - excludes: -progress.*,-output.*). Critical

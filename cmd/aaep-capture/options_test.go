@@ -3,14 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -147,14 +144,8 @@ func FuzzParseSize(f *testing.F) {
 // --auto-reply reject answers every confirmation with a rejection that the
 // producer receives, and records it; the start message says so.
 func TestAutoReplyReject(t *testing.T) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
-	srv := httptest.NewServer(p)
-	defer func() { p.Close(); srv.Close() }()
-	path, stderr := captureFrom(t, srv.URL, "--auto-reply", "reject")
+	p, url := promptingProducer(t)
+	path, stderr := captureFrom(t, url, "--auto-reply", "reject")
 	if !strings.Contains(stderr, "every confirmation is rejected (--auto-reply reject)") || !strings.Contains(stderr, "Your --auto-reply policy rejected:") {
 		t.Errorf("stderr: %s", stderr)
 	}

@@ -3,12 +3,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
@@ -28,11 +30,9 @@ func record(ctx context.Context, o *options) error {
 	}
 	start := o.Now()
 	prog := newProgress(o.IO.ErrOut, o.Progress, start)
-	out, closeOut, err := openOutput(o, prog)
-	if err != nil {
-		return err
-	}
-	defer closeOut()
+	// The file is opened only once the producer answered: an unreachable
+	// endpoint leaves no stub behind, nor truncates an earlier file.
+	out := &heldOutput{}
 	var red *capture.Redactor
 	if !o.NoRedact {
 		red = capture.NewRedactor()
@@ -82,6 +82,14 @@ func record(ctx context.Context, o *options) error {
 		return fmt.Errorf("connect to %s: %w", o.Endpoint, err)
 	}
 	defer conn.Close()
+	file, closeOut, err := openOutput(o, prog)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	if err := out.release(file); err != nil {
+		return fmt.Errorf("start %s: %w", o.Output, err)
+	}
 
 	pctx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
@@ -223,6 +231,38 @@ func subscriptionRequest(canConfirm bool) []byte {
 	}
 	b, _ := json.Marshal(req) // a map of plain values always marshals
 	return b
+}
+
+// heldOutput holds what is written to it until release gives it the real
+// output, then passes writes through. Each held write is replayed as a write
+// of its own, since a rotating file expects whole lines.
+type heldOutput struct {
+	mu   sync.Mutex
+	held [][]byte
+	w    io.Writer
+}
+
+func (h *heldOutput) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.w != nil {
+		return h.w.Write(p)
+	}
+	h.held = append(h.held, bytes.Clone(p))
+	return len(p), nil
+}
+
+// release writes what was held to w and sends later writes there.
+func (h *heldOutput) release(w io.Writer) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range h.held {
+		if _, err := w.Write(p); err != nil {
+			return err
+		}
+	}
+	h.held, h.w = nil, w
+	return nil
 }
 
 // openOutput opens the file to write (or the first of a --rotate-size

@@ -183,3 +183,36 @@ func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
 		t.Errorf("new terms accepted %d times, want 2:\n%s", n, out)
 	}
 }
+
+// A deployed-layout producer that answers 200 and ends the stream at once,
+// every time: the listener says so in one line per empty stream, with the
+// growing pause, never "Connected" in between, and gives up with one line.
+func TestEmptyStreamsGiveUp(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/events" {
+			http.NotFound(w, r)
+			return
+		}
+		requests.Add(1)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+	}))
+	defer srv.Close()
+	r := startListener(t, "--plain", "--no-sign", "--layout", "legacy", srv.URL)
+	r.wait(t)
+	out := r.stdout()
+	t.Log(out)
+	if n := strings.Count(out, "without sending anything ("); n != 5 {
+		t.Errorf("%d lines about empty streams, want 5:\n%s", n, out)
+	}
+	if n := strings.Count(out, "Connected to "); n != 1 {
+		t.Errorf("said connected %d times, want once:\n%s", n, out)
+	}
+	if !strings.Contains(out, "6 times in a row without sending anything; stopped reconnecting.") {
+		t.Errorf("no give-up line:\n%s", out)
+	}
+	if n := requests.Load(); n != 6 {
+		t.Errorf("%d requests, want 6", n)
+	}
+}

@@ -23,7 +23,8 @@ import (
 const exportUsage = `Usage: aaep-replay export --format jsonl|text|html [--output OUT] FILE
 
 Writes a capture in another form, to standard output or --output OUT:
-  jsonl   the received messages, one per line, with no header and no times:
+  jsonl   the received events, one per line, with no header, no times and
+          no handshake messages or replies:
           the plain format other AAEP tools read
   text    a readable transcript: what aaep-listen would have said, one plain
           line per announcement, with the recorded times
@@ -73,7 +74,7 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	})
 }
 
-// exportJSONL writes the received messages of rd to w as plain JSON lines.
+// exportJSONL writes the received events of rd to w as plain JSON lines.
 func exportJSONL(rd *capture.Reader, w io.Writer) (int, error) {
 	cw, err := capture.NewWriter(w, capture.Header{}, time.Now(), capture.WriterOptions{JSONL: true})
 	if err != nil {

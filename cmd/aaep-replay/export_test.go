@@ -248,3 +248,41 @@ func TestClock(t *testing.T) {
 		}
 	}
 }
+
+// export --format jsonl writes the events of a capture only: its handshake
+// and replies stay in the .aaep file, which readers of plain event JSONL
+// would refuse.
+func TestExportJSONLEventsOnly(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "handshake.aaep")
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := capture.NewWriter(f, capture.Header{Endpoint: "http://127.0.0.1:1"}, time.Now(), capture.WriterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	event := `{"type":"aaep:agent.session.started","event_id":"evt_1","session_id":"sess_1","timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`
+	for _, m := range []struct {
+		d   capture.Dir
+		msg string
+	}{
+		{capture.Out, `{"type":"subscription.request","aaep_version":"1.0.0"}`},
+		{capture.In, `{"type":"subscription.accepted","subscription_id":"sub_1"}`},
+		{capture.In, event},
+		{capture.In, `{"type":"confirmation.reply","reply_token":"rpl_1","decision":"reject"}`},
+		{capture.In, `{"type":"subscription.close","subscription_id":"sub_1"}`},
+	} {
+		if err := w.Write(m.d, []byte(m.msg), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := replay(t, "export", "--format", "jsonl", in)
+	if code != 0 || out != event+"\n" {
+		t.Errorf("exit %d, exported %q, want the event alone: %s", code, out, errOut)
+	}
+}

@@ -18,6 +18,7 @@ import (
 )
 
 const serveUsage = `Usage: aaep-replay serve [--addr HOST:PORT] [--speed X] [--idle-limit D] [--loop] [--no-wait] [--once] FILE
+       aaep-replay serve --demo [--addr HOST:PORT] [--demo-scenarios NAMES]
 
 Serves the received messages of a capture as a producer, so that other
 subscribers can be tested against a recorded session. Offered at once:
@@ -35,6 +36,11 @@ By default each subscriber gets the capture from its start, for itself.
 what is sent from the moment it joins. --loop plays the capture again and
 again, with new event IDs, session IDs and reply tokens every round.
 
+--demo serves the built-in demo producer instead, live, for testing your own
+subscriber: prompts wait for a reply until they time out. It speaks the same
+HTTP layouts and WebSocket, and gRPC on a port of its own; one line says
+where each binding listens. It runs until Control-C (or SIGTERM).
+
 Flags:
 `
 
@@ -48,11 +54,19 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	noWait := fs.Bool("no-wait", false, "start playing at once, whether a subscriber is there or not")
 	linger := fs.Duration("linger", 2*time.Second, "keep a stream open this long after its last message, for late replies")
 	keepTS := fs.Bool("keep-timestamps", false, "send the recorded timestamps instead of the time of sending")
+	demo := fs.Bool("demo", false, "serve the built-in demo producer, live, instead of a capture")
+	scenarios := fs.String("demo-scenarios", "", "with --demo: comma-separated demo `NAMES` to play (default: all, in order)")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
 	}
 	switch {
+	case *demo && len(files) != 0:
+		return exitUnreadable, usagef("--demo serves the built-in producer: give no FILE")
+	case *demo:
+		return serveDemo(ctx, demoOptions{addr: *addr, scenarios: *scenarios}, tio)
+	case *scenarios != "":
+		return exitUnreadable, usagef("--demo-scenarios goes with --demo")
 	case len(files) != 1:
 		return exitUnreadable, usagef("give exactly one FILE to serve, got %d", len(files))
 	case *speed < 0:

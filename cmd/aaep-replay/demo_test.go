@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/ttytest"
+)
+
+// await reads lines from ch until one contains want, and returns it.
+func await(t *testing.T, ctx context.Context, ch <-chan string, want, who string) string {
+	t.Helper()
+	for {
+		select {
+		case l, ok := <-ch:
+			if !ok {
+				t.Fatalf("%s ended before saying %q", who, want)
+			}
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s did not say %q in time", who, want)
+		}
+	}
+}
+
+// serve --demo end to end, on every binding: it says where each listens;
+// the real listener connects, the user answers the prompt, the producer
+// (live: it waited) settles it by that answer; SIGINT stops it cleanly.
+func TestServeDemo(t *testing.T) {
+	replay := ttytest.Build(t, ".", "aaep-replay")
+	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
+	for _, tc := range []struct {
+		name, label string
+		flags       []string
+	}{
+		{"sse-spec", "HTTP, spec layout: ", []string{"--layout", "spec"}},
+		{"sse-legacy", "HTTP, spec layout: ", []string{"--layout", "legacy"}}, // the same base URL
+		{"websocket", "WebSocket: ", nil},
+		{"grpc", "gRPC: ", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			srv := exec.CommandContext(ctx, replay, "serve", "--demo", "--demo-scenarios", "confirm")
+			out, err := srv.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv.Stderr = os.Stderr
+			srv.WaitDelay = 5 * time.Second
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			said := readCommands(out)
+			endpoint := ""
+			for _, label := range []string{"HTTP, spec layout: ", "HTTP, deployed layout: ", "WebSocket: ", "gRPC: "} {
+				l := await(t, ctx, said, label, "serve --demo")
+				if label == tc.label {
+					endpoint = strings.TrimSuffix(strings.Fields(strings.TrimPrefix(l, label))[0], ".")
+				}
+			}
+
+			home := t.TempDir()
+			lctx, lcancel := context.WithCancel(ctx)
+			defer lcancel()
+			cmd := exec.CommandContext(lctx, listen, append([]string{endpoint, "--no-sign", "--plain"}, tc.flags...)...)
+			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=dumb")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			lout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd.Stderr = os.Stderr
+			cmd.WaitDelay = 5 * time.Second
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				lcancel()
+				_ = cmd.Wait()
+			}()
+			heard := readCommands(lout)
+			await(t, ctx, heard, "To answer, type: accept 1, or: reject 1.", "aaep-listen")
+			if _, err := io.WriteString(stdin, "reject 1\n"); err != nil {
+				t.Fatal(err)
+			}
+			await(t, ctx, said, "rejected (reject)", "serve --demo")
+
+			if err := srv.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			await(t, ctx, said, "Stopped serving.", "serve --demo")
+			for range said {
+			}
+			if err := srv.Wait(); err != nil {
+				t.Errorf("serve --demo after SIGINT: %v", err)
+			}
+		})
+	}
+}
