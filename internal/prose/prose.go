@@ -13,8 +13,9 @@ import (
 // question and exclamation marks.
 const enders = ".!?…。？！؟۔‼⁇⁈⁉"
 
-// closers may follow a sentence's last mark: quotes and brackets.
-const closers = "\"')]}»”’›」』】"
+// closers may follow a sentence's last mark: quotes, brackets, and the
+// mark that ends a producer's words (protocol.Theirs).
+const closers = "\"')]}»”’›」』】\u2069"
 
 // weak ends a phrase, not a sentence: "Context:" becomes "Context.".
 const weak = ",;:"
@@ -46,7 +47,9 @@ func Stop(s string) string {
 	if s == "" || Ends(s) {
 		return s
 	}
-	return strings.TrimRight(s, weak+" \t") + "."
+	// A comma, colon or semicolon before the closers gives way to the stop.
+	body := strings.TrimRight(s, closers)
+	return strings.TrimRight(body, weak+" \t") + s[len(body):] + "."
 }
 
 // Join joins the non-empty parts as sentences, each ended by Stop, with one
@@ -77,4 +80,15 @@ func Plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// List joins items as a person lists them: "a", "a and b", "a, b and c".
+func List(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

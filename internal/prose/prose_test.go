@@ -22,6 +22,9 @@ func TestStop(t *testing.T) {
 		{"Context:", "Context."},
 		{"one, two,", "one, two."},
 		{"Lisbon Energy.", "Lisbon Energy."},
+		{"\u2068Which time?\u2069", "\u2068Which time?\u2069"},
+		{"\u2068Done\u2069", "\u2068Done\u2069."},
+		{"\u2068Context:\u2069", "\u2068Context\u2069."},
 	}
 	for _, tt := range tests {
 		if got := Stop(tt.in); got != tt.want {
@@ -46,6 +49,17 @@ func TestCount(t *testing.T) {
 	for n, want := range map[int]string{0: "0 replies", 1: "1 reply", 2: "2 replies"} {
 		if got := Count(n, "reply", "replies"); got != want {
 			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	for _, tt := range []struct {
+		in   []string
+		want string
+	}{{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"}} {
+		if got := List(tt.in); got != tt.want {
+			t.Errorf("List(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
