@@ -153,6 +153,19 @@ func wordingLines(t *testing.T) []string {
 		}
 	}
 	w.Flush()
+	// What the listener says of terms the producer gives below the request.
+	for _, c := range []struct{ req, got protocol.Capabilities }{
+		{protocol.Capabilities{}, protocol.Capabilities{MaxEventsPerSecond: 1}},
+		{protocol.Capabilities{MaxEventsPerSecond: 10}, protocol.Capabilities{MaxEventsPerSecond: 2}},
+		{protocol.Capabilities{PreferredVerbosity: "detailed", CognitiveLoad: "low"}, protocol.Capabilities{PreferredVerbosity: "normal", CognitiveLoad: "standard"}},
+		{protocol.Capabilities{Languages: []string{"en-US", "ar-SA"}}, protocol.Capabilities{Languages: []string{"en-US"}}},
+		{protocol.Capabilities{CoalesceBoundaries: []string{"sentence", "paragraph", "completion"}}, protocol.Capabilities{CoalesceBoundaries: []string{"sentence", "completion"}}},
+		{protocol.Capabilities{CoalesceBoundaries: []string{"paragraph"}}, protocol.Capabilities{CoalesceBoundaries: []string{"completion"}}},
+	} {
+		for _, l := range session.Changes(c.req, c.got) {
+			out.WriteString("12:00:00 " + l + "\n")
+		}
+	}
 	var lines []string
 	seen := map[string]bool{}
 	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
