@@ -1,6 +1,7 @@
 package announce
 
 import (
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -43,6 +44,11 @@ type Announcement struct {
 	Text      string
 	Lang      string // BCP 47 tag of Text, when known
 	RTL       bool   // Text is right-to-left
+	// Theirs are the byte ranges of Text that are the producer's words,
+	// in order; the rest is ours (labels such as "Finished:" and "Error:").
+	// The Announcer always sets it (empty when all the words are ours); nil
+	// means nobody said, and an output treats all of Text as the producer's.
+	Theirs []protocol.Span
 	// LogOnly keeps the announcement to the line and JSON output: speech
 	// and braille leave it out (per-type "speak": false in the settings).
 	LogOnly bool
@@ -110,13 +116,13 @@ func (a *Announcer) Deliver(d session.Delivery) {
 				a.emitPending(d.At, *evicted)
 			}
 			for _, text := range ready {
-				a.emit(a.base(d, "output", text))
+				a.emit(a.base(d, "output", protocol.Theirs(text)))
 			}
 			return
 		case ev.IsTerminal():
 			// Whatever the agent said last is read before it finishes.
 			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
-				an := a.base(d, "output", text)
+				an := a.base(d, "output", protocol.Theirs(text))
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
 				a.emit(an)
 			}
@@ -124,7 +130,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	}
 	kind, text := describe(d, a.verbosity(ev))
 	if d.Kind == session.KindEvent && d.Note != "" {
-		text = joinSentences(text, d.Note) // how a tool call and a confirmation relate
+		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
 	a.emit(a.base(d, kind, text))
 }
@@ -147,7 +153,7 @@ func (a *Announcer) Flush(now time.Time) {
 
 // emitPending reads out text held for an output that is not being fed now.
 func (a *Announcer) emitPending(at time.Time, p pending) {
-	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: p.text, Lang: p.lang, RTL: p.rtl})
+	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: protocol.Theirs(p.text), Lang: p.lang, RTL: p.rtl})
 }
 
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
@@ -179,9 +185,15 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 	return an
 }
 
+// emit passes an to the sinks, with the marks of the producer's words
+// (protocol.Theirs) taken out of its text and kept as its Theirs ranges.
 func (a *Announcer) emit(an Announcement) {
+	an.Text, an.Theirs = protocol.SplitTheirs(an.Text)
 	if an.Text == "" {
 		return
+	}
+	if an.Theirs == nil {
+		an.Theirs = []protocol.Span{}
 	}
 	a.override(&an)
 	for _, s := range a.sinks {

@@ -174,7 +174,7 @@ func TestDescribe(t *testing.T) {
 			Progress: protocol.Progress{Percent: 40, HasPercent: true, Step: 2, TotalSteps: 5}}}, "normal",
 			"Progress: 40 percent, step 2 of 5."},
 		{"unknown type", session.Delivery{Event: &protocol.Event{Type: "medai:patient.consulted"}}, "normal",
-			"Event medai:patient.consulted."},
+			"An event of a type this listener does not know: medai:patient.consulted."},
 		{"confirmation", session.Delivery{At: at, Prompt: &session.Prompt{Number: 1, Deadline: deadline},
 			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.",
 				Consequence: "They are gone for good.", RiskLevel: "high", Irreversible: &yes, DefaultDecision: "reject"}}, "normal",
@@ -203,7 +203,8 @@ func TestDescribe(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := describe(tt.d, tt.verbosity)
+			_, marked := describe(tt.d, tt.verbosity)
+			got, _ := protocol.SplitTheirs(marked) // the words, as sinks get them
 			if got != tt.want {
 				t.Errorf("got  %q\nwant %q", got, tt.want)
 			}

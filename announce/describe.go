@@ -2,6 +2,7 @@ package announce
 
 import (
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strconv"
 	"strings"
 	"time"
@@ -21,17 +22,17 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	switch d.Kind {
 	case session.KindPromptExpired:
 		return "prompt-expired", fmt.Sprintf("Prompt %d expired without an answer: %s The default decision applies: %s.",
-			number(d.Prompt), stop(promptTopic(ev)), defaultDecision(ev))
+			number(d.Prompt), prose.Stop(promptTopic(ev)), defaultDecision(ev))
 	case session.KindPromptCancelled:
 		return "prompt-cancelled", fmt.Sprintf("Prompt %d was withdrawn by the agent and can no longer be answered: %s",
-			number(d.Prompt), stop(promptTopic(ev)))
+			number(d.Prompt), prose.Stop(promptTopic(ev)))
 	case session.KindPromptStale:
-		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s", stop(promptTopic(ev)))
+		return "prompt-stale", fmt.Sprintf("An earlier prompt is already settled and cannot be answered: %s", prose.Stop(promptTopic(ev)))
 	case session.KindPromptNotOffered:
-		return "prompt-not-offered", joinSentences(d.Note, "It is about: "+stop(promptTopic(ev)))
+		return "prompt-not-offered", prose.Join(d.Note, "It is about: "+prose.Stop(promptTopic(ev)))
 	case session.KindPromptLeft:
 		text := fmt.Sprintf("Prompt %d is left unanswered: %s The agent is still waiting for an answer; none was sent.",
-			number(d.Prompt), stop(promptTopic(ev)))
+			number(d.Prompt), prose.Stop(promptTopic(ev)))
 		if ev.TimeoutSeconds > 0 {
 			text += fmt.Sprintf(" If nobody answers, the agent will %s when its time runs out.", defaultDecision(ev))
 		}
@@ -39,7 +40,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	case session.KindPromptReminder:
 		return "prompt-reminder", reminderWords(d)
 	case session.KindPromptResolved:
-		return "prompt-resolved", joinSentences(d.Note, "It was about: "+stop(promptTopic(ev)))
+		return "prompt-resolved", prose.Join(d.Note, "It was about: "+prose.Stop(promptTopic(ev)))
 	case session.KindSafetyWarning:
 		return "safety-warning", "Safety warning: " + d.Note
 	case session.KindReplySent:
@@ -47,32 +48,32 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	}
 
 	summary := ev.Summary(verbosity).String()
+	// or gives the producer's own words, marked as theirs, else ours.
 	or := func(s string) string {
 		if summary != "" {
-			return summary
+			return protocol.Theirs(summary)
 		}
 		return s
 	}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
-		return "started", or(joinSentences("Started", ev.RequestText.String()))
+		return "started", or(prose.Join("Started", theirs(ev.RequestText)))
 	case protocol.TypeSessionCompleted:
-		return "completed", "Finished: " + or(joinSentences("The task is complete", ev.OutputSummary.String()))
+		return "completed", "Finished: " + or(prose.Join("The task is complete", theirs(ev.OutputSummary)))
 	case protocol.TypeSessionErrored:
-		text := "Error: " + or("the agent stopped because of an error") + errorDetail(ev)
-		return "errored", text
+		return "errored", prose.Join(append([]string{"Error: " + or("the agent stopped because of an error")}, errorDetail(ev)...)...)
 	case protocol.TypeSessionCancelled:
 		text := "Cancelled" + cancelledBy(ev.CancelledBy) + ": " + or("the task was stopped")
 		if p := ev.PartialResult.String(); p != "" {
-			text = joinSentences(text, "Partial result: "+p)
+			text = prose.Join(text, "Partial result: "+protocol.Theirs(p))
 		}
 		return "cancelled", text
 	case protocol.TypeStateChanged:
-		return "state", or("Now " + words(ev.ToState) + ".")
+		return "state", or(stateWords(ev.ToState))
 	case protocol.TypeProgressUpdated:
 		return "progress", or(progressWords(ev))
 	case protocol.TypeToolInvoked:
-		return "tool", or(joinSentences("Using "+words(ev.Tool), ev.ArgsSummary.String())) + riskWords(ev)
+		return "tool", or(prose.Join("Using "+toolName(ev), theirs(ev.ArgsSummary))) + riskWords(ev)
 	case protocol.TypeToolCompleted:
 		return "tool-done", toolDone(ev, summary)
 	case protocol.TypeAwaitingConfirmation:
@@ -80,21 +81,26 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	case protocol.TypeAwaitingClarify:
 		return "clarification", clarificationWords(d)
 	case protocol.TypeHandoffRequested:
-		return "handoff", "Hand-off requested" + handoffTarget(ev.TargetKind) + ": " + or(ev.Reason.String())
+		text := "Hand-off requested" + handoffTarget(ev.TargetKind)
+		if why := or(theirs(ev.Reason)); why != "" {
+			return "handoff", prose.Stop(text + ": " + why)
+		}
+		return "handoff", text + "."
 	case protocol.TypeOutputStreaming:
-		return "output", ev.Chunk.String()
+		return "output", theirs(ev.Chunk)
 	}
 	// An event type we do not know: its own words, or its name.
-	return "event", or("Event " + protocol.Sanitize(ev.Type) + ".")
+	return "event", or("An event of a type this listener does not know: " +
+		protocol.Theirs(strings.TrimPrefix(protocol.Sanitize(ev.Type), "aaep:")) + ".")
 }
 
 func confirmationWords(d session.Delivery, summary string) string {
 	ev := d.Event
 	var b strings.Builder
-	fmt.Fprintf(&b, "Confirmation needed, prompt %d: %s", number(d.Prompt), ev.Action.String())
+	b.WriteString(prose.Stop(fmt.Sprintf("Confirmation needed, prompt %d: %s", number(d.Prompt), theirs(ev.Action))))
 	b.WriteString(stakes(ev))
 	if summary != "" && summary != ev.Action.String() {
-		b.WriteString(" " + summary)
+		b.WriteString(" " + prose.Stop(protocol.Theirs(summary)))
 	}
 	fmt.Fprintf(&b, " If you do not answer within %s, the agent will %s.", timeLeft(d), defaultDecision(ev))
 	return tidy(b.String())
@@ -103,46 +109,43 @@ func confirmationWords(d session.Delivery, summary string) string {
 func clarificationWords(d session.Delivery) string {
 	ev := d.Event
 	var b strings.Builder
-	fmt.Fprintf(&b, "Question, prompt %d: %s", number(d.Prompt), stop(ev.Question.String()))
-	if c := ev.ClarifyContext.String(); c != "" {
-		b.WriteString(" Context: " + stop(c))
+	fmt.Fprintf(&b, "Question, prompt %d: %s", number(d.Prompt), prose.Stop(theirs(ev.Question)))
+	if c := theirs(ev.ClarifyContext); c != "" {
+		b.WriteString(" " + prose.Stop("Context: "+c))
 	}
 	if len(ev.Choices) > 0 {
 		choices := make([]string, len(ev.Choices))
 		for i, c := range ev.Choices {
-			choices[i] = fmt.Sprintf("%d, %s", i+1, c.Label.String())
+			// A label's own full stop would stand before the semicolon.
+			choices[i] = fmt.Sprintf("%d, %s", i+1, protocol.Theirs(strings.TrimSuffix(c.Label.String(), ".")))
 		}
-		b.WriteString(" Choices: " + strings.Join(choices, "; ") + ".")
+		b.WriteString(" " + prose.Stop("Choices: "+strings.Join(choices, "; ")))
 	}
 	if ev.HasDefaultResponse && ev.DefaultResponse != "" {
-		b.WriteString(" Default answer: " + ev.DefaultResponse.String() + ".")
+		b.WriteString(" " + prose.Stop("Default answer: "+theirs(ev.DefaultResponse)))
 	}
 	fmt.Fprintf(&b, " Time to answer: %s.", timeLeft(d))
 	return tidy(b.String())
 }
 
 func toolDone(ev *protocol.Event, summary string) string {
-	name := words(ev.Tool)
+	name := toolName(ev)
+	said := protocol.Theirs(summary)
 	switch ev.Status {
 	case "error":
-		t := "Tool failed: " + name
-		if summary != "" {
-			t += ". " + summary
-		}
-		if m := ev.ErrorMessage.String(); m != "" {
-			t = joinSentences(t, m)
-		}
-		return t
+		return prose.Join("Tool failed: "+name, said, theirs(ev.ErrorMessage))
 	case "timeout":
-		return "Tool timed out: " + name + ". " + summary
+		return prose.Join("Tool timed out: "+name, said)
 	}
 	if summary != "" {
-		return summary
+		return said
 	}
 	return "Finished " + name + "."
 }
 
-func errorDetail(ev *protocol.Event) string {
+// errorDetail says what kind of error it is and what the producer
+// suggests, as sentences.
+func errorDetail(ev *protocol.Event) []string {
 	var parts []string
 	switch ev.ErrorCategory {
 	case "transient":
@@ -153,12 +156,9 @@ func errorDetail(ev *protocol.Event) string {
 		parts = append(parts, "This needs you.")
 	}
 	if h := ev.RemediationHint.String(); h != "" {
-		parts = append(parts, "What you can do: "+h)
+		parts = append(parts, "What you can do: "+protocol.Theirs(h))
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " " + strings.Join(parts, " ")
+	return parts
 }
 
 func progressWords(ev *protocol.Event) string {
@@ -176,7 +176,7 @@ func progressWords(ev *protocol.Event) string {
 	if len(parts) > 0 {
 		text += ": " + strings.Join(parts, ", ")
 	}
-	return joinSentences(text, p.Description.String())
+	return prose.Join(text, theirs(p.Description))
 }
 
 func riskWords(ev *protocol.Event) string {
@@ -221,7 +221,7 @@ func handoffTarget(kind string) string {
 func defaultDecision(ev *protocol.Event) string {
 	if ev.Type == protocol.TypeAwaitingClarify {
 		if ev.HasDefaultResponse && ev.DefaultResponse != "" {
-			return "use the answer " + strconv.Quote(ev.DefaultResponse.String())
+			return "use the answer " + protocol.Theirs(strconv.Quote(ev.DefaultResponse.String()))
 		}
 		return "go on without an answer"
 	}
@@ -233,9 +233,9 @@ func defaultDecision(ev *protocol.Event) string {
 
 func promptTopic(ev *protocol.Event) string {
 	if ev.Type == protocol.TypeAwaitingClarify {
-		return strings.TrimRight(ev.Question.String(), ". ")
+		return theirs(ev.Question)
 	}
-	return strings.TrimRight(ev.Action.String(), ". ")
+	return theirs(ev.Action)
 }
 
 func replyWords(body []byte) string {
@@ -308,23 +308,40 @@ func words(id string) string {
 	}, id))
 }
 
-// joinSentences joins a and b as sentences, adding a full stop where needed.
-func joinSentences(a, b string) string {
-	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
-	switch {
-	case b == "":
-		return stop(a)
-	case a == "":
-		return stop(b)
-	}
-	return stop(a) + " " + stop(b)
+// theirs is a producer's text, sanitized and marked as theirs (see
+// protocol.Theirs), so outputs can set it apart from our words.
+func theirs(t protocol.Text) string {
+	return protocol.Theirs(t.String())
 }
 
-func stop(s string) string {
-	if s == "" || strings.ContainsAny(s[len(s)-1:], ".!?:;") {
-		return s
+// toolName is the tool's name in words, or says that it has none.
+func toolName(ev *protocol.Event) string {
+	if n := words(ev.Tool); n != "" {
+		return n
 	}
-	return s + "."
+	return "a tool it did not name"
+}
+
+// stateWords says what the agent is doing now, for the states of the
+// protocol; another state is said by its name.
+func stateWords(state string) string {
+	switch state {
+	case "idle":
+		return "Now idle."
+	case "thinking":
+		return "Now thinking."
+	case "calling_tool":
+		return "Now calling a tool."
+	case "writing_output":
+		return "Now writing its answer."
+	case "awaiting_input":
+		return "Now waiting for your input."
+	case "deciding":
+		return "Now deciding what to do next."
+	case "handing_off":
+		return "Now preparing to hand off."
+	}
+	return prose.Stop("Now in the state " + protocol.Theirs(words(state)))
 }
 
 func tidy(s string) string {

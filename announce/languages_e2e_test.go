@@ -90,7 +90,7 @@ func TestYorubaArabicHebrewInEveryOutput(t *testing.T) {
 		"12:00:00 Ada: Note: this session is in ar-SA, which is not among your languages (yo-NG, en); it is read as written.",
 		"12:00:00 Ada: \u2068" + arabic + "\u2069",
 		"12:00:00 Ada: Note: this session is in he-IL, which is not among your languages (yo-NG, en); it is read as written.",
-		"12:00:00 Ada: \u2068Finished: " + hebrew + "\u2069",
+		"12:00:00 Ada: Finished: \u2068" + hebrew + "\u2069", // our label outside the isolate of the producer's words
 	}
 	if strings.Join(lines, "\n") != strings.Join(wantLines, "\n") {
 		t.Errorf("lines:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(wantLines, "\n"))

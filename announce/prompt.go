@@ -2,6 +2,7 @@ package announce
 
 import (
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -18,8 +19,8 @@ func stakes(ev *protocol.Event) string {
 		return ""
 	}
 	var b strings.Builder
-	if c := ev.Consequence.String(); c != "" {
-		b.WriteString(" Consequence: " + stop(c))
+	if c := theirs(ev.Consequence); c != "" {
+		b.WriteString(" " + prose.Stop("Consequence: "+c))
 	}
 	if ev.RiskLevel != "" {
 		b.WriteString(" Risk: " + protocol.Sanitize(ev.RiskLevel) + ".")
@@ -47,7 +48,7 @@ func reminderWords(d session.Delivery) string {
 		last = "Reminder: "
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%sprompt %d is still waiting, %s left: %s", last, n, timeLeft(d), stop(promptTopic(ev)))
+	fmt.Fprintf(&b, "%sprompt %d is still waiting, %s left: %s", last, n, timeLeft(d), prose.Stop(promptTopic(ev)))
 	b.WriteString(stakes(ev))
 	// How to answer is the output's to say (the line adds "To answer,
 	// type: …"), as for the prompt itself.

@@ -4,6 +4,7 @@ package capture
 
 import (
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
 
@@ -327,8 +328,5 @@ func sentence(s string) string {
 	if s == "" {
 		return "(no text)."
 	}
-	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
-		return s
-	}
-	return s + "."
+	return prose.Stop(s)
 }

@@ -23,3 +23,21 @@ func appendIsolated(b []byte, s string, rtl bool) []byte {
 	b = appendOneLine(b, s)
 	return append(b, pdi...)
 }
+
+// appendTheirs appends text as appendOneLine does, each of the producer's
+// words in it (spans, see announce.Announcement.Theirs) between direction
+// isolates when they are declared right to left or hold right-to-left
+// letters. Our own words around them stay outside every isolate, so a label
+// such as "Finished:" keeps its place and its direction.
+func appendTheirs(b []byte, text string, spans []protocol.Span, rtl bool) []byte {
+	at := 0
+	for _, sp := range spans {
+		if sp.Start < at || sp.End > len(text) || sp.Start > sp.End {
+			continue // not a range of text: never dropped, it is read as ours
+		}
+		b = appendOneLine(b, text[at:sp.Start])
+		b = appendIsolated(b, text[sp.Start:sp.End], rtl)
+		at = sp.End
+	}
+	return appendOneLine(b, text[at:])
+}

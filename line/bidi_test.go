@@ -7,6 +7,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 )
 
 func TestRightToLeftIsIsolated(t *testing.T) {
@@ -33,6 +34,60 @@ func TestRightToLeftIsIsolated(t *testing.T) {
 		w.Flush()
 		if got := out.String(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestLabelsOutsideIsolates: our English labels stand outside the isolate of
+// the producer's right-to-left words, and only those words are isolated.
+func TestLabelsOutsideIsolates(t *testing.T) {
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	prod := protocol.Producer{AgentID: "a1", AgentName: "مساعد"}
+	tests := []struct {
+		name string
+		ev   *protocol.Event
+		want string
+	}{
+		{"finished", &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s", Producer: prod, SummaryNormal: "اكتملت المهمة."},
+			"12:00:00 \u2068مساعد\u2069: Finished: \u2068اكتملت المهمة.\u2069\n"},
+		{"error with hint", &protocol.Event{Type: protocol.TypeSessionErrored, SessionID: "s", Producer: prod, ErrorCategory: "requires_user", RemediationHint: "היכנס שוב"},
+			"12:00:00 CRITICAL \u2068مساعد\u2069: Error: the agent stopped because of an error. This needs you. What you can do: \u2068היכנס שוב\u2069.\n"},
+		{"declared rtl, latin words", &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s", Producer: prod, SummaryNormal: "Done 42.",
+			Localization: protocol.LocalizationHints{TextDirection: "rtl"}},
+			"12:00:00 \u2068مساعد\u2069: Finished: \u2068Done 42.\u2069\n"},
+		{"latin stays bare", &protocol.Event{Type: protocol.TypeSessionCompleted, SessionID: "s", Producer: protocol.Producer{AgentID: "a1", AgentName: "Ada"}, SummaryNormal: "Done."},
+			"12:00:00 Ada: Finished: Done.\n"},
+		{"question", &protocol.Event{Type: protocol.TypeAwaitingClarify, SessionID: "s", Producer: prod, Question: "באיזו שעה?"},
+			"12:00:00 CRITICAL \u2068مساعد\u2069: Question, prompt 0: \u2068באיזו שעה?\u2069 Time to answer: the time the agent allows.\n"},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		w := NewWriter(&out, nil, WriterOptions{Location: time.UTC})
+		announce.New(announce.Config{}, w).Deliver(session.Delivery{At: at, Event: tt.ev})
+		w.Flush()
+		if got := out.String(); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestSayIsolatesTheirs: a producer's name in a line of ours ("Subscribed
+// to …") is isolated, the words around it are not; a producer cannot bring
+// marks of its own.
+func TestSayIsolatesTheirs(t *testing.T) {
+	at := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct{ name, want string }{
+		{"مساعد العرض", "12:00:00 Subscribed to \u2068مساعد العرض\u2069.\n"},
+		{"Demo", "12:00:00 Subscribed to Demo.\n"},
+		{"\u2069\u202eעוזר\u2068", "12:00:00 Subscribed to \u2068עוזר\u2069.\n"},
+	} {
+		var out bytes.Buffer
+		w := NewWriter(&out, nil, WriterOptions{Location: time.UTC})
+		if err := w.Say(at, "Subscribed to "+protocol.Theirs(protocol.Sanitize(tt.name))+"."); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != tt.want {
+			t.Errorf("%q:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}
 }

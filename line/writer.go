@@ -61,7 +61,11 @@ func (w *Writer) Announce(a announce.Announcement) error {
 		b = appendIsolated(b, protocol.Name(a.Agent), false)
 		b = append(b, ": "...)
 	}
-	b = appendIsolated(b, a.Text, a.RTL)
+	if a.Theirs != nil {
+		b = appendTheirs(b, a.Text, a.Theirs, a.RTL)
+	} else {
+		b = appendIsolated(b, a.Text, a.RTL) // all of it may be the producer's
+	}
 	if hint := answerHint(a); hint != "" {
 		b = append(b, ' ')
 		b = append(b, hint...)
@@ -102,7 +106,10 @@ func (w *Writer) Diagnostic(d session.Diagnostic) error {
 func (w *Writer) Say(now time.Time, text string) error {
 	b := now.In(w.loc).AppendFormat(nil, "15:04:05")
 	b = append(b, ' ')
-	b = appendOneLine(b, text)
+	// A producer's words in a line of ours (protocol.Theirs) are isolated
+	// when they are right to left: "Subscribed to <name>."
+	plain, spans := protocol.SplitTheirs(text)
+	b = appendTheirs(b, plain, spans, false)
 	b = append(b, '\n')
 	if _, err := w.out.Write(b); err != nil {
 		return fmt.Errorf("line: write: %w", err)

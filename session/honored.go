@@ -5,6 +5,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"slices"
 	"strings"
 
@@ -83,22 +84,22 @@ func Changes(requested, honored protocol.Capabilities) []string {
 	var c []string
 	if r, h := requested.MaxEventsPerSecond, honored.MaxEventsPerSecond; h > 0 && (r == 0 || h < r) {
 		if r == 0 {
-			c = append(c, fmt.Sprintf("Producer allows %d events per second; you asked for no limit.", h))
+			c = append(c, fmt.Sprintf("Producer allows %s per second; you asked for no limit.", prose.Count(h, "event", "events")))
 		} else {
-			c = append(c, fmt.Sprintf("Producer allows %d events per second, you asked for %d.", h, r))
+			c = append(c, fmt.Sprintf("Producer allows %s per second; you asked for %d.", prose.Count(h, "event", "events"), r))
 		}
 	}
 	if r, h := requested.PreferredVerbosity, honored.PreferredVerbosity; r != "" && h != "" && r != h {
-		c = append(c, fmt.Sprintf("Producer writes at %s verbosity, you asked for %s.", h, r))
+		c = append(c, fmt.Sprintf("Producer writes at %s verbosity; you asked for %s.", h, r))
 	}
 	if r, h := requested.Languages, honored.Languages; len(r) > 0 && len(h) > 0 && !slices.EqualFunc(r, h, strings.EqualFold) {
-		c = append(c, fmt.Sprintf("Producer speaks %s of the %s you asked for.", strings.Join(h, ", "), strings.Join(r, ", ")))
+		c = append(c, fmt.Sprintf("Producer speaks only %s; you asked for %s.", prose.List(h), prose.List(r)))
 	}
 	if r, h := requested.CoalesceBoundaries, honored.CoalesceBoundaries; len(r) > 0 && len(h) > 0 && !slices.Equal(r, h) {
-		c = append(c, fmt.Sprintf("Producer cuts streamed output at %s only, you asked for %s.", strings.Join(h, ", "), strings.Join(r, ", ")))
+		c = append(c, fmt.Sprintf("Producer sends streamed output in pieces at %s only; you asked for %s.", boundaryWords(h), boundaryWords(r)))
 	}
 	if r, h := requested.CognitiveLoad, honored.CognitiveLoad; r != "" && h != "" && r != h {
-		c = append(c, fmt.Sprintf("Producer assumes %s cognitive load, you asked for %s.", h, r))
+		c = append(c, fmt.Sprintf("Producer assumes %s cognitive load; you asked for %s.", h, r))
 	}
 	for i, s := range c {
 		c[i] = oneLine(s)
@@ -146,3 +147,22 @@ func orDefault[T any](s, def []T) []T {
 func eq[T comparable](a, b T) bool { return a == b }
 
 func yes(b *bool) bool { return b != nil && *b }
+
+// boundaryWords says coalesce boundaries the way a person would: "sentence
+// ends, paragraph ends and the end of the output".
+func boundaryWords(bs []string) string {
+	words := make([]string, len(bs))
+	for i, b := range bs {
+		switch b {
+		case "sentence":
+			words[i] = "sentence ends"
+		case "paragraph":
+			words[i] = "paragraph ends"
+		case "completion":
+			words[i] = "the end of the output"
+		default:
+			words[i] = protocol.Sanitize(b)
+		}
+	}
+	return prose.List(words)
+}

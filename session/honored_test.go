@@ -63,10 +63,10 @@ func TestChanges(t *testing.T) {
 	got := Changes(caps(t, `{"max_events_per_second":5,"preferred_verbosity":"terse","languages":["yo","en"],"cognitive_load":"low"}`),
 		caps(t, `{"max_events_per_second":2,"preferred_verbosity":"normal","languages":["en"],"cognitive_load":"medium"}`))
 	want := []string{
-		"Producer allows 2 events per second, you asked for 5.",
-		"Producer writes at normal verbosity, you asked for terse.",
-		"Producer speaks en of the yo, en you asked for.",
-		"Producer assumes medium cognitive load, you asked for low.",
+		"Producer allows 2 events per second; you asked for 5.",
+		"Producer writes at normal verbosity; you asked for terse.",
+		"Producer speaks only en; you asked for yo and en.",
+		"Producer assumes medium cognitive load; you asked for low.",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"io"
 	"net/http"
 	"net/url"
@@ -162,12 +163,12 @@ func (r ManifestResult) Sentence() string {
 	if errors.As(r.Err, &me) {
 		s := me.Words
 		if errors.Is(r.Err, ErrManifestUnsigned) && len(r.Problems) > 0 {
-			s += " Its claims disagree with this subscription: " + strings.Join(r.Problems, "; ") + "."
+			s += " " + prose.Stop("Its claims disagree with this subscription: "+strings.Join(r.Problems, "; "))
 		}
 		return s
 	}
 	if r.Err != nil {
-		return "The producer's manifest could not be checked: " + protocol.Line(r.Err.Error()) + "."
+		return prose.Stop("The producer's manifest could not be checked: " + protocol.Line(r.Err.Error()))
 	}
 	return "The producer's manifest could not be checked."
 }

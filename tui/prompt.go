@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
 
@@ -88,28 +89,35 @@ func (p *Prompt) kind() string {
 	return "CONFIRMATION NEEDED"
 }
 
-// headline is the prompt's first line: everything needed to decide.
+// headline is the prompt's first line: everything needed to decide. The
+// topic keeps its own closing mark ("…for?"); prose.Join adds a stop only
+// where a sentence has none.
 func (p *Prompt) headline(now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, prompt %d", p.kind(), p.Number)
 	if p.Agent != "" {
 		b.WriteString(" from " + p.Agent)
 	}
-	b.WriteString(": " + strings.TrimSuffix(oneLine(p.Topic), "."))
+	b.WriteString(": " + oneLine(p.Topic))
+	parts := []string{b.String()}
 	if p.Risk != "" {
-		b.WriteString(". Risk " + p.Risk)
+		parts = append(parts, "Risk "+p.Risk)
 	}
 	if p.Default != "" {
-		b.WriteString(". Default " + p.Default)
+		parts = append(parts, "Default "+p.Default)
 	}
 	if !p.Deadline.IsZero() {
 		left := p.Deadline.Sub(now).Round(time.Second)
 		if left < 0 {
 			left = 0
 		}
-		fmt.Fprintf(&b, ", %s left", left)
+		if len(parts) > 1 {
+			parts[len(parts)-1] += fmt.Sprintf(", %s left", left)
+		} else {
+			parts = append(parts, fmt.Sprintf("%s left", left))
+		}
 	}
-	return b.String() + "."
+	return prose.Join(parts...)
 }
 
 // keysLine tells which keys answer the prompt, as they are bound.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
 
@@ -107,7 +108,7 @@ func (m *Model) statusLine() string {
 		// First, so it is read first: nothing more will come.
 		state = "The stream has ended; press " + keyName(m.keys.Quit) + " to quit | " + state
 	}
-	s := fmt.Sprintf("%s | %s | %d of %d events shown | %d/s in, %d/s shown, %d replies sent", state, m.view, m.shown(), m.ring.len(), m.rateIn.rate, m.rateOut.rate, m.replies)
+	s := fmt.Sprintf("%s | %s | %d of %d events shown | %d/s in, %d/s shown, %s sent", state, m.view, m.shown(), m.ring.len(), m.rateIn.rate, m.rateOut.rate, prose.Count(m.replies, "reply", "replies"))
 	if !m.filter.Empty() {
 		s += " | filter: " + m.filter.String()
 	}

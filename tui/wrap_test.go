@@ -56,3 +56,24 @@ func TestHeadlineOnePeriod(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// A question keeps its own question mark and gets no stop after it, with or
+// without what follows it on the line.
+func TestHeadlineQuestionNoStopAfterMark(t *testing.T) {
+	tests := []struct {
+		p    Prompt
+		want string
+	}{
+		{Prompt{Number: 2, Question: true, Topic: "Which time should I book the table for?"},
+			"QUESTION, prompt 2: Which time should I book the table for?"},
+		{Prompt{Number: 2, Question: true, Topic: "Which time should I book the table for?", Default: "20:00"},
+			"QUESTION, prompt 2: Which time should I book the table for? Default 20:00."},
+		{Prompt{Number: 2, Question: true, Topic: "Which time?", Deadline: t0.Add(60 * 1e9)},
+			"QUESTION, prompt 2: Which time? 1m0s left."},
+	}
+	for _, tt := range tests {
+		if got := tt.p.headline(t0); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}

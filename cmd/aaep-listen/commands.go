@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"net/http"
 	"strings"
 	"time"
@@ -181,10 +182,7 @@ func details(p *session.Prompt, now time.Time) string {
 	fmt.Fprintf(&b, "Prompt %d, %s from %s, %s left.", p.Number, promptKind(p), agent(ev), announce.Duration(p.Deadline.Sub(now)))
 	add := func(label, v string) {
 		if v = strings.TrimSpace(v); v != "" {
-			b.WriteString(" " + label + ": " + v)
-			if !strings.HasSuffix(v, ".") {
-				b.WriteString(".")
-			}
+			b.WriteString(" " + prose.Stop(label+": "+v))
 		}
 	}
 	if ev.Type == protocol.TypeAwaitingClarify {
@@ -216,11 +214,17 @@ func pendingSummary(pending []*session.Prompt) string {
 	if len(pending) == 0 {
 		return ""
 	}
-	var parts []string
-	for _, p := range pending {
-		parts = append(parts, fmt.Sprintf("%d, %s: %s", p.Number, promptKind(p), topic(p)))
+	// Each prompt is a sentence of its own: its topic may end in its own
+	// question mark or stop, and nothing is put after that.
+	parts := []string{"Waiting for an answer:"}
+	for i, p := range pending {
+		word := "Prompt"
+		if i == 0 {
+			word = "prompt"
+		}
+		parts = append(parts, prose.Stop(fmt.Sprintf("%s %d, %s: %s", word, p.Number, promptKind(p), topic(p))))
 	}
-	return " Waiting: " + strings.Join(parts, "; ") + "."
+	return " " + strings.Join(parts, " ")
 }
 
 func promptKind(p *session.Prompt) string {

@@ -2,7 +2,7 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
 
@@ -54,11 +54,7 @@ func (l *listener) accepted(b []byte, now time.Time) {
 	if name == "" {
 		name = m.Producer.AgentID
 	}
-	msg := fmt.Sprintf("Subscribed to %s.", protocol.Sanitize(name))
-	if m.Notes != "" {
-		msg += " The producer notes: " + protocol.Sanitize(m.Notes)
-	}
-	l.say(msg)
+	l.say(prose.Join("Subscribed to "+protocol.Theirs(protocol.Sanitize(name)), l.notesWords(m.Notes)))
 	l.adopt(b, now)
 	l.manifestAccepted(b)
 }
@@ -76,7 +72,7 @@ func (l *listener) rejected(b []byte, now time.Time) {
 	}
 	msg := "The producer refused the subscription: " + rejectionWords(m.Code)
 	if m.Message != "" {
-		msg += " It says: " + protocol.Sanitize(m.Message)
+		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Sanitize(m.Message)))
 	}
 	if m.RetryAfter != nil {
 		msg += " It asks to be tried again in " + seconds(time.Duration(*m.RetryAfter)*time.Second) + "."
@@ -99,7 +95,7 @@ func (l *listener) closedByProducer(b []byte) {
 	}
 	msg += "."
 	if m.ReasonMessage != "" {
-		msg += " It says: " + protocol.Sanitize(m.ReasonMessage)
+		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Sanitize(m.ReasonMessage)))
 	}
 	l.neg.subID, l.neg.closed = "", true // the producer knows: it applies the defaults
 	if l.neg.end == "" {
@@ -112,7 +108,9 @@ func rejectionWords(code string) string {
 	case "version_unsupported":
 		return "it does not speak this version of AAEP."
 	case "manifest_signature_required":
-		return "it requires a signed manifest."
+		// The subscriber asked for it (--require-signed-manifest): the
+		// producer has none to give.
+		return "this subscription requires a signed manifest, and the producer has none."
 	case "capabilities_incompatible":
 		return "it cannot meet the requested capabilities."
 	case "rate_limit":

@@ -253,7 +253,7 @@ func (l *listener) run(ctx context.Context) error {
 				l.finish("Stopped.")
 				return nil
 			}
-			l.finish("Connection lost for good.")
+			l.finish("The connection to the producer was lost and could not be restored, so nothing more will arrive. Start aaep-listen again to reconnect.")
 			return fmt.Errorf("receive: %w", err)
 		case <-ctx.Done():
 			l.closeSubscription(session.CloseShutdown, "Stopped.")

@@ -52,7 +52,7 @@ func TestRequireSignedManifest(t *testing.T) {
 		{"alg none", producer.ManifestAlgNone, false, "signed with alg none, which means not signed at all", 1, false},
 		{"HS256", producer.ManifestHS256, false, "signed with HS256, a shared-secret code that proves nothing", 1, false},
 		{"other agent", producer.ManifestOtherAgent, false, "is for agent someone-else, but agent aaep-term-demo accepted the subscription", 1, false},
-		{"unsigned", producer.ManifestHonest, true, "The producer refused the subscription: it requires a signed manifest.", 1, false},
+		{"unsigned", producer.ManifestHonest, true, "The producer refused the subscription: this subscription requires a signed manifest, and the producer has none.", 1, false},
 		{"no handshake", producer.ManifestHonest, true, "The producer publishes no manifest at http://", 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

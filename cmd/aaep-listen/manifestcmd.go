@@ -192,8 +192,12 @@ func (o *options) discover(ctx context.Context) (session.ManifestSources, sessio
 // writeManifest prints the report in plain lines.
 func writeManifest(w io.Writer, r manifestReport) {
 	textout.Fprintf(w, "%s\n", r.Summary)
-	if r.From != "" {
+	switch {
+	case r.From != "" && r.Manifest != nil:
 		textout.Fprintf(w, "Found: %s\n", protocol.Sanitize(r.From))
+	case r.From != "":
+		// Nothing usable came from there: it was looked for, not found.
+		textout.Fprintf(w, "Tried: %s\n", protocol.Sanitize(r.From))
 	}
 	m := r.Manifest
 	if m == nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ type negotiation struct {
 	pending *protocol.Capabilities
 	// said are the differences from the request already told the user.
 	said map[string]bool
+	// notes are the producer's negotiation notes last told the user.
+	notes string
 	// end, when not empty, says why the subscription must end now; the
 	// run closes it and stops.
 	end string
@@ -73,11 +76,7 @@ func (l *listener) adopt(b []byte, now time.Time) {
 		broken = append(broken, v.Message)
 	}
 	if renegotiated {
-		msg := "The producer accepted the new terms."
-		if m.NegotiationNotes != "" {
-			msg += " The producer notes: " + protocol.Sanitize(m.NegotiationNotes)
-		}
-		l.say(msg)
+		l.say(prose.Join("The producer accepted the new terms", l.notesWords(m.NegotiationNotes)))
 	}
 	said := n.said
 	n.said = map[string]bool{}
@@ -190,6 +189,7 @@ func (l *listener) closeSubscription(code, why string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), closeWait)
 	defer cancel()
+	why, _ = protocol.SplitTheirs(why) // the producer gets words, not our marks
 	msg := session.Close(l.neg.subID, code, strings.TrimSuffix(why, "."))
 	if err := l.conn.Send(ctx, msg); err != nil {
 		l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "transport", Message: fmt.Sprintf("Could not tell the producer the subscription is closed: %v.", err)})
@@ -216,4 +216,19 @@ func (l *listener) endBurst(now time.Time) {
 	for _, d := range l.neg.enf.Flush(now) {
 		l.Diagnose(d)
 	}
+}
+
+// notesWords tells the producer's negotiation notes, marked as its words,
+// when they differ from the notes last told: a renegotiation that leaves
+// them as they were does not repeat them.
+func (l *listener) notesWords(notes string) string {
+	notes = protocol.Sanitize(notes)
+	if notes == l.neg.notes {
+		return ""
+	}
+	l.neg.notes = notes
+	if notes == "" {
+		return "The producer no longer adds notes."
+	}
+	return "The producer notes: " + protocol.Theirs(notes)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 
 	"github.com/aaep-term/aaep-term/line"
@@ -55,9 +56,5 @@ func sentence(s string) string {
 	if s == "" {
 		return s
 	}
-	s = strings.ToUpper(s[:1]) + s[1:]
-	if !strings.HasSuffix(s, ".") {
-		s += "."
-	}
-	return s
+	return prose.Stop(strings.ToUpper(s[:1]) + s[1:])
 }

@@ -162,12 +162,18 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 	fmt.Fprintln(r.stdin, "set verbosity verbose")
 	r.waitOutput(t, "The producer accepted the new terms.")
 	r.waitOutput(t, "The producer notes: Events are written at normal verbosity only.")
+	// A second change that leaves the notes as they were does not repeat them.
+	fmt.Fprintln(r.stdin, "set verbosity detailed")
+	r.waitOutputCount(t, "The producer accepted the new terms", 2)
 	fmt.Fprintln(r.stdin, "quit")
 	r.wait(t)
+	if n := strings.Count(r.stdout(), "Events are written at normal verbosity only."); n != 1 {
+		t.Errorf("the same notes were told %d times:\n%s", n, r.stdout())
+	}
 	if out := r.stdout(); !strings.Contains(out, "The default decision applies: reject") {
 		t.Errorf("the default is not announced:\n%s", out)
 	}
-	if n := strings.Count(r.stdout(), "Producer cuts streamed output"); n != 1 {
+	if n := strings.Count(r.stdout(), "Producer sends streamed output in pieces"); n != 1 {
 		t.Errorf("a difference already told was told %d times:\n%s", n, r.stdout())
 	}
 	if strings.Contains(r.stderr(), "Could not tell the producer") {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"io"
 	"slices"
 	"sort"
@@ -233,7 +234,7 @@ func (s *steered) command(line string, ok bool) bool {
 	}
 	c, err := parseCommand(line)
 	if err != nil {
-		s.tell(capitalFirst(err.Error()) + ".")
+		s.tell(prose.Stop(capitalFirst(err.Error())))
 		return true
 	}
 	switch c.verb {

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// TestPendingSummaryOneStop: a prompt's own closing mark is never followed
+// by another full stop ("…book the table for?." and "…Lisbon Energy..").
+func TestPendingSummaryOneStop(t *testing.T) {
+	q := &session.Prompt{Number: 2, Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which time should I book the table for?"}}
+	c := &session.Prompt{Number: 1, Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Transfer 86.40 euros to Lisbon Energy."}}
+	for _, p := range [][]*session.Prompt{{q}, {c}, {c, q}, {q, c}} {
+		got := pendingSummary(p)
+		for _, bad := range []string{"..", "?.", "!.", ".;"} {
+			if strings.Contains(got, bad) {
+				t.Errorf("pendingSummary = %q: has %q", got, bad)
+			}
+		}
+	}
+}
+
+// waitOutputCount waits until want was printed n times, as waitOutput does
+// for once.
+func (r *listenerRun) waitOutputCount(t *testing.T, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for strings.Count(r.stdout(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("output never showed %q %d times:\n%s\nstderr:\n%s", want, n, r.stdout(), r.stderr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestManifestNotFoundSaysTried: after a failed fetch the address is where
+// the manifest was looked for, not where it was found.
+func TestManifestNotFoundSaysTried(t *testing.T) {
+	var out strings.Builder
+	writeManifest(&out, manifestReport{From: "http://127.0.0.1:1/manifest.json", Summary: "The producer's manifest could not be fetched."})
+	if got := out.String(); strings.Contains(got, "Found:") || !strings.Contains(got, "Tried: http://127.0.0.1:1/manifest.json") {
+		t.Errorf("writeManifest:\n%s", got)
+	}
+}

@@ -1,0 +1,94 @@
+// Package prose holds the small rules every sentence the tools say follows:
+// one full stop at the end of a sentence, never two, whatever punctuation a
+// producer's text already ends with, and numbers agreeing with their nouns.
+package prose
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// enders end a sentence: Latin, ellipsis, CJK, Arabic and Urdu stops,
+// question and exclamation marks.
+const enders = ".!?…。？！؟۔‼⁇⁈⁉"
+
+// closers may follow a sentence's last mark: quotes, brackets, and the
+// mark that ends a producer's words (protocol.Theirs).
+const closers = "\"')]}»”’›」』】\u2069"
+
+// weak ends a phrase, not a sentence: "Context:" becomes "Context.".
+const weak = ",;:"
+
+// Ends reports whether s, ignoring trailing spaces, already ends a sentence:
+// its last mark is one of . ! ? … (or a CJK or Arabic stop), possibly
+// followed by closing quotes or brackets.
+func Ends(s string) bool {
+	s = strings.TrimRight(s, " \t")
+	for s != "" {
+		r, n := utf8.DecodeLastRuneInString(s)
+		switch {
+		case strings.ContainsRune(enders, r):
+			return true
+		case strings.ContainsRune(closers, r):
+			s = s[:len(s)-n]
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// Stop ends s as a sentence: a full stop is added only when s does not
+// already end one (see Ends); a trailing comma, colon or semicolon is
+// replaced. Trailing spaces go; empty text stays empty.
+func Stop(s string) string {
+	s = strings.TrimRight(s, " \t")
+	if s == "" || Ends(s) {
+		return s
+	}
+	// A comma, colon or semicolon before the closers gives way to the stop.
+	body := strings.TrimRight(s, closers)
+	return strings.TrimRight(body, weak+" \t") + s[len(body):] + "."
+}
+
+// Join joins the non-empty parts as sentences, each ended by Stop, with one
+// space between them.
+func Join(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		p = Stop(strings.TrimSpace(p))
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// Count says n with its noun: "1 reply", "2 replies", "0 replies".
+func Count(n int, one, many string) string {
+	return strconv.Itoa(n) + " " + Plural(n, one, many)
+}
+
+// Plural returns one when n is 1, else many.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// List joins items as a person lists them: "a", "a and b", "a, b and c".
+func List(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
