@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -20,6 +21,10 @@ func main() {
 
 // run parses args and records; it returns the process exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
+	if buildinfo.Requested(args) {
+		buildinfo.Read("aaep-capture").Print(tio)
+		return 0
+	}
 	o, err := parseFlags(args, tio)
 	switch {
 	case errors.Is(err, errHelp):

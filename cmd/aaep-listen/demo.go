@@ -9,6 +9,7 @@ import (
 	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/producer"
 )
 
@@ -23,7 +24,7 @@ func startDemo(ctx context.Context, o *options) (url string, stop func(), err er
 	scenarios := all
 	if len(o.DemoScenarios) > 0 {
 		if scenarios, err = producer.SelectScenarios(all, o.DemoScenarios); err != nil {
-			return "", nil, err
+			return "", nil, cliflag.Usage(err) // --demo-scenarios names one that is not there
 		}
 	}
 	p := producer.New(producer.Options{

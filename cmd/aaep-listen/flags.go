@@ -198,6 +198,11 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if o.Demo == (o.Endpoint != "") {
 		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
 	}
+	if o.Endpoint != "" {
+		if err := transport.CheckEndpoint(o.Endpoint); err != nil {
+			return nil, err
+		}
+	}
 	if scenario != "" {
 		o.DemoScenarios = strings.Split(scenario, ",")
 	}

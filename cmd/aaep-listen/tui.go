@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -54,14 +54,14 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 		return nil, nil
 	}
 	if o.JSON {
-		return nil, errors.New("--tui and --json cannot be combined: --json writes records for programs")
+		return nil, cliflag.Usagef("--tui and --json cannot be combined: --json writes records for programs")
 	}
 	if !o.IO.InTTY || !o.IO.OutTTY {
-		return nil, errors.New("--tui needs a terminal on standard input and output; leave it out for plain lines")
+		return nil, cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
 	}
 	theme, ok := tui.ParseTheme(t.Theme)
 	if !ok {
-		return nil, fmt.Errorf("--theme must be color, high-contrast or none, not %q", t.Theme)
+		return nil, cliflag.Usagef("--theme must be color, high-contrast or none, not %q", t.Theme)
 	}
 	if t.Theme == "" && !o.IO.Color {
 		theme = tui.ThemeNone

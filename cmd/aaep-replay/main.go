@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -75,6 +76,10 @@ func main() {
 
 // run carries out one command line and returns the exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
+	if buildinfo.Requested(args) {
+		buildinfo.Read("aaep-replay").Print(tio)
+		return exitOK
+	}
 	if len(args) == 0 {
 		tio.EUsage("aaep-replay: say what to do.\n\n" + usageText)
 		return exitUnreadable
