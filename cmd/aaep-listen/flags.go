@@ -29,6 +29,7 @@ type options struct {
 	DemoGRPC      bool // serve the demo over gRPC, not HTTP
 
 	Verbosity        string
+	NoTime           bool // --no-time: no time at the start of each line (or "timestamps": false in the settings file)
 	JSON             bool
 	QuietDiagnostics bool
 	AutoReply        string // "" or "reject"
@@ -138,7 +139,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
 	fs.BoolVar(&o.DemoGRPC, "demo-grpc", false, "serve the demo producer over gRPC (grpc://) instead of HTTP")
 	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
-	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed")
+	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed (verbose is detailed), as set verbosity takes")
+	fs.BoolVar(&o.NoTime, "no-time", false, "do not start each line with its time (also \"timestamps\": false in the --config file)")
 	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")
 	fs.BoolVar(&plain, "plain", false, "plain lines with no escape sequences (the default unless stdout is a colour terminal)")
 	fs.BoolVar(&o.QuietDiagnostics, "quiet-diagnostics", false, "do not print diagnostics (invalid events, duplicates, gaps) on stderr")
@@ -206,10 +208,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if scenario != "" {
 		o.DemoScenarios = strings.Split(scenario, ",")
 	}
-	switch o.Verbosity {
-	case "terse", "normal", "detailed":
-	default:
-		return nil, fmt.Errorf("--verbosity must be terse, normal or detailed, not %q", o.Verbosity)
+	if o.Verbosity, err = session.ParseVerbosity(o.Verbosity); err != nil {
+		return nil, fmt.Errorf("--%w", err) // the words "set verbosity" takes
 	}
 	switch o.AutoReply {
 	case "", "reject":

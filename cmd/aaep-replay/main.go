@@ -16,6 +16,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/session"
 )
 
 // Exit codes.
@@ -176,10 +177,13 @@ func openOne(files []string, what string) (*capture.Reader, error) {
 	return capture.Open(files[0])
 }
 
-// checkVerbosity accepts the verbosity levels of the announcer.
-func checkVerbosity(v string) error {
-	if v != "terse" && v != "normal" && v != "detailed" {
-		return usagef("--verbosity must be terse, normal or detailed, not %q", v)
+// checkVerbosity reads --verbosity *v as aaep-listen does (verbose is
+// detailed) and leaves the spec's word in *v.
+func checkVerbosity(v *string) error {
+	w, err := session.ParseVerbosity(*v)
+	if err != nil {
+		return usagef("--%v", err)
 	}
+	*v = w
 	return nil
 }
