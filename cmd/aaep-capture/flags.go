@@ -44,6 +44,7 @@ type options struct {
 }
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
+       aaep-capture version, --version
 
 Records what an AAEP producer sends, with the time each message arrived, to
 FILE (- for standard output), until the stream ends, --duration passes,
@@ -153,6 +154,9 @@ not be reached or the file not written, 2 for a usage error.
 	}
 	if o.Endpoint == "" {
 		return nil, fmt.Errorf("give the producer to record with --endpoint")
+	}
+	if err := transport.CheckEndpoint(o.Endpoint); err != nil {
+		return nil, err // before the output file is made
 	}
 	if o.Output == "" {
 		return nil, fmt.Errorf("give the file to write with --output (or -o - for standard output)")

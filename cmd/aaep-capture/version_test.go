@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -21,6 +22,27 @@ func TestVersion(t *testing.T) {
 			if !strings.Contains(out.String(), want) {
 				t.Errorf("%v: output lacks %q:\n%s", args, want, out)
 			}
+		}
+	}
+}
+
+// An endpoint that names nothing is a usage error (exit 2), found before
+// the output file is made.
+func TestEndpointUsageError(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ endpoint, say string }{
+		{dir + "/nosuch.jsonl", "no such file"},
+		{"htp://localhost:8080", "unknown scheme"},
+		{"http://", "names no host"},
+	} {
+		tio, _, _, errOut := term.Test()
+		out := dir + "/out.aaep"
+		code := run(context.Background(), []string{"--endpoint", tt.endpoint, "--output", out}, tio)
+		if code != 2 || !strings.Contains(errOut.String(), tt.say) {
+			t.Errorf("%s: exit %d, %q; want 2 saying %q", tt.endpoint, code, errOut, tt.say)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: %s was made", tt.endpoint, out)
 		}
 	}
 }

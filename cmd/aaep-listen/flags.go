@@ -72,6 +72,8 @@ const usageText = `Usage: aaep-listen [flags] ENDPOINT
        aaep-listen --demo [flags]
        aaep-listen [flags] --exec COMMAND [ARGS…]
        aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
+                                       (made at FILE, 0600, when not there)
+       aaep-listen version, --version  version, commit, Go and AAEP versions
        aaep-listen manifest [flags] ENDPOINT
                                        what the producer's manifest claims, and
                                        whether its signature verifies
@@ -254,7 +256,8 @@ Environment:
 
 Exit status: 0 when the stream ended or you quit, 1 when the producer could
 not be reached, refused the subscription, or its manifest did not verify under
---require-signed-manifest, 2 for a usage error.
+--require-signed-manifest, 2 for a usage error (a flag, a file that does not
+exist, an endpoint that names nothing, --tui without a terminal, …).
 
 See docs/transports.md (TLS, --exec) and docs/manifests.md.
 `)

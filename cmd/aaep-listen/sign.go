@@ -26,7 +26,7 @@ type signOptions struct {
 }
 
 func addSignFlags(fs *flag.FlagSet, o *signOptions) {
-	fs.StringVar(&o.KeyFile, "key", "", "reply-signing key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory, made on first use)")
+	fs.StringVar(&o.KeyFile, "key", "", "reply-signing key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, on first use")
 	fs.BoolVar(&o.Off, "no-sign", false, "send replies unsigned and offer no signing key")
 }
 

@@ -51,6 +51,8 @@ Commands:
                  calls and latency, confirmations and time to decide,
                  streamed output, violations (--json for one document)
   help           this text
+  version        the version, commit, Go version and AAEP version
+                 (also --version)
 
 --input FILE --visualize is the form the AAEP implementer's guide uses; it is
 the same as trace FILE.
