@@ -82,11 +82,12 @@ func TestDuration(t *testing.T) {
 	}
 }
 
-// An endpoint that cannot be reached is exit 1 with the reason.
+// A file endpoint that does not exist is a usage error: exit 2, saying
+// so (issue 15; this once expected exit 1 and "connect to").
 func TestUnreachable(t *testing.T) {
 	tio, _, _, errOut := term.Test()
 	code := run(context.Background(), []string{"--endpoint", "no-such-file.jsonl", "-o", filepath.Join(t.TempDir(), "x.aaep")}, tio)
-	if code != 1 || !strings.Contains(errOut.String(), "connect to no-such-file.jsonl") {
+	if code != 2 || !strings.Contains(errOut.String(), `no such file "no-such-file.jsonl"`) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

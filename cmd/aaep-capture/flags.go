@@ -155,9 +155,6 @@ not be reached or the file not written, 2 for a usage error.
 	if o.Endpoint == "" {
 		return nil, fmt.Errorf("give the producer to record with --endpoint")
 	}
-	if err := transport.CheckEndpoint(o.Endpoint); err != nil {
-		return nil, err // before the output file is made
-	}
 	if o.Output == "" {
 		return nil, fmt.Errorf("give the file to write with --output (or -o - for standard output)")
 	}

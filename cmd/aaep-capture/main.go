@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 func main() {
@@ -26,6 +27,9 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		return 0
 	}
 	o, err := parseFlags(args, tio)
+	if err == nil {
+		err = transport.CheckEndpoint(o.Endpoint) // before the output file is made
+	}
 	switch {
 	case errors.Is(err, errHelp):
 		return 0
