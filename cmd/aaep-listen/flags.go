@@ -229,6 +229,14 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if o.DemoSpeed < 0 {
 		return nil, fmt.Errorf("--demo-speed must not be negative")
 	}
+	if o.Demo {
+		if _, err := demoScenarios(o.DemoScenarios); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.checkTUI(); err != nil { // before a demo or a key is made
+		return nil, err
+	}
 	if err := o.Sinks.check(); err != nil {
 		return nil, err
 	}

@@ -41,11 +41,11 @@ func run(ctx context.Context, args []string) int {
 		io.Eprintf("aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
 		return 2
 	}
-	if err := loadSignKey(opts); err != nil {
+	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files, before a key is made
 		io.Eprintf("aaep-listen: %v\n", err)
 		return cliflag.ExitCode(err)
 	}
-	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files
+	if err := loadSignKey(opts); err != nil {
 		io.Eprintf("aaep-listen: %v\n", err)
 		return cliflag.ExitCode(err)
 	}

@@ -47,17 +47,28 @@ type tuiOutput struct {
 	termsSeen *session.Enforcer
 }
 
+// checkTUI refuses --tui where it cannot run, as a usage error: parseFlags
+// calls it, before anything starts, and startTUI again.
+func (o *options) checkTUI() error {
+	switch {
+	case !o.TUI.Enabled:
+		return nil
+	case o.JSON:
+		return cliflag.Usagef("--tui and --json cannot be combined: --json writes records for programs")
+	case !o.IO.InTTY || !o.IO.OutTTY:
+		return cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
+	}
+	return nil
+}
+
 // startTUI starts the debug view when --tui is given; it returns nil otherwise.
 func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	t := o.TUI
 	if !t.Enabled {
 		return nil, nil
 	}
-	if o.JSON {
-		return nil, cliflag.Usagef("--tui and --json cannot be combined: --json writes records for programs")
-	}
-	if !o.IO.InTTY || !o.IO.OutTTY {
-		return nil, cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
+	if err := o.checkTUI(); err != nil {
+		return nil, err
 	}
 	theme, ok := tui.ParseTheme(t.Theme)
 	if !ok {

@@ -12,7 +12,8 @@ import (
 
 // Every usage error exits with status 2 and says what is wrong; --version,
 // version and key --help exit 0. The real binary runs, with standard input
-// and output not a terminal.
+// and output not a terminal. Nothing is made (a signing key, a demo) before
+// a usage error is found.
 func TestUsageErrorsExitTwo(t *testing.T) {
 	bin := listenerBinary(t)
 	dir := t.TempDir()
@@ -42,8 +43,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			config := t.TempDir()
 			cmd := exec.Command(bin, tt.args...)
-			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			cmd.Env = append(os.Environ(), "NO_COLOR=1", "XDG_CONFIG_HOME="+config)
 			var out, errOut bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errOut
 			err := cmd.Run()
@@ -60,6 +62,9 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 			}
 			if code != tt.code || !strings.Contains(said, tt.say) {
 				t.Errorf("exit %d, want %d saying %q\nstdout: %s\nstderr: %s", code, tt.code, tt.say, &out, &errOut)
+			}
+			if made, _ := os.ReadDir(config); tt.code == 2 && len(made) > 0 {
+				t.Errorf("a usage error made %s in the config directory first", made[0].Name())
 			}
 			if tt.notSayIn != "" && strings.Contains(said, tt.notSayIn) {
 				t.Errorf("says %q:\n%s", tt.notSayIn, said)
