@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 )
 
 // Settings are the announcement settings of a configuration file. Zero
@@ -26,6 +27,9 @@ type Settings struct {
 	MaxLagSeconds float64 `json:"max_lag_seconds,omitempty"`
 	// FoldSeconds is how long a repeated identical state is counted instead of said.
 	FoldSeconds float64 `json:"fold_seconds,omitempty"`
+	// Timestamps false leaves the time off the start of each printed line
+	// (aaep-listen --no-time); unset or true prints it.
+	Timestamps *bool `json:"timestamps,omitempty"`
 	// Types override settings per event type. Keys are event types, written
 	// as "tool.completed", "agent.tool.completed" or "aaep:agent.tool.completed".
 	Types map[string]TypeSettings `json:"types,omitempty"`
@@ -68,7 +72,8 @@ func ParseSettings(data []byte) (Settings, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return Settings{}, fmt.Errorf("announcement settings: more than one JSON value")
 	}
-	if err := checkVerbosity(s.Verbosity, "verbosity"); err != nil {
+	var err error
+	if s.Verbosity, err = parseVerbosity(s.Verbosity, "verbosity"); err != nil {
 		return Settings{}, err
 	}
 	if s.PaceWPM != 0 && (s.PaceWPM < 50 || s.PaceWPM > 1000) {
@@ -82,7 +87,7 @@ func ParseSettings(data []byte) (Settings, error) {
 	}
 	types := make(map[string]TypeSettings, len(s.Types))
 	for k, t := range s.Types {
-		if err := checkVerbosity(t.Verbosity, "types."+k+".verbosity"); err != nil {
+		if t.Verbosity, err = parseVerbosity(t.Verbosity, "types."+k+".verbosity"); err != nil {
 			return Settings{}, err
 		}
 		if _, ok := priorityNamed(t.Priority); !ok {
@@ -108,12 +113,17 @@ func (s Settings) Pace(base PaceConfig) PaceConfig {
 	return base
 }
 
-func checkVerbosity(v, field string) error {
-	switch v {
-	case "", "terse", "normal", "detailed":
-		return nil
+// parseVerbosity reads a settings file's verbosity as session.ParseVerbosity
+// does; "" stays "" (not set).
+func parseVerbosity(v, field string) (string, error) {
+	if v == "" {
+		return "", nil
 	}
-	return fmt.Errorf("%s %q: want terse, normal or detailed", field, v)
+	w, err := session.ParseVerbosity(v)
+	if err != nil {
+		return "", fmt.Errorf("%s %q: want terse, normal or detailed", field, v)
+	}
+	return w, nil
 }
 
 func priorityNamed(s string) (Priority, bool) {

@@ -34,10 +34,21 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 }
 
-// A whole session in plain lines: the golden file is what a screen reader user reads.
+// A whole session in plain lines: the golden file is what a screen reader
+// user reads, with the time before each line and, with NoTime (--no-time),
+// without it.
 func TestPlainSessionGolden(t *testing.T) {
+	for _, tt := range []struct {
+		suffix string
+		noTime bool
+	}{{"", false}, {"-notime", true}} {
+		t.Run("golden"+tt.suffix, func(t *testing.T) { plainSessionGolden(t, tt.suffix, tt.noTime) })
+	}
+}
+
+func plainSessionGolden(t *testing.T, suffix string, noTime bool) {
 	var out, diag bytes.Buffer
-	w := NewWriter(&out, &diag, WriterOptions{Location: time.UTC})
+	w := NewWriter(&out, &diag, WriterOptions{Location: time.UTC, NoTime: noTime})
 	a := announce.New(announce.Config{}, w)
 	at := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
 	yes := true
@@ -61,8 +72,13 @@ func TestPlainSessionGolden(t *testing.T) {
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "session.golden", out.Bytes())
-	golden(t, "diagnostics.golden", diag.Bytes())
+	if noTime { // the listener's own lines go the same way
+		if err := w.Say(at, "Connection closed."); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "session"+suffix+".golden", out.Bytes())
+	golden(t, "diagnostics"+suffix+".golden", diag.Bytes())
 	for _, b := range [][]byte{out.Bytes(), diag.Bytes()} {
 		if bytes.ContainsAny(b, "\x1b\x07\r\t") {
 			t.Errorf("plain output contains control characters: %q", b)

@@ -24,6 +24,7 @@ type Writer struct {
 	diag  io.Writer // nil hides diagnostics
 	loc   *time.Location
 	color bool
+	time  bool // each line starts with its time
 	buf   []byte
 }
 
@@ -34,6 +35,9 @@ type WriterOptions struct {
 	// Color adds bold to the word CRITICAL (the word is always there). Only set
 	// it when the terminal allows escape sequences.
 	Color bool
+	// NoTime leaves the time ("14:22:11 ") off the start of every line, for
+	// people who do not want it read before each one.
+	NoTime bool
 }
 
 // NewWriter returns a Writer. diag may be nil to hide diagnostics.
@@ -42,14 +46,12 @@ func NewWriter(out, diag io.Writer, opts WriterOptions) *Writer {
 	if loc == nil {
 		loc = time.Local
 	}
-	return &Writer{out: bufio.NewWriterSize(out, 64*1024), diag: diag, loc: loc, color: opts.Color}
+	return &Writer{out: bufio.NewWriterSize(out, 64*1024), diag: diag, loc: loc, color: opts.Color, time: !opts.NoTime}
 }
 
 // Announce writes one line for a.
 func (w *Writer) Announce(a announce.Announcement) error {
-	b := w.buf[:0]
-	b = a.At.In(w.loc).AppendFormat(b, "15:04:05")
-	b = append(b, ' ')
+	b := w.stamp(w.buf[:0], a.At)
 	if a.Priority == announce.Critical {
 		if w.color {
 			b = append(b, "\x1b[1mCRITICAL\x1b[0m "...)
@@ -90,8 +92,8 @@ func (w *Writer) Diagnostic(d session.Diagnostic) error {
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	b := d.At.In(w.loc).AppendFormat(nil, "15:04:05")
-	b = append(b, " warning, "...)
+	b := w.stamp(nil, d.At)
+	b = append(b, "warning, "...)
 	b = append(b, protocol.Name(d.Code)...)
 	b = append(b, ": "...)
 	b = appendOneLine(b, d.Message)
@@ -104,8 +106,7 @@ func (w *Writer) Diagnostic(d session.Diagnostic) error {
 
 // Say writes a line of the listener's own (help, answers to commands).
 func (w *Writer) Say(now time.Time, text string) error {
-	b := now.In(w.loc).AppendFormat(nil, "15:04:05")
-	b = append(b, ' ')
+	b := w.stamp(nil, now)
 	// A producer's words in a line of ours (protocol.Theirs) are isolated
 	// when they are right to left: "Subscribed to <name>."
 	plain, spans := protocol.SplitTheirs(text)
@@ -115,6 +116,16 @@ func (w *Writer) Say(now time.Time, text string) error {
 		return fmt.Errorf("line: write: %w", err)
 	}
 	return w.Flush()
+}
+
+// stamp appends the time a line starts with, and its space; nothing with
+// WriterOptions.NoTime.
+func (w *Writer) stamp(b []byte, t time.Time) []byte {
+	if !w.time {
+		return b
+	}
+	b = t.In(w.loc).AppendFormat(b, "15:04:05")
+	return append(b, ' ')
 }
 
 // Flush writes buffered lines.

@@ -52,6 +52,20 @@ var (
 	CognitiveLoads = []string{"low", "medium", "high"}
 )
 
+// ParseVerbosity reads a verbosity as a person may write it, on the command
+// line, in the settings file or after "set verbosity": terse, normal,
+// detailed, or verbose for detailed, in any case. It returns the spec's word.
+func ParseVerbosity(s string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
+	if v == "verbose" {
+		v = "detailed"
+	}
+	if !slices.Contains(Verbosities, v) {
+		return "", fmt.Errorf("verbosity must be terse, normal or detailed, not %q", s)
+	}
+	return v, nil
+}
+
 // Capabilities is the capabilities object the terms ask for.
 func (t Terms) Capabilities() protocol.Capabilities {
 	c := protocol.Capabilities{
@@ -226,9 +240,9 @@ func (t Terms) Set(name, value string) (Terms, protocol.Capabilities, error) {
 		}
 		t.Rate, c.MaxEventsPerSecond = n, n
 	case "verbosity":
-		v := strings.ToLower(value)
-		if v == "verbose" {
-			v = "detailed"
+		v, err := ParseVerbosity(value)
+		if err != nil {
+			return t, c, fmt.Errorf("set %w", err)
 		}
 		t.Verbosity, c.PreferredVerbosity = v, v
 	case "lang":

@@ -153,3 +153,22 @@ func TestTermsSet(t *testing.T) {
 		t.Errorf("Set changed the terms it was called on: %+v", base)
 	}
 }
+
+// One parser reads the verbosity for --verbosity, the settings file and
+// "set verbosity": the same words everywhere.
+func TestParseVerbosity(t *testing.T) {
+	for in, want := range map[string]string{
+		"terse": "terse", "normal": "normal", "detailed": "detailed",
+		"verbose": "detailed", "Verbose": "detailed", " DETAILED ": "detailed",
+		"loud": "", "": "", "verb": "",
+	} {
+		got, err := ParseVerbosity(in)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("ParseVerbosity(%q) = %q, %v; want %q", in, got, err, want)
+		}
+		set, _, serr := (Terms{}).Set("verbosity", in)
+		if (serr == nil) != (err == nil) || serr == nil && set.Verbosity != want {
+			t.Errorf("set verbosity %q = %q, %v; --verbosity gives %q, %v", in, set.Verbosity, serr, got, err)
+		}
+	}
+}

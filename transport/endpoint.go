@@ -50,6 +50,9 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 	if opts.File.OnDiagnostic == nil {
 		opts.File.OnDiagnostic = opts.SSE.OnDiagnostic
 	}
+	if err := CheckEndpoint(endpoint); err != nil {
+		return nil, err
+	}
 	scheme, rest, hasScheme := strings.Cut(endpoint, ":")
 	scheme = strings.ToLower(scheme)
 	if hasScheme && len(scheme) > 1 { // not a drive letter
@@ -111,8 +114,7 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 	if st, err := os.Stat(endpoint); err == nil && !st.IsDir() {
 		return OpenFileOptions(endpoint, opts.File)
 	}
-	return nil, fmt.Errorf("transport: cannot tell how to reach %q: give an http://, https://, ws://, wss://, grpc:// or grpcs:// URL, "+
-		"unix:PATH, exec:COMMAND, file:PATH, the path of an existing file, or - for standard input", endpoint)
+	return nil, fmt.Errorf("transport: cannot tell how to reach %q: %s", endpoint, endpointForms)
 }
 
 // linkDefaults fills a message binding's handshake and callbacks from the

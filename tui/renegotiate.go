@@ -7,6 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/aaep-term/aaep-term/session"
 )
 
 // termsForm is the renegotiate dialog: one field a line, each labelled in
@@ -87,11 +89,9 @@ func (f *termsForm) commands() ([]string, error) {
 				return nil, fmt.Errorf("the rate must be a whole number of events a second, 1 or more, not %q (a limit cannot be lifted while listening)", v)
 			}
 		case "set verbosity":
-			switch strings.ToLower(v) {
-			case "terse", "normal", "detailed", "verbose":
-			default:
+			if _, err := session.ParseVerbosity(v); err != nil {
 				f.active = i
-				return nil, fmt.Errorf("the verbosity must be terse, normal or detailed, not %q", v)
+				return nil, fmt.Errorf("the %w", err)
 			}
 		case "set lang":
 			if v == "" {

@@ -96,7 +96,6 @@ func TestUnreachable(t *testing.T) {
 	closed := "http://" + ln.Addr().String()
 	ln.Close() // nothing listens there now
 	for _, tt := range []struct{ name, endpoint, before string }{
-		{"missing file", "no-such-file.jsonl", ""},
 		{"closed port", closed, ""},
 		{"closed port, file exists", closed, "an earlier capture\n"},
 		{"closed port, rotating", closed + " --rotate-size 1MB", ""},
@@ -123,5 +122,19 @@ func TestUnreachable(t *testing.T) {
 				t.Errorf("the earlier file now holds %q", got)
 			}
 		})
+	}
+}
+
+// A file endpoint that does not exist is a usage error: exit 2, saying so,
+// and no capture file is made.
+func TestMissingFileIsUsageError(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.aaep")
+	tio, _, _, errOut := term.Test()
+	code := run(context.Background(), []string{"--endpoint", "no-such-file.jsonl", "-o", out}, tio)
+	if code != 2 || !strings.Contains(errOut.String(), `no such file "no-such-file.jsonl"`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file was left behind: %v", err)
 	}
 }

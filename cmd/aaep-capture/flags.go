@@ -44,6 +44,7 @@ type options struct {
 }
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
+       aaep-capture version, --version
 
 Records what an AAEP producer sends, with the time each message arrived, to
 FILE (- for standard output), until the stream ends, --duration passes,

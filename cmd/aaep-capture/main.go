@@ -9,7 +9,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 func main() {
@@ -20,7 +22,14 @@ func main() {
 
 // run parses args and records; it returns the process exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
+	if buildinfo.Requested(args) {
+		buildinfo.Read("aaep-capture").Print(tio)
+		return 0
+	}
 	o, err := parseFlags(args, tio)
+	if err == nil {
+		err = transport.CheckEndpoint(o.Endpoint) // before the output file is made
+	}
 	switch {
 	case errors.Is(err, errHelp):
 		return 0

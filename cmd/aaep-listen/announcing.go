@@ -70,6 +70,13 @@ func (o *options) announceConfig(onError func(error)) announce.Config {
 	return announce.Config{Verbosity: v, OnError: onError, Types: o.Sinks.settings.Types, Languages: o.Terms.Languages}
 }
 
+// noTime says whether lines go without their time: --no-time, or
+// "timestamps": false in the settings file.
+func (o *options) noTime() bool {
+	ts := o.Sinks.settings.Timestamps
+	return o.NoTime || ts != nil && !*ts
+}
+
 // paced returns the sink options with the pace of speech and braille
 // settled: --pace-wpm, else the settings file's, else 180 words a minute;
 // --cognitive-load low leaves background announcements out.

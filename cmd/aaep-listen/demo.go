@@ -9,22 +9,34 @@ import (
 	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/producer"
 )
+
+// demoScenarios are the built-in scenarios --demo-scenarios names (all of
+// them when names is empty); an unknown name is a usage error.
+func demoScenarios(names []string) ([]producer.Scenario, error) {
+	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	if err != nil {
+		return nil, fmt.Errorf("load the demo scenarios: %w", err)
+	}
+	if len(names) == 0 {
+		return all, nil
+	}
+	sel, err := producer.SelectScenarios(all, names)
+	if err != nil {
+		return nil, cliflag.Usage(err) // --demo-scenarios names one that is not there
+	}
+	return sel, nil
+}
 
 // startDemo serves the built-in producer on a free loopback port (over HTTP,
 // or gRPC with --demo-grpc) and returns its URL. The producer ends its streams once the last scenario is
 // over, so the listener then exits by itself; stop shuts it down early.
 func startDemo(ctx context.Context, o *options) (url string, stop func(), err error) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	scenarios, err := demoScenarios(o.DemoScenarios)
 	if err != nil {
-		return "", nil, fmt.Errorf("load the demo scenarios: %w", err)
-	}
-	scenarios := all
-	if len(o.DemoScenarios) > 0 {
-		if scenarios, err = producer.SelectScenarios(all, o.DemoScenarios); err != nil {
-			return "", nil, err
-		}
+		return "", nil, err
 	}
 	p := producer.New(producer.Options{
 		Scenarios:   scenarios,

@@ -29,6 +29,7 @@ type options struct {
 	DemoGRPC      bool // serve the demo over gRPC, not HTTP
 
 	Verbosity        string
+	NoTime           bool // --no-time: no time at the start of each line (or "timestamps": false in the settings file)
 	JSON             bool
 	QuietDiagnostics bool
 	AutoReply        string // "" or "reject"
@@ -71,6 +72,8 @@ const usageText = `Usage: aaep-listen [flags] ENDPOINT
        aaep-listen --demo [flags]
        aaep-listen [flags] --exec COMMAND [ARGS…]
        aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
+                                       (made at FILE, 0600, when not there)
+       aaep-listen version, --version  version, commit, Go and AAEP versions
        aaep-listen manifest [flags] ENDPOINT
                                        what the producer's manifest claims, and
                                        whether its signature verifies
@@ -138,7 +141,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
 	fs.BoolVar(&o.DemoGRPC, "demo-grpc", false, "serve the demo producer over gRPC (grpc://) instead of HTTP")
 	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
-	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed")
+	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed (verbose is detailed), as set verbosity takes")
+	fs.BoolVar(&o.NoTime, "no-time", false, "do not start each line with its time (also \"timestamps\": false in the --config file)")
 	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")
 	fs.BoolVar(&plain, "plain", false, "plain lines with no escape sequences (the default unless stdout is a colour terminal)")
 	fs.BoolVar(&o.QuietDiagnostics, "quiet-diagnostics", false, "do not print diagnostics (invalid events, duplicates, gaps) on stderr")
@@ -198,13 +202,16 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if o.Demo == (o.Endpoint != "") {
 		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
 	}
+	if o.Endpoint != "" {
+		if err := transport.CheckEndpoint(o.Endpoint); err != nil {
+			return nil, err
+		}
+	}
 	if scenario != "" {
 		o.DemoScenarios = strings.Split(scenario, ",")
 	}
-	switch o.Verbosity {
-	case "terse", "normal", "detailed":
-	default:
-		return nil, fmt.Errorf("--verbosity must be terse, normal or detailed, not %q", o.Verbosity)
+	if o.Verbosity, err = session.ParseVerbosity(o.Verbosity); err != nil {
+		return nil, fmt.Errorf("--%w", err) // the words "set verbosity" takes
 	}
 	switch o.AutoReply {
 	case "", "reject":
@@ -221,6 +228,14 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	}
 	if o.DemoSpeed < 0 {
 		return nil, fmt.Errorf("--demo-speed must not be negative")
+	}
+	if o.Demo {
+		if _, err := demoScenarios(o.DemoScenarios); err != nil {
+			return nil, err
+		}
+	}
+	if err := o.checkTUI(); err != nil { // before a demo or a key is made
+		return nil, err
 	}
 	if err := o.Sinks.check(); err != nil {
 		return nil, err
@@ -249,7 +264,8 @@ Environment:
 
 Exit status: 0 when the stream ended or you quit, 1 when the producer could
 not be reached, refused the subscription, or its manifest did not verify under
---require-signed-manifest, 2 for a usage error.
+--require-signed-manifest, 2 for a usage error (a flag, a file that does not
+exist, an endpoint that names nothing, --tui without a terminal, …).
 
 See docs/transports.md (TLS, --exec) and docs/manifests.md.
 `)

@@ -85,7 +85,7 @@ func listen(ctx context.Context, o *options) error {
 		if o.QuietDiagnostics {
 			diag = nil
 		}
-		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color})
+		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
 	l := &listener{o: o, out: out, notes: make(chan note, 64)}
 	if o.Decide.AuditFile != "" {

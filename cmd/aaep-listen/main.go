@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/aaep-term/aaep-term/internal/buildinfo"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -21,6 +23,10 @@ func main() {
 // run parses args and listens; it returns the process exit code.
 func run(ctx context.Context, args []string) int {
 	io := term.System(false)
+	if buildinfo.Requested(args) {
+		buildinfo.Read("aaep-listen").Print(io)
+		return 0
+	}
 	if len(args) > 0 && args[0] == "key" {
 		return runKey(args[1:], io)
 	}
@@ -35,17 +41,17 @@ func run(ctx context.Context, args []string) int {
 		io.Eprintf("aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
 		return 2
 	}
+	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files, before a key is made
+		io.Eprintf("aaep-listen: %v\n", err)
+		return cliflag.ExitCode(err)
+	}
 	if err := loadSignKey(opts); err != nil {
 		io.Eprintf("aaep-listen: %v\n", err)
-		return 1
-	}
-	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files
-		io.Eprintf("aaep-listen: %v\n", err)
-		return 1
+		return cliflag.ExitCode(err)
 	}
 	if err := listen(ctx, opts); err != nil {
 		io.Eprintf("aaep-listen: %v%s\n", err, tlsHint(err))
-		return 1
+		return cliflag.ExitCode(err) // 2 when the error is in the command line (cliflag.Usage)
 	}
 	if opts.Manifest.refused || opts.refused {
 		return 1

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/sigrpl"
 )
@@ -25,7 +26,7 @@ type signOptions struct {
 }
 
 func addSignFlags(fs *flag.FlagSet, o *signOptions) {
-	fs.StringVar(&o.KeyFile, "key", "", "reply-signing key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory, made on first use)")
+	fs.StringVar(&o.KeyFile, "key", "", "reply-signing key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, on first use")
 	fs.BoolVar(&o.Off, "no-sign", false, "send replies unsigned and offer no signing key")
 }
 
@@ -35,6 +36,17 @@ func (o *signOptions) keyPath() (string, error) {
 		return o.KeyFile, nil
 	}
 	return sigrpl.DefaultPath()
+}
+
+// loadKey reads the key from --key FILE or the default path into o.key,
+// making it there (mode 0600, through safefile) when there is no file yet.
+// It returns the path and whether the key is new.
+func (o *signOptions) loadKey() (path string, created bool, err error) {
+	if path, err = o.keyPath(); err != nil {
+		return "", false, err
+	}
+	o.key, created, err = sigrpl.LoadOrCreate(path)
+	return path, created, err
 }
 
 // answers says whether endpoint has a back channel replies go to.
@@ -50,16 +62,7 @@ func loadSignKey(o *options) error {
 	if o.Sign.Off || !o.Demo && !answers(o.Endpoint) {
 		return nil
 	}
-	path, err := o.Sign.keyPath()
-	if err != nil {
-		return fmt.Errorf("signing key: %w (use --key FILE or --no-sign)", err)
-	}
-	var created bool
-	if o.Sign.KeyFile != "" {
-		o.Sign.key, err = sigrpl.Load(path)
-	} else {
-		o.Sign.key, created, err = sigrpl.LoadOrCreate(path)
-	}
+	path, created, err := o.Sign.loadKey()
 	if err != nil {
 		return fmt.Errorf("signing key %s: %w (use --key FILE or --no-sign)", path, err)
 	}
@@ -151,27 +154,38 @@ func (o *options) signedWords(wrapped bool) string {
 	return "The answer was sent unsigned: the producer does not take signed answers on this connection."
 }
 
+const keyUsage = `Usage: aaep-listen key [--key FILE]
+
+Shows your reply-signing key: its thumbprint (to pin on a producer that
+takes only signed answers from you), the file it is in, and its public key
+as a JWK. The key is made the first time, in your config directory or at
+--key FILE, readable by you only.
+
+Flags:
+`
+
 // runKey is "aaep-listen key [--key FILE]": it shows the key's thumbprint
 // (to pin on a producer) and its public JWK, making the key if needed.
 func runKey(args []string, tio *term.IO) int {
 	var o signOptions
 	fs := flag.NewFlagSet("aaep-listen key", flag.ContinueOnError)
-	fs.SetOutput(tio.ErrOut)
-	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, when there is none")
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		tio.Usage(keyUsage)
+		fs.SetOutput(tio.Out)
+		fs.PrintDefaults()
+		return 0
 	}
-	path, err := o.keyPath()
-	if err == nil {
-		if o.KeyFile != "" {
-			o.key, err = sigrpl.Load(path)
-		} else {
-			o.key, _, err = sigrpl.LoadOrCreate(path)
-		}
+	if err == nil && fs.NArg() > 0 {
+		err = fmt.Errorf("key takes no arguments, only --key FILE; got %q", strings.Join(fs.Args(), " "))
 	}
+	if err != nil {
+		tio.Eprintf("aaep-listen key: %v\nRun aaep-listen key --help for usage.\n", err)
+		return cliflag.ExitUsage
+	}
+	path, _, err := o.loadKey()
 	if err != nil {
 		tio.Eprintf("aaep-listen: %v\n", err)
 		return 1

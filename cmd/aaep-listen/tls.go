@@ -16,6 +16,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -61,9 +62,9 @@ func (o *tlsOptions) load() error {
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	case o.Cert != "":
-		return errors.New("--cert needs --client-key, the certificate's private key")
+		return cliflag.Usagef("--cert needs --client-key, the certificate's private key")
 	case o.Key != "":
-		return errors.New("--client-key needs --cert, the client certificate")
+		return cliflag.Usagef("--client-key needs --cert, the client certificate")
 	}
 	o.config = cfg
 	tr := http.DefaultTransport.(*http.Transport).Clone()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -48,21 +48,32 @@ type tuiOutput struct {
 	termsSeen *session.Enforcer
 }
 
+// checkTUI refuses --tui where it cannot run, as a usage error: parseFlags
+// calls it, before anything starts, and startTUI again.
+func (o *options) checkTUI() error {
+	switch {
+	case !o.TUI.Enabled:
+		return nil
+	case o.JSON:
+		return cliflag.Usagef("--tui and --json cannot be combined: --json writes records for programs")
+	case !o.IO.InTTY || !o.IO.OutTTY:
+		return cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
+	}
+	return nil
+}
+
 // startTUI starts the debug view when --tui is given; it returns nil otherwise.
 func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	t := o.TUI
 	if !t.Enabled {
 		return nil, nil
 	}
-	if o.JSON {
-		return nil, errors.New("--tui and --json cannot be combined: --json writes records for programs")
-	}
-	if !o.IO.InTTY || !o.IO.OutTTY {
-		return nil, errors.New("--tui needs a terminal on standard input and output; leave it out for plain lines")
+	if err := o.checkTUI(); err != nil {
+		return nil, err
 	}
 	theme, ok := tui.ParseTheme(t.Theme)
 	if !ok {
-		return nil, fmt.Errorf("--theme must be color, high-contrast or none, not %q", t.Theme)
+		return nil, cliflag.Usagef("--theme must be color, high-contrast or none, not %q", t.Theme)
 	}
 	if t.Theme == "" && !o.IO.Color {
 		theme = tui.ThemeNone

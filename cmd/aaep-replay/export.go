@@ -47,7 +47,7 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *format != "jsonl" && *format != "text" && *format != "html" {
 		return exitUnreadable, usagef("--format must be jsonl, text or html, not %q", *format)
 	}
-	if err := checkVerbosity(*verbosity); err != nil {
+	if err := checkVerbosity(verbosity); err != nil {
 		return exitUnreadable, err
 	}
 	rd, err := openOne(files, "export")

@@ -14,7 +14,9 @@ import (
 	"syscall"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/session"
 )
 
 // Exit codes.
@@ -49,6 +51,8 @@ Commands:
                  calls and latency, confirmations and time to decide,
                  streamed output, violations (--json for one document)
   help           this text
+  version        the version, commit, Go version and AAEP version
+                 (also --version)
 
 --input FILE --visualize is the form the AAEP implementer's guide uses; it is
 the same as trace FILE.
@@ -75,6 +79,10 @@ func main() {
 
 // run carries out one command line and returns the exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
+	if buildinfo.Requested(args) {
+		buildinfo.Read("aaep-replay").Print(tio)
+		return exitOK
+	}
 	if len(args) == 0 {
 		tio.EUsage("aaep-replay: say what to do.\n\n" + usageText)
 		return exitUnreadable
@@ -171,10 +179,13 @@ func openOne(files []string, what string) (*capture.Reader, error) {
 	return capture.Open(files[0])
 }
 
-// checkVerbosity accepts the verbosity levels of the announcer.
-func checkVerbosity(v string) error {
-	if v != "terse" && v != "normal" && v != "detailed" {
-		return usagef("--verbosity must be terse, normal or detailed, not %q", v)
+// checkVerbosity reads --verbosity *v as aaep-listen does (verbose is
+// detailed) and leaves the spec's word in *v.
+func checkVerbosity(v *string) error {
+	w, err := session.ParseVerbosity(*v)
+	if err != nil {
+		return usagef("--%v", err)
 	}
+	*v = w
 	return nil
 }

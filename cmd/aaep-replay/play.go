@@ -107,7 +107,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *speed < 0 {
 		return exitUnreadable, usagef("--speed must not be negative")
 	}
-	if err := checkVerbosity(*verbosity); err != nil {
+	if err := checkVerbosity(verbosity); err != nil {
 		return exitUnreadable, err
 	}
 	if err := so.Check(); err != nil {

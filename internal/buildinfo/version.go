@@ -1,0 +1,105 @@
+// Package buildinfo says which build of an aaep-term command is running: its
+// version, the commit it was built from, the Go release that built it and
+// the AAEP version it speaks. All three commands answer --version and
+// version with it.
+package buildinfo
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// unknown stands for what the build did not record.
+const unknown = "unknown"
+
+// Info is what a version request prints.
+type Info struct {
+	Program   string // the command's name, such as aaep-listen
+	Version   string // the module version, "(devel)" for a build from a clone
+	Commit    string // the VCS revision, or "unknown"
+	Modified  bool   // the working tree had local changes when built
+	GoVersion string
+	AAEP      string // the AAEP protocol version spoken
+}
+
+// Read returns the running binary's Info.
+func Read(program string) Info {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
+	}
+	return FromBuildInfo(program, bi)
+}
+
+// FromBuildInfo returns the Info recorded in bi; bi may be nil (a binary
+// built without module support), and each missing setting reads "unknown".
+func FromBuildInfo(program string, bi *debug.BuildInfo) Info {
+	i := Info{Program: program, Version: unknown, Commit: unknown, GoVersion: unknown, AAEP: session.AAEPVersion}
+	if bi == nil {
+		return i
+	}
+	if bi.Main.Version != "" {
+		i.Version = bi.Main.Version
+	}
+	if bi.GoVersion != "" {
+		i.GoVersion = bi.GoVersion
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			if s.Value != "" {
+				i.Commit = s.Value
+			}
+		case "vcs.modified":
+			i.Modified = s.Value == "true"
+		}
+	}
+	return i
+}
+
+// Lines is the text printed for --version: four plain lines.
+func (i Info) Lines() []string {
+	commit := i.Commit
+	if i.Modified && commit != unknown {
+		commit += " (with local changes)"
+	}
+	return []string{
+		fmt.Sprintf("%s version %s", i.Program, i.Version),
+		"Commit: " + commit,
+		"Go version: " + i.GoVersion,
+		"AAEP version: " + i.AAEP,
+	}
+}
+
+// Printer is the commands' sanitizing printer (term.IO), which prints one
+// line per call.
+type Printer interface {
+	Printf(format string, a ...any)
+}
+
+// Print writes Lines to p, one call per line.
+func (i Info) Print(p Printer) {
+	for _, l := range i.Lines() {
+		p.Printf("%s\n", l)
+	}
+}
+
+// Requested reports whether args ask for the version: a first argument of
+// version, or --version (-version) among the flags, before any "--" or
+// --exec whose arguments belong to another program.
+func Requested(args []string) bool {
+	if len(args) > 0 && args[0] == "version" {
+		return true
+	}
+	for _, a := range args {
+		switch a {
+		case "--version", "-version":
+			return true
+		case "--", "--exec", "-exec":
+			return false
+		}
+	}
+	return false
+}
