@@ -185,7 +185,7 @@ func (l *listener) run(ctx context.Context) error {
 		}
 	}()
 	lines := l.input
-	if lines == nil {
+	if lines == nil && l.o.Endpoint != "-" { // with -, standard input is the events, not commands
 		lines = readLines(l.o.IO.In)
 	}
 
