@@ -137,7 +137,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
 	fs.BoolVar(&o.DemoGRPC, "demo-grpc", false, "serve the demo producer over gRPC (grpc://) instead of HTTP")
-	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
+	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pace, as aaep-replay --speed: 1 is natural, 2 twice as fast, 0.5 half as fast, 0 without pauses")
 	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed")
 	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")
 	fs.BoolVar(&plain, "plain", false, "plain lines with no escape sequences (the default unless stdout is a colour terminal)")

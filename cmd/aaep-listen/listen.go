@@ -49,17 +49,21 @@ type listener struct {
 	audit     *audit.Log        // --audit; nil without
 	input     <-chan string     // typed commands from the TUI; nil reads standard input
 	silencing sync.WaitGroup    // "stop" commands whose cancel is still on its way (announcing.go)
+	// nobodyAnswers, with --demo, tells the demo producer nobody is left to
+	// answer, so its prompts' defaults apply at once; nil otherwise.
+	nobodyAnswers func()
 }
 
 func listen(ctx context.Context, o *options) error {
 	endpoint := o.Endpoint
+	var nobodyAnswers func() // --demo: let its prompts' defaults apply at once
 	if o.Demo {
-		url, stop, err := startDemo(ctx, o)
+		d, err := startDemo(o)
 		if err != nil {
 			return fmt.Errorf("start the demo producer: %w", err)
 		}
-		defer stop()
-		endpoint = url
+		defer d.stop()
+		endpoint, nobodyAnswers = d.url, d.nobodyAnswers
 	}
 
 	ui, err := startTUI(o, endpoint) // nil without --tui
@@ -79,7 +83,7 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color})
 	}
-	l := &listener{o: o, out: out, notes: make(chan note, 64)}
+	l := &listener{o: o, out: out, notes: make(chan note, 64), nobodyAnswers: nobodyAnswers}
 	if o.Decide.AuditFile != "" {
 		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
 			return err
@@ -207,6 +211,7 @@ func (l *listener) run(ctx context.Context) error {
 		case s, ok := <-lines:
 			if !ok {
 				lines = nil // standard input closed: keep listening
+				l.inputEnded()
 				continue
 			}
 			if quit := l.command(ctx, s); quit {
@@ -251,6 +256,19 @@ func (l *listener) run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// inputEnded is told when standard input ends, so nobody can type an
+// answer any more. The demo producer then applies each prompt's default at
+// once rather than after its full timeout; a real producer waits as it
+// will, and each prompt's end is announced when it comes.
+func (l *listener) inputEnded() {
+	if l.nobodyAnswers == nil {
+		return
+	}
+	l.say("Standard input is closed, so nobody can answer here: the demo producer applies each prompt's default decision at once.")
+	l.nobodyAnswers()
+	l.flush()
 }
 
 // handleQueued handles first (when not nil) and then the next n frames
