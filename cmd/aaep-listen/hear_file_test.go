@@ -26,7 +26,9 @@ func recordedCorpus(t *testing.T, manifestURI string) string {
 		if err := json.Unmarshal([]byte(l), &ev); err != nil {
 			t.Fatal(err)
 		}
-		ev["producer"].(map[string]any)["manifest_uri"] = manifestURI
+		if manifestURI != "" {
+			ev["producer"].(map[string]any)["manifest_uri"] = manifestURI
+		}
 		b, _ := json.Marshal(ev)
 		out = append(out, string(b))
 	}

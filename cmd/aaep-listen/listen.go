@@ -96,6 +96,7 @@ func listen(ctx context.Context, o *options) error {
 	defer extra.Close()
 	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.list...)...)
 	l.eng = session.New(session.Config{ReorderWait: o.ReorderWait, DecidedBy: o.DecidedBy}, l)
+	l.eng.Filtered(o.Terms.Filters())
 	if ui != nil {
 		ui.attach(l)
 	}
@@ -109,8 +110,10 @@ func listen(ctx context.Context, o *options) error {
 		Header:              o.Header,
 		HTTPClient:          o.TLS.client,
 		HeaderTimeout:       o.ConnectTimeout,
-		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
-		OnDiagnostic:        l.transportProblem,
+		OnStatus: func(s transport.Status, detail string) {
+			l.queueNote(note{text: statusWords(endpoint, s, detail), ends: s == transport.StatusReconnecting || s == transport.StatusClosed})
+		},
+		OnDiagnostic: l.transportProblem,
 	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}}
 	conn, err := l.dial(ctx, endpoint, topts)
 	if err != nil {
@@ -408,6 +411,7 @@ func (l *listener) resetTimer(t *time.Timer) {
 type note struct {
 	text    string
 	problem bool
+	ends    bool // the connection ended: what the engine holds for order comes first
 }
 
 func (l *listener) note(s string) { l.queueNote(note{text: s}) }
@@ -425,6 +429,13 @@ func (l *listener) show(n note) {
 	if n.problem {
 		l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "transport", Message: n.text})
 		return
+	}
+	if n.ends {
+		// No earlier event will come on this connection: release what
+		// waited for one, so it is told before the connection's end.
+		now := l.o.Now()
+		l.eng.Flush(now)
+		l.ann.Flush(now)
 	}
 	l.say(n.text)
 }
