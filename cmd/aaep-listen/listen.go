@@ -264,9 +264,14 @@ func (l *listener) run(ctx context.Context) error {
 // inputEnded is told when standard input ends, so nobody can type an
 // answer any more. The demo producer then applies each prompt's default at
 // once rather than after its full timeout; a real producer waits as it
-// will, and each prompt's end is announced when it comes.
+// will, and each prompt's end is announced when it comes. With a policy or
+// --auto-reply, rules can still answer: the demo's prompts wait for them.
 func (l *listener) inputEnded() {
 	if l.nobodyAnswers == nil {
+		return
+	}
+	if l.o.Decide.policy != nil || l.o.AutoReply != "" {
+		l.say("Standard input is closed: only your --policy or --auto-reply rules can answer now; other prompts wait until their time runs out.")
 		return
 	}
 	l.say("Standard input is closed, so nobody can answer here: the demo producer applies each prompt's default decision at once.")
