@@ -115,7 +115,7 @@ Typed commands (one per line; N may be left out when one prompt waits):
                               listening: at most N events per second,
   set verbosity V             terse, normal or verbose texts,
   set lang yo,en              these languages, in order of preference,
-  set include|exclude TYPES   only, or never, these types (agent.tool.*)
+  set include|exclude TYPES   only, or never, these types (tool.*)
   help                        list commands
   quit                        close the subscription and exit
 
