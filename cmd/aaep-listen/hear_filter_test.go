@@ -17,6 +17,7 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 		want, not []string // in stdout
 		wantErr   []string // in stderr
 		notErr    []string
+		before    [2]string // in stdout, the first before the second
 	}{
 		{
 			name:   "demo, excluding tool events the short way",
@@ -24,6 +25,9 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 			want:   []string{"Looking up tomorrow's weather in Lisbon.", "Tomorrow will be mostly sunny in Lisbon."},
 			not:    []string{"Asking the forecast service", "Finished weather forecast", "Reading the latest bill"},
 			notErr: []string{"gap", "joined", "filters exclude"},
+			// held for the numbers the filters left out, and released
+			// before the connection's end is told
+			before: [2]string{"Finished: Answered: tomorrow will be sunny in Lisbon.", "Connection "},
 		},
 		{
 			name:   "demo, including only session and output events",
@@ -64,6 +68,11 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 			for _, w := range tc.notErr {
 				if strings.Contains(errOut, w) {
 					t.Errorf("stderr has %q", w)
+				}
+			}
+			if tc.before[0] != "" {
+				if i, j := strings.Index(out, tc.before[0]), strings.Index(out, tc.before[1]); i < 0 || j < 0 || i > j {
+					t.Errorf("%q is not told before %q", tc.before[0], tc.before[1])
 				}
 			}
 			if t.Failed() {
