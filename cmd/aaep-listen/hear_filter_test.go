@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // --include and --exclude take the short form aaep-capture --filter takes
@@ -79,5 +81,19 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 				t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
 			}
 		})
+	}
+}
+
+// "set include" and "set exclude" read the short form too, and name a
+// pattern that matches no known type.
+func TestSetFilterNamesUnknownPattern(t *testing.T) {
+	l, out, _ := testListener(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), false)
+	l.command(context.Background(), "set exclude tool.*,progres.updated")
+	want := "The exclude filter aaep:agent.progres.updated matches no known event type; check its spelling (such as tool.* or agent.progress.updated)."
+	if len(out.lines) == 0 || out.lines[0] != want {
+		t.Errorf("said %q, want first %q", out.lines, want)
+	}
+	if strings.Contains(strings.Join(out.lines, "\n"), "tool.* matches") {
+		t.Errorf("a known pattern was named: %q", out.lines)
 	}
 }
