@@ -139,13 +139,10 @@ func priorityNamed(s string) (Priority, bool) {
 }
 
 // typeKey writes an event type the way the decoder normalizes it: core
-// types may be written without "aaep:" and "agent.".
+// types may be written without "aaep:" and "agent." (protocol.ExpandType,
+// as the filters read them).
 func typeKey(k string) string {
-	k = protocol.NormalizeType(strings.TrimSpace(k))
-	if strings.Contains(k, ":") {
-		return k
-	}
-	return "aaep:agent." + strings.TrimPrefix(k, "agent.")
+	return protocol.ExpandType(protocol.NormalizeType(strings.TrimSpace(k)))
 }
 
 // typeSettings returns the overrides for the event of d's kind, if any.

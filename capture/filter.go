@@ -16,8 +16,8 @@ import (
 // TypeFilter keeps everything.
 //
 // It is written as comma-separated glob patterns (path.Match syntax); a
-// pattern starting with "-" excludes. A type matches a pattern in its full
-// form, without "aaep:", or without "aaep:agent." too: "tool.*",
+// pattern starting with "-" excludes. Patterns are read as
+// protocol.ExpandType reads them, as aaep-listen's --include does: "tool.*",
 // "agent.tool.*" and "aaep:agent.tool.*" all match aaep:agent.tool.invoked.
 // An event is kept when it matches an including pattern (or there is none)
 // and no excluding one.
@@ -43,6 +43,7 @@ func ParseTypeFilter(expr string) (TypeFilter, error) {
 			}
 			continue
 		}
+		p = protocol.ExpandType(p)
 		if _, err := path.Match(p, ""); err != nil {
 			return TypeFilter{}, fmt.Errorf("filter: %q is not a valid pattern: %w", p, err)
 		}
@@ -78,15 +79,11 @@ func (f TypeFilter) Keep(msg []byte) bool {
 
 // Match reports whether the event type typ passes the patterns alone.
 func (f TypeFilter) Match(typ string) bool {
-	typ = strings.ToLower(typ)
-	short := strings.TrimPrefix(typ, "aaep:")
-	shorter := strings.TrimPrefix(short, "agent.")
+	typ = protocol.ExpandType(strings.ToLower(typ))
 	matches := func(pats []string) bool {
 		for _, p := range pats {
-			for _, v := range []string{typ, short, shorter} {
-				if ok, _ := path.Match(p, v); ok {
-					return true
-				}
+			if ok, _ := path.Match(p, typ); ok {
+				return true
 			}
 		}
 		return false

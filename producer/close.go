@@ -10,11 +10,31 @@ func (p *Producer) subscribersGoneLocked() {
 		return
 	}
 	for _, pr := range p.prompts {
-		select {
-		case <-pr.settled:
-		case <-pr.gone:
-		default:
-			close(pr.gone)
-		}
+		pr.noOneLeftLocked()
+	}
+}
+
+// NobodyAnswers tells the producer that no one can answer its prompts any
+// more (a subscriber whose input has ended, such as aaep-listen --demo with
+// standard input closed): every prompt waiting now, and every later one,
+// applies its default decision at once, as if its time had run out. It is
+// the producer that applies its default; no answer is sent for anyone.
+func (p *Producer) NobodyAnswers() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nobody = true
+	for _, pr := range p.prompts {
+		pr.noOneLeftLocked()
+	}
+}
+
+// noOneLeftLocked lets pr's default decision apply now, unless it is
+// settled already. p.mu is held.
+func (pr *prompt) noOneLeftLocked() {
+	select {
+	case <-pr.settled:
+	case <-pr.gone:
+	default:
+		close(pr.gone)
 	}
 }

@@ -38,7 +38,8 @@ type Options struct {
 	// each as a session of its own.
 	Scenarios []Scenario
 	// Speed multiplies every step's after_ms; 0 plays without pauses.
-	// Prompts still wait their full time (see PromptTimeout).
+	// Prompts still wait their full time (see PromptTimeout and
+	// NobodyAnswers).
 	Speed float64
 	// Quirks makes the producer behave like producers deployed today: no
 	// handshake, bare "data:" lines with heartbeat comments, tool.invoked
@@ -157,6 +158,7 @@ type Producer struct {
 	finished bool          // the run has ended
 	runErr   error
 	subs     map[string]*subscription
+	nobody   bool               // no one can answer: prompts apply their default at once (NobodyAnswers)
 	prompts  map[string]*prompt // by reply token, settled ones included
 	outcomes []Outcome
 	streams  uint64 // streams opened so far; seeds each one's chaos
@@ -550,6 +552,9 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *pro
 	}
 	p.mu.Lock()
 	p.prompts[token] = pr
+	if p.nobody {
+		pr.noOneLeftLocked()
+	}
 	p.mu.Unlock()
 	return pr
 }

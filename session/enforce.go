@@ -31,6 +31,7 @@ type Enforcer struct {
 	over    int  // of them, so far in this burst
 	dropped int  // of those, background ones not announced
 	noted   map[string]bool
+	local   bool // NewLocalFilter: filtering is ours alone, nothing to tell
 }
 
 // NewEnforcer applies every one of terms: the lowest rate any sets, and
@@ -48,6 +49,15 @@ func NewEnforcer(terms ...protocol.Capabilities) *Enforcer {
 		}
 	}
 	e.tokens = float64(e.rate)
+	return e
+}
+
+// NewLocalFilter applies the user's event filters to a source that
+// negotiated nothing (a file, a producer without a handshake): no rate,
+// and no line blaming the producer, which promised nothing.
+func NewLocalFilter(f protocol.EventFilters) *Enforcer {
+	e := NewEnforcer(protocol.Capabilities{EventFilters: &f})
+	e.local = true
 	return e
 }
 
@@ -72,7 +82,7 @@ func (e *Enforcer) Admit(ev *protocol.Event, now time.Time) (bool, []Diagnostic)
 	}
 	tolerant := now.Before(e.grace)
 	if !e.passes(ev.Type) {
-		if tolerant || len(e.noted) >= maxNotedTypes || e.noted[ev.Type] {
+		if e.local || tolerant || len(e.noted) >= maxNotedTypes || e.noted[ev.Type] {
 			return false, nil
 		}
 		e.noted[ev.Type] = true

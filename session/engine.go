@@ -84,7 +84,16 @@ type Engine struct {
 	recent    []*Prompt        // recently settled prompts, for precise errors
 	number    int              // last prompt number given
 	promptDue time.Time        // earliest reminder or expiry; zero when none
+	filtered  bool             // event filters are in force (Filtered)
 }
+
+// Filtered tells the engine whether event filters are in force. A producer
+// leaves out the events the filters exclude, but their sequence numbers
+// were used all the same: while filtered, numbers that never arrive are
+// still waited for (so order holds) and then given up without a "gap" or
+// "joined" warning, since they are most likely events you asked not to
+// hear.
+func (e *Engine) Filtered(on bool) { e.filtered = on }
 
 // New returns an Engine that reports to out.
 func New(cfg Config, out Output) *Engine {

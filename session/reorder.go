@@ -188,7 +188,7 @@ func (e *Engine) join(s *sessionState, now time.Time) {
 	if s.expect > 0 {
 		s.lose(0, s.expect-1)
 	}
-	if s.expect > 0 && !s.forgotten {
+	if s.expect > 0 && !s.forgotten && !e.filtered {
 		e.diagnose(now, "joined", s.id, "", fmt.Sprintf(
 			"Joined session %s at event %d; its earlier events were not received.", clean(s.id), s.expect))
 	}
@@ -197,6 +197,9 @@ func (e *Engine) join(s *sessionState, now time.Time) {
 // gap reports that events first to last of s will not be waited for any more.
 func (e *Engine) gap(s *sessionState, first, last int64, now time.Time) {
 	s.lose(first, last)
+	if e.filtered {
+		return // most likely left out by the filters, with their numbers (Filtered)
+	}
 	var msg string
 	if first == last {
 		msg = fmt.Sprintf("Session %s: event %d never arrived.", clean(s.id), first)

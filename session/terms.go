@@ -85,6 +85,9 @@ func (t Terms) Capabilities() protocol.Capabilities {
 	return c
 }
 
+// Filters reports whether the terms filter event types.
+func (t Terms) Filters() bool { return len(t.Include) > 0 || len(t.Exclude) > 0 }
+
 // Check reports the first term the spec does not allow, in words that name
 // the flag or command setting it.
 func (t Terms) Check() error {
@@ -150,14 +153,23 @@ func isLanguageTag(s string) bool {
 	return true
 }
 
-// Pattern completes a filter pattern the user typed: a type without a
-// namespace is a core type ("agent.tool.*" is "aaep:agent.tool.*").
-func Pattern(p string) string {
-	p = strings.TrimSpace(p)
-	if p == "" || strings.Contains(p, ":") || p == "*" {
-		return p
+// Pattern completes a filter pattern the user typed, as
+// protocol.ExpandType does: "tool.*" and "agent.tool.*" are
+// "aaep:agent.tool.*".
+func Pattern(p string) string { return protocol.ExpandType(p) }
+
+// UnknownPatterns says, one line each, which of the filter patterns pats
+// (expanded; what is "include" or "exclude") matches no known event type:
+// most likely a typing mistake. Patterns of another namespace cannot be
+// judged and are not named.
+func UnknownPatterns(what string, pats []string) []string {
+	var out []string
+	for _, p := range pats {
+		if !protocol.MatchesCoreType(p) {
+			out = append(out, fmt.Sprintf("The %s filter %s matches no known event type; check its spelling (such as tool.* or agent.progress.updated).", what, clean(p)))
+		}
 	}
-	return "aaep:" + p
+	return out
 }
 
 // List splits a comma-separated list the user typed, dropping blanks.

@@ -131,3 +131,18 @@ func (o Options) linkDefaults(lo LinkOptions) LinkOptions {
 	}
 	return lo
 }
+
+// ReadsFile reports whether Dial reads endpoint as a file or standard input
+// (file:PATH, a path, or -), which has no producer to ask anything: nothing
+// is fetched or sent over a network for it.
+func ReadsFile(endpoint string) bool {
+	scheme, _, hasScheme := strings.Cut(endpoint, ":")
+	if !hasScheme || len(scheme) <= 1 {
+		return true
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "ws", "wss", "grpc", "grpcs", "unix", "exec", "stdio":
+		return false
+	}
+	return true
+}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 )
 
@@ -27,8 +28,9 @@ type FileOptions struct {
 	// DefaultMaxFrameBytes.
 	MaxLineBytes int
 	// OnStatus, if not nil, hears StatusConnected when reading starts and
-	// StatusClosed at the end. It is called from the connection's goroutine
-	// and must not block.
+	// StatusClosed at the end. StatusClosed comes from the Recv that returns
+	// the end, so after every message of the input has been taken: a status
+	// line never overtakes the last events. It must not block.
 	OnStatus StatusFunc
 	// OnDiagnostic, if not nil, is told in plain words about lines that were
 	// skipped. Same calling rules as OnStatus.
@@ -80,13 +82,32 @@ func NewNDJSONConn(r io.Reader, opts FileOptions) Conn {
 }
 
 type fileConn struct {
-	o   FileOptions
-	src io.Reader
+	o      FileOptions
+	src    io.Reader
+	ending sync.Once // StatusClosed is said once, by the Recv that returns the end
 	*pump
 }
 
-// Recv implements Conn.
-func (c *fileConn) Recv(ctx context.Context) (Frame, error) { return c.pump.recv(ctx) }
+// Recv implements Conn. The Recv that returns the end of the input says
+// StatusClosed, after every frame before it was taken.
+func (c *fileConn) Recv(ctx context.Context) (Frame, error) {
+	f, err := c.pump.recv(ctx)
+	if err != nil && ctx.Err() == nil && c.o.OnStatus != nil {
+		c.ending.Do(func() { c.o.OnStatus(StatusClosed, endWords(err)) })
+	}
+	return f, err
+}
+
+// endWords says why the input ended.
+func endWords(err error) string {
+	switch {
+	case errors.Is(err, io.EOF):
+		return "End of the input."
+	case errors.Is(err, ErrClosed):
+		return ""
+	}
+	return "Reading failed: " + err.Error()
+}
 
 // Send implements Conn; a file has no back channel.
 func (c *fileConn) Send(context.Context, []byte) error {
@@ -116,16 +137,6 @@ func (c *fileConn) run() {
 		err = ErrClosed
 	case err == nil:
 		err = io.EOF
-	}
-	if c.o.OnStatus != nil {
-		detail := "End of the input."
-		if err != io.EOF {
-			detail = ""
-			if err != ErrClosed {
-				detail = "Reading failed: " + err.Error()
-			}
-		}
-		c.o.OnStatus(StatusClosed, detail)
 	}
 	c.pump.finish(err)
 }

@@ -22,6 +22,7 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 	c := line.Parse(s)
 	switch c.Verb {
 	case line.VerbEmpty:
+		l.emptyLine(now)
 	case line.VerbQuit:
 		return true
 	case line.VerbSet:
@@ -66,6 +67,24 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		l.clarify(ctx, p.Number, c.Arg, now)
 	}
 	return false
+}
+
+// emptyLine answers nothing: an Enter pressed by accident must never send
+// an answer, to a confirmation or to a question. When exactly one prompt
+// waits, it says so and how to answer it (a question's default is named:
+// it applies when the time runs out). Otherwise a blank line says nothing.
+func (l *listener) emptyLine(now time.Time) {
+	pending := l.eng.Pending()
+	if len(pending) != 1 {
+		return
+	}
+	p := pending[0]
+	how := fmt.Sprintf("To answer prompt %d, type: accept %d, or: reject %d.", p.Number, p.Number, p.Number)
+	if p.Event.Type == protocol.TypeAwaitingClarify {
+		_, err := l.eng.Clarify(p.Number, "", now) // refused: it says how, and the default
+		how = err.Error()
+	}
+	l.say("An empty line answers nothing; nothing was sent. " + how)
 }
 
 // pick finds the prompt a command is about: the one numbered n, or, when n is

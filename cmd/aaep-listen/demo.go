@@ -30,28 +30,47 @@ func demoScenarios(names []string) ([]producer.Scenario, error) {
 	return sel, nil
 }
 
+// demo is the built-in producer a --demo run listens to.
+type demo struct {
+	url  string
+	stop func() // shuts it down early
+	// nobodyAnswers lets every prompt's default apply at once, now and
+	// later: nobody is left to answer (standard input ended).
+	nobodyAnswers func()
+}
+
+// demoPace turns --demo-speed, which goes the way aaep-replay --speed goes
+// (2 twice as fast, 0.5 half as fast, 0 without pauses), into the
+// producer's multiplier of its pauses.
+func demoPace(speed float64) float64 {
+	if speed <= 0 {
+		return 0
+	}
+	return 1 / speed
+}
+
 // startDemo serves the built-in producer on a free loopback port (over HTTP,
-// or gRPC with --demo-grpc) and returns its URL. The producer ends its streams once the last scenario is
-// over, so the listener then exits by itself; stop shuts it down early.
-func startDemo(ctx context.Context, o *options) (url string, stop func(), err error) {
+// or gRPC with --demo-grpc). The producer ends its streams once the last
+// scenario is over, so the listener then exits by itself.
+func startDemo(o *options) (demo, error) {
 	scenarios, err := demoScenarios(o.DemoScenarios)
 	if err != nil {
-		return "", nil, err
+		return demo{}, err
 	}
 	p := producer.New(producer.Options{
 		Scenarios:   scenarios,
-		Speed:       o.DemoSpeed,
+		Speed:       demoPace(o.DemoSpeed),
 		Quirks:      o.DemoQuirks,
 		EndWhenDone: true,
 	})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return "", nil, fmt.Errorf("listen on loopback: %w", err)
+		return demo{}, fmt.Errorf("listen on loopback: %w", err)
 	}
 	if o.DemoGRPC {
 		gs := p.GRPCServer()
 		go func() { _ = gs.Serve(ln) }() // ends when stopped
-		return "grpc://" + ln.Addr().String(), func() { p.Close(); gs.Stop() }, nil
+		return demo{"grpc://" + ln.Addr().String(), func() { p.Close(); gs.Stop() }, p.NobodyAnswers}, nil
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -59,7 +78,7 @@ func startDemo(ctx context.Context, o *options) (url string, stop func(), err er
 			o.IO.Eprintf("demo producer: %v\n", err)
 		}
 	}()
-	stop = func() {
+	stop := func() {
 		p.Close()
 		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		defer cancel()
@@ -67,5 +86,5 @@ func startDemo(ctx context.Context, o *options) (url string, stop func(), err er
 			srv.Close()
 		}
 	}
-	return "http://" + ln.Addr().String(), stop, nil
+	return demo{"http://" + ln.Addr().String(), stop, p.NobodyAnswers}, nil
 }

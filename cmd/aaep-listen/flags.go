@@ -118,7 +118,7 @@ Typed commands (one per line; N may be left out when one prompt waits):
                               listening: at most N events per second,
   set verbosity V             terse, normal or verbose texts,
   set lang yo,en              these languages, in order of preference,
-  set include|exclude TYPES   only, or never, these types (agent.tool.*)
+  set include|exclude TYPES   only, or never, these types (tool.*)
   help                        list commands
   quit                        close the subscription and exit
 
@@ -140,7 +140,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
 	fs.BoolVar(&o.DemoGRPC, "demo-grpc", false, "serve the demo producer over gRPC (grpc://) instead of HTTP")
-	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pacing: 1 is natural, 0 sends everything at once, 2 twice as slow")
+	fs.Float64Var(&o.DemoSpeed, "demo-speed", 1, "demo pace, as aaep-replay --speed: 1 is natural, 2 twice as fast, 0.5 half as fast, 0 without pauses")
 	fs.StringVar(&o.Verbosity, "verbosity", "normal", "how much to say: terse, normal or detailed (verbose is detailed), as set verbosity takes")
 	fs.BoolVar(&o.NoTime, "no-time", false, "do not start each line with its time (also \"timestamps\": false in the --config file)")
 	fs.BoolVar(&o.JSON, "json", false, "write one JSON record per announcement and diagnostic instead of lines")

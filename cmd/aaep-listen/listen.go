@@ -49,17 +49,21 @@ type listener struct {
 	audit     *audit.Log        // --audit; nil without
 	input     <-chan string     // typed commands from the TUI; nil reads standard input
 	silencing sync.WaitGroup    // "stop" commands whose cancel is still on its way (announcing.go)
+	// nobodyAnswers, with --demo, tells the demo producer nobody is left to
+	// answer, so its prompts' defaults apply at once; nil otherwise.
+	nobodyAnswers func()
 }
 
 func listen(ctx context.Context, o *options) error {
 	endpoint := o.Endpoint
+	var nobodyAnswers func() // --demo: let its prompts' defaults apply at once
 	if o.Demo {
-		url, stop, err := startDemo(ctx, o)
+		d, err := startDemo(o)
 		if err != nil {
 			return fmt.Errorf("start the demo producer: %w", err)
 		}
-		defer stop()
-		endpoint = url
+		defer d.stop()
+		endpoint, nobodyAnswers = d.url, d.nobodyAnswers
 	}
 
 	ui, err := startTUI(o, endpoint) // nil without --tui
@@ -87,7 +91,7 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
-	l := &listener{o: o, out: out, notes: make(chan note, 64)}
+	l := &listener{o: o, out: out, notes: make(chan note, 64), nobodyAnswers: nobodyAnswers}
 	if o.Decide.AuditFile != "" {
 		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
 			return err
@@ -100,6 +104,7 @@ func listen(ctx context.Context, o *options) error {
 	defer extra.Close()
 	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.list...)...)
 	l.eng = session.New(session.Config{ReorderWait: o.ReorderWait, DecidedBy: o.DecidedBy}, l)
+	l.eng.Filtered(o.Terms.Filters())
 	if ui != nil {
 		ui.attach(l)
 	}
@@ -113,8 +118,10 @@ func listen(ctx context.Context, o *options) error {
 		Header:              o.Header,
 		HTTPClient:          o.TLS.client,
 		HeaderTimeout:       o.ConnectTimeout,
-		OnStatus:            func(s transport.Status, detail string) { l.note(statusWords(endpoint, s, detail)) },
-		OnDiagnostic:        l.transportProblem,
+		OnStatus: func(s transport.Status, detail string) {
+			l.queueNote(note{text: statusWords(endpoint, s, detail), ends: s == transport.StatusReconnecting || s == transport.StatusClosed})
+		},
+		OnDiagnostic: l.transportProblem,
 	}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}}
 	conn, err := l.dial(ctx, endpoint, topts)
 	if err != nil {
@@ -195,7 +202,7 @@ func (l *listener) run(ctx context.Context) error {
 		}
 	}()
 	lines := l.input
-	if lines == nil {
+	if lines == nil && l.o.Endpoint != "-" { // with -, standard input is the events, not commands
 		lines = readLines(l.o.IO.In)
 	}
 
@@ -217,6 +224,7 @@ func (l *listener) run(ctx context.Context) error {
 		case s, ok := <-lines:
 			if !ok {
 				lines = nil // standard input closed: keep listening
+				l.inputEnded()
 				continue
 			}
 			if quit := l.command(ctx, s); quit {
@@ -261,6 +269,24 @@ func (l *listener) run(ctx context.Context) error {
 			return nil
 		}
 	}
+}
+
+// inputEnded is told when standard input ends, so nobody can type an
+// answer any more. The demo producer then applies each prompt's default at
+// once rather than after its full timeout; a real producer waits as it
+// will, and each prompt's end is announced when it comes. With a policy or
+// --auto-reply, rules can still answer: the demo's prompts wait for them.
+func (l *listener) inputEnded() {
+	if l.nobodyAnswers == nil {
+		return
+	}
+	if l.o.Decide.policy != nil || l.o.AutoReply != "" {
+		l.say("Standard input is closed: only your --policy or --auto-reply rules can answer now; other prompts wait until their time runs out.")
+		return
+	}
+	l.say("Standard input is closed, so nobody can answer here: the demo producer applies each prompt's default decision at once.")
+	l.nobodyAnswers()
+	l.flush()
 }
 
 // handleQueued handles first (when not nil) and then the next n frames
@@ -400,6 +426,7 @@ func (l *listener) resetTimer(t *time.Timer) {
 type note struct {
 	text    string
 	problem bool
+	ends    bool // the connection ended: what the engine holds for order comes first
 }
 
 func (l *listener) note(s string) { l.queueNote(note{text: s}) }
@@ -417,6 +444,13 @@ func (l *listener) show(n note) {
 	if n.problem {
 		l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "transport", Message: n.text})
 		return
+	}
+	if n.ends {
+		// No earlier event will come on this connection: release what
+		// waited for one, so it is told before the connection's end.
+		now := l.o.Now()
+		l.eng.Flush(now)
+		l.ann.Flush(now)
 	}
 	l.say(n.text)
 }

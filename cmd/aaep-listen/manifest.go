@@ -166,7 +166,11 @@ func (l *listener) manifestAccepted(b []byte) {
 // (producer.manifest_uri, else the well-known path) at its first event.
 func (l *listener) manifestEvent(ev *protocol.Event) {
 	m := &l.o.Manifest
-	if ev == nil || !answers(l.endpoint()) {
+	if ev == nil {
+		return
+	}
+	if !answers(l.endpoint()) {
+		l.recordedManifest(ev)
 		return
 	}
 	if m.checked == "" {
@@ -186,6 +190,19 @@ func (l *listener) manifestEvent(ev *protocol.Event) {
 	m.unclaim[ev.Type] = true
 	l.Diagnose(session.Diagnostic{At: l.o.Now(), Code: "manifest", Message: fmt.Sprintf(
 		"The producer sent an event of type %s, which its manifest does not list among the types it emits.", protocol.Sanitize(ev.Type))})
+}
+
+// recordedManifest reports the first manifest_uri an event read from a
+// file names, once. Nothing is fetched: reading a file makes no
+// network request.
+func (l *listener) recordedManifest(ev *protocol.Event) {
+	m := &l.o.Manifest
+	uri := ev.Producer.ManifestURI
+	if uri == "" || m.checked != "" {
+		return
+	}
+	m.checked = uri
+	l.say(fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Sanitize(uri)))
 }
 
 func (l *listener) checkManifest(src session.ManifestSources, off session.Offering) {

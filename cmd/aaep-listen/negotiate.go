@@ -28,6 +28,7 @@ type negotiation struct {
 	requested protocol.Capabilities // the request, renegotiations merged in
 	honored   protocol.Capabilities
 	enf       *session.Enforcer // nil until the producer accepts
+	local     *session.Enforcer // the user's filters alone, while enf is nil (localFilter)
 	// pending is the renegotiation waiting for its answer, nil when none.
 	pending *protocol.Capabilities
 	// said are the differences from the request already told the user.
@@ -155,14 +156,28 @@ func merge(base, changes protocol.Capabilities) protocol.Capabilities {
 // admit applies the negotiated terms to an event about to be announced;
 // other deliveries always pass.
 func (l *listener) admit(d session.Delivery) bool {
-	if d.Kind != session.KindEvent || l.neg.enf == nil || d.Event == nil {
+	enf := l.neg.enf
+	if enf == nil {
+		enf = l.localFilter()
+	}
+	if d.Kind != session.KindEvent || enf == nil || d.Event == nil {
 		return true
 	}
-	ok, diags := l.neg.enf.Admit(d.Event, d.At)
+	ok, diags := enf.Admit(d.Event, d.At)
 	for _, g := range diags {
 		l.Diagnose(g)
 	}
 	return ok
+}
+
+// localFilter applies the user's --include and --exclude where no producer
+// agreed to them (a file, the deployed layout); nil without filters.
+func (l *listener) localFilter() *session.Enforcer {
+	t := l.o.Terms
+	if l.neg.local == nil && t.Filters() {
+		l.neg.local = session.NewLocalFilter(protocol.EventFilters{Include: t.Include, Exclude: t.Exclude})
+	}
+	return l.neg.local
 }
 
 // refusedRenegotiation handles a subscription.rejected that answers a

@@ -20,6 +20,12 @@ func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 		l.say(sentence(err.Error()))
 		return
 	}
+	switch c.Word {
+	case "include":
+		l.sayAll(session.UnknownPatterns(c.Word, terms.Include))
+	case "exclude":
+		l.sayAll(session.UnknownPatterns(c.Word, terms.Exclude))
+	}
 	if c.Word == "verbosity" { // how the listener itself phrases events, whatever the producer says
 		l.ann.SetVerbosity(terms.Verbosity)
 		l.o.Verbosity = terms.Verbosity
@@ -48,7 +54,14 @@ func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 		return
 	}
 	l.o.Terms = terms
+	l.eng.Filtered(terms.Filters())
 	l.say(fmt.Sprintf("Asked the producer to set %s to %s.", c.Word, strings.Join(session.List(c.Arg), ", ")))
+}
+
+func (l *listener) sayAll(lines []string) {
+	for _, s := range lines {
+		l.say(s)
+	}
 }
 
 // sentence makes an error message a sentence a person can be read.

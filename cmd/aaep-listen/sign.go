@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/sigrpl"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // signOptions are the flags of signed replies (the sigrpl extension) and
@@ -51,8 +52,7 @@ func (o *signOptions) loadKey() (path string, created bool, err error) {
 
 // answers says whether endpoint has a back channel replies go to.
 func answers(endpoint string) bool {
-	scheme, _, ok := strings.Cut(endpoint, ":")
-	return ok && len(scheme) > 1 && scheme != "file"
+	return !transport.ReadsFile(endpoint)
 }
 
 // loadSignKey loads (or, the first time, makes) the signing key when

@@ -24,11 +24,11 @@ func addTermFlags(fs *flag.FlagSet, t *session.Terms) {
 		t.Coalesce = session.List(s)
 		return nil
 	})
-	fs.Func("include", "only these event types, comma-separated; a trailing * matches a prefix: `GLOBS` such as agent.tool.*", func(s string) error {
+	fs.Func("include", "only these event types, comma-separated; a trailing * matches a prefix, and agent. or aaep:agent. may be left out: `GLOBS` such as tool.*", func(s string) error {
 		t.Include = patterns(s)
 		return nil
 	})
-	fs.Func("exclude", "never these event types (critical events always pass): `GLOBS` such as agent.progress.*", func(s string) error {
+	fs.Func("exclude", "never these event types (critical events always pass), written as for --include: `GLOBS` such as progress.*", func(s string) error {
 		t.Exclude = patterns(s)
 		return nil
 	})
@@ -48,6 +48,9 @@ func finishTerms(o *options, getenv func(string) string) error {
 	t.CanClarify = t.CanConfirm
 	if err := t.Check(); err != nil {
 		return fmt.Errorf("--%w", err)
+	}
+	for _, w := range append(session.UnknownPatterns("include", t.Include), session.UnknownPatterns("exclude", t.Exclude)...) {
+		o.IO.Eprintf("aaep-listen: %s\n", w)
 	}
 	o.SubscriberID = subscriberID(getenv)
 	return nil
