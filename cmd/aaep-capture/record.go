@@ -155,7 +155,7 @@ func (r *recorder) loop(ctx context.Context) (int, string, error) {
 			}
 			return n, "Stopped.", nil
 		case err != nil:
-			return n, "The connection was lost for good.", fmt.Errorf("receive: %w", err)
+			return n, "The connection to the producer was lost and could not be restored; the capture ends here.", fmt.Errorf("receive: %w", err)
 		}
 		at := f.At
 		if at.IsZero() {
