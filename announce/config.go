@@ -93,7 +93,12 @@ func ParseSettings(data []byte) (Settings, error) {
 		if _, ok := priorityNamed(t.Priority); !ok {
 			return Settings{}, fmt.Errorf("types.%s.priority %q: want background, normal or critical", k, t.Priority)
 		}
-		types[typeKey(k)] = t
+		key := typeKey(k)
+		if !strings.Contains(key, ":") {
+			// Empty, or a pattern: per-type settings name one event type.
+			return Settings{}, fmt.Errorf("types: %q is not an event type (write one, such as tool.completed)", k)
+		}
+		types[key] = t
 	}
 	s.Types = types
 	return s, nil
