@@ -49,6 +49,7 @@ var outputs = []output{
 	{"notification title and body", false, false, false, viaAnnouncer(notifySink)},
 	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
 	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
+	{"aaep-listen stderr, gRPC status of a refusal", false, false, false, grpcRefused},
 	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
 	{"aaep-listen --tui in tmux", false, false, false, tuiScreen},
 	{"aaep-listen manifest", false, false, false, manifestCmd()},
