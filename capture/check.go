@@ -426,18 +426,9 @@ func (c *Checker) schemaProblems(st *Step, session, id string, err error) {
 func explained(ev *protocol.Event, ptr string) bool {
 	switch ptr {
 	case "/urgency":
-		return criticalType(ev.Type)
+		return protocol.CriticalType(ev.Type)
 	case "/default_decision":
 		return mustDefaultReject(ev) && ev.DefaultDecision == protocol.DecisionAccept
-	}
-	return false
-}
-
-// criticalType reports whether the spec says events of typ must have urgency critical.
-func criticalType(typ string) bool {
-	switch typ {
-	case protocol.TypeSessionErrored, protocol.TypeAwaitingConfirmation, protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested:
-		return true
 	}
 	return false
 }
@@ -460,7 +451,7 @@ func appendNew(list []string, s string) []string {
 // eventRules checks the rules that concern one event on its own.
 func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	session, id := protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
-	if criticalType(ev.Type) && ev.Urgency != protocol.UrgencyCritical {
+	if protocol.CriticalType(ev.Type) && ev.Urgency != protocol.UrgencyCritical {
 		got := string(ev.Urgency)
 		if got == "" {
 			got = "none"

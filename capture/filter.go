@@ -71,7 +71,7 @@ func (f TypeFilter) Keep(msg []byte) bool {
 	if typ == "" || !strings.Contains(typ, ":") {
 		return true // not an event: handshake, reply, or unreadable
 	}
-	if isCriticalType(typ) || urgencyCritical(msg) {
+	if protocol.CriticalType(typ) || urgencyCritical(msg) {
 		return true
 	}
 	return f.Match(typ)
@@ -92,14 +92,6 @@ func (f TypeFilter) Match(typ string) bool {
 		return false
 	}
 	return !matches(f.exclude)
-}
-
-func isCriticalType(typ string) bool {
-	switch protocol.NormalizeType(typ) {
-	case protocol.TypeSessionErrored, protocol.TypeAwaitingConfirmation, protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested:
-		return true
-	}
-	return false
 }
 
 // urgencyCritical reports whether msg says "urgency":"critical" at its top

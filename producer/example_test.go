@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // A producer served on a loopback port. With EndWhenDone the stream ends
@@ -32,7 +33,7 @@ func Example() {
 	go srv.Serve(ln)
 
 	// A subscriber: here, the legacy stream read to its end.
-	resp, err := http.Get("http://" + ln.Addr().String() + producer.PathLegacyEvents)
+	resp, err := http.Get("http://" + ln.Addr().String() + protocol.PathLegacyEvents)
 	if err != nil {
 		panic(err)
 	}

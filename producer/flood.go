@@ -119,14 +119,14 @@ func newTemplate(run, sess, typ string, urgency protocol.Urgency, payload string
 	}
 	add("event: aaep.event\nid: evt_" + run)
 	t.id1 = slot(idWidth)
-	add("\ndata: {\"@context\":\"" + protocol.ContextURL + "\",\"aaep_version\":\"" + Version +
+	add("\ndata: {\"@context\":\"" + protocol.ContextURL + "\",\"aaep_version\":\"" + protocol.Version +
 		"\",\"type\":\"" + typ + "\",\"event_id\":\"evt_" + run)
 	t.id2 = slot(idWidth)
 	add(`","session_id":"` + sess + `","sequence_number":`)
 	t.seq = slot(seqWidth)
 	add(`,"timestamp":"`)
 	t.ts = slot(len(timeLayout))
-	add(`","producer":{"agent_id":"aaep-term-flood","agent_name":"Load test producer","agent_version":"` + Version +
+	add(`","producer":{"agent_id":"aaep-term-flood","agent_name":"Load test producer","agent_version":"` + protocol.Version +
 		`"},"verbosity":"normal","urgency":"` + string(urgency) +
 		`","localization_hints":{"primary_language":"en-US","text_direction":"ltr"},` + payload)
 	if step {

@@ -14,14 +14,6 @@ import (
 	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
-// Close codes of a message binding (appendix B's WebSocket codes; the other
-// bindings only log them).
-const (
-	closeClean     = 4000 // the subscription ended cleanly
-	closeRejected  = 4001 // the handshake or a renegotiation was refused
-	closeGoingAway = 1001 // the producer is shutting down
-)
-
 // inbound is one message from a subscriber.
 type inbound struct {
 	data   []byte          // the AAEP message
@@ -48,7 +40,7 @@ type peer interface {
 // subscription ends. manifest, if not empty, is the manifest_uri announced.
 func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
 	if !p.serving() {
-		pe.end(closeGoingAway, "the producer is shutting down")
+		pe.end(protocol.CloseGoingAway, "the producer is shutting down")
 		return
 	}
 	defer p.conns.Done()
@@ -60,14 +52,14 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
 		return
 	}
 	if p.ended() {
-		pe.end(closeClean, "the producer has finished")
+		pe.end(protocol.CloseSubscriptionEnded, "the producer has finished")
 		return
 	}
 	sub, acc, rej := p.subscribe(first.data, manifest)
 	if rej != nil {
 		p.opts.Logf("producer: subscription rejected: %v", rej)
 		_ = pe.answer(first, marshal(rej.message()), true)
-		pe.end(closeRejected, rej.code)
+		pe.end(protocol.CloseRejected, rej.code)
 		return
 	}
 	if err := pe.answer(first, marshal(acc), false); err != nil {
@@ -98,11 +90,11 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
 		})
 		switch {
 		case finished:
-			pe.end(closeClean, "the producer has finished")
+			pe.end(protocol.CloseSubscriptionEnded, "the producer has finished")
 		case p.ctx.Err() != nil:
-			pe.end(closeGoingAway, "the producer is shutting down")
+			pe.end(protocol.CloseGoingAway, "the producer is shutting down")
 		default:
-			pe.end(closeClean, "the subscription has ended")
+			pe.end(protocol.CloseSubscriptionEnded, "the subscription has ended")
 		}
 	}()
 	p.readFramed(pe, sub, manifest)
@@ -144,7 +136,7 @@ func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
 			status, answer, refused := p.renegotiateMsg(m, manifest)
 			_ = pe.answer(in, marshal(answer), status/100 != 2)
 			if refused != nil { // a refused renegotiation ends the subscription
-				pe.end(closeRejected, "renegotiation refused")
+				pe.end(protocol.CloseRejected, "renegotiation refused")
 				p.dropSubscription(refused)
 			}
 		case protocol.TypeSubscriptionClose:
@@ -152,7 +144,7 @@ func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
 			if in.id != nil {
 				_ = pe.answer(in, marshal(answer), status/100 != 2)
 			}
-			pe.end(closeClean, "subscription closed")
+			pe.end(protocol.CloseSubscriptionEnded, "subscription closed")
 		case sigrpl.TypeSignedReply:
 			err := p.framedSigned(sub, in.data)
 			if err != nil {

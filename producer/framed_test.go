@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/wire"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/gorilla/websocket"
 )
 
 func wsDial(t *testing.T, url string, protos []string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
 	d := websocket.Dialer{Subprotocols: protos, HandshakeTimeout: 5 * time.Second}
-	return d.Dial("ws"+strings.TrimPrefix(url, "http")+PathWebSocket, nil)
+	return d.Dial("ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket, nil)
 }
 
 func wsRead(t *testing.T, c *websocket.Conn) map[string]any {
@@ -41,19 +42,19 @@ func TestWebSocketSubprotocolRequired(t *testing.T) {
 	if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("%v %v", resp, err)
 	}
-	c, _, err := wsDial(t, srv.URL, []string{"other", Subprotocol})
+	c, _, err := wsDial(t, srv.URL, []string{"other", protocol.Subprotocol})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if c.Subprotocol() != Subprotocol {
+	if c.Subprotocol() != protocol.Subprotocol {
 		t.Errorf("subprotocol %q", c.Subprotocol())
 	}
 }
 
 func TestWebSocketRenegotiation(t *testing.T) {
 	_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), Speed: 1})
-	c, _, err := wsDial(t, srv.URL, []string{Subprotocol})
+	c, _, err := wsDial(t, srv.URL, []string{protocol.Subprotocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestWebSocketRenegotiation(t *testing.T) {
 		_, b, err := c.ReadMessage()
 		var ce *websocket.CloseError
 		if errors.As(err, &ce) {
-			if ce.Code != closeRejected {
+			if ce.Code != protocol.CloseRejected {
 				t.Errorf("close %v", ce)
 			}
 			return

@@ -47,7 +47,7 @@ type grpcService struct {
 func (g grpcService) Subscribe(s grpc.BidiStreamingServer[aaeppb.AaepMessage, aaeppb.AaepMessage]) error {
 	pe := &grpcPeer{s: s, in: make(chan inbound), done: make(chan struct{})}
 	go pe.pump()
-	stop := context.AfterFunc(g.p.ctx, func() { pe.end(closeGoingAway, "the producer is shutting down") })
+	stop := context.AfterFunc(g.p.ctx, func() { pe.end(protocol.CloseGoingAway, "the producer is shutting down") })
 	defer stop()
 	served := make(chan struct{})
 	go func() {
@@ -153,7 +153,7 @@ func (g *grpcPeer) end(code int, reason string) {
 func (g *grpcPeer) status() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.code == closeGoingAway {
+	if g.code == protocol.CloseGoingAway {
 		return status.Error(codes.Unavailable, g.why)
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/spectest"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
@@ -239,7 +240,7 @@ func subscribe(t testing.TB, srv *httptest.Server, caps map[string]any) (string,
 	if caps == nil {
 		caps = map[string]any{"supports_confirmation_reply": true, "supports_clarification_reply": true}
 	}
-	code, h, body := post(t, srv.URL+PathSubscriptions, map[string]any{
+	code, h, body := post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
 		"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "test", "capabilities": caps,
 	})
 	if code != http.StatusCreated {

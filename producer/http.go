@@ -19,16 +19,6 @@ import (
 	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
-// HTTP paths served. The spec layout is not served in Quirks mode.
-const (
-	PathSubscriptions = "/aaep/v1/subscriptions"
-	PathEvents        = "/aaep/v1/events"
-	PathReplies       = "/aaep/v1/replies"
-	PathLegacyEvents  = "/events"
-	PathLegacyReplies = "/messages"
-	PathManifest      = "/.well-known/aaep-manifest.json"
-)
-
 // Limits of the HTTP side.
 const (
 	maxBody          = 64 << 10 // bytes of a request body
@@ -47,22 +37,22 @@ func (p *Producer) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.Ser
 
 func (p *Producer) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+PathLegacyEvents, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+protocol.PathLegacyEvents, func(w http.ResponseWriter, r *http.Request) {
 		p.serveStream(w, r, nil)
 	})
-	mux.HandleFunc("POST "+PathLegacyReplies, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+protocol.PathLegacyReplies, func(w http.ResponseWriter, r *http.Request) {
 		p.handleReply(w, r, false)
 	})
 	if p.opts.Quirks {
 		return mux // deployed producers have no handshake
 	}
-	mux.HandleFunc("POST "+PathSubscriptions, p.handleSubscribe)
-	mux.HandleFunc("GET "+PathEvents, p.handleSpecStream)
-	mux.HandleFunc("POST "+PathReplies, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("POST "+protocol.PathSubscriptions, p.handleSubscribe)
+	mux.HandleFunc("GET "+protocol.PathEvents, p.handleSpecStream)
+	mux.HandleFunc("POST "+protocol.PathReplies, func(w http.ResponseWriter, r *http.Request) {
 		p.handleReply(w, r, true)
 	})
-	mux.HandleFunc("GET "+PathManifest, p.handleManifest)
-	mux.HandleFunc("GET "+PathWebSocket, p.handleWebSocket)
+	mux.HandleFunc("GET "+protocol.PathManifest, p.handleManifest)
+	mux.HandleFunc("GET "+protocol.PathWebSocket, p.handleWebSocket)
 	return mux
 }
 
@@ -71,7 +61,7 @@ func (p *Producer) agent() Agent {
 	if len(p.opts.Scenarios) > 0 {
 		return p.opts.Scenarios[0].Agent
 	}
-	return Agent{ID: "aaep-term-producer", Version: Version}
+	return Agent{ID: "aaep-term-producer", Version: protocol.Version}
 }
 
 // subscription is one accepted subscription.request.
@@ -148,7 +138,7 @@ func (p *Producer) handleSubscribe(w http.ResponseWriter, r *http.Request) {
 		p.writeRejection(w, rej)
 		return
 	}
-	w.Header().Set("Location", PathEvents+"?subscription_id="+sub.id)
+	w.Header().Set("Location", protocol.PathEvents+"?subscription_id="+sub.id)
 	writeJSON(w, http.StatusCreated, acc)
 }
 
@@ -161,7 +151,7 @@ func manifestURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + r.Host + PathManifest
+	return scheme + "://" + r.Host + protocol.PathManifest
 }
 
 // subscribe evaluates a subscription.request on any binding and stores the
@@ -213,7 +203,7 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 		Signed   string   `json:"signed_manifest,omitempty"`
 		Notes    string   `json:"negotiation_notes,omitempty"`
 	}{
-		Type: protocol.TypeSubscriptionAccepted, ID: id, Version: Version, Honored: h,
+		Type: protocol.TypeSubscriptionAccepted, ID: id, Version: protocol.Version, Honored: h,
 		Notes: strings.Join(notes, " "), Manifest: manifest, Signed: p.signedManifest(),
 	}
 	a := p.agent()
@@ -399,7 +389,7 @@ func (p *Producer) handleSpecStream(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.URL.Query().Get("subscription_id")
 	if id == "" {
-		writeError(w, http.StatusBadRequest, "the subscription_id query parameter is missing; POST a subscription.request to "+PathSubscriptions+" first")
+		writeError(w, http.StatusBadRequest, "the subscription_id query parameter is missing; POST a subscription.request to "+protocol.PathSubscriptions+" first")
 		return
 	}
 	p.mu.Lock()

@@ -114,7 +114,7 @@ func (p *Producer) manifest() map[string]any {
 		"agent_id":                     a.ID,
 		"agent_version":                a.Version,
 		"agent_name":                   a.Name,
-		"aaep_versions_supported":      []string{Version},
+		"aaep_versions_supported":      []string{protocol.Version},
 		"conformance_levels_supported": []int{1, 2, 3},
 		"transports_supported":         []string{"sse", "websocket", "stdio", "unix", "grpc"},
 		"languages_supported":          p.langs,

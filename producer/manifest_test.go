@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/go-jose/go-jose/v4"
 )
 
@@ -19,7 +20,7 @@ func TestSignedManifest(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), ManifestKey: key})
-			code, _, body := post(t, srv.URL+PathSubscriptions, map[string]any{
+			code, _, body := post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
 				"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "x",
 				"capabilities": map[string]any{"accept_signed_manifests_only": true},
 			})
@@ -35,7 +36,7 @@ func TestSignedManifest(t *testing.T) {
 			if err := json.Unmarshal(body, &acc); err != nil {
 				t.Fatal(err)
 			}
-			resp, err := http.Get(srv.URL + PathManifest)
+			resp, err := http.Get(srv.URL + protocol.PathManifest)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +66,7 @@ func TestSignedManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), ManifestKey: key, ManifestFault: ManifestUnsigned})
-	code, _, body := post(t, srv.URL+PathSubscriptions, map[string]any{
+	code, _, body := post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
 		"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "x",
 		"capabilities": map[string]any{"accept_signed_manifests_only": true},
 	})

@@ -25,9 +25,6 @@ import (
 // scenarios ended.
 var ErrClosed = errors.New("producer: closed")
 
-// Version is the AAEP version the producer speaks.
-const Version = "1.0.0"
-
 // historyLimit is how many events the producer keeps for late and
 // reconnecting subscribers.
 const historyLimit = 10000
@@ -427,7 +424,7 @@ func (p *Producer) emit(s *session, ev Payload, vars *strings.Replacer, token st
 	urgency := urgencyOf(ev.Type)
 
 	var b bytes.Buffer
-	b.WriteString(`{"@context":"` + protocol.ContextURL + `","aaep_version":"` + Version + `","type":`)
+	b.WriteString(`{"@context":"` + protocol.ContextURL + `","aaep_version":"` + protocol.Version + `","type":`)
 	b.Write(jsonString(ev.Type))
 	fmt.Fprintf(&b, `,"event_id":"%s","session_id":"%s","sequence_number":%d,"timestamp":"%s",`,
 		id, s.id, s.seq, at.Format("2006-01-02T15:04:05.000Z"))
@@ -483,10 +480,10 @@ func quirkEmptySummary(ev Payload) bool {
 }
 
 func urgencyOf(typ string) protocol.Urgency {
-	switch typ {
-	case protocol.TypeSessionErrored, protocol.TypeAwaitingConfirmation,
-		protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested:
+	if protocol.CriticalType(typ) {
 		return protocol.UrgencyCritical
+	}
+	switch typ {
 	case protocol.TypeStateChanged, protocol.TypeProgressUpdated:
 		return protocol.UrgencyBackground
 	}

@@ -159,10 +159,10 @@ func TestScenariosValidate(t *testing.T) {
 			var s *stream
 			var sub, replies string
 			if tc.quirks {
-				s, replies = open(t, srv.URL+PathLegacyEvents, ""), srv.URL+PathLegacyReplies
+				s, replies = open(t, srv.URL+protocol.PathLegacyEvents, ""), srv.URL+protocol.PathLegacyReplies
 			} else {
 				sub, s = subscribe(t, srv, nil)
-				replies = srv.URL + PathReplies
+				replies = srv.URL + protocol.PathReplies
 			}
 			var answer answerer
 			if tc.answer != nil {
@@ -202,7 +202,7 @@ func TestScenariosValidate(t *testing.T) {
 func TestEnvelope(t *testing.T) {
 	fixed := time.Date(2026, 5, 24, 14, 22, 11, 342_500_000, time.FixedZone("X", 3600))
 	_, srv := serve(t, Options{Scenarios: scenarios(t, "rtl", "error"), EndWhenDone: true, Now: func() time.Time { return fixed }})
-	events := open(t, srv.URL+PathLegacyEvents, "").all(t)
+	events := open(t, srv.URL+protocol.PathLegacyEvents, "").all(t)
 	sessions := map[string]bool{}
 	for _, e := range events {
 		m := e.decoded(t)
@@ -240,7 +240,7 @@ func TestEnvelope(t *testing.T) {
 func TestHandshakeAccepted(t *testing.T) {
 	o := loadOfficial(t)
 	_, srv := serve(t, Options{Scenarios: scenarios(t)})
-	code, h, body := post(t, srv.URL+PathSubscriptions, map[string]any{
+	code, h, body := post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
 		"type": "subscription.request", "aaep_version": "1.2.0", "subscriber_id": "narrator",
 		"capabilities": map[string]any{
 			"max_events_per_second":        5000,
@@ -282,12 +282,12 @@ func TestHandshakeAccepted(t *testing.T) {
 		!slices.Equal(hc.Bounds, []string{"sentence", "completion"}) || !slices.Equal(hc.Levels, []int{1, 2, 3}) {
 		t.Errorf("honored %+v", hc)
 	}
-	if want := PathEvents + "?subscription_id=" + acc.ID; h.Get("Location") != want || acc.Version != "1.0.0" {
+	if want := protocol.PathEvents + "?subscription_id=" + acc.ID; h.Get("Location") != want || acc.Version != protocol.Version {
 		t.Errorf("Location %q, version %q", h.Get("Location"), acc.Version)
 	}
 
 	var manifest map[string]any
-	if resp, err := http.Get(srv.URL + PathManifest); err != nil {
+	if resp, err := http.Get(srv.URL + protocol.PathManifest); err != nil {
 		t.Fatal(err)
 	} else {
 		err = json.NewDecoder(resp.Body).Decode(&manifest)
@@ -296,12 +296,12 @@ func TestHandshakeAccepted(t *testing.T) {
 			t.Errorf("manifest %v: %v", manifest, err)
 		}
 	}
-	if !strings.Contains(string(body), `"manifest_uri":"`+srv.URL+PathManifest+`"`) {
+	if !strings.Contains(string(body), `"manifest_uri":"`+srv.URL+protocol.PathManifest+`"`) {
 		t.Errorf("no manifest_uri in %s", body)
 	}
 
 	// A lower rate is honored as asked.
-	code, _, body = post(t, srv.URL+PathSubscriptions, map[string]any{
+	code, _, body = post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
 		"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "braille",
 		"capabilities": map[string]any{"max_events_per_second": 2},
 	})
@@ -337,7 +337,7 @@ func TestHandshakeRejected(t *testing.T) {
 		}), "manifest_signature_required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			code, _, body := post(t, srv.URL+PathSubscriptions, tc.body)
+			code, _, body := post(t, srv.URL+protocol.PathSubscriptions, tc.body)
 			if code != http.StatusBadRequest {
 				t.Errorf("status %d", code)
 			}
@@ -377,7 +377,7 @@ func TestLegacyLayout(t *testing.T) {
 	// (TestLegacyEventsReachOnmessage); ids are kept for resuming.
 	for query, name := range map[string]string{"": "", "?named=1": "aaep.event"} {
 		_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), EndWhenDone: true})
-		events := open(t, srv.URL+PathLegacyEvents+query, "").all(t)
+		events := open(t, srv.URL+protocol.PathLegacyEvents+query, "").all(t)
 		if len(events) != 11 {
 			t.Fatalf("%s: %d events, want 11", query, len(events))
 		}
@@ -392,13 +392,13 @@ func TestLegacyLayout(t *testing.T) {
 func TestUnknownSubscription(t *testing.T) {
 	_, srv := serve(t, Options{Scenarios: scenarios(t, "happy")})
 	for q, want := range map[string]int{"?subscription_id=sub_nope": 404, "": 400} {
-		resp, err := http.Get(srv.URL + PathEvents + q)
+		resp, err := http.Get(srv.URL + protocol.PathEvents + q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
 		if resp.StatusCode != want {
-			t.Errorf("GET %s: %s, want %d", PathEvents+q, resp.Status, want)
+			t.Errorf("GET %s: %s, want %d", protocol.PathEvents+q, resp.Status, want)
 		}
 	}
 }
@@ -408,7 +408,7 @@ func TestLastEventIDResume(t *testing.T) {
 	sub, s := subscribe(t, srv, nil)
 	first := s.until(t, protocol.TypeSessionErrored)
 	s.resp.Body.Close()
-	url := srv.URL + PathEvents + "?subscription_id=" + sub
+	url := srv.URL + protocol.PathEvents + "?subscription_id=" + sub
 
 	again := open(t, url, first[4].id)
 	for _, want := range first[5:] {
@@ -440,7 +440,7 @@ func TestConfirmation(t *testing.T) {
 				t.Fatal("the scenario went on before the reply")
 			}
 			token := m["reply_token"].(string)
-			if code, _, body := post(t, srv.URL+PathReplies, confirmation(token, decision, sub)); code != http.StatusAccepted {
+			if code, _, body := post(t, srv.URL+protocol.PathReplies, confirmation(token, decision, sub)); code != http.StatusAccepted {
 				t.Fatalf("reply: %d %s", code, body)
 			}
 			rest := s.all(t)
@@ -504,7 +504,7 @@ func TestClarification(t *testing.T) {
 				t.Errorf("clarification %s", ev[len(ev)-1].data)
 			}
 			if tc.response != nil {
-				code, _, body := post(t, srv.URL+PathReplies, map[string]any{
+				code, _, body := post(t, srv.URL+protocol.PathReplies, map[string]any{
 					"type": "clarification.reply", "reply_token": m["reply_token"], "response": tc.response,
 					"subscription_id": sub, "timestamp": time.Now().UTC().Format(time.RFC3339),
 				})
@@ -529,7 +529,7 @@ func TestReplyValidation(t *testing.T) {
 	sub, s := subscribe(t, srv, nil)
 	conf := s.until(t, protocol.TypeAwaitingConfirmation)
 	token := conf[len(conf)-1].decoded(t)["reply_token"].(string)
-	url := srv.URL + PathReplies
+	url := srv.URL + protocol.PathReplies
 	with := func(change func(m map[string]any)) map[string]any {
 		m := confirmation(token, "accept", sub)
 		change(m)
@@ -559,7 +559,7 @@ func TestReplyValidation(t *testing.T) {
 			delete(m, "decision")
 			m["response"] = "yes"
 		}), 400},
-		{"legacy without subscription_id", srv.URL + PathLegacyReplies, with(func(m map[string]any) {
+		{"legacy without subscription_id", srv.URL + protocol.PathLegacyReplies, with(func(m map[string]any) {
 			delete(m, "subscription_id")
 		}), 202},
 		{"reused token", url, with(func(m map[string]any) {}), 409},
@@ -609,7 +609,7 @@ func TestEndWhenDone(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Done not closed")
 	}
-	for _, path := range []string{PathEvents + "?subscription_id=" + sub, PathLegacyEvents} {
+	for _, path := range []string{protocol.PathEvents + "?subscription_id=" + sub, protocol.PathLegacyEvents} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
@@ -655,7 +655,7 @@ func TestChaos(t *testing.T) {
 	for seed := range uint64(runs) {
 		_, srv := serve(t, Options{Scenarios: scenarios(t, "happy", "error", "rtl"), EndWhenDone: true,
 			Duplicate: 0.3, Shuffle: 4, Seed: seed})
-		events := open(t, srv.URL+PathLegacyEvents, "").all(t)
+		events := open(t, srv.URL+protocol.PathLegacyEvents, "").all(t)
 		ids := map[string]int{}
 		var order []string // distinct ids in order of arrival
 		lastSeq := map[string]float64{}
@@ -702,7 +702,7 @@ func TestChaosSeeded(t *testing.T) {
 	order := func() []string {
 		_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), EndWhenDone: true, Duplicate: 0.5, Shuffle: 3, Seed: 42})
 		var seqs []string
-		for _, e := range open(t, srv.URL+PathLegacyEvents, "").all(t) {
+		for _, e := range open(t, srv.URL+protocol.PathLegacyEvents, "").all(t) {
 			seqs = append(seqs, fmt.Sprint(e.decoded(t)["sequence_number"]))
 		}
 		return seqs
@@ -746,7 +746,7 @@ func TestFilters(t *testing.T) {
 func TestRenegotiateAndClose(t *testing.T) {
 	_, srv := serve(t, Options{Scenarios: scenarios(t, "confirm")})
 	sub, s := subscribe(t, srv, nil)
-	code, _, body := post(t, srv.URL+PathReplies, map[string]any{
+	code, _, body := post(t, srv.URL+protocol.PathReplies, map[string]any{
 		"type": "subscription.renegotiate", "subscription_id": sub,
 		"capabilities": map[string]any{"max_events_per_second": 3},
 	})
@@ -754,7 +754,7 @@ func TestRenegotiateAndClose(t *testing.T) {
 		!strings.Contains(string(body), `"supports_confirmation_reply":true`) {
 		t.Errorf("renegotiate: %d %s", code, body)
 	}
-	code, _, body = post(t, srv.URL+PathReplies, map[string]any{"type": "subscription.close", "subscription_id": sub})
+	code, _, body = post(t, srv.URL+protocol.PathReplies, map[string]any{"type": "subscription.close", "subscription_id": sub})
 	if code != http.StatusAccepted {
 		t.Errorf("close: %d %s", code, body)
 	}
@@ -763,7 +763,7 @@ func TestRenegotiateAndClose(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Error("the stream stayed open after subscription.close")
 	}
-	resp, err := http.Get(srv.URL + PathEvents + "?subscription_id=" + sub)
+	resp, err := http.Get(srv.URL + protocol.PathEvents + "?subscription_id=" + sub)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -777,13 +777,13 @@ func TestQuirks(t *testing.T) {
 	p, srv := serve(t, Options{Scenarios: scenarios(t, "confirm", "happy"), Quirks: true, Heartbeat: 20 * time.Millisecond})
 
 	// No handshake.
-	if code, _, _ := post(t, srv.URL+PathSubscriptions, map[string]any{
+	if code, _, _ := post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
 		"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "x", "capabilities": map[string]any{},
 	}); code != http.StatusNotFound {
 		t.Errorf("subscriptions: %d", code)
 	}
 
-	s := open(t, srv.URL+PathLegacyEvents, "")
+	s := open(t, srv.URL+protocol.PathLegacyEvents, "")
 	if first := <-s.events; first.comment != " connected" {
 		t.Errorf("first line %+v", first)
 	}
@@ -836,7 +836,7 @@ func TestQuirks(t *testing.T) {
 
 	// Replies: {"status":"received"} for any token; a valid one settles.
 	for _, tok := range []string{"rpl_unknown", token} {
-		code, _, body := post(t, srv.URL+PathLegacyReplies, confirmation(tok, "accept", ""))
+		code, _, body := post(t, srv.URL+protocol.PathLegacyReplies, confirmation(tok, "accept", ""))
 		if code != http.StatusOK || strings.TrimSpace(string(body)) != `{"status":"received"}` {
 			t.Errorf("reply %s: %d %s", tok, code, body)
 		}
@@ -847,7 +847,7 @@ func TestQuirks(t *testing.T) {
 
 	// A new subscriber first gets the old events, the answered
 	// confirmation included.
-	late := open(t, srv.URL+PathLegacyEvents, "")
+	late := open(t, srv.URL+protocol.PathLegacyEvents, "")
 	if ev := late.next(t); ev.typ(t) != protocol.TypeSessionStarted {
 		t.Errorf("late subscriber starts with %s", ev.data)
 	}
@@ -910,7 +910,7 @@ func TestSpeed(t *testing.T) {
 	// happy waits 4.3 s in all; at Speed 0.02 that is 86 ms.
 	_, srv := serve(t, Options{Scenarios: scenarios(t, "happy"), EndWhenDone: true, Speed: 0.02})
 	start := time.Now()
-	if n := len(open(t, srv.URL+PathLegacyEvents, "").all(t)); n != 11 {
+	if n := len(open(t, srv.URL+protocol.PathLegacyEvents, "").all(t)); n != 11 {
 		t.Errorf("%d events", n)
 	}
 	if d := time.Since(start); d < 86*time.Millisecond {
@@ -946,7 +946,7 @@ func TestSubscriptionLimit(t *testing.T) {
 	first, _ := subscribe(t, srv, nil) // has a stream open: never evicted
 	var oldest string
 	for i := range maxSubscriptions {
-		code, _, body := post(t, srv.URL+PathSubscriptions, req)
+		code, _, body := post(t, srv.URL+protocol.PathSubscriptions, req)
 		if code != http.StatusCreated {
 			t.Fatalf("subscription %d: %d %s", i, code, body)
 		}
@@ -959,7 +959,7 @@ func TestSubscriptionLimit(t *testing.T) {
 		}
 	}
 	for id, want := range map[string]int{oldest: http.StatusNotFound, first: http.StatusOK} {
-		resp, err := http.Get(srv.URL + PathEvents + "?subscription_id=" + id)
+		resp, err := http.Get(srv.URL + protocol.PathEvents + "?subscription_id=" + id)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Every reason code, and one no spec knows, can be made to come back, with
@@ -17,7 +19,7 @@ func TestRefuseEveryReason(t *testing.T) {
 			p := New(Options{Refuse: &Refusal{Code: code, RetryAfter: 7, Times: 1}})
 			srv := httptest.NewServer(p)
 			defer func() { p.Close(); srv.Close() }()
-			status, _, body := post(t, srv.URL+PathSubscriptions, req)
+			status, _, body := post(t, srv.URL+protocol.PathSubscriptions, req)
 			var m map[string]any
 			if err := json.Unmarshal(body, &m); err != nil {
 				t.Fatal(err)
@@ -26,7 +28,7 @@ func TestRefuseEveryReason(t *testing.T) {
 				m["retry_after_seconds"] != 7.0 || m["reason_message"] == "" {
 				t.Errorf("status %d, answer %s", status, body)
 			}
-			if status, _, body := post(t, srv.URL+PathSubscriptions, req); status != http.StatusCreated {
+			if status, _, body := post(t, srv.URL+protocol.PathSubscriptions, req); status != http.StatusCreated {
 				t.Errorf("after the one refusal asked for: status %d, %s", status, body)
 			}
 		})
@@ -35,7 +37,7 @@ func TestRefuseEveryReason(t *testing.T) {
 	srv := httptest.NewServer(p)
 	defer func() { p.Close(); srv.Close() }()
 	for range 2 {
-		if _, _, body := post(t, srv.URL+PathSubscriptions, req); json.Valid(body) && string(body) != "" {
+		if _, _, body := post(t, srv.URL+protocol.PathSubscriptions, req); json.Valid(body) && string(body) != "" {
 			var m map[string]any
 			_ = json.Unmarshal(body, &m)
 			if _, ok := m["retry_after_seconds"]; ok || m["reason_code"] != "rate_limit" {

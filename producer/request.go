@@ -38,7 +38,7 @@ func ReadRequest(body []byte) (*Request, *Rejection) {
 	m := semver.FindStringSubmatch(version)
 	switch {
 	case m == nil:
-		return nil, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "1.0.0"`)
+		return nil, reject(http.StatusBadRequest, "version_unsupported", `"aaep_version" must be a version such as "`+protocol.Version+`"`)
 	case m[1] != "1":
 		return nil, reject(http.StatusBadRequest, "version_unsupported", "this producer speaks AAEP 1.x, not %s", version)
 	}

@@ -174,16 +174,6 @@ func normalizeType(s string) string {
 	return s
 }
 
-// coreTypes are the twelve event types a scenario may use.
-var coreTypes = []string{
-	protocol.TypeSessionStarted, protocol.TypeSessionCompleted,
-	protocol.TypeSessionErrored, protocol.TypeSessionCancelled,
-	protocol.TypeStateChanged, protocol.TypeProgressUpdated,
-	protocol.TypeToolInvoked, protocol.TypeToolCompleted,
-	protocol.TypeOutputStreaming, protocol.TypeAwaitingConfirmation,
-	protocol.TypeAwaitingClarify, protocol.TypeHandoffRequested,
-}
-
 // envelopeFields may not appear in a step's event: the producer writes them.
 var envelopeFields = []string{
 	"@context", "aaep_version", "event_id", "session_id", "sequence_number",
@@ -319,7 +309,7 @@ func (st *Step) check(at string) error {
 	if st.AfterMS < 0 {
 		return errors.New("after_ms is negative")
 	}
-	if !slices.Contains(coreTypes, ev.Type) {
+	if !slices.Contains(protocol.CoreTypes, ev.Type) {
 		return fmt.Errorf("event type %q is not a core AAEP type", ev.Type)
 	}
 	for _, f := range ev.Fields {

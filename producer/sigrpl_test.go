@@ -40,7 +40,7 @@ func subscribeSigned(t *testing.T, srv *httptest.Server, k *sigrpl.Key) (int, ma
 		}
 		req["extensions"] = map[string]any{"sigrpl": o}
 	}
-	code, h, body := post(t, srv.URL+PathSubscriptions, req)
+	code, h, body := post(t, srv.URL+protocol.PathSubscriptions, req)
 	var acc map[string]any
 	if err := json.Unmarshal(body, &acc); err != nil {
 		t.Fatalf("%d %s", code, body)
@@ -132,17 +132,17 @@ func TestSignedReplyHTTP(t *testing.T) {
 		{"garbage", body, "not a jws"},
 	}
 	for _, c := range refused {
-		if code, answer := postSigned(t, srv.URL+PathReplies, c.body, c.sig); code != http.StatusUnauthorized {
+		if code, answer := postSigned(t, srv.URL+protocol.PathReplies, c.body, c.sig); code != http.StatusUnauthorized {
 			t.Errorf("%s: %d %s, want 401", c.name, code, answer)
 		}
 	}
 	if o := p.Outcomes(); len(o) != 0 {
 		t.Fatalf("a refused reply settled the prompt: %+v", o)
 	}
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, good); code != http.StatusAccepted {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, good); code != http.StatusAccepted {
 		t.Fatalf("valid signed reply: %d %s", code, answer)
 	}
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, good); code != http.StatusConflict {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, good); code != http.StatusConflict {
 		t.Errorf("replayed signed reply: %d %s, want 409", code, answer)
 	}
 	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != Accepted {
@@ -161,18 +161,18 @@ func TestSignedReplyOtherSubscription(t *testing.T) {
 	// Signed with k, but naming the subscription of other's key: refused.
 	body := replyBody(t, token, "accept", accOther["subscription_id"].(string))
 	sig, _ := k.SignDetached(body, time.Now())
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, sig); code != http.StatusUnauthorized {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, sig); code != http.StatusUnauthorized {
 		t.Errorf("reply naming another key's subscription: %d %s", code, answer)
 	}
 	// Signed, naming a subscription that offered no key: refused.
 	body = replyBody(t, token, "accept", accPlain["subscription_id"].(string))
 	sig, _ = k.SignDetached(body, time.Now())
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, sig); code != http.StatusUnauthorized {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, sig); code != http.StatusUnauthorized {
 		t.Errorf("signed reply on a keyless subscription: %d %s", code, answer)
 	}
 	// Unsigned replies still count when signatures are not required.
 	body = replyBody(t, token, "reject", acc["subscription_id"].(string))
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, ""); code != http.StatusAccepted {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, ""); code != http.StatusAccepted {
 		t.Errorf("unsigned reply: %d %s", code, answer)
 	}
 	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != Rejected {
@@ -200,11 +200,11 @@ func TestSignedReplyPinningAndRequired(t *testing.T) {
 	prompt := s.until(t, protocol.TypeAwaitingConfirmation)
 	token := prompt[len(prompt)-1].decoded(t)["reply_token"].(string)
 	body := replyBody(t, token, "accept", acc["subscription_id"].(string))
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, ""); code != http.StatusUnauthorized {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, ""); code != http.StatusUnauthorized {
 		t.Errorf("unsigned reply where signatures are required: %d %s", code, answer)
 	}
 	sig, _ := k.SignDetached(body, time.Now())
-	if code, answer := postSigned(t, srv.URL+PathReplies, body, sig); code != http.StatusAccepted {
+	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, sig); code != http.StatusAccepted {
 		t.Errorf("signed reply: %d %s", code, answer)
 	}
 	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != Accepted {
@@ -215,7 +215,7 @@ func TestSignedReplyPinningAndRequired(t *testing.T) {
 func TestSignedReplyWebSocket(t *testing.T) {
 	k, other := sigKey(t), sigKey(t)
 	p, srv := serve(t, Options{Scenarios: scenarios(t, "confirm"), EndWhenDone: true, RequireSignedReplies: true})
-	c, _, err := wsDial(t, srv.URL, []string{Subprotocol})
+	c, _, err := wsDial(t, srv.URL, []string{protocol.Subprotocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,15 +293,15 @@ func TestSignedReplyDeployedPath(t *testing.T) {
 				{"key no subscription offered", strangerSig, forged},
 				{"garbage signature", "not a jws", forged},
 			} {
-				code, answer := postSigned(t, srv.URL+PathLegacyReplies, c.body, c.sig)
+				code, answer := postSigned(t, srv.URL+protocol.PathLegacyReplies, c.body, c.sig)
 				if code != http.StatusUnauthorized || !strings.Contains(answer, "signature") {
-					t.Errorf("%s on %s: %d %s, want 401 saying why", c.name, PathLegacyReplies, code, answer)
+					t.Errorf("%s on %s: %d %s, want 401 saying why", c.name, protocol.PathLegacyReplies, code, answer)
 				}
 			}
 			if o := p.Outcomes(); len(o) != 0 {
 				t.Fatalf("a forged reply settled the prompt: %+v", o)
 			}
-			if code, answer := postSigned(t, srv.URL+PathLegacyReplies, real, sig); code != http.StatusAccepted {
+			if code, answer := postSigned(t, srv.URL+protocol.PathLegacyReplies, real, sig); code != http.StatusAccepted {
 				t.Fatalf("the real signed reply: %d %s, want 202", code, answer)
 			}
 			if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != Rejected {

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/aaep-term/aaep-term/internal/wire"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // ServeStdio serves one subscriber speaking JSON-RPC 2.0, one message per
@@ -28,7 +29,7 @@ func (p *Producer) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) err
 		case <-ctx.Done():
 		case <-p.ctx.Done():
 		}
-		sp.end(closeGoingAway, "stopped")
+		sp.end(protocol.CloseGoingAway, "stopped")
 	}()
 	p.serveFramed(ctx, sp, "")
 	sp.mu.Lock()
@@ -73,7 +74,7 @@ func (s *stdioPeer) read(ctx context.Context, r io.Reader) {
 			s.mu.Lock()
 			s.rerr = err
 			s.mu.Unlock()
-			s.end(closeGoingAway, "input ended")
+			s.end(protocol.CloseGoingAway, "input ended")
 			return
 		}
 		m, err := wire.Parse(b)

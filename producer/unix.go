@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/wire"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // ListenUnix makes the socket path for ServeUnix: its directory is created
@@ -72,7 +73,7 @@ func (p *Producer) ServeUnix(ctx context.Context, ln net.Listener) error {
 		wg.Go(func() {
 			defer c.Close()
 			up := &unixPeer{c: c, rd: wire.NewReader(c, wire.FramingUnknown, maxBody)}
-			stop := context.AfterFunc(ctx, func() { up.end(closeGoingAway, "") })
+			stop := context.AfterFunc(ctx, func() { up.end(protocol.CloseGoingAway, "") })
 			defer stop()
 			p.serveFramed(ctx, up, "")
 		})

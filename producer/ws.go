@@ -9,14 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/gorilla/websocket"
-)
-
-// PathWebSocket is the WebSocket endpoint; Subprotocol is the subprotocol a
-// subscriber must offer there.
-const (
-	PathWebSocket = "/aaep/v1/ws"
-	Subprotocol   = "aaep.v1"
 )
 
 // writeWait bounds one write to a subscriber.
@@ -27,12 +21,12 @@ const writeWait = 10 * time.Second
 const closeWait = time.Second
 
 func (p *Producer) handleWebSocket(w http.ResponseWriter, r *http.Request) {
-	if !slices.Contains(websocket.Subprotocols(r), Subprotocol) {
-		writeError(w, http.StatusBadRequest, "offer the "+Subprotocol+" WebSocket subprotocol")
+	if !slices.Contains(websocket.Subprotocols(r), protocol.Subprotocol) {
+		writeError(w, http.StatusBadRequest, "offer the "+protocol.Subprotocol+" WebSocket subprotocol")
 		return
 	}
 	up := websocket.Upgrader{
-		Subprotocols: []string{Subprotocol},
+		Subprotocols: []string{protocol.Subprotocol},
 		// Subscribers are programs, not pages: any origin may connect.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}

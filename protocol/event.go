@@ -178,14 +178,7 @@ type Event struct {
 // IsCritical reports whether the event must never be filtered, rate limited,
 // held back or dropped: it says so itself, or its type is critical by nature.
 func (e *Event) IsCritical() bool {
-	if e.Urgency == UrgencyCritical {
-		return true
-	}
-	switch e.Type {
-	case TypeSessionErrored, TypeAwaitingConfirmation, TypeAwaitingClarify, TypeHandoffRequested:
-		return true
-	}
-	return false
+	return e.Urgency == UrgencyCritical || CriticalType(e.Type)
 }
 
 // IsTerminal reports whether the event ends its session.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -44,7 +45,7 @@ func (e *Engine) check(s *sessionState, ev *protocol.Event, now time.Time) {
 	if ev.IsTerminal() && !s.ended {
 		if n := len(s.tools); n > 0 && !s.missing(ev) {
 			e.violation(s, ev, now, "Session %s ended with %d tool %s still running: no tool.completed arrived for %s.",
-				clean(s.id), n, plural(n, "call", "calls"), plural(n, "it", "them"))
+				clean(s.id), n, prose.Plural(n, "call", "calls"), prose.Plural(n, "it", "them"))
 		}
 		if ev.HasSeq {
 			s.endSeq = ev.Seq
@@ -153,11 +154,4 @@ func (e *Engine) outputChunk(s *sessionState, ev *protocol.Event, now time.Time)
 // violation reports a broken lifecycle rule about ev.
 func (e *Engine) violation(s *sessionState, ev *protocol.Event, now time.Time, format string, args ...any) {
 	e.diagnose(now, "lifecycle", s.id, ev.EventID, fmt.Sprintf(format, args...))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -10,20 +10,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
+
 	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/protocol"
 )
-
-// WellKnownManifestPath is where a producer's HTTP origin serves its
-// manifest (spec §5.10.2).
-const WellKnownManifestPath = "/.well-known/aaep-manifest.json"
 
 // More reasons a manifest is not verified.
 var (
@@ -189,7 +186,7 @@ func WellKnownURI(endpoint string) string {
 	default:
 		return ""
 	}
-	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: WellKnownManifestPath}).String()
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: protocol.PathManifest}).String()
 }
 
 // fetch GETs a manifest URI (http or https only), at most MaxManifestBytes.

@@ -17,6 +17,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -305,7 +306,7 @@ func TestFind(t *testing.T) {
 			"and verified."},
 		{"unsigned", session.ManifestSources{Endpoint: serve(producer.ManifestHonest, nil)}, false, session.ErrManifestUnsigned,
 			"The producer's manifest is not signed."},
-		{"forged at URI", session.ManifestSources{URI: serve(producer.ManifestForged, es) + session.WellKnownManifestPath}, false,
+		{"forged at URI", session.ManifestSources{URI: serve(producer.ManifestForged, es) + protocol.PathManifest}, false,
 			session.ErrManifestBadSignature, "forged or was altered"},
 		{"other agent", session.ManifestSources{Endpoint: serve(producer.ManifestOtherAgent, es)}, false, session.ErrAgentMismatch,
 			"is for agent someone-else, but agent planner accepted the subscription"},

@@ -15,9 +15,6 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// AAEPVersion is the protocol version this subscriber asks for.
-const AAEPVersion = "1.0.0"
-
 // Terms are the capabilities the user asks a producer for, as the user
 // configured them. The zero value asks for nothing in particular: the
 // producer's defaults apply.
@@ -200,7 +197,7 @@ type Identity struct {
 func Request(id Identity, t Terms) protocol.SubscriptionRequest {
 	return protocol.SubscriptionRequest{
 		Type:              protocol.TypeSubscriptionRequest,
-		AAEPVersion:       AAEPVersion,
+		AAEPVersion:       protocol.Version,
 		SubscriberID:      id.ID,
 		SubscriberName:    id.Name,
 		SubscriberVersion: id.Version,

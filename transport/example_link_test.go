@@ -3,12 +3,13 @@ package transport_test
 import (
 	"fmt"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
 // What the user hears when a WebSocket producer closes the connection.
 func ExampleCloseWords() {
-	for _, code := range []int{transport.CloseSubscriptionEnded, transport.CloseAuthFailed, transport.CloseViolation, 1001} {
+	for _, code := range []int{protocol.CloseSubscriptionEnded, protocol.CloseAuthFailed, protocol.CloseViolation, 1001} {
 		fmt.Printf("%d: %s\n", code, transport.CloseWords(code))
 	}
 	// Output:

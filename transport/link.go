@@ -14,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // DefaultAnswerWait is how long a connection waits for the answer to its
@@ -151,14 +153,14 @@ func (c *linkConn) open(ctx context.Context) (link, error) {
 		err = l.write(dctx, c.o.SubscriptionRequest)
 		c.wmu.Unlock()
 		if err != nil {
-			l.close(closeNormal, "")
+			l.close(protocol.CloseNormal, "")
 			return nil, fmt.Errorf("transport: send the subscription request over %s: %w", c.b.name, err)
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.pump.closed.Load() {
-		l.close(CloseBySubscriber, "subscriber closed")
+		l.close(protocol.CloseBySubscriber, "subscriber closed")
 		return nil, ErrClosed
 	}
 	c.cur = l
@@ -181,7 +183,7 @@ func (c *linkConn) loop(l link) (error, string) {
 			c.mu.Lock()
 			c.cur = nil
 			c.mu.Unlock()
-			l.close(closeNormal, "")
+			l.close(protocol.CloseNormal, "")
 			l = nil
 			if c.pump.closed.Load() {
 				return ErrClosed, ""
@@ -387,7 +389,7 @@ func (c *linkConn) Close() error {
 	c.cur = nil
 	c.mu.Unlock()
 	if l != nil {
-		l.close(CloseBySubscriber, "subscriber closed")
+		l.close(protocol.CloseBySubscriber, "subscriber closed")
 	}
 	return nil
 }

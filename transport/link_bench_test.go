@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/aaeppb"
 	"github.com/aaep-term/aaep-term/internal/wire"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // benchEvent is an event of a typical size (about 500 bytes).
@@ -40,7 +41,7 @@ func BenchmarkWebSocketRecv(b *testing.B) {
 				return
 			}
 		}
-		closeWith(c, CloseSubscriptionEnded, "")
+		closeWith(c, protocol.CloseSubscriptionEnded, "")
 	})
 	b.SetBytes(int64(len(benchEvent)))
 	b.ReportAllocs()

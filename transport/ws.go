@@ -21,77 +21,53 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// Subprotocol is the WebSocket subprotocol of AAEP v1; DefaultWSPath is
-// where a producer serves it when the endpoint names no path.
+// Subprotocol and DefaultWSPath are the names capture/serve.go uses.
+//
+// Deprecated: use protocol.Subprotocol and protocol.PathWebSocket; these
+// go with capture/serve.go.
 const (
-	Subprotocol   = "aaep.v1"
-	DefaultWSPath = "/aaep/v1/ws"
-)
-
-// Standard WebSocket close codes (RFC 6455 §7.4.1).
-const (
-	closeNormal      = 1000
-	closeGoingAway   = 1001
-	closeProtocol    = 1002
-	closeUnsupported = 1003
-	closeNoStatus    = 1005
-	closeAbnormal    = 1006
-	closeBadData     = 1007
-	closePolicy      = 1008
-	closeTooBig      = 1009
-	closeInternal    = 1011
-	closeRestart     = 1012
-	closeTryLater    = 1013
-)
-
-// AAEP's WebSocket close codes (appendix B.2.6).
-const (
-	CloseSubscriptionEnded = 4000 // the subscription was closed cleanly
-	CloseRejected          = 4001 // the subscription was rejected in the handshake
-	CloseAuthFailed        = 4002 // authentication failed
-	CloseDenied            = 4003 // authorization was denied
-	CloseViolation         = 4004 // the producer ended the subscription for a violation
-	CloseBySubscriber      = 4005 // the subscriber ended the subscription
+	Subprotocol   = protocol.Subprotocol
+	DefaultWSPath = protocol.PathWebSocket
 )
 
 // CloseWords says what a WebSocket close code means, in plain words.
 func CloseWords(code int) string {
 	switch code {
-	case closeNormal:
+	case protocol.CloseNormal:
 		return "the connection was closed normally"
-	case closeGoingAway:
+	case protocol.CloseGoingAway:
 		return "the producer is going away (shutting down or restarting)"
-	case closeProtocol:
+	case protocol.CloseProtocol:
 		return "the other side saw a WebSocket protocol error"
-	case closeUnsupported:
+	case protocol.CloseUnsupported:
 		return "the other side cannot take this kind of data"
-	case closeNoStatus:
+	case protocol.CloseNoStatus:
 		return "the connection was closed without a reason"
-	case closeAbnormal:
+	case protocol.CloseAbnormal:
 		return "the connection dropped without a goodbye"
-	case closeBadData:
+	case protocol.CloseBadData:
 		return "a message was not valid text"
-	case closePolicy:
+	case protocol.ClosePolicy:
 		return "the other side refused a message that breaks its policy"
-	case closeTooBig:
+	case protocol.CloseTooBig:
 		return "a message was too large for the other side"
-	case closeInternal:
+	case protocol.CloseInternal:
 		return "the producer hit an internal error"
-	case closeRestart:
+	case protocol.CloseRestart:
 		return "the producer is restarting"
-	case closeTryLater:
+	case protocol.CloseTryLater:
 		return "the producer is overloaded; try again later"
-	case CloseSubscriptionEnded:
+	case protocol.CloseSubscriptionEnded:
 		return "the subscription was closed cleanly"
-	case CloseRejected:
+	case protocol.CloseRejected:
 		return "the producer rejected the subscription"
-	case CloseAuthFailed:
+	case protocol.CloseAuthFailed:
 		return "authentication failed: check the token"
-	case CloseDenied:
+	case protocol.CloseDenied:
 		return "authorization was denied: these credentials may not subscribe"
-	case CloseViolation:
+	case protocol.CloseViolation:
 		return "the producer ended the subscription because it saw a protocol violation"
-	case CloseBySubscriber:
+	case protocol.CloseBySubscriber:
 		return "the subscriber ended the subscription"
 	}
 	switch {
@@ -157,7 +133,7 @@ type WSOptions struct {
 const DefaultPingInterval = 30 * time.Second
 
 // DialWebSocket connects to a producer at a ws:// or wss:// URL (without a
-// path, DefaultWSPath is used), sends the subscription request as the first
+// path, protocol.PathWebSocket is used), sends the subscription request as the first
 // frame and returns once connected; ctx bounds this first connection. See
 // LinkOptions for the handshake and reconnects.
 //
@@ -174,7 +150,7 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 		return nil, fmt.Errorf("transport: %q is not a ws:// or wss:// URL", endpoint)
 	}
 	if u.Path == "" || u.Path == "/" {
-		u.Path = DefaultWSPath
+		u.Path = protocol.PathWebSocket
 	}
 	u.Fragment, u.RawFragment = "", ""
 	header := http.Header{}
@@ -182,7 +158,7 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 	d := &websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		HandshakeTimeout: headerTimeout(opts.HeaderTimeout),
-		Subprotocols:     []string{Subprotocol},
+		Subprotocols:     []string{protocol.Subprotocol},
 		TLSClientConfig:  opts.TLSConfig,
 	}
 	target := u.String()
@@ -223,9 +199,9 @@ func dialWS(ctx context.Context, d *websocket.Dialer, target string, header http
 		}
 		return nil, fmt.Errorf("transport: connect to %s: %w", target, err)
 	}
-	if strict && c.Subprotocol() != Subprotocol {
+	if strict && c.Subprotocol() != protocol.Subprotocol {
 		_ = c.WriteControl(websocket.CloseMessage,
-			websocket.FormatCloseMessage(closeProtocol, "the "+Subprotocol+" subprotocol is required"), time.Now().Add(time.Second))
+			websocket.FormatCloseMessage(protocol.CloseProtocol, "the "+protocol.Subprotocol+" subprotocol is required"), time.Now().Add(time.Second))
 		c.Close()
 		got := "none"
 		if c.Subprotocol() != "" {
@@ -233,8 +209,8 @@ func dialWS(ctx context.Context, d *websocket.Dialer, target string, header http
 		}
 		return nil, &fatalError{
 			err: fmt.Errorf("transport: the producer at %s did not agree to the %s WebSocket subprotocol (it chose %s); "+
-				"it may not speak AAEP, or be an older one: allow it with the no-subprotocol option", target, Subprotocol, got),
-			words: "The producer did not agree to the " + Subprotocol + " subprotocol.",
+				"it may not speak AAEP, or be an older one: allow it with the no-subprotocol option", target, protocol.Subprotocol, got),
+			words: "The producer did not agree to the " + protocol.Subprotocol + " subprotocol.",
 		}
 	}
 	return &wsLink{c: c, max: max, stop: make(chan struct{})}, nil
@@ -248,9 +224,9 @@ func wsEnding(err error) (ending, bool) {
 	}
 	words := closeSentence(ce.Code, ce.Text)
 	switch ce.Code {
-	case closeNormal, CloseSubscriptionEnded, CloseRejected, CloseBySubscriber:
+	case protocol.CloseNormal, protocol.CloseSubscriptionEnded, protocol.CloseRejected, protocol.CloseBySubscriber:
 		return ending{final: io.EOF, words: words}, true
-	case CloseAuthFailed, CloseDenied, CloseViolation, closeProtocol, closeUnsupported, closeBadData, closePolicy, closeTooBig:
+	case protocol.CloseAuthFailed, protocol.CloseDenied, protocol.CloseViolation, protocol.CloseProtocol, protocol.CloseUnsupported, protocol.CloseBadData, protocol.ClosePolicy, protocol.CloseTooBig:
 		return ending{final: &CloseError{Code: ce.Code, Reason: cleanLine(ce.Text, 200)}, words: words}, true
 	}
 	return ending{words: words}, true // reconnect

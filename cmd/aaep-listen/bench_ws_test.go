@@ -20,6 +20,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // benchBinary builds aaep-listen without the race detector.
@@ -208,10 +209,10 @@ func criticalLatencies(b *testing.B, bin, binding string, d time.Duration) []flo
 			n := streams
 			mu.Unlock()
 			switch {
-			case r.URL.Path == producer.PathSubscriptions:
+			case r.URL.Path == protocol.PathSubscriptions:
 				w.Header().Set("Content-Type", "application/json")
 				io.WriteString(w, benchAccepted)
-			case r.URL.Path == producer.PathEvents && n <= 2:
+			case r.URL.Path == protocol.PathEvents && n <= 2:
 				w.Header().Set("Content-Type", "text/event-stream")
 				rc := http.NewResponseController(w)
 				sendPaced(d, func(m []byte) error {
@@ -220,7 +221,7 @@ func criticalLatencies(b *testing.B, bin, binding string, d time.Duration) []flo
 					}
 					return rc.Flush()
 				})
-			case r.URL.Path == producer.PathEvents:
+			case r.URL.Path == protocol.PathEvents:
 				w.WriteHeader(http.StatusNoContent)
 			default:
 				w.WriteHeader(http.StatusAccepted)

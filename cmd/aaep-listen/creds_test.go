@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -44,7 +45,7 @@ func TestManifestFetchCredentials(t *testing.T) {
 	t.Cleanup(otherSrv.Close)
 	own := &credSink{}
 	ownSrv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == session.WellKnownManifestPath {
+		if r.URL.Path == protocol.PathManifest {
 			http.Redirect(w, r, otherSrv.URL+r.URL.Path, http.StatusFound)
 			return
 		}

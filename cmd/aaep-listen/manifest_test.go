@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // exitCode waits for the listener and returns its exit status.
@@ -94,7 +95,7 @@ func TestRequireSignedManifest(t *testing.T) {
 func TestRequireSignedManifestWebSocket(t *testing.T) {
 	key, dir := manifestKey(t, "EdDSA")
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestForged})
-	ws := "ws" + strings.TrimPrefix(url, "http") + producer.PathWebSocket
+	ws := "ws" + strings.TrimPrefix(url, "http") + protocol.PathWebSocket
 	r := startListener(t, "--plain", "--require-signed-manifest", "--trusted-keys", dir, ws)
 	r.waitOutput(t, "is forged or was altered")
 	if code := r.exitCode(t); code != 1 {

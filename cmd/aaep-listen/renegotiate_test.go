@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // logBook collects a producer's log lines.
@@ -70,7 +71,7 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 			case "sse":
 				args = append(args, "--layout", "spec")
 			case "websocket":
-				url = "ws" + strings.TrimPrefix(url, "http") + producer.PathWebSocket
+				url = "ws" + strings.TrimPrefix(url, "http") + protocol.PathWebSocket
 			case "unix":
 				path := filepath.Join(t.TempDir(), "p.sock")
 				ln, err := producer.ListenUnix(path)
@@ -133,7 +134,7 @@ func waitOutcomes(t *testing.T, p *producer.Producer, n int) []producer.Outcome 
 func TestSIGTERMClosesSubscription(t *testing.T) {
 	var log logBook
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Logf: log.logf})
-	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+producer.PathWebSocket)
+	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket)
 	r.waitOutput(t, "Confirmation needed, prompt 1")
 	if err := r.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // scriptedProducer is an appendix-B producer that answers the n-th
@@ -34,7 +35,7 @@ func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch r.URL.Path {
-	case producer.PathSubscriptions:
+	case protocol.PathSubscriptions:
 		var req map[string]any
 		_ = json.Unmarshal(body, &req)
 		answer := p.answers[min(len(p.requests), len(p.answers)-1)]
@@ -43,7 +44,7 @@ func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		io.WriteString(w, out)
-	case producer.PathEvents:
+	case protocol.PathEvents:
 		p.streams++
 		if p.streams > 1 {
 			w.WriteHeader(http.StatusNoContent)
@@ -57,7 +58,7 @@ func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		for i, typ := range []string{"agent.session.started", "agent.session.completed"} {
 			sseEvent(w, i, typ, "normal", fmt.Sprintf("Event %d of the retried subscription.", i), "")
 		}
-	case producer.PathReplies:
+	case protocol.PathReplies:
 		p.sent = append(p.sent, string(body))
 		if p.reply == nil {
 			w.WriteHeader(http.StatusAccepted)
@@ -169,7 +170,7 @@ func TestRejectedEveryReason(t *testing.T) {
 // retry_after_seconds: the countdown, then the subscription and its events.
 func TestRejectedThenRetriedWebSocket(t *testing.T) {
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy"), Refuse: &producer.Refusal{Code: "rate_limit", RetryAfter: 1, Times: 1}})
-	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+producer.PathWebSocket)
+	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket)
 	r.waitOutput(t, "too many subscriptions; try again later.")
 	r.waitOutput(t, "Retrying in 1 second.")
 	r.waitOutput(t, "Retrying now.")

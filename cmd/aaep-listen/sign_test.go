@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
@@ -72,7 +73,7 @@ func TestSignedAnswerAccepted(t *testing.T) {
 				p, url = serveProducerGRPC(t, opts)
 			case "websocket":
 				p, url = serve(t, opts)
-				url = "ws" + strings.TrimPrefix(url, "http") + producer.PathWebSocket
+				url = "ws" + strings.TrimPrefix(url, "http") + protocol.PathWebSocket
 			default:
 				p, url = serve(t, opts)
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // serveTLS serves a producer over TLS with the test PKI's server
@@ -56,7 +57,7 @@ func TestTLS(t *testing.T) {
 			}
 			p, url := serveTLS(t, pki, auth)
 			if tc.ws {
-				url = "wss" + strings.TrimPrefix(url, "https") + producer.PathWebSocket
+				url = "wss" + strings.TrimPrefix(url, "https") + protocol.PathWebSocket
 			}
 			args := append([]string{"--plain", "--auto-reply", "reject"}, tc.args...)
 			r := startListener(t, append(args, url)...)

@@ -13,8 +13,10 @@ import (
 	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // demoOptions are the flags of serve --demo.
@@ -68,10 +70,10 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 
 	a, g := ln.Addr().String(), gln.Addr().String()
 	say("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out. Press Control-C to stop.",
-		len(scenarios), plural(len(scenarios), "scenario", "scenarios"))
-	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, producer.PathSubscriptions, producer.PathReplies)
-	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, producer.PathLegacyEvents, a, producer.PathLegacyReplies)
-	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, producer.PathWebSocket)
+		len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
+	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, protocol.PathSubscriptions, protocol.PathReplies)
+	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
+	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, protocol.PathWebSocket)
 	say("gRPC: grpc://%s.", g)
 
 	var serveErr error

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // unknown stands for what the build did not record.
@@ -36,7 +36,7 @@ func Read(program string) Info {
 // FromBuildInfo returns the Info recorded in bi; bi may be nil (a binary
 // built without module support), and each missing setting reads "unknown".
 func FromBuildInfo(program string, bi *debug.BuildInfo) Info {
-	i := Info{Program: program, Version: unknown, Commit: unknown, GoVersion: unknown, AAEP: session.AAEPVersion}
+	i := Info{Program: program, Version: unknown, Commit: unknown, GoVersion: unknown, AAEP: protocol.Version}
 	if bi == nil {
 		return i
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 func TestFromBuildInfo(t *testing.T) {
@@ -14,17 +14,17 @@ func TestFromBuildInfo(t *testing.T) {
 		bi   *debug.BuildInfo
 		want string
 	}{
-		{"no build info", nil, "aaep-listen version unknown\nCommit: unknown\nGo version: unknown\nAAEP version: " + session.AAEPVersion + "\n"},
+		{"no build info", nil, "aaep-listen version unknown\nCommit: unknown\nGo version: unknown\nAAEP version: " + protocol.Version + "\n"},
 		{"no vcs", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"}},
-			"aaep-listen version (devel)\nCommit: unknown\nGo version: go1.26.0\nAAEP version: " + session.AAEPVersion + "\n"},
+			"aaep-listen version (devel)\nCommit: unknown\nGo version: go1.26.0\nAAEP version: " + protocol.Version + "\n"},
 		{"clean commit", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "v1.2.3"},
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "false"}}},
-			"aaep-listen version v1.2.3\nCommit: abc123\nGo version: go1.26.0\nAAEP version: " + session.AAEPVersion + "\n"},
+			"aaep-listen version v1.2.3\nCommit: abc123\nGo version: go1.26.0\nAAEP version: " + protocol.Version + "\n"},
 		{"modified", &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Version: "(devel)"},
 			Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.modified", Value: "true"}}},
-			"aaep-listen version (devel)\nCommit: abc123 (with local changes)\nGo version: go1.26.0\nAAEP version: " + session.AAEPVersion + "\n"},
+			"aaep-listen version (devel)\nCommit: abc123 (with local changes)\nGo version: go1.26.0\nAAEP version: " + protocol.Version + "\n"},
 		{"modified without revision", &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.modified", Value: "true"}}},
-			"aaep-listen version unknown\nCommit: unknown\nGo version: unknown\nAAEP version: " + session.AAEPVersion + "\n"},
+			"aaep-listen version unknown\nCommit: unknown\nGo version: unknown\nAAEP version: " + protocol.Version + "\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
