@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/rivo/uniseg"
 )
 
@@ -342,7 +343,7 @@ func (p *pacer) words(it item) Announcement {
 	an := it.an
 	var lead []string
 	if p.skipped > 0 {
-		lead = append(lead, plural(p.skipped, "other", "others")+" skipped.")
+		lead = append(lead, prose.Count(p.skipped, "other", "others")+" skipped.")
 		p.skipped = 0
 	}
 	if it.more > 0 {
@@ -500,11 +501,4 @@ func kindNoun(kind string, n int) string {
 		return nouns[0]
 	}
 	return nouns[1]
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

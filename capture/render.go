@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/textout"
 )
 
@@ -26,7 +27,7 @@ func (t *Trace) WriteText(w io.Writer) error {
 		}
 	}
 	if len(t.Other) > 0 {
-		textout.Fprintf(bw, "\nOutside any session: %d %s.\n", len(t.Other), plural(len(t.Other), "message", "messages"))
+		textout.Fprintf(bw, "\nOutside any session: %d %s.\n", len(t.Other), prose.Plural(len(t.Other), "message", "messages"))
 		for _, st := range t.Other {
 			writeStep(bw, st)
 		}
@@ -60,8 +61,8 @@ func severityWord(s string) string {
 }
 
 func (t *Trace) summary() string {
-	return fmt.Sprintf("%s, %d %s, %d %s, %s", kindWords(t.Kind), t.Records, plural(t.Records, "record", "records"),
-		len(t.Sessions), plural(len(t.Sessions), "session", "sessions"), t.verdict())
+	return fmt.Sprintf("%s, %d %s, %d %s, %s", kindWords(t.Kind), t.Records, prose.Plural(t.Records, "record", "records"),
+		len(t.Sessions), prose.Plural(len(t.Sessions), "session", "sessions"), t.verdict())
 }
 
 func (t *Trace) verdict() string {
@@ -77,12 +78,12 @@ func (s *SessionTrace) summary() string {
 	if s.HasTime {
 		dur = ", " + seconds(s.Duration)
 	}
-	return fmt.Sprintf("%d %s%s, %s, %s", len(s.Steps), plural(len(s.Steps), "step", "steps"), dur, end, countWords(s.Violations, s.Warnings))
+	return fmt.Sprintf("%d %s%s, %s, %s", len(s.Steps), prose.Plural(len(s.Steps), "step", "steps"), dur, end, countWords(s.Violations, s.Warnings))
 }
 
 func countWords(violations, warnings int) string {
-	return fmt.Sprintf("%d %s and %d %s", violations, plural(violations, "violation", "violations"),
-		warnings, plural(warnings, "warning", "warnings"))
+	return fmt.Sprintf("%d %s and %d %s", violations, prose.Plural(violations, "violation", "violations"),
+		warnings, prose.Plural(warnings, "warning", "warnings"))
 }
 
 func kindWords(kind string) string {

@@ -7,6 +7,7 @@ import (
 	"hash/maphash"
 	"sort"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -118,7 +119,7 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 		case s.seqKnown && ev.Seq <= s.lastSeq:
 			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
 		case s.seqKnown && ev.Seq != s.lastSeq+1:
-			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
+			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
 		}
 		if !s.seqKnown || ev.Seq > s.lastSeq {
 			s.lastSeq = ev.Seq
@@ -217,7 +218,7 @@ func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, a adder) {
 func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 	sid := protocol.Sanitize(s.id)
 	if n := len(s.tools); n > 0 {
-		a.add("tool-pairing", "4.5.2", SeverityViolation, "Session %s ended with %d tool %s never completed.", sid, n, plural(n, "call", "calls"))
+		a.add("tool-pairing", "4.5.2", SeverityViolation, "Session %s ended with %d tool %s never completed.", sid, n, prose.Plural(n, "call", "calls"))
 	}
 	for id, o := range s.outputs {
 		if o.complete == 0 {
@@ -292,11 +293,4 @@ func toolWords(ev *protocol.Event) string {
 		return fmt.Sprintf("tool %s (call %s)", protocol.Sanitize(ev.Tool), protocol.Sanitize(ev.ToolCallID))
 	}
 	return "tool " + protocol.Sanitize(ev.Tool)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

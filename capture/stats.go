@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -463,10 +464,10 @@ func round1(f float64) float64 { return math.Round(f*10) / 10 }
 func (s *Stats) WriteText(w io.Writer) error {
 	ew := bufio.NewWriter(w)
 	textout.Fprintf(ew, "Figures for %s: %d records, %d %s, %d %s.\n", s.Source, s.Records,
-		len(s.Sessions), plural(len(s.Sessions), "session", "sessions"),
-		len(s.Agents), plural(len(s.Agents), "agent", "agents"))
+		len(s.Sessions), prose.Plural(len(s.Sessions), "session", "sessions"),
+		len(s.Agents), prose.Plural(len(s.Agents), "agent", "agents"))
 	if s.Diagnostics > 0 {
-		textout.Fprintf(ew, "%d %s could not be read.\n", s.Diagnostics, plural(s.Diagnostics, "line", "lines"))
+		textout.Fprintf(ew, "%d %s could not be read.\n", s.Diagnostics, prose.Plural(s.Diagnostics, "line", "lines"))
 	}
 	if s.CutShort {
 		textout.Fprintf(ew, "Warning: the gzip file ends early (it was cut short); these figures cover what comes before the cut.\n")
@@ -478,7 +479,7 @@ func (s *Stats) WriteText(w io.Writer) error {
 		if a.Name != "" && a.Name != a.ID {
 			name = fmt.Sprintf("%s (%s)", a.Name, a.ID)
 		}
-		textout.Fprintf(ew, "\nAgent %s, %d %s:\n", name, a.Sessions, plural(a.Sessions, "session", "sessions"))
+		textout.Fprintf(ew, "\nAgent %s, %d %s:\n", name, a.Sessions, prose.Plural(a.Sessions, "session", "sessions"))
 		a.Counts.write(ew)
 	}
 	for _, ss := range s.Sessions {
@@ -509,7 +510,7 @@ func (c *Counts) write(ew io.Writer) {
 			tl.Calls, tl.Success, pct(tl.SuccessPct), tl.Error, pct(tl.ErrorPct), tl.Timeout, pct(tl.TimeoutPct), tl.Unfinished)
 		if tl.LatencyMS.N > 0 {
 			textout.Fprintf(ew, "Tool latency over %d %s: median %s, 90th percentile %s, 99th percentile %s, longest %s.\n",
-				tl.LatencyMS.N, plural(tl.LatencyMS.N, "call", "calls"), ms(tl.LatencyMS.P50), ms(tl.LatencyMS.P90), ms(tl.LatencyMS.P99), ms(tl.LatencyMS.Max))
+				tl.LatencyMS.N, prose.Plural(tl.LatencyMS.N, "call", "calls"), ms(tl.LatencyMS.P50), ms(tl.LatencyMS.P90), ms(tl.LatencyMS.P99), ms(tl.LatencyMS.Max))
 		}
 	} else {
 		textout.Fprintf(ew, "Tool calls: none.\n")
@@ -520,7 +521,7 @@ func (c *Counts) write(ew io.Writer) {
 			cf.Asked, cf.Accepted, cf.Rejected, cf.TimedOut, cf.Unanswered)
 		if cf.DecideMS.N > 0 {
 			textout.Fprintf(ew, "Time to decide over %d %s: median %s, 90th percentile %s, longest %s.\n",
-				cf.DecideMS.N, plural(cf.DecideMS.N, "decision", "decisions"), ms(cf.DecideMS.P50), ms(cf.DecideMS.P90), ms(cf.DecideMS.Max))
+				cf.DecideMS.N, prose.Plural(cf.DecideMS.N, "decision", "decisions"), ms(cf.DecideMS.P50), ms(cf.DecideMS.P90), ms(cf.DecideMS.Max))
 		}
 	} else {
 		textout.Fprintf(ew, "Confirmations: none.\n")
@@ -529,8 +530,8 @@ func (c *Counts) write(ew io.Writer) {
 		textout.Fprintf(ew, "Questions: %d asked, %d answered.\n", c.Clarify.Asked, c.Clarify.Answered)
 	}
 	if c.Output.Chunks > 0 {
-		textout.Fprintf(ew, "Streamed output: %d %s in %d %s, %d bytes, %d completed.\n", c.Output.Outputs, plural(c.Output.Outputs, "output", "outputs"),
-			c.Output.Chunks, plural(c.Output.Chunks, "chunk", "chunks"), c.Output.Bytes, c.Output.Complete)
+		textout.Fprintf(ew, "Streamed output: %d %s in %d %s, %d bytes, %d completed.\n", c.Output.Outputs, prose.Plural(c.Output.Outputs, "output", "outputs"),
+			c.Output.Chunks, prose.Plural(c.Output.Chunks, "chunk", "chunks"), c.Output.Bytes, c.Output.Complete)
 	} else {
 		textout.Fprintf(ew, "Streamed output: none.\n")
 	}

@@ -4,9 +4,10 @@ package capture
 
 import (
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/prose"
 
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -192,7 +193,7 @@ func (s *SessionTrace) event(step *TraceStep, ev *protocol.Event, tokens map[str
 	case protocol.TypeToolInvoked:
 		step.Event += " " + protocol.Sanitize(ev.Tool)
 		s.tools[toolKey(ev)] = step.At
-		step.Detail = fmt.Sprintf("%s starts%s; %d tool %s running.", capital(toolWords(ev)), riskWords(ev), len(s.tools), plural(len(s.tools), "call", "calls"))
+		step.Detail = fmt.Sprintf("%s starts%s; %d tool %s running.", capital(toolWords(ev)), riskWords(ev), len(s.tools), prose.Plural(len(s.tools), "call", "calls"))
 	case protocol.TypeToolCompleted:
 		step.Event += " " + protocol.Sanitize(ev.Tool)
 		step.Detail = fmt.Sprintf("%s ends: %s", capital(toolWords(ev)), protocol.Sanitize(orWord(ev.Status, "no status")))

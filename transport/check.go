@@ -28,11 +28,8 @@ func CheckEndpoint(endpoint string) error {
 	}
 	scheme, rest, hasScheme := strings.Cut(endpoint, ":")
 	scheme = strings.ToLower(scheme)
-	if !hasScheme || len(scheme) <= 1 { // a path, or a drive letter
-		return checkFile(endpoint, endpoint)
-	}
-	switch scheme {
-	case "http", "https", "ws", "wss", "grpc", "grpcs":
+	switch BindingOf(endpoint) {
+	case BindingSSE, BindingWebSocket, BindingGRPC:
 		u, err := url.Parse(endpoint)
 		if err != nil {
 			return fmt.Errorf("transport: %q is not a URL: %w", endpoint, err)
@@ -41,7 +38,21 @@ func CheckEndpoint(endpoint string) error {
 			return fmt.Errorf("transport: %q names no host: give one, as in %s://localhost:8080", endpoint, scheme)
 		}
 		return nil
-	case "file":
+	case BindingUnix:
+		if strings.TrimPrefix(rest, "//") == "" {
+			return fmt.Errorf("transport: %q names no socket: give unix:PATH or unix:ID", endpoint)
+		}
+		return nil
+	case BindingStdio:
+		if strings.TrimSpace(rest) == "" {
+			return fmt.Errorf("transport: %q names no command to start", endpoint)
+		}
+		return nil
+	}
+	if !hasScheme || len(scheme) <= 1 { // a path, or a drive letter
+		return checkFile(endpoint, endpoint)
+	}
+	if scheme == "file" {
 		path := strings.TrimPrefix(rest, "//")
 		if path == "" {
 			return fmt.Errorf("transport: %q names no file", endpoint)
@@ -50,16 +61,6 @@ func CheckEndpoint(endpoint string) error {
 			return nil // another host: Dial says why not
 		}
 		return checkFile(endpoint, strings.TrimPrefix(path, "localhost"))
-	case "unix":
-		if strings.TrimPrefix(rest, "//") == "" {
-			return fmt.Errorf("transport: %q names no socket: give unix:PATH or unix:ID", endpoint)
-		}
-		return nil
-	case "exec", "stdio":
-		if strings.TrimSpace(rest) == "" {
-			return fmt.Errorf("transport: %q names no command to start", endpoint)
-		}
-		return nil
 	}
 	if _, err := os.Stat(endpoint); err == nil {
 		return checkFile(endpoint, endpoint) // a file whose name has a colon

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // foreign is a loopback server on another port: it serves an event stream
@@ -59,13 +61,13 @@ func TestCredentialsOnlyToNamedOrigin(t *testing.T) {
 		{"subscription Location on another port", LayoutSpec, func(other string) http.HandlerFunc {
 			return func(w http.ResponseWriter, r *http.Request) {
 				switch r.URL.Path {
-				case DefaultSubscriptionsPath:
+				case protocol.PathSubscriptions:
 					w.Header().Set("Location", other+"/aaep/v1/events?subscription_id=sub_1")
 					w.Header().Set("Content-Type", "application/json")
 					w.WriteHeader(http.StatusCreated)
 					_, _ = io.WriteString(w, `{"type":"subscription.accepted","subscription_id":"sub_1"}`)
-				case DefaultRepliesPath:
-					http.Redirect(w, r, other+DefaultRepliesPath, http.StatusTemporaryRedirect)
+				case protocol.PathReplies:
+					http.Redirect(w, r, other+protocol.PathReplies, http.StatusTemporaryRedirect)
 				}
 			}
 		}},

@@ -53,66 +53,71 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 	if err := CheckEndpoint(endpoint); err != nil {
 		return nil, err
 	}
-	scheme, rest, hasScheme := strings.Cut(endpoint, ":")
-	scheme = strings.ToLower(scheme)
-	if hasScheme && len(scheme) > 1 { // not a drive letter
-		switch scheme {
-		case "http", "https":
-			return DialSSE(ctx, endpoint, opts.SSE)
-		case "file":
-			path := rest
-			if p, ok := strings.CutPrefix(rest, "//"); ok {
-				// file:///abs/path, or file://localhost/abs/path
-				path = p
-				if i := strings.IndexByte(p, '/'); i > 0 {
-					if host := p[:i]; host != "localhost" {
-						return nil, fmt.Errorf("transport: %q names a file on another host (%s)", endpoint, host)
-					}
-					path = p[i:]
-				}
-			}
-			if path == "" {
-				return nil, fmt.Errorf("transport: %q names no file", endpoint)
-			}
-			return OpenFileOptions(path, opts.File)
-		case "ws", "wss":
-			opts.WebSocket.LinkOptions = opts.linkDefaults(opts.WebSocket.LinkOptions)
-			if opts.WebSocket.Token == "" {
-				opts.WebSocket.Token = opts.SSE.Token
-			}
-			if opts.WebSocket.Header == nil {
-				opts.WebSocket.Header = opts.SSE.Header
-			}
-			if opts.WebSocket.HeaderTimeout == 0 {
-				opts.WebSocket.HeaderTimeout = opts.SSE.HeaderTimeout
-			}
-			return DialWebSocket(ctx, endpoint, opts.WebSocket)
-		case "grpc", "grpcs":
-			opts.GRPC.LinkOptions = opts.linkDefaults(opts.GRPC.LinkOptions)
-			if opts.GRPC.Token == "" {
-				opts.GRPC.Token = opts.SSE.Token
-			}
-			if opts.GRPC.TLSConfig == nil {
-				opts.GRPC.TLSConfig = opts.WebSocket.TLSConfig
-			}
-			return DialGRPC(ctx, endpoint, opts.GRPC)
-		case "unix":
-			opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)
-			return DialUnix(ctx, strings.TrimPrefix(rest, "//"), opts.Unix)
-		case "exec", "stdio":
-			argv, err := SplitCommand(rest)
-			if err != nil {
-				return nil, err
-			}
-			opts.Stdio.LinkOptions = opts.linkDefaults(opts.Stdio.LinkOptions)
-			return DialStdio(ctx, argv, opts.Stdio)
+	_, rest, _ := strings.Cut(endpoint, ":")
+	switch BindingOf(endpoint) {
+	case BindingSSE:
+		return DialSSE(ctx, endpoint, opts.SSE)
+	case BindingWebSocket:
+		opts.WebSocket.LinkOptions = opts.linkDefaults(opts.WebSocket.LinkOptions)
+		if opts.WebSocket.Token == "" {
+			opts.WebSocket.Token = opts.SSE.Token
 		}
+		if opts.WebSocket.Header == nil {
+			opts.WebSocket.Header = opts.SSE.Header
+		}
+		if opts.WebSocket.HeaderTimeout == 0 {
+			opts.WebSocket.HeaderTimeout = opts.SSE.HeaderTimeout
+		}
+		return DialWebSocket(ctx, endpoint, opts.WebSocket)
+	case BindingGRPC:
+		opts.GRPC.LinkOptions = opts.linkDefaults(opts.GRPC.LinkOptions)
+		if opts.GRPC.Token == "" {
+			opts.GRPC.Token = opts.SSE.Token
+		}
+		if opts.GRPC.TLSConfig == nil {
+			opts.GRPC.TLSConfig = opts.WebSocket.TLSConfig
+		}
+		return DialGRPC(ctx, endpoint, opts.GRPC)
+	case BindingUnix:
+		opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)
+		return DialUnix(ctx, strings.TrimPrefix(rest, "//"), opts.Unix)
+	case BindingStdio:
+		argv, err := SplitCommand(rest)
+		if err != nil {
+			return nil, err
+		}
+		opts.Stdio.LinkOptions = opts.linkDefaults(opts.Stdio.LinkOptions)
+		return DialStdio(ctx, argv, opts.Stdio)
+	}
+	return openFileEndpoint(endpoint, opts.File)
+}
+
+// openFileEndpoint opens an endpoint of BindingFile: file:PATH (or
+// file:///PATH), - for standard input, or the path of an existing file.
+func openFileEndpoint(endpoint string, opts FileOptions) (Conn, error) {
+	scheme, rest, _ := strings.Cut(endpoint, ":")
+	if strings.EqualFold(scheme, "file") {
+		path := rest
+		if p, ok := strings.CutPrefix(rest, "//"); ok {
+			// file:///abs/path, or file://localhost/abs/path
+			path = p
+			if i := strings.IndexByte(p, '/'); i > 0 {
+				if host := p[:i]; host != "localhost" {
+					return nil, fmt.Errorf("transport: %q names a file on another host (%s)", endpoint, host)
+				}
+				path = p[i:]
+			}
+		}
+		if path == "" {
+			return nil, fmt.Errorf("transport: %q names no file", endpoint)
+		}
+		return OpenFileOptions(path, opts)
 	}
 	if endpoint == "-" {
-		return OpenFileOptions("-", opts.File)
+		return OpenFileOptions("-", opts)
 	}
 	if st, err := os.Stat(endpoint); err == nil && !st.IsDir() {
-		return OpenFileOptions(endpoint, opts.File)
+		return OpenFileOptions(endpoint, opts)
 	}
 	return nil, fmt.Errorf("transport: cannot tell how to reach %q: %s", endpoint, endpointForms)
 }
@@ -135,14 +140,4 @@ func (o Options) linkDefaults(lo LinkOptions) LinkOptions {
 // ReadsFile reports whether Dial reads endpoint as a file or standard input
 // (file:PATH, a path, or -), which has no producer to ask anything: nothing
 // is fetched or sent over a network for it.
-func ReadsFile(endpoint string) bool {
-	scheme, _, hasScheme := strings.Cut(endpoint, ":")
-	if !hasScheme || len(scheme) <= 1 {
-		return true
-	}
-	switch strings.ToLower(scheme) {
-	case "http", "https", "ws", "wss", "grpc", "grpcs", "unix", "exec", "stdio":
-		return false
-	}
-	return true
-}
+func ReadsFile(endpoint string) bool { return BindingOf(endpoint) == BindingFile }

@@ -55,14 +55,9 @@ const EventHandshake = "aaep.handshake"
 
 // Defaults of SSEOptions.
 const (
-	DefaultEventsPath        = "/events"
-	DefaultMessagesPath      = "/messages"
-	DefaultSubscriptionsPath = "/aaep/v1/subscriptions"
-	DefaultSpecEventsPath    = "/aaep/v1/events"
-	DefaultRepliesPath       = "/aaep/v1/replies"
-	DefaultInitialBackoff    = 250 * time.Millisecond
-	DefaultMaxBackoff        = 10 * time.Second
-	DefaultMaxEmptyStreams   = 5
+	DefaultInitialBackoff  = 250 * time.Millisecond
+	DefaultMaxBackoff      = 10 * time.Second
+	DefaultMaxEmptyStreams = 5
 )
 
 // maxErrorBody is how much of an HTTP error body is read for its message.
@@ -88,8 +83,9 @@ type SSEOptions struct {
 	// Last-Event-ID, and Authorization when Token is set) take precedence.
 	Header http.Header
 
-	// Paths, joined to the base URL's path. Empty means the Default…Path
-	// constant of the same name. SpecEventsPath is used only when the
+	// Paths, joined to the base URL's path. Empty means protocol's path:
+	// PathLegacyEvents, PathLegacyReplies, PathSubscriptions, PathEvents
+	// and PathReplies, in this order. SpecEventsPath is used only when the
 	// producer accepts a subscription without a Location header.
 	EventsPath        string // legacy stream
 	MessagesPath      string // legacy back channel
@@ -156,11 +152,11 @@ func (o SSEOptions) withDefaults() SSEOptions {
 			*s = d
 		}
 	}
-	def(&o.EventsPath, DefaultEventsPath)
-	def(&o.MessagesPath, DefaultMessagesPath)
-	def(&o.SubscriptionsPath, DefaultSubscriptionsPath)
-	def(&o.SpecEventsPath, DefaultSpecEventsPath)
-	def(&o.RepliesPath, DefaultRepliesPath)
+	def(&o.EventsPath, protocol.PathLegacyEvents)
+	def(&o.MessagesPath, protocol.PathLegacyReplies)
+	def(&o.SubscriptionsPath, protocol.PathSubscriptions)
+	def(&o.SpecEventsPath, protocol.PathEvents)
+	def(&o.RepliesPath, protocol.PathReplies)
 	if o.MaxFrameBytes <= 0 {
 		o.MaxFrameBytes = DefaultMaxFrameBytes
 	}

@@ -111,11 +111,12 @@ func readAll(t *testing.T, path string) (*capture.Reader, []capture.Record) {
 // A demo session captured from a real loopback producer, over SSE and over
 // gRPC, checks clean and traces every session to its end.
 func TestCaptureCheckTrace(t *testing.T) {
-	t.Run("sse", func(t *testing.T) { checkTrace(t, startProducer(t, false)) })
-	t.Run("grpc", func(t *testing.T) { checkTrace(t, startProducerGRPC(t)) })
+	t.Run("sse", func(t *testing.T) { checkTrace(t, startProducer(t, false), "sse") })
+	t.Run("grpc", func(t *testing.T) { checkTrace(t, startProducerGRPC(t), "grpc") })
 }
 
-func checkTrace(t *testing.T, url string) {
+// checkTrace captures url, whose binding is named binding in the header.
+func checkTrace(t *testing.T, url, binding string) {
 	t.Helper()
 	path, stderr := captureFrom(t, url)
 	if !strings.Contains(stderr, "never answered") {
@@ -124,6 +125,9 @@ func checkTrace(t *testing.T, url string) {
 	r, recs := readAll(t, path)
 	if r.Kind() != capture.KindCapture || r.Header() == nil || !r.Header().Redacted {
 		t.Fatalf("kind %q header %+v", r.Kind(), r.Header())
+	}
+	if got := r.Header().Transport; got != binding {
+		t.Errorf("the header names the binding %q, want %q", got, binding)
 	}
 	c, err := capture.NewChecker(capture.CheckOptions{})
 	if err != nil {

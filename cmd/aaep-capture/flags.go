@@ -32,7 +32,7 @@ type options struct {
 	NoHandshake bool
 	Token       string
 	Header      http.Header // --header, checked as parsed
-	Layout      string
+	Layout      transport.Layout
 	// ConnectTimeout bounds the wait for the producer's answer on each
 	// connection (--connect-timeout).
 	ConnectTimeout time.Duration
@@ -112,7 +112,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	o.Header = http.Header{}
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.Var(&o.Layout, "layout", "HTTP layout: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	var filter, rotate, autoReply string
 	var noProgress bool
@@ -123,29 +123,22 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.StringVar(&rotate, "rotate-size", "", "start a new file (FILE.1, FILE.2, …) before one grows past `SIZE`, e.g. 100M")
 	fs.StringVar(&autoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed (default: never answer)")
 	fs.BoolVar(&noProgress, "no-progress", false, "no progress line on standard error, even on a terminal")
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				tio.Usage(usageText)
-				fs.SetOutput(tio.Out)
-				fs.PrintDefaults()
-				tio.Usage(`
+	rest, err := cliflag.Parse(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			tio.Usage(usageText)
+			fs.SetOutput(tio.Out)
+			fs.PrintDefaults()
+			tio.Usage(`
 Environment:
   AAEP_TOKEN   bearer token, when --token is not given
 
 Exit status: 0 when the recording ended normally, 1 when the producer could
 not be reached or the file not written, 2 for a usage error.
 `)
-				return nil, errHelp
-			}
-			return nil, err
+			return nil, errHelp
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+		return nil, err
 	}
 	switch {
 	case len(rest) == 1 && o.Endpoint == "":
@@ -166,15 +159,9 @@ not be reached or the file not written, 2 for a usage error.
 	default:
 		return nil, fmt.Errorf("--format must be aaep or jsonl, not %q", format)
 	}
-	switch o.Layout {
-	case "auto", "spec", "legacy":
-	default:
-		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
-	}
-	if o.NoHandshake && o.Layout == "spec" {
+	if o.NoHandshake && o.Layout == transport.LayoutSpec {
 		return nil, fmt.Errorf("--no-handshake and --layout spec contradict each other: the spec layout needs the handshake")
 	}
-	var err error
 	if o.Filter, err = capture.ParseTypeFilter(filterExpr(filter, include, exclude)); err != nil {
 		return nil, fmt.Errorf("--%w", err)
 	}

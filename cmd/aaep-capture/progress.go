@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/textout"
 )
 
@@ -127,7 +128,7 @@ func (p *progress) line(now time.Time) string {
 		rate = float64(ev) / el.Seconds()
 	}
 	return fmt.Sprintf("Recording: %d %s, %d%s %s, %s, %.0f messages a second, %s.",
-		ev, plural(int(ev), "message", "messages"), sess, more, plural(int(sess), "session", "sessions"),
+		ev, prose.Plural(int(ev), "message", "messages"), sess, more, prose.Plural(int(sess), "session", "sessions"),
 		byteWords(p.bytes.Load()), rate, el.Round(time.Second))
 }
 
@@ -180,5 +181,5 @@ func byteWords(n int64) string {
 	case n >= 10<<10:
 		return fmt.Sprintf("%d KB", n>>10)
 	}
-	return fmt.Sprintf("%d %s", n, plural(int(n), "byte", "bytes"))
+	return fmt.Sprintf("%d %s", n, prose.Plural(int(n), "byte", "bytes"))
 }

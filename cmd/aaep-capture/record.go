@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -39,7 +40,7 @@ func record(ctx context.Context, o *options) error {
 	}
 	w, err := capture.NewWriter(prog.counting(out), capture.Header{
 		Endpoint:   o.Endpoint,
-		Transport:  transportName(o.Endpoint),
+		Transport:  transport.BindingOf(o.Endpoint).String(),
 		Subscriber: "aaep-capture",
 		Tool:       "aaep-capture " + version,
 	}, start, capture.WriterOptions{JSONL: o.JSONL, Redactor: red})
@@ -57,12 +58,9 @@ func record(ctx context.Context, o *options) error {
 	if !o.NoHandshake {
 		req = subscriptionRequest(o.AutoReply)
 	}
-	layout := transport.LayoutAuto
-	switch {
-	case o.NoHandshake || o.Layout == "legacy":
+	layout := o.Layout
+	if o.NoHandshake {
 		layout = transport.LayoutLegacy
-	case o.Layout == "spec":
-		layout = transport.LayoutSpec
 	}
 	status := func(s transport.Status, detail string) {
 		_ = w.Note(s.String(), detail, time.Now()) // a failed write shows on the next frame
@@ -100,9 +98,9 @@ func record(ctx context.Context, o *options) error {
 	<-progressDone
 	filtered := ""
 	if rec.filtered > 0 {
-		filtered = fmt.Sprintf(" %d %s left out by --filter.", rec.filtered, plural(rec.filtered, "message was", "messages were"))
+		filtered = fmt.Sprintf(" %d %s left out by --filter.", rec.filtered, prose.Plural(rec.filtered, "message was", "messages were"))
 	}
-	prog.printf("%s Recorded %d %s to %s in %s.%s\n", why, n, plural(n, "message", "messages"),
+	prog.printf("%s Recorded %d %s to %s in %s.%s\n", why, n, prose.Plural(n, "message", "messages"),
 		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered)
 	return err
 }
@@ -218,7 +216,7 @@ func (r *recorder) answer(ctx context.Context, msg []byte) error {
 func subscriptionRequest(canConfirm bool) []byte {
 	req := map[string]any{
 		"type":               protocol.TypeSubscriptionRequest,
-		"aaep_version":       "1.0.0",
+		"aaep_version":       protocol.Version,
 		"subscriber_id":      "aaep-term-capture",
 		"subscriber_name":    "aaep-capture",
 		"subscriber_version": version,
@@ -298,24 +296,4 @@ func outputName(path string) string {
 		return "standard output"
 	}
 	return path
-}
-
-// transportName names the binding an endpoint uses, for the header.
-func transportName(endpoint string) string {
-	for _, p := range []struct{ prefix, name string }{
-		{"http:", "sse"}, {"https:", "sse"}, {"ws:", "websocket"}, {"wss:", "websocket"},
-		{"unix:", "unix"}, {"exec:", "stdio"}, {"stdio:", "stdio"},
-	} {
-		if len(endpoint) >= len(p.prefix) && endpoint[:len(p.prefix)] == p.prefix {
-			return p.name
-		}
-	}
-	return "file"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -164,20 +164,13 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	args, execArgv := cutExec(args)
 	addTermFlags(fs, &o.Terms)
 
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				printUsage(tio.Out, fs)
-				return nil, errHelp
-			}
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := cliflag.Parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(tio.Out, fs)
+		return nil, errHelp
+	}
+	if err != nil {
+		return nil, err
 	}
 	if plain {
 		tio.Plain, tio.Color = true, false
@@ -185,7 +178,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if o.Token == "" {
 		o.Token = getenv("AAEP_TOKEN")
 	}
-	rest, err := execEndpoint(execArgv, rest, connect)
+	rest, err = execEndpoint(execArgv, rest, connect)
 	if err != nil {
 		return nil, err
 	}
@@ -218,10 +211,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	default:
 		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
 	}
-	switch o.Layout {
-	case "auto", "spec", "legacy":
-	default:
-		return nil, fmt.Errorf("--layout must be auto, spec or legacy, not %q", o.Layout)
+	if _, err := transport.ParseLayout(o.Layout); err != nil {
+		return nil, fmt.Errorf("--%w", err)
 	}
 	if o.DemoGRPC && (!o.Demo || o.DemoQuirks) {
 		return nil, fmt.Errorf("--demo-grpc goes with --demo, and not with --demo-quirks (deployed producers' quirks are HTTP ones)")

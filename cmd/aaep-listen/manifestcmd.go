@@ -71,25 +71,23 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	addManifestKeyFlags(fs, &o.Manifest)
 	addTLSFlags(fs, &o.TLS)
 	args, execArgv := cutExec(args)
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				tio.Usage(manifestUsage)
-				fs.SetOutput(tio.Out)
-				fs.PrintDefaults()
-				return 0
-			}
-			tio.Eprintf("aaep-listen manifest: %v\n", err)
-			return 2
+	rest, err := cliflag.Parse(fs, args)
+	if err == nil {
+		if _, lerr := transport.ParseLayout(o.Layout); lerr != nil {
+			err = fmt.Errorf("--%w", lerr)
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
 	}
-	rest, err := execEndpoint(execArgv, rest, "")
+	if errors.Is(err, flag.ErrHelp) {
+		tio.Usage(manifestUsage)
+		fs.SetOutput(tio.Out)
+		fs.PrintDefaults()
+		return 0
+	}
+	if err != nil {
+		tio.Eprintf("aaep-listen manifest: %v\n", err)
+		return cliflag.ExitUsage
+	}
+	rest, err = execEndpoint(execArgv, rest, "")
 	if err == nil && len(rest) != 1 {
 		err = errors.New("give one ENDPOINT")
 	}

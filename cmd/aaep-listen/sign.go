@@ -171,15 +171,15 @@ func runKey(args []string, tio *term.IO) int {
 	fs := flag.NewFlagSet("aaep-listen key", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, when there is none")
-	err := fs.Parse(args)
+	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
 		tio.Usage(keyUsage)
 		fs.SetOutput(tio.Out)
 		fs.PrintDefaults()
 		return 0
 	}
-	if err == nil && fs.NArg() > 0 {
-		err = fmt.Errorf("key takes no arguments, only --key FILE; got %q", strings.Join(fs.Args(), " "))
+	if err == nil && len(rest) > 0 {
+		err = fmt.Errorf("key takes no arguments, only --key FILE; got %q", strings.Join(rest, " "))
 	}
 	if err != nil {
 		tio.Eprintf("aaep-listen key: %v\nRun aaep-listen key --help for usage.\n", err)

@@ -12,6 +12,7 @@ import (
 	"os"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -82,8 +83,8 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 			code = exitViolations
 		}
 		if !*asJSON && r.Unreadable == "" {
-			textout.Fprintf(out, "%s: %d %s checked, %d %s and %d %s.\n", f, r.Messages, plural(r.Messages, "message", "messages"),
-				r.Violations, plural(r.Violations, "violation", "violations"), r.Warnings, plural(r.Warnings, "warning", "warnings"))
+			textout.Fprintf(out, "%s: %d %s checked, %d %s and %d %s.\n", f, r.Messages, prose.Plural(r.Messages, "message", "messages"),
+				r.Violations, prose.Plural(r.Violations, "violation", "violations"), r.Warnings, prose.Plural(r.Warnings, "warning", "warnings"))
 		}
 		results = append(results, r)
 	}
@@ -144,7 +145,7 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 // from it although it was not empty.
 func (r *checkFile) nothingRead(skipped int) {
 	if r.Messages == 0 && skipped > 0 {
-		r.Unreadable = fmt.Sprintf("%s: no AAEP message could be read from it (%d %s skipped)", r.File, skipped, plural(skipped, "line", "lines"))
+		r.Unreadable = fmt.Sprintf("%s: no AAEP message could be read from it (%d %s skipped)", r.File, skipped, prose.Plural(skipped, "line", "lines"))
 	}
 }
 
@@ -197,11 +198,4 @@ func openInput(path string) (io.Reader, func(), error) {
 		return nil, nil, err
 	}
 	return f, func() { f.Close() }, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -7,12 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"io"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/prose"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -112,7 +113,7 @@ func readCommands(r io.Reader) <-chan string {
 func (s *steered) run(ctx context.Context) {
 	total := s.position(len(s.recs))
 	s.p.say(s.base, fmt.Sprintf("Replaying %d %s over %s; prompts are shown but not answered. Type help for the commands.",
-		len(s.recs), plural(len(s.recs), "message", "messages"), clock(total)))
+		len(s.recs), prose.Plural(len(s.recs), "message", "messages"), clock(total)))
 	if s.keysHelp != "" {
 		s.tell(s.keysHelp)
 	}
@@ -124,7 +125,7 @@ func (s *steered) run(ctx context.Context) {
 	s.lastWall = time.Now()
 	for {
 		if s.next >= len(s.recs) && !s.ended {
-			s.end(fmt.Sprintf("End of the capture: %d %s replayed.", len(s.recs), plural(len(s.recs), "message", "messages")))
+			s.end(fmt.Sprintf("End of the capture: %d %s replayed.", len(s.recs), prose.Plural(len(s.recs), "message", "messages")))
 			if s.stay && s.cmds != nil {
 				s.tell("Type seek, previous critical or previous mark to go back, or quit.")
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -140,23 +141,17 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 // usage on --help. It returns the operands.
 func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
-	var rest []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprint(out, usage)
-				fs.SetOutput(out)
-				fs.PrintDefaults()
-				return nil, errHelp
-			}
-			return nil, &usageError{err.Error()}
-		}
-		if fs.NArg() == 0 {
-			return rest, nil
-		}
-		rest = append(rest, fs.Arg(0))
-		args = fs.Args()[1:]
+	rest, err := cliflag.Parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(out, usage)
+		fs.SetOutput(out)
+		fs.PrintDefaults()
+		return nil, errHelp
 	}
+	if err != nil {
+		return nil, &usageError{err.Error()}
+	}
+	return rest, nil
 }
 
 // codeOf is the exit code for an error of a command.

@@ -14,6 +14,7 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/outputs"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/line"
@@ -223,7 +224,7 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 	for _, d := range diagnostics(rd) {
 		p.Diagnose(session.Diagnostic{At: lastAt, Code: "capture", Message: d.Message})
 	}
-	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, plural(messages, "message", "messages")))
+	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, prose.Plural(messages, "message", "messages")))
 	return nil
 }
 
