@@ -21,6 +21,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aaep-term/aaep-term/internal/safefile"
+	"github.com/aaep-term/aaep-term/internal/userdir"
 )
 
 // Names the extension defines.
@@ -62,13 +63,14 @@ func newKey(priv *ecdsa.PrivateKey) (*Key, error) {
 }
 
 // DefaultPath is where the key lives unless told otherwise:
-// <user config dir>/aaep-term/sigrpl-key.pem.
-func DefaultPath() (string, error) {
-	dir, err := os.UserConfigDir()
+// sigrpl-key.pem in the aaep-term config directory (internal/userdir), the
+// environment read through getenv.
+func DefaultPath(getenv func(string) string) (string, error) {
+	path, err := userdir.File(getenv, KeyFile)
 	if err != nil {
-		return "", fmt.Errorf("sigrpl: find the config directory: %w", err)
+		return "", fmt.Errorf("sigrpl: %w", err)
 	}
-	return filepath.Join(dir, "aaep-term", KeyFile), nil
+	return path, nil
 }
 
 // LoadOrCreate reads the key at path, or, if there is no file there,

@@ -10,9 +10,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/userdir"
 )
 
 // settingsFile is the announcement settings file in the config directory,
@@ -28,16 +28,10 @@ func (o *sinkOptions) loadSettings() error {
 		if getenv == nil {
 			return nil
 		}
-		dir := getenv("XDG_CONFIG_HOME")
-		if dir == "" {
-			if home := getenv("HOME"); home != "" {
-				dir = filepath.Join(home, ".config")
-			}
+		var err error
+		if path, err = userdir.File(getenv, settingsFile); err != nil {
+			return nil // no config directory, so no default file
 		}
-		if dir == "" {
-			return nil
-		}
-		path = filepath.Join(dir, "aaep-term", settingsFile)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}

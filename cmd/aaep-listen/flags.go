@@ -157,6 +157,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
 	addTUIFlags(fs, &o.TUI)
 	addSignFlags(fs, &o.Sign)
+	o.Sign.Getenv = getenv
 	addSinkFlags(fs, &o.Sinks, getenv)
 	addDecideFlags(fs, &o.Decide)
 	addManifestFlags(fs, &o.Manifest)

@@ -17,7 +17,7 @@ func TestKeyFileWarnings(t *testing.T) {
 	path, _ := keyFile(t)
 	os.Chmod(path, 0o644)
 	tio, _, out, errOut := term.Test()
-	if code := runKey([]string{"--key", path}, tio); code != 0 {
+	if code := runKey([]string{"--key", path}, tio, noEnv); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(errOut.String(), "chmod 600 "+path) || !strings.Contains(out.String(), "Thumbprint") {
@@ -35,7 +35,7 @@ func TestKeyFileWarnings(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "link.pem")
 	os.Symlink(path, link)
 	tio, _, _, errOut = term.Test()
-	if code := runKey([]string{"--key", link}, tio); code != 1 || !strings.Contains(errOut.String(), "symbolic link") {
+	if code := runKey([]string{"--key", link}, tio, noEnv); code != 1 || !strings.Contains(errOut.String(), "symbolic link") {
 		t.Errorf("a key behind a link: exit %d: %s", code, errOut)
 	}
 }
@@ -46,7 +46,7 @@ func TestKeyFlagMakesNewFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "keys", "new.pem")
 	tio, _, out, errOut := term.Test()
-	if code := runKey([]string{"--key", path}, tio); code != 0 {
+	if code := runKey([]string{"--key", path}, tio, noEnv); code != 0 {
 		t.Fatalf("key --key NEWFILE: exit %d: %s", code, errOut)
 	}
 	fi, err := os.Lstat(path)

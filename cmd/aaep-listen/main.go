@@ -28,7 +28,7 @@ func run(ctx context.Context, args []string) int {
 		return 0
 	}
 	if len(args) > 0 && args[0] == "key" {
-		return runKey(args[1:], io)
+		return runKey(args[1:], io, os.Getenv)
 	}
 	if len(args) > 0 && args[0] == "manifest" {
 		return runManifest(ctx, args[1:], io, os.Getenv)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -20,6 +21,8 @@ import (
 type signOptions struct {
 	KeyFile string // --key; empty means sigrpl.DefaultPath
 	Off     bool   // --no-sign
+	// Getenv finds the default key's directory; nil means os.Getenv.
+	Getenv func(string) string
 
 	key      *sigrpl.Key
 	honored  bool // the producer said it checks signatures
@@ -36,7 +39,11 @@ func (o *signOptions) keyPath() (string, error) {
 	if o.KeyFile != "" {
 		return o.KeyFile, nil
 	}
-	return sigrpl.DefaultPath()
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	return sigrpl.DefaultPath(getenv)
 }
 
 // loadKey reads the key from --key FILE or the default path into o.key,
@@ -166,8 +173,8 @@ Flags:
 
 // runKey is "aaep-listen key [--key FILE]": it shows the key's thumbprint
 // (to pin on a producer) and its public JWK, making the key if needed.
-func runKey(args []string, tio *term.IO) int {
-	var o signOptions
+func runKey(args []string, tio *term.IO, getenv func(string) string) int {
+	o := signOptions{Getenv: getenv}
 	fs := flag.NewFlagSet("aaep-listen key", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, when there is none")

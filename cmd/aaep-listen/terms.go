@@ -3,9 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/userdir"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -58,15 +58,12 @@ func finishTerms(o *options, getenv func(string) string) error {
 
 // subscriberID is stable for one user and configuration directory.
 func subscriberID(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		dir = filepath.Join(getenv("HOME"), ".config")
-	}
+	dir, _ := userdir.Dir(getenv) // "" when there is none: the id still names the user
 	user := getenv("USER")
 	if user == "" {
 		user = getenv("LOGNAME")
 	}
-	return session.SubscriberID(filepath.Join(dir, "aaep-term"), user)
+	return session.SubscriberID(dir, user)
 }
 
 // patterns reads comma-separated filter patterns the user typed.

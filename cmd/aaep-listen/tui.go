@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/textout"
+	"github.com/aaep-term/aaep-term/internal/userdir"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
@@ -78,13 +78,13 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	if t.Theme == "" && !o.IO.Color {
 		theme = tui.ThemeNone
 	}
-	keys, err := loadKeys(t.KeyFile)
-	if err != nil {
-		return nil, err
-	}
 	getenv := o.Sinks.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
+	}
+	keys, err := loadKeys(t.KeyFile, getenv)
+	if err != nil {
+		return nil, err
 	}
 	clip, err := clipboardFor(t.Clipboard, getenv)
 	if err != nil {
@@ -125,28 +125,22 @@ func clipboardFor(mode string, getenv func(string) string) (tui.Clipboard, error
 // transportWords says in words how the listener reaches endpoint, as
 // transport.Dial reads it.
 func transportWords(endpoint string) string {
-	scheme, _, ok := strings.Cut(endpoint, ":")
-	switch strings.ToLower(scheme) {
-	case "http", "https":
+	switch transport.BindingOf(endpoint) {
+	case transport.BindingSSE:
 		return "SSE"
-	case "ws", "wss":
+	case transport.BindingWebSocket:
 		return "WebSocket"
-	case "grpc", "grpcs":
+	case transport.BindingGRPC:
 		return "gRPC"
-	case "unix":
+	case transport.BindingUnix:
 		return "Unix socket"
-	case "exec", "stdio":
+	case transport.BindingStdio:
 		return "standard input and output of"
-	case "file":
-		return "file"
 	}
 	if endpoint == "-" {
 		return "standard input"
 	}
-	if !ok || len(scheme) == 1 {
-		return "file"
-	}
-	return ""
+	return "file"
 }
 
 // termsOf is what the TUI shows of honoured capabilities.
@@ -172,15 +166,15 @@ func sanitized(l []string) []string {
 	return out
 }
 
-// loadKeys reads the key file named, or the user's default one when it exists.
-func loadKeys(name string) (*tui.KeyMap, error) {
+// loadKeys reads the key file named, or the user's default one (tui-keys
+// in the config directory getenv leads to) when it exists.
+func loadKeys(name string, getenv func(string) string) (*tui.KeyMap, error) {
 	keys := tui.DefaultKeyMap()
 	if name == "" {
-		dir, err := os.UserConfigDir()
-		if err != nil {
+		var err error
+		if name, err = userdir.File(getenv, "tui-keys"); err != nil {
 			return &keys, nil
 		}
-		name = filepath.Join(dir, "aaep-term", "tui-keys")
 		if _, err := os.Stat(name); err != nil {
 			return &keys, nil
 		}

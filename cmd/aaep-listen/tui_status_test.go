@@ -21,7 +21,10 @@ func TestTransportWords(t *testing.T) {
 		{"-", "standard input"},
 		{"capture.aaep", "file"},
 		{`C:\runs\capture.aaep`, "file"},
-		{"gopher://old", ""},
+		// Dial reads any other form as a file (CheckEndpoint refuses it
+		// first when there is no such file): one classification, BindingOf.
+		{"odd:name.jsonl", "file"},
+		{"gopher://old", "file"},
 	} {
 		if got := transportWords(tt.endpoint); got != tt.want {
 			t.Errorf("transportWords(%q) = %q, want %q", tt.endpoint, got, tt.want)
