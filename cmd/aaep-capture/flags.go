@@ -112,7 +112,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	o.Header = http.Header{}
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.Var(&o.Layout, "layout", "HTTP layout: auto, spec (appendix B) or legacy (GET /events) (default auto)")
+	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	var filter, rotate, autoReply string
 	var noProgress bool
