@@ -18,8 +18,14 @@ import (
 
 // command carries out one typed line. It reports whether the user quit.
 func (l *listener) command(ctx context.Context, s string) (quit bool) {
+	return l.do(ctx, line.Parse(s))
+}
+
+// do carries out one command: a typed line as line.Parse reads it, or an
+// action of the TUI (tui.go's commandOf). Both come here as one type, so
+// the two cannot drift. It reports whether the user quit.
+func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	now := l.o.Now()
-	c := line.Parse(s)
 	switch c.Verb {
 	case line.VerbEmpty:
 		l.emptyLine(now)
@@ -67,6 +73,19 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		l.clarify(ctx, p.Number, c.Arg, now)
 	}
 	return false
+}
+
+// parsed reads each line of lines as line mode does, into the command do
+// carries out; it closes when lines closes.
+func parsed(lines <-chan string) <-chan line.Command {
+	out := make(chan line.Command)
+	go func() {
+		defer close(out)
+		for s := range lines {
+			out <- line.Parse(s)
+		}
+	}()
+	return out
 }
 
 // emptyLine answers nothing: an Enter pressed by accident must never send

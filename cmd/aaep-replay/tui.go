@@ -30,6 +30,21 @@ func startPlayTUI(tio *term.IO, source string) *tui.Program {
 	})
 }
 
+// playCommands are the view's actions as lines that steer playing, in
+// order; it closes when actions closes. Playing answers no prompt: its
+// keys are bindings (command lines) and the command key's lines, and any
+// other action is read as the words it says, as if typed.
+func playCommands(actions <-chan tui.Action) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		for a := range actions {
+			out <- a.String()
+		}
+	}()
+	return out
+}
+
 // playKeys steer playing in the TUI; they come before the view's own keys.
 var playKeys = []tui.Binding{
 	{Keys: []string{"P"}, Command: "toggle", Help: "pause or resume playing"},
