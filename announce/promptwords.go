@@ -1,0 +1,126 @@
+package announce
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/prose"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// This file words the prompts waiting for the user when they ask about
+// them: line mode's details and pending commands, and the prompt pane of
+// the TUI. Both read these, so a prompt is told the same way in each.
+
+// PromptKind says in a word what p asks for: "question" or "confirmation".
+func PromptKind(p *session.Prompt) string {
+	if p.Event.Type == protocol.TypeAwaitingClarify {
+		return "question"
+	}
+	return "confirmation"
+}
+
+// PromptTopic is what p asks, sanitized to one line: the question, or the
+// action to confirm.
+func PromptTopic(p *session.Prompt) string {
+	if p.Event.Type == protocol.TypeAwaitingClarify {
+		return p.Event.Question.Line()
+	}
+	return p.Event.Action.Line()
+}
+
+// Agent names the agent that sent ev, sanitized: its name, else its id;
+// "" when it gave neither.
+func Agent(ev *protocol.Event) string {
+	if n := ev.Producer.AgentName.Name(); n != "" {
+		return n
+	}
+	return protocol.Name(ev.Producer.AgentID)
+}
+
+// Fact is one labelled fact of a prompt, sanitized to one line
+// ("Consequence", "the money leaves at once").
+type Fact struct {
+	Label, Value string
+	// Headline marks what a prompt's first line says already: what it
+	// asks, its risk and its default. A view that shows that line leaves
+	// these out of the rest.
+	Headline bool
+}
+
+// PromptFacts are what p says, in the order it is read in full; a fact
+// the producer left empty is left out.
+func PromptFacts(p *session.Prompt) []Fact {
+	ev := p.Event
+	var facts []Fact
+	add := func(label, v string, headline bool) {
+		if v = strings.TrimSpace(v); v != "" {
+			facts = append(facts, Fact{Label: label, Value: v, Headline: headline})
+		}
+	}
+	if ev.Type == protocol.TypeAwaitingClarify {
+		add("Question", ev.Question.Line(), true)
+		add("Context", ev.ClarifyContext.Line(), false)
+		for i, c := range ev.Choices {
+			add(fmt.Sprintf("Choice %d", i+1), c.Label.Line()+" (value "+protocol.Line(c.Value)+")", false)
+		}
+		add("Accepted answers", protocol.Line(strings.Join(ev.AcceptedResponseKinds, ", ")), false)
+		if ev.HasDefaultResponse {
+			add("Default answer", ev.DefaultResponse.Line(), true)
+		}
+	} else {
+		add("Action", ev.Action.Line(), true)
+		add("Consequence", ev.Consequence.Line(), false)
+		add("Risk", protocol.Name(ev.RiskLevel), true)
+		add("Can be undone", ev.Undo().Words(), false)
+		add("Allowed answers", protocol.Line(strings.Join(ev.AllowedReplies, ", ")), false)
+		add("Default decision", protocol.Line(ev.DefaultDecision), true)
+		if len(ev.ExtraContext) > 0 {
+			add("Extra context", protocol.Line(string(ev.ExtraContext)), false)
+		}
+	}
+	add("Summary", ev.Summary("detailed").Line(), false)
+	return facts
+}
+
+// PromptDetails reads p in full, extra context included, with the time
+// left at now.
+func PromptDetails(p *session.Prompt, now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Prompt %d, %s", p.Number, PromptKind(p))
+	if a := Agent(p.Event); a != "" {
+		b.WriteString(" from " + a)
+	}
+	fmt.Fprintf(&b, ", %s left.", Duration(p.Deadline.Sub(now)))
+	for _, f := range PromptFacts(p) {
+		b.WriteString(" " + prose.Stop(f.Label+": "+f.Value))
+	}
+	return b.String()
+}
+
+// PendingLine is one sentence of the list of prompts waiting: number,
+// kind, time left at now, and what it asks.
+func PendingLine(p *session.Prompt, now time.Time) string {
+	return prose.Stop(fmt.Sprintf("Prompt %d, %s, %s left: %s", p.Number, PromptKind(p), Duration(p.Deadline.Sub(now)), PromptTopic(p)))
+}
+
+// PendingSummary names the prompts waiting, to follow a sentence saying
+// why an answer went nowhere; "" when none waits.
+func PendingSummary(pending []*session.Prompt) string {
+	if len(pending) == 0 {
+		return ""
+	}
+	// Each prompt is a sentence of its own: its topic may end in its own
+	// question mark or stop, and nothing is put after that.
+	parts := []string{"Waiting for an answer:"}
+	for i, p := range pending {
+		word := "Prompt"
+		if i == 0 {
+			word = "prompt"
+		}
+		parts = append(parts, prose.Stop(fmt.Sprintf("%s %d, %s: %s", word, p.Number, PromptKind(p), PromptTopic(p))))
+	}
+	return " " + strings.Join(parts, " ")
+}
