@@ -89,3 +89,60 @@ func TestActionString(t *testing.T) {
 		}
 	}
 }
+
+// Whatever keys are pressed, and whatever the prompts say, every action
+// names a prompt the view showed, of the kind it answers: accept and
+// reject a confirmation, an answer a question; no other action names a
+// prompt, and only the command key's line is a line.
+func FuzzKeysAct(f *testing.F) {
+	f.Add("a", "accept 1")
+	f.Add("ra\ttaccept 1\r", "quit")
+	f.Add("R5\t\taccept 1\r", "set rate 1")
+	f.Add(":quit\rq", "x")
+	f.Add("aa\x1b:details 8\r", "answer 7 yes")
+	f.Fuzz(func(t *testing.T, keys, words string) {
+		rec := &recorder{}
+		m := New(testOptions(t.TempDir(), rec))
+		ps := hostilePrompts()
+		ps[0].Topic, ps[1].Topic, ps[1].ChoiceLabels[0] = words, words, words
+		m.Update(ps)
+		typed := false
+		for _, r := range keys {
+			var k tea.KeyMsg
+			switch r {
+			case '\r':
+				k = tea.KeyMsg{Type: tea.KeyEnter}
+			case '\t':
+				k = tea.KeyMsg{Type: tea.KeyTab}
+			case '\x1b':
+				k = tea.KeyMsg{Type: tea.KeyEsc}
+			default:
+				k = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}}
+			}
+			typed = typed || r == ':'
+			m.Update(k)
+		}
+		for _, a := range rec.actions() {
+			switch a.Kind {
+			case ActionAccept, ActionReject:
+				if a.Prompt != 7 || a.Text != "" {
+					t.Errorf("%+v: prompt 7 is the confirmation", a)
+				}
+			case ActionAnswer:
+				if a.Prompt != 8 || a.Text == "" {
+					t.Errorf("%+v: prompt 8 is the question", a)
+				}
+			case ActionLine:
+				if !typed || a.Prompt != 0 {
+					t.Errorf("%+v: a line without the command key", a)
+				}
+			case ActionSet, ActionStop, ActionQuit:
+				if a.Prompt != 0 {
+					t.Errorf("%+v names a prompt", a)
+				}
+			default:
+				t.Errorf("%+v: no such kind", a)
+			}
+		}
+	})
+}
