@@ -24,12 +24,7 @@ func PromptKind(p *session.Prompt) string {
 
 // PromptTopic is what p asks, sanitized to one line: the question, or the
 // action to confirm.
-func PromptTopic(p *session.Prompt) string {
-	if p.Event.Type == protocol.TypeAwaitingClarify {
-		return p.Event.Question.Line()
-	}
-	return p.Event.Action.Line()
-}
+func PromptTopic(p *session.Prompt) string { return asks(p.Event).Line() }
 
 // Agent names the agent that sent ev, sanitized: its name, else its id;
 // "" when it gave neither.
