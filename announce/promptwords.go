@@ -59,7 +59,13 @@ func PromptFacts(p *session.Prompt) []Fact {
 		add("Question", ev.Question.Line(), true)
 		add("Context", ev.ClarifyContext.Line(), false)
 		for i, c := range ev.Choices {
-			add(fmt.Sprintf("Choice %d", i+1), c.Label.Line()+" (value "+protocol.Line(c.Value)+")", false)
+			// The value goes with the label: after the producer's words it
+			// would follow their closing mark ("Seven. (value 19:00)").
+			label := fmt.Sprintf("Choice %d", i+1)
+			if v := protocol.Line(c.Value); v != "" {
+				label += " (value " + v + ")"
+			}
+			add(label, c.Label.Line(), false)
 		}
 		add("Accepted answers", protocol.Line(strings.Join(ev.AcceptedResponseKinds, ", ")), false)
 		if ev.HasDefaultResponse {

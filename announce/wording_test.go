@@ -203,6 +203,7 @@ var stumbles = []struct {
 	{"a raw type id", regexp.MustCompile(`aaep:|\b[a-z]+_[a-z_]+\b`)},
 	{"a format verb", regexp.MustCompile(`%[!a-zA-Z]|\(MISSING\)|<nil>`)},
 	{"a space before punctuation", regexp.MustCompile(` [.,;:?!]`)},
+	{"a bracket after a sentence's end", regexp.MustCompile(`[.?!…] \(`)},
 }
 
 // TestEverySentenceReads reads every line the announcer can say, with the
