@@ -35,14 +35,33 @@ func Agent(ev *protocol.Event) string {
 	return protocol.Name(ev.Producer.AgentID)
 }
 
-// Fact is one labelled fact of a prompt, sanitized to one line
-// ("Consequence", "the money leaves at once").
+// Fact is one labelled fact of a prompt ("Consequence", "the money leaves
+// at once").
 type Fact struct {
-	Label, Value string
+	Label string // ours
+	Value string // the producer's words, sanitized to one line
+	// Choice is a choice's value, sanitized to one line, said with its
+	// label; "" for other facts.
+	Choice string
 	// Headline marks what a prompt's first line says already: what it
 	// asks, its risk and its default. A view that shows that line leaves
 	// these out of the rest.
 	Headline bool
+}
+
+// String is the fact as one line: "Consequence: the money leaves at once",
+// "Choice 1 (value 19:00): Seven".
+func (f Fact) String() string { return f.words(func(s string) string { return s }) }
+
+// words is the fact as one line, the producer's words passed through theirs.
+func (f Fact) words(theirs func(string) string) string {
+	label := f.Label
+	if f.Choice != "" {
+		// The value goes with the label: after the producer's words it
+		// would follow their closing mark ("Seven. (value 19:00)").
+		label += " (value " + theirs(f.Choice) + ")"
+	}
+	return label + ": " + theirs(f.Value)
 }
 
 // PromptFacts are what p says, in the order it is read in full; a fact
@@ -59,13 +78,9 @@ func PromptFacts(p *session.Prompt) []Fact {
 		add("Question", ev.Question.Line(), true)
 		add("Context", ev.ClarifyContext.Line(), false)
 		for i, c := range ev.Choices {
-			// The value goes with the label: after the producer's words it
-			// would follow their closing mark ("Seven. (value 19:00)").
-			label := fmt.Sprintf("Choice %d", i+1)
-			if v := protocol.Line(c.Value); v != "" {
-				label += " (value " + v + ")"
+			if v := strings.TrimSpace(c.Label.Line()); v != "" {
+				facts = append(facts, Fact{Label: fmt.Sprintf("Choice %d", i+1), Value: v, Choice: strings.TrimSpace(protocol.Line(c.Value))})
 			}
-			add(label, c.Label.Line(), false)
 		}
 		add("Accepted answers", protocol.Line(strings.Join(ev.AcceptedResponseKinds, ", ")), false)
 		if ev.HasDefaultResponse {
@@ -87,28 +102,29 @@ func PromptFacts(p *session.Prompt) []Fact {
 }
 
 // PromptDetails reads p in full, extra context included, with the time
-// left at now.
+// left at now. The producer's words are marked as theirs (protocol.Theirs).
 func PromptDetails(p *session.Prompt, now time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Prompt %d, %s", p.Number, PromptKind(p))
 	if a := Agent(p.Event); a != "" {
-		b.WriteString(" from " + a)
+		b.WriteString(" from " + protocol.Theirs(a))
 	}
 	fmt.Fprintf(&b, ", %s left.", Duration(p.Deadline.Sub(now)))
 	for _, f := range PromptFacts(p) {
-		b.WriteString(" " + prose.Stop(f.Label+": "+f.Value))
+		b.WriteString(" " + prose.Stop(f.words(protocol.Theirs)))
 	}
 	return b.String()
 }
 
 // PendingLine is one sentence of the list of prompts waiting: number,
-// kind, time left at now, and what it asks.
+// kind, time left at now, and what it asks (marked as theirs).
 func PendingLine(p *session.Prompt, now time.Time) string {
-	return prose.Stop(fmt.Sprintf("Prompt %d, %s, %s left: %s", p.Number, PromptKind(p), Duration(p.Deadline.Sub(now)), PromptTopic(p)))
+	return prose.Stop(fmt.Sprintf("Prompt %d, %s, %s left: %s", p.Number, PromptKind(p), Duration(p.Deadline.Sub(now)), protocol.Theirs(PromptTopic(p))))
 }
 
 // PendingSummary names the prompts waiting, to follow a sentence saying
-// why an answer went nowhere; "" when none waits.
+// why an answer went nowhere; "" when none waits. What each asks is marked
+// as theirs.
 func PendingSummary(pending []*session.Prompt) string {
 	if len(pending) == 0 {
 		return ""
@@ -121,7 +137,7 @@ func PendingSummary(pending []*session.Prompt) string {
 		if i == 0 {
 			word = "prompt"
 		}
-		parts = append(parts, prose.Stop(fmt.Sprintf("%s %d, %s: %s", word, p.Number, PromptKind(p), PromptTopic(p))))
+		parts = append(parts, prose.Stop(fmt.Sprintf("%s %d, %s: %s", word, p.Number, PromptKind(p), protocol.Theirs(PromptTopic(p)))))
 	}
 	return " " + strings.Join(parts, " ")
 }

@@ -1,6 +1,7 @@
 package announce_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -50,6 +52,7 @@ func TestPromptWordsSanitized(t *testing.T) {
 	}
 	check := func(what, s string) {
 		t.Helper()
+		s, _ = protocol.SplitTheirs(s) // the marks are ours, for the writer
 		if i := strings.IndexFunc(s, unsafeRune); i >= 0 {
 			t.Errorf("%s holds %q at %d: %q", what, s[i:i+1], i, s)
 		}
@@ -84,7 +87,7 @@ func TestPromptDetails(t *testing.T) {
 	p := &session.Prompt{Number: 4, Event: ev, Deadline: now.Add(90 * time.Second)}
 	want := "Prompt 4, confirmation from demo, 1 minute 30 seconds left. Action: Pay 86.40 euros. Consequence: The money leaves at once. " +
 		"Risk: high. Can be undone: yes. Allowed answers: accept, reject. Default decision: reject."
-	if got := announce.PromptDetails(p, now); got != want {
+	if got, _ := protocol.SplitTheirs(announce.PromptDetails(p, now)); got != want {
 		t.Errorf("PromptDetails:\n got %s\nwant %s", got, want)
 	}
 	var head []string
@@ -100,7 +103,41 @@ func TestPromptDetails(t *testing.T) {
 	if got := announce.PromptDetails(p, now); !strings.HasPrefix(got, "Prompt 4, confirmation, 1 minute 30 seconds left. Action:") {
 		t.Errorf("PromptDetails without an agent: %s", got)
 	}
-	if got, want := announce.PendingLine(p, now), "Prompt 4, confirmation, 1 minute 30 seconds left: Pay 86.40 euros."; got != want {
+	want = "Prompt 4, confirmation, 1 minute 30 seconds left: Pay 86.40 euros."
+	if got, _ := protocol.SplitTheirs(announce.PendingLine(p, now)); got != want {
 		t.Errorf("PendingLine %q, want %q", got, want)
+	}
+}
+
+// The producer's words in a prompt's details, pending line and summary are
+// marked as theirs, so line mode isolates them when they run right to
+// left: a Hebrew action cannot carry our label or the numbers beside it
+// to the other side of the line.
+func TestPromptWordsIsolateTheirs(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	ev := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a", AgentName: "עוזר"},
+		Action: "שלום 42", Consequence: "מריم 7", RiskLevel: "high"}
+	q := &protocol.Event{Type: protocol.TypeAwaitingClarify, Producer: protocol.Producer{AgentID: "a"}, Question: "איזה?",
+		Choices: []protocol.Choice{{Label: "כחול", Value: "כ"}}}
+	ps := []*session.Prompt{{Number: 1, Event: ev, Deadline: now.Add(time.Minute)}, {Number: 2, Event: q, Deadline: now.Add(time.Minute)}}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{announce.PromptDetails(ps[0], now), []string{"from \u2068עוזר\u2069,", "Action: \u2068שלום 42\u2069.", "Consequence: \u2068מריم 7\u2069."}},
+		{announce.PromptDetails(ps[1], now), []string{"Question: \u2068איזה?\u2069", "Choice 1 (value \u2068כ\u2069): \u2068כחול\u2069."}},
+		{announce.PendingLine(ps[0], now), []string{"left: \u2068שלום 42\u2069."}},
+		{announce.PendingSummary(ps), []string{"confirmation: \u2068שלום 42\u2069.", "question: \u2068איזה?\u2069"}},
+	} {
+		var out bytes.Buffer
+		w := line.NewWriter(&out, nil, line.WriterOptions{NoTime: true})
+		if err := w.Say(now, tt.text); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%q lacks %q", out.String(), want)
+			}
+		}
 	}
 }

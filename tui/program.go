@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/textout"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -100,9 +101,12 @@ func (pr *Program) Diagnostic(d session.Diagnostic) error {
 	return nil
 }
 
-// Say shows a message from the listener itself.
+// Say shows a message from the listener itself. The marks around a
+// producer's words in it (protocol.Theirs, for line mode to isolate) are
+// dropped; the words stay.
 func (pr *Program) Say(now time.Time, text string) error {
-	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Text: text})
+	plain, _ := protocol.SplitTheirs(text)
+	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Text: plain})
 	return nil
 }
 

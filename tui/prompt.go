@@ -40,7 +40,7 @@ func PromptOf(p *session.Prompt) Prompt {
 		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p)}
 	for _, f := range announce.PromptFacts(p) {
 		if !f.Headline { // the headline shows the topic, risk and default
-			pr.Details = append(pr.Details, f.Label+": "+oneLine(f.Value))
+			pr.Details = append(pr.Details, oneLine(f.String()))
 		}
 	}
 	if ev.Type == protocol.TypeAwaitingClarify {

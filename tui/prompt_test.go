@@ -29,13 +29,13 @@ func TestPromptOfSharesDetails(t *testing.T) {
 		var want []string
 		for _, f := range announce.PromptFacts(p) {
 			if !f.Headline {
-				want = append(want, f.Label+": "+f.Value)
+				want = append(want, f.String())
 			}
 		}
 		if !slices.Equal(pr.Details, want) {
 			t.Errorf("pane details %q\nwant %q", pr.Details, want)
 		}
-		details := announce.PromptDetails(p, p.Deadline)
+		details, _ := protocol.SplitTheirs(announce.PromptDetails(p, p.Deadline))
 		for _, d := range pr.Details {
 			if strings.Contains(d, "\n") || !strings.Contains(details, d) {
 				t.Errorf("pane shows %q; line mode says %q", d, details)
@@ -44,5 +44,18 @@ func TestPromptOfSharesDetails(t *testing.T) {
 		if pr.Topic != announce.PromptTopic(p) || pr.Agent != announce.Agent(ev) {
 			t.Errorf("topic %q, agent %q", pr.Topic, pr.Agent)
 		}
+	}
+}
+
+// A sentence of the listener's with a producer's words marked in it (as
+// the details command says) shows the words without the marks.
+func TestSayDropsTheirsMarks(t *testing.T) {
+	p := &session.Prompt{Number: 1, Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Pay שלום"}}
+	pr := &Program{}
+	if err := pr.Say(t0, announce.PromptDetails(p, t0)); err != nil {
+		t.Fatal(err)
+	}
+	if got := pr.buf[0].Text; strings.ContainsAny(got, "\u2068\u2069") || !strings.Contains(got, "Action: Pay שלום.") {
+		t.Errorf("shown %q", got)
 	}
 }
