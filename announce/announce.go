@@ -207,12 +207,10 @@ func (a *Announcer) report(err error) {
 	}
 }
 
+// agentName names the agent that sent ev, or says it is unknown.
 func agentName(ev *protocol.Event) string {
-	if n := ev.Producer.AgentName.Name(); n != "" {
+	if n := Agent(ev); n != "" {
 		return n
-	}
-	if ev.Producer.AgentID != "" {
-		return protocol.Name(ev.Producer.AgentID)
 	}
 	return "Unknown agent"
 }

@@ -231,11 +231,15 @@ func defaultDecision(ev *protocol.Event) string {
 	return "reject"
 }
 
-func promptTopic(ev *protocol.Event) string {
+// promptTopic is what a prompt asks, marked as the producer's words.
+func promptTopic(ev *protocol.Event) string { return theirs(asks(ev)) }
+
+// asks is what a prompt event asks: the question, or the action to confirm.
+func asks(ev *protocol.Event) protocol.Text {
 	if ev.Type == protocol.TypeAwaitingClarify {
-		return theirs(ev.Question)
+		return ev.Question
 	}
-	return theirs(ev.Action)
+	return ev.Action
 }
 
 func replyWords(body []byte) string {

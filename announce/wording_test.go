@@ -153,6 +153,19 @@ func wordingLines(t *testing.T) []string {
 		}
 	}
 	w.Flush()
+	// What line mode's details and pending commands say of each prompt,
+	// and of those waiting when an answer goes nowhere.
+	var waiting []*session.Prompt
+	for _, ev := range evs {
+		if ev.Type == protocol.TypeAwaitingConfirmation || ev.Type == protocol.TypeAwaitingClarify {
+			p := &session.Prompt{Number: len(waiting) + 1, Event: ev, Deadline: at.Add(time.Minute)}
+			waiting = append(waiting, p)
+			_ = w.Say(at, announce.PromptDetails(p, at))
+			_ = w.Say(at, announce.PendingLine(p, at))
+			_ = w.Say(at, "No prompt 9 is waiting for an answer."+announce.PendingSummary([]*session.Prompt{p}))
+		}
+	}
+	_ = w.Say(at, "2 prompts are waiting; say which, for example: accept 1."+announce.PendingSummary(waiting[:2]))
 	// What the listener says of terms the producer gives below the request.
 	for _, c := range []struct{ req, got protocol.Capabilities }{
 		{protocol.Capabilities{}, protocol.Capabilities{MaxEventsPerSecond: 1}},
@@ -190,6 +203,7 @@ var stumbles = []struct {
 	{"a raw type id", regexp.MustCompile(`aaep:|\b[a-z]+_[a-z_]+\b`)},
 	{"a format verb", regexp.MustCompile(`%[!a-zA-Z]|\(MISSING\)|<nil>`)},
 	{"a space before punctuation", regexp.MustCompile(` [.,;:?!]`)},
+	{"a bracket after a sentence's end", regexp.MustCompile(`[.?!…] \(`)},
 }
 
 // TestEverySentenceReads reads every line the announcer can say, with the

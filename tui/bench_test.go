@@ -137,8 +137,8 @@ func floodKeyResponse(t testing.TB, seconds int) floodResult {
 			t.Error(err)
 		}
 	}()
-	go func() { // the listener: the TUI's commands are not answered here
-		for range pr.Commands() {
+	go func() { // the listener: the TUI's actions are not answered here
+		for range pr.Actions() {
 		}
 	}()
 

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,15 +13,16 @@ import (
 // Extra bindings send their command and come before the list's own keys;
 // keys they do not name keep their meaning.
 func TestBindings(t *testing.T) {
-	var sent []string
+	var sent []Action
 	m := New(Options{Capacity: 10, Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC,
 		Bindings: []Binding{{Keys: []string{"."}, Command: "step"}, {Keys: []string{"]"}, Command: "next critical"}, {Keys: []string{"p"}, Command: "toggle"}},
-		Command:  func(s string) bool { sent = append(sent, s); return true }})
+		Act:      func(a Action) bool { sent = append(sent, a); return true }})
 	for _, k := range []string{".", "]", "p", "?"} {
 		m.Update(keyMsg(k))
 	}
-	if len(sent) != 3 || sent[0] != "step" || sent[1] != "next critical" || sent[2] != "toggle" {
-		t.Errorf("sent %q", sent)
+	want := []Action{{Kind: ActionLine, Text: "step"}, {Kind: ActionLine, Text: "next critical"}, {Kind: ActionLine, Text: "toggle"}}
+	if !slices.Equal(sent, want) {
+		t.Errorf("sent %+v, want %+v", sent, want)
 	}
 	if m.mode != modeHelp {
 		t.Error("? no longer opens the help")

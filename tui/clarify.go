@@ -182,7 +182,7 @@ func (m *Model) choiceKey(msg tea.KeyMsg) {
 func (m *Model) sendAnswer(text string) {
 	n := m.clar.prompt.Number
 	m.mode, m.clar = modeList, nil
-	m.command(fmt.Sprintf("answer %d %s", n, text))
+	m.act(Action{Kind: ActionAnswer, Prompt: n, Text: text})
 }
 
 // clarifyView draws the choice list in n rows, when the widget in use is

@@ -43,7 +43,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	for _, b := range m.opts.Bindings {
 		if key.Matches(msg, key.NewBinding(key.WithKeys(b.Keys...))) {
-			m.command(b.Command)
+			m.act(Action{Kind: ActionLine, Text: b.Command})
 			return nil
 		}
 	}
@@ -122,7 +122,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.mode = modeCommand
 		m.input.set("")
 	case key.Matches(msg, k.Silence):
-		m.command("stop")
+		m.act(Action{Kind: ActionStop})
 	case key.Matches(msg, k.Renegotiate):
 		m.form = newTermsForm(m.terms)
 		m.mode = modeForm
@@ -179,7 +179,7 @@ func (m *Model) lineKey(msg tea.KeyMsg) {
 		case text == "":
 			m.message = "Nothing sent: the line was empty."
 		default:
-			m.command(text)
+			m.act(Action{Kind: ActionLine, Text: text})
 		}
 	case tea.KeyUp, tea.KeyDown:
 		if m.mode == modeFilter {
@@ -242,24 +242,26 @@ func (m *Model) answer(accept bool) tea.Cmd {
 		m.openClarifier(p)
 		return nil
 	}
-	verb := "reject"
+	kind := ActionReject
 	if accept {
-		verb = "accept"
+		kind = ActionAccept
 	}
-	m.command(fmt.Sprintf("%s %d", verb, p.Number))
+	m.act(Action{Kind: kind, Prompt: p.Number})
 	return nil
 }
 
-func (m *Model) command(s string) {
+// act hands a to the listener and says so, or says why it was not sent.
+func (m *Model) act(a Action) {
+	s := a.String()
 	if m.ended {
 		m.message = "The stream has ended: " + s + " was not sent."
 		return
 	}
-	if m.opts.Command == nil {
+	if m.opts.Act == nil {
 		m.message = "Not connected: " + s + " was not sent."
 		return
 	}
-	if !m.opts.Command(s) {
+	if !m.opts.Act(a) {
 		m.message = "The listener is busy: " + s + " was not sent; try again."
 		return
 	}
@@ -270,7 +272,7 @@ func (m *Model) command(s string) {
 // then ends the TUI. A second press, or a listener that cannot be asked, ends
 // it at once (the listener is then told to quit when the TUI is gone).
 func (m *Model) quit() tea.Cmd {
-	if m.ended || m.closing || m.opts.Command == nil || !m.opts.Command("quit") {
+	if m.ended || m.closing || m.opts.Act == nil || !m.opts.Act(Action{Kind: ActionQuit}) {
 		return m.end()
 	}
 	m.closing = true

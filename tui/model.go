@@ -30,13 +30,13 @@ type Options struct {
 	Renderer *lipgloss.Renderer
 	Keys     *KeyMap // DefaultKeyMap when nil
 
-	// Command hands a typed line-mode command ("accept 1", "quit") to the
-	// listener and reports whether it was taken. When nil, quitting ends the
-	// program at once.
-	Command func(string) bool
-	// Bindings are extra keys that send a command line through Command,
-	// checked before the keys of the list (aaep-replay play uses them for
-	// pause, step and jumps).
+	// Act hands what the user asked for to the listener, typed, and
+	// reports whether it was taken. When nil, quitting ends the program at
+	// once.
+	Act func(Action) bool
+	// Bindings are extra keys that send a command line (an ActionLine)
+	// through Act, checked before the keys of the list (aaep-replay play
+	// uses them for pause, step and jumps).
 	Bindings []Binding
 
 	Endpoint  string
@@ -55,7 +55,7 @@ type Options struct {
 	Location     *time.Location
 }
 
-// Binding sends Command, a line-mode command, when one of Keys is pressed
+// Binding sends Command, a command line, as an ActionLine when one of Keys is pressed
 // in the list (key names as in KeyMap: ".", "ctrl+p", "]").
 type Binding struct {
 	Keys    []string
@@ -137,9 +137,9 @@ type Model struct {
 	rateOut rateMeter // events added to the list shown a second
 	terms   *Terms    // nil until the listener tells them
 	form    *termsForm
-	// queuedTerms are set commands from the dialog waiting for the
-	// producer's answer to the one before.
-	queuedTerms []string
+	// queuedTerms are changes from the dialog waiting for the producer's
+	// answer to the one before.
+	queuedTerms []Action
 	replies     int  // answers sent to the producer
 	closing     bool // the listener was asked to close the subscription
 	ended       bool // the stream has ended; the view waits for the user to quit

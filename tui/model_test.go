@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -47,30 +48,41 @@ func testItems(n int) []Item {
 	return items
 }
 
-// recorder keeps the commands the model hands to the listener.
+// recorder keeps the actions the model hands to the listener.
 type recorder struct {
 	mu   sync.Mutex
-	cmds []string
+	acts []Action
 }
 
-func (r *recorder) add(s string) bool {
+func (r *recorder) add(a Action) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.cmds = append(r.cmds, s)
+	r.acts = append(r.acts, a)
 	return true
 }
 
-func (r *recorder) all() []string {
+// actions are the actions handed over, as they were.
+func (r *recorder) actions() []Action {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]string(nil), r.cmds...)
+	return append([]Action(nil), r.acts...)
+}
+
+// all are the actions handed over in the words of line mode, for tables
+// that read better so; the kinds are checked by TestKeysAct.
+func (r *recorder) all() []string {
+	var s []string
+	for _, a := range r.actions() {
+		s = append(s, a.String())
+	}
+	return s
 }
 
 func testOptions(dir string, rec *recorder) Options {
 	return Options{
 		Theme:    ThemeNone,
 		Renderer: lipgloss.NewRenderer(io.Discard),
-		Command:  rec.add,
+		Act:      rec.add,
 		SaveDir:  dir,
 		Now:      func() time.Time { return t0.Add(time.Minute) },
 		Location: time.UTC,
@@ -335,8 +347,8 @@ var keyTests = []struct {
 	{"s", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
 		press(tm, "s")
 		waitScreen(t, tm, "Sending: stop.")
-		if got := rec.all(); len(got) != 1 || got[0] != "stop" {
-			t.Errorf("commands: %q", got)
+		if got := rec.actions(); !slices.Equal(got, []Action{{Kind: ActionStop}}) {
+			t.Errorf("actions: %+v", got)
 		}
 	}},
 	{"a", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
@@ -350,8 +362,8 @@ var keyTests = []struct {
 		typeText(tm, "blue")
 		press(tm, "enter")
 		waitScreen(t, tm, "Sending: answer 2 blue.")
-		if got := rec.all(); strings.Join(got, "|") != "accept 1|answer 2 blue" {
-			t.Errorf("commands: %q", got)
+		if got := rec.actions(); !slices.Equal(got, []Action{{Kind: ActionAccept, Prompt: 1}, {Kind: ActionAnswer, Prompt: 2, Text: "blue"}}) {
+			t.Errorf("actions: %+v", got)
 		}
 	}},
 	{"r", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
@@ -360,8 +372,8 @@ var keyTests = []struct {
 		tm.Send(confirmPrompt())
 		press(tm, "r")
 		waitScreen(t, tm, "Sending: reject 1.")
-		if got := rec.all(); len(got) != 1 || got[0] != "reject 1" {
-			t.Errorf("commands: %q", got)
+		if got := rec.actions(); !slices.Equal(got, []Action{{Kind: ActionReject, Prompt: 1}}) {
+			t.Errorf("actions: %+v", got)
 		}
 	}},
 	{"d", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
@@ -375,8 +387,8 @@ var keyTests = []struct {
 		typeText(tm, "accept 2")
 		press(tm, "enter")
 		waitScreen(t, tm, "Sending: accept 2.")
-		if got := rec.all(); len(got) != 1 || got[0] != "accept 2" {
-			t.Errorf("commands: %q", got)
+		if got := rec.actions(); !slices.Equal(got, []Action{{Kind: ActionLine, Text: "accept 2"}}) {
+			t.Errorf("actions: %+v", got)
 		}
 	}},
 	{"?", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
@@ -397,8 +409,8 @@ var keyTests = []struct {
 	{"q", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
 		press(tm, "q")
 		waitScreen(t, tm, "Closing the subscription")
-		if got := rec.all(); len(got) != 1 || got[0] != "quit" {
-			t.Errorf("commands: %q", got)
+		if got := rec.actions(); !slices.Equal(got, []Action{{Kind: ActionQuit}}) {
+			t.Errorf("actions: %+v", got)
 		}
 		press(tm, "q") // a second time quits at once
 		tm.WaitFinished(t, teatest.WithFinalTimeout(3*time.Second))

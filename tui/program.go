@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/textout"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
 
@@ -25,21 +26,21 @@ type RunOptions struct {
 }
 
 // Program is a running TUI. Its Sink methods are called from the listener's
-// goroutine; what the user decides comes back on Commands.
+// goroutine; what the user decides comes back, typed, on Actions.
 type Program struct {
-	p        *tea.Program
-	in       *inbox
-	buf      []Item
-	commands chan string
-	done     chan error
+	p       *tea.Program
+	in      *inbox
+	buf     []Item
+	actions chan Action
+	done    chan error
 }
 
 // Start runs the TUI on o.In and o.Out until Close.
 func Start(o RunOptions) *Program {
-	pr := &Program{commands: make(chan string, 16), done: make(chan error, 1)}
-	o.Command = func(s string) bool {
+	pr := &Program{actions: make(chan Action, 16), done: make(chan error, 1)}
+	o.Act = func(a Action) bool {
 		select {
-		case pr.commands <- s:
+		case pr.actions <- a:
 			return true
 		default: // the listener is far behind
 			return false
@@ -74,18 +75,19 @@ func Start(o RunOptions) *Program {
 			textout.Fprintf(o.Out, "%s\n", fm.message)
 		}
 		select { // the user may have forced the TUI closed: stop listening too
-		case pr.commands <- "quit":
+		case pr.actions <- Action{Kind: ActionQuit}:
 		default:
 		}
-		close(pr.commands)
+		close(pr.actions)
 		pr.done <- err
 	}()
 	return pr
 }
 
-// Commands delivers the user's decisions as line-mode commands ("accept 1",
-// "answer 2 blue", "quit"). It is closed when the TUI ends.
-func (pr *Program) Commands() <-chan string { return pr.commands }
+// Actions delivers what the user decides, typed: accept or reject a
+// prompt, answer a question, change a term, quit. It is closed when the
+// TUI ends.
+func (pr *Program) Actions() <-chan Action { return pr.actions }
 
 // Announce implements announce.Sink.
 func (pr *Program) Announce(a announce.Announcement) error {
@@ -99,9 +101,12 @@ func (pr *Program) Diagnostic(d session.Diagnostic) error {
 	return nil
 }
 
-// Say shows a message from the listener itself.
+// Say shows a message from the listener itself. The marks around a
+// producer's words in it (protocol.Theirs, for line mode to isolate) are
+// dropped; the words stay.
 func (pr *Program) Say(now time.Time, text string) error {
-	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Text: text})
+	plain, _ := protocol.SplitTheirs(text)
+	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Text: plain})
 	return nil
 }
 

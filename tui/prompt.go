@@ -2,10 +2,11 @@ package tui
 
 import (
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -32,23 +33,23 @@ type Prompt struct {
 }
 
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
+// Its wording is announce's, as line mode's details command reads it.
 func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
-	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), AgentID: ev.Producer.AgentID, Deadline: p.Deadline, Agent: agentOf(ev), Risk: protocol.Name(ev.RiskLevel)}
-	add := func(label, v string) {
-		if v = strings.TrimSpace(v); v != "" {
-			pr.Details = append(pr.Details, label+": "+oneLine(v))
+	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), AgentID: ev.Producer.AgentID, Deadline: p.Deadline,
+		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p)}
+	for _, f := range announce.PromptFacts(p) {
+		if !f.Headline { // the headline shows the topic, risk and default
+			pr.Details = append(pr.Details, oneLine(f.String()))
 		}
 	}
 	if ev.Type == protocol.TypeAwaitingClarify {
 		pr.Question = true
-		pr.Topic = ev.Question.String()
-		add("Context", ev.ClarifyContext.String())
 		var choices []string
 		for i, c := range ev.Choices {
-			add(fmt.Sprintf("Choice %d", i+1), c.Label.String()+" (value "+protocol.Sanitize(c.Value)+")")
-			choices = append(choices, fmt.Sprintf("%d %s", i+1, oneLine(c.Label.String())))
-			pr.ChoiceLabels = append(pr.ChoiceLabels, oneLine(c.Label.String()))
+			label := oneLine(c.Label.String())
+			choices = append(choices, fmt.Sprintf("%d %s", i+1, label))
+			pr.ChoiceLabels = append(pr.ChoiceLabels, label)
 		}
 		for _, k := range ev.AcceptedResponseKinds {
 			pr.Kinds = append(pr.Kinds, protocol.Sanitize(k))
@@ -56,29 +57,16 @@ func PromptOf(p *session.Prompt) Prompt {
 		if len(choices) > 0 {
 			pr.Choices = "Choices: " + strings.Join(choices, ", ") + "."
 		}
-		add("Accepted answers", protocol.Sanitize(strings.Join(ev.AcceptedResponseKinds, ", ")))
 		if ev.HasDefaultResponse {
 			pr.Default = ev.DefaultResponse.String()
 		}
 	} else {
-		pr.Topic = ev.Action.String()
 		pr.Default = protocol.Sanitize(ev.DefaultDecision)
-		add("Consequence", ev.Consequence.String())
-		add("Can be undone", ev.Undo().Words())
-		add("Allowed answers", protocol.Sanitize(strings.Join(ev.AllowedReplies, ", ")))
 	}
-	add("Summary", ev.Summary("detailed").String())
 	if pr.Topic == "" {
 		pr.Topic = ev.Summary("normal").String()
 	}
 	return pr
-}
-
-func agentOf(ev *protocol.Event) string {
-	if n := ev.Producer.AgentName.Name(); n != "" {
-		return n
-	}
-	return protocol.Name(ev.Producer.AgentID)
 }
 
 // kind is the prompt's kind in words.

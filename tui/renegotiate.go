@@ -12,9 +12,9 @@ import (
 )
 
 // termsForm is the renegotiate dialog: one field a line, each labelled in
-// words, pre-filled with the terms in force. Submitting it sends a typed
-// "set …" command for every field changed; the listener renegotiates and
-// says in words what the producer granted.
+// words, pre-filled with the terms in force. Submitting it sends an
+// ActionSet for every field changed; the listener renegotiates and says in
+// words what the producer granted.
 type termsForm struct {
 	fields []formField
 	active int
@@ -22,7 +22,7 @@ type termsForm struct {
 
 type formField struct {
 	label   string // what the field is, in words
-	verb    string // the command: "set rate", "set lang"…
+	term    string // the term changed, as ActionSet names it: "rate", "lang"…
 	initial string
 	input   lineInput
 	list    bool // a comma-separated list
@@ -46,11 +46,11 @@ func newTermsForm(t *Terms) *termsForm {
 		rate = strconv.Itoa(t.Rate)
 	}
 	f := &termsForm{fields: []formField{
-		{label: formRate, verb: "set rate", initial: rate},
-		{label: formVerbosity, verb: "set verbosity", initial: t.Verbosity},
-		{label: formLanguages, verb: "set lang", initial: strings.Join(t.Languages, ","), list: true},
-		{label: formInclude, verb: "set include", initial: strings.Join(t.Include, ","), list: true},
-		{label: formExclude, verb: "set exclude", initial: strings.Join(t.Exclude, ","), list: true},
+		{label: formRate, term: "rate", initial: rate},
+		{label: formVerbosity, term: "verbosity", initial: t.Verbosity},
+		{label: formLanguages, term: "lang", initial: strings.Join(t.Languages, ","), list: true},
+		{label: formInclude, term: "include", initial: strings.Join(t.Include, ","), list: true},
+		{label: formExclude, term: "exclude", initial: strings.Join(t.Exclude, ","), list: true},
 	}}
 	for i := range f.fields {
 		f.fields[i].input.set(f.fields[i].initial)
@@ -71,35 +71,35 @@ func (fl *formField) value() string {
 	return strings.Join(items, ",")
 }
 
-// commands are the set commands the changed fields ask for, or an error
-// naming the field to mend.
-func (f *termsForm) commands() ([]string, error) {
-	var cmds []string
+// changes are the actions the changed fields ask for, or an error naming
+// the field to mend.
+func (f *termsForm) changes() ([]Action, error) {
+	var cmds []Action
 	for i := range f.fields {
 		fl := &f.fields[i]
 		v := fl.value()
 		if v == fl.initial {
 			continue
 		}
-		switch fl.verb {
-		case "set rate":
+		switch fl.term {
+		case "rate":
 			// The listener can change a limit, not lift one.
 			if n, err := strconv.Atoi(v); err != nil || n < 1 {
 				f.active = i
 				return nil, fmt.Errorf("the rate must be a whole number of events a second, 1 or more, not %q (a limit cannot be lifted while listening)", v)
 			}
-		case "set verbosity":
+		case "verbosity":
 			if _, err := session.ParseVerbosity(v); err != nil {
 				f.active = i
 				return nil, fmt.Errorf("the %w", err)
 			}
-		case "set lang":
+		case "lang":
 			if v == "" {
 				f.active = i
 				return nil, fmt.Errorf("give at least one language, such as en")
 			}
 		}
-		cmds = append(cmds, strings.TrimSpace(fl.verb+" "+v))
+		cmds = append(cmds, Action{Kind: ActionSet, Term: fl.term, Text: v})
 	}
 	return cmds, nil
 }
@@ -112,7 +112,7 @@ func (m *Model) nextTerms() {
 	}
 	c := m.queuedTerms[0]
 	m.queuedTerms = m.queuedTerms[1:]
-	m.command(c)
+	m.act(c)
 }
 
 // formKey handles a key while the dialog is open.
@@ -131,7 +131,7 @@ func (m *Model) formKey(msg tea.KeyMsg) {
 	case tea.KeyShiftTab, tea.KeyUp:
 		f.active = (f.active + len(f.fields) - 1) % len(f.fields)
 	case tea.KeyEnter:
-		cmds, err := f.commands()
+		cmds, err := f.changes()
 		if err != nil {
 			m.message = "Not sent: " + err.Error() + "."
 			return
@@ -143,7 +143,7 @@ func (m *Model) formKey(msg tea.KeyMsg) {
 		}
 		// The listener asks the producer for one change at a time: the
 		// others wait for the answer to the one before (TermsMsg).
-		m.command(cmds[0])
+		m.act(cmds[0])
 		m.queuedTerms = cmds[1:]
 		if len(cmds) > 1 {
 			m.message = fmt.Sprintf("Asking for %s first; %d more changes follow, one at a time as the producer answers.", cmds[0], len(cmds)-1)

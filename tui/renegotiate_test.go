@@ -2,6 +2,7 @@ package tui
 
 import (
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -194,8 +195,9 @@ func TestRateInAndShown(t *testing.T) {
 	}
 }
 
-// Whatever is typed or pasted into the dialog, it sends only one-line set
-// commands, for the fields that changed, with no control character.
+// Whatever is typed or pasted into the dialog, it sends only set actions
+// of the dialog's terms, for the fields that changed, with no control
+// character.
 func FuzzTermsForm(f *testing.F) {
 	f.Add("5", "terse", "yo, en", "tool.*", "progress.*")
 	f.Add("", "", "", "", "")
@@ -203,9 +205,10 @@ func FuzzTermsForm(f *testing.F) {
 	f.Add("99999999999999999999", "normal", ",,,", " * ", "é,日本")
 	f.Fuzz(func(t *testing.T, rate, verbosity, langs, include, exclude string) {
 		m := New(Options{Capacity: 10, Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC,
-			Command: func(s string) bool {
-				if !strings.HasPrefix(s, "set ") || strings.IndexFunc(s, unicode.IsControl) >= 0 {
-					t.Errorf("sent %q", s)
+			Act: func(a Action) bool {
+				terms := []string{"rate", "verbosity", "lang", "include", "exclude"}
+				if a.Kind != ActionSet || !slices.Contains(terms, a.Term) || a.Prompt != 0 || strings.IndexFunc(a.Text, unicode.IsControl) >= 0 {
+					t.Errorf("sent %+v", a)
 				}
 				return true
 			}})

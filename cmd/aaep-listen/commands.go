@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
@@ -18,8 +16,14 @@ import (
 
 // command carries out one typed line. It reports whether the user quit.
 func (l *listener) command(ctx context.Context, s string) (quit bool) {
+	return l.do(ctx, line.Parse(s))
+}
+
+// do carries out one command: a typed line as line.Parse reads it, or an
+// action of the TUI (tui.go's commandOf). Both come here as one type, so
+// the two cannot drift. It reports whether the user quit.
+func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	now := l.o.Now()
-	c := line.Parse(s)
 	switch c.Verb {
 	case line.VerbEmpty:
 		l.emptyLine(now)
@@ -35,7 +39,7 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		l.listPending(now)
 	case line.VerbDetails:
 		if p := l.pick(c.Prompt, "", c.Word); p != nil {
-			l.say(details(p, now))
+			l.say(announce.PromptDetails(p, now))
 		}
 	case line.VerbAccept, line.VerbReject:
 		p := l.pick(c.Prompt, protocol.TypeAwaitingConfirmation, c.Word)
@@ -67,6 +71,19 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 		l.clarify(ctx, p.Number, c.Arg, now)
 	}
 	return false
+}
+
+// parsed reads each line of lines as line mode does, into the command do
+// carries out; it closes when lines closes.
+func parsed(lines <-chan string) <-chan line.Command {
+	out := make(chan line.Command)
+	go func() {
+		defer close(out)
+		for s := range lines {
+			out <- line.Parse(s)
+		}
+	}()
+	return out
 }
 
 // emptyLine answers nothing: an Enter pressed by accident must never send
@@ -102,7 +119,7 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 		if err := l.eng.WhyNot(n, l.o.Now()); err != nil {
 			why = err.Error() // already answered, expired, withdrawn, …
 		}
-		l.say(why + pendingSummary(pending))
+		l.say(why + announce.PendingSummary(pending))
 		return nil
 	}
 	switch len(pending) {
@@ -122,7 +139,7 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 		return match[0]
 	}
 	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d.%s",
-		len(pending), word, pending[0].Number, pendingSummary(pending)))
+		len(pending), word, pending[0].Number, announce.PendingSummary(pending)))
 	return nil
 }
 
@@ -190,79 +207,11 @@ func (l *listener) listPending(now time.Time) {
 		return
 	}
 	for _, p := range pending {
-		l.say(fmt.Sprintf("Prompt %d, %s, %s left: %s", p.Number, promptKind(p), announce.Duration(p.Deadline.Sub(now)), topic(p)))
+		l.say(announce.PendingLine(p, now))
 	}
 }
 
-// details reads a prompt in full, extra context included.
-func details(p *session.Prompt, now time.Time) string {
-	ev := p.Event
-	var b strings.Builder
-	fmt.Fprintf(&b, "Prompt %d, %s from %s, %s left.", p.Number, promptKind(p), agent(ev), announce.Duration(p.Deadline.Sub(now)))
-	add := func(label, v string) {
-		if v = strings.TrimSpace(v); v != "" {
-			b.WriteString(" " + prose.Stop(label+": "+v))
-		}
-	}
-	if ev.Type == protocol.TypeAwaitingClarify {
-		add("Question", ev.Question.String())
-		add("Context", ev.ClarifyContext.String())
-		for i, c := range ev.Choices {
-			add(fmt.Sprintf("Choice %d", i+1), c.Label.String()+" (value "+protocol.Sanitize(c.Value)+")")
-		}
-		add("Accepted answers", strings.Join(ev.AcceptedResponseKinds, ", "))
-		if ev.HasDefaultResponse {
-			add("Default answer", ev.DefaultResponse.String())
-		}
-	} else {
-		add("Action", ev.Action.String())
-		add("Consequence", ev.Consequence.String())
-		add("Risk", ev.RiskLevel)
-		add("Can be undone", ev.Undo().Words())
-		add("Allowed answers", strings.Join(ev.AllowedReplies, ", "))
-		add("Default decision", ev.DefaultDecision)
-		if len(ev.ExtraContext) > 0 {
-			add("Extra context", protocol.Sanitize(string(ev.ExtraContext)))
-		}
-	}
-	add("Summary", ev.Summary("detailed").String())
-	return b.String()
-}
-
-func pendingSummary(pending []*session.Prompt) string {
-	if len(pending) == 0 {
-		return ""
-	}
-	// Each prompt is a sentence of its own: its topic may end in its own
-	// question mark or stop, and nothing is put after that.
-	parts := []string{"Waiting for an answer:"}
-	for i, p := range pending {
-		word := "Prompt"
-		if i == 0 {
-			word = "prompt"
-		}
-		parts = append(parts, prose.Stop(fmt.Sprintf("%s %d, %s: %s", word, p.Number, promptKind(p), topic(p))))
-	}
-	return " " + strings.Join(parts, " ")
-}
-
-func promptKind(p *session.Prompt) string {
-	if p.Event.Type == protocol.TypeAwaitingClarify {
-		return "question"
-	}
-	return "confirmation"
-}
-
-func topic(p *session.Prompt) string {
-	if p.Event.Type == protocol.TypeAwaitingClarify {
-		return p.Event.Question.String()
-	}
-	return p.Event.Action.String()
-}
-
-func agent(ev *protocol.Event) string {
-	if n := ev.Producer.AgentName.Name(); n != "" {
-		return n
-	}
-	return protocol.Name(ev.Producer.AgentID)
-}
+// topic and promptKind are announce's wording, under the names decide.go
+// uses (it is moving to the subscriber package, which can call announce).
+func topic(p *session.Prompt) string      { return announce.PromptTopic(p) }
+func promptKind(p *session.Prompt) string { return announce.PromptKind(p) }

@@ -47,8 +47,11 @@ type listener struct {
 	gates     *policy.Gate      // every decision made without the user; use gate()
 	hold      promptHold        // prompts held while a burst of frames is handled (burst.go)
 	audit     *audit.Log        // --audit; nil without
-	input     <-chan string     // typed commands from the TUI; nil reads standard input
 	silencing sync.WaitGroup    // "stop" commands whose cancel is still on its way (announcing.go)
+
+	// input is what the user asks for, typed: the TUI's actions, or lines
+	// read and parsed (commands.go); nil reads standard input.
+	input <-chan line.Command
 	// nobodyAnswers, with --demo, tells the demo producer nobody is left to
 	// answer, so its prompts' defaults apply at once; nil otherwise.
 	nobodyAnswers func()
@@ -203,7 +206,7 @@ func (l *listener) run(ctx context.Context) error {
 	}()
 	lines := l.input
 	if lines == nil && l.o.Endpoint != "-" { // with -, standard input is the events, not commands
-		lines = readLines(l.o.IO.In)
+		lines = parsed(readLines(l.o.IO.In))
 	}
 
 	timer := time.NewTimer(time.Hour)
@@ -221,13 +224,13 @@ func (l *listener) run(ctx context.Context) error {
 			if l.ended() {
 				return nil
 			}
-		case s, ok := <-lines:
+		case c, ok := <-lines:
 			if !ok {
 				lines = nil // standard input closed: keep listening
 				l.inputEnded()
 				continue
 			}
-			if quit := l.command(ctx, s); quit {
+			if quit := l.do(ctx, c); quit {
 				l.closeSubscription(session.CloseShutdown, "You quit.")
 				l.finish("You quit.")
 				return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/outputs"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/notify"
 )
 
@@ -74,25 +75,25 @@ func openSinks(ctx context.Context, o sinkOptions, tui bool, note func(string)) 
 
 // withAnswers adds the braille display's answers to the typed commands in
 // (standard input when in is nil), so they take the same path as typed ones.
-func (s *sinks) withAnswers(in <-chan string, stdin io.Reader) <-chan string {
+func (s *sinks) withAnswers(in <-chan line.Command, stdin io.Reader) <-chan line.Command {
 	if s.answers == nil {
 		return in
 	}
 	if in == nil {
-		in = readLines(stdin)
+		in = parsed(readLines(stdin))
 	}
-	out := make(chan string)
+	out := make(chan line.Command)
 	go func() {
 		for {
 			select {
-			case line, ok := <-in:
+			case c, ok := <-in:
 				if !ok {
 					in = nil
 					continue
 				}
-				out <- line
+				out <- c
 			case a := <-s.answers:
-				out <- a
+				out <- line.Parse(a)
 			}
 		}
 	}()

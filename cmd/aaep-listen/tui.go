@@ -10,6 +10,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/internal/userdir"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -192,9 +193,46 @@ func loadKeys(name string, getenv func(string) string) (*tui.KeyMap, error) {
 
 // attach makes the TUI the listener's input and prompt source.
 func (t *tuiOutput) attach(l *listener) {
-	l.input = t.Commands()
+	l.input = commands(t.Actions())
 	t.pending = l.eng.Pending
 	t.terms = func() (*session.Enforcer, protocol.Capabilities) { return l.neg.enf, l.neg.honored }
+}
+
+// commands hands the TUI's actions to the listener as the commands they
+// are, in order; it closes when actions closes.
+func commands(actions <-chan tui.Action) <-chan line.Command {
+	out := make(chan line.Command)
+	go func() {
+		defer close(out)
+		for a := range actions {
+			out <- commandOf(a)
+		}
+	}()
+	return out
+}
+
+// commandOf is the command a TUI action asks for: the typed value
+// line.Parse gives the same command typed in line mode, built field by
+// field, never read back from words. Only a line the user typed after the
+// command key (ActionLine) is parsed, as the line it is.
+func commandOf(a tui.Action) line.Command {
+	switch a.Kind {
+	case tui.ActionAccept:
+		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept"}
+	case tui.ActionReject:
+		return line.Command{Verb: line.VerbReject, Prompt: a.Prompt, Word: "reject"}
+	case tui.ActionAnswer:
+		return line.Command{Verb: line.VerbAnswer, Prompt: a.Prompt, Arg: a.Text, Word: "answer"}
+	case tui.ActionSet:
+		return line.Command{Verb: line.VerbSet, Word: a.Term, Arg: a.Text}
+	case tui.ActionStop:
+		return line.Command{Verb: line.VerbStop, Word: "stop"}
+	case tui.ActionQuit:
+		return line.Command{Verb: line.VerbQuit, Word: "quit"}
+	case tui.ActionLine:
+		return line.Parse(a.Text)
+	}
+	return line.Command{Verb: line.VerbEmpty} // no action: answers nothing
 }
 
 // Close ends the TUI; a failure is reported, as the listener is done by then.

@@ -130,7 +130,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *useTUI {
 		prog := startPlayTUI(tio, files[0])
 		defer prog.Close()
-		p.out, cmds = prog, prog.Commands()
+		p.out, cmds = prog, playCommands(prog.Actions())
 		p.sinks = []announce.Sink{prog}
 	}
 	outs := outputs.Open(ctx, so, func(s string) { p.say(time.Now(), s); p.flush() })

@@ -30,6 +30,36 @@ func startPlayTUI(tio *term.IO, source string) *tui.Program {
 	})
 }
 
+// playCommands are the view's actions as lines that steer playing, in
+// order; it closes when actions closes.
+func playCommands(actions <-chan tui.Action) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		for a := range actions {
+			out <- playLine(a)
+		}
+	}()
+	return out
+}
+
+// playLine is the line that steers playing for a: a binding's or the
+// command key's line as it is, quit for quit. Playing answers no prompt
+// and silences nothing, so any other action is its words, which playing
+// says it does not take; the silence key is not "stop", which would end
+// playing.
+func playLine(a tui.Action) string {
+	switch a.Kind {
+	case tui.ActionLine:
+		return a.Text
+	case tui.ActionQuit:
+		return "quit"
+	case tui.ActionStop:
+		return "silence"
+	}
+	return a.String()
+}
+
 // playKeys steer playing in the TUI; they come before the view's own keys.
 var playKeys = []tui.Binding{
 	{Keys: []string{"P"}, Command: "toggle", Help: "pause or resume playing"},

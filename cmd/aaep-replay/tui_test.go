@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/ttytest"
+	"github.com/aaep-term/aaep-term/tui"
 )
 
 // play --tui in a real terminal: the capture shows in the debug view, and
@@ -41,5 +42,26 @@ func TestPlayTUI(t *testing.T) {
 	term.Keys("q")
 	if _, ok := term.Wait(20*time.Second, func(s string) bool { return strings.Contains(s, "EXITED rc=0") }); !ok {
 		t.Fatalf("play --tui did not end on q:\n%s", term.Screen())
+	}
+}
+
+// Of the view's actions only quit, or a line the user typed or bound,
+// ends playing: the silence key (s) used to send "stop", which quits.
+func TestPlayLineQuitsOnlyOnQuit(t *testing.T) {
+	for _, a := range []tui.Action{
+		{Kind: tui.ActionStop}, {Kind: tui.ActionAccept, Prompt: 1}, {Kind: tui.ActionReject, Prompt: 1},
+		{Kind: tui.ActionAnswer, Prompt: 2, Text: "quit"}, {Kind: tui.ActionSet, Term: "rate", Text: "5"}, {},
+	} {
+		if c, err := parseCommand(playLine(a)); err == nil && c.verb == cmdQuit {
+			t.Errorf("%+v quits playing (%q)", a, playLine(a))
+		}
+	}
+	for _, a := range []tui.Action{{Kind: tui.ActionQuit}, {Kind: tui.ActionLine, Text: "q"}} {
+		if c, err := parseCommand(playLine(a)); err != nil || c.verb != cmdQuit {
+			t.Errorf("%+v does not quit playing (%q): %v", a, playLine(a), err)
+		}
+	}
+	if got := playLine(tui.Action{Kind: tui.ActionLine, Text: "seek +10s"}); got != "seek +10s" {
+		t.Errorf("a bound line became %q", got)
 	}
 }
