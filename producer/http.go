@@ -90,6 +90,10 @@ type subscription struct {
 type terms struct {
 	rate             int // events per second
 	include, exclude []string
+	// confirm and clarify say whether the subscription can answer
+	// confirmations and clarifications. It is sent no prompt it cannot
+	// answer (spec §5.3.1.4, §5.3.1.5); absent means it cannot.
+	confirm, clarify bool
 }
 
 // capabilities is the part of a capability declaration the producer reads.
@@ -240,6 +244,7 @@ func (p *Producer) addSubscription(sub *subscription) *Rejection {
 		close(idle.closed)
 	}
 	p.subs[sub.id] = sub
+	p.unanswerableLocked() // the first subscription may be one that cannot answer
 	return nil
 }
 
@@ -284,8 +289,11 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		notes = append(notes, "Some sessions are in "+strings.Join(p.langs, ", ")+" only.")
 	}
 
-	h.SupportsConfirmationReply = c.SupportsConfirmationReply
-	h.SupportsClarificationReply = c.SupportsClarificationReply
+	// The spec's default for both is false: a subscription that does not
+	// say it can answer is sent no prompt, and each one's default applies.
+	t.confirm = c.SupportsConfirmationReply != nil && *c.SupportsConfirmationReply
+	t.clarify = c.SupportsClarificationReply != nil && *c.SupportsClarificationReply
+	h.SupportsConfirmationReply, h.SupportsClarificationReply = &t.confirm, &t.clarify
 
 	for _, b := range c.CoalesceBoundaries {
 		if (b == "sentence" || b == "completion") && !slices.Contains(h.CoalesceBoundaries, b) {
@@ -661,6 +669,7 @@ func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string)
 	}
 	p.mu.Lock()
 	sub.requested, sub.terms = merged, t
+	p.unanswerableLocked()
 	p.broadcastLocked()
 	p.mu.Unlock()
 	p.opts.Logf("producer: %s renegotiated", id)

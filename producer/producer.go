@@ -96,6 +96,7 @@ const (
 	Answered                        // a reply answered the clarification
 	TimedOut                        // no valid reply in time: the default applied
 	Abandoned                       // the producer was closed while the prompt waited
+	Defaulted                       // no subscription could answer: the default applied at once
 )
 
 func (r Resolution) String() string {
@@ -110,6 +111,8 @@ func (r Resolution) String() string {
 		return "timed out"
 	case Abandoned:
 		return "abandoned"
+	case Defaulted:
+		return "defaulted: no subscriber could answer"
 	}
 	return fmt.Sprintf("Resolution(%d)", int(r))
 }
@@ -162,6 +165,9 @@ type Producer struct {
 	prompts  map[string]*prompt // by reply token, settled ones included
 	outcomes []Outcome
 	streams  uint64 // streams opened so far; seeds each one's chaos
+	// anonymous counts the open streams of the deployed layout: they hold
+	// no subscription but see every prompt and may answer it.
+	anonymous int
 }
 
 // record is one published event.
@@ -522,6 +528,7 @@ type prompt struct {
 	choices  []choice  // clarification: offered answers
 	settled  chan struct{}
 	gone     chan struct{} // closed when no subscriber is left to answer (close.go)
+	goneAs   Resolution    // how the default applies once gone is closed; guarded by Producer.mu
 	outcome  Outcome       // valid once settled is closed
 	label    string        // clarification: how the answer reads
 }
@@ -552,8 +559,11 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *pro
 	}
 	p.mu.Lock()
 	p.prompts[token] = pr
-	if p.nobody {
-		pr.noOneLeftLocked()
+	switch {
+	case p.nobody:
+		pr.noOneLeftLocked(TimedOut)
+	case !p.answerableLocked(pr.typ):
+		pr.noOneLeftLocked(Defaulted)
 	}
 	p.mu.Unlock()
 	return pr
@@ -601,8 +611,10 @@ func (p *Producer) wait(ctx context.Context, pr *prompt, def Outcome, defLabel s
 	case <-t.C:
 		def.Resolution = TimedOut
 		p.settle(pr, def, defLabel)
-	case <-pr.gone: // the subscriber closed: as if the time had run out (spec §5.8.2)
-		def.Resolution = TimedOut
+	case <-pr.gone: // no one (left) can answer: the default applies now (close.go)
+		p.mu.Lock()
+		def.Resolution = pr.goneAs
+		p.mu.Unlock()
 		p.settle(pr, def, defLabel)
 	case <-ctx.Done():
 		def.Resolution = Abandoned
@@ -665,7 +677,7 @@ func (p *Producer) clarify(ctx context.Context, s *session, st *Step, vars *stri
 		return err
 	}
 	switch {
-	case o.Resolution == TimedOut && st.OnTimeout != nil:
+	case (o.Resolution == TimedOut || o.Resolution == Defaulted) && st.OnTimeout != nil:
 		return p.steps(ctx, s, st.OnTimeout, answerVars(def.Answer, defLabel))
 	case o.Answer != "":
 		return p.steps(ctx, s, st.OnAnswer, answerVars(o.Answer, label))

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // quirkReplay is how many old events a new stream gets in Quirks mode.
@@ -49,7 +51,7 @@ func (p *Producer) since(from uint64, sub *subscription) snapshot {
 		changed:  p.changed,
 		idle:     p.finished || p.active > 0 && p.blocked == p.active,
 		finished: p.finished,
-		terms:    terms{rate: maxRate, include: []string{"aaep:agent.*"}},
+		terms:    anonymousTerms,
 	}
 	if sub != nil {
 		s.terms = sub.terms
@@ -57,6 +59,11 @@ func (p *Producer) since(from uint64, sub *subscription) snapshot {
 	}
 	return s
 }
+
+// anonymousTerms are the terms of a stream of the deployed layout, which
+// has no handshake: every event, prompts included, since such a stream may
+// answer on the deployed reply endpoint.
+var anonymousTerms = terms{rate: maxRate, include: []string{"aaep:agent.*"}, confirm: true, clarify: true}
 
 // startIndex is where a new stream begins: after the Last-Event-ID when the
 // history holds it, else at the oldest event kept (the last quirkReplay in
@@ -93,15 +100,20 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	if sub != nil {
 		sub.streams++
 		sub.lastUsed = time.Now()
+	} else {
+		p.anonymous++
 	}
 	p.mu.Unlock()
 	defer func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		if sub != nil {
-			p.mu.Lock()
 			sub.streams--
 			sub.lastUsed = time.Now()
-			p.mu.Unlock()
+			return
 		}
+		p.anonymous--
+		p.unanswerableLocked()
 	}()
 
 	h := w.Header()
@@ -163,7 +175,7 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, 
 		out.bucket.setRate(snap.terms.rate)
 		now := time.Now()
 		for _, rec := range snap.recs {
-			if rec.critical || snap.terms.allows(rec.typ) {
+			if snap.terms.sends(rec) {
 				out.add(rec, now)
 			}
 		}
@@ -202,6 +214,28 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, 
 			timer.Stop()
 		}
 	}
+}
+
+// sends reports whether a stream under t is sent rec: a prompt only when
+// the subscription can answer it, any other critical event always, the
+// rest as the filters say.
+func (t terms) sends(rec record) bool {
+	if !t.answers(rec.typ) {
+		return false
+	}
+	return rec.critical || t.allows(rec.typ)
+}
+
+// answers reports whether a subscription under t can answer an event of
+// type typ: true for every type that is not a prompt.
+func (t terms) answers(typ string) bool {
+	switch typ {
+	case protocol.TypeAwaitingConfirmation:
+		return t.confirm
+	case protocol.TypeAwaitingClarify:
+		return t.clarify
+	}
+	return true
 }
 
 // allows reports whether the filters let a non-critical event of type typ
