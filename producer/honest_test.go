@@ -88,7 +88,13 @@ func TestNoPromptsToWhoCannotAnswer(t *testing.T) {
 					t.Errorf("honored %v, want both reply capabilities false", h)
 				}
 				var texts []string
+				next := map[string]float64{} // each session's numbers run on whole: the prompt was never asked
 				for _, e := range evs {
+					sess, _ := e["session_id"].(string)
+					if n, _ := e["sequence_number"].(float64); n != next[sess] {
+						t.Errorf("session %s: sequence_number %v, want %v", sess, n, next[sess])
+					}
+					next[sess]++
 					typ, _ := e["type"].(string)
 					if typ == protocol.TypeAwaitingConfirmation || typ == protocol.TypeAwaitingClarify {
 						t.Errorf("sent %s to a subscription that cannot answer it", typ)

@@ -83,6 +83,7 @@ type subscription struct {
 	streams    int                        // open streams; guarded by Producer.mu
 	lastUsed   time.Time                  // guarded by Producer.mu
 	closed     chan struct{}              // closed by subscription.close
+	played     bool                       // a replay was played to its end on a stream of it; guarded by Producer.mu
 	signer     *sigrpl.Verifier           // the offered reply key, or nil
 }
 
@@ -222,6 +223,10 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 	}
 	a := p.agent()
 	msg.Producer = producer{a.ID, a.Name, a.Version}
+	if r := p.opts.Replay; r != nil {
+		msg.Producer = producer{r.agent.AgentID, r.agent.AgentName, r.agent.AgentVersion}
+		msg.Notes = strings.TrimSpace(replayNote + " " + msg.Notes)
+	}
 	return msg
 }
 
@@ -261,7 +266,7 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 	var h honored
 	var notes []string
-	t := terms{rate: maxRate, include: []string{"aaep:agent.*"}}
+	t := terms{rate: maxRate, include: p.defaultInclude()}
 
 	h.MaxEventsPerSecond = maxRate
 	if n := c.MaxEventsPerSecond; n != nil {
@@ -441,6 +446,7 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	p.told(r.URL.Path, body)
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil || m == nil {
 		writeError(w, http.StatusBadRequest, "the body is not a JSON object")
@@ -453,6 +459,10 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		return
 	case protocol.TypeSubscriptionClose:
 		p.closeSubscription(w, m)
+		return
+	}
+	if p.opts.Replay != nil { // received, reported, and changes nothing
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "received"})
 		return
 	}
 	err = p.checkSignature(r.Header.Get(sigrpl.Header), body, m)

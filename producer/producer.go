@@ -84,6 +84,15 @@ type Options struct {
 	Refuse *Refusal
 	// ManifestFault spoils the manifest for tests; zero is honest.
 	ManifestFault ManifestFault
+	// Replay, if not nil, is a recorded session served in place of the
+	// scenarios (replay.go); New prepares it.
+	Replay *Replay
+	// OnMessage, if not nil, is told every message a subscriber sends
+	// after its handshake (replies, renegotiation, close), with the binding
+	// it came by: the HTTP path, the WebSocket path, "gRPC", "stdio" or
+	// "Unix socket". It may be called from several goroutines at once; msg
+	// is as received, unsanitized.
+	OnMessage func(via string, msg []byte)
 }
 
 // Resolution says how a prompt was settled.
@@ -153,8 +162,7 @@ type Producer struct {
 	conns  sync.WaitGroup // connections being served on a message binding
 
 	mu       sync.Mutex
-	hist     []record      // the latest events, oldest first; guarded by mu
-	histBase uint64        // index of hist[0] among all events ever published
+	hist     eventLog      // the latest events of the run, oldest first; guarded by mu
 	changed  chan struct{} // closed and replaced on every change; never nil
 	active   int           // scenarios playing
 	blocked  int           // of which waiting on a prompt
@@ -202,6 +210,9 @@ func New(opts Options) *Producer {
 		prompts: map[string]*prompt{},
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if opts.Replay != nil {
+		opts.Replay.prepare()
+	}
 	for _, sc := range opts.Scenarios {
 		if !slices.Contains(p.langs, sc.Language) {
 			p.langs = append(p.langs, sc.Language)
@@ -269,7 +280,21 @@ func (p *Producer) Outcomes() []Outcome {
 	return slices.Clone(p.outcomes)
 }
 
-func (p *Producer) begin() { p.start.Do(func() { go p.run() }) }
+// begin starts the run, unless it has started; a replay that each stream
+// plays for itself has no run.
+func (p *Producer) begin() {
+	if p.ownPlaying() {
+		return
+	}
+	p.start.Do(func() { go p.run() })
+}
+
+// told reports a message a subscriber sent to Options.OnMessage.
+func (p *Producer) told(via string, msg []byte) {
+	if p.opts.OnMessage != nil {
+		p.opts.OnMessage(via, msg)
+	}
+}
 
 // run plays every scenario, one at a time (two with Quirks).
 func (p *Producer) run() {
@@ -284,6 +309,10 @@ func (p *Producer) run() {
 		p.opts.Logf("producer: the run has ended")
 		close(p.done)
 	}()
+	if p.opts.Replay != nil {
+		p.runReplay()
+		return
+	}
 	at := 1
 	if p.opts.Quirks {
 		at = 2 // interleave two sessions on the one stream
@@ -502,11 +531,7 @@ func urgencyOf(typ string) protocol.Urgency {
 func (p *Producer) publish(r record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hist = append(p.hist, r)
-	if n := len(p.hist) - historyLimit; n > historyLimit/4 {
-		p.hist = slices.Clone(p.hist[n:])
-		p.histBase += uint64(n)
-	}
+	p.hist.add(r)
 	p.broadcastLocked()
 }
 
@@ -533,8 +558,11 @@ type prompt struct {
 	label    string        // clarification: how the answer reads
 }
 
-// open registers a prompt for ev, issued at at with token.
-func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *prompt {
+// open registers a prompt for ev, issued at at with token. It reports
+// whether the prompt is to be sent: not when no one can answer it, for then
+// its default applies at once and the agent goes on as if it had never
+// asked (spec §5.3.1.4), which keeps the session's sequence numbers whole.
+func (p *Producer) open(s *session, ev Payload, token string, at time.Time) (*prompt, bool) {
 	var secs int
 	v, _ := ev.Get("timeout_seconds")
 	_ = json.Unmarshal(v, &secs) // checked when the scenario was loaded
@@ -559,14 +587,16 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *pro
 	}
 	p.mu.Lock()
 	p.prompts[token] = pr
+	send := true
 	switch {
 	case p.nobody:
 		pr.noOneLeftLocked(TimedOut)
 	case !p.answerableLocked(pr.typ):
 		pr.noOneLeftLocked(Defaulted)
+		send = false
 	}
 	p.mu.Unlock()
-	return pr
+	return pr, send
 }
 
 // settle records o as the prompt's outcome unless it is settled already; it
@@ -639,8 +669,10 @@ func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *stri
 	token := "rpl_" + randomHex(16)
 	def, _ := st.Event.str("default_decision")
 	at := s.stamp(p.opts.Now())
-	pr := p.open(s, st.Event, token, at)
-	p.emit(s, st.Event, vars, token, at)
+	pr, send := p.open(s, st.Event, token, at)
+	if send {
+		p.emit(s, st.Event, vars, token, at)
+	}
 	o, _, err := p.wait(ctx, pr, Outcome{Decision: def}, "")
 	if err != nil {
 		return err
@@ -665,13 +697,15 @@ func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *stri
 func (p *Producer) clarify(ctx context.Context, s *session, st *Step, vars *strings.Replacer) error {
 	token := "rpl_" + randomHex(16)
 	at := s.stamp(p.opts.Now())
-	pr := p.open(s, st.Event, token, at)
+	pr, send := p.open(s, st.Event, token, at)
 	def := Outcome{}
 	defLabel := ""
 	if d, ok := st.Event.str("default_response"); ok && d != "" {
 		def.Answer, defLabel = d, pr.labelOf(d)
 	}
-	p.emit(s, st.Event, vars, token, at)
+	if send {
+		p.emit(s, st.Event, vars, token, at)
+	}
 	o, label, err := p.wait(ctx, pr, def, defLabel)
 	if err != nil {
 		return err

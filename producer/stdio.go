@@ -30,7 +30,7 @@ func (p *Producer) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) err
 		}
 		sp.end(closeGoingAway, "stopped")
 	}()
-	p.serveFramed(ctx, sp, "")
+	p.serveFramed(ctx, sp, "stdio", "")
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	err := sp.werr

@@ -43,7 +43,7 @@ func (p *Producer) handleWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.Close()
 	c.SetReadLimit(maxBody)
-	p.serveFramed(r.Context(), &wsPeer{c: c}, manifestURL(r))
+	p.serveFramed(r.Context(), &wsPeer{c: c}, PathWebSocket, manifestURL(r))
 }
 
 // wsPeer is a subscriber on a WebSocket.

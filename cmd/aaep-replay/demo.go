@@ -4,13 +4,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"strings"
-	"sync"
-	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -37,59 +32,11 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 			return exitUnreadable, usagef("--demo-scenarios: %v", err)
 		}
 	}
-	var mu sync.Mutex // serializes what handlers print
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		tio.Printf(format+"\n", args...)
-	}
+	say := sayer(tio)
 	p := producer.New(producer.Options{Scenarios: scenarios, Speed: 1, Logf: say})
-	defer p.Close()
-
-	ln, err := net.Listen("tcp", o.addr)
-	if err != nil {
-		return exitViolations, fmt.Errorf("listen on %s: %w", o.addr, err)
-	}
-	host, _, err := net.SplitHostPort(ln.Addr().String())
-	if err != nil {
-		ln.Close()
-		return exitViolations, fmt.Errorf("listen on %s: %w", o.addr, err)
-	}
-	gln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		ln.Close()
-		return exitViolations, fmt.Errorf("listen for gRPC on %s: %w", host, err)
-	}
-	hs := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
-	gs := p.GRPCServer()
-	errc := make(chan error, 2)
-	go func() { errc <- hs.Serve(ln) }()
-	go func() { errc <- gs.Serve(gln) }()
-
-	a, g := ln.Addr().String(), gln.Addr().String()
-	say("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out. Press Control-C to stop.",
-		len(scenarios), plural(len(scenarios), "scenario", "scenarios"))
-	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, producer.PathSubscriptions, producer.PathReplies)
-	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, producer.PathLegacyEvents, a, producer.PathLegacyReplies)
-	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, producer.PathWebSocket)
-	say("gRPC: grpc://%s.", g)
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			serveErr = fmt.Errorf("serve: %w", err)
-		}
-	}
-	p.Close() // ends every stream, so shutting down does not wait on them
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
-	gs.Stop()
-	if serveErr != nil {
-		return exitViolations, serveErr
-	}
-	say("Stopped serving.")
-	return exitOK, nil
+	return serveProducer(ctx, p, o.addr, nil, say, func(a, g string) {
+		say("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out. Press Control-C to stop.",
+			len(scenarios), plural(len(scenarios), "scenario", "scenarios"))
+		sayBindings(say, a, g)
+	})
 }

@@ -1,4 +1,5 @@
-// serve.go: aaep-replay serve: a capture served as a producer on loopback.
+// serve.go: aaep-replay serve: a capture, or the demo, served by the
+// project's producer on loopback, on every binding it speaks.
 
 package main
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -27,6 +29,10 @@ subscribers can be tested against a recorded session. Offered at once:
   - the deployed HTTP layout: GET /events, replies to POST /messages
   - WebSocket at /aaep/v1/ws (subprotocol aaep.v1), with the handshake as
     the first message and replies on the same connection
+  - gRPC, on a port of its own
+One line says where each binding listens. Each subscription gets what its
+terms allow: no confirmation when it said it cannot answer one, only the
+event types its filters ask for, at most the rate it asked for.
 Messages are paced by the recorded times. Each event's timestamp is the
 time it is sent (--keep-timestamps sends the recorded ones), so prompts are
 live. Replies are received, printed here, and change nothing.
@@ -37,16 +43,15 @@ what is sent from the moment it joins. --loop plays the capture again and
 again, with new event IDs, session IDs and reply tokens every round.
 
 --demo serves the built-in demo producer instead, live, for testing your own
-subscriber: prompts wait for a reply until they time out. It speaks the same
-HTTP layouts and WebSocket, and gRPC on a port of its own; one line says
-where each binding listens. It runs until Control-C (or SIGTERM).
+subscriber: prompts wait for a reply until they time out. It runs until
+Control-C (or SIGTERM).
 
 Flags:
 `
 
 func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one; gRPC takes another free port)")
 	speed := fs.Float64("speed", 1, "pace: 1 is as recorded, 2 twice as fast, 0 as fast as possible")
 	idle := fs.Duration("idle-limit", 3*time.Second, "longest pause between two messages")
 	once := fs.Bool("once", false, "stop once one stream (with --no-wait: the playing) has sent the whole capture")
@@ -83,18 +88,11 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
-	var mu sync.Mutex // serializes what handlers print
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		tio.Printf(format+"\n", args...)
-	}
+	say := sayer(tio)
 	finished := make(chan struct{}, 1)
-	srv := capture.NewServer(recs, capture.ServeOptions{
-		Speed: *speed, IdleLimit: *idle, Loop: *loop, NoWait: *noWait, KeepTimestamps: *keepTS, Linger: *linger,
-		OnReply: func(path string, body []byte) {
-			say("Received on %s: %s", path, protocol.Sanitize(string(body)))
-		},
+	replay := &producer.Replay{
+		Records: recs, Speed: *speed, IdleLimit: *idle, Loop: *loop, Shared: *noWait,
+		KeepTimestamps: *keepTS, Linger: *linger,
 		OnDone: func() {
 			say("A stream has sent the whole capture.")
 			select {
@@ -102,38 +100,91 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			default:
 			}
 		},
-	})
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return exitViolations, fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
-	say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
-		srv.Len(), files[0], ln.Addr(), ln.Addr(), capture.PathWebSocket)
-	switch {
-	case *noWait:
-		say("Playing now, whether a subscriber is there or not.")
-	default:
-		say("Waiting for a subscriber; each one gets the capture from its start.")
-	}
-	srv.Start(ctx)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	var wait <-chan struct{}
+	p := producer.New(producer.Options{Replay: replay, OnMessage: func(via string, body []byte) {
+		say("Received on %s: %s", via, protocol.Sanitize(string(body)))
+	}})
+	var stop <-chan struct{}
 	if *once {
-		wait = finished
+		stop = finished
 	}
+	return serveProducer(ctx, p, *addr, stop, say, func(a, g string) {
+		say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
+			replay.Len(), files[0], a, a, producer.PathWebSocket)
+		sayBindings(say, a, g)
+		if *noWait {
+			say("Playing now, whether a subscriber is there or not.")
+			go func() { _ = p.Run(ctx) }()
+		} else {
+			say("Waiting for a subscriber; each one gets the capture from its start.")
+		}
+	})
+}
+
+// sayer returns a function that prints one line at a time, from any
+// goroutine.
+func sayer(tio *term.IO) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		tio.Printf(format+"\n", args...)
+	}
+}
+
+// sayBindings says where each binding of a producer served at HTTP address
+// a and gRPC address g listens, one line each.
+func sayBindings(say func(string, ...any), a, g string) {
+	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, producer.PathSubscriptions, producer.PathReplies)
+	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, producer.PathLegacyEvents, a, producer.PathLegacyReplies)
+	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, producer.PathWebSocket)
+	say("gRPC: grpc://%s.", g)
+}
+
+// serveProducer serves p on every binding it speaks: HTTP (both layouts)
+// and WebSocket at addr, gRPC on a free port of the same host. It calls
+// started with both addresses once they listen, and serves until ctx ends
+// (SIGINT, SIGTERM) or stop is closed or sent on, then says it stopped.
+func serveProducer(ctx context.Context, p *producer.Producer, addr string, stop <-chan struct{}, say func(string, ...any), started func(httpAddr, grpcAddr string)) (int, error) {
+	defer p.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return exitViolations, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	host, _, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return exitViolations, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	gln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		ln.Close()
+		return exitViolations, fmt.Errorf("listen for gRPC on %s: %w", host, err)
+	}
+	hs := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
+	gs := p.GRPCServer()
+	errc := make(chan error, 2)
+	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- gs.Serve(gln) }()
+	started(ln.Addr().String(), gln.Addr().String())
+
+	var serveErr error
 	select {
 	case <-ctx.Done():
-	case <-wait:
+	case <-stop:
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			return exitViolations, fmt.Errorf("serve: %w", err)
+			serveErr = fmt.Errorf("serve: %w", err)
 		}
 	}
+	p.Close() // ends every stream, so shutting down does not wait on them
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = hs.Shutdown(sctx) // streams still open are cut; nothing is left to save
+	_ = hs.Shutdown(sctx)
+	gs.Stop()
+	if serveErr != nil {
+		return exitViolations, serveErr
+	}
 	say("Stopped serving.")
 	return exitOK, nil
 }

@@ -1,4 +1,4 @@
-package capture
+package producer
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/browsertest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
@@ -22,10 +24,10 @@ import (
 
 // A subscriber receives the served capture in both layouts, and its reply
 // reaches the server.
-func TestServe(t *testing.T) {
-	srv, url, replies := serveCorpus(t, ServeOptions{Speed: 100, IdleLimit: 10 * time.Millisecond})
-	if srv.Len() != 18 {
-		t.Fatalf("serving %d messages, want the 18 received events", srv.Len())
+func TestReplay(t *testing.T) {
+	r, url, replies := serveCorpus(t, Replay{Speed: 100, IdleLimit: 10 * time.Millisecond})
+	if r.Len() != 18 {
+		t.Fatalf("serving %d messages, want the 18 received events", r.Len())
 	}
 	for _, tt := range []struct {
 		layout    transport.Layout
@@ -33,7 +35,7 @@ func TestServe(t *testing.T) {
 		accepted  bool
 		replyPath string
 	}{
-		{transport.LayoutSpec, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{}}`), true, "/aaep/v1/replies"},
+		{transport.LayoutSpec, []byte(testRequest), true, "/aaep/v1/replies"},
 		{transport.LayoutLegacy, nil, false, "/messages"},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -58,37 +60,37 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// cleanRecords reads the records of testdata/corpus/clean.aaep.
-func cleanRecords(t *testing.T) []Record {
+// cleanRecords reads the records of the capture corpus's clean.aaep.
+func cleanRecords(t *testing.T) []capture.Record {
 	t.Helper()
-	f, err := os.Open("testdata/corpus/clean.aaep")
+	f, err := os.Open("../capture/testdata/corpus/clean.aaep")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	recs, _, err := ReadDocuments(f)
+	recs, _, err := capture.ReadDocuments(f)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return recs
 }
 
-// serveCorpus serves testdata/corpus/clean.aaep with o (OnReply is set to
-// collect replies) and returns the server's URL and the replies so far.
-func serveCorpus(t *testing.T, o ServeOptions) (*Server, string, func() []string) {
+// serveCorpus serves clean.aaep of the capture corpus as r says, collects
+// what subscribers send, and returns the replay, the server's URL and
+// what subscribers sent so far.
+func serveCorpus(t *testing.T, r Replay) (*Replay, string, func() []string) {
 	t.Helper()
-	recs := cleanRecords(t)
+	r.Records = cleanRecords(t)
 	var mu sync.Mutex
 	var replies []string
-	o.OnReply = func(path string, body []byte) {
+	p := New(Options{Replay: &r, Logf: t.Logf, OnMessage: func(path string, body []byte) {
 		mu.Lock()
 		defer mu.Unlock()
 		replies = append(replies, path+" "+string(body))
-	}
-	srv := NewServer(recs, o)
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	return srv, hs.URL, func() []string {
+	}})
+	hs := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); hs.Close() })
+	return &r, hs.URL, func() []string {
 		mu.Lock()
 		defer mu.Unlock()
 		return slices.Clone(replies)
@@ -120,13 +122,28 @@ func receive(t *testing.T, ctx context.Context, conn transport.Conn, max int) (e
 	return evs, accepted
 }
 
-const testRequest = `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{}}`
+const testRequest = `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{"supports_confirmation_reply":true}}`
 
 // Over WebSocket (subprotocol aaep.v1, handshake first): every event, each
 // stamped with the time it was sent; a reply on the socket reaches the server.
-func TestServeWebSocket(t *testing.T) {
+func TestReplayWebSocket(t *testing.T) {
 	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
-	_, url, replies := serveCorpus(t, ServeOptions{Speed: 1, Now: func() time.Time { return now }})
+	r := Replay{Speed: 1, Records: cleanRecords(t)}
+	var mu sync.Mutex
+	var got []string
+	p := New(Options{Replay: &r, Logf: t.Logf, Now: func() time.Time { return now }, OnMessage: func(path string, body []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, path+" "+string(body))
+	}})
+	hs := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); hs.Close() })
+	url := hs.URL
+	replies := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(got)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ws := "ws" + strings.TrimPrefix(url, "http") + PathWebSocket
@@ -170,8 +187,8 @@ func TestServeWebSocket(t *testing.T) {
 
 // --loop plays round after round, each with new event IDs, session IDs and
 // reply tokens; --keep-timestamps sends the recorded timestamps.
-func TestServeLoop(t *testing.T) {
-	_, url, _ := serveCorpus(t, ServeOptions{Loop: true, KeepTimestamps: true})
+func TestReplayLoop(t *testing.T) {
+	_, url, _ := serveCorpus(t, Replay{Loop: true, KeepTimestamps: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
@@ -207,11 +224,11 @@ func TestServeLoop(t *testing.T) {
 		b, _ := json.Marshal(e)
 		lines = append(lines, string(b))
 	}
-	r, err := NewReader(strings.NewReader(strings.Join(lines, "\n")))
+	rd, err := capture.NewReader(strings.NewReader(strings.Join(lines, "\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := BuildTrace(r, "loop", CheckOptions{})
+	tr, err := capture.BuildTrace(rd, "loop", capture.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,12 +261,16 @@ func TestRoundID(t *testing.T) {
 // --no-wait plays at once: a subscriber joining late gets only what is
 // sent from then on, the stream ends with the playing, and a stream asked
 // for after that is told not to reconnect.
-func TestServeNoWait(t *testing.T) {
+func TestReplayShared(t *testing.T) {
 	done := make(chan struct{})
-	srv, url, _ := serveCorpus(t, ServeOptions{Speed: 1, NoWait: true, OnDone: func() { close(done) }})
+	r := Replay{Speed: 1, Shared: true, OnDone: func() { close(done) }, Records: cleanRecords(t)}
+	p := New(Options{Replay: &r, Logf: t.Logf})
+	hs := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); hs.Close() })
+	url := hs.URL
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	srv.Start(ctx)
+	go func() { _ = p.Run(ctx) }()
 	time.Sleep(400 * time.Millisecond) // a few events are sent to nobody
 	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
 	if err != nil {
@@ -278,8 +299,8 @@ func TestServeNoWait(t *testing.T) {
 // On the deployed layout, which has no subscription to tell subscribers
 // apart, every new subscriber gets the capture from its start; a subscriber
 // that resumes after the last event is told the stream has ended (204).
-func TestServeLegacyEverySubscriber(t *testing.T) {
-	_, url, _ := serveCorpus(t, ServeOptions{})
+func TestReplayLegacyEverySubscriber(t *testing.T) {
+	_, url, _ := serveCorpus(t, Replay{})
 	for i := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
@@ -297,7 +318,98 @@ func TestServeLegacyEverySubscriber(t *testing.T) {
 
 // A browser subscriber using EventSource.onmessage against the deployed
 // layout's /events of aaep-replay serve receives every event.
-func TestServeLegacyReachesOnmessage(t *testing.T) {
-	recs := cleanRecords(t)
-	browsertest.Onmessage(t, NewServer(recs, ServeOptions{}), 18, nil)
+func TestReplayLegacyReachesOnmessage(t *testing.T) {
+	p := New(Options{Replay: &Replay{Records: cleanRecords(t)}, Logf: t.Logf})
+	browsertest.Onmessage(t, p, 18, func() { p.Close() })
+}
+
+// A replay honours the subscription's terms on every binding, as the live
+// producer does: a subscription that cannot answer confirmations is sent
+// none, its event filters apply, and subscription.accepted reports the real
+// honored terms (the second server this replaces sent every prompt and
+// answered honored_capabilities {}). Replies on each binding are reported
+// with the binding they came by.
+func TestReplayHonoursTerms(t *testing.T) {
+	// The linger keeps each stream open after its last event until the
+	// test has sent its reply; the test ends it.
+	r := Replay{Records: cleanRecords(t), Linger: time.Hour}
+	told := make(chan string, 10)
+	p := New(Options{Replay: &r, Logf: t.Logf, OnMessage: func(via string, msg []byte) { told <- via }})
+	hs := httptest.NewServer(p)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs := p.GRPCServer()
+	go func() { _ = gs.Serve(ln) }()
+	t.Cleanup(func() { p.Close(); hs.Close(); gs.Stop() })
+
+	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":` +
+		`{"supports_confirmation_reply":false,"max_events_per_second":500,"event_filters":{"exclude":["aaep:agent.state.changed"]}}}`
+	want := 18 - 2 - countType(t, protocol.TypeStateChanged) // the 2 confirmations and the state changes are left out
+	for _, tc := range []struct{ name, endpoint, via string }{
+		{"sse", hs.URL, PathReplies},
+		{"websocket", "ws" + strings.TrimPrefix(hs.URL, "http") + PathWebSocket, PathWebSocket},
+		{"grpc", "grpc://" + ln.Addr().String(), "gRPC"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			conn, err := transport.Dial(ctx, tc.endpoint, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec, SubscriptionRequest: []byte(req)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			var evs []map[string]any
+			var accepted map[string]any
+			for len(evs) < want {
+				fr, err := conn.Recv(ctx)
+				if err != nil {
+					t.Fatalf("after %d events: %v", len(evs), err)
+				}
+				var m map[string]any
+				if err := json.Unmarshal(fr.Data, &m); err != nil {
+					t.Fatalf("not JSON: %s", fr.Data)
+				}
+				if m["type"] == protocol.TypeSubscriptionAccepted {
+					accepted = m
+					continue
+				}
+				evs = append(evs, m)
+			}
+			h, _ := accepted["honored_capabilities"].(map[string]any)
+			if h["supports_confirmation_reply"] != false || h["max_events_per_second"] != 500.0 || h["event_filters"] == nil {
+				t.Errorf("honored %v, want the real terms", h)
+			}
+			for _, e := range evs {
+				if typ := e["type"]; typ == protocol.TypeAwaitingConfirmation || typ == protocol.TypeStateChanged {
+					t.Errorf("sent a %s against the terms", typ)
+				}
+			}
+			sub, _ := accepted["subscription_id"].(string)
+			reply := `{"type":"clarification.reply","reply_token":"rpl_x","response":"a","subscription_id":"` + sub + `"}`
+			if err := conn.Send(ctx, []byte(reply)); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case via := <-told:
+				if via != tc.via {
+					t.Errorf("the reply was reported as sent by %q, want %q", via, tc.via)
+				}
+			case <-ctx.Done():
+				t.Fatal("the reply was not reported")
+			}
+		})
+	}
+}
+
+// countType counts the events of type typ in clean.aaep.
+func countType(t *testing.T, typ string) int {
+	n := 0
+	for _, rec := range cleanRecords(t) {
+		if rec.Dir == capture.In && protocol.PeekType(rec.Msg) == typ {
+			n++
+		}
+	}
+	return n
 }

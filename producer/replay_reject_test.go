@@ -1,4 +1,4 @@
-package capture
+package producer
 
 import (
 	"bytes"
@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/transport"
 	"github.com/gorilla/websocket"
 )
@@ -53,12 +52,12 @@ func rejectedCode(t *testing.T, b []byte) string {
 	return m.Code
 }
 
-// TestServeRejects: aaep-replay serve rejects, over HTTP and WebSocket,
+// TestReplayRejects: aaep-replay serve rejects, over HTTP and WebSocket,
 // what it cannot honour with the reason code the built-in producer gives
 // for the same request, and accepts nothing it then would not serve.
-func TestServeRejects(t *testing.T) {
-	_, replayURL, _ := serveCorpus(t, ServeOptions{})
-	p := producer.New(producer.Options{Logf: t.Logf})
+func TestReplayRejects(t *testing.T) {
+	_, replayURL, _ := serveCorpus(t, Replay{})
+	p := New(Options{Logf: t.Logf})
 	live := httptest.NewServer(p)
 	t.Cleanup(func() { p.Close(); live.Close() })
 
