@@ -66,8 +66,12 @@ func (p *Producer) routes() *http.ServeMux {
 	return mux
 }
 
-// agent is the producer's identity: the first scenario's agent.
+// agent is the producer's identity: the recorded one of a replay, else the
+// first scenario's agent.
 func (p *Producer) agent() Agent {
+	if r := p.opts.Replay; r != nil {
+		return Agent{ID: r.agent.AgentID, Name: r.agent.AgentName, Version: r.agent.AgentVersion}
+	}
 	if len(p.opts.Scenarios) > 0 {
 		return p.opts.Scenarios[0].Agent
 	}
@@ -223,8 +227,7 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 	}
 	a := p.agent()
 	msg.Producer = producer{a.ID, a.Name, a.Version}
-	if r := p.opts.Replay; r != nil {
-		msg.Producer = producer{r.agent.AgentID, r.agent.AgentName, r.agent.AgentVersion}
+	if p.opts.Replay != nil {
 		msg.Notes = strings.TrimSpace(replayNote + " " + msg.Notes)
 	}
 	return msg

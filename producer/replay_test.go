@@ -381,6 +381,9 @@ func TestReplayHonoursTerms(t *testing.T) {
 			if h["supports_confirmation_reply"] != false || h["max_events_per_second"] != 500.0 || h["event_filters"] == nil {
 				t.Errorf("honored %v, want the real terms", h)
 			}
+			if who, _ := accepted["producer"].(map[string]any); who["agent_id"] != "bank-agent" || !strings.Contains(fmt.Sprint(accepted["negotiation_notes"]), "recorded session") {
+				t.Errorf("accepted as %v (%v), want the recorded producer and a note that this is a replay", who, accepted["negotiation_notes"])
+			}
 			for _, e := range evs {
 				if typ := e["type"]; typ == protocol.TypeAwaitingConfirmation || typ == protocol.TypeStateChanged {
 					t.Errorf("sent a %s against the terms", typ)
@@ -412,4 +415,39 @@ func countType(t *testing.T, typ string) int {
 		}
 	}
 	return n
+}
+
+// A recorded event cannot forge lines of the SSE stream it is served on:
+// it is compacted to one line, and an event_id with a line break is not
+// written as the id.
+func TestReplayCannotForgeSSELines(t *testing.T) {
+	msg := "{\"type\":\"aaep:agent.state.changed\",\n\"event_id\":\"evt_1\\nid: forged\",\r\n\"summary_normal\":\"a\\n\\ndata: {}\"}"
+	r := Replay{Records: []capture.Record{{Dir: capture.In, Msg: []byte(msg)}}}
+	p := New(Options{Replay: &r, Logf: t.Logf})
+	hs := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); hs.Close() })
+	for _, path := range []string{PathLegacyEvents, PathLegacyEvents + "?named=1"} {
+		resp, err := http.Get(hs.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimRight(string(body), "\n"), "\n")
+		var data []string
+		for _, l := range lines {
+			if strings.HasPrefix(l, "data:") {
+				data = append(data, l)
+			}
+			if strings.Contains(l, "forged") && !strings.HasPrefix(l, "data: {") {
+				t.Errorf("%s: a forged line %q", path, l)
+			}
+		}
+		if len(data) != 1 || strings.Contains(string(body), "\r") {
+			t.Errorf("%s: the event is not one data line:\n%s", path, body)
+		}
+	}
 }
