@@ -451,3 +451,72 @@ func TestReplayCannotForgeSSELines(t *testing.T) {
 		}
 	}
 }
+
+// A stream's own playing of an endless loop never gets more than
+// ownBacklog events ahead of its reader, and the reader misses none: the
+// playing waits for it instead of dropping what it has not read.
+func TestReplayOwnLogBackpressure(t *testing.T) {
+	r, url, _ := serveCorpus(t, Replay{Loop: true, KeepTimestamps: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	n := r.Len()
+	evs, _ := receive(t, ctx, conn, 2*ownBacklog) // more than the backlog, at the default rate limit
+	// Critical events are never held behind the rate limit, so they may
+	// overtake others: each kind, apart, comes whole and in order.
+	var want, got [2][]string
+	for i := range 3 * len(evs) {
+		id := eventID(r.msgs[i%n])
+		if round := i/n + 1; round > 1 {
+			id = roundID(id, round)
+		}
+		k := 0
+		if replayRecord(r.msgs[i%n]).critical {
+			k = 1
+		}
+		want[k] = append(want[k], id)
+	}
+	for _, e := range evs {
+		k := 0
+		if replayRecord([]byte(fmt.Sprintf(`{"type":%q}`, e["type"]))).critical || e["urgency"] == "critical" {
+			k = 1
+		}
+		id, _ := e["event_id"].(string)
+		got[k] = append(got[k], id)
+	}
+	for k := range 2 {
+		if !slices.Equal(got[k], want[k][:len(got[k])]) {
+			t.Errorf("critical=%v: events skipped or out of order:\n got %q\nwant %q", k == 1, got[k], want[k][:len(got[k])])
+		}
+	}
+
+	var lg eventLog
+	lg.own = true
+	for i := range ownBacklog {
+		if _, full := lg.full(); full {
+			t.Fatalf("full after %d events", i)
+		}
+		lg.add(record{id: fmt.Sprint(i)})
+	}
+	room, full := lg.full()
+	if !full {
+		t.Fatal("not full after ownBacklog unread events")
+	}
+	recs, next := lg.from(0)
+	if len(recs) != ownBacklog || next != ownBacklog {
+		t.Fatalf("read %d events up to %d", len(recs), next)
+	}
+	select {
+	case <-room:
+	default:
+		t.Fatal("reading did not wake the waiting writer")
+	}
+	lg.add(record{id: "after"})
+	if len(lg.recs) != 1 || lg.base != ownBacklog {
+		t.Errorf("the own log kept %d events from %d; what was read must go", len(lg.recs), lg.base)
+	}
+}

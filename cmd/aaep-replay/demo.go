@@ -14,7 +14,7 @@ import (
 
 // demoOptions are the flags of serve --demo.
 type demoOptions struct {
-	addr      string // HTTP and WebSocket; gRPC listens on the same host, its own port
+	where     bindings
 	scenarios string // comma-separated names; "" plays all
 }
 
@@ -32,11 +32,16 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 			return exitUnreadable, usagef("--demo-scenarios: %v", err)
 		}
 	}
-	say := sayer(tio)
+	say := sayer(tio, o.where.stdio)
 	p := producer.New(producer.Options{Scenarios: scenarios, Speed: 1, Logf: say})
-	return serveProducer(ctx, p, o.addr, nil, say, func(a, g string) {
-		say("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out. Press Control-C to stop.",
+	return serveProducer(ctx, p, o.where, nil, say, func(at listening) {
+		live := fmt.Sprintf("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out.",
 			len(scenarios), plural(len(scenarios), "scenario", "scenarios"))
-		sayBindings(say, a, g)
+		if at.stdio {
+			say("%s On standard input and output.", live)
+			return
+		}
+		say("%s Press Control-C to stop.", live)
+		at.say(say)
 	})
 }

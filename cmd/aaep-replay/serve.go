@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
@@ -20,7 +21,8 @@ import (
 )
 
 const serveUsage = `Usage: aaep-replay serve [--addr HOST:PORT] [--speed X] [--idle-limit D] [--loop] [--no-wait] [--once] FILE
-       aaep-replay serve --demo [--addr HOST:PORT] [--demo-scenarios NAMES]
+       aaep-replay serve --stdio [--speed X] [--idle-limit D] [--loop] FILE
+       aaep-replay serve --demo [--addr HOST:PORT] [--stdio] [--demo-scenarios NAMES]
 
 Serves the received messages of a capture as a producer, so that other
 subscribers can be tested against a recorded session. Offered at once:
@@ -30,7 +32,10 @@ subscribers can be tested against a recorded session. Offered at once:
   - WebSocket at /aaep/v1/ws (subprotocol aaep.v1), with the handshake as
     the first message and replies on the same connection
   - gRPC, on a port of its own
-One line says where each binding listens. Each subscription gets what its
+One line says where each binding listens. --stdio instead serves one
+subscriber in JSON-RPC 2.0 on standard input and output (for
+aaep-listen 'exec:aaep-replay serve --stdio FILE'); what it says then goes
+to standard error. Each subscription gets what its
 terms allow: no confirmation when it said it cannot answer one, only the
 event types its filters ask for, at most the rate it asked for.
 Messages are paced by the recorded times. Each event's timestamp is the
@@ -61,19 +66,25 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	keepTS := fs.Bool("keep-timestamps", false, "send the recorded timestamps instead of the time of sending")
 	demo := fs.Bool("demo", false, "serve the built-in demo producer, live, instead of a capture")
 	scenarios := fs.String("demo-scenarios", "", "with --demo: comma-separated demo `NAMES` to play (default: all, in order)")
+	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
 	}
+	where := bindings{addr: *addr, stdio: *stdio}
 	switch {
+	case *stdio && (*noWait || *once):
+		return exitUnreadable, usagef("--stdio serves one subscriber on standard input and output: it goes with neither --no-wait nor --once")
 	case *demo && len(files) != 0:
 		return exitUnreadable, usagef("--demo serves the built-in producer: give no FILE")
 	case *demo:
-		return serveDemo(ctx, demoOptions{addr: *addr, scenarios: *scenarios}, tio)
+		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios}, tio)
 	case *scenarios != "":
 		return exitUnreadable, usagef("--demo-scenarios goes with --demo")
 	case len(files) != 1:
 		return exitUnreadable, usagef("give exactly one FILE to serve, got %d", len(files))
+	case *stdio && files[0] == "-":
+		return exitUnreadable, usagef("--stdio takes standard input for the subscriber: give the capture as a FILE, not -")
 	case *speed < 0:
 		return exitUnreadable, usagef("--speed must not be negative")
 	case *loop && *once:
@@ -88,7 +99,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
-	say := sayer(tio)
+	say := sayer(tio, *stdio)
 	finished := make(chan struct{}, 1)
 	replay := &producer.Replay{
 		Records: recs, Speed: *speed, IdleLimit: *idle, Loop: *loop, Shared: *noWait,
@@ -108,10 +119,14 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *once {
 		stop = finished
 	}
-	return serveProducer(ctx, p, *addr, stop, say, func(a, g string) {
+	return serveProducer(ctx, p, where, stop, say, func(at listening) {
+		if at.stdio {
+			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
+			return
+		}
 		say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
-			replay.Len(), files[0], a, a, producer.PathWebSocket)
-		sayBindings(say, a, g)
+			replay.Len(), files[0], at.http, at.http, producer.PathWebSocket)
+		at.say(say)
 		if *noWait {
 			say("Playing now, whether a subscriber is there or not.")
 			go func() { _ = p.Run(ctx) }()
@@ -122,39 +137,70 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 }
 
 // sayer returns a function that prints one line at a time, from any
-// goroutine.
-func sayer(tio *term.IO) func(format string, args ...any) {
+// goroutine: on standard output, or on standard error when standard output
+// carries the protocol (--stdio).
+func sayer(tio *term.IO, stdio bool) func(format string, args ...any) {
 	var mu sync.Mutex
 	return func(format string, args ...any) {
 		mu.Lock()
 		defer mu.Unlock()
+		if stdio {
+			tio.Eprintf(format+"\n", args...)
+			return
+		}
 		tio.Printf(format+"\n", args...)
 	}
 }
 
-// sayBindings says where each binding of a producer served at HTTP address
-// a and gRPC address g listens, one line each.
-func sayBindings(say func(string, ...any), a, g string) {
+// bindings say where to serve a producer: HTTP (both layouts) and
+// WebSocket at addr, gRPC on a free port of the same host; or, with stdio,
+// one subscriber on standard input and output and nothing else. No Unix
+// socket: that binding cannot tell a subscriber the stream is over (spec
+// appendix B.4), so one that reconnects would hear a capture again and
+// again.
+type bindings struct {
+	addr  string
+	stdio bool
+}
+
+// listening is where a producer is served.
+type listening struct {
+	http, grpc string
+	stdio      bool
+}
+
+// say says where each binding listens, one line each.
+func (at listening) say(say func(string, ...any)) {
+	a := at.http
 	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, producer.PathSubscriptions, producer.PathReplies)
 	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, producer.PathLegacyEvents, a, producer.PathLegacyReplies)
 	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, producer.PathWebSocket)
-	say("gRPC: grpc://%s.", g)
+	say("gRPC: grpc://%s.", at.grpc)
 }
 
-// serveProducer serves p on every binding it speaks: HTTP (both layouts)
-// and WebSocket at addr, gRPC on a free port of the same host. It calls
-// started with both addresses once they listen, and serves until ctx ends
-// (SIGINT, SIGTERM) or stop is closed or sent on, then says it stopped.
-func serveProducer(ctx context.Context, p *producer.Producer, addr string, stop <-chan struct{}, say func(string, ...any), started func(httpAddr, grpcAddr string)) (int, error) {
+// serveProducer serves p where b says. It calls started once every binding
+// listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is closed or
+// sent on (with stdio: until the subscriber is done), then says it stopped.
+func serveProducer(ctx context.Context, p *producer.Producer, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
 	defer p.Close()
-	ln, err := net.Listen("tcp", addr)
+	if b.stdio {
+		started(listening{stdio: true})
+		err := p.ServeStdio(ctx, os.Stdin, os.Stdout)
+		p.Close()
+		if err != nil {
+			return exitViolations, fmt.Errorf("serve on standard input and output: %w", err)
+		}
+		say("Stopped serving.")
+		return exitOK, nil
+	}
+	ln, err := net.Listen("tcp", b.addr)
 	if err != nil {
-		return exitViolations, fmt.Errorf("listen on %s: %w", addr, err)
+		return exitViolations, fmt.Errorf("listen on %s: %w", b.addr, err)
 	}
 	host, _, err := net.SplitHostPort(ln.Addr().String())
 	if err != nil {
 		ln.Close()
-		return exitViolations, fmt.Errorf("listen on %s: %w", addr, err)
+		return exitViolations, fmt.Errorf("listen on %s: %w", b.addr, err)
 	}
 	gln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
@@ -166,7 +212,7 @@ func serveProducer(ctx context.Context, p *producer.Producer, addr string, stop 
 	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(ln) }()
 	go func() { errc <- gs.Serve(gln) }()
-	started(ln.Addr().String(), gln.Addr().String())
+	started(listening{http: ln.Addr().String(), grpc: gln.Addr().String()})
 
 	var serveErr error
 	select {
@@ -177,7 +223,7 @@ func serveProducer(ctx context.Context, p *producer.Producer, addr string, stop 
 			serveErr = fmt.Errorf("serve: %w", err)
 		}
 	}
-	p.Close() // ends every stream, so shutting down does not wait on them
+	p.Close() // ends every stream and connection, so shutting down does not wait on them
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(sctx)

@@ -41,24 +41,9 @@ func TestServeToListener(t *testing.T) {
 			endpoint := srv.bindings(t, ctx)[tc.label]
 			await(t, ctx, said, "Waiting for a subscriber; each one gets the capture from its start.", "serve")
 
-			home := t.TempDir()
-			args := append([]string{endpoint, "--auto-reply", "reject", "--no-sign", "--plain"}, tc.flags...)
-			cmd := exec.CommandContext(ctx, listen, args...)
-			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=dumb")
-			// Standard input stays open until the listener is done: no "end of input".
-			stdin, err := cmd.StdinPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer stdin.Close()
-			cmd.WaitDelay = 5 * time.Second
-			var lout, lerr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &lout, &lerr
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("aaep-listen: %v\n%s\n%s", err, lout.String(), lerr.String())
-			}
-			if !strings.Contains(lout.String(), "Transfer $500 to savings") {
-				t.Errorf("the listener did not announce the prompt:\n%s", lout.String())
+			heard := listenRejecting(t, ctx, listen, append([]string{endpoint}, tc.flags...)...)
+			if !strings.Contains(heard, "Transfer $500 to savings") {
+				t.Errorf("the listener did not announce the prompt:\n%s", heard)
 			}
 			// The producer prints what it received in the order it came.
 			for _, tok := range []string{"rpl_clean01token", "rpl_clean02token"} {
@@ -69,6 +54,22 @@ func TestServeToListener(t *testing.T) {
 			}
 			srv.stop(t, ctx, true)
 		})
+	}
+}
+
+// aaep-listen runs aaep-replay serve --stdio as its producer (exec:) and
+// hears the capture in JSON-RPC on the child's standard input and output;
+// serve says nothing on its standard output, which carries the protocol.
+func TestServeStdio(t *testing.T) {
+	replay := ttytest.Build(t, ".", "aaep-replay")
+	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	heard := listenRejecting(t, ctx, listen, "exec:"+replay+" serve --stdio --speed 0 --linger 1s "+corpus+"clean.aaep")
+	for _, want := range []string{"Transfer $500 to savings", "Bank Helper is starting."} {
+		if !strings.Contains(heard, want) {
+			t.Errorf("the listener did not say %q:\n%s", want, heard)
+		}
 	}
 }
 
@@ -89,6 +90,29 @@ func TestServeOnce(t *testing.T) {
 	}
 	await(t, ctx, srv.said, "A stream has sent the whole capture.", "serve")
 	srv.stop(t, ctx, false)
+}
+
+// listenRejecting runs the real aaep-listen with args, rejecting every
+// prompt (--auto-reply reject), until it ends by itself, and returns what it
+// said on standard output.
+func listenRejecting(t *testing.T, ctx context.Context, listen string, args ...string) string {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.CommandContext(ctx, listen, append(args, "--auto-reply", "reject", "--no-sign", "--plain")...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=dumb")
+	// Standard input stays open until the listener is done: no "end of input".
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	cmd.WaitDelay = 5 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("aaep-listen: %v\n%s\n%s", err, out.String(), errOut.String())
+	}
+	return out.String()
 }
 
 // served is a running aaep-replay serve and what it says, line by line.
