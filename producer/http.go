@@ -34,6 +34,7 @@ const (
 	maxBody          = 64 << 10 // bytes of a request body
 	maxSubscriptions = 256      // live subscriptions; idle ones are evicted first
 	maxRate          = 1000     // events per second honored at most
+	maxReplayRate    = 100000   // the same for a replay, which keeps to its recorded pace (the most a request may ask)
 )
 
 var (
@@ -269,11 +270,11 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 	var h honored
 	var notes []string
-	t := terms{rate: maxRate, include: p.defaultInclude()}
+	t := terms{rate: p.rateCap(), include: p.defaultInclude()}
 
-	h.MaxEventsPerSecond = maxRate
+	h.MaxEventsPerSecond = t.rate
 	if n := c.MaxEventsPerSecond; n != nil {
-		h.MaxEventsPerSecond = min(*n, maxRate)
+		h.MaxEventsPerSecond = min(*n, t.rate)
 	}
 	t.rate = h.MaxEventsPerSecond
 
@@ -326,6 +327,16 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		}
 	}
 	return h, t, notes, nil
+}
+
+// rateCap is the most events per second a stream is sent: a replay keeps
+// to the pace of its recording (and --speed), so only a subscriber's own
+// limit holds it back.
+func (p *Producer) rateCap() int {
+	if p.opts.Replay != nil {
+		return maxReplayRate
+	}
+	return maxRate
 }
 
 // CheckCapabilities rejects requested capabilities that no producer can

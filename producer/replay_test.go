@@ -459,13 +459,16 @@ func TestReplayOwnLogBackpressure(t *testing.T) {
 	r, url, _ := serveCorpus(t, Replay{Loop: true, KeepTimestamps: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+	// At 1,000 events a second the reader is slower than the playing.
+	req := `{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t",` +
+		`"capabilities":{"supports_confirmation_reply":true,"max_events_per_second":1000}}`
+	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec, SubscriptionRequest: []byte(req)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
 	n := r.Len()
-	evs, _ := receive(t, ctx, conn, 2*ownBacklog) // more than the backlog, at the default rate limit
+	evs, _ := receive(t, ctx, conn, 2*ownBacklog) // more than the backlog
 	// Critical events are never held behind the rate limit, so they may
 	// overtake others: each kind, apart, comes whole and in order.
 	var want, got [2][]string

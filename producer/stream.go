@@ -80,7 +80,7 @@ func (p *Producer) defaultInclude() []string {
 // has no handshake: every event, prompts included, since such a stream may
 // answer on the deployed reply endpoint.
 func (p *Producer) anonymousTerms() terms {
-	return terms{rate: maxRate, include: p.defaultInclude(), confirm: true, clarify: true}
+	return terms{rate: p.rateCap(), include: p.defaultInclude(), confirm: true, clarify: true}
 }
 
 // startIndex is where a new stream begins in the run's history: after the
