@@ -523,3 +523,27 @@ func TestReplayOwnLogBackpressure(t *testing.T) {
 		t.Errorf("the own log kept %d events from %d; what was read must go", len(lg.recs), lg.base)
 	}
 }
+
+// Each spec-layout subscription hears the capture once: once its stream
+// has played it to the end, asking for the stream again is answered 204 No
+// Content (do not reconnect); a new subscription hears it from the start.
+func TestReplaySpecStreamOnce(t *testing.T) {
+	_, url, _ := serveCorpus(t, Replay{})
+	for range 2 { // a second subscription is a new subscriber
+		code, h, body := post(t, url+PathSubscriptions, testRequest)
+		if code != http.StatusCreated {
+			t.Fatalf("subscribe: %d %s", code, body)
+		}
+		if evs := open(t, url+h.Get("Location"), "").all(t); len(evs) != 18 {
+			t.Errorf("%d events, want 18", len(evs))
+		}
+		resp, err := http.Get(url + h.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Errorf("the stream asked for again after its end: %s, want 204", resp.Status)
+		}
+	}
+}
