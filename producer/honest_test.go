@@ -155,3 +155,28 @@ func TestPromptOnlyToWhoCanAnswer(t *testing.T) {
 		t.Errorf("outcomes %+v", outs)
 	}
 }
+
+// A subscription that renegotiates to say it can no longer answer lets the
+// waiting prompt's default apply at once, when no one else can answer it.
+func TestRenegotiatedAwayPromptDefaults(t *testing.T) {
+	p, srv := serve(t, Options{Scenarios: scenarios(t, "confirm"), EndWhenDone: true, PromptTimeout: time.Minute})
+	c, _, err := wsDial(t, srv.URL, []string{Subprotocol})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"t","capabilities":{"supports_confirmation_reply":true}}`))
+	sub, _ := wsRead(t, c)["subscription_id"].(string)
+	for wsRead(t, c)["type"] != protocol.TypeAwaitingConfirmation {
+	}
+	_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.renegotiate","subscription_id":"`+sub+`","capabilities":{"supports_confirmation_reply":false}}`))
+	for {
+		m := wsRead(t, c)
+		if m["summary_normal"] == "No go-ahead; the payment is off." {
+			break
+		}
+	}
+	if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != Defaulted || outs[0].Decision != "reject" {
+		t.Errorf("outcomes %+v, want the default reject applied at once", outs)
+	}
+}
