@@ -1,5 +1,8 @@
 package producer
 
+// This file decides when nobody can answer a prompt, so that its default
+// applies at once instead of when its time runs out.
+
 // subscribersGoneLocked applies, once the last subscription has closed or
 // its connection ended, the default decision of every prompt still
 // waiting, as if its time had run out (spec §5.8.2): nobody is left to
@@ -7,11 +10,41 @@ package producer
 // count. p.mu is held.
 func (p *Producer) subscribersGoneLocked() {
 	if len(p.subs) > 0 {
+		p.unanswerableLocked()
 		return
 	}
 	for _, pr := range p.prompts {
-		pr.noOneLeftLocked()
+		pr.noOneLeftLocked(TimedOut)
 	}
+}
+
+// unanswerableLocked applies at once the default of every waiting prompt
+// that no one connected can answer: every subscription declared it cannot
+// answer that kind of prompt (spec §5.3.1.4, §5.3.1.5), and no stream of
+// the deployed layout is open. Call it whenever subscriptions, their terms
+// or the deployed-layout streams change. p.mu is held.
+func (p *Producer) unanswerableLocked() {
+	for _, pr := range p.prompts {
+		if !p.answerableLocked(pr.typ) {
+			pr.noOneLeftLocked(Defaulted)
+		}
+	}
+}
+
+// answerableLocked reports whether a prompt of type typ may get an answer:
+// a deployed-layout stream is open, some subscription can answer it, or no
+// one has subscribed yet (it waits for its time, as it always has). p.mu
+// is held.
+func (p *Producer) answerableLocked(typ string) bool {
+	if p.anonymous > 0 || len(p.subs) == 0 {
+		return true
+	}
+	for _, sub := range p.subs {
+		if sub.terms.answers(typ) {
+			return true
+		}
+	}
+	return false
 }
 
 // NobodyAnswers tells the producer that no one can answer its prompts any
@@ -24,17 +57,18 @@ func (p *Producer) NobodyAnswers() {
 	defer p.mu.Unlock()
 	p.nobody = true
 	for _, pr := range p.prompts {
-		pr.noOneLeftLocked()
+		pr.noOneLeftLocked(TimedOut)
 	}
 }
 
-// noOneLeftLocked lets pr's default decision apply now, unless it is
-// settled already. p.mu is held.
-func (pr *prompt) noOneLeftLocked() {
+// noOneLeftLocked lets pr's default decision apply now, settled as how,
+// unless it is settled or let go already. p.mu is held.
+func (pr *prompt) noOneLeftLocked(how Resolution) {
 	select {
 	case <-pr.settled:
 	case <-pr.gone:
 	default:
+		pr.goneAs = how
 		close(pr.gone)
 	}
 }

@@ -1,6 +1,7 @@
-// Package producer is a small AAEP producer that plays scripted scenarios over
-// HTTP (Server-Sent Events), WebSocket, stdio JSON-RPC and Unix sockets, for
-// the demo, for tests and for replay.
+// Package producer is a small AAEP producer that plays scripted scenarios, or
+// a recorded session, over HTTP (Server-Sent Events), WebSocket, gRPC, stdio
+// JSON-RPC and Unix sockets, for the demo, for tests and for aaep-replay
+// serve.
 //
 // A [Scenario] is a list of timed steps, each one event without its envelope;
 // prompts (confirmations and clarifications) carry the steps that follow each
@@ -26,6 +27,20 @@
 // a prompt blocks its scenario until a valid reply arrives or its time runs
 // out, when the default applies. Late and reconnecting subscribers get the
 // events they missed from a bounded history.
+//
+// A subscription is sent only what its honored terms allow: its event
+// filters, at its rate, and no prompt it declared it cannot answer
+// (supports_confirmation_reply or supports_clarification_reply false or
+// left out, spec §5.3.1.4). When no one connected can answer a prompt, the
+// producer applies its default at once and goes on, as if it had never
+// asked; a prompt some can answer waits for them, and the others see only
+// what followed.
+//
+// With [Options].Replay the producer serves a recorded session (a capture)
+// instead of scenarios, with the same handshake, terms and bindings: each
+// stream plays it for itself, or everyone shares one playing
+// ([Replay].Shared). Replies change nothing; [Options].OnMessage reports
+// them, on every binding.
 //
 // [Options] add what a subscriber must survive: the habits of deployed
 // producers (Quirks), and duplicated or reordered events (Duplicate, Shuffle),

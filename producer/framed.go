@@ -37,8 +37,9 @@ type peer interface {
 }
 
 // serveFramed serves one subscriber on pe until the connection or the
-// subscription ends. manifest, if not empty, is the manifest_uri announced.
-func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
+// subscription ends. via names the binding for Options.OnMessage; manifest,
+// if not empty, is the manifest_uri announced.
+func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest string) {
 	if !p.serving() {
 		pe.end(protocol.CloseGoingAway, "the producer is shutting down")
 		return
@@ -72,13 +73,20 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
 	sub.streams++
 	p.mu.Unlock()
 	p.begin()
+	var own *eventLog
+	var cursor uint64
+	if p.ownPlaying() {
+		own, _ = p.playOwn(ctx, "", sub) // a new subscription: always from the start
+	} else {
+		cursor = p.startIndex("")
+	}
 
 	fed := make(chan struct{})
 	go func() {
 		defer close(fed)
 		out := p.newStreamOut(seed)
 		out.framed = true
-		finished := p.feed(ctx, sub, out, p.startIndex(""), nil, func() error {
+		finished := p.feed(ctx, sub, own, out, cursor, nil, func() error {
 			for i, m := range out.msgs {
 				out.msgs[i] = nil
 				if err := pe.send(m); err != nil {
@@ -97,7 +105,7 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
 			pe.end(protocol.CloseSubscriptionEnded, "the subscription has ended")
 		}
 	}()
-	p.readFramed(pe, sub, manifest)
+	p.readFramed(pe, sub, via, manifest)
 	cancel()
 	<-fed
 	p.mu.Lock()
@@ -109,7 +117,7 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, manifest string) {
 }
 
 // readFramed handles the subscriber's messages until the connection ends.
-func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
+func (p *Producer) readFramed(pe peer, sub *subscription, via, manifest string) {
 	for {
 		in, err := pe.next()
 		if err != nil {
@@ -119,6 +127,7 @@ func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
 			_ = pe.answer(in, []byte(`{}`), false)
 			continue
 		}
+		p.told(via, in.data)
 		var m map[string]json.RawMessage
 		if err := json.Unmarshal(in.data, &m); err != nil || m == nil {
 			p.opts.Logf("producer: ignored a message that is not a JSON object")
@@ -151,6 +160,9 @@ func (p *Producer) readFramed(pe peer, sub *subscription, manifest string) {
 				p.opts.Logf("producer: signed reply refused: %v", err)
 			}
 		default:
+			if p.opts.Replay != nil {
+				continue // received, reported, and changes nothing
+			}
 			err := p.plainAllowed()
 			if err == nil {
 				err = p.reply(typ, m, false)

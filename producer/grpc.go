@@ -52,7 +52,7 @@ func (g grpcService) Subscribe(s grpc.BidiStreamingServer[aaeppb.AaepMessage, aa
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		g.p.serveFramed(s.Context(), pe, "")
+		g.p.serveFramed(s.Context(), pe, "gRPC", "")
 	}()
 	select {
 	case <-served:

@@ -24,6 +24,7 @@ const (
 	maxBody          = 64 << 10 // bytes of a request body
 	maxSubscriptions = 256      // live subscriptions; idle ones are evicted first
 	maxRate          = 1000     // events per second honored at most
+	maxReplayRate    = 100000   // the same for a replay, which keeps to its recorded pace (the most a request may ask)
 )
 
 var (
@@ -56,8 +57,12 @@ func (p *Producer) routes() *http.ServeMux {
 	return mux
 }
 
-// agent is the producer's identity: the first scenario's agent.
+// agent is the producer's identity: the recorded one of a replay, else the
+// first scenario's agent.
 func (p *Producer) agent() Agent {
+	if r := p.opts.Replay; r != nil {
+		return Agent{ID: r.agent.AgentID, Name: r.agent.AgentName, Version: r.agent.AgentVersion}
+	}
 	if len(p.opts.Scenarios) > 0 {
 		return p.opts.Scenarios[0].Agent
 	}
@@ -73,6 +78,7 @@ type subscription struct {
 	streams    int                        // open streams; guarded by Producer.mu
 	lastUsed   time.Time                  // guarded by Producer.mu
 	closed     chan struct{}              // closed by subscription.close
+	played     bool                       // a replay was played to its end on a stream of it; guarded by Producer.mu
 	signer     *sigrpl.Verifier           // the offered reply key, or nil
 }
 
@@ -80,6 +86,10 @@ type subscription struct {
 type terms struct {
 	rate             int // events per second
 	include, exclude []string
+	// confirm and clarify say whether the subscription can answer
+	// confirmations and clarifications. It is sent no prompt it cannot
+	// answer (spec §5.3.1.4, §5.3.1.5); absent means it cannot.
+	confirm, clarify bool
 }
 
 // capabilities is the part of a capability declaration the producer reads.
@@ -208,6 +218,9 @@ func (p *Producer) accepted(manifest, id string, h honored, notes []string) any 
 	}
 	a := p.agent()
 	msg.Producer = producer{a.ID, a.Name, a.Version}
+	if p.opts.Replay != nil {
+		msg.Notes = strings.TrimSpace(replayNote + " " + msg.Notes)
+	}
 	return msg
 }
 
@@ -230,6 +243,7 @@ func (p *Producer) addSubscription(sub *subscription) *Rejection {
 		close(idle.closed)
 	}
 	p.subs[sub.id] = sub
+	p.unanswerableLocked() // the first subscription may be one that cannot answer
 	return nil
 }
 
@@ -246,11 +260,11 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 	}
 	var h honored
 	var notes []string
-	t := terms{rate: maxRate, include: []string{"aaep:agent.*"}}
+	t := terms{rate: p.rateCap(), include: p.defaultInclude()}
 
-	h.MaxEventsPerSecond = maxRate
+	h.MaxEventsPerSecond = t.rate
 	if n := c.MaxEventsPerSecond; n != nil {
-		h.MaxEventsPerSecond = min(*n, maxRate)
+		h.MaxEventsPerSecond = min(*n, t.rate)
 	}
 	t.rate = h.MaxEventsPerSecond
 
@@ -274,8 +288,11 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		notes = append(notes, "Some sessions are in "+strings.Join(p.langs, ", ")+" only.")
 	}
 
-	h.SupportsConfirmationReply = c.SupportsConfirmationReply
-	h.SupportsClarificationReply = c.SupportsClarificationReply
+	// The spec's default for both is false: a subscription that does not
+	// say it can answer is sent no prompt, and each one's default applies.
+	t.confirm = c.SupportsConfirmationReply != nil && *c.SupportsConfirmationReply
+	t.clarify = c.SupportsClarificationReply != nil && *c.SupportsClarificationReply
+	h.SupportsConfirmationReply, h.SupportsClarificationReply = &t.confirm, &t.clarify
 
 	for _, b := range c.CoalesceBoundaries {
 		if (b == "sentence" || b == "completion") && !slices.Contains(h.CoalesceBoundaries, b) {
@@ -300,6 +317,16 @@ func (p *Producer) negotiate(requested map[string]json.RawMessage) (honored, ter
 		}
 	}
 	return h, t, notes, nil
+}
+
+// rateCap is the most events per second a stream is sent: a replay keeps
+// to the pace of its recording (and --speed), so only a subscriber's own
+// limit holds it back.
+func (p *Producer) rateCap() int {
+	if p.opts.Replay != nil {
+		return maxReplayRate
+	}
+	return maxRate
 }
 
 // CheckCapabilities rejects requested capabilities that no producer can
@@ -423,6 +450,7 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	p.told(r.URL.Path, body)
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil || m == nil {
 		writeError(w, http.StatusBadRequest, "the body is not a JSON object")
@@ -435,6 +463,10 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		return
 	case protocol.TypeSubscriptionClose:
 		p.closeSubscription(w, m)
+		return
+	}
+	if p.opts.Replay != nil { // received, reported, and changes nothing
+		writeJSON(w, http.StatusAccepted, map[string]string{"status": "received"})
 		return
 	}
 	err = p.checkSignature(r.Header.Get(sigrpl.Header), body, m)
@@ -651,6 +683,7 @@ func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string)
 	}
 	p.mu.Lock()
 	sub.requested, sub.terms = merged, t
+	p.unanswerableLocked()
 	p.broadcastLocked()
 	p.mu.Unlock()
 	p.opts.Logf("producer: %s renegotiated", id)

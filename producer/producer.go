@@ -81,6 +81,15 @@ type Options struct {
 	Refuse *Refusal
 	// ManifestFault spoils the manifest for tests; zero is honest.
 	ManifestFault ManifestFault
+	// Replay, if not nil, is a recorded session served in place of the
+	// scenarios (replay.go); New prepares it.
+	Replay *Replay
+	// OnMessage, if not nil, is told every message a subscriber sends
+	// after its handshake (replies, renegotiation, close), with the binding
+	// it came by: the HTTP path, the WebSocket path, "gRPC", "stdio" or
+	// "Unix socket". It may be called from several goroutines at once; msg
+	// is as received, unsanitized.
+	OnMessage func(via string, msg []byte)
 }
 
 // Resolution says how a prompt was settled.
@@ -93,6 +102,7 @@ const (
 	Answered                        // a reply answered the clarification
 	TimedOut                        // no valid reply in time: the default applied
 	Abandoned                       // the producer was closed while the prompt waited
+	Defaulted                       // no subscription could answer: the default applied at once
 )
 
 func (r Resolution) String() string {
@@ -107,6 +117,8 @@ func (r Resolution) String() string {
 		return "timed out"
 	case Abandoned:
 		return "abandoned"
+	case Defaulted:
+		return "defaulted: no subscriber could answer"
 	}
 	return fmt.Sprintf("Resolution(%d)", int(r))
 }
@@ -147,8 +159,7 @@ type Producer struct {
 	conns  sync.WaitGroup // connections being served on a message binding
 
 	mu       sync.Mutex
-	hist     []record      // the latest events, oldest first; guarded by mu
-	histBase uint64        // index of hist[0] among all events ever published
+	hist     eventLog      // the latest events of the run, oldest first; guarded by mu
 	changed  chan struct{} // closed and replaced on every change; never nil
 	active   int           // scenarios playing
 	blocked  int           // of which waiting on a prompt
@@ -159,6 +170,9 @@ type Producer struct {
 	prompts  map[string]*prompt // by reply token, settled ones included
 	outcomes []Outcome
 	streams  uint64 // streams opened so far; seeds each one's chaos
+	// anonymous counts the open streams of the deployed layout: they hold
+	// no subscription but see every prompt and may answer it.
+	anonymous int
 }
 
 // record is one published event.
@@ -193,6 +207,9 @@ func New(opts Options) *Producer {
 		prompts: map[string]*prompt{},
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	if opts.Replay != nil {
+		opts.Replay.prepare()
+	}
 	for _, sc := range opts.Scenarios {
 		if !slices.Contains(p.langs, sc.Language) {
 			p.langs = append(p.langs, sc.Language)
@@ -260,7 +277,21 @@ func (p *Producer) Outcomes() []Outcome {
 	return slices.Clone(p.outcomes)
 }
 
-func (p *Producer) begin() { p.start.Do(func() { go p.run() }) }
+// begin starts the run, unless it has started; a replay that each stream
+// plays for itself has no run.
+func (p *Producer) begin() {
+	if p.ownPlaying() {
+		return
+	}
+	p.start.Do(func() { go p.run() })
+}
+
+// told reports a message a subscriber sent to Options.OnMessage.
+func (p *Producer) told(via string, msg []byte) {
+	if p.opts.OnMessage != nil {
+		p.opts.OnMessage(via, msg)
+	}
+}
 
 // run plays every scenario, one at a time (two with Quirks).
 func (p *Producer) run() {
@@ -275,6 +306,10 @@ func (p *Producer) run() {
 		p.opts.Logf("producer: the run has ended")
 		close(p.done)
 	}()
+	if p.opts.Replay != nil {
+		p.runReplay()
+		return
+	}
 	at := 1
 	if p.opts.Quirks {
 		at = 2 // interleave two sessions on the one stream
@@ -493,11 +528,7 @@ func urgencyOf(typ string) protocol.Urgency {
 func (p *Producer) publish(r record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hist = append(p.hist, r)
-	if n := len(p.hist) - historyLimit; n > historyLimit/4 {
-		p.hist = slices.Clone(p.hist[n:])
-		p.histBase += uint64(n)
-	}
+	p.hist.add(r)
 	p.broadcastLocked()
 }
 
@@ -519,12 +550,16 @@ type prompt struct {
 	choices  []choice  // clarification: offered answers
 	settled  chan struct{}
 	gone     chan struct{} // closed when no subscriber is left to answer (close.go)
+	goneAs   Resolution    // how the default applies once gone is closed; guarded by Producer.mu
 	outcome  Outcome       // valid once settled is closed
 	label    string        // clarification: how the answer reads
 }
 
-// open registers a prompt for ev, issued at at with token.
-func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *prompt {
+// open registers a prompt for ev, issued at at with token. It reports
+// whether the prompt is to be sent: not when no one can answer it, for then
+// its default applies at once and the agent goes on as if it had never
+// asked (spec §5.3.1.4), which keeps the session's sequence numbers whole.
+func (p *Producer) open(s *session, ev Payload, token string, at time.Time) (*prompt, bool) {
 	var secs int
 	v, _ := ev.Get("timeout_seconds")
 	_ = json.Unmarshal(v, &secs) // checked when the scenario was loaded
@@ -549,11 +584,16 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) *pro
 	}
 	p.mu.Lock()
 	p.prompts[token] = pr
-	if p.nobody {
-		pr.noOneLeftLocked()
+	send := true
+	switch {
+	case p.nobody:
+		pr.noOneLeftLocked(TimedOut)
+	case !p.answerableLocked(pr.typ):
+		pr.noOneLeftLocked(Defaulted)
+		send = false
 	}
 	p.mu.Unlock()
-	return pr
+	return pr, send
 }
 
 // settle records o as the prompt's outcome unless it is settled already; it
@@ -598,8 +638,10 @@ func (p *Producer) wait(ctx context.Context, pr *prompt, def Outcome, defLabel s
 	case <-t.C:
 		def.Resolution = TimedOut
 		p.settle(pr, def, defLabel)
-	case <-pr.gone: // the subscriber closed: as if the time had run out (spec §5.8.2)
-		def.Resolution = TimedOut
+	case <-pr.gone: // no one (left) can answer: the default applies now (close.go)
+		p.mu.Lock()
+		def.Resolution = pr.goneAs
+		p.mu.Unlock()
 		p.settle(pr, def, defLabel)
 	case <-ctx.Done():
 		def.Resolution = Abandoned
@@ -624,8 +666,10 @@ func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *stri
 	token := "rpl_" + randomHex(16)
 	def, _ := st.Event.str("default_decision")
 	at := s.stamp(p.opts.Now())
-	pr := p.open(s, st.Event, token, at)
-	p.emit(s, st.Event, vars, token, at)
+	pr, send := p.open(s, st.Event, token, at)
+	if send {
+		p.emit(s, st.Event, vars, token, at)
+	}
 	o, _, err := p.wait(ctx, pr, Outcome{Decision: def}, "")
 	if err != nil {
 		return err
@@ -650,19 +694,21 @@ func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *stri
 func (p *Producer) clarify(ctx context.Context, s *session, st *Step, vars *strings.Replacer) error {
 	token := "rpl_" + randomHex(16)
 	at := s.stamp(p.opts.Now())
-	pr := p.open(s, st.Event, token, at)
+	pr, send := p.open(s, st.Event, token, at)
 	def := Outcome{}
 	defLabel := ""
 	if d, ok := st.Event.str("default_response"); ok && d != "" {
 		def.Answer, defLabel = d, pr.labelOf(d)
 	}
-	p.emit(s, st.Event, vars, token, at)
+	if send {
+		p.emit(s, st.Event, vars, token, at)
+	}
 	o, label, err := p.wait(ctx, pr, def, defLabel)
 	if err != nil {
 		return err
 	}
 	switch {
-	case o.Resolution == TimedOut && st.OnTimeout != nil:
+	case (o.Resolution == TimedOut || o.Resolution == Defaulted) && st.OnTimeout != nil:
 		return p.steps(ctx, s, st.OnTimeout, answerVars(def.Answer, defLabel))
 	case o.Answer != "":
 		return p.steps(ctx, s, st.OnAnswer, answerVars(o.Answer, label))

@@ -222,7 +222,7 @@ func TestSignedReplyWebSocket(t *testing.T) {
 	defer c.Close()
 	o, _ := k.Offer()
 	req, _ := json.Marshal(map[string]any{"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "t",
-		"capabilities": map[string]any{"sigrpl": map[string]any{"required": false}}, "extensions": map[string]any{"sigrpl": o}})
+		"capabilities": map[string]any{"supports_confirmation_reply": true, "sigrpl": map[string]any{"required": false}}, "extensions": map[string]any{"sigrpl": o}})
 	_ = c.WriteMessage(websocket.TextMessage, req)
 	acc := wsRead(t, c)
 	if acc["honored_capabilities"].(map[string]any)["sigrpl"] == nil {

@@ -31,7 +31,7 @@ func (p *Producer) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) err
 		}
 		sp.end(protocol.CloseGoingAway, "stopped")
 	}()
-	p.serveFramed(ctx, sp, "")
+	p.serveFramed(ctx, sp, "stdio", "")
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	err := sp.werr

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // quirkReplay is how many old events a new stream gets in Quirks mode.
@@ -19,37 +21,44 @@ const quirkReplay = 1000
 // maxHold is how long the shuffle may hold an event back.
 const maxHold = 200 * time.Millisecond
 
-// ended reports whether the streams are over: the run has ended and
-// EndWhenDone is set.
+// ended reports whether the streams are over: the run has ended and ends
+// every stream (EndWhenDone, or a shared replay).
 func (p *Producer) ended() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.finished && p.opts.EndWhenDone
+	return p.finished && p.endsStreams()
 }
+
+// endsStreams reports whether the end of the run ends every stream.
+func (p *Producer) endsStreams() bool { return p.opts.EndWhenDone || p.opts.Replay != nil }
 
 // snapshot is what a stream learns from the producer at one moment.
 type snapshot struct {
-	recs     []record
-	next     uint64        // index of the event after recs
-	changed  chan struct{} // closed at the next change
-	idle     bool          // every playing scenario waits on a prompt, or none plays
-	finished bool
-	terms    terms
-	closed   bool // the subscription is gone
+	recs    []record
+	next    uint64        // index of the event after recs
+	changed chan struct{} // closed at the next change
+	idle    bool          // every playing scenario waits on a prompt, or none plays
+	over    bool          // nothing more will come: the stream ends once it has sent recs
+	terms   terms
+	closed  bool // the subscription is gone
 }
 
-// since returns the events from index from on.
-func (p *Producer) since(from uint64, sub *subscription) snapshot {
+// since returns the events from index from on of the stream's own log, or
+// of the run's history when own is nil.
+func (p *Producer) since(from uint64, sub *subscription, own *eventLog) snapshot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	from = max(from, p.histBase)
 	s := snapshot{
-		recs:     slices.Clone(p.hist[from-p.histBase:]),
-		next:     p.histBase + uint64(len(p.hist)),
-		changed:  p.changed,
-		idle:     p.finished || p.active > 0 && p.blocked == p.active,
-		finished: p.finished,
-		terms:    terms{rate: maxRate, include: []string{"aaep:agent.*"}},
+		changed: p.changed,
+		idle:    p.finished || p.active > 0 && p.blocked == p.active,
+		over:    p.finished && p.endsStreams(),
+		terms:   p.anonymousTerms(),
+	}
+	if own != nil {
+		s.idle, s.over = own.ended, own.ended
+		s.recs, s.next = own.from(from)
+	} else {
+		s.recs, s.next = p.hist.from(from)
 	}
 	if sub != nil {
 		s.terms = sub.terms
@@ -58,25 +67,43 @@ func (p *Producer) since(from uint64, sub *subscription) snapshot {
 	return s
 }
 
-// startIndex is where a new stream begins: after the Last-Event-ID when the
-// history holds it, else at the oldest event kept (the last quirkReplay in
-// Quirks mode, where events carry no id to resume from).
+// defaultInclude is the event filter of a subscription that asks for none:
+// the core types, or, for a replay, whatever was recorded.
+func (p *Producer) defaultInclude() []string {
+	if p.opts.Replay != nil {
+		return []string{"*"}
+	}
+	return []string{"aaep:agent.*"}
+}
+
+// anonymousTerms are the terms of a stream of the deployed layout, which
+// has no handshake: every event, prompts included, since such a stream may
+// answer on the deployed reply endpoint.
+func (p *Producer) anonymousTerms() terms {
+	return terms{rate: p.rateCap(), include: p.defaultInclude(), confirm: true, clarify: true}
+}
+
+// startIndex is where a new stream begins in the run's history: after the
+// Last-Event-ID when the history holds it, else at the oldest event kept
+// (the last quirkReplay in Quirks mode, where events carry no id to resume
+// from). A stream of a shared replay begins with what is sent from now on.
 func (p *Producer) startIndex(lastID string) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	end := p.histBase + uint64(len(p.hist))
-	if p.opts.Quirks {
-		return max(p.histBase, end-min(end, quirkReplay))
+	end := p.hist.end()
+	switch {
+	case p.opts.Replay != nil:
+		return end
+	case p.opts.Quirks:
+		return max(p.hist.base, end-min(end, quirkReplay))
 	}
 	if lastID != "" {
-		for i := len(p.hist) - 1; i >= 0; i-- {
-			if p.hist[i].id == lastID {
-				return p.histBase + uint64(i) + 1
-			}
+		if i, ok := p.hist.after(lastID); ok {
+			return i
 		}
 		p.opts.Logf("producer: Last-Event-ID %s is not in the history; resending all of it", lastID)
 	}
-	return p.histBase
+	return p.hist.base
 }
 
 // serveStream writes events to one SSE stream until the client leaves, the
@@ -93,16 +120,31 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	if sub != nil {
 		sub.streams++
 		sub.lastUsed = time.Now()
+	} else {
+		p.anonymous++
 	}
 	p.mu.Unlock()
 	defer func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
 		if sub != nil {
-			p.mu.Lock()
 			sub.streams--
 			sub.lastUsed = time.Now()
-			p.mu.Unlock()
+			return
 		}
+		p.anonymous--
+		p.unanswerableLocked()
 	}()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel() // stops the stream's own playing, if any
+	var own *eventLog
+	if p.ownPlaying() {
+		var more bool
+		if own, more = p.playOwn(ctx, r.Header.Get("Last-Event-ID"), sub); !more {
+			w.WriteHeader(http.StatusNoContent) // played to the end: do not reconnect
+			return
+		}
+	}
 
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
@@ -125,8 +167,11 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 		defer t.Stop()
 		heartbeat = t.C
 	}
-	cursor := p.startIndex(r.Header.Get("Last-Event-ID"))
-	p.feed(r.Context(), sub, out, cursor, heartbeat, func() error {
+	var cursor uint64
+	if own == nil {
+		cursor = p.startIndex(r.Header.Get("Last-Event-ID"))
+	}
+	p.feed(ctx, sub, own, out, cursor, heartbeat, func() error {
 		if _, err := w.Write(out.buf.Bytes()); err != nil {
 			return err
 		}
@@ -144,18 +189,20 @@ func (p *Producer) newStreamOut(seed uint64) *streamOut {
 	}
 }
 
-// feed writes the events from index cursor on into out, calling flush
-// whenever out holds some, until ctx ends, the producer closes, the
-// subscription (if any) closes, flush fails, or — with EndWhenDone — the
-// run ends. It reports whether it stopped because the run ended.
+// feed writes the events from index cursor on (of the stream's own log, or
+// of the run's history when own is nil) into out, calling flush whenever
+// out holds some, until ctx ends, the producer closes, the subscription
+// (if any) closes, flush fails, or nothing more will come (the own log
+// ended; the run ended, with EndWhenDone or a shared replay). It reports
+// whether it stopped because nothing more will come.
 // heartbeat, if not nil, adds a comment to an SSE stream at each tick.
-func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, cursor uint64, heartbeat <-chan time.Time, flush func() error) bool {
+func (p *Producer) feed(ctx context.Context, sub *subscription, own *eventLog, out *streamOut, cursor uint64, heartbeat <-chan time.Time, flush func() error) bool {
 	var closed <-chan struct{}
 	if sub != nil {
 		closed = sub.closed
 	}
 	for {
-		snap := p.since(cursor, sub)
+		snap := p.since(cursor, sub, own)
 		cursor = snap.next
 		if snap.closed {
 			return false
@@ -163,7 +210,7 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, 
 		out.bucket.setRate(snap.terms.rate)
 		now := time.Now()
 		for _, rec := range snap.recs {
-			if rec.critical || snap.terms.allows(rec.typ) {
+			if snap.terms.sends(rec) {
 				out.add(rec, now)
 			}
 		}
@@ -176,7 +223,7 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, 
 				return false
 			}
 		}
-		if snap.finished && p.opts.EndWhenDone && len(out.held) == 0 && len(out.queue) == 0 {
+		if snap.over && len(out.held) == 0 && len(out.queue) == 0 {
 			return true
 		}
 
@@ -202,6 +249,28 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, out *streamOut, 
 			timer.Stop()
 		}
 	}
+}
+
+// sends reports whether a stream under t is sent rec: a prompt only when
+// the subscription can answer it, any other critical event always, the
+// rest as the filters say.
+func (t terms) sends(rec record) bool {
+	if !t.answers(rec.typ) {
+		return false
+	}
+	return rec.critical || t.allows(rec.typ)
+}
+
+// answers reports whether a subscription under t can answer an event of
+// type typ: true for every type that is not a prompt.
+func (t terms) answers(typ string) bool {
+	switch typ {
+	case protocol.TypeAwaitingConfirmation:
+		return t.confirm
+	case protocol.TypeAwaitingClarify:
+		return t.clarify
+	}
+	return true
 }
 
 // allows reports whether the filters let a non-critical event of type typ

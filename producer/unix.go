@@ -75,7 +75,7 @@ func (p *Producer) ServeUnix(ctx context.Context, ln net.Listener) error {
 			up := &unixPeer{c: c, rd: wire.NewReader(c, wire.FramingUnknown, maxBody)}
 			stop := context.AfterFunc(ctx, func() { up.end(protocol.CloseGoingAway, "") })
 			defer stop()
-			p.serveFramed(ctx, up, "")
+			p.serveFramed(ctx, up, "Unix socket", "")
 		})
 	}
 }

@@ -37,7 +37,7 @@ func (p *Producer) handleWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.Close()
 	c.SetReadLimit(maxBody)
-	p.serveFramed(r.Context(), &wsPeer{c: c}, manifestURL(r))
+	p.serveFramed(r.Context(), &wsPeer{c: c}, protocol.PathWebSocket, manifestURL(r))
 }
 
 // wsPeer is a subscriber on a WebSocket.

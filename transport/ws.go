@@ -21,15 +21,6 @@ import (
 	"github.com/gorilla/websocket"
 )
 
-// Subprotocol and DefaultWSPath are the names capture/serve.go uses.
-//
-// Deprecated: use protocol.Subprotocol and protocol.PathWebSocket; these
-// go with capture/serve.go.
-const (
-	Subprotocol   = protocol.Subprotocol
-	DefaultWSPath = protocol.PathWebSocket
-)
-
 // CloseWords says what a WebSocket close code means, in plain words.
 func CloseWords(code int) string {
 	switch code {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,24 +48,9 @@ func TestServeDemo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			srv := exec.CommandContext(ctx, replay, "serve", "--demo", "--demo-scenarios", "confirm")
-			out, err := srv.StdoutPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv.Stderr = os.Stderr
-			srv.WaitDelay = 5 * time.Second
-			if err := srv.Start(); err != nil {
-				t.Fatal(err)
-			}
-			said := readCommands(out)
-			endpoint := ""
-			for _, label := range []string{"HTTP, spec layout: ", "HTTP, deployed layout: ", "WebSocket: ", "gRPC: "} {
-				l := await(t, ctx, said, label, "serve --demo")
-				if label == tc.label {
-					endpoint = strings.TrimSuffix(strings.Fields(strings.TrimPrefix(l, label))[0], ".")
-				}
-			}
+			srv := startServe(t, ctx, replay, "serve", "--demo", "--demo-scenarios", "confirm")
+			said := srv.said
+			endpoint := srv.bindings(t, ctx)[tc.label]
 
 			home := t.TempDir()
 			lctx, lcancel := context.WithCancel(ctx)
@@ -97,15 +81,7 @@ func TestServeDemo(t *testing.T) {
 			}
 			await(t, ctx, said, "rejected (reject)", "serve --demo")
 
-			if err := srv.Process.Signal(syscall.SIGINT); err != nil {
-				t.Fatal(err)
-			}
-			await(t, ctx, said, "Stopped serving.", "serve --demo")
-			for range said {
-			}
-			if err := srv.Wait(); err != nil {
-				t.Errorf("serve --demo after SIGINT: %v", err)
-			}
+			srv.stop(t, ctx, true)
 		})
 	}
 }

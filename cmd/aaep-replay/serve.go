@@ -1,4 +1,5 @@
-// serve.go: aaep-replay serve: a capture served as a producer on loopback.
+// serve.go: aaep-replay serve: a capture, or the demo, served by the
+// project's producer on loopback, on every binding it speaks.
 
 package main
 
@@ -9,16 +10,19 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
 const serveUsage = `Usage: aaep-replay serve [--addr HOST:PORT] [--speed X] [--idle-limit D] [--loop] [--no-wait] [--once] FILE
-       aaep-replay serve --demo [--addr HOST:PORT] [--demo-scenarios NAMES]
+       aaep-replay serve --stdio [--speed X] [--idle-limit D] [--loop] FILE
+       aaep-replay serve --demo [--addr HOST:PORT] [--stdio] [--demo-scenarios NAMES]
 
 Serves the received messages of a capture as a producer, so that other
 subscribers can be tested against a recorded session. Offered at once:
@@ -27,6 +31,13 @@ subscribers can be tested against a recorded session. Offered at once:
   - the deployed HTTP layout: GET /events, replies to POST /messages
   - WebSocket at /aaep/v1/ws (subprotocol aaep.v1), with the handshake as
     the first message and replies on the same connection
+  - gRPC, on a port of its own
+One line says where each binding listens. --stdio instead serves one
+subscriber in JSON-RPC 2.0 on standard input and output (for
+aaep-listen 'exec:aaep-replay serve --stdio FILE'); what it says then goes
+to standard error. Each subscription gets what its
+terms allow: no confirmation when it said it cannot answer one, only the
+event types its filters ask for, at most the rate it asked for.
 Messages are paced by the recorded times. Each event's timestamp is the
 time it is sent (--keep-timestamps sends the recorded ones), so prompts are
 live. Replies are received, printed here, and change nothing.
@@ -37,16 +48,15 @@ what is sent from the moment it joins. --loop plays the capture again and
 again, with new event IDs, session IDs and reply tokens every round.
 
 --demo serves the built-in demo producer instead, live, for testing your own
-subscriber: prompts wait for a reply until they time out. It speaks the same
-HTTP layouts and WebSocket, and gRPC on a port of its own; one line says
-where each binding listens. It runs until Control-C (or SIGTERM).
+subscriber: prompts wait for a reply until they time out. It runs until
+Control-C (or SIGTERM).
 
 Flags:
 `
 
 func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one)")
+	addr := fs.String("addr", "127.0.0.1:0", "address to listen on (port 0 picks a free one; gRPC takes another free port)")
 	speed := fs.Float64("speed", 1, "pace: 1 is as recorded, 2 twice as fast, 0 as fast as possible")
 	idle := fs.Duration("idle-limit", 3*time.Second, "longest pause between two messages")
 	once := fs.Bool("once", false, "stop once one stream (with --no-wait: the playing) has sent the whole capture")
@@ -56,19 +66,25 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	keepTS := fs.Bool("keep-timestamps", false, "send the recorded timestamps instead of the time of sending")
 	demo := fs.Bool("demo", false, "serve the built-in demo producer, live, instead of a capture")
 	scenarios := fs.String("demo-scenarios", "", "with --demo: comma-separated demo `NAMES` to play (default: all, in order)")
+	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
 	}
+	where := bindings{addr: *addr, stdio: *stdio}
 	switch {
+	case *stdio && (*noWait || *once):
+		return exitUnreadable, usagef("--stdio serves one subscriber on standard input and output: it goes with neither --no-wait nor --once")
 	case *demo && len(files) != 0:
 		return exitUnreadable, usagef("--demo serves the built-in producer: give no FILE")
 	case *demo:
-		return serveDemo(ctx, demoOptions{addr: *addr, scenarios: *scenarios}, tio)
+		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios}, tio)
 	case *scenarios != "":
 		return exitUnreadable, usagef("--demo-scenarios goes with --demo")
 	case len(files) != 1:
 		return exitUnreadable, usagef("give exactly one FILE to serve, got %d", len(files))
+	case *stdio && files[0] == "-":
+		return exitUnreadable, usagef("--stdio takes standard input for the subscriber: give the capture as a FILE, not -")
 	case *speed < 0:
 		return exitUnreadable, usagef("--speed must not be negative")
 	case *loop && *once:
@@ -83,18 +99,11 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
-	var mu sync.Mutex // serializes what handlers print
-	say := func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		tio.Printf(format+"\n", args...)
-	}
+	say := sayer(tio, *stdio)
 	finished := make(chan struct{}, 1)
-	srv := capture.NewServer(recs, capture.ServeOptions{
-		Speed: *speed, IdleLimit: *idle, Loop: *loop, NoWait: *noWait, KeepTimestamps: *keepTS, Linger: *linger,
-		OnReply: func(path string, body []byte) {
-			say("Received on %s: %s", path, protocol.Sanitize(string(body)))
-		},
+	replay := &producer.Replay{
+		Records: recs, Speed: *speed, IdleLimit: *idle, Loop: *loop, Shared: *noWait,
+		KeepTimestamps: *keepTS, Linger: *linger,
 		OnDone: func() {
 			say("A stream has sent the whole capture.")
 			select {
@@ -102,38 +111,126 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			default:
 			}
 		},
-	})
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return exitViolations, fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 5 * time.Second}
-	say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
-		srv.Len(), files[0], ln.Addr(), ln.Addr(), capture.PathWebSocket)
-	switch {
-	case *noWait:
-		say("Playing now, whether a subscriber is there or not.")
-	default:
-		say("Waiting for a subscriber; each one gets the capture from its start.")
-	}
-	srv.Start(ctx)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	var wait <-chan struct{}
+	p := producer.New(producer.Options{Replay: replay, OnMessage: func(via string, body []byte) {
+		say("Received on %s: %s", via, protocol.Sanitize(string(body)))
+	}})
+	var stop <-chan struct{}
 	if *once {
-		wait = finished
+		stop = finished
 	}
+	return serveProducer(ctx, p, where, stop, say, func(at listening) {
+		if at.stdio {
+			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
+			return
+		}
+		say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
+			replay.Len(), files[0], at.http, at.http, protocol.PathWebSocket)
+		at.say(say)
+		if *noWait {
+			say("Playing now, whether a subscriber is there or not.")
+			go func() { _ = p.Run(ctx) }()
+		} else {
+			say("Waiting for a subscriber; each one gets the capture from its start.")
+		}
+	})
+}
+
+// sayer returns a function that prints one line at a time, from any
+// goroutine: on standard output, or on standard error when standard output
+// carries the protocol (--stdio).
+func sayer(tio *term.IO, stdio bool) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stdio {
+			tio.Eprintf(format+"\n", args...)
+			return
+		}
+		tio.Printf(format+"\n", args...)
+	}
+}
+
+// bindings say where to serve a producer: HTTP (both layouts) and
+// WebSocket at addr, gRPC on a free port of the same host; or, with stdio,
+// one subscriber on standard input and output and nothing else. No Unix
+// socket: that binding cannot tell a subscriber the stream is over (spec
+// appendix B.4), so one that reconnects would hear a capture again and
+// again.
+type bindings struct {
+	addr  string
+	stdio bool
+}
+
+// listening is where a producer is served.
+type listening struct {
+	http, grpc string
+	stdio      bool
+}
+
+// say says where each binding listens, one line each.
+func (at listening) say(say func(string, ...any)) {
+	a := at.http
+	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, protocol.PathSubscriptions, protocol.PathReplies)
+	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
+	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, protocol.PathWebSocket)
+	say("gRPC: grpc://%s.", at.grpc)
+}
+
+// serveProducer serves p where b says. It calls started once every binding
+// listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is closed or
+// sent on (with stdio: until the subscriber is done), then says it stopped.
+func serveProducer(ctx context.Context, p *producer.Producer, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
+	defer p.Close()
+	if b.stdio {
+		started(listening{stdio: true})
+		err := p.ServeStdio(ctx, os.Stdin, os.Stdout)
+		p.Close()
+		if err != nil {
+			return exitViolations, fmt.Errorf("serve on standard input and output: %w", err)
+		}
+		say("Stopped serving.")
+		return exitOK, nil
+	}
+	ln, err := net.Listen("tcp", b.addr)
+	if err != nil {
+		return exitViolations, fmt.Errorf("listen on %s: %w", b.addr, err)
+	}
+	host, _, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return exitViolations, fmt.Errorf("listen on %s: %w", b.addr, err)
+	}
+	gln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		ln.Close()
+		return exitViolations, fmt.Errorf("listen for gRPC on %s: %w", host, err)
+	}
+	hs := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
+	gs := p.GRPCServer()
+	errc := make(chan error, 2)
+	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- gs.Serve(gln) }()
+	started(listening{http: ln.Addr().String(), grpc: gln.Addr().String()})
+
+	var serveErr error
 	select {
 	case <-ctx.Done():
-	case <-wait:
+	case <-stop:
 	case err := <-errc:
 		if !errors.Is(err, http.ErrServerClosed) {
-			return exitViolations, fmt.Errorf("serve: %w", err)
+			serveErr = fmt.Errorf("serve: %w", err)
 		}
 	}
+	p.Close() // ends every stream and connection, so shutting down does not wait on them
 	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_ = hs.Shutdown(sctx) // streams still open are cut; nothing is left to save
+	_ = hs.Shutdown(sctx)
+	gs.Stop()
+	if serveErr != nil {
+		return exitViolations, serveErr
+	}
 	say("Stopped serving.")
 	return exitOK, nil
 }

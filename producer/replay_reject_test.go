@@ -1,4 +1,4 @@
-package capture
+package producer
 
 import (
 	"bytes"
@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/producer"
-	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/gorilla/websocket"
 )
 
@@ -53,12 +52,12 @@ func rejectedCode(t *testing.T, b []byte) string {
 	return m.Code
 }
 
-// TestServeRejects: aaep-replay serve rejects, over HTTP and WebSocket,
+// TestReplayRejects: aaep-replay serve rejects, over HTTP and WebSocket,
 // what it cannot honour with the reason code the built-in producer gives
 // for the same request, and accepts nothing it then would not serve.
-func TestServeRejects(t *testing.T) {
-	_, replayURL, _ := serveCorpus(t, ServeOptions{})
-	p := producer.New(producer.Options{Logf: t.Logf})
+func TestReplayRejects(t *testing.T) {
+	_, replayURL, _ := serveCorpus(t, Replay{})
+	p := New(Options{Logf: t.Logf})
 	live := httptest.NewServer(p)
 	t.Cleanup(func() { p.Close(); live.Close() })
 
@@ -83,8 +82,8 @@ func TestServeRejects(t *testing.T) {
 				t.Errorf("the built-in producer answers %d %s, aaep-replay serve %d %s", liveStatus, lb, status, b)
 			}
 
-			ws := "ws" + strings.TrimPrefix(replayURL, "http") + PathWebSocket
-			conn, _, err := websocket.DefaultDialer.Dial(ws, http.Header{"Sec-WebSocket-Protocol": {transport.Subprotocol}})
+			ws := "ws" + strings.TrimPrefix(replayURL, "http") + protocol.PathWebSocket
+			conn, _, err := websocket.DefaultDialer.Dial(ws, http.Header{"Sec-WebSocket-Protocol": {protocol.Subprotocol}})
 			if err != nil {
 				t.Fatal(err)
 			}
