@@ -34,7 +34,7 @@ func recvAll(b *testing.B, c Conn, n int) {
 // BenchmarkWebSocketRecv measures frames through a WebSocket Conn on
 // loopback, from the producer's write to Recv.
 func BenchmarkWebSocketRecv(b *testing.B) {
-	url, _ := wsServer(b, []string{Subprotocol}, func(_ int, c *websocket.Conn) {
+	url, _ := wsServer(b, []string{protocol.Subprotocol}, func(_ int, c *websocket.Conn) {
 		_, _, _ = c.ReadMessage()
 		for range b.N {
 			if err := c.WriteMessage(websocket.TextMessage, benchEvent); err != nil {

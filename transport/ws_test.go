@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/gorilla/websocket"
 )
 
@@ -22,7 +23,7 @@ func wsServer(t testing.TB, protos []string, handle func(n int, c *websocket.Con
 	var count atomic.Int32
 	up := websocket.Upgrader{Subprotocols: protos}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != DefaultWSPath {
+		if r.URL.Path != protocol.PathWebSocket {
 			http.NotFound(w, r)
 			return
 		}
@@ -72,7 +73,7 @@ func TestWebSocketCloseCodes(t *testing.T) {
 		{1000, true, "closed normally"},
 		{1008, false, "breaks its policy"},
 	} {
-		url, count := wsServer(t, []string{Subprotocol}, func(n int, c *websocket.Conn) {
+		url, count := wsServer(t, []string{protocol.Subprotocol}, func(n int, c *websocket.Conn) {
 			_, _, _ = c.ReadMessage() // the request
 			_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"subscription.accepted","subscription_id":"sub_1"}`))
 			closeWith(c, tc.code, "reason \x1b[2Jtext")
@@ -106,7 +107,7 @@ func TestWebSocketCloseCodes(t *testing.T) {
 }
 
 func TestWebSocketReconnectHandshake(t *testing.T) {
-	url, count := wsServer(t, []string{Subprotocol}, func(n int, c *websocket.Conn) {
+	url, count := wsServer(t, []string{protocol.Subprotocol}, func(n int, c *websocket.Conn) {
 		_, req, err := c.ReadMessage()
 		if err != nil || string(req) != wsReq {
 			t.Errorf("connection %d: request %q %v", n, req, err)
@@ -176,7 +177,7 @@ func TestWebSocketSubprotocol(t *testing.T) {
 
 func TestWebSocketNoAnswer(t *testing.T) {
 	release := make(chan struct{})
-	url, _ := wsServer(t, []string{Subprotocol}, func(n int, c *websocket.Conn) {
+	url, _ := wsServer(t, []string{protocol.Subprotocol}, func(n int, c *websocket.Conn) {
 		_, _, _ = c.ReadMessage()
 		<-release // say nothing for a while, then send an event, unasked
 		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"type":"aaep:agent.session.started"}`))
@@ -219,7 +220,7 @@ func TestWebSocketRefusedUpgrade(t *testing.T) {
 }
 
 func TestWebSocketOversizeAndSendWhileDown(t *testing.T) {
-	url, _ := wsServer(t, []string{Subprotocol}, func(n int, c *websocket.Conn) {
+	url, _ := wsServer(t, []string{protocol.Subprotocol}, func(n int, c *websocket.Conn) {
 		_, _, _ = c.ReadMessage()
 		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"big":"`+strings.Repeat("x", 300)+`"}`))
 		_ = c.WriteMessage(websocket.TextMessage, []byte(`{"small":1}`))
@@ -257,7 +258,7 @@ func TestWebSocketOversizeAndSendWhileDown(t *testing.T) {
 }
 
 func TestWebSocketSilentProducer(t *testing.T) {
-	url, count := wsServer(t, []string{Subprotocol}, func(n int, c *websocket.Conn) {
+	url, count := wsServer(t, []string{protocol.Subprotocol}, func(n int, c *websocket.Conn) {
 		// Never read again, so pings go unanswered.
 		c.SetPingHandler(func(string) error { return nil })
 		_, _, _ = c.ReadMessage()
