@@ -35,7 +35,7 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	}
 	say := sayer(tio, o.where.stdio)
 	p := producer.New(producer.Options{Scenarios: scenarios, Speed: 1, Logf: say})
-	return serveProducer(ctx, p, o.where, nil, say, func(at listening) {
+	return serveProducer(ctx, tio, p, o.where, nil, say, func(at listening) {
 		live := fmt.Sprintf("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out.",
 			len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
 		if at.stdio {

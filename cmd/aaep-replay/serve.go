@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
@@ -119,7 +118,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *once {
 		stop = finished
 	}
-	return serveProducer(ctx, p, where, stop, say, func(at listening) {
+	return serveProducer(ctx, tio, p, where, stop, say, func(at listening) {
 		if at.stdio {
 			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
 			return
@@ -181,11 +180,11 @@ func (at listening) say(say func(string, ...any)) {
 // serveProducer serves p where b says. It calls started once every binding
 // listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is closed or
 // sent on (with stdio: until the subscriber is done), then says it stopped.
-func serveProducer(ctx context.Context, p *producer.Producer, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
+func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
 	defer p.Close()
 	if b.stdio {
 		started(listening{stdio: true})
-		err := p.ServeStdio(ctx, os.Stdin, os.Stdout)
+		err := p.ServeStdio(ctx, tio.In, tio.Out) // the protocol's channel, not lines for a person
 		p.Close()
 		if err != nil {
 			return exitViolations, fmt.Errorf("serve on standard input and output: %w", err)
