@@ -42,7 +42,8 @@ func TestTermFlags(t *testing.T) {
 		if !termsEqual(got, tt.want) {
 			t.Errorf("%v: terms %+v, want %+v", tt.args, got, tt.want)
 		}
-		req := string(subscriptionRequest(o))
+		b, _ := json.Marshal(o.clientConfig("").Request())
+		req := string(b)
 		for _, w := range tt.in {
 			if !strings.Contains(req, w) {
 				t.Errorf("%v: request lacks %s: %s", tt.args, w, req)

@@ -199,8 +199,11 @@ func loadKeys(name string) (*tui.KeyMap, error) {
 // attach makes the TUI the listener's input and prompt source.
 func (t *tuiOutput) attach(l *listener) {
 	l.input = t.Commands()
-	t.pending = l.eng.Pending
-	t.terms = func() (*session.Enforcer, protocol.Capabilities) { return l.neg.enf, l.neg.honored }
+	t.pending = l.c.Pending
+	t.terms = func() (*session.Enforcer, protocol.Capabilities) {
+		terms := l.c.Terms()
+		return terms.Enforcer, terms.Honored
+	}
 }
 
 // Close ends the TUI; a failure is reported, as the listener is done by then.
