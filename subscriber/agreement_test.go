@@ -89,7 +89,7 @@ func agreementCorpus(t testing.TB) [][]byte {
 		}
 		corpus = append(corpus, compact.Bytes())
 	}
-	edge, err := os.Open("../../protocol/testdata/edge-messages.jsonl")
+	edge, err := os.Open("../protocol/testdata/edge-messages.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
