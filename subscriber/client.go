@@ -288,7 +288,9 @@ func (c *Client) loop(ctx context.Context) {
 		}
 		select {
 		case f := <-frames:
-			c.takeNotes()
+			// The notes that opened the connection come before its frames;
+			// one that it ended waits for the frames queued before it.
+			c.takeOpeningNotes()
 			// What is already waiting is one burst.
 			c.handleQueued(min(len(c.frames), 1024), &f)
 			if c.ending() {
@@ -481,6 +483,34 @@ func (c *Client) takeNotes() {
 	for _, n := range ns {
 		c.show(n)
 	}
+}
+
+// takeOpeningNotes tells the notes waiting up to the first that says the
+// connection ended, which stays for the loop to take after the frames.
+func (c *Client) takeOpeningNotes() {
+	c.notesMu.Lock()
+	k := 0
+	for k < len(c.notes) && !c.notes[k].ends() {
+		k++
+	}
+	ns := c.notes[:k:k]
+	c.notes = c.notes[k:]
+	left := len(c.notes) > 0
+	c.notesMu.Unlock()
+	for _, n := range ns {
+		c.show(n)
+	}
+	if left {
+		select {
+		case c.noteSig <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// ends reports whether n says the connection ended.
+func (n note) ends() bool {
+	return n.isStatus && (n.status == transport.StatusReconnecting || n.status == transport.StatusClosed)
 }
 
 func (c *Client) show(n note) {

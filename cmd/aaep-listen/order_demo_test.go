@@ -15,6 +15,12 @@ import (
 // nothing about reconnecting at the producer's normal end, and the end said
 // once. Nothing but the structure of the client orders them: a timer
 // deciding the order would show as a difference between runs.
+//
+// --auto-reply reject answers the demo's prompts: without it the demo
+// producer settles each prompt the moment it sends it (nobody can answer),
+// and whether the settlement is read in the same burst as the prompt is a
+// matter of timing on the producer's side (the prompt is then told as
+// settled already, or offered and withdrawn at once).
 func TestDemoOrderIsStable(t *testing.T) {
 	const runs = 50
 	bin := listenerBinary(t)
@@ -28,7 +34,7 @@ func TestDemoOrderIsStable(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cmd := exec.Command(bin, "--demo", "--demo-speed", "0", "--no-time", "--plain", "--no-sign")
+			cmd := exec.Command(bin, "--demo", "--demo-speed", "0", "--no-time", "--plain", "--no-sign", "--auto-reply", "reject")
 			cmd.Env = append(cmd.Environ(), "NO_COLOR=1", "TZ=UTC")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr // standard input is /dev/null: closed at once
