@@ -1,0 +1,107 @@
+package subscriber_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// endOf reads c to its End and returns it with every update before.
+func endOf(t *testing.T, c *subscriber.Client) (subscriber.Update, []subscriber.Update) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var all []subscriber.Update
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			t.Fatalf("%v before the End", err)
+		}
+		all = append(all, u)
+		if u.Kind == subscriber.KindEnd {
+			return u, all
+		}
+	}
+}
+
+// A refusal ends the run with a *RejectedError carrying the producer's
+// code, message and wait; it is told once, in words, before the End.
+func TestRejectedError(t *testing.T) {
+	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true,
+		Refuse: &producer.Refusal{Code: "authorization_denied", Message: "Not you.", RetryAfter: -1}})
+	t.Cleanup(func() { p.Close() })
+	url := httpServe(t, p)
+	c, err := subscriber.Dial(context.Background(), url, subscriber.Config{Identity: session.Identity{ID: "test"},
+		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	end, all := endOf(t, c)
+	var rej *subscriber.RejectedError
+	if !errors.As(end.Err, &rej) || rej.Code != "authorization_denied" || rej.Message != "Not you." || rej.Renegotiation {
+		t.Fatalf("End error %#v, want the refusal", end.Err)
+	}
+	said := 0
+	for _, u := range all {
+		if u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusRejected {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the refusal was told %d times", said)
+	}
+}
+
+// With Manifest.Require, a producer whose manifest is signed by a key not
+// trusted is left: the subscription is closed and the End carries a
+// *ManifestRefusedError.
+func TestManifestRefusedError(t *testing.T) {
+	key, err := producer.NewManifestKey("ES256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true, ManifestKey: key})
+	t.Cleanup(func() { p.Close() })
+	url := httpServe(t, p)
+	c, err := subscriber.Dial(context.Background(), url, subscriber.Config{Identity: session.Identity{ID: "test"},
+		Terms:     session.Terms{Verbosity: "normal"},
+		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}},
+		Manifest:  subscriber.ManifestConfig{Require: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	end, _ := endOf(t, c)
+	var mr *subscriber.ManifestRefusedError
+	if !errors.As(end.Err, &mr) {
+		t.Fatalf("End error %v, want a ManifestRefusedError", end.Err)
+	}
+	if !strings.Contains(end.Text, "manifest did not verify") {
+		t.Errorf("End says %q", end.Text)
+	}
+}
+
+// A connection that cannot be made ends Dial with the error, and the
+// client's updates still say what was tried, then the End with the same
+// error.
+func TestDialFailure(t *testing.T) {
+	c, err := subscriber.Dial(context.Background(), "http://127.0.0.1:1", subscriber.Config{})
+	if err == nil {
+		t.Fatal("Dial to a closed port succeeded")
+	}
+	end, all := endOf(t, c)
+	if all[0].Status != subscriber.StatusConnecting || !errors.Is(end.Err, errors.Unwrap(err)) && end.Err != err {
+		t.Errorf("first %q, end error %v, Dial error %v", all[0].Text, end.Err, err)
+	}
+	if err := c.Close(); err != nil {
+		t.Error(err)
+	}
+}
