@@ -159,7 +159,6 @@ func newClient(endpoint string, cfg Config) *Client {
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy}, (*engineOutput)(c))
 	c.eng.Filtered(cfg.Terms.Filters())
-	c.manif.begin()
 	return c
 }
 

@@ -6,10 +6,15 @@
 // # Connecting
 //
 // Dial connects to an endpoint (http(s)://, ws(s)://, grpc(s)://, unix:,
-// exec:, a file or "-") and subscribes with the terms in Config; New runs
-// the same client over a transport.Conn that is already open (a capture
-// being replayed, a test). Status updates flow from the first "Connecting
-// to …", before Dial returns.
+// exec:, a file or "-") and subscribes with the terms in Config, returning
+// once the connection is made; Start does the same in the background and
+// returns at once, so a program can tell "Connecting to …" while a slow
+// producer keeps it waiting (a failure to connect is then the End's Err).
+// New runs the same client over a transport.Conn that is already open (a
+// capture being replayed, a test). Either way the stream of updates begins
+// with the first "Connecting to …" the transport says. The context given
+// to Dial, Start or New bounds the whole run: when it is done the client
+// closes the subscription and ends ("Stopped.").
 //
 //	c, err := subscriber.Dial(ctx, "http://127.0.0.1:8080", subscriber.Config{
 //		Identity: session.Identity{ID: "me", Name: "my-tool", Version: "1.0"},
@@ -41,7 +46,8 @@
 // Nothing is dropped. One goroutine owns the client; it queues updates and
 // stops reading frames from the producer while more than a few thousand
 // wait to be taken, so a slow reader holds the producer back (backpressure)
-// instead of losing lines. NextBatch returns every update already waiting:
+// instead of losing lines. Methods never wait for the reader, so a reader
+// may call them between two reads. NextBatch returns every update already waiting:
 // a line writer flushes once per batch. No timer decides the order of
 // anything: frames, requests and status are handled in the order the owner
 // goroutine takes them, and the transport's status notices come after the
@@ -59,6 +65,11 @@
 // delivered: the prompt is still waiting), *RejectedError (the producer
 // refused the subscription), *session.ManifestError inside a
 // ManifestRefusedError, and ErrClosed once the client has ended.
+//
+// Replays and tests step the client with Pause (frames received meanwhile
+// are handled as one burst, as a burst of replayed history is: a prompt
+// settled later in the burst is never offered) and Sync (everything
+// received, and everything due by Config.Now, is handled).
 //
 // Decisions made without the user — the "always" answers, a policy file's
 // rules, and automatic rejection — all pass the one policy.Gate in
@@ -80,6 +91,15 @@
 // the honoured rate and filters itself, and applies the user's filters
 // locally where no producer agreed to them. Renegotiate asks for new terms;
 // a refusal ends the subscription, as the protocol says.
+//
+// # Manifests
+//
+// The producer's manifest is checked once it accepts (or at the first
+// event of a producer without a handshake), on the owner goroutine, so its
+// line comes at the same place every run; frames wait meanwhile, at most two
+// seconds when the manifest is not required. With Manifest.Require the
+// subscription asks for a signed manifest and is closed unless it verifies
+// with a trusted key. Discover finds a manifest without listening.
 //
 // # Capture
 //

@@ -61,8 +61,6 @@ type manifestState struct {
 	unclaim map[string]bool   // event types already reported as not in the manifest
 }
 
-func (m *manifestState) begin() {}
-
 // Finder fetches manifests for endpoint with m's TLS settings, sending the
 // token and headers only to the endpoint's own origin.
 func (m ManifestConfig) Finder(endpoint string) *session.ManifestFinder {
