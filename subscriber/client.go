@@ -110,6 +110,9 @@ type Client struct {
 	rejectedBy     *RejectedError    // the refusal that stands, until a retry is accepted
 	saidConnecting bool
 	finished       bool
+	// dirty is set when the pending prompts or the terms may have changed
+	// since the last snapshot.
+	dirty bool
 
 	// Requests to the run goroutine.
 	reqs    chan func()
@@ -279,7 +282,9 @@ func (c *Client) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		c.snapshot()
+		if c.dirty {
+			c.snapshot()
+		}
 		c.resetTimer(timer)
 		var frames <-chan decoded
 		if c.room() {
@@ -580,6 +585,9 @@ func (c *Client) emit(u Update) {
 		cp := *p
 		u.Delivery.Prompt = &cp
 	}
+	if u.Kind != KindDelivery && u.Kind != KindDiagnostic || u.Delivery.Prompt != nil {
+		c.dirty = true // a prompt, the terms or the subscription changed
+	}
 	c.mu.Lock()
 	c.queue = append(c.queue, u)
 	c.mu.Unlock()
@@ -659,6 +667,7 @@ func offers(d session.Delivery) bool {
 // snapshot copies what other goroutines may read: the pending prompts and
 // the terms.
 func (c *Client) snapshot() {
+	c.dirty = false
 	ps := c.eng.Pending()
 	snap := make([]session.Prompt, len(ps))
 	for i, p := range ps {
