@@ -105,3 +105,26 @@ func TestDialFailure(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A reader far behind loses nothing: the client stops reading frames while
+// thousands of updates wait, and every event still comes out, once.
+func TestSlowReaderLosesNothing(t *testing.T) {
+	const n = 20000 // several times what may wait
+	c := subscriber.New(context.Background(), &corpusConn{evs: corpus(1<<12, 64, 0), n: n}, "", subscriber.Config{})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	events := 0
+	for {
+		u, err := c.Next(ctx) // one at a time: the slowest reader
+		if err != nil {
+			break
+		}
+		if u.Kind == subscriber.KindDelivery && u.Delivery.Kind == session.KindEvent {
+			events++
+		}
+	}
+	if events != n {
+		t.Fatalf("%d events of %d came out", events, n)
+	}
+}
