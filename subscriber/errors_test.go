@@ -1,13 +1,16 @@
 package subscriber_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
@@ -126,5 +129,35 @@ func TestSlowReaderLosesNothing(t *testing.T) {
 	}
 	if events != n {
 		t.Fatalf("%d events of %d came out", events, n)
+	}
+}
+
+// A file of events is read through the same client: no subscription, the
+// events in order, and the end said once in the End.
+func TestFileEndpoint(t *testing.T) {
+	path := t.TempDir() + "/events.jsonl"
+	if err := os.WriteFile(path, append(bytes.Join(corpus(50, 3, 0), []byte("\n")), '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := subscriber.Dial(context.Background(), path, subscriber.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	end, all := endOf(t, c)
+	events := 0
+	for _, u := range all {
+		if u.Kind == subscriber.KindDelivery && u.Delivery.Kind == session.KindEvent {
+			events++
+		}
+		if u.Kind == subscriber.KindStatus && (strings.Contains(u.Text, "reconnecting") || strings.Contains(u.Text, "Connection closed")) {
+			t.Errorf("a file's end told as a lost connection: %q", u.Text)
+		}
+	}
+	if events != 50 || end.Err != nil || end.Text == "" {
+		t.Errorf("%d events, End %q (error %v)", events, end.Text, end.Err)
+	}
+	if err := c.Renegotiate(context.Background(), session.Terms{}, protocol.Capabilities{}); !errors.Is(err, subscriber.ErrClosed) {
+		t.Errorf("after the end: %v", err)
 	}
 }
