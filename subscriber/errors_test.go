@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -160,4 +161,73 @@ func TestFileEndpoint(t *testing.T) {
 	if err := c.Renegotiate(context.Background(), session.Terms{}, protocol.Capabilities{}); !errors.Is(err, subscriber.ErrClosed) {
 		t.Errorf("after the end: %v", err)
 	}
+}
+
+// A prompt the reader has not been shown cannot be answered: Confirm waits
+// for the update offering it to be taken from Next.
+func TestUnshownPromptCannotBeAnswered(t *testing.T) {
+	now := time.Now().UTC().Format(time.RFC3339)
+	prompt := fmt.Appendf(nil, `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.awaiting.confirmation","action":"Pay.","consequence":"Paid.","risk_level":"low","irreversible":false,"reply_token":"rpl_1","timeout_seconds":300,"default_decision":"reject","summary_normal":"Pay?","event_id":"evt_0000000000000001","session_id":"sess_000000000001","timestamp":"%s","producer":{"agent_id":"a"},"urgency":"critical"}`, now)
+	conn := &oneFrameConn{frame: prompt, taken: make(chan struct{}), closed: make(chan struct{})}
+	ctx := context.Background()
+	c := subscriber.New(ctx, conn, "", subscriber.Config{Terms: session.Terms{CanConfirm: true}})
+	defer c.Close()
+	<-conn.taken
+	if err := c.Sync(ctx); err != nil { // handled by the client, not yet read
+		t.Fatal(err)
+	}
+	if err := c.WhyNot(ctx, 1); err == nil {
+		t.Fatal("prompt 1 is answerable before it was read")
+	}
+	if err := c.Confirm(ctx, 1, "accept"); !errors.Is(err, subscriber.ErrUnknownPrompt) {
+		t.Fatalf("Confirm before the prompt was read: %v, want ErrUnknownPrompt", err)
+	}
+	if len(c.Pending()) != 0 {
+		t.Fatalf("Pending lists a prompt not read: %v", c.Pending())
+	}
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Kind == subscriber.KindDelivery && u.Delivery.Prompt != nil {
+			break
+		}
+	}
+	if err := c.Confirm(ctx, 1, "accept"); err != nil {
+		t.Fatalf("Confirm once read: %v", err)
+	}
+}
+
+// oneFrameConn delivers one frame, then nothing until closed.
+type oneFrameConn struct {
+	frame  []byte
+	taken  chan struct{} // closed once the frame was taken and Recv called again
+	closed chan struct{}
+	n      int
+}
+
+func (c *oneFrameConn) Recv(ctx context.Context) (transport.Frame, error) {
+	c.n++
+	if c.n == 1 {
+		return transport.Frame{Data: c.frame, At: time.Now()}, nil
+	}
+	if c.n == 2 {
+		close(c.taken)
+	}
+	select {
+	case <-ctx.Done():
+		return transport.Frame{}, ctx.Err()
+	case <-c.closed:
+		return transport.Frame{}, transport.ErrClosed
+	}
+}
+func (c *oneFrameConn) Send(context.Context, []byte) error { return nil }
+func (c *oneFrameConn) Close() error {
+	select {
+	case <-c.closed:
+	default:
+		close(c.closed)
+	}
+	return nil
 }
