@@ -133,8 +133,7 @@ func TestEveryBinding(t *testing.T) {
 				return u.Kind == subscriber.KindDelivery && u.Delivery.Prompt != nil && u.Delivery.Kind == session.KindEvent
 			}).Delivery.Prompt
 			if b.negotiates {
-				terms := session.Terms{Verbosity: "normal", Rate: 50, CanConfirm: true, CanClarify: true}
-				if err := c.Renegotiate(ctx, terms, protocol.Capabilities{MaxEventsPerSecond: 50}); err != nil {
+				if err := c.Renegotiate(ctx, protocol.Capabilities{MaxEventsPerSecond: 50}); err != nil {
 					t.Fatal(err)
 				}
 				s.until(func(u subscriber.Update) bool {
@@ -143,7 +142,7 @@ func TestEveryBinding(t *testing.T) {
 				if got := c.Terms().Requested.MaxEventsPerSecond; got != 50 {
 					t.Errorf("requested rate %d after the renegotiation, want 50", got)
 				}
-			} else if err := c.Renegotiate(ctx, session.Terms{}, protocol.Capabilities{MaxEventsPerSecond: 50}); !errors.Is(err, subscriber.ErrNoSubscription) {
+			} else if err := c.Renegotiate(ctx, protocol.Capabilities{MaxEventsPerSecond: 50}); !errors.Is(err, subscriber.ErrNoSubscription) {
 				t.Errorf("renegotiating without a subscription: %v, want ErrNoSubscription", err)
 			}
 			if err := c.Confirm(ctx, prompt.Number, protocol.DecisionAccept); err != nil {

@@ -158,7 +158,7 @@ func TestFileEndpoint(t *testing.T) {
 	if events != 50 || end.Err != nil || end.Text == "" {
 		t.Errorf("%d events, End %q (error %v)", events, end.Text, end.Err)
 	}
-	if err := c.Renegotiate(context.Background(), session.Terms{}, protocol.Capabilities{}); !errors.Is(err, subscriber.ErrClosed) {
+	if err := c.Renegotiate(context.Background(), protocol.Capabilities{}); !errors.Is(err, subscriber.ErrClosed) {
 		t.Errorf("after the end: %v", err)
 	}
 }

@@ -31,8 +31,6 @@ type negotiation struct {
 	honored   protocol.Capabilities
 	enf       *session.Enforcer // nil until the producer accepts
 	local     *session.Enforcer // the user's filters alone, while enf is nil
-	terms     session.Terms     // the terms as the user set them
-	termsSet  bool
 	// pending is the renegotiation waiting for its answer, nil when none.
 	pending *protocol.Capabilities
 	// said are the differences from the request already told the user.
@@ -45,14 +43,6 @@ type negotiation struct {
 	endErr error
 	// closed is set once a subscription.close went either way.
 	closed bool
-}
-
-// userTerms are the terms as the user last set them.
-func (c *Client) userTerms() session.Terms {
-	if !c.neg.termsSet {
-		return c.cfg.Terms
-	}
-	return c.neg.terms
 }
 
 // adopt takes the terms of a subscription.accepted, the first one or the
@@ -146,7 +136,7 @@ func (c *Client) admit(d session.Delivery) bool {
 // localFilter applies the user's include and exclude filters where no
 // producer agreed to them (a file, the deployed layout); nil without filters.
 func (c *Client) localFilter() *session.Enforcer {
-	t := c.userTerms()
+	t := c.cfg.Terms
 	if c.neg.local == nil && t.Filters() {
 		c.neg.local = session.NewLocalFilter(protocol.EventFilters{Include: t.Include, Exclude: t.Exclude})
 	}
@@ -217,17 +207,17 @@ var ErrNoSubscription = errors.New("subscriber: this producer did not negotiate 
 // for the producer's answer.
 var ErrRenegotiating = errors.New("subscriber: a change of terms is already waiting for the producer's answer")
 
-// Renegotiate asks the producer for new terms: terms as the user now wants
-// them, changes the capabilities that differ (as session.Terms.Set gives
-// them). The producer's answer comes in the stream; a refusal ends the
-// subscription. Without a subscription it returns ErrNoSubscription, and
-// the terms apply locally (filters).
-func (c *Client) Renegotiate(ctx context.Context, terms session.Terms, changes protocol.Capabilities) error {
+// Renegotiate asks the producer for the capabilities changes sets (and
+// only those; session.Terms.Set gives them for one change). The producer's
+// answer comes in the stream: a status when it accepts, and the End when it
+// refuses, which ends the subscription (spec §5.7). Without a subscription
+// (a file, the deployed layout) it returns ErrNoSubscription; while an
+// earlier change waits for its answer, ErrRenegotiating.
+func (c *Client) Renegotiate(ctx context.Context, changes protocol.Capabilities) error {
 	var err error
 	if derr := c.do(ctx, func() {
 		switch {
 		case c.neg.subID == "":
-			c.neg.terms, c.neg.termsSet = terms, true
 			err = ErrNoSubscription
 			return
 		case c.neg.pending != nil:
@@ -244,8 +234,9 @@ func (c *Client) Renegotiate(ctx context.Context, terms session.Terms, changes p
 			c.neg.pending = nil
 			return
 		}
-		c.neg.terms, c.neg.termsSet = terms, true
-		c.eng.Filtered(terms.Filters())
+		if f := c.neg.requested.Merge(changes).EventFilters; f != nil {
+			c.eng.Filtered(len(f.Include) > 0 || len(f.Exclude) > 0)
+		}
 	}); derr != nil {
 		return derr
 	}

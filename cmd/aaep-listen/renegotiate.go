@@ -32,7 +32,7 @@ func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 		l.ann.SetVerbosity(terms.Verbosity)
 		l.o.Verbosity = terms.Verbosity
 	}
-	err = l.c.Renegotiate(ctx, terms, changes)
+	err = l.c.Renegotiate(ctx, changes)
 	switch {
 	case errors.Is(err, subscriber.ErrNoSubscription) && c.Word == "verbosity":
 		l.o.Terms = terms
