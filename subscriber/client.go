@@ -681,8 +681,10 @@ func (c *Client) snapshot() {
 }
 
 // Pending returns copies of the prompts waiting for an answer that an
-// update taken from Next has offered, oldest first.
+// update taken from Next has offered, oldest first. It is read on the owner
+// goroutine, in turn with the frames, so it agrees with the updates taken.
 func (c *Client) Pending() []*session.Prompt {
+	_ = c.do(context.Background(), func() {}) // do takes a snapshot; once ended, the last one stands
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []*session.Prompt
@@ -695,8 +697,10 @@ func (c *Client) Pending() []*session.Prompt {
 	return out
 }
 
-// Terms returns where the subscription's terms stand.
+// Terms returns where the subscription's terms stand, as of the updates
+// queued so far.
 func (c *Client) Terms() Terms {
+	_ = c.do(context.Background(), func() {})
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.terms
