@@ -93,7 +93,7 @@ func (l *listener) silence() {
 	l.silencing.Add(1)
 	go func() {
 		defer l.silencing.Done()
-		l.note(silenceWords(l.ann.Silence()))
+		l.notes.add(silenceWords(l.ann.Silence()))
 	}()
 }
 

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // command carries out one typed line. It reports whether the user quit.
@@ -26,7 +25,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	now := l.o.Now()
 	switch c.Verb {
 	case line.VerbEmpty:
-		l.emptyLine(now)
+		l.emptyLine(ctx)
 	case line.VerbQuit:
 		return true
 	case line.VerbSet:
@@ -38,29 +37,26 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	case line.VerbPending:
 		l.listPending(now)
 	case line.VerbDetails:
-		if p := l.pick(c.Prompt, "", c.Word); p != nil {
+		if p := l.pick(ctx, c.Prompt, "", c.Word); p != nil {
 			l.say(announce.PromptDetails(p, now))
 		}
 	case line.VerbAccept, line.VerbReject:
-		p := l.pick(c.Prompt, protocol.TypeAwaitingConfirmation, c.Word)
+		p := l.pick(ctx, c.Prompt, protocol.TypeAwaitingConfirmation, c.Word)
 		if p == nil {
 			return false
 		}
 		if p.Event.Type == protocol.TypeAwaitingClarify {
 			// "yes" and "no" answer a yes/no question.
-			l.clarify(ctx, p.Number, c.Word, now)
+			l.clarify(ctx, p.Number, c.Word)
 			return false
 		}
 		decision := protocol.DecisionAccept
 		if c.Verb == line.VerbReject {
 			decision = protocol.DecisionReject
 		}
-		if c.Always {
-			l.rememberAlways(p, decision)
-		}
-		l.confirm(ctx, p.Number, decision, c.Rationale, now)
+		l.confirm(ctx, p.Number, decision, c.Rationale, c.Always)
 	case line.VerbAnswer, line.VerbText:
-		p := l.pick(c.Prompt, protocol.TypeAwaitingClarify, "answer")
+		p := l.pick(ctx, c.Prompt, protocol.TypeAwaitingClarify, "answer")
 		if p == nil {
 			return false
 		}
@@ -68,7 +64,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 			l.say(fmt.Sprintf("Prompt %d asks for a decision: type accept %d, or reject %d.", p.Number, p.Number, p.Number))
 			return false
 		}
-		l.clarify(ctx, p.Number, c.Arg, now)
+		l.clarify(ctx, p.Number, c.Arg)
 	}
 	return false
 }
@@ -90,16 +86,17 @@ func parsed(lines <-chan string) <-chan line.Command {
 // an answer, to a confirmation or to a question. When exactly one prompt
 // waits, it says so and how to answer it (a question's default is named:
 // it applies when the time runs out). Otherwise a blank line says nothing.
-func (l *listener) emptyLine(now time.Time) {
-	pending := l.eng.Pending()
+func (l *listener) emptyLine(ctx context.Context) {
+	pending := l.c.Pending()
 	if len(pending) != 1 {
 		return
 	}
 	p := pending[0]
 	how := fmt.Sprintf("To answer prompt %d, type: accept %d, or: reject %d.", p.Number, p.Number, p.Number)
 	if p.Event.Type == protocol.TypeAwaitingClarify {
-		_, err := l.eng.Clarify(p.Number, "", now) // refused: it says how, and the default
-		how = err.Error()
+		if err := l.c.Answer(ctx, p.Number, ""); err != nil { // refused: it says how, and the default
+			how = err.Error()
+		}
 	}
 	l.say("An empty line answers nothing; nothing was sent. " + how)
 }
@@ -107,8 +104,8 @@ func (l *listener) emptyLine(now time.Time) {
 // pick finds the prompt a command is about: the one numbered n, or, when n is
 // 0, the only pending prompt (of type typ when several kinds wait). It tells
 // the user why when there is none.
-func (l *listener) pick(n int, typ, word string) *session.Prompt {
-	pending := l.eng.Pending()
+func (l *listener) pick(ctx context.Context, n int, typ, word string) *session.Prompt {
+	pending := l.c.Pending()
 	if n > 0 {
 		for _, p := range pending {
 			if p.Number == n {
@@ -116,7 +113,7 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 			}
 		}
 		why := fmt.Sprintf("No prompt %d is waiting for an answer.", n)
-		if err := l.eng.WhyNot(n, l.o.Now()); err != nil {
+		if err := l.c.WhyNot(ctx, n); err != nil {
 			why = err.Error() // already answered, expired, withdrawn, …
 		}
 		l.say(why + announce.PendingSummary(pending))
@@ -144,64 +141,30 @@ func (l *listener) pick(n int, typ, word string) *session.Prompt {
 }
 
 // confirm answers confirmation n for the user, with the reason they typed
-// (may be empty).
-func (l *listener) confirm(ctx context.Context, n int, decision, rationale string, now time.Time) {
-	r, err := l.eng.ConfirmBecause(n, decision, l.o.DecidedBy, rationale, now)
-	if err != nil {
+// (may be empty); always keeps the answer for the tool, through the gate.
+func (l *listener) confirm(ctx context.Context, n int, decision, rationale string, always bool) {
+	opts := []subscriber.ConfirmOption{subscriber.Because(rationale)}
+	if always {
+		opts = append(opts, subscriber.Always())
+	}
+	l.answered(l.c.Confirm(ctx, n, decision, opts...))
+}
+
+func (l *listener) clarify(ctx context.Context, n int, input string) {
+	l.answered(l.c.Answer(ctx, n, input))
+}
+
+// answered says why an answer was refused; a reply that could not be sent
+// is told by the client's Reply update.
+func (l *listener) answered(err error) {
+	var se *subscriber.SendError
+	if err != nil && !errors.As(err, &se) {
 		l.say(err.Error())
-		return
 	}
-	l.send(ctx, r, now)
-}
-
-// confirmBy answers confirmation n with decidedBy as the reply's decided_by.
-func (l *listener) confirmBy(ctx context.Context, n int, decision, decidedBy string, now time.Time) {
-	r, err := l.eng.ConfirmBy(n, decision, decidedBy, now)
-	if err != nil {
-		l.say(err.Error())
-		return
-	}
-	l.send(ctx, r, now)
-}
-
-func (l *listener) clarify(ctx context.Context, n int, input string, now time.Time) {
-	r, err := l.eng.Clarify(n, input, now)
-	if err != nil {
-		l.say(err.Error())
-		return
-	}
-	l.send(ctx, r, now)
-}
-
-func (l *listener) send(ctx context.Context, r session.Reply, now time.Time) {
-	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
-	defer cancel()
-	msg, wrapped, err := l.o.wrap(r.Body)
-	if err == nil {
-		err = l.conn.Send(ctx, msg)
-	}
-	l.auditReply(r, l.o.signed(wrapped), err, now)
-	if settledAlready(err) && l.eng.SettledElsewhere(r, now) {
-		return // another subscriber answered first; the engine told the user
-	}
-	if err != nil {
-		l.say(fmt.Sprintf("Could not send your answer to prompt %d: %v. The prompt is still waiting; try again.",
-			r.Prompt.Number, err))
-		return
-	}
-	l.eng.Sent(r, now)
-	l.say(l.o.signedWords(wrapped))
-}
-
-// settledAlready reports whether err is a producer refusing a reply because
-// its prompt is settled already (409 Conflict: another reply came first).
-func settledAlready(err error) bool {
-	var h *transport.HTTPError
-	return errors.As(err, &h) && h.StatusCode == http.StatusConflict
 }
 
 func (l *listener) listPending(now time.Time) {
-	pending := l.eng.Pending()
+	pending := l.c.Pending()
 	if len(pending) == 0 {
 		l.say("No prompt is waiting for an answer.")
 		return

@@ -58,7 +58,7 @@ func TestManifestFetchCredentials(t *testing.T) {
 		"",                              // the well-known path, redirected to another port
 		ownSrv.URL + "/manifest.json",   // the producer's own origin: credentials go
 	} {
-		f := o.finder(ownSrv.URL)
+		f := o.manifestConfig().Finder(ownSrv.URL)
 		_ = f.Find(context.Background(), session.ManifestSources{URI: uri, Endpoint: ownSrv.URL}, session.Offering{})
 	}
 	if got := other.got(); len(got) != 0 {

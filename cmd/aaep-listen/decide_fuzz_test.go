@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,44 +13,23 @@ import (
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 // replyLog is a transport that keeps what the listener sends; it can be
 // made to fail, as a producer that went away.
-type replyLog struct {
-	sent [][]byte
-	down bool
-}
-
-func (c *replyLog) Recv(ctx context.Context) (transport.Frame, error) {
-	<-ctx.Done()
-	return transport.Frame{}, ctx.Err()
-}
-
-func (c *replyLog) Send(_ context.Context, msg []byte) error {
-	if c.down {
-		return errors.New("connection refused")
-	}
-	c.sent = append(c.sent, append([]byte(nil), msg...))
-	return nil
-}
-
-func (c *replyLog) Close() error { return nil }
-
 // promptLog is an output that remembers the prompts settled without an
 // answer (expired, withdrawn, settled elsewhere, stale) and those answered.
 type promptLog struct {
-	settled  map[*session.Prompt]string
-	answered []*session.Prompt
+	settled  map[int]string // by prompt number
+	answered []int
 }
 
 func (o *promptLog) Announce(a announce.Announcement) error {
 	switch a.Kind {
 	case "prompt-expired", "prompt-cancelled", "prompt-resolved", "prompt-stale":
-		o.settled[a.Prompt] = a.Kind
+		o.settled[a.Prompt.Number] = a.Kind
 	case "reply-sent":
-		o.answered = append(o.answered, a.Prompt)
+		o.answered = append(o.answered, a.Prompt.Number)
 	}
 	return nil
 }
@@ -78,9 +56,10 @@ func FuzzDecisions(f *testing.F) {
 		if len(ops) == 0 || len(ops) > 400 {
 			return
 		}
-		now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+		clock := newFakeClock(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC))
 		tio, _, _, _ := term.Test()
-		o := &options{IO: tio, Verbosity: "normal", Now: func() time.Time { return now }, DecidedBy: "user:fuzz"}
+		o := &options{IO: tio, Verbosity: "normal", Now: clock.now, DecidedBy: "user:fuzz", ReorderWait: 50 * time.Millisecond}
+		o.Sign.Off = true
 		mode := ops[0] % 4
 		switch mode {
 		case 1:
@@ -94,20 +73,32 @@ func FuzzDecisions(f *testing.F) {
 			}
 			o.Decide.policy = p
 		}
-		out := &promptLog{settled: map[*session.Prompt]string{}}
-		conn := &replyLog{}
-		l := &listener{o: o, out: out, notes: make(chan note, 64), conn: conn}
-		l.ann = announce.New(announce.Config{Verbosity: o.Verbosity}, out)
-		l.eng = session.New(session.Config{ReorderWait: 50 * time.Millisecond, DecidedBy: o.DecidedBy}, l)
+		out := &promptLog{settled: map[int]string{}}
+		l := newRig(t, o, out)
+		conn := l.conn
+		var burst []*protocol.Event // events of a burst of frames not yet handed over
+		handle := func(ev *protocol.Event) {
+			if burst != nil {
+				burst = append(burst, ev)
+				return
+			}
+			l.handle(ev)
+		}
+		release := func() {
+			if len(burst) > 0 {
+				l.handle(burst...)
+			}
+			burst = nil
+		}
 
 		answered := map[string]bool{}
 		check := func(before, answeredBefore int, typed bool) {
-			for _, p := range out.answered[answeredBefore:] {
-				if k, ok := out.settled[p]; ok {
-					t.Fatalf("prompt %d answered after %s", p.Number, k)
+			for _, n := range out.answered[answeredBefore:] {
+				if k, ok := out.settled[n]; ok {
+					t.Fatalf("prompt %d answered after %s", n, k)
 				}
 			}
-			sent := conn.sent[before:]
+			sent := conn.sentSince(before)
 			if typed && len(sent) > 1 {
 				t.Fatalf("one command sent %d replies", len(sent))
 			}
@@ -140,7 +131,7 @@ func FuzzDecisions(f *testing.F) {
 		tokens := 0
 		for i := 1; i+1 < len(ops); i += 2 {
 			op, arg := ops[i]%6, ops[i+1]
-			before, answeredBefore := len(conn.sent), len(out.answered)
+			before, answeredBefore := conn.count(), len(out.answered)
 			typed := false
 			switch op {
 			case 0, 1: // a prompt
@@ -150,7 +141,7 @@ func FuzzDecisions(f *testing.F) {
 				if arg&0x40 != 0 && tokens > 1 {
 					tok = fmt.Sprintf("rpl_%d", tokens-1) // a producer reusing a token
 				}
-				ev := fuzzEvent(sess, &seq, arg, now)
+				ev := fuzzEvent(sess, &seq, arg, clock.now())
 				ev.ReplyToken, ev.TimeoutSeconds = tok, int64(arg%90)+1
 				if op == 0 {
 					ev.Type, ev.Urgency = protocol.TypeAwaitingConfirmation, protocol.UrgencyCritical
@@ -165,9 +156,9 @@ func FuzzDecisions(f *testing.F) {
 				if arg&0x80 != 0 {
 					ev.Producer.AgentID = "ops"
 				}
-				l.handle(decoded{ev: ev})
+				handle(ev)
 			case 2: // another event of a session
-				ev := fuzzEvent(fmt.Sprintf("sess_%d", arg%3), &seq, arg, now)
+				ev := fuzzEvent(fmt.Sprintf("sess_%d", arg%3), &seq, arg, clock.now())
 				switch arg >> 2 % 5 {
 				case 0:
 					ev.Type, ev.FromState, ev.ToState = protocol.TypeStateChanged, "awaiting_input", "calling_tool"
@@ -181,22 +172,25 @@ func FuzzDecisions(f *testing.F) {
 				default:
 					ev.Type = protocol.TypeProgressUpdated
 				}
-				l.handle(decoded{ev: ev})
+				handle(ev)
 			case 3: // a typed command, read between bursts
-				l.releasePrompts() // may let the policy answer held prompts
+				release() // may let the policy answer held prompts
 				check(before, answeredBefore, false)
-				before, answeredBefore = len(conn.sent), len(out.answered)
+				before, answeredBefore = conn.count(), len(out.answered)
 				typed = true
 				l.command(context.Background(), fuzzCommands[int(arg)%len(fuzzCommands)])
 			case 4: // the clock jumps
-				now = now.Add(time.Duration(arg) * 500 * time.Millisecond)
-				l.eng.Tick(now)
+				release()
+				clock.add(time.Duration(arg) * 500 * time.Millisecond)
+				l.sync()
 			case 5: // the transport fails or recovers; a burst of frames begins or ends
-				conn.down = arg&1 == 1
+				conn.setDown(arg&1 == 1)
 				if arg&2 != 0 {
-					l.holdPrompts()
+					if burst == nil {
+						burst = []*protocol.Event{}
+					}
 				} else {
-					l.releasePrompts()
+					release()
 				}
 			}
 			check(before, answeredBefore, typed)

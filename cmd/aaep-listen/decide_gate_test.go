@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,7 +14,6 @@ import (
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 // textLog is an output that keeps every announcement and line said.
@@ -39,30 +39,41 @@ func (o *textLog) all() string {
 	return b.String()
 }
 
-// gateRig is a listener in-process: the real session engine, announcer,
-// command layer and decision gate, with a transport that keeps replies.
+// gateRig is a listener in-process: the real client (session engine,
+// decision gate), announcer and command layer, with a connection that keeps
+// replies.
 type gateRig struct {
 	t    *testing.T
-	l    *listener
+	l    *testRig
 	out  *textLog
-	conn *replyLog
-	now  time.Time
+	conn *replyLog // keeps what was sent
+	mu   sync.Mutex
+	now  time.Time // guarded by mu: the client's clock
 	seq  map[string]int64
 	n    int
-	// wire, when set, sends each event as JSON through the listener's
-	// decoder, as a producer's frame; dupUndo, when set on an event, gives
-	// its irreversible flag twice, the second time the other way.
+	// wire is kept for the tests that set it: every event goes as JSON
+	// through the client's decoder, as a producer's frame. dupUndo, when
+	// set on an event, gives its irreversible flag twice, the second time
+	// the other way.
 	wire    bool
-	dec     protocol.Decoder
 	dupUndo bool
 }
 
 func newGateRig(t *testing.T, policyJSON string) *gateRig {
+	return newGateRigWith(t, policyJSON, false)
+}
+
+// newGateRigWith is newGateRig with --auto-reply reject when autoReject.
+func newGateRigWith(t *testing.T, policyJSON string, autoReject bool) *gateRig {
 	t.Helper()
-	r := &gateRig{t: t, out: &textLog{}, conn: &replyLog{}, seq: map[string]int64{},
+	r := &gateRig{t: t, out: &textLog{}, seq: map[string]int64{},
 		now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	tio, _, _, _ := term.Test()
-	o := &options{IO: tio, Verbosity: "normal", Now: func() time.Time { return r.now }}
+	o := &options{IO: tio, Verbosity: "normal", Now: r.clock, ReorderWait: 50 * time.Millisecond}
+	o.Sign.Off = true
+	if autoReject {
+		o.AutoReply = protocol.DecisionReject
+	}
 	if policyJSON != "" {
 		p, err := policy.Parse([]byte(policyJSON))
 		if err != nil {
@@ -70,10 +81,24 @@ func newGateRig(t *testing.T, policyJSON string) *gateRig {
 		}
 		o.Decide.policy = p
 	}
-	r.l = &listener{o: o, out: r.out, notes: make(chan note, 64), conn: r.conn}
-	r.l.ann = announce.New(announce.Config{Verbosity: o.Verbosity}, r.out)
-	r.l.eng = session.New(session.Config{ReorderWait: 50 * time.Millisecond}, r.l)
+	r.l = newRig(t, o, r.out)
+	r.l.wire = func(ev *protocol.Event) []byte { return wireEvent(ev, r.dupUndo) }
+	r.conn = r.l.conn
 	return r
+}
+
+func (r *gateRig) clock() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.now
+}
+
+// advance moves the clock on by d and lets the client do what is due.
+func (r *gateRig) advance(d time.Duration) {
+	r.mu.Lock()
+	r.now = r.now.Add(d)
+	r.mu.Unlock()
+	r.l.sync()
 }
 
 // confirm sends a confirmation from agent in sess about tool; set fills
@@ -95,51 +120,10 @@ func (r *gateRig) event(agent, sess string, set func(*protocol.Event)) {
 	r.n++
 	n := r.seq[sess] // numbered on across agents, so the engine keyed by either takes it
 	r.seq[sess] = n + 1
-	ev := &protocol.Event{SessionID: sess, Seq: n, HasSeq: true, Timestamp: r.now, Urgency: protocol.UrgencyNormal,
+	ev := &protocol.Event{SessionID: sess, Seq: n, HasSeq: true, Timestamp: r.clock(), Urgency: protocol.UrgencyNormal,
 		EventID: fmt.Sprintf("evt_%d", r.n), Producer: protocol.Producer{AgentID: agent}}
 	set(ev)
-	if r.wire {
-		r.l.handle(decode(&r.dec, transport.Frame{Data: wireEvent(ev, r.dupUndo), At: r.now}))
-	} else {
-		r.l.handle(decoded{ev: ev})
-	}
-	r.l.releasePrompts()
-}
-
-// wireEvent is ev as a producer sends it. With dupUndo, the irreversible
-// flag comes a second time, saying the opposite.
-func wireEvent(ev *protocol.Event, dupUndo bool) []byte {
-	m := map[string]any{"@context": protocol.ContextURL, "type": ev.Type, "event_id": ev.EventID,
-		"session_id": ev.SessionID, "sequence_number": ev.Seq, "timestamp": ev.Timestamp.Format(time.RFC3339Nano),
-		"producer": map[string]string{"agent_id": ev.Producer.AgentID}, "urgency": string(ev.Urgency)}
-	put := func(k, v string) {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	put("tool", ev.Tool)
-	put("risk_level", ev.RiskLevel)
-	put("reversibility", ev.Reversibility)
-	put("action", ev.Action.String())
-	put("consequence", ev.Consequence.String())
-	put("reply_token", ev.ReplyToken)
-	put("default_decision", ev.DefaultDecision)
-	put("from_state", ev.FromState)
-	put("to_state", ev.ToState)
-	if ev.TimeoutSeconds > 0 {
-		m["timeout_seconds"] = ev.TimeoutSeconds
-	}
-	if ev.Irreversible != nil {
-		m["irreversible"] = *ev.Irreversible
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		panic(err) // a map of strings, numbers and bools always marshals
-	}
-	if dupUndo && ev.Irreversible != nil {
-		b = fmt.Appendf(b[:len(b)-1], `,"irreversible":%v}`, !*ev.Irreversible)
-	}
-	return b
+	r.l.handle(ev)
 }
 
 func (r *gateRig) command(s string) { r.l.command(context.Background(), s) }

@@ -110,11 +110,8 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	if mode == 1 {
 		policyFile = propertyPolicy
 	}
-	r := newGateRig(t, policyFile)
+	r := newGateRigWith(t, policyFile, mode == 2)
 	r.wire = true
-	if mode == 2 {
-		r.l.o.AutoReply = protocol.DecisionReject
-	}
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	always := map[alwaysModel]*protocol.Event{} // accept always answers and the prompt answered
 	var tokens []string
@@ -144,8 +141,8 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			}
 			// A reused token: the producer may apply this accept to the
 			// other prompt, so the engine offers neither of the two.
-			for _, q := range r.l.eng.Pending() {
-				if q != p && q.Event.ReplyToken == m.Token {
+			for _, q := range r.l.c.Pending() {
+				if q.Number != p.Number && q.Event.ReplyToken == m.Token {
 					t.Fatalf("seed %d: the accept of prompt %d carries the token of prompt %d, still pending", seed, p.Number, q.Number)
 				}
 			}
@@ -211,7 +208,7 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			})
 			trace = append(trace, fmt.Sprintf("state.changed %s %s", agent, sess))
 		case op < 9: // the user types
-			pending := r.l.eng.Pending()
+			pending := r.l.c.Pending()
 			n := 0
 			if len(pending) > 0 && rng.IntN(4) > 0 {
 				n = pending[rng.IntN(len(pending))].Number
@@ -251,9 +248,7 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			trace = append(trace, "typed "+cmd)
 			r.command(cmd)
 		default: // the clock moves on
-			r.now = r.now.Add(time.Duration(rng.IntN(40)) * time.Second)
-			r.l.eng.Tick(r.now)
-			r.l.answerByPolicy(r.now)
+			r.advance(time.Duration(rng.IntN(40)) * time.Second)
 			trace = append(trace, "tick")
 		}
 		check(typedFor)

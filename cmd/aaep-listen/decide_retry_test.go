@@ -7,48 +7,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
-	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 )
-
-// sayLog is an output that keeps every line the user would hear.
-type sayLog struct{ lines []string }
-
-func (o *sayLog) Announce(a announce.Announcement) error {
-	o.lines = append(o.lines, a.Text)
-	return nil
-}
-func (o *sayLog) Diagnostic(session.Diagnostic) error { return nil }
-func (o *sayLog) Say(_ time.Time, s string) error     { o.lines = append(o.lines, s); return nil }
-func (o *sayLog) Flush() error                        { return nil }
 
 // A reply the transport could not take is announced, logged as not
 // delivered, and can be given again while the prompt is live; once
 // delivered, it is not sent again.
 func TestFailedReplyCanBeRetried(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	tio, _, _, _ := term.Test()
-	o := &options{IO: tio, Verbosity: "normal", Now: func() time.Time { return now }}
-	o.Sign.Off = true
-	out, conn := &sayLog{}, &replyLog{down: true}
+	l, out, conn := testListener(t, now, false)
+	conn.setDown(true)
 	var auditBuf bytes.Buffer
-	l := &listener{o: o, out: out, notes: make(chan note, 64), conn: conn, audit: audit.New(&auditBuf)}
-	l.ann = announce.New(announce.Config{}, out)
-	l.eng = session.New(session.Config{}, l)
+	l.audit = audit.New(&auditBuf)
 	yes := true
-	l.handle(decoded{ev: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, EventID: "evt_1", SessionID: "sess_1",
+	l.handle(&protocol.Event{Type: protocol.TypeAwaitingConfirmation, EventID: "evt_1", SessionID: "sess_1",
 		Producer: protocol.Producer{AgentID: "a"}, Urgency: protocol.UrgencyCritical, Action: "Pay.", Consequence: "Paid.",
-		ReplyToken: "rpl_1", TimeoutSeconds: 60, DefaultDecision: "reject", RiskLevel: "high", Irreversible: &yes, Timestamp: now}})
+		ReplyToken: "rpl_1", TimeoutSeconds: 60, DefaultDecision: "reject", RiskLevel: "high", Irreversible: &yes, Timestamp: now})
 
 	l.command(context.Background(), "accept 1")
 	if len(conn.sent) != 0 || !strings.Contains(strings.Join(out.lines, "\n"),
 		"Could not send your answer to prompt 1: connection refused. The prompt is still waiting; try again.") {
 		t.Fatalf("failure not announced: sent %d\n%s", len(conn.sent), strings.Join(out.lines, "\n"))
 	}
-	conn.down = false
+	conn.setDown(false)
 	l.command(context.Background(), "accept 1")
 	l.command(context.Background(), "accept 1")
 	if len(conn.sent) != 1 {

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // Every rejection reason reads as a sentence; the ones about identity name
@@ -19,7 +21,7 @@ func TestRejectionWords(t *testing.T) {
 		{"medai_busy\x1b[2J", []string{"(medai_busy"}},
 	}
 	for _, tt := range tests {
-		got := rejectionWords(tt.code)
+		got := subscriber.RejectionWords(tt.code)
 		if !strings.HasSuffix(got, ".") {
 			t.Errorf("%s: %q does not end a sentence", tt.code, got)
 		}

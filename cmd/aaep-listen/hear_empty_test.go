@@ -33,9 +33,9 @@ func TestEmptyLineAnswersNothing(t *testing.T) {
 		{"none", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, out, conn := testListener(now, false)
+			l, out, conn := testListener(t, now, false)
 			for _, p := range tc.prompts {
-				l.eng.Handle(p, now)
+				l.handle(p)
 			}
 			before := len(out.lines)
 			for _, s := range []string{"", "   ", "\t"} {
@@ -44,7 +44,7 @@ func TestEmptyLineAnswersNothing(t *testing.T) {
 			if len(conn.sent) != 0 {
 				t.Fatalf("an empty line sent %d replies: %s", len(conn.sent), conn.sent)
 			}
-			if got := len(l.eng.Pending()); got != len(tc.prompts) {
+			if got := len(l.c.Pending()); got != len(tc.prompts) {
 				t.Errorf("%d prompts wait after the empty lines, want %d", got, len(tc.prompts))
 			}
 			said := out.lines[before:]

@@ -92,8 +92,7 @@ Bank Helper: Now awaiting_input.
 Bank Helper: An earlier prompt is already settled and cannot be answered: Transfer $500 to savings.
 Bank Helper: Now thinking.
 Bank Helper: Finished: Done.
-Connection closed. End of the input.
-The producer ended the stream.
+End of the input.
 `
 			if got != want {
 				t.Errorf("line output:\n%s\nwant:\n%s\nstderr:\n%s", got, want, r.stderr())

@@ -29,7 +29,7 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 			notErr: []string{"gap", "joined", "filters exclude"},
 			// held for the numbers the filters left out, and released
 			// before the connection's end is told
-			before: [2]string{"Finished: Answered: tomorrow will be sunny in Lisbon.", "Connection "},
+			before: [2]string{"Finished: Answered: tomorrow will be sunny in Lisbon.", "The producer ended the stream."},
 		},
 		{
 			name:   "demo, including only session and output events",
@@ -87,7 +87,7 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 // "set include" and "set exclude" read the short form too, and name a
 // pattern that matches no known type.
 func TestSetFilterNamesUnknownPattern(t *testing.T) {
-	l, out, _ := testListener(time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), false)
+	l, out, _ := testListener(t, time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), false)
 	l.command(context.Background(), "set exclude tool.*,progres.updated")
 	want := "The exclude filter aaep:agent.progres.updated matches no known event type; check its spelling (such as tool.* or agent.progress.updated)."
 	if len(out.lines) == 0 || out.lines[0] != want {

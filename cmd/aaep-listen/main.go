@@ -53,7 +53,7 @@ func run(ctx context.Context, args []string) int {
 		io.Eprintf("aaep-listen: %v%s\n", err, tlsHint(err))
 		return cliflag.ExitCode(err) // 2 when the error is in the command line (cliflag.Usage)
 	}
-	if opts.Manifest.refused || opts.refused {
+	if opts.refused {
 		return 1
 	}
 	return 0

@@ -22,13 +22,9 @@ import (
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
 )
-
-// manifestWait is how long the manifest command waits for the producer's
-// first message (its acceptance, or an event) before looking at the
-// well-known address alone.
-const manifestWait = 5 * time.Second
 
 const manifestUsage = `Usage: aaep-listen manifest [flags] ENDPOINT
        aaep-listen manifest [flags] --exec COMMAND [ARGS…]
@@ -106,11 +102,15 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		tio.Eprintf("aaep-listen manifest: %v\n", err)
 		return 1
 	}
-	src, off, note := o.discover(ctx)
-	r := o.finder(o.Endpoint).Find(ctx, src, off)
+	mc := o.manifestConfig()
+	src, off, note := subscriber.Discover(ctx, o.Endpoint, transport.Options{
+		SSE:       transport.SSEOptions{Layout: layout(o.Layout), Token: o.Token, Header: o.Header, HTTPClient: o.TLS.client},
+		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config},
+	}, session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version})
+	r := mc.Finder(o.Endpoint).Find(ctx, src, off)
 	rep := manifestReport{
 		Endpoint: o.Endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,
-		Problems: r.Problems, Summary: manifestWords(r, &o.Manifest), Manifest: r.Manifest,
+		Problems: r.Problems, Summary: mc.Words(r), Manifest: r.Manifest,
 	}
 	if r.Err != nil {
 		rep.Error = r.Err.Error()
@@ -129,62 +129,6 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		return 1
 	}
 	return 0
-}
-
-// discover subscribes to the endpoint and reads its first message: the
-// acceptance gives the manifest's whereabouts and the terms to check it
-// against; an event (a producer without a handshake) gives its agent and
-// manifest_uri. The subscription is closed at once. note says in words what
-// the producer did, when it was not an acceptance.
-func (o *options) discover(ctx context.Context) (session.ManifestSources, session.Offering, string) {
-	src := session.ManifestSources{Endpoint: o.Endpoint}
-	off := session.Offering{Transport: transportName(o.Endpoint)}
-	req, _ := json.Marshal(session.Request(session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version}, session.Terms{}))
-	dctx, cancel := context.WithTimeout(ctx, manifestWait)
-	defer cancel()
-	conn, err := transport.Dial(dctx, o.Endpoint, transport.Options{
-		SSE: transport.SSEOptions{
-			Layout: layout(o.Layout), Token: o.Token, Header: o.Header, HTTPClient: o.TLS.client,
-			SubscriptionRequest: req, MaxReconnects: -1,
-		},
-		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config, LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
-		Unix:      transport.UnixOptions{LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
-		GRPC:      transport.GRPCOptions{LinkOptions: transport.LinkOptions{MaxReconnects: -1}},
-	})
-	if err != nil {
-		return src, off, "Could not subscribe to " + o.Endpoint + " (" + protocol.Sanitize(err.Error()) + "); looking for the manifest all the same."
-	}
-	defer conn.Close()
-	f, err := conn.Recv(dctx)
-	if err != nil {
-		return src, off, "The producer sent nothing in " + manifestWait.String() + "; looking for the manifest all the same."
-	}
-	switch protocol.PeekType(f.Data) {
-	case protocol.TypeSubscriptionAccepted:
-		var acc protocol.SubscriptionAccepted
-		if json.Unmarshal(f.Data, &acc) == nil {
-			src.Inline, src.URI = acc.SignedManifest, acc.ManifestURI
-			if src.URI == "" {
-				src.URI = acc.Producer.ManifestURI
-			}
-			off.AgentID = acc.Producer.AgentID
-			off.Levels = acc.HonoredCapabilities.SupportedConformanceLevels
-			off.Languages = acc.HonoredCapabilities.Languages
-			msg, _ := json.Marshal(protocol.SubscriptionClose{Type: protocol.TypeSubscriptionClose,
-				SubscriptionID: acc.SubscriptionID, ReasonCode: "subscriber_shutdown", ReasonMessage: "Only the manifest was wanted."})
-			_ = conn.Send(dctx, msg) // the connection closes either way
-		}
-		return src, off, ""
-	case protocol.TypeSubscriptionRejected:
-		var rej protocol.SubscriptionRejected
-		_ = json.Unmarshal(f.Data, &rej)
-		return src, off, "The producer refused the subscription: " + rejectionWords(rej.ReasonCode) + " Looking for its manifest all the same."
-	}
-	var dec protocol.Decoder
-	if ev, _ := dec.Decode(f.Data); ev != nil {
-		src.URI, off.AgentID = ev.Producer.ManifestURI, ev.Producer.AgentID
-	}
-	return src, off, "The producer did not negotiate (no handshake); its agent is taken from its first event."
 }
 
 // writeManifest prints the report in plain lines.

@@ -2,18 +2,20 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/internal/prose"
 
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
-// renegotiate carries out "set NAME VALUE": it sends the producer a
-// subscription.renegotiate with the one change. The producer's answer
-// arrives like the first one; accepted and adopt take it from there, and a
-// refusal ends the subscription (refusedRenegotiation).
+// renegotiate carries out "set NAME VALUE": the client sends the producer
+// a subscription.renegotiate with the one change. The producer's answer
+// comes in the client's stream; a refusal ends the subscription.
 func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 	terms, changes, err := l.o.Terms.Set(c.Word, c.Arg)
 	if err != nil {
@@ -30,32 +32,22 @@ func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 		l.ann.SetVerbosity(terms.Verbosity)
 		l.o.Verbosity = terms.Verbosity
 	}
+	err = l.c.Renegotiate(ctx, changes)
 	switch {
-	case l.neg.subID == "" && c.Word == "verbosity":
+	case errors.Is(err, subscriber.ErrNoSubscription) && c.Word == "verbosity":
 		l.o.Terms = terms
 		l.say(fmt.Sprintf("Announcing at %s verbosity from now on. This producer did not negotiate terms, so it was not asked.", terms.Verbosity))
-		return
-	case l.neg.subID == "":
+	case errors.Is(err, subscriber.ErrNoSubscription):
 		l.say("This producer did not negotiate terms with a subscription, so they cannot be changed while listening. " +
 			"Start again with the flag instead, such as --rate 2.")
-		return
-	case l.neg.pending != nil:
+	case errors.Is(err, subscriber.ErrRenegotiating):
 		l.say("A change of terms is already waiting for the producer's answer; try again once it has answered.")
-		return
-	}
-	msg, err := session.Renegotiate(l.neg.subID, changes)
-	if err == nil {
-		l.neg.pending = &changes
-		err = l.conn.Send(ctx, msg)
-	}
-	if err != nil {
-		l.neg.pending = nil
+	case err != nil:
 		l.say(fmt.Sprintf("Could not ask the producer for new terms: %v. The terms are unchanged.", err))
-		return
+	default:
+		l.o.Terms = terms
+		l.say(fmt.Sprintf("Asked the producer to set %s to %s.", c.Word, strings.Join(session.List(c.Arg), ", ")))
 	}
-	l.o.Terms = terms
-	l.eng.Filtered(terms.Filters())
-	l.say(fmt.Sprintf("Asked the producer to set %s to %s.", c.Word, strings.Join(session.List(c.Arg), ", ")))
 }
 
 func (l *listener) sayAll(lines []string) {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // scriptedProducer is an appendix-B producer that answers the n-th
@@ -155,7 +156,7 @@ func TestRejectedEveryReason(t *testing.T) {
 			if code := r.exitCode(t); code != 1 {
 				t.Errorf("exit status %d after a refusal, want 1", code)
 			}
-			want := "The producer refused the subscription: " + rejectionWords(code) + " It says: Because."
+			want := "The producer refused the subscription: " + subscriber.RejectionWords(code) + " It says: Because."
 			if !strings.Contains(r.stdout(), want) {
 				t.Errorf("stdout lacks %q:\n%s", want, r.stdout())
 			}
@@ -176,34 +177,4 @@ func TestRejectedThenRetriedWebSocket(t *testing.T) {
 	r.waitOutput(t, "Retrying now.")
 	r.waitOutput(t, "Subscribed to Demo Assistant.")
 	r.wait(t)
-}
-
-// FuzzWithoutClash: whatever a producer's message says and whatever the
-// request holds, the fixed request is JSON and no longer offers the
-// prefixes it names.
-func FuzzWithoutClash(f *testing.F) {
-	f.Add([]byte(`{"type":"subscription.request","capabilities":{"sigrpl":{"required":false}},"extensions":{"sigrpl":{"alg":"ES256"}}}`), "prefix sigrpl is taken")
-	f.Add([]byte(`{"extensions":{"a":{},"b":{}}}`), "a PREFIX clash")
-	f.Add([]byte(`{"extensions":[]}`), "prefix")
-	f.Fuzz(func(t *testing.T, req []byte, message string) {
-		fixed, prefix := withoutClash(req, message)
-		if fixed == nil {
-			return
-		}
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(fixed, &m); err != nil {
-			t.Fatalf("fixed request is not a JSON object: %v: %s", err, fixed)
-		}
-		var ext, caps map[string]json.RawMessage
-		_ = json.Unmarshal(m["extensions"], &ext)
-		_ = json.Unmarshal(m["capabilities"], &caps)
-		for _, p := range strings.Split(prefix, ", ") {
-			if _, ok := ext[p]; ok {
-				t.Fatalf("extension %q still offered: %s", p, fixed)
-			}
-			if _, ok := caps[p]; ok && p != "" {
-				t.Fatalf("capability %q still asked for: %s", p, fixed)
-			}
-		}
-	})
 }

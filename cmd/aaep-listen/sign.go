@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -85,80 +83,6 @@ func warnKey(w io.Writer, k *sigrpl.Key) {
 	if s := k.Warning(); s != "" {
 		fmt.Fprintf(w, "aaep-listen: %s\n", s)
 	}
-}
-
-// addOffer puts the public key in a subscription.request.
-func addOffer(req map[string]any, o *options) {
-	if o.Sign.key == nil {
-		return
-	}
-	offer, err := o.Sign.key.Offer()
-	if err != nil {
-		return // an unsigned subscription; replies are announced as unsigned
-	}
-	req["extensions"] = map[string]any{sigrpl.Prefix: offer}
-	if caps, ok := req["capabilities"].(map[string]any); ok {
-		caps[sigrpl.Prefix] = map[string]any{"required": false}
-	}
-}
-
-// sendHeader signs a message POSTed on the HTTP back channel.
-func (o *options) sendHeader(msg []byte) (http.Header, error) {
-	o.Sign.inHeader = false
-	if o.Sign.key == nil {
-		return nil, nil
-	}
-	sig, err := o.Sign.key.SignDetached(msg, time.Now()) // iat is the wall clock, whatever o.Now says
-	if err != nil {
-		return nil, fmt.Errorf("sign the answer: %w", err)
-	}
-	o.Sign.inHeader = true
-	return http.Header{sigrpl.Header: {sig}}, nil
-}
-
-// sigAccepted notes whether the producer's subscription.accepted honours
-// signed replies.
-func (o *options) sigAccepted(honored map[string]any) {
-	_, o.Sign.honored = honored[sigrpl.Prefix]
-}
-
-// wrap returns the message to Send for a reply body: on a framed
-// connection to a producer that honours signed replies, the
-// sigrpl:signed.reply wrapping it, signed at the wall-clock time;
-// otherwise the body itself.
-func (o *options) wrap(body []byte) (msg []byte, wrapped bool, err error) {
-	o.Sign.inHeader = false
-	if o.Sign.key == nil || !o.Sign.honored || o.Demo && !o.DemoGRPC || isHTTP(o.Endpoint) {
-		return body, false, nil
-	}
-	msg, err = o.Sign.key.Wrap(body, time.Now())
-	if err != nil {
-		return nil, false, fmt.Errorf("sign the answer: %w", err)
-	}
-	return msg, true, nil
-}
-
-func isHTTP(endpoint string) bool {
-	return strings.HasPrefix(endpoint, "http://") || strings.HasPrefix(endpoint, "https://")
-}
-
-// signedWords tells the user whether the answer just sent was signed.
-func (o *options) signedWords(wrapped bool) string {
-	kid := ""
-	if o.Sign.key != nil {
-		kid = o.Sign.key.KID()[:8]
-	}
-	switch {
-	case o.Sign.Off:
-		return "The answer was sent unsigned (--no-sign)."
-	case o.Sign.key == nil:
-		return "The answer was sent unsigned: no signing key."
-	case (o.Sign.inHeader || wrapped) && o.Sign.honored:
-		return "The answer was signed with your key " + kid + "; the producer checks signatures."
-	case o.Sign.inHeader:
-		return "The answer was signed with your key " + kid + ", but the producer did not say it checks signatures."
-	}
-	return "The answer was sent unsigned: the producer does not take signed answers on this connection."
 }
 
 const keyUsage = `Usage: aaep-listen key [--key FILE]

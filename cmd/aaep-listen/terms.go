@@ -44,7 +44,12 @@ func addTermFlags(fs *flag.FlagSet, t *session.Terms) {
 func finishTerms(o *options, getenv func(string) string) error {
 	t := &o.Terms
 	t.Verbosity = o.Verbosity
-	t.CanConfirm = o.IO.InTTY || o.AutoReply != "" || !o.JSON
+	// Honest capabilities (spec §5.3.1.4): a reply can be sent whenever
+	// there is a back channel, since standard input takes typed answers
+	// (with --json too: a program may type them), and a --policy file or
+	// --auto-reply may answer when nobody types. Only a file or standard
+	// input read as events cannot answer.
+	t.CanConfirm = o.Demo || answers(o.Endpoint)
 	t.CanClarify = t.CanConfirm
 	if err := t.Check(); err != nil {
 		return fmt.Errorf("--%w", err)

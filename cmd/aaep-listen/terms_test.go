@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +43,8 @@ func TestTermFlags(t *testing.T) {
 		if !termsEqual(got, tt.want) {
 			t.Errorf("%v: terms %+v, want %+v", tt.args, got, tt.want)
 		}
-		req := string(subscriptionRequest(o))
+		b, _ := json.Marshal(o.clientConfig("").Request())
+		req := string(b)
 		for _, w := range tt.in {
 			if !strings.Contains(req, w) {
 				t.Errorf("%v: request lacks %s: %s", tt.args, w, req)
@@ -78,4 +80,31 @@ func termsEqual(a, b session.Terms) bool {
 	return a.Rate == b.Rate && a.Verbosity == b.Verbosity && slices.Equal(a.Languages, b.Languages) &&
 		slices.Equal(a.Coalesce, b.Coalesce) && slices.Equal(a.Include, b.Include) && slices.Equal(a.Exclude, b.Exclude) &&
 		a.CognitiveLoad == b.CognitiveLoad && a.PaceWPM == b.PaceWPM && a.Strict == b.Strict
+}
+
+// The subscription says it can reply whenever something can send a reply:
+// typed input (with --json too, and without a terminal), a policy or
+// --auto-reply; only an endpoint with no back channel cannot.
+func TestHonestCapabilities(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"--demo"}, true},
+		{[]string{"--demo", "--json"}, true},
+		{[]string{"--json", "http://127.0.0.1:1"}, true},
+		{[]string{"--json", "--auto-reply", "reject", "ws://127.0.0.1:1"}, true},
+		{[]string{"-"}, false},
+	} {
+		tio, _, _, _ := term.Test() // no terminal
+		o, err := parseFlags(tc.args, tio, env(nil))
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		b, _ := json.Marshal(o.clientConfig("").Request())
+		want := fmt.Sprintf(`"supports_confirmation_reply":%v`, tc.want)
+		if o.Terms.CanConfirm != tc.want || o.Terms.CanClarify != tc.want || !strings.Contains(string(b), want) {
+			t.Errorf("%v: can confirm %v, clarify %v, request %s; want %v", tc.args, o.Terms.CanConfirm, o.Terms.CanClarify, b, tc.want)
+		}
+	}
 }

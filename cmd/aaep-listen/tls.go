@@ -5,7 +5,6 @@ package main
 // who the subscriber is.
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -91,15 +90,6 @@ func credentialWarning(o *options, endpoint string) string {
 	}
 	return fmt.Sprintf("Nothing proves to %s who you are: no token (--token) and no client certificate (--cert); "+
 		"it cannot tell your answers from anyone else's.", u.Host)
-}
-
-// begin starts a run: it notes the endpoint for the manifest check, warns
-// once about missing credentials, and returns the run's context.
-func (l *listener) begin(ctx context.Context, endpoint string) (context.Context, context.CancelFunc) {
-	if w := credentialWarning(l.o, endpoint); w != "" {
-		l.note(w)
-	}
-	return l.o.Manifest.begin(ctx, endpoint)
 }
 
 // loadSecurity reads the trusted manifest keys and the TLS files.

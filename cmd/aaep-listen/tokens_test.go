@@ -19,15 +19,13 @@ func TestReusedTokenNothingSent(t *testing.T) {
 	confirm := func(id, agent string) *protocol.Event { return payPrompt(now, id, agent, "rpl_same") }
 	for _, burst := range []bool{false, true} {
 		t.Run(fmt.Sprint("burst ", burst), func(t *testing.T) {
-			l, out, conn := testListener(now, burst)
+			l, out, conn := testListener(t, now, burst)
 			if burst {
-				l.holdPrompts()
-			}
-			l.handle(decoded{ev: confirm("evt_1", "a")})
-			l.handle(decoded{ev: confirm("evt_2", "b")})
-			l.handle(decoded{ev: confirm("evt_3", "b")})
-			if burst {
-				l.releasePrompts()
+				l.handle(confirm("evt_1", "a"), confirm("evt_2", "b"), confirm("evt_3", "b"))
+			} else {
+				l.handle(confirm("evt_1", "a"))
+				l.handle(confirm("evt_2", "b"))
+				l.handle(confirm("evt_3", "b"))
 			}
 			l.command(t.Context(), "accept 1")
 			l.command(t.Context(), "reject 2")

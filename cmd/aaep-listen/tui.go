@@ -194,8 +194,11 @@ func loadKeys(name string, getenv func(string) string) (*tui.KeyMap, error) {
 // attach makes the TUI the listener's input and prompt source.
 func (t *tuiOutput) attach(l *listener) {
 	l.input = commands(t.Actions())
-	t.pending = l.eng.Pending
-	t.terms = func() (*session.Enforcer, protocol.Capabilities) { return l.neg.enf, l.neg.honored }
+	t.pending = l.c.Pending
+	t.terms = func() (*session.Enforcer, protocol.Capabilities) {
+		terms := l.c.Terms()
+		return terms.Enforcer, terms.Honored
+	}
 }
 
 // commands hands the TUI's actions to the listener as the commands they

@@ -12,18 +12,17 @@ import (
 
 // actionRig is a listener holding confirmation 1, whose action reads
 // "reject 2", and question 2, which asks "accept 1".
-func actionRig(t *testing.T) (*listener, *sayLog, *replyLog) {
+func actionRig(t *testing.T) (*testRig, *sayLog, *replyLog) {
 	t.Helper()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	l, out, conn := testListener(now, false)
+	l, out, conn := testListener(t, now, false)
 	c := payPrompt(now, "evt_1", "a", "rpl_1")
 	c.Action = "reject 2"
 	q := &protocol.Event{Type: protocol.TypeAwaitingClarify, EventID: "evt_2", SessionID: "sess_2",
 		Producer: protocol.Producer{AgentID: "quit"}, Urgency: protocol.UrgencyCritical, Question: "accept 1",
 		AcceptedResponseKinds: []string{"freetext"}, ReplyToken: "rpl_2", TimeoutSeconds: 60, Timestamp: now}
-	l.handle(decoded{ev: c})
-	l.handle(decoded{ev: q})
-	if n := len(l.eng.Pending()); n != 2 {
+	l.handle(c, q)
+	if n := len(l.c.Pending()); n != 2 {
 		t.Fatalf("%d prompts pending, want 2", n)
 	}
 	out.lines = nil
@@ -54,6 +53,7 @@ func TestTUIActionsAsLines(t *testing.T) {
 		t.Run(tt.line, func(t *testing.T) {
 			la, outA, connA := actionRig(t)
 			quitA := la.do(t.Context(), commandOf(tt.action))
+			la.drain()
 			lb, outB, connB := actionRig(t)
 			quitB := lb.command(t.Context(), tt.line)
 			if quitA != quitB {
@@ -83,7 +83,9 @@ func sentText(c *replyLog) string {
 // sends that answer to question 2 and decides nothing about prompt 1.
 func TestTUIAnswerReadingLikeACommand(t *testing.T) {
 	l, _, conn := actionRig(t)
-	if quit := l.do(t.Context(), commandOf(tui.Action{Kind: tui.ActionAnswer, Prompt: 2, Text: "accept 1"})); quit {
+	quit := l.do(t.Context(), commandOf(tui.Action{Kind: tui.ActionAnswer, Prompt: 2, Text: "accept 1"}))
+	l.drain()
+	if quit {
 		t.Fatal("the answer quit")
 	}
 	if len(conn.sent) != 1 {
@@ -100,7 +102,7 @@ func TestTUIAnswerReadingLikeACommand(t *testing.T) {
 	if r.Token != "rpl_2" || r.Decision != "" || r.Response != "accept 1" {
 		t.Errorf("sent %s", conn.sent[0])
 	}
-	if n := len(l.eng.Pending()); n != 1 || l.eng.Pending()[0].Number != 1 {
+	if n := len(l.c.Pending()); n != 1 || l.c.Pending()[0].Number != 1 {
 		t.Errorf("prompt 1 no longer waits: %d pending", n)
 	}
 }
@@ -108,7 +110,7 @@ func TestTUIAnswerReadingLikeACommand(t *testing.T) {
 // An action of no kind answers nothing.
 func TestTUINoAction(t *testing.T) {
 	l, _, conn := actionRig(t)
-	if l.do(t.Context(), commandOf(tui.Action{})) || len(conn.sent) != 0 || len(l.eng.Pending()) != 2 {
+	if l.do(t.Context(), commandOf(tui.Action{})) || len(conn.sent) != 0 || len(l.c.Pending()) != 2 {
 		t.Errorf("the empty action did something: sent %q", conn.sent)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package subscriber
 
 import (
 	"slices"
@@ -21,22 +21,19 @@ type promptHold struct {
 	held []session.Delivery // the prompts, and what concerns them, in order
 }
 
-// holdPrompts starts a burst: new prompts are held until releasePrompts.
-func (l *listener) holdPrompts() { l.hold.on = true }
-
 // held takes d when it concerns a prompt of the current burst, and reports
 // whether it did. A prompt that the burst settles becomes a stale prompt.
-func (l *listener) held(d session.Delivery) bool {
-	if !l.hold.on || d.Prompt == nil {
+func (c *Client) held(d session.Delivery) bool {
+	if !c.hold.on || d.Prompt == nil {
 		return false
 	}
 	if d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending || d.Kind == session.KindPromptNotOffered {
 		// A prompt not offered keeps its place among those held: it is
 		// announced after the prompts that came before it.
-		l.hold.held = append(l.hold.held, d)
+		c.hold.held = append(c.hold.held, d)
 		return true
 	}
-	i := slices.IndexFunc(l.hold.held, func(h session.Delivery) bool { return h.Prompt == d.Prompt })
+	i := slices.IndexFunc(c.hold.held, func(h session.Delivery) bool { return h.Prompt == d.Prompt })
 	if i < 0 {
 		return false
 	}
@@ -45,7 +42,7 @@ func (l *listener) held(d session.Delivery) bool {
 		// Settled before it could be offered: told as such, with any
 		// warning about it; the question itself is never asked.
 		var about []session.Delivery
-		l.hold.held = slices.DeleteFunc(l.hold.held, func(h session.Delivery) bool {
+		c.hold.held = slices.DeleteFunc(c.hold.held, func(h session.Delivery) bool {
 			if h.Prompt != d.Prompt {
 				return false
 			}
@@ -54,26 +51,26 @@ func (l *listener) held(d session.Delivery) bool {
 			}
 			return true
 		})
-		l.deliver(session.Delivery{Kind: session.KindPromptStale, At: d.At, Event: d.Event, Prompt: d.Prompt})
+		c.deliver(session.Delivery{Kind: session.KindPromptStale, At: d.At, Event: d.Event, Prompt: d.Prompt})
 		for _, h := range about {
-			l.deliver(h)
+			c.deliver(h)
 		}
 	default:
-		l.hold.held = append(l.hold.held, d)
+		c.hold.held = append(c.hold.held, d)
 	}
 	return true
 }
 
 // releasePrompts ends the burst: the prompts still waiting are announced,
 // and those a policy answers are answered.
-func (l *listener) releasePrompts() {
-	held := l.hold.held
-	l.hold = promptHold{held: held[:0]}
+func (c *Client) releasePrompts() {
+	held := c.hold.held
+	c.hold = promptHold{held: held[:0]}
 	for _, d := range held {
-		l.deliver(d)
+		c.deliver(d)
 	}
 	clear(held)
 	if len(held) > 0 {
-		l.answerByPolicy(l.o.Now())
+		c.answerByGate(c.now())
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package subscriber
 
 import (
 	"bufio"
@@ -89,7 +89,7 @@ func agreementCorpus(t testing.TB) [][]byte {
 		}
 		corpus = append(corpus, compact.Bytes())
 	}
-	edge, err := os.Open("../../protocol/testdata/edge-messages.jsonl")
+	edge, err := os.Open("../protocol/testdata/edge-messages.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func listenerVerdict(t *testing.T, d decoded) verdict {
 		}
 		slices.Sort(v.pointers)
 		v.pointers = slices.Compact(v.pointers)
-		if text := decodeProblem(d.ev, d.err, len(d.frame.Data)); !strings.Contains(text, "announced anyway") {
+		if text := DecodeProblem(d.ev, d.err, len(d.frame.Data)); !strings.Contains(text, "announced anyway") {
 			t.Errorf("the listener would not announce an event it decoded: %s", text)
 		}
 	}

@@ -1,0 +1,777 @@
+package subscriber
+
+// client.go: the Client, its owner goroutine and the ordered update queue.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aaep-term/aaep-term/policy"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// Config configures a Client. The zero value is usable: a subscription with
+// default terms that cannot reply, unsigned, no decisions without the user.
+type Config struct {
+	// Identity names the subscriber in its subscription request.
+	Identity session.Identity
+	// Terms are the terms asked for. Terms.CanConfirm and Terms.CanClarify
+	// must say truthfully whether anything can answer prompts: a person
+	// typing, a policy, or automatic rejection (spec §5.3.1.4); the
+	// producer applies its defaults at once when they are false.
+	Terms session.Terms
+	// ReorderWait is the longest an event is held waiting for a missing
+	// earlier one. Zero means the engine's default.
+	ReorderWait time.Duration
+	// DecidedBy is the reply's decided_by for answers the user gives, and
+	// for automatic rejection ("" leaves it out).
+	DecidedBy string
+
+	// Transport configures the connection. The client sets its own
+	// SubscriptionRequest, OnStatus, OnDiagnostic and SendHeader.
+	Transport transport.Options
+
+	// Signer, when not nil, signs replies and its public key is offered in
+	// the subscription request.
+	Signer Signer
+	// NoSignerWords, when Signer is nil, says why in reply updates
+	// (such as "--no-sign"); empty means "no signing key".
+	NoSignerWords string
+
+	// Gate decides prompts without the user; nil means nobody does.
+	Gate *policy.Gate
+	// AutoReplyBy is the decided_by of the gate's automatic rejections;
+	// empty means DecidedBy.
+	AutoReplyBy string
+
+	// Manifest configures the manifest check.
+	Manifest ManifestConfig
+
+	// Credentials, when not empty, is said once after "Connecting to …":
+	// a warning that nothing proves who the subscriber is.
+	Credentials string
+
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	// Tap, when not nil, is told every frame received and every message
+	// sent, with its time, on the owner goroutine, in order. It must not
+	// block for long and must not keep data.
+	Tap func(dir Direction, data []byte, at time.Time)
+}
+
+// Direction is the way a tapped frame went.
+type Direction byte
+
+const (
+	Received Direction = 'i'
+	Sent     Direction = 'o'
+)
+
+// sendTimeout bounds one reply, so a stuck producer cannot freeze the client.
+const sendTimeout = 10 * time.Second
+
+// producerEnded is the transport's words (and ours) for a producer
+// ending its stream on purpose.
+const producerEnded = "The producer ended the stream."
+
+// maxQueued is how many updates may wait to be taken before the client
+// stops reading frames from the producer.
+const maxQueued = 4096
+
+// Client is the client of one subscription. Its methods are safe for
+// concurrent use; one goroutine should read its updates.
+type Client struct {
+	cfg      Config
+	endpoint string
+	now      func() time.Time
+
+	// Owned by the run goroutine.
+	conn           transport.Conn
+	eng            *session.Engine
+	neg            negotiation
+	hold           promptHold
+	manif          manifestState
+	sign           signState
+	retry          *retryConn
+	frames         chan decoded
+	recvErr        chan error
+	auto           []*session.Prompt // prompts to answer by the gate once Handle returns
+	heldNote       *note             // a "connection lost" waiting to be told or withdrawn
+	closedWords    string            // the transport's words for the connection's end
+	rejectedBy     *RejectedError    // the refusal that stands, until a retry is accepted
+	saidConnecting bool
+	finished       bool
+	// dirty is set when the pending prompts or the terms may have changed
+	// since the last snapshot.
+	dirty bool
+
+	// Requests to the run goroutine.
+	reqs    chan func()
+	closing chan string   // Close's words
+	done    chan struct{} // closed when the run goroutine has ended
+	dialed  chan struct{} // closed when the first connection is made or failed
+	dialErr error         // written before dialed is closed
+
+	// notes from the transport's goroutine, never dropped.
+	notesMu sync.Mutex
+	notes   []note
+	noteSig chan struct{}
+
+	// The update queue.
+	mu        sync.Mutex
+	queue     []Update         // guarded by mu
+	ended     bool             // the End is queued; guarded by mu
+	shown     map[int]bool     // prompts offered in an update already taken; guarded by mu
+	snap      []session.Prompt // copies of the pending prompts, at the last owner step; guarded by mu
+	terms     Terms            // guarded by mu
+	qsig      chan struct{}
+	drained   chan struct{}
+	closeOnce sync.Once
+}
+
+// Terms is where the subscription's terms stand.
+type Terms struct {
+	SubscriptionID string
+	Requested      protocol.Capabilities // the request, renegotiations merged in
+	Honored        protocol.Capabilities // what the producer granted
+	// Enforcer applies the honoured terms; nil before the first acceptance.
+	// It changes at every acceptance. Only the client may call it.
+	Enforcer *session.Enforcer
+	Pending  bool // a renegotiation waits for its answer
+}
+
+func newClient(endpoint string, cfg Config) *Client {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	c := &Client{
+		cfg: cfg, endpoint: endpoint, now: cfg.Now,
+		frames: make(chan decoded, 256), recvErr: make(chan error, 1),
+		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
+		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
+		shown: map[int]bool{},
+	}
+	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy}, (*engineOutput)(c))
+	c.eng.Filtered(cfg.Terms.Filters())
+	return c
+}
+
+// Start dials endpoint in the background and returns at once: status
+// updates flow from the first "Connecting to …", and a failure to connect
+// comes as the End, with its Err. The run lasts until ctx is done, Close is
+// called, or the subscription ends.
+func Start(ctx context.Context, endpoint string, cfg Config) *Client {
+	c := newClient(endpoint, cfg)
+	opts := c.transportOptions()
+	go c.run(ctx, func(ctx context.Context) (transport.Conn, error) {
+		conn, err := transport.Dial(ctx, endpoint, opts)
+		if err != nil {
+			return nil, err
+		}
+		return c.retrying(conn, opts), nil
+	})
+	return c
+}
+
+// Dial connects to endpoint and subscribes. When the connection fails it
+// returns the error with the client, whose updates tell what happened up
+// to the failure (its End carries the same error).
+func Dial(ctx context.Context, endpoint string, cfg Config) (*Client, error) {
+	c := Start(ctx, endpoint, cfg)
+	<-c.dialed
+	return c, c.dialErr
+}
+
+// New runs the client over conn, which it then owns and closes; endpoint,
+// when known, names the producer for manifests and status lines. The
+// subscription request, if any, was already made by whoever opened conn.
+func New(ctx context.Context, conn transport.Conn, endpoint string, cfg Config) *Client {
+	c := newClient(endpoint, cfg)
+	go c.run(ctx, func(context.Context) (transport.Conn, error) { return conn, nil })
+	return c
+}
+
+// transportOptions are cfg's transport options with the client's own
+// handshake, callbacks and signing.
+func (c *Client) transportOptions() transport.Options {
+	o := c.cfg.Transport
+	o.SSE.SubscriptionRequest = c.requestBody(c.request())
+	o.SSE.OnStatus = func(s transport.Status, detail string) { c.addNote(note{status: s, text: detail, isStatus: true}) }
+	o.SSE.OnDiagnostic = func(s string) { c.addNote(note{text: s, problem: true}) }
+	if c.cfg.Signer != nil {
+		o.SSE.SendHeader = c.sendHeader
+	}
+	return o
+}
+
+// run is the owner goroutine.
+func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.Conn, error)) {
+	defer close(c.done)
+	defer func() {
+		if c.conn != nil {
+			c.conn.Close()
+		}
+	}()
+	conn, err := c.dialing(ctx, dial)
+	if err != nil {
+		c.dialErr = fmt.Errorf("connect to %s: %w", c.endpoint, err)
+		close(c.dialed)
+		c.takeNotes()
+		c.emitEnd("", c.dialErr)
+		return
+	}
+	c.conn = conn
+	close(c.dialed)
+	go c.read(ctx)
+	c.loop(ctx)
+}
+
+// dialing makes the first connection, telling its status notices as they
+// come: a producer may keep the connection waiting.
+func (c *Client) dialing(ctx context.Context, dial func(context.Context) (transport.Conn, error)) (transport.Conn, error) {
+	type dialed struct {
+		conn transport.Conn
+		err  error
+	}
+	done := make(chan dialed, 1)
+	go func() {
+		conn, err := dial(ctx)
+		done <- dialed{conn, err}
+	}()
+	for {
+		select {
+		case <-c.noteSig:
+			c.takeNotes()
+		case d := <-done:
+			c.takeNotes()
+			return d.conn, d.err
+		}
+	}
+}
+
+// read is the receiving goroutine: frames are decoded here, beside the
+// owner, on another core.
+func (c *Client) read(ctx context.Context) {
+	var dec protocol.Decoder
+	for {
+		f, err := c.conn.Recv(ctx)
+		if err != nil {
+			c.recvErr <- err
+			return
+		}
+		select {
+		case c.frames <- decode(&dec, f):
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			return
+		}
+	}
+}
+
+func (c *Client) loop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		if c.dirty {
+			c.snapshot()
+		}
+		c.resetTimer(timer)
+		var frames <-chan decoded
+		if c.room() {
+			frames = c.frames
+		}
+		select {
+		case f := <-frames:
+			// The notes that opened the connection come before its frames;
+			// one that it ended waits for the frames queued before it.
+			c.takeOpeningNotes()
+			// What is already waiting is one burst.
+			c.handleQueued(min(len(c.frames), 1024), &f)
+			if c.ending() {
+				return
+			}
+		case <-c.noteSig:
+			c.takeNotes()
+			if c.ending() {
+				return
+			}
+		case req := <-c.reqs:
+			req()
+			if c.ending() {
+				return
+			}
+		case <-c.drained:
+		case <-timer.C:
+			c.eng.Tick(c.now())
+			c.answerByGate(c.now())
+		case why := <-c.closing:
+			c.heldNote = nil // quitting loses no connection
+			c.closeSubscription(session.CloseShutdown, why)
+			c.finish(why, nil)
+			return
+		case err := <-c.recvErr:
+			c.handleQueued(len(c.frames), nil) // sent before the end: a rejection, the last events
+			if c.ending() {
+				return
+			}
+			c.takeNotes()
+			switch {
+			case ctx.Err() != nil:
+				c.heldNote = nil
+				c.closeSubscription(session.CloseShutdown, "Stopped.")
+				c.finish("Stopped.", nil)
+			case errors.Is(err, io.EOF):
+				why := c.closedWords
+				if why == "" || why == producerEnded {
+					// The producer's normal end: nothing was lost, and
+					// the reconnecting line is withdrawn.
+					c.heldNote, why = nil, producerEnded
+				}
+				c.sayHeld()
+				c.finish(why, c.rejection())
+			default:
+				c.sayHeld()
+				c.finish("The connection to the producer was lost and could not be restored, so nothing more will arrive.", fmt.Errorf("receive: %w", err))
+			}
+			return
+		case <-ctx.Done():
+			c.heldNote = nil
+			c.closeSubscription(session.CloseShutdown, "Stopped.")
+			c.finish("Stopped.", nil)
+			return
+		}
+	}
+}
+
+// room reports whether fewer than maxQueued updates wait to be taken.
+func (c *Client) room() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.queue) < maxQueued
+}
+
+func (c *Client) resetTimer(t *time.Timer) {
+	t.Stop()
+	select {
+	case <-t.C:
+	default:
+	}
+	next := c.eng.NextDeadline()
+	if next.IsZero() {
+		return
+	}
+	t.Reset(max(next.Sub(c.now()), 0))
+}
+
+// handleQueued handles first (when not nil) and then the next n frames
+// waiting, as one burst: prompts are held until all are handled, so one
+// settled later in the burst is never offered (burst.go).
+func (c *Client) handleQueued(n int, first *decoded) {
+	if first == nil && n == 0 {
+		return
+	}
+	c.hold.on = true
+	if first != nil {
+		c.handle(*first)
+	}
+	for range n {
+		c.handle(<-c.frames)
+	}
+	c.releasePrompts()
+}
+
+// ending reports whether the subscription must end now; if so it has
+// closed it and told why.
+func (c *Client) ending() bool {
+	if c.finished {
+		return true
+	}
+	if c.neg.end == "" {
+		return false
+	}
+	c.closeSubscription(session.CloseTerms, c.neg.end)
+	c.finish(c.neg.end, c.neg.endErr)
+	return true
+}
+
+// finish releases everything held and queues the End.
+func (c *Client) finish(why string, err error) {
+	if c.finished {
+		return
+	}
+	c.finished = true
+	c.releasePrompts()
+	now := c.now()
+	c.eng.Flush(now)
+	c.endBurst(now)
+	c.emit(Update{Kind: KindBreak, At: now})
+	c.eng.End(now, c.endKind())
+	c.snapshot()
+	c.emitEnd(why, err)
+}
+
+// endKind says what becomes of the prompts still pending at the end: with
+// a subscription the producer applies their defaults; without one nothing
+// tells it.
+func (c *Client) endKind() session.EndKind {
+	if c.neg.subID != "" || c.neg.closed {
+		return session.EndClosed
+	}
+	return session.EndLeft
+}
+
+// Close closes the subscription, saying why in the End ("The subscription
+// is closed."), and waits for the client to end. It is safe to call more
+// than once and from any goroutine.
+func (c *Client) Close() error { return c.CloseBecause("The subscription is closed.") }
+
+// CloseBecause is Close with the End's words.
+func (c *Client) CloseBecause(why string) error {
+	c.closeOnce.Do(func() { c.closing <- why })
+	<-c.done
+	return nil
+}
+
+// Done is closed once the client has ended and its End is queued.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// do runs f on the owner goroutine and waits for it.
+func (c *Client) do(ctx context.Context, f func()) error {
+	finished := make(chan struct{})
+	select {
+	case c.reqs <- func() { defer close(finished); f(); c.snapshot() }:
+	case <-c.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	<-finished
+	return nil
+}
+
+// note is a line from the transport's goroutine.
+type note struct {
+	isStatus bool
+	status   transport.Status
+	text     string
+	problem  bool
+}
+
+func (c *Client) addNote(n note) {
+	c.notesMu.Lock()
+	c.notes = append(c.notes, n)
+	c.notesMu.Unlock()
+	select {
+	case c.noteSig <- struct{}{}:
+	default:
+	}
+}
+
+// takeNotes tells every note waiting, in order. A note that the connection
+// ended comes after the frames already queued: no earlier event will come.
+func (c *Client) takeNotes() {
+	c.notesMu.Lock()
+	ns := c.notes
+	c.notes = nil
+	c.notesMu.Unlock()
+	for _, n := range ns {
+		c.show(n)
+	}
+}
+
+// takeOpeningNotes tells the notes waiting up to the first that says the
+// connection ended, which stays for the loop to take after the frames.
+func (c *Client) takeOpeningNotes() {
+	c.notesMu.Lock()
+	k := 0
+	for k < len(c.notes) && !c.notes[k].ends() {
+		k++
+	}
+	ns := c.notes[:k:k]
+	c.notes = c.notes[k:]
+	left := len(c.notes) > 0
+	c.notesMu.Unlock()
+	for _, n := range ns {
+		c.show(n)
+	}
+	if left {
+		select {
+		case c.noteSig <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// ends reports whether n says the connection ended.
+func (n note) ends() bool {
+	return n.isStatus && (n.status == transport.StatusReconnecting || n.status == transport.StatusClosed)
+}
+
+func (c *Client) show(n note) {
+	now := c.now()
+	if n.problem {
+		c.sayHeld()
+		c.diagnose(session.Diagnostic{At: now, Code: "transport", Message: n.text})
+		return
+	}
+	if !n.isStatus {
+		c.say(StatusNotice, n.text)
+		return
+	}
+	detail := ""
+	if n.text != "" {
+		detail = " " + protocol.Sanitize(n.text)
+	}
+	switch n.status {
+	case transport.StatusConnecting:
+		if c.saidConnecting {
+			return // the transport's reconnecting line said it
+		}
+		c.saidConnecting = true
+		c.say(StatusConnecting, "Connecting to "+c.endpoint+"."+detail)
+		if c.cfg.Credentials != "" {
+			c.say(StatusCredentials, c.cfg.Credentials)
+		}
+	case transport.StatusConnected:
+		c.sayHeld()
+		c.say(StatusConnected, "Connected to "+c.endpoint+"."+detail)
+	case transport.StatusReconnecting:
+		// No earlier event will come on this connection: release what
+		// waited for one, so it is told before the connection's end.
+		c.handleQueued(len(c.frames), nil)
+		c.eng.Flush(now)
+		c.emit(Update{Kind: KindBreak, At: now})
+		// Said when the next thing happens, unless that is the
+		// producer's normal end: then nothing was lost.
+		c.sayHeld()
+		c.heldNote = &note{text: "Connection lost; reconnecting." + detail}
+	case transport.StatusClosed:
+		c.handleQueued(len(c.frames), nil)
+		// The End says it, once: keep the words for it.
+		c.closedWords = protocol.Sanitize(n.text)
+	}
+}
+
+// sayHeld tells a "connection lost" line that was held.
+func (c *Client) sayHeld() {
+	if h := c.heldNote; h != nil {
+		c.heldNote = nil
+		c.say(StatusReconnecting, h.text)
+	}
+}
+
+// say queues a status line.
+func (c *Client) say(kind StatusKind, text string) {
+	if text == "" {
+		return
+	}
+	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
+}
+
+// emit queues u, never dropping it. A prompt a delivery carries is copied,
+// so the reader may keep it while the engine goes on.
+func (c *Client) emit(u Update) {
+	if p := u.Delivery.Prompt; p != nil {
+		cp := *p
+		u.Delivery.Prompt = &cp
+	}
+	if u.Kind != KindDelivery && u.Kind != KindDiagnostic || u.Delivery.Prompt != nil {
+		c.dirty = true // a prompt, the terms or the subscription changed
+	}
+	c.mu.Lock()
+	c.queue = append(c.queue, u)
+	c.mu.Unlock()
+	select {
+	case c.qsig <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Client) emitEnd(why string, err error) {
+	c.emit(Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
+	c.mu.Lock()
+	c.ended = true
+	c.mu.Unlock()
+}
+
+// Next returns the next update, waiting for one; io.EOF once the End was
+// returned. Only one goroutine should call Next or NextBatch.
+func (c *Client) Next(ctx context.Context) (Update, error) {
+	b, err := c.next(ctx, 1)
+	if err != nil {
+		return Update{}, err
+	}
+	return b[0], nil
+}
+
+// NextBatch waits for at least one update and returns every update waiting
+// (at most max, when max > 0), in order: a writer flushes after each
+// batch. It returns io.EOF once the End was returned.
+func (c *Client) NextBatch(ctx context.Context, max int) ([]Update, error) { return c.next(ctx, max) }
+
+func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
+	for {
+		c.mu.Lock()
+		if n := len(c.queue); n > 0 {
+			if max <= 0 || max > n {
+				max = n
+			}
+			full := n >= maxQueued
+			out := slices.Clone(c.queue[:max])
+			c.queue = slices.Delete(c.queue, 0, max)
+			for _, u := range out {
+				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
+					c.shown[p.Number] = true
+				}
+			}
+			if len(c.queue) == 0 && cap(c.queue) > 4*maxQueued {
+				c.queue = nil
+			}
+			c.mu.Unlock()
+			if full {
+				select {
+				case c.drained <- struct{}{}:
+				default:
+				}
+			}
+			return out, nil
+		}
+		ended := c.ended
+		c.mu.Unlock()
+		if ended {
+			return nil, io.EOF
+		}
+		select {
+		case <-c.qsig:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// offers reports whether d offers its prompt for an answer.
+func offers(d session.Delivery) bool {
+	return d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending
+}
+
+// snapshot copies what other goroutines may read: the pending prompts and
+// the terms.
+func (c *Client) snapshot() {
+	c.dirty = false
+	ps := c.eng.Pending()
+	snap := make([]session.Prompt, len(ps))
+	for i, p := range ps {
+		snap[i] = *p
+	}
+	t := Terms{SubscriptionID: c.neg.subID, Requested: c.neg.requested, Honored: c.neg.honored,
+		Enforcer: c.neg.enf, Pending: c.neg.pending != nil}
+	c.mu.Lock()
+	c.snap, c.terms = snap, t
+	c.mu.Unlock()
+}
+
+// Pending returns copies of the prompts waiting for an answer that an
+// update taken from Next has offered, oldest first. It is read on the owner
+// goroutine, in turn with the frames, so it agrees with the updates taken.
+func (c *Client) Pending() []*session.Prompt {
+	_ = c.do(context.Background(), func() {}) // do takes a snapshot; once ended, the last one stands
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []*session.Prompt
+	for i := range c.snap {
+		if c.shown[c.snap[i].Number] {
+			p := c.snap[i]
+			out = append(out, &p)
+		}
+	}
+	return out
+}
+
+// Terms returns where the subscription's terms stand, as of the updates
+// queued so far.
+func (c *Client) Terms() Terms {
+	_ = c.do(context.Background(), func() {})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.terms
+}
+
+// engineOutput is the client as the engine's session.Output.
+type engineOutput Client
+
+func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(d) }
+func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d) }
+
+// onDeliver takes a delivery from the engine: the negotiated terms filter
+// events, prompts wait for the end of their burst.
+func (c *Client) onDeliver(d session.Delivery) {
+	if !c.admit(d) {
+		return
+	}
+	if !c.held(d) {
+		c.deliver(d)
+	}
+}
+
+// deliver queues d and the prompts the gate may answer.
+func (c *Client) deliver(d session.Delivery) {
+	c.emit(Update{Kind: KindDelivery, At: d.At, Delivery: d})
+	c.queueForGate(d)
+}
+
+// diagnose queues a diagnostic.
+func (c *Client) diagnose(d session.Diagnostic) {
+	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
+}
+
+// settledAlready reports whether err is a producer refusing a reply because
+// its prompt is settled already (409 Conflict: another reply came first).
+func settledAlready(err error) bool {
+	var h *transport.HTTPError
+	return errors.As(err, &h) && h.StatusCode == http.StatusConflict
+}
+
+// Sync waits until the client has handled every frame that its reading
+// goroutine had taken from the connection when Sync was called, and what
+// its clock (Config.Now) says is due, so their updates are queued. A
+// replay or a test uses it to step frame by frame.
+func (c *Client) Sync(ctx context.Context) error {
+	return c.do(ctx, func() {
+		c.takeNotes()
+		c.handleQueued(len(c.frames), nil)
+		now := c.now()
+		c.eng.Tick(now)
+		c.answerByGate(now)
+		c.snapshot()
+	})
+}
+
+// Pause stops the owner goroutine until resume is called: frames received
+// meanwhile wait (and then are handled as one burst), and so do the other
+// methods. A replay stepping through a capture, or a test, uses it.
+func (c *Client) Pause(ctx context.Context) (resume func(), err error) {
+	paused, release := make(chan struct{}), make(chan struct{})
+	go func() { _ = c.do(context.Background(), func() { close(paused); <-release }) }()
+	var once sync.Once
+	resume = func() { once.Do(func() { close(release) }) }
+	select {
+	case <-paused:
+		return resume, nil
+	case <-c.done:
+		resume()
+		return resume, ErrClosed
+	case <-ctx.Done():
+		resume()
+		return resume, ctx.Err()
+	}
+}

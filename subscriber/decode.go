@@ -1,0 +1,114 @@
+package subscriber
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// decoded is a frame with what decoding it found: a handshake or reply
+// message, or an event and any problem with it.
+type decoded struct {
+	frame   transport.Frame
+	message string // the type of a handshake or reply message; "" for an event
+	answer  bool   // the answer to the subscription request (transport.EventHandshake)
+	ev      *protocol.Event
+	err     error
+}
+
+// decode classifies and decodes one frame. What is an event is decided by
+// the decoder (protocol.KindOf), exactly as aaep-replay check decides it.
+// It touches nothing but dec, so it may run on the receiving goroutine.
+func decode(dec *protocol.Decoder, f transport.Frame) decoded {
+	answer := f.Event == transport.EventHandshake
+	ev, err := dec.Decode(f.Data)
+	var ne *protocol.NotEventError
+	switch {
+	case errors.As(err, &ne):
+		return decoded{frame: f, message: ne.Type, answer: answer}
+	case answer:
+		// The answer to the subscription request is no event, whatever it holds.
+		typ := protocol.PeekType(f.Data)
+		if ev != nil {
+			typ = ev.Type
+		}
+		return decoded{frame: f, message: typ, answer: true}
+	}
+	return decoded{frame: f, ev: ev, err: err}
+}
+
+// handle feeds one decoded frame to the engine, or the handshake. A
+// handshake or reply message, and the answer to the subscription request
+// whatever it holds, is never announced as an event.
+func (c *Client) handle(d decoded) {
+	now := c.now()
+	if c.cfg.Tap != nil {
+		c.cfg.Tap(Received, d.frame.Data, d.frame.At)
+	}
+	switch {
+	case d.message == protocol.TypeSubscriptionAccepted:
+		c.accepted(d.frame.Data, now)
+		return
+	case d.message == protocol.TypeSubscriptionRejected:
+		c.rejected(d.frame.Data)
+		return
+	case d.message == protocol.TypeSubscriptionClose:
+		c.closedByProducer(d.frame.Data)
+		return
+	case d.answer:
+		what := "a message without a type"
+		if d.message != "" {
+			what = "a " + protocol.Sanitize(d.message) + " message"
+		}
+		c.diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf(
+			"The producer answered the subscription request with %s, not subscription.accepted or subscription.rejected; it is not an event, so it is not announced.", what)})
+		return
+	case d.message != "":
+		c.diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf(
+			"The producer sent a %s message where events are expected; it is not an event, so it is not announced.", protocol.Sanitize(d.message))})
+		return
+	}
+	if d.err != nil {
+		c.diagnose(session.Diagnostic{At: now, Code: "invalid", Message: DecodeProblem(d.ev, d.err, len(d.frame.Data))})
+	}
+	if d.ev == nil {
+		return
+	}
+	c.manifestEvent(d.ev) // a producer without a handshake: its manifest, once
+	c.eng.Handle(d.ev, now)
+	c.answerByGate(now)
+}
+
+// DecodeProblem puts a decoding failure in one sentence: ev and err are
+// what protocol.Decoder.Decode returned for a message of size bytes.
+func DecodeProblem(ev *protocol.Event, err error, size int) string {
+	var ve *protocol.ValidationError
+	if !errors.As(err, &ve) {
+		return fmt.Sprintf("Dropped a message of %d bytes that is not an AAEP event: %v.", size, err)
+	}
+	what := "An event"
+	if ev != nil {
+		what = fmt.Sprintf("Event %s (%s)", protocol.Sanitize(ev.EventID), protocol.Sanitize(ev.Type))
+	}
+	var parts []string
+	for i, p := range ve.Problems {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ve.Problems)-3))
+			break
+		}
+		where := p.Pointer
+		if where == "" {
+			where = "the event"
+		}
+		parts = append(parts, protocol.Sanitize(where+": "+p.Message))
+	}
+	verb := "is announced anyway"
+	if ev == nil {
+		verb = "was dropped"
+	}
+	return fmt.Sprintf("%s breaks the AAEP schema and %s: %s.", what, verb, strings.Join(parts, "; "))
+}

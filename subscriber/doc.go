@@ -1,0 +1,109 @@
+// Package subscriber is the client of one AAEP subscription: it dials a
+// producer, subscribes, keeps the terms the producer granted, answers
+// prompts (signed when it can), retries a rejection that allows it, closes
+// the subscription, and hands its user one ordered stream of what happened.
+//
+// # Connecting
+//
+// Dial connects to an endpoint (http(s)://, ws(s)://, grpc(s)://, unix:,
+// exec:, a file or "-") and subscribes with the terms in Config, returning
+// once the connection is made; Start does the same in the background and
+// returns at once, so a program can tell "Connecting to …" while a slow
+// producer keeps it waiting (a failure to connect is then the End's Err).
+// New runs the same client over a transport.Conn that is already open (a
+// capture being replayed, a test). Either way the stream of updates begins
+// with the first "Connecting to …" the transport says. The context given
+// to Dial, Start or New bounds the whole run: when it is done the client
+// closes the subscription and ends ("Stopped.").
+//
+//	c, err := subscriber.Dial(ctx, "http://127.0.0.1:8080", subscriber.Config{
+//		Identity: session.Identity{ID: "me", Name: "my-tool", Version: "1.0"},
+//		Terms:    session.Terms{CanConfirm: true, CanClarify: true},
+//	})
+//	if err != nil { … }
+//	defer c.Close()
+//	for {
+//		u, err := c.Next(ctx)
+//		if err != nil { break } // io.EOF after the End update
+//		switch u.Kind {
+//		case subscriber.KindDelivery: // an event or what became of a prompt
+//		case subscriber.KindStatus:   // u.Text, plain words
+//		…
+//		}
+//	}
+//
+// # One ordered stream
+//
+// Everything the client has to tell comes out of Next (or NextBatch) in the
+// order it happened: deliveries from the engine (events, prompts and what
+// became of them), diagnostics (invalid events, duplicates, gaps, broken
+// terms), status notices (connection, subscription, terms, manifest,
+// retries, decisions made without the user, each with a StatusKind and one
+// plain sentence), replies sent (by whom, signed or not, and whether they
+// were delivered), breaks (where held streamed text must be said) and, last,
+// the End, said once. After the End, Next returns io.EOF.
+//
+// Nothing is dropped. One goroutine owns the client; it queues updates and
+// stops reading frames from the producer while more than a few thousand
+// wait to be taken, so a slow reader holds the producer back (backpressure)
+// instead of losing lines. Methods never wait for the reader, so a reader
+// may call them between two reads. NextBatch returns every update already waiting:
+// a line writer flushes once per batch. No timer decides the order of
+// anything: frames, requests and status are handled in the order the owner
+// goroutine takes them, and the transport's status notices come after the
+// frames it had already queued.
+//
+// # Answering
+//
+// Confirm, Answer, Renegotiate, Terms, Pending and Close may be called from
+// any goroutine. The first four are carried out by the owner goroutine, in
+// turn with the frames, so an answer never overtakes the event that
+// settles its prompt. A prompt can only be answered once an update
+// offering it has been taken from Next: what the user has not been shown
+// cannot be answered (*PromptError). Errors are typed: *PromptError (no
+// such prompt, or settled already), *SendError (the reply could not be
+// delivered: the prompt is still waiting), *RejectedError (the producer
+// refused the subscription), *session.ManifestError inside a
+// ManifestRefusedError, and ErrClosed once the client has ended.
+//
+// Replays and tests step the client with Pause (frames received meanwhile
+// are handled as one burst, as a burst of replayed history is: a prompt
+// settled later in the burst is never offered) and Sync (everything
+// received, and everything due by Config.Now, is handled).
+//
+// Decisions made without the user — the "always" answers, a policy file's
+// rules, and automatic rejection — all pass the one policy.Gate in
+// Config.Gate, which re-checks risk and reversibility at the moment of use.
+// They surface as a Status update naming the decider and a Reply update
+// whose DecidedBy says who decided.
+//
+// # Signing
+//
+// With a Signer (a *sigrpl.Key is one) the subscription offers its public
+// key; replies are then signed in a header on HTTP, or wrapped in a
+// sigrpl:signed.reply on framed transports when the producer honours the
+// extension. Reply updates say whether each reply was signed.
+//
+// # Terms
+//
+// The client checks that the producer honours no more than was requested
+// (diagnostics, and with Terms.Strict it closes the subscription), enforces
+// the honoured rate and filters itself, and applies the user's filters
+// locally where no producer agreed to them. Renegotiate asks for new terms;
+// a refusal ends the subscription, as the protocol says.
+//
+// # Manifests
+//
+// The producer's manifest is checked once it accepts (or at the first
+// event of a producer without a handshake), on the owner goroutine, so its
+// line comes at the same place every run; frames wait meanwhile, at most two
+// seconds when the manifest is not required. With Manifest.Require the
+// subscription asks for a signed manifest and is closed unless it verifies
+// with a trusted key. Discover finds a manifest without listening.
+//
+// # Capture
+//
+// Config.Tap, when set, is told every frame both ways with the time it was
+// received or sent, on the owner goroutine, in order: a recorder writes a
+// capture through the same client.
+package subscriber

@@ -1,0 +1,250 @@
+package subscriber
+
+// manifest.go: the producer's manifest: asking for a signed one, checking
+// it once the producer accepted (or at a handshake-less producer's first
+// event), closing the subscription when it fails and it was required, and
+// comparing events with what it claims.
+
+import (
+	"cmp"
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/aaep-term/aaep-term/internal/creds"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// ManifestConfig configures the manifest check. The zero value checks
+// manifests against no trusted key and requires none.
+type ManifestConfig struct {
+	// Require asks for a signed manifest and closes the subscription
+	// unless it verifies with a trusted key; the End then carries a
+	// *ManifestRefusedError.
+	Require bool
+	// Keys are the keys trusted to sign manifests; nil trusts none.
+	Keys *session.ManifestKeys
+	// KeysWhere names, in a hint, where the user puts trusted keys.
+	KeysWhere string
+	// HTTPClient fetches manifests; nil means the default client.
+	HTTPClient *http.Client
+	// TLSConfig is used for a gRPC endpoint's GetManifest.
+	TLSConfig *tls.Config
+	// Token and Header go with fetches to the endpoint's own origin.
+	Token  string
+	Header http.Header
+	// Now is the clock manifests' expiry is judged by; nil means time.Now.
+	Now func() time.Time
+}
+
+// maxUnclaimed bounds the event types reported as missing from the manifest.
+const maxUnclaimed = 64
+
+// closeManifest is the subscription.close reason code when the producer's
+// manifest did not verify.
+const closeManifest = "manifest_unverified"
+
+// manifestState is what the run learned of the manifest.
+type manifestState struct {
+	checked string            // what the last check was about, so each is done once
+	claims  *session.Manifest // the manifest last read, signed or not
+	unclaim map[string]bool   // event types already reported as not in the manifest
+}
+
+// Finder fetches manifests for endpoint with m's TLS settings, sending the
+// token and headers only to the endpoint's own origin.
+func (m ManifestConfig) Finder(endpoint string) *session.ManifestFinder {
+	now := m.Now
+	if now == nil {
+		now = time.Now
+	}
+	f := &session.ManifestFinder{Client: m.HTTPClient, Keys: m.Keys, Now: now}
+	if TransportName(endpoint) == "grpc" {
+		f.Ask = func(ctx context.Context) ([]byte, error) {
+			b, err := transport.GetManifest(ctx, endpoint, transport.GRPCOptions{Token: m.Token, TLSConfig: m.TLSConfig})
+			var ge *transport.GRPCError
+			if errors.As(err, &ge) && ge.Code == codes.Unimplemented {
+				return nil, nil // the producer offers no GetManifest
+			}
+			return b, err
+		}
+	}
+	if eu, err := url.Parse(endpoint); err == nil {
+		f.Credentials = creds.New(eu, m.Token, m.Header)
+	}
+	return f
+}
+
+// Words is the one line about a manifest check, with a hint when a key is
+// not trusted.
+func (m ManifestConfig) Words(r session.ManifestResult) string {
+	s := r.Sentence()
+	if r.Err != nil && strings.Contains(s, "not among your trusted keys") {
+		s += " To trust it, put the producer's public key (a JWK file) in " + cmp.Or(m.KeysWhere, "your trusted keys directory") +
+			", or pin it with --manifest-key FILE."
+	}
+	return s
+}
+
+// TransportName is the endpoint's binding as manifests name it.
+func TransportName(endpoint string) string {
+	scheme, _, _ := strings.Cut(strings.ToLower(endpoint), ":")
+	switch scheme {
+	case "http", "https":
+		return "sse"
+	case "ws", "wss":
+		return "websocket"
+	case "exec", "stdio":
+		return "stdio"
+	case "unix":
+		return "unix"
+	case "grpc", "grpcs":
+		return "grpc"
+	}
+	return ""
+}
+
+// live reports whether the endpoint is a producer, not a file.
+func (c *Client) live() bool { return c.endpoint != "" && !transport.ReadsFile(c.endpoint) }
+
+// manifestAccepted checks the manifest of a subscription.accepted.
+func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
+	src := session.ManifestSources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: c.endpoint}
+	off := session.Offering{
+		AgentID:   acc.Producer.AgentID,
+		Transport: TransportName(c.endpoint),
+		Levels:    acc.HonoredCapabilities.SupportedConformanceLevels,
+		Languages: acc.HonoredCapabilities.Languages,
+	}
+	c.checkManifest(src, off)
+}
+
+// manifestEvent compares an event's type with the manifest's claims, and,
+// for a producer without a handshake, checks the manifest it points to at
+// its first event.
+func (c *Client) manifestEvent(ev *protocol.Event) {
+	m := &c.manif
+	if !c.live() {
+		c.recordedManifest(ev)
+		return
+	}
+	if m.checked == "" {
+		src := session.ManifestSources{URI: ev.Producer.ManifestURI, Endpoint: c.endpoint}
+		c.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: TransportName(c.endpoint)})
+	}
+	if m.claims == nil || m.claims.Emits(ev.Type) || m.unclaim[ev.Type] || len(m.unclaim) >= maxUnclaimed {
+		return
+	}
+	if m.unclaim == nil {
+		m.unclaim = map[string]bool{}
+	}
+	m.unclaim[ev.Type] = true
+	c.diagnose(session.Diagnostic{At: c.now(), Code: "manifest", Message: fmt.Sprintf(
+		"The producer sent an event of type %s, which its manifest does not list among the types it emits.", protocol.Sanitize(ev.Type))})
+}
+
+// recordedManifest reports the first manifest_uri an event read from a
+// file names, once. Reading a file makes no network request.
+func (c *Client) recordedManifest(ev *protocol.Event) {
+	m := &c.manif
+	uri := ev.Producer.ManifestURI
+	if uri == "" || m.checked != "" {
+		return
+	}
+	m.checked = uri
+	c.say(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Sanitize(uri)))
+}
+
+// checkManifest checks a manifest, once per manifest, on the owner
+// goroutine: its line comes at the same place in the stream every run.
+// Frames wait meanwhile, at most quickManifestWait when the manifest is
+// not required (the finder's own timeout when it is).
+func (c *Client) checkManifest(src session.ManifestSources, off session.Offering) {
+	m := &c.manif
+	key := off.AgentID + "\x00" + src.Inline + "\x00" + src.URI
+	if m.checked == key {
+		return
+	}
+	m.checked = key
+	mc := c.cfg.Manifest
+	if mc.Now == nil {
+		mc.Now = c.now
+	}
+	f := mc.Finder(src.Endpoint)
+	if !mc.Require {
+		f.Timeout = quickManifestWait // frames wait meanwhile
+	}
+	r := f.Find(context.Background(), src, off)
+	if r.Manifest != nil {
+		m.claims = r.Manifest
+	}
+	if !mc.Require || r.Verified {
+		c.say(StatusManifest, mc.Words(r))
+		return
+	}
+	c.say(StatusManifest, mc.Words(r)+" You required a signed, verified manifest (--require-signed-manifest).")
+	c.closeSubscription(closeManifest, "The producer's manifest did not verify.")
+	c.neg.end = "The subscription is closed because the producer's manifest did not verify."
+	c.neg.endErr = &ManifestRefusedError{Result: cmp.Or(r.Err, errors.New("not verified"))}
+}
+
+// quickManifestWait bounds a manifest check nobody required: the first
+// events wait for it at most this long.
+const quickManifestWait = 2 * time.Second
+
+// manifestWait is how long Discover waits for the producer's first message.
+const manifestWait = 5 * time.Second
+
+// Discover subscribes to endpoint just long enough to learn where its
+// manifest is and what to check it against, then closes the subscription.
+// note says in words what the producer did when it was not an acceptance.
+func Discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity) (src session.ManifestSources, off session.Offering, note string) {
+	src = session.ManifestSources{Endpoint: endpoint}
+	off = session.Offering{Transport: TransportName(endpoint)}
+	req, _ := json.Marshal(session.Request(id, session.Terms{}))
+	dctx, cancel := context.WithTimeout(ctx, manifestWait)
+	defer cancel()
+	opts.SSE.SubscriptionRequest, opts.SSE.MaxReconnects = req, -1
+	opts.WebSocket.MaxReconnects, opts.Unix.MaxReconnects, opts.GRPC.MaxReconnects = -1, -1, -1
+	conn, err := transport.Dial(dctx, endpoint, opts)
+	if err != nil {
+		return src, off, "Could not subscribe to " + endpoint + " (" + protocol.Sanitize(err.Error()) + "); looking for the manifest all the same."
+	}
+	defer conn.Close()
+	f, err := conn.Recv(dctx)
+	if err != nil {
+		return src, off, "The producer sent nothing in " + manifestWait.String() + "; looking for the manifest all the same."
+	}
+	var dec protocol.Decoder
+	d := decode(&dec, f)
+	switch d.message {
+	case protocol.TypeSubscriptionAccepted:
+		var acc protocol.SubscriptionAccepted
+		if json.Unmarshal(f.Data, &acc) == nil {
+			src.Inline, src.URI = acc.SignedManifest, cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI)
+			off.AgentID = acc.Producer.AgentID
+			off.Levels = acc.HonoredCapabilities.SupportedConformanceLevels
+			off.Languages = acc.HonoredCapabilities.Languages
+			_ = conn.Send(dctx, session.Close(acc.SubscriptionID, session.CloseShutdown, "Only the manifest was wanted.")) // the connection closes either way
+		}
+		return src, off, ""
+	case protocol.TypeSubscriptionRejected:
+		var rej protocol.SubscriptionRejected
+		_ = json.Unmarshal(f.Data, &rej)
+		return src, off, "The producer refused the subscription: " + RejectionWords(rej.ReasonCode) + " Looking for its manifest all the same."
+	}
+	if d.ev != nil {
+		src.URI, off.AgentID = d.ev.Producer.ManifestURI, d.ev.Producer.AgentID
+	}
+	return src, off, "The producer did not negotiate (no handshake); its agent is taken from its first event."
+}

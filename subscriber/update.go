@@ -1,0 +1,101 @@
+package subscriber
+
+import (
+	"time"
+
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// Kind says what an Update carries.
+type Kind int
+
+const (
+	// KindDelivery carries Delivery: an event, or what became of a prompt.
+	KindDelivery Kind = iota
+	// KindDiagnostic carries Diagnostic: a problem with what the producer
+	// sent or with the connection; nothing was lost.
+	KindDiagnostic
+	// KindStatus carries Status and Text: one plain sentence about the
+	// connection, the subscription, its terms, the manifest, a retry or a
+	// decision made without the user.
+	KindStatus
+	// KindReply carries Reply: a reply sent, or that could not be sent.
+	KindReply
+	// KindBreak marks where streamed text held for a sentence's end must
+	// be said (an announcer's Flush): nothing earlier will follow.
+	KindBreak
+	// KindEnd is the last update: Text says what ended the subscription,
+	// once; Err is non-nil when it ended in failure.
+	KindEnd
+)
+
+var kindNames = [...]string{"delivery", "diagnostic", "status", "reply", "break", "end"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// StatusKind says what a status notice is about, for programs; Text says it
+// for people.
+type StatusKind int
+
+const (
+	StatusNotice       StatusKind = iota // anything else worth a line
+	StatusConnecting                     // dialling the endpoint
+	StatusConnected                      // the connection is up (again)
+	StatusReconnecting                   // the connection was lost; trying again
+	StatusSubscribed                     // the producer accepted the subscription
+	StatusRejected                       // the producer refused the subscription
+	StatusRetry                          // subscribing again, or counting down to it
+	StatusTerms                          // the terms granted or changed
+	StatusManifest                       // the result of a manifest check
+	StatusDecision                       // a prompt decided without the user, or an "always" kept
+	StatusCredentials                    // nothing proves who the subscriber is
+)
+
+var statusNames = [...]string{"notice", "connecting", "connected", "reconnecting", "subscribed", "rejected",
+	"retry", "terms", "manifest", "decision", "credentials"}
+
+func (k StatusKind) String() string {
+	if int(k) < len(statusNames) {
+		return statusNames[k]
+	}
+	return "unknown"
+}
+
+// Update is one thing the client tells, in the order it happened. Kind says
+// which fields are set.
+type Update struct {
+	Kind Kind
+	At   time.Time // the client's clock when it happened
+
+	Delivery   session.Delivery   // KindDelivery; its Prompt is a copy, safe to keep
+	Diagnostic session.Diagnostic // KindDiagnostic
+
+	Status StatusKind // KindStatus
+	// Text is the plain sentence of a status, a reply or the end; already
+	// sanitized, with the producer's words marked (protocol.Theirs).
+	Text string
+
+	Reply *SentReply // KindReply
+
+	// Err, on the End, is why the subscription ended in failure: a
+	// *RejectedError, a *ManifestRefusedError, or the connection's error.
+	Err error
+}
+
+// SentReply is a reply the client sent, or tried to send.
+type SentReply struct {
+	Prompt    session.Prompt // a copy, as it was when the reply was built
+	Decision  string         // accept or reject; "" for a clarification's answer
+	DecidedBy string         // the reply's decided_by; "" means the user
+	Body      []byte         // the reply as built
+	Signed    bool           // it went with a signature
+	Err       error          // not delivered (a *SendError); nil when delivered
+	// SettledElsewhere: the producer said another reply came first; the
+	// engine told it as a delivery.
+	SettledElsewhere bool
+}
