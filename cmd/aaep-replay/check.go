@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -59,7 +61,7 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 		return codeOf(err), err
 	}
 	if len(files) == 0 {
-		return exitUnreadable, usagef("give at least one FILE to check")
+		return exitUnreadable, cliflag.Usagef("give at least one FILE to check")
 	}
 	schemas, err := protocol.NewSchemas()
 	if err != nil {

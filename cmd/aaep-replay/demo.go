@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+
 	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -30,7 +32,7 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	scenarios := all
 	if o.scenarios != "" {
 		if scenarios, err = producer.SelectScenarios(all, strings.Split(o.scenarios, ",")); err != nil {
-			return exitUnreadable, usagef("--demo-scenarios: %v", err)
+			return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
 		}
 	}
 	say := sayer(tio, o.where.stdio)

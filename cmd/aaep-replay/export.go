@@ -14,6 +14,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -45,7 +47,7 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		return codeOf(err), err
 	}
 	if *format != "jsonl" && *format != "text" && *format != "html" {
-		return exitUnreadable, usagef("--format must be jsonl, text or html, not %q", *format)
+		return exitUnreadable, cliflag.Usagef("--format must be jsonl, text or html, not %q", *format)
 	}
 	if err := checkVerbosity(verbosity); err != nil {
 		return exitUnreadable, err

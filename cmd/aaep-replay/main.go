@@ -119,6 +119,9 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 	switch {
 	case errors.Is(err, errHelp):
 		return exitOK
+	case cliflag.ExitCode(err) == cliflag.ExitUsage:
+		tio.Eprintf("aaep-replay %s: %v (see --help)\n", cmd, err)
+		code = exitUnreadable
 	case err != nil:
 		tio.Eprintf("aaep-replay %s: %v\n", cmd, err)
 		if code == exitOK {
@@ -129,13 +132,6 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 }
 
 func isFlag(s string) bool { return len(s) > 1 && s[0] == '-' }
-
-// usageError is a problem with the command line: exit code 2 with a hint.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg + " (see --help)" }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
 
 // parse parses flags that may come before or after the operands, printing
 // usage on --help. It returns the operands.
@@ -149,15 +145,15 @@ func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]stri
 		return nil, errHelp
 	}
 	if err != nil {
-		return nil, &usageError{err.Error()}
+		return nil, err // a *cliflag.UsageError
 	}
 	return rest, nil
 }
 
-// codeOf is the exit code for an error of a command.
+// codeOf is the exit code for an error of a command: exitUnreadable for a
+// *cliflag.UsageError.
 func codeOf(err error) int {
-	var ue *usageError
-	if errors.As(err, &ue) {
+	if cliflag.ExitCode(err) == cliflag.ExitUsage {
 		return exitUnreadable
 	}
 	return exitViolations
@@ -169,7 +165,7 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 // Its errors are all exit code 2.
 func openOne(files []string, what string) (*capture.Reader, error) {
 	if len(files) != 1 {
-		return nil, usagef("give exactly one FILE to %s, got %d", what, len(files))
+		return nil, cliflag.Usagef("give exactly one FILE to %s, got %d", what, len(files))
 	}
 	return capture.Open(files[0])
 }
@@ -179,7 +175,7 @@ func openOne(files []string, what string) (*capture.Reader, error) {
 func checkVerbosity(v *string) error {
 	w, err := session.ParseVerbosity(*v)
 	if err != nil {
-		return usagef("--%v", err)
+		return cliflag.Usagef("--%v", err)
 	}
 	*v = w
 	return nil

@@ -11,6 +11,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/outputs"
@@ -106,19 +108,19 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		return codeOf(err), err
 	}
 	if *speed < 0 {
-		return exitUnreadable, usagef("--speed must not be negative")
+		return exitUnreadable, cliflag.Usagef("--speed must not be negative")
 	}
 	if err := checkVerbosity(verbosity); err != nil {
 		return exitUnreadable, err
 	}
 	if err := so.Check(); err != nil {
-		return exitUnreadable, usagef("%v", err)
+		return exitUnreadable, cliflag.Usagef("%v", err)
 	}
 	if *useTUI && *asJSON {
-		return exitUnreadable, usagef("--tui and --json cannot be combined")
+		return exitUnreadable, cliflag.Usagef("--tui and --json cannot be combined")
 	}
 	if *useTUI && (!tio.InTTY || !tio.OutTTY) {
-		return exitUnreadable, usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
+		return exitUnreadable, cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
 	}
 	rd, err := openOne(files, "play")
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -73,21 +75,21 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	where := bindings{addr: *addr, stdio: *stdio}
 	switch {
 	case *stdio && (*noWait || *once):
-		return exitUnreadable, usagef("--stdio serves one subscriber on standard input and output: it goes with neither --no-wait nor --once")
+		return exitUnreadable, cliflag.Usagef("--stdio serves one subscriber on standard input and output: it goes with neither --no-wait nor --once")
 	case *demo && len(files) != 0:
-		return exitUnreadable, usagef("--demo serves the built-in producer: give no FILE")
+		return exitUnreadable, cliflag.Usagef("--demo serves the built-in producer: give no FILE")
 	case *demo:
 		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios}, tio)
 	case *scenarios != "":
-		return exitUnreadable, usagef("--demo-scenarios goes with --demo")
+		return exitUnreadable, cliflag.Usagef("--demo-scenarios goes with --demo")
 	case len(files) != 1:
-		return exitUnreadable, usagef("give exactly one FILE to serve, got %d", len(files))
+		return exitUnreadable, cliflag.Usagef("give exactly one FILE to serve, got %d", len(files))
 	case *stdio && files[0] == "-":
-		return exitUnreadable, usagef("--stdio takes standard input for the subscriber: give the capture as a FILE, not -")
+		return exitUnreadable, cliflag.Usagef("--stdio takes standard input for the subscriber: give the capture as a FILE, not -")
 	case *speed < 0:
-		return exitUnreadable, usagef("--speed must not be negative")
+		return exitUnreadable, cliflag.Usagef("--speed must not be negative")
 	case *loop && *once:
-		return exitUnreadable, usagef("--loop and --once contradict each other")
+		return exitUnreadable, cliflag.Usagef("--loop and --once contradict each other")
 	}
 	src, closeSrc, err := openInput(files[0])
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
@@ -39,10 +41,10 @@ func runTrace(args []string, tio *term.IO, inputForm bool) (int, error) {
 		files = append(files, *input)
 	}
 	if inputForm && !*visualize {
-		return exitUnreadable, usagef("with --input, say what to do: --visualize (or use a command: check, trace, play)")
+		return exitUnreadable, cliflag.Usagef("with --input, say what to do: --visualize (or use a command: check, trace, play)")
 	}
 	if len(files) != 1 {
-		return exitUnreadable, usagef("give exactly one FILE to trace, got %d", len(files))
+		return exitUnreadable, cliflag.Usagef("give exactly one FILE to trace, got %d", len(files))
 	}
 	rd, err := capture.Open(files[0])
 	if err != nil {
