@@ -119,6 +119,10 @@ func (c *Client) live() bool { return c.endpoint != "" && !transport.ReadsFile(c
 
 // manifestAccepted checks the manifest of a subscription.accepted.
 func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
+	if !c.live() { // a recorded acceptance: nothing is fetched
+		c.recordedManifest(cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), acc.SignedManifest != "")
+		return
+	}
 	src := session.ManifestSources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: c.endpoint}
 	off := session.Offering{
 		AgentID:   acc.Producer.AgentID,
@@ -135,7 +139,7 @@ func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
 func (c *Client) manifestEvent(ev *protocol.Event) {
 	m := &c.manif
 	if !c.live() {
-		c.recordedManifest(ev)
+		c.recordedManifest(ev.Producer.ManifestURI, false)
 		return
 	}
 	if m.checked == "" {
@@ -153,12 +157,17 @@ func (c *Client) manifestEvent(ev *protocol.Event) {
 		"The producer sent an event of type %s, which its manifest does not list among the types it emits.", protocol.Sanitize(ev.Type))})
 }
 
-// recordedManifest reports the first manifest_uri an event read from a
-// file names, once. Reading a file makes no network request.
-func (c *Client) recordedManifest(ev *protocol.Event) {
+// recordedManifest reports the first manifest a recording read from a file
+// names (uri), or holds (inline), once. Reading a file makes no network
+// request, whatever the recording says.
+func (c *Client) recordedManifest(uri string, inline bool) {
 	m := &c.manif
-	uri := ev.Producer.ManifestURI
-	if uri == "" || m.checked != "" {
+	if uri == "" && !inline || m.checked != "" {
+		return
+	}
+	if uri == "" {
+		m.checked = "inline"
+		c.say(StatusManifest, "The recording holds the producer's signed manifest; it is not checked when reading a file.")
 		return
 	}
 	m.checked = uri

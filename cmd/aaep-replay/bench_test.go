@@ -10,10 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/capture"
-	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/session"
 )
 
 // BenchmarkPlay plays a capture of 200,000 events as fast as possible
@@ -52,9 +49,7 @@ func BenchmarkPlay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := &player{errs: io.Discard, out: line.NewJSON(io.Discard)}
-		p.ann = announce.New(announce.Config{}, p.out)
-		p.eng = session.New(session.Config{}, p)
+		p := newPlayer(io.Discard, io.Discard, true, "normal")
 		if err := p.play(context.Background(), rd, 0, time.Second); err != nil {
 			b.Fatal(err)
 		}

@@ -177,18 +177,30 @@ func (s *steered) wait() time.Duration {
 	return time.Until(s.lastWall.Add(gap))
 }
 
-// play announces the next record.
+// play announces the next record, with the frames received in the same
+// instant (one burst for the client).
 func (s *steered) play() {
-	s.feed(s.next)
-	s.next++
+	s.feed(len(s.recs))
 	s.lastWall = time.Now()
 	s.p.flush()
 }
 
-// feed gives record i to the engine.
-func (s *steered) feed(i int) {
-	s.p.eng.Tick(s.at[i])
-	s.p.record(s.recs[i], s.at[i])
+// feed gives the client the next record, and those received in the same
+// instant before record limit.
+func (s *steered) feed(limit int) {
+	first := s.next
+	s.p.record(s.recs[first], s.at[first])
+	for s.next++; s.next < limit && s.sameBurst(s.next-1, s.next); s.next++ {
+		s.p.record(s.recs[s.next], s.at[s.next])
+	}
+	s.p.settle()
+}
+
+// sameBurst reports whether records i and j, the one after, are frames
+// received together (player.record's rule).
+func (s *steered) sameBurst(i, j int) bool {
+	frame := func(r capture.Record) bool { return r.Dir == capture.In && !r.Note && !r.IsText() }
+	return frame(s.recs[i]) && frame(s.recs[j]) && together(s.at[i], s.at[j])
 }
 
 // end tells the engine the capture ended here.
@@ -197,7 +209,7 @@ func (s *steered) end(why string) {
 	if s.next > 0 {
 		now = s.at[s.next-1]
 	}
-	s.p.finish(now, why)
+	s.p.finish(now, why, nil)
 	s.ended = true
 }
 
@@ -351,8 +363,8 @@ func (s *steered) jump(i int, why string) {
 		s.next, s.ended = 0, false
 	}
 	s.p.muted = true
-	for ; s.next < i; s.next++ {
-		s.feed(s.next)
+	for s.next < i {
+		s.feed(i)
 	}
 	s.p.muted = false
 	s.lastWall = time.Now()

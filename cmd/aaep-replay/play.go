@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/capture"
@@ -60,18 +62,58 @@ type output interface {
 	Flush() error
 }
 
+// player plays a capture through the subscriber client that aaep-listen
+// runs live (subscriber.New over a captureConn), and announces the client's
+// ordered updates with aaep-listen's words. The client's clock is the
+// recorded time. Frames received together (burstGap) are handed to the
+// client as one burst, as a burst of history reaches a live client.
 type player struct {
 	out    output
 	sinks  []announce.Sink // out, then any speech or braille output
 	annCfg announce.Config
 	ann    *announce.Announcer
-	eng    *session.Engine
-	dec    protocol.Decoder
 	errs   io.Writer
-	// muted drops what the engine delivers and what the player would say,
+	// source names the capture as the client's endpoint (a file: nothing
+	// is fetched for it).
+	source string
+	// terms are what the recorded subscriber asked for, from its
+	// subscription request; the client holds the producer to them.
+	terms session.Terms
+	// run is the client playing now; nil before the first frame, and
+	// after the client ended.
+	run *playing
+	// burst are the frames received together not yet handed over; burstAt
+	// is when the last of them was received.
+	burst   []transport.Frame
+	burstAt time.Time
+	// muted drops what the client tells and what the player would say,
 	// while a seek fast-forwards.
 	muted bool
 }
+
+// playing is one client over one capture connection.
+type playing struct {
+	c     *subscriber.Client
+	conn  *captureConn
+	clock *recordedClock
+	stop  context.CancelFunc
+	ended bool // the client's End was told
+}
+
+// maxBurst is the most frames handed to the client as one burst: the
+// client queues at most 256 received frames, so no live burst is longer.
+const maxBurst = 256
+
+// burstGap is the longest time between two received frames of one burst:
+// frames that came within it of the one before (a producer sending
+// history, a flood) were waiting together for the live client, which
+// handled them as one burst. A capture keeps receive times, not bursts;
+// this reads them back from the times, the same way every run.
+const burstGap = time.Millisecond
+
+// together reports whether a frame received at b, after one received at a,
+// belongs to the same burst.
+func together(a, b time.Time) bool { return b.Sub(a) <= burstGap }
 
 func (p *player) Deliver(d session.Delivery) {
 	if !p.muted {
@@ -85,11 +127,16 @@ func (p *player) Diagnose(d session.Diagnostic) {
 	}
 }
 
-// reset starts the engine and the announcer afresh, as at the start of the
-// capture; the outputs stay.
+// reset starts afresh, as at the start of the capture: a client still
+// playing is closed unheard; the outputs stay.
 func (p *player) reset() {
+	if r := p.run; r != nil {
+		r.conn.Close()
+		r.stop()
+		<-r.c.Done()
+	}
+	p.run, p.burst = nil, nil
 	p.ann = announce.New(p.annCfg, p.sinks...)
-	p.eng = session.New(session.Config{}, p)
 }
 
 func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
@@ -128,6 +175,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	}
 	defer rd.Close()
 	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity)
+	p.source = "file:" + files[0]
 	var cmds <-chan string
 	if *useTUI {
 		prog := startPlayTUI(tio, files[0])
@@ -171,6 +219,7 @@ func newPlayer(w, errs io.Writer, asJSON bool, verbosity string) *player {
 		p.out = line.NewWriter(w, errs, line.WriterOptions{Location: time.UTC})
 	}
 	p.annCfg = announce.Config{Verbosity: verbosity, OnError: p.sinkFailed}
+	p.source = "file:capture" // a file: nothing is fetched for it
 	p.sinks = []announce.Sink{p.out}
 	p.reset()
 	return p
@@ -200,18 +249,19 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 			break
 		}
 		if err != nil {
-			p.finish(lastAt, "The capture could not be read further.")
+			p.finish(lastAt, "The capture could not be read further.", nil)
 			return err
 		}
 		at := recordTime(rec, base, lastAt)
-		if started && speed > 0 && at.After(lastAt) {
+		if started && speed > 0 && !together(lastAt, at) { // no pause inside a burst
 			wait := min(time.Duration(float64(at.Sub(lastAt))/speed), idle)
+			p.settle() // what came before is told before the pause
 			p.flush()
 			timer.Reset(wait)
 			select {
 			case <-timer.C:
 			case <-ctx.Done():
-				p.finish(lastAt, "Stopped.")
+				p.finish(lastAt, "Stopped.", nil)
 				return nil
 			}
 		}
@@ -219,14 +269,10 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 			lastAt = at
 		}
 		started = true
-		p.eng.Tick(lastAt)
 		p.record(rec, lastAt)
 		messages++
 	}
-	for _, d := range diagnostics(rd) {
-		p.Diagnose(session.Diagnostic{At: lastAt, Code: "capture", Message: d.Message})
-	}
-	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, prose.Plural(messages, "message", "messages")))
+	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, prose.Plural(messages, "message", "messages")), diagnostics(rd))
 	return nil
 }
 
@@ -256,8 +302,17 @@ func eventTime(msg []byte) time.Time {
 	return m.Timestamp
 }
 
-// record announces one record.
+// record plays one record at now. Received frames wait to be handed to
+// the client with the others of the same instant (settle hands them over).
 func (p *player) record(rec capture.Record, now time.Time) {
+	if !rec.Note && !rec.IsText() && rec.Dir == capture.In {
+		if len(p.burst) > 0 && (!together(p.burstAt, now) || len(p.burst) >= maxBurst) {
+			p.settle()
+		}
+		p.burst, p.burstAt = append(p.burst, transport.Frame{Data: rec.Msg, At: now}), now
+		return
+	}
+	p.settle()
 	switch {
 	case rec.Note:
 		return
@@ -266,27 +321,120 @@ func (p *player) record(rec capture.Record, now time.Time) {
 		return
 	}
 	typ := protocol.PeekType(rec.Msg)
-	if rec.Dir == capture.Out {
-		p.say(now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
-		return
-	}
 	switch typ {
-	case protocol.TypeSubscriptionAccepted:
-		p.say(now, "The producer accepted the subscription.")
-		return
-	case protocol.TypeSubscriptionRejected:
-		p.say(now, "The producer refused the subscription.")
-		return
-	case protocol.TypeSubscriptionClose:
-		p.say(now, "The producer closed the subscription.")
+	case protocol.TypeSubscriptionRequest:
+		var m protocol.SubscriptionRequest
+		if p.run == nil && jsonUnmarshal(rec.Msg, &m) == nil {
+			p.terms = termsOf(m.Capabilities)
+		}
+	case protocol.TypeSubscriptionRenegotiate:
+		var m struct {
+			Capabilities protocol.Capabilities `json:"capabilities"`
+		}
+		if r := p.run; r != nil && jsonUnmarshal(rec.Msg, &m) == nil {
+			// The producer's answer is read as the answer to this.
+			_ = r.c.Renegotiate(context.Background(), m.Capabilities) // refused: the answer is then told as it comes
+		}
+	}
+	if r := p.run; r != nil {
+		r.clock.set(now)
+		_ = r.c.Sync(context.Background()) // ended: its End was told
+		p.drain()
+	}
+	p.say(now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
+}
+
+// settle hands the frames waiting to the client as one burst, at their
+// recorded time, and tells what the client makes of them.
+func (p *player) settle() {
+	if len(p.burst) == 0 {
 		return
 	}
-	ev, err := p.dec.Decode(rec.Msg)
-	if err != nil {
-		p.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf("Line %d of the capture: %s.", rec.Line, protocol.Sanitize(err.Error()))})
+	frames, at := p.burst, p.burstAt
+	p.burst = nil
+	r := p.running(at)
+	r.clock.set(at)
+	ctx := context.Background()
+	resume, err := r.c.Pause(ctx)
+	if err == nil {
+		for _, f := range frames {
+			if !r.conn.hand(f, r.c.Done()) {
+				break
+			}
+		}
+		r.conn.taken(r.c.Done())
+		resume()
+		_ = r.c.Sync(ctx) // ended: its End is told below
 	}
-	if ev != nil {
-		p.eng.Handle(ev, now)
+	p.drain()
+}
+
+// running returns the client playing, starting one at at when there is
+// none (the first frame, or frames after a client ended, as a recorder
+// subscribing again).
+func (p *player) running(at time.Time) *playing {
+	if p.run != nil && !p.run.ended {
+		return p.run
+	}
+	clock := &recordedClock{}
+	clock.set(at)
+	ctx, stop := context.WithCancel(context.Background())
+	conn := newCaptureConn()
+	c := subscriber.New(ctx, conn, p.source, subscriber.Config{
+		Identity:      session.Identity{ID: "aaep-replay", Name: "aaep-replay"},
+		Terms:         p.terms,
+		Now:           clock.now,
+		NoSignerWords: "a replay",
+	})
+	p.run = &playing{c: c, conn: conn, clock: clock, stop: stop}
+	return p.run
+}
+
+// drain tells every update the client has queued, without waiting.
+func (p *player) drain() {
+	if p.run == nil {
+		return
+	}
+	now, cancel := context.WithCancel(context.Background())
+	cancel() // queued updates only
+	_ = p.hear(now, p.run.c)
+}
+
+// hear tells c's updates until its End (nil) or until ctx is done (its
+// error, once the updates already queued are told).
+func (p *player) hear(ctx context.Context, c *subscriber.Client) error {
+	for {
+		us, err := c.NextBatch(ctx, 0)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, u := range us {
+			p.update(u)
+		}
+	}
+}
+
+// update tells one update of the client, as aaep-listen does.
+func (p *player) update(u subscriber.Update) {
+	switch u.Kind {
+	case subscriber.KindDelivery:
+		p.Deliver(u.Delivery)
+	case subscriber.KindDiagnostic:
+		p.Diagnose(u.Diagnostic)
+	case subscriber.KindStatus, subscriber.KindReply:
+		p.say(u.At, u.Text)
+	case subscriber.KindBreak:
+		if !p.muted {
+			p.ann.Flush(u.At)
+		}
+	case subscriber.KindEnd:
+		if p.run != nil {
+			p.run.ended = true
+		}
+		p.say(u.At, u.Text)
 	}
 }
 
@@ -314,11 +462,29 @@ func orDefault(s, def string) string {
 	return s
 }
 
-func (p *player) finish(now time.Time, why string) {
-	p.eng.Flush(now)
-	p.ann.Flush(now)
-	p.eng.End(now, session.EndClosed)
-	p.say(now, why)
+// finish ends playing at now: the client closes, saying why (its End), after
+// the problems found reading the capture, if any.
+func (p *player) finish(now time.Time, why string, problems []capture.Diagnostic) {
+	p.settle()
+	r := p.run
+	if r != nil && !r.ended {
+		r.clock.set(now)
+		_ = r.c.Sync(context.Background())
+		p.drain()
+	}
+	for _, d := range problems {
+		p.Diagnose(session.Diagnostic{At: now, Code: "capture", Message: d.Message})
+	}
+	if r == nil || r.ended {
+		if p.ann != nil && !p.muted {
+			p.ann.Flush(now)
+		}
+		p.say(now, why)
+	} else {
+		_ = r.c.CloseBecause(why)
+		_ = p.hear(context.Background(), r.c) // to the End, queued by now
+		r.stop()
+	}
 	p.flush()
 }
 
@@ -338,3 +504,17 @@ func (p *player) flush() {
 }
 
 func (p *player) sinkFailed(err error) { textout.Fprintf(p.errs, "aaep-replay: %v\n", err) }
+
+// termsOf are the terms a recorded subscription request asked for.
+func termsOf(c protocol.Capabilities) session.Terms {
+	t := session.Terms{
+		Rate: c.MaxEventsPerSecond, Verbosity: c.PreferredVerbosity, Languages: c.Languages,
+		Coalesce: c.CoalesceBoundaries, CognitiveLoad: c.CognitiveLoad, PaceWPM: c.PaceWPM,
+		CanConfirm: c.SupportsConfirmationReply != nil && *c.SupportsConfirmationReply,
+		CanClarify: c.SupportsClarificationReply != nil && *c.SupportsClarificationReply,
+	}
+	if f := c.EventFilters; f != nil {
+		t.Include, t.Exclude = f.Include, f.Exclude
+	}
+	return t
+}
