@@ -141,3 +141,13 @@ func TestPlayFetchesNoManifest(t *testing.T) {
 		t.Errorf("the recorded manifest is not told:\n%s", out)
 	}
 }
+
+// A usage error of any command exits 2 and points at --help.
+func TestUsageErrorHint(t *testing.T) {
+	for _, args := range [][]string{{"play", "--speed", "-1", "x.aaep"}, {"play", "--bogus"}, {"export", "--format", "pdf", "x"}, {"check"}} {
+		code, _, errOut := replay(t, args...)
+		if code != 2 || !strings.Contains(errOut, "(see --help)") || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -83,6 +84,7 @@ func TestPlayIsLive(t *testing.T) {
 	clock := &recordedClock{}
 	clock.set(base)
 	handled := make(chan struct{}, len(recs))
+	var sent atomic.Int32 // frames the producer wrote
 	served := make(chan error, 1)
 	go func() {
 		served <- func() error {
@@ -99,6 +101,7 @@ func TestPlayIsLive(t *testing.T) {
 				if _, err := c.Write(append(bytes.Clone(r.Msg), '\n')); err != nil {
 					return err
 				}
+				sent.Add(1)
 				<-handled
 			}
 			return nil
@@ -126,7 +129,8 @@ func TestPlayIsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := lp.hear(ctx, c); err != nil {
-		t.Fatal(err)
+		lp.flush()
+		t.Fatalf("%v, after the producer wrote %d of %d frames and the client told:\n%s", err, sent.Load(), len(recs), live.String())
 	}
 	lp.flush()
 	if err := <-served; err != nil {

@@ -30,9 +30,12 @@ const playUsage = `Usage: aaep-replay play [--speed X] [--idle-limit D] [--json 
                         [--speech S] [--braille B] [--interactive] [--paused] FILE
 
 Announces a capture as aaep-listen would have announced it live: the same
-session engine (duplicates, order, lifecycle, prompts) and the same words,
-one plain line per announcement (--json: one JSON record each; --tui: the
-debug view of aaep-listen). --speech and --braille add the same speech and
+subscriber client (subscription, terms, duplicates, order, lifecycle,
+prompts) and the same words, one plain line per announcement (--json: one
+JSON record each; --tui: the debug view of aaep-listen). The terms the
+recorded producer honoured are enforced as they were live; frames received
+together are one burst, so a prompt settled later in the burst is told as
+settled, not offered. --speech and --braille add the same speech and
 braille outputs as aaep-listen. Prompts are shown but never answered; what
 the recorded subscriber sent is read out as such.
 
