@@ -151,3 +151,20 @@ func TestUsageErrorHint(t *testing.T) {
 		}
 	}
 }
+
+// A flood of more frames in one instant than the client queues is handed
+// over in bursts the client can take: nothing is lost, nothing waits forever.
+func TestPlayLongBurst(t *testing.T) {
+	const n = 3*maxBurst + 7
+	recs := []string{rec(0.1, "i", event("aaep:agent.session.started", 0, `,"summary_normal":"Bank Helper is starting."`))}
+	for i := 1; i <= n; i++ {
+		recs = append(recs, rec(0.1, "i", state(i, "thinking", "calling_tool", "")))
+	}
+	code, out, errOut := replay(t, "play", "--speed", "0", "--json", captureOf(t, recs...))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if got := len(announcements(t, []byte(out))); got != n+1 {
+		t.Errorf("%d announcements, want %d", got, n+1)
+	}
+}
