@@ -168,3 +168,26 @@ func TestPlayLongBurst(t *testing.T) {
 		t.Errorf("%d announcements, want %d", got, n+1)
 	}
 }
+
+// A renegotiation the recorded subscriber made is the client's own: the
+// producer's next acceptance is read as its answer, as it was live.
+func TestPlayRecordedRenegotiation(t *testing.T) {
+	acc := func(id string, rate int) string {
+		return fmt.Sprintf(`{"type":"subscription.accepted","subscription_id":%q,"aaep_version":"0.1","producer":{"agent_id":"bank-agent","agent_name":"Bank Helper"},"honored_capabilities":{"max_events_per_second":%d}}`, id, rate)
+	}
+	path := captureOf(t,
+		rec(0.01, "o", `{"type":"subscription.request","aaep_version":"0.1","subscriber_id":"rec","capabilities":{"max_events_per_second":2}}`),
+		rec(0.02, "i", acc("sub_r1", 2)),
+		rec(0.1, "i", event("aaep:agent.session.started", 0, `,"summary_normal":"Bank Helper is starting."`)),
+		rec(0.5, "o", `{"type":"subscription.renegotiate","subscription_id":"sub_r1","capabilities":{"max_events_per_second":5}}`),
+		rec(0.6, "i", acc("sub_r1", 5)),
+		rec(0.9, "i", state(1, "idle", "thinking", "")),
+	)
+	code, out, errOut := replay(t, "play", "--speed", "0", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "The producer accepted the new terms") || strings.Count(out, "Subscribed to") != 1 {
+		t.Errorf("the recorded renegotiation is not told as live:\n%s%s", out, errOut)
+	}
+}
