@@ -358,7 +358,12 @@ func (p *player) settle() {
 	r := p.running(at)
 	r.clock.set(at)
 	ctx := context.Background()
-	resume, err := r.c.Pause(ctx)
+	// The client is paused while the frames of a burst reach its queue, so
+	// it takes them as one; a single frame is a burst of one either way.
+	resume, err := func() {}, error(nil)
+	if len(frames) > 1 {
+		resume, err = r.c.Pause(ctx)
+	}
 	if err == nil {
 		for _, f := range frames {
 			if !r.conn.hand(f, r.c.Done()) {
