@@ -182,6 +182,32 @@ func TestRejectionExplained(t *testing.T) {
 	}
 }
 
+// A hostile rejection can neither put an escape sequence on standard
+// error nor start a line of its own.
+func TestHostileRejectionOneLine(t *testing.T) {
+	opts := demoProducerOptions(t)
+	opts.Refuse = &producer.Refusal{Code: "x\x1b[31m\nForged: code", Message: "fine\nForged: all accepted\x1b[2J\u2066", RetryAfter: -1}
+	srv := liveProducer(t, "", opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stderr, wait := runCapture(ctx, "--endpoint", srv.URL, "-o", filepath.Join(t.TempDir(), "s.aaep"), "--no-progress")
+	if code := wait(); code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	}
+	out := stderr.String()
+	if !strings.Contains(out, "all accepted") {
+		t.Fatalf("the producer's message is not told:\n%s", out)
+	}
+	if strings.ContainsAny(out, "\x1b\u2066") {
+		t.Errorf("an escape or a direction control reached standard error: %q", out)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "Forged") {
+			t.Errorf("the producer started a line: %q", out)
+		}
+	}
+}
+
 // When the producer dies, standard error says the connection is lost at
 // once (not after the capture ends), and says so again when it is back.
 func TestProducerKilledSaid(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/safefile"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -95,8 +96,8 @@ func record(ctx context.Context, o *options) error {
 	if rec.filtered > 0 {
 		filtered = fmt.Sprintf(" %d %s left out by --filter.", rec.filtered, prose.Plural(rec.filtered, "message was", "messages were"))
 	}
-	prog.printf("%s Recorded %d %s to %s in %s.%s\n", why, rec.n, prose.Plural(rec.n, "message", "messages"),
-		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered)
+	rec.say(fmt.Sprintf("%s Recorded %d %s to %s in %s.%s", why, rec.n, prose.Plural(rec.n, "message", "messages"),
+		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered))
 	return err
 }
 
@@ -134,6 +135,10 @@ type recorder struct {
 	filtered int   // messages left out by --filter
 	full     bool  // --max-events were recorded: later ones are not
 	err      error // the file could not be written: nothing more is
+
+	// What say writes with, on the goroutine that follows the updates.
+	lw  *line.Writer
+	buf bytes.Buffer
 }
 
 // config is the client's configuration: who records, with honest
@@ -223,7 +228,8 @@ func (r *recorder) stopWith(why string) {
 
 // follow tells on standard error what the user must know of the
 // connection as it happens (lost, back, refused, retried), until the End,
-// which it returns.
+// which it returns. Each line is written as aaep-listen writes its own
+// (line.Writer): one line, sanitized, the producer's words isolated.
 func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
 	for {
 		u, err := c.Next(context.Background())
@@ -235,15 +241,27 @@ func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
 			return u
 		case subscriber.KindStatus:
 			if u.Status != subscriber.StatusDecision { // the reply says it
-				r.prog.printf("%s\n", u.Text)
+				r.say(u.Text)
 			}
 		case subscriber.KindDiagnostic:
 			if u.Diagnostic.Code == "transport" {
-				r.prog.printf("aaep-capture: %s\n", protocol.Sanitize(u.Diagnostic.Message))
+				r.say("aaep-capture: " + u.Diagnostic.Message)
 			}
 		case subscriber.KindReply:
-			r.prog.printf("%s\n", replyWords(u.Reply))
+			r.say(replyWords(u.Reply))
 		}
+	}
+}
+
+// say writes text on standard error as one line, as aaep-listen writes
+// its own (line.Writer): sanitized, the producer's words isolated.
+func (r *recorder) say(text string) {
+	if r.lw == nil {
+		r.lw = line.NewWriter(&r.buf, nil, line.WriterOptions{NoTime: true})
+	}
+	r.buf.Reset()
+	if r.lw.Say(time.Time{}, text) == nil {
+		r.prog.printf("%s", r.buf.String())
 	}
 }
 
@@ -251,11 +269,11 @@ func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
 func replyWords(s *subscriber.SentReply) string {
 	action := ""
 	if s.Prompt.Event != nil {
-		action = s.Prompt.Event.Action.String()
+		action = protocol.Theirs(s.Prompt.Event.Action.Line())
 	}
 	switch {
 	case s.Err != nil:
-		return fmt.Sprintf("aaep-capture: the rejection could not be sent: %s", protocol.Sanitize(s.Err.Error()))
+		return "aaep-capture: the rejection could not be sent: " + s.Err.Error()
 	case s.SettledElsewhere:
 		return "Another subscriber answered first: " + action
 	}
@@ -287,7 +305,7 @@ const stopped = "Stopped."
 // rejectionWords names a refusal's code, and the wait it asked for: the
 // status line before it said the code and the producer's message in words.
 func rejectionWords(e *subscriber.RejectedError) string {
-	msg := fmt.Sprintf("the producer refused the subscription (reason code %q)", protocol.Sanitize(e.Code))
+	msg := fmt.Sprintf("the producer refused the subscription (reason code %q)", protocol.Name(e.Code))
 	if e.RetryAfter > 0 {
 		msg += fmt.Sprintf("; it asked to be tried again after %s", e.RetryAfter)
 	}
