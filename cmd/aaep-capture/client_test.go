@@ -178,6 +178,10 @@ func TestRejectionExplained(t *testing.T) {
 					t.Errorf("standard error does not say %q:\n%s", w, stderr)
 				}
 			}
+			// Each status is a line of its own.
+			if !strings.Contains("\n"+stderr.String(), "\nThe producer refused the subscription: ") {
+				t.Errorf("the refusal is not a line of its own:\n%s", stderr)
+			}
 		})
 	}
 }

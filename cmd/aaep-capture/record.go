@@ -15,7 +15,6 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/safefile"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -135,10 +134,6 @@ type recorder struct {
 	filtered int   // messages left out by --filter
 	full     bool  // --max-events were recorded: later ones are not
 	err      error // the file could not be written: nothing more is
-
-	// What say writes with, on the goroutine that follows the updates.
-	lw  *line.Writer
-	buf bytes.Buffer
 }
 
 // config is the client's configuration: who records, with honest
@@ -228,41 +223,38 @@ func (r *recorder) stopWith(why string) {
 
 // follow tells on standard error what the user must know of the
 // connection as it happens (lost, back, refused, retried), until the End,
-// which it returns. Each line is written as aaep-listen writes its own
-// (line.Writer): one line, sanitized, the producer's words isolated.
+// which it returns. It takes the updates a batch at a time: most are
+// deliveries a recorder has nothing to say about.
 func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
 	for {
-		u, err := c.Next(context.Background())
+		batch, err := c.NextBatch(context.Background(), 0)
 		if err != nil { // io.EOF: the End was taken
 			return subscriber.Update{Kind: subscriber.KindEnd}
 		}
-		switch u.Kind {
-		case subscriber.KindEnd:
-			return u
-		case subscriber.KindStatus:
-			if u.Status != subscriber.StatusDecision { // the reply says it
-				r.say(u.Text)
+		for _, u := range batch {
+			switch u.Kind {
+			case subscriber.KindEnd:
+				return u
+			case subscriber.KindStatus:
+				if u.Status != subscriber.StatusDecision { // the reply says it
+					r.say(u.Text)
+				}
+			case subscriber.KindDiagnostic:
+				if u.Diagnostic.Code == "transport" {
+					r.say("aaep-capture: " + u.Diagnostic.Message)
+				}
+			case subscriber.KindReply:
+				r.say(replyWords(u.Reply))
 			}
-		case subscriber.KindDiagnostic:
-			if u.Diagnostic.Code == "transport" {
-				r.say("aaep-capture: " + u.Diagnostic.Message)
-			}
-		case subscriber.KindReply:
-			r.say(replyWords(u.Reply))
 		}
 	}
 }
 
-// say writes text on standard error as one line, as aaep-listen writes
-// its own (line.Writer): sanitized, the producer's words isolated.
+// say writes text on standard error as a line of its own, sanitized as
+// one line (textout), without the marks around the producer's words.
 func (r *recorder) say(text string) {
-	if r.lw == nil {
-		r.lw = line.NewWriter(&r.buf, nil, line.WriterOptions{NoTime: true})
-	}
-	r.buf.Reset()
-	if r.lw.Say(time.Time{}, text) == nil {
-		r.prog.printf("%s", r.buf.String())
-	}
+	plain, _ := protocol.SplitTheirs(text)
+	r.prog.printf("%s\n", plain)
 }
 
 // replyWords says what became of a reply the gate decided.
