@@ -154,6 +154,9 @@ func (r *recorder) config() subscriber.Config {
 			Header:        o.Header,
 			HeaderTimeout: o.ConnectTimeout,
 		}},
+		// The manifest is checked and said, as aaep-listen does, with the
+		// same credentials; nothing requires it.
+		Manifest:    subscriber.ManifestConfig{Token: o.Token, Header: o.Header, Now: o.Now},
 		Gate:        policy.NewGate(nil, o.AutoReply),
 		AutoReplyBy: autoReplyBy,
 		Now:         o.Now,
