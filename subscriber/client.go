@@ -66,6 +66,15 @@ type Config struct {
 	// sent, with its time, on the owner goroutine, in order. It must not
 	// block for long and must not keep data.
 	Tap func(dir Direction, data []byte, at time.Time)
+	// TapStatus, when not nil, is told each status notice of the transport
+	// (connecting, connected, reconnecting, closed) with its words and
+	// time, on the owner goroutine, in its place among the frames told to
+	// Tap. It must not block for long.
+	TapStatus func(s transport.Status, detail string, at time.Time)
+	// Passive, when set, sends no subscription request: the client
+	// listens to what the producer streams without subscribing (on HTTP,
+	// the deployed layout's plain stream).
+	Passive bool
 }
 
 // Direction is the way a tapped frame went.
@@ -205,6 +214,9 @@ func New(ctx context.Context, conn transport.Conn, endpoint string, cfg Config) 
 func (c *Client) transportOptions() transport.Options {
 	o := c.cfg.Transport
 	o.SSE.SubscriptionRequest = c.requestBody(c.request())
+	if c.cfg.Passive {
+		o.SSE.SubscriptionRequest = nil
+	}
 	o.SSE.OnStatus = func(s transport.Status, detail string) { c.addNote(note{status: s, text: detail, isStatus: true}) }
 	o.SSE.OnDiagnostic = func(s string) { c.addNote(note{text: s, problem: true}) }
 	if c.cfg.Signer != nil {
@@ -519,6 +531,7 @@ func (n note) ends() bool {
 
 func (c *Client) show(n note) {
 	now := c.now()
+	c.tapStatus(n)
 	if n.problem {
 		c.sayHeld()
 		c.diagnose(session.Diagnostic{At: now, Code: "transport", Message: n.text})

@@ -46,6 +46,9 @@ func decode(dec *protocol.Decoder, f transport.Frame) decoded {
 // whatever it holds, is never announced as an event.
 func (c *Client) handle(d decoded) {
 	now := c.now()
+	if d.answer {
+		c.tapRequest(d.frame.At)
+	}
 	if c.cfg.Tap != nil {
 		c.cfg.Tap(Received, d.frame.Data, d.frame.At)
 	}

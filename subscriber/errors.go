@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // ErrClosed is returned by the client's methods once it has ended.
@@ -56,7 +58,7 @@ type RejectedError struct {
 }
 
 func (e *RejectedError) Error() string {
-	return "subscriber: the producer refused the subscription: " + e.Code
+	return "subscriber: the producer refused the subscription: " + protocol.Name(e.Code)
 }
 
 // ManifestRefusedError ends a subscription whose manifest did not verify

@@ -177,6 +177,7 @@ func (c *linkConn) run(l link) {
 func (c *linkConn) loop(l link) (error, string) {
 	failed := 0
 	var lastErr error
+	var down outage
 	for {
 		if l != nil {
 			n, end := c.read(l)
@@ -199,6 +200,7 @@ func (c *linkConn) loop(l link) (error, string) {
 				return fmt.Errorf("transport: %s connection lost: %s", c.b.name, end.words), end.words
 			}
 			c.status(StatusReconnecting, end.words)
+			down.lost()
 		}
 		failed++
 		if c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects {
@@ -219,6 +221,9 @@ func (c *linkConn) loop(l link) (error, string) {
 				return end.final, end.words
 			}
 			lastErr = err
+			if words := down.failed(err); words != "" {
+				c.diag(words)
+			}
 		}
 	}
 }

@@ -473,6 +473,7 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 	empty := 0                // streams in a row the producer ended without a message
 	var planned time.Duration // the next delay, when a status line said it
 	var lastErr error
+	var down outage
 	for {
 		if resp != nil {
 			n, err := c.read(resp)
@@ -500,6 +501,7 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			}
 			if c.o.MaxReconnects >= 0 {
 				c.status(StatusReconnecting, words)
+				down.lost()
 			}
 		}
 		failed++
@@ -535,6 +537,8 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			var late *HeaderTimeoutError
 			if errors.As(err, &late) {
 				c.diag(late.Error() + "; trying again.")
+			} else if words := down.failed(err); words != "" {
+				c.diag(words)
 			}
 		}
 	}

@@ -51,8 +51,14 @@ FILE (- for standard output), until the stream ends, --duration passes,
 --max-events messages were recorded, or you press Control-C. Every line is
 written whole as soon as it arrives, so stopping at any moment loses nothing
 already received. Prompts (confirmations, questions) are recorded but never
-answered, unless --auto-reply reject is given: then every confirmation that
-has not expired is rejected, and the reply is recorded too.
+answered, and the producer is told so: it applies each prompt's default at
+once. With --auto-reply reject every confirmation that has not expired is
+rejected, once, and the reply is recorded too. However the recording stops,
+the subscription is closed (subscription.close, recorded too).
+
+Standard error says when the connection is lost and when it is back, and
+explains a refused subscription: what its reason code means, the producer's
+message and the wait it asks for (a refusal that allows it is retried).
 
 When standard error is a terminal, a progress line there shows the messages,
 sessions and bytes recorded and the rate (rewritten in place; with TERM=dumb
@@ -134,7 +140,8 @@ Environment:
   AAEP_TOKEN   bearer token, when --token is not given
 
 Exit status: 0 when the recording ended normally, 1 when the producer could
-not be reached or the file not written, 2 for a usage error.
+not be reached or refused the subscription, or the file could not be
+written, 2 for a usage error.
 `)
 			return nil, errHelp
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -38,7 +39,8 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		return 2
 	}
 	if err := record(ctx, o); err != nil {
-		tio.Eprintf("aaep-capture: %v\n", err)
+		// An error may carry a producer's words (an HTTP error body).
+		tio.Eprintf("aaep-capture: %s\n", protocol.Line(err.Error()))
 		return 1
 	}
 	return 0

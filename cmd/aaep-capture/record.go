@@ -1,11 +1,10 @@
-// record.go: one recording: dial, write every frame, stop when told.
+// record.go: one recording: subscribe, write every frame, stop when told.
 
 package main
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -18,13 +17,20 @@ import (
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
 // version is this build's version, written into capture headers.
 const version = "0.1.0"
 
-// record runs one capture from start to end.
+// autoReplyBy is the decided_by of the replies --auto-reply reject sends.
+const autoReplyBy = "policy:aaep-capture-auto-reply"
+
+// record runs one capture from start to end: it subscribes through the
+// same client aaep-listen uses (subscriber), and writes every frame that
+// client receives or sends, as its tap tells them, with their times.
 func record(ctx context.Context, o *options) error {
 	if o.Token == "" {
 		o.Token = os.Getenv("AAEP_TOKEN")
@@ -49,59 +55,48 @@ func record(ctx context.Context, o *options) error {
 	}
 	prog.printf("%s\n", startMessage(o))
 
+	runCtx := ctx
 	if o.Duration > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.Duration)
+		runCtx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
-	var req []byte
-	if !o.NoHandshake {
-		req = subscriptionRequest(o.AutoReply)
-	}
-	layout := o.Layout
-	if o.NoHandshake {
-		layout = transport.LayoutLegacy
-	}
-	status := func(s transport.Status, detail string) {
-		_ = w.Note(s.String(), detail, time.Now()) // a failed write shows on the next frame
-	}
-	conn, err := transport.Dial(ctx, o.Endpoint, transport.Options{SSE: transport.SSEOptions{
-		Layout:              layout,
-		Token:               o.Token,
-		Header:              o.Header,
-		HeaderTimeout:       o.ConnectTimeout,
-		SubscriptionRequest: req,
-		OnStatus:            status,
-		OnDiagnostic: func(msg string) {
-			prog.printf("aaep-capture: %s\n", protocol.Sanitize(msg))
-		},
-	}})
+	rec := &recorder{o: o, w: w, prog: prog, stop: make(chan string, 1)}
+	c, err := subscriber.Dial(runCtx, o.Endpoint, rec.config())
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", o.Endpoint, err)
+		return err // it names the endpoint
 	}
-	defer conn.Close()
 	file, closeOut, err := openOutput(o, prog)
 	if err != nil {
+		c.Close()
 		return err
 	}
 	defer closeOut()
 	if err := out.release(file); err != nil {
+		c.Close()
 		return fmt.Errorf("start %s: %w", o.Output, err)
 	}
 
 	pctx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() { defer close(progressDone); prog.run(pctx) }()
-	rec := &recorder{o: o, conn: conn, w: w, req: req, prog: prog, gate: policy.NewGate(nil, o.AutoReply)}
-	n, why, err := rec.loop(ctx)
+	go func() {
+		select {
+		case why := <-rec.stop: // --max-events, or the file failed
+			c.CloseBecause(why)
+		case <-c.Done():
+		}
+	}()
+	end := rec.follow(c)
 	stopProgress()
 	<-progressDone
+	why, err := rec.ending(end, ctx, runCtx)
 	filtered := ""
 	if rec.filtered > 0 {
 		filtered = fmt.Sprintf(" %d %s left out by --filter.", rec.filtered, prose.Plural(rec.filtered, "message was", "messages were"))
 	}
-	prog.printf("%s Recorded %d %s to %s in %s.%s\n", why, n, prose.Plural(n, "message", "messages"),
-		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered)
+	rec.say(fmt.Sprintf("%s Recorded %d %s to %s in %s.%s", why, rec.n, prose.Plural(rec.n, "message", "messages"),
+		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered))
 	return err
 }
 
@@ -111,7 +106,7 @@ func startMessage(o *options) string {
 	if o.NoRedact {
 		redaction = "Secrets are kept as sent: keep this file private."
 	}
-	prompts := "Prompts are recorded but never answered."
+	prompts := "Prompts are recorded but never answered: the producer is told so, and applies each prompt's default at once."
 	if o.AutoReply {
 		prompts = "Prompts are recorded; every confirmation is rejected (--auto-reply reject), questions are never answered."
 	}
@@ -125,110 +120,191 @@ func startMessage(o *options) string {
 	return msg
 }
 
-// recorder is one recording's loop state.
+// recorder is one recording: the client's tap writes the file on the
+// client's goroutine, in order; follow reads the client's updates.
 type recorder struct {
-	o        *options
-	conn     transport.Conn
-	w        *capture.Writer
-	req      []byte
-	prog     *progress
-	subID    string
-	filtered int
-	gate     *policy.Gate // --auto-reply reject decides through the gate aaep-listen uses
+	o    *options
+	w    *capture.Writer
+	prog *progress
+	// stop asks for the subscription to be closed, with the End's words.
+	stop chan string
+
+	// Written by the tap on the client's goroutine; read once it ended.
+	n        int   // messages received and recorded
+	filtered int   // messages left out by --filter
+	full     bool  // --max-events were recorded: later ones are not
+	err      error // the file could not be written: nothing more is
 }
 
-// loop writes frames until the end; it returns how many messages were
-// recorded and why it stopped.
-func (r *recorder) loop(ctx context.Context) (int, string, error) {
-	n := 0
-	first := true
+// config is the client's configuration: who records, with honest
+// capabilities (it can answer confirmations only with --auto-reply, and
+// questions never), and the one gate that decides for it.
+func (r *recorder) config() subscriber.Config {
+	o := r.o
+	layout := o.Layout
+	if o.NoHandshake {
+		layout = transport.LayoutLegacy
+	}
+	return subscriber.Config{
+		Identity: session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: version},
+		Terms:    session.Terms{Verbosity: "detailed", CanConfirm: o.AutoReply},
+		Transport: transport.Options{SSE: transport.SSEOptions{
+			Layout:        layout,
+			Token:         o.Token,
+			Header:        o.Header,
+			HeaderTimeout: o.ConnectTimeout,
+		}},
+		// The manifest is checked and said, as aaep-listen does, with the
+		// same credentials; nothing requires it.
+		Manifest:    subscriber.ManifestConfig{Token: o.Token, Header: o.Header, Now: o.Now},
+		Gate:        policy.NewGate(nil, o.AutoReply),
+		AutoReplyBy: autoReplyBy,
+		Now:         o.Now,
+		Passive:     o.NoHandshake,
+		Tap:         r.tap,
+		TapStatus:   r.note,
+	}
+}
+
+// tap writes one frame the client received or sent.
+func (r *recorder) tap(dir subscriber.Direction, data []byte, at time.Time) {
+	if r.err != nil {
+		return
+	}
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if dir == subscriber.Sent {
+		// Everything sent is recorded, up to the close.
+		r.write(capture.Out, data, at)
+		return
+	}
+	if r.full {
+		return
+	}
+	if !r.o.Filter.Keep(data) {
+		r.filtered++
+		return
+	}
+	if !r.write(capture.In, data, at) {
+		return
+	}
+	r.prog.recorded(data)
+	r.n++
+	if r.o.MaxEvents > 0 && r.n >= r.o.MaxEvents {
+		r.full = true
+		r.stopWith(fmt.Sprintf("Reached --max-events %d.", r.o.MaxEvents))
+	}
+}
+
+// note records a transport status (connecting, connected, reconnecting,
+// closed) in its place among the frames.
+func (r *recorder) note(s transport.Status, detail string, at time.Time) {
+	if r.err == nil {
+		_ = r.w.Note(s.String(), detail, at) // a failed write shows on the next frame
+	}
+}
+
+// write writes one record; when it fails nothing more is written and the
+// subscription is closed.
+func (r *recorder) write(dir capture.Dir, data []byte, at time.Time) bool {
+	if err := r.w.Write(dir, data, at); err != nil {
+		r.err = err
+		r.stopWith("The file could not be written.")
+		return false
+	}
+	return true
+}
+
+// stopWith asks once for the subscription to be closed, saying why.
+func (r *recorder) stopWith(why string) {
+	select {
+	case r.stop <- why:
+	default:
+	}
+}
+
+// follow tells on standard error what the user must know of the
+// connection as it happens (lost, back, refused, retried), until the End,
+// which it returns. It takes the updates a batch at a time: most are
+// deliveries a recorder has nothing to say about.
+func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
 	for {
-		f, err := r.conn.Recv(ctx)
-		switch {
-		case errors.Is(err, io.EOF):
-			return n, "The producer ended the stream.", nil
-		case err != nil && ctx.Err() != nil:
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return n, "The --duration is over.", nil
-			}
-			return n, "Stopped.", nil
-		case err != nil:
-			return n, "The connection to the producer was lost and could not be restored; the capture ends here.", fmt.Errorf("receive: %w", err)
+		batch, err := c.NextBatch(context.Background(), 0)
+		if err != nil { // io.EOF: the End was taken
+			return subscriber.Update{Kind: subscriber.KindEnd}
 		}
-		at := f.At
-		if at.IsZero() {
-			at = time.Now()
-		}
-		if first && r.req != nil {
-			// The handshake was answered: record the request it answers,
-			// at the time of the answer (the transport sent it while dialing).
-			switch protocol.PeekType(f.Data) {
-			case protocol.TypeSubscriptionAccepted, protocol.TypeSubscriptionRejected:
-				if err := r.w.Write(capture.Out, r.req, at); err != nil {
-					return n, "The file could not be written.", err
+		for _, u := range batch {
+			switch u.Kind {
+			case subscriber.KindEnd:
+				return u
+			case subscriber.KindStatus:
+				if u.Status != subscriber.StatusDecision { // the reply says it
+					r.say(u.Text)
 				}
+			case subscriber.KindDiagnostic:
+				if u.Diagnostic.Code == "transport" {
+					r.say("aaep-capture: " + u.Diagnostic.Message)
+				}
+			case subscriber.KindReply:
+				r.say(replyWords(u.Reply))
 			}
-		}
-		first = false
-		if id := subscriptionID(f.Data); id != "" {
-			r.subID = id
-		}
-		if !r.o.Filter.Keep(f.Data) {
-			r.filtered++
-			continue
-		}
-		if err := r.w.Write(capture.In, f.Data, at); err != nil {
-			return n, "The file could not be written.", err
-		}
-		r.prog.recorded(f.Data)
-		n++
-		if r.o.AutoReply {
-			if err := r.answer(ctx, f.Data); err != nil {
-				return n, "The file could not be written.", err
-			}
-		}
-		if r.o.MaxEvents > 0 && n >= r.o.MaxEvents {
-			return n, fmt.Sprintf("Reached --max-events %d.", r.o.MaxEvents), nil
 		}
 	}
 }
 
-// answer rejects msg when it is a confirmation prompt still open, and
-// records the reply once it was delivered.
-func (r *recorder) answer(ctx context.Context, msg []byte) error {
-	now := r.o.Now()
-	reply, why := policyReply(r.gate, msg, r.subID, now)
-	if why != "" {
-		r.prog.printf("%s\n", why)
-	}
-	if reply == nil {
-		return nil
-	}
-	if err := r.conn.Send(ctx, reply); err != nil {
-		r.prog.printf("aaep-capture: the rejection could not be sent: %v\n", err)
-		return nil
-	}
-	return r.w.Write(capture.Out, reply, time.Now())
+// say writes text on standard error as a line of its own, sanitized as
+// one line (textout), without the marks around the producer's words.
+func (r *recorder) say(text string) {
+	plain, _ := protocol.SplitTheirs(text)
+	r.prog.printf("%s\n", plain)
 }
 
-// subscriptionRequest is the handshake of a recorder: it says who it is and
-// that it answers no prompts.
-func subscriptionRequest(canConfirm bool) []byte {
-	req := map[string]any{
-		"type":               protocol.TypeSubscriptionRequest,
-		"aaep_version":       protocol.Version,
-		"subscriber_id":      "aaep-term-capture",
-		"subscriber_name":    "aaep-capture",
-		"subscriber_version": version,
-		"capabilities": map[string]any{
-			"preferred_verbosity":          "detailed",
-			"supports_confirmation_reply":  canConfirm,
-			"supports_clarification_reply": false,
-			"supported_conformance_levels": []int{1, 2, 3},
-		},
+// replyWords says what became of a reply the gate decided.
+func replyWords(s *subscriber.SentReply) string {
+	action := ""
+	if s.Prompt.Event != nil {
+		action = protocol.Theirs(s.Prompt.Event.Action.Line())
 	}
-	b, _ := json.Marshal(req) // a map of plain values always marshals
-	return b
+	switch {
+	case s.Err != nil:
+		return "aaep-capture: the rejection could not be sent: " + s.Err.Error()
+	case s.SettledElsewhere:
+		return "Another subscriber answered first: " + action
+	}
+	return "Your --auto-reply policy rejected: " + action
+}
+
+// ending says why the recording ended, and the error to exit with: ctx is
+// the run's, runCtx the same bounded by --duration.
+func (r *recorder) ending(end subscriber.Update, ctx, runCtx context.Context) (string, error) {
+	var rej *subscriber.RejectedError
+	switch {
+	case r.err != nil:
+		return "The file could not be written.", r.err
+	case r.full: // whatever came after
+		return fmt.Sprintf("Reached --max-events %d.", r.o.MaxEvents), nil
+	case errors.As(end.Err, &rej):
+		return "The producer refused the subscription, so nothing more will arrive.", errors.New(rejectionWords(rej))
+	case end.Err != nil:
+		return end.Text, end.Err
+	case ctx.Err() == nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) && end.Text == stopped:
+		return "The --duration is over.", nil
+	}
+	return end.Text, nil
+}
+
+// stopped is the client's End when the context it runs under is done.
+const stopped = "Stopped."
+
+// rejectionWords names a refusal's code, and the wait it asked for: the
+// status line before it said the code and the producer's message in words.
+func rejectionWords(e *subscriber.RejectedError) string {
+	msg := fmt.Sprintf("the producer refused the subscription (reason code %q)", protocol.Name(e.Code))
+	if e.RetryAfter > 0 {
+		msg += fmt.Sprintf("; it asked to be tried again after %s", e.RetryAfter)
+	}
+	return msg + "."
 }
 
 // heldOutput holds what is written to it until release gives it the real
