@@ -96,6 +96,10 @@ type Checker struct {
 	// toldNoHandshake is set once a reply without one was noted.
 	subscribed      int
 	toldNoHandshake bool
+	// withheld names what the honoured terms let the producer leave out of
+	// this subscription's stream (prompts it cannot answer, filtered
+	// types); "" when they let it leave out nothing.
+	withheld string
 }
 
 // NewChecker returns a Checker. It fails only when the embedded schemas do not compile.
@@ -303,6 +307,7 @@ func (c *Checker) message(st *Step) {
 	m := st.Msg
 	if st.Record.Dir == In && st.Type == protocol.TypeSubscriptionAccepted {
 		c.subscribed = st.Record.Line
+		c.withheld = withheld(m)
 	}
 	if st.Record.Dir == Out && protocol.KindOf(st.Type) == protocol.KindReply {
 		c.replySubscription(st)
@@ -325,6 +330,26 @@ func (c *Checker) message(st *Step) {
 	if s := c.sessions[conf.key]; s != nil {
 		s.decided = conf
 	}
+}
+
+// withheld reads an accepted subscription's honoured terms: what they let
+// the producer leave out of the stream, in words, or "" for nothing. A
+// subscription that cannot answer is sent no prompts (spec §5.3.1.4 and
+// §5.3.1.5, absent means false), and filters leave types out (§5.3.1.7):
+// the session's sequence numbers then skip what was left out.
+func withheld(accepted map[string]any) string {
+	honored, _ := accepted["honored_capabilities"].(map[string]any)
+	var what []string
+	if v, _ := honored["supports_confirmation_reply"].(bool); !v {
+		what = append(what, "confirmations")
+	}
+	if v, _ := honored["supports_clarification_reply"].(bool); !v {
+		what = append(what, "questions")
+	}
+	if f, _ := honored["event_filters"].(map[string]any); len(f) > 0 {
+		what = append(what, "the event types it filters out")
+	}
+	return strings.Join(what, ", ")
 }
 
 // replySubscription judges a sent reply that names no subscription: a

@@ -288,3 +288,57 @@ func TestReplySubscription(t *testing.T) {
 		})
 	}
 }
+
+// A gap in sequence numbers is a loss, unless the subscription's honoured
+// terms let the producer leave events out of its stream: then it is said
+// as a warning that names those terms.
+func TestSequenceGapUnderWithholdingTerms(t *testing.T) {
+	ev := func(typ string, seq int, extra string) Record {
+		return Record{Dir: In, Msg: []byte(fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"%s","event_id":"evt_%d","session_id":"sess_1","timestamp":"2026-06-30T14:22:1%d.000Z","sequence_number":%d,"producer":{"agent_id":"a"},"urgency":"normal","summary_normal":"Step %d."%s}`, typ, seq, seq, seq, seq, extra))}
+	}
+	const answers = `"supports_confirmation_reply":true,"supports_clarification_reply":true`
+	accepted := func(honored string) Record {
+		return Record{Dir: In, Msg: []byte(`{"type":"subscription.accepted","subscription_id":"sub_1","aaep_version":"1.0.0","producer":{"agent_id":"a"},"honored_capabilities":{` + honored + `}}`)}
+	}
+	stream := func(first Record) []Record {
+		return []Record{first, ev("aaep:agent.session.started", 0, ""),
+			ev("aaep:agent.state.changed", 1, `,"from_state":"idle","to_state":"thinking"`),
+			ev("aaep:agent.state.changed", 3, `,"from_state":"thinking","to_state":"acting"`)}
+	}
+	for _, tt := range []struct {
+		name     string
+		first    Record
+		severity string
+		words    string
+	}{
+		{"answers everything", accepted(answers), SeverityViolation, "missing or numbered wrong"},
+		{"cannot answer", accepted(""), SeverityWarning, "leave out confirmations, questions"},
+		{"filters types", accepted(answers + `,"event_filters":{"exclude":["aaep:agent.tool.invoked"]}`), SeverityWarning, "the event types it filters out"},
+		{"no handshake", ev("aaep:agent.session.started", 0, ""), SeverityViolation, "missing or numbered wrong"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := NewChecker(CheckOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs := stream(tt.first)
+			if tt.name == "no handshake" {
+				recs = recs[1:]
+			}
+			var gaps []Violation
+			for i, rec := range recs {
+				rec.Line = i + 2
+				for _, v := range c.Check(rec).Violations {
+					if v.Rule == "sequence-number" {
+						gaps = append(gaps, v)
+					} else if v.Severity == SeverityViolation {
+						t.Errorf("unexpected %v", v)
+					}
+				}
+			}
+			if len(gaps) != 1 || gaps[0].Severity != tt.severity || !strings.Contains(gaps[0].Message, tt.words) {
+				t.Fatalf("gaps %+v; want one %s saying %q", gaps, tt.severity, tt.words)
+			}
+		})
+	}
+}
