@@ -55,6 +55,12 @@ func TestConfigDirOneAnswer(t *testing.T) {
 	if _, err := loadKeys("", env); err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("tui-keys in %s was not read: %v", dir, err)
 	}
+	// The trusted manifest keys: a broken key file there is read, and refused.
+	os.MkdirAll(filepath.Join(dir, "trusted-keys"), 0o700)
+	os.WriteFile(filepath.Join(dir, "trusted-keys", "broken.jwk"), []byte("not a key"), 0o600)
+	if err := loadSecurity(o); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("trusted-keys in %s was not read: %v", dir, err)
+	}
 	// aaep-listen key shows the same key.
 	tio, _, out, _ := term.Test()
 	if code := runKey(nil, tio, env); code != 0 || !strings.Contains(out.String(), "Key file: "+key+"\n") {

@@ -37,7 +37,7 @@ type options struct {
 
 	Token       string
 	Header      http.Header // --header, checked as parsed
-	Layout      string
+	Layout      transport.Layout
 	ReorderWait time.Duration
 	// ConnectTimeout bounds the wait for the producer's answer (its
 	// response headers, or the WebSocket handshake) on each connection.
@@ -62,6 +62,8 @@ type options struct {
 	Decide decideOptions // --policy and --audit, in decide.go
 
 	Now func() time.Time
+	// Getenv reads the environment (the config directory, tokens).
+	Getenv func(string) string
 
 	// refused is set by the run when the producer refused the
 	// subscription and never accepted it: the exit status is then 1.
@@ -127,7 +129,7 @@ Flags:
 
 // parseFlags reads args into options. Flags and the endpoint may come in any order.
 func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*options, error) {
-	o := &options{IO: tio, Now: time.Now}
+	o := &options{IO: tio, Now: time.Now, Getenv: getenv}
 	fs := flag.NewFlagSet("aaep-listen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -151,7 +153,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	o.Header = http.Header{}
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
@@ -211,9 +213,6 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	case "", "reject":
 	default:
 		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
-	}
-	if _, err := transport.ParseLayout(o.Layout); err != nil {
-		return nil, fmt.Errorf("--%w", err)
 	}
 	if o.DemoGRPC && (!o.Demo || o.DemoQuirks) {
 		return nil, fmt.Errorf("--demo-grpc goes with --demo, and not with --demo-quirks (deployed producers' quirks are HTTP ones)")

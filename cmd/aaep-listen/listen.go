@@ -121,7 +121,7 @@ func (o *options) clientConfig(endpoint string) subscriber.Config {
 		ReorderWait: o.ReorderWait,
 		DecidedBy:   o.DecidedBy,
 		Transport: transport.Options{SSE: transport.SSEOptions{
-			Layout:        layout(o.Layout),
+			Layout:        o.Layout,
 			Token:         o.Token,
 			Header:        o.Header,
 			HTTPClient:    o.TLS.client,

@@ -14,6 +14,9 @@ import (
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
+// version is this build's version, sent in subscription requests.
+const version = "0.1.0"
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

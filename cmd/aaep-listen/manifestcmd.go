@@ -55,24 +55,19 @@ type manifestReport struct {
 }
 
 func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(string) string) int {
-	o := &options{IO: tio, Now: time.Now, Header: http.Header{}}
+	o := &options{IO: tio, Now: time.Now, Header: http.Header{}, Getenv: getenv}
 	var asJSON bool
 	fs := flag.NewFlagSet("aaep-listen manifest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&asJSON, "json", false, "write the answer as one JSON object")
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	addManifestKeyFlags(fs, &o.Manifest)
 	addTLSFlags(fs, &o.TLS)
 	args, execArgv := cutExec(args)
 	rest, err := cliflag.Parse(fs, args)
-	if err == nil {
-		if _, lerr := transport.ParseLayout(o.Layout); lerr != nil {
-			err = fmt.Errorf("--%w", lerr)
-		}
-	}
 	if errors.Is(err, flag.ErrHelp) {
 		tio.Usage(manifestUsage)
 		fs.SetOutput(tio.Out)
@@ -87,7 +82,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	if err == nil && len(rest) != 1 {
 		err = errors.New("give one ENDPOINT")
 	}
-	if err == nil && !answers(rest[0]) {
+	if err == nil && !transport.BindingOf(rest[0]).Answers() {
 		err = errors.New("a file holds no manifest: give a producer's endpoint")
 	}
 	if err != nil {
@@ -104,7 +99,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	}
 	mc := o.manifestConfig()
 	src, off, note := subscriber.Discover(ctx, o.Endpoint, transport.Options{
-		SSE:       transport.SSEOptions{Layout: layout(o.Layout), Token: o.Token, Header: o.Header, HTTPClient: o.TLS.client},
+		SSE:       transport.SSEOptions{Layout: o.Layout, Token: o.Token, Header: o.Header, HTTPClient: o.TLS.client},
 		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config},
 	}, session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version})
 	r := mc.Finder(o.Endpoint).Find(ctx, src, off)

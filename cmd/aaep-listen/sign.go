@@ -55,16 +55,11 @@ func (o *signOptions) loadKey() (path string, created bool, err error) {
 	return path, created, err
 }
 
-// answers says whether endpoint has a back channel replies go to.
-func answers(endpoint string) bool {
-	return !transport.ReadsFile(endpoint)
-}
-
 // loadSignKey loads (or, the first time, makes) the signing key when
 // replies can be sent and signing is on. A new key is announced on stderr
 // with its thumbprint.
 func loadSignKey(o *options) error {
-	if o.Sign.Off || !o.Demo && !answers(o.Endpoint) {
+	if o.Sign.Off || !o.Demo && !transport.BindingOf(o.Endpoint).Answers() {
 		return nil
 	}
 	path, created, err := o.Sign.loadKey()

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/userdir"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // addTermFlags defines the flags that shape the subscription's terms:
@@ -49,7 +50,7 @@ func finishTerms(o *options, getenv func(string) string) error {
 	// (with --json too: a program may type them), and a --policy file or
 	// --auto-reply may answer when nobody types. Only a file or standard
 	// input read as events cannot answer.
-	t.CanConfirm = o.Demo || answers(o.Endpoint)
+	t.CanConfirm = o.Demo || transport.BindingOf(o.Endpoint).Answers()
 	t.CanClarify = t.CanConfirm
 	if err := t.Check(); err != nil {
 		return fmt.Errorf("--%w", err)

@@ -94,7 +94,7 @@ func credentialWarning(o *options, endpoint string) string {
 
 // loadSecurity reads the trusted manifest keys and the TLS files.
 func loadSecurity(o *options) error {
-	if err := o.Manifest.load(); err != nil {
+	if err := o.Manifest.load(o.Getenv); err != nil {
 		return err
 	}
 	return o.TLS.load()
