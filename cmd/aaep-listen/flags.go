@@ -11,8 +11,10 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/tui"
 )
 
 var errHelp = errors.New("help requested")
@@ -46,7 +48,7 @@ type options struct {
 	// the aaep.v1 subprotocol.
 	WSNoSubprotocol bool
 
-	TUI tuiOptions // --tui and its flags, in tui.go
+	TUI tui.Flags // --tui and its flags
 
 	Sign signOptions // --key, --no-sign and the key, in sign.go
 
@@ -57,7 +59,7 @@ type options struct {
 
 	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
 
-	TLS tlsOptions // --ca, --cert, --client-key, in tls.go
+	TLS cliflag.TLS // --ca, --cert, --client-key
 
 	Decide decideOptions // --policy and --audit, in decide.go
 
@@ -99,31 +101,7 @@ ENDPOINT is one of:
   file:PATH, PATH             newline-delimited JSON events or an .aaep capture
   -                           newline-delimited JSON events on standard input
 
-Typed commands (one per line; N may be left out when one prompt waits):
-  accept N, a N, yes N        accept confirmation N
-  reject N, r N, no N         reject confirmation N
-  accept N because REASON     the same, sending your reason to the agent
-  reject N because REASON     (decision_rationale)
-  accept always N             accept N and, in its session of its agent,
-  reject always N             every later confirmation about the same tool;
-                              one riskier than N (a higher risk, or it
-                              cannot be undone when N could) is asked
-                              again, and accept always never applies to an
-                              irreversible high-risk action
-  answer N TEXT               answer question N (a choice number, a choice,
-                              yes or no, a number, or free text)
-  pending                     list prompts waiting for you
-  details N, ? N              read prompt N in full
-  stop, silence               stop speech and drop what waits to be said
-                              (prompts and errors are still said)
-  set rate N                  ask the producer for new terms while
-                              listening: at most N events per second,
-  set verbosity V             terse, normal or verbose texts,
-  set lang yo,en              these languages, in order of preference,
-  set include|exclude TYPES   only, or never, these types (tool.*)
-  help                        list commands
-  quit                        close the subscription and exit
-
+` + line.Usage + `
 Flags:
 `
 
@@ -157,15 +135,15 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
-	addTUIFlags(fs, &o.TUI)
+	o.TUI.Add(fs)
 	addSignFlags(fs, &o.Sign)
 	o.Sign.Getenv = getenv
 	addSinkFlags(fs, &o.Sinks, getenv)
 	addDecideFlags(fs, &o.Decide)
 	addManifestFlags(fs, &o.Manifest)
-	addTLSFlags(fs, &o.TLS)
-	args, execArgv := cutExec(args)
-	addTermFlags(fs, &o.Terms)
+	o.TLS.AddFlags(fs)
+	args, execArgv := cliflag.CutExec(args)
+	o.Terms.AddFlags(fs)
 
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -181,7 +159,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if o.Token == "" {
 		o.Token = getenv("AAEP_TOKEN")
 	}
-	rest, err = execEndpoint(execArgv, rest, connect)
+	rest, err = cliflag.ExecEndpoint(execArgv, rest, connect)
 	if err != nil {
 		return nil, err
 	}

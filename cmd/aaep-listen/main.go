@@ -53,11 +53,19 @@ func run(ctx context.Context, args []string) int {
 		return cliflag.ExitCode(err)
 	}
 	if err := listen(ctx, opts); err != nil {
-		io.Eprintf("aaep-listen: %v%s\n", err, tlsHint(err))
+		io.Eprintf("aaep-listen: %v%s\n", err, cliflag.TLSHint(err))
 		return cliflag.ExitCode(err) // 2 when the error is in the command line (cliflag.Usage)
 	}
 	if opts.refused {
 		return 1
 	}
 	return 0
+}
+
+// loadSecurity reads the trusted manifest keys and the TLS files.
+func loadSecurity(o *options) error {
+	if err := o.Manifest.load(o.Getenv); err != nil {
+		return err
+	}
+	return o.TLS.Load()
 }

@@ -66,6 +66,6 @@ func (o *options) manifestConfig() subscriber.ManifestConfig {
 	m := o.Manifest
 	return subscriber.ManifestConfig{
 		Require: m.Require, Keys: m.keys, KeysWhere: cmp.Or(m.KeysDir, userdir.Name+"/"+trustedKeys+" in your config directory"),
-		HTTPClient: o.TLS.client, TLSConfig: o.TLS.config, Token: o.Token, Header: o.Header, Now: o.Now,
+		HTTPClient: o.TLS.Client, TLSConfig: o.TLS.Config, Token: o.Token, Header: o.Header, Now: o.Now,
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -83,26 +84,26 @@ func TestTLSFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		o    tlsOptions
+		o    cliflag.TLS
 		want string
 	}{
-		{tlsOptions{Cert: pki.ClientCert}, "--cert needs --client-key"},
-		{tlsOptions{Key: pki.ClientKey}, "--client-key needs --cert"},
-		{tlsOptions{CA: notPEM}, "holds no PEM certificate"},
-		{tlsOptions{CA: filepath.Join(t.TempDir(), "missing.pem")}, "--ca:"},
-		{tlsOptions{Cert: pki.ClientKey, Key: pki.ClientCert}, "--cert " + pki.ClientKey},
+		{cliflag.TLS{Cert: pki.ClientCert}, "--cert needs --client-key"},
+		{cliflag.TLS{Key: pki.ClientKey}, "--client-key needs --cert"},
+		{cliflag.TLS{CA: notPEM}, "holds no PEM certificate"},
+		{cliflag.TLS{CA: filepath.Join(t.TempDir(), "missing.pem")}, "--ca:"},
+		{cliflag.TLS{Cert: pki.ClientKey, Key: pki.ClientCert}, "--cert " + pki.ClientKey},
 	} {
-		if err := tc.o.load(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := tc.o.Load(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
 		}
 	}
-	var none tlsOptions
-	if err := none.load(); err != nil || none.config != nil || none.client != nil {
-		t.Errorf("no flags: %v %v", err, none.config)
+	var none cliflag.TLS
+	if err := none.Load(); err != nil || none.Config != nil || none.Client != nil {
+		t.Errorf("no flags: %v %v", err, none.Config)
 	}
-	ok := tlsOptions{CA: pki.CAFile, Cert: pki.ClientCert, Key: pki.ClientKey}
-	if err := ok.load(); err != nil || ok.config.RootCAs == nil || len(ok.config.Certificates) != 1 || ok.client == nil {
-		t.Errorf("%v %+v", err, ok.config)
+	ok := cliflag.TLS{CA: pki.CAFile, Cert: pki.ClientCert, Key: pki.ClientKey}
+	if err := ok.Load(); err != nil || ok.Config.RootCAs == nil || len(ok.Config.Certificates) != 1 || ok.Client == nil {
+		t.Errorf("%v %+v", err, ok.Config)
 	}
 }
 
@@ -118,7 +119,7 @@ func TestCredentialWarning(t *testing.T) {
 		{"http://10.0.0.5:8080", options{}, true},
 		{"https://agents.example", options{Token: "t"}, false},
 		{"https://agents.example", options{Header: bearer}, false},
-		{"https://agents.example", options{TLS: tlsOptions{Cert: "c.pem"}}, false},
+		{"https://agents.example", options{TLS: cliflag.TLS{Cert: "c.pem"}}, false},
 		{"http://127.0.0.1:8080", options{}, false},
 		{"ws://[::1]:8080", options{}, false},
 		{"http://localhost:8080", options{}, false},
@@ -127,7 +128,7 @@ func TestCredentialWarning(t *testing.T) {
 		{"exec:./agent", options{}, false},
 		{"file:x.ndjson", options{}, false},
 	} {
-		w := credentialWarning(&tc.o, tc.endpoint)
+		w := cliflag.CredentialsWarning(tc.endpoint, tc.o.Token, tc.o.Header, tc.o.TLS.Cert != "")
 		if (w != "") != tc.warn {
 			t.Errorf("%s %+v: %q", tc.endpoint, tc.o, w)
 		}
