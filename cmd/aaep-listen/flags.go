@@ -222,9 +222,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 }
 
 func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, usageText)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	cliflag.PrintHelp(w, usageText, fs)
 	fmt.Fprint(w, `
 Environment:
   AAEP_TOKEN   bearer token, when --token is not given

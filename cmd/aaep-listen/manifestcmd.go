@@ -51,9 +51,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	args, execArgv := cliflag.CutExec(args)
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		tio.Usage(manifestUsage)
-		fs.SetOutput(tio.Out)
-		fs.PrintDefaults()
+		cliflag.PrintHelp(tio.Out, manifestUsage, fs)
 		return 0
 	}
 	if err != nil {

@@ -99,9 +99,7 @@ func runKey(args []string, tio *term.IO, getenv func(string) string) int {
 	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, when there is none")
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		tio.Usage(keyUsage)
-		fs.SetOutput(tio.Out)
-		fs.PrintDefaults()
+		cliflag.PrintHelp(tio.Out, keyUsage, fs)
 		return 0
 	}
 	if err == nil && len(rest) > 0 {

@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"io"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -104,37 +103,6 @@ func TestTLSFlags(t *testing.T) {
 	ok := cliflag.TLS{CA: pki.CAFile, Cert: pki.ClientCert, Key: pki.ClientKey}
 	if err := ok.Load(); err != nil || ok.Config.RootCAs == nil || len(ok.Config.Certificates) != 1 || ok.Client == nil {
 		t.Errorf("%v %+v", err, ok.Config)
-	}
-}
-
-func TestCredentialWarning(t *testing.T) {
-	bearer := http.Header{"Authorization": {"Bearer x"}}
-	for _, tc := range []struct {
-		endpoint string
-		o        options
-		warn     bool
-	}{
-		{"https://agents.example:8443", options{}, true},
-		{"wss://agents.example", options{}, true},
-		{"http://10.0.0.5:8080", options{}, true},
-		{"https://agents.example", options{Token: "t"}, false},
-		{"https://agents.example", options{Header: bearer}, false},
-		{"https://agents.example", options{TLS: cliflag.TLS{Cert: "c.pem"}}, false},
-		{"http://127.0.0.1:8080", options{}, false},
-		{"ws://[::1]:8080", options{}, false},
-		{"http://localhost:8080", options{}, false},
-		{"http://agent.localhost", options{}, false},
-		{"unix:agent", options{}, false},
-		{"exec:./agent", options{}, false},
-		{"file:x.ndjson", options{}, false},
-	} {
-		w := cliflag.CredentialsWarning(tc.endpoint, tc.o.Token, tc.o.Header, tc.o.TLS.Cert != "")
-		if (w != "") != tc.warn {
-			t.Errorf("%s %+v: %q", tc.endpoint, tc.o, w)
-		}
-		if w != "" && (!strings.Contains(w, "no token (--token) and no client certificate (--cert)") || strings.ContainsRune(w, 0x1b)) {
-			t.Errorf("warning %q", w)
-		}
 	}
 }
 
