@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -17,11 +15,7 @@ import (
 // version is this build's version, sent in subscription requests.
 const version = "0.1.0"
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:]))
-}
+func main() { cliflag.Main(run) }
 
 // run parses args and listens; it returns the process exit code.
 func run(ctx context.Context, args []string) int {
