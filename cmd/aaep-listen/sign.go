@@ -15,16 +15,14 @@ import (
 )
 
 // signOptions are the flags of signed replies (the sigrpl extension) and
-// what the connection learned about them.
+// the key they lead to.
 type signOptions struct {
 	KeyFile string // --key; empty means sigrpl.DefaultPath
 	Off     bool   // --no-sign
 	// Getenv finds the default key's directory; nil means os.Getenv.
 	Getenv func(string) string
 
-	key      *sigrpl.Key
-	honored  bool // the producer said it checks signatures
-	inHeader bool // the last Send signed its message in a header
+	key *sigrpl.Key
 }
 
 func addSignFlags(fs *flag.FlagSet, o *signOptions) {
