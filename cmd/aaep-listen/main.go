@@ -35,8 +35,7 @@ func run(ctx context.Context, args []string) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case err != nil:
-		io.Eprintf("aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
-		return 2
+		return cliflag.Refuse(io.ErrOut, "aaep-listen", err)
 	}
 	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files, before a key is made
 		io.Eprintf("aaep-listen: %v\n", err)

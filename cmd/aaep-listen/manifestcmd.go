@@ -66,8 +66,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		err = errors.New("a file holds no manifest: give a producer's endpoint")
 	}
 	if err != nil {
-		tio.Eprintf("aaep-listen manifest: %v\nRun aaep-listen manifest --help for usage.\n", err)
-		return 2
+		return cliflag.Refuse(tio.ErrOut, "aaep-listen manifest", err)
 	}
 	o.Endpoint = rest[0]
 	if o.Token == "" {

@@ -104,8 +104,7 @@ func runKey(args []string, tio *term.IO, getenv func(string) string) int {
 		err = fmt.Errorf("key takes no arguments, only --key FILE; got %q", strings.Join(rest, " "))
 	}
 	if err != nil {
-		tio.Eprintf("aaep-listen key: %v\nRun aaep-listen key --help for usage.\n", err)
-		return cliflag.ExitUsage
+		return cliflag.Refuse(tio.ErrOut, "aaep-listen key", err)
 	}
 	path, _, err := o.loadKey()
 	if err != nil {

@@ -1,6 +1,7 @@
 package cliflag
 
 import (
+	"errors"
 	"flag"
 	"strings"
 	"testing"
@@ -13,5 +14,13 @@ func TestPrintHelp(t *testing.T) {
 	PrintHelp(&b, "Usage: x [--key FILE]\n\nFlags:\n", fs)
 	if got := b.String(); !strings.HasPrefix(got, "Usage: x [--key FILE]\n\nFlags:\n  -key FILE\n") {
 		t.Errorf("help:\n%s", got)
+	}
+}
+
+func TestRefuse(t *testing.T) {
+	var b strings.Builder
+	if code := Refuse(&b, "aaep-listen key", errors.New("key takes no arguments")); code != ExitUsage ||
+		b.String() != "aaep-listen key: key takes no arguments\nRun aaep-listen key --help for usage.\n" {
+		t.Errorf("exit %d, %q", code, b.String())
 	}
 }
