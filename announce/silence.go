@@ -2,7 +2,10 @@
 
 package announce
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Silencer is implemented by sinks that can drop what waits to be said and
 // stop what is being said, critical announcements excepted (as Pacer does).
@@ -25,4 +28,18 @@ func (a *Announcer) Silence() (dropped int, silenced bool, err error) {
 		}
 	}
 	return dropped, silenced, errors.Join(errs...)
+}
+
+// SilenceWords says how a stop went, from what Silence returned: dropped
+// announcements not spoken, silenced when any sink could be silenced.
+func SilenceWords(dropped int, silenced bool, err error) string {
+	switch {
+	case !silenced:
+		return "Nothing to stop: speech and braille are off."
+	case err != nil:
+		return fmt.Sprintf("Could not stop the speech: %v.", err)
+	case dropped == 1:
+		return "Stopped; 1 announcement was not spoken. Everything is still in the log."
+	}
+	return fmt.Sprintf("Stopped; %d announcements were not spoken. Everything is still in the log.", dropped)
 }

@@ -140,6 +140,34 @@ func leadingNumber(s string) (int, string) {
 	return n, strings.TrimSpace(rest)
 }
 
+// Usage lists the typed commands for a command's --help, one a line,
+// as Parse reads them; it ends with a newline.
+const Usage = `Typed commands (one per line; N may be left out when one prompt waits):
+  accept N, a N, yes N        accept confirmation N
+  reject N, r N, no N         reject confirmation N
+  accept N because REASON     the same, sending your reason to the agent
+  reject N because REASON     (decision_rationale)
+  accept always N             accept N and, in its session of its agent,
+  reject always N             every later confirmation about the same tool;
+                              one riskier than N (a higher risk, or it
+                              cannot be undone when N could) is asked
+                              again, and accept always never applies to an
+                              irreversible high-risk action
+  answer N TEXT               answer question N (a choice number, a choice,
+                              yes or no, a number, or free text)
+  pending                     list prompts waiting for you
+  details N, ? N              read prompt N in full
+  stop, silence               stop speech and drop what waits to be said
+                              (prompts and errors are still said)
+  set rate N                  ask the producer for new terms while
+                              listening: at most N events per second,
+  set verbosity V             terse, normal or verbose texts,
+  set lang yo,en              these languages, in order of preference,
+  set include|exclude TYPES   only, or never, these types (tool.*)
+  help                        list commands
+  quit                        close the subscription and exit
+`
+
 // Help is the text of the help command.
 const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no N; ` +
 	`answer N followed by your answer; pending lists prompts waiting for you; ` +

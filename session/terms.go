@@ -261,10 +261,7 @@ func (t Terms) Set(name, value string) (Terms, protocol.Capabilities, error) {
 		}
 		c.Languages = slices.Clone(t.Languages)
 	case "include", "exclude":
-		pats := List(value)
-		for i, p := range pats {
-			pats[i] = Pattern(p)
-		}
+		pats := Patterns(value)
 		if name == "include" {
 			t.Include = pats
 		} else {

@@ -69,7 +69,7 @@ func (m ManifestConfig) Finder(endpoint string) *session.ManifestFinder {
 		now = time.Now
 	}
 	f := &session.ManifestFinder{Client: m.HTTPClient, Keys: m.Keys, Now: now}
-	if TransportName(endpoint) == "grpc" {
+	if transport.BindingOf(endpoint) == transport.BindingGRPC {
 		f.Ask = func(ctx context.Context) ([]byte, error) {
 			b, err := transport.GetManifest(ctx, endpoint, transport.GRPCOptions{Token: m.Token, TLSConfig: m.TLSConfig})
 			var ge *transport.GRPCError
@@ -96,26 +96,16 @@ func (m ManifestConfig) Words(r session.ManifestResult) string {
 	return s
 }
 
-// TransportName is the endpoint's binding as manifests name it.
-func TransportName(endpoint string) string {
-	scheme, _, _ := strings.Cut(strings.ToLower(endpoint), ":")
-	switch scheme {
-	case "http", "https":
-		return "sse"
-	case "ws", "wss":
-		return "websocket"
-	case "exec", "stdio":
-		return "stdio"
-	case "unix":
-		return "unix"
-	case "grpc", "grpcs":
-		return "grpc"
+// transportName is the endpoint's binding as manifests name it; "" for a file.
+func transportName(endpoint string) string {
+	if b := transport.BindingOf(endpoint); b.Answers() {
+		return b.String()
 	}
 	return ""
 }
 
 // live reports whether the endpoint is a producer, not a file.
-func (c *Client) live() bool { return c.endpoint != "" && !transport.ReadsFile(c.endpoint) }
+func (c *Client) live() bool { return c.endpoint != "" && transport.BindingOf(c.endpoint).Answers() }
 
 // manifestAccepted checks the manifest of a subscription.accepted.
 func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
@@ -126,7 +116,7 @@ func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
 	src := session.ManifestSources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: c.endpoint}
 	off := session.Offering{
 		AgentID:   acc.Producer.AgentID,
-		Transport: TransportName(c.endpoint),
+		Transport: transportName(c.endpoint),
 		Levels:    acc.HonoredCapabilities.SupportedConformanceLevels,
 		Languages: acc.HonoredCapabilities.Languages,
 	}
@@ -144,7 +134,7 @@ func (c *Client) manifestEvent(ev *protocol.Event) {
 	}
 	if m.checked == "" {
 		src := session.ManifestSources{URI: ev.Producer.ManifestURI, Endpoint: c.endpoint}
-		c.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: TransportName(c.endpoint)})
+		c.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(c.endpoint)})
 	}
 	if m.claims == nil || m.claims.Emits(ev.Type) || m.unclaim[ev.Type] || len(m.unclaim) >= maxUnclaimed {
 		return
@@ -219,7 +209,7 @@ const manifestWait = 5 * time.Second
 // note says in words what the producer did when it was not an acceptance.
 func Discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity) (src session.ManifestSources, off session.Offering, note string) {
 	src = session.ManifestSources{Endpoint: endpoint}
-	off = session.Offering{Transport: TransportName(endpoint)}
+	off = session.Offering{Transport: transportName(endpoint)}
 	req, _ := json.Marshal(session.Request(id, session.Terms{}))
 	dctx, cancel := context.WithTimeout(ctx, manifestWait)
 	defer cancel()

@@ -5,11 +5,11 @@ package subscriber
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/sigrpl"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // Signer signs replies for the signed-replies extension. *sigrpl.Key
@@ -59,7 +59,7 @@ func (c *Client) sendHeader(msg []byte) (http.Header, error) {
 // sigrpl:signed.reply wrapping it; otherwise the body itself.
 func (c *Client) wrap(body []byte) (msg []byte, wrapped bool, err error) {
 	c.sign.inHeader = false
-	if c.cfg.Signer == nil || !c.sign.honored || isHTTP(c.endpoint) {
+	if c.cfg.Signer == nil || !c.sign.honored || transport.BindingOf(c.endpoint) == transport.BindingSSE {
 		return body, false, nil
 	}
 	msg, err = c.cfg.Signer.Wrap(body, time.Now())
@@ -67,10 +67,6 @@ func (c *Client) wrap(body []byte) (msg []byte, wrapped bool, err error) {
 		return nil, false, fmt.Errorf("sign the answer: %w", err)
 	}
 	return msg, true, nil
-}
-
-func isHTTP(endpoint string) bool {
-	return strings.HasPrefix(endpoint, "http://") || strings.HasPrefix(endpoint, "https://")
 }
 
 // signed reports whether the reply just sent went with a signature.

@@ -65,7 +65,7 @@ func TestConfigFile(t *testing.T) {
 	if c := o.announceConfig(nil); c.Verbosity != "terse" || len(c.Types) != 1 {
 		t.Errorf("settings not applied: %+v", c)
 	}
-	if p := o.paced().pace; p.WPM != 240 || p.DropBackground {
+	if p := o.outputs(false).Pace; p.WPM != 240 || p.DropBackground {
 		t.Errorf("pace %+v", p)
 	}
 	o, err = parse("--config", good, "--verbosity", "detailed", "--pace-wpm", "150", "--cognitive-load", "low", "--lang", "yo,en")
@@ -76,7 +76,7 @@ func TestConfigFile(t *testing.T) {
 	if c.Verbosity != "detailed" || strings.Join(c.Languages, ",") != "yo,en" {
 		t.Errorf("flags must win over the file: %+v", c)
 	}
-	if p := o.paced().pace; p.WPM != 150 || !p.DropBackground {
+	if p := o.outputs(false).Pace; p.WPM != 150 || !p.DropBackground {
 		t.Errorf("pace %+v", p)
 	}
 	o, err = parse()

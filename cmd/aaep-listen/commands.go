@@ -69,19 +69,6 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	return false
 }
 
-// parsed reads each line of lines as line mode does, into the command do
-// carries out; it closes when lines closes.
-func parsed(lines <-chan string) <-chan line.Command {
-	out := make(chan line.Command)
-	go func() {
-		defer close(out)
-		for s := range lines {
-			out <- line.Parse(s)
-		}
-	}()
-	return out
-}
-
 // emptyLine answers nothing: an Enter pressed by accident must never send
 // an answer, to a confirmation or to a question. When exactly one prompt
 // waits, it says so and how to answer it (a question's default is named:
@@ -173,8 +160,3 @@ func (l *listener) listPending(now time.Time) {
 		l.say(announce.PendingLine(p, now))
 	}
 }
-
-// topic and promptKind are announce's wording, under the names decide.go
-// uses (it is moving to the subscriber package, which can call announce).
-func topic(p *session.Prompt) string      { return announce.PromptTopic(p) }
-func promptKind(p *session.Prompt) string { return announce.PromptKind(p) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/tui"
 )
 
 // TestConfigDirOneAnswer: the signing key, announce.json, the TUI key map
@@ -52,8 +53,14 @@ func TestConfigDirOneAnswer(t *testing.T) {
 	}
 	// The TUI key map: a broken one in the directory is read, and refused.
 	os.WriteFile(filepath.Join(dir, "tui-keys"), []byte("no-such-action x\n"), 0o600)
-	if _, err := loadKeys("", env); err == nil || !strings.Contains(err.Error(), dir) {
+	if _, err := tui.LoadKeyMap("", env); err == nil || !strings.Contains(err.Error(), dir) {
 		t.Errorf("tui-keys in %s was not read: %v", dir, err)
+	}
+	// The trusted manifest keys: a broken key file there is read, and refused.
+	os.MkdirAll(filepath.Join(dir, "trusted-keys"), 0o700)
+	os.WriteFile(filepath.Join(dir, "trusted-keys", "broken.jwk"), []byte("not a key"), 0o600)
+	if err := loadSecurity(o); err == nil || !strings.Contains(err.Error(), dir) {
+		t.Errorf("trusted-keys in %s was not read: %v", dir, err)
 	}
 	// aaep-listen key shows the same key.
 	tio, _, out, _ := term.Test()

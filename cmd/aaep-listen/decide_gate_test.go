@@ -252,35 +252,3 @@ func TestPolicyReadsReversibilityAsAnnounced(t *testing.T) {
 		})
 	}
 }
-
-// The audit log reads reversibility as the announcement does: a prompt that
-// contradicts itself is logged as irreversible.
-func TestAuditReadsReversibilityAsAnnounced(t *testing.T) {
-	yes, no := true, false
-	for _, tc := range []struct {
-		name string
-		flag *bool
-		rev  string
-		want *bool
-	}{
-		{"flag false, reversibility irreversible", &no, "irreversible", &yes},
-		{"flag true, reversibility reversible", &yes, "reversible", &yes},
-		{"unknown reversibility", nil, "mostly", &yes},
-		{"reversible with effort", &no, "reversible_with_effort", &no},
-		{"not said", nil, "", nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			ev := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Irreversible: tc.flag, Reversibility: tc.rev}
-			r := auditRecord(&session.Prompt{Number: 1, Event: ev}, "prompt", time.Now())
-			if (r.Irreversible == nil) != (tc.want == nil) || r.Irreversible != nil && *r.Irreversible != *tc.want {
-				show := func(b *bool) string {
-					if b == nil {
-						return "left out"
-					}
-					return fmt.Sprint(*b)
-				}
-				t.Errorf("irreversible %s, want %s", show(r.Irreversible), show(tc.want))
-			}
-		})
-	}
-}

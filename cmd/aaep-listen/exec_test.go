@@ -5,45 +5,15 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aaep-term/aaep-term/internal/term"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
-// What --exec is given comes back word for word from the exec: endpoint.
-func TestQuoteCommand(t *testing.T) {
-	for _, argv := range [][]string{
-		{"./agent"},
-		{"/opt/my agent/bin", "--name", "it's", `say "hi"`, `C:\path`, "", "tab\there"},
-		{"sh", "-c", "echo $HOME; exit 3"},
-	} {
-		got, err := transport.SplitCommand(quoteCommand(argv))
-		if err != nil || !slices.Equal(got, argv) {
-			t.Errorf("%q: read back %q, %v", argv, got, err)
-		}
-	}
-}
-
-func TestCutExec(t *testing.T) {
-	for _, tc := range []struct {
-		args, flags, argv []string
-	}{
-		{[]string{"--plain", "http://x"}, []string{"--plain", "http://x"}, nil},
-		{[]string{"--plain", "--exec", "agent", "--plain"}, []string{"--plain"}, []string{"agent", "--plain"}},
-		{[]string{"-exec", "agent"}, []string{}, []string{"agent"}},
-		{[]string{"--exec"}, []string{}, []string{}},
-		{[]string{"--", "--exec"}, []string{"--", "--exec"}, nil},
-	} {
-		flags, argv := cutExec(tc.args)
-		if !slices.Equal(flags, tc.flags) || !slices.Equal(argv, tc.argv) || (argv == nil) != (tc.argv == nil) {
-			t.Errorf("%q: flags %q, argv %q", tc.args, flags, argv)
-		}
-	}
+func TestExecEndpoint(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -11,8 +11,10 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/tui"
 )
 
 var errHelp = errors.New("help requested")
@@ -37,7 +39,7 @@ type options struct {
 
 	Token       string
 	Header      http.Header // --header, checked as parsed
-	Layout      string
+	Layout      transport.Layout
 	ReorderWait time.Duration
 	// ConnectTimeout bounds the wait for the producer's answer (its
 	// response headers, or the WebSocket handshake) on each connection.
@@ -46,7 +48,7 @@ type options struct {
 	// the aaep.v1 subprotocol.
 	WSNoSubprotocol bool
 
-	TUI tuiOptions // --tui and its flags, in tui.go
+	TUI tui.Flags // --tui and its flags
 
 	Sign signOptions // --key, --no-sign and the key, in sign.go
 
@@ -57,11 +59,13 @@ type options struct {
 
 	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
 
-	TLS tlsOptions // --ca, --cert, --client-key, in tls.go
+	TLS cliflag.TLS // --ca, --cert, --client-key
 
 	Decide decideOptions // --policy and --audit, in decide.go
 
 	Now func() time.Time
+	// Getenv reads the environment (the config directory, tokens).
+	Getenv func(string) string
 
 	// refused is set by the run when the producer refused the
 	// subscription and never accepted it: the exit status is then 1.
@@ -97,37 +101,13 @@ ENDPOINT is one of:
   file:PATH, PATH             newline-delimited JSON events or an .aaep capture
   -                           newline-delimited JSON events on standard input
 
-Typed commands (one per line; N may be left out when one prompt waits):
-  accept N, a N, yes N        accept confirmation N
-  reject N, r N, no N         reject confirmation N
-  accept N because REASON     the same, sending your reason to the agent
-  reject N because REASON     (decision_rationale)
-  accept always N             accept N and, in its session of its agent,
-  reject always N             every later confirmation about the same tool;
-                              one riskier than N (a higher risk, or it
-                              cannot be undone when N could) is asked
-                              again, and accept always never applies to an
-                              irreversible high-risk action
-  answer N TEXT               answer question N (a choice number, a choice,
-                              yes or no, a number, or free text)
-  pending                     list prompts waiting for you
-  details N, ? N              read prompt N in full
-  stop, silence               stop speech and drop what waits to be said
-                              (prompts and errors are still said)
-  set rate N                  ask the producer for new terms while
-                              listening: at most N events per second,
-  set verbosity V             terse, normal or verbose texts,
-  set lang yo,en              these languages, in order of preference,
-  set include|exclude TYPES   only, or never, these types (tool.*)
-  help                        list commands
-  quit                        close the subscription and exit
-
+` + line.Usage + `
 Flags:
 `
 
 // parseFlags reads args into options. Flags and the endpoint may come in any order.
 func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*options, error) {
-	o := &options{IO: tio, Now: time.Now}
+	o := &options{IO: tio, Now: time.Now, Getenv: getenv}
 	fs := flag.NewFlagSet("aaep-listen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var (
@@ -151,19 +131,19 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	o.Header = http.Header{}
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
-	addTUIFlags(fs, &o.TUI)
+	o.TUI.Add(fs)
 	addSignFlags(fs, &o.Sign)
 	o.Sign.Getenv = getenv
 	addSinkFlags(fs, &o.Sinks, getenv)
 	addDecideFlags(fs, &o.Decide)
 	addManifestFlags(fs, &o.Manifest)
-	addTLSFlags(fs, &o.TLS)
-	args, execArgv := cutExec(args)
-	addTermFlags(fs, &o.Terms)
+	o.TLS.AddFlags(fs)
+	args, execArgv := cliflag.CutExec(args)
+	o.Terms.AddFlags(fs)
 
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -179,7 +159,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if o.Token == "" {
 		o.Token = getenv("AAEP_TOKEN")
 	}
-	rest, err = execEndpoint(execArgv, rest, connect)
+	rest, err = cliflag.ExecEndpoint(execArgv, rest, connect)
 	if err != nil {
 		return nil, err
 	}
@@ -212,9 +192,6 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	default:
 		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
 	}
-	if _, err := transport.ParseLayout(o.Layout); err != nil {
-		return nil, fmt.Errorf("--%w", err)
-	}
 	if o.DemoGRPC && (!o.Demo || o.DemoQuirks) {
 		return nil, fmt.Errorf("--demo-grpc goes with --demo, and not with --demo-quirks (deployed producers' quirks are HTTP ones)")
 	}
@@ -245,9 +222,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 }
 
 func printUsage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprint(w, usageText)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+	cliflag.PrintHelp(w, usageText, fs)
 	fmt.Fprint(w, `
 Environment:
   AAEP_TOKEN   bearer token, when --token is not given

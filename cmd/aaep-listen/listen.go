@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -39,8 +39,10 @@ type listener struct {
 	// input is what the user asks for, typed: the TUI's actions, or lines
 	// read and parsed (commands.go); nil reads standard input.
 	input <-chan line.Command
+	// answers are the braille display's, typed; nil without a display.
+	answers <-chan line.Command
 
-	notes     noteQueue      // lines from the sinks' goroutines
+	notes     *outputs.Notes // lines from the sinks' goroutines
 	silencing sync.WaitGroup // "stop" commands whose cancel is still on its way (announcing.go)
 	// nobodyAnswers, with --demo, tells the demo producer nobody is left to
 	// answer, so its prompts' defaults apply at once; nil otherwise.
@@ -90,24 +92,23 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
-	l := &listener{o: o, out: out, nobodyAnswers: nobodyAnswers}
-	l.notes.init()
+	l := &listener{o: o, out: out, nobodyAnswers: nobodyAnswers, notes: outputs.NewNotes()}
 	if o.Decide.AuditFile != "" {
 		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
 			return err
 		}
 		defer l.audit.Close()
 	}
-	extra := openSinks(ctx, o.paced(), ui != nil, l.notes.add) // speech, braille, notifications
+	extra := outputs.Open(ctx, o.outputs(ui != nil), l.notes.Add) // speech, braille, notifications
 	defer extra.Close()
-	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.list...)...)
+	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.List...)...)
 
 	l.c = subscriber.Start(ctx, endpoint, o.clientConfig(endpoint))
 	defer l.c.Close()
 	if ui != nil {
 		ui.attach(l)
 	}
-	l.input = extra.withAnswers(l.input, o.IO.In) // braille answers go the way typed ones go
+	l.answers = extra.Answers // braille answers go the way typed ones go
 	err = l.loop(ctx)
 	ended = true
 	return err
@@ -121,15 +122,15 @@ func (o *options) clientConfig(endpoint string) subscriber.Config {
 		ReorderWait: o.ReorderWait,
 		DecidedBy:   o.DecidedBy,
 		Transport: transport.Options{SSE: transport.SSEOptions{
-			Layout:        layout(o.Layout),
+			Layout:        o.Layout,
 			Token:         o.Token,
 			Header:        o.Header,
-			HTTPClient:    o.TLS.client,
+			HTTPClient:    o.TLS.Client,
 			HeaderTimeout: o.ConnectTimeout,
-		}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config}},
+		}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.Config}},
 		Gate:        policy.NewGate(o.Decide.policy, o.AutoReply == protocol.DecisionReject),
 		Manifest:    o.manifestConfig(),
-		Credentials: credentialWarning(o, endpoint),
+		Credentials: cliflag.CredentialsWarning(endpoint, o.Token, o.Header, o.TLS.Cert != ""),
 		Now:         o.Now,
 	}
 	switch {
@@ -157,7 +158,7 @@ func (l *listener) loop(ctx context.Context) error {
 	}()
 	lines := l.input
 	if lines == nil && l.o.Endpoint != "-" { // with -, standard input is the events, not commands
-		lines = parsed(readLines(l.o.IO.In))
+		lines = line.Read(l.o.IO.In)
 	}
 	for {
 		select {
@@ -174,16 +175,23 @@ func (l *listener) loop(ctx context.Context) error {
 			}
 		case c, ok := <-lines:
 			if !ok {
-				lines = nil // standard input closed: keep listening
-				l.inputEnded()
+				// Standard input closed: keep listening. A braille
+				// display can still answer.
+				lines = nil
+				if l.answers == nil {
+					l.inputEnded()
+				}
 				continue
 			}
 			if quit := l.do(ctx, c); quit {
 				go l.c.CloseBecause("You quit.") // the End comes in the stream
-				lines = nil
+				lines, l.answers = nil, nil
 			}
 			l.flush()
-		case <-l.notes.sig:
+		case c := <-l.answers:
+			l.do(ctx, c) // accept or reject: never quit
+			l.flush()
+		case <-l.notes.Ready():
 			l.takeNotes()
 			l.flush()
 		}
@@ -200,13 +208,13 @@ func (l *listener) update(u subscriber.Update) {
 			l.inputClosed = ""
 		}
 		l.ann.Deliver(d)
-		l.auditDelivery(d)
+		l.writeAudit(u)
 	case subscriber.KindDiagnostic:
 		l.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
 		l.say(u.Text)
 	case subscriber.KindReply:
-		l.auditReply(u.Reply, u.At)
+		l.writeAudit(u)
 		l.say(u.Text)
 	case subscriber.KindBreak:
 		l.ann.Flush(u.At)
@@ -275,59 +283,8 @@ func (l *listener) sinkFailed(err error) {
 	l.o.IO.Eprintf("aaep-listen: %v\n", err)
 }
 
-// noteQueue holds lines from other goroutines (sinks, "stop"), in order,
-// none dropped; sig is signalled when one is added.
-type noteQueue struct {
-	mu    sync.Mutex
-	lines []string
-	sig   chan struct{}
-}
-
-func (q *noteQueue) init() { q.sig = make(chan struct{}, 1) }
-
-func (q *noteQueue) add(s string) {
-	q.mu.Lock()
-	q.lines = append(q.lines, s)
-	q.mu.Unlock()
-	select {
-	case q.sig <- struct{}{}:
-	default:
-	}
-}
-
-func (q *noteQueue) take() []string {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	s := q.lines
-	q.lines = nil
-	return s
-}
-
 func (l *listener) takeNotes() {
-	for _, s := range l.notes.take() {
+	for _, s := range l.notes.Take() {
 		l.say(s)
 	}
-}
-
-// readLines delivers whole typed lines; the channel closes at end of input.
-func readLines(r io.Reader) <-chan string {
-	ch := make(chan string)
-	if r == nil {
-		close(ch)
-		return ch
-	}
-	go func() {
-		defer close(ch)
-		br := bufio.NewReader(r)
-		for {
-			s, err := br.ReadString('\n')
-			if s != "" {
-				ch <- strings.TrimRight(s, "\r\n")
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return ch
 }

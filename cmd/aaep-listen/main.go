@@ -6,19 +6,16 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:]))
-}
+// version is this build's version, sent in subscription requests.
+const version = "0.1.0"
+
+func main() { cliflag.Main(run) }
 
 // run parses args and listens; it returns the process exit code.
 func run(ctx context.Context, args []string) int {
@@ -38,8 +35,7 @@ func run(ctx context.Context, args []string) int {
 	case errors.Is(err, errHelp):
 		return 0
 	case err != nil:
-		io.Eprintf("aaep-listen: %v\nRun aaep-listen --help for usage.\n", err)
-		return 2
+		return cliflag.Refuse(io.ErrOut, "aaep-listen", err)
 	}
 	if err := loadSecurity(opts); err != nil { // manifest keys and TLS files, before a key is made
 		io.Eprintf("aaep-listen: %v\n", err)
@@ -50,11 +46,19 @@ func run(ctx context.Context, args []string) int {
 		return cliflag.ExitCode(err)
 	}
 	if err := listen(ctx, opts); err != nil {
-		io.Eprintf("aaep-listen: %v%s\n", err, tlsHint(err))
+		io.Eprintf("aaep-listen: %v%s\n", err, cliflag.TLSHint(err))
 		return cliflag.ExitCode(err) // 2 when the error is in the command line (cliflag.Usage)
 	}
 	if opts.refused {
 		return 1
 	}
 	return 0
+}
+
+// loadSecurity reads the trusted manifest keys and the TLS files.
+func loadSecurity(o *options) error {
+	if err := o.Manifest.load(o.Getenv); err != nil {
+		return err
+	}
+	return o.TLS.Load()
 }

@@ -7,15 +7,15 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 
+	"github.com/aaep-term/aaep-term/internal/userdir"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
-// trustedKeysDir is the default --trusted-keys, under the config directory.
-const trustedKeysDir = "aaep-term/trusted-keys"
+// trustedKeys is the default --trusted-keys, in the config directory.
+const trustedKeys = "trusted-keys"
 
 // manifestOptions are the manifest flags and what the run learned.
 type manifestOptions struct {
@@ -33,18 +33,16 @@ func addManifestFlags(fs *flag.FlagSet, o *manifestOptions) {
 
 // addManifestKeyFlags defines --trusted-keys and --manifest-key.
 func addManifestKeyFlags(fs *flag.FlagSet, o *manifestOptions) {
-	fs.StringVar(&o.KeysDir, "trusted-keys", "", "`DIR` of public JWK files (*.jwk, *.json) trusted to sign manifests, by kid (default: "+trustedKeysDir+" in your config directory)")
+	fs.StringVar(&o.KeysDir, "trusted-keys", "", "`DIR` of public JWK files (*.jwk, *.json) trusted to sign manifests, by kid (default: "+userdir.Name+"/"+trustedKeys+" in your config directory)")
 	fs.StringVar(&o.KeyFile, "manifest-key", "", "the one public JWK `FILE` a manifest must be signed with (pins the key; --trusted-keys is then ignored)")
 }
 
-// load reads the trusted keys.
-func (m *manifestOptions) load() error {
+// load reads the trusted keys, from the config directory getenv leads to
+// when --trusted-keys is not given.
+func (m *manifestOptions) load(getenv func(string) string) error {
 	dir := m.KeysDir
 	if dir == "" {
-		cfg, err := os.UserConfigDir()
-		if err == nil {
-			dir = filepath.Join(cfg, trustedKeysDir)
-		}
+		dir, _ = userdir.File(getenv, trustedKeys) // "" when there is no config directory: no keys
 	}
 	keys, err := session.LoadManifestKeys(dir, m.KeyFile)
 	if err != nil {
@@ -57,7 +55,7 @@ func (m *manifestOptions) load() error {
 // checkManifestFlags refuses --require-signed-manifest where nothing can be
 // checked.
 func checkManifestFlags(o *options) error {
-	if o.Manifest.Require && !o.Demo && !answers(o.Endpoint) {
+	if o.Manifest.Require && !o.Demo && !transport.BindingOf(o.Endpoint).Answers() {
 		return fmt.Errorf("--require-signed-manifest needs a live producer, not a file")
 	}
 	return nil
@@ -67,7 +65,7 @@ func checkManifestFlags(o *options) error {
 func (o *options) manifestConfig() subscriber.ManifestConfig {
 	m := o.Manifest
 	return subscriber.ManifestConfig{
-		Require: m.Require, Keys: m.keys, KeysWhere: cmp.Or(m.KeysDir, trustedKeysDir+" in your config directory"),
-		HTTPClient: o.TLS.client, TLSConfig: o.TLS.config, Token: o.Token, Header: o.Header, Now: o.Now,
+		Require: m.Require, Keys: m.keys, KeysWhere: cmp.Or(m.KeysDir, userdir.Name+"/"+trustedKeys+" in your config directory"),
+		HTTPClient: o.TLS.Client, TLSConfig: o.TLS.Config, Token: o.Token, Header: o.Header, Now: o.Now,
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // exitCode waits for the listener and returns its exit status.
@@ -201,7 +202,7 @@ func TestManifestCommand(t *testing.T) {
 	if code := runManifest(context.Background(), []string{"--json", unsigned}, tio, noEnv); code != 1 {
 		t.Fatalf("unsigned: exit %d\n%s", code, out)
 	}
-	var rep manifestReport
+	var rep subscriber.ManifestReport
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatal(err)
 	}

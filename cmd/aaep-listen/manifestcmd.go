@@ -9,18 +9,14 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 	"net/http"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
@@ -40,59 +36,37 @@ Exit status: 0 when the manifest is signed and verified, 1 when it is not
 Flags:
 `
 
-// manifestReport is the --json form of the manifest command's answer.
-type manifestReport struct {
-	Endpoint string            `json:"endpoint"`
-	From     string            `json:"from,omitempty"`
-	Signed   bool              `json:"signed"`
-	Verified bool              `json:"verified"`
-	KID      string            `json:"kid,omitempty"`
-	Alg      string            `json:"alg,omitempty"`
-	Problems []string          `json:"problems,omitempty"`
-	Error    string            `json:"error,omitempty"`
-	Summary  string            `json:"summary"`
-	Manifest *session.Manifest `json:"manifest,omitempty"`
-}
-
 func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(string) string) int {
-	o := &options{IO: tio, Now: time.Now, Header: http.Header{}}
+	o := &options{IO: tio, Now: time.Now, Header: http.Header{}, Getenv: getenv}
 	var asJSON bool
 	fs := flag.NewFlagSet("aaep-listen manifest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&asJSON, "json", false, "write the answer as one JSON object")
 	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.StringVar(&o.Layout, "layout", "auto", "HTTP layout: auto, spec (appendix B) or legacy (GET /events)")
+	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
 	addManifestKeyFlags(fs, &o.Manifest)
-	addTLSFlags(fs, &o.TLS)
-	args, execArgv := cutExec(args)
+	o.TLS.AddFlags(fs)
+	args, execArgv := cliflag.CutExec(args)
 	rest, err := cliflag.Parse(fs, args)
-	if err == nil {
-		if _, lerr := transport.ParseLayout(o.Layout); lerr != nil {
-			err = fmt.Errorf("--%w", lerr)
-		}
-	}
 	if errors.Is(err, flag.ErrHelp) {
-		tio.Usage(manifestUsage)
-		fs.SetOutput(tio.Out)
-		fs.PrintDefaults()
+		cliflag.PrintHelp(tio.Out, manifestUsage, fs)
 		return 0
 	}
 	if err != nil {
 		tio.Eprintf("aaep-listen manifest: %v\n", err)
 		return cliflag.ExitUsage
 	}
-	rest, err = execEndpoint(execArgv, rest, "")
+	rest, err = cliflag.ExecEndpoint(execArgv, rest, "")
 	if err == nil && len(rest) != 1 {
 		err = errors.New("give one ENDPOINT")
 	}
-	if err == nil && !answers(rest[0]) {
+	if err == nil && !transport.BindingOf(rest[0]).Answers() {
 		err = errors.New("a file holds no manifest: give a producer's endpoint")
 	}
 	if err != nil {
-		tio.Eprintf("aaep-listen manifest: %v\nRun aaep-listen manifest --help for usage.\n", err)
-		return 2
+		return cliflag.Refuse(tio.ErrOut, "aaep-listen manifest", err)
 	}
 	o.Endpoint = rest[0]
 	if o.Token == "" {
@@ -102,19 +76,10 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		tio.Eprintf("aaep-listen manifest: %v\n", err)
 		return 1
 	}
-	mc := o.manifestConfig()
-	src, off, note := subscriber.Discover(ctx, o.Endpoint, transport.Options{
-		SSE:       transport.SSEOptions{Layout: layout(o.Layout), Token: o.Token, Header: o.Header, HTTPClient: o.TLS.client},
-		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.config},
-	}, session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version})
-	r := mc.Finder(o.Endpoint).Find(ctx, src, off)
-	rep := manifestReport{
-		Endpoint: o.Endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,
-		Problems: r.Problems, Summary: mc.Words(r), Manifest: r.Manifest,
-	}
-	if r.Err != nil {
-		rep.Error = r.Err.Error()
-	}
+	rep, note := subscriber.InspectManifest(ctx, o.Endpoint, transport.Options{
+		SSE:       transport.SSEOptions{Layout: o.Layout, Token: o.Token, Header: o.Header, HTTPClient: o.TLS.Client},
+		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.Config},
+	}, session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version}, o.manifestConfig())
 	if asJSON {
 		b, _ := json.Marshal(rep) // plain values always marshal
 		b = line.CleanJSON(b)     // the producer's strings, sanitized as every --json record
@@ -125,68 +90,15 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		}
 		writeManifest(tio.Out, rep)
 	}
-	if !r.Verified {
+	if !rep.Verified {
 		return 1
 	}
 	return 0
 }
 
 // writeManifest prints the report in plain lines.
-func writeManifest(w io.Writer, r manifestReport) {
-	textout.Fprintf(w, "%s\n", r.Summary)
-	switch {
-	case r.From != "" && r.Manifest != nil:
-		textout.Fprintf(w, "Found: %s\n", protocol.Sanitize(r.From))
-	case r.From != "":
-		// Nothing usable came from there: it was looked for, not found.
-		textout.Fprintf(w, "Tried: %s\n", protocol.Sanitize(r.From))
-	}
-	m := r.Manifest
-	if m == nil {
-		return
-	}
-	if !r.Verified {
-		textout.Fprintf(w, "%s\n", "What it claims, not verified:")
-	}
-	line := func(label string, values ...string) {
-		var kept []string
-		for _, v := range values {
-			if v != "" {
-				kept = append(kept, protocol.Name(v))
-			}
-		}
-		if len(kept) == 0 {
-			kept = []string{"not stated"}
-		}
-		textout.Fprintf(w, "%s: %s\n", label, strings.Join(kept, ", "))
-	}
-	line("Agent", m.AgentID)
-	line("Name", m.AgentName)
-	line("Version", m.AgentVersion)
-	line("AAEP versions", m.AAEPVersions...)
-	levels := make([]string, len(m.ConformanceLevels))
-	for i, l := range m.ConformanceLevels {
-		levels[i] = fmt.Sprint(l)
-	}
-	line("Conformance levels", levels...)
-	line("Transports", m.Transports...)
-	line("Languages", m.Languages...)
-	line("Event types", m.EventTypes...)
-	caps := make([]string, 0, len(m.Capabilities))
-	for k := range m.Capabilities {
-		caps = append(caps, k)
-	}
-	sort.Strings(caps)
-	line("Capabilities", caps...)
-	line("Extensions", m.Extensions...)
-	line("Default verbosity", m.DefaultVerbosity)
-	if m.Contact != "" {
-		line("Contact", m.Contact)
-	}
-	if m.Expires != 0 {
-		line("Expires", time.Unix(m.Expires, 0).UTC().Format(time.RFC3339))
-	}
-	for _, p := range r.Problems {
-		textout.Fprintf(w, "Disagrees: %s\n", p)
+func writeManifest(w io.Writer, r subscriber.ManifestReport) {
+	for _, l := range r.Lines() {
+		textout.Fprintf(w, "%s\n", l)
 	}
 }

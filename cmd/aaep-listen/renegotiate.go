@@ -19,7 +19,7 @@ import (
 func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 	terms, changes, err := l.o.Terms.Set(c.Word, c.Arg)
 	if err != nil {
-		l.say(sentence(err.Error()))
+		l.say(prose.Sentence(err.Error()))
 		return
 	}
 	switch c.Word {
@@ -54,12 +54,4 @@ func (l *listener) sayAll(lines []string) {
 	for _, s := range lines {
 		l.say(s)
 	}
-}
-
-// sentence makes an error message a sentence a person can be read.
-func sentence(s string) string {
-	if s == "" {
-		return s
-	}
-	return prose.Stop(strings.ToUpper(s[:1]) + s[1:])
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -95,8 +96,7 @@ type testRig struct {
 // newRig is a listener of options o writing to out, over a replyLog.
 func newRig(t testing.TB, o *options, out output) *testRig {
 	conn := newReplyLog()
-	l := &listener{o: o, out: out}
-	l.notes.init()
+	l := &listener{o: o, out: out, notes: outputs.NewNotes()}
 	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity}, out)
 	ctx, cancel := context.WithCancel(context.Background())
 	l.c = subscriber.New(ctx, conn, "", o.clientConfig(""))

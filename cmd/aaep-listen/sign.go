@@ -15,16 +15,14 @@ import (
 )
 
 // signOptions are the flags of signed replies (the sigrpl extension) and
-// what the connection learned about them.
+// the key they lead to.
 type signOptions struct {
 	KeyFile string // --key; empty means sigrpl.DefaultPath
 	Off     bool   // --no-sign
 	// Getenv finds the default key's directory; nil means os.Getenv.
 	Getenv func(string) string
 
-	key      *sigrpl.Key
-	honored  bool // the producer said it checks signatures
-	inHeader bool // the last Send signed its message in a header
+	key *sigrpl.Key
 }
 
 func addSignFlags(fs *flag.FlagSet, o *signOptions) {
@@ -55,16 +53,11 @@ func (o *signOptions) loadKey() (path string, created bool, err error) {
 	return path, created, err
 }
 
-// answers says whether endpoint has a back channel replies go to.
-func answers(endpoint string) bool {
-	return !transport.ReadsFile(endpoint)
-}
-
 // loadSignKey loads (or, the first time, makes) the signing key when
 // replies can be sent and signing is on. A new key is announced on stderr
 // with its thumbprint.
 func loadSignKey(o *options) error {
-	if o.Sign.Off || !o.Demo && !answers(o.Endpoint) {
+	if o.Sign.Off || !o.Demo && !transport.BindingOf(o.Endpoint).Answers() {
 		return nil
 	}
 	path, created, err := o.Sign.loadKey()
@@ -104,17 +97,14 @@ func runKey(args []string, tio *term.IO, getenv func(string) string) int {
 	fs.StringVar(&o.KeyFile, "key", "", "key `FILE` (default: aaep-term/"+sigrpl.KeyFile+" in your config directory); made there, readable by you only, when there is none")
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
-		tio.Usage(keyUsage)
-		fs.SetOutput(tio.Out)
-		fs.PrintDefaults()
+		cliflag.PrintHelp(tio.Out, keyUsage, fs)
 		return 0
 	}
 	if err == nil && len(rest) > 0 {
 		err = fmt.Errorf("key takes no arguments, only --key FILE; got %q", strings.Join(rest, " "))
 	}
 	if err != nil {
-		tio.Eprintf("aaep-listen key: %v\nRun aaep-listen key --help for usage.\n", err)
-		return cliflag.ExitUsage
+		return cliflag.Refuse(tio.ErrOut, "aaep-listen key", err)
 	}
 	path, _, err := o.loadKey()
 	if err != nil {

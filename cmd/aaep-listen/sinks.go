@@ -1,109 +1,99 @@
 package main
 
+// sinks.go: the outputs besides the terminal (speech, braille, desktop
+// notifications: internal/outputs) and how announcements are worded and
+// paced: the settings file (--config), the user's languages, pace and
+// cognitive load.
+
 import (
-	"context"
 	"flag"
-	"io"
+	"fmt"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/outputs"
-	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/notify"
 )
 
-// sinkOptions choose the speech, braille and notification outputs.
+// sinkOptions are the output flags and the announcement settings file.
 type sinkOptions struct {
-	Speech     string // auto, speechd, espeak, say, sapi or off
-	Braille    string // auto or off
-	BrlAPIHost string // "" means BRLAPI_HOST, else ":0"
-	Notify     string // on, off or critical
-	NotifyBell bool
-	Getenv     func(string) string
-	Config     string // --config: the announcement settings file
+	outputs.Options        // --speech, --braille, --brlapi-host, --notify, --notify-bell
+	Config          string // --config: the announcement settings file
 
-	fs       *flag.FlagSet       // to tell flags given from defaults
-	settings announce.Settings   // read from Config by check
-	pace     announce.PaceConfig // settled by options.paced
+	fs       *flag.FlagSet     // to tell flags given from defaults
+	settings announce.Settings // read by check
 }
 
-// addSinkFlags defines the sink flags on fs.
+// addSinkFlags defines the output flags and --config on fs.
 func addSinkFlags(fs *flag.FlagSet, o *sinkOptions, getenv func(string) string) {
-	o.Getenv, o.fs = getenv, fs
-	fs.StringVar(&o.Speech, "speech", "off", "speak announcements: auto, speechd, espeak, say (macOS), sapi (Windows) or off")
-	fs.StringVar(&o.Braille, "braille", "off", "show announcements on a braille display through BRLTTY: auto or off")
-	fs.StringVar(&o.BrlAPIHost, "brlapi-host", "", "BrlAPI `HOST` of BRLTTY, as in BRLAPI_HOST (default :0)")
-	fs.StringVar(&o.Notify, "notify", "off", "desktop notifications: on, critical (only prompts and errors) or off")
-	fs.BoolVar(&o.NotifyBell, "notify-bell", false, "ring the bell with critical notifications (never while --tui runs)")
-	fs.StringVar(&o.Config, "config", "", "announcement settings `FILE` (JSON: verbosity, pace, per-type overrides; default aaep-term/"+settingsFile+" in your config directory, when present)")
+	o.Getenv, o.fs, o.ClientName = getenv, fs, "user:aaep-listen:main"
+	outputs.AddFlags(fs, &o.Options)
+	outputs.AddNotifyFlags(fs, &o.Options)
+	fs.StringVar(&o.Config, "config", "", "announcement settings `FILE` (JSON: verbosity, pace, per-type overrides; default aaep-term/"+announce.SettingsFile+" in your config directory, when present)")
 }
 
-// check refuses unknown sink flag values before anything starts, and reads
-// the announcement settings file.
+// check refuses unknown output flag values before anything starts, and
+// reads the announcement settings file.
 func (o *sinkOptions) check() error {
-	if err := (outputs.Options{Speech: o.Speech, Braille: o.Braille}).Check(); err != nil {
+	if err := o.Options.Check(); err != nil {
 		return err
 	}
-	if _, err := notify.ParseLevel(o.Notify); err != nil {
-		return err
+	s, err := announce.LoadUserSettings(o.Config, o.Getenv)
+	if err != nil {
+		return fmt.Errorf("--config: %w", err)
 	}
-	return o.loadSettings()
-}
-
-// sinks are the optional outputs that were started; any of them may be missing.
-type sinks struct {
-	list    []announce.Sink
-	closers []func() error
-	answers <-chan string // "accept N" / "reject N" from the braille display; nil without one
-}
-
-// openSinks starts the outputs o asks for: speech and braille (shared with
-// aaep-replay play in internal/outputs) and desktop notifications. A
-// missing service is told in one line through note and the others go on.
-func openSinks(ctx context.Context, o sinkOptions, tui bool, note func(string)) *sinks {
-	out := outputs.Open(ctx, outputs.Options{
-		Speech: o.Speech, Braille: o.Braille, BrlAPIHost: o.BrlAPIHost,
-		ClientName: "user:aaep-listen:main", Pace: o.pace, Getenv: o.Getenv,
-	}, note)
-	s := &sinks{list: out.List, answers: out.Answers, closers: []func() error{out.Close}}
-	if level, _ := notify.ParseLevel(o.Notify); level != notify.Off {
-		ns := notify.NewSink(notify.NewDesktop(o.NotifyBell && !tui), notify.Config{Level: level, OnError: outputs.Once(note, "Desktop notifications failed")})
-		s.list = append(s.list, ns)
-		s.closers = append(s.closers, ns.Close)
-	}
-	return s
-}
-
-// withAnswers adds the braille display's answers to the typed commands in
-// (standard input when in is nil), so they take the same path as typed ones.
-func (s *sinks) withAnswers(in <-chan line.Command, stdin io.Reader) <-chan line.Command {
-	if s.answers == nil {
-		return in
-	}
-	if in == nil {
-		in = parsed(readLines(stdin))
-	}
-	out := make(chan line.Command)
-	go func() {
-		for {
-			select {
-			case c, ok := <-in:
-				if !ok {
-					in = nil
-					continue
-				}
-				out <- c
-			case a := <-s.answers:
-				out <- line.Parse(a)
-			}
-		}
-	}()
-	return out
-}
-
-// Close stops the outputs, in the order they were started.
-func (s *sinks) Close() error {
-	for _, c := range s.closers {
-		c()
-	}
+	o.settings = s
 	return nil
+}
+
+// flagSet reports whether the flag name was given on the command line.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	if fs != nil {
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	}
+	return set
+}
+
+// announceConfig is the announcer's configuration: --verbosity (or the
+// settings file's, when the flag was not given), the per-type overrides and
+// the user's languages.
+func (o *options) announceConfig(onError func(error)) announce.Config {
+	v := o.Verbosity
+	if s := o.Sinks.settings.Verbosity; s != "" && !flagSet(o.Sinks.fs, "verbosity") {
+		v = s
+	}
+	return announce.Config{Verbosity: v, OnError: onError, Types: o.Sinks.settings.Types, Languages: o.Terms.Languages}
+}
+
+// noTime says whether lines go without their time: --no-time, or
+// "timestamps": false in the settings file.
+func (o *options) noTime() bool {
+	ts := o.Sinks.settings.Timestamps
+	return o.NoTime || ts != nil && !*ts
+}
+
+// outputs are the outputs to open, with the pace of speech and braille
+// settled: --pace-wpm, else the settings file's, else 180 words a minute;
+// --cognitive-load low leaves background announcements out. The bell never
+// rings under the TUI.
+func (o *options) outputs(tui bool) outputs.Options {
+	so := o.Sinks.Options
+	so.Pace = o.Sinks.settings.Pace(announce.PaceConfig{})
+	if o.Terms.PaceWPM > 0 {
+		so.Pace.WPM = o.Terms.PaceWPM
+	}
+	so.Pace.DropBackground = o.Terms.CognitiveLoad == "low"
+	so.NotifyBell = so.NotifyBell && !tui
+	return so
+}
+
+// silence carries out "stop": speech and braille drop what waits and stop
+// what is being said, prompts and errors excepted. speech-dispatcher answers
+// only once its voice has stopped, which may take seconds, so the listener
+// goes on meanwhile and the outcome comes as a status line.
+func (l *listener) silence() {
+	l.silencing.Add(1)
+	go func() {
+		defer l.silencing.Done()
+		l.notes.Add(announce.SilenceWords(l.ann.Silence()))
+	}()
 }

@@ -4,13 +4,13 @@ import (
 	"crypto/tls"
 	"io"
 	"log"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -83,57 +83,26 @@ func TestTLSFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		o    tlsOptions
+		o    cliflag.TLS
 		want string
 	}{
-		{tlsOptions{Cert: pki.ClientCert}, "--cert needs --client-key"},
-		{tlsOptions{Key: pki.ClientKey}, "--client-key needs --cert"},
-		{tlsOptions{CA: notPEM}, "holds no PEM certificate"},
-		{tlsOptions{CA: filepath.Join(t.TempDir(), "missing.pem")}, "--ca:"},
-		{tlsOptions{Cert: pki.ClientKey, Key: pki.ClientCert}, "--cert " + pki.ClientKey},
+		{cliflag.TLS{Cert: pki.ClientCert}, "--cert needs --client-key"},
+		{cliflag.TLS{Key: pki.ClientKey}, "--client-key needs --cert"},
+		{cliflag.TLS{CA: notPEM}, "holds no PEM certificate"},
+		{cliflag.TLS{CA: filepath.Join(t.TempDir(), "missing.pem")}, "--ca:"},
+		{cliflag.TLS{Cert: pki.ClientKey, Key: pki.ClientCert}, "--cert " + pki.ClientKey},
 	} {
-		if err := tc.o.load(); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := tc.o.Load(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: %v, want %q", tc.o, err, tc.want)
 		}
 	}
-	var none tlsOptions
-	if err := none.load(); err != nil || none.config != nil || none.client != nil {
-		t.Errorf("no flags: %v %v", err, none.config)
+	var none cliflag.TLS
+	if err := none.Load(); err != nil || none.Config != nil || none.Client != nil {
+		t.Errorf("no flags: %v %v", err, none.Config)
 	}
-	ok := tlsOptions{CA: pki.CAFile, Cert: pki.ClientCert, Key: pki.ClientKey}
-	if err := ok.load(); err != nil || ok.config.RootCAs == nil || len(ok.config.Certificates) != 1 || ok.client == nil {
-		t.Errorf("%v %+v", err, ok.config)
-	}
-}
-
-func TestCredentialWarning(t *testing.T) {
-	bearer := http.Header{"Authorization": {"Bearer x"}}
-	for _, tc := range []struct {
-		endpoint string
-		o        options
-		warn     bool
-	}{
-		{"https://agents.example:8443", options{}, true},
-		{"wss://agents.example", options{}, true},
-		{"http://10.0.0.5:8080", options{}, true},
-		{"https://agents.example", options{Token: "t"}, false},
-		{"https://agents.example", options{Header: bearer}, false},
-		{"https://agents.example", options{TLS: tlsOptions{Cert: "c.pem"}}, false},
-		{"http://127.0.0.1:8080", options{}, false},
-		{"ws://[::1]:8080", options{}, false},
-		{"http://localhost:8080", options{}, false},
-		{"http://agent.localhost", options{}, false},
-		{"unix:agent", options{}, false},
-		{"exec:./agent", options{}, false},
-		{"file:x.ndjson", options{}, false},
-	} {
-		w := credentialWarning(&tc.o, tc.endpoint)
-		if (w != "") != tc.warn {
-			t.Errorf("%s %+v: %q", tc.endpoint, tc.o, w)
-		}
-		if w != "" && (!strings.Contains(w, "no token (--token) and no client certificate (--cert)") || strings.ContainsRune(w, 0x1b)) {
-			t.Errorf("warning %q", w)
-		}
+	ok := cliflag.TLS{CA: pki.CAFile, Cert: pki.ClientCert, Key: pki.ClientKey}
+	if err := ok.Load(); err != nil || ok.Config.RootCAs == nil || len(ok.Config.Certificates) != 1 || ok.Client == nil {
+		t.Errorf("%v %+v", err, ok.Config)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // waitOutputCount waits until want was printed n times, as waitOutput does
@@ -23,7 +25,7 @@ func (r *listenerRun) waitOutputCount(t *testing.T, want string, n int) {
 // the manifest was looked for, not where it was found.
 func TestManifestNotFoundSaysTried(t *testing.T) {
 	var out strings.Builder
-	writeManifest(&out, manifestReport{From: "http://127.0.0.1:1/manifest.json", Summary: "The producer's manifest could not be fetched."})
+	writeManifest(&out, subscriber.ManifestReport{From: "http://127.0.0.1:1/manifest.json", Summary: "The producer's manifest could not be fetched."})
 	if got := out.String(); strings.Contains(got, "Found:") || !strings.Contains(got, "Tried: http://127.0.0.1:1/manifest.json") {
 		t.Errorf("writeManifest:\n%s", got)
 	}

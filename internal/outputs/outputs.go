@@ -1,5 +1,6 @@
-// Package outputs opens the speech and braille outputs an announcer can
-// write to besides the terminal, each behind a Pacer, as one set to close.
+// Package outputs opens the speech, braille and notification outputs an
+// announcer can write to besides the terminal (speech and braille each
+// behind a Pacer), as one set to close.
 package outputs
 
 import (
@@ -11,6 +12,8 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/notify"
 	"github.com/aaep-term/aaep-term/speech"
 )
 
@@ -23,6 +26,9 @@ type Options struct {
 	ClientName string
 	Pace       announce.PaceConfig
 	Getenv     func(string) string // nil: no environment
+
+	Notify     string // desktop notifications: on, critical or off ("" is off)
+	NotifyBell bool   // ring the bell with critical notifications
 }
 
 // AddFlags defines --speech, --braille and --brlapi-host on fs.
@@ -32,8 +38,19 @@ func AddFlags(fs *flag.FlagSet, o *Options) {
 	fs.StringVar(&o.BrlAPIHost, "brlapi-host", "", "BrlAPI `HOST` of BRLTTY, as in BRLAPI_HOST (default :0)")
 }
 
+// AddNotifyFlags defines --notify and --notify-bell on fs.
+func AddNotifyFlags(fs *flag.FlagSet, o *Options) {
+	fs.StringVar(&o.Notify, "notify", "off", "desktop notifications: on, critical (only prompts and errors) or off")
+	fs.BoolVar(&o.NotifyBell, "notify-bell", false, "ring the bell with critical notifications (never while --tui runs)")
+}
+
 // Check refuses unknown values before anything starts.
 func (o Options) Check() error {
+	if o.Notify != "" {
+		if _, err := notify.ParseLevel(o.Notify); err != nil {
+			return err
+		}
+	}
 	switch o.Speech {
 	case "auto", "speechd", "espeak", "say", "sapi", "off", "":
 	default:
@@ -51,9 +68,10 @@ func (o Options) Check() error {
 type Set struct {
 	// List is the sinks to give the announcer.
 	List []announce.Sink
-	// Answers carries "accept N" and "reject N" from the braille display's
-	// routing keys; nil without a display.
-	Answers <-chan string
+	// Answers carries the accept N and reject N commands of the braille
+	// display's routing keys, typed as line mode types them; nil without a
+	// display.
+	Answers <-chan line.Command
 	closers []func() error
 }
 
@@ -90,7 +108,20 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 			note("braille: BRLTTY display.")
 		}
 	}
+	if level, _ := notify.ParseLevel(o.Notify); o.Notify != "" && level != notify.Off {
+		ns := notify.NewSink(notify.NewDesktop(o.NotifyBell), notify.Config{Level: level, OnError: Once(note, "Desktop notifications failed")})
+		s.List = append(s.List, ns)
+		s.closers = append(s.closers, ns.Close)
+	}
 	return s
+}
+
+// answer is the command a routing key on a braille display's prompt gives.
+func answer(n int, accept bool) line.Command {
+	if accept {
+		return line.Command{Verb: line.VerbAccept, Prompt: n, Word: "accept"}
+	}
+	return line.Command{Verb: line.VerbReject, Prompt: n, Word: "reject"}
 }
 
 func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.PaceConfig, note func(string)) error {
@@ -100,17 +131,13 @@ func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.Pa
 	if err != nil {
 		return err
 	}
-	answers := make(chan string, 8)
+	answers := make(chan line.Command, 8)
 	bs, err := braille.NewSink(dctx, c, braille.Config{OnError: Once(note, "The braille display stopped"),
 		Redial:      func(ctx context.Context) (*braille.Client, error) { return braille.Dial(ctx, o) }, // when BRLTTY restarts
 		OnReconnect: func() { note("The braille display is back.") },
 		OnAnswer: func(n int, accept bool) {
-			word := "reject"
-			if accept {
-				word = "accept"
-			}
 			select {
-			case answers <- fmt.Sprintf("%s %d", word, n):
+			case answers <- answer(n, accept):
 			default: // nobody reads answers fast enough: the key press is dropped
 			}
 		}})

@@ -3,9 +3,12 @@ package outputs
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/line"
 )
 
 func TestCheck(t *testing.T) {
@@ -63,5 +66,22 @@ func TestOnce(t *testing.T) {
 	wg.Wait()
 	if len(notes) != 1 || notes[0] != "The display stopped: gone. Other outputs go on." {
 		t.Errorf("notes %q", notes)
+	}
+}
+
+// A routing key on a braille prompt is the typed command, the same value
+// line mode gives for the words: nothing is written out and parsed back.
+func TestBrailleAnswerTyped(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		accept bool
+		words  string
+	}{{3, true, "accept 3"}, {12, false, "reject 12"}} {
+		got := answer(tc.n, tc.accept)
+		want := line.Parse(tc.words)
+		want.Arg = "" // the line as typed, which accept and reject do not read (as tui.Action.Command)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("answer(%d, %v) = %+v, want %+v", tc.n, tc.accept, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ package prose
 import (
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -91,4 +92,14 @@ func List(items []string) string {
 		return items[0]
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// Sentence makes s, such as an error message, a sentence to be read: its
+// first letter a capital, and ended by Stop.
+func Sentence(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	if n == 0 {
+		return s
+	}
+	return Stop(string(unicode.ToUpper(r)) + s[n:])
 }

@@ -63,3 +63,17 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestSentence(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                           "",
+		"set rate takes a number":    "Set rate takes a number.",
+		"there is no setting \"x\";": "There is no setting \"x\".",
+		"élan vital":                 "Élan vital.",
+		"Already one.":               "Already one.",
+	} {
+		if got := Sentence(in); got != want {
+			t.Errorf("Sentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,8 +1,8 @@
-package main
+package cliflag
 
-// tls.go: TLS for https:// and wss:// endpoints (--ca, --cert,
-// --client-key) and the warning for a connection on which nothing proves
-// who the subscriber is.
+// tls.go: TLS for https://, wss:// and grpcs:// endpoints (--ca, --cert,
+// --client-key), what to do about a TLS failure, and the warning for a
+// connection on which nothing proves who the subscriber is.
 
 import (
 	"crypto/tls"
@@ -15,29 +15,31 @@ import (
 	"os"
 	"strings"
 
-	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-// tlsOptions are the TLS flags and what they load. The client certificate
-// key is --client-key because --key is the reply-signing key.
-type tlsOptions struct {
+// TLS are the TLS flags and what they load. The client certificate's key
+// is --client-key because --key is the reply-signing key.
+type TLS struct {
 	CA   string // --ca: PEM file of the certificate authorities to trust
 	Cert string // --cert: PEM client certificate, for mutual TLS
 	Key  string // --client-key: its PEM private key
 
-	config *tls.Config  // nil without any TLS flag: the system defaults
-	client *http.Client // with config; nil without any TLS flag
+	Config *tls.Config  // set by Load; nil without any TLS flag: the system defaults
+	Client *http.Client // with Config; nil without any TLS flag
 }
 
-func addTLSFlags(fs *flag.FlagSet, o *tlsOptions) {
+// AddFlags defines --ca, --cert and --client-key on fs.
+func (o *TLS) AddFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.CA, "ca", "", "trust only the certificate authorities in PEM `FILE` for https://, wss:// and grpcs:// (default: the system's)")
 	fs.StringVar(&o.Cert, "cert", "", "client certificate PEM `FILE` for mutual TLS (with --client-key)")
 	fs.StringVar(&o.Key, "client-key", "", "private key PEM `FILE` of the --cert client certificate")
 }
 
-// load reads the files the flags name; without any, nothing changes.
-func (o *tlsOptions) load() error {
+// Load reads the files the flags name into Config and Client; without any,
+// nothing changes. A certificate without its key, or a key without its
+// certificate, is a usage error.
+func (o *TLS) Load() error {
 	if o.CA == "" && o.Cert == "" && o.Key == "" {
 		return nil
 	}
@@ -61,47 +63,20 @@ func (o *tlsOptions) load() error {
 		}
 		cfg.Certificates = []tls.Certificate{pair}
 	case o.Cert != "":
-		return cliflag.Usagef("--cert needs --client-key, the certificate's private key")
+		return Usagef("--cert needs --client-key, the certificate's private key")
 	case o.Key != "":
-		return cliflag.Usagef("--client-key needs --cert, the client certificate")
+		return Usagef("--client-key needs --cert, the client certificate")
 	}
-	o.config = cfg
+	o.Config = cfg
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = cfg
-	o.client = &http.Client{Transport: tr}
+	o.Client = &http.Client{Transport: tr}
 	return nil
 }
 
-// credentialWarning is one line for a network endpoint on another host
-// that the subscriber reaches without a token, an Authorization header or a
-// client certificate; "" otherwise.
-func credentialWarning(o *options, endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" || o.Token != "" || o.Header.Get("Authorization") != "" || o.TLS.Cert != "" {
-		return ""
-	}
-	switch u.Scheme {
-	case "http", "https", "ws", "wss":
-	default:
-		return ""
-	}
-	if transport.IsLoopback(u.Hostname()) {
-		return ""
-	}
-	return fmt.Sprintf("Nothing proves to %s who you are: no token (--token) and no client certificate (--cert); "+
-		"it cannot tell your answers from anyone else's.", u.Host)
-}
-
-// loadSecurity reads the trusted manifest keys and the TLS files.
-func loadSecurity(o *options) error {
-	if err := o.Manifest.load(); err != nil {
-		return err
-	}
-	return o.TLS.load()
-}
-
-// tlsHint is a sentence on what to do about a TLS failure in err, or "".
-func tlsHint(err error) string {
+// TLSHint is a sentence, on a line of its own, on what to do about a TLS
+// failure in err; "" when err is no TLS failure.
+func TLSHint(err error) string {
 	if err == nil {
 		return ""
 	}
@@ -117,4 +92,22 @@ func tlsHint(err error) string {
 		return "\nThe producer wants a client certificate it trusts (mutual TLS): give --cert FILE and --client-key FILE."
 	}
 	return ""
+}
+
+// CredentialsWarning is one line for a network endpoint on another host
+// that the subscriber reaches without a token, an Authorization header or
+// a client certificate (clientCert); "" otherwise.
+func CredentialsWarning(endpoint, token string, header http.Header, clientCert bool) string {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" || token != "" || header.Get("Authorization") != "" || clientCert {
+		return ""
+	}
+	switch b := transport.BindingOf(endpoint); {
+	case b != transport.BindingSSE && b != transport.BindingWebSocket:
+		return ""
+	case transport.IsLoopback(u.Hostname()):
+		return ""
+	}
+	return fmt.Sprintf("Nothing proves to %s who you are: no token (--token) and no client certificate (--cert); "+
+		"it cannot tell your answers from anyone else's.", u.Host)
 }
