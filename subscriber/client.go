@@ -68,12 +68,13 @@ type Config struct {
 	Tap func(dir Direction, data []byte, at time.Time)
 }
 
-// Direction is the way a tapped frame went.
+// Direction is the way a tapped frame went. Its values are the letters the
+// capture format uses, so capture.Dir(string(dir)) names the same direction.
 type Direction byte
 
 const (
-	Received Direction = 'i'
-	Sent     Direction = 'o'
+	Received Direction = 'i' // a frame from the producer, as received (unsanitized)
+	Sent     Direction = 'o' // a message to the producer: a reply, a renegotiation, a close
 )
 
 // sendTimeout bounds one reply, so a stuck producer cannot freeze the client.
@@ -88,7 +89,10 @@ const producerEnded = "The producer ended the stream."
 const maxQueued = 4096
 
 // Client is the client of one subscription. Its methods are safe for
-// concurrent use; one goroutine should read its updates.
+// concurrent use; one goroutine should read its updates with Next or
+// NextBatch until io.EOF. A program that stops reading holds the producer
+// back once a few thousand updates wait (nothing is dropped); one that is
+// done should Close the client.
 type Client struct {
 	cfg      Config
 	endpoint string
@@ -140,6 +144,8 @@ type Client struct {
 
 // Terms is where the subscription's terms stand.
 type Terms struct {
+	// SubscriptionID is the producer's subscription_id; empty before an
+	// acceptance and without a subscription (a file, the deployed layout).
 	SubscriptionID string
 	Requested      protocol.Capabilities // the request, renegotiations merged in
 	Honored        protocol.Capabilities // what the producer granted
@@ -182,9 +188,11 @@ func Start(ctx context.Context, endpoint string, cfg Config) *Client {
 	return c
 }
 
-// Dial connects to endpoint and subscribes. When the connection fails it
-// returns the error with the client, whose updates tell what happened up
-// to the failure (its End carries the same error).
+// Dial connects to endpoint and subscribes, returning once the connection
+// is made (the producer's answer to the subscription comes in the stream).
+// When the connection fails it returns the error with the client, which has
+// ended: its updates still tell what happened up to the failure, and its End
+// carries the same error.
 func Dial(ctx context.Context, endpoint string, cfg Config) (*Client, error) {
 	c := Start(ctx, endpoint, cfg)
 	<-c.dialed
