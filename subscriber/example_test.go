@@ -137,3 +137,48 @@ func ExampleConfig_tap() {
 	// i aaep:agent.session.completed 0
 	// 0 violations at the end
 }
+
+// Read a capture (or a file of JSON Lines events) through the same client
+// as a live producer: a file endpoint gives the capture's received
+// messages, as fast as they can be read, and the End comes after the last.
+// The engine judges them as it would live: the confirmation's time ran out
+// long ago, so it is told as stale and never offered for an answer, and
+// the tool call after it is linked to it.
+func ExampleDial_capture() {
+	ctx := context.Background()
+	c, err := subscriber.Dial(ctx, "../capture/testdata/corpus/after-reject.aaep", subscriber.Config{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			return
+		}
+		switch u.Kind {
+		case subscriber.KindDelivery:
+			d := u.Delivery
+			fmt.Println(d.Kind, d.Event.Type)
+			if d.Note != "" {
+				fmt.Println("  " + d.Note)
+			}
+		case subscriber.KindDiagnostic:
+			fmt.Println("diagnostic:", u.Diagnostic.Message)
+		case subscriber.KindStatus:
+			fmt.Println(u.Status, u.Text)
+		case subscriber.KindEnd:
+			fmt.Println("end:", u.Text)
+		}
+	}
+	// Output:
+	// connected Connected to ../capture/testdata/corpus/after-reject.aaep.
+	// event aaep:agent.session.started
+	// prompt-stale aaep:agent.awaiting.confirmation
+	// event aaep:agent.tool.invoked
+	//   Started after a confirmation that was settled before you could answer it.
+	// event aaep:agent.tool.completed
+	// event aaep:agent.session.completed
+	// end: End of the input.
+}
