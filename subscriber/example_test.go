@@ -100,7 +100,7 @@ func ExampleConfig_tap() {
 	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{
 		Identity: session.Identity{ID: "recorder", Name: "example recorder", Version: "1"},
 		Tap: func(dir subscriber.Direction, msg []byte, at time.Time) {
-			_ = w.Write(capture.Dir(dir), msg, at) // a real recorder keeps the first error
+			_ = w.Write(capture.Dir(string(dir)), msg, at) // a real recorder keeps the first error
 		},
 	})
 	if err != nil {
