@@ -598,6 +598,9 @@ func (c *Client) emit(u Update) {
 	}
 	c.mu.Lock()
 	c.queue = append(c.queue, u)
+	// ended is set with the End queued, under one lock: a reader that
+	// took the End finds it set when it asks again.
+	c.ended = c.ended || u.Kind == KindEnd
 	c.mu.Unlock()
 	select {
 	case c.qsig <- struct{}{}:
@@ -607,9 +610,6 @@ func (c *Client) emit(u Update) {
 
 func (c *Client) emitEnd(why string, err error) {
 	c.emit(Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
-	c.mu.Lock()
-	c.ended = true
-	c.mu.Unlock()
 }
 
 // Next returns the next update, waiting for one; io.EOF once the End was

@@ -3,8 +3,10 @@ package subscriber_test
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/session"
@@ -33,5 +35,32 @@ func TestEndErrorIsOneSanitizedLine(t *testing.T) {
 	}
 	if s := end.Err.Error(); strings.ContainsAny(s, "\x1b\x07\r\n\u202e") {
 		t.Errorf("End error %q: control characters reach whoever prints it", s)
+	}
+}
+
+// After the End, Next returns io.EOF at once, however the reader's calls
+// fall against the client's queuing of the End: a reader that took the End
+// and asks again is never left waiting for its context (the program of
+// docs/library.md once waited 30 seconds, one run in twenty, for a
+// context.Background() it would have waited forever).
+func TestNextAfterEndIsEOF(t *testing.T) {
+	const runs = 500
+	for i := range runs {
+		conn := transport.NewNDJSONConn(strings.NewReader(""), transport.FileOptions{})
+		c := subscriber.New(context.Background(), conn, "", subscriber.Config{})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		var err error
+		ends := 0
+		for err == nil {
+			var u subscriber.Update
+			if u, err = c.Next(ctx); err == nil && u.Kind == subscriber.KindEnd {
+				ends++
+			}
+		}
+		cancel()
+		c.Close()
+		if !errors.Is(err, io.EOF) || ends != 1 {
+			t.Fatalf("run %d: Next ended with %v after %d End updates, want io.EOF after one", i, err, ends)
+		}
 	}
 }
