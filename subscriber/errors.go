@@ -19,8 +19,8 @@ var ErrUnknownPrompt = errors.New("subscriber: no such prompt")
 // was answered, expired, withdrawn or left already.
 var ErrSettled = errors.New("subscriber: the prompt is settled")
 
-// PromptError says why a prompt cannot be answered. Error is a sentence a
-// person can be read.
+// PromptError says why a prompt cannot be answered. Error is a sentence
+// that can be read to a person.
 type PromptError struct {
 	Prompt int    // the prompt's number, as the caller gave it
 	Reason error  // ErrUnknownPrompt, ErrSettled, or the engine's refusal
@@ -59,10 +59,8 @@ type RejectedError struct {
 	Renegotiation bool
 }
 
-// Error names the reason code, sanitized as one line (protocol.Line), so
-// the error may be printed; RejectionWords(e.Code) says it in words.
 func (e *RejectedError) Error() string {
-	return "subscriber: the producer refused the subscription: " + protocol.Line(e.Code)
+	return "subscriber: the producer refused the subscription: " + protocol.Name(e.Code)
 }
 
 // ManifestRefusedError ends a subscription whose manifest did not verify

@@ -120,7 +120,9 @@ func ExampleConfig_tap() {
 	r, _ := capture.NewReader(&file)
 	check, _ := capture.NewChecker(capture.CheckOptions{})
 	_ = check.CheckAll(r, func(st capture.Step) {
-		fmt.Println(st.Record.Dir, st.Type, len(st.Violations))
+		if st.Record.Dir == capture.In { // what the producer sent, and what the check found
+			fmt.Println(st.Record.Dir, st.Type, len(st.Violations))
+		}
 	})
 	fmt.Println(len(check.Finish()), "violations at the end")
 	// Output:
