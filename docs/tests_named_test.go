@@ -12,8 +12,9 @@ import (
 )
 
 var (
-	// testName is a test or fuzz target named in a page, in backquotes.
-	testName = regexp.MustCompile("`((?:Test|Fuzz)[A-Za-z0-9_]+)`")
+	// testName is a test, fuzz target, benchmark or example named in a
+	// page, in backquotes.
+	testName = regexp.MustCompile("`((?:Test|Fuzz|Benchmark|Example)[A-Za-z0-9_]+)`")
 	// pkgAfter is the package a group of names is said to be in, as in
 	// "`TestA`, `TestB` (cmd/aaep-listen)".
 	pkgAfter = regexp.MustCompile(`^[^|(]*?\(([a-z0-9/-]+)`)
@@ -34,8 +35,8 @@ func TestPromisesNameRealTests(t *testing.T) {
 			for _, m := range testName.FindAllStringSubmatchIndex(line, -1) {
 				name := line[m[2]:m[3]]
 				dir := ".."
-				if p := pkgAfter.FindStringSubmatch(line[m[1]:]); p != nil {
-					dir = filepath.Join("..", p[1])
+				if p := pkgAfter.FindStringSubmatch(line[m[1]:]); p != nil && isDir(filepath.Join("..", p[1])) {
+					dir = filepath.Join("..", p[1]) // else words in brackets, not a package
 				}
 				if !defines(t, dir, name) {
 					t.Errorf("%s names %s in %s, which has no such test", page, name, strings.TrimPrefix(dir, "../"))
@@ -43,6 +44,11 @@ func TestPromisesNameRealTests(t *testing.T) {
 			}
 		}
 	}
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }
 
 // defines reports whether a _test.go file in dir (and, for the module's
