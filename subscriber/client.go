@@ -64,7 +64,8 @@ type Config struct {
 
 	// Tap, when not nil, is told every frame received and every message
 	// sent, with its time, on the owner goroutine, in order. It must not
-	// block for long and must not keep data.
+	// block for long, keep data or call the client's methods (they wait
+	// for the owner goroutine).
 	Tap func(dir Direction, data []byte, at time.Time)
 }
 

@@ -11,8 +11,10 @@
 // returns at once, so a program can tell "Connecting to …" while a slow
 // producer keeps it waiting (a failure to connect is then the End's Err).
 // New runs the same client over a transport.Conn that is already open (a
-// capture being replayed, a test). Either way the stream of updates begins
-// with the first "Connecting to …" the transport says. The context given
+// capture being replayed, a test). A producer's stream of updates begins
+// with the first "Connecting to …" the transport says, a file's with
+// "Connected to …"; with New, whose conn was opened before, they begin
+// with what conn delivers. The context given
 // to Dial, Start or New bounds the whole run: when it is done the client
 // closes the subscription and ends ("Stopped.").
 //
