@@ -474,6 +474,7 @@ type note struct {
 	status   transport.Status
 	text     string
 	problem  bool
+	kind     StatusKind // of a line that is neither a status nor a problem
 }
 
 func (c *Client) addNote(n note) {
@@ -534,7 +535,7 @@ func (c *Client) show(n note) {
 		return
 	}
 	if !n.isStatus {
-		c.say(StatusNotice, n.text)
+		c.say(n.kind, n.text)
 		return
 	}
 	detail := ""

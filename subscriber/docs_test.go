@@ -3,6 +3,7 @@ package subscriber_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -62,5 +63,46 @@ func TestNextAfterEndIsEOF(t *testing.T) {
 		if !errors.Is(err, io.EOF) || ends != 1 {
 			t.Fatalf("run %d: Next ended with %v after %d End updates, want io.EOF after one", i, err, ends)
 		}
+	}
+}
+
+// Every status kind the package documents is one a program can wait for:
+// the lines of a retry after a refusal come as StatusRetry, between the
+// StatusRejected that explains the refusal and the StatusSubscribed of the
+// retry that is accepted.
+func TestRetryLinesAreStatusRetry(t *testing.T) {
+	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true,
+		Refuse: &producer.Refusal{Code: "rate_limit", RetryAfter: 0, Times: 1}}) // retry at once
+	t.Cleanup(func() { p.Close() })
+	c, err := subscriber.Dial(context.Background(), httpServe(t, p), subscriber.Config{Identity: session.Identity{ID: "test"},
+		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	end, all := endOf(t, c)
+	if end.Err != nil {
+		t.Fatalf("End %q: %v", end.Text, end.Err)
+	}
+	var kinds []subscriber.StatusKind
+	var retries []string
+	for _, u := range all {
+		if u.Kind != subscriber.KindStatus {
+			continue
+		}
+		switch u.Status {
+		case subscriber.StatusRejected, subscriber.StatusSubscribed:
+			kinds = append(kinds, u.Status)
+		case subscriber.StatusRetry:
+			kinds = append(kinds, u.Status)
+			retries = append(retries, u.Text)
+		}
+		if strings.HasPrefix(u.Text, "Retrying") && u.Status != subscriber.StatusRetry {
+			t.Errorf("%q came as %v, want retry", u.Text, u.Status)
+		}
+	}
+	want := []subscriber.StatusKind{subscriber.StatusRejected, subscriber.StatusRetry, subscriber.StatusSubscribed}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("status kinds %v (retry lines %q), want %v", kinds, retries, want)
 	}
 }
