@@ -20,16 +20,7 @@ import (
 // can neither drive the terminal nor forge a line of its own.
 func TestEndErrorIsOneSanitizedLine(t *testing.T) {
 	const hostile = "denied\x1b]0;owned\x07\r\nConnected to your bank.\u202e"
-	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true,
-		Refuse: &producer.Refusal{Code: hostile, Message: hostile, RetryAfter: -1}})
-	t.Cleanup(func() { p.Close() })
-	c, err := subscriber.Dial(context.Background(), httpServe(t, p), subscriber.Config{Identity: session.Identity{ID: "test"},
-		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	end, _ := endOf(t, c)
+	end, _ := endOf(t, dialRefusing(t, producer.Refusal{Code: hostile, Message: hostile, RetryAfter: -1}))
 	var rej *subscriber.RejectedError
 	if !errors.As(end.Err, &rej) || rej.Code != hostile {
 		t.Fatalf("End error %#v, want the refusal with its code as sent", end.Err)
@@ -71,16 +62,7 @@ func TestNextAfterEndIsEOF(t *testing.T) {
 // StatusRejected that explains the refusal and the StatusSubscribed of the
 // retry that is accepted.
 func TestRetryLinesAreStatusRetry(t *testing.T) {
-	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true,
-		Refuse: &producer.Refusal{Code: "rate_limit", RetryAfter: 0, Times: 1}}) // retry at once
-	t.Cleanup(func() { p.Close() })
-	c, err := subscriber.Dial(context.Background(), httpServe(t, p), subscriber.Config{Identity: session.Identity{ID: "test"},
-		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	end, all := endOf(t, c)
+	end, all := endOf(t, dialRefusing(t, producer.Refusal{Code: "rate_limit", RetryAfter: 0, Times: 1})) // retry at once
 	if end.Err != nil {
 		t.Fatalf("End %q: %v", end.Text, end.Err)
 	}
@@ -105,4 +87,19 @@ func TestRetryLinesAreStatusRetry(t *testing.T) {
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("status kinds %v (retry lines %q), want %v", kinds, retries, want)
 	}
+}
+
+// dialRefusing subscribes, on the spec's HTTP layout, to a producer that
+// refuses as r says; the client is closed when the test ends.
+func dialRefusing(t *testing.T, r producer.Refusal) *subscriber.Client {
+	t.Helper()
+	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true, Refuse: &r})
+	t.Cleanup(func() { p.Close() })
+	c, err := subscriber.Dial(context.Background(), httpServe(t, p), subscriber.Config{Identity: session.Identity{ID: "test"},
+		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }
