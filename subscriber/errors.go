@@ -59,6 +59,8 @@ type RejectedError struct {
 	Renegotiation bool
 }
 
+// Error names the reason code, sanitized, so the error may be printed;
+// RejectionWords(e.Code) says what the code means.
 func (e *RejectedError) Error() string {
 	return "subscriber: the producer refused the subscription: " + protocol.Name(e.Code)
 }
