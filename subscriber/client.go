@@ -64,7 +64,8 @@ type Config struct {
 
 	// Tap, when not nil, is told every frame received and every message
 	// sent, with its time, on the owner goroutine, in order. It must not
-	// block for long and must not keep data.
+	// block for long, keep data or call the client's methods (they wait
+	// for the owner goroutine).
 	Tap func(dir Direction, data []byte, at time.Time)
 	// TapStatus, when not nil, is told each status notice of the transport
 	// (connecting, connected, reconnecting, closed) with its words and
@@ -77,12 +78,13 @@ type Config struct {
 	Passive bool
 }
 
-// Direction is the way a tapped frame went.
+// Direction is the way a tapped frame went. Its values are the letters the
+// capture format uses, so capture.Dir(string(dir)) names the same direction.
 type Direction byte
 
 const (
-	Received Direction = 'i'
-	Sent     Direction = 'o'
+	Received Direction = 'i' // a frame from the producer, as received (unsanitized)
+	Sent     Direction = 'o' // a message to the producer: a reply, a renegotiation, a close
 )
 
 // sendTimeout bounds one reply, so a stuck producer cannot freeze the client.
@@ -97,7 +99,10 @@ const producerEnded = "The producer ended the stream."
 const maxQueued = 4096
 
 // Client is the client of one subscription. Its methods are safe for
-// concurrent use; one goroutine should read its updates.
+// concurrent use; one goroutine should read its updates with Next or
+// NextBatch until io.EOF. A program that stops reading holds the producer
+// back once a few thousand updates wait (nothing is dropped); one that is
+// done should Close the client.
 type Client struct {
 	cfg      Config
 	endpoint string
@@ -149,6 +154,8 @@ type Client struct {
 
 // Terms is where the subscription's terms stand.
 type Terms struct {
+	// SubscriptionID is the producer's subscription_id; empty before an
+	// acceptance and without a subscription (a file, the deployed layout).
 	SubscriptionID string
 	Requested      protocol.Capabilities // the request, renegotiations merged in
 	Honored        protocol.Capabilities // what the producer granted
@@ -191,9 +198,11 @@ func Start(ctx context.Context, endpoint string, cfg Config) *Client {
 	return c
 }
 
-// Dial connects to endpoint and subscribes. When the connection fails it
-// returns the error with the client, whose updates tell what happened up
-// to the failure (its End carries the same error).
+// Dial connects to endpoint and subscribes, returning once the connection
+// is made (the producer's answer to the subscription comes in the stream).
+// When the connection fails it returns the error with the client, which has
+// ended: its updates still tell what happened up to the failure, and its End
+// carries the same error.
 func Dial(ctx context.Context, endpoint string, cfg Config) (*Client, error) {
 	c := Start(ctx, endpoint, cfg)
 	<-c.dialed
@@ -477,6 +486,7 @@ type note struct {
 	status   transport.Status
 	text     string
 	problem  bool
+	kind     StatusKind // of a line that is neither a status nor a problem
 }
 
 func (c *Client) addNote(n note) {
@@ -538,7 +548,7 @@ func (c *Client) show(n note) {
 		return
 	}
 	if !n.isStatus {
-		c.say(StatusNotice, n.text)
+		c.say(n.kind, n.text)
 		return
 	}
 	detail := ""
@@ -603,6 +613,9 @@ func (c *Client) emit(u Update) {
 	}
 	c.mu.Lock()
 	c.queue = append(c.queue, u)
+	// ended is set with the End queued, under one lock: a reader that
+	// took the End finds it set when it asks again.
+	c.ended = c.ended || u.Kind == KindEnd
 	c.mu.Unlock()
 	select {
 	case c.qsig <- struct{}{}:
@@ -612,9 +625,6 @@ func (c *Client) emit(u Update) {
 
 func (c *Client) emitEnd(why string, err error) {
 	c.emit(Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
-	c.mu.Lock()
-	c.ended = true
-	c.mu.Unlock()
 }
 
 // Next returns the next update, waiting for one; io.EOF once the End was

@@ -11,8 +11,10 @@
 // returns at once, so a program can tell "Connecting to …" while a slow
 // producer keeps it waiting (a failure to connect is then the End's Err).
 // New runs the same client over a transport.Conn that is already open (a
-// capture being replayed, a test). Either way the stream of updates begins
-// with the first "Connecting to …" the transport says. The context given
+// capture being replayed, a test). A producer's stream of updates begins
+// with the first "Connecting to …" the transport says, a file's with
+// "Connected to …"; with New, whose conn was opened before, they begin
+// with what conn delivers. The context given
 // to Dial, Start or New bounds the whole run: when it is done the client
 // closes the subscription and ends ("Stopped.").
 //
@@ -31,6 +33,9 @@
 //		…
 //		}
 //	}
+//
+// The package's Example is a whole program against the real producer: it
+// subscribes, accepts a payment it is asked about, and closes.
 //
 // # One ordered stream
 //
@@ -55,10 +60,11 @@
 //
 // # Answering
 //
-// Confirm, Answer, Renegotiate, Terms, Pending and Close may be called from
-// any goroutine. The first four are carried out by the owner goroutine, in
-// turn with the frames, so an answer never overtakes the event that
-// settles its prompt. A prompt can only be answered once an update
+// Confirm, Answer, WhyNot, Renegotiate, Terms, Pending, Sync, Pause and Close
+// may be called from any goroutine, the reader's included. All but Close are
+// carried out by the owner goroutine, in turn with the frames, so an answer
+// never overtakes the event that settles its prompt, and Pending and Terms
+// agree with the updates already taken. A prompt can only be answered once an update
 // offering it has been taken from Next: what the user has not been shown
 // cannot be answered (*PromptError). Errors are typed: *PromptError (no
 // such prompt, or settled already), *SendError (the reply could not be
@@ -76,6 +82,33 @@
 // Config.Gate, which re-checks risk and reversibility at the moment of use.
 // They surface as a Status update naming the decider and a Reply update
 // whose DecidedBy says who decided.
+//
+// Every text an update carries is safe to print: producer text in events is a
+// protocol.Text, whose String method sanitizes it; status, reply and end
+// sentences and diagnostics are sanitized already, the producer's words in
+// them marked with protocol.Theirs; the errors of this package and of
+// transport quote the producer sanitized, so they may be printed. Only Event.Raw, SentReply.Body and the Tap see the bytes as
+// they were, for machines.
+//
+// # Rejection, reconnection and the end
+//
+// A producer that refuses the subscription and names a time
+// (retry_after_seconds) is asked again after it, with a countdown in status
+// updates, at most five refusals in a row and an hour's wait; one that
+// refuses over a clash of extension prefixes is asked again without ours.
+// Any other refusal ends the run: a StatusRejected update says why in words,
+// and the End's Err is the *RejectedError. A connection that drops is made
+// again by the transport (Config.Transport says how often); the
+// StatusReconnecting line comes once something else happens, so the
+// producer's normal end of its stream never reads as a lost connection.
+//
+// The End is said once, last, whatever ended the run: Close, the context,
+// the producer, a refusal, a manifest that did not verify, a broken
+// connection. Prompts still pending are settled first: with a subscription
+// the client sends subscription.close and the producer applies their
+// defaults (each is told as a session.KindPromptExpired delivery with its
+// default decision); without one they are told as session.KindPromptLeft,
+// since the agent still waits for an answer.
 //
 // # Signing
 //

@@ -19,14 +19,15 @@ var ErrUnknownPrompt = errors.New("subscriber: no such prompt")
 // was answered, expired, withdrawn or left already.
 var ErrSettled = errors.New("subscriber: the prompt is settled")
 
-// PromptError says why a prompt cannot be answered. Error is a sentence a
-// person can be read.
+// PromptError says why a prompt cannot be answered. Error is a sentence
+// that can be read to a person.
 type PromptError struct {
-	Prompt int
-	Reason error // ErrUnknownPrompt, ErrSettled, or the engine's refusal
-	Words  string
+	Prompt int    // the prompt's number, as the caller gave it
+	Reason error  // ErrUnknownPrompt, ErrSettled, or the engine's refusal
+	Words  string // the sentence Error returns, sanitized
 }
 
+// Error returns Words.
 func (e *PromptError) Error() string { return e.Words }
 
 // Unwrap returns the reason.
@@ -35,10 +36,11 @@ func (e *PromptError) Unwrap() error { return e.Reason }
 // SendError is a reply that could not be delivered; the prompt is still
 // waiting and may be answered again.
 type SendError struct {
-	Prompt int
-	Err    error
+	Prompt int   // the prompt's number
+	Err    error // the transport's error
 }
 
+// Error says which prompt's answer was not delivered, and why.
 func (e *SendError) Error() string {
 	return fmt.Sprintf("could not send the answer to prompt %d: %v", e.Prompt, e.Err)
 }
@@ -57,6 +59,8 @@ type RejectedError struct {
 	Renegotiation bool
 }
 
+// Error names the reason code, sanitized, so the error may be printed;
+// RejectionWords(e.Code) says what the code means.
 func (e *RejectedError) Error() string {
 	return "subscriber: the producer refused the subscription: " + protocol.Name(e.Code)
 }
@@ -67,6 +71,7 @@ type ManifestRefusedError struct {
 	Result error // the check's error, often a *session.ManifestError
 }
 
+// Error says that the manifest did not verify, and why.
 func (e *ManifestRefusedError) Error() string {
 	return fmt.Sprintf("subscriber: the producer's manifest did not verify: %v", e.Result)
 }

@@ -201,7 +201,7 @@ func (c *Client) retrying(conn transport.Conn, opts transport.Options) transport
 			opts.SSE.SubscriptionRequest = req
 			return transport.Dial(ctx, c.endpoint, opts)
 		},
-		say:    func(s string) { c.addNote(note{text: s}) },
+		say:    func(s string) { c.addNote(note{text: s, kind: StatusRetry}) },
 		closed: closed, closeOnce: cancel,
 		cur: conn, req: c.request(), told: make(chan struct{}, 1),
 	}

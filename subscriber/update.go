@@ -11,6 +11,9 @@ type Kind int
 
 const (
 	// KindDelivery carries Delivery: an event, or what became of a prompt.
+	// A delivery whose Prompt is pending and whose Kind is
+	// session.KindEvent offers the prompt: once it is taken from Next, the
+	// prompt may be answered.
 	KindDelivery Kind = iota
 	// KindDiagnostic carries Diagnostic: a problem with what the producer
 	// sent or with the connection; nothing was lost.
@@ -31,6 +34,7 @@ const (
 
 var kindNames = [...]string{"delivery", "diagnostic", "status", "reply", "break", "end"}
 
+// String returns the kind's name in lower case: "delivery", "status", ….
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
@@ -59,6 +63,7 @@ const (
 var statusNames = [...]string{"notice", "connecting", "connected", "reconnecting", "subscribed", "rejected",
 	"retry", "terms", "manifest", "decision", "credentials"}
 
+// String returns the status kind's name in lower case: "connecting", ….
 func (k StatusKind) String() string {
 	if int(k) < len(statusNames) {
 		return statusNames[k]
@@ -69,15 +74,21 @@ func (k StatusKind) String() string {
 // Update is one thing the client tells, in the order it happened. Kind says
 // which fields are set.
 type Update struct {
-	Kind Kind
+	Kind Kind      // which of the fields below are set
 	At   time.Time // the client's clock when it happened
 
-	Delivery   session.Delivery   // KindDelivery; its Prompt is a copy, safe to keep
-	Diagnostic session.Diagnostic // KindDiagnostic
+	// Delivery is an event released in order, or what became of a prompt
+	// (session.DeliveryKind says which). Its Prompt is a copy, safe to
+	// keep. The event's text fields are protocol.Text: printing them
+	// sanitizes them; Event.Raw is the producer's bytes, for machines only.
+	Delivery   session.Delivery   // KindDelivery
+	Diagnostic session.Diagnostic // KindDiagnostic; its Message is sanitized
 
 	Status StatusKind // KindStatus
 	// Text is the plain sentence of a status, a reply or the end; already
-	// sanitized, with the producer's words marked (protocol.Theirs).
+	// sanitized, with the producer's words marked (protocol.Theirs): an
+	// output that isolates them calls protocol.SplitTheirs, and one that does
+	// not may print Text as it is or sanitize the marks away.
 	Text string
 
 	Reply *SentReply // KindReply
