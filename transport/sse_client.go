@@ -697,7 +697,8 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 
 // renegotiated passes the producer's answer to a subscription.renegotiate,
 // which comes as the body of the POST, to Recv as a frame with Event
-// EventHandshake, as the message bindings do. It reports whether there
+// EventHandshake, as the message bindings do: it is queued by the time Send
+// returns. It reports whether there
 // was such an answer.
 func (c *sseConn) renegotiated(msg, body []byte) bool {
 	if subscriptionType(msg) != "subscription.renegotiate" {
@@ -705,9 +706,10 @@ func (c *sseConn) renegotiated(msg, body []byte) bool {
 	}
 	switch subscriptionType(body) {
 	case "subscription.accepted", "subscription.rejected":
-		// Not on this goroutine: the one that reads Recv may be the one
-		// sending, and the queue may be full.
-		go c.put(Frame{Data: body, Event: EventHandshake, At: time.Now()})
+		// Queued now, after the frames the reader queued before the answer
+		// came and before any it reads later; without waiting, since the
+		// goroutine that reads Recv may be the one sending.
+		c.pump.insert(Frame{Data: body, Event: EventHandshake, At: time.Now()})
 		return true
 	}
 	return false
