@@ -33,6 +33,7 @@ type pump struct {
 
 	done   chan struct{} // closed by finish
 	err    error         // why the reader ended; written before done is closed
+	reason EndReason     // the same, for programs; written before done is closed
 	closed atomic.Bool
 	once   sync.Once
 }
@@ -101,9 +102,19 @@ func (p *pump) take() (Frame, bool) {
 
 // finish records why the reader ended. Recv returns err once the frames
 // already queued are taken.
-func (p *pump) finish(err error) {
-	p.err = err
+func (p *pump) finish(err error, reason EndReason) {
+	p.err, p.reason = err, reason
 	close(p.done)
+}
+
+// EndReason implements Ender.
+func (p *pump) EndReason() EndReason {
+	select {
+	case <-p.done:
+		return p.reason
+	default:
+		return EndFailed
+	}
 }
 
 // recv implements Conn.Recv. A frame already waiting is returned even when

@@ -456,18 +456,18 @@ func (c *sseConn) netErr(ctx context.Context, what string, err error) error {
 // run is the reader goroutine: it delivers the handshake, reads streams and
 // reconnects.
 func (c *sseConn) run(hs *handshake, resp *http.Response, cancel context.CancelFunc) {
-	final, why := c.loop(hs, resp, cancel)
+	end := c.loop(hs, resp, cancel)
 	c.releaseIdle()
-	c.status(StatusClosed, why)
-	c.pump.finish(final)
+	c.status(StatusClosed, end.words)
+	c.pump.finish(end.final, end.reason)
 }
 
-func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.CancelFunc) (error, string) {
+func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.CancelFunc) ending {
 	if hs != nil && !c.put(Frame{Data: hs.body, Event: EventHandshake, At: time.Now()}) {
-		return ErrClosed, ""
+		return closedEnd
 	}
 	if resp == nil {
-		return io.EOF, "The producer rejected the subscription."
+		return ending{final: io.EOF, words: "The producer rejected the subscription.", reason: EndRejected}
 	}
 	failed := 0               // reconnect attempts in a row that delivered nothing
 	empty := 0                // streams in a row the producer ended without a message
@@ -480,7 +480,7 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			cancel()
 			resp = nil
 			if c.pump.ctx.Err() != nil {
-				return ErrClosed, ""
+				return closedEnd
 			}
 			if n > 0 {
 				failed, empty = 0, 0
@@ -490,7 +490,10 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			if n == 0 && errors.Is(err, io.EOF) {
 				empty++
 				if c.o.MaxEmptyStreams > 0 && empty > c.o.MaxEmptyStreams {
-					return io.EOF, fmt.Sprintf("The producer ended the stream %d times in a row without sending anything; stopped reconnecting.", empty)
+					// A failure, though Recv says io.EOF: the reconnects
+					// before it were real.
+					return ending{final: io.EOF, reason: EndFailed,
+						words: fmt.Sprintf("The producer ended the stream %d times in a row without sending anything; stopped reconnecting.", empty)}
 				}
 				planned = c.backoff(failed + 1)
 				words = fmt.Sprintf("The producer ended the stream without sending anything (%d in a row); trying again in %s.",
@@ -504,14 +507,14 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 		}
 		failed++
 		if c.o.MaxReconnects < 0 || (c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects) {
-			return fmt.Errorf("transport: gave up reconnecting: %w", lastErr), "Gave up reconnecting."
+			return ending{final: fmt.Errorf("transport: gave up reconnecting: %w", lastErr), words: "Gave up reconnecting."}
 		}
 		delay := c.backoff(failed)
 		if planned > 0 {
 			delay, planned = planned, 0
 		}
 		if !c.pump.sleep(delay) {
-			return ErrClosed, ""
+			return closedEnd
 		}
 		var err error
 		resp, cancel, err = c.reconnect()
@@ -523,13 +526,13 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 		case err == nil:
 			c.status(StatusConnected, "")
 		case c.pump.ctx.Err() != nil:
-			return ErrClosed, ""
+			return closedEnd
 		case errors.Is(err, errStopped):
-			return io.EOF, "The producer ended the stream."
+			return ending{final: io.EOF, words: "The producer ended the stream.", reason: EndNormal}
 		case errors.As(err, new(*rejectedError)):
-			return io.EOF, "The producer rejected the renewed subscription."
+			return ending{final: io.EOF, words: "The producer rejected the renewed subscription.", reason: EndRejected}
 		case isFatal(err):
-			return err, "The producer refused the connection."
+			return ending{final: err, words: "The producer refused the connection."}
 		default:
 			lastErr = err
 			var late *HeaderTimeoutError
