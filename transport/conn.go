@@ -121,3 +121,15 @@ func reasonOf(err error) EndReason {
 	}
 	return EndFailed
 }
+
+// Answerer is a Conn whose back channel may bring the producer's answer to
+// a message back on the same exchange, as HTTP does with the answer to a
+// subscription.renegotiate (the body of the POST). The SSE Conn is one.
+type Answerer interface {
+	// SendAnswered sends msg as Send does. When the producer answered a
+	// subscription.renegotiate on the same exchange, the answer (a
+	// subscription.accepted or subscription.rejected) is returned, and
+	// not passed to Recv: the caller takes it in turn, at the moment it
+	// came. Otherwise answer is nil, and any answer comes through Recv.
+	SendAnswered(ctx context.Context, msg []byte) (answer []byte, err error)
+}

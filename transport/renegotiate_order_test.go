@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,13 @@ func TestSSERenegotiationAnswerInOrder(t *testing.T) {
 		if f := recvN(t, c, 1)[0]; string(f.Data) != fmt.Sprintf(`{"after":%d}`, i) {
 			t.Fatalf("round %d: frame %q after the answer", i, f.Data)
 		}
+	}
+	// An Answerer's caller takes the answer itself: it is not queued too.
+	answer, err := c.(Answerer).SendAnswered(context.Background(), []byte(`{"type":"subscription.renegotiate","subscription_id":"sub_1","capabilities":{}}`))
+	if err != nil || !strings.Contains(string(answer), "subscription.accepted") {
+		t.Fatalf("SendAnswered: %q, %v", answer, err)
+	}
+	if f, err := c.Recv(done); err == nil {
+		t.Errorf("the answer taken by SendAnswered was queued as well: %+v", f)
 	}
 }

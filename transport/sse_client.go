@@ -661,22 +661,41 @@ func (c *sseConn) Recv(ctx context.Context) (Frame, error) { return c.pump.recv(
 
 // Send implements Conn: it POSTs msg to the replies path (appendix B) or the
 // messages path (legacy) and returns nil on any 2xx answer, or an
-// *HTTPError.
+// *HTTPError. The producer's answer to a subscription.renegotiate, which
+// comes as the body of the POST, is queued for Recv as a frame with Event
+// EventHandshake, as the message bindings deliver it, by the time Send
+// returns: after the frames received before it, before those received
+// after.
 func (c *sseConn) Send(ctx context.Context, msg []byte) error {
+	answer, err := c.post(ctx, msg)
+	if answer != nil {
+		c.pump.insert(Frame{Data: answer, Event: EventHandshake, At: time.Now()})
+	}
+	return err
+}
+
+// SendAnswered implements Answerer: as Send, but the producer's answer to a
+// subscription.renegotiate is returned to the caller instead of queued.
+func (c *sseConn) SendAnswered(ctx context.Context, msg []byte) ([]byte, error) {
+	return c.post(ctx, msg)
+}
+
+// post sends msg; answer is the producer's answer to a renegotiation.
+func (c *sseConn) post(ctx context.Context, msg []byte) (answer []byte, err error) {
 	if c.pump.closed.Load() {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	actx, cancel := c.attemptCtx(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.sendURL.String(), bytes.NewReader(msg))
 	if err != nil {
-		return fmt.Errorf("transport: send: %w", err)
+		return nil, fmt.Errorf("transport: send: %w", err)
 	}
 	c.setHeaders(req)
 	if c.o.SendHeader != nil {
 		h, err := c.o.SendHeader(msg)
 		if err != nil {
-			return fmt.Errorf("transport: send: %w", err)
+			return nil, fmt.Errorf("transport: send: %w", err)
 		}
 		for k, v := range h {
 			req.Header[http.CanonicalHeaderKey(k)] = v
@@ -685,34 +704,27 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.client.Do(req) // bounded by ctx: the caller knows how long an answer may take
 	if err != nil {
-		return c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
+		return nil, c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	if c.renegotiated(msg, body) {
-		return nil
+	if renegotiationAnswer(msg, body) {
+		return body, nil
 	}
 	if resp.StatusCode/100 == 2 {
-		return nil
+		return nil, nil
 	}
-	return httpError(req, resp.Status, resp.StatusCode, body)
+	return nil, httpError(req, resp.Status, resp.StatusCode, body)
 }
 
-// renegotiated passes the producer's answer to a subscription.renegotiate,
-// which comes as the body of the POST, to Recv as a frame with Event
-// EventHandshake, as the message bindings do: it is queued by the time Send
-// returns. It reports whether there
-// was such an answer.
-func (c *sseConn) renegotiated(msg, body []byte) bool {
+// renegotiationAnswer reports whether body is the producer's answer to msg,
+// a subscription.renegotiate.
+func renegotiationAnswer(msg, body []byte) bool {
 	if subscriptionType(msg) != "subscription.renegotiate" {
 		return false
 	}
 	switch subscriptionType(body) {
 	case "subscription.accepted", "subscription.rejected":
-		// Queued now, after the frames the reader queued before the answer
-		// came and before any it reads later; without waiting, since the
-		// goroutine that reads Recv may be the one sending.
-		c.pump.insert(Frame{Data: body, Event: EventHandshake, At: time.Now()})
 		return true
 	}
 	return false
