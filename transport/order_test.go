@@ -69,3 +69,41 @@ func TestStatusAfterQueuedFrames(t *testing.T) {
 		t.Errorf("no reconnecting status: %q", st)
 	}
 }
+
+// However long the consumer takes, the status that a stream ended waits
+// for it to take the frames queued before it: no timer tells it early.
+// The consumer here takes nothing until well past any such timer (the old
+// one gave up after two seconds), then everything.
+func TestStatusWaitsForASlowConsumer(t *testing.T) {
+	var mu sync.Mutex
+	streams := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		streams++
+		first := streams == 1
+		mu.Unlock()
+		if !first {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		streamHeaders(w)
+		write(w, "data: {\"i\":0}\n\ndata: {\"i\":1}\n\n")
+	}))
+	defer srv.Close()
+	statuses := make(chan Status, 8)
+	o := SSEOptions{Layout: LayoutLegacy, InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
+		OnStatus: func(s Status, _ string) { statuses <- s }}
+	c := dial(t, srv.URL, o)
+	<-statuses // connecting
+	<-statuses // connected
+	select {
+	case s := <-statuses:
+		t.Fatalf("%v told while the consumer had taken none of the stream's frames", s)
+	case <-time.After(2500 * time.Millisecond): // the window in which nothing may be told
+	}
+	recvN(t, c, 2)
+	if s := <-statuses; s != StatusReconnecting {
+		t.Errorf("after the frames: %v, want reconnecting", s)
+	}
+	recvErr(t, c)
+}

@@ -154,18 +154,16 @@ func (p *pump) close() bool {
 	return first
 }
 
-// settleWait bounds how long a status change waits for Recv to take the
-// frames queued before it.
-const settleWait = 2 * time.Second
-
-// settle waits until Recv has taken every frame queued so far, the
-// connection is closed, or settleWait has passed. A status change is told
-// after it, so that "reconnecting" never overtakes the last frames of the
-// stream that ended.
+// settle waits until Recv has taken every frame queued so far, or the
+// connection is closed. A status change is told after it, so that
+// "reconnecting" never overtakes the last frames of the stream that ended,
+// however slow the consumer: no timer decides. Only the reader goroutine
+// calls it (or Dial, before the reader starts), as only it calls put.
 func (p *pump) settle() {
-	deadline := time.Now().Add(settleWait)
-	for p.queued() > 0 && time.Now().Before(deadline) {
-		if !p.sleep(time.Millisecond) {
+	for p.queued() > 0 {
+		select {
+		case <-p.room:
+		case <-p.ctx.Done():
 			return
 		}
 	}
