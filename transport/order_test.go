@@ -15,25 +15,7 @@ import (
 // ahead and saw the end long before a slow consumer took them.
 func TestStatusAfterQueuedFrames(t *testing.T) {
 	const n = 40 // fewer than frameQueue: the reader queues them all and sees the end
-	var mu sync.Mutex
-	streams := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		streams++
-		first := streams == 1
-		mu.Unlock()
-		if !first {
-			w.WriteHeader(http.StatusNoContent) // the producer has finished
-			return
-		}
-		streamHeaders(w)
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, "data: {\"i\":%d}\n\n", i)
-		}
-		write(w, b.String())
-	}))
-	defer srv.Close()
+	srv := oneStream(t, n)
 
 	var rec recorder
 	var statusAt []int // frames received when each status came
@@ -75,21 +57,7 @@ func TestStatusAfterQueuedFrames(t *testing.T) {
 // The consumer here takes nothing until well past any such timer (the old
 // one gave up after two seconds), then everything.
 func TestStatusWaitsForASlowConsumer(t *testing.T) {
-	var mu sync.Mutex
-	streams := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		streams++
-		first := streams == 1
-		mu.Unlock()
-		if !first {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		streamHeaders(w)
-		write(w, "data: {\"i\":0}\n\ndata: {\"i\":1}\n\n")
-	}))
-	defer srv.Close()
+	srv := oneStream(t, 2)
 	statuses := make(chan Status, 8)
 	o := SSEOptions{Layout: LayoutLegacy, InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
 		OnStatus: func(s Status, _ string) { statuses <- s }}
@@ -106,4 +74,29 @@ func TestStatusWaitsForASlowConsumer(t *testing.T) {
 		t.Errorf("after the frames: %v, want reconnecting", s)
 	}
 	recvErr(t, c)
+}
+
+// oneStream serves n events on the first stream, which then ends, and 204
+// No Content (the producer has finished) to every later request.
+func oneStream(t *testing.T, n int) *httptest.Server {
+	var mu sync.Mutex
+	streams := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		streams++
+		first := streams == 1
+		mu.Unlock()
+		if !first {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		streamHeaders(w)
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "data: {\"i\":%d}\n\n", i)
+		}
+		write(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
