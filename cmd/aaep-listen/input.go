@@ -57,11 +57,12 @@ func (l *listener) othersAnswer() string {
 }
 
 // inputAtStart is called before subscribing. When standard input can bring
-// nothing and nothing else answers, the subscription declares that it
-// cannot answer (spec §5.3.1.4), so the producer applies each prompt's
-// default at once; the line saying so follows the first update.
-func (l *listener) inputAtStart() {
-	if l.o.Endpoint == "-" || !noInput(l.o.IO.In) {
+// nothing and nothing else answers (otherInput: the view or a braille
+// display takes answers), the subscription declares that it cannot answer
+// (spec §5.3.1.4), so the producer applies each prompt's default at once;
+// the line saying so follows the first update.
+func (l *listener) inputAtStart(otherInput bool) {
+	if otherInput || l.o.Endpoint == "-" || !noInput(l.o.IO.In) {
 		return // with -, standard input is the events
 	}
 	l.inputGone = true

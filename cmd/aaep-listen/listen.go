@@ -107,7 +107,7 @@ func listen(ctx context.Context, o *options) error {
 	defer extra.Close()
 	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.list...)...)
 
-	l.inputAtStart()
+	l.inputAtStart(ui != nil || extra.answers != nil) // the view or a braille display may answer
 	l.c = subscriber.Start(ctx, endpoint, o.clientConfig(endpoint))
 	defer l.c.Close()
 	if ui != nil {
