@@ -210,7 +210,9 @@ var ErrRenegotiating = errors.New("subscriber: a change of terms is already wait
 // Renegotiate asks the producer for the capabilities changes sets (and
 // only those; session.Terms.Set gives them for one change). The producer's
 // answer comes in the stream: a status when it accepts, and the End when it
-// refuses, which ends the subscription (spec §5.7). Without a subscription
+// refuses, which ends the subscription (spec §5.7). Over HTTP, where the
+// answer comes back with the request, it is handled before Renegotiate
+// returns, ahead of every frame not yet handled. Without a subscription
 // (a file, the deployed layout) it returns ErrNoSubscription; while an
 // earlier change waits for its answer, ErrRenegotiating.
 func (c *Client) Renegotiate(ctx context.Context, changes protocol.Capabilities) error {
