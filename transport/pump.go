@@ -27,7 +27,8 @@ type pump struct {
 	cancel context.CancelFunc
 
 	mu    sync.Mutex
-	queue []Frame       // guarded by mu
+	queue []Frame       // guarded by mu; the frames waiting are queue[head:]
+	head  int           // guarded by mu
 	ready chan struct{} // signalled when a frame is queued
 	room  chan struct{} // signalled when Recv takes a frame
 
@@ -71,8 +72,13 @@ func (p *pump) put(f Frame) bool {
 // waiting, and returns how many frames wait.
 func (p *pump) insert(f Frame) int {
 	p.mu.Lock()
+	if len(p.queue) == cap(p.queue) && p.head > 0 { // reuse the room taken frames left
+		n := copy(p.queue, p.queue[p.head:])
+		clear(p.queue[n:])
+		p.queue, p.head = p.queue[:n], 0
+	}
 	p.queue = append(p.queue, f)
-	n := len(p.queue)
+	n := len(p.queue) - p.head
 	p.mu.Unlock()
 	signal(p.ready)
 	return n
@@ -82,19 +88,22 @@ func (p *pump) insert(f Frame) int {
 func (p *pump) queued() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.queue)
+	return len(p.queue) - p.head
 }
 
 // take returns the oldest frame waiting, if any.
 func (p *pump) take() (Frame, bool) {
 	p.mu.Lock()
-	if len(p.queue) == 0 {
+	if p.head == len(p.queue) {
 		p.mu.Unlock()
 		return Frame{}, false
 	}
-	f := p.queue[0]
-	p.queue[0] = Frame{}
-	p.queue = p.queue[1:]
+	f := p.queue[p.head]
+	p.queue[p.head] = Frame{}
+	p.head++
+	if p.head == len(p.queue) {
+		p.queue, p.head = p.queue[:0], 0
+	}
 	p.mu.Unlock()
 	signal(p.room)
 	return f, true
