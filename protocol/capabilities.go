@@ -2,10 +2,12 @@ package protocol
 
 // Renegotiable reports whether c sets any capability a renegotiation may
 // change (rate, verbosity, languages, filters, cognitive load, pace,
-// coalescing boundaries).
+// coalescing boundaries, whether confirmations and clarifications can be
+// answered).
 func (c Capabilities) Renegotiable() bool {
 	return c.MaxEventsPerSecond != 0 || c.PreferredVerbosity != "" || c.Languages != nil || c.EventFilters != nil ||
-		c.CognitiveLoad != "" || c.PaceWPM != 0 || c.CoalesceBoundaries != nil
+		c.CognitiveLoad != "" || c.PaceWPM != 0 || c.CoalesceBoundaries != nil ||
+		c.SupportsConfirmationReply != nil || c.SupportsClarificationReply != nil
 }
 
 // Merge returns c with the renegotiable capabilities changes sets applied
@@ -31,6 +33,12 @@ func (c Capabilities) Merge(changes Capabilities) Capabilities {
 	}
 	if changes.CoalesceBoundaries != nil {
 		c.CoalesceBoundaries = changes.CoalesceBoundaries
+	}
+	if changes.SupportsConfirmationReply != nil {
+		c.SupportsConfirmationReply = changes.SupportsConfirmationReply
+	}
+	if changes.SupportsClarificationReply != nil {
+		c.SupportsClarificationReply = changes.SupportsClarificationReply
 	}
 	return c
 }

@@ -26,6 +26,12 @@ func TestCapabilitiesMerge(t *testing.T) {
 				return c
 			}(), true},
 		{"not renegotiable", Capabilities{SupportedExtensions: []string{"x"}}, base, false},
+		{"nobody can answer any more", Capabilities{SupportsConfirmationReply: new(bool), SupportsClarificationReply: new(bool)},
+			func() Capabilities {
+				c := base
+				c.SupportsConfirmationReply, c.SupportsClarificationReply = new(bool), new(bool)
+				return c
+			}(), true},
 	} {
 		if got := base.Merge(tc.changes); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: merged %+v, want %+v", tc.name, got, tc.want)

@@ -25,7 +25,7 @@ const childProducerEnv = "AAEP_SUBSCRIBER_TEST_STDIO_PRODUCER"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childProducerEnv) != "" {
-		p := producer.New(producer.Options{Scenarios: loadScenarios(nil, "confirm"), EndWhenDone: true})
+		p := producer.New(producer.Options{Scenarios: loadScenarios(nil, "confirm")})
 		err := p.ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		p.Close()
 		if err != nil {
@@ -109,7 +109,10 @@ var bindings = []binding{
 func TestEveryBinding(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.name, func(t *testing.T) {
-			p := producer.New(producer.Options{Scenarios: loadScenarios(t, "confirm"), EndWhenDone: true})
+			// The producer stays after its scenario (and so does the stdio
+			// child, TestMain): answering again must meet a settled
+			// prompt, not a client the producer's end has ended already.
+			p := producer.New(producer.Options{Scenarios: loadScenarios(t, "confirm")})
 			t.Cleanup(func() { p.Close() })
 			endpoint := b.serve(t, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

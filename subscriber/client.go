@@ -90,8 +90,8 @@ const (
 // sendTimeout bounds one reply, so a stuck producer cannot freeze the client.
 const sendTimeout = 10 * time.Second
 
-// producerEnded is the transport's words (and ours) for a producer
-// ending its stream on purpose.
+// producerEnded is the End's words when the connection ended without
+// saying why.
 const producerEnded = "The producer ended the stream."
 
 // maxQueued is how many updates may wait to be taken before the client
@@ -353,10 +353,13 @@ func (c *Client) loop(ctx context.Context) {
 				c.finish("Stopped.", nil)
 			case errors.Is(err, io.EOF):
 				why := c.closedWords
-				if why == "" || why == producerEnded {
-					// The producer's normal end: nothing was lost, and
-					// the reconnecting line is withdrawn.
-					c.heldNote, why = nil, producerEnded
+				if r := transport.EndReasonOf(c.conn, err); r == transport.EndNormal || r == transport.EndClosed {
+					// An end on purpose: nothing was lost, and the
+					// reconnecting line is withdrawn.
+					c.heldNote = nil
+				}
+				if why == "" {
+					why = producerEnded
 				}
 				c.sayHeld()
 				c.finish(why, c.rejection())

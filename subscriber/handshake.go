@@ -276,6 +276,14 @@ func (r *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
 	}
 }
 
+// EndReason implements transport.Ender: why the current connection ended.
+func (r *retryConn) EndReason() transport.EndReason {
+	if e, ok := r.conn().(transport.Ender); ok {
+		return e.EndReason()
+	}
+	return transport.EndFailed
+}
+
 // pendingTold marks that a rejection was handed to the owner.
 func (r *retryConn) pendingTold() {
 	r.mu.Lock()

@@ -106,14 +106,14 @@ func (c *Client) askAgain() {
 	if err == nil {
 		changes := n.changed
 		n.pending = &changes
-		err = c.send(context.Background(), msg)
+		// Said before sending: the answer may be handled as it comes.
+		c.say(StatusTerms, "Subscribed again; asking the producer again for the terms you set since.")
+		err = c.sendAnswered(context.Background(), msg)
 	}
 	if err != nil {
 		n.pending = nil
 		c.say(StatusTerms, fmt.Sprintf("Subscribed again with the terms you started with; asking again for the ones you set since failed: %v.", err))
-		return
 	}
-	c.say(StatusTerms, "Subscribed again; asking the producer again for the terms you set since.")
 }
 
 // admit applies the negotiated terms to an event about to be announced;
@@ -210,7 +210,9 @@ var ErrRenegotiating = errors.New("subscriber: a change of terms is already wait
 // Renegotiate asks the producer for the capabilities changes sets (and
 // only those; session.Terms.Set gives them for one change). The producer's
 // answer comes in the stream: a status when it accepts, and the End when it
-// refuses, which ends the subscription (spec §5.7). Without a subscription
+// refuses, which ends the subscription (spec §5.7). Over HTTP, where the
+// answer comes back with the request, it is handled before Renegotiate
+// returns, ahead of every frame not yet handled. Without a subscription
 // (a file, the deployed layout) it returns ErrNoSubscription; while an
 // earlier change waits for its answer, ErrRenegotiating.
 func (c *Client) Renegotiate(ctx context.Context, changes protocol.Capabilities) error {
@@ -228,7 +230,7 @@ func (c *Client) Renegotiate(ctx context.Context, changes protocol.Capabilities)
 		msg, err = session.Renegotiate(c.neg.subID, changes)
 		if err == nil {
 			c.neg.pending = &changes
-			err = c.send(ctx, msg)
+			err = c.sendAnswered(ctx, msg)
 		}
 		if err != nil {
 			c.neg.pending = nil

@@ -2,6 +2,8 @@ package transport
 
 import (
 	"context"
+	"errors"
+	"io"
 	"time"
 )
 
@@ -61,3 +63,73 @@ func (s Status) String() string {
 // StatusFunc is told about every status change; err says why, when there is a
 // reason. It is called from the connection's own goroutine and must not block.
 type StatusFunc func(s Status, detail string)
+
+// EndReason says why a connection ended for good, for programs; the words
+// of its StatusClosed report say it for people.
+type EndReason int
+
+// Reasons a connection ends.
+const (
+	// EndFailed: the connection was lost and could not be restored (an
+	// error, a refusal, reconnecting given up), or the reason is unknown.
+	EndFailed EndReason = iota
+	// EndNormal: the producer ended the stream or the subscription on
+	// purpose (an SSE 204, a normal close, the end of a file or process).
+	EndNormal
+	// EndClosed: this side ended it (Close, or a subscription.close sent).
+	EndClosed
+	// EndRejected: the producer refused the subscription or its renewal.
+	EndRejected
+)
+
+func (r EndReason) String() string {
+	switch r {
+	case EndNormal:
+		return "normal"
+	case EndClosed:
+		return "closed"
+	case EndRejected:
+		return "rejected"
+	}
+	return "failed"
+}
+
+// Ender is a Conn that tells why it ended. Every Conn of this package is
+// one. EndReason is valid once Recv has returned the connection's final
+// error (io.EOF, ErrClosed or another); before that it says EndFailed.
+type Ender interface {
+	EndReason() EndReason
+}
+
+// EndReasonOf returns why c ended, once Recv has returned its final error:
+// c's own reason when it is an Ender; otherwise EndNormal when err is
+// io.EOF, EndClosed when it is ErrClosed, and EndFailed for anything else.
+func EndReasonOf(c Conn, err error) EndReason {
+	if e, ok := c.(Ender); ok {
+		return e.EndReason()
+	}
+	return reasonOf(err)
+}
+
+// reasonOf is the reason a final error gives by itself.
+func reasonOf(err error) EndReason {
+	switch {
+	case errors.Is(err, io.EOF):
+		return EndNormal
+	case errors.Is(err, ErrClosed):
+		return EndClosed
+	}
+	return EndFailed
+}
+
+// Answerer is a Conn whose back channel may bring the producer's answer to
+// a message back on the same exchange, as HTTP does with the answer to a
+// subscription.renegotiate (the body of the POST). The SSE Conn is one.
+type Answerer interface {
+	// SendAnswered sends msg as Send does. When the producer answered a
+	// subscription.renegotiate on the same exchange, the answer (a
+	// subscription.accepted or subscription.rejected) is returned, and
+	// not passed to Recv: the caller takes it in turn, at the moment it
+	// came. Otherwise answer is nil, and any answer comes through Recv.
+	SendAnswered(ctx context.Context, msg []byte) (answer []byte, err error)
+}

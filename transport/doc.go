@@ -18,7 +18,10 @@
 // and the connection goes on.
 //
 // Errors: Recv and Send return ErrClosed (which also matches net.ErrClosed)
-// after Close; Recv returns io.EOF when the producer ended for good. Send
+// after Close; Recv returns io.EOF when the producer ended for good.
+// EndReasonOf says why a connection ended, typed (EndNormal, EndClosed,
+// EndRejected, EndFailed), so a program need not read the words of the
+// StatusClosed report. Send
 // failures on HTTP are *HTTPError values carrying the producer's reason.
 // A WebSocket closed with a code that forbids reconnecting gives a
 // *CloseError (CloseWords says any code in words); a spawned producer that

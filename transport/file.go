@@ -138,7 +138,7 @@ func (c *fileConn) run() {
 	case err == nil:
 		err = io.EOF
 	}
-	c.pump.finish(err)
+	c.pump.finish(err, reasonOf(err))
 }
 
 // read delivers the lines of the input; nil means the input ended.

@@ -72,8 +72,8 @@ func TestNDJSON(t *testing.T) {
 				var rec recorder
 				c := NewNDJSONConn(wrap(strings.NewReader(tt.in)), FileOptions{MaxLineBytes: 100, OnDiagnostic: rec.onDiag, OnStatus: rec.onStatus})
 				got, err := readAllFrames(t, c)
-				if err != io.EOF {
-					t.Errorf("end: %v", err)
+				if err != io.EOF || EndReasonOf(c, err) != EndNormal {
+					t.Errorf("end: %v, %v", err, EndReasonOf(c, err))
 				}
 				if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 					t.Errorf("got %q, want %q", got, tt.want)

@@ -294,7 +294,7 @@ func grpcSentence(e *GRPCError) string {
 // grpcEnding judges the end of a Subscribe stream by its status.
 func grpcEnding(err error) (ending, bool) {
 	if errors.Is(err, io.EOF) {
-		return ending{final: io.EOF, words: "The producer ended the gRPC stream."}, true
+		return ending{final: io.EOF, words: "The producer ended the gRPC stream.", reason: EndNormal}, true
 	}
 	var ge *GRPCError
 	var fatal *fatalError

@@ -89,9 +89,13 @@ type link interface {
 
 // ending is what a binding makes of the error that ended a link.
 type ending struct {
-	final error  // nil: reconnect; io.EOF: a clean end; else the error Recv returns
-	words string // for the user, in plain words
+	final  error     // nil: reconnect; io.EOF: a clean end; else the error Recv returns
+	words  string    // for the user, in plain words
+	reason EndReason // for programs, when final is not nil
 }
+
+// closedEnd is the end Close makes.
+var closedEnd = ending{final: ErrClosed, reason: EndClosed}
 
 // binding is what linkConn needs from a binding.
 type binding struct {
@@ -169,12 +173,12 @@ func (c *linkConn) open(ctx context.Context) (link, error) {
 
 // run is the reader goroutine: it delivers frames and reconnects.
 func (c *linkConn) run(l link) {
-	final, why := c.loop(l)
-	c.status(StatusClosed, why)
-	c.pump.finish(final)
+	end := c.loop(l)
+	c.status(StatusClosed, end.words)
+	c.pump.finish(end.final, end.reason)
 }
 
-func (c *linkConn) loop(l link) (error, string) {
+func (c *linkConn) loop(l link) ending {
 	failed := 0
 	var lastErr error
 	var down outage
@@ -187,27 +191,27 @@ func (c *linkConn) loop(l link) (error, string) {
 			l.close(protocol.CloseNormal, "")
 			l = nil
 			if c.pump.closed.Load() {
-				return ErrClosed, ""
+				return closedEnd
 			}
 			if end.final != nil {
-				return end.final, end.words
+				return end
 			}
 			if n > 0 {
 				failed = 0
 			}
 			lastErr = errors.New(end.words)
 			if c.b.noReconnect || c.o.MaxReconnects < 0 {
-				return fmt.Errorf("transport: %s connection lost: %s", c.b.name, end.words), end.words
+				return ending{final: fmt.Errorf("transport: %s connection lost: %s", c.b.name, end.words), words: end.words}
 			}
 			c.status(StatusReconnecting, end.words)
 			down.lost()
 		}
 		failed++
 		if c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects {
-			return fmt.Errorf("transport: gave up reconnecting: %w", lastErr), "Gave up reconnecting."
+			return ending{final: fmt.Errorf("transport: gave up reconnecting: %w", lastErr), words: "Gave up reconnecting."}
 		}
 		if !c.pump.sleep(backoff(c.o.InitialBackoff, c.o.MaxBackoff, failed)) {
-			return ErrClosed, ""
+			return closedEnd
 		}
 		var err error
 		l, err = c.open(c.pump.ctx)
@@ -215,10 +219,10 @@ func (c *linkConn) loop(l link) (error, string) {
 		case err == nil:
 			c.status(StatusConnected, "")
 		case c.pump.closed.Load():
-			return ErrClosed, ""
+			return closedEnd
 		default:
 			if end, ok := c.judge(err); ok && end.final != nil {
-				return end.final, end.words
+				return end
 			}
 			lastErr = err
 			if words := down.failed(err); words != "" {
@@ -278,10 +282,10 @@ func (c *linkConn) read(l link) (n int, end ending) {
 				return n, e
 			}
 			if closedByProducer {
-				return n, ending{final: io.EOF, words: "The producer closed the subscription."}
+				return n, ending{final: io.EOF, words: "The producer closed the subscription.", reason: EndNormal}
 			}
 			if c.closing.Load() {
-				return n, ending{final: io.EOF, words: "The subscription is closed."}
+				return n, ending{final: io.EOF, words: "The subscription is closed.", reason: EndClosed}
 			}
 			if judged {
 				return n, e
@@ -302,13 +306,13 @@ func (c *linkConn) read(l link) (n int, end ending) {
 			}
 		}
 		if !c.put(f) {
-			return n, ending{final: ErrClosed}
+			return n, closedEnd
 		}
 		n++
 		switch typ {
 		case "subscription.rejected":
 			if f.Event == EventHandshake {
-				return n, ending{final: io.EOF, words: "The producer rejected the subscription."}
+				return n, ending{final: io.EOF, words: "The producer rejected the subscription.", reason: EndRejected}
 			}
 			closedByProducer = true // a refused renegotiation ends it
 		case "subscription.close":

@@ -15,25 +15,7 @@ import (
 // ahead and saw the end long before a slow consumer took them.
 func TestStatusAfterQueuedFrames(t *testing.T) {
 	const n = 40 // fewer than frameQueue: the reader queues them all and sees the end
-	var mu sync.Mutex
-	streams := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		streams++
-		first := streams == 1
-		mu.Unlock()
-		if !first {
-			w.WriteHeader(http.StatusNoContent) // the producer has finished
-			return
-		}
-		streamHeaders(w)
-		var b strings.Builder
-		for i := range n {
-			fmt.Fprintf(&b, "data: {\"i\":%d}\n\n", i)
-		}
-		write(w, b.String())
-	}))
-	defer srv.Close()
+	srv := oneStream(t, n)
 
 	var rec recorder
 	var statusAt []int // frames received when each status came
@@ -68,4 +50,53 @@ func TestStatusAfterQueuedFrames(t *testing.T) {
 	if !strings.Contains(strings.Join(st, "|"), "reconnecting") {
 		t.Errorf("no reconnecting status: %q", st)
 	}
+}
+
+// However long the consumer takes, the status that a stream ended waits
+// for it to take the frames queued before it: no timer tells it early.
+// The consumer here takes nothing until well past any such timer (the old
+// one gave up after two seconds), then everything.
+func TestStatusWaitsForASlowConsumer(t *testing.T) {
+	srv := oneStream(t, 2)
+	statuses := make(chan Status, 8)
+	o := SSEOptions{Layout: LayoutLegacy, InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
+		OnStatus: func(s Status, _ string) { statuses <- s }}
+	c := dial(t, srv.URL, o)
+	<-statuses // connecting
+	<-statuses // connected
+	select {
+	case s := <-statuses:
+		t.Fatalf("%v told while the consumer had taken none of the stream's frames", s)
+	case <-time.After(2500 * time.Millisecond): // the window in which nothing may be told
+	}
+	recvN(t, c, 2)
+	if s := <-statuses; s != StatusReconnecting {
+		t.Errorf("after the frames: %v, want reconnecting", s)
+	}
+	recvErr(t, c)
+}
+
+// oneStream serves n events on the first stream, which then ends, and 204
+// No Content (the producer has finished) to every later request.
+func oneStream(t *testing.T, n int) *httptest.Server {
+	var mu sync.Mutex
+	streams := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		streams++
+		first := streams == 1
+		mu.Unlock()
+		if !first {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		streamHeaders(w)
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "data: {\"i\":%d}\n\n", i)
+		}
+		write(w, b.String())
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }

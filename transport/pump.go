@@ -16,57 +16,138 @@ const frameQueue = 64
 // pump joins a binding's single reader goroutine to Recv and Close. The
 // reader calls put for every frame and finish once, when it returns; Close
 // cancels ctx, which the reader watches.
+//
+// Frames wait in one queue, in the order they were received: the reader
+// queues each frame it reads at once and then waits while the queue is
+// full, so it reads no further ahead of Recv; an answer that comes back on
+// Send (insert) is queued at the moment it is received, between the frames
+// read before it and those read after, without waiting.
 type pump struct {
 	ctx    context.Context // canceled by close; the reader's lifetime
 	cancel context.CancelFunc
-	frames chan Frame
+
+	mu    sync.Mutex
+	queue []Frame       // guarded by mu; the frames waiting are queue[head:]
+	head  int           // guarded by mu
+	ready chan struct{} // signalled when a frame is queued
+	room  chan struct{} // signalled when Recv takes a frame
+
 	done   chan struct{} // closed by finish
 	err    error         // why the reader ended; written before done is closed
+	reason EndReason     // the same, for programs; written before done is closed
 	closed atomic.Bool
 	once   sync.Once
 }
 
 func newPump() *pump {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &pump{ctx: ctx, cancel: cancel, frames: make(chan Frame, frameQueue), done: make(chan struct{})}
+	return &pump{ctx: ctx, cancel: cancel, queue: make([]Frame, 0, frameQueue+1),
+		ready: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// put hands f to Recv; false means the connection was closed meanwhile.
-func (p *pump) put(f Frame) bool {
+// signal wakes the one goroutine that may wait on ch.
+func signal(ch chan struct{}) {
 	select {
-	case p.frames <- f:
-		return true
-	case <-p.ctx.Done():
-		return false
+	case ch <- struct{}{}:
+	default:
 	}
+}
+
+// put queues f for Recv, then waits while the queue is full; false means the
+// connection was closed meanwhile.
+func (p *pump) put(f Frame) bool {
+	n := p.insert(f)
+	for n >= frameQueue {
+		select {
+		case <-p.room:
+		case <-p.ctx.Done():
+			return false
+		}
+		n = p.queued()
+	}
+	return true
+}
+
+// insert queues f for Recv after every frame queued before it, without
+// waiting, and returns how many frames wait.
+func (p *pump) insert(f Frame) int {
+	p.mu.Lock()
+	if len(p.queue) == cap(p.queue) && p.head > 0 { // reuse the room taken frames left
+		n := copy(p.queue, p.queue[p.head:])
+		clear(p.queue[n:])
+		p.queue, p.head = p.queue[:n], 0
+	}
+	p.queue = append(p.queue, f)
+	n := len(p.queue) - p.head
+	p.mu.Unlock()
+	signal(p.ready)
+	return n
+}
+
+// queued returns how many frames wait for Recv.
+func (p *pump) queued() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue) - p.head
+}
+
+// take returns the oldest frame waiting, if any.
+func (p *pump) take() (Frame, bool) {
+	p.mu.Lock()
+	if p.head == len(p.queue) {
+		p.mu.Unlock()
+		return Frame{}, false
+	}
+	f := p.queue[p.head]
+	p.queue[p.head] = Frame{}
+	p.head++
+	if p.head == len(p.queue) {
+		p.queue, p.head = p.queue[:0], 0
+	}
+	p.mu.Unlock()
+	signal(p.room)
+	return f, true
 }
 
 // finish records why the reader ended. Recv returns err once the frames
 // already queued are taken.
-func (p *pump) finish(err error) {
-	p.err = err
+func (p *pump) finish(err error, reason EndReason) {
+	p.err, p.reason = err, reason
 	close(p.done)
 }
 
-// recv implements Conn.Recv.
-func (p *pump) recv(ctx context.Context) (Frame, error) {
-	if p.closed.Load() {
-		return Frame{}, ErrClosed
-	}
+// EndReason implements Ender.
+func (p *pump) EndReason() EndReason {
 	select {
-	case f := <-p.frames:
-		return f, nil
-	case <-ctx.Done():
-		return Frame{}, ctx.Err()
-	case <-p.ctx.Done():
-		return Frame{}, ErrClosed
 	case <-p.done:
-		select {
-		case f := <-p.frames:
-			return f, nil
-		default:
+		return p.reason
+	default:
+		return EndFailed
+	}
+}
+
+// recv implements Conn.Recv. A frame already waiting is returned even when
+// ctx is done.
+func (p *pump) recv(ctx context.Context) (Frame, error) {
+	for {
+		if p.closed.Load() {
+			return Frame{}, ErrClosed
 		}
-		return Frame{}, p.err
+		if f, ok := p.take(); ok {
+			return f, nil
+		}
+		select {
+		case <-p.ready:
+		case <-ctx.Done():
+			return Frame{}, ctx.Err()
+		case <-p.ctx.Done():
+			return Frame{}, ErrClosed
+		case <-p.done:
+			if f, ok := p.take(); ok {
+				return f, nil
+			}
+			return Frame{}, p.err
+		}
 	}
 }
 
@@ -82,18 +163,16 @@ func (p *pump) close() bool {
 	return first
 }
 
-// settleWait bounds how long a status change waits for Recv to take the
-// frames queued before it.
-const settleWait = 2 * time.Second
-
-// settle waits until Recv has taken every frame queued so far, the
-// connection is closed, or settleWait has passed. A status change is told
-// after it, so that "reconnecting" never overtakes the last frames of the
-// stream that ended.
+// settle waits until Recv has taken every frame queued so far, or the
+// connection is closed. A status change is told after it, so that
+// "reconnecting" never overtakes the last frames of the stream that ended,
+// however slow the consumer: no timer decides. Only the reader goroutine
+// calls it (or Dial, before the reader starts), as only it calls put.
 func (p *pump) settle() {
-	deadline := time.Now().Add(settleWait)
-	for len(p.frames) > 0 && time.Now().Before(deadline) {
-		if !p.sleep(time.Millisecond) {
+	for p.queued() > 0 {
+		select {
+		case <-p.room:
+		case <-p.ctx.Done():
 			return
 		}
 	}

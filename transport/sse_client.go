@@ -456,18 +456,18 @@ func (c *sseConn) netErr(ctx context.Context, what string, err error) error {
 // run is the reader goroutine: it delivers the handshake, reads streams and
 // reconnects.
 func (c *sseConn) run(hs *handshake, resp *http.Response, cancel context.CancelFunc) {
-	final, why := c.loop(hs, resp, cancel)
+	end := c.loop(hs, resp, cancel)
 	c.releaseIdle()
-	c.status(StatusClosed, why)
-	c.pump.finish(final)
+	c.status(StatusClosed, end.words)
+	c.pump.finish(end.final, end.reason)
 }
 
-func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.CancelFunc) (error, string) {
+func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.CancelFunc) ending {
 	if hs != nil && !c.put(Frame{Data: hs.body, Event: EventHandshake, At: time.Now()}) {
-		return ErrClosed, ""
+		return closedEnd
 	}
 	if resp == nil {
-		return io.EOF, "The producer rejected the subscription."
+		return ending{final: io.EOF, words: "The producer rejected the subscription.", reason: EndRejected}
 	}
 	failed := 0               // reconnect attempts in a row that delivered nothing
 	empty := 0                // streams in a row the producer ended without a message
@@ -481,7 +481,7 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			cancel()
 			resp = nil
 			if c.pump.ctx.Err() != nil {
-				return ErrClosed, ""
+				return closedEnd
 			}
 			if n > 0 {
 				failed, empty = 0, 0
@@ -491,7 +491,10 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 			if n == 0 && errors.Is(err, io.EOF) {
 				empty++
 				if c.o.MaxEmptyStreams > 0 && empty > c.o.MaxEmptyStreams {
-					return io.EOF, fmt.Sprintf("The producer ended the stream %d times in a row without sending anything; stopped reconnecting.", empty)
+					// A failure, though Recv says io.EOF: the reconnects
+					// before it were real.
+					return ending{final: io.EOF, reason: EndFailed,
+						words: fmt.Sprintf("The producer ended the stream %d times in a row without sending anything; stopped reconnecting.", empty)}
 				}
 				planned = c.backoff(failed + 1)
 				words = fmt.Sprintf("The producer ended the stream without sending anything (%d in a row); trying again in %s.",
@@ -506,14 +509,14 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 		}
 		failed++
 		if c.o.MaxReconnects < 0 || (c.o.MaxReconnects > 0 && failed > c.o.MaxReconnects) {
-			return fmt.Errorf("transport: gave up reconnecting: %w", lastErr), "Gave up reconnecting."
+			return ending{final: fmt.Errorf("transport: gave up reconnecting: %w", lastErr), words: "Gave up reconnecting."}
 		}
 		delay := c.backoff(failed)
 		if planned > 0 {
 			delay, planned = planned, 0
 		}
 		if !c.pump.sleep(delay) {
-			return ErrClosed, ""
+			return closedEnd
 		}
 		var err error
 		resp, cancel, err = c.reconnect()
@@ -525,13 +528,13 @@ func (c *sseConn) loop(hs *handshake, resp *http.Response, cancel context.Cancel
 		case err == nil:
 			c.status(StatusConnected, "")
 		case c.pump.ctx.Err() != nil:
-			return ErrClosed, ""
+			return closedEnd
 		case errors.Is(err, errStopped):
-			return io.EOF, "The producer ended the stream."
+			return ending{final: io.EOF, words: "The producer ended the stream.", reason: EndNormal}
 		case errors.As(err, new(*rejectedError)):
-			return io.EOF, "The producer rejected the renewed subscription."
+			return ending{final: io.EOF, words: "The producer rejected the renewed subscription.", reason: EndRejected}
 		case isFatal(err):
-			return err, "The producer refused the connection."
+			return ending{final: err, words: "The producer refused the connection."}
 		default:
 			lastErr = err
 			var late *HeaderTimeoutError
@@ -662,22 +665,41 @@ func (c *sseConn) Recv(ctx context.Context) (Frame, error) { return c.pump.recv(
 
 // Send implements Conn: it POSTs msg to the replies path (appendix B) or the
 // messages path (legacy) and returns nil on any 2xx answer, or an
-// *HTTPError.
+// *HTTPError. The producer's answer to a subscription.renegotiate, which
+// comes as the body of the POST, is queued for Recv as a frame with Event
+// EventHandshake, as the message bindings deliver it, by the time Send
+// returns: after the frames received before it, before those received
+// after.
 func (c *sseConn) Send(ctx context.Context, msg []byte) error {
+	answer, err := c.post(ctx, msg)
+	if answer != nil {
+		c.pump.insert(Frame{Data: answer, Event: EventHandshake, At: time.Now()})
+	}
+	return err
+}
+
+// SendAnswered implements Answerer: as Send, but the producer's answer to a
+// subscription.renegotiate is returned to the caller instead of queued.
+func (c *sseConn) SendAnswered(ctx context.Context, msg []byte) ([]byte, error) {
+	return c.post(ctx, msg)
+}
+
+// post sends msg; answer is the producer's answer to a renegotiation.
+func (c *sseConn) post(ctx context.Context, msg []byte) (answer []byte, err error) {
 	if c.pump.closed.Load() {
-		return ErrClosed
+		return nil, ErrClosed
 	}
 	actx, cancel := c.attemptCtx(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(actx, http.MethodPost, c.sendURL.String(), bytes.NewReader(msg))
 	if err != nil {
-		return fmt.Errorf("transport: send: %w", err)
+		return nil, fmt.Errorf("transport: send: %w", err)
 	}
 	c.setHeaders(req)
 	if c.o.SendHeader != nil {
 		h, err := c.o.SendHeader(msg)
 		if err != nil {
-			return fmt.Errorf("transport: send: %w", err)
+			return nil, fmt.Errorf("transport: send: %w", err)
 		}
 		for k, v := range h {
 			req.Header[http.CanonicalHeaderKey(k)] = v
@@ -686,32 +708,27 @@ func (c *sseConn) Send(ctx context.Context, msg []byte) error {
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.client.Do(req) // bounded by ctx: the caller knows how long an answer may take
 	if err != nil {
-		return c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
+		return nil, c.netErr(ctx, "send to "+c.sendURL.Redacted(), err)
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	if c.renegotiated(msg, body) {
-		return nil
+	if renegotiationAnswer(msg, body) {
+		return body, nil
 	}
 	if resp.StatusCode/100 == 2 {
-		return nil
+		return nil, nil
 	}
-	return httpError(req, resp.Status, resp.StatusCode, body)
+	return nil, httpError(req, resp.Status, resp.StatusCode, body)
 }
 
-// renegotiated passes the producer's answer to a subscription.renegotiate,
-// which comes as the body of the POST, to Recv as a frame with Event
-// EventHandshake, as the message bindings do. It reports whether there
-// was such an answer.
-func (c *sseConn) renegotiated(msg, body []byte) bool {
+// renegotiationAnswer reports whether body is the producer's answer to msg,
+// a subscription.renegotiate.
+func renegotiationAnswer(msg, body []byte) bool {
 	if subscriptionType(msg) != "subscription.renegotiate" {
 		return false
 	}
 	switch subscriptionType(body) {
 	case "subscription.accepted", "subscription.rejected":
-		// Not on this goroutine: the one that reads Recv may be the one
-		// sending, and the queue may be full.
-		go c.put(Frame{Data: body, Event: EventHandshake, At: time.Now()})
 		return true
 	}
 	return false

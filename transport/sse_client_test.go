@@ -307,8 +307,8 @@ func TestSSERejected(t *testing.T) {
 	if f.Event != EventHandshake || !strings.Contains(string(f.Data), "subscription.rejected") {
 		t.Errorf("frame %+v", f)
 	}
-	if err := recvErr(t, c); err != io.EOF {
-		t.Errorf("after rejection: %v", err)
+	if err := recvErr(t, c); err != io.EOF || EndReasonOf(c, err) != EndRejected {
+		t.Errorf("after rejection: %v, %v", err, EndReasonOf(c, err))
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -431,14 +431,15 @@ func TestSSEGiveUp(t *testing.T) {
 
 func TestSSEFatalAndStop(t *testing.T) {
 	for _, tc := range []struct {
-		code int
-		want func(error) bool
+		code   int
+		want   func(error) bool
+		reason EndReason
 	}{
 		{http.StatusUnauthorized, func(err error) bool {
 			var he *HTTPError
 			return errors.As(err, &he) && he.StatusCode == 401
-		}},
-		{http.StatusNoContent, func(err error) bool { return err == io.EOF }},
+		}, EndFailed},
+		{http.StatusNoContent, func(err error) bool { return err == io.EOF }, EndNormal},
 	} {
 		t.Run(fmt.Sprint(tc.code), func(t *testing.T) {
 			var mu sync.Mutex
@@ -456,8 +457,16 @@ func TestSSEFatalAndStop(t *testing.T) {
 			}))
 			t.Cleanup(srv.Close)
 			c := dial(t, srv.URL, (&recorder{}).opts(SSEOptions{}))
-			if err := recvErr(t, c); !tc.want(err) {
+			err := recvErr(t, c)
+			if !tc.want(err) {
 				t.Fatalf("got %v", err)
+			}
+			if r := EndReasonOf(c, err); r != tc.reason {
+				t.Errorf("end reason %v, want %v", r, tc.reason)
+			}
+			c.Close()
+			if r := EndReasonOf(c, err); r != tc.reason {
+				t.Errorf("after Close, end reason %v, want %v", r, tc.reason)
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -788,6 +797,8 @@ func TestSSEEmptyStreamsGiveUp(t *testing.T) {
 	defer conn.Close()
 	if _, err := conn.Recv(ctx); !errors.Is(err, io.EOF) {
 		t.Fatalf("Recv: %v, want io.EOF", err)
+	} else if r := EndReasonOf(conn, err); r != EndFailed {
+		t.Errorf("end reason %v: giving up is no normal end", r)
 	}
 	counts := map[Status]int{}
 	for r := range reports {

@@ -142,7 +142,7 @@ func stdioEnding(err error) (ending, bool) {
 	case errors.As(err, &ee):
 		return ending{final: err, words: "The producer process failed: " + ee.State + "."}, true
 	case errors.Is(err, io.EOF):
-		return ending{final: io.EOF, words: "The producer process ended."}, true
+		return ending{final: io.EOF, words: "The producer process ended.", reason: EndNormal}, true
 	}
 	return ending{final: fmt.Errorf("transport: reading from the producer process: %w", err), words: lossWords(err)}, true
 }

@@ -215,8 +215,12 @@ func wsEnding(err error) (ending, bool) {
 	}
 	words := closeSentence(ce.Code, ce.Text)
 	switch ce.Code {
-	case protocol.CloseNormal, protocol.CloseSubscriptionEnded, protocol.CloseRejected, protocol.CloseBySubscriber:
-		return ending{final: io.EOF, words: words}, true
+	case protocol.CloseNormal, protocol.CloseSubscriptionEnded:
+		return ending{final: io.EOF, words: words, reason: EndNormal}, true
+	case protocol.CloseRejected:
+		return ending{final: io.EOF, words: words, reason: EndRejected}, true
+	case protocol.CloseBySubscriber:
+		return ending{final: io.EOF, words: words, reason: EndClosed}, true
 	case protocol.CloseAuthFailed, protocol.CloseDenied, protocol.CloseViolation, protocol.CloseProtocol, protocol.CloseUnsupported, protocol.CloseBadData, protocol.ClosePolicy, protocol.CloseTooBig:
 		return ending{final: &CloseError{Code: ce.Code, Reason: cleanLine(ce.Text, 200)}, words: words}, true
 	}

@@ -60,18 +60,19 @@ const wsReq = `{"type":"subscription.request","aaep_version":"1.0.0","subscriber
 
 func TestWebSocketCloseCodes(t *testing.T) {
 	for _, tc := range []struct {
-		code  int
-		eof   bool   // io.EOF, else a *CloseError
-		words string // in the closed status
+		code   int
+		eof    bool   // io.EOF, else a *CloseError
+		words  string // in the closed status
+		reason EndReason
 	}{
-		{4000, true, "the subscription was closed cleanly"},
-		{4001, true, "rejected the subscription"},
-		{4002, false, "authentication failed"},
-		{4003, false, "authorization was denied"},
-		{4004, false, "protocol violation"},
-		{4005, true, "the subscriber ended the subscription"},
-		{1000, true, "closed normally"},
-		{1008, false, "breaks its policy"},
+		{4000, true, "the subscription was closed cleanly", EndNormal},
+		{4001, true, "rejected the subscription", EndRejected},
+		{4002, false, "authentication failed", EndFailed},
+		{4003, false, "authorization was denied", EndFailed},
+		{4004, false, "protocol violation", EndFailed},
+		{4005, true, "the subscriber ended the subscription", EndClosed},
+		{1000, true, "closed normally", EndNormal},
+		{1008, false, "breaks its policy", EndFailed},
 	} {
 		url, count := wsServer(t, []string{protocol.Subprotocol}, func(n int, c *websocket.Conn) {
 			_, _, _ = c.ReadMessage() // the request
@@ -94,6 +95,9 @@ func TestWebSocketCloseCodes(t *testing.T) {
 			t.Errorf("%d: %v, want io.EOF", tc.code, err)
 		case !tc.eof && (!errors.As(err, &ce) || ce.Code != tc.code || !strings.Contains(err.Error(), tc.words)):
 			t.Errorf("%d: %v, want a CloseError", tc.code, err)
+		}
+		if r := EndReasonOf(c, err); r != tc.reason {
+			t.Errorf("%d: end reason %v, want %v", tc.code, r, tc.reason)
 		}
 		st := strings.Join(rec.statuses(), "\n")
 		if !strings.Contains(st, tc.words) || strings.Contains(st, "\x1b") || !strings.Contains(st, "reason text") {

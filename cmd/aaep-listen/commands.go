@@ -134,7 +134,9 @@ func (l *listener) confirm(ctx context.Context, n int, decision, rationale strin
 	if always {
 		opts = append(opts, subscriber.Always())
 	}
-	l.answered(l.c.Confirm(ctx, n, decision, opts...))
+	err := l.c.Confirm(ctx, n, decision, opts...)
+	l.keptAlways = l.keptAlways || (always && err == nil)
+	l.answered(err)
 }
 
 func (l *listener) clarify(ctx context.Context, n int, input string) {

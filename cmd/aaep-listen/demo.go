@@ -34,9 +34,6 @@ func demoScenarios(names []string) ([]producer.Scenario, error) {
 type demo struct {
 	url  string
 	stop func() // shuts it down early
-	// nobodyAnswers lets every prompt's default apply at once, now and
-	// later: nobody is left to answer (standard input ended).
-	nobodyAnswers func()
 }
 
 // demoPace turns --demo-speed, which goes the way aaep-replay --speed goes
@@ -70,7 +67,7 @@ func startDemo(o *options) (demo, error) {
 	if o.DemoGRPC {
 		gs := p.GRPCServer()
 		go func() { _ = gs.Serve(ln) }() // ends when stopped
-		return demo{"grpc://" + ln.Addr().String(), func() { p.Close(); gs.Stop() }, p.NobodyAnswers}, nil
+		return demo{"grpc://" + ln.Addr().String(), func() { p.Close(); gs.Stop() }}, nil
 	}
 	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -86,5 +83,5 @@ func startDemo(o *options) (demo, error) {
 			srv.Close()
 		}
 	}
-	return demo{"http://" + ln.Addr().String(), stop, p.NobodyAnswers}, nil
+	return demo{"http://" + ln.Addr().String(), stop}, nil
 }

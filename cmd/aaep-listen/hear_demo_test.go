@@ -19,7 +19,9 @@ func TestDemoPace(t *testing.T) {
 // With standard input closed nobody can answer: the demo at --demo-speed 0
 // does not sit out each prompt's full timeout (two minutes). The test
 // waits for the process to exit; the go test timeout is the only clock.
-// The producer applies its defaults; nothing is answered for the user.
+// The listener renegotiates (it can no longer answer), and the producer
+// applies its defaults through the protocol; nothing is answered for the
+// user.
 func TestDemoWithStdinClosedEnds(t *testing.T) {
 	r := startListener(t, "--plain", "--no-sign", "--demo", "--demo-speed", "0", "--demo-scenarios", "confirm,clarify")
 	r.stdin.Close()
@@ -28,7 +30,8 @@ func TestDemoWithStdinClosedEnds(t *testing.T) {
 	}
 	out := r.stdout()
 	for _, want := range []string{
-		"Standard input is closed, so nobody can answer here: the demo producer applies each prompt's default decision at once.",
+		inputClosedNow,
+		"The producer accepted the new terms",
 		"No go-ahead; the payment is off.",
 		"Booking for 8 in the evening.",
 	} {

@@ -44,12 +44,18 @@ type listener struct {
 
 	notes     *outputs.Notes // lines from the sinks' goroutines
 	silencing sync.WaitGroup // "stop" commands whose cancel is still on its way (announcing.go)
-	// nobodyAnswers, with --demo, tells the demo producer nobody is left to
-	// answer, so its prompts' defaults apply at once; nil otherwise.
-	nobodyAnswers func()
 	// inputClosed is the line saying standard input ended, told before the
 	// next prompt offered (where it matters), or at the end.
 	inputClosed string
+	// opening, when not empty, is said after the first update (input.go).
+	opening string
+	// inputGone: standard input can bring nothing more (input.go).
+	inputGone bool
+	// unanswerable: the producer is still to be told that nobody can
+	// answer; retry: ask again after this batch (input.go).
+	unanswerable, retry bool
+	// keptAlways: an "always" answer was kept, so the gate may answer.
+	keptAlways bool
 
 	endErr error // why the run failed, from the End
 	ended  bool
@@ -57,14 +63,13 @@ type listener struct {
 
 func listen(ctx context.Context, o *options) error {
 	endpoint := o.Endpoint
-	var nobodyAnswers func() // --demo: let its prompts' defaults apply at once
 	if o.Demo {
 		d, err := startDemo(o)
 		if err != nil {
 			return fmt.Errorf("start the demo producer: %w", err)
 		}
 		defer d.stop()
-		endpoint, nobodyAnswers = d.url, d.nobodyAnswers
+		endpoint = d.url
 	}
 
 	ui, err := startTUI(o, endpoint) // nil without --tui
@@ -92,7 +97,7 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
-	l := &listener{o: o, out: out, nobodyAnswers: nobodyAnswers, notes: outputs.NewNotes()}
+	l := &listener{o: o, out: out, notes: outputs.NewNotes()}
 	if o.Decide.AuditFile != "" {
 		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
 			return err
@@ -103,6 +108,7 @@ func listen(ctx context.Context, o *options) error {
 	defer extra.Close()
 	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.List...)...)
 
+	l.inputAtStart(ui != nil || extra.Answers != nil) // the view or a braille display may answer
 	l.c = subscriber.Start(ctx, endpoint, o.clientConfig(endpoint))
 	defer l.c.Close()
 	if ui != nil {
@@ -169,6 +175,10 @@ func (l *listener) loop(ctx context.Context) error {
 			for _, u := range b {
 				l.update(u)
 			}
+			if l.retry {
+				l.retry = false
+				l.tellUnanswerable(ctx)
+			}
 			l.flush()
 			if l.ended {
 				return l.endErr
@@ -179,7 +189,7 @@ func (l *listener) loop(ctx context.Context) error {
 				// display can still answer.
 				lines = nil
 				if l.answers == nil {
-					l.inputEnded()
+					l.inputEnded(ctx)
 				}
 				continue
 			}
@@ -200,6 +210,9 @@ func (l *listener) loop(ctx context.Context) error {
 
 // update tells one update of the client.
 func (l *listener) update(u subscriber.Update) {
+	if l.opening != "" && u.Kind != subscriber.KindEnd {
+		defer func() { l.say(l.opening); l.opening = "" }()
+	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
 		d := u.Delivery
@@ -213,6 +226,7 @@ func (l *listener) update(u subscriber.Update) {
 		l.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
 		l.say(u.Text)
+		l.retry = l.retry || u.Status == subscriber.StatusSubscribed || u.Status == subscriber.StatusTerms
 	case subscriber.KindReply:
 		l.writeAudit(u)
 		l.say(u.Text)
@@ -244,24 +258,6 @@ func (l *listener) update(u subscriber.Update) {
 		}
 		l.say(u.Text)
 	}
-}
-
-// inputEnded is told when standard input ends, so nobody can type an
-// answer any more. The demo producer then applies each prompt's default at
-// once rather than after its full timeout; a real producer waits as it
-// will, and each prompt's end is announced when it comes. With a policy or
-// --auto-reply, rules can still answer: the demo's prompts wait for them.
-// The line is said before the next prompt is offered, where it matters.
-func (l *listener) inputEnded() {
-	if l.nobodyAnswers == nil {
-		return
-	}
-	if l.o.Decide.policy != nil || l.o.AutoReply != "" {
-		l.inputClosed = "Standard input is closed: only your --policy or --auto-reply rules can answer now; other prompts wait until their time runs out."
-		return
-	}
-	l.inputClosed = "Standard input is closed, so nobody can answer here: the demo producer applies each prompt's default decision at once."
-	l.nobodyAnswers()
 }
 
 func (l *listener) say(s string) {

@@ -11,16 +11,14 @@ import (
 )
 
 // The demo at full speed with standard input closed says the same lines in
-// the same order every run, stdout and stderr: "Connecting to …" first,
-// nothing about reconnecting at the producer's normal end, and the end said
-// once. Nothing but the structure of the client orders them: a timer
-// deciding the order would show as a difference between runs.
-//
-// The scenarios with prompts are left out: with standard input closed the
-// demo producer settles each prompt the moment it sends it (nobody can
-// answer), and whether the settlement is read in the same burst as the
-// prompt is a matter of the producer's timing (the prompt is then told as
-// settled already, or offered and withdrawn at once); both are true.
+// the same order every run, stdout and stderr, every scenario included:
+// "Connecting to …" first, nothing about reconnecting at the producer's
+// normal end, and the end said once. Nothing but the structure of the
+// client orders them: a timer deciding the order would show as a
+// difference between runs. Standard input is /dev/null, so the
+// subscription says from the start that nobody can answer, and the
+// producer applies each prompt's default without sending it (spec
+// §5.3.1.4): nothing is left to timing.
 func TestDemoOrderIsStable(t *testing.T) {
 	const runs = 50
 	bin := listenerBinary(t)
@@ -34,8 +32,7 @@ func TestDemoOrderIsStable(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			cmd := exec.Command(bin, "--demo", "--demo-speed", "0", "--demo-scenarios", "happy,cancel,error,rtl",
-				"--no-time", "--plain", "--no-sign")
+			cmd := exec.Command(bin, "--demo", "--demo-speed", "0", "--no-time", "--plain", "--no-sign")
 			cmd.Env = append(cmd.Environ(), "NO_COLOR=1", "TZ=UTC")
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr // standard input is /dev/null: closed at once
@@ -56,6 +53,24 @@ func TestDemoOrderIsStable(t *testing.T) {
 	}
 	if n := strings.Count(first, "The producer ended the stream."); n != 1 {
 		t.Errorf("the end is said %d times:\n%s", n, first)
+	}
+	scenarios, err := demoScenarios(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range scenarios {
+		if !strings.Contains(first, sc.Agent.Name) {
+			t.Errorf("scenario %s is not in the output:\n%s", sc.Name, first)
+		}
+	}
+	for _, want := range []string{
+		inputClosedAtStart,
+		"No go-ahead; the payment is off.", // confirm: its default, applied by the producer
+		"Booking for 8 in the evening.",    // clarify: its default
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the output lacks %q:\n%s", want, first)
+		}
 	}
 	for i, out := range outs[1:] {
 		if out != first {

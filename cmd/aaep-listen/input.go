@@ -1,0 +1,127 @@
+package main
+
+// input.go: what the listener tells the producer when nobody is left to
+// type an answer: standard input is /dev/null from the start, or it ends.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
+)
+
+// Lines the user is told when standard input is closed.
+const (
+	inputClosedRules = "Standard input is closed: only your --policy or --auto-reply rules can answer now; " +
+		"other prompts wait until their time runs out."
+	inputClosedAlways = "Standard input is closed: only the answers you said to give always can answer now; " +
+		"other prompts wait until their time runs out."
+	inputClosedAtStart = "Standard input is closed, so nobody can answer here: the subscription says so, " +
+		"and the producer applies each prompt's default decision at once."
+	inputClosedNow = "Standard input is closed, so nobody can answer here: asking the producer " +
+		"to apply each prompt's default decision at once."
+)
+
+// noInput reports whether in can bring nothing at all: there is none, or
+// it is the null device (a program started with standard input closed).
+func noInput(in io.Reader) bool {
+	if in == nil {
+		return true
+	}
+	f, ok := in.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(st, null)
+}
+
+// othersAnswer reports whether something other than typed input may answer
+// prompts: a --policy file, --auto-reply, or an "always" answer given.
+func (l *listener) othersAnswer() string {
+	switch {
+	case l.o.Decide.policy != nil || l.o.AutoReply != "":
+		return inputClosedRules
+	case l.keptAlways:
+		return inputClosedAlways
+	}
+	return ""
+}
+
+// inputAtStart is called before subscribing. When standard input can bring
+// nothing and nothing else answers (otherInput: the view or a braille
+// display takes answers), the subscription declares that it cannot answer
+// (spec §5.3.1.4), so the producer applies each prompt's default at once;
+// the line saying so follows the first update.
+func (l *listener) inputAtStart(otherInput bool) {
+	if otherInput || l.o.Endpoint == "-" || !noInput(l.o.IO.In) {
+		return // with -, standard input is the events
+	}
+	l.inputGone = true
+	if s := l.othersAnswer(); s != "" {
+		l.inputClosed = s
+		return
+	}
+	if !l.o.Terms.CanConfirm && !l.o.Terms.CanClarify {
+		return // nothing could answer anyway
+	}
+	l.o.Terms.CanConfirm, l.o.Terms.CanClarify = false, false
+	l.opening = inputClosedAtStart
+}
+
+// inputEnded is told when standard input ends, so nobody can type an
+// answer any more. With a --policy, --auto-reply or an "always" answer,
+// rules can still answer: the line is said before the next prompt offered
+// (or at the end). Otherwise the client renegotiates: it can no longer
+// answer confirmations or clarifications, and a conforming producer applies
+// each prompt's default at once, the waiting ones included. Nothing is
+// answered for the user.
+func (l *listener) inputEnded(ctx context.Context) {
+	if l.inputGone {
+		return
+	}
+	l.inputGone = true
+	if s := l.othersAnswer(); s != "" {
+		l.inputClosed = s
+		return
+	}
+	if !l.o.Terms.CanConfirm && !l.o.Terms.CanClarify {
+		return
+	}
+	l.say(inputClosedNow)
+	l.unanswerable = true
+	l.tellUnanswerable(ctx)
+}
+
+// tellUnanswerable asks the producer, when it is still to be asked, to take
+// no more answers from this subscription. Before the subscription is
+// accepted, or while another change of terms waits for its answer, it is
+// asked again at the next Subscribed or Terms update.
+func (l *listener) tellUnanswerable(ctx context.Context) {
+	if !l.unanswerable {
+		return
+	}
+	no := false
+	err := l.c.Renegotiate(ctx, protocol.Capabilities{SupportsConfirmationReply: &no, SupportsClarificationReply: &no})
+	switch {
+	case errors.Is(err, subscriber.ErrNoSubscription), errors.Is(err, subscriber.ErrRenegotiating):
+		return
+	case errors.Is(err, subscriber.ErrClosed):
+		l.unanswerable = false
+	case err != nil:
+		l.unanswerable = false
+		l.say(fmt.Sprintf("Could not tell the producer that nobody can answer here: %v. "+
+			"Its prompts wait until their time runs out.", err))
+	default:
+		l.unanswerable = false
+		l.o.Terms.CanConfirm, l.o.Terms.CanClarify = false, false
+	}
+}
