@@ -43,6 +43,9 @@ type negotiation struct {
 	endErr error
 	// closed is set once a subscription.close went either way.
 	closed bool
+	// noAnswers is set while the producer is still to be told that nobody
+	// can answer here (CannotAnswer, answerless.go).
+	noAnswers bool
 }
 
 // adopt takes the terms of a subscription.accepted, the first one or the
@@ -96,6 +99,7 @@ func (c *Client) adopt(m protocol.SubscriptionAccepted, now time.Time) {
 	if resubscribed && n.changed.Renegotiable() {
 		c.askAgain()
 	}
+	c.tellNoAnswers() // when it waited for this answer
 }
 
 // askAgain renegotiates, on a new subscription after a lost connection,

@@ -5,13 +5,8 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
-
-	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // Lines the user is told when standard input is closed.
@@ -97,31 +92,7 @@ func (l *listener) inputEnded(ctx context.Context) {
 		return
 	}
 	l.say(inputClosedNow)
-	l.unanswerable = true
-	l.tellUnanswerable(ctx)
-}
-
-// tellUnanswerable asks the producer, when it is still to be asked, to take
-// no more answers from this subscription. Before the subscription is
-// accepted, or while another change of terms waits for its answer, it is
-// asked again at the next Subscribed or Terms update.
-func (l *listener) tellUnanswerable(ctx context.Context) {
-	if !l.unanswerable {
-		return
-	}
-	no := false
-	err := l.c.Renegotiate(ctx, protocol.Capabilities{SupportsConfirmationReply: &no, SupportsClarificationReply: &no})
-	switch {
-	case errors.Is(err, subscriber.ErrNoSubscription), errors.Is(err, subscriber.ErrRenegotiating):
-		return
-	case errors.Is(err, subscriber.ErrClosed):
-		l.unanswerable = false
-	case err != nil:
-		l.unanswerable = false
-		l.say(fmt.Sprintf("Could not tell the producer that nobody can answer here: %v. "+
-			"Its prompts wait until their time runs out.", err))
-	default:
-		l.unanswerable = false
+	if err := l.c.CannotAnswer(ctx); err == nil {
 		l.o.Terms.CanConfirm, l.o.Terms.CanClarify = false, false
 	}
 }

@@ -51,9 +51,6 @@ type listener struct {
 	opening string
 	// inputGone: standard input can bring nothing more (input.go).
 	inputGone bool
-	// unanswerable: the producer is still to be told that nobody can
-	// answer; retry: ask again after this batch (input.go).
-	unanswerable, retry bool
 	// keptAlways: an "always" answer was kept, so the gate may answer.
 	keptAlways bool
 
@@ -175,10 +172,6 @@ func (l *listener) loop(ctx context.Context) error {
 			for _, u := range b {
 				l.update(u)
 			}
-			if l.retry {
-				l.retry = false
-				l.tellUnanswerable(ctx)
-			}
 			l.flush()
 			if l.ended {
 				return l.endErr
@@ -226,7 +219,6 @@ func (l *listener) update(u subscriber.Update) {
 		l.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
 		l.say(u.Text)
-		l.retry = l.retry || u.Status == subscriber.StatusSubscribed || u.Status == subscriber.StatusTerms
 	case subscriber.KindReply:
 		l.writeAudit(u)
 		l.say(u.Text)
