@@ -9,26 +9,8 @@ import (
 	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
-	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/producer"
 )
-
-// demoScenarios are the built-in scenarios --demo-scenarios names (all of
-// them when names is empty); an unknown name is a usage error.
-func demoScenarios(names []string) ([]producer.Scenario, error) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
-	if err != nil {
-		return nil, fmt.Errorf("load the demo scenarios: %w", err)
-	}
-	if len(names) == 0 {
-		return all, nil
-	}
-	sel, err := producer.SelectScenarios(all, names)
-	if err != nil {
-		return nil, cliflag.Usage(err) // --demo-scenarios names one that is not there
-	}
-	return sel, nil
-}
 
 // demo is the built-in producer a --demo run listens to.
 type demo struct {
@@ -50,9 +32,9 @@ func demoPace(speed float64) float64 {
 // or gRPC with --demo-grpc). The producer ends its streams once the last
 // scenario is over, so the listener then exits by itself.
 func startDemo(o *options) (demo, error) {
-	scenarios, err := demoScenarios(o.DemoScenarios)
+	scenarios, err := aaepterm.DemoScenarios(o.DemoScenarios)
 	if err != nil {
-		return demo{}, err
+		return demo{}, err // checked with the flags
 	}
 	p := producer.New(producer.Options{
 		Scenarios:   scenarios,

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
@@ -199,8 +200,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, fmt.Errorf("--demo-speed must not be negative")
 	}
 	if o.Demo {
-		if _, err := demoScenarios(o.DemoScenarios); err != nil {
-			return nil, err
+		if _, err := aaepterm.DemoScenarios(o.DemoScenarios); err != nil {
+			return nil, cliflag.Usage(err) // names one that is not there
 		}
 	}
 	if err := o.checkTUI(); err != nil { // before a demo or a key is made

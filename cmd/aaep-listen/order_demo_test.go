@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	aaepterm "github.com/aaep-term/aaep-term"
 )
 
 // The demo at full speed with standard input closed says the same lines in
@@ -54,7 +56,7 @@ func TestDemoOrderIsStable(t *testing.T) {
 	if n := strings.Count(first, "The producer ended the stream."); n != 1 {
 		t.Errorf("the end is said %d times:\n%s", n, first)
 	}
-	scenarios, err := demoScenarios(nil)
+	scenarios, err := aaepterm.DemoScenarios(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,15 +25,13 @@ type demoOptions struct {
 // speaks, until ctx ends (SIGINT, SIGTERM). Prompts wait for a reply until
 // their own timeout.
 func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
-	if err != nil {
-		return exitViolations, fmt.Errorf("load the demo scenarios: %w", err)
-	}
-	scenarios := all
+	var names []string
 	if o.scenarios != "" {
-		if scenarios, err = producer.SelectScenarios(all, strings.Split(o.scenarios, ",")); err != nil {
-			return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
-		}
+		names = strings.Split(o.scenarios, ",")
+	}
+	scenarios, err := aaepterm.DemoScenarios(names)
+	if err != nil {
+		return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
 	}
 	say := sayer(tio, o.where.stdio)
 	p := producer.New(producer.Options{Scenarios: scenarios, Speed: 1, Logf: say})
