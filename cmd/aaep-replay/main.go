@@ -9,9 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
@@ -73,9 +70,7 @@ command failed), 2 for a usage error or input that cannot be read.
 `
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], term.System(false)))
+	cliflag.Main(func(ctx context.Context, args []string) int { return run(ctx, args, term.System(false)) })
 }
 
 // run carries out one command line and returns the exit code.
