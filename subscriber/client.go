@@ -61,6 +61,14 @@ type Config struct {
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 
+	// Schemas, when not nil, are the compiled schemas frames are checked
+	// against, shared with other clients (a *protocol.Schemas is safe for
+	// concurrent use); nil means the client compiles its own when the
+	// first frame arrives, which takes tens of milliseconds. A program
+	// that starts many clients, such as a replay that seeks, compiles them
+	// once with protocol.NewSchemas.
+	Schemas *protocol.Schemas
+
 	// Tap, when not nil, is told every frame received and every message
 	// sent, with its time, on the owner goroutine, in order. It must not
 	// block for long and must not keep data.
@@ -257,7 +265,7 @@ func (c *Client) dialing(ctx context.Context, dial func(context.Context) (transp
 // read is the receiving goroutine: frames are decoded here, beside the
 // owner, on another core, and put in the inbox in the order received.
 func (c *Client) read(ctx context.Context) {
-	var dec protocol.Decoder
+	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
 	for {
 		f, err := c.conn.Recv(ctx)
 		if err != nil {
