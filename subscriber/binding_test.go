@@ -109,7 +109,9 @@ var bindings = []binding{
 func TestEveryBinding(t *testing.T) {
 	for _, b := range bindings {
 		t.Run(b.name, func(t *testing.T) {
-			p := producer.New(producer.Options{Scenarios: loadScenarios(t, "confirm"), EndWhenDone: true})
+			// The stream stays open after the scenario: the client is
+			// still there to refuse a second answer, and Close ends it.
+			p := producer.New(producer.Options{Scenarios: loadScenarios(t, "confirm")})
 			t.Cleanup(func() { p.Close() })
 			endpoint := b.serve(t, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -3,8 +3,11 @@ package subscriber
 import "sync"
 
 // maxInbox is how many decoded frames may wait for the owner goroutine
-// before the reading goroutine stops reading from the producer.
-const maxInbox = 1024
+// before the reading goroutine stops reading from the producer: the
+// largest burst (as the channel of 256 frames before it). On one core a
+// larger burst is slower: its events leave the processor's cache between
+// their decoding and the engine.
+const maxInbox = 256
 
 // inbox holds the frames the reading goroutine has decoded and the owner
 // goroutine has not handled yet, in the order they were received. The
