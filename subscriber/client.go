@@ -621,12 +621,13 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			}
 			full := n >= maxQueued
 			// The reader gets the updates' own slice, capped so that its
-			// appends cannot reach the updates still queued after it.
+			// appends cannot reach the updates queued after it, which go on
+			// filling the same array while it has room for a batch as large:
+			// no copy, and about one array for two batches.
 			out := c.queue[:max:max]
-			if max == n {
-				c.queue = make([]Update, 0, n)
-			} else {
-				c.queue = c.queue[max:]
+			c.queue = c.queue[max:]
+			if cap(c.queue)-len(c.queue) < max {
+				c.queue = append(make([]Update, 0, len(c.queue)+2*max), c.queue...)
 			}
 			for _, u := range out {
 				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
