@@ -623,11 +623,12 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			// The reader gets the updates' own slice, capped so that its
 			// appends cannot reach the updates queued after it, which go on
 			// filling the same array while it has room for a batch as large:
-			// no copy, and about one array for two batches.
+			// no copy, and about one array for two batches (of a bounded
+			// size: a huge batch taken once does not make a huge array).
 			out := c.queue[:max:max]
 			c.queue = c.queue[max:]
-			if cap(c.queue)-len(c.queue) < max {
-				c.queue = append(make([]Update, 0, len(c.queue)+2*max), c.queue...)
+			if cap(c.queue)-len(c.queue) < min(max, maxQueued) {
+				c.queue = append(make([]Update, 0, len(c.queue)+min(2*max, maxQueued)), c.queue...)
 			}
 			for _, u := range out {
 				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
