@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -61,6 +60,14 @@ type Config struct {
 
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Schemas, when not nil, are the compiled schemas frames are checked
+	// against, shared with other clients (a *protocol.Schemas is safe for
+	// concurrent use); nil means the client compiles its own when the
+	// first frame arrives, which takes tens of milliseconds. A program
+	// that starts many clients, such as a replay that seeks, compiles them
+	// once with protocol.NewSchemas.
+	Schemas *protocol.Schemas
 
 	// Tap, when not nil, is told every frame received and every message
 	// sent, with its time, on the owner goroutine, in order. It must not
@@ -116,7 +123,7 @@ type Client struct {
 	manif          manifestState
 	sign           signState
 	retry          *retryConn
-	frames         chan decoded
+	in             *inbox
 	recvErr        chan error
 	auto           []*session.Prompt // prompts to answer by the gate once Handle returns
 	heldNote       *note             // a "connection lost" waiting to be told or withdrawn
@@ -124,9 +131,6 @@ type Client struct {
 	rejectedBy     *RejectedError    // the refusal that stands, until a retry is accepted
 	saidConnecting bool
 	finished       bool
-	// dirty is set when the pending prompts or the terms may have changed
-	// since the last snapshot.
-	dirty bool
 
 	// Requests to the run goroutine.
 	reqs    chan func()
@@ -145,7 +149,7 @@ type Client struct {
 	queue     []Update         // guarded by mu
 	ended     bool             // the End is queued; guarded by mu
 	shown     map[int]bool     // prompts offered in an update already taken; guarded by mu
-	snap      []session.Prompt // copies of the pending prompts, at the last owner step; guarded by mu
+	snap      []session.Prompt // copies of the pending prompts, at the last snapshot; guarded by mu
 	terms     Terms            // guarded by mu
 	qsig      chan struct{}
 	drained   chan struct{}
@@ -171,7 +175,7 @@ func newClient(endpoint string, cfg Config) *Client {
 	}
 	c := &Client{
 		cfg: cfg, endpoint: endpoint, now: cfg.Now,
-		frames: make(chan decoded, 256), recvErr: make(chan error, 1),
+		in: newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
 		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]bool{},
@@ -280,20 +284,16 @@ func (c *Client) dialing(ctx context.Context, dial func(context.Context) (transp
 }
 
 // read is the receiving goroutine: frames are decoded here, beside the
-// owner, on another core.
+// owner, on another core, and put in the inbox in the order received.
 func (c *Client) read(ctx context.Context) {
-	var dec protocol.Decoder
+	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
 	for {
 		f, err := c.conn.Recv(ctx)
 		if err != nil {
-			c.recvErr <- err
+			c.recvErr <- err // after every frame received: they are in the inbox
 			return
 		}
-		select {
-		case c.frames <- decode(&dec, f):
-		case <-ctx.Done():
-			return
-		case <-c.done:
+		if !c.in.put(decode(&dec, f), ctx.Done(), c.done) {
 			return
 		}
 	}
@@ -303,21 +303,18 @@ func (c *Client) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
-		if c.dirty {
-			c.snapshot()
-		}
 		c.resetTimer(timer)
-		var frames <-chan decoded
+		var ready <-chan struct{}
 		if c.room() {
-			frames = c.frames
+			ready = c.in.ready
 		}
 		select {
-		case f := <-frames:
+		case <-ready:
 			// The notes that opened the connection come before its frames;
 			// one that it ended waits for the frames queued before it.
 			c.takeOpeningNotes()
 			// What is already waiting is one burst.
-			c.handleQueued(min(len(c.frames), 1024), &f)
+			c.handleQueued()
 			if c.ending() {
 				return
 			}
@@ -341,7 +338,7 @@ func (c *Client) loop(ctx context.Context) {
 			c.finish(why, nil)
 			return
 		case err := <-c.recvErr:
-			c.handleQueued(len(c.frames), nil) // sent before the end: a rejection, the last events
+			c.handleQueued() // sent before the end: a rejection, the last events
 			if c.ending() {
 				return
 			}
@@ -397,21 +394,20 @@ func (c *Client) resetTimer(t *time.Timer) {
 	t.Reset(max(next.Sub(c.now()), 0))
 }
 
-// handleQueued handles first (when not nil) and then the next n frames
-// waiting, as one burst: prompts are held until all are handled, so one
-// settled later in the burst is never offered (burst.go).
-func (c *Client) handleQueued(n int, first *decoded) {
-	if first == nil && n == 0 {
+// handleQueued handles the frames waiting in the inbox as one burst:
+// prompts are held until all are handled, so one settled later in the
+// burst is never offered (burst.go).
+func (c *Client) handleQueued() {
+	burst := c.in.take()
+	if len(burst) == 0 {
 		return
 	}
 	c.hold.on = true
-	if first != nil {
-		c.handle(*first)
-	}
-	for range n {
-		c.handle(<-c.frames)
+	for i := range burst {
+		c.handle(&burst[i])
 	}
 	c.releasePrompts()
+	c.in.done(burst)
 }
 
 // ending reports whether the subscription must end now; if so it has
@@ -473,7 +469,7 @@ func (c *Client) Done() <-chan struct{} { return c.done }
 func (c *Client) do(ctx context.Context, f func()) error {
 	finished := make(chan struct{})
 	select {
-	case c.reqs <- func() { defer close(finished); f(); c.snapshot() }:
+	case c.reqs <- func() { defer close(finished); f() }:
 	case <-c.done:
 		return ErrClosed
 	case <-ctx.Done():
@@ -574,7 +570,7 @@ func (c *Client) show(n note) {
 	case transport.StatusReconnecting:
 		// No earlier event will come on this connection: release what
 		// waited for one, so it is told before the connection's end.
-		c.handleQueued(len(c.frames), nil)
+		c.handleQueued()
 		c.eng.Flush(now)
 		c.emit(Update{Kind: KindBreak, At: now})
 		// Said when the next thing happens, unless that is the
@@ -582,7 +578,7 @@ func (c *Client) show(n note) {
 		c.sayHeld()
 		c.heldNote = &note{text: "Connection lost; reconnecting." + detail}
 	case transport.StatusClosed:
-		c.handleQueued(len(c.frames), nil)
+		c.handleQueued()
 		// The End says it, once: keep the words for it.
 		c.closedWords = protocol.Sanitize(n.text)
 	}
@@ -611,18 +607,15 @@ func (c *Client) emit(u Update) {
 		cp := *p
 		u.Delivery.Prompt = &cp
 	}
-	if u.Kind != KindDelivery && u.Kind != KindDiagnostic || u.Delivery.Prompt != nil {
-		c.dirty = true // a prompt, the terms or the subscription changed
-	}
 	c.mu.Lock()
 	c.queue = append(c.queue, u)
 	// ended is set with the End queued, under one lock: a reader that
 	// took the End finds it set when it asks again.
 	c.ended = c.ended || u.Kind == KindEnd
+	first := len(c.queue) == 1
 	c.mu.Unlock()
-	select {
-	case c.qsig <- struct{}{}:
-	default:
+	if first {
+		signal(c.qsig) // the reader takes all it may, and looks again before it waits
 	}
 }
 
@@ -653,15 +646,20 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 				max = n
 			}
 			full := n >= maxQueued
-			out := slices.Clone(c.queue[:max])
-			c.queue = slices.Delete(c.queue, 0, max)
+			// The reader gets the updates' own slice, capped so that its
+			// appends cannot reach the updates queued after it, which go on
+			// filling the same array while it has room for a batch as large:
+			// no copy, and about one array for two batches (of a bounded
+			// size: a huge batch taken once does not make a huge array).
+			out := c.queue[:max:max]
+			c.queue = c.queue[max:]
+			if cap(c.queue)-len(c.queue) < min(max, maxQueued) {
+				c.queue = append(make([]Update, 0, len(c.queue)+min(2*max, maxQueued)), c.queue...)
+			}
 			for _, u := range out {
 				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
 					c.shown[p.Number] = true
 				}
-			}
-			if len(c.queue) == 0 && cap(c.queue) > 4*maxQueued {
-				c.queue = nil
 			}
 			c.mu.Unlock()
 			if full {
@@ -693,7 +691,6 @@ func offers(d session.Delivery) bool {
 // snapshot copies what other goroutines may read: the pending prompts and
 // the terms.
 func (c *Client) snapshot() {
-	c.dirty = false
 	ps := c.eng.Pending()
 	snap := make([]session.Prompt, len(ps))
 	for i, p := range ps {
@@ -710,7 +707,7 @@ func (c *Client) snapshot() {
 // update taken from Next has offered, oldest first. It is read on the owner
 // goroutine, in turn with the frames, so it agrees with the updates taken.
 func (c *Client) Pending() []*session.Prompt {
-	_ = c.do(context.Background(), func() {}) // do takes a snapshot; once ended, the last one stands
+	_ = c.do(context.Background(), c.snapshot) // once ended, the last one (finish's) stands
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var out []*session.Prompt
@@ -726,7 +723,7 @@ func (c *Client) Pending() []*session.Prompt {
 // Terms returns where the subscription's terms stand, as of the updates
 // queued so far.
 func (c *Client) Terms() Terms {
-	_ = c.do(context.Background(), func() {})
+	_ = c.do(context.Background(), c.snapshot)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.terms
@@ -774,7 +771,7 @@ func settledAlready(err error) bool {
 func (c *Client) Sync(ctx context.Context) error {
 	return c.do(ctx, func() {
 		c.takeNotes()
-		c.handleQueued(len(c.frames), nil)
+		c.handleQueued()
 		now := c.now()
 		c.eng.Tick(now)
 		c.answerByGate(now)

@@ -26,11 +26,12 @@ type decoded struct {
 func decode(dec *protocol.Decoder, f transport.Frame) decoded {
 	answer := f.Event == transport.EventHandshake
 	ev, err := dec.Decode(f.Data)
-	var ne *protocol.NotEventError
-	switch {
-	case errors.As(err, &ne):
-		return decoded{frame: f, message: ne.Type, answer: answer}
-	case answer:
+	if err != nil {
+		if ne := notEvent(err); ne != nil {
+			return decoded{frame: f, message: ne.Type, answer: answer}
+		}
+	}
+	if answer {
 		// The answer to the subscription request is no event, whatever it holds.
 		typ := protocol.PeekType(f.Data)
 		if ev != nil {
@@ -41,10 +42,21 @@ func decode(dec *protocol.Decoder, f transport.Frame) decoded {
 	return decoded{frame: f, ev: ev, err: err}
 }
 
+// notEvent returns err's *protocol.NotEventError, or nil. Its target
+// escapes to the heap (errors.As takes any), so decode calls it only on an
+// error: a valid event costs no allocation here.
+func notEvent(err error) *protocol.NotEventError {
+	var ne *protocol.NotEventError
+	if errors.As(err, &ne) {
+		return ne
+	}
+	return nil
+}
+
 // handle feeds one decoded frame to the engine, or the handshake. A
 // handshake or reply message, and the answer to the subscription request
 // whatever it holds, is never announced as an event.
-func (c *Client) handle(d decoded) {
+func (c *Client) handle(d *decoded) {
 	now := c.now()
 	if d.answer {
 		c.tapRequest(d.frame.At)

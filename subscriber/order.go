@@ -33,7 +33,8 @@ func (c *Client) sendAnswered(ctx context.Context, msg []byte) error {
 		return err
 	}
 	var dec protocol.Decoder // an answer is no event: nothing to remember
-	c.handle(decode(&dec, transport.Frame{Data: answer, Event: transport.EventHandshake, At: c.now()}))
+	d := decode(&dec, transport.Frame{Data: answer, Event: transport.EventHandshake, At: c.now()})
+	c.handle(&d)
 	return nil
 }
 

@@ -1,0 +1,85 @@
+package subscriber
+
+import "sync"
+
+// maxInbox is how many decoded frames may wait for the owner goroutine
+// before the reading goroutine stops reading from the producer: the
+// largest burst (as the channel of 256 frames before it). On one core a
+// larger burst is slower: its events leave the processor's cache between
+// their decoding and the engine.
+const maxInbox = 256
+
+// inbox holds the frames the reading goroutine has decoded and the owner
+// goroutine has not handled yet, in the order they were received. The
+// reader adds one frame at a time under a short lock; the owner takes
+// everything waiting at once, as one burst, so a frame costs no channel
+// hand-off and no goroutine switch of its own. Nothing is dropped: when
+// maxInbox frames wait, the reader waits for room, and so the producer is
+// read no faster than the client handles what it sends.
+type inbox struct {
+	mu     sync.Mutex
+	frames []decoded // waiting, oldest first; guarded by mu
+	// spare is the owner's: the slice of the last burst handled, kept for
+	// the next one.
+	spare []decoded
+	ready chan struct{} // holds a token when frames may be waiting
+	room  chan struct{} // holds a token when the owner has taken frames
+}
+
+func newInbox() *inbox {
+	return &inbox{ready: make(chan struct{}, 1), room: make(chan struct{}, 1)}
+}
+
+// put adds d after the frames waiting. While the inbox is full it waits for
+// the owner to take them, or for stop or quit to be closed; then it reports
+// false and d is not added.
+func (in *inbox) put(d decoded, stop, quit <-chan struct{}) bool {
+	for {
+		in.mu.Lock()
+		if n := len(in.frames); n < maxInbox {
+			in.frames = append(in.frames, d)
+			in.mu.Unlock()
+			if n == 0 {
+				signal(in.ready) // the owner takes all, so it needs waking only for the first
+			}
+			return true
+		}
+		in.mu.Unlock()
+		select {
+		case <-in.room:
+		case <-stop:
+			return false
+		case <-quit:
+			return false
+		}
+	}
+}
+
+// take returns every frame waiting, oldest first, and leaves the inbox
+// empty. Only the owner calls it; it gives the slice back with done.
+func (in *inbox) take() []decoded {
+	in.mu.Lock()
+	out := in.frames
+	in.frames, in.spare = in.spare, nil
+	in.mu.Unlock()
+	if len(out) > 0 {
+		signal(in.room)
+	}
+	return out
+}
+
+// done gives back the slice of a burst that take returned, once handled.
+func (in *inbox) done(b []decoded) {
+	if in.spare == nil && cap(b) <= maxInbox {
+		clear(b) // the events go with the updates, not with the inbox
+		in.spare = b[:0]
+	}
+}
+
+// signal leaves a token in ch (of capacity one) unless one is there.
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
