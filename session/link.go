@@ -247,5 +247,10 @@ func orLow(risk string) string {
 
 // words turns an identifier such as "delete_files" into "delete files".
 func words(id string) string {
-	return clean(strings.NewReplacer("_", " ", "-", " ").Replace(id))
+	return clean(strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' {
+			return ' '
+		}
+		return r
+	}, id))
 }
