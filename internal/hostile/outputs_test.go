@@ -476,6 +476,15 @@ func refusedReply(t *testing.T, h string) string {
 
 type writerFunc func([]byte)
 
+// lockedOutput is a writer a command may write to from its goroutines, and
+// what it has written so far.
+func lockedOutput() (writerFunc, func() string) {
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
+	return w, func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+}
+
 func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 
 func manifestCmd(flags ...string) func(*testing.T, string) string {
@@ -620,11 +629,8 @@ func rawJSONString(h string) string {
 // what serve said once it logged the reply.
 func serveStdioLog(t *testing.T, h string) string {
 	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), "serve", "--stdio", "--speed", "0", captureFile(t, h))
-	var mu sync.Mutex
-	var out strings.Builder
-	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
-	cmd.Stderr = w
-	cmd.Stdout = io.Discard // the JSON-RPC stream, for the subscriber
+	w, printed := lockedOutput()
+	cmd.Stderr, cmd.Stdout = w, io.Discard // stdout is the JSON-RPC stream, for the subscriber
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -636,7 +642,6 @@ func serveStdioLog(t *testing.T, h string) string {
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"aaep.subscribe","params":{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"sub","capabilities":{"supports_confirmation_reply":true}}}`+"\n")
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","method":"aaep.reply","params":{"type":"confirmation.reply","reply_token":%s,"decision":%s}}`+"\n",
 		rawJSONString(h), rawJSONString(h))
-	printed := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(printed(), "Received on") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
