@@ -7,8 +7,6 @@ package subscriber_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -64,14 +62,7 @@ func TestRecordingIsNeverAnswered(t *testing.T) {
 		},
 	})
 	offered := 0
-	for {
-		u, err := c.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachUpdate(t, c, func(u subscriber.Update) {
 		if u.Kind == subscriber.KindReply {
 			t.Errorf("a reply nobody gave: %+v", u.Reply)
 		}
@@ -81,7 +72,7 @@ func TestRecordingIsNeverAnswered(t *testing.T) {
 		if u.Kind == subscriber.KindDelivery && u.Delivery.Prompt != nil && u.Delivery.Kind == session.KindEvent {
 			offered++
 		}
-	}
+	})
 	if offered == 0 {
 		t.Fatal("no prompt was offered: the test proves nothing")
 	}

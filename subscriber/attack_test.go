@@ -109,14 +109,7 @@ func checkUpdates(t *testing.T, frames string) {
 			t.Errorf("%s: %s: %.300q", what, why, s)
 		}
 	}
-	for {
-		u, err := c.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	eachUpdate(t, c, func(u subscriber.Update) {
 		check(u.Kind.String()+" text", u.Text)
 		if u.Kind == subscriber.KindDiagnostic {
 			// Diagnostic.Message is documented as sanitized prose, not as
@@ -132,6 +125,21 @@ func checkUpdates(t *testing.T, frames string) {
 		if u.Reply != nil && u.Reply.Err != nil {
 			check("reply error", u.Reply.Err.Error())
 		}
+	})
+}
+
+// eachUpdate hands f every update of c up to its End.
+func eachUpdate(t *testing.T, c *subscriber.Client, f func(subscriber.Update)) {
+	t.Helper()
+	for {
+		u, err := c.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(u)
 	}
 }
 
