@@ -71,11 +71,11 @@ func (c *Client) decide(p *session.Prompt, f policy.Facts) (verdict, decidedBy, 
 			then = "." // the line of what decided it follows
 		}
 		c.say(StatusDecision, fmt.Sprintf("Your always answer for %s does not apply to prompt %d: %s%s",
-			protocol.Sanitize(p.Tool), p.Number, out.AskAgain, then))
+			protocol.Name(p.Tool), p.Number, out.AskAgain, then))
 	}
 	switch out.By {
 	case policy.ByAlways:
-		return out.Verdict, "auto:always", fmt.Sprintf("Your always answer for %s in this session", protocol.Sanitize(p.Tool))
+		return out.Verdict, "auto:always", fmt.Sprintf("Your always answer for %s in this session", protocol.Name(p.Tool))
 	case policy.ByPolicy:
 		return out.Verdict, "auto:policy:" + out.Rule, fmt.Sprintf("Your policy rule %s", out.Rule)
 	case policy.ByAutoReply:
@@ -100,7 +100,7 @@ func (c *Client) rememberAlways(p *session.Prompt, decision string) bool {
 		unless = fmt.Sprintf("; you are asked again about one riskier than prompt %d.", p.Number)
 	}
 	c.say(StatusDecision, fmt.Sprintf("From now on in this session, confirmations about %s from this agent are %sed without asking%s",
-		protocol.Sanitize(p.Tool), decision, unless))
+		protocol.Name(p.Tool), decision, unless))
 	return true
 }
 
@@ -108,5 +108,5 @@ func orUnknown(risk string) string {
 	if risk == "" {
 		return "not given"
 	}
-	return protocol.Sanitize(risk)
+	return protocol.Line(risk)
 }

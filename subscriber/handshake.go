@@ -77,7 +77,7 @@ func (c *Client) accepted(b []byte, now time.Time) {
 	if name == "" {
 		name = m.Producer.AgentID
 	}
-	c.say(StatusSubscribed, prose.Join("Subscribed to "+protocol.Theirs(protocol.Sanitize(name)), c.notesWords(m.NegotiationNotes)))
+	c.say(StatusSubscribed, prose.Join("Subscribed to "+protocol.Theirs(protocol.Line(name)), c.notesWords(m.NegotiationNotes)))
 	c.adopt(m, now)
 	c.manifestAccepted(m)
 }
@@ -91,7 +91,7 @@ func (c *Client) rejected(b []byte) {
 	}
 	msg := "The producer refused the subscription: " + RejectionWords(m.ReasonCode)
 	if m.ReasonMessage != "" {
-		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Sanitize(m.ReasonMessage)))
+		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Line(m.ReasonMessage)))
 	}
 	rej := &RejectedError{Code: m.ReasonCode, Message: m.ReasonMessage}
 	if m.RetryAfterSeconds != nil {
@@ -121,11 +121,11 @@ func (c *Client) closedByProducer(b []byte) {
 	_ = json.Unmarshal(b, &m) // an unreadable close still closes
 	msg := "The producer ended the subscription"
 	if m.ReasonCode != "" {
-		msg += " (reason: " + protocol.Sanitize(m.ReasonCode) + ")"
+		msg += " (reason: " + protocol.Name(m.ReasonCode) + ")"
 	}
 	msg += "."
 	if m.ReasonMessage != "" {
-		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Sanitize(m.ReasonMessage)))
+		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Line(m.ReasonMessage)))
 	}
 	c.neg.subID, c.neg.closed = "", true // the producer knows: it applies the defaults
 	if c.neg.end == "" {
@@ -151,7 +151,7 @@ func RejectionWords(code string) string {
 	case "transport_unavailable":
 		return "this transport is not available."
 	}
-	return "no reason given that we know (" + protocol.Sanitize(code) + ")."
+	return "no reason given that we know (" + protocol.Name(code) + ")."
 }
 
 // maxRejectedRetries bounds how many rejections in a row are retried.
@@ -324,7 +324,7 @@ func (r *retryConn) plan() (req protocol.SubscriptionRequest, wait time.Duration
 		if fixed, prefix, ok := withoutClash(r.req, m.ReasonMessage); ok {
 			r.stripped = true
 			r.say(fmt.Sprintf("The producer's extensions clash with ours over the prefix %q; subscribing again without it "+
-				"(answers go unsigned).", protocol.Sanitize(prefix)))
+				"(answers go unsigned).", protocol.Name(prefix)))
 			return fixed, 0, true
 		}
 	}

@@ -144,7 +144,7 @@ func (c *Client) manifestEvent(ev *protocol.Event) {
 	}
 	m.unclaim[ev.Type] = true
 	c.diagnose(session.Diagnostic{At: c.now(), Code: "manifest", Message: fmt.Sprintf(
-		"The producer sent an event of type %s, which its manifest does not list among the types it emits.", protocol.Sanitize(ev.Type))})
+		"The producer sent an event of type %s, which its manifest does not list among the types it emits.", protocol.Name(ev.Type))})
 }
 
 // recordedManifest reports the first manifest a recording read from a file
@@ -161,7 +161,7 @@ func (c *Client) recordedManifest(uri string, inline bool) {
 		return
 	}
 	m.checked = uri
-	c.say(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Sanitize(uri)))
+	c.say(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Line(uri)))
 }
 
 // checkManifest checks a manifest, once per manifest, on the owner
@@ -217,7 +217,7 @@ func Discover(ctx context.Context, endpoint string, opts transport.Options, id s
 	opts.WebSocket.MaxReconnects, opts.Unix.MaxReconnects, opts.GRPC.MaxReconnects = -1, -1, -1
 	conn, err := transport.Dial(dctx, endpoint, opts)
 	if err != nil {
-		return src, off, "Could not subscribe to " + endpoint + " (" + protocol.Sanitize(err.Error()) + "); looking for the manifest all the same."
+		return src, off, "Could not subscribe to " + endpoint + " (" + protocol.Line(err.Error()) + "); looking for the manifest all the same."
 	}
 	defer conn.Close()
 	f, err := conn.Recv(dctx)

@@ -54,10 +54,10 @@ func (r ManifestReport) Lines() []string {
 	lines := []string{r.Summary}
 	switch {
 	case r.From != "" && r.Manifest != nil:
-		lines = append(lines, "Found: "+protocol.Sanitize(r.From))
+		lines = append(lines, "Found: "+protocol.Line(r.From))
 	case r.From != "":
 		// Nothing usable came from there: it was looked for, not found.
-		lines = append(lines, "Tried: "+protocol.Sanitize(r.From))
+		lines = append(lines, "Tried: "+protocol.Line(r.From))
 	}
 	m := r.Manifest
 	if m == nil {

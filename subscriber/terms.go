@@ -156,7 +156,7 @@ func (c *Client) refusedRenegotiation(code, message string) bool {
 	c.neg.pending = nil
 	why := "The producer refused the new terms, which ends the subscription: " + RejectionWords(code)
 	if message != "" {
-		why += " It says: " + protocol.Sanitize(message)
+		why += " It says: " + protocol.Line(message)
 	}
 	c.neg.end = why
 	c.neg.endErr = &RejectedError{Code: code, Message: message, Renegotiation: true}
@@ -192,7 +192,7 @@ func (c *Client) endBurst(now time.Time) {
 // notesWords tells the producer's negotiation notes, marked as its words,
 // when they differ from the notes last told.
 func (c *Client) notesWords(notes string) string {
-	notes = protocol.Sanitize(notes)
+	notes = protocol.Line(notes)
 	if notes == c.neg.notes {
 		return ""
 	}

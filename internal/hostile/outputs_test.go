@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -63,6 +64,10 @@ var outputs = []output{
 	{"aaep-replay play --json", true, false, false, replay("play", "--speed", "0", "--json")},
 	{"aaep-replay play --tui in tmux", false, false, false, replayTUI},
 	{"aaep-replay serve log", false, false, false, serveLog},
+	{"aaep-replay serve --stdio log", false, false, false, serveStdioLog},
+	{"aaep-replay play, recorded handshake answers", false, false, false, playHandshake()},
+	{"aaep-replay play --json, recorded handshake answers", true, false, false, playHandshake("--json")},
+	{"aaep-capture stderr, hostile handshake answers", false, false, false, captureHandshake},
 	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
 }
 
@@ -471,6 +476,15 @@ func refusedReply(t *testing.T, h string) string {
 
 type writerFunc func([]byte)
 
+// lockedOutput is a writer a command may write to from its goroutines, and
+// what it has written so far.
+func lockedOutput() (writerFunc, func() string) {
+	var mu sync.Mutex
+	var out strings.Builder
+	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
+	return w, func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+}
+
 func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 
 func manifestCmd(flags ...string) func(*testing.T, string) string {
@@ -539,7 +553,13 @@ func inTerminal(t *testing.T, command, until string) string {
 // serveLog runs aaep-replay serve on a hostile capture, posts h as a
 // subscriber's reply and returns what serve printed once it logged it.
 func serveLog(t *testing.T, h string) string {
-	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), "serve", "--addr", "127.0.0.1:0", captureFile(t, h))
+	return serveLogOf(t, h, "serve", "--addr", "127.0.0.1:0", captureFile(t, h))
+}
+
+// serveLogOf runs aaep-replay with args, a producer on loopback, posts h as
+// a subscriber's reply and returns what it printed once it logged it.
+func serveLogOf(t *testing.T, h string, args ...string) string {
+	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), args...)
 	var mu sync.Mutex
 	var out strings.Builder
 	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
@@ -549,7 +569,7 @@ func serveLog(t *testing.T, h string) string {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	printed := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
-	addr := regexp.MustCompile(`at http://(127\.0\.0\.1:[0-9]+)`)
+	addr := regexp.MustCompile(`http://(127\.0\.0\.1:[0-9]+)`)
 	deadline := time.Now().Add(20 * time.Second)
 	for !addr.MatchString(printed()) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
@@ -581,4 +601,141 @@ func (s *shownBraille) Announce(an announce.Announcement) error {
 func brailleSink() (announce.Sink, func() string) {
 	rec := &shownBraille{}
 	return rec, func() string { return strings.Join(rec.windows, "\n") + "\n" }
+}
+
+// rawJSONString is h as a JSON string that escapes only what JSON must
+// (quote, backslash, C0): C1, bidi controls and Unicode line separators
+// stay raw, as a hostile subscriber may send them.
+func rawJSONString(h string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range h {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20:
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// serveStdioLog runs aaep-replay serve --stdio on a hostile capture,
+// subscribes on its standard input, sends a reply carrying h and returns
+// what serve said once it logged the reply.
+func serveStdioLog(t *testing.T, h string) string {
+	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), "serve", "--stdio", "--speed", "0", captureFile(t, h))
+	w, printed := lockedOutput()
+	cmd.Stderr, cmd.Stdout = w, io.Discard // stdout is the JSON-RPC stream, for the subscriber
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"aaep.subscribe","params":{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"sub","capabilities":{"supports_confirmation_reply":true}}}`+"\n")
+	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","method":"aaep.reply","params":{"type":"confirmation.reply","reply_token":%s,"decision":%s}}`+"\n",
+		rawJSONString(h), rawJSONString(h))
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(printed(), "Received on") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return printed()
+}
+
+// handshakeCapture is a capture whose recorded handshake answers carry h
+// in every string: the acceptance (ids, version, agent names, notes, the
+// manifest's address), a renegotiation's answer, a producer's close and a
+// refusal, with a prompt between them.
+func handshakeCapture(t *testing.T, h string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "handshake.aaep")
+	var b strings.Builder
+	b.WriteString(`{"aaep_capture": 1, "started_at": "2026-06-30T14:22:10.000Z", "endpoint": "ws://127.0.0.1:8080/aaep/v1/ws", "transport": "websocket"}` + "\n")
+	rec := func(at float64, dir string, m map[string]any) {
+		j, _ := json.Marshal([]any{at, dir, m})
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	prod := map[string]any{"agent_id": h, "agent_name": h, "agent_version": h, "model": h}
+	rec(0.05, "o", map[string]any{"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "sub", "capabilities": map[string]any{}})
+	rec(0.1, "i", map[string]any{"type": "subscription.accepted", "subscription_id": "sub_1", "aaep_version": "1.0.0", "producer": prod,
+		"manifest_uri": h, "negotiation_notes": h, "extensions": map[string]any{h: h},
+		"honored_capabilities": map[string]any{"languages": []string{h}, "preferred_verbosity": h, "supports_confirmation_reply": true,
+			"supported_extensions": []string{h}, "event_filters": map[string]any{"include": []string{h}}}})
+	ev := func(at float64, m map[string]any) {
+		m["@context"] = "https://aaep-protocol.org/context/v1"
+		m["timestamp"] = "2026-06-30T14:22:10.100Z"
+		m["producer"] = map[string]any{"agent_id": "bank", "agent_name": h}
+		m["session_id"] = "sess_1"
+		rec(at, "i", m)
+	}
+	ev(0.2, map[string]any{"type": "aaep:agent.session.started", "event_id": "evt_1", "sequence_number": 0, "summary_normal": h})
+	ev(0.3, map[string]any{"type": "aaep:agent.awaiting.confirmation", "event_id": "evt_2", "sequence_number": 1,
+		"action": h, "consequence": h, "reply_token": "rpl_1", "timeout_seconds": 120, "default_decision": "reject",
+		"risk_level": "low", "irreversible": false, "allowed_replies": []string{"accept", "reject"}})
+	rec(0.4, "i", map[string]any{"type": "subscription.accepted", "subscription_id": h, "aaep_version": h, "producer": prod,
+		"negotiation_notes": h + " again", "honored_capabilities": map[string]any{"languages": []string{h}}})
+	rec(0.5, "i", map[string]any{"type": h, "reason_code": h, "message": h})
+	rec(0.6, "i", map[string]any{"type": "subscription.rejected", "reason_code": h, "reason_message": h, "alternative_manifest_uri": h})
+	rec(0.7, "i", map[string]any{"type": "subscription.close", "reason_code": h, "reason_message": h})
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func playHandshake(flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string {
+		return run(t, "aaep-replay", append(append([]string{"play", "--speed", "0"}, flags...), handshakeCapture(t, h))...)
+	}
+}
+
+// captureHandshake records from a hostile producer in the spec's HTTP
+// layout whose answers to the subscription carry h (notes, agent names,
+// ids), and whose stream ends with a refusal and a close carrying h.
+func captureHandshake(t *testing.T, h string) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	prod := map[string]any{"agent_id": h, "agent_name": h, "agent_version": h, "model": h}
+	accepted, _ := json.Marshal(map[string]any{"type": "subscription.accepted", "subscription_id": "sub_1", "aaep_version": "1.0.0",
+		"producer": prod, "negotiation_notes": h, "honored_capabilities": map[string]any{"languages": []string{h}}})
+	var stream strings.Builder
+	for _, m := range []map[string]any{
+		{"type": "subscription.accepted", "subscription_id": "sub_1", "aaep_version": h, "producer": prod,
+			"negotiation_notes": h + " again", "honored_capabilities": map[string]any{}},
+		{"type": h, "reason_code": h, "message": h},
+		{"type": "subscription.rejected", "reason_code": h, "reason_message": h},
+		{"type": "subscription.close", "reason_code": h, "reason_message": h},
+	} {
+		j, _ := json.Marshal(m)
+		fmt.Fprintf(&stream, "data: %s\n\n", j)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/subscriptions"):
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(accepted)
+		case r.Method == http.MethodPost:
+			w.WriteHeader(http.StatusNoContent)
+		case strings.Contains(r.URL.Path, "events"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write([]byte(stream.String()))
+		default:
+			http.NotFound(w, r)
+		}
+	})}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return run(t, "aaep-capture", "--endpoint", "http://"+ln.Addr().String()+"/", "--output", filepath.Join(t.TempDir(), "c.aaep"),
+		"--no-progress", "--max-events", "1")
 }
