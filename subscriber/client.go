@@ -552,7 +552,7 @@ func (c *Client) show(n note) {
 	}
 	detail := ""
 	if n.text != "" {
-		detail = " " + protocol.Sanitize(n.text)
+		detail = " " + protocol.Line(n.text)
 	}
 	switch n.status {
 	case transport.StatusConnecting:
@@ -580,7 +580,7 @@ func (c *Client) show(n note) {
 	case transport.StatusClosed:
 		c.handleQueued()
 		// The End says it, once: keep the words for it.
-		c.closedWords = protocol.Sanitize(n.text)
+		c.closedWords = protocol.Line(n.text)
 	}
 }
 

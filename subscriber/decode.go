@@ -107,7 +107,7 @@ func DecodeProblem(ev *protocol.Event, err error, size int) string {
 	}
 	what := "An event"
 	if ev != nil {
-		what = fmt.Sprintf("Event %s (%s)", protocol.Sanitize(ev.EventID), protocol.Sanitize(ev.Type))
+		what = fmt.Sprintf("Event %s (%s)", protocol.Name(ev.EventID), protocol.Name(ev.Type))
 	}
 	var parts []string
 	for i, p := range ve.Problems {
@@ -119,7 +119,7 @@ func DecodeProblem(ev *protocol.Event, err error, size int) string {
 		if where == "" {
 			where = "the event"
 		}
-		parts = append(parts, protocol.Sanitize(where+": "+p.Message))
+		parts = append(parts, protocol.Line(where+": "+p.Message))
 	}
 	verb := "is announced anyway"
 	if ev == nil {
