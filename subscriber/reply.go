@@ -42,26 +42,12 @@ func (c *Client) Confirm(ctx context.Context, prompt int, decision string, opts 
 	for _, f := range opts {
 		f(&o)
 	}
-	var err error
-	if derr := c.do(ctx, func() {
-		now := c.now()
-		var p *session.Prompt
-		if p, err = c.answerable(prompt, now); err != nil {
-			return
-		}
+	return c.reply(ctx, prompt, func(p *session.Prompt, now time.Time) (session.Reply, error) {
 		if o.always {
 			c.rememberAlways(p, decision)
 		}
-		var r session.Reply
-		if r, err = c.eng.ConfirmBecause(prompt, decision, c.cfg.DecidedBy, o.rationale, now); err != nil {
-			err = &PromptError{Prompt: prompt, Reason: err, Words: err.Error()}
-			return
-		}
-		err = c.sendReply(ctx, r, now)
-	}); derr != nil {
-		return derr
-	}
-	return err
+		return c.eng.ConfirmBecause(prompt, decision, c.cfg.DecidedBy, o.rationale, now)
+	})
 }
 
 // Answer answers clarification prompt with text (a choice number, a
@@ -69,14 +55,25 @@ func (c *Client) Confirm(ctx context.Context, prompt int, decision string, opts 
 // the question does not take is refused with a *PromptError that says what
 // it takes; nothing is sent.
 func (c *Client) Answer(ctx context.Context, prompt int, text string) error {
+	return c.reply(ctx, prompt, func(_ *session.Prompt, now time.Time) (session.Reply, error) {
+		return c.eng.Clarify(prompt, text, now)
+	})
+}
+
+// reply answers prompt with what build makes of it, on the owner goroutine,
+// once the prompt may be answered; a reply the engine refuses (a decision
+// or an answer the prompt does not take) is a *PromptError, and nothing is
+// sent.
+func (c *Client) reply(ctx context.Context, prompt int, build func(p *session.Prompt, now time.Time) (session.Reply, error)) error {
 	var err error
 	if derr := c.do(ctx, func() {
 		now := c.now()
-		if _, err = c.answerable(prompt, now); err != nil {
+		var p *session.Prompt
+		if p, err = c.answerable(prompt, now); err != nil {
 			return
 		}
 		var r session.Reply
-		if r, err = c.eng.Clarify(prompt, text, now); err != nil {
+		if r, err = build(p, now); err != nil {
 			err = &PromptError{Prompt: prompt, Reason: err, Words: err.Error()}
 			return
 		}
