@@ -113,6 +113,7 @@ const maxQueued = 4096
 type Client struct {
 	cfg      Config
 	endpoint string
+	isLive   bool // a producer is at the endpoint, not a file (live)
 	now      func() time.Time
 
 	// Owned by the run goroutine.
@@ -175,7 +176,8 @@ func newClient(endpoint string, cfg Config) *Client {
 	}
 	c := &Client{
 		cfg: cfg, endpoint: endpoint, now: cfg.Now,
-		in: newInbox(), recvErr: make(chan error, 1),
+		isLive: endpoint != "" && transport.BindingOf(endpoint).Answers(),
+		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
 		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]bool{},

@@ -104,8 +104,9 @@ func transportName(endpoint string) string {
 	return ""
 }
 
-// live reports whether the endpoint is a producer, not a file.
-func (c *Client) live() bool { return c.endpoint != "" && transport.BindingOf(c.endpoint).Answers() }
+// live reports whether the endpoint is a producer, not a file; it is read
+// once, when the client is made, not at every event.
+func (c *Client) live() bool { return c.isLive }
 
 // manifestAccepted checks the manifest of a subscription.accepted.
 func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
