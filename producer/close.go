@@ -47,20 +47,6 @@ func (p *Producer) answerableLocked(typ string) bool {
 	return false
 }
 
-// NobodyAnswers tells the producer that no one can answer its prompts any
-// more (a subscriber whose input has ended, such as aaep-listen --demo with
-// standard input closed): every prompt waiting now, and every later one,
-// applies its default decision at once, as if its time had run out. It is
-// the producer that applies its default; no answer is sent for anyone.
-func (p *Producer) NobodyAnswers() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.nobody = true
-	for _, pr := range p.prompts {
-		pr.noOneLeftLocked(TimedOut)
-	}
-}
-
 // noOneLeftLocked lets pr's default decision apply now, settled as how,
 // unless it is settled or let go already. p.mu is held.
 func (pr *prompt) noOneLeftLocked(how Resolution) {

@@ -35,8 +35,8 @@ type Options struct {
 	// each as a session of its own.
 	Scenarios []Scenario
 	// Speed multiplies every step's after_ms; 0 plays without pauses.
-	// Prompts still wait their full time (see PromptTimeout and
-	// NobodyAnswers).
+	// Prompts still wait their full time (see PromptTimeout), unless no
+	// subscriber can answer them.
 	Speed float64
 	// Quirks makes the producer behave like producers deployed today: no
 	// handshake, bare "data:" lines with heartbeat comments, tool.invoked
@@ -166,7 +166,6 @@ type Producer struct {
 	finished bool          // the run has ended
 	runErr   error
 	subs     map[string]*subscription
-	nobody   bool               // no one can answer: prompts apply their default at once (NobodyAnswers)
 	prompts  map[string]*prompt // by reply token, settled ones included
 	outcomes []Outcome
 	streams  uint64 // streams opened so far; seeds each one's chaos
@@ -586,8 +585,6 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) (*pr
 	p.prompts[token] = pr
 	send := true
 	switch {
-	case p.nobody:
-		pr.noOneLeftLocked(TimedOut)
 	case !p.answerableLocked(pr.typ):
 		pr.noOneLeftLocked(Defaulted)
 		send = false

@@ -136,8 +136,3 @@ func (o Options) linkDefaults(lo LinkOptions) LinkOptions {
 	}
 	return lo
 }
-
-// ReadsFile reports whether Dial reads endpoint as a file or standard input
-// (file:PATH, a path, or -), which has no producer to ask anything: nothing
-// is fetched or sent over a network for it.
-func ReadsFile(endpoint string) bool { return BindingOf(endpoint) == BindingFile }
