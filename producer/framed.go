@@ -99,6 +99,7 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 		switch {
 		case finished:
 			pe.end(protocol.CloseSubscriptionEnded, "the producer has finished")
+			p.sentAll(own)
 		case p.ctx.Err() != nil:
 			pe.end(protocol.CloseGoingAway, "the producer is shutting down")
 		default:

@@ -9,8 +9,9 @@ import "slices"
 type eventLog struct {
 	recs []record
 	base uint64 // index of recs[0] among every event ever appended
-	// ended is set on a stream's own log once nothing more will come.
-	ended bool
+	// ended is set on a stream's own log once nothing more will come;
+	// complete, when that is because the capture was played to its end.
+	ended, complete bool
 	// own marks a stream's own log: it keeps only what its one reader has
 	// not yet taken, and its writer waits while too much is unread.
 	own bool

@@ -48,7 +48,9 @@ type Replay struct {
 	// that replies to the last prompts still find it open.
 	Linger time.Duration
 	// OnDone, if not nil, is called each time a stream (when Shared: the
-	// playing) has sent the whole capture; never with Loop.
+	// playing) has sent the whole capture; never with Loop. It is called
+	// once the stream has written its last event, on a goroutine of its
+	// own, so it may Close the producer.
 	OnDone func()
 
 	msgs  [][]byte  // the events served, one line each
@@ -127,17 +129,29 @@ func (p *Producer) playOwn(ctx context.Context, lastID string, sub *subscription
 			}
 		})
 		p.mu.Lock()
-		lg.ended = true
+		lg.ended, lg.complete = true, finished
 		if finished && sub != nil {
 			sub.played = true
 		}
 		p.broadcastLocked()
 		p.mu.Unlock()
-		if finished && r.OnDone != nil {
-			r.OnDone()
-		}
 	}()
 	return lg, true
+}
+
+// sentAll is called by a stream whose feed of own has returned true: every
+// event of own is written. When own's playing went to the end, the stream
+// has sent the whole capture, and OnDone is told — only now, so a server
+// that stops from OnDone cannot cut a stream short. OnDone runs on a
+// goroutine of its own: it may Close the producer, which waits for this
+// stream's connection.
+func (p *Producer) sentAll(own *eventLog) {
+	p.mu.Lock()
+	complete := own != nil && own.complete
+	p.mu.Unlock()
+	if r := p.opts.Replay; complete && r.OnDone != nil {
+		go r.OnDone()
+	}
 }
 
 // runReplay plays a Shared replay into the history every stream reads.

@@ -547,3 +547,35 @@ func TestReplaySpecStreamOnce(t *testing.T) {
 		}
 	}
 }
+
+// OnDone means a stream has sent the whole capture, not that its playing
+// has queued it: a server that shuts down from OnDone (aaep-replay serve
+// --once) still delivers every event, on every binding.
+func TestReplayOnDoneAfterSent(t *testing.T) {
+	for _, binding := range []string{"sse", "websocket"} {
+		for run := range 40 {
+			var p *Producer
+			r := Replay{Records: cleanRecords(t)}
+			r.OnDone = func() { p.Close() }
+			p = New(Options{Replay: &r, Logf: t.Logf})
+			hs := httptest.NewServer(p)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			endpoint, opts := hs.URL, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}}
+			if binding == "websocket" {
+				endpoint = "ws" + strings.TrimPrefix(hs.URL, "http") + protocol.PathWebSocket
+				opts.SSE = transport.SSEOptions{SubscriptionRequest: []byte(testRequest)}
+			}
+			conn, err := transport.Dial(ctx, endpoint, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs, _ := receive(t, ctx, conn, 0)
+			conn.Close()
+			cancel()
+			hs.Close()
+			if len(evs) != 18 {
+				t.Fatalf("%s, run %d: the stream held %d events, want 18", binding, run, len(evs))
+			}
+		}
+	}
+}

@@ -171,13 +171,15 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	if own == nil {
 		cursor = p.startIndex(r.Header.Get("Last-Event-ID"))
 	}
-	p.feed(ctx, sub, own, out, cursor, heartbeat, func() error {
+	if p.feed(ctx, sub, own, out, cursor, heartbeat, func() error {
 		if _, err := w.Write(out.buf.Bytes()); err != nil {
 			return err
 		}
 		out.buf.Reset()
 		return rc.Flush()
-	})
+	}) {
+		p.sentAll(own)
+	}
 }
 
 // newStreamOut returns the output of the stream numbered seed.
