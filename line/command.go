@@ -21,10 +21,16 @@ const (
 	VerbEmpty               // an empty line
 	VerbSet                 // set NAME VALUE: change a term of the subscription
 	VerbStop                // stop, silence, hush: stop speaking what is not critical
+	VerbAgents              // agents: list the agents listened to
+	VerbMute                // mute AGENT: only its critical events and prompts
+	VerbUnmute              // unmute AGENT
+	VerbOnly                // only AGENT: mute every other agent
+	VerbAll                 // all: undo only and mute, every agent heard again
 )
 
 func (v Verb) String() string {
-	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "stop"}[v]
+	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "stop",
+		"agents", "mute", "unmute", "only", "all"}[v]
 }
 
 // Command is one typed line.
@@ -39,6 +45,10 @@ type Command struct {
 	// Rationale is the reason given with "accept N because TEXT" or
 	// "reject N because TEXT", sent as the reply's decision_rationale.
 	Rationale string
+	// Agent is the agent a command is for, as typed (a label or name):
+	// "mute AGENT", "unmute AGENT", "only AGENT", "quit AGENT" and
+	// "set NAME VALUE for AGENT". Empty means every agent (quit: all).
+	Agent string
 }
 
 // Parse reads one typed line. It never fails: what is not a command is text.
@@ -83,10 +93,24 @@ func Parse(s string) Command {
 		}
 	case "set":
 		name, value, _ := strings.Cut(rest, " ")
-		return Command{Verb: VerbSet, Word: strings.ToLower(name), Arg: strings.TrimSpace(value)}
+		value, agent := forAgent(strings.TrimSpace(value))
+		return Command{Verb: VerbSet, Word: strings.ToLower(name), Arg: value, Agent: agent}
 	case "quit", "q", "exit":
+		if !strings.Contains(rest, " ") {
+			return Command{Verb: VerbQuit, Word: word, Agent: rest}
+		}
+	case "agents":
 		if rest == "" {
-			return Command{Verb: VerbQuit, Word: word}
+			return Command{Verb: VerbAgents, Word: word}
+		}
+	case "all":
+		if rest == "" {
+			return Command{Verb: VerbAll, Word: word}
+		}
+	case "mute", "unmute", "only":
+		if rest != "" && !strings.Contains(rest, " ") {
+			v := map[string]Verb{"mute": VerbMute, "unmute": VerbUnmute, "only": VerbOnly}[word]
+			return Command{Verb: v, Word: word, Agent: rest}
 		}
 	case "stop", "silence", "hush":
 		if rest == "" {
@@ -94,6 +118,20 @@ func Parse(s string) Command {
 		}
 	}
 	return Command{Verb: VerbText, Arg: s}
+}
+
+// forAgent splits "VALUE for AGENT" into VALUE and AGENT (one word); a
+// value without that ending is returned whole, for every agent.
+func forAgent(s string) (value, agent string) {
+	i := strings.LastIndex(strings.ToLower(s), " for ")
+	if i < 0 {
+		return s, ""
+	}
+	agent = strings.TrimSpace(s[i+len(" for "):])
+	if agent == "" || strings.Contains(agent, " ") {
+		return s, ""
+	}
+	return strings.TrimSpace(s[:i]), agent
 }
 
 // because reads what may follow a decision: nothing, or "because" and a
