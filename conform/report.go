@@ -1,0 +1,207 @@
+package conform
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Summary counts a report's results by status.
+type Summary struct {
+	Total   int `json:"total"`
+	Passed  int `json:"pass"`
+	Failed  int `json:"fail"`
+	Skipped int `json:"skip"`
+	Warned  int `json:"warn"`
+}
+
+// Summary counts the results.
+func (r *Report) Summary() Summary {
+	var s Summary
+	for _, res := range r.Results {
+		s.Total++
+		switch res.Status {
+		case Pass:
+			s.Passed++
+		case Fail:
+			s.Failed++
+		case Skip:
+			s.Skipped++
+		case Warn:
+			s.Warned++
+		}
+	}
+	return s
+}
+
+// String is the summary as a plain sentence: "12 tests: 10 passed, 1
+// failed, 0 skipped, 1 warning."
+func (s Summary) String() string {
+	return fmt.Sprintf("%d %s: %d passed, %d failed, %d skipped, %d %s.",
+		s.Total, plural(s.Total, "test", "tests"), s.Passed, s.Failed, s.Skipped, s.Warned, plural(s.Warned, "warning", "warnings"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// ConformingLevel is the highest level, up to the one asked for, whose every
+// test (and every test of the levels below) passed or only warned: a failure
+// or a skip stops a level, and so does a level with no test at all. It is 0
+// when not even Level 1 holds.
+func (r *Report) ConformingLevel() Level {
+	ran := map[Level]bool{}
+	broken := map[Level]bool{}
+	for _, res := range r.Results {
+		ran[res.Level] = true
+		if res.Status != Pass && res.Status != Warn {
+			broken[res.Level] = true
+		}
+	}
+	var got Level
+	for l := Level(1); l <= r.Level; l++ {
+		if !ran[l] || broken[l] {
+			break
+		}
+		got = l
+	}
+	return got
+}
+
+// Conforming says whether every test of the level asked for passed (or only
+// warned): the claim may be made.
+func (r *Report) Conforming() bool {
+	return r.Level >= 1 && r.ConformingLevel() == r.Level
+}
+
+// Name is what the claim calls the implementation tested: its agent name
+// (or id) with its version when the handshake or manifest gave them,
+// otherwise the endpoint or command. It is the implementation's own words,
+// not sanitized here.
+func (t Target) Name() string {
+	name := t.AgentName
+	if name == "" {
+		name = t.AgentID
+	}
+	if name != "" && t.AgentVersion != "" {
+		name += " " + t.AgentVersion
+	}
+	switch {
+	case name != "":
+		return name
+	case t.Endpoint != "":
+		return t.Endpoint
+	case t.Command != "":
+		return t.Command
+	case t.Subscriber != "":
+		return t.Subscriber
+	}
+	return "the implementation tested"
+}
+
+// Claim is the conformance claim of spec section 9.8 that the report
+// supports, or "" when it supports none (Conforming is false):
+// "X is AAEP Level N conformant, verified by aaep-conform version V on DATE".
+func (r *Report) Claim() string {
+	if !r.Conforming() {
+		return ""
+	}
+	return ClaimSentence(r.Target.Name(), r.Level, r.Suite, r.Finished)
+}
+
+// ClaimSentence builds a claim sentence; a receipt's claim is built the same
+// way as a report's.
+func ClaimSentence(name string, l Level, s Suite, date time.Time) string {
+	suite := s.Name
+	if suite == "" {
+		suite = "aaep-conform"
+	}
+	return fmt.Sprintf("%s is AAEP Level %d conformant, verified by %s version %s on %s",
+		name, l, suite, s.Version, date.UTC().Format(time.DateOnly))
+}
+
+// ResultsDigest is the SHA-256 (hex) of the canonical JSON of the full
+// results, evidence included: a receipt holds it, so a report can be matched
+// to its receipt.
+func (r *Report) ResultsDigest() string { return Digest(r.results()) }
+
+// results are the results, an empty list rather than nil (JSON [] not null).
+func (r *Report) results() []Result {
+	if r.Results == nil {
+		return []Result{}
+	}
+	return r.Results
+}
+
+// ReportDocument is the JSON report: the report with what is derived from
+// it, as docs/schemas/conform-report.schema.json describes.
+type ReportDocument struct {
+	Type string `json:"type"` // ReportType
+	*Report
+	Summary         Summary `json:"summary"`
+	ConformingLevel Level   `json:"conforming_level"`
+	Claim           string  `json:"claim,omitempty"`
+	ResultsSHA256   string  `json:"results_sha256"`
+}
+
+// ReportType names a JSON report.
+const ReportType = "aaep-conform-report"
+
+// Document is the JSON report of r.
+func (r *Report) Document() ReportDocument {
+	rr := *r
+	rr.Results = r.results()
+	return ReportDocument{
+		Type:            ReportType,
+		Report:          &rr,
+		Summary:         r.Summary(),
+		ConformingLevel: r.ConformingLevel(),
+		Claim:           r.Claim(),
+		ResultsSHA256:   r.ResultsDigest(),
+	}
+}
+
+// WriteJSON writes the JSON report, indented.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r.Document()); err != nil {
+		return fmt.Errorf("conform: write the JSON report: %w", err)
+	}
+	return nil
+}
+
+// ByLevel groups the results by level, lowest first, each in the order it
+// ran; levels with no result are left out.
+func (r *Report) ByLevel() []LevelResults {
+	var out []LevelResults
+	at := map[Level]int{}
+	for _, res := range r.Results {
+		i, ok := at[res.Level]
+		if !ok {
+			i = len(out)
+			at[res.Level] = i
+			out = append(out, LevelResults{Level: res.Level})
+		}
+		out[i].Results = append(out[i].Results, res)
+	}
+	slices.SortStableFunc(out, func(a, b LevelResults) int { return cmp.Compare(a.Level, b.Level) })
+	return out
+}
+
+// LevelResults are the results of one level.
+type LevelResults struct {
+	Level   Level
+	Results []Result
+}
+
+// Word is a status as an upper-case word for a line of text: PASS,
+// FAIL, SKIP, WARN.
+func (s Status) Word() string { return strings.ToUpper(string(s)) }
