@@ -21,6 +21,8 @@ type RecheckOptions struct {
 	Count int
 	// Rand picks the tests and their order; nil means a random source.
 	Rand *rand.Rand
+	// Catalogue is the tests we know; nil means ProducerTests.
+	Catalogue []Test
 	// Run runs the tests; nil means TestProducer.
 	Run func(context.Context, ProducerOptions) (*Report, error)
 }
@@ -73,7 +75,11 @@ func RecheckReceipt(ctx context.Context, rc *Receipt, o RecheckOptions) (*Rechec
 		return nil, err
 	}
 	known := map[string]bool{}
-	for _, t := range ProducerTests() {
+	catalogue := o.Catalogue
+	if catalogue == nil {
+		catalogue = ProducerTests()
+	}
+	for _, t := range catalogue {
 		known[t.ID] = true
 	}
 	var ids []string
