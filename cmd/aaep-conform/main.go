@@ -1,0 +1,177 @@
+// Command aaep-conform tests AAEP producers and subscribers live against
+// the conformance requirements of spec chapter 09, writes JSON and HTML
+// reports, signs what it found as receipts, and verifies receipts.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"time"
+
+	"github.com/aaep-term/aaep-term/conform"
+	"github.com/aaep-term/aaep-term/internal/buildinfo"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// Exit codes.
+const (
+	exitConforming = 0 // every test of the level passed; verify: the receipt holds
+	exitNot        = 1 // a test failed or was skipped; verify: the receipt is refused
+	exitCannot     = 2 // the suite could not run: usage, unreachable, unreadable
+)
+
+const program = "aaep-conform"
+
+var errHelp = errors.New("help requested")
+
+const usageText = `Usage: aaep-conform COMMAND [flags] …
+
+Tests an AAEP implementation live against the conformance requirements of
+the spec (chapter 09), at Level 1 (notification), 2 (interactive) or 3
+(negotiated); writes what it found as plain lines, a JSON report, an
+accessible HTML report and a signed receipt that anyone can verify.
+
+Commands:
+  producer ENDPOINT   test a producer: subscribe to it, drive sessions and
+                      check every producer requirement of the level
+  subscriber          test a subscriber: act as a scripted producer on a
+                      loopback port (or run the subscriber with --exec) and
+                      check what a producer can observe of it
+  verify RECEIPT      check a signed receipt: signature, schema, expiry and
+                      suite; --recheck re-runs some of its tests live
+  key                 make a key pair to sign receipts (ES256 or EdDSA)
+  help                this text
+  version             the version, commit, Go version and AAEP version
+                      (also --version)
+
+Examples:
+  aaep-conform producer http://127.0.0.1:8080/aaep --level 3 --fast
+  aaep-conform producer https://agent.example/aaep --level 2 \
+      --trigger 'POST https://agent.example/sessions {"user_message":"hi"}' \
+      --json report.json --html report.html
+  aaep-conform subscriber --level 3 --exec 'aaep-listen {endpoint}'
+  aaep-conform key --out receipt-key.pem
+  aaep-conform producer ws://127.0.0.1:8080/aaep --level 3 \
+      --receipt agent.receipt --sign-key receipt-key.pem
+  aaep-conform verify agent.receipt --key receipt-key.pem.pub --recheck
+
+Run aaep-conform COMMAND --help for the flags of a command.
+
+Exit status: 0 when every test of the level passed (verify: the receipt
+holds), 1 when one failed or was skipped (verify: the receipt is refused, or
+the recheck differs), 2 when the suite could not run (a usage error, an
+implementation that cannot be reached, a file that cannot be read).
+`
+
+// deps are what a run reaches outside itself; tests replace them.
+type deps struct {
+	io             *term.IO
+	now            func() time.Time
+	getenv         func(string) string
+	testProducer   func(context.Context, conform.ProducerOptions) (*conform.Report, error)
+	testSubscriber func(context.Context, conform.SubscriberOptions) (*conform.Report, error)
+	producerTests  func() []conform.Test // the catalogue a recheck may re-run
+	info           buildinfo.Info
+}
+
+func systemDeps(tio *term.IO, getenv func(string) string) *deps {
+	return &deps{
+		io:             tio,
+		now:            time.Now,
+		getenv:         getenv,
+		testProducer:   conform.TestProducer,
+		testSubscriber: conform.TestSubscriber,
+		producerTests:  conform.ProducerTests,
+		info:           buildinfo.Read(program),
+	}
+}
+
+// suite is this build of the suite, as reports and receipts name it.
+func (d *deps) suite() conform.Suite {
+	return conform.Suite{
+		Name:        program,
+		Version:     suiteVersion(d.info),
+		AAEPVersion: protocol.Version,
+		Catalogue:   conform.CatalogueHash(),
+	}
+}
+
+// suiteVersion is the module version of a release build, or for a build
+// from a clone "devel+" and the commit it was built from (with "-dirty"
+// for local changes), so that a claim names a build one can find.
+func suiteVersion(i buildinfo.Info) string {
+	if len(i.Version) > 1 && i.Version[0] == 'v' {
+		return i.Version
+	}
+	if i.Commit == "" || i.Commit == "unknown" {
+		return "devel"
+	}
+	v := "devel+" + i.Commit[:min(12, len(i.Commit))]
+	if i.Modified {
+		v += "-dirty"
+	}
+	return v
+}
+
+// run carries out one command line and returns the exit code.
+func run(ctx context.Context, args []string, d *deps) int {
+	tio := d.io
+	if buildinfo.Requested(args) {
+		d.info.Print(tio)
+		return exitConforming
+	}
+	if len(args) == 0 {
+		tio.EUsage("aaep-conform: say what to do.\n\n" + usageText)
+		return exitCannot
+	}
+	cmd, rest := args[0], args[1:]
+	var (
+		code int
+		err  error
+	)
+	switch cmd {
+	case "producer":
+		code, err = runProducer(ctx, rest, d)
+	case "subscriber":
+		code, err = runSubscriber(ctx, rest, d)
+	case "verify":
+		code, err = runVerify(ctx, rest, d)
+	case "key":
+		code, err = runKey(rest, d)
+	case "help", "-h", "-help", "--help":
+		tio.Usage(usageText)
+		return exitConforming
+	default:
+		tio.Eprintf("aaep-conform: unknown command %q.\nRun aaep-conform help for the commands.\n", cmd)
+		return exitCannot
+	}
+	switch {
+	case errors.Is(err, errHelp):
+		return exitConforming
+	case cliflag.ExitCode(err) == cliflag.ExitUsage:
+		tio.Eprintf("aaep-conform %s: %v\nRun aaep-conform %s --help for usage.\n", cmd, err, cmd)
+		return exitCannot
+	case err != nil:
+		tio.Eprintf("aaep-conform %s: %v\n", cmd, err)
+		if code == exitConforming {
+			code = exitCannot
+		}
+	}
+	return code
+}
+
+// parse parses flags that may come before or after the operands, printing
+// the command's help on --help.
+func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	rest, err := cliflag.Parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		cliflag.PrintHelp(out, usage, fs)
+		return nil, errHelp
+	}
+	return rest, err
+}

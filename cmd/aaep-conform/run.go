@@ -1,0 +1,397 @@
+// run.go: aaep-conform producer and subscriber, and what they share: the
+// lines, the reports, the receipt.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-term/aaep-term/conform"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/safefile"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+const producerUsage = `Usage: aaep-conform producer ENDPOINT --level N [flags]
+
+Tests the producer at ENDPOINT (http(s)://, ws(s)://, unix:PATH,
+grpc(s)://, or exec:COMMAND for a stdio producer, as aaep-listen takes
+it) against every producer requirement of AAEP Level N (1, 2 or 3, each
+including the levels below): it subscribes, several times with different
+terms, drives sessions, answers the prompts it finds and checks what comes
+back.
+
+Each test is one line: PASS, FAIL, SKIP or WARN, its ID and why. The
+producer's own words in these lines are sanitized. Then a summary and, only
+when every test of the level passed, the conformance claim:
+  X is AAEP Level N conformant, verified by aaep-conform version V on DATE
+
+Sessions start on their own, or with --trigger 'METHOD URL [BODY]': one
+argument, method, URL and an optional JSON body separated by the first two
+spaces, for example
+  --trigger 'POST https://agent.example/sessions {"user_message":"list files"}'
+
+Exit status: 0 when every test of the level passed (warnings allowed), 1
+when one failed or was skipped, 2 when the suite could not run.
+
+Flags:
+`
+
+const subscriberUsage = `Usage: aaep-conform subscriber --level N [--exec CMD | --addr HOST:PORT] [flags]
+
+Tests a subscriber: aaep-conform acts as a scripted producer and checks the
+subscriber requirements of AAEP Level N that a producer can observe (the
+handshake and its capabilities, reply tokens echoed exactly, no reply
+without a user action, replies of the right kind, lower terms accepted
+without a renegotiation storm, renegotiation and close when asked, unknown
+types and extensions not breaking the stream).
+
+With --exec the suite runs the subscriber itself, {endpoint} in CMD
+replaced by where the suite serves, and drives its standard input as a user
+would; without it, the suite serves on --addr and waits for a subscriber to
+connect, printing where.
+
+Lines, reports, receipts and exit status are as for aaep-conform producer.
+
+Flags:
+`
+
+// runFlags are the flags producer and subscriber share.
+type runFlags struct {
+	level    int
+	fast     bool
+	jsonOut  string
+	htmlOut  string
+	receipt  string
+	signKey  string
+	validFor validity
+}
+
+func (f *runFlags) add(fs *flag.FlagSet) {
+	fs.IntVar(&f.level, "level", 0, "the conformance `LEVEL` to test: 1, 2 or 3 (required)")
+	fs.BoolVar(&f.fast, "fast", false, "skip the tests that wait out long timeouts (each says it was skipped, so no claim is made above Level 1 with them)")
+	fs.StringVar(&f.jsonOut, "json", "", "also write the JSON report to `FILE` (schema: docs/schemas/conform-report.schema.json)")
+	fs.StringVar(&f.htmlOut, "html", "", "also write the accessible HTML report to `FILE`")
+	fs.StringVar(&f.receipt, "receipt", "", "write a signed receipt of the run to `FILE` (needs --sign-key)")
+	fs.StringVar(&f.signKey, "sign-key", "", "private `KEY` file that signs the receipt: PEM or JWK, ES256 (P-256) or Ed25519 (make one with aaep-conform key)")
+	f.validFor = validity(conform.DefaultValidity)
+	fs.Var(&f.validFor, "valid-for", "how long the receipt is valid: days such as 90d, or a duration such as 36h (default 90d)")
+}
+
+// check checks the flags and loads the signing key, before anything runs:
+// a run that cannot write the receipt asked for does not start.
+func (f *runFlags) check() (*conform.SigningKey, error) {
+	if f.level < 1 || f.level > 3 {
+		if f.level == 0 {
+			return nil, cliflag.Usagef("say which level to test with --level 1, 2 or 3")
+		}
+		return nil, cliflag.Usagef("--level %d: the levels are 1, 2 and 3", f.level)
+	}
+	switch {
+	case f.receipt != "" && f.signKey == "":
+		return nil, cliflag.Usagef("--receipt needs --sign-key KEY: a receipt is signed with a real key or not written")
+	case f.receipt == "" && f.signKey != "":
+		return nil, cliflag.Usagef("--sign-key without --receipt FILE signs nothing")
+	case f.receipt == "":
+		return nil, nil
+	}
+	k, err := conform.LoadSigningKey(f.signKey)
+	if err != nil {
+		return nil, cliflag.Usage(err)
+	}
+	return k, nil
+}
+
+// validity is the --valid-for flag: "90d" or a Go duration.
+type validity time.Duration
+
+func (v *validity) String() string {
+	d := time.Duration(*v)
+	if d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
+}
+
+func (v *validity) Set(s string) error {
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
+		}
+	}
+	if d <= 0 || d > 10*366*24*time.Hour {
+		return fmt.Errorf("a receipt is valid for more than nothing and at most ten years, not %s", s)
+	}
+	*v = validity(d)
+	return nil
+}
+
+func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
+	fs := flag.NewFlagSet("producer", flag.ContinueOnError)
+	var f runFlags
+	f.add(fs)
+	var (
+		trigger string
+		token   string
+		tls     cliflag.TLS
+	)
+	header := http.Header{}
+	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
+	fs.StringVar(&token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
+	fs.Var(cliflag.Header(header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
+	tls.AddFlags(fs)
+	rest, err := parse(fs, args, producerUsage, d.io.Out)
+	if err != nil {
+		return exitCannot, err
+	}
+	if len(rest) != 1 {
+		return exitCannot, cliflag.Usagef("give exactly one producer ENDPOINT, got %d", len(rest))
+	}
+	if err := checkTrigger(trigger); err != nil {
+		return exitCannot, err
+	}
+	key, err := f.check()
+	if err != nil {
+		return exitCannot, err
+	}
+	if err := tls.Load(); err != nil {
+		return exitCannot, cliflag.Usage(err)
+	}
+	if token == "" {
+		token = d.getenv("AAEP_TOKEN")
+	}
+	endpoint := rest[0]
+	if w := cliflag.CredentialsWarning(endpoint, token, header, tls.Cert != ""); w != "" {
+		d.io.Eprintf("%s\n", w)
+	}
+	if key != nil && key.Warning != "" {
+		d.io.Eprintf("%s\n", key.Warning)
+	}
+	p := newPrinter(d)
+	rep, err := d.testProducer(ctx, conform.ProducerOptions{
+		Endpoint: endpoint,
+		Level:    conform.Level(f.level),
+		Fast:     f.fast,
+		Trigger:  trigger,
+		Transport: transport.Options{
+			SSE:       transport.SSEOptions{Token: token, Header: header, HTTPClient: tls.Client},
+			WebSocket: transport.WSOptions{TLSConfig: tls.Config},
+		},
+		Progress: p.result,
+	})
+	if err != nil {
+		return exitCannot, fmt.Errorf("could not test %s: %w", endpoint, err)
+	}
+	if rep.Target.Endpoint == "" {
+		rep.Target.Endpoint = endpoint
+	}
+	return finish(rep, conform.RoleProducer, &f, key, p, d)
+}
+
+func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
+	fs := flag.NewFlagSet("subscriber", flag.ContinueOnError)
+	var f runFlags
+	f.add(fs)
+	var execCmd, addr string
+	fs.StringVar(&execCmd, "exec", "", "run the subscriber as `CMD`, {endpoint} in it replaced by where the suite serves, and drive its standard input")
+	fs.StringVar(&addr, "addr", "", "serve on `HOST:PORT` and wait for a subscriber to connect (default 127.0.0.1 on a free port)")
+	rest, err := parse(fs, args, subscriberUsage, d.io.Out)
+	if err != nil {
+		return exitCannot, err
+	}
+	if len(rest) != 0 {
+		return exitCannot, cliflag.Usagef("the subscriber test takes no operand (use --exec CMD or --addr HOST:PORT), got %q", strings.Join(rest, " "))
+	}
+	if execCmd != "" && addr != "" {
+		return exitCannot, cliflag.Usagef("give --exec or --addr, not both")
+	}
+	key, err := f.check()
+	if err != nil {
+		return exitCannot, err
+	}
+	if key != nil && key.Warning != "" {
+		d.io.Eprintf("%s\n", key.Warning)
+	}
+	p := newPrinter(d)
+	rep, err := d.testSubscriber(ctx, conform.SubscriberOptions{
+		Level: conform.Level(f.level),
+		Fast:  f.fast,
+		Exec:  execCmd,
+		Addr:  addr,
+		Ready: func(endpoint string) {
+			if execCmd == "" {
+				d.io.Printf("Serving as a scripted producer at %s: connect the subscriber to test.\n", endpoint)
+			}
+		},
+		Progress: p.result,
+	})
+	if err != nil {
+		return exitCannot, fmt.Errorf("could not test the subscriber: %w", err)
+	}
+	if rep.Target.Command == "" {
+		rep.Target.Command = execCmd
+	}
+	return finish(rep, conform.RoleSubscriber, &f, key, p, d)
+}
+
+// checkTrigger checks --trigger is 'METHOD URL [BODY]' with an HTTP(S) URL
+// and, when there is one, a JSON body.
+func checkTrigger(s string) error {
+	if s == "" {
+		return nil
+	}
+	method, rest, _ := strings.Cut(s, " ")
+	rawURL, body, _ := strings.Cut(rest, " ")
+	if method == "" || strings.ToUpper(method) != method || strings.ContainsFunc(method, func(r rune) bool { return r < 'A' || r > 'Z' }) {
+		return cliflag.Usagef("--trigger %q: want 'METHOD URL [BODY]', METHOD in capitals such as POST", s)
+	}
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return cliflag.Usagef("--trigger %q: the URL must be http:// or https://", s)
+	}
+	if body != "" && !json.Valid([]byte(body)) {
+		return cliflag.Usagef("--trigger %q: the body must be JSON", s)
+	}
+	return nil
+}
+
+// printer prints each result once, as it is found (Progress may be called
+// from the suite's goroutines) or, for those the suite did not report on
+// the way, at the end.
+type printer struct {
+	d       *deps
+	mu      sync.Mutex
+	printed map[string]bool
+}
+
+func newPrinter(d *deps) *printer { return &printer{d: d, printed: map[string]bool{}} }
+
+func (p *printer) result(r conform.Result) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.printed[r.ID] {
+		return
+	}
+	p.printed[r.ID] = true
+	p.d.io.Printf("%s %s: %s\n", r.Status.Word(), r.ID, r.Detail)
+}
+
+// finish prints what the report adds up to, writes the reports and the
+// receipt asked for, and returns the exit code.
+func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.SigningKey, p *printer, d *deps) (int, error) {
+	// The suite is named by this build, whatever the catalogue filled in.
+	rep.Suite = d.suite()
+	rep.Role = role
+	rep.Level = conform.Level(f.level)
+	rep.Fast = rep.Fast || f.fast
+	if rep.Finished.IsZero() {
+		rep.Finished = d.now()
+	}
+	for _, r := range rep.Results {
+		p.result(r)
+	}
+	tio := d.io
+	tio.Printf("Level %v %s tests of %s: %s\n", rep.Level, role, rep.Target.Name(), rep.Summary())
+	if claim := rep.Claim(); claim != "" {
+		tio.Printf("%s.\n", claim)
+	} else {
+		tio.Printf("%s\n", notConforming(rep))
+	}
+	if err := writeReports(rep, f, key, d); err != nil {
+		return exitCannot, err
+	}
+	if rep.Conforming() {
+		return exitConforming, nil
+	}
+	return exitNot, nil
+}
+
+// notConforming says why no claim is made, naming the tests that stop it.
+func notConforming(rep *conform.Report) string {
+	var stop []string
+	for _, r := range rep.Results {
+		if r.Level <= rep.Level && r.Status != conform.Pass && r.Status != conform.Warn {
+			stop = append(stop, r.ID+" "+map[conform.Status]string{conform.Fail: "failed", conform.Skip: "was skipped"}[r.Status])
+		}
+	}
+	s := fmt.Sprintf("Not AAEP Level %d conformant", rep.Level)
+	if held := rep.ConformingLevel(); held > 0 {
+		s += fmt.Sprintf(" (Level %d holds)", held)
+	}
+	switch {
+	case len(stop) > 0:
+		s += ": " + strings.Join(stop, ", ") + "."
+	case len(rep.Results) == 0:
+		s += ": no test ran."
+	default:
+		s += ": a level has no test that ran."
+	}
+	return s
+}
+
+func writeReports(rep *conform.Report, f *runFlags, key *conform.SigningKey, d *deps) error {
+	if f.jsonOut != "" {
+		if err := writeFile(f.jsonOut, rep.WriteJSON); err != nil {
+			return err
+		}
+		d.io.Printf("Wrote the JSON report to %s.\n", f.jsonOut)
+	}
+	if f.htmlOut != "" {
+		if err := writeFile(f.htmlOut, rep.WriteHTML); err != nil {
+			return err
+		}
+		d.io.Printf("Wrote the HTML report to %s.\n", f.htmlOut)
+	}
+	if f.receipt != "" {
+		rc, err := conform.NewReceipt(rep, key, d.now(), time.Duration(f.validFor))
+		if err != nil {
+			return err
+		}
+		jws, err := rc.Sign(key)
+		if err != nil {
+			return err
+		}
+		if err := writeFile(f.receipt, func(w io.Writer) error {
+			_, err := io.WriteString(w, jws+"\n")
+			return err
+		}); err != nil {
+			return err
+		}
+		d.io.Printf("Wrote the receipt to %s, signed by key %s (%s), valid until %s.\n", f.receipt, key.KeyID(), key.Alg(), rc.ExpiresAt.Format(time.DateOnly))
+	}
+	return nil
+}
+
+// writeFile writes a file of ours through safefile (no symbolic link
+// followed) and says which file failed.
+func writeFile(path string, write func(io.Writer) error) error {
+	out, err := safefile.Create(path)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := write(out); err != nil {
+		out.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,239 @@
+// verify.go: aaep-conform verify.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/aaep-term/aaep-term/conform"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--recheck] [--json]
+
+Checks a receipt written by aaep-conform --receipt: that it is signed, with
+ES256 or EdDSA, by the key you trust (--key, a PEM or JWK public key) or by
+one of the keys you trust (--trusted-keys, a directory of .pem, .pub, .jwk
+or .json files, matched by the receipt's key ID); that its content follows
+the receipt schema (docs/schemas/conform-receipt.schema.json) and agrees with
+itself; and that it has not expired. An unsigned receipt (alg none), one
+signed with a shared secret (HMAC) or carrying a placeholder signature is
+refused. A receipt from a newer aaep-conform, or whose test catalogue we do
+not know, is noted.
+
+With --recheck, a random part of the receipt's tests is run again against
+the producer it names (or --endpoint), in random order, and each outcome
+is compared with the receipt's. A recheck reaches a producer over the
+network or a Unix socket only: never a command or a file a receipt names.
+
+Exit status: 0 when the receipt holds (and the recheck agrees), 1 when it is
+refused (or the recheck differs), 2 when it cannot be checked (a usage error,
+an unreadable file, a producer that cannot be reached).
+
+Flags:
+`
+
+// verifyReport is verify's --json document.
+type verifyReport struct {
+	File    string           `json:"file"`
+	Valid   bool             `json:"valid"`
+	Reason  string           `json:"reason,omitempty"` // why it was refused
+	KeyID   string           `json:"key_id,omitempty"`
+	KeyFile string           `json:"key_file,omitempty"`
+	Claim   string           `json:"claim,omitempty"`
+	Notes   []string         `json:"notes,omitempty"`
+	Receipt *conform.Receipt `json:"receipt,omitempty"`
+	Recheck *conform.Recheck `json:"recheck,omitempty"`
+}
+
+func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
+	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
+	var (
+		keyFile, keysDir, endpoint, token string
+		recheck, asJSON                   bool
+		count                             int
+		tls                               cliflag.TLS
+	)
+	header := http.Header{}
+	fs.StringVar(&keyFile, "key", "", "the public key `FILE` you trust to have signed it (PEM or JWK)")
+	fs.StringVar(&keysDir, "trusted-keys", "", "a `DIR` of public keys you trust; the receipt's key ID picks one")
+	fs.BoolVar(&recheck, "recheck", false, "re-run a random part of the receipt's tests against the live producer and compare")
+	fs.IntVar(&count, "count", 0, "with --recheck, how many tests to re-run (default about a third)")
+	fs.StringVar(&endpoint, "endpoint", "", "with --recheck, test this `ENDPOINT` instead of the one the receipt names")
+	fs.BoolVar(&asJSON, "json", false, "write the verification report as one JSON document instead of lines")
+	fs.StringVar(&token, "token", "", "with --recheck, bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
+	fs.Var(cliflag.Header(header), "header", "with --recheck, extra HTTP header `NAME:VALUE` (repeatable)")
+	tls.AddFlags(fs)
+	rest, err := parse(fs, args, verifyUsage, d.io.Out)
+	if err != nil {
+		return exitCannot, err
+	}
+	switch {
+	case len(rest) != 1:
+		return exitCannot, cliflag.Usagef("give exactly one RECEIPT file, got %d", len(rest))
+	case (keyFile == "") == (keysDir == ""):
+		return exitCannot, cliflag.Usagef("say which keys you trust: --key FILE or --trusted-keys DIR (one of them)")
+	case !recheck && (endpoint != "" || count != 0):
+		return exitCannot, cliflag.Usagef("--endpoint and --count go with --recheck")
+	}
+	if err := tls.Load(); err != nil {
+		return exitCannot, cliflag.Usage(err)
+	}
+	var keys []*conform.PublicKey
+	if keyFile != "" {
+		k, err := conform.LoadPublicKey(keyFile)
+		if err != nil {
+			return exitCannot, err
+		}
+		keys = append(keys, k)
+	} else {
+		ks, problems, err := conform.LoadTrustedKeys(keysDir)
+		if err != nil {
+			return exitCannot, err
+		}
+		for _, p := range problems {
+			d.io.Eprintf("aaep-conform verify: left out of the trusted keys: %v\n", p)
+		}
+		keys = ks
+	}
+	file := rest[0]
+	data, err := readReceipt(file)
+	if err != nil {
+		return exitCannot, err
+	}
+
+	out := verifyReport{File: file}
+	v, err := conform.VerifyReceipt(data, conform.VerifyOptions{Keys: keys, Now: d.now(), Suite: d.suite()})
+	var refused *conform.Refusal
+	switch {
+	case errors.As(err, &refused):
+		out.Reason = refused.Reason
+		return exitNot, printVerify(&out, asJSON, d)
+	case err != nil:
+		return exitCannot, err
+	}
+	out.Valid, out.Receipt, out.Notes, out.Claim = true, v.Receipt, v.Notes, v.Receipt.Claim()
+	out.KeyID, out.KeyFile = v.Key.KeyID(), v.Key.Source
+	code := exitConforming
+	if recheck {
+		if token == "" {
+			token = d.getenv("AAEP_TOKEN")
+		}
+		rc, err := conform.RecheckReceipt(ctx, v.Receipt, conform.RecheckOptions{
+			Producer: conform.ProducerOptions{
+				Fast: v.Receipt.Fast,
+				Transport: transport.Options{
+					SSE:       transport.SSEOptions{Token: token, Header: header, HTTPClient: tls.Client},
+					WebSocket: transport.WSOptions{TLSConfig: tls.Config},
+				},
+			},
+			Endpoint:  endpoint,
+			Count:     count,
+			Run:       d.testProducer,
+			Catalogue: d.producerTests(),
+		})
+		if err != nil {
+			printVerify(&out, asJSON, d)
+			return exitCannot, fmt.Errorf("recheck: %w", err)
+		}
+		out.Recheck = rc
+		if !rc.Agree {
+			code = exitNot
+		}
+	}
+	return code, printVerify(&out, asJSON, d)
+}
+
+// maxReceiptFile bounds a receipt read.
+const maxReceiptFile = 1 << 20
+
+func readReceipt(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the receipt: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxReceiptFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the receipt %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// printVerify prints the verification report: lines, or --json.
+func printVerify(r *verifyReport, asJSON bool, d *deps) error {
+	tio := d.io
+	if asJSON {
+		b, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		tio.Printf("%s\n", string(b)) // sanitized as one line: JSON escapes every control and line break
+		return nil
+	}
+	if !r.Valid {
+		tio.Printf("Receipt %s: refused: %s.\n", r.File, r.Reason)
+		return nil
+	}
+	rc := r.Receipt
+	tio.Printf("Receipt %s: valid.\n", r.File)
+	from := ""
+	if r.KeyFile != "" {
+		from = " from " + r.KeyFile
+	}
+	tio.Printf("Signed by the key you trust %s%s.\n", r.KeyID, from)
+	where := rc.Implementation.Endpoint
+	if where == "" {
+		where = rc.Implementation.Command
+	}
+	tio.Printf("Tested: %s %s at %s.\n", rc.Role, rc.Implementation.Name(), where)
+	tio.Printf("Suite: aaep-conform version %s, AAEP version %s, catalogue SHA-256 %s.\n", rc.Suite.Version, rc.Suite.AAEPVersion, rc.Suite.Catalogue)
+	fast := ""
+	if rc.Fast {
+		fast = ", in fast mode"
+	}
+	tio.Printf("Run on %s at Level %v%s: %s\n", rc.TestedAt.Format(time.DateTime+" UTC"), rc.LevelTested, fast, rc.Summary)
+	if r.Claim != "" {
+		tio.Printf("Claim: %s.\n", r.Claim)
+	} else {
+		tio.Printf("No claim: not even Level 1 held.\n")
+	}
+	tio.Printf("Valid from %s until %s.\n", rc.IssuedAt.Format(time.DateOnly), rc.ExpiresAt.Format(time.DateOnly))
+	for _, n := range r.Notes {
+		tio.Printf("Note: %s\n", n)
+	}
+	if rk := r.Recheck; rk != nil {
+		tio.Printf("Recheck of %v %s against %s, in random order (seed %v):\n", len(rk.Checked), plural(len(rk.Checked), "test", "tests"), rk.Endpoint, rk.Seed)
+		differ := 0
+		for _, e := range rk.Checked {
+			word := "AGREES"
+			if !e.Agrees {
+				word = "DIFFERS"
+				differ++
+			}
+			tio.Printf("%s %s: %s in the receipt, %s now: %s\n", word, e.ID, e.Receipt, e.Now, e.Detail)
+		}
+		if differ == 0 {
+			tio.Printf("Recheck: the producer still does what the receipt says.\n")
+		} else {
+			tio.Printf("Recheck: %v of %v %s differ from the receipt.\n", differ, len(rk.Checked), plural(len(rk.Checked), "test", "tests"))
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
