@@ -200,18 +200,25 @@ func LoadTrustedKeys(dir string) (keys []*PublicKey, problems []error, err error
 	return keys, problems, nil
 }
 
-func readSmall(path string) ([]byte, error) {
+func readSmall(path string) ([]byte, error) { return readLimited(path, maxKeyFile, "key") }
+
+// ReadReceipt reads a receipt file, refusing one too large to be a receipt.
+func ReadReceipt(path string) ([]byte, error) { return readLimited(path, maxReceipt, "receipt") }
+
+// readLimited reads at most limit bytes of the file at path; what names it
+// in errors.
+func readLimited(path string, limit int64, what string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("conform: read the key: %w", err)
+		return nil, fmt.Errorf("conform: read the %s: %w", what, err)
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("conform: read the key %s: %w", path, err)
+		return nil, fmt.Errorf("conform: read the %s %s: %w", what, path, err)
 	}
-	if len(b) > maxKeyFile {
-		return nil, fmt.Errorf("conform: the key file %s is too large to be a key", path)
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("conform: the file %s is too large to be a %s", path, what)
 	}
 	return b, nil
 }

@@ -8,9 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
@@ -106,7 +104,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 		keys = ks
 	}
 	file := rest[0]
-	data, err := readReceipt(file)
+	data, err := conform.ReadReceipt(file)
 	if err != nil {
 		return exitCannot, err
 	}
@@ -151,22 +149,6 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 		}
 	}
 	return code, printVerify(&out, asJSON, d)
-}
-
-// maxReceiptFile bounds a receipt read.
-const maxReceiptFile = 1 << 20
-
-func readReceipt(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read the receipt: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxReceiptFile+1))
-	if err != nil {
-		return nil, fmt.Errorf("read the receipt %s: %w", path, err)
-	}
-	return b, nil
 }
 
 // printVerify prints the verification report: lines, or --json.
