@@ -152,8 +152,10 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		trigger string
 		token   string
 		tls     cliflag.TLS
+		layout  transport.Layout
 	)
 	header := http.Header{}
+	fs.Var(&layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
 	fs.StringVar(&token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	fs.Var(cliflag.Header(header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
@@ -192,7 +194,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		Fast:     f.fast,
 		Trigger:  trigger,
 		Transport: transport.Options{
-			SSE:       transport.SSEOptions{Token: token, Header: header, HTTPClient: tls.Client},
+			SSE:       transport.SSEOptions{Layout: layout, Token: token, Header: header, HTTPClient: tls.Client},
 			WebSocket: transport.WSOptions{TLSConfig: tls.Config},
 		},
 		Progress: p.result,
