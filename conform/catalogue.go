@@ -11,7 +11,7 @@ import (
 // Catalogue is every test the suite has: the producer tests, then the
 // subscriber tests, each in the order it runs.
 func Catalogue() []Test {
-	return append(ProducerTests(), SubscriberTests()...)
+	return append(append([]Test{}, ProducerTests()...), SubscriberTests()...)
 }
 
 // CatalogueHash is the SHA-256 (hex) of the catalogue's canonical JSON
