@@ -3,6 +3,8 @@ package conform
 import (
 	"encoding/base64"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
@@ -74,7 +76,7 @@ func NewReceipt(r *Report, k *SigningKey, now time.Time, validFor time.Duration)
 		Type:           ReceiptType,
 		Version:        receiptVersion,
 		Role:           r.Role,
-		Implementation: r.Target,
+		Implementation: publicTarget(r.Target),
 		Suite:          r.Suite,
 		LevelTested:    r.Level,
 		LevelClaimed:   r.ConformingLevel(),
@@ -121,4 +123,35 @@ func (rc *Receipt) Sign(k *SigningKey) (string, error) {
 		return "", fmt.Errorf("conform: sign the receipt: %w", err)
 	}
 	return compact, nil
+}
+
+// publicTarget is the target as a receipt, a public statement, may name it:
+// a password in the endpoint's URL, and query values whose names say they
+// are secrets (token, key, secret, password, auth), are replaced by xxxxx.
+func publicTarget(t Target) Target {
+	t.Endpoint = redactURL(t.Endpoint)
+	return t
+}
+
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Opaque != "" {
+		return s
+	}
+	if _, has := u.User.Password(); has {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for name := range q {
+			n := strings.ToLower(name)
+			for _, secret := range []string{"token", "key", "secret", "password", "auth"} {
+				if strings.Contains(n, secret) {
+					q[name] = []string{"xxxxx"}
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

@@ -310,3 +310,51 @@ func TestRecheckRefusesCommandsAndFiles(t *testing.T) {
 		t.Error("a subscriber receipt was rechecked")
 	}
 }
+
+// Whatever bytes a receipt file holds, verifying it neither panics nor
+// accepts anything not signed by the trusted key.
+func FuzzVerifyReceipt(f *testing.F) {
+	k, err := GenerateKey(KeyES256)
+	if err != nil {
+		f.Fatal(err)
+	}
+	rc, _ := NewReceipt(sampleReport(2, Pass, Pass), k, testNow, 0)
+	good, _ := rc.Sign(k)
+	parts := strings.Split(good, ".")
+	f.Add([]byte(good))
+	f.Add([]byte(parts[0] + "." + parts[1] + "."))
+	f.Add([]byte(`{"alg":"none"}`))
+	f.Add([]byte("e30.e30.e30"))
+	other, _ := GenerateKey(KeyEdDSA)
+	trusted := other.Public() // the fuzzer cannot sign with it
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := VerifyReceipt(data, VerifyOptions{Keys: []*PublicKey{trusted}, Now: testNow, Suite: ourSuite()})
+		if err == nil {
+			t.Fatalf("accepted %q: %+v", data, v)
+		}
+		var ref *Refusal
+		if !errors.As(err, &ref) || ref.Reason == "" {
+			t.Fatalf("not a refusal with a reason: %v", err)
+		}
+	})
+}
+
+// A receipt is public: the credentials an endpoint's URL carries stay out.
+func TestReceiptRedactsCredentials(t *testing.T) {
+	k := mustKey(t, KeyEdDSA)
+	r := sampleReport(1, Pass)
+	r.Target.Endpoint = "https://ada:hunter2@agent.example/aaep?api_key=s3cr3t&mode=live"
+	rc, err := NewReceipt(r, k, testNow, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := rc.Implementation.Endpoint
+	if strings.Contains(got, "hunter2") || strings.Contains(got, "s3cr3t") || !strings.Contains(got, "mode=live") || !strings.Contains(got, "agent.example/aaep") {
+		t.Errorf("endpoint in the receipt: %q", got)
+	}
+	for _, keep := range []string{"unix:/run/aaep/agent", "ws://127.0.0.1:8080/aaep/v1/ws"} {
+		if got := redactURL(keep); got != keep {
+			t.Errorf("redactURL(%q) = %q", keep, got)
+		}
+	}
+}

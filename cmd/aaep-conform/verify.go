@@ -155,11 +155,11 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 func printVerify(r *verifyReport, asJSON bool, d *deps) error {
 	tio := d.io
 	if asJSON {
-		b, err := json.MarshalIndent(r, "", "  ")
+		b, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		tio.Printf("%s\n", string(b)) // sanitized as one line: JSON escapes every control and line break
+		tio.Printf("%s\n", string(b)) // one line; JSON has already escaped every control character
 		return nil
 	}
 	if !r.Valid {
