@@ -205,6 +205,12 @@ func readSmall(path string) ([]byte, error) { return readLimited(path, maxKeyFil
 // ReadReceipt reads a receipt file, refusing one too large to be a receipt.
 func ReadReceipt(path string) ([]byte, error) { return readLimited(path, maxReceipt, "receipt") }
 
+// ReadReport reads a JSON report file, refusing one too large.
+func ReadReport(path string) ([]byte, error) { return readLimited(path, maxReport, "report") }
+
+// maxReport bounds a JSON report read: evidence makes them large, not this large.
+const maxReport = 256 << 20
+
 // readLimited reads at most limit bytes of the file at path; what names it
 // in errors.
 func readLimited(path string, limit int64, what string) ([]byte, error) {

@@ -358,3 +358,24 @@ func TestReceiptRedactsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// A JSON report matches its own receipt, and no other, by results_sha256.
+func TestMatchReport(t *testing.T) {
+	k := mustKey(t, KeyES256)
+	r := sampleReport(3, Pass, Fail, Warn, Skip)
+	var b strings.Builder
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	rc, _ := NewReceipt(r, k, testNow, 0)
+	if err := MatchReport(rc, []byte(b.String())); err != nil {
+		t.Errorf("the report of the run: %v", err)
+	}
+	changed := strings.Replace(b.String(), `"status": "fail"`, `"status": "pass"`, 1)
+	if err := MatchReport(rc, []byte(changed)); err == nil || !strings.Contains(err.Error(), "not the ones the receipt was signed over") {
+		t.Errorf("a report with a failure turned into a pass: %v", err)
+	}
+	if err := MatchReport(rc, []byte(`{}`)); err == nil {
+		t.Error("an empty document matches")
+	}
+}

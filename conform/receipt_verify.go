@@ -289,3 +289,20 @@ func parseVersion(v string) (nums [3]int, pre string, ok bool) {
 	}
 	return nums, pre, true
 }
+
+// MatchReport checks that a JSON report (as Report.WriteJSON writes it)
+// holds the very results a receipt was signed over: the SHA-256 of its
+// results, as canonical JSON, is the receipt's results_sha256.
+func MatchReport(rc *Receipt, report []byte) error {
+	var doc struct {
+		Results json.RawMessage `json:"results"`
+	}
+	if err := json.Unmarshal(report, &doc); err != nil || len(doc.Results) == 0 {
+		return fmt.Errorf("it is not a JSON report of aaep-conform")
+	}
+	got := Digest(doc.Results)
+	if got != rc.ResultsSHA256 {
+		return fmt.Errorf("its results (SHA-256 %s) are not the ones the receipt was signed over (%s)", got, rc.ResultsSHA256)
+	}
+	return nil
+}

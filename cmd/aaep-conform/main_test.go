@@ -231,7 +231,7 @@ func TestHelp(t *testing.T) {
 	}{
 		{"producer", []string{"-level", "-fast", "-trigger", "-json", "-html", "-receipt", "-sign-key", "-valid-for", "-token", "-header", "-ca", "Exit status"}},
 		{"subscriber", []string{"-level", "-exec", "-addr", "-json", "-html", "-receipt", "-sign-key"}},
-		{"verify", []string{"-key", "-trusted-keys", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
+		{"verify", []string{"-key", "-trusted-keys", "-report", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
 		{"key", []string{"-out", "-type"}},
 	} {
 		h := newHarness(nil, nil)
@@ -292,6 +292,12 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 				if !strings.Contains(h.out.String(), want) {
 					t.Errorf("verify lacks %q:\n%s", want, h.out)
 				}
+			}
+			if code := h.run("verify", rcpt, "--key", key+".pub", "--report", js); code != 0 || !strings.Contains(h.out.String(), "holds the results the receipt was signed over") {
+				t.Errorf("verify --report: exit %d\n%s%s", code, h.out, h.err)
+			}
+			if code := h.run("verify", rcpt, "--key", key+".pub", "--report", page); code != 1 || !strings.Contains(h.out.String(), "does not match the receipt: it is not a JSON report") {
+				t.Errorf("verify --report with the HTML page: exit %d\n%s%s", code, h.out, h.err)
 			}
 			if code := h.run("verify", rcpt, "--trusted-keys", dir, "--json"); code != 0 {
 				t.Fatalf("verify --json: exit %d\n%s%s", code, h.out, h.err)

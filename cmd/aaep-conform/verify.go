@@ -16,7 +16,7 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--recheck] [--json]
+const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--report FILE] [--recheck] [--json]
 
 Checks a receipt written by aaep-conform --receipt: that it is signed, with
 ES256 or EdDSA, by the key you trust (--key, a PEM or JWK public key) or by
@@ -28,13 +28,16 @@ signed with a shared secret (HMAC) or carrying a placeholder signature is
 refused. A receipt from a newer aaep-conform, or whose test catalogue we do
 not know, is noted.
 
+With --report FILE, the JSON report of the run is checked to hold the very
+results the receipt was signed over (their SHA-256).
+
 With --recheck, a random part of the receipt's tests is run again against
 the producer it names (or --endpoint), in random order, and each outcome
 is compared with the receipt's. A recheck reaches a producer over the
 network or a Unix socket only: never a command or a file a receipt names.
 
-Exit status: 0 when the receipt holds (and the recheck agrees), 1 when it is
-refused (or the recheck differs), 2 when it cannot be checked (a usage error,
+Exit status: 0 when the receipt holds (and the report matches, and the
+recheck agrees), 1 when it is refused (or the report or the recheck differs), 2 when it cannot be checked (a usage error,
 an unreadable file, a producer that cannot be reached).
 
 Flags:
@@ -51,12 +54,17 @@ type verifyReport struct {
 	Notes   []string         `json:"notes,omitempty"`
 	Receipt *conform.Receipt `json:"receipt,omitempty"`
 	Recheck *conform.Recheck `json:"recheck,omitempty"`
+	// Report is the --report file; ReportMismatch says why it is not the
+	// receipt's, empty when it is.
+	Report         string `json:"report,omitempty"`
+	ReportMismatch string `json:"report_mismatch,omitempty"`
 }
 
 func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var (
 		keyFile, keysDir, endpoint, token string
+		reportFile                        string
 		recheck, asJSON                   bool
 		count                             int
 		tls                               cliflag.TLS
@@ -64,6 +72,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	header := http.Header{}
 	fs.StringVar(&keyFile, "key", "", "the public key `FILE` you trust to have signed it (PEM or JWK)")
 	fs.StringVar(&keysDir, "trusted-keys", "", "a `DIR` of public keys you trust; the receipt's key ID picks one")
+	fs.StringVar(&reportFile, "report", "", "also check that the JSON report `FILE` holds the very results the receipt was signed over")
 	fs.BoolVar(&recheck, "recheck", false, "re-run a random part of the receipt's tests against the live producer and compare")
 	fs.IntVar(&count, "count", 0, "with --recheck, how many tests to re-run (default about a third)")
 	fs.StringVar(&endpoint, "endpoint", "", "with --recheck, test this `ENDPOINT` instead of the one the receipt names")
@@ -122,6 +131,17 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	out.Valid, out.Receipt, out.Notes, out.Claim = true, v.Receipt, v.Notes, v.Receipt.Claim()
 	out.KeyID, out.KeyFile = v.Key.KeyID(), v.Key.Source
 	code := exitConforming
+	if reportFile != "" {
+		b, err := conform.ReadReport(reportFile)
+		if err != nil {
+			return exitCannot, err
+		}
+		out.Report = reportFile
+		if err := conform.MatchReport(v.Receipt, b); err != nil {
+			out.ReportMismatch = err.Error()
+			code = exitNot
+		}
+	}
 	if recheck {
 		if token == "" {
 			token = d.getenv("AAEP_TOKEN")
@@ -192,6 +212,12 @@ func printVerify(r *verifyReport, asJSON bool, d *deps) error {
 	tio.Printf("Valid from %s until %s.\n", rc.IssuedAt.Format(time.DateOnly), rc.ExpiresAt.Format(time.DateOnly))
 	for _, n := range r.Notes {
 		tio.Printf("Note: %s\n", n)
+	}
+	switch {
+	case r.Report != "" && r.ReportMismatch != "":
+		tio.Printf("Report %s does not match the receipt: %s.\n", r.Report, r.ReportMismatch)
+	case r.Report != "":
+		tio.Printf("Report %s holds the results the receipt was signed over.\n", r.Report)
 	}
 	if rk := r.Recheck; rk != nil {
 		tio.Printf("Recheck of %v %s against %s, in random order (seed %v):\n", len(rk.Checked), plural(len(rk.Checked), "test", "tests"), rk.Endpoint, rk.Seed)
