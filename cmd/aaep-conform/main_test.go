@@ -288,6 +288,9 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 			if code := h.run("verify", rcpt, "--key", key+".pub"); code != 0 {
 				t.Fatalf("verify: exit %d\n%s%s", code, h.out, h.err)
 			}
+			if strings.ContainsAny(h.out.String(), "\x1b\x07\u202e") {
+				t.Errorf("the receipt's words reached stdout unsanitized:\n%q", h.out)
+			}
 			for _, want := range []string{"Receipt " + rcpt + ": valid.", "Claim: Agent ok PASS P9-forged: all is well 2.0 is AAEP Level 2 conformant, verified by aaep-conform version v0.9.0 on 2026-11-24.", "Valid from 2026-11-24 until 2026-12-24."} {
 				if !strings.Contains(h.out.String(), want) {
 					t.Errorf("verify lacks %q:\n%s", want, h.out)
