@@ -379,3 +379,20 @@ func TestMatchReport(t *testing.T) {
 		t.Error("an empty document matches")
 	}
 }
+
+func BenchmarkVerifyReceipt(b *testing.B) {
+	for _, kt := range []KeyType{KeyES256, KeyEdDSA} {
+		b.Run(string(kt), func(b *testing.B) {
+			k, _ := GenerateKey(kt)
+			rc, _ := NewReceipt(sampleReport(3, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass, Pass), k, testNow, 0)
+			jws, _ := rc.Sign(k)
+			o := VerifyOptions{Keys: []*PublicKey{k.Public()}, Now: testNow.Add(time.Hour), Suite: ourSuite()}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := VerifyReceipt([]byte(jws), o); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -22,7 +22,7 @@ func refuse(format string, a ...any) error { return &Refusal{Reason: fmt.Sprintf
 type VerifyOptions struct {
 	// Keys are the keys trusted to sign receipts; the receipt's kid picks one.
 	Keys []*PublicKey
-	// Now is the time the receipt must be valid at.
+	// Now is the time the receipt must be valid at; zero means time.Now().
 	Now time.Time
 	// Suite is ours: a receipt from a newer version, or with a catalogue
 	// we do not know, gets a note saying so.
@@ -93,7 +93,11 @@ func VerifyReceipt(data []byte, o VerifyOptions) (*Verification, error) {
 	if err := json.Unmarshal(payload, &rc); err != nil {
 		return nil, refuse("its content cannot be read: %v", err)
 	}
-	if err := consistent(&rc, hdr, o.Now); err != nil {
+	now := o.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	if err := consistent(&rc, hdr, now); err != nil {
 		return nil, err
 	}
 	return &Verification{Receipt: &rc, Key: key, Notes: suiteNotes(rc.Suite, o.Suite)}, nil
