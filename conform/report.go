@@ -205,3 +205,20 @@ type LevelResults struct {
 // Word is a status as an upper-case word for a line of text: PASS,
 // FAIL, SKIP, WARN.
 func (s Status) Word() string { return strings.ToUpper(string(s)) }
+
+// MarshalJSON writes the evidence with its frame as received when that is
+// JSON, and otherwise as a JSON string of the bytes received (invalid UTF-8
+// as U+FFFD): a producer that sends something other than JSON cannot make
+// a report, its digest or a receipt fail to be written.
+func (e Evidence) MarshalJSON() ([]byte, error) {
+	type plain Evidence // without this method
+	p := plain(e)
+	if len(p.Frame) > 0 && !json.Valid(p.Frame) {
+		q, err := json.Marshal(string(p.Frame))
+		if err != nil {
+			return nil, err
+		}
+		p.Frame = q
+	}
+	return json.Marshal(p)
+}

@@ -266,3 +266,24 @@ func firstElement(n *html.Node) *html.Node {
 	}
 	return &html.Node{}
 }
+
+// A producer that sends bytes that are not JSON cannot stop the report:
+// the frame is kept as a JSON string of what was received, the report
+// follows its schema, and its digest is made.
+func TestReportKeepsFramesThatAreNotJSON(t *testing.T) {
+	r := sampleReport(1, Fail)
+	r.Results[0].Evidence = append(r.Results[0].Evidence, Evidence{Dir: "received", Frame: json.RawMessage("{\"type\": \xff garbage")})
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatalf("WriteJSON: %v", err)
+	}
+	if err := Validate(ReportSchemaFile, b.Bytes()); err != nil {
+		t.Errorf("schema: %v", err)
+	}
+	if !strings.Contains(b.String(), `"frame": "{\"type\": \ufffd garbage"`) {
+		t.Errorf("the frame is not kept as a string:\n%s", b.String())
+	}
+	if d := r.ResultsDigest(); len(d) != 64 {
+		t.Errorf("digest %q", d)
+	}
+}

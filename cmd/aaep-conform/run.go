@@ -202,7 +202,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test %s: %w", endpoint, err)
 	}
-	if rep.Target.Endpoint == "" {
+	if rep != nil && rep.Target.Endpoint == "" {
 		rep.Target.Endpoint = endpoint
 	}
 	return finish(rep, conform.RoleProducer, &f, key, p, d)
@@ -248,7 +248,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test the subscriber: %w", err)
 	}
-	if rep.Target.Command == "" {
+	if rep != nil && rep.Target.Command == "" {
 		rep.Target.Command = execCmd
 	}
 	return finish(rep, conform.RoleSubscriber, &f, key, p, d)
@@ -298,6 +298,9 @@ func (p *printer) result(r conform.Result) {
 // finish prints what the report adds up to, writes the reports and the
 // receipt asked for, and returns the exit code.
 func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.SigningKey, p *printer, d *deps) (int, error) {
+	if rep == nil {
+		return exitCannot, fmt.Errorf("the suite returned no report")
+	}
 	// The suite is named by this build, whatever the catalogue filled in.
 	rep.Suite = d.suite()
 	rep.Role = role
