@@ -287,3 +287,41 @@ func TestReportKeepsFramesThatAreNotJSON(t *testing.T) {
 		t.Errorf("digest %q", d)
 	}
 }
+
+// Whatever a producer says (its name, a frame, a detail), the JSON report
+// is written and follows its schema, and the HTML report holds no element
+// of its making.
+func FuzzReportOutputs(f *testing.F) {
+	f.Add("Agent", []byte(`{"type":"x"}`), "fine")
+	f.Add(hostile, []byte("\xff{"), "</pre><script>x</script>")
+	f.Fuzz(func(t *testing.T, name string, frame []byte, detail string) {
+		r := sampleReport(1, Pass)
+		r.Target.AgentName = name
+		r.Results[0].Detail = detail
+		r.Results[0].Evidence = []Evidence{{Dir: "received", Frame: frame, Note: detail}}
+		var js, page bytes.Buffer
+		if err := r.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		if err := Validate(ReportSchemaFile, js.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteHTML(&page); err != nil {
+			t.Fatal(err)
+		}
+		doc, err := html.Parse(&page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.ElementNode && (n.Data == "script" || n.Data == "img" || n.Data == "a" || n.Data == "iframe") {
+				t.Fatalf("a %s element from the producer's words", n.Data)
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
+			}
+		}
+		walk(doc)
+	})
+}
