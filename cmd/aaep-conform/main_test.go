@@ -231,7 +231,7 @@ func TestHelp(t *testing.T) {
 	}{
 		{"producer", []string{"-level", "-fast", "-trigger", "-json", "-html", "-receipt", "-sign-key", "-valid-for", "-token", "-header", "-ca", "Exit status"}},
 		{"subscriber", []string{"-level", "-exec", "-addr", "-json", "-html", "-receipt", "-sign-key"}},
-		{"verify", []string{"-key", "-trusted-keys", "-report", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
+		{"verify", []string{"-key", "-trusted-keys", "-report", "-strict", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
 		{"key", []string{"-out", "-type"}},
 	} {
 		h := newHarness(nil, nil)
@@ -324,6 +324,16 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 			broken := newHarness(report(2, conform.Fail, conform.Fail, conform.Fail, conform.Fail, conform.Fail, conform.Fail), nil)
 			if code := broken.run("verify", rcpt, "--key", key+".pub", "--recheck"); code != 1 || !strings.Contains(broken.out.String(), "differ from the receipt") {
 				t.Errorf("recheck against a broken producer: exit %d\n%s", code, broken.out)
+			}
+
+			// A suite we are older than: noted, or refused with --strict.
+			older := newHarness(nil, nil)
+			older.d.info.Version = "v0.8.0"
+			if code := older.run("verify", rcpt, "--key", key+".pub"); code != 0 || !strings.Contains(older.out.String(), "Note: It was made by aaep-conform version v0.9.0, newer than ours (v0.8.0)") {
+				t.Errorf("a newer suite's receipt: exit %d\n%s", code, older.out)
+			}
+			if code := older.run("verify", rcpt, "--key", key+".pub", "--strict"); code != 1 || !strings.Contains(older.out.String(), "refused: --strict: It was made by aaep-conform version v0.9.0, newer than ours") {
+				t.Errorf("a newer suite's receipt with --strict: exit %d\n%s", code, older.out)
 			}
 
 			// Tampered and expired receipts are refused, exit 1.

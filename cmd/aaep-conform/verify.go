@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
@@ -16,7 +17,7 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--report FILE] [--recheck] [--json]
+const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--report FILE] [--recheck] [--strict] [--json]
 
 Checks a receipt written by aaep-conform --receipt: that it is signed, with
 ES256 or EdDSA, by the key you trust (--key, a PEM or JWK public key) or by
@@ -26,7 +27,7 @@ the receipt schema (docs/schemas/conform-receipt.schema.json) and agrees with
 itself; and that it has not expired. An unsigned receipt (alg none), one
 signed with a shared secret (HMAC) or carrying a placeholder signature is
 refused. A receipt from a newer aaep-conform, or whose test catalogue we do
-not know, is noted.
+not know, is noted (refused with --strict).
 
 With --report FILE, the JSON report of the run is checked to hold the very
 results the receipt was signed over (their SHA-256).
@@ -65,7 +66,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	var (
 		keyFile, keysDir, endpoint, token string
 		reportFile                        string
-		recheck, asJSON                   bool
+		recheck, asJSON, strict           bool
 		count                             int
 		tls                               cliflag.TLS
 	)
@@ -76,6 +77,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.BoolVar(&recheck, "recheck", false, "re-run a random part of the receipt's tests against the live producer and compare")
 	fs.IntVar(&count, "count", 0, "with --recheck, how many tests to re-run (default about a third)")
 	fs.StringVar(&endpoint, "endpoint", "", "with --recheck, test this `ENDPOINT` instead of the one the receipt names")
+	fs.BoolVar(&strict, "strict", false, "refuse a receipt made by a newer aaep-conform or with a test catalogue we do not know, instead of noting it")
 	fs.BoolVar(&asJSON, "json", false, "write the verification report as one JSON document instead of lines")
 	fs.StringVar(&token, "token", "", "with --recheck, bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
 	fs.Var(cliflag.Header(header), "header", "with --recheck, extra HTTP header `NAME:VALUE` (repeatable)")
@@ -127,6 +129,10 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 		return exitNot, printVerify(&out, asJSON, d)
 	case err != nil:
 		return exitCannot, err
+	}
+	if strict && len(v.Notes) > 0 {
+		out.Reason = "--strict: " + strings.Join(v.Notes, " ")
+		return exitNot, printVerify(&out, asJSON, d)
 	}
 	out.Valid, out.Receipt, out.Notes, out.Claim = true, v.Receipt, v.Notes, v.Receipt.Claim()
 	out.KeyID, out.KeyFile = v.Key.KeyID(), v.Key.Source
