@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -324,4 +325,78 @@ func FuzzReportOutputs(f *testing.F) {
 		}
 		walk(doc)
 	})
+}
+
+// Every field of the types the reports and receipts are made of is in their
+// schemas (whose objects allow no other): a field added to Target, Result,
+// Evidence or Suite without its schema would make every report or receipt
+// fail validation.
+func TestSchemasNameEveryField(t *testing.T) {
+	load := func(name string) map[string]any {
+		b, err := SchemaFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	receipt, report := load(ReceiptSchemaFile), load(ReportSchemaFile)
+	props := func(schema map[string]any, path ...string) map[string]any {
+		v := any(schema)
+		for _, p := range path {
+			v = v.(map[string]any)[p]
+		}
+		return v.(map[string]any)["properties"].(map[string]any)
+	}
+	for _, c := range []struct {
+		name   string
+		v      any
+		schema map[string]any
+	}{
+		{"Receipt", Receipt{}, props(receipt)},
+		{"ResultStatus", ResultStatus{}, props(receipt, "properties", "results", "items")},
+		{"Target", Target{}, props(receipt, "$defs", "target")},
+		{"Suite", Suite{}, props(receipt, "$defs", "suite")},
+		{"Summary", Summary{}, props(receipt, "$defs", "summary")},
+		{"ReportDocument", ReportDocument{Report: &Report{}}, props(report)},
+		{"Result", Result{}, props(report, "$defs", "result")},
+		{"Evidence", Evidence{}, props(report, "$defs", "result", "properties", "evidence", "items")},
+	} {
+		for _, name := range jsonNames(reflectType(c.v)) {
+			if _, ok := c.schema[name]; !ok {
+				t.Errorf("%s.%s is not in its schema", c.name, name)
+			}
+		}
+	}
+}
+func reflectType(v any) reflect.Type { return reflect.TypeOf(v) }
+
+// jsonNames are the JSON names of a struct's fields, embedded ones
+// flattened as encoding/json does.
+func jsonNames(t reflect.Type) []string {
+	var names []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			names = append(names, jsonNames(ft)...)
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+	}
+	return names
 }
