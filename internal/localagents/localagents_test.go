@@ -1,0 +1,45 @@
+package localagents
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+func TestDir(t *testing.T) {
+	tmp := fmt.Sprintf("/tmp/aaep-%d", os.Getuid())
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000"}, "/run/user/1000/aaep"},
+		{map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000/", "TMPDIR": "/var/tmp"}, "/run/user/1000/aaep"},
+		{map[string]string{}, tmp},
+		{map[string]string{"XDG_RUNTIME_DIR": "run/user/1000"}, tmp}, // relative: ignored
+		{map[string]string{"TMPDIR": "/var/tmp"}, fmt.Sprintf("/var/tmp/aaep-%d", os.Getuid())},
+		{map[string]string{"TMPDIR": "tmp"}, tmp},
+	} {
+		if got := Dir(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("%v: %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}
+
+func TestLabelAndEndpoint(t *testing.T) {
+	for _, tc := range []struct{ path, label string }{
+		{"/run/user/1000/aaep/mail.sock", "mail"},
+		{"/run/user/1000/aaep/coding-agent", "coding-agent"},
+		{"/run/user/1000/aaep/a.b.sock", "a.b"},
+		{"/run/user/1000/aaep/.sock", ".sock"},
+		{"/d/bad\nFORGED.sock", "bad FORGED"},
+		{"/d/\x1b[2Jclear.sock", "clear"},
+		{"/d/zero\u200bwidth.sock", "zero<U+200B>width"},
+	} {
+		if got := Label(tc.path); got != tc.label {
+			t.Errorf("Label(%q) = %q, want %q", tc.path, got, tc.label)
+		}
+		if got := Endpoint(tc.path); got != "unix:"+tc.path {
+			t.Errorf("Endpoint(%q) = %q", tc.path, got)
+		}
+	}
+}
