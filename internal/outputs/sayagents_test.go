@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/braille/brltest"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
@@ -60,4 +63,33 @@ func words(s string) string {
 	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !('a' <= r && r <= 'z')
 	}), " ")
+}
+
+// A real braille display shows who asks before a prompt, after the answer
+// words, and its routing keys still answer the prompt.
+func TestBrailleShowsWhoAsks(t *testing.T) {
+	b := brltest.Start(t, 40, "")
+	var notes []string
+	s := Open(context.Background(), Options{Braille: "auto", BrlAPIHost: b.Host, Pace: announce.PaceConfig{SayAgents: true},
+		Getenv: func(k string) string { return map[string]string{"BRLAPI_AUTH": "none"}[k] }},
+		func(n string) { notes = append(notes, n) })
+	defer s.Close()
+	if s.Answers == nil {
+		t.Fatalf("no braille: %q", notes)
+	}
+	an := announce.Announcement{Agent: "code", AgentID: "code", Priority: announce.Critical, Kind: "confirmation",
+		Text: "Confirm it?", Theirs: []protocol.Span{}, Prompt: &session.Prompt{Number: 1}}
+	if err := s.List[0].Announce(an); err != nil {
+		t.Fatal(err)
+	}
+	b.WaitVisual(t, "the prompt, named", func(v string) bool { return strings.HasPrefix(v, "#1 accept reject code: Confirm it?") })
+	b.Press(t, "ROUTE 4") // over "accept"
+	select {
+	case c := <-s.Answers:
+		if c.Verb != line.VerbAccept || c.Prompt != 1 {
+			t.Fatalf("routing key gave %+v, want accept 1", c)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the routing key answered nothing")
+	}
 }
