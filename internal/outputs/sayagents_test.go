@@ -9,8 +9,8 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille/brltest"
 	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
 
