@@ -33,6 +33,21 @@ type Change struct {
 	Err error
 }
 
+// String says c in one plain line for people: "New agent: mail.",
+// "Agent mail has gone.", why a socket is not subscribed to, or why the
+// watch ended. Names are sanitized (see Label).
+func (c Change) String() string {
+	switch {
+	case c.Err != nil:
+		return protocol.Line(c.Err.Error()) + "."
+	case c.Refused != "":
+		return fmt.Sprintf("Not subscribing to the agent %s: %s.", Label(c.Path), c.Refused)
+	case c.Gone:
+		return fmt.Sprintf("Agent %s has gone.", Label(c.Path))
+	}
+	return fmt.Sprintf("New agent: %s.", Label(c.Path))
+}
+
 // Dir returns the directory local producers put their sockets in (spec
 // §8.5.4, appendix B.4.1): $XDG_RUNTIME_DIR/aaep. Without XDG_RUNTIME_DIR
 // (or with a relative one, which the XDG rules ignore) it is the spec's

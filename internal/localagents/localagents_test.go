@@ -1,6 +1,7 @@
 package localagents
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -40,6 +41,25 @@ func TestLabelAndEndpoint(t *testing.T) {
 		}
 		if got := Endpoint(tc.path); got != "unix:"+tc.path {
 			t.Errorf("Endpoint(%q) = %q", tc.path, got)
+		}
+	}
+}
+
+func TestChangeString(t *testing.T) {
+	for _, tc := range []struct {
+		c    Change
+		want string
+	}{
+		{Change{Path: "/run/user/1000/aaep/mail.sock"}, "New agent: mail."},
+		{Change{Path: "/run/user/1000/aaep/mail.sock", Gone: true}, "Agent mail has gone."},
+		{Change{Path: "/d/x\nFORGED.sock", Gone: true}, "Agent x FORGED has gone."},
+		{Change{Path: "/d/other.sock", Refused: "the socket belongs to user 7, not to you (1000)"},
+			"Not subscribing to the agent other: the socket belongs to user 7, not to you (1000)."},
+		{Change{Err: errors.New("localagents: /d was removed or moved; no longer watching for agents there")},
+			"localagents: /d was removed or moved; no longer watching for agents there."},
+	} {
+		if got := tc.c.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.c, got, tc.want)
 		}
 	}
 }

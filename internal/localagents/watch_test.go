@@ -12,13 +12,15 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // serve runs the real producer on a Unix socket at path until the returned
 // stop is called; stopping it removes the socket.
-func serve(t *testing.T, path string) (stop func()) {
+func serve(t *testing.T, path string, scenarios ...producer.Scenario) (stop func()) {
 	t.Helper()
-	p := producer.New(producer.Options{})
+	p := producer.New(producer.Options{Scenarios: scenarios})
 	ln, err := producer.ListenUnix(path)
 	if err != nil {
 		t.Fatal(err)
@@ -217,4 +219,49 @@ func TestWatchDirRemoved(t *testing.T) {
 	if c, ok := <-ch; ok {
 		t.Fatalf("after the end: %+v", c)
 	}
+}
+
+// A producer that starts after the watch is subscribed to at the endpoint
+// the watch gives, announces its events, and is reported gone when it stops.
+func TestWatchedProducerSubscribed(t *testing.T) {
+	all, err := producer.LoadScenarios(os.DirFS("../.."), "testdata/scenarios")
+	if err == nil {
+		all, err = producer.SelectScenarios(all, []string{"confirm"})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dir := filepath.Join(t.TempDir(), "aaep")
+	ch, err := Watch(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "mail.sock")
+	stop := serve(t, path, all...)
+	c := next(t, ch)
+	want(t, c, path, false)
+	if Label(c.Path) != "mail" {
+		t.Errorf("label %q, want mail", Label(c.Path))
+	}
+	sub, err := subscriber.Dial(ctx, Endpoint(c.Path), subscriber.Config{
+		Identity: session.Identity{ID: "test", Name: "localagents-test", Version: "1"},
+		Terms:    session.Terms{Verbosity: "normal", CanConfirm: true, CanClarify: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	for {
+		u, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Kind == subscriber.KindDelivery && u.Delivery.Event != nil {
+			break // the agent speaks
+		}
+	}
+	stop()
+	want(t, next(t, ch), path, true)
 }
