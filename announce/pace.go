@@ -416,10 +416,14 @@ func (p *pacer) lag(now time.Time) time.Duration {
 }
 
 func (p *pacer) wordsPreview(it item) string {
-	if it.more > 0 {
-		return "N more things; the latest: " + it.an.Text
+	text := it.an.Text
+	if p.cfg.SayAgents {
+		text = it.an.Agent + ": " + text // said, at most, before it
 	}
-	return it.an.Text
+	if it.more > 0 {
+		return "N more things; the latest: " + text
+	}
+	return text
 }
 
 // collapse shortens the queue when its newest announcement would wait more

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/session"
@@ -264,4 +267,30 @@ func TestWatchedProducerSubscribed(t *testing.T) {
 	}
 	stop()
 	want(t, next(t, ch), path, true)
+}
+
+// When the kernel's queue overflows and events are lost, the directory is
+// read again and the difference reported: what went, then what came.
+func TestWatchOverflowRescans(t *testing.T) {
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.sock")
+	came := filepath.Join(dir, "came.sock")
+	serve(t, kept)
+	serve(t, came)
+	w := &watcher{dir: dir, out: make(chan Change, 8), known: map[string]bool{"kept.sock": true, "went.sock": true, "refused.sock": false}}
+	ev := make([]byte, unix.SizeofInotifyEvent)
+	(*unix.InotifyEvent)(unsafe.Pointer(&ev[0])).Mask = unix.IN_Q_OVERFLOW
+	if !w.events(context.Background(), ev) {
+		t.Fatal("the watch ended")
+	}
+	close(w.out)
+	var got []Change
+	for c := range w.out {
+		got = append(got, c)
+	}
+	if len(got) != 2 {
+		t.Fatalf("changes %+v, want went.sock gone and came.sock new", got)
+	}
+	want(t, got[0], filepath.Join(dir, "went.sock"), true)
+	want(t, got[1], came, false)
 }
