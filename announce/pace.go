@@ -33,6 +33,11 @@ type PaceConfig struct {
 	Now func() time.Time
 	// OnError is told when the paced sink fails; nil ignores it.
 	OnError func(error)
+	// SayAgents puts the agent's name before what is said when it differs
+	// from the last name said, and always before critical announcements
+	// and prompt reminders (see who.go): for a listener watching several
+	// agents. Off, nothing is added, as with one agent.
+	SayAgents bool
 }
 
 func (c PaceConfig) withDefaults() PaceConfig {
@@ -71,7 +76,7 @@ type Canceler interface {
 // braille) no faster than they can be taken in. Critical announcements are
 // passed on at once, ahead of anything queued, and never dropped. Normal and
 // background ones wait their turn; when more than MaxLag of speech is
-// waiting, the queue is collapsed: of each kind only the latest is kept,
+// waiting, the queue is collapsed: of each kind and agent only the latest is kept,
 // with a count of the rest ("4 more tool calls finished"), so speech never
 // lags far behind. Announcements about a prompt are never collapsed.
 //
@@ -109,6 +114,14 @@ func (p *Pacer) Announce(an Announcement) error {
 	default:
 	}
 	return nil
+}
+
+// SayAgents switches SayAgents (see PaceConfig) on or off from now on, as
+// agents come and go.
+func (p *Pacer) SayAgents(on bool) {
+	p.mu.Lock()
+	p.core.cfg.SayAgents = on
+	p.mu.Unlock()
 }
 
 // Silence drops every queued announcement that is not critical and, unless a
@@ -204,6 +217,7 @@ type pacer struct {
 	critUntil time.Time // the same, for critical announcements alone
 	skipped   int       // announcements dropped to keep up, told with the next one
 	folds     map[string]*fold
+	who       who // the agent said last, with SayAgents
 
 	// How much slower than estimated the voice really is, learnt from a
 	// Speaker: 1 when it keeps up, up to maxSlow.
@@ -284,7 +298,7 @@ func times(n int) string {
 // speaking says the sink is still saying something, whatever the estimate.
 func (p *pacer) next(now time.Time, speaking bool) (Announcement, bool, time.Duration) {
 	if len(p.critical) > 0 {
-		an := p.critical[0]
+		an := p.named(p.critical[0])
 		p.critical = p.critical[1:]
 		start := now
 		if p.critUntil.After(now) {
@@ -341,23 +355,31 @@ func (p *pacer) learn(now time.Time) {
 // words returns the announcement of it with the counts it stands for.
 func (p *pacer) words(it item) Announcement {
 	an := it.an
-	var lead []string
+	if it.more > 0 {
+		prepend(&an, fmt.Sprintf("%d more %s; the latest: ", it.more, kindNoun(an.Kind, it.more)))
+	}
+	an = p.named(an) // the count is of this agent's announcements
 	if p.skipped > 0 {
-		lead = append(lead, prose.Count(p.skipped, "other", "others")+" skipped.")
+		prepend(&an, prose.Count(p.skipped, "other", "others")+" skipped. ") // anyone's
 		p.skipped = 0
 	}
-	if it.more > 0 {
-		lead = append(lead, fmt.Sprintf("%d more %s; the latest:", it.more, kindNoun(an.Kind, it.more)))
-	}
-	if len(lead) > 0 {
-		an.Text = strings.Join(lead, " ") + " " + an.Text
+	return an
+}
+
+// named is an with its agent's name before it when SayAgents asks for it.
+func (p *pacer) named(an Announcement) Announcement {
+	if p.cfg.SayAgents {
+		p.who.name(&an)
 	}
 	return an
 }
 
 // drain returns everything queued, critical first, and empties the queue.
 func (p *pacer) drain() []Announcement {
-	out := append([]Announcement(nil), p.critical...)
+	out := make([]Announcement, 0, len(p.critical)+len(p.queue))
+	for _, an := range p.critical {
+		out = append(out, p.named(an))
+	}
 	for _, it := range p.queue {
 		out = append(out, p.words(it))
 	}
@@ -394,14 +416,18 @@ func (p *pacer) lag(now time.Time) time.Duration {
 }
 
 func (p *pacer) wordsPreview(it item) string {
-	if it.more > 0 {
-		return "N more things; the latest: " + it.an.Text
+	text := it.an.Text
+	if p.cfg.SayAgents {
+		text = it.an.Agent + ": " + text // said, at most, before it
 	}
-	return it.an.Text
+	if it.more > 0 {
+		return "N more things; the latest: " + text
+	}
+	return text
 }
 
 // collapse shortens the queue when its newest announcement would wait more
-// than MaxLag: first of each kind only the latest is kept, counting the
+// than MaxLag: first of each kind (and agent) only the latest is kept, counting the
 // rest; then background and then the oldest announcements are dropped
 // (counted as skipped), the newest one always kept.
 // Announcements about a prompt are kept as they are.
@@ -409,18 +435,20 @@ func (p *pacer) collapse(now time.Time) {
 	if len(p.queue) == 0 || p.lag(now) <= p.cfg.MaxLag {
 		return
 	}
-	latest := map[string]int{} // kind → index in kept
+	latest := map[string]int{} // agent and kind → index in kept
 	kept := make([]item, 0, len(p.queue))
 	for _, it := range p.queue {
 		if it.an.Prompt != nil {
 			kept = append(kept, it)
 			continue
 		}
-		if i, ok := latest[it.an.Kind]; ok {
+		// One agent's announcements are never counted as another's.
+		key := it.an.Agent + "\x00" + it.an.AgentID + "\x00" + it.an.Kind
+		if i, ok := latest[key]; ok {
 			it.more += kept[i].more + 1
 			kept[i] = item{} // replaced by the newer one, below
 		}
-		latest[it.an.Kind] = len(kept)
+		latest[key] = len(kept)
 		kept = append(kept, it)
 	}
 	p.queue = p.queue[:0]

@@ -28,12 +28,25 @@ type UnixOptions struct {
 }
 
 // UnixSocketPath returns where a producer named id listens by convention:
-// $XDG_RUNTIME_DIR/aaep/<id>.sock, else /tmp/aaep-<uid>/<id>.sock.
+// <UnixSocketDir>/<id>.sock.
 func UnixSocketPath(id string) string {
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
-		return filepath.Join(dir, "aaep", id+".sock")
+	return filepath.Join(UnixSocketDir(os.Getenv), id+".sock")
+}
+
+// UnixSocketDir returns the directory where local producers put their
+// sockets by convention (spec appendix B.4.1): $XDG_RUNTIME_DIR/aaep, else,
+// when XDG_RUNTIME_DIR is unset or not an absolute path (the XDG base
+// directory rules ignore a relative one), the spec's fallback
+// $TMPDIR/aaep-<uid> (/tmp when TMPDIR is unset).
+func UnixSocketDir(getenv func(string) string) string {
+	if dir := getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(dir) {
+		return filepath.Join(dir, "aaep")
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("aaep-%d", os.Getuid()), id+".sock")
+	tmp := getenv("TMPDIR")
+	if !filepath.IsAbs(tmp) {
+		tmp = "/tmp"
+	}
+	return filepath.Join(tmp, fmt.Sprintf("aaep-%d", os.Getuid()))
 }
 
 // DialUnix connects to the producer listening at path, a socket path or,

@@ -47,6 +47,8 @@ var outputs = []output{
 	{"--json", true, false, false, viaAnnouncer(jsonSink)},
 	{"speech text", false, false, false, viaAnnouncer(speechSink)},
 	{"braille windows", false, false, false, viaAnnouncer(brailleSink)},
+	{"speech text, naming agents", false, false, false, viaAnnouncer(sayingAgents(speechSink))},
+	{"braille windows, naming agents", false, false, false, viaAnnouncer(sayingAgents(brailleSink))},
 	{"notification title and body", false, false, false, viaAnnouncer(notifySink)},
 	{"aaep-listen stderr, refused subscription", false, false, false, refused("aaep-listen")},
 	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
@@ -169,6 +171,17 @@ func (s *spoken) Name() string                 { return "recorder" }
 func speechSink() (announce.Sink, func() string) {
 	rec := &spoken{}
 	return &speech.Sink{Backend: rec}, func() string { return strings.Join(rec.texts, "\n") + "\n" }
+}
+
+// sayingAgents puts the sink mk makes behind a Pacer that says who speaks,
+// as speech and braille are when several agents are watched: the agent's
+// name (here the hostile text) comes before the announcements.
+func sayingAgents(mk func() (announce.Sink, func() string)) func() (announce.Sink, func() string) {
+	return func() (announce.Sink, func() string) {
+		sink, result := mk()
+		p := announce.NewPacer(announce.PaceConfig{SayAgents: true}, sink)
+		return p, func() string { p.Close(); return result() } // Close passes on everything queued
+	}
 }
 
 type shown struct {

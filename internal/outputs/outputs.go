@@ -73,6 +73,17 @@ type Set struct {
 	// display.
 	Answers <-chan line.Command
 	closers []func() error
+	pacers  []*announce.Pacer
+}
+
+// SayAgents switches on or off, for speech and braille, saying the agent's
+// name when it changes and before every critical announcement: on while
+// more than one agent is watched, or may be (--local). Options.Pace.SayAgents
+// sets it from the start.
+func (s *Set) SayAgents(on bool) {
+	for _, p := range s.pacers {
+		p.SayAgents(on)
+	}
 }
 
 // Open starts the outputs o asks for. What was chosen, and a missing
@@ -157,6 +168,7 @@ func (s *Set) addPaced(pc announce.PaceConfig, out announce.Sink, onError func(e
 	pc.OnError = onError
 	p := announce.NewPacer(pc, out)
 	s.List = append(s.List, p)
+	s.pacers = append(s.pacers, p)
 	s.closers = append(s.closers, p.Close)
 }
 
