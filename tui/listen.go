@@ -117,6 +117,17 @@ func (a Action) Command() line.Command {
 		return line.Command{Verb: line.VerbQuit, Word: "quit"}
 	case ActionLine:
 		return line.Parse(a.Text)
+	case ActionAll:
+		return line.Command{Verb: line.VerbAll, Word: "all"}
+	case ActionMute, ActionUnmute, ActionOnly, ActionQuitAgent:
+		if a.Agent == "" {
+			// An agent's action with no agent is nothing: above all,
+			// quitting one agent must never read as quitting them all.
+			return line.Command{Verb: line.VerbEmpty}
+		}
+		verb := map[ActionKind]line.Verb{ActionMute: line.VerbMute, ActionUnmute: line.VerbUnmute,
+			ActionOnly: line.VerbOnly, ActionQuitAgent: line.VerbQuit}[a.Kind]
+		return line.Command{Verb: verb, Word: agentVerbs[a.Kind], Agent: a.Agent}
 	}
 	return line.Command{Verb: line.VerbEmpty}
 }

@@ -122,7 +122,7 @@ func (pr *Program) SetPrompts(ps []Prompt) {
 func (pr *Program) Flush() error {
 	pr.in.mu.Lock()
 	pr.in.items = append(pr.in.items, pr.buf...)
-	wake := !pr.in.woke && (len(pr.in.items) > 0 || pr.in.promptsSet || pr.in.termsSet)
+	wake := !pr.in.woke && (len(pr.in.items) > 0 || pr.in.promptsSet || pr.in.termsSet || pr.in.agentsSet)
 	if wake {
 		pr.in.woke = true
 	}
