@@ -14,6 +14,7 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 )
 
 // agentItems are n events, one a second, from the agents named in turn;
@@ -317,5 +318,30 @@ func testAgentActionKey(k string, want Action) func(*testing.T, *teatest.TestMod
 		if got := rec.actions(); !slices.Equal(got, []Action{want}) {
 			t.Errorf("actions: %+v", got)
 		}
+	}
+}
+
+// Prompts show the agent that asked: the headline names it, and with
+// several agents the prompts also waiting do too; PromptFrom names a
+// prompt by the listener's label. The footer names the agents key once
+// there are several.
+func TestPromptsNameTheirAgent(t *testing.T) {
+	ev := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Producer: protocol.Producer{AgentID: "a", AgentName: "Mailer"}, Action: "Send the mail"}
+	if p := PromptFrom("mail", &session.Prompt{Number: 3, Event: ev}); p.Agent != "mail" {
+		t.Errorf("PromptFrom names %q", p.Agent)
+	}
+	if p := PromptFrom("", &session.Prompt{Number: 3, Event: ev}); p.Agent != "Mailer" {
+		t.Errorf("PromptFrom without a label names %q", p.Agent)
+	}
+	m := New(testOptions(t.TempDir(), &recorder{}))
+	m.cur = &cursorPos{}
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 24})
+	m.Update(PromptsMsg{{Number: 1, Agent: "mail", Topic: "Send it?"}, {Number: 2, Agent: "web", Topic: "Open it?"}})
+	if v := m.View(); !strings.Contains(v, "prompt 1 from mail: Send it?") || !strings.Contains(v, "Also waiting: 2 (Open it?)") || strings.Contains(v, "A agents") {
+		t.Errorf("one agent seen:\n%s", v)
+	}
+	m.Update(ItemsMsg(agentItems(2, "mail", "web")))
+	if v := m.View(); !strings.Contains(v, "Also waiting: 2 from web (Open it?)") || !strings.Contains(v, "| A agents | q quit") {
+		t.Errorf("two agents seen:\n%s", v)
 	}
 }

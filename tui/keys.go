@@ -41,6 +41,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.quitAsk != "" && m.confirmQuitAgent(key.Matches(msg, m.keys.QuitAgent)) {
+		return nil
+	}
 	for _, b := range m.opts.Bindings {
 		if key.Matches(msg, key.NewBinding(key.WithKeys(b.Keys...))) {
 			m.act(Action{Kind: ActionLine, Text: b.Command})
@@ -48,9 +51,6 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	k := m.keys
-	if m.quitAsk != "" && m.confirmQuitAgent(key.Matches(msg, k.QuitAgent)) {
-		return nil
-	}
 	if m.view == viewAgents && m.agentsViewKey(msg) {
 		return nil
 	}

@@ -171,6 +171,17 @@ func (pr *Program) Commands() <-chan line.Command {
 	return out
 }
 
+// PromptFrom is PromptOf for a listener watching several agents: the
+// prompt is shown as agent's, the label the list names it by. An empty
+// label keeps the name the producer gave.
+func PromptFrom(agent string, p *session.Prompt) Prompt {
+	pr := PromptOf(p)
+	if agent != "" {
+		pr.Agent = agent // sanitized when shown, as every prompt's text
+	}
+	return pr
+}
+
 // ShowPrompts shows the prompts waiting, copied (PromptOf) on the caller's
 // goroutine, so the view never reads the engine.
 func (pr *Program) ShowPrompts(ps []*session.Prompt) {

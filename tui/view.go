@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/aaep-term/aaep-term/internal/prose"
+	"slices"
 	"strings"
 	"time"
 
@@ -430,6 +431,10 @@ func (m *Model) footer() string {
 			k = "space"
 		}
 		parts = append(parts, k+" "+b.Help().Desc)
+	}
+	if m.severalAgents() {
+		// Before quit, the footer's last: the agents matter once there are several.
+		parts = slices.Insert(parts, len(parts)-1, keyName(m.keys.Agents)+" agents")
 	}
 	return strings.Join(parts, " | ")
 }
