@@ -39,7 +39,7 @@ func threeAgents() AgentsMsg {
 	return AgentsMsg{
 		{Label: "mail", Endpoint: "http://127.0.0.1:8081", State: "connected", Terms: "rate at most 20/s, verbosity normal", Pending: 1, Events: 240},
 		{Label: "web", Endpoint: "ws://127.0.0.1:8082", State: "reconnecting", Events: 12, Muted: true},
-		{Label: "code", Endpoint: "unix:///run/user/1000/aaep/code.sock", State: "connected", Events: 3},
+		{Label: "code", Endpoint: "unix:/run/user/1000/aaep/code.sock", State: "connected", Events: 3},
 	}
 }
 
@@ -173,10 +173,10 @@ func TestAgentsView(t *testing.T) {
 	v := m.View()
 	for _, want := range []string{
 		"Agents: 3, the selected one marked >. Keys: u mute or unmute, O hear only it, H hear all, f list only its events, X quit it.",
-		"  Agent  State         Sound  Prompts    Events  Endpoint                              Terms",
-		"> mail   connected     heard  1 waiting  240     http://127.0.0.1:8081                 rate at most 20/s, verbosity normal",
+		"  Agent  State         Sound  Prompts    Events  Endpoint                            Terms",
+		"> mail   connected     heard  1 waiting  240     http://127.0.0.1:8081               rate at most 20/s, verbosity normal",
 		"  web    reconnecting  muted  none       12      ws://127.0.0.1:8082",
-		"  code   connected     heard  none       3       unix:///run/user/1000/aaep/code.sock",
+		"  code   connected     heard  none       3       unix:/run/user/1000/aaep/code.sock",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("agents view lacks\n%q:\n%s", want, v)
