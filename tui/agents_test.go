@@ -2,12 +2,14 @@ package tui
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest"
 
@@ -343,5 +345,49 @@ func TestPromptsNameTheirAgent(t *testing.T) {
 	m.Update(ItemsMsg(agentItems(2, "mail", "web")))
 	if v := m.View(); !strings.Contains(v, "Also waiting: 2 from web (Open it?)") || !strings.Contains(v, "| A agents | q quit") {
 		t.Errorf("two agents seen:\n%s", v)
+	}
+}
+
+// Through a running program: the agents the listener sets reach the view
+// at Flush, and a key in the agents view comes out of Commands as the
+// typed command line mode reads for "mute mail".
+func TestProgramAgents(t *testing.T) {
+	in, keys := io.Pipe()
+	out := &frameWatch{seen: make(chan time.Time, 1)}
+	pr := Start(RunOptions{Options: Options{Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard)}, In: in, Out: out})
+	cmds := pr.Commands()
+	defer func() {
+		keys.Close()
+		go func() {
+			for range cmds { // the quit the closing program sends
+			}
+		}()
+		if err := pr.Close(); err != nil {
+			t.Error(err)
+		}
+	}()
+	out.expect("Agents: 2")
+	pr.SetAgents([]Agent{{Label: "mail", State: "connected"}, {Label: "web", State: "connected"}})
+	if err := pr.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.Write([]byte("A")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-out.seen:
+	case <-time.After(3 * time.Second):
+		t.Fatal("the agents view never showed the two agents")
+	}
+	if _, err := keys.Write([]byte("u")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case c := <-cmds:
+		if want := (line.Command{Verb: line.VerbMute, Word: "mute", Agent: "mail"}); c != want {
+			t.Errorf("command %+v, want %+v", c, want)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("no command from u")
 	}
 }
