@@ -36,7 +36,7 @@ type AgentsMsg []Agent
 
 // SetAgents replaces the agents the agents view lists, in the listener's
 // order; it takes effect at Flush. More than one agent brings the list's
-// agent column.
+// agent column; one agent alone leaves the list as it is.
 func (pr *Program) SetAgents(as []Agent) {
 	pr.in.mu.Lock()
 	pr.in.agents, pr.in.agentsSet = append([]Agent(nil), as...), true
@@ -75,7 +75,11 @@ func (m *Model) setAgents(as []Agent) {
 			m.agentSel = len(m.agents)
 		}
 		m.agents = append(m.agents, r)
-		m.seeAgent(r.Label)
+		if len(as) > 1 {
+			// One agent listed is no second agent seen, whatever name
+			// its events give.
+			m.seeAgent(r.Label)
+		}
 	}
 }
 

@@ -99,6 +99,11 @@ func TestAgentColumn(t *testing.T) {
 	if row := selectedRow(m.View()); strings.Contains(row, "mail ") || m.severalAgents() {
 		t.Errorf("one agent has a column: %q", row)
 	}
+	// One agent listed, named otherwise than its events, is still one.
+	m.Update(AgentsMsg(threeAgents()[2:]))
+	if m.severalAgents() {
+		t.Errorf("one agent listed brings the column")
+	}
 	// Agents the listener tells of count too, before any event of theirs.
 	m.Update(threeAgents())
 	if row := selectedRow(m.View()); !strings.HasPrefix(row, "> 09:00:05 NORMAL     mail mail-006") {
@@ -389,5 +394,33 @@ func TestProgramAgents(t *testing.T) {
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("no command from u")
+	}
+}
+
+// The agents' keys are remapped like every other, by the names docs/tui.md
+// gives; the caption and the quit question name the keys bound.
+func TestRemapAgentKeys(t *testing.T) {
+	keys := DefaultKeyMap()
+	if err := keys.Remap(strings.NewReader("agents = ctrl+a\nagent-filter = F\nmute = z\nonly = o\nall-agents = ctrl+h\nquit-agent = K\n")); err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	opts := testOptions(t.TempDir(), rec)
+	opts.Keys = &keys
+	m := New(opts)
+	m.cur = &cursorPos{}
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 24})
+	m.Update(threeAgents())
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlA})
+	if v := m.View(); !strings.Contains(v, "Keys: z mute or unmute, o hear only it, ctrl+h hear all, F list only its events, K quit it.") {
+		t.Errorf("caption not as bound:\n%s", v)
+	}
+	for _, k := range []string{"z", "o", "K", "K", "A", "u"} {
+		m.Update(keyMsg(k))
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyCtrlH})
+	want := []Action{{Kind: ActionMute, Agent: "mail"}, {Kind: ActionOnly, Agent: "mail"}, {Kind: ActionQuitAgent, Agent: "mail"}, {Kind: ActionAll}}
+	if got := rec.actions(); !slices.Equal(got, want) {
+		t.Errorf("actions %+v\nwant    %+v", got, want)
 	}
 }
