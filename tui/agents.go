@@ -88,7 +88,7 @@ func (m *Model) setAgents(as []Agent) {
 // maxAgentWidth).
 func (m *Model) seeAgent(name string) {
 	switch {
-	case name == "":
+	case name == "" || name == m.lastAgent || m.agentCol == maxAgentWidth:
 		return
 	case m.firstAgent == "":
 		m.firstAgent = name
@@ -99,6 +99,7 @@ func (m *Model) seeAgent(name string) {
 		m.agentCol = ansi.StringWidth(m.firstAgent)
 	}
 	m.agentCol = min(max(m.agentCol, ansi.StringWidth(name)), maxAgentWidth)
+	m.lastAgent = name // a run of one agent's events is measured once
 }
 
 // severalAgents reports whether more than one agent has been seen.

@@ -143,19 +143,26 @@ func TestAgentFilter(t *testing.T) {
 	if got := shown(); !slices.Equal(got, []string{"web-002", "mail-critical", "web-005", "web-008", "web-011"}) {
 		t.Errorf("after more events, only web lists %q", got)
 	}
+	m.Update(ItemsMsg{{At: t0, Priority: announce.Critical, Kind: "errored", Agent: "code", Text: "disk full"}})
+	if want := "CRITICAL from code, arrived while paused: disk full (end shows it)"; m.message != want {
+		t.Errorf("paused, a critical event of another agent is told as %q, want %q", m.message, want)
+	}
+	if got := shown(); got[len(got)-1] != "disk full" {
+		t.Errorf("only web hides code's critical event: %q", got)
+	}
 	m.Update(keyMsg("f"))
-	if len(shown()) != 12 || !strings.Contains(m.message, "every agent's") {
+	if len(shown()) != 13 || !strings.Contains(m.message, "every agent's") {
 		t.Errorf("f again lists %d (%s)", len(shown()), m.message)
 	}
 	m.Update(keyMsg("f"))
 	m.Update(keyMsg("x"))
-	if len(shown()) != 12 || m.agentOnly != "" {
+	if len(shown()) != 13 || m.agentOnly != "" {
 		t.Errorf("x lists %d, agent filter %q", len(shown()), m.agentOnly)
 	}
 	m.Update(keyMsg("/"))
 	typeKeys(m, "agent:code")
 	m.Update(keyMsg("enter"))
-	if got := shown(); !slices.Equal(got, []string{"code-003", "mail-critical", "code-006", "code-009", "code-012"}) {
+	if got := shown(); !slices.Equal(got, []string{"code-003", "mail-critical", "code-006", "code-009", "code-012", "disk full"}) {
 		t.Errorf("agent:code lists %q", got)
 	}
 }

@@ -137,6 +137,7 @@ type Model struct {
 	agentSel   int        // the agents view's selected row
 	agentOnly  string     // the agent filter: only this agent's events listed (as shown); "": all
 	firstAgent string     // the first agent seen, as shown
+	lastAgent  string     // the last agent measured for the column
 	agentCol   int        // the agent column's width once several agents are seen; 0 before
 	quitAsk    string     // the agent whose quit waits for the key again (its raw label)
 
@@ -352,6 +353,7 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		}
 		seq := m.ring.push(it)
 		e := m.ring.get(seq)
+		m.seeAgent(e.Agent)
 		switch {
 		case e.Kind == "status":
 			m.message = e.line
@@ -360,9 +362,12 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		}
 		if e.Priority == announce.Critical && !m.following {
 			// A paused list must not hide what is critical.
-			m.message = "CRITICAL, arrived while paused: " + e.line + " (" + keyName(m.keys.Bottom) + " shows it)"
+			from := ""
+			if m.severalAgents() && e.Agent != "" {
+				from = " from " + e.Agent
+			}
+			m.message = "CRITICAL" + from + ", arrived while paused: " + e.line + " (" + keyName(m.keys.Bottom) + " shows it)"
 		}
-		m.seeAgent(e.Agent)
 		if !m.filtered() || m.keep(e) {
 			m.visible = append(m.visible, seq)
 			if m.following {
