@@ -11,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -189,7 +190,36 @@ func (m *Model) confirmQuitAgent(quit bool) bool {
 func (m *Model) moveAgent(delta int) {
 	if len(m.agents) > 0 {
 		m.agentSel = min(max(m.agentSel+delta, 0), len(m.agents)-1)
+		m.message = m.agentWords()
 	}
+}
+
+// agentWords says the selected agent whole, in words, for the message
+// line: on a narrow screen the table's row is cut, the message wraps.
+func (m *Model) agentWords() string {
+	if len(m.agents) == 0 {
+		return "Showing agents: none known yet."
+	}
+	a := m.agents[m.agentSel]
+	parts := []string{a.Label + ":"}
+	if a.State != "" {
+		parts = append(parts, a.State+",")
+	}
+	if a.Muted {
+		parts = append(parts, "muted,")
+	} else {
+		parts = append(parts, "heard,")
+	}
+	parts = append(parts, prose.Count(a.Pending, "prompt", "prompts")+" waiting,", prose.Count(a.Events, "event", "events"))
+	if a.Endpoint != "" {
+		parts[len(parts)-1] += ","
+		parts = append(parts, "endpoint "+a.Endpoint)
+	}
+	if a.Terms != "" {
+		parts[len(parts)-1] += ","
+		parts = append(parts, "terms: "+a.Terms)
+	}
+	return strings.Join(parts, " ") + "."
 }
 
 // agentsView draws the agents view in n rows: a caption in words, a header

@@ -199,6 +199,16 @@ func TestAgentsView(t *testing.T) {
 	if row := strings.Split(v, "\n")[m.cur.row(len(strings.Split(v, "\n")))]; !strings.HasPrefix(row, "> mail") {
 		t.Errorf("cursor on %q, not on the selected agent", row)
 	}
+	// The message line says the selected agent whole: on a narrow screen
+	// the table's row is cut, the message wraps.
+	if want := "mail: connected, heard, 1 prompt waiting, 240 events, endpoint http://127.0.0.1:8081, terms: rate at most 20/s, verbosity normal."; m.message != want {
+		t.Errorf("message %q\nwant    %q", m.message, want)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 70, Height: 24})
+	if v := m.View(); !strings.Contains(v, "terms: rate at most 20/s, verbosity normal.") {
+		t.Errorf("narrow, the agent's terms are not on screen:\n%s", v)
+	}
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 24})
 	for i, k := range []string{"u", "down", "u", "O", "H", "X", "down", "X", "up", "X", "X"} {
 		m.Update(keyMsg(k))
 		if i == 5 && m.message != "Press X again to quit web: its subscription closes, the other agents go on. Any other key keeps it." {
@@ -355,7 +365,7 @@ func TestPromptsNameTheirAgent(t *testing.T) {
 		t.Errorf("one agent seen:\n%s", v)
 	}
 	m.Update(ItemsMsg(agentItems(2, "mail", "web")))
-	if v := m.View(); !strings.Contains(v, "Also waiting: 2 from web (Open it?)") || !strings.Contains(v, "| A agents | q quit") {
+	if v := m.View(); !strings.Contains(v, "Also waiting: 2 from web (Open it?)") || !strings.Contains(v, "? all keys | A agents | space") {
 		t.Errorf("two agents seen:\n%s", v)
 	}
 }

@@ -121,6 +121,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		m.view = (m.view + 1) % views
 		m.message = "Showing " + m.view.String() + "."
+		if m.view == viewAgents {
+			m.message = m.agentWords()
+		}
 	case key.Matches(msg, k.Copy):
 		m.message = m.copySelected()
 	case key.Matches(msg, k.Save):
@@ -151,7 +154,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			break
 		}
 		m.view = viewAgents
-		m.message = "Showing agents."
+		m.message = m.agentWords()
 	case key.Matches(msg, k.AgentFilter):
 		m.agentFilterKey()
 	case key.Matches(msg, k.Mute):

@@ -433,8 +433,9 @@ func (m *Model) footer() string {
 		parts = append(parts, k+" "+b.Help().Desc)
 	}
 	if m.severalAgents() {
-		// Before quit, the footer's last: the agents matter once there are several.
-		parts = slices.Insert(parts, len(parts)-1, keyName(m.keys.Agents)+" agents")
+		// Second, after the help: the agents matter once there are several,
+		// and a narrow screen cuts the footer's end.
+		parts = slices.Insert(parts, 1, keyName(m.keys.Agents)+" agents")
 	}
 	return strings.Join(parts, " | ")
 }
