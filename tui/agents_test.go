@@ -441,3 +441,14 @@ func TestRemapAgentKeys(t *testing.T) {
 		t.Errorf("actions %+v\nwant    %+v", got, want)
 	}
 }
+
+// A listener's message about one agent is that agent's line in the list.
+func TestSayFor(t *testing.T) {
+	pr := &Program{}
+	if err := pr.SayFor(t0, "mail", "Connection lost; reconnecting."); err != nil {
+		t.Fatal(err)
+	}
+	if it := pr.buf[0]; it.Agent != "mail" || it.Kind != "status" || it.Text != "Connection lost; reconnecting." {
+		t.Errorf("item %+v", it)
+	}
+}
