@@ -97,7 +97,7 @@ func (m *Model) seeAgent(name string) {
 	case m.agentCol == 0 && name == m.firstAgent:
 		return
 	case m.agentCol == 0:
-		m.agentCol = ansi.StringWidth(m.firstAgent)
+		m.agentCol = max(ansi.StringWidth(m.firstAgent), 1) // 0 is one agent
 	}
 	m.agentCol = min(max(m.agentCol, ansi.StringWidth(name)), maxAgentWidth)
 	m.lastAgent = name // a run of one agent's events is measured once
