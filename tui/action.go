@@ -3,6 +3,8 @@ package tui
 import (
 	"strconv"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Action is what the user asked for in the view, typed. The listener
@@ -16,6 +18,10 @@ type Action struct {
 	// Term is the term ActionSet changes: rate, verbosity, lang, include or
 	// exclude (as line mode's set command names them).
 	Term string
+	// Agent is the agent ActionMute, ActionUnmute, ActionOnly and
+	// ActionQuitAgent are for: its Label exactly as the listener gave it in
+	// SetAgents, so the listener finds it without reading words back.
+	Agent string
 }
 
 // ActionKind is what an Action asks for.
@@ -33,6 +39,11 @@ const (
 	// or a Binding's command: the listener reads Text as a line typed in
 	// line mode, as the user meant it.
 	ActionLine
+	ActionMute      // mute Agent: only its critical events and prompts come through
+	ActionUnmute    // unmute Agent
+	ActionOnly      // only Agent: mute every other agent
+	ActionAll       // every agent heard again: undo only and mute
+	ActionQuitAgent // close Agent's subscription only; the others go on
 )
 
 // String says the action in the words of line mode ("accept 2",
@@ -55,6 +66,17 @@ func (a Action) String() string {
 		return "quit"
 	case ActionLine:
 		return a.Text
+	case ActionAll:
+		return "all"
+	}
+	if w := agentVerbs[a.Kind]; w != "" {
+		// The label is shown: sanitized, as the list names the agent.
+		return w + " " + protocol.Name(a.Agent)
 	}
 	return "nothing"
+}
+
+// agentVerbs are the line-mode words of the actions about one agent.
+var agentVerbs = map[ActionKind]string{
+	ActionMute: "mute", ActionUnmute: "unmute", ActionOnly: "only", ActionQuitAgent: "quit",
 }

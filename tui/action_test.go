@@ -93,21 +93,33 @@ func TestActionString(t *testing.T) {
 // Whatever keys are pressed, and whatever the prompts say, every action
 // names a prompt the view showed, of the kind it answers: accept and
 // reject a confirmation, an answer a question; no other action names a
-// prompt, and only the command key's line is a line.
+// prompt, and only the command key's line is a line. An action about an
+// agent names one the view was given, by its label as given, and a quit
+// of one agent follows the quit-agent key pressed twice in a row.
 func FuzzKeysAct(f *testing.F) {
 	f.Add("a", "accept 1")
 	f.Add("ra\ttaccept 1\r", "quit")
 	f.Add("R5\t\taccept 1\r", "set rate 1")
 	f.Add(":quit\rq", "x")
 	f.Add("aa\x1b:details 8\r", "answer 7 yes")
+	f.Add("AuOjuHXXfA", "mail")
+	f.Add("AjXjXX", "quit")
 	f.Fuzz(func(t *testing.T, keys, words string) {
 		rec := &recorder{}
 		m := New(testOptions(t.TempDir(), rec))
 		ps := hostilePrompts()
 		ps[0].Topic, ps[1].Topic, ps[1].ChoiceLabels[0] = words, words, words
 		m.Update(ps)
-		typed := false
+		m.Update(AgentsMsg{{Label: words, Muted: true}, {Label: "mail"}, {Label: "quit"}})
+		m.Update(ItemsMsg(agentItems(4, words, "mail")))
+		typed, quitKeys := false, 0
 		for _, r := range keys {
+			if r == 'X' && m.mode == modeList {
+				quitKeys++
+			} else {
+				quitKeys = 0
+			}
+			before := len(rec.actions())
 			var k tea.KeyMsg
 			switch r {
 			case '\r':
@@ -121,6 +133,9 @@ func FuzzKeysAct(f *testing.F) {
 			}
 			typed = typed || r == ':'
 			m.Update(k)
+			if acts := rec.actions(); len(acts) > before && acts[len(acts)-1].Kind == ActionQuitAgent && quitKeys < 2 {
+				t.Errorf("%+v without the quit-agent key twice", acts[len(acts)-1])
+			}
 		}
 		for _, a := range rec.actions() {
 			switch a.Kind {
@@ -136,9 +151,16 @@ func FuzzKeysAct(f *testing.F) {
 				if !typed || a.Prompt != 0 {
 					t.Errorf("%+v: a line without the command key", a)
 				}
-			case ActionSet, ActionStop, ActionQuit:
-				if a.Prompt != 0 {
-					t.Errorf("%+v names a prompt", a)
+			case ActionSet, ActionStop, ActionQuit, ActionAll:
+				if a.Prompt != 0 || a.Agent != "" {
+					t.Errorf("%+v names a prompt or an agent", a)
+				}
+			case ActionMute, ActionUnmute, ActionOnly, ActionQuitAgent:
+				if a.Prompt != 0 || a.Agent != words && a.Agent != "mail" && a.Agent != "quit" {
+					t.Errorf("%+v names no agent given", a)
+				}
+				if a.Agent == words && a.Kind == ActionMute && words != "mail" && words != "quit" {
+					t.Errorf("%+v: that agent is muted already", a)
 				}
 			default:
 				t.Errorf("%+v: no such kind", a)

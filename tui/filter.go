@@ -16,6 +16,7 @@ import (
 //	urgency:LIST   critical, normal, background or diagnostic, comma-separated
 //	tool:GLOB      tool name of tool events
 //	kind:WORD      announcement kind (confirmation, output, diagnostic, …)
+//	agent:GLOB     the agent, by its label or name as the list shows it (agent:mail)
 //	WORD           text anywhere in the line, ignoring case
 //	-TERM          any term negated
 type Filter struct {
@@ -24,7 +25,7 @@ type Filter struct {
 }
 
 type term struct {
-	field string // "", "type", "session", "urgency", "tool", "kind"
+	field string // "", "type", "session", "urgency", "tool", "kind", "agent"
 	pat   string // lower case
 	glob  bool
 	neg   bool
@@ -69,7 +70,7 @@ func ParseFilter(expr string) (Filter, error) {
 
 func isField(s string) bool {
 	switch strings.ToLower(s) {
-	case "type", "session", "urgency", "tool", "kind":
+	case "type", "session", "urgency", "tool", "kind", "agent":
 		return true
 	}
 	return false
@@ -110,6 +111,8 @@ func (t *term) match(e *entry) bool {
 		return t.matchValue(strings.ToLower(e.tool()))
 	case "kind":
 		return t.matchValue(strings.ToLower(e.Kind))
+	case "agent":
+		return t.matchValue(strings.ToLower(e.Agent))
 	}
 	return false
 }

@@ -9,7 +9,7 @@ import (
 // its negation never agree on an event.
 func FuzzParseFilter(f *testing.F) {
 	for _, s := range []string{"type:tool.*", "-tool:read_*", "urgency:critical,normal session:s-1", "kind:diagnostic gap",
-		"type:[", "session:", "-", "urgency:loud", "TYPE:Agent.*", "a:b:c", "type:aaep:agent.progress.updated", "日本 -x"} {
+		"type:[", "session:", "-", "urgency:loud", "TYPE:Agent.*", "a:b:c", "type:aaep:agent.progress.updated", "日本 -x", "agent:mail", "-agent:we*"} {
 		f.Add(s, "event-001")
 	}
 	items := testItems(12)

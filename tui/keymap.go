@@ -37,6 +37,16 @@ type KeyMap struct {
 	PromptDetails key.Binding
 	Command       key.Binding // a line-mode command: accept 2, pending, details 3
 
+	// The agents: their view, the list's agent filter, and what the
+	// listener is asked to do with the agent selected (in the agents view,
+	// else the selected event's).
+	Agents      key.Binding
+	AgentFilter key.Binding // only the selected agent's events listed, or every agent's again
+	Mute        key.Binding // mute or unmute the agent
+	Only        key.Binding // hear only the agent
+	AllAgents   key.Binding // hear every agent again
+	QuitAgent   key.Binding // close the agent's subscription (asks for the key again)
+
 	Help key.Binding
 	Quit key.Binding
 }
@@ -78,6 +88,13 @@ func DefaultKeyMap() KeyMap {
 		PromptDetails: b("prompt details", "d"),
 		Command:       b("type a line-mode command (accept 2, pending)", ":"),
 
+		Agents:      b("agents view: each agent's state, prompts and events", "A"),
+		AgentFilter: b("list only the selected agent's events, or every agent's", "f"),
+		Mute:        b("mute or unmute the selected agent (critical events and prompts still come)", "u"),
+		Only:        b("hear only the selected agent", "O"),
+		AllAgents:   b("hear every agent again", "H"),
+		QuitAgent:   b("quit the selected agent (press twice)", "X"),
+
 		Help: b("all keys", "?"),
 		Quit: b("quit", "q", "ctrl+c"),
 	}
@@ -94,7 +111,8 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Pause},
 		{k.Filter, k.ClearFilter, k.NextMatch, k.PrevMatch, k.NextCritical, k.PrevCritical, k.Mark, k.NextMark},
 		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save, k.Renegotiate, k.Silence},
-		{k.Accept, k.Reject, k.PromptDetails, k.Command, k.Help, k.Quit},
+		{k.Accept, k.Reject, k.PromptDetails, k.Command},
+		{k.Agents, k.AgentFilter, k.Mute, k.Only, k.AllAgents, k.QuitAgent, k.Help, k.Quit},
 	}
 }
 
@@ -108,6 +126,8 @@ func (k *KeyMap) named() map[string]*key.Binding {
 		"next-mark": &k.NextMark, "details": &k.Details, "timestamps": &k.Timestamps, "wrap": &k.Wrap,
 		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "renegotiate": &k.Renegotiate, "silence": &k.Silence, "accept": &k.Accept, "reject": &k.Reject,
 		"prompt-details": &k.PromptDetails, "command": &k.Command, "help": &k.Help, "quit": &k.Quit,
+		"agents": &k.Agents, "agent-filter": &k.AgentFilter, "mute": &k.Mute, "only": &k.Only,
+		"all-agents": &k.AllAgents, "quit-agent": &k.QuitAgent,
 	}
 }
 

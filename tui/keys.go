@@ -41,6 +41,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.quitAsk != "" && m.confirmQuitAgent(key.Matches(msg, m.keys.QuitAgent)) {
+		return nil
+	}
 	for _, b := range m.opts.Bindings {
 		if key.Matches(msg, key.NewBinding(key.WithKeys(b.Keys...))) {
 			m.act(Action{Kind: ActionLine, Text: b.Command})
@@ -48,6 +51,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 	}
 	k := m.keys
+	if m.view == viewAgents && m.agentsViewKey(msg) {
+		return nil
+	}
 	switch {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
@@ -85,6 +91,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.input.set(m.filter.String())
 		m.histPos = len(m.history)
 	case key.Matches(msg, k.ClearFilter):
+		m.agentOnly = ""
 		m.applyFilter(Filter{})
 		m.message = "Filter cleared: showing every event."
 	case key.Matches(msg, k.NextMatch):
@@ -108,8 +115,15 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Wrap):
 		m.wrap = !m.wrap
 	case key.Matches(msg, k.Views):
-		m.view = (m.view + 1) % 3
+		views := viewAgents // the agents view joins the round once agents are known
+		if len(m.agents) > 0 {
+			views++
+		}
+		m.view = (m.view + 1) % views
 		m.message = "Showing " + m.view.String() + "."
+		if m.view == viewAgents {
+			m.message = m.agentWords()
+		}
 	case key.Matches(msg, k.Copy):
 		m.message = m.copySelected()
 	case key.Matches(msg, k.Save):
@@ -131,8 +145,51 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 			m.promptDetail = !m.promptDetail
 			m.promptFocus = true
 		}
+	// The agents' keys come last: a key file from before them that binds
+	// one of their keys to another action keeps its meaning.
+	case key.Matches(msg, k.Agents):
+		if m.view == viewAgents {
+			m.view = viewEvents
+			m.message = "Showing events."
+			break
+		}
+		m.view = viewAgents
+		m.message = m.agentWords()
+	case key.Matches(msg, k.AgentFilter):
+		m.agentFilterKey()
+	case key.Matches(msg, k.Mute):
+		m.agentKey(ActionMute)
+	case key.Matches(msg, k.Only):
+		m.agentKey(ActionOnly)
+	case key.Matches(msg, k.QuitAgent):
+		m.agentKey(ActionQuitAgent)
+	case key.Matches(msg, k.AllAgents):
+		m.act(Action{Kind: ActionAll})
 	}
 	return nil
+}
+
+// agentsViewKey moves the agents view's selection; it reports whether msg
+// was one of the keys that move.
+func (m *Model) agentsViewKey(msg tea.KeyMsg) bool {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		m.moveAgent(-1)
+	case key.Matches(msg, k.Down):
+		m.moveAgent(1)
+	case key.Matches(msg, k.PageUp):
+		m.moveAgent(-m.listHeight())
+	case key.Matches(msg, k.PageDown):
+		m.moveAgent(m.listHeight())
+	case key.Matches(msg, k.Top):
+		m.moveAgent(-len(m.agents))
+	case key.Matches(msg, k.Bottom):
+		m.moveAgent(len(m.agents))
+	default:
+		return false
+	}
+	return true
 }
 
 func isCritical(e *entry) bool { return e.Priority == announce.Critical }

@@ -117,6 +117,17 @@ func (a Action) Command() line.Command {
 		return line.Command{Verb: line.VerbQuit, Word: "quit"}
 	case ActionLine:
 		return line.Parse(a.Text)
+	case ActionAll:
+		return line.Command{Verb: line.VerbAll, Word: "all"}
+	case ActionMute, ActionUnmute, ActionOnly, ActionQuitAgent:
+		if a.Agent == "" {
+			// An agent's action with no agent is nothing: above all,
+			// quitting one agent must never read as quitting them all.
+			return line.Command{Verb: line.VerbEmpty}
+		}
+		verb := map[ActionKind]line.Verb{ActionMute: line.VerbMute, ActionUnmute: line.VerbUnmute,
+			ActionOnly: line.VerbOnly, ActionQuitAgent: line.VerbQuit}[a.Kind]
+		return line.Command{Verb: verb, Word: agentVerbs[a.Kind], Agent: a.Agent}
 	}
 	return line.Command{Verb: line.VerbEmpty}
 }
@@ -158,6 +169,17 @@ func (pr *Program) Commands() <-chan line.Command {
 		}
 	}()
 	return out
+}
+
+// PromptFrom is PromptOf for a listener watching several agents: the
+// prompt is shown as agent's, the label the list names it by. An empty
+// label keeps the name the producer gave.
+func PromptFrom(agent string, p *session.Prompt) Prompt {
+	pr := PromptOf(p)
+	if agent != "" {
+		pr.Agent = agent // sanitized when shown, as every prompt's text
+	}
+	return pr
 }
 
 // ShowPrompts shows the prompts waiting, copied (PromptOf) on the caller's

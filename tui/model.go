@@ -87,10 +87,11 @@ const (
 	viewEvents view = iota
 	viewSessions
 	viewDiagnostics
+	viewAgents
 )
 
 func (v view) String() string {
-	return [...]string{"events", "sessions", "diagnostics"}[v]
+	return [...]string{"events", "sessions", "diagnostics", "agents"}[v]
 }
 
 // Model is the Bubble Tea model of the debug view.
@@ -131,6 +132,14 @@ type Model struct {
 
 	sessions *sessionTable
 	diags    diagTable
+
+	agents     []agentRow // from SetAgents, in the listener's order
+	agentSel   int        // the agents view's selected row
+	agentOnly  string     // the agent filter: only this agent's events listed (as shown); "": all
+	firstAgent string     // the first agent seen, as shown
+	lastAgent  string     // the last agent measured for the column
+	agentCol   int        // the agent column's width once several agents are seen; 0 before
+	quitAsk    string     // the agent whose quit waits for the key again (its raw label)
 
 	message string
 	rateIn  rateMeter // events received a second
@@ -192,6 +201,8 @@ type inbox struct {
 	promptsSet bool
 	terms      *Terms
 	termsSet   bool
+	agents     []Agent
+	agentsSet  bool
 	woke       bool // a wake-up message is on its way
 }
 
@@ -250,6 +261,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.ingest(msg)
 	case PromptsMsg:
 		return m, m.setPrompts(msg)
+	case AgentsMsg:
+		m.setAgents(msg)
+		return m, nil
 	case TermsMsg:
 		t := Terms(msg)
 		m.terms = &t
@@ -276,9 +290,14 @@ func (m *Model) takeInbox() tea.Cmd {
 	in.mu.Lock()
 	items, prompts, set := in.items, in.prompts, in.promptsSet
 	terms, termsSet := in.terms, in.termsSet
+	agents, agentsSet := in.agents, in.agentsSet
 	in.items, in.prompts, in.promptsSet, in.woke = nil, nil, false, false
 	in.terms, in.termsSet = nil, false
+	in.agents, in.agentsSet = nil, false
 	in.mu.Unlock()
+	if agentsSet {
+		m.setAgents(agents)
+	}
 	if termsSet {
 		m.terms = terms
 		m.nextTerms()
@@ -298,6 +317,11 @@ func (m *Model) setPrompts(ps []Prompt) tea.Cmd {
 	for _, p := range m.prompts {
 		had[p.Number] = true
 	}
+	clean := make([]Prompt, len(ps)) // the caller's stay as they were
+	for i := range ps {
+		clean[i] = ps[i].sanitized()
+	}
+	ps = clean
 	m.prompts = ps
 	for _, p := range ps {
 		if !had[p.Number] {
@@ -329,6 +353,7 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		}
 		seq := m.ring.push(it)
 		e := m.ring.get(seq)
+		m.seeAgent(e.Agent)
 		switch {
 		case e.Kind == "status":
 			m.message = e.line
@@ -337,9 +362,13 @@ func (m *Model) ingest(items []Item) tea.Cmd {
 		}
 		if e.Priority == announce.Critical && !m.following {
 			// A paused list must not hide what is critical.
-			m.message = "CRITICAL, arrived while paused: " + e.line + " (" + keyName(m.keys.Bottom) + " shows it)"
+			from := ""
+			if m.severalAgents() && e.Agent != "" {
+				from = " from " + e.Agent
+			}
+			m.message = "CRITICAL" + from + ", arrived while paused: " + e.line + " (" + keyName(m.keys.Bottom) + " shows it)"
 		}
-		if m.filter.Empty() || m.keep(e) {
+		if !m.filtered() || m.keep(e) {
 			m.visible = append(m.visible, seq)
 			if m.following {
 				m.rateOut.add(it.At)
@@ -413,9 +442,10 @@ func (m *Model) end() tea.Cmd {
 	return tea.Quit
 }
 
-// keep reports whether e passes the filter; critical entries always do.
+// keep reports whether e passes the filter and the agent filter; critical
+// entries always do.
 func (m *Model) keep(e *entry) bool {
-	return e.Priority == announce.Critical || m.filter.match(e)
+	return e.Priority == announce.Critical || m.agentLets(e) && m.filter.match(e)
 }
 
 func (m *Model) historyLine(e *entry) string {
@@ -442,7 +472,7 @@ func (m *Model) applyFilter(f Filter) {
 	}
 	m.visible = m.visible[:0]
 	for seq := m.ring.first(); seq <= m.ring.last(); seq++ {
-		if e := m.ring.get(seq); f.Empty() || m.keep(e) {
+		if e := m.ring.get(seq); !m.filtered() || m.keep(e) {
 			m.visible = append(m.visible, seq)
 		}
 	}

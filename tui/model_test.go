@@ -392,11 +392,14 @@ var keyTests = []struct {
 		}
 	}},
 	{"?", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
-		press(tm, "?") // 28 keys in 16 rows: two pages
-		waitScreen(t, tm, "Keys, page 1 of 2 (? shows the next page, any other key closes):")
+		press(tm, "?") // 35 keys in 16 rows: three pages
+		waitScreen(t, tm, "Keys, page 1 of 3 (? shows the next page, any other key closes):")
 		waitScreen(t, tm, "space or p")
 		press(tm, "?")
-		waitScreen(t, tm, "Keys, page 2 of 2 (any key closes):")
+		waitScreen(t, tm, "Keys, page 2 of 3 (? shows the next page, any other key closes):")
+		waitScreen(t, tm, "A                agents view")
+		press(tm, "?")
+		waitScreen(t, tm, "Keys, page 3 of 3 (any key closes):")
 		waitScreen(t, tm, "q or ctrl+c")
 		press(tm, "?")
 		waitSelected(t, tm, "event-050")
@@ -406,6 +409,12 @@ var keyTests = []struct {
 		press(tm, "x")
 		waitSelected(t, tm, "event-050")
 	}},
+	{"A", testAgentsKey},
+	{"f", testAgentFilterKey},
+	{"u", testAgentActionKey("u", Action{Kind: ActionMute, Agent: "mail"})},
+	{"O", testAgentActionKey("O", Action{Kind: ActionOnly, Agent: "mail"})},
+	{"H", testAgentActionKey("H", Action{Kind: ActionAll})},
+	{"X", testAgentActionKey("X", Action{Kind: ActionQuitAgent, Agent: "mail"})},
 	{"q", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
 		press(tm, "q")
 		waitScreen(t, tm, "Closing the subscription")

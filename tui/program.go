@@ -105,8 +105,15 @@ func (pr *Program) Diagnostic(d session.Diagnostic) error {
 // producer's words in it (protocol.Theirs, for line mode to isolate) are
 // dropped; the words stay.
 func (pr *Program) Say(now time.Time, text string) error {
+	return pr.SayFor(now, "", text)
+}
+
+// SayFor is Say for a message about one agent ("Connection lost;
+// reconnecting"): the list shows it in that agent's row, by its label,
+// and the agent filter treats it as the agent's.
+func (pr *Program) SayFor(now time.Time, agent, text string) error {
 	plain, _ := protocol.SplitTheirs(text)
-	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Text: plain})
+	pr.buf = append(pr.buf, Item{At: now, Priority: announce.Normal, Kind: "status", Agent: agent, Text: plain})
 	return nil
 }
 
@@ -122,7 +129,7 @@ func (pr *Program) SetPrompts(ps []Prompt) {
 func (pr *Program) Flush() error {
 	pr.in.mu.Lock()
 	pr.in.items = append(pr.in.items, pr.buf...)
-	wake := !pr.in.woke && (len(pr.in.items) > 0 || pr.in.promptsSet || pr.in.termsSet)
+	wake := !pr.in.woke && (len(pr.in.items) > 0 || pr.in.promptsSet || pr.in.termsSet || pr.in.agentsSet)
 	if wake {
 		pr.in.woke = true
 	}

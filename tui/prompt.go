@@ -69,6 +69,31 @@ func PromptOf(p *session.Prompt) Prompt {
 	return pr
 }
 
+// sanitized is p with every text made safe to draw: whoever built it (the
+// listener names the agent by its label), nothing in it reaches the screen
+// raw. Text already safe is kept as it is.
+func (p Prompt) sanitized() Prompt {
+	p.Agent, p.SessionID = protocol.Name(p.Agent), protocol.Name(p.SessionID)
+	p.Topic, p.Default, p.Risk = protocol.Sanitize(p.Topic), protocol.Sanitize(p.Default), protocol.Line(p.Risk)
+	p.Choices = protocol.Line(p.Choices)
+	p.Details = lines(p.Details)
+	p.ChoiceLabels = lines(p.ChoiceLabels)
+	p.Kinds = lines(p.Kinds)
+	return p
+}
+
+// lines are l's strings each sanitized to one line, in a new slice.
+func lines(l []string) []string {
+	if l == nil {
+		return nil
+	}
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = protocol.Line(s)
+	}
+	return out
+}
+
 // kind is the prompt's kind in words.
 func (p *Prompt) kind() string {
 	if p.Question {

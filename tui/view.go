@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/aaep-term/aaep-term/internal/prose"
+	"slices"
 	"strings"
 	"time"
 
@@ -51,6 +52,12 @@ func (m *Model) View() string {
 		lines = append(lines, m.fit(m.sessions.lines(m.prompts), body)...)
 	case m.view == viewDiagnostics:
 		lines = append(lines, m.fit(m.diags.lines(m.opts.Location), body)...)
+	case m.view == viewAgents:
+		rows, sel := m.agentsView(body)
+		if cursorRow < 0 {
+			cursorRow = len(lines) + sel
+		}
+		lines = append(lines, rows...)
 	default:
 		rows, sel := m.listView(body)
 		if cursorRow < 0 && sel >= 0 {
@@ -112,6 +119,9 @@ func (m *Model) statusLine() string {
 	if !m.filter.Empty() {
 		s += " | filter: " + m.filter.String()
 	}
+	if m.agentOnly != "" {
+		s += " | only agent " + m.agentOnly
+	}
 	if n := len(m.prompts); n > 0 {
 		s += fmt.Sprintf(" | %d prompt(s) waiting", n)
 	}
@@ -141,6 +151,10 @@ func (m *Model) promptRows() (head, rest []string) {
 	if len(m.prompts) > 1 {
 		var more []string
 		for _, q := range m.prompts[1:] {
+			if m.severalAgents() && q.Agent != "" {
+				more = append(more, fmt.Sprintf("%d from %s (%s)", q.Number, q.Agent, oneLine(q.Topic)))
+				continue
+			}
 			more = append(more, fmt.Sprintf("%d (%s)", q.Number, oneLine(q.Topic)))
 		}
 		rest = append(rest, m.truncate("Also waiting: "+strings.Join(more, ", ")))
@@ -177,7 +191,10 @@ func (m *Model) listView(n int) (rows []string, sel int) {
 	shown := m.shown()
 	if shown == 0 {
 		rows[0] = "No events yet."
-		if m.ring.len() > 0 {
+		switch {
+		case m.ring.len() > 0 && m.agentOnly != "" && m.filter.Empty():
+			rows[0] = "No event of " + m.agentOnly + " yet; press " + keyName(m.keys.AgentFilter) + " for every agent's."
+		case m.ring.len() > 0:
 			rows[0] = "No event matches the filter; press " + keyName(m.keys.ClearFilter) + " to clear it."
 		}
 		return rows, -1
@@ -192,7 +209,7 @@ func (m *Model) listView(n int) (rows []string, sel int) {
 		top = max(shown-n, 0)
 	}
 	m.row = i - top
-	cols := columnsFor(m.width)
+	cols := columnsFor(m.width, m.agentCol)
 	for r := 0; r < n && top+r < shown; r++ {
 		e := m.ring.get(m.visible[top+r])
 		if e == nil {
@@ -222,6 +239,10 @@ func (m *Model) rowView(e *entry, selected bool, c columns) string {
 		b.WriteByte(' ')
 	}
 	fmt.Fprintf(&b, "%-10s ", strings.ToUpper(e.urgency()))
+	if c.agentCol > 0 {
+		a := ansi.Truncate(e.Agent, c.agentCol, "…")
+		b.WriteString(a + strings.Repeat(" ", c.agentCol-ansi.StringWidth(a)+1))
+	}
 	if c.typeWidth > 0 {
 		t := ansi.Truncate(shortType(e.typ()), c.typeWidth, "…")
 		b.WriteString(t + strings.Repeat(" ", c.typeWidth-ansi.StringWidth(t)+1))
@@ -229,8 +250,8 @@ func (m *Model) rowView(e *entry, selected bool, c columns) string {
 	if c.session && e.SessionID != "" {
 		b.WriteString(shortID(e.SessionID) + " ")
 	}
-	if c.agent && e.Agent != "" {
-		b.WriteString(ansi.Truncate(e.Agent, maxAgentWidth, "…") + ": ")
+	if c.agentName > 0 && e.Agent != "" {
+		b.WriteString(ansi.Truncate(e.Agent, c.agentName, "…") + ": ")
 	}
 	b.WriteString(e.line)
 	s := m.truncate(b.String())
@@ -252,7 +273,9 @@ func (m *Model) rowView(e *entry, selected bool, c columns) string {
 type columns struct {
 	time, longTime bool // the time; with milliseconds
 	typeWidth      int  // the event type's column; 0: not shown
-	session, agent bool
+	session        bool
+	agentName      int // the agent's name before the text ("Demo: text"), cut at this width; 0: not shown
+	agentCol       int // the agent column's width, after the urgency; 0: not shown
 }
 
 // Widths of the list's columns, spaces after them included.
@@ -281,8 +304,11 @@ func (c columns) fixed() int {
 	if c.session {
 		n += sessionWidth
 	}
-	if c.agent {
-		n += maxAgentWidth + 2
+	if c.agentName > 0 {
+		n += c.agentName + 2
+	}
+	if c.agentCol > 0 {
+		n += c.agentCol + 1
 	}
 	return n
 }
@@ -292,16 +318,37 @@ func (c columns) fixed() int {
 // does, the columns give way in this order: the session, the time's
 // milliseconds, the type's width, the agent, the type, the time. The
 // details pane and the sessions view show them all.
-func columnsFor(width int) columns {
-	c := columns{time: true, longTime: true, typeWidth: wideTypeWidth, session: true, agent: true}
-	narrower := []func(*columns){
+//
+// Once several agents are seen (agentCol, the widest name, is more than 0)
+// who said it matters more than what type it is: the agent gets a column of
+// its own after the urgency, which gives way after the type: it narrows,
+// then the time goes, then the agent's name moves before the text, so every
+// row still says it.
+func columnsFor(width, agentCol int) columns {
+	if agentCol > 0 {
+		return narrowed(width, columns{time: true, longTime: true, typeWidth: wideTypeWidth, session: true, agentCol: agentCol},
+			func(c *columns) { c.session = false },
+			func(c *columns) { c.longTime = false },
+			func(c *columns) { c.typeWidth = narrowTypeWidth },
+			func(c *columns) { c.typeWidth = 0 },
+			func(c *columns) { c.agentCol = min(c.agentCol, narrowAgentWidth) },
+			func(c *columns) { c.time = false },
+			func(c *columns) { c.agentCol, c.agentName = 0, narrowAgentWidth },
+		)
+	}
+	return narrowed(width, columns{time: true, longTime: true, typeWidth: wideTypeWidth, session: true, agentName: maxAgentWidth},
 		func(c *columns) { c.session = false },
 		func(c *columns) { c.longTime = false },
 		func(c *columns) { c.typeWidth = narrowTypeWidth },
-		func(c *columns) { c.agent = false },
+		func(c *columns) { c.agentName = 0 },
 		func(c *columns) { c.typeWidth = 0 },
 		func(c *columns) { c.time = false },
-	}
+	)
+}
+
+// narrowed applies narrower steps to c, in order, until the text gets at
+// least half of width (40 columns at most).
+func narrowed(width int, c columns, narrower ...func(*columns)) columns {
 	text := min(40, width/2)
 	for _, narrow := range narrower {
 		if width-c.fixed() >= text {
@@ -384,6 +431,11 @@ func (m *Model) footer() string {
 			k = "space"
 		}
 		parts = append(parts, k+" "+b.Help().Desc)
+	}
+	if m.severalAgents() {
+		// Second, after the help: the agents matter once there are several,
+		// and a narrow screen cuts the footer's end.
+		parts = slices.Insert(parts, 1, keyName(m.keys.Agents)+" agents")
 	}
 	return strings.Join(parts, " | ")
 }
