@@ -153,7 +153,9 @@ func TestDemoAgentScenariosWellMade(t *testing.T) {
 				t.Errorf("%s/%s: the session does not list its tools", a.Label, sc.Name)
 			}
 			for pi, evs := range paths(sc.Steps) {
-				at := func(i int) string { return a.Label + "/" + sc.Name + " path " + string(rune('A'+pi)) + " event " + evs[i].Type }
+				at := func(i int) string {
+					return a.Label + "/" + sc.Name + " path " + string(rune('A'+pi)) + " event " + evs[i].Type
+				}
 				open := map[string]string{} // tool_call_id → tool
 				seen := map[string]bool{}
 				prompts := 0
