@@ -21,10 +21,10 @@ type heard struct {
 	u     subscriber.Update
 }
 
-// listenToAll dials every LABEL=URL endpoint with a subscriber.Client that
-// can answer, and merges their updates into one channel, closed once every
+// listenToAll dials every LABEL=URL endpoint with a subscriber.Client (one
+// that says it can answer prompts when canAnswer), and merges their updates into one channel, closed once every
 // client has said its End.
-func listenToAll(ctx context.Context, t *testing.T, endpoints []string) (map[string]*subscriber.Client, <-chan heard) {
+func listenToAll(ctx context.Context, t *testing.T, endpoints []string, canAnswer bool) (map[string]*subscriber.Client, <-chan heard) {
 	t.Helper()
 	clients := map[string]*subscriber.Client{}
 	merged := make(chan heard)
@@ -36,7 +36,7 @@ func listenToAll(ctx context.Context, t *testing.T, endpoints []string) (map[str
 		}
 		c, err := subscriber.Dial(ctx, url, subscriber.Config{
 			Identity: session.Identity{ID: "demo-test-" + label, Name: "demo test", Version: "1"},
-			Terms:    session.Terms{CanConfirm: true, CanClarify: true},
+			Terms:    session.Terms{CanConfirm: canAnswer, CanClarify: canAnswer},
 		})
 		if err != nil {
 			t.Fatalf("dial %s: %v", e, err)
@@ -70,6 +70,30 @@ func listenToAll(ctx context.Context, t *testing.T, endpoints []string) (map[str
 // (its branch is played), every agent ends, each on its own binding, and
 // the stop function leaves no goroutine behind.
 func TestDemoAgentsTogether(t *testing.T) {
+	for _, tc := range []struct {
+		decision string
+		asked    map[string]int
+		said     []string // lines only the branches of decision say
+	}{
+		{protocol.DecisionAccept, map[string]int{"code": 2, "mail": 2, "browser": 1}, []string{
+			"code: Done: the due-date fix is pushed and the old branch is deleted.",
+			"mail: Done: Ana has your reply at ana@example.org.",
+			"browser: Over to you: type the code your bank texted you into the payment page to finish paying.",
+			"browser: Handed over to you at the bank's code page; the card is renewed once you type the code.",
+		}},
+		{protocol.DecisionReject, map[string]int{"code": 1, "mail": 2, "browser": 1}, []string{
+			"code: Done: the tests pass, and the fix is kept on this computer.",
+			"mail: Nothing was sent: the reply to Ana waits in your Drafts folder.",
+			"browser: Nothing was paid: your library card runs out on Sunday unless you renew it.",
+		}},
+	} {
+		t.Run(tc.decision, func(t *testing.T) { demoAgentsTogether(t, tc.decision, tc.asked, tc.said) })
+	}
+}
+
+// demoAgentsTogether runs TestDemoAgentsTogether, answering every
+// confirmation with decision and every question with its second choice.
+func demoAgentsTogether(t *testing.T, decision string, want map[string]int, lines []string) {
 	before := goroutineIDs()
 	endpoints, stop, err := startDemoAgents(aaepterm.MaxDemoAgents, 0, t.Errorf)
 	if err != nil {
@@ -93,7 +117,7 @@ func TestDemoAgentsTogether(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	clients, merged := listenToAll(ctx, t, endpoints)
+	clients, merged := listenToAll(ctx, t, endpoints, true)
 
 	type offered struct {
 		number  int
@@ -113,7 +137,7 @@ func TestDemoAgentsTogether(t *testing.T) {
 				if p.clarify {
 					err = clients[agent].Answer(ctx, p.number, "2") // the second choice
 				} else {
-					err = clients[agent].Confirm(ctx, p.number, protocol.DecisionAccept)
+					err = clients[agent].Confirm(ctx, p.number, decision)
 				}
 				if err != nil {
 					t.Errorf("answer %s's prompt %d: %v", agent, p.number, err)
@@ -148,6 +172,8 @@ func TestDemoAgentsTogether(t *testing.T) {
 				}
 			case session.KindPromptExpired, session.KindPromptCancelled, session.KindPromptStale, session.KindPromptNotOffered:
 				t.Errorf("%s: prompt %d: %v (%s)", h.agent, d.Prompt.Number, d.Kind, d.Note)
+			case session.KindSafetyWarning:
+				t.Errorf("%s: safety warning: %s", h.agent, d.Note)
 			}
 		}
 		if !together {
@@ -175,7 +201,6 @@ func TestDemoAgentsTogether(t *testing.T) {
 	if !together {
 		t.Errorf("no two agents' prompts were ever pending at once:\n%s", strings.Join(order, "\n"))
 	}
-	want := map[string]int{"code": 2, "mail": 2, "browser": 1}
 	for label := range clients {
 		if !ended[label] {
 			t.Errorf("%s never ended", label)
@@ -184,13 +209,8 @@ func TestDemoAgentsTogether(t *testing.T) {
 			t.Errorf("%s asked %d and was answered %d times, want %d", label, asked[label], replies[label], want[label])
 		}
 	}
-	// Each answer reached the agent that asked: its accepted branch played.
-	for _, line := range []string{
-		"code: Done: the due-date fix is pushed and the old branch is deleted.",
-		"mail: Done: Ana has your reply at ana@example.org.",
-		"browser: Over to you: type the code your bank texted you into the payment page to finish paying.",
-		"browser: Handed over to you at the bank's code page; the card is renewed once you type the code.",
-	} {
+	// Each answer reached the agent that asked: its branch played.
+	for _, line := range lines {
 		if !strings.Contains(said.String(), line+"\n") {
 			t.Errorf("not heard: %q\nheard:\n%s", line, said.String())
 		}
@@ -211,6 +231,51 @@ func TestDemoAgentsTogether(t *testing.T) {
 	}
 }
 
+// With nobody to answer (standard input closed), every agent plays its
+// defaults at once and ends: no prompt is offered, and nothing is wrong.
+func TestDemoAgentsNobodyAnswers(t *testing.T) {
+	endpoints, stop, err := startDemoAgents(aaepterm.MaxDemoAgents, 0, t.Errorf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	clients, merged := listenToAll(ctx, t, endpoints, false)
+	var said strings.Builder
+	ended := map[string]bool{}
+	for h := range merged {
+		switch h.u.Kind {
+		case subscriber.KindDiagnostic:
+			t.Errorf("%s: diagnostic %s", h.agent, h.u.Diagnostic.Message)
+		case subscriber.KindEnd:
+			ended[h.agent] = h.u.Err == nil
+		case subscriber.KindDelivery:
+			d := h.u.Delivery
+			if d.Kind != session.KindEvent || d.Prompt != nil {
+				t.Errorf("%s: %v delivered (%s)", h.agent, d.Kind, d.Note)
+				continue
+			}
+			fmt.Fprintf(&said, "%s: %s\n", h.agent, d.Event.SummaryNormal)
+		}
+	}
+	for label := range clients {
+		if !ended[label] {
+			t.Errorf("%s did not end well", label)
+		}
+	}
+	for _, line := range []string{
+		"code: Done: the tests pass, and the fix is kept on this computer.",
+		"mail: Writing the reply to her work address, ana.costa@example.com.",
+		"mail: Nothing was sent: the reply to Ana waits in your Drafts folder.",
+		"browser: Nothing was paid: your library card runs out on Sunday unless you renew it.",
+	} {
+		if !strings.Contains(said.String(), line+"\n") {
+			t.Errorf("not heard: %q\nheard:\n%s", line, said.String())
+		}
+	}
+}
+
 // The stop function ends agents that are still playing, waiting on a
 // prompt, with a client connected, and leaves no goroutine behind.
 func TestDemoAgentsStopMidPrompt(t *testing.T) {
@@ -221,7 +286,7 @@ func TestDemoAgentsStopMidPrompt(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	clients, merged := listenToAll(ctx, t, endpoints)
+	clients, merged := listenToAll(ctx, t, endpoints, true)
 	asking := map[string]bool{}
 	for h := range merged {
 		if h.u.Kind == subscriber.KindDelivery && h.u.Delivery.Prompt != nil && h.u.Delivery.Kind == session.KindEvent {
