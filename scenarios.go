@@ -38,7 +38,7 @@ var AgentScenarios embed.FS
 
 // demoAgentLabels are the built-in demo agents, in the order DemoAgents
 // returns them.
-var demoAgentLabels = [...]string{"code", "mail", "browser"}
+var demoAgentLabels = [...]string{"code", "mail", "browser", "calendar", "backup"}
 
 // MaxDemoAgents is how many demo agents are built in.
 const MaxDemoAgents = len(demoAgentLabels)
@@ -48,7 +48,7 @@ const MaxDemoAgents = len(demoAgentLabels)
 // demo agents' so that a listener hears several agents at once.
 type DemoAgent struct {
 	// Label names the agent on command lines and on every line said about
-	// it: "code", "mail", "browser".
+	// it: "code", "mail", "browser", "calendar", "backup".
 	Label string
 	// Agent is its identity, the producer object of each of its events.
 	Agent producer.Agent
@@ -58,9 +58,11 @@ type DemoAgent struct {
 }
 
 // DemoAgents returns the first n built-in demo agents: a coding agent that
-// runs tests and asks to push and to delete a branch, a mail agent that asks
-// which address to answer and whether to send, and a browser agent that
-// fills in a form, asks to pay and hands over to you.
+// runs tests and asks to push and to delete a branch ("code"), a mail agent
+// that asks which address to answer and whether to send ("mail"), a browser
+// agent that fills in a form, asks to pay and hands over to you ("browser"),
+// a calendar agent that asks for a number ("calendar"), and a backup agent
+// that asks to delete old backups and fails without them ("backup").
 func DemoAgents(n int) ([]DemoAgent, error) {
 	if n < 1 || n > MaxDemoAgents {
 		return nil, fmt.Errorf("there are %d demo agents: ask for 1 to %d, not %d", MaxDemoAgents, MaxDemoAgents, n)

@@ -101,7 +101,8 @@ func serveDemo(p *producer.Producer, binding string, errf func(format string, ar
 
 // demoAgentsUsage is the help of --agents N with --demo, for the flag's
 // help text.
-const demoAgentsUsage = "with --demo: how many built-in demo agents to run at once (1 to 3: code, mail, browser), " +
+const demoAgentsUsage = "with --demo: how many built-in demo agents to run at once " +
+	"(1 to 5: code, mail, browser, calendar, backup), " +
 	"each its own producer on its own binding, their prompts waiting at the same moments"
 
 // demoAgentCount reads the value of --agents given with --demo: a number of

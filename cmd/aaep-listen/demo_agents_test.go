@@ -75,16 +75,19 @@ func TestDemoAgentsTogether(t *testing.T) {
 		asked    map[string]int
 		said     []string // lines only the branches of decision say
 	}{
-		{protocol.DecisionAccept, map[string]int{"code": 2, "mail": 2, "browser": 1}, []string{
+		{protocol.DecisionAccept, map[string]int{"code": 2, "mail": 2, "browser": 1, "calendar": 1, "backup": 1}, []string{
 			"code: Done: the due-date fix is pushed and the old branch is deleted.",
 			"mail: Done: Ana has your reply at ana@example.org.",
 			"browser: Over to you: type the code your bank texted you into the payment page to finish paying.",
 			"browser: Handed over to you at the bank's code page; the card is renewed once you type the code.",
+			"calendar: Done: the dentist is booked for Thursday at 9:30, with a reminder 2 minutes before.",
+			"backup: Done: your photos are backed up on the disk Archive.",
 		}},
-		{protocol.DecisionReject, map[string]int{"code": 1, "mail": 2, "browser": 1}, []string{
+		{protocol.DecisionReject, map[string]int{"code": 1, "mail": 2, "browser": 1, "calendar": 1, "backup": 1}, []string{
 			"code: Done: the tests pass, and the fix is kept on this computer.",
 			"mail: Nothing was sent: the reply to Ana waits in your Drafts folder.",
 			"browser: Nothing was paid: your library card runs out on Sunday unless you renew it.",
+			"backup: The backup could not run: the disk Archive has only 2 GB free.",
 		}},
 	} {
 		t.Run(tc.decision, func(t *testing.T) { demoAgentsTogether(t, tc.decision, tc.asked, tc.said) })
@@ -105,7 +108,8 @@ func demoAgentsTogether(t *testing.T, decision string, want map[string]int, line
 			stop()
 		}
 	}()
-	wantPrefix := []string{"code=http://127.0.0.1:", "mail=ws://127.0.0.1:", "browser=grpc://127.0.0.1:"}
+	wantPrefix := []string{"code=http://127.0.0.1:", "mail=ws://127.0.0.1:", "browser=grpc://127.0.0.1:",
+		"calendar=http://127.0.0.1:", "backup=ws://127.0.0.1:"}
 	if len(endpoints) != len(wantPrefix) {
 		t.Fatalf("endpoints %v", endpoints)
 	}
@@ -269,6 +273,8 @@ func TestDemoAgentsNobodyAnswers(t *testing.T) {
 		"mail: Writing the reply to her work address, ana.costa@example.com.",
 		"mail: Nothing was sent: the reply to Ana waits in your Drafts folder.",
 		"browser: Nothing was paid: your library card runs out on Sunday unless you renew it.",
+		"calendar: Done: the dentist is booked for Thursday at 9:30, with a reminder 30 minutes before.",
+		"backup: The backup could not run: the disk Archive has only 2 GB free.",
 	} {
 		if !strings.Contains(said.String(), line+"\n") {
 			t.Errorf("not heard: %q\nheard:\n%s", line, said.String())
@@ -315,18 +321,18 @@ func TestDemoAgentCount(t *testing.T) {
 		want int
 		err  bool
 	}{
-		{"1", 1, false}, {"3", 3, false}, {"0", 0, true}, {"4", 0, true}, {"-1", 0, true},
+		{"1", 1, false}, {"3", 3, false}, {"5", 5, false}, {"0", 0, true}, {"6", 0, true}, {"-1", 0, true},
 		{"three", 0, true}, {"", 0, true}, {"agents.json", 0, true},
 	} {
 		n, err := demoAgentCount(tc.in)
 		if n != tc.want || (err != nil) != tc.err {
 			t.Errorf("demoAgentCount(%q) = %d, %v", tc.in, n, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), "from 1 to 3") {
+		if err != nil && !strings.Contains(err.Error(), "from 1 to 5") {
 			t.Errorf("demoAgentCount(%q): %v does not say what it takes", tc.in, err)
 		}
 	}
-	if !strings.Contains(demoAgentsUsage, "1 to 3: code, mail, browser") {
+	if !strings.Contains(demoAgentsUsage, "1 to 5: code, mail, browser, calendar, backup") {
 		t.Errorf("the help of --demo --agents is out of date: %s", demoAgentsUsage)
 	}
 }
