@@ -76,15 +76,15 @@ func TestDemoAgentsTogether(t *testing.T) {
 		said     []string // lines only the branches of decision say
 	}{
 		{protocol.DecisionAccept, map[string]int{"code": 2, "mail": 2, "browser": 1, "calendar": 1, "backup": 1}, []string{
-			"code: Done: the due-date fix is pushed and the old branch is deleted.",
-			"mail: Done: Ana has your reply at ana@example.org.",
+			"code: The due-date fix is pushed and the old branch is deleted.",
+			"mail: Ana has your reply at ana@example.org.",
 			"browser: Over to you: type the code your bank texted you into the payment page to finish paying.",
 			"browser: Handed over to you at the bank's code page; the card is renewed once you type the code.",
-			"calendar: Done: the dentist is booked for Thursday at 9:30, with a reminder 2 minutes before.",
-			"backup: Done: your photos are backed up on the disk Archive.",
+			"calendar: The dentist is booked for Thursday at 9:30, with a reminder 2 minutes before.",
+			"backup: Your photos are backed up on the disk Archive.",
 		}},
 		{protocol.DecisionReject, map[string]int{"code": 1, "mail": 2, "browser": 1, "calendar": 1, "backup": 1}, []string{
-			"code: Done: the tests pass, and the fix is kept on this computer.",
+			"code: The tests pass, and the fix is kept on this computer.",
 			"mail: Nothing was sent: the reply to Ana waits in your Drafts folder.",
 			"browser: Nothing was paid: your library card runs out on Sunday unless you renew it.",
 			"backup: The backup could not run: the disk Archive has only 2 GB free.",
@@ -269,11 +269,11 @@ func TestDemoAgentsNobodyAnswers(t *testing.T) {
 		}
 	}
 	for _, line := range []string{
-		"code: Done: the tests pass, and the fix is kept on this computer.",
+		"code: The tests pass, and the fix is kept on this computer.",
 		"mail: Writing the reply to her work address, ana.costa@example.com.",
 		"mail: Nothing was sent: the reply to Ana waits in your Drafts folder.",
 		"browser: Nothing was paid: your library card runs out on Sunday unless you renew it.",
-		"calendar: Done: the dentist is booked for Thursday at 9:30, with a reminder 30 minutes before.",
+		"calendar: The dentist is booked for Thursday at 9:30, with a reminder 30 minutes before.",
 		"backup: The backup could not run: the disk Archive has only 2 GB free.",
 	} {
 		if !strings.Contains(said.String(), line+"\n") {
