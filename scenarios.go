@@ -1,10 +1,12 @@
 // Package aaepterm holds the files built into the commands: the demo
-// producer's scenarios from testdata/scenarios.
+// producer's scenarios from testdata/scenarios, and the built-in demo agents
+// from testdata/scenarios/agents.
 package aaepterm
 
 import (
 	"embed"
 	"fmt"
+	"path"
 
 	"github.com/aaep-term/aaep-term/producer"
 )
@@ -26,4 +28,67 @@ func DemoScenarios(names []string) ([]producer.Scenario, error) {
 		return all, nil
 	}
 	return producer.SelectScenarios(all, names)
+}
+
+// AgentScenarios holds the scenarios of the built-in demo agents, one
+// directory per agent under testdata/scenarios/agents, named by its label.
+//
+//go:embed testdata/scenarios/agents/*/*.json
+var AgentScenarios embed.FS
+
+// demoAgentLabels are the built-in demo agents, in the order DemoAgents
+// returns them.
+var demoAgentLabels = [...]string{"code", "mail", "browser", "calendar", "backup"}
+
+// MaxDemoAgents is how many demo agents are built in.
+const MaxDemoAgents = len(demoAgentLabels)
+
+// DemoAgent is one built-in demo agent: a producer of its own, with its own
+// identity and scenarios, whose sessions and prompts overlap with the other
+// demo agents' so that a listener hears several agents at once.
+type DemoAgent struct {
+	// Label names the agent on command lines and on every line said about
+	// it: "code", "mail", "browser", "calendar", "backup".
+	Label string
+	// Agent is its identity, the producer object of each of its events.
+	Agent producer.Agent
+	// Options are its producer's: its scenarios, at natural speed (Speed
+	// 1), ending its streams when the last scenario ends (EndWhenDone).
+	Options producer.Options
+}
+
+// DemoAgents returns the first n built-in demo agents: a coding agent that
+// runs tests and asks to push and to delete a branch ("code"), a mail agent
+// that asks which address to answer and whether to send ("mail"), a browser
+// agent that fills in a form, asks to pay and hands over to you ("browser"),
+// a calendar agent that asks for a number ("calendar"), and a backup agent
+// that asks to delete old backups and fails without them ("backup").
+func DemoAgents(n int) ([]DemoAgent, error) {
+	if n < 1 || n > MaxDemoAgents {
+		return nil, fmt.Errorf("there are %d demo agents: ask for 1 to %d, not %d", MaxDemoAgents, MaxDemoAgents, n)
+	}
+	agents := make([]DemoAgent, n)
+	ids := map[string]string{}
+	for i, label := range demoAgentLabels[:n] {
+		scenarios, err := producer.LoadScenarios(AgentScenarios, path.Join("testdata/scenarios/agents", label))
+		if err != nil {
+			return nil, fmt.Errorf("load the scenarios of the demo agent %s: %w", label, err)
+		}
+		id := scenarios[0].Agent
+		for _, sc := range scenarios[1:] {
+			if sc.Agent != id {
+				return nil, fmt.Errorf("the demo agent %s: scenario %s is played by %q, not %q", label, sc.Name, sc.Agent.ID, id.ID)
+			}
+		}
+		if other, ok := ids[id.ID]; ok {
+			return nil, fmt.Errorf("the demo agents %s and %s share the agent_id %q", other, label, id.ID)
+		}
+		ids[id.ID] = label
+		agents[i] = DemoAgent{
+			Label:   label,
+			Agent:   id,
+			Options: producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true},
+		}
+	}
+	return agents, nil
 }
