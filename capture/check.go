@@ -108,9 +108,9 @@ type Checker struct {
 	seen      *ring[uint64]         // hashes of agent + event_id, for duplicates
 	seed      maphash.Seed
 	tokens    map[string]*confirmation
-	tokenIDs  *ring[string] // bounds tokens
-	line      int           // of the record being checked
-	forgotten int           // open sessions forgotten to bound memory
+	tokenIDs  *ring[string]         // bounds tokens
+	line      int                   // of the record being checked
+	forgotten int                   // open sessions forgotten to bound memory
 	conns     map[string]*connCheck // by connection ID ("" in version 1)
 }
 

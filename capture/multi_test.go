@@ -258,4 +258,29 @@ func TestStatsAndTracePerConnection(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") || tr.Violations != 0 {
 		t.Errorf("trace %q (%d violations), want %q", got, tr.Violations, want)
 	}
+	var text, html, stext strings.Builder
+	if err := tr.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.WriteHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.WriteText(&stext); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"\nConnection mail: 1 session.\n\nSession sess_1, agent twin on connection mail: ", "\nConnection code: 1 session.\n"} {
+		if !strings.Contains(text.String(), w) {
+			t.Errorf("trace text lacks %q:\n%s", w, text.String())
+		}
+	}
+	for _, w := range []string{`<h2 id="c0">Connection mail: 1 session</h2>`, `<h3 id="s1">Session sess_1, agent twin on connection code</h3>`} {
+		if !strings.Contains(html.String(), w) {
+			t.Errorf("HTML lacks %q", w)
+		}
+	}
+	for _, w := range []string{"\nAgent twin on connection code, 1 session:\n", "\nSession sess_1 of agent twin on connection mail, ended with agent.session.completed:\n"} {
+		if !strings.Contains(stext.String(), w) {
+			t.Errorf("stats text lacks %q:\n%s", w, stext.String())
+		}
+	}
 }

@@ -47,13 +47,13 @@ type SessionStats struct {
 
 // AgentStats is the figures of every session of one agent (producer agent_id).
 type AgentStats struct {
-	ID       string `json:"agent_id"`   // sanitized
-	Name     string `json:"agent_name"` // sanitized, "" when never given
+	ID   string `json:"agent_id"`   // sanitized
+	Name string `json:"agent_name"` // sanitized, "" when never given
 	// Connection names the connection of a version-2 capture (label, else
 	// endpoint): an agent is counted per connection, so two instances of
 	// one producer are two agents. "" in version 1.
 	Connection string `json:"connection,omitempty"`
-	Sessions int    `json:"sessions"`
+	Sessions   int    `json:"sessions"`
 	Counts
 }
 

@@ -86,6 +86,7 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 		last.Violations = append(last.Violations, v)
 		t.count(v, s)
 	}
+	t.groupByConnection()
 	t.Diagnostics, _ = r.Diagnostics()
 	return t, nil
 }
