@@ -2,7 +2,10 @@
 
 package capture
 
-import "github.com/aaep-term/aaep-term/protocol"
+import (
+	"github.com/aaep-term/aaep-term/internal/agentspec"
+	"github.com/aaep-term/aaep-term/protocol"
+)
 
 // Dir is the direction of a recorded message.
 type Dir string
@@ -57,19 +60,9 @@ func (c Connection) Name() string {
 }
 
 // ValidConnID reports whether id may name a connection: 1 to 64 letters,
-// digits, '-' and '_'.
-func ValidConnID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// digits, '-' and '_', the rule of an agent's label (which a tool may use
+// as the ID).
+func ValidConnID(id string) bool { return agentspec.ValidLabel(id) }
 
 // Record is one recorded message.
 type Record struct {
