@@ -39,9 +39,13 @@ type Violation struct {
 	Pointers []string `json:"pointers,omitempty"`
 }
 
-// String is the violation on one line: line, session, rule, section, explanation.
+// String is the violation on one line: line, agent (its connection, in a
+// capture of several), session, rule, section, explanation.
 func (v Violation) String() string {
 	where := fmt.Sprintf("line %d", v.Line)
+	if v.Conn != "" {
+		where += ", agent " + protocol.Name(v.Conn)
+	}
 	if v.Session != "" {
 		where += ", session " + v.Session
 	}
