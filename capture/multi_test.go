@@ -284,3 +284,20 @@ func TestStatsAndTracePerConnection(t *testing.T) {
 		}
 	}
 }
+
+// Redaction holds for every connection of a version-2 capture.
+func TestRedactTwoConnections(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, twoConnHeader(), time.Now(), WriterOptions{Redactor: NewRedactor()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"c1", "c2"} {
+		if err := w.WriteFrom(c, Out, []byte(`{"type":"x","token":"s3cret","reply_token":"rpl_0123456789"}`), time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Contains(buf.String(), "s3cret") || strings.Contains(buf.String(), "rpl_0123456789") || !strings.Contains(buf.String(), `"redacted":true`) {
+		t.Errorf("not redacted:\n%s", buf.String())
+	}
+}

@@ -51,12 +51,13 @@ type Connection struct {
 }
 
 // Name is how the connection is named to the user: its label, else its
-// endpoint, sanitized.
+// endpoint, on one line with nothing invisible (protocol.Name): a file may
+// hold any bytes there.
 func (c Connection) Name() string {
 	if c.Label != "" {
-		return protocol.Sanitize(c.Label)
+		return protocol.Name(c.Label)
 	}
-	return protocol.Sanitize(c.Endpoint)
+	return protocol.Name(c.Endpoint)
 }
 
 // ValidConnID reports whether id may name a connection: 1 to 64 letters,

@@ -135,7 +135,7 @@ func newAgents(specs []agentspec.Spec) []*agent {
 	for i, s := range specs {
 		a := &agent{spec: s, name: s.Label}
 		if a.name == "" {
-			a.name = protocol.Sanitize(s.Endpoint)
+			a.name = protocol.Name(s.Endpoint)
 		}
 		if len(specs) > 1 {
 			a.id = fmt.Sprintf("c%d", i+1)
@@ -286,7 +286,7 @@ func startMessage(o *options) string {
 		for i, a := range newAgents(o.Agents) {
 			names[i] = a.name
 			if a.spec.Label != "" {
-				names[i] += " (" + protocol.Sanitize(a.spec.Endpoint) + ")"
+				names[i] += " (" + protocol.Name(a.spec.Endpoint) + ")"
 			}
 		}
 		what = fmt.Sprintf("%d agents, %s,", len(names), strings.Join(names, ", "))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -140,5 +141,29 @@ func TestServeOneAgent(t *testing.T) {
 			t.Errorf("%s: %d events served, want one agent's 18:\n%s", tc.name, n, body)
 		}
 		srv.stop(t, ctx, false)
+	}
+}
+
+// A hostile capture's connection names (label, endpoint) reach no line
+// unsanitized: no escape sequence, no line break, no forged line.
+func TestHostileConnectionNames(t *testing.T) {
+	bad := `x\u001b]0;pwn\u0007\nCRITICAL forged\u202e`
+	ev := `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.session.started","event_id":"e1","session_id":"s1","sequence_number":0,"timestamp":"2026-06-30T14:00:00Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`
+	capture := `{"aaep_capture":2,"started_at":"2026-06-30T14:00:00Z","connections":[{"id":"c1","label":"` + bad + `","endpoint":"` + bad + `"},{"id":"c2","endpoint":"` + bad + `"}]}` + "\n" +
+		`[0.1,"i",` + ev + `,"c1"]` + "\n" + `[0.2,"i",` + ev + `,"c2"]` + "\n" +
+		`[0.3,"i",{"type":"aaep:agent.tool.completed","session_id":"s1"},"c2"]` + "\n"
+	path := t.TempDir() + "/hostile.aaep"
+	if err := os.WriteFile(path, []byte(capture), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"play", "--speed", "0"}, {"check"}, {"stats"}, {"trace"}, {"serve", "--agent", "nosuch"}} {
+		_, out, errOut := replay(t, append(args, path)...)
+		all := out + errOut
+		if strings.ContainsAny(all, "\x1b\x07\u202e") || strings.Contains(all, "\nCRITICAL forged") {
+			t.Errorf("%s let the name through:\n%q", args[0], all)
+		}
+		if !strings.Contains(all, "CRITICAL forged") && args[0] != "check" {
+			t.Errorf("%s does not name the agent at all:\n%s", args[0], all)
+		}
 	}
 }

@@ -373,7 +373,7 @@ func (p *player) sayConnections(now time.Time, h *capture.Header) {
 	for i, c := range h.Connections {
 		names[i] = p.nameOf(c.ID)
 		if c.Label != "" {
-			names[i] += " (" + protocol.Sanitize(c.Endpoint) + ")"
+			names[i] += " (" + protocol.Name(c.Endpoint) + ")"
 		}
 	}
 	p.say(now, fmt.Sprintf("The capture holds %d agents, each played by its own client: %s.", len(names), strings.Join(names, ", ")))
