@@ -152,3 +152,44 @@ func TestAgentsUsage(t *testing.T) {
 		}
 	}
 }
+
+// --max-events counts over every agent and stops them all: each
+// subscription made is closed (subscription.close recorded as sent on its
+// own connection; one stopped before the producer accepted it has none to
+// close), and nothing received after the limit is written.
+func TestMaxEventsStopsAllAgents(t *testing.T) {
+	_, a := promptingProducer(t)
+	_, b := promptingProducer(t)
+	path := filepath.Join(t.TempDir(), "two.aaep")
+	tio, _, _, errOut := term.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if code := run(ctx, []string{"--no-progress", "-o", path, "--max-events", "6", "a=" + a, "b=" + b}, tio); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, recs := readAll(t, path)
+	in, closes, accepted := 0, map[string]int{}, map[string]int{}
+	for _, rec := range recs {
+		switch {
+		case rec.Dir == capture.In && !rec.Note:
+			in++
+			if strings.Contains(string(rec.Msg), `"subscription.accepted"`) {
+				accepted[rec.Conn]++
+			}
+		case rec.Dir == capture.Out && strings.Contains(string(rec.Msg), `"subscription.close"`):
+			closes[rec.Conn]++
+		}
+	}
+	bad := in != 6 || len(accepted) == 0
+	for _, c := range []string{"c1", "c2"} {
+		// An acceptance that came after the limit is not recorded, but
+		// its close still is.
+		bad = bad || closes[c] > 1 || accepted[c] > closes[c]
+	}
+	if bad {
+		t.Errorf("%d received messages recorded, closes %v, subscriptions %v; want 6 and one close per subscription\n%s", in, closes, accepted, errOut)
+	}
+	if !strings.Contains(errOut.String(), "\na: Reached --max-events 6. Recorded ") || !strings.Contains(errOut.String(), "\nb: Reached --max-events 6. Recorded ") {
+		t.Errorf("standard error:\n%s", errOut)
+	}
+}
