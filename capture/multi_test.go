@@ -269,7 +269,7 @@ func TestStatsAndTracePerConnection(t *testing.T) {
 	if err := st.WriteText(&stext); err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"\nConnection mail: 1 session.\n\nSession sess_1, agent twin on connection mail: ", "\nConnection code: 1 session.\n"} {
+	for _, w := range []string{"\nConnection mail: 1 session.\n\nSession sess_1, agent twin on connection mail: ", "\nConnection code: 1 session.\n", "received subscription.accepted, connection mail."} {
 		if !strings.Contains(text.String(), w) {
 			t.Errorf("trace text lacks %q:\n%s", w, text.String())
 		}

@@ -161,6 +161,9 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace, name func(st
 		step.Detail = otherWords(st)
 	}
 	if s == nil {
+		if rec.Conn != "" { // outside sessions, only this says whose it is
+			step.Event += ", connection " + name(rec.Conn)
+		}
 		t.Other = append(t.Other, step)
 	} else {
 		s.Steps = append(s.Steps, step)
