@@ -118,7 +118,18 @@ type Checker struct {
 	conns     map[string]*connCheck // by connection ID ("" in version 1)
 }
 
-// conn returns what the checker remembers of the connection id.
+// withheld is what the terms of the connection id let its producer leave
+// out; reading it remembers nothing new.
+func (c *Checker) withheld(id string) string {
+	if cc := c.conns[id]; cc != nil {
+		return cc.withheld
+	}
+	return ""
+}
+
+// conn returns what the checker remembers of the connection id, making
+// room for it. Only handshakes and replies do: their number is that of the
+// subscriptions and prompts in the capture.
 func (c *Checker) conn(id string) *connCheck {
 	cc := c.conns[id]
 	if cc == nil {

@@ -120,9 +120,9 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 			a.add("sequence-number", "3.4.1", SeverityViolation, "session.started must have sequence_number 0, not %d.", ev.Seq)
 		case s.seqKnown && ev.Seq <= s.lastSeq:
 			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
-		case s.seqKnown && ev.Seq != s.lastSeq+1 && c.conn(s.conn).withheld != "":
+		case s.seqKnown && ev.Seq != s.lastSeq+1 && c.withheld(s.conn) != "":
 			// Not a loss: the terms let the producer leave these out.
-			a.add("sequence-number", "3.4.1", SeverityWarning, "sequence_number jumps from %d to %d: %d %s not in this stream; the subscription's terms let the producer leave out %s, so these may be events held back rather than lost.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"), c.conn(s.conn).withheld)
+			a.add("sequence-number", "3.4.1", SeverityWarning, "sequence_number jumps from %d to %d: %d %s not in this stream; the subscription's terms let the producer leave out %s, so these may be events held back rather than lost.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"), c.withheld(s.conn))
 		case s.seqKnown && ev.Seq != s.lastSeq+1:
 			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
 		}
