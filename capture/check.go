@@ -23,7 +23,10 @@ const (
 
 // Violation is one rule a capture breaks, at one line.
 type Violation struct {
-	Line     int    `json:"line"`
+	Line int `json:"line"`
+	// Conn is the ID of the connection of a version-2 capture the problem
+	// is about; "" in version 1.
+	Conn     string `json:"connection,omitempty"`
 	Session  string `json:"session,omitempty"`
 	EventID  string `json:"event_id,omitempty"`
 	Rule     string `json:"rule"`    // short name, e.g. "tool-pairing"
@@ -36,9 +39,13 @@ type Violation struct {
 	Pointers []string `json:"pointers,omitempty"`
 }
 
-// String is the violation on one line: line, session, rule, section, explanation.
+// String is the violation on one line: line, agent (its connection, in a
+// capture of several), session, rule, section, explanation.
 func (v Violation) String() string {
 	where := fmt.Sprintf("line %d", v.Line)
+	if v.Conn != "" {
+		where += ", agent " + protocol.Name(v.Conn)
+	}
 	if v.Session != "" {
 		where += ", session " + v.Session
 	}
@@ -72,11 +79,27 @@ const (
 	maxOpenSessions = 1 << 16 // sessions followed at once
 )
 
-// sessionKey is how the checker knows a session: by its agent and its ID
-// together, so that one agent's events are never held against another's
-// session of the same ID.
-func sessionKey(ev *protocol.Event) string {
-	return ev.Producer.AgentID + "\x00" + ev.SessionID
+// sessionKey is how the checker knows a session: by its connection, its
+// agent and its ID together, so that one agent's events are never held
+// against another's session of the same ID.
+func sessionKey(conn string, ev *protocol.Event) string {
+	return conn + "\x00" + ev.Producer.AgentID + "\x00" + ev.SessionID
+}
+
+// tokenKey is how the checker knows a prompt by its reply token: on its
+// connection, since each producer makes its own tokens.
+func tokenKey(conn, token string) string { return conn + "\x00" + token }
+
+// connCheck is what the checker remembers of one connection's subscription.
+type connCheck struct {
+	// subscribed is the line of the subscription.accepted received, if any;
+	// toldNoHandshake is set once a reply without one was noted.
+	subscribed      int
+	toldNoHandshake bool
+	// withheld names what the honoured terms let the producer leave out of
+	// this subscription's stream (prompts it cannot answer, filtered
+	// types); "" when they let it leave out nothing.
+	withheld string
 }
 
 // Checker checks the records of one capture, in order. It is not safe for
@@ -89,17 +112,31 @@ type Checker struct {
 	seen      *ring[uint64]         // hashes of agent + event_id, for duplicates
 	seed      maphash.Seed
 	tokens    map[string]*confirmation
-	tokenIDs  *ring[string] // bounds tokens
-	line      int           // of the record being checked
-	forgotten int           // open sessions forgotten to bound memory
-	// subscribed is the line of the subscription.accepted received, if any;
-	// toldNoHandshake is set once a reply without one was noted.
-	subscribed      int
-	toldNoHandshake bool
-	// withheld names what the honoured terms let the producer leave out of
-	// this subscription's stream (prompts it cannot answer, filtered
-	// types); "" when they let it leave out nothing.
-	withheld string
+	tokenIDs  *ring[string]         // bounds tokens
+	line      int                   // of the record being checked
+	forgotten int                   // open sessions forgotten to bound memory
+	conns     map[string]*connCheck // by connection ID ("" in version 1)
+}
+
+// withheld is what the terms of the connection id let its producer leave
+// out; reading it remembers nothing new.
+func (c *Checker) withheld(id string) string {
+	if cc := c.conns[id]; cc != nil {
+		return cc.withheld
+	}
+	return ""
+}
+
+// conn returns what the checker remembers of the connection id, making
+// room for it. Only handshakes and replies do: their number is that of the
+// subscriptions and prompts in the capture.
+func (c *Checker) conn(id string) *connCheck {
+	cc := c.conns[id]
+	if cc == nil {
+		cc = &connCheck{}
+		c.conns[id] = cc
+	}
+	return cc
 }
 
 // NewChecker returns a Checker. It fails only when the embedded schemas do not compile.
@@ -111,7 +148,7 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 		}
 		o.Schemas = s
 	}
-	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}}
+	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}, conns: map[string]*connCheck{}}
 	c.dec.Schemas = o.Schemas
 	c.ended = newRing[string](endedWindow)
 	c.seen = newRing[uint64](dedupeWindow)
@@ -123,6 +160,7 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 // sessState is what the checker remembers of one live session.
 type sessState struct {
 	id        string
+	conn      string // the connection's ID
 	key       string // sessionKey: two agents may use the same session ID
 	started   bool
 	fromStart bool // the first event seen was session.started (or number 0)
@@ -151,7 +189,7 @@ type output struct {
 type confirmation struct {
 	session      string
 	key          string // its session's sessionKey
-	token        string
+	token        string // tokenKey: connection and reply token
 	line         int
 	irreversible bool
 	ask          *protocol.Event // the confirmation: the action it names
@@ -165,6 +203,17 @@ func (c *Checker) Check(rec Record) Step {
 	st := c.prepare(&c.dec, rec)
 	c.apply(&st)
 	return st
+}
+
+// stamp names the step's connection in each of its violations: a problem
+// is always about the connection its record came from.
+func stamp(st *Step) {
+	if st.Record.Conn == "" {
+		return
+	}
+	for i := range st.Violations {
+		st.Violations[i].Conn = st.Record.Conn
+	}
 }
 
 // prepare does the part of a check that needs no memory of earlier records:
@@ -232,6 +281,7 @@ func (c *Checker) apply(st *Step) {
 	case st.Event != nil && st.Record.Dir == In:
 		c.sequence(st, st.Event)
 	}
+	stamp(st)
 }
 
 // batchSize is how many prepared records CheckAll hands over at a time.
@@ -306,8 +356,9 @@ func send[T any](ch chan<- T, v T, done <-chan struct{}) bool {
 func (c *Checker) message(st *Step) {
 	m := st.Msg
 	if st.Record.Dir == In && st.Type == protocol.TypeSubscriptionAccepted {
-		c.subscribed = st.Record.Line
-		c.withheld = withheld(m)
+		cc := c.conn(st.Record.Conn)
+		cc.subscribed = st.Record.Line
+		cc.withheld = withheld(m)
 	}
 	if st.Record.Dir == Out && protocol.KindOf(st.Type) == protocol.KindReply {
 		c.replySubscription(st)
@@ -317,7 +368,7 @@ func (c *Checker) message(st *Step) {
 	}
 	token, _ := m["reply_token"].(string)
 	decision, _ := m["decision"].(string)
-	conf := c.tokens[token]
+	conf := c.tokens[tokenKey(st.Record.Conn, token)]
 	if conf == nil {
 		return // a reply to a prompt the capture did not see
 	}
@@ -360,12 +411,13 @@ func (c *Checker) replySubscription(st *Step) {
 	if _, ok := st.Msg["subscription_id"]; ok {
 		return
 	}
+	cc := c.conn(st.Record.Conn)
 	switch {
-	case c.subscribed > 0:
+	case cc.subscribed > 0:
 		st.Violations = append(st.Violations, c.v(st.Record, "", "", "schema", "6.3", SeverityViolation,
-			fmt.Sprintf("The reply names no subscription_id, though the handshake of line %d gave one.", c.subscribed)))
-	case !c.toldNoHandshake:
-		c.toldNoHandshake = true
+			fmt.Sprintf("The reply names no subscription_id, though the handshake of line %d gave one.", cc.subscribed)))
+	case !cc.toldNoHandshake:
+		cc.toldNoHandshake = true
 		st.Violations = append(st.Violations, c.v(st.Record, "", "", "no-handshake", "5", SeverityWarning,
 			"The capture has no handshake (the deployed layout), so replies name no subscription."))
 	}

@@ -4,10 +4,12 @@ package capture
 
 import (
 	"fmt"
-	"github.com/aaep-term/aaep-term/protocol"
 	"html/template"
 	"io"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/internal/prose"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // WriteHTML writes the trace as one HTML file with no external assets: a
@@ -36,6 +38,10 @@ var htmlReport = template.Must(template.New("trace").Funcs(template.FuncMap{
 	"orWord":   orWord,
 	"changed":  func(st TraceStep) bool { return st.To != "" && st.From != st.To },
 	"timeline": svgTimeline,
+	"newGroup": func(t *Trace, i int) bool { return t.newGroup(i) },
+	"groupN":   func(t *Trace, i int) int { return t.groupSize(i) },
+	"agent":    func(s *SessionTrace) string { return s.agentWords() },
+	"plural":   prose.Plural,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -72,8 +78,11 @@ th[scope=col] { background: #eee; }
 </ul>
 {{- end}}
 {{- range $i, $s := .Sessions}}
+{{- if newGroup $ $i}}
+<h2 id="c{{$i}}">Connection {{$s.Connection}}: {{groupN $ $i}} {{plural (groupN $ $i) "session" "sessions"}}</h2>
+{{- end}}
 <section aria-labelledby="s{{$i}}">
-<h2 id="s{{$i}}">Session {{$s.ID}}, agent {{orWord $s.Agent "unnamed"}}</h2>
+{{if $s.Connection}}<h3 id="s{{$i}}">{{else}}<h2 id="s{{$i}}">{{end}}Session {{$s.ID}}, agent {{agent $s}}{{if $s.Connection}}</h3>{{else}}</h2>{{end}}
 <p>{{summary $s}}.</p>
 <figure>
 {{timeline $s $i}}

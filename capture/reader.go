@@ -12,6 +12,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Kinds of input a Reader recognises.
@@ -51,6 +53,9 @@ type Reader struct {
 	diags   []Diagnostic
 	dropped int
 	lastT   float64
+	// conns are the connections the header names, by ID; nil when it
+	// names none (version 1, or no header).
+	conns map[string]Connection
 }
 
 // Open opens the file at path ("-" is standard input) for reading.
@@ -117,6 +122,7 @@ func (r *Reader) detect() error {
 					r.diag(r.line, fmt.Sprintf("The capture says it is format version %d; this tool knows version %d and reads it as best it can.", h.Capture, FormatVersion), false)
 				}
 				r.kind, r.header = KindCapture, &h
+				r.readConnections()
 				return nil
 			}
 		}
@@ -133,6 +139,67 @@ func (r *Reader) detect() error {
 		r.parse(t, last)
 		return nil
 	}
+}
+
+// readConnections takes the connections the header names, leaving out
+// (with a diagnostic) those with an ID that is not valid or already taken.
+func (r *Reader) readConnections() {
+	h := r.header
+	if h.Capture < FormatVersion || len(h.Connections) == 0 {
+		if h.Capture == FormatVersion {
+			r.diag(r.line, "The capture is format version 2 but its header names no connections; its records are read as from one.", false)
+		}
+		h.Connections = nil
+		return
+	}
+	r.conns = map[string]Connection{}
+	kept := h.Connections[:0]
+	for _, c := range h.Connections {
+		if !ValidConnID(c.ID) {
+			r.diag(r.line, fmt.Sprintf("The header names a connection with the ID %q, which is not 1 to 64 letters, digits, '-' or '_'; its records are skipped.", protocol.Sanitize(c.ID)), false)
+			continue
+		}
+		if _, dup := r.conns[c.ID]; dup {
+			r.diag(r.line, fmt.Sprintf("The header names the connection %s twice; the first is kept.", c.ID), false)
+			continue
+		}
+		r.conns[c.ID] = c
+		kept = append(kept, c)
+	}
+	h.Connections = kept
+}
+
+// Connection returns the connection of ID id as the header names it; one
+// the header does not name (a capture without its header) has only its ID.
+func (r *Reader) Connection(id string) Connection {
+	if c, ok := r.conns[id]; ok {
+		return c
+	}
+	return Connection{ID: id}
+}
+
+// connOK reports whether a record may name the connection id, saying why
+// not in a diagnostic: a version-1 capture names none, a version-2 one only
+// those of its header.
+func (r *Reader) connOK(id string) bool {
+	if why := r.connProblem(id); why != "" {
+		r.diag(r.line, fmt.Sprintf("Skipped line %d: %s", r.line, why), false)
+		return false
+	}
+	return true
+}
+
+// connProblem says why a record may not name the connection id, "" when it may.
+func (r *Reader) connProblem(id string) string {
+	switch {
+	case !ValidConnID(id):
+		return "the connection of a record must be an ID of letters, digits, '-' or '_'."
+	case r.header != nil && r.header.Capture < FormatVersion:
+		return "a record must be [time, direction, message]." // as version 1 always said
+	case r.conns != nil && r.conns[id].ID == "":
+		return fmt.Sprintf("it names the connection %s, which the header does not name.", id)
+	}
+	return ""
 }
 
 // Kind returns KindCapture or KindJSONL.
@@ -278,14 +345,22 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 	return Record{}, false
 }
 
-// record reads [t, dir, msg].
+// record reads [t, dir, msg], or [t, dir, msg, connection] in version 2.
 func (r *Reader) record(t []byte) (Record, bool) {
 	var parts []json.RawMessage
-	if err := json.Unmarshal(t, &parts); err != nil || len(parts) != 3 {
+	if err := json.Unmarshal(t, &parts); err != nil || len(parts) != 3 && len(parts) != 4 {
 		r.diag(r.line, fmt.Sprintf("Skipped line %d: a record must be [time, direction, message].", r.line), false)
 		return Record{}, false
 	}
 	rec := Record{Line: r.line, HasT: true}
+	if len(parts) == 4 {
+		if json.Unmarshal(parts[3], &rec.Conn) != nil {
+			rec.Conn = "\x00" // not a string: not valid
+		}
+		if !r.connOK(rec.Conn) {
+			return Record{}, false
+		}
+	}
 	var dir string
 	if json.Unmarshal(parts[0], &rec.T) != nil || rec.T < 0 {
 		r.diag(r.line, fmt.Sprintf("Skipped line %d: the time of a record must be a number of seconds, zero or more.", r.line), false)
@@ -338,11 +413,15 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	if k+1 >= len(t) || t[len(t)-1] != ']' {
 		return Record{}, false
 	}
-	msg := bytes.TrimSpace(t[k+1 : len(t)-1])
+	end, conn := connSuffix(t)
+	msg := bytes.TrimSpace(t[k+1 : end])
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !json.Valid(msg) {
 		return Record{}, false
 	}
-	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: bytes.Clone(msg)}
+	if conn != "" && r.connProblem(conn) != "" {
+		return Record{}, false // the slow path says why
+	}
+	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: bytes.Clone(msg), Conn: conn}
 	rec.Note = isNote(rec.Msg)
 	if rec.T < r.lastT {
 		r.diag(r.line, fmt.Sprintf("Line %d goes back in time: %.3f s after %.3f s on an earlier line.", r.line, rec.T, r.lastT), false)
@@ -350,6 +429,37 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	r.lastT = max(r.lastT, rec.T)
 	return rec, true
 }
+
+// connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it
+// returns where the message ends and the ID, or len(t)-1 and "" when t
+// ends with no simple ID (the slow path then judges it).
+func connSuffix(t []byte) (int, string) {
+	e := len(t) - 1 // the ']'
+	j := e - 1
+	for j >= 0 && isJSONSpace(t[j]) {
+		j--
+	}
+	if j < 0 || t[j] != '"' {
+		return e, ""
+	}
+	i := j - 1
+	for i >= 0 && t[i] != '"' && t[i] != '\\' && j-i <= 65 {
+		i--
+	}
+	if i < 0 || t[i] != '"' || !ValidConnID(string(t[i+1:j])) {
+		return e, ""
+	}
+	c := i - 1
+	for c >= 0 && isJSONSpace(t[c]) {
+		c--
+	}
+	if c < 0 || t[c] != ',' {
+		return e, ""
+	}
+	return c, string(t[i+1 : j])
+}
+
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
 
 // isNote reports whether msg is a transport note: it has "transport" and no "type".
 func isNote(msg []byte) bool {

@@ -2,6 +2,11 @@
 
 package capture
 
+import (
+	"github.com/aaep-term/aaep-term/internal/agentspec"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
 // Dir is the direction of a recorded message.
 type Dir string
 
@@ -11,8 +16,13 @@ const (
 	Out Dir = "o" // sent to the producer
 )
 
-// FormatVersion is the aaep_capture value this package writes.
-const FormatVersion = 1
+// Format versions: a capture of one connection is written as version 1,
+// one of several connections as version 2, whose header names the
+// connections and whose records each say which connection they came from.
+const (
+	FormatVersion1 = 1
+	FormatVersion  = 2 // the newest version this package reads and writes
+)
 
 // Header is the first line of a .aaep capture. Empty fields are left out.
 type Header struct {
@@ -23,7 +33,37 @@ type Header struct {
 	Subscriber string `json:"subscriber,omitempty"`
 	Redacted   bool   `json:"redacted"`
 	Tool       string `json:"tool,omitempty"`
+	// Connections names the connections of a version-2 capture, in the
+	// order they were given; empty in version 1, which has one.
+	Connections []Connection `json:"connections,omitempty"`
 }
+
+// Connection is one connection of a version-2 capture: one subscription to
+// one producer.
+type Connection struct {
+	// ID is what each record of the connection names as its fourth
+	// element: letters, digits, '-' and '_', unique in the capture.
+	ID         string `json:"id"`
+	Label      string `json:"label,omitempty"` // the user's name for the agent, "" when none was given
+	Endpoint   string `json:"endpoint"`
+	Transport  string `json:"transport,omitempty"`
+	Subscriber string `json:"subscriber,omitempty"`
+}
+
+// Name is how the connection is named to the user: its label, else its
+// endpoint, on one line with nothing invisible (protocol.Name): a file may
+// hold any bytes there.
+func (c Connection) Name() string {
+	if c.Label != "" {
+		return protocol.Name(c.Label)
+	}
+	return protocol.Name(c.Endpoint)
+}
+
+// ValidConnID reports whether id may name a connection: 1 to 64 letters,
+// digits, '-' and '_', the rule of an agent's label (which a tool may use
+// as the ID).
+func ValidConnID(id string) bool { return agentspec.ValidLabel(id) }
 
 // Record is one recorded message.
 type Record struct {
@@ -35,6 +75,9 @@ type Record struct {
 	// frame that was not JSON, the JSON string holding its text. It is
 	// valid JSON, on one line.
 	Msg []byte
+	// Conn is the ID of the connection the record came from, in a
+	// version-2 capture; "" in version 1 and plain JSONL (one connection).
+	Conn string
 	// Note is true for a transport note ({"transport":…}: connects and
 	// disconnects), which is not an AAEP message.
 	Note bool

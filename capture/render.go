@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/textout"
@@ -20,8 +21,12 @@ func (t *Trace) WriteText(w io.Writer) error {
 	for _, d := range t.Diagnostics {
 		textout.Fprintf(bw, "Note on reading, line %d: %s\n", d.Line, d.Message)
 	}
-	for _, s := range t.Sessions {
-		textout.Fprintf(bw, "\nSession %s, agent %s: %s.\n", s.ID, orWord(s.Agent, "unnamed"), s.summary())
+	for i, s := range t.Sessions {
+		if t.newGroup(i) {
+			n := t.groupSize(i)
+			textout.Fprintf(bw, "\nConnection %s: %d %s.\n", s.Connection, n, prose.Plural(n, "session", "sessions"))
+		}
+		textout.Fprintf(bw, "\nSession %s, agent %s: %s.\n", s.ID, s.agentWords(), s.summary())
 		for _, st := range s.Steps {
 			writeStep(bw, st)
 		}
@@ -91,4 +96,45 @@ func kindWords(kind string) string {
 		return "an .aaep capture"
 	}
 	return "plain JSON lines"
+}
+
+// agentWords names the session's agent, and its connection in a capture of several.
+func (s *SessionTrace) agentWords() string {
+	w := orWord(s.Agent, "unnamed")
+	if s.Connection != "" {
+		w += " on connection " + s.Connection
+	}
+	return w
+}
+
+// newGroup reports whether session i starts the sessions of a connection of
+// a version-2 capture (BuildTrace keeps them together).
+func (t *Trace) newGroup(i int) bool {
+	s := t.Sessions[i]
+	return s.conn != "" && (i == 0 || t.Sessions[i-1].conn != s.conn)
+}
+
+// groupSize is how many sessions the group starting at i holds.
+func (t *Trace) groupSize(i int) int {
+	n := 0
+	for _, s := range t.Sessions[i:] {
+		if s.conn != t.Sessions[i].conn {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+// groupByConnection orders the sessions of a version-2 capture by their
+// connection, in the order the connections first sent one, keeping the
+// order of each connection's sessions.
+func (t *Trace) groupByConnection() {
+	first := map[string]int{}
+	for i, s := range t.Sessions {
+		if _, ok := first[s.conn]; !ok {
+			first[s.conn] = i
+		}
+	}
+	sort.SliceStable(t.Sessions, func(i, j int) bool { return first[t.Sessions[i].conn] < first[t.Sessions[j].conn] })
 }

@@ -19,6 +19,8 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	if ev.EventID != "" {
 		var h maphash.Hash
 		h.SetSeed(c.seed)
+		h.WriteString(rec.Conn)
+		h.WriteByte(0)
 		h.WriteString(ev.Producer.AgentID)
 		h.WriteByte(0)
 		h.WriteString(ev.EventID)
@@ -30,7 +32,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	if ev.SessionID == "" {
 		return
 	}
-	key := sessionKey(ev)
+	key := sessionKey(rec.Conn, ev)
 	s := c.sessions[key]
 	if s == nil {
 		if c.ended.has(key) {
@@ -44,7 +46,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		if len(c.sessions) >= maxOpenSessions {
 			c.forgetOne()
 		}
-		s = &sessState{id: ev.SessionID, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
+		s = &sessState{id: ev.SessionID, conn: rec.Conn, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
 		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
 		c.sessions[key] = s
 		if ev.Type != protocol.TypeSessionStarted && s.fromStart {
@@ -78,17 +80,17 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
-		conf := &confirmation{session: ev.SessionID, key: key, token: ev.ReplyToken, line: rec.Line,
+		conf := &confirmation{session: ev.SessionID, key: key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
 			irreversible: irreversible(ev), ask: ev}
 		// Right after the tool call it covers, it is that call's (late)
 		// confirmation, as the listener links it: no later call uses it.
 		conf.consumed = unconfirmed != nil && protocol.Covers(ev, unconfirmed)
 		s.confirms = append(s.confirms, conf)
 		if ev.ReplyToken != "" {
-			if _, old, ok := c.tokenIDs.add(ev.ReplyToken, rec.Line); ok {
+			if _, old, ok := c.tokenIDs.add(conf.token, rec.Line); ok {
 				delete(c.tokens, old)
 			}
-			c.tokens[ev.ReplyToken] = conf
+			c.tokens[conf.token] = conf
 		}
 	}
 	if ev.IsTerminal() {
@@ -118,9 +120,9 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 			a.add("sequence-number", "3.4.1", SeverityViolation, "session.started must have sequence_number 0, not %d.", ev.Seq)
 		case s.seqKnown && ev.Seq <= s.lastSeq:
 			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number %d comes after %d; numbers must go up by one per event.", ev.Seq, s.lastSeq)
-		case s.seqKnown && ev.Seq != s.lastSeq+1 && c.withheld != "":
+		case s.seqKnown && ev.Seq != s.lastSeq+1 && c.withheld(s.conn) != "":
 			// Not a loss: the terms let the producer leave these out.
-			a.add("sequence-number", "3.4.1", SeverityWarning, "sequence_number jumps from %d to %d: %d %s not in this stream; the subscription's terms let the producer leave out %s, so these may be events held back rather than lost.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"), c.withheld)
+			a.add("sequence-number", "3.4.1", SeverityWarning, "sequence_number jumps from %d to %d: %d %s not in this stream; the subscription's terms let the producer leave out %s, so these may be events held back rather than lost.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"), c.withheld(s.conn))
 		case s.seqKnown && ev.Seq != s.lastSeq+1:
 			a.add("sequence-number", "3.4.1", SeverityViolation, "sequence_number jumps from %d to %d: %d %s missing or numbered wrong.", s.lastSeq, ev.Seq, ev.Seq-s.lastSeq-1, prose.Plural(int(ev.Seq-s.lastSeq-1), "event is", "events are"))
 		}
@@ -243,7 +245,7 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 		}
 	}
 	for _, conf := range s.confirms {
-		if conf.token != "" {
+		if conf.ask.ReplyToken != "" {
 			delete(c.tokens, conf.token)
 		}
 	}
@@ -268,7 +270,7 @@ func (c *Checker) Finish() []Violation {
 		if !s.fromStart {
 			continue
 		}
-		out = append(out, Violation{Line: s.firstLine, Session: protocol.Sanitize(s.id), Rule: "bracketing", Section: "4.5.1", Severity: SeverityWarning,
+		out = append(out, Violation{Line: s.firstLine, Conn: s.conn, Session: protocol.Sanitize(s.id), Rule: "bracketing", Section: "4.5.1", Severity: SeverityWarning,
 			Message: fmt.Sprintf("Session %s, started on line %d, had not ended when the capture stopped.", protocol.Sanitize(s.id), s.firstLine)})
 	}
 	sortViolations(out)

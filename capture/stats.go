@@ -37,6 +37,9 @@ type Stats struct {
 type SessionStats struct {
 	ID    string `json:"session_id"` // sanitized
 	Agent string `json:"agent"`      // sanitized agent_id
+	// Connection names the connection of a version-2 capture the session
+	// came by (its label, else its endpoint); "" in version 1.
+	Connection string `json:"connection,omitempty"`
 	// Ended is the terminal event type (compact form), "" while open.
 	Ended string `json:"ended,omitempty"`
 	Counts
@@ -44,9 +47,13 @@ type SessionStats struct {
 
 // AgentStats is the figures of every session of one agent (producer agent_id).
 type AgentStats struct {
-	ID       string `json:"agent_id"`   // sanitized
-	Name     string `json:"agent_name"` // sanitized, "" when never given
-	Sessions int    `json:"sessions"`
+	ID   string `json:"agent_id"`   // sanitized
+	Name string `json:"agent_name"` // sanitized, "" when never given
+	// Connection names the connection of a version-2 capture (label, else
+	// endpoint): an agent is counted per connection, so two instances of
+	// one producer are two agents. "" in version 1.
+	Connection string `json:"connection,omitempty"`
+	Sessions   int    `json:"sessions"`
 	Counts
 }
 
@@ -157,7 +164,7 @@ func BuildStats(r *Reader, source string, o CheckOptions) (*Stats, error) {
 		return nil, err
 	}
 	st := &Stats{Source: protocol.Sanitize(source), Kind: r.Kind()}
-	b := &statBuilder{st: st, sessions: map[string]*statSession{}, byID: map[string]*statSession{}, tokens: map[string]*statSession{}}
+	b := &statBuilder{st: st, sessions: map[string]*statSession{}, byID: map[string]*statSession{}, tokens: map[string]*statSession{}, name: connName(r)}
 	if err := c.CheckAll(r, b.step); err != nil {
 		return nil, err
 	}
@@ -179,9 +186,27 @@ type statBuilder struct {
 	order    []*statSession
 	sessions map[string]*statSession // by sessionKey: agent and session ID
 	byID     map[string]*statSession // by sanitized session ID, the latest: for violations that name no agent
-	tokens   map[string]*statSession // reply token -> session that asked
+	tokens   map[string]*statSession // tokenKey -> session that asked
 	lastT    float64
+	name     func(conn string) string // a connection's name, "" for none
 }
+
+// connName returns how r's connections are named: label, else endpoint,
+// else ID; "" for the one connection of version 1.
+func connName(r *Reader) func(string) string {
+	return func(id string) string {
+		if id == "" {
+			return ""
+		}
+		if n := r.Connection(id).Name(); n != "" {
+			return n
+		}
+		return id
+	}
+}
+
+// agentKey is how stats know an agent: by connection and agent_id.
+func agentKey(conn, agent string) string { return conn + "\x00" + agent }
 
 // at is the time of a step in seconds: its receive time, else its event's timestamp.
 func stepTime(s Step) (float64, bool) {
@@ -199,7 +224,7 @@ func (b *statBuilder) step(s Step) {
 	ev := s.Event
 	var ss *statSession
 	if ev != nil && s.Record.Dir == In && ev.SessionID != "" {
-		ss = b.session(ev)
+		ss = b.session(s.Record.Conn, ev)
 	}
 	for _, v := range s.Violations {
 		b.violation(v, ss)
@@ -266,11 +291,11 @@ func (b *statBuilder) step(s Step) {
 			p.deadT = math.Inf(1)
 		}
 		ss.prompts[ev.ReplyToken] = p
-		b.tokens[ev.ReplyToken] = ss
+		b.tokens[tokenKey(s.Record.Conn, ev.ReplyToken)] = ss
 	case protocol.TypeAwaitingClarify:
 		c.Clarify.Asked++
 		ss.questions[ev.ReplyToken] = false
-		b.tokens[ev.ReplyToken] = ss
+		b.tokens[tokenKey(s.Record.Conn, ev.ReplyToken)] = ss
 	}
 	if ev.IsTerminal() {
 		ss.out.Ended = ev.Type
@@ -294,7 +319,7 @@ func (b *statBuilder) closeTimedOut(ss *statSession, ts time.Time, t float64, ti
 // reply counts a message the subscriber sent (or any non-event message).
 func (b *statBuilder) reply(s Step, t float64, timed bool) {
 	tok, _ := s.Msg["reply_token"].(string)
-	ss := b.tokens[tok]
+	ss := b.tokens[tokenKey(s.Record.Conn, tok)]
 	if ss == nil || tok == "" {
 		return
 	}
@@ -327,40 +352,40 @@ func (b *statBuilder) reply(s Step, t float64, timed bool) {
 	}
 }
 
-func (b *statBuilder) session(ev *protocol.Event) *statSession {
-	id, key := protocol.Sanitize(ev.SessionID), sessionKey(ev)
+func (b *statBuilder) session(conn string, ev *protocol.Event) *statSession {
+	id, key := protocol.Sanitize(ev.SessionID), sessionKey(conn, ev)
 	if ss := b.sessions[key]; ss != nil {
 		return ss
 	}
 	ss := &statSession{
-		out:     &SessionStats{ID: id, Agent: protocol.Sanitize(ev.Producer.AgentID), Counts: Counts{ByType: map[string]int{}}},
+		out:     &SessionStats{ID: id, Agent: protocol.Sanitize(ev.Producer.AgentID), Connection: b.name(conn), Counts: Counts{ByType: map[string]int{}}},
 		tools:   map[string]float64{},
 		outputs: map[string]bool{},
 		prompts: map[string]*statPrompt{}, questions: map[string]bool{},
 	}
-	b.sessions[key], b.byID[id] = ss, ss
+	b.sessions[key], b.byID[agentKey(conn, id)] = ss, ss
 	b.order = append(b.order, ss)
 	if name := ev.Producer.AgentName.String(); name != "" {
-		b.agentNames(ss.out.Agent, name)
+		b.agentNames(ss.out, name)
 	}
 	return ss
 }
 
 // agentNames remembers the first name each agent gave.
-func (b *statBuilder) agentNames(id, name string) {
+func (b *statBuilder) agentNames(ss *SessionStats, name string) {
 	for _, a := range b.st.Agents {
-		if a.ID == id {
+		if a.ID == ss.Agent && a.Connection == ss.Connection {
 			return
 		}
 	}
-	b.st.Agents = append(b.st.Agents, &AgentStats{ID: id, Name: name, Counts: Counts{ByType: map[string]int{}}})
+	b.st.Agents = append(b.st.Agents, &AgentStats{ID: ss.Agent, Name: name, Connection: ss.Connection, Counts: Counts{ByType: map[string]int{}}})
 }
 
 // violation counts v, for session ss when its step is an event of ss, else
 // for the latest session of the ID v names.
 func (b *statBuilder) violation(v Violation, ss *statSession) {
 	if ss == nil && v.Session != "" {
-		ss = b.byID[v.Session]
+		ss = b.byID[agentKey(v.Conn, v.Session)]
 	}
 	var c *Counts
 	if ss != nil {
@@ -382,7 +407,7 @@ func (b *statBuilder) violation(v Violation, ss *statSession) {
 func (b *statBuilder) finish() {
 	agents := map[string]*AgentStats{}
 	for _, a := range b.st.Agents {
-		agents[a.ID] = a
+		agents[agentKey(a.Connection, a.ID)] = a
 	}
 	b.st.Total.ByType = map[string]int{}
 	for _, ss := range b.order {
@@ -394,10 +419,10 @@ func (b *statBuilder) finish() {
 		if ss.timed {
 			c.DurationS = ss.last - ss.first
 		}
-		a := agents[ss.out.Agent]
+		a := agents[agentKey(ss.out.Connection, ss.out.Agent)]
 		if a == nil {
-			a = &AgentStats{ID: ss.out.Agent, Counts: Counts{ByType: map[string]int{}}}
-			agents[a.ID] = a
+			a = &AgentStats{ID: ss.out.Agent, Connection: ss.out.Connection, Counts: Counts{ByType: map[string]int{}}}
+			agents[agentKey(a.Connection, a.ID)] = a
 			b.st.Agents = append(b.st.Agents, a)
 		}
 		a.Sessions++
@@ -414,7 +439,10 @@ func (b *statBuilder) finish() {
 	}
 	// Total violations were counted as they came, sessions' or not.
 	b.st.Total.seal()
-	sort.SliceStable(b.st.Agents, func(i, j int) bool { return b.st.Agents[i].ID < b.st.Agents[j].ID })
+	sort.SliceStable(b.st.Agents, func(i, j int) bool {
+		x, y := b.st.Agents[i], b.st.Agents[j]
+		return x.Connection < y.Connection || x.Connection == y.Connection && x.ID < y.ID
+	})
 }
 
 // add adds o's counts to c, except violations and warnings.
@@ -479,6 +507,9 @@ func (s *Stats) WriteText(w io.Writer) error {
 		if a.Name != "" && a.Name != a.ID {
 			name = fmt.Sprintf("%s (%s)", a.Name, a.ID)
 		}
+		if a.Connection != "" {
+			name += " on connection " + a.Connection
+		}
 		textout.Fprintf(ew, "\nAgent %s, %d %s:\n", name, a.Sessions, prose.Plural(a.Sessions, "session", "sessions"))
 		a.Counts.write(ew)
 	}
@@ -487,7 +518,11 @@ func (s *Stats) WriteText(w io.Writer) error {
 		if ss.Ended != "" {
 			end = "ended with " + strings.TrimPrefix(ss.Ended, "aaep:")
 		}
-		textout.Fprintf(ew, "\nSession %s of agent %s, %s:\n", ss.ID, ss.Agent, end)
+		agent := ss.Agent
+		if ss.Connection != "" {
+			agent += " on connection " + ss.Connection
+		}
+		textout.Fprintf(ew, "\nSession %s of agent %s, %s:\n", ss.ID, agent, end)
 		ss.Counts.write(ew)
 	}
 	return ew.Flush()

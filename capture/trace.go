@@ -27,8 +27,11 @@ type Trace struct {
 
 // SessionTrace is one session's path.
 type SessionTrace struct {
-	ID         string // sanitized
-	Agent      string // sanitized agent name or ID
+	ID    string // sanitized
+	Agent string // sanitized agent name or ID
+	// Connection names the connection of a version-2 capture the session
+	// came by (label, else endpoint); "" in version 1.
+	Connection string
 	Steps      []TraceStep
 	Ended      string // the terminal event type, "" while open
 	Duration   float64
@@ -36,6 +39,7 @@ type SessionTrace struct {
 	Violations int
 	Warnings   int
 
+	conn   string // the connection's ID
 	state  string // current agent state
 	start  float64
 	startT time.Time
@@ -62,16 +66,17 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 	}
 	t := &Trace{Source: source, Kind: r.Kind()}
 	byID := map[string]*SessionTrace{}
+	name := connName(r)
 	tokens := map[string]*SessionTrace{}
 	err = c.CheckAll(r, func(st Step) {
 		t.Records++
-		t.add(st, byID, tokens)
+		t.add(st, byID, tokens, name)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("capture: %s: %w", source, err)
 	}
 	for _, v := range c.Finish() {
-		s := t.openedAt(v.Session, v.Line)
+		s := t.openedAt(v.Conn, v.Session, v.Line)
 		if s == nil || len(s.Steps) == 0 {
 			t.Other = append(t.Other, TraceStep{Line: v.Line, Violations: []Violation{v}})
 			t.count(v, nil)
@@ -81,15 +86,16 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 		last.Violations = append(last.Violations, v)
 		t.count(v, s)
 	}
+	t.groupByConnection()
 	t.Diagnostics, _ = r.Diagnostics()
 	return t, nil
 }
 
 // openedAt returns the session of ID id whose first step is on line, the
 // one a Finish violation is about: two agents may use the same session ID.
-func (t *Trace) openedAt(id string, line int) *SessionTrace {
+func (t *Trace) openedAt(conn, id string, line int) *SessionTrace {
 	for _, s := range t.Sessions {
-		if s.ID == id && len(s.Steps) > 0 && s.Steps[0].Line == line {
+		if s.ID == id && s.conn == conn && len(s.Steps) > 0 && s.Steps[0].Line == line {
 			return s
 		}
 	}
@@ -111,7 +117,7 @@ func (t *Trace) count(v Violation, s *SessionTrace) {
 }
 
 // add places one checked record in the trace.
-func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
+func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace, name func(string) string) {
 	rec := st.Record
 	step := TraceStep{Line: rec.Line, At: rec.T, HasAt: rec.HasT, Dir: rec.Dir, Violations: st.Violations}
 	ev := st.Event
@@ -121,7 +127,7 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
 		step.Event = "transport note"
 		step.Detail = noteWords(rec.Msg)
 	case ev != nil && ev.SessionID != "":
-		key := sessionKey(ev)
+		key := sessionKey(rec.Conn, ev)
 		s = byID[key]
 		if s == nil || s.Ended != "" && ev.Type == protocol.TypeSessionStarted {
 			s = &SessionTrace{ID: protocol.Sanitize(ev.SessionID), state: "no session", start: rec.T,
@@ -130,6 +136,7 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
 			if s.Agent == "" {
 				s.Agent = protocol.Sanitize(ev.Producer.AgentID)
 			}
+			s.Connection, s.conn = name(rec.Conn), rec.Conn
 			byID[key] = s
 			t.Sessions = append(t.Sessions, s)
 		}
@@ -138,7 +145,7 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
 		s.event(&step, ev, tokens)
 	case st.Type == protocol.TypeConfirmationReply || st.Type == protocol.TypeClarificationReply:
 		token, _ := st.Msg["reply_token"].(string)
-		s = tokens[token]
+		s = tokens[tokenKey(rec.Conn, token)]
 		step.Event = "sent " + st.Type
 		if rec.Dir == In {
 			step.Event = "received " + st.Type
@@ -154,6 +161,9 @@ func (t *Trace) add(st Step, byID, tokens map[string]*SessionTrace) {
 		step.Detail = otherWords(st)
 	}
 	if s == nil {
+		if rec.Conn != "" { // outside sessions, only this says whose it is
+			step.Event += ", connection " + name(rec.Conn)
+		}
 		t.Other = append(t.Other, step)
 	} else {
 		s.Steps = append(s.Steps, step)
@@ -213,12 +223,12 @@ func (s *SessionTrace) event(step *TraceStep, ev *protocol.Event, tokens map[str
 		}
 		step.Detail += "."
 	case protocol.TypeAwaitingConfirmation:
-		tokens[ev.ReplyToken] = s
+		tokens[tokenKey(s.conn, ev.ReplyToken)] = s
 		step.Detail = fmt.Sprintf("Waiting for a decision on: %s Default %s after %d seconds.", sentence(ev.Action.String()),
 			protocol.Sanitize(orWord(ev.DefaultDecision, "none")), ev.TimeoutSeconds)
 		s.state = "awaiting_input"
 	case protocol.TypeAwaitingClarify:
-		tokens[ev.ReplyToken] = s
+		tokens[tokenKey(s.conn, ev.ReplyToken)] = s
 		step.Detail = fmt.Sprintf("Waiting for an answer to: %s", sentence(ev.Question.String()))
 		s.state = "awaiting_input"
 	case protocol.TypeHandoffRequested:

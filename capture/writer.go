@@ -37,17 +37,32 @@ type Writer struct {
 	err   error // sticky: the first write error
 	n     int   // records written
 	lastT float64
+	conns map[string]bool // the connection IDs of a version-2 capture
 }
 
 // NewWriter starts a capture on w at start (which should carry a monotonic
 // clock reading, as time.Now does) and writes the header, unless
-// opts.JSONL. h.Capture, h.StartedAt and h.Redacted are filled in.
+// opts.JSONL. h.Capture, h.StartedAt and h.Redacted are filled in: a header
+// naming connections makes a version-2 capture, whose records are written
+// with WriteFrom and NoteFrom; one naming none a version-1 capture.
 func NewWriter(w io.Writer, h Header, start time.Time, opts WriterOptions) (*Writer, error) {
 	cw := &Writer{w: w, o: opts, start: start}
+	if len(h.Connections) > 0 {
+		cw.conns = map[string]bool{}
+		for _, c := range h.Connections {
+			if !ValidConnID(c.ID) || cw.conns[c.ID] {
+				return nil, fmt.Errorf("capture: the connection ID %q is not valid or not unique", c.ID)
+			}
+			cw.conns[c.ID] = true
+		}
+	}
 	if opts.JSONL {
 		return cw, nil
 	}
-	h.Capture = FormatVersion
+	h.Capture = FormatVersion1
+	if cw.conns != nil {
+		h.Capture = FormatVersion
+	}
 	h.StartedAt = start.UTC().Format(time.RFC3339Nano)
 	h.Redacted = opts.Redactor != nil
 	b, err := json.Marshal(h)
@@ -64,10 +79,19 @@ func NewWriter(w io.Writer, h Header, start time.Time, opts WriterOptions) (*Wri
 // not JSON is kept as a JSON string (in JSONL form it is left out). It
 // returns the first error the underlying writer gave, for good.
 func (w *Writer) Write(dir Dir, msg []byte, at time.Time) error {
+	return w.WriteFrom("", dir, msg, at)
+}
+
+// WriteFrom is Write for the connection conn of a version-2 capture ("" in
+// version 1). A connection the header did not name is an error.
+func (w *Writer) WriteFrom(conn string, dir Dir, msg []byte, at time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.err != nil {
 		return w.err
+	}
+	if (conn == "") != (w.conns == nil) || conn != "" && !w.conns[conn] {
+		return fmt.Errorf("capture: record %d names the connection %q, which the header does not", w.n+1, conn)
 	}
 	b := w.buf[:0]
 	if w.o.JSONL {
@@ -95,6 +119,11 @@ func (w *Writer) Write(dir Dir, msg []byte, at time.Time) error {
 			text, _ := json.Marshal(string(msg)) // a string always marshals
 			b = append(b, text...)
 		}
+		if conn != "" {
+			b = append(b, `,"`...)
+			b = append(b, conn...) // a valid ID needs no escaping
+			b = append(b, '"')
+		}
 		b = append(b, ']')
 	}
 	b = append(b, '\n')
@@ -110,6 +139,11 @@ func (w *Writer) Write(dir Dir, msg []byte, at time.Time) error {
 // Note records a transport note, such as a connect or disconnect, in .aaep
 // form; JSONL has no place for it.
 func (w *Writer) Note(transport, detail string, at time.Time) error {
+	return w.NoteFrom("", transport, detail, at)
+}
+
+// NoteFrom is Note for the connection conn of a version-2 capture.
+func (w *Writer) NoteFrom(conn, transport, detail string, at time.Time) error {
 	if w.o.JSONL {
 		return nil
 	}
@@ -120,7 +154,7 @@ func (w *Writer) Note(transport, detail string, at time.Time) error {
 	if err != nil {
 		return fmt.Errorf("capture: encode a note: %w", err)
 	}
-	return w.Write(In, b, at)
+	return w.WriteFrom(conn, In, b, at)
 }
 
 // Count returns how many records were written.

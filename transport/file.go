@@ -229,7 +229,7 @@ func (c *fileConn) line(line []byte, n int, started *bool) bool {
 // deliver; why, when not empty, says what was wrong with the record.
 func captureRecord(line []byte) (msg []byte, ok bool, why string) {
 	var rec []json.RawMessage
-	if err := json.Unmarshal(line, &rec); err != nil || len(rec) != 3 {
+	if err := json.Unmarshal(line, &rec); err != nil || len(rec) != 3 && len(rec) != 4 { // 4: a version-2 record names its connection
 		return nil, false, "not a capture record [time, direction, message]"
 	}
 	var dir string

@@ -49,6 +49,16 @@ func TestNDJSON(t *testing.T) {
 			want: []string{`{"type":"aaep:agent.session.started"}`, `{"type":"x", "transport":"y"}`},
 		},
 		{
+			// Version 2 holds several connections, each record naming its own:
+			// a file endpoint plays them all, in the order recorded.
+			name: "capture of two connections",
+			in: `{"aaep_capture":2,"connections":[{"id":"c1","endpoint":"a"},{"id":"c2","endpoint":"b"}]}` + "\n" +
+				`[0.1,"i",{"type":"aaep:agent.session.started"},"c2"]` + "\n" +
+				`[0.2,"i",{"transport":"connected"},"c1"]` + "\n" +
+				`[0.3,"i",{"type":"aaep:agent.session.completed"},"c1"]` + "\n",
+			want: []string{`{"type":"aaep:agent.session.started"}`, `{"type":"aaep:agent.session.completed"}`},
+		},
+		{
 			name:  "bad capture records",
 			in:    "[1,2]\n[0,1,{}]\n[0,\"i\",3]\n{\"ok\":1}\n",
 			want:  []string{`{"ok":1}`},

@@ -302,10 +302,7 @@ func TestBinaryInterruptCloses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "aaep-capture")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	got := newSent()
 	srv := liveProducer(t, "", producer.Options{Scenarios: demoProducerOptions(t).Scenarios, OnMessage: got.on})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -454,4 +451,14 @@ func TestNoHandBuiltRequest(t *testing.T) {
 			}
 		}
 	}
+}
+
+// buildBinary builds aaep-capture for a test and returns its path.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "aaep-capture")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/transport"
@@ -22,8 +23,10 @@ var errHelp = errors.New("help requested")
 
 // options is everything a capture run needs.
 type options struct {
-	IO          *term.IO
-	Endpoint    string
+	IO *term.IO
+	// Agents are the endpoints to record, each with its label if given
+	// (LABEL=ENDPOINT); several go into one capture, one connection each.
+	Agents      []agentspec.Spec
 	Output      string // file path, or "-" for standard output
 	JSONL       bool
 	NoRedact    bool
@@ -44,7 +47,15 @@ type options struct {
 }
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
+       aaep-capture --output FILE [flags] [LABEL=]ENDPOINT…
        aaep-capture version, --version
+
+Several endpoints are recorded into one capture, one subscription each:
+each line of the file says which connection it came from, and the status
+lines on standard error name the agent (its LABEL, else its endpoint). One
+endpoint failing or ending never stops the others; --duration, --max-events
+(counted over all) and Control-C stop them all. LABEL is letters, digits,
+'-' and '_', as aaep-listen takes it.
 
 Records what an AAEP producer sends, with the time each message arrived, to
 FILE (- for standard output), until the stream ends, --duration passes,
@@ -97,6 +108,7 @@ Examples:
   aaep-capture --endpoint http://localhost:8080 --output session.aaep
   aaep-capture --endpoint http://localhost:8080 -o - --format jsonl --duration 1m
   aaep-capture --endpoint http://localhost:8080 -o big.aaep --rotate-size 100M --filter -progress.*
+  aaep-capture -o two.aaep mail=http://127.0.0.1:8081 code=ws://127.0.0.1:8082/aaep/v1/ws
   aaep-replay --input session.aaep --visualize
 
 Flags:
@@ -107,7 +119,8 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs := flag.NewFlagSet("aaep-capture", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var format string
-	fs.StringVar(&o.Endpoint, "endpoint", "", "the producer `ENDPOINT` to record")
+	var endpoint string
+	fs.StringVar(&endpoint, "endpoint", "", "the producer `ENDPOINT` to record (or give [LABEL=]ENDPOINT… after the flags)")
 	fs.StringVar(&o.Output, "output", "", "the `FILE` to write; - is standard output")
 	fs.StringVar(&o.Output, "o", "", "short for --output")
 	fs.StringVar(&format, "format", "aaep", "file format: aaep or jsonl")
@@ -147,14 +160,14 @@ written, 2 for a usage error.
 		}
 		return nil, err
 	}
-	switch {
-	case len(rest) == 1 && o.Endpoint == "":
-		o.Endpoint = rest[0]
-	case len(rest) > 0:
-		return nil, fmt.Errorf("unexpected arguments: %s", strings.Join(rest, " "))
+	if endpoint != "" {
+		rest = append([]string{endpoint}, rest...)
 	}
-	if o.Endpoint == "" {
+	if len(rest) == 0 {
 		return nil, fmt.Errorf("give the producer to record with --endpoint")
+	}
+	if o.Agents, err = agentspec.ParseAll(rest); err != nil {
+		return nil, err
 	}
 	if o.Output == "" {
 		return nil, fmt.Errorf("give the file to write with --output (or -o - for standard output)")
@@ -163,6 +176,9 @@ written, 2 for a usage error.
 	case "aaep":
 	case "jsonl":
 		o.JSONL = true
+		if len(o.Agents) > 1 {
+			return nil, fmt.Errorf("--format jsonl cannot say which agent sent an event; record several endpoints in the aaep format")
+		}
 	default:
 		return nil, fmt.Errorf("--format must be aaep or jsonl, not %q", format)
 	}

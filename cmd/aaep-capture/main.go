@@ -24,8 +24,8 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		return 0
 	}
 	o, err := parseFlags(args, tio)
-	if err == nil {
-		err = transport.CheckEndpoint(o.Endpoint) // before the output file is made
+	for i := 0; err == nil && i < len(o.Agents); i++ {
+		err = transport.CheckEndpoint(o.Agents[i].Endpoint) // before the output file is made
 	}
 	switch {
 	case errors.Is(err, errHelp):

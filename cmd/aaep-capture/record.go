@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/policy"
@@ -28,28 +30,26 @@ const version = "0.1.0"
 // autoReplyBy is the decided_by of the replies --auto-reply reject sends.
 const autoReplyBy = "policy:aaep-capture-auto-reply"
 
-// record runs one capture from start to end: it subscribes through the
-// same client aaep-listen uses (subscriber), and writes every frame that
-// client receives or sends, as its tap tells them, with their times.
+// record runs one capture from start to end: it subscribes to every
+// endpoint through the same client aaep-listen uses (subscriber), one
+// client each, and one goroutine writes every frame those clients receive
+// or send, as their taps tell them, with their times, in the order they
+// reach it.
 func record(ctx context.Context, o *options) error {
 	if o.Token == "" {
 		o.Token = os.Getenv("AAEP_TOKEN")
 	}
 	start := o.Now()
 	prog := newProgress(o.IO.ErrOut, o.Progress, start)
-	// The file is opened only once the producer answered: an unreachable
-	// endpoint leaves no stub behind, nor truncates an earlier file.
+	// The file is opened only once a producer answered: unreachable
+	// endpoints leave no stub behind, nor truncate an earlier file.
 	out := &heldOutput{}
 	var red *capture.Redactor
 	if !o.NoRedact {
 		red = capture.NewRedactor()
 	}
-	w, err := capture.NewWriter(prog.counting(out), capture.Header{
-		Endpoint:   o.Endpoint,
-		Transport:  transport.BindingOf(o.Endpoint).String(),
-		Subscriber: "aaep-capture",
-		Tool:       "aaep-capture " + version,
-	}, start, capture.WriterOptions{JSONL: o.JSONL, Redactor: red})
+	agents := newAgents(o.Agents)
+	w, err := capture.NewWriter(prog.counting(out), header(o, agents), start, capture.WriterOptions{JSONL: o.JSONL, Redactor: red})
 	if err != nil {
 		return fmt.Errorf("start %s: %w", o.Output, err)
 	}
@@ -61,43 +61,213 @@ func record(ctx context.Context, o *options) error {
 		runCtx, cancel = context.WithTimeout(ctx, o.Duration)
 		defer cancel()
 	}
-	rec := &recorder{o: o, w: w, prog: prog, stop: make(chan string, 1)}
-	c, err := subscriber.Dial(runCtx, o.Endpoint, rec.config())
-	if err != nil {
-		return err // it names the endpoint
-	}
-	file, closeOut, err := openOutput(o, prog)
-	if err != nil {
-		c.Close()
-		return err
-	}
-	defer closeOut()
-	if err := out.release(file); err != nil {
-		c.Close()
-		return fmt.Errorf("start %s: %w", o.Output, err)
-	}
-
+	rec := &recorder{o: o, w: w, prog: prog, stop: make(chan string, 1), frames: make(chan frame, 256), many: len(agents) > 1}
+	written := make(chan struct{})
+	go func() { defer close(written); rec.writeAll() }()
 	pctx, stopProgress := context.WithCancel(ctx)
 	progressDone := make(chan struct{})
 	go func() { defer close(progressDone); prog.run(pctx) }()
+
+	var live closers
+	allEnded := make(chan struct{})
 	go func() {
 		select {
 		case why := <-rec.stop: // --max-events, or the file failed
-			c.CloseBecause(why)
-		case <-c.Done():
+			live.closeAll(why)
+		case <-allEnded:
 		}
 	}()
-	end := rec.follow(c)
+	fileErr := rec.dialAll(runCtx, agents, &live, func() error {
+		file, closeOut, err := openOutput(o, prog)
+		if err != nil {
+			return err
+		}
+		rec.closeOut = closeOut
+		if err := out.release(file); err != nil {
+			return fmt.Errorf("start %s: %w", o.Output, err)
+		}
+		return nil
+	})
+	close(allEnded)
+	close(rec.frames) // every client has ended: no tap is left to send
+	<-written
 	stopProgress()
 	<-progressDone
-	why, err := rec.ending(end, ctx, runCtx)
-	filtered := ""
-	if rec.filtered > 0 {
-		filtered = fmt.Sprintf(" %d %s left out by --filter.", rec.filtered, prose.Plural(rec.filtered, "message was", "messages were"))
+	if rec.closeOut != nil {
+		defer rec.closeOut()
 	}
-	rec.say(fmt.Sprintf("%s Recorded %d %s to %s in %s.%s", why, rec.n, prose.Plural(rec.n, "message", "messages"),
-		outputName(o.Output), time.Since(start).Round(time.Millisecond), filtered))
-	return err
+	if fileErr != nil {
+		return fileErr
+	}
+	return rec.summary(agents, start, ctx, runCtx)
+}
+
+// header is the capture's header: version 1 naming the one endpoint, or
+// version 2 naming every connection.
+func header(o *options, agents []*agent) capture.Header {
+	h := capture.Header{Subscriber: "aaep-capture", Tool: "aaep-capture " + version}
+	if len(agents) == 1 {
+		h.Endpoint = agents[0].spec.Endpoint
+		h.Transport = transport.BindingOf(h.Endpoint).String()
+		return h
+	}
+	for _, a := range agents {
+		h.Connections = append(h.Connections, capture.Connection{ID: a.id, Label: a.spec.Label, Endpoint: a.spec.Endpoint,
+			Transport: transport.BindingOf(a.spec.Endpoint).String(), Subscriber: "aaep-capture"})
+	}
+	return h
+}
+
+// agent is one endpoint of a recording.
+type agent struct {
+	spec agentspec.Spec
+	id   string // its connection ID in a capture of several; ""
+	name string // how standard error names it: label, else endpoint
+	// Written by the writing goroutine; read once it ended.
+	n int // messages received and recorded
+	// Written by its follower; read once the follower ended.
+	end    subscriber.Update
+	dialed error // Dial's error: the endpoint was never recorded
+}
+
+func newAgents(specs []agentspec.Spec) []*agent {
+	agents := make([]*agent, len(specs))
+	for i, s := range specs {
+		a := &agent{spec: s, name: s.Label}
+		if a.name == "" {
+			a.name = protocol.Name(s.Endpoint)
+		}
+		if len(specs) > 1 {
+			a.id = fmt.Sprintf("c%d", i+1)
+		}
+		agents[i] = a
+	}
+	return agents
+}
+
+// dialAll subscribes to every agent at once and follows each until its
+// End; one failing never stops the others. open opens the file when the
+// first producer answered; when it fails, every client is closed and its
+// error returned.
+func (r *recorder) dialAll(ctx context.Context, agents []*agent, live *closers, open func() error) error {
+	type dialed struct {
+		a   *agent
+		c   *subscriber.Client
+		err error
+	}
+	results := make(chan dialed, len(agents))
+	for _, a := range agents {
+		go func() {
+			c, err := subscriber.Dial(ctx, a.spec.Endpoint, r.config(a))
+			results <- dialed{a, c, err}
+		}()
+	}
+	var fileErr error
+	opened := false
+	var followers sync.WaitGroup
+	for range agents {
+		d := <-results
+		if d.err != nil {
+			if d.c != nil {
+				<-d.c.Done() // it ended: its tap is done
+			}
+			d.a.dialed = d.err
+			if r.many {
+				r.say(d.a, fmt.Sprintf("aaep-capture: %s", protocol.Line(d.err.Error())))
+			}
+			continue
+		}
+		if !opened && fileErr == nil {
+			if fileErr = open(); fileErr == nil {
+				opened = true
+			} else {
+				live.closeAll("The file could not be opened.")
+			}
+		}
+		live.add(d.c)
+		followers.Add(1)
+		go func() {
+			defer followers.Done()
+			d.a.end = r.follow(d.a, d.c)
+			<-d.c.Done()
+		}()
+	}
+	followers.Wait()
+	return fileErr
+}
+
+// summary says how the recording ended, for each agent of several, and
+// returns the error to exit with: the file's, or the first agent's.
+func (r *recorder) summary(agents []*agent, start time.Time, ctx, runCtx context.Context) error {
+	filtered := ""
+	if r.filtered > 0 {
+		filtered = fmt.Sprintf(" %d %s left out by --filter.", r.filtered, prose.Plural(r.filtered, "message was", "messages were"))
+	}
+	took := time.Since(start).Round(time.Millisecond)
+	if !r.many {
+		a := agents[0]
+		if a.dialed != nil {
+			return a.dialed // it names the endpoint
+		}
+		why, err := r.ending(a.end, ctx, runCtx)
+		r.say(a, fmt.Sprintf("%s Recorded %d %s to %s in %s.%s", why, r.n, prose.Plural(r.n, "message", "messages"),
+			outputName(r.o.Output), took, filtered))
+		return err
+	}
+	var first error
+	reached := 0
+	for _, a := range agents {
+		why, err := "", a.dialed
+		if err != nil {
+			why = "It could not be recorded (said above)."
+		} else {
+			reached++
+			why, err = r.ending(a.end, ctx, runCtx)
+		}
+		r.say(a, fmt.Sprintf("%s Recorded %d %s.", why, a.n, prose.Plural(a.n, "message", "messages")))
+		if err != nil && first == nil {
+			first = fmt.Errorf("%s: %w", a.name, err)
+		}
+	}
+	if reached == 0 {
+		return fmt.Errorf("no endpoint could be recorded")
+	}
+	r.prog.printf("%s\n", fmt.Sprintf("Recorded %d %s from %d of %d agents to %s in %s.%s", r.n, prose.Plural(r.n, "message", "messages"),
+		reached, len(agents), outputName(r.o.Output), took, filtered))
+	return first
+}
+
+// closers closes every client of a recording when it must stop, and each
+// client that joins after.
+type closers struct {
+	mu  sync.Mutex
+	why string // set once they must close
+	cs  []*subscriber.Client
+}
+
+func (k *closers) add(c *subscriber.Client) {
+	k.mu.Lock()
+	why := k.why
+	if why == "" {
+		k.cs = append(k.cs, c)
+	}
+	k.mu.Unlock()
+	if why != "" {
+		c.CloseBecause(why)
+	}
+}
+
+func (k *closers) closeAll(why string) {
+	k.mu.Lock()
+	if k.why == "" {
+		k.why = why
+	}
+	cs := k.cs
+	k.cs = nil
+	k.mu.Unlock()
+	for _, c := range cs {
+		c.CloseBecause(why)
+	}
 }
 
 // startMessage says what is recorded where, and whether prompts are answered.
@@ -110,7 +280,18 @@ func startMessage(o *options) string {
 	if o.AutoReply {
 		prompts = "Prompts are recorded; every confirmation is rejected (--auto-reply reject), questions are never answered."
 	}
-	msg := fmt.Sprintf("Recording %s to %s. %s %s", o.Endpoint, outputName(o.Output), prompts, redaction)
+	what := protocol.Sanitize(o.Agents[0].Endpoint)
+	if len(o.Agents) > 1 {
+		names := make([]string, len(o.Agents))
+		for i, a := range newAgents(o.Agents) {
+			names[i] = a.name
+			if a.spec.Label != "" {
+				names[i] += " (" + protocol.Name(a.spec.Endpoint) + ")"
+			}
+		}
+		what = fmt.Sprintf("%d agents, %s,", len(names), strings.Join(names, ", "))
+	}
+	msg := fmt.Sprintf("Recording %s to %s. %s %s", what, outputName(o.Output), prompts, redaction)
 	if !o.Filter.Empty() {
 		msg += fmt.Sprintf(" Only event types matching %q are kept, and every critical event.", o.Filter.String())
 	}
@@ -120,26 +301,39 @@ func startMessage(o *options) string {
 	return msg
 }
 
-// recorder is one recording: the client's tap writes the file on the
-// client's goroutine, in order; follow reads the client's updates.
+// frame is one thing a client's tap told, on its way to the writing goroutine.
+type frame struct {
+	a      *agent
+	dir    capture.Dir
+	data   []byte // a copy: the tap may not keep the client's
+	at     time.Time
+	status string // a transport note when not ""
+}
+
+// recorder is one recording: the clients' taps send what they see to
+// frames; one goroutine (writeAll) owns the file and writes it, in the
+// order the frames arrive; follow reads each client's updates.
 type recorder struct {
 	o    *options
 	w    *capture.Writer
 	prog *progress
-	// stop asks for the subscription to be closed, with the End's words.
-	stop chan string
+	// stop asks for the subscriptions to be closed, with the End's words.
+	stop     chan string
+	frames   chan frame
+	many     bool   // several agents: lines on standard error name theirs
+	closeOut func() // closes the file once opened
 
-	// Written by the tap on the client's goroutine; read once it ended.
-	n        int   // messages received and recorded
+	// Written by writeAll; read once it ended.
+	n        int   // messages received and recorded, from every agent
 	filtered int   // messages left out by --filter
 	full     bool  // --max-events were recorded: later ones are not
 	err      error // the file could not be written: nothing more is
 }
 
-// config is the client's configuration: who records, with honest
+// config is an agent's client configuration: who records, with honest
 // capabilities (it can answer confirmations only with --auto-reply, and
 // questions never), and the one gate that decides for it.
-func (r *recorder) config() subscriber.Config {
+func (r *recorder) config(a *agent) subscriber.Config {
 	o := r.o
 	layout := o.Layout
 	if o.NoHandshake {
@@ -161,54 +355,68 @@ func (r *recorder) config() subscriber.Config {
 		AutoReplyBy: autoReplyBy,
 		Now:         o.Now,
 		Passive:     o.NoHandshake,
-		Tap:         r.tap,
-		TapStatus:   r.note,
+		Tap: func(dir subscriber.Direction, data []byte, at time.Time) {
+			d := capture.In
+			if dir == subscriber.Sent {
+				d = capture.Out
+			}
+			r.frames <- frame{a: a, dir: d, data: bytes.Clone(data), at: at}
+		},
+		// A transport status (connecting, connected, reconnecting,
+		// closed) is noted in its place among the frames.
+		TapStatus: func(s transport.Status, detail string, at time.Time) {
+			r.frames <- frame{a: a, status: s.String(), data: []byte(detail), at: at}
+		},
 	}
 }
 
-// tap writes one frame the client received or sent.
-func (r *recorder) tap(dir subscriber.Direction, data []byte, at time.Time) {
+// writeAll writes every frame, until frames is closed.
+func (r *recorder) writeAll() {
+	for f := range r.frames {
+		r.writeFrame(f)
+	}
+}
+
+// writeFrame writes one frame a client received or sent.
+func (r *recorder) writeFrame(f frame) {
 	if r.err != nil {
 		return
 	}
-	if at.IsZero() {
-		at = time.Now()
+	if f.at.IsZero() {
+		f.at = time.Now()
 	}
-	if dir == subscriber.Sent {
+	if f.status != "" {
+		_ = r.w.NoteFrom(f.a.id, f.status, string(f.data), f.at) // a failed write shows on the next frame
+		return
+	}
+	if f.dir == capture.Out {
 		// Everything sent is recorded, up to the close.
-		r.write(capture.Out, data, at)
+		r.write(f.a, capture.Out, f.data, f.at)
 		return
 	}
 	if r.full {
 		return
 	}
-	if !r.o.Filter.Keep(data) {
+	if !r.o.Filter.Keep(f.data) {
 		r.filtered++
 		return
 	}
-	if !r.write(capture.In, data, at) {
+	if !r.write(f.a, capture.In, f.data, f.at) {
 		return
 	}
-	r.prog.recorded(data)
+	r.prog.recorded(f.data)
 	r.n++
+	f.a.n++
 	if r.o.MaxEvents > 0 && r.n >= r.o.MaxEvents {
 		r.full = true
 		r.stopWith(fmt.Sprintf("Reached --max-events %d.", r.o.MaxEvents))
 	}
 }
 
-// note records a transport status (connecting, connected, reconnecting,
-// closed) in its place among the frames.
-func (r *recorder) note(s transport.Status, detail string, at time.Time) {
-	if r.err == nil {
-		_ = r.w.Note(s.String(), detail, at) // a failed write shows on the next frame
-	}
-}
-
 // write writes one record; when it fails nothing more is written and the
-// subscription is closed.
-func (r *recorder) write(dir capture.Dir, data []byte, at time.Time) bool {
-	if err := r.w.Write(dir, data, at); err != nil {
+// subscriptions are closed.
+func (r *recorder) write(a *agent, dir capture.Dir, data []byte, at time.Time) bool {
+	if err := r.w.WriteFrom(a.id, dir, data, at); err != nil {
 		r.err = err
 		r.stopWith("The file could not be written.")
 		return false
@@ -216,7 +424,7 @@ func (r *recorder) write(dir capture.Dir, data []byte, at time.Time) bool {
 	return true
 }
 
-// stopWith asks once for the subscription to be closed, saying why.
+// stopWith asks once for the subscriptions to be closed, saying why.
 func (r *recorder) stopWith(why string) {
 	select {
 	case r.stop <- why:
@@ -224,11 +432,11 @@ func (r *recorder) stopWith(why string) {
 	}
 }
 
-// follow tells on standard error what the user must know of the
+// follow tells on standard error what the user must know of a's
 // connection as it happens (lost, back, refused, retried), until the End,
 // which it returns. It takes the updates a batch at a time: most are
 // deliveries a recorder has nothing to say about.
-func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
+func (r *recorder) follow(a *agent, c *subscriber.Client) subscriber.Update {
 	for {
 		batch, err := c.NextBatch(context.Background(), 0)
 		if err != nil { // io.EOF: the End was taken
@@ -240,23 +448,27 @@ func (r *recorder) follow(c *subscriber.Client) subscriber.Update {
 				return u
 			case subscriber.KindStatus:
 				if u.Status != subscriber.StatusDecision { // the reply says it
-					r.say(u.Text)
+					r.say(a, u.Text)
 				}
 			case subscriber.KindDiagnostic:
 				if u.Diagnostic.Code == "transport" {
-					r.say("aaep-capture: " + u.Diagnostic.Message)
+					r.say(a, "aaep-capture: "+u.Diagnostic.Message)
 				}
 			case subscriber.KindReply:
-				r.say(replyWords(u.Reply))
+				r.say(a, replyWords(u.Reply))
 			}
 		}
 	}
 }
 
 // say writes text on standard error as a line of its own, sanitized as
-// one line (textout), without the marks around the producer's words.
-func (r *recorder) say(text string) {
+// one line (textout), without the marks around the producer's words; with
+// several agents, it begins with a's name.
+func (r *recorder) say(a *agent, text string) {
 	plain, _ := protocol.SplitTheirs(text)
+	if r.many {
+		plain = a.name + ": " + plain
+	}
 	r.prog.printf("%s\n", plain)
 }
 
@@ -275,8 +487,8 @@ func replyWords(s *subscriber.SentReply) string {
 	return "Your --auto-reply policy rejected: " + action
 }
 
-// ending says why the recording ended, and the error to exit with: ctx is
-// the run's, runCtx the same bounded by --duration.
+// ending says why an agent's recording ended, and the error to exit with:
+// ctx is the run's, runCtx the same bounded by --duration.
 func (r *recorder) ending(end subscriber.Update, ctx, runCtx context.Context) (string, error) {
 	var rej *subscriber.RejectedError
 	switch {

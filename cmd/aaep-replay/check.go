@@ -28,7 +28,10 @@ the action it guards and a follow-up after a decision (4.5.3), one completion
 per output (4.5.4), non-decreasing timestamps (3.2.5) and sequence numbers
 (3.4.1), duplicate event IDs (3.2.3), default decisions (6.4.1) and critical
 urgency on critical types (4.1.3, 4.4). Each problem is one line: file, line
-number, session, violation or warning, rule, spec section, explanation.
+number, session, violation or warning, rule, spec section, explanation. In a
+capture of several agents (aaep-capture with several endpoints) each agent's
+connection is checked on its own, and each line names the agent (its label,
+else its endpoint): two agents may use the same session and event IDs.
 
 Exit status: 0 when no violation was found (warnings allowed), 1 when one
 was, 2 when a file cannot be read.
@@ -40,16 +43,20 @@ Flags:
 const maxReported = 100000
 
 type checkFile struct {
-	File        string               `json:"file"`
-	Kind        string               `json:"kind,omitempty"`
-	Messages    int                  `json:"messages"`
-	Violations  int                  `json:"violations"`
-	Warnings    int                  `json:"warnings"`
-	Problems    []capture.Violation  `json:"problems"`
-	Omitted     int                  `json:"omitted,omitempty"`
-	Notes       []capture.Diagnostic `json:"notes,omitempty"`
-	Unreadable  string               `json:"unreadable,omitempty"`
+	File       string               `json:"file"`
+	Kind       string               `json:"kind,omitempty"`
+	Messages   int                  `json:"messages"`
+	Violations int                  `json:"violations"`
+	Warnings   int                  `json:"warnings"`
+	Problems   []capture.Violation  `json:"problems"`
+	Omitted    int                  `json:"omitted,omitempty"`
+	Notes      []capture.Diagnostic `json:"notes,omitempty"`
+	Unreadable string               `json:"unreadable,omitempty"`
+	// Connections are those of a capture of several (format version 2):
+	// each problem's "connection" is one of their IDs.
+	Connections []capture.Connection `json:"connections,omitempty"`
 	problemsOut io.Writer
+	nameOf      func(id string) string // names a connection in text lines
 }
 
 func runCheck(args []string, tio *term.IO) (int, error) {
@@ -115,6 +122,15 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 		return
 	}
 	defer rd.Close()
+	if h := rd.Header(); h != nil {
+		r.Connections = h.Connections
+	}
+	r.nameOf = func(id string) string {
+		if n := rd.Connection(id).Name(); n != "" {
+			return n
+		}
+		return id
+	}
 	if o.SchemaOnly {
 		// Each message on its own, as it is read: none is kept.
 		for {
@@ -167,6 +183,9 @@ func (r *checkFile) add(v capture.Violation) {
 		r.Warnings++
 	}
 	if r.problemsOut != nil {
+		if v.Conn != "" && r.nameOf != nil {
+			v.Conn = r.nameOf(v.Conn) // the line names the agent as the user does
+		}
 		textout.Fprintf(r.problemsOut, "%s: %s\n", r.File, v)
 		return
 	}

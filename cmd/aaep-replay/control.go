@@ -24,6 +24,7 @@ import (
 // silently up to the target, so what is announced after a jump is what the
 // live listener would have said at that point.
 type steered struct {
+	header *capture.Header // the capture's, nil when it had none
 	p      *player
 	recs   []capture.Record
 	at     []time.Time // when each record happened; never decreasing
@@ -49,7 +50,10 @@ type steered struct {
 // loadSteered reads every record of rd into memory and finds the critical
 // events and session starts.
 func loadSteered(p *player, rd *capture.Reader) (*steered, error) {
-	s := &steered{p: p}
+	s := &steered{p: p, header: rd.Header()}
+	if p.nameOf == nil {
+		p.useNames(rd)
+	}
 	if h := rd.Header(); h != nil {
 		s.base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
 	}
@@ -114,6 +118,7 @@ func (s *steered) run(ctx context.Context) {
 	total := s.position(len(s.recs))
 	s.p.say(s.base, fmt.Sprintf("Replaying %d %s over %s; prompts are shown but not answered. Type help for the commands.",
 		len(s.recs), prose.Plural(len(s.recs), "message", "messages"), clock(total)))
+	s.p.sayConnections(s.base, s.header)
 	if s.keysHelp != "" {
 		s.tell(s.keysHelp)
 	}

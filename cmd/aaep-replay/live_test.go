@@ -128,7 +128,7 @@ func TestPlayIsLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lp.hear(ctx, c); err != nil {
+	if err := lp.hear(ctx, lp.track(""), c); err != nil {
 		lp.flush()
 		t.Fatalf("%v, after the producer wrote %d of %d frames and the client told:\n%s", err, sent.Load(), len(recs), live.String())
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -74,11 +75,33 @@ type player struct {
 	out    output
 	sinks  []announce.Sink // out, then any speech or braille output
 	annCfg announce.Config
-	ann    *announce.Announcer
+	ann    *announce.Announcer // for what belongs to no connection
 	errs   io.Writer
 	// source names the capture as the client's endpoint (a file: nothing
 	// is fetched for it).
 	source string
+	// tracks are the connections of the capture, each played by its own
+	// client, by connection ID ("" for the one of version 1); order is
+	// the order they first appeared.
+	tracks map[string]*track
+	order  []*track
+	// pending is the track whose burst waits to be handed over: a record
+	// of another connection hands it over first, so everything is told
+	// in the order recorded.
+	pending *track
+	// nameOf names a connection of the capture (label, else endpoint).
+	nameOf func(id string) string
+	// muted drops what the client tells and what the player would say,
+	// while a seek fast-forwards.
+	muted bool
+}
+
+// track is one connection of the capture being played: its own client,
+// announcer and bursts.
+type track struct {
+	// name is how its lines name the agent; "" for a capture of one connection.
+	name string
+	ann  *announce.Announcer
 	// terms are what the recorded subscriber asked for, from its
 	// subscription request; the client holds the producer to them.
 	terms session.Terms
@@ -89,9 +112,6 @@ type player struct {
 	// is when the last of them was received.
 	burst   []transport.Frame
 	burstAt time.Time
-	// muted drops what the client tells and what the player would say,
-	// while a seek fast-forwards.
-	muted bool
 }
 
 // playing is one client over one capture connection.
@@ -118,28 +138,80 @@ const burstGap = time.Millisecond
 // belongs to the same burst.
 func together(a, b time.Time) bool { return b.Sub(a) <= burstGap }
 
-func (p *player) Deliver(d session.Delivery) {
-	if !p.muted {
-		p.ann.Deliver(d)
-	}
-}
-
 func (p *player) Diagnose(d session.Diagnostic) {
 	if !p.muted {
 		p.ann.Diagnose(d)
 	}
 }
 
-// reset starts afresh, as at the start of the capture: a client still
-// playing is closed unheard; the outputs stay.
+// reset starts afresh, as at the start of the capture: clients still
+// playing are closed unheard; the outputs stay.
 func (p *player) reset() {
-	if r := p.run; r != nil {
-		r.conn.Close()
-		r.stop()
-		<-r.c.Done()
+	for _, t := range p.order {
+		if r := t.run; r != nil {
+			r.conn.Close()
+			r.stop()
+			<-r.c.Done()
+		}
 	}
-	p.run, p.burst = nil, nil
+	p.tracks, p.order, p.pending = map[string]*track{}, nil, nil
 	p.ann = announce.New(p.annCfg, p.sinks...)
+}
+
+// track returns the track of the connection id, starting it when it is
+// the connection's first record. The one connection of version 1 is told
+// as before, unnamed; each of several names its agent on every line.
+func (p *player) track(id string) *track {
+	if t := p.tracks[id]; t != nil {
+		return t
+	}
+	t := &track{ann: p.ann}
+	if id != "" {
+		t.name = id
+		if p.nameOf != nil {
+			t.name = p.nameOf(id)
+		}
+		sinks := make([]announce.Sink, len(p.sinks))
+		for i, s := range p.sinks {
+			sinks[i] = agentSink{s, t.name}
+		}
+		t.ann = announce.New(p.annCfg, sinks...)
+	}
+	p.tracks[id] = t
+	p.order = append(p.order, t)
+	return t
+}
+
+// useNames names the connections of rd's capture by their labels, else endpoints.
+func (p *player) useNames(rd *capture.Reader) {
+	p.nameOf = func(id string) string {
+		if n := rd.Connection(id).Name(); n != "" {
+			return n
+		}
+		return id
+	}
+}
+
+// agentSink names the agent of a connection on everything told through
+// it: its label (or endpoint) takes the place of the agent's own name,
+// which two instances of one producer share.
+type agentSink struct {
+	announce.Sink
+	name string
+}
+
+func (s agentSink) Announce(a announce.Announcement) error {
+	a.Agent = s.name
+	return s.Sink.Announce(a)
+}
+
+func (s agentSink) Diagnostic(d session.Diagnostic) error {
+	ds, ok := s.Sink.(announce.DiagnosticSink)
+	if !ok {
+		return nil
+	}
+	d.Message = s.name + ": " + d.Message
+	return ds.Diagnostic(d)
 }
 
 func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
@@ -179,6 +251,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	defer rd.Close()
 	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity)
 	p.source = "file:" + files[0]
+	p.useNames(rd)
 	var cmds <-chan string
 	if *useTUI {
 		prog := startPlayTUI(tio, files[0])
@@ -239,13 +312,12 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 		messages int
 	)
 	defer timer.Stop()
-	if h := rd.Header(); h != nil {
-		base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
-	}
-	if base.IsZero() {
-		base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	base = captureStart(rd)
+	if p.nameOf == nil {
+		p.useNames(rd)
 	}
 	p.say(base, "Replaying a capture; prompts are shown but not answered.")
+	p.sayConnections(base, rd.Header())
 	for {
 		rec, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -279,6 +351,34 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 	return nil
 }
 
+// captureStart is the recorded time the capture started.
+func captureStart(rd *capture.Reader) time.Time {
+	var base time.Time
+	if h := rd.Header(); h != nil {
+		base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
+	}
+	if base.IsZero() {
+		base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	return base
+}
+
+// sayConnections names the agents of a capture of several connections,
+// one line: each line played after begins with one of these names.
+func (p *player) sayConnections(now time.Time, h *capture.Header) {
+	if h == nil || len(h.Connections) == 0 {
+		return
+	}
+	names := make([]string, len(h.Connections))
+	for i, c := range h.Connections {
+		names[i] = p.nameOf(c.ID)
+		if c.Label != "" {
+			names[i] += " (" + protocol.Name(c.Endpoint) + ")"
+		}
+	}
+	p.say(now, fmt.Sprintf("The capture holds %d agents, each played by its own client: %s.", len(names), strings.Join(names, ", ")))
+}
+
 func diagnostics(rd *capture.Reader) []capture.Diagnostic {
 	d, _ := rd.Diagnostics()
 	return d
@@ -308,11 +408,16 @@ func eventTime(msg []byte) time.Time {
 // record plays one record at now. Received frames wait to be handed to
 // the client with the others of the same instant (settle hands them over).
 func (p *player) record(rec capture.Record, now time.Time) {
+	t := p.track(rec.Conn)
+	if p.pending != nil && p.pending != t {
+		p.settle() // another connection's burst came first
+	}
 	if !rec.Note && !rec.IsText() && rec.Dir == capture.In {
-		if len(p.burst) > 0 && (!together(p.burstAt, now) || len(p.burst) >= maxBurst) {
+		if len(t.burst) > 0 && (!together(t.burstAt, now) || len(t.burst) >= maxBurst) {
 			p.settle()
 		}
-		p.burst, p.burstAt = append(p.burst, transport.Frame{Data: rec.Msg, At: now}), now
+		t.burst, t.burstAt = append(t.burst, transport.Frame{Data: rec.Msg, At: now}), now
+		p.pending = t
 		return
 	}
 	p.settle()
@@ -320,42 +425,49 @@ func (p *player) record(rec capture.Record, now time.Time) {
 	case rec.Note:
 		return
 	case rec.IsText():
-		p.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf("Line %d of the capture holds a frame that is not JSON.", rec.Line)})
+		if !p.muted {
+			t.ann.Diagnose(session.Diagnostic{At: now, Code: "invalid", Message: fmt.Sprintf("Line %d of the capture holds a frame that is not JSON.", rec.Line)})
+		}
 		return
 	}
 	typ := protocol.PeekType(rec.Msg)
 	switch typ {
 	case protocol.TypeSubscriptionRequest:
 		var m protocol.SubscriptionRequest
-		if p.run == nil && jsonUnmarshal(rec.Msg, &m) == nil {
-			p.terms = termsOf(m.Capabilities)
+		if t.run == nil && jsonUnmarshal(rec.Msg, &m) == nil {
+			t.terms = termsOf(m.Capabilities)
 		}
 	case protocol.TypeSubscriptionRenegotiate:
 		var m struct {
 			Capabilities protocol.Capabilities `json:"capabilities"`
 		}
-		if r := p.run; r != nil && jsonUnmarshal(rec.Msg, &m) == nil {
+		if r := t.run; r != nil && jsonUnmarshal(rec.Msg, &m) == nil {
 			// The producer's answer is read as the answer to this.
 			_ = r.c.Renegotiate(context.Background(), m.Capabilities) // refused: the answer is then told as it comes
 		}
 	}
-	if r := p.run; r != nil {
+	if r := t.run; r != nil {
 		r.clock.set(now)
 		_ = r.c.Sync(context.Background()) // ended: its End was told
-		p.drain()
+		p.drain(t)
 	}
-	p.say(now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
+	p.sayFor(t, now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
 }
 
-// settle hands the frames waiting to the client as one burst, at their
+// settle hands the frames waiting to their client as one burst, at their
 // recorded time, and tells what the client makes of them.
 func (p *player) settle() {
-	if len(p.burst) == 0 {
+	t := p.pending
+	if t == nil {
 		return
 	}
-	frames, at := p.burst, p.burstAt
-	p.burst = nil
-	r := p.running(at)
+	p.pending = nil
+	if len(t.burst) == 0 {
+		return
+	}
+	frames, at := t.burst, t.burstAt
+	t.burst = nil
+	r := p.running(t, at)
 	r.clock.set(at)
 	ctx := context.Background()
 	// The client is paused while the frames of a burst reach its queue, so
@@ -374,15 +486,15 @@ func (p *player) settle() {
 		resume()
 		_ = r.c.Sync(ctx) // ended: its End is told below
 	}
-	p.drain()
+	p.drain(t)
 }
 
-// running returns the client playing, starting one at at when there is
+// running returns t's client playing, starting one at at when there is
 // none (the first frame, or frames after a client ended, as a recorder
 // subscribing again).
-func (p *player) running(at time.Time) *playing {
-	if p.run != nil && !p.run.ended {
-		return p.run
+func (p *player) running(t *track, at time.Time) *playing {
+	if t.run != nil && !t.run.ended {
+		return t.run
 	}
 	clock := &recordedClock{}
 	clock.set(at)
@@ -390,27 +502,27 @@ func (p *player) running(at time.Time) *playing {
 	conn := newCaptureConn()
 	c := subscriber.New(ctx, conn, p.source, subscriber.Config{
 		Identity:      session.Identity{ID: "aaep-replay", Name: "aaep-replay"},
-		Terms:         p.terms,
+		Terms:         t.terms,
 		Now:           clock.now,
 		NoSignerWords: "a replay",
 	})
-	p.run = &playing{c: c, conn: conn, clock: clock, stop: stop}
-	return p.run
+	t.run = &playing{c: c, conn: conn, clock: clock, stop: stop}
+	return t.run
 }
 
-// drain tells every update the client has queued, without waiting.
-func (p *player) drain() {
-	if p.run == nil {
+// drain tells every update t's client has queued, without waiting.
+func (p *player) drain(t *track) {
+	if t.run == nil {
 		return
 	}
 	now, cancel := context.WithCancel(context.Background())
 	cancel() // queued updates only
-	_ = p.hear(now, p.run.c)
+	_ = p.hear(now, t, t.run.c)
 }
 
 // hear tells c's updates until its End (nil) or until ctx is done (its
 // error, once the updates already queued are told).
-func (p *player) hear(ctx context.Context, c *subscriber.Client) error {
+func (p *player) hear(ctx context.Context, t *track, c *subscriber.Client) error {
 	for {
 		us, err := c.NextBatch(ctx, 0)
 		if errors.Is(err, io.EOF) {
@@ -420,29 +532,33 @@ func (p *player) hear(ctx context.Context, c *subscriber.Client) error {
 			return err
 		}
 		for _, u := range us {
-			p.update(u)
+			p.update(t, u)
 		}
 	}
 }
 
-// update tells one update of the client, as aaep-listen does.
-func (p *player) update(u subscriber.Update) {
+// update tells one update of t's client, as aaep-listen does.
+func (p *player) update(t *track, u subscriber.Update) {
+	if p.muted {
+		if u.Kind == subscriber.KindEnd && t.run != nil {
+			t.run.ended = true
+		}
+		return
+	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
-		p.Deliver(u.Delivery)
+		t.ann.Deliver(u.Delivery)
 	case subscriber.KindDiagnostic:
-		p.Diagnose(u.Diagnostic)
+		t.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus, subscriber.KindReply:
-		p.say(u.At, u.Text)
+		p.sayFor(t, u.At, u.Text)
 	case subscriber.KindBreak:
-		if !p.muted {
-			p.ann.Flush(u.At)
-		}
+		t.ann.Flush(u.At)
 	case subscriber.KindEnd:
-		if p.run != nil {
-			p.run.ended = true
+		if t.run != nil {
+			t.run.ended = true
 		}
-		p.say(u.At, u.Text)
+		p.sayFor(t, u.At, u.Text)
 	}
 }
 
@@ -474,26 +590,46 @@ func orDefault(s, def string) string {
 // the problems found reading the capture, if any.
 func (p *player) finish(now time.Time, why string, problems []capture.Diagnostic) {
 	p.settle()
-	r := p.run
-	if r != nil && !r.ended {
-		r.clock.set(now)
-		_ = r.c.Sync(context.Background())
-		p.drain()
+	var live []*track
+	for _, t := range p.order {
+		if r := t.run; r != nil && !r.ended {
+			r.clock.set(now)
+			_ = r.c.Sync(context.Background())
+			p.drain(t)
+			live = append(live, t)
+		}
 	}
 	for _, d := range problems {
 		p.Diagnose(session.Diagnostic{At: now, Code: "capture", Message: d.Message})
 	}
-	if r == nil || r.ended {
-		if p.ann != nil && !p.muted {
-			p.ann.Flush(now)
+	if len(live) == 0 {
+		if !p.muted {
+			flushed := false
+			for _, t := range p.order {
+				t.ann.Flush(now)
+				flushed = flushed || t.ann == p.ann
+			}
+			if !flushed {
+				p.ann.Flush(now)
+			}
 		}
 		p.say(now, why)
-	} else {
+	}
+	for _, t := range live { // each End says why, naming its agent
+		r := t.run
 		_ = r.c.CloseBecause(why)
-		_ = p.hear(context.Background(), r.c) // to the End, queued by now
+		_ = p.hear(context.Background(), t, r.c) // to the End, queued by now
 		r.stop()
 	}
 	p.flush()
+}
+
+// sayFor says s for t's connection, naming its agent when there are several.
+func (p *player) sayFor(t *track, now time.Time, s string) {
+	if t.name != "" {
+		s = protocol.Name(t.name) + ": " + s
+	}
+	p.say(now, s)
 }
 
 func (p *player) say(now time.Time, s string) {

@@ -104,7 +104,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lp.hear(ctx, c); err != nil {
+	if err := lp.hear(ctx, lp.track(""), c); err != nil {
 		t.Fatal(err)
 	}
 	lp.flush()

@@ -8,8 +8,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -48,6 +50,10 @@ By default each subscriber gets the capture from its start, for itself.
 what is sent from the moment it joins. --loop plays the capture again and
 again, with new event IDs, session IDs and reply tokens every round.
 
+A capture of several agents (aaep-capture with several endpoints) is served
+one agent at a time, as the one producer it was: the first agent, or the
+one --agent LABEL names; a line says which.
+
 --demo serves the built-in demo producer instead, live, for testing your own
 subscriber: prompts wait for a reply until they time out. It runs until
 Control-C (or SIGTERM).
@@ -67,6 +73,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	keepTS := fs.Bool("keep-timestamps", false, "send the recorded timestamps instead of the time of sending")
 	demo := fs.Bool("demo", false, "serve the built-in demo producer, live, instead of a capture")
 	scenarios := fs.String("demo-scenarios", "", "with --demo: comma-separated demo `NAMES` to play (default: all, in order)")
+	agentName := fs.String("agent", "", "in a capture of several agents, serve the one of this `LABEL` (or connection ID); default the first")
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
@@ -95,12 +102,23 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, err
 	}
-	recs, _, err := capture.ReadDocuments(src)
+	recs, h, err := readCapture(src)
 	closeSrc()
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
 	say := sayer(tio, *stdio)
+	if h != nil && len(h.Connections) > 0 {
+		// One producer serves one agent: the capture's first, or --agent.
+		c, err := chooseConnection(h.Connections, *agentName)
+		if err != nil {
+			return exitUnreadable, cliflag.Usagef("%v", err)
+		}
+		recs = recordsOf(recs, c.ID)
+		say("The capture holds %d agents (%s); serving %s only (--agent NAME serves another).", len(h.Connections), connectionNames(h.Connections), c.Name())
+	} else if *agentName != "" {
+		return exitUnreadable, cliflag.Usagef("--agent %s: %s holds the messages of one agent only", protocol.Name(*agentName), files[0])
+	}
 	finished := make(chan struct{}, 1)
 	replay := &producer.Replay{
 		Records: recs, Speed: *speed, IdleLimit: *idle, Loop: *loop, Shared: *noWait,
@@ -234,4 +252,57 @@ func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bi
 	}
 	say("Stopped serving.")
 	return exitOK, nil
+}
+
+// readCapture reads every record of src and the capture's header (nil when
+// it has none).
+func readCapture(src io.Reader) ([]capture.Record, *capture.Header, error) {
+	r, err := capture.NewReader(src)
+	if err != nil {
+		return nil, nil, err
+	}
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return recs, r.Header(), nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// chooseConnection is the connection named (by label or ID), or the first.
+func chooseConnection(cs []capture.Connection, name string) (capture.Connection, error) {
+	if name == "" {
+		return cs[0], nil
+	}
+	for _, c := range cs {
+		if c.Label == name || c.ID == name {
+			return c, nil
+		}
+	}
+	return capture.Connection{}, fmt.Errorf("--agent %s: the capture holds no such agent; it holds %s", protocol.Name(name), connectionNames(cs))
+}
+
+// connectionNames lists the agents of a capture, by name.
+func connectionNames(cs []capture.Connection) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
+// recordsOf keeps the records of the connection id.
+func recordsOf(recs []capture.Record, id string) []capture.Record {
+	kept := recs[:0]
+	for _, r := range recs {
+		if r.Conn == id {
+			kept = append(kept, r)
+		}
+	}
+	return kept
 }

@@ -1,0 +1,195 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/term"
+)
+
+// Two real producers on two bindings (SSE and gRPC), recorded by the real
+// binary into one capture: version 2, each connection named in the header
+// and on each of its lines; it checks clean per connection (both producers
+// play the same sessions, IDs and all), and stats count each agent apart.
+func TestBinaryTwoAgents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	sse, grpc := startProducer(t, false), startProducerGRPC(t)
+	path := filepath.Join(t.TempDir(), "two.aaep")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "-o", path, "mail="+sse, "code="+grpc)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("aaep-capture: %v\n%s", err, stderr.String())
+	}
+	errText := stderr.String()
+	for _, w := range []string{"Recording 2 agents, mail (" + sse + "), code (" + grpc + "), to ", "\nmail: Subscribed", "\ncode: Subscribed", " from 2 of 2 agents to "} {
+		if !strings.Contains(errText, w) {
+			t.Errorf("standard error lacks %q:\n%s", w, errText)
+		}
+	}
+	r, recs := readAll(t, path)
+	h := r.Header()
+	if h == nil || h.Capture != 2 || len(h.Connections) != 2 {
+		t.Fatalf("header %+v", h)
+	}
+	for i, want := range []capture.Connection{{ID: "c1", Label: "mail", Endpoint: sse, Transport: "sse", Subscriber: "aaep-capture"}, {ID: "c2", Label: "code", Endpoint: grpc, Transport: "grpc", Subscriber: "aaep-capture"}} {
+		if h.Connections[i] != want {
+			t.Errorf("connection %d: %+v, want %+v", i, h.Connections[i], want)
+		}
+	}
+	perConn := map[string]int{}
+	for _, rec := range recs {
+		perConn[rec.Conn]++
+	}
+	if len(perConn) != 2 || perConn["c1"] < 20 || perConn["c2"] < 20 {
+		t.Errorf("records per connection: %v", perConn)
+	}
+	if d, _ := r.Diagnostics(); len(d) != 0 {
+		t.Errorf("diagnostics: %v", d)
+	}
+
+	c, err := capture.NewChecker(capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	if err := c.CheckAll(r2, func(st capture.Step) {
+		for _, v := range st.Violations {
+			t.Errorf("%s", v)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range c.Finish() {
+		t.Errorf("%s", v)
+	}
+
+	r3, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r3.Close()
+	st, err := capture.BuildStats(r3, path, capture.CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byConn := map[string]int{}
+	for _, a := range st.Agents {
+		byConn[a.Connection] += a.Events
+	}
+	if byConn["mail"] == 0 || byConn["mail"] != byConn["code"] || byConn["mail"]+byConn["code"] != st.Total.Events || len(byConn) != 2 {
+		t.Errorf("events per connection %v, in all %d", byConn, st.Total.Events)
+	}
+}
+
+// One endpoint that cannot be reached never stops the others: the other is
+// recorded to its end, standard error names the one that failed, and the
+// exit status says something went wrong.
+func TestOneAgentFailing(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now
+	live := startProducer(t, false)
+	path := filepath.Join(t.TempDir(), "two.aaep")
+	tio, _, _, errOut := term.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	code := run(ctx, []string{"--no-progress", "-o", path, "--connect-timeout", "2s", "gone=" + dead, live}, tio)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	text := errOut.String()
+	for _, w := range []string{"\ngone: It could not be recorded (said above). Recorded 0 messages.\n", "\ngone: aaep-capture: connect to ", "\n" + live + ": Subscribed", " from 1 of 2 agents to "} {
+		if !strings.Contains(text, w) {
+			t.Errorf("standard error lacks %q:\n%s", w, text)
+		}
+	}
+	r, recs := readAll(t, path)
+	if len(r.Header().Connections) != 2 {
+		t.Fatalf("header %+v", r.Header())
+	}
+	events := 0
+	for _, rec := range recs {
+		if rec.Conn == "c2" && !rec.Note && rec.Dir == capture.In {
+			events++
+		}
+	}
+	if events < 20 {
+		t.Errorf("only %d messages of the live agent", events)
+	}
+}
+
+// Usage: labels must be unique, and plain JSONL cannot hold several agents.
+func TestAgentsUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"-o", "x", "a=http://127.0.0.1:1", "a=http://127.0.0.1:2"},
+		{"-o", "x", "--format", "jsonl", "http://127.0.0.1:1", "http://127.0.0.1:2"},
+		{"-o", "x", "a="},
+	} {
+		tio, _, _, _ := term.Test()
+		if _, err := parseFlags(args, tio); err == nil || errors.Is(err, errHelp) {
+			t.Errorf("%q: accepted", args)
+		}
+	}
+}
+
+// --max-events counts over every agent and stops them all: each
+// subscription made is closed (subscription.close recorded as sent on its
+// own connection; one stopped before the producer accepted it has none to
+// close), and nothing received after the limit is written.
+func TestMaxEventsStopsAllAgents(t *testing.T) {
+	_, a := promptingProducer(t)
+	_, b := promptingProducer(t)
+	path := filepath.Join(t.TempDir(), "two.aaep")
+	tio, _, _, errOut := term.Test()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if code := run(ctx, []string{"--no-progress", "-o", path, "--max-events", "6", "a=" + a, "b=" + b}, tio); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, recs := readAll(t, path)
+	in, closes, accepted := 0, map[string]int{}, map[string]int{}
+	for _, rec := range recs {
+		switch {
+		case rec.Dir == capture.In && !rec.Note:
+			in++
+			if strings.Contains(string(rec.Msg), `"subscription.accepted"`) {
+				accepted[rec.Conn]++
+			}
+		case rec.Dir == capture.Out && strings.Contains(string(rec.Msg), `"subscription.close"`):
+			closes[rec.Conn]++
+		}
+	}
+	bad := in != 6 || len(accepted) == 0
+	for _, c := range []string{"c1", "c2"} {
+		// An acceptance that came after the limit is not recorded, but
+		// its close still is.
+		bad = bad || closes[c] > 1 || accepted[c] > closes[c]
+	}
+	if bad {
+		t.Errorf("%d received messages recorded, closes %v, subscriptions %v; want 6 and one close per subscription\n%s", in, closes, accepted, errOut)
+	}
+	if !strings.Contains(errOut.String(), "\na: Reached --max-events 6. Recorded ") || !strings.Contains(errOut.String(), "\nb: Reached --max-events 6. Recorded ") {
+		t.Errorf("standard error:\n%s", errOut)
+	}
+}
