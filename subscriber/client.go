@@ -83,6 +83,12 @@ type Config struct {
 	// listens to what the producer streams without subscribing (on HTTP,
 	// the deployed layout's plain stream).
 	Passive bool
+	// PromptNumbers, when not nil, numbers the prompts offered for an
+	// answer (session.Numbers makes one that is safe to share): clients
+	// sharing it number their prompts uniquely across them, so one person
+	// answering several agents never answers one agent's prompt for
+	// another's. nil numbers from 1 in each client.
+	PromptNumbers func() int
 }
 
 // Direction is the way a tapped frame went. Its values are the letters the
@@ -182,7 +188,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]bool{},
 	}
-	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy}, (*engineOutput)(c))
+	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers}, (*engineOutput)(c))
 	c.eng.Filtered(cfg.Terms.Filters())
 	return c
 }

@@ -22,8 +22,11 @@ var errHelp = errors.New("help requested")
 
 // options is everything a listen run needs, settled once from flags and environment.
 type options struct {
-	IO       *term.IO
+	IO *term.IO
+	// Endpoint is the first agent's endpoint; Agents every agent's, with
+	// its label (LABEL=ENDPOINT, --agents).
 	Endpoint string
+	Agents   []agentSpec
 
 	Demo          bool
 	DemoScenarios []string
@@ -165,22 +168,16 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, err
 	}
 	switch {
-	case len(rest) > 1:
-		return nil, fmt.Errorf("one endpoint expected, got %d: %s", len(rest), strings.Join(rest, " "))
-	case len(rest) == 1 && connect != "":
+	case len(rest) > 0 && connect != "":
 		return nil, fmt.Errorf("give the endpoint once: as an argument or with --connect")
-	case len(rest) == 1:
-		o.Endpoint = rest[0]
-	default:
-		o.Endpoint = connect
+	case connect != "":
+		rest = []string{connect}
+	}
+	if err := o.readAgents(rest); err != nil {
+		return nil, err
 	}
 	if o.Demo == (o.Endpoint != "") {
 		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
-	}
-	if o.Endpoint != "" {
-		if err := transport.CheckEndpoint(o.Endpoint); err != nil {
-			return nil, err
-		}
 	}
 	if scenario != "" {
 		o.DemoScenarios = strings.Split(scenario, ",")
