@@ -89,6 +89,11 @@ type Config struct {
 	// answering several agents never answers one agent's prompt for
 	// another's. nil numbers from 1 in each client.
 	PromptNumbers func() int
+	// MaxQueued is how many updates may wait to be taken before the
+	// client stops reading from the producer (backpressure; nothing is
+	// dropped). 0 means 4096. A program with many clients lowers it to
+	// bound their memory together.
+	MaxQueued int
 }
 
 // Direction is the way a tapped frame went. Its values are the letters the
@@ -386,7 +391,7 @@ func (c *Client) loop(ctx context.Context) {
 func (c *Client) room() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.queue) < maxQueued
+	return len(c.queue) < c.maxQueued()
 }
 
 func (c *Client) resetTimer(t *time.Timer) {
@@ -653,7 +658,7 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			if max <= 0 || max > n {
 				max = n
 			}
-			full := n >= maxQueued
+			full := n >= c.maxQueued()
 			// The reader gets the updates' own slice, capped so that its
 			// appends cannot reach the updates queued after it, which go on
 			// filling the same array while it has room for a batch as large:

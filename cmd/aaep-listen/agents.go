@@ -24,7 +24,12 @@ import (
 // line of one waits for at most one batch of each other. 64 keeps that
 // under a millisecond on a loaded machine (docs/PERFORMANCE.md,
 // BenchmarkFloodedNeighbour) while a flood still writes in batches.
-const batchMax = 64
+var batchMax = 64
+
+// queuedAll bounds the updates all agents' clients hold waiting for the
+// loop together (each holds at least 256; one agent alone, the client's
+// default); the heap of a run of many agents stays about that of one.
+const queuedAll = 8192
 
 // agentSpec is one agent to listen to, as the command line or --agents
 // gives it.
@@ -129,6 +134,20 @@ func (ns *names) claim(name string, n int) bool {
 	}
 	ns.owner[name] = n
 	return true
+}
+
+// schemas are the compiled schemas every agent's client checks frames
+// against: compiled once, not once per agent (a few megabytes each); nil
+// when they do not compile, so each client says why.
+func (l *listener) schemas() *protocol.Schemas {
+	if l.compiled == nil {
+		s, err := protocol.NewSchemas()
+		if err != nil {
+			return nil
+		}
+		l.compiled = s
+	}
+	return l.compiled
 }
 
 // claimTag is claim without the bound: an agent's tag is always its own.
@@ -239,6 +258,10 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	ccfg := l.o.clientConfig(spec.Endpoint)
 	ccfg.Terms = spec.Terms
 	ccfg.PromptNumbers = l.numbers
+	ccfg.MaxQueued = l.queueEach
+	if l.multi {
+		ccfg.Schemas = l.schemas()
+	}
 	a.c = start(ccfg)
 	l.agents = append(l.agents, a)
 	l.live++

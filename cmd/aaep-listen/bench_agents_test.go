@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -128,6 +129,16 @@ func runListener(tb testing.TB, out io.Writer, args ...string) (stop func()) {
 // from its producer to its line: p50 and p99 in milliseconds. Each
 // iteration is one critical event, sent once the one before was written.
 func BenchmarkFloodedNeighbour(b *testing.B) {
+	for _, n := range []int{8, 64, 512} {
+		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
+			defer func(old int) { batchMax = old }(batchMax)
+			batchMax = n
+			benchFloodedNeighbour(b)
+		})
+	}
+}
+
+func benchFloodedNeighbour(b *testing.B) {
 	alarm := newAlarmProducer(b, "alarm")
 	watch := &alarmWatch{seen: make(chan time.Duration, 1)}
 	stop := runListener(b, watch, "--plain", "--no-sign", "--layout", "legacy", "--no-time",
@@ -189,6 +200,12 @@ func BenchmarkManyAgents(b *testing.B) {
 		h0 := heap()
 		time.Sleep(time.Duration(seconds) * time.Second / 2) // the middle of the run, for the heap figure
 		h1 := heap()
+		if f := os.Getenv("AAEP_BENCH_HEAPPROFILE"); f != "" {
+			if w, err := os.Create(f); err == nil {
+				pprof.WriteHeapProfile(w)
+				w.Close()
+			}
+		}
 		for _, p := range producers {
 			<-p.done
 		}

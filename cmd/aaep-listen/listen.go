@@ -41,6 +41,10 @@ type listener struct {
 	names   *names         // every name lines have given an agent
 	numbers func() int     // prompt numbers, shared by every agent's client
 	owners  map[int]*agent // which agent numbered each recent prompt
+	// queueEach is each client's subscriber.Config.MaxQueued: 0 for one
+	// agent, less the more agents there are.
+	queueEach int
+	compiled  *protocol.Schemas // shared by the agents' clients (schemas)
 	batches chan agentBatch
 	stopped chan struct{} // closed when the loop returns
 	// changes, when not nil, brings agents to add or say gone while
@@ -81,6 +85,9 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
 	specs := o.agentSpecs()
 	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != ""
+	if len(specs) > 1 {
+		l.queueEach = max(256, queuedAll/len(specs))
+	}
 	return l
 }
 
