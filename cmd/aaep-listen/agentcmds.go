@@ -168,7 +168,7 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		return
 	}
 	spec := ch.Spec
-	if spec.Terms.Verbosity == "" {
+	if !spec.FromFile {
 		spec.Terms = l.o.Terms
 	}
 	a := l.startAgent(ctx, spec)

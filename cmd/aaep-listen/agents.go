@@ -8,11 +8,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -41,6 +44,16 @@ type agentSpec struct {
 	Terms     session.Terms
 	Verbosity string
 	Muted     bool
+	// From an --agents entry: its token and headers (added to the
+	// flags'), and its policy (in place of --policy).
+	Token    string
+	Header   http.Header
+	Policy   *policy.Policy
+	FromFile bool // Terms were settled from the file
+
+	entry     *agentEntry // the file's entry, until settleAgentsFile
+	entryName string      // "entry 2 (mail)"
+	dir       string      // the file's directory
 }
 
 // agent is one subscription of the run. Only the loop's goroutine touches
@@ -257,6 +270,23 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	a.ann = announce.New(cfg, sinks...)
 	ccfg := l.o.clientConfig(spec.Endpoint)
 	ccfg.Terms = spec.Terms
+	if spec.Token != "" || len(spec.Header) > 0 {
+		sse := &ccfg.Transport.SSE
+		if spec.Token != "" {
+			sse.Token = spec.Token
+		}
+		sse.Header = sse.Header.Clone()
+		if sse.Header == nil {
+			sse.Header = http.Header{}
+		}
+		for k, v := range spec.Header {
+			sse.Header[k] = v
+		}
+		ccfg.Credentials = cliflag.CredentialsWarning(spec.Endpoint, sse.Token, sse.Header, l.o.TLS.Cert != "")
+	}
+	if spec.Policy != nil {
+		ccfg.Gate = policy.NewGate(spec.Policy, l.o.AutoReply == protocol.DecisionReject)
+	}
 	ccfg.PromptNumbers = l.numbers
 	ccfg.MaxQueued = l.queueEach
 	if l.multi {
@@ -358,8 +388,10 @@ func (o *options) agentSpecs() []agentSpec {
 	}
 	for i := range specs {
 		s := &specs[i]
-		if s.Terms.Verbosity == "" { // not set by an --agents entry
+		if !s.FromFile {
 			s.Terms = o.Terms
+		} else {
+			s.Terms.CanConfirm, s.Terms.CanClarify = o.Terms.CanConfirm, o.Terms.CanClarify // as the run settled them
 		}
 		if !o.Demo && !transport.BindingOf(s.Endpoint).Answers() {
 			s.Terms.CanConfirm, s.Terms.CanClarify = false, false

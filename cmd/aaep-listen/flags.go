@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ type options struct {
 	// its label (LABEL=ENDPOINT, --agents).
 	Endpoint string
 	Agents   []agentSpec
+	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
+	agentsFile string
+	DemoAgents int
 
 	Demo          bool
 	DemoScenarios []string
@@ -118,8 +122,10 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		plain    bool
 		scenario string
 		connect  string
+		agents   string
 	)
 	fs.StringVar(&connect, "connect", "", "producer `ENDPOINT` (same as the argument)")
+	fs.StringVar(&agents, "agents", "", "listen to the agents this JSON `FILE` lists, each with settings of its own (see docs/usage.md); with --demo, a number of demo agents")
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
@@ -176,6 +182,13 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if err := o.readAgents(rest); err != nil {
 		return nil, err
 	}
+	if n, err := strconv.Atoi(agents); err == nil && o.Demo {
+		o.DemoAgents = n // --demo --agents N: the demo's (demo.go)
+	} else if agents != "" {
+		if err := o.readAgentsFile(agents); err != nil {
+			return nil, err
+		}
+	}
 	if o.Demo == (o.Endpoint != "") {
 		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
 	}
@@ -208,6 +221,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, err
 	}
 	if err := finishTerms(o, getenv); err != nil {
+		return nil, err
+	}
+	if err := o.settleAgentsFile(); err != nil {
 		return nil, err
 	}
 	if err := o.Decide.load(); err != nil {
