@@ -111,9 +111,9 @@ func floodProducer(tb testing.TB, n int) string {
 
 // runListener runs aaep-listen in this process with args, its lines going
 // to out; stop ends it and waits.
-func runListener(tb testing.TB, out io.Writer, args ...string) (stop func()) {
+func runListener(tb testing.TB, out, errOut io.Writer, args ...string) (stop func()) {
 	tio, _, _, _ := term.Test()
-	tio.Out = out
+	tio.Out, tio.ErrOut = out, errOut
 	o, err := parseFlags(args, tio, noEnv)
 	if err != nil {
 		tb.Fatal(err)
@@ -141,7 +141,7 @@ func BenchmarkFloodedNeighbour(b *testing.B) {
 func benchFloodedNeighbour(b *testing.B) {
 	alarm := newAlarmProducer(b, "alarm")
 	watch := &alarmWatch{seen: make(chan time.Duration, 1)}
-	stop := runListener(b, watch, "--plain", "--no-sign", "--layout", "legacy", "--no-time",
+	stop := runListener(b, watch, io.Discard, "--plain", "--no-sign", "--layout", "legacy", "--no-time",
 		"flood="+floodProducer(b, 20_000_000), "alarm="+alarm.srv.URL)
 	defer stop()
 	for { // the flood is running once its lines come
@@ -185,14 +185,15 @@ func BenchmarkManyAgents(b *testing.B) {
 			producers = append(producers, p)
 			args = append(args, fmt.Sprintf("a%d=%s", i, p.srv.URL))
 		}
-		count := &criticalCount{}
+		count := &criticalCount{word: "CRITICAL "}
 		heap := func() float64 {
 			runtime.GC()
 			var m runtime.MemStats
 			runtime.ReadMemStats(&m)
 			return float64(m.HeapInuse) / (1 << 20)
 		}
-		stop := runListener(b, count, args...)
+		diags := &criticalCount{word: "warning"}
+		stop := runListener(b, count, diags, args...)
 		start := time.Now()
 		for _, p := range producers {
 			close(p.start)
@@ -217,6 +218,12 @@ func BenchmarkManyAgents(b *testing.B) {
 			time.Sleep(10 * time.Millisecond)
 		}
 		h2 := heap()
+		if f := os.Getenv("AAEP_BENCH_HEAPPROFILE"); f != "" {
+			if w, err := os.Create(f + ".end"); err == nil {
+				pprof.WriteHeapProfile(w)
+				w.Close()
+			}
+		}
 		stop()
 		if got := count.get(); got != sent {
 			b.Fatalf("%d critical events announced of %d sent", got, sent)
@@ -225,6 +232,7 @@ func BenchmarkManyAgents(b *testing.B) {
 		b.ReportMetric(h1, "heap-mid-MiB")
 		b.ReportMetric(h2, "heap-end-MiB")
 		b.ReportMetric(float64(sent), "critical")
+		b.ReportMetric(float64(diags.get()), "diagnostics")
 		b.ReportMetric(float64(agents*rate*seconds)/time.Since(start).Seconds(), "events/s")
 	}
 }
@@ -236,15 +244,16 @@ func envInt(name string, def int) int {
 	return def
 }
 
-// criticalCount counts the CRITICAL lines written.
+// criticalCount counts the times word is written (CRITICAL lines).
 type criticalCount struct {
-	mu sync.Mutex
-	n  int
+	word string
+	mu   sync.Mutex
+	n    int
 }
 
 func (c *criticalCount) Write(p []byte) (int, error) {
 	c.mu.Lock()
-	c.n += bytes.Count(p, []byte("CRITICAL "))
+	c.n += bytes.Count(p, []byte(c.word))
 	c.mu.Unlock()
 	return len(p), nil
 }
@@ -280,19 +289,19 @@ func newPacedProducer(tb testing.TB, agent string, rate, seconds int) *pacedProd
 		for i, n := 0, rate*seconds; i < n; {
 			<-tick.C
 			for k := 0; k < rate/100 && i < n; k, i = k+1, i+1 {
-				s := fmt.Sprintf("s%d", i%16)
-				ev := &protocol.Event{Type: protocol.TypeProgressUpdated, EventID: fmt.Sprintf("%s_%d", agent, i), SessionID: s,
-					HasSeq: true, Seq: seq[s], Producer: protocol.Producer{AgentID: agent}, Urgency: protocol.UrgencyNormal,
-					SummaryNormal: protocol.Text(fmt.Sprintf("Step %d.", i)), Timestamp: time.Now()}
+				s := fmt.Sprintf("sess_%s%d", agent, i%16)
+				typ, urgency, body := protocol.TypeProgressUpdated, "normal", fmt.Sprintf(`"progress":{"step":%d},"summary_normal":"Step %d."`, i, i)
 				if seq[s] == 0 {
-					ev.Type = protocol.TypeSessionStarted
+					typ, body = protocol.TypeSessionStarted, `"summary_normal":"Started."`
 				}
-				seq[s]++
 				if i%10 == 9 {
-					ev.Urgency = protocol.UrgencyCritical
+					urgency = "critical"
 					p.critical++
 				}
-				fmt.Fprintf(&buf, "data: %s\n\n", wireEvent(ev, false))
+				fmt.Fprintf(&buf, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%s%d","session_id":%q,"sequence_number":%d,`+
+					`"timestamp":%q,"producer":{"agent_id":%q},"urgency":%q,%s}`+"\n\n",
+					protocol.ContextURL, protocol.Version, typ, agent, i, s, seq[s], time.Now().UTC().Format(time.RFC3339Nano), agent, urgency, body)
+				seq[s]++
 			}
 			io.WriteString(w, buf.String())
 			buf.Reset()

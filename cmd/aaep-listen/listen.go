@@ -45,8 +45,8 @@ type listener struct {
 	// agent, less the more agents there are.
 	queueEach int
 	compiled  *protocol.Schemas // shared by the agents' clients (schemas)
-	batches chan agentBatch
-	stopped chan struct{} // closed when the loop returns
+	batches   chan agentBatch
+	stopped   chan struct{} // closed when the loop returns
 	// changes, when not nil, brings agents to add or say gone while
 	// running (--local; see addAgent).
 	changes <-chan agentChange
