@@ -81,6 +81,8 @@ type options struct {
 }
 
 const usageText = `Usage: aaep-listen [flags] ENDPOINT
+       aaep-listen [flags] [LABEL=]ENDPOINT [LABEL=]ENDPOINT…
+       aaep-listen [flags] --agents FILE [ENDPOINT…]
        aaep-listen --demo [flags]
        aaep-listen [flags] --exec COMMAND [ARGS…]
        aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
@@ -108,6 +110,12 @@ ENDPOINT is one of:
                               quoting
   file:PATH, PATH             newline-delimited JSON events or an .aaep capture
   -                           newline-delimited JSON events on standard input
+                              (alone: not with other endpoints)
+
+Several endpoints are several agents in one run, each its own subscription;
+every line names its agent. LABEL=ENDPOINT names one (LABEL: letters, digits,
+- and _), as in mail=http://127.0.0.1:8081. --agents FILE lists agents with
+settings of their own (docs/usage.md).
 
 ` + line.Usage + `
 Flags:
@@ -245,7 +253,8 @@ Environment:
 
 Exit status: 0 when the stream ended or you quit, 1 when the producer could
 not be reached, refused the subscription, or its manifest did not verify under
---require-signed-manifest, 2 for a usage error (a flag, a file that does not
+--require-signed-manifest (with several agents: when any of them did), 2 for a
+usage error (a flag, a file that does not
 exist, an endpoint that names nothing, --tui without a terminal, …).
 
 See docs/transports.md (TLS, --exec) and docs/manifests.md.
