@@ -278,3 +278,39 @@ func TestOneAgentAllIsAnAnswer(t *testing.T) {
 		t.Fatalf("all was not sent as the answer: %q\n%s", sent, r.out.String())
 	}
 }
+
+// set … for AGENT asks that agent only; set without it asks every agent;
+// quit AGENT closes that one, and the run goes on with the other until it
+// ends too.
+func TestSetForAgentAndQuitAgent(t *testing.T) {
+	r := newMultiRig(t, "bank=http://127.0.0.1:1", "shop=http://127.0.0.1:2")
+	r.command("set verbosity terse for shop")
+	r.command("set verbosity detailed")
+	r.command("set rate 2 for nobody")
+	out := r.out.String()
+	for _, want := range []string{
+		"shop: Announcing at terse verbosity from now on.",
+		"bank: Announcing at detailed verbosity from now on.",
+		"shop: Announcing at detailed verbosity from now on.",
+		"No agent is called nobody. The agents are: bank, shop.",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "bank: Announcing") != 1 {
+		t.Errorf("set … for shop reached bank:\n%s", out)
+	}
+	r.command("quit bank")
+	<-r.agents[0].c.Done()
+	r.drain()
+	if !strings.Contains(r.out.String(), "bank has ended; still listening to shop.") || r.ended || r.agents[1].ended {
+		t.Fatalf("quit bank:\n%s", r.out.String())
+	}
+	r.command("quit shop")
+	<-r.agents[1].c.Done()
+	r.drain()
+	if !r.ended || !strings.HasSuffix(r.out.String(), "Every agent has ended.\n") {
+		t.Fatalf("the run did not end with its last agent:\n%s", r.out.String())
+	}
+}
