@@ -94,6 +94,10 @@ type Config struct {
 	// dropped). 0 means 4096. A program with many clients lowers it to
 	// bound their memory together.
 	MaxQueued int
+	// DedupeWindow is how many recent events are remembered to drop
+	// duplicates (session.Config.DedupeWindow); 0 means the engine's
+	// default, 65,536. A program with many clients lowers it.
+	DedupeWindow int
 }
 
 // Direction is the way a tapped frame went. Its values are the letters the
@@ -193,7 +197,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]bool{},
 	}
-	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers}, (*engineOutput)(c))
+	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
 	c.eng.Filtered(cfg.Terms.Filters())
 	return c
 }

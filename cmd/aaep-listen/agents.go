@@ -34,6 +34,11 @@ var batchMax = 64
 // default); the heap of a run of many agents stays about that of one.
 const queuedAll = 8192
 
+// dedupeAll is how many recent events all agents together remember to
+// drop duplicates (each at least 16,384, at most the engine's 65,536): about
+// 45 MB however many agents there are.
+const dedupeAll = 1 << 20
+
 // agentSpec is one agent to listen to, as the command line or --agents
 // gives it.
 type agentSpec struct {
@@ -288,7 +293,7 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 		ccfg.Gate = policy.NewGate(spec.Policy, l.o.AutoReply == protocol.DecisionReject)
 	}
 	ccfg.PromptNumbers = l.numbers
-	ccfg.MaxQueued = l.queueEach
+	ccfg.MaxQueued, ccfg.DedupeWindow = l.queueEach, l.dedupeEach
 	if l.multi {
 		ccfg.Schemas = l.schemas()
 	}

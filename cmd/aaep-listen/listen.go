@@ -43,10 +43,10 @@ type listener struct {
 	owners  map[int]*agent // which agent numbered each recent prompt
 	// queueEach is each client's subscriber.Config.MaxQueued: 0 for one
 	// agent, less the more agents there are.
-	queueEach int
-	compiled  *protocol.Schemas // shared by the agents' clients (schemas)
-	batches   chan agentBatch
-	stopped   chan struct{} // closed when the loop returns
+	queueEach, dedupeEach int
+	compiled              *protocol.Schemas // shared by the agents' clients (schemas)
+	batches               chan agentBatch
+	stopped               chan struct{} // closed when the loop returns
 	// changes, when not nil, brings agents to add or say gone while
 	// running (--local; see addAgent).
 	changes <-chan agentChange
@@ -87,6 +87,7 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != ""
 	if len(specs) > 1 {
 		l.queueEach = max(256, queuedAll/len(specs))
+		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/len(specs)))
 	}
 	return l
 }
