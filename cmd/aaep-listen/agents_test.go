@@ -9,6 +9,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
@@ -312,5 +313,38 @@ func TestSetForAgentAndQuitAgent(t *testing.T) {
 	r.drain()
 	if !r.ended || !strings.HasSuffix(r.out.String(), "Every agent has ended.\n") {
 		t.Fatalf("the run did not end with its last agent:\n%s", r.out.String())
+	}
+}
+
+// An agent added while running (the hook --local uses) is announced and
+// listened to; one said to be gone is closed, and the others go on.
+func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
+	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
+	r := newMultiRig(t, "bank=http://127.0.0.1:1")
+	t.Cleanup(func() { close(r.stopped) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
+	added := r.agents[1]
+	host := strings.TrimPrefix(url, "http://")
+	if !strings.Contains(r.out.String(), "New agent: "+host+".") || !r.multi {
+		t.Fatalf("no new agent said:\n%s", r.out.String())
+	}
+	b := <-r.batches // its updates come to the loop
+	if b.a != added {
+		t.Fatalf("a batch of agent %s", b.a.tag())
+	}
+	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}, Gone: true})
+	if !strings.Contains(r.out.String(), "Agent "+host+" has gone.") {
+		t.Fatalf("the agent gone was not said:\n%s", r.out.String())
+	}
+	for !added.ended {
+		b := <-r.batches
+		for _, u := range b.u {
+			r.update(b.a, u)
+		}
+	}
+	if r.ended || r.agents[0].ended {
+		t.Fatalf("the run ended with the agent gone:\n%s", r.out.String())
 	}
 }
