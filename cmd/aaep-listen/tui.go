@@ -67,6 +67,9 @@ func (t *tuiOutput) attach(l *listener) {
 	l.input = t.Commands()
 	t.pending = func() []*session.Prompt { return prompts(l.pending()) }
 	t.terms = func() (*session.Enforcer, protocol.Capabilities) {
+		if len(l.agents) == 0 {
+			return nil, protocol.Capabilities{}
+		}
 		terms := l.agents[0].c.Terms() // the TUI's status line: the first agent's (w-tui shows every agent's)
 		return terms.Enforcer, terms.Honored
 	}
