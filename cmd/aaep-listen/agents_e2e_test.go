@@ -127,3 +127,26 @@ func TestAgentKilledMidPromptOtherGoesOn(t *testing.T) {
 		t.Errorf("the living agent said nothing more after the other died:\n%s", out)
 	}
 }
+
+// One agent refuses the subscription, another cannot be reached: the third
+// is still heard and answered, and the run's exit status says something
+// failed.
+func TestRefusingAndUnreachableAgentsDoNotSilenceOthers(t *testing.T) {
+	_, refusing := serve(t, producer.Options{Scenarios: scenarios(t, "happy"), Refuse: &producer.Refusal{Code: "unauthorized", RetryAfter: -1}})
+	pb, ok := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
+	r := startListener(t, "--plain", "--no-time", "--connect-timeout", "2s", "no="+refusing, "gone=http://127.0.0.1:1", "ok="+ok)
+	n := r.numberOf(t, "ok")
+	r.waitOutput(t, "no has ended; still listening to")
+	fmt.Fprintf(r.stdin, "reject %s\n", n)
+	r.waitOutput(t, "ok: Sent your answer to prompt "+n)
+	fmt.Fprintf(r.stdin, "quit gone\n")
+	if code := r.exitCode(t); code != 1 {
+		t.Errorf("exit status %d, want 1\n%s", code, r.stdout())
+	}
+	if ob := pb.Outcomes(); len(ob) != 1 || ob[0].Resolution != producer.Rejected {
+		t.Errorf("the answering producer: %+v\n%s", ob, r.stdout())
+	}
+	if out := r.stdout(); strings.Count(out, "Every agent has ended.") != 1 {
+		t.Errorf("the end of the run was not said once:\n%s", out)
+	}
+}
