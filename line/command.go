@@ -202,8 +202,23 @@ const Usage = `Typed commands (one per line; N may be left out when one prompt w
   set verbosity V             terse, normal or verbose texts,
   set lang yo,en              these languages, in order of preference,
   set include|exclude TYPES   only, or never, these types (tool.*)
+  set NAME VALUE for AGENT    the same for one agent only (without for AGENT,
+                              every agent is asked)
   help                        list commands
-  quit                        close the subscription and exit
+  quit                        close the subscription and exit (every agent's)
+
+With several agents (AGENT is a label, the name lines give the agent, or
+its endpoint; prompt numbers are unique across agents, so an answer goes to
+the agent that asked):
+  agents                      each agent: endpoint, state, terms, prompts
+                              waiting, events so far
+  mute AGENT, unmute AGENT    say only its critical events and prompts, or
+                              all of it again
+  only AGENT                  hear one agent in full; the others' critical
+                              events and prompts are still said
+  all                         hear every agent in full again
+  quit AGENT                  close that agent's subscription only
+With one agent, "all" or "only …" typed while a question waits is its answer.
 `
 
 // Help is the text of the help command.
@@ -217,4 +232,7 @@ const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no 
 	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +
 	`and set exclude TYPES ask the producer for new terms. ` +
 	`The number N may be left out when only one prompt is waiting. ` +
-	`When only a question is waiting, any line you type is its answer.`
+	`When only a question is waiting, any line you type is its answer. ` +
+	`With several agents: agents lists them; mute AGENT or unmute AGENT; only AGENT, and all to hear every agent again ` +
+	`(critical events and prompts are always said); set NAME VALUE for AGENT; quit AGENT closes that one only, and quit closes all. ` +
+	`Prompt numbers are unique across agents: an answer goes to the agent that asked.`

@@ -29,6 +29,10 @@ type Config struct {
 	// beyond either is announced as not offered. 0 means 256 and 1024.
 	MaxPendingPerAgent int
 	MaxPending         int
+	// Numbers, when not nil, gives each prompt offered for an answer its
+	// number (see Numbers); engines sharing one number their prompts
+	// uniquely across them. nil numbers from 1 in each engine.
+	Numbers func() int
 }
 
 // Defaults for the zero values of Config.

@@ -95,8 +95,7 @@ func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) 
 		}
 		return p, KindPromptNotOffered, warn
 	}
-	e.number++
-	p.Number = e.number
+	p.Number = e.nextNumber()
 	pp := &pendingPrompt{p: p, start: now, token: tok}
 	e.pending = append(e.pending, pp)
 	e.bounds.add(pp)

@@ -83,6 +83,21 @@ type Config struct {
 	// listens to what the producer streams without subscribing (on HTTP,
 	// the deployed layout's plain stream).
 	Passive bool
+	// PromptNumbers, when not nil, numbers the prompts offered for an
+	// answer (session.Numbers makes one that is safe to share): clients
+	// sharing it number their prompts uniquely across them, so one person
+	// answering several agents never answers one agent's prompt for
+	// another's. nil numbers from 1 in each client.
+	PromptNumbers func() int
+	// MaxQueued is how many updates may wait to be taken before the
+	// client stops reading from the producer (backpressure; nothing is
+	// dropped). 0 means 4096. A program with many clients lowers it to
+	// bound their memory together.
+	MaxQueued int
+	// DedupeWindow is how many recent events are remembered to drop
+	// duplicates (session.Config.DedupeWindow); 0 means the engine's
+	// default, 65,536. A program with many clients lowers it.
+	DedupeWindow int
 }
 
 // Direction is the way a tapped frame went. Its values are the letters the
@@ -182,7 +197,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]bool{},
 	}
-	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy}, (*engineOutput)(c))
+	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
 	c.eng.Filtered(cfg.Terms.Filters())
 	return c
 }
@@ -380,7 +395,7 @@ func (c *Client) loop(ctx context.Context) {
 func (c *Client) room() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.queue) < maxQueued
+	return len(c.queue) < c.maxQueued()
 }
 
 func (c *Client) resetTimer(t *time.Timer) {
@@ -647,7 +662,7 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			if max <= 0 || max > n {
 				max = n
 			}
-			full := n >= maxQueued
+			full := n >= c.maxQueued()
 			// The reader gets the updates' own slice, capped so that its
 			// appends cannot reach the updates queued after it, which go on
 			// filling the same array while it has room for a batch as large:

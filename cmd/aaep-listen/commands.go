@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"slices"
+	"strings"
+
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -23,11 +26,18 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 // the two cannot drift. It reports whether the user quit.
 func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	now := l.o.Now()
+	if l.agentCommand(ctx, c) {
+		return false
+	}
+	if c.Verb == line.VerbAll || c.Verb == line.VerbOnly { // one agent, and a question waits: its answer
+		c = line.Command{Verb: line.VerbText, Arg: strings.TrimSpace(c.Word + " " + c.Agent)}
+	}
 	switch c.Verb {
 	case line.VerbEmpty:
 		l.emptyLine(ctx)
 	case line.VerbQuit:
-		return true
+		return true // quit AGENT is agentCommand's
+
 	case line.VerbSet:
 		l.renegotiate(ctx, c)
 	case line.VerbHelp:
@@ -38,7 +48,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 		l.listPending(now)
 	case line.VerbDetails:
 		if p := l.pick(ctx, c.Prompt, "", c.Word); p != nil {
-			l.say(announce.PromptDetails(p, now))
+			l.say(l.forAgent(p.a, announce.PromptDetails(p.Prompt, now)))
 		}
 	case line.VerbAccept, line.VerbReject:
 		p := l.pick(ctx, c.Prompt, protocol.TypeAwaitingConfirmation, c.Word)
@@ -47,14 +57,14 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 		}
 		if p.Event.Type == protocol.TypeAwaitingClarify {
 			// "yes" and "no" answer a yes/no question.
-			l.clarify(ctx, p.Number, c.Word)
+			l.clarify(ctx, p, c.Word)
 			return false
 		}
 		decision := protocol.DecisionAccept
 		if c.Verb == line.VerbReject {
 			decision = protocol.DecisionReject
 		}
-		l.confirm(ctx, p.Number, decision, c.Rationale, c.Always)
+		l.confirm(ctx, p, decision, c.Rationale, c.Always)
 	case line.VerbAnswer, line.VerbText:
 		p := l.pick(ctx, c.Prompt, protocol.TypeAwaitingClarify, "answer")
 		if p == nil {
@@ -64,7 +74,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 			l.say(fmt.Sprintf("Prompt %d asks for a decision: type accept %d, or reject %d.", p.Number, p.Number, p.Number))
 			return false
 		}
-		l.clarify(ctx, p.Number, c.Arg)
+		l.clarify(ctx, p, c.Arg)
 	}
 	return false
 }
@@ -74,36 +84,104 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 // waits, it says so and how to answer it (a question's default is named:
 // it applies when the time runs out). Otherwise a blank line says nothing.
 func (l *listener) emptyLine(ctx context.Context) {
-	pending := l.c.Pending()
+	pending := l.pending()
 	if len(pending) != 1 {
 		return
 	}
 	p := pending[0]
 	how := fmt.Sprintf("To answer prompt %d, type: accept %d, or: reject %d.", p.Number, p.Number, p.Number)
 	if p.Event.Type == protocol.TypeAwaitingClarify {
-		if err := l.c.Answer(ctx, p.Number, ""); err != nil { // refused: it says how, and the default
+		if err := p.a.c.Answer(ctx, p.Number, ""); err != nil { // refused: it says how, and the default
 			how = err.Error()
 		}
 	}
 	l.say("An empty line answers nothing; nothing was sent. " + how)
 }
 
+// agentPrompt is a prompt waiting for an answer, with the agent that asked.
+type agentPrompt struct {
+	*session.Prompt
+	a *agent
+}
+
+// pending lists the prompts of every agent waiting for an answer, by
+// number (numbers are unique across agents: listener.numbers).
+func (l *listener) pending() []agentPrompt {
+	var ps []agentPrompt
+	for _, a := range l.agents {
+		if a.ended {
+			continue
+		}
+		for _, p := range a.c.Pending() {
+			ps = append(ps, agentPrompt{p, a})
+		}
+	}
+	slices.SortFunc(ps, func(x, y agentPrompt) int { return x.Number - y.Number })
+	return ps
+}
+
+func prompts(ps []agentPrompt) []*session.Prompt {
+	out := make([]*session.Prompt, len(ps))
+	for i, p := range ps {
+		out[i] = p.Prompt
+	}
+	return out
+}
+
+// whyNot says why prompt n cannot be answered: the agent that numbered it
+// knows (settled, expired, its agent gone); "" when none did.
+func (l *listener) whyNot(ctx context.Context, n int) string {
+	a := l.owners[n]
+	if a == nil {
+		return ""
+	}
+	err := a.c.WhyNot(ctx, n)
+	switch {
+	case errors.Is(err, subscriber.ErrClosed):
+		return fmt.Sprintf("Prompt %d was asked by %s, which has ended: it can no longer be answered.", n, a.tag())
+	case err != nil:
+		return l.forAgent(a, err.Error())
+	}
+	return ""
+}
+
+// owned remembers that agent a numbered prompt n, for the most recent
+// maxOwned prompt numbers.
+func (l *listener) owned(n int, a *agent) {
+	if _, ok := l.owners[n]; ok || n <= 0 {
+		return
+	}
+	l.owners[n] = a
+	delete(l.owners, n-maxOwned)
+}
+
+const maxOwned = 8192
+
+// forAgent starts a sentence about agent a with its name, in a run of
+// several agents.
+func (l *listener) forAgent(a *agent, s string) string {
+	if l.multi {
+		return a.tag() + ": " + s
+	}
+	return s
+}
+
 // pick finds the prompt a command is about: the one numbered n, or, when n is
 // 0, the only pending prompt (of type typ when several kinds wait). It tells
 // the user why when there is none.
-func (l *listener) pick(ctx context.Context, n int, typ, word string) *session.Prompt {
-	pending := l.c.Pending()
+func (l *listener) pick(ctx context.Context, n int, typ, word string) *agentPrompt {
+	pending := l.pending()
 	if n > 0 {
-		for _, p := range pending {
+		for i, p := range pending {
 			if p.Number == n {
-				return p
+				return &pending[i]
 			}
 		}
 		why := fmt.Sprintf("No prompt %d is waiting for an answer.", n)
-		if err := l.c.WhyNot(ctx, n); err != nil {
-			why = err.Error() // already answered, expired, withdrawn, …
+		if w := l.whyNot(ctx, n); w != "" {
+			why = w // already answered, expired, withdrawn, …
 		}
-		l.say(why + announce.PendingSummary(pending))
+		l.say(why + announce.PendingSummary(prompts(pending)))
 		return nil
 	}
 	switch len(pending) {
@@ -111,54 +189,55 @@ func (l *listener) pick(ctx context.Context, n int, typ, word string) *session.P
 		l.say("No prompt is waiting for an answer. Type help for commands.")
 		return nil
 	case 1:
-		return pending[0]
+		return &pending[0]
 	}
-	var match []*session.Prompt
+	var match []agentPrompt
 	for _, p := range pending {
 		if p.Event.Type == typ {
 			match = append(match, p)
 		}
 	}
 	if len(match) == 1 {
-		return match[0]
+		return &match[0]
 	}
 	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d.%s",
-		len(pending), word, pending[0].Number, announce.PendingSummary(pending)))
+		len(pending), word, pending[0].Number, announce.PendingSummary(prompts(pending))))
 	return nil
 }
 
-// confirm answers confirmation n for the user, with the reason they typed
+// confirm answers confirmation p for the user, with the reason they typed
 // (may be empty); always keeps the answer for the tool, through the gate.
-func (l *listener) confirm(ctx context.Context, n int, decision, rationale string, always bool) {
+// It goes to the agent that asked, and to no other.
+func (l *listener) confirm(ctx context.Context, p *agentPrompt, decision, rationale string, always bool) {
 	opts := []subscriber.ConfirmOption{subscriber.Because(rationale)}
 	if always {
 		opts = append(opts, subscriber.Always())
 	}
-	err := l.c.Confirm(ctx, n, decision, opts...)
+	err := p.a.c.Confirm(ctx, p.Number, decision, opts...)
 	l.keptAlways = l.keptAlways || (always && err == nil)
-	l.answered(err)
+	l.answered(p.a, err)
 }
 
-func (l *listener) clarify(ctx context.Context, n int, input string) {
-	l.answered(l.c.Answer(ctx, n, input))
+func (l *listener) clarify(ctx context.Context, p *agentPrompt, input string) {
+	l.answered(p.a, p.a.c.Answer(ctx, p.Number, input))
 }
 
 // answered says why an answer was refused; a reply that could not be sent
 // is told by the client's Reply update.
-func (l *listener) answered(err error) {
+func (l *listener) answered(a *agent, err error) {
 	var se *subscriber.SendError
 	if err != nil && !errors.As(err, &se) {
-		l.say(err.Error())
+		l.say(l.forAgent(a, err.Error()))
 	}
 }
 
 func (l *listener) listPending(now time.Time) {
-	pending := l.c.Pending()
+	pending := l.pending()
 	if len(pending) == 0 {
 		l.say("No prompt is waiting for an answer.")
 		return
 	}
 	for _, p := range pending {
-		l.say(announce.PendingLine(p, now))
+		l.say(l.forAgent(p.a, announce.PendingLine(p.Prompt, now)))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -22,8 +23,14 @@ var errHelp = errors.New("help requested")
 
 // options is everything a listen run needs, settled once from flags and environment.
 type options struct {
-	IO       *term.IO
+	IO *term.IO
+	// Endpoint is the first agent's endpoint; Agents every agent's, with
+	// its label (LABEL=ENDPOINT, --agents).
 	Endpoint string
+	Agents   []agentSpec
+	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
+	agentsFile string
+	DemoAgents int
 
 	Demo          bool
 	DemoScenarios []string
@@ -74,6 +81,8 @@ type options struct {
 }
 
 const usageText = `Usage: aaep-listen [flags] ENDPOINT
+       aaep-listen [flags] [LABEL=]ENDPOINT [LABEL=]ENDPOINT…
+       aaep-listen [flags] --agents FILE [ENDPOINT…]
        aaep-listen --demo [flags]
        aaep-listen [flags] --exec COMMAND [ARGS…]
        aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
@@ -101,6 +110,12 @@ ENDPOINT is one of:
                               quoting
   file:PATH, PATH             newline-delimited JSON events or an .aaep capture
   -                           newline-delimited JSON events on standard input
+                              (alone: not with other endpoints)
+
+Several endpoints are several agents in one run, each its own subscription;
+every line names its agent. LABEL=ENDPOINT names one (LABEL: letters, digits,
+- and _), as in mail=http://127.0.0.1:8081. --agents FILE lists agents with
+settings of their own (docs/usage.md).
 
 ` + line.Usage + `
 Flags:
@@ -115,8 +130,10 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		plain    bool
 		scenario string
 		connect  string
+		agents   string
 	)
 	fs.StringVar(&connect, "connect", "", "producer `ENDPOINT` (same as the argument)")
+	fs.StringVar(&agents, "agents", "", "listen to the agents this JSON `FILE` lists, each with settings of its own (see docs/usage.md); with --demo, a number of demo agents")
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
@@ -165,22 +182,23 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, err
 	}
 	switch {
-	case len(rest) > 1:
-		return nil, fmt.Errorf("one endpoint expected, got %d: %s", len(rest), strings.Join(rest, " "))
-	case len(rest) == 1 && connect != "":
+	case len(rest) > 0 && connect != "":
 		return nil, fmt.Errorf("give the endpoint once: as an argument or with --connect")
-	case len(rest) == 1:
-		o.Endpoint = rest[0]
-	default:
-		o.Endpoint = connect
+	case connect != "":
+		rest = []string{connect}
+	}
+	if err := o.readAgents(rest); err != nil {
+		return nil, err
+	}
+	if n, err := strconv.Atoi(agents); err == nil && o.Demo {
+		o.DemoAgents = n // --demo --agents N: the demo's (demo.go)
+	} else if agents != "" {
+		if err := o.readAgentsFile(agents); err != nil {
+			return nil, err
+		}
 	}
 	if o.Demo == (o.Endpoint != "") {
 		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
-	}
-	if o.Endpoint != "" {
-		if err := transport.CheckEndpoint(o.Endpoint); err != nil {
-			return nil, err
-		}
 	}
 	if scenario != "" {
 		o.DemoScenarios = strings.Split(scenario, ",")
@@ -213,6 +231,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if err := finishTerms(o, getenv); err != nil {
 		return nil, err
 	}
+	if err := o.settleAgentsFile(); err != nil {
+		return nil, err
+	}
 	if err := o.Decide.load(); err != nil {
 		return nil, err
 	}
@@ -232,7 +253,8 @@ Environment:
 
 Exit status: 0 when the stream ended or you quit, 1 when the producer could
 not be reached, refused the subscription, or its manifest did not verify under
---require-signed-manifest, 2 for a usage error (a flag, a file that does not
+--require-signed-manifest (with several agents: when any of them did), 2 for a
+usage error (a flag, a file that does not
 exist, an endpoint that names nothing, --tui without a terminal, …).
 
 See docs/transports.md (TLS, --exec) and docs/manifests.md.

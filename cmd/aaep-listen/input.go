@@ -57,7 +57,7 @@ func (l *listener) othersAnswer() string {
 // (spec §5.3.1.4), so the producer applies each prompt's default at once;
 // the line saying so follows the first update.
 func (l *listener) inputAtStart(otherInput bool) {
-	if otherInput || l.o.Endpoint == "-" || !noInput(l.o.IO.In) {
+	if otherInput || l.o.eventsOnStdin() || !noInput(l.o.IO.In) {
 		return // with -, standard input is the events
 	}
 	l.inputGone = true
@@ -88,11 +88,19 @@ func (l *listener) inputEnded(ctx context.Context) {
 		l.inputClosed = s
 		return
 	}
-	if !l.o.Terms.CanConfirm && !l.o.Terms.CanClarify {
+	var asked []*agent
+	for _, a := range l.agents {
+		if !a.ended && (a.terms.CanConfirm || a.terms.CanClarify) {
+			asked = append(asked, a)
+		}
+	}
+	if len(asked) == 0 {
 		return
 	}
 	l.say(inputClosedNow)
-	if err := l.c.CannotAnswer(ctx); err == nil {
-		l.o.Terms.CanConfirm, l.o.Terms.CanClarify = false, false
+	for _, a := range asked {
+		if err := a.c.CannotAnswer(ctx); err == nil {
+			a.terms.CanConfirm, a.terms.CanClarify = false, false
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aaep-term/aaep-term/audit"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/outputs"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -31,11 +32,29 @@ type output interface {
 // listener is one run of aaep-listen: the client's updates and the typed
 // commands meet on one goroutine (loop), which owns the outputs.
 type listener struct {
-	o     *options
-	c     *subscriber.Client
-	ann   *announce.Announcer
-	out   output
-	audit *audit.Log // --audit; nil without
+	o      *options
+	agents []*agent // in the order they were added
+	// multi: lines name their agent (several agents, or one with a label).
+	multi   bool
+	live    int            // agents not ended
+	only    *agent         // "only AGENT": the one heard in full; nil for all
+	names   *names         // every name lines have given an agent
+	numbers func() int     // prompt numbers, shared by every agent's client
+	owners  map[int]*agent // which agent numbered each recent prompt
+	// queueEach is each client's subscriber.Config.MaxQueued: 0 for one
+	// agent, less the more agents there are.
+	queueEach, dedupeEach int
+	compiled              *protocol.Schemas // shared by the agents' clients (schemas)
+	batches               chan agentBatch
+	stopped               chan struct{} // closed when the loop returns
+	// changes, when not nil, brings agents to add or say gone while
+	// running (--local; see addAgent).
+	changes <-chan agentChange
+	sinks   []announce.Sink // the outputs every agent's announcer shares
+	// silencer is an announcer over the outputs as they are, for "stop".
+	silencer *announce.Announcer
+	out      output
+	audit    *audit.Log // --audit; nil without
 	// input is what the user asks for, typed: the TUI's actions, or lines
 	// read and parsed (commands.go); nil reads standard input.
 	input <-chan line.Command
@@ -55,7 +74,22 @@ type listener struct {
 	keptAlways bool
 
 	endErr error // why the run failed, from the End
-	ended  bool
+	ended  bool  // every agent has ended
+}
+
+// newListener is a listener of o writing to out and the other sinks.
+func newListener(o *options, out output, sinks ...announce.Sink) *listener {
+	l := &listener{o: o, out: out, notes: outputs.NewNotes(), names: newNames(), numbers: session.Numbers(), owners: map[int]*agent{},
+		batches: make(chan agentBatch), stopped: make(chan struct{})}
+	l.sinks = append([]announce.Sink{out}, sinks...)
+	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
+	specs := o.agentSpecs()
+	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != ""
+	if len(specs) > 1 {
+		l.queueEach = max(256, queuedAll/len(specs))
+		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/len(specs)))
+	}
+	return l
 }
 
 func listen(ctx context.Context, o *options) error {
@@ -70,6 +104,7 @@ func listen(ctx context.Context, o *options) error {
 	}
 
 	ui, err := startTUI(o, endpoint) // nil without --tui
+	notes := outputs.NewNotes()
 	if err != nil {
 		return err
 	}
@@ -94,20 +129,26 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
-	l := &listener{o: o, out: out, notes: outputs.NewNotes()}
+	extra := outputs.Open(ctx, o.outputs(ui != nil), func(s string) { notes.Add(s) }) // speech, braille, notifications
+	defer extra.Close()
+	l := newListener(o, out, extra.List...)
+	l.notes = notes
 	if o.Decide.AuditFile != "" {
 		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
 			return err
 		}
 		defer l.audit.Close()
 	}
-	extra := outputs.Open(ctx, o.outputs(ui != nil), l.notes.Add) // speech, braille, notifications
-	defer extra.Close()
-	l.ann = announce.New(o.announceConfig(l.sinkFailed), append([]announce.Sink{out}, extra.List...)...)
 
 	l.inputAtStart(ui != nil || extra.Answers != nil) // the view or a braille display may answer
-	l.c = subscriber.Start(ctx, endpoint, o.clientConfig(endpoint))
-	defer l.c.Close()
+	specs := o.agentSpecs()
+	if o.Demo {
+		specs[0].Endpoint = endpoint
+	}
+	defer l.closeAll()
+	for _, spec := range specs {
+		l.startAgent(ctx, spec)
+	}
 	if ui != nil {
 		ui.attach(l)
 	}
@@ -145,37 +186,34 @@ func (o *options) clientConfig(endpoint string) subscriber.Config {
 	return cfg
 }
 
-// loop takes the client's updates a batch at a time, and typed commands,
-// until the End.
+// loop takes the agents' updates a batch at a time, and typed commands,
+// until every agent has ended.
 func (l *listener) loop(ctx context.Context) error {
-	batches := make(chan []subscriber.Update)
-	go func() {
-		defer close(batches)
-		for {
-			b, err := l.c.NextBatch(context.Background(), 1024)
-			if err != nil {
-				return
-			}
-			batches <- b
-		}
-	}()
+	defer close(l.stopped)
 	lines := l.input
-	if lines == nil && l.o.Endpoint != "-" { // with -, standard input is the events, not commands
+	if lines == nil && !l.o.eventsOnStdin() { // with -, standard input is the events, not commands
 		lines = line.Read(l.o.IO.In)
+	}
+	if l.live == 0 && l.changes == nil {
+		return nil
 	}
 	for {
 		select {
-		case b, ok := <-batches:
-			if !ok {
-				return l.endErr
-			}
-			for _, u := range b {
-				l.update(u)
+		case b := <-l.batches:
+			for _, u := range b.u {
+				l.update(b.a, u)
 			}
 			l.flush()
 			if l.ended {
 				return l.endErr
 			}
+		case ch, ok := <-l.changes:
+			if !ok {
+				l.changes = nil
+				continue
+			}
+			l.change(ctx, ch)
+			l.flush()
 		case c, ok := <-lines:
 			if !ok {
 				// Standard input closed: keep listening. A braille
@@ -187,12 +225,14 @@ func (l *listener) loop(ctx context.Context) error {
 				continue
 			}
 			if quit := l.do(ctx, c); quit {
-				go l.c.CloseBecause("You quit.") // the End comes in the stream
+				l.quitAll()
 				lines, l.answers = nil, nil
 			}
 			l.flush()
 		case c := <-l.answers:
-			l.do(ctx, c) // accept or reject: never quit
+			if c.Verb != line.VerbQuit { // accept or reject: never quit
+				l.do(ctx, c)
+			}
 			l.flush()
 		case <-l.notes.Ready():
 			l.takeNotes()
@@ -201,11 +241,21 @@ func (l *listener) loop(ctx context.Context) error {
 	}
 }
 
-// update tells one update of the client.
-func (l *listener) update(u subscriber.Update) {
+// quitAll closes every subscription: their Ends come in their streams.
+func (l *listener) quitAll() {
+	for _, a := range l.agents {
+		if !a.ended {
+			go a.c.CloseBecause("You quit.")
+		}
+	}
+}
+
+// update tells one update of agent a.
+func (l *listener) update(a *agent, u subscriber.Update) {
 	if l.opening != "" && u.Kind != subscriber.KindEnd {
 		defer func() { l.say(l.opening); l.opening = "" }()
 	}
+	a.follow(u)
 	switch u.Kind {
 	case subscriber.KindDelivery:
 		d := u.Delivery
@@ -213,43 +263,93 @@ func (l *listener) update(u subscriber.Update) {
 			l.say(l.inputClosed)
 			l.inputClosed = ""
 		}
-		l.ann.Deliver(d)
+		if d.Prompt != nil {
+			l.owned(d.Prompt.Number, a)
+		}
+		a.ann.Deliver(d)
 		l.writeAudit(u)
 	case subscriber.KindDiagnostic:
-		l.ann.Diagnose(u.Diagnostic)
+		a.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
-		l.say(u.Text)
+		l.sayFor(a, u.Text)
 	case subscriber.KindReply:
 		l.writeAudit(u)
-		l.say(u.Text)
+		l.sayFor(a, u.Text)
 	case subscriber.KindBreak:
-		l.ann.Flush(u.At)
+		a.ann.Flush(u.At)
 	case subscriber.KindEnd:
-		// A stop typed just before the end still reaches the daemon
-		// (which would otherwise go on with what it was given) and is
-		// answered.
-		l.silencing.Wait()
-		l.takeNotes()
-		l.ended = true
-		var rej *subscriber.RejectedError
-		var man *subscriber.ManifestRefusedError
-		switch {
-		case errors.As(u.Err, &rej) && rej.Renegotiation:
-			// The subscription was accepted; its end is told.
-		case errors.As(u.Err, &rej) || errors.As(u.Err, &man):
-			l.o.refused = true
-		case u.Err != nil && u.Text != "":
-			u.Text += " Start aaep-listen again to reconnect."
-			l.endErr = u.Err
-		case u.Err != nil:
-			l.endErr = u.Err
-		}
-		if l.inputClosed != "" {
-			l.say(l.inputClosed)
-			l.inputClosed = ""
-		}
-		l.say(u.Text)
+		l.end(a, u)
 	}
+}
+
+// end tells agent a's End; the run ends with the last agent's.
+func (l *listener) end(a *agent, u subscriber.Update) {
+	// A stop typed just before the end still reaches the daemon
+	// (which would otherwise go on with what it was given) and is
+	// answered.
+	l.silencing.Wait()
+	l.takeNotes()
+	a.ended = true
+	l.live--
+	if l.only == a {
+		l.only = nil
+	}
+	var rej *subscriber.RejectedError
+	var man *subscriber.ManifestRefusedError
+	switch {
+	case errors.As(u.Err, &rej) && rej.Renegotiation:
+		// The subscription was accepted; its end is told.
+	case errors.As(u.Err, &rej) || errors.As(u.Err, &man):
+		a.refused = true
+		l.o.refused = true
+	case u.Err != nil && u.Text != "":
+		u.Text += " Start aaep-listen again to reconnect."
+		a.endErr = u.Err
+	case u.Err != nil:
+		a.endErr = u.Err
+	}
+	if a.endErr != nil && l.endErr == nil {
+		l.endErr = a.endErr
+		if l.multi {
+			l.endErr = fmt.Errorf("%s: %w", a.tag(), a.endErr)
+		}
+	}
+	if l.live > 0 || l.changes != nil {
+		l.sayFor(a, u.Text)
+		if l.multi && l.live > 0 {
+			l.say(fmt.Sprintf("%s has ended; still listening to %s.", a.tag(), l.liveNames()))
+		}
+		return
+	}
+	l.ended = true
+	if l.inputClosed != "" {
+		l.say(l.inputClosed)
+		l.inputClosed = ""
+	}
+	l.sayFor(a, u.Text)
+	if l.multi && len(l.agents) > 1 {
+		l.say("Every agent has ended.")
+	}
+}
+
+// liveNames lists the agents not ended, in words.
+func (l *listener) liveNames() string {
+	var s []string
+	for _, a := range l.agents {
+		if !a.ended {
+			s = append(s, a.tag())
+		}
+	}
+	return prose.List(s)
+}
+
+// sayFor says a line of the listener's own about agent a: in a run of
+// several agents, it starts with the agent's name.
+func (l *listener) sayFor(a *agent, s string) {
+	if s != "" && l.multi {
+		s = a.tag() + ": " + s
+	}
+	l.say(s)
 }
 
 func (l *listener) say(s string) {

@@ -17,9 +17,17 @@ import (
 // a subscription.renegotiate with the one change. The producer's answer
 // comes in the client's stream; a refusal ends the subscription.
 func (l *listener) renegotiate(ctx context.Context, c line.Command) {
-	terms, changes, err := l.o.Terms.Set(c.Word, c.Arg)
+	for _, a := range l.agentsFor(c) {
+		l.renegotiateOne(ctx, a, c)
+	}
+}
+
+// renegotiateOne asks agent a for the change.
+func (l *listener) renegotiateOne(ctx context.Context, a *agent, c line.Command) {
+	say := func(s string) { l.say(l.forAgent(a, s)) }
+	terms, changes, err := a.terms.Set(c.Word, c.Arg)
 	if err != nil {
-		l.say(prose.Sentence(err.Error()))
+		say(prose.Sentence(err.Error()))
 		return
 	}
 	switch c.Word {
@@ -29,24 +37,26 @@ func (l *listener) renegotiate(ctx context.Context, c line.Command) {
 		l.sayAll(session.UnknownPatterns(c.Word, terms.Exclude))
 	}
 	if c.Word == "verbosity" { // how the listener itself phrases events, whatever the producer says
-		l.ann.SetVerbosity(terms.Verbosity)
-		l.o.Verbosity = terms.Verbosity
+		a.ann.SetVerbosity(terms.Verbosity)
+		if len(l.agents) == 1 {
+			l.o.Verbosity = terms.Verbosity
+		}
 	}
-	err = l.c.Renegotiate(ctx, changes)
+	err = a.c.Renegotiate(ctx, changes)
 	switch {
 	case errors.Is(err, subscriber.ErrNoSubscription) && c.Word == "verbosity":
-		l.o.Terms = terms
-		l.say(fmt.Sprintf("Announcing at %s verbosity from now on. This producer did not negotiate terms, so it was not asked.", terms.Verbosity))
+		a.terms = terms
+		say(fmt.Sprintf("Announcing at %s verbosity from now on. This producer did not negotiate terms, so it was not asked.", terms.Verbosity))
 	case errors.Is(err, subscriber.ErrNoSubscription):
-		l.say("This producer did not negotiate terms with a subscription, so they cannot be changed while listening. " +
+		say("This producer did not negotiate terms with a subscription, so they cannot be changed while listening. " +
 			"Start again with the flag instead, such as --rate 2.")
 	case errors.Is(err, subscriber.ErrRenegotiating):
-		l.say("A change of terms is already waiting for the producer's answer; try again once it has answered.")
+		say("A change of terms is already waiting for the producer's answer; try again once it has answered.")
 	case err != nil:
-		l.say(fmt.Sprintf("Could not ask the producer for new terms: %v. The terms are unchanged.", err))
+		say(fmt.Sprintf("Could not ask the producer for new terms: %v. The terms are unchanged.", err))
 	default:
-		l.o.Terms = terms
-		l.say(fmt.Sprintf("Asked the producer to set %s to %s.", c.Word, strings.Join(session.List(c.Arg), ", ")))
+		a.terms = terms
+		say(fmt.Sprintf("Asked the producer to set %s to %s.", c.Word, strings.Join(session.List(c.Arg), ", ")))
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
-	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -88,6 +87,8 @@ func (c *replyLog) push(frames ...[]byte) {
 // testRig is a listener over a client over a replyLog.
 type testRig struct {
 	*listener
+	a    *agent
+	c    *subscriber.Client // a's
 	t    testing.TB
 	conn *replyLog
 	wire func(*protocol.Event) []byte // how events go on the wire
@@ -96,12 +97,15 @@ type testRig struct {
 // newRig is a listener of options o writing to out, over a replyLog.
 func newRig(t testing.TB, o *options, out output) *testRig {
 	conn := newReplyLog()
-	l := &listener{o: o, out: out, notes: outputs.NewNotes()}
-	l.ann = announce.New(announce.Config{Verbosity: o.Verbosity}, out)
+	l := newListener(o, out)
 	ctx, cancel := context.WithCancel(context.Background())
-	l.c = subscriber.New(ctx, conn, "", o.clientConfig(""))
-	t.Cleanup(func() { cancel(); <-l.c.Done() })
-	return &testRig{listener: l, t: t, conn: conn, wire: func(ev *protocol.Event) []byte { return wireEvent(ev, false) }}
+	spec := agentSpec{Endpoint: o.Endpoint, Terms: o.Terms}
+	if len(o.Agents) > 0 {
+		spec = o.agentSpecs()[0]
+	}
+	a := l.addAgent(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
+	t.Cleanup(func() { cancel(); <-a.c.Done() })
+	return &testRig{listener: l, a: a, c: a.c, t: t, conn: conn, wire: func(ev *protocol.Event) []byte { return wireEvent(ev, false) }}
 }
 
 // testListener is a listener without a producer: what it says goes to
@@ -160,7 +164,7 @@ func (r *testRig) drain() {
 			return
 		}
 		for _, u := range b {
-			r.update(u)
+			r.update(r.a, u)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -54,6 +55,12 @@ func childProducer() int {
 			return 1
 		}
 		opts.ManifestKey = &producer.ManifestKey{Signer: signer, KID: k.KeyID}
+	}
+	if f := os.Getenv(childPIDFileEnv); f != "" { // agents_e2e_test.go kills it mid-prompt
+		if err := os.WriteFile(f, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
 	}
 	p := producer.New(opts)
 	defer p.Close()

@@ -94,6 +94,6 @@ func (l *listener) silence() {
 	l.silencing.Add(1)
 	go func() {
 		defer l.silencing.Done()
-		l.notes.Add(announce.SilenceWords(l.ann.Silence()))
+		l.notes.Add(announce.SilenceWords(l.silencer.Silence()))
 	}()
 }

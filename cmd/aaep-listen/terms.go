@@ -17,6 +17,9 @@ func finishTerms(o *options, getenv func(string) string) error {
 	// --auto-reply may answer when nobody types. Only a file or standard
 	// input read as events cannot answer.
 	t.CanConfirm = o.Demo || transport.BindingOf(o.Endpoint).Answers()
+	for _, a := range o.Agents { // each agent's own binding is checked again (agentSpecs)
+		t.CanConfirm = t.CanConfirm || transport.BindingOf(a.Endpoint).Answers()
+	}
 	t.CanClarify = t.CanConfirm
 	if err := t.Check(); err != nil {
 		return fmt.Errorf("--%w", err)

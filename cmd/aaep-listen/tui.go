@@ -65,9 +65,12 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 // attach makes the TUI the listener's input and prompt source.
 func (t *tuiOutput) attach(l *listener) {
 	l.input = t.Commands()
-	t.pending = l.c.Pending
+	t.pending = func() []*session.Prompt { return prompts(l.pending()) }
 	t.terms = func() (*session.Enforcer, protocol.Capabilities) {
-		terms := l.c.Terms()
+		if len(l.agents) == 0 {
+			return nil, protocol.Capabilities{}
+		}
+		terms := l.agents[0].c.Terms() // the TUI's status line: the first agent's (w-tui shows every agent's)
 		return terms.Enforcer, terms.Honored
 	}
 }

@@ -54,6 +54,7 @@ var outputs = []output{
 	{"aaep-capture stderr, refused subscription", false, false, false, refused("aaep-capture")},
 	{"aaep-listen stderr, gRPC status of a refusal", false, false, false, grpcRefused},
 	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
+	{"aaep-listen, two agents named alike (hostile name)", false, false, false, twoAgents},
 	{"aaep-listen --tui in tmux", false, false, false, tuiScreen},
 	{"aaep-listen manifest", false, false, false, manifestCmd()},
 	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
@@ -485,6 +486,35 @@ func refusedReply(t *testing.T, h string) string {
 	mu.Lock()
 	defer mu.Unlock()
 	return out.String()
+}
+
+// twoAgents runs aaep-listen on two producers that give the same hostile
+// agent name: every line names its agent, told apart by endpoint, and the
+// pending and agents lists name them too.
+func twoAgents(t *testing.T, h string) string {
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", producer(t, h, false), producer(t, h, false))
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	w, got := lockedOutput()
+	cmd.Stdout, cmd.Stderr = w, w
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(got(), "reject 2") {
+		if time.Now().After(deadline) {
+			t.Errorf("the listener never offered a second prompt:\n%s", clip(got()))
+			return got()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stdin.Write([]byte("pending\nagents\nquit\n"))
+	cmd.Wait()
+	return got()
 }
 
 type writerFunc func([]byte)

@@ -1,0 +1,184 @@
+package main
+
+// agentcmds.go: the typed commands about agents (agents, mute, unmute,
+// only, all, quit AGENT, set … for AGENT) and agents added or gone while
+// running.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// agentChange asks the loop to add an agent (Spec) or to say one has gone
+// (Gone, the agent listened to at Spec.Endpoint): --local's watcher sends
+// them.
+type agentChange struct {
+	Spec agentSpec
+	Gone bool
+}
+
+// find is the agent a command names: by label or tag, endpoint, or the
+// name its lines give it, letter case aside. It says which agents there
+// are when none matches.
+func (l *listener) find(name string) *agent {
+	for _, a := range l.agents {
+		if strings.EqualFold(a.tag(), name) || a.endpoint == name {
+			return a
+		}
+	}
+	for shown, n := range l.names.owner {
+		if strings.EqualFold(shown, name) {
+			return l.agents[n]
+		}
+	}
+	l.say(fmt.Sprintf("No agent is called %s. The agents are: %s.", protocol.Name(name), l.allNames()))
+	return nil
+}
+
+// allNames lists every agent by its tag, in words.
+func (l *listener) allNames() string {
+	s := make([]string, len(l.agents))
+	for i, a := range l.agents {
+		s[i] = a.tag()
+	}
+	return strings.Join(s, ", ")
+}
+
+// agentsFor is the agents a command is for: the one it names, else every
+// agent still listened to.
+func (l *listener) agentsFor(c line.Command) []*agent {
+	if c.Agent != "" {
+		if a := l.find(c.Agent); a != nil {
+			return []*agent{a}
+		}
+		return nil
+	}
+	var live []*agent
+	for _, a := range l.agents {
+		if !a.ended {
+			live = append(live, a)
+		}
+	}
+	if len(live) == 0 && len(l.agents) > 0 {
+		live = l.agents[:1] // the run's last agent ended: say so as before
+	}
+	return live
+}
+
+// agentCommand carries out the commands about agents; it reports whether
+// c was one.
+func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
+	if !l.multi && (c.Verb == line.VerbAll || c.Verb == line.VerbOnly) && l.questionWaits() {
+		return false // with one agent, "all" or "only …" typed while a question waits is its answer
+	}
+	switch c.Verb {
+	case line.VerbAgents:
+		for _, a := range l.agents {
+			l.say(l.agentLine(a))
+		}
+	case line.VerbMute, line.VerbUnmute:
+		if a := l.find(c.Agent); a != nil {
+			a.muted = c.Verb == line.VerbMute
+			if a.muted {
+				l.say(fmt.Sprintf("%s is muted: only its critical events and prompts are still said. Type unmute %s to hear all of it.", a.tag(), a.tag()))
+			} else {
+				l.say(fmt.Sprintf("%s is heard again.", a.tag()) + l.onlyStill(a))
+			}
+		}
+	case line.VerbOnly:
+		if a := l.find(c.Agent); a != nil {
+			l.only = a
+			l.say(fmt.Sprintf("Only %s is heard in full; the other agents' critical events and prompts are still said. Type all to hear every agent.", a.tag()))
+		}
+	case line.VerbAll:
+		l.only = nil
+		for _, a := range l.agents {
+			a.muted = false
+		}
+		l.say("Every agent is heard in full.")
+	case line.VerbQuit:
+		if c.Agent == "" {
+			return false // quit: every agent
+		}
+		if a := l.find(c.Agent); a != nil {
+			if a.ended {
+				l.say(fmt.Sprintf("%s has ended already.", a.tag()))
+			} else {
+				go a.c.CloseBecause("You quit " + a.tag() + ".")
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// onlyStill says, after unmute, that another agent is still the only one.
+func (l *listener) onlyStill(a *agent) string {
+	if l.only != nil && l.only != a {
+		return fmt.Sprintf(" But only %s is heard in full until you type all.", l.only.tag())
+	}
+	return ""
+}
+
+// questionWaits reports whether a question waits for its answer.
+func (l *listener) questionWaits() bool {
+	for _, p := range l.pending() {
+		if p.Event.Type == protocol.TypeAwaitingClarify {
+			return true
+		}
+	}
+	return false
+}
+
+// agentLine is agent a in the agents list: name, endpoint, state, terms
+// honoured, prompts waiting and events so far.
+func (l *listener) agentLine(a *agent) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, %s", a.tag(), protocol.Name(a.endpoint), a.state)
+	if l.quiet(a) {
+		b.WriteString(", muted (critical events and prompts only)")
+	}
+	if a.termsWords != "" {
+		fmt.Fprintf(&b, "; %s", strings.TrimSuffix(a.termsWords, "."))
+	}
+	n := 0
+	for _, p := range l.pending() {
+		if p.a == a {
+			n++
+		}
+	}
+	fmt.Fprintf(&b, "; %d prompts waiting; %d events so far.", n, a.events)
+	return b.String()
+}
+
+// change carries out an agent added or gone while running.
+func (l *listener) change(ctx context.Context, ch agentChange) {
+	if ch.Gone {
+		for _, a := range l.agents {
+			if a.endpoint == ch.Spec.Endpoint && !a.ended {
+				l.say(fmt.Sprintf("Agent %s has gone.", a.tag()))
+				go a.c.CloseBecause("The agent has gone.")
+			}
+		}
+		return
+	}
+	spec := ch.Spec
+	if !spec.FromFile {
+		spec.Terms = l.o.Terms
+	}
+	a := l.startAgent(ctx, spec)
+	l.multi = l.multi || len(l.agents) > 1
+	l.say(fmt.Sprintf("New agent: %s.", a.tag()))
+}
+
+// closeAll closes every agent's subscription and waits for their ends.
+func (l *listener) closeAll() {
+	for _, a := range l.agents {
+		a.c.Close()
+	}
+}
