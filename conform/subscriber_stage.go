@@ -1,0 +1,333 @@
+package conform
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// stage is the scripted producer the subscriber tests serve: the HTTP
+// binding in the spec's layout (appendix B.1), a handshake by POST, one
+// event stream by GET and messages by POST. The suite, not a scenario,
+// decides when each event is written, so every wait is measured from the
+// moment a frame was flushed to the subscriber.
+//
+// It serves one subscription; a second request is answered like the
+// first, and its stream replaces the first one.
+type stage struct {
+	start time.Time
+	subID string
+	srv   *http.Server
+	ln    net.Listener
+
+	mu       sync.Mutex
+	log      []Evidence // every frame both ways and every note, in order
+	got      []heard    // what the subscriber sent, in order
+	changed  chan struct{}
+	stream   chan []byte // frames for the open stream
+	streams  int         // streams opened
+	request  json.RawMessage
+	honored  map[string]any
+	streamUp chan struct{} // closed when the first stream opens
+}
+
+// heard is one message the subscriber sent.
+type heard struct {
+	at   time.Duration
+	path string
+	typ  string
+	m    map[string]json.RawMessage
+	raw  json.RawMessage
+}
+
+// maxMessage is the largest message body the stage reads.
+const maxMessage = 1 << 20
+
+func newStage(addr string) (*stage, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("conform: serving the subscriber tests: %w", err)
+	}
+	s := &stage{
+		start:    time.Now(),
+		subID:    "sub_conform01",
+		ln:       ln,
+		changed:  make(chan struct{}, 1),
+		stream:   make(chan []byte, 64),
+		streamUp: make(chan struct{}),
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+protocol.PathSubscriptions, s.subscribe)
+	mux.HandleFunc("GET "+protocol.PathEvents, s.events)
+	mux.HandleFunc("POST "+protocol.PathReplies, s.message)
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go s.srv.Serve(ln) //nolint:errcheck // ends with close
+	return s, nil
+}
+
+// endpoint is the base URL a subscriber is given.
+func (s *stage) endpoint() string { return "http://" + s.ln.Addr().String() }
+
+func (s *stage) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	close(s.stream)
+	s.srv.Shutdown(ctx) //nolint:errcheck // a stream that will not end is cut
+	s.srv.Close()
+}
+
+func (s *stage) since() time.Duration { return time.Since(s.start) }
+
+// note records an observation and returns its index in the log.
+func (s *stage) note(dir string, frame []byte, text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.noteLocked(dir, frame, text)
+}
+
+func (s *stage) noteLocked(dir string, frame []byte, text string) {
+	e := Evidence{At: s.since(), Dir: dir, Note: text}
+	if json.Valid(frame) {
+		e.Frame = append(json.RawMessage(nil), frame...)
+	} else if len(frame) > 0 {
+		e.Note = fmt.Sprintf("%s (not JSON: %q)", text, truncate(frame, 200))
+	}
+	s.log = append(s.log, e)
+}
+
+func truncate(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// hear records a message from the subscriber and wakes whoever waits.
+func (s *stage) hear(path string, body []byte) heard {
+	var m map[string]json.RawMessage
+	json.Unmarshal(body, &m) //nolint:errcheck // nil map: not an object
+	h := heard{path: path, m: m, raw: append(json.RawMessage(nil), body...)}
+	h.typ, _ = str(m, "type")
+	s.mu.Lock()
+	h.at = s.since()
+	s.got = append(s.got, h)
+	s.noteLocked("received", body, "on "+path)
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+	return h
+}
+
+func str(m map[string]json.RawMessage, name string) (string, bool) {
+	var v string
+	if err := json.Unmarshal(m[name], &v); err != nil {
+		return "", false
+	}
+	return v, true
+}
+
+func (s *stage) subscribe(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxMessage))
+	if err != nil {
+		return
+	}
+	h := s.hear(r.URL.Path, body)
+	if h.typ != protocol.TypeSubscriptionRequest {
+		s.reply(w, http.StatusBadRequest, map[string]any{"type": protocol.TypeSubscriptionRejected,
+			"reason_code": "unknown", "reason_message": "the body is not a subscription.request"})
+		return
+	}
+	var caps map[string]json.RawMessage
+	json.Unmarshal(h.m["capabilities"], &caps) //nolint:errcheck // none asked
+	honored := lowerTerms(caps)
+	s.mu.Lock()
+	s.request, s.honored = h.raw, honored
+	s.mu.Unlock()
+	s.reply(w, http.StatusCreated, map[string]any{
+		"type":                 protocol.TypeSubscriptionAccepted,
+		"subscription_id":      s.subID,
+		"aaep_version":         protocol.Version,
+		"producer":             stageAgent,
+		"honored_capabilities": honored,
+		"negotiation_notes":    "The conformance suite honors a lower rate than asked, on purpose.",
+	})
+}
+
+// lowerTerms honors what was asked, but a lower rate than asked (half,
+// at least 1, or 1 when none was asked), so the subscriber must accept
+// terms below its request.
+func lowerTerms(caps map[string]json.RawMessage) map[string]any {
+	h := map[string]any{"preferred_verbosity": "normal"}
+	rate := 1.0
+	var asked float64
+	if json.Unmarshal(caps["max_events_per_second"], &asked) == nil && asked >= 2 {
+		rate = float64(int(asked / 2))
+	}
+	h["max_events_per_second"] = rate
+	for _, name := range []string{"supports_confirmation_reply", "supports_clarification_reply"} {
+		var b bool
+		json.Unmarshal(caps[name], &b) //nolint:errcheck // false
+		h[name] = b
+	}
+	h["languages"] = []string{"en-US"}
+	return h
+}
+
+var stageAgent = map[string]string{"agent_id": "aaep-conform-stage", "agent_name": "Conformance Stage", "agent_version": "1.0.0"}
+
+// reply writes a JSON answer and logs it as sent.
+func (s *stage) reply(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	s.note("sent", b, fmt.Sprintf("answer, HTTP %d", status))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(b) //nolint:errcheck // the subscriber went away
+}
+
+func (s *stage) events(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("subscription_id") != s.subID {
+		http.Error(w, "no such subscription", http.StatusNotFound)
+		return
+	}
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	s.streams++
+	n := s.streams
+	s.noteLocked("note", nil, fmt.Sprintf("stream %d opened", n))
+	if n == 1 {
+		close(s.streamUp)
+	}
+	s.mu.Unlock()
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	for {
+		select {
+		case <-r.Context().Done():
+			s.note("note", nil, fmt.Sprintf("stream %d closed by the subscriber", n))
+			return
+		case frame, ok := <-s.stream:
+			if !ok {
+				return
+			}
+			var e struct {
+				ID string `json:"event_id"`
+			}
+			json.Unmarshal(frame, &e) //nolint:errcheck // the stage wrote it
+			fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", e.ID, frame)
+			fl.Flush()
+			s.note("sent", frame, fmt.Sprintf("event on stream %d", n))
+		}
+	}
+}
+
+func (s *stage) message(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxMessage))
+	if err != nil {
+		return
+	}
+	h := s.hear(r.URL.Path, body)
+	switch h.typ {
+	case protocol.TypeSubscriptionRenegotiate:
+		var caps map[string]json.RawMessage
+		json.Unmarshal(h.m["capabilities"], &caps) //nolint:errcheck // none
+		honored := lowerTerms(caps)
+		if _, asked := caps["max_events_per_second"]; asked { // honor a change exactly
+			var r float64
+			json.Unmarshal(caps["max_events_per_second"], &r) //nolint:errcheck // 0
+			honored["max_events_per_second"] = r
+		}
+		s.reply(w, http.StatusOK, map[string]any{"type": protocol.TypeSubscriptionAccepted,
+			"subscription_id": s.subID, "aaep_version": protocol.Version, "producer": stageAgent,
+			"honored_capabilities": honored})
+	case protocol.TypeSubscriptionClose:
+		s.reply(w, http.StatusAccepted, map[string]string{"status": "closed"})
+	default:
+		s.reply(w, http.StatusAccepted, map[string]string{"status": "accepted"})
+	}
+}
+
+// send writes one event to the open stream; the evidence log records it
+// once flushed.
+func (s *stage) send(ev map[string]any) error {
+	b, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	select {
+	case s.stream <- b:
+		return nil
+	default:
+		return errors.New("conform: the subscriber does not read its stream")
+	}
+}
+
+// from returns how many messages have been heard, to wait for later ones.
+func (s *stage) mark() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.got)
+}
+
+// await waits until a message heard at index from or later satisfies ok,
+// until d has passed or ctx ends. It reports the message and whether one
+// came.
+func (s *stage) await(ctx context.Context, from int, d time.Duration, ok func(heard) bool) (heard, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		for i := from; i < len(s.got); i++ {
+			if ok(s.got[i]) {
+				h := s.got[i]
+				s.mu.Unlock()
+				return h, true
+			}
+		}
+		from = len(s.got)
+		s.mu.Unlock()
+		select {
+		case <-s.changed:
+		case <-t.C:
+			return heard{}, false
+		case <-ctx.Done():
+			return heard{}, false
+		}
+	}
+}
+
+// heardAll returns a copy of every message heard.
+func (s *stage) heardAll() []heard {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]heard(nil), s.got...)
+}
+
+// isType matches a message by type.
+func isType(typ string) func(heard) bool {
+	return func(h heard) bool { return h.typ == typ }
+}
+
+// isReply matches a confirmation or clarification reply.
+func isReply(h heard) bool {
+	return h.typ == protocol.TypeConfirmationReply || h.typ == protocol.TypeClarificationReply ||
+		h.m["reply_token"] != nil || bytes.Contains(h.raw, []byte("reply_token"))
+}

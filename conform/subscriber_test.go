@@ -1,0 +1,51 @@
+package conform
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/ttytest"
+)
+
+// listenCommand builds the real aaep-listen and returns the --exec line
+// that runs it in plain line mode against the suite, plus extra flags.
+func listenCommand(t *testing.T, extra ...string) string {
+	t.Helper()
+	bin := ttytest.Build(t, "../cmd/aaep-listen", "aaep-listen")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("TERM", "dumb")
+	return strings.Join(append([]string{bin, "{endpoint}", "--plain", "--no-sign"}, extra...), " ")
+}
+
+func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := TestSubscriber(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Result{}
+	for _, r := range rep.Results {
+		got[r.ID] = r
+		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
+	}
+	return got
+}
+
+// The real aaep-listen passes every subscriber test at Level 3.
+func TestSubscriberListen(t *testing.T) {
+	got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: listenCommand(t)})
+	if len(got) != len(SubscriberTests()) {
+		t.Errorf("%d results, want %d", len(got), len(SubscriberTests()))
+	}
+	for id, r := range got {
+		if r.Status != Pass {
+			t.Errorf("%s: %s, want pass: %s\n%+v", id, r.Status, r.Detail, r.Evidence)
+		}
+	}
+}
