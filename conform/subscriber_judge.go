@@ -98,7 +98,7 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 			for _, h := range p.early {
 				v.got(h, fmt.Sprintf("a reply %v after prompt %d was flushed, before any user action", (h.at-p.sent).Round(time.Millisecond), p.n))
 				return v.set(Fail, "It replied to prompt %d %v after it was sent, before the user did anything (window %v).",
-					p.n, (h.at-p.sent).Round(time.Millisecond), window)
+					p.n, (h.at - p.sent).Round(time.Millisecond), window)
 			}
 		}
 		if len(f.prompts) == 0 {
@@ -163,8 +163,8 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		if f.unaskedRenegos > 0 {
 			return v.set(Fail, "It sent %d subscription.renegotiate messages nobody asked for after lower terms were honored.", f.unaskedRenegos)
 		}
-		if f.streamsAfter > 1 {
-			return v.set(Fail, "It opened the stream %d times: lower terms were not simply accepted.", f.streamsAfter)
+		if f.streamsBefore > 1 {
+			return v.set(Fail, "It opened the stream %d times: lower terms were not simply accepted.", f.streamsBefore)
 		}
 		return v.set(Pass, "It accepted a lower rate than it asked for: one stream, no renegotiation unasked.")
 

@@ -227,7 +227,7 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 			"consequence": "The file is gone for good.", "timeout_seconds": 120,
 			"default_decision": "reject", "risk_level": "high", "irreversible": true,
 			"allowed_replies": []string{"accept", "reject"},
-			"summary_normal": "Please confirm: delete the file report-draft.txt? This cannot be undone."}))
+			"summary_normal":  "Please confirm: delete the file report-draft.txt? This cannot be undone."}))
 	}
 
 	f.streamsBefore = streams(st)
@@ -304,6 +304,9 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, p *p
 	p.acted = st.since()
 	user.say(line)
 	p.reply, p.replied = st.await(ctx, mark, o.Patience, forThis)
+	if !p.replied { // a reply with a wrong token is still this prompt's reply
+		p.reply, p.replied = st.await(ctx, mark, 0, anyReply)
+	}
 }
 
 func streams(st *stage) int {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -33,8 +32,10 @@ type stage struct {
 	log      []Evidence // every frame both ways and every note, in order
 	got      []heard    // what the subscriber sent, in order
 	changed  chan struct{}
-	stream   chan []byte // frames for the open stream
-	streams  int         // streams opened
+	frames   [][]byte      // every event sent, in order; each stream writes them all
+	more     chan struct{} // closed and replaced when a frame is added or the stage closes
+	closed   bool
+	streams  int // streams opened
 	request  json.RawMessage
 	honored  map[string]any
 	streamUp chan struct{} // closed when the first stream opens
@@ -65,7 +66,7 @@ func newStage(addr string) (*stage, error) {
 		subID:    "sub_conform01",
 		ln:       ln,
 		changed:  make(chan struct{}, 1),
-		stream:   make(chan []byte, 64),
+		more:     make(chan struct{}),
 		streamUp: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
@@ -83,7 +84,10 @@ func (s *stage) endpoint() string { return "http://" + s.ln.Addr().String() }
 func (s *stage) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	close(s.stream)
+	s.mu.Lock()
+	s.closed = true
+	close(s.more)
+	s.mu.Unlock()
 	s.srv.Shutdown(ctx) //nolint:errcheck // a stream that will not end is cut
 	s.srv.Close()
 }
@@ -219,24 +223,51 @@ func (s *stage) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	fl.Flush()
+	next := s.resume(r.Header.Get("Last-Event-ID"))
 	for {
-		select {
-		case <-r.Context().Done():
-			s.note("note", nil, fmt.Sprintf("stream %d closed by the subscriber", n))
-			return
-		case frame, ok := <-s.stream:
-			if !ok {
-				return
-			}
+		s.mu.Lock()
+		frames, more, closed := s.frames[next:], s.more, s.closed
+		next = len(s.frames)
+		s.mu.Unlock()
+		for _, frame := range frames {
 			var e struct {
 				ID string `json:"event_id"`
 			}
 			json.Unmarshal(frame, &e) //nolint:errcheck // the stage wrote it
-			fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", e.ID, frame)
+			if _, err := fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", e.ID, frame); err != nil {
+				s.note("note", nil, fmt.Sprintf("stream %d broke: %v", n, err))
+				return
+			}
 			fl.Flush()
 			s.note("sent", frame, fmt.Sprintf("event on stream %d", n))
 		}
+		if closed {
+			return
+		}
+		select {
+		case <-r.Context().Done():
+			s.note("note", nil, fmt.Sprintf("stream %d closed by the subscriber", n))
+			return
+		case <-more:
+		}
 	}
+}
+
+// resume returns the index of the first frame a stream resuming after
+// the event lastID must write: all of them when lastID is unknown.
+func (s *stage) resume(lastID string) int {
+	if lastID == "" {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	needle := []byte(`"event_id":"` + lastID + `"`)
+	for i, f := range s.frames {
+		if bytes.Contains(f, needle) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 func (s *stage) message(w http.ResponseWriter, r *http.Request) {
@@ -265,22 +296,20 @@ func (s *stage) message(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// send writes one event to the open stream; the evidence log records it
-// once flushed.
-func (s *stage) send(ev map[string]any) error {
+// send adds one event for every stream, open or still to come.
+func (s *stage) send(ev map[string]any) {
 	b, err := json.Marshal(ev)
 	if err != nil {
-		return err
+		panic(err) // the stage's own events always marshal
 	}
-	select {
-	case s.stream <- b:
-		return nil
-	default:
-		return errors.New("conform: the subscriber does not read its stream")
-	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frames = append(s.frames, b)
+	close(s.more)
+	s.more = make(chan struct{})
 }
 
-// from returns how many messages have been heard, to wait for later ones.
+// mark returns how many messages have been heard, to wait for later ones.
 func (s *stage) mark() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -49,3 +49,22 @@ func TestSubscriberListen(t *testing.T) {
 		}
 	}
 }
+
+// A subscriber that answers on its own — aaep-listen told to reject every
+// confirmation without asking — fails exactly the test that no reply comes
+// without a user action, and no other.
+func TestSubscriberAutoReply(t *testing.T) {
+	got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: listenCommand(t, "--auto-reply", "reject")})
+	for id, r := range got {
+		want := Pass
+		if id == idSubNoAuto {
+			want = Fail
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s, want %s: %s", id, r.Status, want, r.Detail)
+		}
+	}
+	if r := got[idSubNoAuto]; !strings.Contains(r.Detail, "before the user did anything") {
+		t.Errorf("the failure does not say why: %q", r.Detail)
+	}
+}
