@@ -16,7 +16,7 @@ type verdict struct {
 }
 
 func (v *verdict) got(h heard, note string) {
-	v.r.Evidence = append(v.r.Evidence, Evidence{At: h.at, Dir: "received", Frame: jsonOrNil(h.raw), Note: note})
+	v.r.Evidence = append(v.r.Evidence, Evidence{At: h.at, Dir: "received", Frame: jsonOrNil(h.raw), Note: note + ", on " + h.path})
 }
 
 func (v *verdict) sent(at time.Duration, frame json.RawMessage, note string) {
@@ -43,7 +43,9 @@ func jsonOrNil(b []byte) json.RawMessage {
 // whether the suite could act as the user.
 func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 	v := &verdict{r: Result{Test: t}}
-	if f.request.m != nil {
+	if t.ID == idSubConnect {
+		v.r.Evidence = f.transcript // the whole session
+	} else if f.request.m != nil {
 		v.got(f.request, "the subscription request")
 	}
 	if !f.connected {
@@ -60,7 +62,7 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 	}
 	switch t.ID {
 	case idSubConnect:
-		return v.set(Pass, "It subscribed and opened the event stream of subscription %s.", "sub_conform01")
+		return v.set(Pass, "It subscribed and opened the event stream of subscription sub_conform01; the evidence is the whole session.")
 
 	case idSubUnknown:
 		if f.streamsAfter > f.streamsBefore {
@@ -166,7 +168,13 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		if f.streamsBefore > 1 {
 			return v.set(Fail, "It opened the stream %d times: lower terms were not simply accepted.", f.streamsBefore)
 		}
-		return v.set(Pass, "It accepted a lower rate than it asked for: one stream, no renegotiation unasked.")
+		asked := "no limit"
+		var rate float64
+		if json.Unmarshal(capabilities(f.request)["max_events_per_second"], &rate) == nil {
+			asked = fmt.Sprintf("%g events a second", rate)
+		}
+		return v.set(Pass, "It asked for %s and accepted the %v events a second honored: one stream, no renegotiation unasked.",
+			asked, lowerTerms(capabilities(f.request))["max_events_per_second"])
 
 	case idSubRenegotiate:
 		if r, skip := needUser(); skip {
@@ -220,7 +228,7 @@ func wrongKind(p *prompt) string {
 		}
 		var resp string
 		if json.Unmarshal(h.m["response"], &resp) != nil || !slices.Contains(p.choices, resp) {
-			return fmt.Sprintf("has response %s, not one of the choices %q", h.m["response"], p.choices)
+			return fmt.Sprintf("has response %q, not one of the choices %q", truncate(h.m["response"], 80), p.choices)
 		}
 	}
 	return ""

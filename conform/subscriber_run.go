@@ -24,6 +24,10 @@ type SubscriberOptions struct {
 	// Without it the suite serves on Addr and waits for a subscriber.
 	Exec string
 	Addr string // host:port to serve on; "127.0.0.1:0" when empty
+	// Binding is where the subscriber is sent: BindingSSE (the default),
+	// the HTTP binding in the spec's layout, or BindingWebSocket. The
+	// suite serves both on Addr either way; this picks the {endpoint}.
+	Binding string
 	// Only, if not empty, runs just these test IDs (verify --recheck).
 	Only []string
 	// Seed is accepted for symmetry with the producer tests; the
@@ -49,6 +53,12 @@ type SubscriberOptions struct {
 	// (30 s to connect without Exec).
 	Patience time.Duration
 }
+
+// The bindings a subscriber can be tested over.
+const (
+	BindingSSE       = "sse"
+	BindingWebSocket = "websocket"
+)
 
 // The subscriber test IDs.
 const (
@@ -95,12 +105,20 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 		return nil, err
 	}
 	defer st.close()
+	endpoint, binding := st.endpoint(), "HTTP, spec layout (Server-Sent Events)"
+	switch o.Binding {
+	case "", BindingSSE:
+	case BindingWebSocket:
+		endpoint, binding = "ws://"+st.ln.Addr().String()+protocol.PathWebSocket, "WebSocket (aaep.v1)"
+	default:
+		return nil, fmt.Errorf("conform: binding %q: the subscriber tests serve %q and %q", o.Binding, BindingSSE, BindingWebSocket)
+	}
 	if o.Ready != nil {
-		o.Ready(st.endpoint())
+		o.Ready(endpoint)
 	}
 	rep := &Report{
 		Suite:   Suite{Name: "aaep-conform", AAEPVersion: protocol.Version},
-		Target:  Target{Endpoint: st.endpoint(), Binding: "HTTP, spec layout (Server-Sent Events)", Command: o.Exec},
+		Target:  Target{Endpoint: endpoint, Binding: binding, Command: o.Exec},
 		Role:    RoleSubscriber,
 		Level:   o.Level,
 		Fast:    o.Fast,
@@ -108,13 +126,14 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	}
 	var user *typist
 	if o.Exec != "" {
-		user, err = startSubscriber(ctx, strings.ReplaceAll(o.Exec, "{endpoint}", st.endpoint()), st)
+		user, err = startSubscriber(ctx, strings.ReplaceAll(o.Exec, "{endpoint}", endpoint), st)
 		if err != nil {
 			return nil, err
 		}
 		defer user.stop()
 	}
 	f := play(ctx, st, o, user)
+	f.transcript = st.transcript()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("conform: the subscriber tests were stopped: %w", ctx.Err())
 	}
@@ -187,6 +206,7 @@ type facts struct {
 	closeMsg       heard
 	closeHeard     bool
 	unaskedRenegos int
+	transcript     []Evidence // the whole session
 }
 
 // play runs the scripted session: handshake, stream, a confirmation, the

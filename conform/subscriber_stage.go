@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -21,24 +23,25 @@ import (
 // moment a frame was flushed to the subscriber.
 //
 // It serves one subscription; a second request is answered like the
-// first, and its stream replaces the first one.
+// first, and every stream is written every event from its start (or
+// after its Last-Event-ID).
 type stage struct {
 	start time.Time
 	subID string
 	srv   *http.Server
 	ln    net.Listener
 
-	mu       sync.Mutex
-	log      []Evidence // every frame both ways and every note, in order
-	got      []heard    // what the subscriber sent, in order
-	changed  chan struct{}
-	frames   [][]byte      // every event sent, in order; each stream writes them all
-	more     chan struct{} // closed and replaced when a frame is added or the stage closes
-	closed   bool
-	streams  int // streams opened
-	request  json.RawMessage
-	honored  map[string]any
-	streamUp chan struct{} // closed when the first stream opens
+	mu        sync.Mutex
+	log       []Evidence // every frame both ways and every note, in order
+	got       []heard    // what the subscriber sent, in order
+	changed   chan struct{}
+	frames    [][]byte      // every event sent, in order; each stream writes them all
+	more      chan struct{} // closed and replaced when a frame is added or the stage closes
+	closed    bool
+	streams   int                        // streams opened
+	dropped   int                        // messages heard beyond maxHeard
+	requested map[string]json.RawMessage // the capabilities first asked for
+	streamUp  chan struct{}              // closed when the first stream opens
 }
 
 // heard is one message the subscriber sent.
@@ -50,8 +53,12 @@ type heard struct {
 	raw  json.RawMessage
 }
 
-// maxMessage is the largest message body the stage reads.
-const maxMessage = 1 << 20
+// maxMessage is the largest message body the stage reads; maxHeard is how
+// many messages it keeps (a subscriber sending more is counted, not kept).
+const (
+	maxMessage = 1 << 20
+	maxHeard   = 1000
+)
 
 func newStage(addr string) (*stage, error) {
 	if addr == "" {
@@ -73,6 +80,7 @@ func newStage(addr string) (*stage, error) {
 	mux.HandleFunc("POST "+protocol.PathSubscriptions, s.subscribe)
 	mux.HandleFunc("GET "+protocol.PathEvents, s.events)
 	mux.HandleFunc("POST "+protocol.PathReplies, s.message)
+	mux.HandleFunc("GET "+protocol.PathWebSocket, s.websocket)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go s.srv.Serve(ln) //nolint:errcheck // ends with close
 	return s, nil
@@ -102,6 +110,9 @@ func (s *stage) note(dir string, frame []byte, text string) {
 }
 
 func (s *stage) noteLocked(dir string, frame []byte, text string) {
+	if len(s.log) >= 4*maxHeard {
+		return // the messages kept are counted; the notes after them would say nothing new
+	}
 	e := Evidence{At: s.since(), Dir: dir, Note: text}
 	if json.Valid(frame) {
 		e.Frame = append(json.RawMessage(nil), frame...)
@@ -126,8 +137,12 @@ func (s *stage) hear(path string, body []byte) heard {
 	h.typ, _ = str(m, "type")
 	s.mu.Lock()
 	h.at = s.since()
-	s.got = append(s.got, h)
-	s.noteLocked("received", body, "on "+path)
+	if len(s.got) < maxHeard {
+		s.got = append(s.got, h)
+		s.noteLocked("received", body, "on "+path)
+	} else {
+		s.dropped++
+	}
 	s.mu.Unlock()
 	select {
 	case s.changed <- struct{}{}:
@@ -149,39 +164,55 @@ func (s *stage) subscribe(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	h := s.hear(r.URL.Path, body)
+	status, answer := s.onRequest(r.URL.Path, body)
+	s.reply(w, status, answer)
+}
+
+// onRequest hears a subscription request and returns the answer: accepted
+// with lower terms than asked, or rejected when it is not one.
+func (s *stage) onRequest(via string, body []byte) (int, any) {
+	h := s.hear(via, body)
 	if h.typ != protocol.TypeSubscriptionRequest {
-		s.reply(w, http.StatusBadRequest, map[string]any{"type": protocol.TypeSubscriptionRejected,
-			"reason_code": "unknown", "reason_message": "the body is not a subscription.request"})
-		return
+		return http.StatusBadRequest, map[string]any{"type": protocol.TypeSubscriptionRejected,
+			"reason_code": "unknown", "reason_message": "the body is not a subscription.request"}
 	}
 	var caps map[string]json.RawMessage
 	json.Unmarshal(h.m["capabilities"], &caps) //nolint:errcheck // none asked
-	honored := lowerTerms(caps)
 	s.mu.Lock()
-	s.request, s.honored = h.raw, honored
+	s.requested = caps
 	s.mu.Unlock()
-	s.reply(w, http.StatusCreated, map[string]any{
+	return http.StatusCreated, s.accepted(lowerTerms(caps), "The conformance suite honors a lower rate than asked, on purpose.")
+}
+
+func (s *stage) accepted(honored map[string]any, notes string) map[string]any {
+	m := map[string]any{
 		"type":                 protocol.TypeSubscriptionAccepted,
 		"subscription_id":      s.subID,
 		"aaep_version":         protocol.Version,
 		"producer":             stageAgent,
 		"honored_capabilities": honored,
-		"negotiation_notes":    "The conformance suite honors a lower rate than asked, on purpose.",
-	})
+	}
+	if notes != "" {
+		m["negotiation_notes"] = notes
+	}
+	return m
 }
 
-// lowerTerms honors what was asked, but a lower rate than asked (half,
-// at least 1, or 1 when none was asked), so the subscriber must accept
-// terms below its request.
+// lowerTerms honors what was asked, but a lower rate than asked, so the
+// subscriber must accept terms below its request: half the rate asked
+// (rounded down), or 20 events a second when it asked for no limit. A rate
+// below 2 is honored as asked.
 func lowerTerms(caps map[string]json.RawMessage) map[string]any {
 	h := map[string]any{"preferred_verbosity": "normal"}
-	rate := 1.0
 	var asked float64
-	if json.Unmarshal(caps["max_events_per_second"], &asked) == nil && asked >= 2 {
-		rate = float64(int(asked / 2))
+	switch {
+	case json.Unmarshal(caps["max_events_per_second"], &asked) != nil || asked <= 0:
+		h["max_events_per_second"] = 20
+	case asked >= 2:
+		h["max_events_per_second"] = int(asked / 2)
+	default:
+		h["max_events_per_second"] = asked
 	}
-	h["max_events_per_second"] = rate
 	for _, name := range []string{"supports_confirmation_reply", "supports_clarification_reply"} {
 		var b bool
 		json.Unmarshal(caps[name], &b) //nolint:errcheck // false
@@ -211,6 +242,22 @@ func (s *stage) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
+	fl.Flush()
+	s.pump(r.Context(), s.resume(r.Header.Get("Last-Event-ID")), func(id string, frame []byte) error {
+		if _, err := fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", id, frame); err != nil {
+			return err
+		}
+		fl.Flush()
+		return nil
+	})
+}
+
+// pump counts a new stream and writes it every frame from next on, as
+// they come, until ctx ends, the stage closes or a write fails.
+func (s *stage) pump(ctx context.Context, next int, write func(id string, frame []byte) error) {
 	s.mu.Lock()
 	s.streams++
 	n := s.streams
@@ -219,11 +266,6 @@ func (s *stage) events(w http.ResponseWriter, r *http.Request) {
 		close(s.streamUp)
 	}
 	s.mu.Unlock()
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusOK)
-	fl.Flush()
-	next := s.resume(r.Header.Get("Last-Event-ID"))
 	for {
 		s.mu.Lock()
 		frames, more, closed := s.frames[next:], s.more, s.closed
@@ -234,18 +276,17 @@ func (s *stage) events(w http.ResponseWriter, r *http.Request) {
 				ID string `json:"event_id"`
 			}
 			json.Unmarshal(frame, &e) //nolint:errcheck // the stage wrote it
-			if _, err := fmt.Fprintf(w, "event: aaep.event\nid: %s\ndata: %s\n\n", e.ID, frame); err != nil {
+			if err := write(e.ID, frame); err != nil {
 				s.note("note", nil, fmt.Sprintf("stream %d broke: %v", n, err))
 				return
 			}
-			fl.Flush()
 			s.note("sent", frame, fmt.Sprintf("event on stream %d", n))
 		}
 		if closed {
 			return
 		}
 		select {
-		case <-r.Context().Done():
+		case <-ctx.Done():
 			s.note("note", nil, fmt.Sprintf("stream %d closed by the subscriber", n))
 			return
 		case <-more:
@@ -275,24 +316,36 @@ func (s *stage) message(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	h := s.hear(r.URL.Path, body)
+	_, status, answer := s.onMessage(r.URL.Path, body)
+	s.reply(w, status, answer)
+}
+
+// onMessage hears a message sent after the handshake and returns its type
+// and answer: a renegotiation gets exactly the rate it asks for, the rest
+// of its terms as first requested.
+func (s *stage) onMessage(via string, body []byte) (string, int, any) {
+	h := s.hear(via, body)
 	switch h.typ {
 	case protocol.TypeSubscriptionRenegotiate:
-		var caps map[string]json.RawMessage
-		json.Unmarshal(h.m["capabilities"], &caps) //nolint:errcheck // none
-		honored := lowerTerms(caps)
-		if _, asked := caps["max_events_per_second"]; asked { // honor a change exactly
-			var r float64
-			json.Unmarshal(caps["max_events_per_second"], &r) //nolint:errcheck // 0
-			honored["max_events_per_second"] = r
+		var changes map[string]json.RawMessage
+		json.Unmarshal(h.m["capabilities"], &changes) //nolint:errcheck // none
+		s.mu.Lock()
+		merged := maps.Clone(s.requested)
+		s.mu.Unlock()
+		if merged == nil {
+			merged = map[string]json.RawMessage{}
 		}
-		s.reply(w, http.StatusOK, map[string]any{"type": protocol.TypeSubscriptionAccepted,
-			"subscription_id": s.subID, "aaep_version": protocol.Version, "producer": stageAgent,
-			"honored_capabilities": honored})
+		maps.Copy(merged, changes)
+		honored := lowerTerms(merged)
+		var rate float64
+		if json.Unmarshal(changes["max_events_per_second"], &rate) == nil && rate > 0 {
+			honored["max_events_per_second"] = rate
+		}
+		return h.typ, http.StatusOK, s.accepted(honored, "")
 	case protocol.TypeSubscriptionClose:
-		s.reply(w, http.StatusAccepted, map[string]string{"status": "closed"})
+		return h.typ, http.StatusAccepted, map[string]string{"status": "closed"}
 	default:
-		s.reply(w, http.StatusAccepted, map[string]string{"status": "accepted"})
+		return h.typ, http.StatusAccepted, map[string]string{"status": "accepted"}
 	}
 }
 
@@ -348,6 +401,18 @@ func (s *stage) heardAll() []heard {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]heard(nil), s.got...)
+}
+
+// transcript returns the session as it went: every frame both ways and
+// every note, with times.
+func (s *stage) transcript() []Evidence {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := slices.Clone(s.log)
+	if s.dropped > 0 {
+		t = append(t, Evidence{At: s.since(), Dir: "note", Note: fmt.Sprintf("%d more messages from the subscriber were counted, not kept", s.dropped)})
+	}
+	return t
 }
 
 // isType matches a message by type.

@@ -37,16 +37,22 @@ func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
 	return got
 }
 
-// The real aaep-listen passes every subscriber test at Level 3.
+// The real aaep-listen passes every subscriber test at Level 3, over
+// both bindings the suite serves.
 func TestSubscriberListen(t *testing.T) {
-	got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: listenCommand(t)})
-	if len(got) != len(SubscriberTests()) {
-		t.Errorf("%d results, want %d", len(got), len(SubscriberTests()))
-	}
-	for id, r := range got {
-		if r.Status != Pass {
-			t.Errorf("%s: %s, want pass: %s\n%+v", id, r.Status, r.Detail, r.Evidence)
-		}
+	exec := listenCommand(t)
+	for _, binding := range []string{BindingSSE, BindingWebSocket} {
+		t.Run(binding, func(t *testing.T) {
+			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: exec, Binding: binding})
+			if len(got) != len(SubscriberTests()) {
+				t.Errorf("%d results, want %d", len(got), len(SubscriberTests()))
+			}
+			for id, r := range got {
+				if r.Status != Pass {
+					t.Errorf("%s: %s, want pass: %s\n%+v", id, r.Status, r.Detail, r.Evidence)
+				}
+			}
+		})
 	}
 }
 
