@@ -1,7 +1,6 @@
 package conform
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,12 +13,11 @@ import (
 
 // typist runs the subscriber under test and acts as its user, typing
 // lines on its standard input. Everything it writes to its standard output
-// and error is kept (up to a limit) for the report's notes.
+// and error goes where the options say.
 type typist struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
 	st    *stage
-	out   *tail
 	done  chan struct{} // closed when the process has ended
 	err   error         // how it ended, once done is closed
 
@@ -27,7 +25,8 @@ type typist struct {
 }
 
 // startSubscriber runs command, split at spaces without a shell.
-func startSubscriber(ctx context.Context, command string, st *stage) (*typist, error) {
+// Its standard output and error go to out (nil: discarded).
+func startSubscriber(ctx context.Context, command string, st *stage, out io.Writer) (*typist, error) {
 	args := strings.Fields(command)
 	if len(args) == 0 {
 		return nil, fmt.Errorf("conform: --exec is empty")
@@ -37,13 +36,12 @@ func startSubscriber(ctx context.Context, command string, st *stage) (*typist, e
 	if err != nil {
 		return nil, fmt.Errorf("conform: running %s: %w", args[0], err)
 	}
-	out := &tail{max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("conform: running the subscriber: %w", err)
 	}
-	u := &typist{cmd: cmd, stdin: stdin, st: st, out: out, done: make(chan struct{})}
+	u := &typist{cmd: cmd, stdin: stdin, st: st, done: make(chan struct{})}
 	go func() {
 		u.err = cmd.Wait()
 		st.note("note", nil, fmt.Sprintf("the subscriber ended (%v)", exitText(u.err)))
@@ -103,27 +101,4 @@ func (u *typist) stop() {
 	}
 	u.cmd.Process.Kill() //nolint:errcheck // already gone
 	<-u.done
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf.Write(p)
-	if extra := t.buf.Len() - t.max; extra > 0 {
-		t.buf.Next(extra)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.buf.String()
 }

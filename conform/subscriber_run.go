@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -52,6 +53,11 @@ type SubscriberOptions struct {
 	// acted, and how long the subscriber has to connect; default 10 s
 	// (30 s to connect without Exec).
 	Patience time.Duration
+	// Output, if not nil, is where the subscriber run by Exec writes its
+	// standard output and error; nil discards them. They are the
+	// subscriber's words, not the suite's: a command should show them
+	// only when asked, and sanitized.
+	Output io.Writer
 }
 
 // The bindings a subscriber can be tested over.
@@ -126,7 +132,7 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	}
 	var user *typist
 	if o.Exec != "" {
-		user, err = startSubscriber(ctx, strings.ReplaceAll(o.Exec, "{endpoint}", endpoint), st)
+		user, err = startSubscriber(ctx, strings.ReplaceAll(o.Exec, "{endpoint}", endpoint), st, o.Output)
 		if err != nil {
 			return nil, err
 		}

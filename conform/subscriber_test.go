@@ -2,6 +2,9 @@ package conform
 
 import (
 	"context"
+	"io"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,5 +75,69 @@ func TestSubscriberAutoReply(t *testing.T) {
 	}
 	if r := got[idSubNoAuto]; !strings.Contains(r.Detail, "before the user did anything") {
 		t.Errorf("the failure does not say why: %q", r.Detail)
+	}
+}
+
+// Without --exec the suite waits for a subscriber and tests what needs no
+// user action; the rest is skipped with the reason.
+func TestSubscriberWithoutExec(t *testing.T) {
+	command := listenCommand(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan *exec.Cmd, 1)
+	o := SubscriberOptions{Level: 3, Ready: func(endpoint string) {
+		args := strings.Fields(strings.ReplaceAll(command, "{endpoint}", endpoint))
+		cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+		cmd.Stdin = blockingReader{ctx.Done()} // a user who never types
+		if err := cmd.Start(); err != nil {
+			t.Error(err)
+		}
+		started <- cmd
+	}}
+	got := runSubscriber(t, o)
+	cancel()
+	(<-started).Wait() //nolint:errcheck // killed
+	skipped := []string{idSubTokenEcho, idSubReplyKind, idSubRenegotiate, idSubClose}
+	for id, r := range got {
+		want := Pass
+		if slices.Contains(skipped, id) {
+			want = Skip
+			if !strings.Contains(r.Detail, "--exec") {
+				t.Errorf("%s: the skip does not say how to run it: %q", id, r.Detail)
+			}
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s, want %s: %s", id, r.Status, want, r.Detail)
+		}
+	}
+}
+
+// blockingReader reads nothing until done is closed, then ends.
+type blockingReader struct{ done <-chan struct{} }
+
+func (b blockingReader) Read([]byte) (int, error) {
+	<-b.done
+	return 0, io.EOF
+}
+
+// At Levels 1 and 2 only their tests run, and aaep-listen passes them.
+func TestSubscriberLevels(t *testing.T) {
+	command := listenCommand(t)
+	for _, level := range []Level{1, 2} {
+		got := runSubscriber(t, SubscriberOptions{Level: level, Exec: command})
+		want := 0
+		for _, tc := range SubscriberTests() {
+			if tc.Level <= level {
+				want++
+			}
+		}
+		if len(got) != want {
+			t.Errorf("level %d: %d results, want %d", level, len(got), want)
+		}
+		for id, r := range got {
+			if r.Status != Pass {
+				t.Errorf("level %d: %s: %s, want pass: %s", level, id, r.Status, r.Detail)
+			}
+		}
 	}
 }
