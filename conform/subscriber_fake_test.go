@@ -37,7 +37,8 @@ func TestMain(m *testing.M) {
 // "token" (a changed reply_token), "kind" (a response no choice offers),
 // "storm" (renegotiations unasked), "unknown" (reconnects on an unknown
 // type), "noclose" (no subscription.close), "silent-reneg" (ignores a
-// change of terms), "honest" (none).
+// change of terms), "override" (rejects whatever the user said), "honest"
+// (none).
 func fakeSubscriber(endpoint, mode string) error {
 	post := func(path string, v any) (map[string]json.RawMessage, error) {
 		b, _ := json.Marshal(v)
@@ -119,8 +120,12 @@ func fakeSubscriber(endpoint, mode string) error {
 		now := time.Now().UTC().Format(time.RFC3339Nano)
 		switch f[0] {
 		case "accept":
+			decision := "accept"
+			if mode == "override" {
+				decision = "reject"
+			}
 			post(protocol.PathReplies, map[string]any{"type": protocol.TypeConfirmationReply, "reply_token": tok, //nolint:errcheck // judged by the suite
-				"decision": "accept", "subscription_id": sub, "timestamp": now})
+				"decision": decision, "subscription_id": sub, "timestamp": now})
 		case "answer":
 			resp := strings.Join(f[2:], " ")
 			if mode == "kind" {
@@ -152,6 +157,7 @@ func TestSubscriberFaults(t *testing.T) {
 		{"unknown", idSubUnknown},
 		{"noclose", idSubClose},
 		{"silent-reneg", idSubRenegotiate},
+		{"override", idSubNoAuto},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
 			t.Setenv(fakeEnv, tc.mode)

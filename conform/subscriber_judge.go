@@ -106,6 +106,12 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		if len(f.prompts) == 0 {
 			return v.set(Skip, "No prompt was sent.")
 		}
+		for _, p := range f.prompts {
+			if said := decision(p); p.replied && wrongKind(p) == "" && said != p.answer {
+				v.got(p.reply, fmt.Sprintf("the reply to prompt %d", p.n))
+				return v.set(Fail, "Its reply to prompt %d says %q, while the user answered %q.", p.n, said, p.answer)
+			}
+		}
 		how := "before the suite typed an answer"
 		if !exec {
 			how = "with nobody acting (a person at the subscriber could have; no reply came)"
@@ -208,6 +214,16 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		return v.set(Pass, "It sent subscription.close on shutdown (%s).", f.closeHow)
 	}
 	return v.set(Skip, "This test is not known to this suite.")
+}
+
+// decision is what the reply to p says: its decision or its response.
+func decision(p *prompt) string {
+	name := "decision"
+	if p.typ == protocol.TypeAwaitingClarify {
+		name = "response"
+	}
+	d, _ := str(p.reply.m, name)
+	return d
 }
 
 // wrongKind says what is wrong with the reply to p, or "".

@@ -53,6 +53,11 @@ type SubscriberOptions struct {
 	// acted, and how long the subscriber has to connect; default 10 s
 	// (30 s to connect without Exec).
 	Patience time.Duration
+	// Shutdown is how the subscriber run by Exec is told to stop:
+	// ShutdownStdin closes its standard input, ShutdownInterrupt sends
+	// SIGINT; empty means the first, then the second if no
+	// subscription.close came within half of Patience.
+	Shutdown string
 	// Output, if not nil, is where the subscriber run by Exec writes its
 	// standard output and error; nil discards them. They are the
 	// subscriber's words, not the suite's: a command should show them
@@ -64,6 +69,12 @@ type SubscriberOptions struct {
 const (
 	BindingSSE       = "sse"
 	BindingWebSocket = "websocket"
+)
+
+// The ways of stopping a subscriber run by Exec.
+const (
+	ShutdownStdin     = "stdin"
+	ShutdownInterrupt = "interrupt"
 )
 
 // The subscriber test IDs.
@@ -89,7 +100,7 @@ func SubscriberTests() []Test {
 		t(idSubConnect, 1, "9.3.2", "The subscriber subscribes over the HTTP binding and opens the event stream the producer names."),
 		t(idSubUnknown, 1, "9.3.2", "An event of an unknown type and an event carrying unknown extensions do not break the stream: the subscriber stays connected and still replies afterwards."),
 		t(idSubDeclares, 2, "9.4.2", "The subscription request declares supports_confirmation_reply true, and supports_clarification_reply true when it answers clarifications."),
-		t(idSubNoAuto, 2, "9.4.2", "No reply is sent for a prompt before the user acts, within a measured window."),
+		t(idSubNoAuto, 2, "9.4.2", "No reply is sent for a prompt before the user acts, within a measured window, and each reply of the right kind says what the user answered."),
 		t(idSubTokenEcho, 2, "9.4.2", "Each reply echoes the prompt's reply_token exactly, with the subscription it belongs to."),
 		t(idSubReplyKind, 2, "9.4.2", "A confirmation is answered with a confirmation.reply whose decision is allowed, a clarification with a clarification.reply whose response is one of the choices offered."),
 		t(idSubHandshake, 3, "9.5.2", "The subscription request carries a capabilities object and names the subscriber."),
@@ -102,6 +113,9 @@ func SubscriberTests() []Test {
 // TestSubscriber runs the subscriber tests up to o.Level. An error means
 // the suite could not run at all (exit 2).
 func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
+	if o.Shutdown != "" && o.Shutdown != ShutdownStdin && o.Shutdown != ShutdownInterrupt {
+		return nil, fmt.Errorf("conform: shutdown %q: say %q or %q", o.Shutdown, ShutdownStdin, ShutdownInterrupt)
+	}
 	if o.Level < 1 || o.Level > 3 {
 		return nil, fmt.Errorf("conform: level %d: the levels are 1, 2 and 3", o.Level)
 	}
@@ -185,7 +199,7 @@ type prompt struct {
 	typ     string // the event type
 	token   string
 	choices []string // clarification: the values offered
-	answer  string   // what the user typed, for a clarification
+	answer  string   // what the user answers: "accept", or a choice's value
 	frame   json.RawMessage
 	sent    time.Duration
 	acted   time.Duration // when the user acted; 0: never
@@ -246,9 +260,9 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 
 	prompts := o.Level >= 2
 	if prompts {
-		p := &prompt{n: 1, typ: protocol.TypeAwaitingConfirmation, token: newToken()}
+		p := &prompt{n: 1, typ: protocol.TypeAwaitingConfirmation, token: newToken(), answer: protocol.DecisionAccept}
 		f.prompts = append(f.prompts, p)
-		ask(ctx, st, o, user, p, ev.next(p.typ, map[string]any{
+		ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev.next(p.typ, map[string]any{
 			"reply_token": p.token, "action": "Delete the file report-draft.txt.",
 			"consequence": "The file is gone for good.", "timeout_seconds": 120,
 			"default_decision": "reject", "risk_level": "high", "irreversible": true,
@@ -268,7 +282,7 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 	if prompts {
 		p := &prompt{n: 2, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: []string{"blue", "green"}, answer: "green"}
 		f.prompts = append(f.prompts, p)
-		ask(ctx, st, o, user, p, ev.next(p.typ, map[string]any{
+		ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev.next(p.typ, map[string]any{
 			"reply_token": p.token, "question": "Which colour should the chart use?",
 			"timeout_seconds": 120, "accepted_response_kinds": []string{"multiple_choice"},
 			"choices":          []map[string]string{{"value": "blue", "label": "blue"}, {"value": "green", "label": "green"}},
@@ -285,13 +299,20 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 	st.send(ev.next(protocol.TypeSessionCompleted, map[string]any{"summary_normal": "The scripted session is done.", "outcome": "success"}))
 	if user != nil {
 		mark := st.mark()
-		f.closeHow = "standard input closed"
-		user.endInput()
-		f.closeMsg, f.closeHeard = st.await(ctx, mark, o.Patience/2, isType(protocol.TypeSubscriptionClose))
-		if !f.closeHeard && user.running() {
-			f.closeHow = "standard input closed, then SIGINT"
+		isClose := isType(protocol.TypeSubscriptionClose)
+		if o.Shutdown != ShutdownInterrupt {
+			f.closeHow = "standard input closed"
+			user.endInput()
+			wait := o.Patience
+			if o.Shutdown == "" {
+				wait /= 2
+			}
+			f.closeMsg, f.closeHeard = st.await(ctx, mark, wait, isClose)
+		}
+		if !f.closeHeard && o.Shutdown != ShutdownStdin && user.running() {
+			f.closeHow = strings.TrimPrefix(f.closeHow+", then SIGINT", ", then ")
 			user.interrupt()
-			f.closeMsg, f.closeHeard = st.await(ctx, mark, o.Patience/2, isType(protocol.TypeSubscriptionClose))
+			f.closeMsg, f.closeHeard = st.await(ctx, mark, o.Patience/2, isClose)
 		}
 		st.note("note", nil, "shutdown: "+f.closeHow)
 	}
@@ -306,7 +327,7 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 
 // ask sends prompt p, waits the window for a reply nobody asked for, then
 // acts as the user (with Exec) and waits for the reply.
-func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, p *prompt, ev map[string]any) {
+func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earlier []*prompt, p *prompt, ev map[string]any) {
 	mark := st.mark()
 	p.frame, _ = json.Marshal(ev)
 	p.sent = st.since()
@@ -315,7 +336,9 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, p *p
 		tok, _ := str(h.m, "reply_token")
 		return isReply(h) && (tok == p.token || strings.Contains(string(h.raw), p.token))
 	}
-	anyReply := func(h heard) bool { return isReply(h) }
+	anyReply := func(h heard) bool { // but a late reply to an earlier prompt
+		return isReply(h) && !slices.ContainsFunc(earlier, func(e *prompt) bool { return strings.Contains(string(h.raw), e.token) })
+	}
 	if h, ok := st.await(ctx, mark, o.Window, anyReply); ok {
 		p.early = append(p.early, h)
 	}

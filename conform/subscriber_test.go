@@ -46,7 +46,7 @@ func TestSubscriberListen(t *testing.T) {
 	exec := listenCommand(t)
 	for _, binding := range []string{BindingSSE, BindingWebSocket} {
 		t.Run(binding, func(t *testing.T) {
-			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: exec, Binding: binding})
+			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: exec, Binding: binding, Shutdown: ShutdownInterrupt})
 			if len(got) != len(SubscriberTests()) {
 				t.Errorf("%d results, want %d", len(got), len(SubscriberTests()))
 			}
@@ -124,7 +124,7 @@ func (b blockingReader) Read([]byte) (int, error) {
 func TestSubscriberLevels(t *testing.T) {
 	command := listenCommand(t)
 	for _, level := range []Level{1, 2} {
-		got := runSubscriber(t, SubscriberOptions{Level: level, Exec: command})
+		got := runSubscriber(t, SubscriberOptions{Level: level, Exec: command, Shutdown: ShutdownInterrupt})
 		want := 0
 		for _, tc := range SubscriberTests() {
 			if tc.Level <= level {
