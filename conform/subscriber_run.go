@@ -216,8 +216,8 @@ type facts struct {
 	prompts        []*prompt
 	streamsBefore  int // streams opened before the unknown events
 	streamsAfter   int
-	unknownSent    bool
-	afterUnknown   bool // a reply came after the unknown events
+	unknownAt      time.Duration // when the unknown events were sent
+	afterUnknown   bool          // a reply came after the unknown events
 	renegAsked     bool
 	renegAskedAt   time.Duration
 	reneg          heard
@@ -258,8 +258,10 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 	st.send(ev.next(protocol.TypeStateChanged, map[string]any{"from_state": "idle", "to_state": "thinking",
 		"summary_normal": "Thinking about what to ask."}))
 
-	prompts := o.Level >= 2
-	if prompts {
+	// A prompt goes only to a subscriber that said it can answer it
+	// (§5.3.1.4), at Level 2 and above.
+	caps := capabilities(f.request)
+	if o.Level >= 2 && boolCap(caps, "supports_confirmation_reply") {
 		p := &prompt{n: 1, typ: protocol.TypeAwaitingConfirmation, token: newToken(), answer: protocol.DecisionAccept}
 		f.prompts = append(f.prompts, p)
 		ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev.next(p.typ, map[string]any{
@@ -276,17 +278,20 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 	st.send(ev.next(protocol.TypeProgressUpdated, map[string]any{
 		"summary_normal": "Half way, with an extension the subscriber does not know.", "percent": 50,
 		"extensions": map[string]any{"https://aaep-conform.example/ext/v1": map[string]any{"probe": true, "unknown": map[string]any{"x": []int{1, 2}}}}}))
-	f.unknownSent = true
-	unknownAt := st.since()
+	f.unknownAt = st.since()
+	unknownAt := f.unknownAt
 
-	if prompts {
-		p := &prompt{n: 2, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: []string{"blue", "green"}, answer: "green"}
+	if o.Level >= 2 && boolCap(caps, "supports_clarification_reply") {
+		p := &prompt{n: len(f.prompts) + 1, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: []string{"blue", "green"}, answer: "green"}
 		f.prompts = append(f.prompts, p)
 		ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev.next(p.typ, map[string]any{
 			"reply_token": p.token, "question": "Which colour should the chart use?",
 			"timeout_seconds": 120, "accepted_response_kinds": []string{"multiple_choice"},
 			"choices":          []map[string]string{{"value": "blue", "label": "blue"}, {"value": "green", "label": "green"}},
 			"default_response": "blue", "summary_normal": "Which colour should the chart use: blue or green?"}))
+	}
+	if n := len(f.prompts); n > 0 && f.prompts[n-1].sent > unknownAt {
+		p := f.prompts[n-1]
 		f.afterUnknown = p.replied && p.reply.at > unknownAt
 	}
 
