@@ -335,8 +335,13 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earlier []*prompt, p *prompt, ev map[string]any) {
 	mark := st.mark()
 	p.frame, _ = json.Marshal(ev)
-	p.sent = st.since()
-	st.send(ev)
+	i := st.send(ev)
+	at, ok := st.delivered(ctx, i, o.Patience)
+	if !ok {
+		st.note("note", nil, fmt.Sprintf("prompt %d was not written to any stream within %v", p.n, o.Patience))
+		at = st.since()
+	}
+	p.sent = at // the window is measured from when the prompt was flushed
 	forThis := func(h heard) bool {
 		tok, _ := str(h.m, "reply_token")
 		return isReply(h) && (tok == p.token || strings.Contains(string(h.raw), p.token))

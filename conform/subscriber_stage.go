@@ -35,8 +35,10 @@ type stage struct {
 	log       []Evidence // every frame both ways and every note, in order
 	got       []heard    // what the subscriber sent, in order
 	changed   chan struct{}
-	frames    [][]byte      // every event sent, in order; each stream writes them all
-	more      chan struct{} // closed and replaced when a frame is added or the stage closes
+	frames    [][]byte        // every event sent, in order; each stream writes them all
+	flushed   []time.Duration // when each frame was first flushed to a subscriber; 0: not yet
+	wrote     chan struct{}   // signalled when a frame is flushed
+	more      chan struct{}   // closed and replaced when a frame is added or the stage closes
 	closed    bool
 	streams   int                        // streams opened
 	dropped   int                        // messages heard beyond maxHeard
@@ -74,6 +76,7 @@ func newStage(addr string) (*stage, error) {
 		ln:       ln,
 		changed:  make(chan struct{}, 1),
 		more:     make(chan struct{}),
+		wrote:    make(chan struct{}, 1),
 		streamUp: make(chan struct{}),
 	}
 	mux := http.NewServeMux()
@@ -268,10 +271,10 @@ func (s *stage) pump(ctx context.Context, next int, write func(id string, frame 
 	s.mu.Unlock()
 	for {
 		s.mu.Lock()
-		frames, more, closed := s.frames[next:], s.more, s.closed
+		first, frames, more, closed := next, s.frames[next:], s.more, s.closed
 		next = len(s.frames)
 		s.mu.Unlock()
-		for _, frame := range frames {
+		for i, frame := range frames {
 			var e struct {
 				ID string `json:"event_id"`
 			}
@@ -280,7 +283,16 @@ func (s *stage) pump(ctx context.Context, next int, write func(id string, frame 
 				s.note("note", nil, fmt.Sprintf("stream %d broke: %v", n, err))
 				return
 			}
-			s.note("sent", frame, fmt.Sprintf("event on stream %d", n))
+			s.mu.Lock()
+			if s.flushed[first+i] == 0 {
+				s.flushed[first+i] = s.since()
+			}
+			s.noteLocked("sent", frame, fmt.Sprintf("event on stream %d", n))
+			s.mu.Unlock()
+			select {
+			case s.wrote <- struct{}{}:
+			default:
+			}
 		}
 		if closed {
 			return
@@ -349,8 +361,9 @@ func (s *stage) onMessage(via string, body []byte) (string, int, any) {
 	}
 }
 
-// send adds one event for every stream, open or still to come.
-func (s *stage) send(ev map[string]any) {
+// send adds one event for every stream, open or still to come, and
+// returns its index.
+func (s *stage) send(ev map[string]any) int {
 	b, err := json.Marshal(ev)
 	if err != nil {
 		panic(err) // the stage's own events always marshal
@@ -358,8 +371,32 @@ func (s *stage) send(ev map[string]any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.frames = append(s.frames, b)
+	s.flushed = append(s.flushed, 0)
 	close(s.more)
 	s.more = make(chan struct{})
+	return len(s.frames) - 1
+}
+
+// delivered waits until frame i has been flushed to a subscriber, for at
+// most d, and returns when it was.
+func (s *stage) delivered(ctx context.Context, i int, d time.Duration) (time.Duration, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		at := s.flushed[i]
+		s.mu.Unlock()
+		if at != 0 {
+			return at, true
+		}
+		select {
+		case <-s.wrote:
+		case <-t.C:
+			return 0, false
+		case <-ctx.Done():
+			return 0, false
+		}
+	}
 }
 
 // mark returns how many messages have been heard, to wait for later ones.
