@@ -112,6 +112,30 @@ func SubscriberTests() []Test {
 
 // TestSubscriber runs the subscriber tests up to o.Level. An error means
 // the suite could not run at all (exit 2).
+//
+// The suite is a scripted producer on a loopback port serving the HTTP
+// binding in the spec's layout (POST /aaep/v1/subscriptions, the stream
+// at /aaep/v1/events, messages to /aaep/v1/replies) and WebSocket
+// (/aaep/v1/ws, subprotocol aaep.v1); o.Binding picks the one the
+// subscriber is given. One session is played, in this order:
+//
+//  1. the subscription request is accepted with a lower rate than asked
+//     (half, or 20 events a second when no limit was asked for);
+//  2. agent.session.started and agent.state.changed;
+//  3. a confirmation (Level 2, when the subscriber declared it can reply):
+//     no reply may come for o.Window after it was flushed; then the suite
+//     types o.AcceptLine and waits for the reply;
+//  4. an event of an unknown type, and an agent.progress.updated with an
+//     unknown extension;
+//  5. a clarification with two choices, the same way, with o.AnswerLine;
+//  6. (Level 3) o.RenegotiateLine is typed and a subscription.renegotiate
+//     awaited;
+//  7. agent.session.completed, then shutdown as o.Shutdown says, and a
+//     subscription.close awaited.
+//
+// Every test is judged from what was observed once the session is over,
+// so o.Only filters the results, not the session. Without o.Exec nobody
+// types: the tests that need a user are skipped with the reason.
 func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	if o.Shutdown != "" && o.Shutdown != ShutdownStdin && o.Shutdown != ShutdownInterrupt {
 		return nil, fmt.Errorf("conform: shutdown %q: say %q or %q", o.Shutdown, ShutdownStdin, ShutdownInterrupt)
