@@ -3,6 +3,7 @@ package conform
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -39,7 +40,8 @@ func TestMain(m *testing.M) {
 // "storm" (renegotiations unasked), "unknown" (reconnects on an unknown
 // type), "noclose" (no subscription.close), "silent-reneg" (ignores a
 // change of terms), "override" (rejects whatever the user said), "mute"
-// (does not declare it can reply), "honest" (none).
+// (does not declare it can reply), "flood" (a storm of more messages than
+// the suite keeps), "honest" (none).
 func fakeSubscriber(endpoint, mode string) error {
 	post := func(path string, v any) (map[string]json.RawMessage, error) {
 		b, _ := json.Marshal(v)
@@ -59,8 +61,12 @@ func fakeSubscriber(endpoint, mode string) error {
 		return err
 	}
 	sub, _ := str(acc, "subscription_id")
-	if mode == "storm" {
-		for range 3 {
+	if mode == "storm" || mode == "flood" {
+		n := 3
+		if mode == "flood" {
+			n = maxHeard + 200
+		}
+		for range n {
 			post(protocol.PathReplies, map[string]any{"type": protocol.TypeSubscriptionRenegotiate, "subscription_id": sub, //nolint:errcheck // a storm
 				"capabilities": map[string]any{"max_events_per_second": 10}})
 		}
@@ -182,5 +188,32 @@ func TestSubscriberFaults(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A subscriber that floods the suite is counted, not kept: the suite ends,
+// keeps at most maxHeard messages, and says how many more came.
+func TestSubscriberFlood(t *testing.T) {
+	t.Setenv(fakeEnv, "flood")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: 3, Exec: os.Args[0] + " {endpoint}",
+		Patience: 2 * time.Second, Only: []string{idSubConnect, idSubLowerTerms}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 2 {
+		t.Fatalf("%d results, want the 2 asked for", len(rep.Results))
+	}
+	session := rep.Results[0].Evidence
+	if len(session) > 4*maxHeard+1 {
+		t.Errorf("the session kept %d entries, more than %d", len(session), 4*maxHeard+1)
+	}
+	if last := session[len(session)-1].Note; !strings.Contains(last, "more messages from the subscriber were counted, not kept") {
+		t.Errorf("the session does not end by counting what it dropped: %q", last)
+	}
+	if r := rep.Results[1]; r.Status != Fail || !strings.Contains(r.Detail, "999 subscription.renegotiate messages") ||
+		!strings.Contains(r.Detail, "more messages, counted, not kept") {
+		t.Errorf("%s: %s, %s; want a failure counting the storm", r.ID, r.Status, r.Detail)
 	}
 }

@@ -172,7 +172,11 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 	case idSubLowerTerms:
 		v.note(0, fmt.Sprintf("renegotiations sent unasked: %d", f.unaskedRenegos))
 		if f.unaskedRenegos > 0 {
-			return v.set(Fail, "It sent %d subscription.renegotiate messages nobody asked for after lower terms were honored.", f.unaskedRenegos)
+			more := ""
+			if f.dropped > 0 {
+				more = fmt.Sprintf(" (and %d more messages, counted, not kept)", f.dropped)
+			}
+			return v.set(Fail, "It sent %d subscription.renegotiate messages nobody asked for after lower terms were honored%s.", f.unaskedRenegos, more)
 		}
 		if f.streamsBefore > 1 {
 			return v.set(Fail, "It opened the stream %d times: lower terms were not simply accepted.", f.streamsBefore)

@@ -178,6 +178,9 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	}
 	f := play(ctx, st, o, user)
 	f.transcript = st.transcript()
+	st.mu.Lock()
+	f.dropped = st.dropped
+	st.mu.Unlock()
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("conform: the subscriber tests were stopped: %w", ctx.Err())
 	}
@@ -251,6 +254,7 @@ type facts struct {
 	closeHeard     bool
 	unaskedRenegos int
 	transcript     []Evidence // the whole session
+	dropped        int        // messages counted beyond maxHeard, not kept
 }
 
 // play runs the scripted session: handshake, stream, a confirmation, the
