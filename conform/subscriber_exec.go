@@ -1,0 +1,104 @@
+package conform
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// typist runs the subscriber under test and acts as its user, typing
+// lines on its standard input. Everything it writes to its standard output
+// and error goes where the options say.
+type typist struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	st    *stage
+	done  chan struct{} // closed when the process has ended
+	err   error         // how it ended, once done is closed
+
+	once sync.Once
+}
+
+// startSubscriber runs command, split at spaces without a shell.
+// Its standard output and error go to out (nil: discarded).
+func startSubscriber(ctx context.Context, command string, st *stage, out io.Writer) (*typist, error) {
+	args := strings.Fields(command)
+	if len(args) == 0 {
+		return nil, fmt.Errorf("conform: --exec is empty")
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("conform: running %s: %w", args[0], err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("conform: running the subscriber: %w", err)
+	}
+	u := &typist{cmd: cmd, stdin: stdin, st: st, done: make(chan struct{})}
+	go func() {
+		u.err = cmd.Wait()
+		st.note("note", nil, fmt.Sprintf("the subscriber ended (%v)", exitText(u.err)))
+		close(u.done)
+	}()
+	go func() { // the suite's context ends the subscriber too
+		select {
+		case <-ctx.Done():
+			cmd.Process.Kill() //nolint:errcheck // already gone
+		case <-u.done:
+		}
+	}()
+	return u, nil
+}
+
+func exitText(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// say types one line, as the user.
+func (u *typist) say(line string) {
+	u.st.note("sent", nil, fmt.Sprintf("typed on the subscriber's standard input: %q", line))
+	io.WriteString(u.stdin, line+"\n") //nolint:errcheck // a subscriber that quit fails its tests
+}
+
+// endInput closes standard input, as a user ending the session does.
+func (u *typist) endInput() {
+	u.st.note("note", nil, "closed the subscriber's standard input")
+	u.once.Do(func() { u.stdin.Close() })
+}
+
+func (u *typist) running() bool {
+	select {
+	case <-u.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// interrupt sends SIGINT, as Control-C in a terminal does.
+func (u *typist) interrupt() {
+	u.st.note("note", nil, "sent SIGINT to the subscriber")
+	u.cmd.Process.Signal(os.Interrupt) //nolint:errcheck // already gone
+}
+
+// stop ends the subscriber if it still runs and waits for it.
+func (u *typist) stop() {
+	u.once.Do(func() { u.stdin.Close() })
+	select {
+	case <-u.done:
+		return
+	case <-time.After(2 * time.Second):
+	}
+	u.cmd.Process.Kill() //nolint:errcheck // already gone
+	<-u.done
+}
