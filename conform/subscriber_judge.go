@@ -251,7 +251,7 @@ func wrongKind(p *prompt) string {
 		}
 		var resp string
 		if json.Unmarshal(h.m["response"], &resp) != nil || !slices.Contains(p.choices, resp) {
-			return fmt.Sprintf("has response %q, not one of the choices %q", truncate(h.m["response"], 80), p.choices)
+			return fmt.Sprintf("has response %q, not one of the choices %q", truncate(string(h.m["response"]), 80), p.choices)
 		}
 	}
 	return ""

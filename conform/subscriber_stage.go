@@ -120,16 +120,9 @@ func (s *stage) noteLocked(dir string, frame []byte, text string) {
 	if json.Valid(frame) {
 		e.Frame = append(json.RawMessage(nil), frame...)
 	} else if len(frame) > 0 {
-		e.Note = fmt.Sprintf("%s (not JSON: %q)", text, truncate(frame, 200))
+		e.Note = fmt.Sprintf("%s (not JSON: %q)", text, truncate(string(frame), 200))
 	}
 	s.log = append(s.log, e)
-}
-
-func truncate(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[:n]
-	}
-	return b
 }
 
 // hear records a message from the subscriber and wakes whoever waits.
