@@ -234,7 +234,6 @@ func (r *prun) note(format string, args ...any) Evidence {
 	return Evidence{At: time.Since(r.start), Dir: "note", Note: fmt.Sprintf(format, args...)}
 }
 
-
 // run subscribes, drives the sessions and judges what was seen.
 func (r *prun) run(ctx context.Context) error {
 	yes := true
