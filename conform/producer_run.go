@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -43,6 +44,10 @@ type ProducerOptions struct {
 	// producer waits for it (and that a refused reply changed nothing);
 	// zero means DefaultHold.
 	Hold time.Duration
+	// Manifest, if not empty, is where the producer documents its manifest
+	// for local transports (unix:, exec:), which have no well-known URL: a
+	// file path, or an http(s) URL.
+	Manifest string
 	// Quiet is how long the producer may send nothing before the run,
 	// with every session seen ended, is taken as over; zero means
 	// DefaultQuiet.
@@ -274,11 +279,14 @@ func (r *prun) run(ctx context.Context) error {
 	}
 	// Let every subscription receive what was sent to it: the rate
 	// limited one may still be catching up.
+	var wg sync.WaitGroup
 	for _, s := range []*psub{r.obs, r.rate, r.filt, r.coal, r.reneg} {
 		if s != nil {
-			r.quiet(ctx, s, r.cut, 4*r.o.Quiet+2*grace)
+			wg.Add(1)
+			go func() { defer wg.Done(); r.quiet(ctx, s, r.cut, 4*r.o.Quiet+2*grace) }()
 		}
 	}
+	wg.Wait()
 	r.judgeL1()
 	if r.o.Level >= 2 {
 		r.judgeL2()

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -191,6 +192,19 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		r.result(PManifest, Pass, "The manifest came signed in the subscription.accepted.")
 		return
 	}
+	if m := r.o.Manifest; m != "" {
+		var b []byte
+		var err error
+		if strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://") {
+			b, err = getURL(ctx, m, "")
+		} else {
+			b, err = readSmall(strings.TrimPrefix(m, "file://"))
+		}
+		if check(m, b, err) {
+			r.result(PManifest, Pass, "The manifest is published where the producer documents it.", r.note("read %s", m))
+			return
+		}
+	}
 	if a != nil && a.ManifestURI != "" && (strings.HasPrefix(a.ManifestURI, "http://") || strings.HasPrefix(a.ManifestURI, "https://")) {
 		b, err := getURL(ctx, a.ManifestURI, "")
 		if check(a.ManifestURI, b, err) {
@@ -199,6 +213,16 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		}
 	}
 	r.result(PManifest, Fail, "No manifest was found: "+strings.Join(append(tried, "no manifest_uri or signed_manifest in the acceptance"), "; ")+".")
+}
+
+// readSmall reads a file of at most a manifest's size.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, session.MaxManifestBytes+1))
 }
 
 // getURL fetches a small document.
