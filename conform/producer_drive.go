@@ -148,6 +148,11 @@ func anything(*protocol.Event) bool { return true }
 
 func isTool(e *protocol.Event) bool { return e.Type == protocol.TypeToolInvoked }
 
+// isToolEvent reports whether e shows a tool at work: invoked or completed.
+func isToolEvent(e *protocol.Event) bool {
+	return e.Type == protocol.TypeToolInvoked || e.Type == protocol.TypeToolCompleted
+}
+
 func isIrreversibleTool(e *protocol.Event) bool {
 	return e.Type == protocol.TypeToolInvoked && e.Irreversible != nil && *e.Irreversible
 }
@@ -189,7 +194,7 @@ func (r *prun) reply(ctx context.Context, p seen, typ, token string, decision st
 func (r *prun) refusedReply(ctx context.Context, p seen, typ, token string, decision string) (Evidence, error) {
 	e, err := r.reply(ctx, p, typ, token, decision, nil)
 	if err == nil {
-		r.replies[len(r.replies)-1].decision = ""
+		r.replies[len(r.replies)-1].refused = true
 	}
 	return e, err
 }
@@ -304,7 +309,7 @@ func (r *prun) acceptStep(ctx context.Context, p seen) error {
 	}
 	after := r.outcome(ctx, p, handshakeWait)
 	r.followUp(p, after, "accepted")
-	if t, ok := firstAfter(after, 0, p.ev.SessionID, isTool); ok {
+	if t, ok := firstAfter(after, 0, p.ev.SessionID, isToolEvent); ok {
 		r.result(PAcceptProceeds, Pass, "An accepted confirmation let its action go ahead.", noted(acc, "accept"), r.frame(t, "the action"))
 		r.result(PFirstReplyWins, Pass, "Of an accept and a reject sent one after the other, the first decided.", noted(acc, "first: accept"), noted(rej, "second: reject"), r.frame(t, "the accepted action"))
 	} else {
@@ -320,7 +325,7 @@ func (r *prun) acceptStep(ctx context.Context, p seen) error {
 func (r *prun) rejectStep(ctx context.Context, p seen) error {
 	var old string
 	for _, rp := range r.replies {
-		if rp.decision == protocol.DecisionAccept {
+		if rp.decision == protocol.DecisionAccept && !rp.refused {
 			old = rp.token
 			break
 		}
@@ -374,9 +379,11 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	next, ok := firstAfter(fs, idx+1, p.ev.SessionID, anything)
 	if !ok {
 		r.result(PTimeoutDefault, Fail, fmt.Sprintf("Nothing happened in the session %v after a confirmation that times out after %d seconds.", limit+grace, p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
-		r.followUp(p, nil, "left to time out")
-		_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
-		return err
+		if _, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil); err != nil {
+			return err
+		}
+		r.followUp(p, r.outcome(ctx, p, handshakeWait), "rejected after its time had run out")
+		return nil
 	}
 	took := next.at.Sub(p.at)
 	if p.ev.DefaultDecision == protocol.DecisionAccept {

@@ -172,7 +172,8 @@ func (r *prun) judgeL2() {
 }
 
 // acceptedBefore reports whether an accept of a confirmation of session
-// was sent, or applied as its default, before t.
+// was sent (even one meant to be refused: the producer had a reply), or
+// applied as its default, before t.
 func (r *prun) acceptedBefore(session string, t time.Time) bool {
 	for _, rp := range r.replies {
 		if rp.session == session && rp.at.Before(t) && rp.decision == protocol.DecisionAccept {

@@ -210,7 +210,8 @@ type sentReply struct {
 	at       time.Time
 	session  string
 	token    string
-	decision string // accept, reject, answer, or "" for a reply meant to be refused
+	decision string // accept, reject or answer
+	refused  bool   // a reply meant to be refused (forged, replayed, of the wrong kind)
 }
 
 // result records the outcome of test id, keeping the first failure: a
@@ -222,8 +223,8 @@ func (r *prun) result(id string, st Status, detail string, ev ...Evidence) {
 		case old.Status == Fail:
 			old.Evidence = append(old.Evidence, ev...)
 			return
-		case st == Pass && old.Status != Pass:
-			return
+		case st == Pass && old.Status != Pass, st == Skip:
+			return // a pass does not hide a warning or a skip; a skip hides nothing
 		}
 	}
 	r.results[id] = &Result{Test: t, Status: st, Detail: detail, Evidence: ev, Took: time.Since(r.start)}

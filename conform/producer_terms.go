@@ -385,8 +385,14 @@ func intStrings(v []int) []string {
 	return out
 }
 
+// rateWindow is the window the rate limit is measured over: long enough
+// that a stall of the suite's reader, which delivers what waited in one
+// burst, does not read as a burst of the producer.
+const rateWindow = 2 * time.Second
+
 // judgeRate counts the rate subscription's non-critical events in every
-// one-second window: at most the honored rate plus one bucket of it.
+// window of rateWindow: at most the honored rate over the window, plus a
+// full token bucket (one second's worth), plus two for the edges.
 func (r *prun) judgeRate() {
 	h, _ := honoredOf(r.rate)
 	fs, _ := r.rate.snapshot()
@@ -408,7 +414,7 @@ func (r *prun) judgeRate() {
 	most, at := 0, 0
 	for i := range times {
 		j := i
-		for j < len(times) && times[j].Sub(times[i]) < time.Second {
+		for j < len(times) && times[j].Sub(times[i]) < rateWindow {
 			j++
 		}
 		if j-i > most {
@@ -419,7 +425,8 @@ func (r *prun) judgeRate() {
 	if len(times) > 1 {
 		span = times[len(times)-1].Sub(times[0])
 	}
-	note := r.note("%d non-critical events over %v; at most %d in one second, from %v into the run", len(times), span.Round(time.Millisecond), most, func() time.Duration {
+	allowed := int(float64(rate)*rateWindow.Seconds()) + rate + 2
+	note := r.note("%d non-critical events over %v; at most %d in %v, from %v into the run", len(times), span.Round(time.Millisecond), most, rateWindow, func() time.Duration {
 		if len(times) == 0 {
 			return 0
 		}
@@ -428,29 +435,43 @@ func (r *prun) judgeRate() {
 	switch {
 	case len(times) <= rate:
 		r.result(PRate, Skip, fmt.Sprintf("Only %d events came, too few to measure a limit of %d a second.", len(times), rate), note)
-	case most > 2*rate:
-		r.result(PRate, Fail, fmt.Sprintf("%d events came within one second to a subscription granted %d a second.", most, rate), note)
-	case span > 0 && float64(len(times)-rate) > float64(rate)*span.Seconds()+1:
+	case most > allowed:
+		r.result(PRate, Fail, fmt.Sprintf("%d events came within %v to a subscription granted %d a second.", most, rateWindow, rate), note)
+	case span > 0 && float64(len(times)-rate-2) > float64(rate)*span.Seconds():
 		r.result(PRate, Fail, fmt.Sprintf("%d events came in %v to a subscription granted %d a second.", len(times), span.Round(time.Millisecond), rate), note)
 	default:
-		r.result(PRate, Pass, fmt.Sprintf("The subscription granted %d events a second got at most %d in any second.", rate, most), note)
+		r.result(PRate, Pass, fmt.Sprintf("The subscription granted %d events a second got at most %d in any %v.", rate, most, rateWindow), note)
 	}
-	// Critical events: not held back behind the rate limited ones.
+	// Critical events: not held back behind the rate limited ones. Each is
+	// timed against the unlimited observer's copy when it has one (one
+	// clock), else against its own timestamp.
+	ofs, _ := r.obs.snapshot()
+	byID := map[string]time.Time{}
+	for _, f := range events(ofs) {
+		byID[f.ev.EventID] = f.at
+	}
 	crit := 0
 	for _, f := range evs {
-		if !f.ev.IsCritical() || f.ev.Timestamp.IsZero() {
+		if !f.ev.IsCritical() {
+			continue
+		}
+		since, how := f.ev.Timestamp, "after it was stamped"
+		if at, ok := byID[f.ev.EventID]; ok {
+			since, how = at, "after the unlimited subscription got it"
+		}
+		if since.IsZero() {
 			continue
 		}
 		crit++
-		if late := f.at.Sub(f.ev.Timestamp); late > time.Second {
-			r.result(PCriticalOnTime, Fail, fmt.Sprintf("A critical event reached the rate limited subscription %v after it was stamped.", late.Round(time.Millisecond)), r.frame(f, "the critical event"))
+		if late := f.at.Sub(since); late > time.Second {
+			r.result(PCriticalOnTime, Fail, fmt.Sprintf("A critical event reached the rate limited subscription %v %s.", late.Round(time.Millisecond), how), r.frame(f, "the critical event"))
 		}
 	}
 	if crit == 0 {
 		r.result(PCriticalOnTime, Skip, "No critical event came to the rate limited subscription, so their delay could not be measured.")
 		return
 	}
-	r.result(PCriticalOnTime, Pass, fmt.Sprintf("All %d critical events reached the rate limited subscription within a second of being stamped.", crit))
+	r.result(PCriticalOnTime, Pass, fmt.Sprintf("All %d critical events reached the rate limited subscription within a second.", crit))
 }
 
 // judgeFilters checks the filters subscription saw only what it asked.

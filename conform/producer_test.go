@@ -75,7 +75,7 @@ func runWith(t testing.TB, o ProducerOptions) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Level 3 against %s took %v", endpoint, time.Since(start).Round(time.Millisecond))
+	t.Logf("Level %d against %s took %v", o.Level, endpoint, time.Since(start).Round(time.Millisecond))
 	return rep
 }
 
@@ -83,8 +83,14 @@ func runWith(t testing.TB, o ProducerOptions) *Report {
 // named.
 func wantAllPass(t *testing.T, rep *Report, skips ...string) {
 	t.Helper()
-	if n := len(rep.Results); n != len(ProducerTests()) {
-		t.Errorf("%d results, want %d", n, len(ProducerTests()))
+	want := 0
+	for _, tt := range ProducerTests() {
+		if tt.Level <= rep.Level {
+			want++
+		}
+	}
+	if n := len(rep.Results); n != want {
+		t.Errorf("%d results, want %d", n, want)
 	}
 	for _, r := range rep.Results {
 		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
@@ -170,4 +176,40 @@ func TestProducerStdio(t *testing.T) {
 	// Over exec: every subscription is a process of its own: no other
 	// subscription can see the default a close applies.
 	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: ep, Level: 3, Fast: true, Manifest: manifestFile(t)}), PCloseDefault)
+}
+
+// TestProducerBreaks runs the Level 3 catalogue against our producer broken
+// in one way at a time: each break fails exactly its test, and no other.
+func TestProducerBreaks(t *testing.T) {
+	want := map[string][]string{
+		producer.BreakToolFirst:      {PConfirmBlocks},
+		producer.BreakIgnoreReject:   {PRejectPrevents},
+		producer.BreakNoTimeout:      {PTimeoutDefault},
+		producer.BreakForgedToken:    {PForgedToken},
+		producer.BreakRate:           {PRate},
+		producer.BreakExclude:        {PFilters},
+		producer.BreakHonorsMore:     {PHonoredSubset},
+		producer.BreakRenegotiate:    {PRenegotiate},
+		producer.BreakNoCloseDefault: {PCloseDefault},
+	}
+	for _, name := range producer.Breaks {
+		t.Run(name, func(t *testing.T) {
+			fails, ok := want[name]
+			if !ok {
+				t.Fatalf("no expectation for break %s", name)
+			}
+			rep := runLevel3(t, serveSSE(t, producer.Options{Speed: 1, Break: name}))
+			for _, r := range rep.Results {
+				wanted := slices.Contains(fails, r.ID)
+				switch {
+				case wanted && r.Status != Fail:
+					t.Errorf("%s: %s (%s), want fail", r.ID, r.Status, r.Detail)
+				case !wanted && r.Status != Pass:
+					t.Errorf("%s: %s (%s), want pass", r.ID, r.Status, r.Detail)
+				case wanted:
+					t.Logf("%s fails as it should: %s", r.ID, r.Detail)
+				}
+			}
+		})
+	}
 }

@@ -1,0 +1,126 @@
+package conform
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+func TestParseTrigger(t *testing.T) {
+	for _, tc := range []struct {
+		in                string
+		method, url, body string
+		bad               bool
+	}{
+		{in: "POST http://h/sessions", method: "POST", url: "http://h/sessions"},
+		{in: `post http://h/sessions {"user_message": "pay the bill now"}`, method: "POST", url: "http://h/sessions", body: `{"user_message": "pay the bill now"}`},
+		{in: "GET https://h/x  two spaces", method: "GET", url: "https://h/x", body: " two spaces"},
+		{in: "POST", bad: true},
+		{in: "POST ftp://h/x", bad: true},
+		{in: "", bad: true},
+	} {
+		got, err := parseTrigger(tc.in)
+		if tc.bad {
+			if err == nil {
+				t.Errorf("%q: no error", tc.in)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+			continue
+		}
+		if got.method != tc.method || got.url != tc.url || got.body != tc.body {
+			t.Errorf("%q: got %q %q %q", tc.in, got.method, got.url, got.body)
+		}
+	}
+}
+
+func TestForgeChangesToken(t *testing.T) {
+	for _, tok := range []string{"rpl_93c31ae7e66c9d0f90d1f6dbf14d8034", "rpl_zzzzzzzz", "rpl_99999999", "", "x"} {
+		f := forge(tok)
+		if f == tok {
+			t.Errorf("forge(%q) = the same token", tok)
+		}
+		if len(tok) > 0 && len(f) != len(tok) {
+			t.Errorf("forge(%q) = %q: not the same shape", tok, f)
+		}
+	}
+}
+
+// TestProducerTrigger starts the sessions through a trigger, as deployed
+// producers do on POST /sessions: the request arrives as written, and the
+// run goes on to judge the sessions it started.
+func TestProducerTrigger(t *testing.T) {
+	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
+	var mu sync.Mutex
+	var got []string
+	mux := http.NewServeMux()
+	mux.Handle("/", p)
+	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Header.Get("Content-Type")+" "+string(b))
+		mu.Unlock()
+		w.WriteHeader(http.StatusAccepted)
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() { p.Close(); srv.Close() })
+	rep := runWith(t, ProducerOptions{Endpoint: srv.URL, Level: 2, Fast: true,
+		Trigger: "POST " + srv.URL + `/sessions {"user_message": "Pay the bill."}`})
+	wantAllPass(t, rep)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) == 0 || got[0] != `application/json {"user_message": "Pay the bill."}` {
+		t.Errorf("trigger requests %q", got)
+	}
+}
+
+// TestProducerTriggerRefused: a trigger the producer refuses means the
+// suite could not run.
+func TestProducerTriggerRefused(t *testing.T) {
+	url := serveSSE(t, producer.Options{Speed: 1})
+	_, err := TestProducer(context.Background(), ProducerOptions{Endpoint: url, Level: 1, Trigger: "POST " + url + "/no-such-path"})
+	if err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("err = %v, want the trigger's 404", err)
+	}
+}
+
+// TestProducerDeployedLayout runs Level 2 over the layout deployed
+// producers serve (GET /events, POST /messages): no handshake, so no
+// Level 3.
+func TestProducerDeployedLayout(t *testing.T) {
+	url := serveSSE(t, producer.Options{Speed: 1})
+	var topts transport.Options
+	topts.SSE.Layout = transport.LayoutLegacy
+	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: url, Level: 2, Fast: true, Transport: topts}))
+}
+
+// TestProducerFastSkipsLongTimeouts runs the demo scenarios, whose prompts
+// wait minutes: in fast mode the timeout test is skipped and says why.
+func TestProducerFastSkipsLongTimeouts(t *testing.T) {
+	demo, err := aaepterm.DemoScenarios([]string{"confirm", "clarify"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The demo asks once; three confirmations reach the timeout step.
+	scs := append(append([]producer.Scenario{}, demo...), demo[0], demo[0])
+	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: scs, Speed: 0.05}), Level: 2, Fast: true})
+	for _, r := range rep.Results {
+		if r.ID == PTimeoutDefault {
+			if r.Status != Skip || !strings.Contains(r.Detail, "fast mode") || !strings.Contains(r.Detail, "120 seconds") {
+				t.Errorf("%s: %s %q, want a skip saying fast mode and 120 seconds", r.ID, r.Status, r.Detail)
+			}
+			return
+		}
+	}
+	t.Errorf("no %s result", PTimeoutDefault)
+}
