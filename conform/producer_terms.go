@@ -7,6 +7,7 @@ package conform
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -144,7 +145,12 @@ func (r *prun) probeSigned(ctx context.Context) {
 		r.result(PSignedManifest, Skip, "The producer signs its manifest, but no trusted key was given to verify it with.", r.frame(f, "the acceptance"))
 	default:
 		if _, err := session.VerifyManifest(a.SignedManifest, r.o.ManifestKeys, time.Now()); err != nil {
-			r.result(PSignedManifest, Fail, "The signed manifest does not verify: "+protocol.Sanitize(err.Error())+".", r.frame(f, "the acceptance"))
+			why := protocol.Sanitize(err.Error()) + "."
+			var me *session.ManifestError
+			if errors.As(err, &me) {
+				why = me.Words // a sentence, the producer's words sanitized
+			}
+			r.result(PSignedManifest, Fail, "The signed manifest does not verify. "+why, r.frame(f, "the acceptance"))
 			return
 		}
 		r.result(PSignedManifest, Pass, "The signed manifest verified with a trusted key.", r.frame(f, "the acceptance"))

@@ -75,7 +75,11 @@ func runWith(t testing.TB, o ProducerOptions) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("Level %d against %s took %v", o.Level, endpoint, time.Since(start).Round(time.Millisecond))
+	took := time.Since(start)
+	t.Logf("Level %d against %s took %v", o.Level, endpoint, took.Round(time.Millisecond))
+	if o.Level == 3 && o.Fast && took > time.Minute {
+		t.Errorf("a fast Level 3 run took %v, more than the minute it may", took.Round(time.Millisecond))
+	}
 	return rep
 }
 

@@ -2,15 +2,20 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -123,4 +128,50 @@ func TestProducerFastSkipsLongTimeouts(t *testing.T) {
 		}
 	}
 	t.Errorf("no %s result", PTimeoutDefault)
+}
+
+// TestSignedManifestProbe: a manifest signed honestly verifies with the
+// trusted key; a forged, wrongly keyed, unsigned-by-alg or HMAC one fails;
+// without a trusted key the test is skipped, not passed.
+func TestSignedManifestProbe(t *testing.T) {
+	key, err := producer.NewManifestKey("ES256")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	jwk, err := json.Marshal(key.PublicJWK())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "producer.jwk"), jwk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	trusted, err := session.LoadManifestKeys(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		fault producer.ManifestFault
+		keys  *session.ManifestKeys
+		want  Status
+	}{
+		{"honest", producer.ManifestHonest, trusted, Pass},
+		{"no trusted key", producer.ManifestHonest, nil, Skip},
+		{"forged", producer.ManifestForged, trusted, Fail},
+		{"wrong key", producer.ManifestWrongKey, trusted, Fail},
+		{"alg none", producer.ManifestAlgNone, trusted, Fail},
+		{"HS256", producer.ManifestHS256, trusted, Fail},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url := serveSSE(t, producer.Options{Speed: 1, ManifestKey: key, ManifestFault: tc.fault})
+			r := &prun{o: ProducerOptions{Endpoint: url, Level: 3, ManifestKeys: tc.keys}, start: time.Now(), results: map[string]*Result{}}
+			r.probeSigned(context.Background())
+			got := r.results[PSignedManifest]
+			if got == nil || got.Status != tc.want {
+				t.Fatalf("got %+v, want %s", got, tc.want)
+			}
+			t.Logf("%s: %s", got.Status, got.Detail)
+		})
+	}
 }
