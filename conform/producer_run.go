@@ -5,6 +5,7 @@ package conform
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -221,7 +222,7 @@ func (r *prun) result(id string, st Status, detail string, ev ...Evidence) {
 	if old, ok := r.results[id]; ok {
 		switch {
 		case old.Status == Fail:
-			old.Evidence = append(old.Evidence, ev...)
+			old.Evidence = append(old.Evidence, ev[:min(len(ev), max(0, maxEvidence-len(old.Evidence)))]...)
 			return
 		case st == Pass && old.Status != Pass, st == Skip:
 			return // a pass does not hide a warning or a skip; a skip hides nothing
@@ -230,9 +231,18 @@ func (r *prun) result(id string, st Status, detail string, ev ...Evidence) {
 	r.results[id] = &Result{Test: t, Status: st, Detail: detail, Evidence: ev, Took: time.Since(r.start)}
 }
 
-// frame makes evidence of a received frame.
+// maxEvidence bounds the evidence one result keeps.
+const maxEvidence = 20
+
+// frame makes evidence of a received frame. A frame that is not JSON is
+// kept as a JSON string of its bytes, so the report stays valid JSON.
 func (r *prun) frame(f seen, note string) Evidence {
-	return Evidence{At: f.at.Sub(r.start), Dir: "received", Frame: append([]byte(nil), f.data...), Note: note}
+	data := append([]byte(nil), f.data...)
+	if !json.Valid(data) {
+		data, _ = json.Marshal(strings.ToValidUTF8(string(f.data), "\uFFFD"))
+		note += " (not JSON: kept as a string)"
+	}
+	return Evidence{At: f.at.Sub(r.start), Dir: "received", Frame: data, Note: note}
 }
 
 // note makes evidence of an observation.

@@ -73,11 +73,25 @@ func dialSub(ctx context.Context, endpoint string, topts transport.Options, name
 	return s, nil
 }
 
+// maxFrames bounds the frames one subscription keeps: a producer that
+// sends more is cut off, and the run judges what came before.
+const maxFrames = 100000
+
+// errTooMany ends a subscription that was sent more than maxFrames.
+var errTooMany = fmt.Errorf("conform: the producer sent more than %d messages to one subscription", maxFrames)
+
 // read takes frames until the connection ends.
 func (s *psub) read(ctx context.Context) {
 	var dec protocol.Decoder
 	for {
 		f, err := s.conn.Recv(ctx)
+		s.mu.Lock()
+		full := len(s.frames) >= maxFrames
+		s.mu.Unlock()
+		if err == nil && full {
+			err = errTooMany
+			_ = s.conn.Close()
+		}
 		if err != nil {
 			s.mu.Lock()
 			s.ended, s.endErr = true, err

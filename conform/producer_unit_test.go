@@ -3,6 +3,7 @@ package conform
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 
 	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -173,5 +175,45 @@ func TestSignedManifestProbe(t *testing.T) {
 			}
 			t.Logf("%s: %s", got.Status, got.Detail)
 		})
+	}
+}
+
+// TestHostileProducer serves a stream a hostile producer might: bytes
+// that are not JSON, invalid UTF-8, terminal escapes, a forged line in a
+// summary. The run fails the schema test and its report is valid JSON
+// whose details carry no escape or control byte.
+func TestHostileProducer(t *testing.T) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != protocol.PathLegacyEvents {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		ev := `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.session.started","event_id":"evt_1","session_id":"sess_1","sequence_number":0,"timestamp":"2026-01-01T00:00:00Z","producer":{"agent_id":"x"},"summary_normal":"\u001b[2J\u001b]0;pwned\u0007ok\nPASS all tests"}`
+		fmt.Fprintf(w, "data: not json \xff\xfe\x1b[31m\n\ndata: %s\n\n", ev)
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	var topts transport.Options
+	topts.SSE.Layout = transport.LayoutLegacy
+	rep, err := TestProducer(context.Background(), ProducerOptions{Endpoint: srv.URL, Level: 1, Transport: topts, Quiet: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatalf("the report is not JSON: %v", err)
+	}
+	if !json.Valid(b) {
+		t.Fatal("the report is not valid JSON")
+	}
+	for _, r := range rep.Results {
+		if strings.ContainsFunc(r.Detail, func(c rune) bool { return c < 0x20 || c == 0x7f || c == 0x9b }) {
+			t.Errorf("%s: detail %q holds a control character", r.ID, r.Detail)
+		}
+		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
+		if r.ID == PEnvelopeSchema && r.Status != Fail {
+			t.Errorf("%s: %s, want fail", r.ID, r.Status)
+		}
 	}
 }
