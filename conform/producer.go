@@ -60,7 +60,7 @@ var producerCatalogue = []Test{
 	{PCriticalOnTime, RoleProducer, 3, "Critical events are not held back by a rate limit.", "9.5.1"},
 	{PFilters, RoleProducer, 3, "Include and exclude filters are kept, critical events aside.", "9.5.1"},
 	{PCoalescing, RoleProducer, 3, "Streamed output is cut only at the honored coalescing boundaries.", "9.5.1"},
-	{PLanguage, RoleProducer, 3, "Events are written in a language the subscription asked for and was granted.", "9.5.1"},
+	{PLanguage, RoleProducer, 3, "Events are written in a language the subscription asked for and was granted, whenever the producer has one (a warning when it has none).", "9.5.1"},
 	{PRenegotiate, RoleProducer, 3, "Terms changed by subscription.renegotiate hold for the events that follow.", "9.5.1"},
 	{PCloseDefault, RoleProducer, 3, "Closing a subscription while it holds a pending confirmation applies that confirmation's default.", "9.5.1"},
 	{PManifest, RoleProducer, 3, "A manifest is published at /.well-known/aaep-manifest.json or at the manifest_uri of the acceptance.", "9.5.1"},

@@ -528,15 +528,19 @@ func (r *prun) judgeCoalescing() {
 	}
 	r.result(PCoalescing, Pass, fmt.Sprintf("All %d pieces of streamed output ended at a boundary the subscription was granted.", chunks))
 	langs := h.Languages
+	granted := func(l string) bool { return slices.ContainsFunc(langs, func(want string) bool { return sameLang(want, l) }) }
 	for _, f := range evs {
-		l := f.ev.Localization.PrimaryLanguage
-		if l == "" || len(langs) == 0 {
+		loc := f.ev.Localization
+		if loc.PrimaryLanguage == "" || len(langs) == 0 || granted(loc.PrimaryLanguage) {
 			continue
 		}
-		if !slices.ContainsFunc(langs, func(want string) bool { return sameLang(want, l) }) {
-			r.result(PLanguage, Fail, fmt.Sprintf("An event in %q came to a subscription granted %s.", protocol.Sanitize(l), strings.Join(langs, ", ")), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
+		if slices.ContainsFunc(loc.AvailableLanguages, granted) {
+			r.result(PLanguage, Fail, fmt.Sprintf("An event offered in a language the subscription was granted (%s) came in %q.", strings.Join(langs, ", "), protocol.Sanitize(loc.PrimaryLanguage)), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
 			return
 		}
+		// The producer has this session in no language asked for: what it
+		// can do is say so at the handshake (a negotiation note).
+		r.result(PLanguage, Warn, fmt.Sprintf("An event came in %q, a language the subscription did not ask for, and offers none it did.", protocol.Sanitize(loc.PrimaryLanguage)), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
 	}
 	r.result(PLanguage, Pass, "Every event came in a language the subscription asked for and was granted.", r.frame(hf, "the acceptance"))
 }

@@ -20,7 +20,7 @@ import (
 // conformScenarios loads the scenarios that exercise every producer test.
 func conformScenarios(t testing.TB) []producer.Scenario {
 	t.Helper()
-	all, err := producer.LoadScenarios(os.DirFS("testdata/scenarios"), ".")
+	all, err := TargetScenarios()
 	if err != nil {
 		t.Fatal(err)
 	}
