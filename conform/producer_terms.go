@@ -528,7 +528,9 @@ func (r *prun) judgeCoalescing() {
 	}
 	r.result(PCoalescing, Pass, fmt.Sprintf("All %d pieces of streamed output ended at a boundary the subscription was granted.", chunks))
 	langs := h.Languages
-	granted := func(l string) bool { return slices.ContainsFunc(langs, func(want string) bool { return sameLang(want, l) }) }
+	granted := func(l string) bool {
+		return slices.ContainsFunc(langs, func(want string) bool { return sameLang(want, l) })
+	}
 	for _, f := range evs {
 		loc := f.ev.Localization
 		if loc.PrimaryLanguage == "" || len(langs) == 0 || granted(loc.PrimaryLanguage) {
