@@ -17,18 +17,21 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-// The confirmation steps of the plan, in order.
+// The confirmation steps of the plan. Each confirmation found in the
+// stream takes the next step not yet done (nextStep); one past the plan is
+// simply accepted.
 const (
 	stepAccept = iota
 	stepReject
 	stepTimeout
 	stepClose
+	steps
 )
 
 // drive reads the main subscription until the run is over, answering its
 // prompts.
 func (r *prun) drive(ctx context.Context) error {
-	confirms, clarifies := 0, 0
+	clarifies := 0
 	cursor := 0
 	idleSince := time.Now()
 	for ctx.Err() == nil {
@@ -42,11 +45,10 @@ func (r *prun) drive(ctx context.Context) error {
 			}
 			switch f.ev.Type {
 			case protocol.TypeAwaitingConfirmation:
-				if err := r.confirm(ctx, f, confirms); err != nil {
+				if err := r.confirm(ctx, f); err != nil {
 					return err
 				}
-				confirms++
-				if confirms > stepClose && r.o.Level >= 3 && r.cut != "" {
+				if r.cut != "" {
 					return nil // main is closed
 				}
 			case protocol.TypeAwaitingClarify:
@@ -66,7 +68,7 @@ func (r *prun) drive(ctx context.Context) error {
 			continue
 		}
 		if allEnded(fs, "") || len(fs) == 0 {
-			if r.planDone(confirms, clarifies) || r.trig == nil || r.fired >= maxTriggers {
+			if r.planDone(clarifies) || r.trig == nil || r.fired >= maxTriggers {
 				if len(fs) > 0 || time.Since(idleSince) > handshakeWait {
 					break
 				}
@@ -86,15 +88,40 @@ func (r *prun) drive(ctx context.Context) error {
 }
 
 // planDone reports whether every step of the plan has had its prompt.
-func (r *prun) planDone(confirms, clarifies int) bool {
-	need := 0
-	switch r.o.Level {
-	case 2:
-		need = stepTimeout + 1
-	case 3:
-		need = stepClose + 1
+func (r *prun) planDone(clarifies int) bool {
+	if r.o.Level < 2 {
+		return true
 	}
-	return confirms >= need && (r.o.Level < 2 || clarifies >= 1)
+	need := stepTimeout
+	if r.o.Level >= 3 {
+		need = stepClose
+	}
+	for s := 0; s <= need; s++ {
+		if !r.done[s] {
+			return false
+		}
+	}
+	return clarifies >= 1
+}
+
+// nextStep picks the step of the plan confirmation p takes: the timeout
+// step goes to the first prompt short enough to wait for (any, when none
+// comes before the others are done), the close step to the last.
+func (r *prun) nextStep(p seen) int {
+	short := p.ev.TimeoutSeconds > 0 && time.Duration(p.ev.TimeoutSeconds)*time.Second <= fastTimeout
+	switch {
+	case !r.done[stepTimeout] && short:
+		return stepTimeout
+	case !r.done[stepAccept]:
+		return stepAccept
+	case !r.done[stepReject]:
+		return stepReject
+	case !r.done[stepTimeout]:
+		return stepTimeout
+	case r.o.Level >= 3 && !r.done[stepClose]:
+		return stepClose
+	}
+	return -1
 }
 
 // inSession returns the events of fs after index from that belong to
@@ -262,11 +289,11 @@ func (r *prun) followUp(p seen, after []seen, how string) {
 	r.result(PFollowUp, Pass, "Every settled prompt was followed by an event of its session.", r.frame(after[0], "the event after the prompt was "+how))
 }
 
-// confirm answers the n-th confirmation of the run as the plan says.
-func (r *prun) confirm(ctx context.Context, p seen, n int) error {
-	step := n
-	if step == stepClose && r.o.Level < 3 || step > stepClose {
-		step = -1
+// confirm answers a confirmation as the plan's next step says.
+func (r *prun) confirm(ctx context.Context, p seen) error {
+	step := r.nextStep(p)
+	if step >= 0 {
+		r.done[step] = true
 	}
 	switch step {
 	case stepAccept:

@@ -203,6 +203,7 @@ type prun struct {
 	renegTerms   protocol.Capabilities
 
 	replies []sentReply // replies sent by main, in order
+	done    [steps]bool // the confirmation steps taken
 	cut     string      // the session whose prompt was left pending by the close
 }
 

@@ -217,3 +217,18 @@ func TestProducerBreaks(t *testing.T) {
 		})
 	}
 }
+
+// TestProducerAnyOrder: prompts are found in the stream, whatever order
+// the sessions come in: the short prompt takes the timeout step wherever
+// it comes, the last long one the close.
+func TestProducerAnyOrder(t *testing.T) {
+	byName := map[string]producer.Scenario{}
+	for _, sc := range conformScenarios(t) {
+		byName[sc.Name] = sc
+	}
+	var scs []producer.Scenario
+	for _, name := range []string{"timeout", "clarify", "error", "reject", "accept", "close"} {
+		scs = append(scs, byName[name])
+	}
+	wantAllPass(t, runLevel3(t, serveSSE(t, producer.Options{Scenarios: scs, Speed: 1})))
+}
