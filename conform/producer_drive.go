@@ -34,8 +34,15 @@ func (r *prun) drive(ctx context.Context) error {
 	clarifies := 0
 	cursor := 0
 	idleSince := time.Now()
+	var doneAt time.Time // when the plan was done and a session had ended
 	for ctx.Err() == nil {
 		fs, ended := r.main.snapshot()
+		if doneAt.IsZero() && r.planDone(clarifies) && endedOne(fs) {
+			doneAt = time.Now()
+		}
+		if !doneAt.IsZero() && time.Since(doneAt) > afterPlan {
+			break // a producer that never stops: enough was seen
+		}
 		if cursor < len(fs) {
 			f := fs[cursor]
 			cursor++
@@ -85,6 +92,21 @@ func (r *prun) drive(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// afterPlan is how long the run goes on once the plan is done, for a
+// producer whose sessions never stop coming.
+const afterPlan = 2 * handshakeWait
+
+// endedOne reports whether a session of fs has ended.
+func endedOne(fs []seen) bool {
+	_, ended := sessions(fs)
+	for _, e := range ended {
+		if e {
+			return true
+		}
+	}
+	return false
 }
 
 // planDone reports whether every step of the plan has had its prompt.
