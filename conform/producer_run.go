@@ -78,6 +78,24 @@ const (
 // TestProducer runs the producer tests up to o.Level against o.Endpoint.
 // An error means the suite could not run at all (exit 2); a report with
 // failures is not an error.
+//
+// It holds several subscriptions open at once, each asking for other
+// terms: "main" (which answers prompts, from Level 2), "observer" (asks
+// nothing, answers nothing), and from Level 3 "rate" (10 events a second),
+// "filters" (include and exclude), "coalescing" (sentence boundaries,
+// en-US), "renegotiate" (excludes state changes once accepted), plus two
+// probes answered at once (a request for AAEP 99.0.0, one accepting signed
+// manifests only). Sessions start on their own or through o.Trigger, fired
+// again while the plan needs prompts. Each confirmation main finds in the
+// stream, by its type, takes the next step of the plan: accept (held back
+// first, then a forged token, then accept and reject at once), reject (a
+// settled token replayed first), timeout (the first prompt short enough to
+// wait for; skipped in fast mode when longer than 5 s), and at Level 3
+// close (main closes while the prompt waits; the observer must see the
+// default apply). The first clarification is sent a reply of the wrong
+// kind before its answer. What every subscription saw is then judged.
+// Waits are measured (o.Hold, o.Quiet, a prompt's own timeout), since a
+// producer that does nothing can only be seen to do nothing for a while.
 func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
 	if o.Level < 1 || o.Level > 3 {
 		return nil, fmt.Errorf("conform: level %d does not exist (1, 2 or 3)", o.Level)
