@@ -217,3 +217,24 @@ func TestHostileProducer(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseTrigger: a trigger either is refused or splits into a method
+// and an http(s) URL without spaces, and a body the input ends with.
+func FuzzParseTrigger(f *testing.F) {
+	f.Add(`POST http://127.0.0.1:8080/sessions {"user_message": "Pay the bill."}`)
+	f.Add("GET https://h/x")
+	f.Add("POST  http://h/x")
+	f.Fuzz(func(t *testing.T, s string) {
+		tr, err := parseTrigger(s)
+		if err != nil {
+			return
+		}
+		if strings.Contains(tr.url, " ") || strings.Contains(tr.method, " ") || tr.method == "" || !strings.HasPrefix(tr.url, "http") {
+			t.Fatalf("%q: method %q url %q", s, tr.method, tr.url)
+		}
+		in := strings.TrimSpace(s)
+		if !strings.HasSuffix(in, tr.body) || !strings.Contains(in, " "+tr.url) {
+			t.Fatalf("%q: url %q body %q are not the input's", s, tr.url, tr.body)
+		}
+	})
+}
