@@ -52,7 +52,7 @@ var producerCatalogue = []Test{
 	{PForgedToken, RoleProducer, 2, "A reply with a reply_token the producer never issued changes nothing.", "9.4.1"},
 	{PReplayedToken, RoleProducer, 2, "A reply reusing the reply_token of a settled prompt changes nothing.", "9.4.1"},
 	{PFirstReplyWins, RoleProducer, 2, "When two replies arrive for one prompt, the first one decides.", "9.4.1"},
-	{PWrongKind, RoleProducer, 2, "A reply of the wrong kind for a clarification changes nothing.", "9.4.1"},
+	{PWrongKind, RoleProducer, 2, "A reply of the wrong kind to a clarification (a confirmation.reply, or a response of a kind it does not accept) changes nothing.", "9.4.1"},
 	{PFollowUp, RoleProducer, 2, "Every settled prompt is followed by an event saying what the session does next.", "9.4.1"},
 	{PAnswerShape, RoleProducer, 3, "A subscription request is answered with a well formed subscription.accepted or subscription.rejected with a known reason code.", "9.5.1"},
 	{PHonoredSubset, RoleProducer, 3, "The honored capabilities are never more permissive than those requested.", "9.5.1"},

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -504,15 +505,45 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 		}
 		if f, ok := r.held(ctx, p, anything); ok {
 			r.result(PWrongKind, Fail, "A confirmation.reply to a clarification moved the session on.", r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
-		} else {
-			r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.o.Hold))
+			return r.answer(ctx, p)
+		}
+		r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.o.Hold))
+		if wrong, ok := wrongResponse(p.ev); ok {
+			b, err := r.reply(ctx, p, protocol.TypeClarificationReply, p.ev.ReplyToken, "", wrong)
+			if err != nil {
+				return err
+			}
+			r.replies[len(r.replies)-1].refused = true
+			if f, ok := r.held(ctx, p, anything); ok {
+				r.result(PWrongKind, Fail, "A clarification.reply with a response of a kind the question does not accept moved the session on.", r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
+			}
 		}
 	}
+	return r.answer(ctx, p)
+}
+
+// answer answers a clarification as it asks and sees what follows.
+func (r *prun) answer(ctx context.Context, p seen) error {
 	if _, err := r.reply(ctx, p, protocol.TypeClarificationReply, p.ev.ReplyToken, "", answerFor(p.ev)); err != nil {
 		return err
 	}
 	r.followUp(p, r.outcome(ctx, p, handshakeWait), "answered")
 	return nil
+}
+
+// wrongResponse picks a response of a kind the clarification does not
+// accept, when there is one.
+func wrongResponse(e *protocol.Event) (any, bool) {
+	kinds := e.AcceptedResponseKinds
+	switch {
+	case len(kinds) == 0:
+		return nil, false // the kinds default to what the producer takes
+	case !slices.Contains(kinds, "yes_no"):
+		return true, true
+	case !slices.Contains(kinds, "numeric"):
+		return 42.0, true
+	}
+	return nil, false
 }
 
 // answerFor picks an answer the clarification takes.
