@@ -186,6 +186,7 @@ func TestProducerBreaks(t *testing.T) {
 		producer.BreakIgnoreReject:   {PRejectPrevents},
 		producer.BreakNoTimeout:      {PTimeoutDefault},
 		producer.BreakForgedToken:    {PForgedToken},
+		producer.BreakWrongKind:      {PWrongKind},
 		producer.BreakRate:           {PRate},
 		producer.BreakExclude:        {PFilters},
 		producer.BreakHonorsMore:     {PHonoredSubset},

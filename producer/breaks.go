@@ -23,6 +23,9 @@ const (
 	// BreakForgedToken lets a reply whose reply_token was never issued
 	// settle the oldest waiting prompt.
 	BreakForgedToken = "accepts-forged-token"
+	// BreakWrongKind takes a clarification's response of any kind, even
+	// one the question does not accept.
+	BreakWrongKind = "accepts-wrong-kind"
 	// BreakRate writes events to a new subscription as fast as it can,
 	// whatever rate it was granted.
 	BreakRate = "exceeds-rate"
@@ -41,7 +44,7 @@ const (
 
 // Breaks lists every break, for tables of tests.
 var Breaks = []string{BreakToolFirst, BreakIgnoreReject, BreakNoTimeout, BreakForgedToken,
-	BreakRate, BreakExclude, BreakHonorsMore, BreakRenegotiate, BreakNoCloseDefault}
+	BreakWrongKind, BreakRate, BreakExclude, BreakHonorsMore, BreakRenegotiate, BreakNoCloseDefault}
 
 // broken reports whether the producer runs with break name.
 func (p *Producer) broken(name string) bool { return p.opts.Break == name }
