@@ -1,9 +1,23 @@
 package conform
 
+// This file holds the run of the producer tests: the subscriptions held
+// open, the trigger, the driving of prompts, and the report.
+
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -24,14 +38,361 @@ type ProducerOptions struct {
 	Transport transport.Options
 	// Progress, if not nil, is told each result as it is found.
 	Progress func(Result)
+	// ManifestKeys are the keys a signed manifest must verify with; nil
+	// means none is trusted, and a signed manifest cannot be judged.
+	ManifestKeys *session.ManifestKeys
+	// Hold is how long a prompt is left unanswered to see that the
+	// producer waits for it (and that a refused reply changed nothing);
+	// zero means DefaultHold.
+	Hold time.Duration
+	// Manifest, if not empty, is where the producer documents its manifest
+	// for local transports (unix:, exec:), which have no well-known URL: a
+	// file path, or an http(s) URL.
+	Manifest string
+	// Quiet is how long the producer may send nothing before the run,
+	// with every session seen ended, is taken as over; zero means
+	// DefaultQuiet.
+	Quiet time.Duration
 }
 
-// ProducerTests is the producer catalogue, in the order the tests run.
-func ProducerTests() []Test { return nil }
+// Waits of the producer tests.
+const (
+	// DefaultHold is the default of ProducerOptions.Hold.
+	DefaultHold = 300 * time.Millisecond
+	// DefaultQuiet is the default of ProducerOptions.Quiet.
+	DefaultQuiet = 2 * time.Second
+	// fastTimeout is the longest prompt timeout waited for in Fast mode.
+	fastTimeout = 5 * time.Second
+	// handshakeWait bounds the wait for the producer's answer to a
+	// subscription request.
+	handshakeWait = 10 * time.Second
+	// grace is the time a producer is given beyond a prompt's timeout, or
+	// after a close, to show what it did.
+	grace = 3 * time.Second
+	// maxRun bounds a whole run.
+	maxRun = 10 * time.Minute
+	// maxTriggers bounds how many sessions the trigger starts.
+	maxTriggers = 8
+)
 
 // TestProducer runs the producer tests up to o.Level against o.Endpoint.
 // An error means the suite could not run at all (exit 2); a report with
 // failures is not an error.
+//
+// It holds several subscriptions open at once, each asking for other
+// terms: "main" (which answers prompts, from Level 2), "observer" (asks
+// nothing, answers nothing), and from Level 3 "rate" (10 events a second),
+// "filters" (include and exclude), "coalescing" (sentence boundaries,
+// en-US), "renegotiate" (excludes state changes once accepted), plus two
+// probes answered at once (a request for AAEP 99.0.0, one accepting signed
+// manifests only). Sessions start on their own or through o.Trigger, fired
+// again while the plan needs prompts. Each confirmation main finds in the
+// stream, by its type, takes the next step of the plan: accept (held back
+// first, then a forged token, then accept and reject at once), reject (a
+// settled token replayed first), timeout (the first prompt short enough to
+// wait for; skipped in fast mode when longer than 5 s), and at Level 3
+// close (main closes while the prompt waits; the observer must see the
+// default apply). The first clarification is sent a reply of the wrong
+// kind before its answer. What every subscription saw is then judged.
+// Waits are measured (o.Hold, o.Quiet, a prompt's own timeout), since a
+// producer that does nothing can only be seen to do nothing for a while.
 func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
-	return nil, errors.New("conform: the producer tests are not built yet")
+	if o.Level < 1 || o.Level > 3 {
+		return nil, fmt.Errorf("conform: level %d does not exist (1, 2 or 3)", o.Level)
+	}
+	if err := transport.CheckEndpoint(o.Endpoint); err != nil {
+		return nil, fmt.Errorf("conform: %w", err)
+	}
+	var trig *trigger
+	if o.Trigger != "" {
+		t, err := parseTrigger(o.Trigger)
+		if err != nil {
+			return nil, err
+		}
+		trig = t
+	}
+	if o.Hold <= 0 {
+		o.Hold = DefaultHold
+	}
+	if o.Quiet <= 0 {
+		o.Quiet = DefaultQuiet
+	}
+	ctx, cancel := context.WithTimeout(ctx, maxRun)
+	defer cancel()
+	r := &prun{o: o, trig: trig, start: time.Now(), results: map[string]*Result{}}
+	rep := &Report{
+		Role:    RoleProducer,
+		Level:   o.Level,
+		Fast:    o.Fast,
+		Started: r.start.UTC(),
+		Target:  Target{Endpoint: o.Endpoint, Binding: string(transport.BindingOf(o.Endpoint))},
+	}
+	if err := r.run(ctx); err != nil {
+		return nil, err
+	}
+	rep.Finished = time.Now().UTC()
+	if a := r.mainAccepted; a != nil {
+		rep.Target.AgentID = a.Producer.AgentID
+		rep.Target.AgentName = a.Producer.AgentName
+		rep.Target.AgentVersion = a.Producer.AgentVersion
+	}
+	tests := ProducerTests()
+	if o.Seed != 0 {
+		rng := rand.New(rand.NewPCG(o.Seed, o.Seed>>1|1))
+		rng.Shuffle(len(tests), func(i, j int) { tests[i], tests[j] = tests[j], tests[i] })
+	}
+	for _, t := range tests {
+		if t.Level > o.Level || (len(o.Only) > 0 && !slices.Contains(o.Only, t.ID)) {
+			continue
+		}
+		res, ok := r.results[t.ID]
+		if !ok {
+			res = &Result{Test: t, Status: Skip, Detail: "The run never reached a point where this could be tested."}
+		}
+		res.Test = t
+		rep.Results = append(rep.Results, *res)
+		if o.Progress != nil {
+			o.Progress(*res)
+		}
+	}
+	return rep, nil
 }
+
+// trigger starts a session on the producer: "METHOD URL [BODY]".
+type trigger struct {
+	method, url, body string
+}
+
+// parseTrigger splits s at its first two spaces.
+func parseTrigger(s string) (*trigger, error) {
+	parts := strings.SplitN(strings.TrimSpace(s), " ", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return nil, fmt.Errorf("conform: the trigger %q is not METHOD URL [BODY]", s)
+	}
+	t := &trigger{method: strings.ToUpper(parts[0]), url: parts[1]}
+	if len(parts) == 3 {
+		t.body = parts[2]
+	}
+	if !strings.HasPrefix(t.url, "http://") && !strings.HasPrefix(t.url, "https://") {
+		return nil, fmt.Errorf("conform: the trigger's URL %q is not http:// or https://", t.url)
+	}
+	return t, nil
+}
+
+// fire sends the trigger's request; any status but 2xx is an error.
+func (t *trigger) fire(ctx context.Context) error {
+	var body io.Reader
+	if t.body != "" {
+		body = strings.NewReader(t.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, t.method, t.url, body)
+	if err != nil {
+		return fmt.Errorf("conform: trigger: %w", err)
+	}
+	if t.body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("conform: trigger: %w", err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("conform: trigger %s %s answered %s", t.method, t.url, resp.Status)
+	}
+	return nil
+}
+
+// prun is one run of the producer tests.
+type prun struct {
+	o     ProducerOptions
+	trig  *trigger
+	start time.Time
+	fired int
+
+	results map[string]*Result
+
+	main, obs    *psub // main answers prompts; obs sees everything and answers nothing
+	rate, filt   *psub // L3: a low rate; include and exclude filters
+	coal, reneg  *psub // L3: coalescing and languages; renegotiation
+	mainAccepted *protocol.SubscriptionAccepted
+	renegAt      time.Time // when the renegotiation was answered
+	renegTerms   protocol.Capabilities
+
+	replies []sentReply // replies sent by main, in order
+	done    [steps]bool // the confirmation steps taken
+	cut     string      // the session whose prompt was left pending by the close
+}
+
+// sentReply is one reply main sent.
+type sentReply struct {
+	at       time.Time
+	session  string
+	token    string
+	decision string // accept, reject or answer
+	refused  bool   // a reply meant to be refused (forged, replayed, of the wrong kind)
+}
+
+// result records the outcome of test id, keeping the first failure: a
+// test judged at several places fails if any of them does.
+func (r *prun) result(id string, st Status, detail string, ev ...Evidence) {
+	t := producerTest(id)
+	if old, ok := r.results[id]; ok {
+		switch {
+		case old.Status == Fail:
+			old.Evidence = append(old.Evidence, ev[:min(len(ev), max(0, maxEvidence-len(old.Evidence)))]...)
+			return
+		case st == Pass && old.Status != Pass, st == Skip:
+			return // a pass does not hide a warning or a skip; a skip hides nothing
+		}
+	}
+	r.results[id] = &Result{Test: t, Status: st, Detail: detail, Evidence: ev, Took: time.Since(r.start)}
+}
+
+// maxEvidence bounds the evidence one result keeps.
+const maxEvidence = 20
+
+// frame makes evidence of a received frame. A frame that is not JSON is
+// kept as a JSON string of its bytes, so the report stays valid JSON.
+func (r *prun) frame(f seen, note string) Evidence {
+	data := append([]byte(nil), f.data...)
+	if !json.Valid(data) {
+		data, _ = json.Marshal(strings.ToValidUTF8(string(f.data), "\uFFFD"))
+		note += " (not JSON: kept as a string)"
+	}
+	return Evidence{At: f.at.Sub(r.start), Dir: "received", Frame: data, Note: note}
+}
+
+// note makes evidence of an observation.
+func (r *prun) note(format string, args ...any) Evidence {
+	return Evidence{At: time.Since(r.start), Dir: "note", Note: fmt.Sprintf(format, args...)}
+}
+
+// run subscribes, drives the sessions and judges what was seen.
+func (r *prun) run(ctx context.Context) error {
+	yes := true
+	mainCaps := protocol.Capabilities{}
+	if r.o.Level >= 2 {
+		mainCaps.SupportsConfirmationReply, mainCaps.SupportsClarificationReply = &yes, &yes
+	}
+	var err error
+	// main first: a producer may settle at once a prompt nobody connected
+	// can answer.
+	if r.main, err = dialSub(ctx, r.o.Endpoint, r.o.Transport, "main", request("main", mainCaps)); err != nil {
+		return err
+	}
+	defer r.main.close(context.WithoutCancel(ctx))
+	a, af := r.main.accepted(ctx)
+	r.mainAccepted = a
+	if r.obs, err = dialSub(ctx, r.o.Endpoint, r.o.Transport, "observer", request("observer", protocol.Capabilities{})); err != nil {
+		return err
+	}
+	defer r.obs.close(context.WithoutCancel(ctx))
+	if r.o.Level >= 3 {
+		if err := r.openL3(ctx, a, af); err != nil {
+			return err
+		}
+		defer func() {
+			for _, s := range []*psub{r.rate, r.filt, r.coal, r.reneg} {
+				if s != nil {
+					s.close(context.WithoutCancel(ctx))
+				}
+			}
+		}()
+	}
+	if err := r.fire(ctx); err != nil {
+		return err
+	}
+	if err := r.drive(ctx); err != nil {
+		return err
+	}
+	// Let every subscription receive what was sent to it: the rate
+	// limited one may still be catching up.
+	var wg sync.WaitGroup
+	for _, s := range []*psub{r.obs, r.rate, r.filt, r.coal, r.reneg} {
+		if s != nil {
+			wg.Add(1)
+			go func() { defer wg.Done(); r.quiet(ctx, s, r.cut, 4*r.o.Quiet+2*grace) }()
+		}
+	}
+	wg.Wait()
+	r.judgeL1()
+	if r.o.Level >= 2 {
+		r.judgeL2()
+	}
+	if r.o.Level >= 3 {
+		r.judgeL3(ctx)
+	}
+	return nil
+}
+
+// fire starts a session through the trigger, if there is one and it has
+// not started too many.
+func (r *prun) fire(ctx context.Context) error {
+	if r.trig == nil || r.fired >= maxTriggers {
+		return nil
+	}
+	r.fired++
+	return r.trig.fire(ctx)
+}
+
+// sessions returns the sessions of fs in the order they were first seen,
+// and whether each has ended.
+func sessions(fs []seen) (order []string, ended map[string]bool) {
+	ended = map[string]bool{}
+	for _, f := range fs {
+		if f.ev == nil || f.ev.SessionID == "" {
+			continue
+		}
+		id := f.ev.SessionID
+		if _, ok := ended[id]; !ok {
+			order = append(order, id)
+			ended[id] = false
+		}
+		if f.ev.IsTerminal() {
+			ended[id] = true
+		}
+	}
+	return order, ended
+}
+
+// allEnded reports whether fs holds a session and every one has ended.
+func allEnded(fs []seen, except string) bool {
+	order, ended := sessions(fs)
+	if len(order) == 0 {
+		return false
+	}
+	for _, id := range order {
+		if !ended[id] && id != except {
+			return false
+		}
+	}
+	return true
+}
+
+// quiet waits until s received nothing for r.o.Quiet with every session
+// ended (but except), or until limit.
+func (r *prun) quiet(ctx context.Context, s *psub, except string, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		fs, ended := s.snapshot()
+		if ended {
+			return
+		}
+		n := len(fs)
+		err := s.waitFor(ctx, r.o.Quiet, func(fs []seen) bool { return len(fs) > n })
+		switch {
+		case errors.Is(err, errTimedOut):
+			if fs, _ := s.snapshot(); allEnded(fs, except) {
+				return
+			}
+		case err != nil:
+			return
+		}
+	}
+}
+
+// errClosedByTest is the cause of the main subscription's end at the close
+// step.
+var errClosedByTest = errors.New("conform: closed by the test")

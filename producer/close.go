@@ -9,6 +9,9 @@ package producer
 // answer it. Deployed-layout streams, which hold no subscription, do not
 // count. p.mu is held.
 func (p *Producer) subscribersGoneLocked() {
+	if p.broken(BreakNoCloseDefault) {
+		return
+	}
 	if len(p.subs) > 0 {
 		p.unanswerableLocked()
 		return

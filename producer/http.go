@@ -180,6 +180,7 @@ func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, 
 	if rej != nil {
 		return nil, nil, rej
 	}
+	h, t = p.breakTerms(h, t) // breaks.go
 	signer, signed, rej := p.signerOffer(req)
 	if rej != nil {
 		return nil, nil, rej
@@ -537,6 +538,9 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool)
 
 	p.mu.Lock()
 	pr := p.prompts[token]
+	if pr == nil {
+		pr = p.forgedPromptLocked() // breaks.go
+	}
 	p.mu.Unlock()
 	if pr == nil {
 		return refuse(http.StatusNotFound, "reply_token %s matches no prompt of this producer", token)
@@ -571,6 +575,9 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool)
 		}
 	} else {
 		value, l, err := pr.answer(m["response"])
+		if err != nil && p.broken(BreakWrongKind) && m["response"] != nil { // breaks.go
+			value, l, err = string(m["response"]), string(m["response"]), nil
+		}
 		if err != nil {
 			return err
 		}
@@ -579,7 +586,7 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool)
 	p.mu.Lock()
 	expires := pr.expires
 	p.mu.Unlock()
-	if at.After(expires) {
+	if at.After(expires) && !p.broken(BreakNoTimeout) { // breaks.go: a prompt that never times out
 		return refuse(http.StatusBadRequest, "the reply is dated %s, after the prompt expired at %s",
 			at.UTC().Format(time.RFC3339), expires.Format(time.RFC3339))
 	}
@@ -682,7 +689,9 @@ func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string)
 		return rej.status, rej.message(), sub
 	}
 	p.mu.Lock()
-	sub.requested, sub.terms = merged, t
+	if !p.broken(BreakRenegotiate) {
+		sub.requested, sub.terms = merged, t
+	}
 	p.unanswerableLocked()
 	p.broadcastLocked()
 	p.mu.Unlock()

@@ -84,6 +84,9 @@ type Options struct {
 	// Replay, if not nil, is a recorded session served in place of the
 	// scenarios (replay.go); New prepares it.
 	Replay *Replay
+	// Break, if not empty, names one requirement of the conformance
+	// chapter to violate (breaks.go), for testing conformance suites.
+	Break string
 	// OnMessage, if not nil, is told every message a subscriber sends
 	// after its handshake (replies, renegotiation, close), with the binding
 	// it came by: the HTTP path, the WebSocket path, "gRPC", "stdio" or
@@ -629,10 +632,14 @@ func (p *Producer) wait(ctx context.Context, pr *prompt, def Outcome, defLabel s
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
+	timeout := t.C
+	if p.broken(BreakNoTimeout) {
+		timeout = nil
+	}
 	var err error
 	select {
 	case <-pr.settled:
-	case <-t.C:
+	case <-timeout:
 		def.Resolution = TimedOut
 		p.settle(pr, def, defLabel)
 	case <-pr.gone: // no one (left) can answer: the default applies now (close.go)
@@ -653,7 +660,7 @@ func (p *Producer) wait(ctx context.Context, pr *prompt, def Outcome, defLabel s
 func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *strings.Replacer) error {
 	onAccept := st.OnAccept
 	var early *Payload // the tool.invoked sent before the confirmation (Quirks)
-	if p.opts.Quirks {
+	if p.opts.Quirks || p.broken(BreakToolFirst) {
 		if i := slices.IndexFunc(onAccept, func(x Step) bool { return x.Event.Type == protocol.TypeToolInvoked }); i >= 0 {
 			early = &onAccept[i].Event
 			p.emit(s, *early, vars, "", time.Time{})
@@ -671,7 +678,7 @@ func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *stri
 	if err != nil {
 		return err
 	}
-	if o.Decision == protocol.DecisionAccept {
+	if o.Decision == protocol.DecisionAccept || p.ignoresReject(o) {
 		return p.steps(ctx, s, onAccept, vars)
 	}
 	if early != nil {
@@ -683,6 +690,9 @@ func (p *Producer) confirm(ctx context.Context, s *session, st *Step, vars *stri
 			}
 		}
 		done.Fields = append(done.Fields, Field{"status", json.RawMessage(`"error"`)})
+		if !p.opts.Quirks { // BreakToolFirst breaks nothing else
+			done.Fields = append(done.Fields, Field{"summary_normal", json.RawMessage(`"The tool announced before the confirmation did not run."`)})
+		}
 		p.emit(s, done, vars, "", time.Time{})
 	}
 	return p.steps(ctx, s, st.OnReject, vars)

@@ -1,0 +1,563 @@
+package conform
+
+// This file drives the sessions the main subscription sees: each prompt,
+// found by its type, is answered as the next step of the plan asks
+// (accept, reject, let time out, close), with the replies meant to be
+// refused sent first.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// The confirmation steps of the plan. Each confirmation found in the
+// stream takes the next step not yet done (nextStep); one past the plan is
+// simply accepted.
+const (
+	stepAccept = iota
+	stepReject
+	stepTimeout
+	stepClose
+	steps
+)
+
+// drive reads the main subscription until the run is over, answering its
+// prompts.
+func (r *prun) drive(ctx context.Context) error {
+	clarifies := 0
+	cursor := 0
+	idleSince := time.Now()
+	var doneAt time.Time // when the plan was done and a session had ended
+	for ctx.Err() == nil {
+		fs, ended := r.main.snapshot()
+		if doneAt.IsZero() && r.planDone(clarifies) && endedOne(fs) {
+			doneAt = time.Now()
+		}
+		if !doneAt.IsZero() && time.Since(doneAt) > afterPlan {
+			break // a producer that never stops: enough was seen
+		}
+		if cursor < len(fs) {
+			f := fs[cursor]
+			cursor++
+			idleSince = time.Now()
+			if f.ev == nil || r.o.Level < 2 {
+				continue
+			}
+			switch f.ev.Type {
+			case protocol.TypeAwaitingConfirmation:
+				if err := r.confirm(ctx, f); err != nil {
+					return err
+				}
+				if r.cut != "" {
+					return nil // main is closed
+				}
+			case protocol.TypeAwaitingClarify:
+				if err := r.clarify(ctx, f, clarifies); err != nil {
+					return err
+				}
+				clarifies++
+			}
+			continue
+		}
+		if ended {
+			break
+		}
+		n := len(fs)
+		err := r.main.waitFor(ctx, r.o.Quiet, func(fs []seen) bool { return len(fs) > n })
+		if !errors.Is(err, errTimedOut) {
+			continue
+		}
+		if allEnded(fs, "") || len(fs) == 0 {
+			if r.planDone(clarifies) || r.trig == nil || r.fired >= maxTriggers {
+				if len(fs) > 0 || time.Since(idleSince) > handshakeWait {
+					break
+				}
+				continue
+			}
+			if err := r.fire(ctx); err != nil {
+				return err
+			}
+			idleSince = time.Now()
+			continue
+		}
+		if time.Since(idleSince) > 10*r.o.Quiet+handshakeWait {
+			break // a session that stopped without ending: judged as such
+		}
+	}
+	return nil
+}
+
+// afterPlan is how long the run goes on once the plan is done, for a
+// producer whose sessions never stop coming.
+const afterPlan = 2 * handshakeWait
+
+// endedOne reports whether a session of fs has ended.
+func endedOne(fs []seen) bool {
+	_, ended := sessions(fs)
+	for _, e := range ended {
+		if e {
+			return true
+		}
+	}
+	return false
+}
+
+// planDone reports whether every step of the plan has had its prompt.
+func (r *prun) planDone(clarifies int) bool {
+	if r.o.Level < 2 {
+		return true
+	}
+	need := stepTimeout
+	if r.o.Level >= 3 {
+		need = stepClose
+	}
+	for s := 0; s <= need; s++ {
+		if !r.done[s] {
+			return false
+		}
+	}
+	return clarifies >= 1
+}
+
+// nextStep picks the step of the plan confirmation p takes: the timeout
+// step goes to the first prompt short enough to wait for (any, when none
+// comes before the others are done), the close step to the last.
+func (r *prun) nextStep(p seen) int {
+	short := p.ev.TimeoutSeconds > 0 && time.Duration(p.ev.TimeoutSeconds)*time.Second <= fastTimeout
+	switch {
+	case !r.done[stepTimeout] && short:
+		return stepTimeout
+	case !r.done[stepAccept]:
+		return stepAccept
+	case !r.done[stepReject]:
+		return stepReject
+	case !r.done[stepTimeout]:
+		return stepTimeout
+	case r.o.Level >= 3 && !r.done[stepClose]:
+		return stepClose
+	}
+	return -1
+}
+
+// inSession returns the events of fs after index from that belong to
+// session.
+func inSession(fs []seen, from int, session string) []seen {
+	var out []seen
+	for i := from; i < len(fs); i++ {
+		if fs[i].ev != nil && fs[i].ev.SessionID == session {
+			out = append(out, fs[i])
+		}
+	}
+	return out
+}
+
+// indexOf returns the index of the frame seen at the same time with the
+// same bytes as p in fs.
+func indexOf(fs []seen, p seen) int {
+	for i := range fs {
+		if fs[i].at.Equal(p.at) && string(fs[i].data) == string(p.data) {
+			return i
+		}
+	}
+	return len(fs)
+}
+
+// anyAfter returns a condition: an event of session after index from
+// that match holds for.
+func anyAfter(from int, session string, match func(*protocol.Event) bool) func([]seen) bool {
+	return func(fs []seen) bool {
+		for _, f := range inSession(fs, from, session) {
+			if match(f.ev) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// firstAfter returns the first event of session after index from that
+// match holds for.
+func firstAfter(fs []seen, from int, session string, match func(*protocol.Event) bool) (seen, bool) {
+	for _, f := range inSession(fs, from, session) {
+		if match(f.ev) {
+			return f, true
+		}
+	}
+	return seen{}, false
+}
+
+func anything(*protocol.Event) bool { return true }
+
+func isTool(e *protocol.Event) bool { return e.Type == protocol.TypeToolInvoked }
+
+// isToolEvent reports whether e shows a tool at work: invoked or completed.
+func isToolEvent(e *protocol.Event) bool {
+	return e.Type == protocol.TypeToolInvoked || e.Type == protocol.TypeToolCompleted
+}
+
+func isIrreversibleTool(e *protocol.Event) bool {
+	return e.Type == protocol.TypeToolInvoked && e.Irreversible != nil && *e.Irreversible
+}
+
+// settles reports whether e shows where a session went after a prompt:
+// its end or its next prompt.
+func settles(e *protocol.Event) bool {
+	return e.IsTerminal() || e.Type == protocol.TypeAwaitingConfirmation || e.Type == protocol.TypeAwaitingClarify
+}
+
+// reply sends a reply to a prompt from main and records it.
+func (r *prun) reply(ctx context.Context, p seen, typ, token string, decision string, response any) (Evidence, error) {
+	m := map[string]any{
+		"type":        typ,
+		"reply_token": token,
+		"timestamp":   time.Now().UTC().Format(time.RFC3339Nano),
+	}
+	if id := r.main.subscriptionID(); id != "" {
+		m["subscription_id"] = id
+	}
+	if typ == protocol.TypeConfirmationReply {
+		m["decision"] = decision
+	} else {
+		m["response"] = response
+		decision = "answer"
+	}
+	b, _ := json.Marshal(m)
+	e := Evidence{At: time.Since(r.start), Dir: "sent", Frame: b}
+	err := r.main.send(ctx, m)
+	if err == nil || isRefusal(err) {
+		r.replies = append(r.replies, sentReply{at: time.Now(), session: p.ev.SessionID, token: token, decision: decision})
+		return e, nil
+	}
+	return e, fmt.Errorf("conform: sending a reply: %w", err)
+}
+
+// refusedReply sends a reply meant to be refused: it is not counted as a
+// decision.
+func (r *prun) refusedReply(ctx context.Context, p seen, typ, token string, decision string) (Evidence, error) {
+	e, err := r.reply(ctx, p, typ, token, decision, nil)
+	if err == nil {
+		r.replies[len(r.replies)-1].refused = true
+	}
+	return e, err
+}
+
+// noted returns e with note.
+func noted(e Evidence, note string) Evidence {
+	e.Note = note
+	return e
+}
+
+// isRefusal reports whether err is the producer refusing a message (an
+// HTTP status), not a failure to reach it.
+func isRefusal(err error) bool {
+	var he *transport.HTTPError
+	return errors.As(err, &he)
+}
+
+// forge returns a reply token the producer never issued, shaped like tok.
+func forge(tok string) string {
+	if tok == "" {
+		return "forged-token-0000000000000000"
+	}
+	b := []byte(tok)
+	for i := len(b) - 1; i >= 0 && i >= len(b)-8; i-- {
+		switch {
+		case b[i] >= '0' && b[i] <= '8', b[i] >= 'a' && b[i] <= 'y', b[i] >= 'A' && b[i] <= 'Y':
+			b[i]++
+		case b[i] == '9':
+			b[i] = '0'
+		case b[i] == 'z':
+			b[i] = 'a'
+		case b[i] == 'Z':
+			b[i] = 'A'
+		}
+	}
+	return string(b)
+}
+
+// held waits r.o.Hold and reports the first event of the prompt's session
+// that came meanwhile, if any.
+func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool) (seen, bool) {
+	fs, _ := r.main.snapshot()
+	idx := indexOf(fs, p)
+	_ = r.main.waitFor(ctx, r.o.Hold, anyAfter(idx+1, p.ev.SessionID, match))
+	fs, _ = r.main.snapshot()
+	return firstAfter(fs, idx+1, p.ev.SessionID, match)
+}
+
+// outcome waits for where the prompt's session goes after a reply: up to
+// its end or next prompt, at most d, and returns its events after p.
+func (r *prun) outcome(ctx context.Context, p seen, d time.Duration) []seen {
+	fs, _ := r.main.snapshot()
+	idx := indexOf(fs, p)
+	_ = r.main.waitFor(ctx, d, anyAfter(idx+1, p.ev.SessionID, settles))
+	fs, _ = r.main.snapshot()
+	return inSession(fs, idx+1, p.ev.SessionID)
+}
+
+// followUp judges that a settled prompt was followed by an event.
+func (r *prun) followUp(p seen, after []seen, how string) {
+	if len(after) == 0 {
+		r.result(PFollowUp, Fail, fmt.Sprintf("After the prompt was %s, the session sent nothing more.", how), r.frame(p, "the prompt"))
+		return
+	}
+	r.result(PFollowUp, Pass, "Every settled prompt was followed by an event of its session.", r.frame(after[0], "the event after the prompt was "+how))
+}
+
+// confirm answers a confirmation as the plan's next step says.
+func (r *prun) confirm(ctx context.Context, p seen) error {
+	step := r.nextStep(p)
+	if step >= 0 {
+		r.done[step] = true
+	}
+	switch step {
+	case stepAccept:
+		return r.acceptStep(ctx, p)
+	case stepReject:
+		return r.rejectStep(ctx, p)
+	case stepTimeout:
+		return r.timeoutStep(ctx, p)
+	case stepClose:
+		return r.closeStep(ctx, p)
+	}
+	_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionAccept, nil)
+	return err
+}
+
+// acceptStep holds the prompt (nothing may happen), sends a forged token
+// (nothing may happen), then accept and at once reject (accept wins).
+func (r *prun) acceptStep(ctx context.Context, p seen) error {
+	if f, ok := r.held(ctx, p, isTool); ok {
+		r.result(PConfirmBlocks, Fail, "A tool was invoked while its confirmation had no reply.", r.frame(p, "the confirmation"), r.frame(f, "the tool invoked before any reply"))
+	} else {
+		r.result(PConfirmBlocks, Pass, "No tool was invoked while a confirmation waited for its reply.", r.frame(p, "the confirmation"), r.note("no tool.invoked in the %v the reply was held back", r.o.Hold))
+	}
+	forged, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, forge(p.ev.ReplyToken), protocol.DecisionAccept)
+	if err != nil {
+		return err
+	}
+	if f, ok := r.held(ctx, p, anything); ok {
+		r.result(PForgedToken, Fail, "A reply with a reply_token never issued moved the session on.", r.frame(p, "the confirmation"), noted(forged, "a forged reply_token"), r.frame(f, "what the session did next"))
+	} else {
+		r.result(PForgedToken, Pass, "A reply with a forged reply_token changed nothing.", noted(forged, "a forged reply_token"), r.note("the session sent nothing for %v", r.o.Hold))
+	}
+	acc, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionAccept, nil)
+	if err != nil {
+		return err
+	}
+	rej, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject)
+	if err != nil {
+		return err
+	}
+	after := r.outcome(ctx, p, handshakeWait)
+	r.followUp(p, after, "accepted")
+	if t, ok := firstAfter(after, 0, p.ev.SessionID, isToolEvent); ok {
+		r.result(PAcceptProceeds, Pass, "An accepted confirmation let its action go ahead.", noted(acc, "accept"), r.frame(t, "the action"))
+		r.result(PFirstReplyWins, Pass, "Of an accept and a reject sent one after the other, the first decided.", noted(acc, "first: accept"), noted(rej, "second: reject"), r.frame(t, "the accepted action"))
+	} else {
+		ev := []Evidence{r.frame(p, "the confirmation"), noted(acc, "first: accept"), noted(rej, "second: reject")}
+		r.result(PAcceptProceeds, Fail, "After an accept, no tool was invoked before the session ended or asked again.", ev...)
+		r.result(PFirstReplyWins, Fail, "An accept followed by a reject did not go ahead: the later reply seems to have decided.", ev...)
+	}
+	return nil
+}
+
+// rejectStep sends the first prompt's token again (nothing may happen),
+// then rejects: no irreversible tool may follow.
+func (r *prun) rejectStep(ctx context.Context, p seen) error {
+	var old string
+	for _, rp := range r.replies {
+		if rp.decision == protocol.DecisionAccept && !rp.refused {
+			old = rp.token
+			break
+		}
+	}
+	if old != "" && old != p.ev.ReplyToken {
+		b, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, old, protocol.DecisionAccept)
+		if err != nil {
+			return err
+		}
+		if f, ok := r.held(ctx, p, anything); ok {
+			r.result(PReplayedToken, Fail, "A reply reusing the reply_token of a settled prompt moved another session on.", r.frame(p, "the waiting confirmation"), noted(b, "the replayed reply"), r.frame(f, "what the session did next"))
+		} else {
+			r.result(PReplayedToken, Pass, "A reply reusing a settled prompt's reply_token changed nothing.", noted(b, "the replayed reply"), r.note("the waiting session sent nothing for %v", r.o.Hold))
+		}
+	}
+	rej, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
+	if err != nil {
+		return err
+	}
+	after := r.outcome(ctx, p, handshakeWait)
+	r.followUp(p, after, "rejected")
+	if t, ok := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); ok {
+		r.result(PRejectPrevents, Fail, "After a reject, an irreversible tool was invoked all the same.", r.frame(p, "the confirmation"), noted(rej, "reject"), r.frame(t, "the tool invoked"))
+	} else {
+		r.result(PRejectPrevents, Pass, "A rejected confirmation's action was not carried out.", noted(rej, "reject"))
+	}
+	return nil
+}
+
+// timeoutStep leaves the prompt unanswered and sees its default apply, no
+// sooner than its timeout and not much later.
+func (r *prun) timeoutStep(ctx context.Context, p seen) error {
+	limit := time.Duration(p.ev.TimeoutSeconds) * time.Second
+	if p.ev.TimeoutSeconds <= 0 {
+		r.result(PTimeoutDefault, Fail, "The confirmation has no timeout_seconds, so its default can never apply.", r.frame(p, "the confirmation"))
+		_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
+		return err
+	}
+	if r.o.Fast && limit > fastTimeout {
+		r.result(PTimeoutDefault, Skip, fmt.Sprintf("Skipped in fast mode: the confirmation waits %d seconds.", p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+		_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
+		if err == nil {
+			r.followUp(p, r.outcome(ctx, p, handshakeWait), "rejected")
+		}
+		return err
+	}
+	fs, _ := r.main.snapshot()
+	idx := indexOf(fs, p)
+	_ = r.main.waitFor(ctx, limit+grace, anyAfter(idx+1, p.ev.SessionID, anything))
+	fs, _ = r.main.snapshot()
+	next, ok := firstAfter(fs, idx+1, p.ev.SessionID, anything)
+	if !ok {
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("Nothing happened in the session %v after a confirmation that times out after %d seconds.", limit+grace, p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+		if _, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil); err != nil {
+			return err
+		}
+		r.followUp(p, r.outcome(ctx, p, handshakeWait), "rejected after its time had run out")
+		return nil
+	}
+	took := next.at.Sub(p.at)
+	if p.ev.DefaultDecision == protocol.DecisionAccept {
+		r.replies = append(r.replies, sentReply{at: next.at, session: p.ev.SessionID, token: p.ev.ReplyToken, decision: protocol.DecisionAccept})
+	}
+	after := r.outcome(ctx, p, handshakeWait)
+	r.followUp(p, after, "left to time out")
+	ev := []Evidence{r.frame(p, "the confirmation"), r.frame(next, "the first event after it"), r.note("%v passed between them", took.Round(time.Millisecond))}
+	switch {
+	case took < limit-limit/10-100*time.Millisecond:
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The session moved on %v after the confirmation, before its %d seconds were up.", took.Round(time.Millisecond), p.ev.TimeoutSeconds), ev...)
+	case p.ev.DefaultDecision != protocol.DecisionAccept:
+		if t, bad := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); bad {
+			r.result(PTimeoutDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the timeout.", append(ev, r.frame(t, "the tool invoked"))...)
+			return nil
+		}
+		fallthrough
+	default:
+		r.result(PTimeoutDefault, Pass, fmt.Sprintf("The default applied %v after the confirmation, once its %d seconds were up.", took.Round(time.Millisecond), p.ev.TimeoutSeconds), ev...)
+	}
+	return nil
+}
+
+// closeStep closes the main subscription while the prompt waits: the
+// observer must see the session take the default at once.
+func (r *prun) closeStep(ctx context.Context, p seen) error {
+	limit := time.Duration(p.ev.TimeoutSeconds) * time.Second
+	switch {
+	case transport.BindingOf(r.o.Endpoint) == transport.BindingStdio:
+		r.result(PCloseDefault, Skip, "Over exec: each subscription is a process of its own, so no other subscription can watch the default apply.", r.frame(p, "the confirmation"))
+	case limit <= 2*grace:
+		r.result(PCloseDefault, Skip, fmt.Sprintf("The confirmation times out after %d seconds, too soon to tell a default on close from one on timeout.", p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+	default:
+		r.cut = p.ev.SessionID
+		r.main.close(ctx)
+		closed := time.Now()
+		ofs, _ := r.obs.snapshot()
+		from := len(ofs)
+		_ = r.obs.waitFor(ctx, grace, anyAfter(from, p.ev.SessionID, anything))
+		ofs, _ = r.obs.snapshot()
+		next, ok := firstAfter(ofs, from, p.ev.SessionID, anything)
+		if !ok {
+			r.result(PCloseDefault, Fail, fmt.Sprintf("After the subscription holding a pending confirmation was closed, its session sent nothing for %v.", grace), r.frame(p, "the confirmation"), r.note("subscription.close sent"))
+			return nil
+		}
+		_ = r.obs.waitFor(ctx, grace, anyAfter(from, p.ev.SessionID, settles))
+		ofs, _ = r.obs.snapshot()
+		ev := []Evidence{r.frame(p, "the confirmation"), r.note("subscription.close sent"), r.frame(next, fmt.Sprintf("seen by another subscription %v after the close", next.at.Sub(closed).Round(time.Millisecond)))}
+		if p.ev.DefaultDecision != protocol.DecisionAccept {
+			if t, bad := firstAfter(ofs, from, p.ev.SessionID, isIrreversibleTool); bad {
+				r.result(PCloseDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the close.", append(ev, r.frame(t, "the tool invoked"))...)
+				return nil
+			}
+		}
+		r.result(PCloseDefault, Pass, "Closing the subscription applied the pending confirmation's default at once.", ev...)
+		return nil
+	}
+	_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
+	return err
+}
+
+// clarify answers the n-th clarification; the first is sent a reply of
+// the wrong kind first (nothing may happen).
+func (r *prun) clarify(ctx context.Context, p seen, n int) error {
+	if n == 0 {
+		b, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionAccept)
+		if err != nil {
+			return err
+		}
+		if f, ok := r.held(ctx, p, anything); ok {
+			r.result(PWrongKind, Fail, "A confirmation.reply to a clarification moved the session on.", r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
+			return r.answer(ctx, p)
+		}
+		r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.o.Hold))
+		if wrong, ok := wrongResponse(p.ev); ok {
+			b, err := r.reply(ctx, p, protocol.TypeClarificationReply, p.ev.ReplyToken, "", wrong)
+			if err != nil {
+				return err
+			}
+			r.replies[len(r.replies)-1].refused = true
+			if f, ok := r.held(ctx, p, anything); ok {
+				r.result(PWrongKind, Fail, "A clarification.reply with a response of a kind the question does not accept moved the session on.", r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
+			}
+		}
+	}
+	return r.answer(ctx, p)
+}
+
+// answer answers a clarification as it asks and sees what follows.
+func (r *prun) answer(ctx context.Context, p seen) error {
+	if _, err := r.reply(ctx, p, protocol.TypeClarificationReply, p.ev.ReplyToken, "", answerFor(p.ev)); err != nil {
+		return err
+	}
+	r.followUp(p, r.outcome(ctx, p, handshakeWait), "answered")
+	return nil
+}
+
+// wrongResponse picks a response of a kind the clarification does not
+// accept, when there is one.
+func wrongResponse(e *protocol.Event) (any, bool) {
+	kinds := e.AcceptedResponseKinds
+	switch {
+	case len(kinds) == 0:
+		return nil, false // the kinds default to what the producer takes
+	case !slices.Contains(kinds, "yes_no"):
+		return true, true
+	case !slices.Contains(kinds, "numeric"):
+		return 42.0, true
+	}
+	return nil, false
+}
+
+// answerFor picks an answer the clarification takes.
+func answerFor(e *protocol.Event) any {
+	if len(e.Choices) > 0 {
+		return e.Choices[0].Value
+	}
+	for _, k := range e.AcceptedResponseKinds {
+		switch strings.ToLower(k) {
+		case "yes_no", "boolean", "confirmation":
+			return true
+		case "number", "numeric":
+			return 1.0
+		}
+	}
+	return "aaep-conform test answer"
+}
