@@ -12,7 +12,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -204,7 +203,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		if strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://") {
 			b, err = getURL(ctx, m, "")
 		} else {
-			b, err = readSmall(strings.TrimPrefix(m, "file://"))
+			b, err = readLimited(strings.TrimPrefix(m, "file://"), session.MaxManifestBytes, "manifest")
 		}
 		if check(m, b, err) {
 			r.result(PManifest, Pass, "The manifest is published where the producer documents it.", r.note("read %s", m))
@@ -219,16 +218,6 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		}
 	}
 	r.result(PManifest, Fail, "No manifest was found: "+strings.Join(append(tried, "no manifest_uri or signed_manifest in the acceptance"), "; ")+".")
-}
-
-// readSmall reads a file of at most a manifest's size.
-func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, session.MaxManifestBytes+1))
 }
 
 // getURL fetches a small document.

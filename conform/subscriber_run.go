@@ -280,7 +280,7 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 	case <-ctx.Done():
 		return f
 	}
-	ev := newEvents()
+	ev := newScriptEvents()
 	st.send(ev.next(protocol.TypeSessionStarted, map[string]any{
 		"summary_normal": "The conformance suite starts a scripted session.", "request_text": "Test this subscriber."}))
 	st.send(ev.next(protocol.TypeStateChanged, map[string]any{"from_state": "idle", "to_state": "thinking",
@@ -402,15 +402,15 @@ func streams(st *stage) int {
 	return st.streams
 }
 
-// events makes the envelopes of the scripted session.
-type events struct {
+// scriptEvents makes the envelopes of the scripted session.
+type scriptEvents struct {
 	session string
 	seq     int
 }
 
-func newEvents() *events { return &events{session: "sess_" + randHex(8)} }
+func newScriptEvents() *scriptEvents { return &scriptEvents{session: "sess_" + randHex(8)} }
 
-func (e *events) next(typ string, fields map[string]any) map[string]any {
+func (e *scriptEvents) next(typ string, fields map[string]any) map[string]any {
 	e.seq++
 	ev := map[string]any{
 		"@context": protocol.ContextURL, "aaep_version": protocol.Version, "type": typ,
