@@ -44,6 +44,8 @@ Commands:
   verify RECEIPT      check a signed receipt: signature, schema, expiry and
                       suite; --recheck re-runs some of its tests live
   key                 make a key pair to sign receipts (ES256 or EdDSA)
+  target              serve this repository's producer playing the
+                      conformance target scenarios, to reproduce our claim
   help                this text
   version             the version, commit, Go version and AAEP version
                       (also --version)
@@ -75,6 +77,7 @@ type deps struct {
 	testProducer   func(context.Context, conform.ProducerOptions) (*conform.Report, error)
 	testSubscriber func(context.Context, conform.SubscriberOptions) (*conform.Report, error)
 	producerTests  func() []conform.Test // the catalogue a recheck may re-run
+	targetReady    func(targetAt)        // if not nil, told where aaep-conform target serves
 	info           buildinfo.Info
 }
 
@@ -142,6 +145,8 @@ func run(ctx context.Context, args []string, d *deps) int {
 		code, err = runVerify(ctx, rest, d)
 	case "key":
 		code, err = runKey(rest, d)
+	case "target":
+		code, err = runTarget(ctx, rest, d)
 	case "help", "-h", "-help", "--help":
 		tio.Usage(usageText)
 		return exitConforming

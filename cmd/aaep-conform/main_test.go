@@ -6,8 +6,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -148,7 +150,7 @@ func TestProducerLinesClaimAndExitCodes(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newHarness(c.rep, c.err)
-			code := h.run("producer", "http://127.0.0.1:1/aaep", "--level", c.level)
+			code := h.run("producer", "http://127.0.0.1:1/aaep", "--level", c.level, "--answer-prompts")
 			if code != c.code {
 				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, c.code, h.out, h.err)
 			}
@@ -204,6 +206,8 @@ func TestUsageErrorsRunNothing(t *testing.T) {
 		{[]string{"subscriber", "--level", "1", "--exec", "x", "--addr", "y"}, "not both"},
 		{[]string{"verify", "r"}, "--key FILE or --trusted-keys DIR"},
 		{[]string{"verify", "r", "--key", "a", "--endpoint", "http://x"}, "go with --recheck"},
+		{[]string{"verify", "r", "--key", "a", "--answer-prompts"}, "go with --recheck"},
+		{[]string{"producer", "http://x", "--level", "1", "--hold", "-1s"}, "not negative"},
 		{[]string{"key"}, "--out FILE"},
 		{[]string{"key", "--out", "x", "--type", "HS256"}, "ES256 or EdDSA"},
 		{[]string{"nonsense"}, "unknown command"},
@@ -229,10 +233,11 @@ func TestHelp(t *testing.T) {
 		cmd   string
 		flags []string
 	}{
-		{"producer", []string{"-level", "-fast", "-trigger", "-json", "-html", "-receipt", "-sign-key", "-valid-for", "-token", "-header", "-ca", "Exit status"}},
+		{"producer", []string{"-level", "-answer-prompts", "-manifest", "-manifest-keys", "-manifest-key", "-hold", "-quiet", "-fast", "-trigger", "-json", "-html", "-receipt", "-sign-key", "-valid-for", "-token", "-header", "-ca", "Exit status"}},
 		{"subscriber", []string{"-level", "-exec", "-addr", "-json", "-html", "-receipt", "-sign-key"}},
 		{"verify", []string{"-key", "-trusted-keys", "-report", "-strict", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
 		{"key", []string{"-out", "-type"}},
+		{"target", []string{"-addr", "-unix", "-stdio", "-print-manifest"}},
 	} {
 		h := newHarness(nil, nil)
 		if code := h.run(c.cmd, "--help"); code != 0 {
@@ -271,7 +276,7 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 				t.Errorf("key over an existing file: exit %d", code)
 			}
 			rcpt, js, page := filepath.Join(dir, "r.jws"), filepath.Join(dir, "r.json"), filepath.Join(dir, "r.html")
-			if code := h.run("producer", "http://127.0.0.1:1/aaep", "--level", "2", "--json", js, "--html", page, "--receipt", rcpt, "--sign-key", key, "--valid-for", "30d"); code != 0 {
+			if code := h.run("producer", "http://127.0.0.1:1/aaep", "--level", "2", "--answer-prompts", "--json", js, "--html", page, "--receipt", rcpt, "--sign-key", key, "--valid-for", "30d"); code != 0 {
 				t.Fatalf("producer: exit %d\n%s%s", code, h.out, h.err)
 			}
 			if !strings.Contains(h.out.String(), "valid until 2026-12-24") {
@@ -311,7 +316,7 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 			}
 
 			// Recheck: the same producer agrees; one that now fails differs.
-			if code := h.run("verify", rcpt, "--key", key+".pub", "--recheck", "--count", "3"); code != 0 {
+			if code := h.run("verify", rcpt, "--key", key+".pub", "--recheck", "--answer-prompts", "--count", "3"); code != 0 {
 				t.Fatalf("recheck: exit %d\n%s%s", code, h.out, h.err)
 			}
 			if got := strings.Count(h.out.String(), "AGREES "); got != 3 {
@@ -322,7 +327,7 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 				t.Errorf("recheck ran %+v", last)
 			}
 			broken := newHarness(report(2, conform.Fail, conform.Fail, conform.Fail, conform.Fail, conform.Fail, conform.Fail), nil)
-			if code := broken.run("verify", rcpt, "--key", key+".pub", "--recheck"); code != 1 || !strings.Contains(broken.out.String(), "differ from the receipt") {
+			if code := broken.run("verify", rcpt, "--key", key+".pub", "--recheck", "--answer-prompts"); code != 1 || !strings.Contains(broken.out.String(), "differ from the receipt") {
 				t.Errorf("recheck against a broken producer: exit %d\n%s", code, broken.out)
 			}
 
@@ -367,4 +372,72 @@ func TestSubscriberCommand(t *testing.T) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}
 	}
+}
+
+// Nothing is answered that the user did not configure: a Level 2 or 3
+// producer run answers the agent's prompts for real, so it runs only with
+// --answer-prompts, and says so before it runs; without the flag it says
+// the same sentence and runs nothing, exit 2. Level 1 answers nothing and
+// needs no flag. verify --recheck of a Level 2 receipt is held the same.
+func TestPromptsAnsweredOnlyWhenAsked(t *testing.T) {
+	const sentence = "This run accepts and rejects the agent's prompts for real"
+	for _, c := range []struct {
+		level  string
+		answer bool
+		code   int
+		said   bool
+	}{
+		{"1", false, 0, false},
+		{"2", false, 2, true},
+		{"3", false, 2, true},
+		{"2", true, 0, true},
+		{"3", true, 0, true},
+	} {
+		t.Run(fmt.Sprintf("level %s answer %v", c.level, c.answer), func(t *testing.T) {
+			lv, _ := strconv.Atoi(c.level)
+			st := make([]conform.Status, lv)
+			for i := range st {
+				st[i] = conform.Pass
+			}
+			h := newHarness(report(conform.Level(lv), st...), nil)
+			saidFirst := false
+			run := h.d.testProducer
+			h.d.testProducer = func(ctx context.Context, o conform.ProducerOptions) (*conform.Report, error) {
+				saidFirst = strings.Contains(h.err.String(), sentence)
+				return run(ctx, o)
+			}
+			args := []string{"producer", "http://127.0.0.1:1/aaep", "--level", c.level}
+			if c.answer {
+				args = append(args, "--answer-prompts")
+			}
+			if code := h.run(args...); code != c.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, c.code, h.out, h.err)
+			}
+			if got := strings.Contains(h.err.String(), sentence); got != c.said {
+				t.Errorf("said %v, want %v: %q", got, c.said, h.err)
+			}
+			switch {
+			case c.code == 2 && len(h.asked) != 0:
+				t.Error("the tests ran without --answer-prompts")
+			case c.code == 0 && c.said && !saidFirst:
+				t.Error("the run began before it said it answers prompts")
+			}
+		})
+	}
+	t.Run("verify --recheck", func(t *testing.T) {
+		dir := t.TempDir()
+		key := filepath.Join(dir, "k.pem")
+		rcpt := filepath.Join(dir, "r.jws")
+		h := newHarness(report(2, conform.Pass, conform.Pass), nil)
+		if code := h.run("key", "--out", key); code != 0 {
+			t.Fatalf("key: %s", h.err)
+		}
+		if code := h.run("producer", "http://127.0.0.1:1/aaep", "--level", "2", "--answer-prompts", "--receipt", rcpt, "--sign-key", key); code != 0 {
+			t.Fatalf("producer: %s", h.err)
+		}
+		h.asked = nil
+		if code := h.run("verify", rcpt, "--key", key+".pub", "--recheck"); code != 2 || !strings.Contains(h.err.String(), sentence) || len(h.asked) != 0 {
+			t.Errorf("recheck without --answer-prompts: exit %d, %d runs, stderr %q", code, len(h.asked), h.err)
+		}
+	})
 }

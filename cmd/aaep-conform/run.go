@@ -19,6 +19,7 @@ import (
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/safefile"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -154,7 +155,19 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		tls     cliflag.TLS
 		layout  transport.Layout
 	)
+	var (
+		answer                 bool
+		manifest               string
+		manifestDir, pinnedKey string
+		hold, quiet            time.Duration
+	)
 	header := http.Header{}
+	fs.BoolVar(&answer, "answer-prompts", false, "answer the producer's prompts for real, as Levels 2 and 3 must: accept some confirmations, reject others, answer clarifications (required for --level 2 and 3)")
+	fs.StringVar(&manifest, "manifest", "", "where a producer on a local binding (unix:, exec:) documents its manifest: a `FILE` or an http(s) URL")
+	fs.StringVar(&manifestDir, "manifest-keys", "", "`DIR` of trusted public keys (JWK) a signed manifest must verify with")
+	fs.StringVar(&pinnedKey, "manifest-key", "", "the one public key (JWK `FILE`) a signed manifest must verify with")
+	fs.DurationVar(&hold, "hold", 0, "how long a prompt is left unanswered to see that the producer waits for it (default "+conform.DefaultHold.String()+")")
+	fs.DurationVar(&quiet, "quiet", 0, "how long the producer may send nothing, every session seen ended, before the run is over (default "+conform.DefaultQuiet.String()+")")
 	fs.Var(&layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
 	fs.StringVar(&token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
@@ -174,6 +187,18 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if err != nil {
 		return exitCannot, err
 	}
+	if f.level >= 2 && !answer {
+		return exitCannot, cliflag.Usagef("%s Level %d answers them, so it needs --answer-prompts to say you mean it.", answersPrompts, f.level)
+	}
+	if hold < 0 || quiet < 0 {
+		return exitCannot, cliflag.Usagef("--hold and --quiet are durations such as 2s, not negative")
+	}
+	var keys *session.ManifestKeys
+	if manifestDir != "" || pinnedKey != "" {
+		if keys, err = session.LoadManifestKeys(manifestDir, pinnedKey); err != nil {
+			return exitCannot, cliflag.Usage(err)
+		}
+	}
 	if err := tls.Load(); err != nil {
 		return exitCannot, cliflag.Usage(err)
 	}
@@ -187,12 +212,19 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if key != nil && key.Warning != "" {
 		d.io.Eprintf("%s\n", key.Warning)
 	}
+	if f.level >= 2 {
+		d.io.Eprintf("%s\n", answersPrompts)
+	}
 	p := newPrinter(d)
 	rep, err := d.testProducer(ctx, conform.ProducerOptions{
-		Endpoint: endpoint,
-		Level:    conform.Level(f.level),
-		Fast:     f.fast,
-		Trigger:  trigger,
+		Endpoint:     endpoint,
+		Level:        conform.Level(f.level),
+		Fast:         f.fast,
+		Trigger:      trigger,
+		Manifest:     manifest,
+		ManifestKeys: keys,
+		Hold:         hold,
+		Quiet:        quiet,
 		Transport: transport.Options{
 			SSE:       transport.SSEOptions{Layout: layout, Token: token, Header: header, HTTPClient: tls.Client},
 			WebSocket: transport.WSOptions{TLSConfig: tls.Config},
@@ -253,6 +285,10 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	}
 	return finish(rep, conform.RoleSubscriber, &f, key, p, d)
 }
+
+// answersPrompts is said before a Level 2 or 3 producer run, and instead
+// of it without --answer-prompts: the suite answers for real.
+const answersPrompts = "This run accepts and rejects the agent's prompts for real: an action it accepts really happens (on a live agent, a payment would be made)."
 
 // checkTrigger checks --trigger is 'METHOD URL [BODY]' with an HTTP(S) URL
 // and, when there is one, a JSON body.

@@ -66,7 +66,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	var (
 		keyFile, keysDir, endpoint, token string
 		reportFile                        string
-		recheck, asJSON, strict           bool
+		recheck, asJSON, strict, answer   bool
 		count                             int
 		tls                               cliflag.TLS
 	)
@@ -75,6 +75,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.StringVar(&keysDir, "trusted-keys", "", "a `DIR` of public keys you trust; the receipt's key ID picks one")
 	fs.StringVar(&reportFile, "report", "", "also check that the JSON report `FILE` holds the very results the receipt was signed over")
 	fs.BoolVar(&recheck, "recheck", false, "re-run a random part of the receipt's tests against the live producer and compare")
+	fs.BoolVar(&answer, "answer-prompts", false, "with --recheck of a Level 2 or 3 receipt, answer the producer's prompts for real, as its tests must (required then)")
 	fs.IntVar(&count, "count", 0, "with --recheck, how many tests to re-run (default about a third)")
 	fs.StringVar(&endpoint, "endpoint", "", "with --recheck, test this `ENDPOINT` instead of the one the receipt names")
 	fs.BoolVar(&strict, "strict", false, "refuse a receipt made by a newer aaep-conform or with a test catalogue we do not know, instead of noting it")
@@ -91,8 +92,8 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 		return exitCannot, cliflag.Usagef("give exactly one RECEIPT file, got %d", len(rest))
 	case (keyFile == "") == (keysDir == ""):
 		return exitCannot, cliflag.Usagef("say which keys you trust: --key FILE or --trusted-keys DIR (one of them)")
-	case !recheck && (endpoint != "" || count != 0):
-		return exitCannot, cliflag.Usagef("--endpoint and --count go with --recheck")
+	case !recheck && (endpoint != "" || count != 0 || answer):
+		return exitCannot, cliflag.Usagef("--endpoint, --count and --answer-prompts go with --recheck")
 	}
 	if err := tls.Load(); err != nil {
 		return exitCannot, cliflag.Usage(err)
@@ -147,6 +148,13 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 			out.ReportMismatch = err.Error()
 			code = exitNot
 		}
+	}
+	if recheck && v.Receipt.LevelTested >= 2 {
+		if !answer {
+			printVerify(&out, asJSON, d)
+			return exitCannot, cliflag.Usagef("--recheck: %s Rechecking a Level %d receipt answers them, so it needs --answer-prompts to say you mean it.", answersPrompts, v.Receipt.LevelTested)
+		}
+		d.io.Eprintf("%s\n", answersPrompts)
 	}
 	if recheck {
 		if token == "" {

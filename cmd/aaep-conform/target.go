@@ -1,0 +1,147 @@
+// target.go: aaep-conform target: this repository's producer playing the
+// conformance target scenarios, so that anyone can reproduce our claim.
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/aaep-term/aaep-term/conform"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+const targetUsage = `Usage: aaep-conform target [--addr HOST:PORT] [--unix PATH]
+       aaep-conform target --stdio
+       aaep-conform target --print-manifest
+
+Serves this repository's producer playing the conformance target scenarios
+(conform.TargetScenarios: confirmations accepted, rejected and left to time
+out after one second, a clarification, a session that errs, a confirmation
+left waiting when the suite closes), so that a Level 3 run of
+aaep-conform producer can pass against it, and anyone can reproduce the
+claim the README states. Prompts are played for real: whatever the suite
+answers decides what the scenario does next (no real action is taken).
+
+It serves one conformance run: once every scenario has ended, streams end
+and later ones are told there is nothing more. Start it again for another
+run.
+
+  --addr        HTTP (spec and deployed layouts) and WebSocket; a free
+                loopback port by default. One line says each endpoint.
+  --unix PATH   also the Unix socket binding at PATH.
+  --stdio       one subscriber in JSON-RPC on standard input and output and
+                nothing else, for exec: (what it says goes to standard error).
+  --print-manifest  print the manifest the target serves and stop; local
+                bindings (unix:, exec:) have no well-known URL, so give it to
+                aaep-conform producer --manifest FILE.
+
+Flags:
+`
+
+// targetAt is where a target serves, for the lines printed and for tests.
+type targetAt struct {
+	HTTP string // host:port of HTTP and WebSocket
+	Unix string // the socket's path, if any
+}
+
+// newTarget is our producer playing the target scenarios.
+func newTarget(logf func(string, ...any)) (*producer.Producer, error) {
+	scenarios, err := conform.TargetScenarios()
+	if err != nil {
+		return nil, err
+	}
+	return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf}), nil
+}
+
+func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
+	fs := flag.NewFlagSet("target", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "serve HTTP and WebSocket on `HOST:PORT` (port 0 picks a free one)")
+	unixPath := fs.String("unix", "", "also serve the Unix socket binding at `PATH`")
+	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
+	printManifest := fs.Bool("print-manifest", false, "print the manifest the target serves, and stop")
+	rest, err := parse(fs, args, targetUsage, d.io.Out)
+	if err != nil {
+		return exitCannot, err
+	}
+	if len(rest) != 0 {
+		return exitCannot, cliflag.Usagef("the target takes no operand, got %q", rest[0])
+	}
+	if *stdio && *unixPath != "" {
+		return exitCannot, cliflag.Usagef("--stdio serves standard input and output only: it goes without --unix")
+	}
+	p, err := newTarget(nil)
+	if err != nil {
+		return exitCannot, err
+	}
+	defer p.Close()
+	switch {
+	case *printManifest:
+		rec := httptest.NewRecorder()
+		p.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, protocol.PathManifest, nil))
+		if rec.Code != http.StatusOK {
+			return exitCannot, fmt.Errorf("the target's manifest: status %d", rec.Code)
+		}
+		_, err := d.io.Out.Write(rec.Body.Bytes())
+		return exitConforming, err
+	case *stdio:
+		d.io.Eprintf("Serving the conformance target on standard input and output.\n")
+		if err := p.ServeStdio(ctx, d.io.In, d.io.Out); err != nil {
+			return exitCannot, err
+		}
+		return exitConforming, nil
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return exitCannot, fmt.Errorf("listen on %s: %w", *addr, err)
+	}
+	hs := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
+	errc := make(chan error, 2)
+	go func() { errc <- hs.Serve(ln) }()
+	at := targetAt{HTTP: ln.Addr().String()}
+	if *unixPath != "" {
+		uln, err := producer.ListenUnix(*unixPath)
+		if err != nil {
+			hs.Close()
+			return exitCannot, err
+		}
+		at.Unix = *unixPath
+		go func() { errc <- p.ServeUnix(ctx, uln) }()
+	}
+	d.io.Printf("Serving the conformance target, one run. Press Control-C to stop.\n")
+	d.io.Printf("HTTP, spec layout: http://%s\n", at.HTTP)
+	d.io.Printf("HTTP, deployed layout (no handshake): http://%s%s\n", at.HTTP, protocol.PathLegacyEvents)
+	d.io.Printf("WebSocket: ws://%s%s\n", at.HTTP, protocol.PathWebSocket)
+	if at.Unix != "" {
+		d.io.Printf("Unix socket: unix:%s\n", at.Unix)
+	}
+	d.io.Printf("Test it with: aaep-conform producer --level 3 --answer-prompts http://%s\n", at.HTTP)
+	if d.targetReady != nil {
+		d.targetReady(at)
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
+			serveErr = fmt.Errorf("serve: %w", err)
+		}
+	}
+	p.Close() // ends every stream, so shutting down does not wait on them
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	if serveErr != nil {
+		return exitCannot, serveErr
+	}
+	d.io.Printf("Stopped serving.\n")
+	return exitConforming, nil
+}
