@@ -172,7 +172,7 @@ func TestAaepListenIsLevel3Conformant(t *testing.T) {
 	tio, _, out, errOut := term.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code := run(ctx, []string{"subscriber", "--level", "3", "--fast", "--exec", bin + " --plain {endpoint}"}, systemDeps(tio, func(string) string { return "" }))
+	code := run(ctx, []string{"subscriber", "--level", "3", "--exec", bin + " --plain {endpoint}"}, systemDeps(tio, func(string) string { return "" }))
 	if code != exitConforming {
 		t.Fatalf("exit %d, want 0 (Level 3 conformant)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
