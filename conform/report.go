@@ -96,12 +96,12 @@ func (t Target) Name() string {
 	switch {
 	case name != "":
 		return name
-	case t.Endpoint != "":
-		return t.Endpoint
+	case t.Subscriber != "": // a subscriber; Endpoint is then the suite's own
+		return t.Subscriber
 	case t.Command != "":
 		return t.Command
-	case t.Subscriber != "":
-		return t.Subscriber
+	case t.Endpoint != "":
+		return t.Endpoint
 	}
 	return "the implementation tested"
 }

@@ -400,3 +400,22 @@ func jsonNames(t reflect.Type) []string {
 	}
 	return names
 }
+
+// A subscriber's report is named by the subscriber (its handshake's name
+// and ID, else its command), not by the suite's own scripted producer, whose
+// endpoint it also records.
+func TestTargetNameOfASubscriber(t *testing.T) {
+	for _, c := range []struct {
+		t    Target
+		want string
+	}{
+		{Target{Endpoint: "http://127.0.0.1:5/aaep", Command: "aaep-listen {endpoint}", Subscriber: "aaep-term"}, "aaep-term"},
+		{Target{Endpoint: "http://127.0.0.1:5/aaep", Command: "aaep-listen {endpoint}"}, "aaep-listen {endpoint}"},
+		{Target{Endpoint: "http://agent.example/aaep"}, "http://agent.example/aaep"},
+		{Target{Endpoint: "http://agent.example/aaep", AgentName: "A", AgentVersion: "1"}, "A 1"},
+	} {
+		if got := c.t.Name(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.t, got, c.want)
+		}
+	}
+}

@@ -186,7 +186,11 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	}
 	if req := f.request.m; req != nil {
 		id, _ := str(req, "subscriber_id")
+		name, _ := str(req, "subscriber_name")
 		rep.Target.Subscriber = id
+		if name != "" && name != id {
+			rep.Target.Subscriber = name + " (" + id + ")"
+		}
 	}
 	for _, t := range SubscriberTests() {
 		if t.Level > o.Level || (len(o.Only) > 0 && !slices.Contains(o.Only, t.ID)) {

@@ -179,4 +179,7 @@ func TestAaepListenIsLevel3Conformant(t *testing.T) {
 	if !strings.Contains(out.String(), " is AAEP Level 3 conformant, verified by aaep-conform version ") {
 		t.Errorf("no claim:\n%s", out)
 	}
+	if strings.Contains(out.String(), "\nhttp://") {
+		t.Errorf("the claim names the suite's own scripted producer, not the subscriber:\n%s", out)
+	}
 }
