@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -52,6 +53,7 @@ type harness struct {
 	d        *deps
 	out, err *bytes.Buffer
 	asked    []conform.ProducerOptions
+	subAsked []conform.SubscriberOptions
 	mu       sync.Mutex
 }
 
@@ -104,6 +106,12 @@ func newHarness(rep *conform.Report, runErr error) *harness {
 		return ts
 	}
 	h.d.testSubscriber = func(ctx context.Context, o conform.SubscriberOptions) (*conform.Report, error) {
+		h.mu.Lock()
+		h.subAsked = append(h.subAsked, o)
+		h.mu.Unlock()
+		if o.Output != nil {
+			io.WriteString(o.Output, "listening\n"+hostile+"\r\nPASS S9-forged: all is well\nlast words without a newline")
+		}
 		if runErr != nil {
 			return nil, runErr
 		}
@@ -238,6 +246,7 @@ func TestHelp(t *testing.T) {
 		{"verify", []string{"-key", "-trusted-keys", "-report", "-strict", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
 		{"key", []string{"-out", "-type"}},
 		{"target", []string{"-addr", "-unix", "-stdio", "-print-manifest"}},
+		{"subscriber", []string{"-binding", "-accept-line", "-answer-line", "-renegotiate-line", "-shutdown", "-window", "-patience", "-show-output"}},
 	} {
 		h := newHarness(nil, nil)
 		if code := h.run(c.cmd, "--help"); code != 0 {
@@ -440,4 +449,84 @@ func TestPromptsAnsweredOnlyWhenAsked(t *testing.T) {
 			t.Errorf("recheck without --answer-prompts: exit %d, %d runs, stderr %q", code, len(h.asked), h.err)
 		}
 	})
+}
+
+// The subscriber's options are flags, passed on as given; they are
+// checked before anything runs.
+func TestSubscriberFlags(t *testing.T) {
+	h := newHarness(report(1, conform.Pass), nil)
+	code := h.run("subscriber", "--level", "1", "--exec", "my-sub {endpoint}", "--binding", "websocket",
+		"--accept-line", "y {token}", "--answer-line", "a {n} {text}", "--renegotiate-line", "rate 2",
+		"--shutdown", "interrupt", "--window", "2s", "--patience", "20s")
+	if code != 0 || len(h.subAsked) != 1 {
+		t.Fatalf("exit %d, %d runs\n%s", code, len(h.subAsked), h.err)
+	}
+	o := h.subAsked[0]
+	want := conform.SubscriberOptions{Level: 1, Exec: "my-sub {endpoint}", Binding: conform.BindingWebSocket, AcceptLine: "y {token}",
+		AnswerLine: "a {n} {text}", RenegotiateLine: "rate 2", Shutdown: conform.ShutdownInterrupt, Window: 2 * time.Second, Patience: 20 * time.Second}
+	o.Ready, o.Progress = nil, nil
+	if fmt.Sprintf("%+v", o) != fmt.Sprintf("%+v", want) {
+		t.Errorf("options\n%+v\nwant\n%+v", o, want)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shutdown", "kill"}, "say stdin or interrupt"},
+		{[]string{"--binding", "grpc"}, "say sse or websocket"},
+		{[]string{"--window", "-1s"}, "not negative"},
+	} {
+		h := newHarness(report(1, conform.Pass), nil)
+		if code := h.run(append([]string{"subscriber", "--level", "1", "--exec", "x"}, c.args...)...); code != 2 || !strings.Contains(h.err.String(), c.want) || len(h.subAsked) != 0 {
+			t.Errorf("%v: exit %d, %d runs, stderr %q, want %q", c.args, code, len(h.subAsked), h.err, c.want)
+		}
+	}
+	h = newHarness(report(1, conform.Pass), nil)
+	if code := h.run("subscriber", "--level", "1", "--accept-line", "y"); code != 2 || !strings.Contains(h.err.String(), "go with --exec") {
+		t.Errorf("--accept-line without --exec: exit %d %q", code, h.err)
+	}
+}
+
+// The subscriber's own output is discarded unless asked for; then each of
+// its lines is shown on standard error, sanitized, marked as its words: it
+// cannot carry an escape sequence nor forge a line of ours.
+func TestSubscriberOutputSanitized(t *testing.T) {
+	h := newHarness(report(1, conform.Pass), nil)
+	if code := h.run("subscriber", "--level", "1", "--exec", "my-sub {endpoint}"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if h.subAsked[0].Output != nil || strings.Contains(h.out.String()+h.err.String(), "listening") {
+		t.Errorf("the subscriber's output was shown unasked:\n%s%s", h.out, h.err)
+	}
+	h = newHarness(report(1, conform.Pass), nil)
+	if code := h.run("subscriber", "--level", "1", "--exec", "my-sub {endpoint}", "--show-output"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	got := h.err.String()
+	for _, l := range lines(got) {
+		if !strings.HasPrefix(l, "The subscriber wrote: ") {
+			t.Errorf("a line not marked as the subscriber's: %q", l)
+		}
+	}
+	if strings.ContainsAny(got, "\x1b\x07\u202e\r") || strings.Contains(h.out.String(), "S9-forged") {
+		t.Errorf("the subscriber's bytes reached the terminal unsanitized:\n%q", got)
+	}
+	for _, want := range []string{"The subscriber wrote: listening\n", "The subscriber wrote: last words without a newline\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr lacks %q:\n%q", want, got)
+		}
+	}
+}
+
+// A child's line longer than maxShownLine is shown in pieces, each marked.
+func TestChildLinesLong(t *testing.T) {
+	tio, _, _, errOut := term.Test()
+	c := &childLines{io: tio, prefix: "S: "}
+	c.Write([]byte(strings.Repeat("x", 2*maxShownLine+10)))
+	c.Write([]byte("\n"))
+	c.Flush()
+	ls := lines(errOut.String())
+	if len(ls) != 3 || len(ls[0]) != 3+maxShownLine || ls[2] != "S: "+strings.Repeat("x", 10) {
+		t.Errorf("%d lines: %q", len(ls), ls)
+	}
 }

@@ -244,9 +244,23 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("subscriber", flag.ContinueOnError)
 	var f runFlags
 	f.add(fs)
-	var execCmd, addr string
+	var (
+		execCmd, addr                       string
+		acceptLine, answerLine, renegotiate string
+		shutdown, binding                   string
+		window, patience                    time.Duration
+		showOutput                          bool
+	)
 	fs.StringVar(&execCmd, "exec", "", "run the subscriber as `CMD`, {endpoint} in it replaced by where the suite serves, and drive its standard input")
 	fs.StringVar(&addr, "addr", "", "serve on `HOST:PORT` and wait for a subscriber to connect (default 127.0.0.1 on a free port)")
+	fs.StringVar(&binding, "binding", "", "with --exec, the {endpoint} given: sse (the HTTP binding, spec layout) or websocket (default sse)")
+	fs.StringVar(&acceptLine, "accept-line", "", "with --exec, the `LINE` typed to accept a confirmation; {n} is the prompt's number, {token} its reply_token (default \"accept {n}\", as aaep-listen takes it)")
+	fs.StringVar(&answerLine, "answer-line", "", "with --exec, the `LINE` typed to answer a clarification; {n}, {token}, and {text} the answer (default \"answer {n} {text}\")")
+	fs.StringVar(&renegotiate, "renegotiate-line", "", "with --exec, the `LINE` typed to ask for new terms (default \"set rate 2\")")
+	fs.StringVar(&shutdown, "shutdown", "", "with --exec, how the subscriber is told to stop: stdin (close its standard input) or interrupt (SIGINT) (default: stdin, then interrupt if no subscription.close comes)")
+	fs.DurationVar(&window, "window", 0, "how long to wait, after a prompt reaches the subscriber, for a reply nobody asked for (default 1s)")
+	fs.DurationVar(&patience, "patience", 0, "how long a reply may take once the user acted, and the subscriber to connect (default 10s; 30s to connect without --exec)")
+	fs.BoolVar(&showOutput, "show-output", false, "with --exec, show the subscriber's own output on standard error, line by line, sanitized and marked as its words")
 	rest, err := parse(fs, args, subscriberUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
@@ -257,6 +271,21 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	if execCmd != "" && addr != "" {
 		return exitCannot, cliflag.Usagef("give --exec or --addr, not both")
 	}
+	if execCmd == "" && (acceptLine != "" || answerLine != "" || renegotiate != "" || shutdown != "" || showOutput) {
+		return exitCannot, cliflag.Usagef("--accept-line, --answer-line, --renegotiate-line, --shutdown and --show-output go with --exec")
+	}
+	switch {
+	case shutdown != "" && shutdown != conform.ShutdownStdin && shutdown != conform.ShutdownInterrupt:
+		return exitCannot, cliflag.Usagef("--shutdown %s: say stdin or interrupt", shutdown)
+	case binding != "" && binding != conform.BindingSSE && binding != conform.BindingWebSocket:
+		return exitCannot, cliflag.Usagef("--binding %s: say sse or websocket", binding)
+	case window < 0 || patience < 0:
+		return exitCannot, cliflag.Usagef("--window and --patience are durations such as 2s, not negative")
+	}
+	var output *childLines
+	if showOutput {
+		output = &childLines{io: d.io, prefix: "The subscriber wrote: "}
+	}
 	key, err := f.check()
 	if err != nil {
 		return exitCannot, err
@@ -266,10 +295,18 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	}
 	p := newPrinter(d)
 	rep, err := d.testSubscriber(ctx, conform.SubscriberOptions{
-		Level: conform.Level(f.level),
-		Fast:  f.fast,
-		Exec:  execCmd,
-		Addr:  addr,
+		Level:           conform.Level(f.level),
+		Fast:            f.fast,
+		Exec:            execCmd,
+		Addr:            addr,
+		Binding:         binding,
+		AcceptLine:      acceptLine,
+		AnswerLine:      answerLine,
+		RenegotiateLine: renegotiate,
+		Shutdown:        shutdown,
+		Window:          window,
+		Patience:        patience,
+		Output:          writerOrNil(output),
 		Ready: func(endpoint string) {
 			if execCmd == "" {
 				d.io.Printf("Serving as a scripted producer at %s: connect the subscriber to test.\n", endpoint)
@@ -277,6 +314,9 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 		},
 		Progress: p.result,
 	})
+	if output != nil {
+		output.Flush() // the subscriber has stopped: its last words, before ours
+	}
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test the subscriber: %w", err)
 	}
@@ -289,6 +329,14 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 // answersPrompts is said before a Level 2 or 3 producer run, and instead
 // of it without --answer-prompts: the suite answers for real.
 const answersPrompts = "This run accepts and rejects the agent's prompts for real: an action it accepts really happens (on a live agent, a payment would be made)."
+
+// writerOrNil keeps a nil *childLines from becoming a non-nil io.Writer.
+func writerOrNil(c *childLines) io.Writer {
+	if c == nil {
+		return nil
+	}
+	return c
+}
 
 // checkTrigger checks --trigger is 'METHOD URL [BODY]' with an HTTP(S) URL
 // and, when there is one, a JSON body.

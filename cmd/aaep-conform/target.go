@@ -4,7 +4,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -90,8 +92,12 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 		if rec.Code != http.StatusOK {
 			return exitCannot, fmt.Errorf("the target's manifest: status %d", rec.Code)
 		}
-		_, err := d.io.Out.Write(rec.Body.Bytes())
-		return exitConforming, err
+		var compact bytes.Buffer
+		if err := json.Compact(&compact, rec.Body.Bytes()); err != nil {
+			return exitCannot, fmt.Errorf("the target's manifest: %w", err)
+		}
+		d.io.Printf("%s\n", compact.String())
+		return exitConforming, nil
 	case *stdio:
 		d.io.Eprintf("Serving the conformance target on standard input and output.\n")
 		if err := p.ServeStdio(ctx, d.io.In, d.io.Out); err != nil {
