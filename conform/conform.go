@@ -3,7 +3,12 @@
 //
 // A producer is tested through [subscriber] and [transport] as any
 // subscriber would reach it; a subscriber is tested by serving it a
-// scripted session from [producer]. Each test has a stable ID, the
+// scripted session from conform's own scripted producer (the stage: the
+// HTTP binding in the spec's layout and WebSocket, where the suite decides
+// when each event is written and records every message the subscriber
+// sends), not from [producer]. [TargetScenarios] are what [producer] plays
+// to be a target that passes every producer test. Each test has a stable
+// ID, the
 // requirement it checks and the spec section it comes from; each result
 // says pass, fail, skip or warn, why, and the frames that show it.
 package conform

@@ -36,7 +36,9 @@ type ProducerOptions struct {
 	Seed uint64
 	// Transport carries tokens, headers and TLS for the endpoint.
 	Transport transport.Options
-	// Progress, if not nil, is told each result as it is found.
+	// Progress, if not nil, is told each result once the run is over, in
+	// the order of the report: a result can change until the whole stream
+	// has been seen (a late event can fail a test that had passed).
 	Progress func(Result)
 	// ManifestKeys are the keys a signed manifest must verify with; nil
 	// means none is trusted, and a signed manifest cannot be judged.

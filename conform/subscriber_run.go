@@ -36,7 +36,8 @@ type SubscriberOptions struct {
 	Seed uint64
 	// Ready, if not nil, is told where the suite serves, once it does.
 	Ready func(endpoint string)
-	// Progress, if not nil, is told each result as it is found.
+	// Progress, if not nil, is told each result once the scripted session
+	// is over, in the order of the report.
 	Progress func(Result)
 
 	// The lines typed to act as the user, for Exec. In each, {n} is the

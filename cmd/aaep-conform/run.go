@@ -358,9 +358,10 @@ func checkTrigger(s string) error {
 	return nil
 }
 
-// printer prints each result once, as it is found (Progress may be called
-// from the suite's goroutines) or, for those the suite did not report on
-// the way, at the end.
+// printer prints each result once, when the suite reports it through
+// Progress (which may be called from the suite's goroutines; the catalogue
+// calls it once a result is final, at the end of the run) or, for those
+// the suite did not report, at the end.
 type printer struct {
 	d       *deps
 	mu      sync.Mutex
