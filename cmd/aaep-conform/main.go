@@ -51,15 +51,16 @@ Commands:
                       (also --version)
 
 Examples:
-  aaep-conform producer http://127.0.0.1:8080/aaep --level 3 --fast
-  aaep-conform producer https://agent.example/aaep --level 2 \
+  aaep-conform producer http://127.0.0.1:8080/aaep --level 3 --answer-prompts
+  aaep-conform producer https://agent.example/aaep --level 2 --answer-prompts \
       --trigger 'POST https://agent.example/sessions {"user_message":"hi"}' \
       --json report.json --html report.html
   aaep-conform subscriber --level 3 --exec 'aaep-listen {endpoint}'
   aaep-conform key --out receipt-key.pem
-  aaep-conform producer ws://127.0.0.1:8080/aaep --level 3 \
+  aaep-conform target --addr 127.0.0.1:8700   (our producer, to reproduce our claim)
+  aaep-conform producer ws://127.0.0.1:8080/aaep --level 3 --answer-prompts \
       --receipt agent.receipt --sign-key receipt-key.pem
-  aaep-conform verify agent.receipt --key receipt-key.pem.pub --recheck
+  aaep-conform verify agent.receipt --key receipt-key.pem.pub --recheck --answer-prompts
 
 Run aaep-conform COMMAND --help for the flags of a command.
 

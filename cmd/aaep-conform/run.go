@@ -37,6 +37,10 @@ producer's own words in these lines are sanitized. Then a summary and, only
 when every test of the level passed, the conformance claim:
   X is AAEP Level N conformant, verified by aaep-conform version V on DATE
 
+Levels 2 and 3 answer the agent's prompts for real (an action the suite
+accepts really happens), so they need --answer-prompts; point the suite at
+a test deployment, not at an agent that acts on real accounts.
+
 Sessions start on their own, or with --trigger 'METHOD URL [BODY]': one
 argument, method, URL and an optional JSON body separated by the first two
 spaces, for example
