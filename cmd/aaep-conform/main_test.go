@@ -219,6 +219,8 @@ func TestUsageErrorsRunNothing(t *testing.T) {
 		{[]string{"key"}, "--out FILE"},
 		{[]string{"key", "--out", "x", "--type", "HS256"}, "ES256 or EdDSA"},
 		{[]string{"nonsense"}, "unknown command"},
+		{[]string{"target", "--stdio", "--unix", "p.sock"}, "goes without --unix"},
+		{[]string{"target", "extra"}, "takes no operand"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			h := newHarness(report(1, conform.Pass), nil)
