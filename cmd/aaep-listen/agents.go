@@ -370,10 +370,10 @@ func (o *options) readAgents(args []string) error {
 		}
 		o.Agents = append(o.Agents, agentSpec{Label: label, Endpoint: endpoint})
 	}
-	if len(o.Agents) > 1 {
+	if len(o.Agents) > 1 || o.Local {
 		for _, a := range o.Agents {
 			if a.Endpoint == "-" {
-				return fmt.Errorf("- (events on standard input) cannot be listened to with other endpoints: standard input takes your commands")
+				return fmt.Errorf("- (events on standard input) cannot be listened to with other endpoints or --local: standard input takes your commands")
 			}
 		}
 	}
@@ -388,7 +388,7 @@ func (o *options) readAgents(args []string) error {
 // has a way back.
 func (o *options) agentSpecs() []agentSpec {
 	specs := slices.Clone(o.Agents)
-	if len(specs) == 0 { // --demo: its endpoint is known once it runs
+	if len(specs) == 0 && o.Demo { // its endpoint is known once it runs
 		specs = []agentSpec{{Endpoint: o.Endpoint}}
 	}
 	for i := range specs {
@@ -408,3 +408,18 @@ func (o *options) agentSpecs() []agentSpec {
 // eventsOnStdin reports whether standard input carries the events (the
 // endpoint -), not commands.
 func (o *options) eventsOnStdin() bool { return o.Endpoint == "-" }
+
+// mayAnswer reports whether any agent of the run has a way back for
+// answers: the demo's, a local producer's socket, or an endpoint's
+// binding.
+func (o *options) mayAnswer() bool {
+	if o.Demo || o.Local || transport.BindingOf(o.Endpoint).Answers() {
+		return true
+	}
+	for _, a := range o.Agents {
+		if transport.BindingOf(a.Endpoint).Answers() {
+			return true
+		}
+	}
+	return false
+}

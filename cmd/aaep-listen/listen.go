@@ -48,9 +48,10 @@ type listener struct {
 	batches               chan agentBatch
 	stopped               chan struct{} // closed when the loop returns
 	// changes, when not nil, brings agents to add or say gone while
-	// running (--local; see addAgent).
-	changes <-chan agentChange
-	sinks   []announce.Sink // the outputs every agent's announcer shares
+	// running (--local; see addAgent); stopWatching ends them (quit).
+	changes      <-chan agentChange
+	stopWatching func()
+	sinks        []announce.Sink // the outputs every agent's announcer shares
 	// silencer is an announcer over the outputs as they are, for "stop".
 	silencer *announce.Announcer
 	out      output
@@ -84,7 +85,7 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	l.sinks = append([]announce.Sink{out}, sinks...)
 	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
 	specs := o.agentSpecs()
-	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != ""
+	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != "" || o.Local
 	if len(specs) > 1 {
 		l.queueEach = max(256, queuedAll/len(specs))
 		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/len(specs)))
@@ -146,6 +147,16 @@ func listen(ctx context.Context, o *options) error {
 		specs[0].Endpoint = endpoint
 	}
 	defer l.closeAll()
+	if o.Local {
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		changes, opening, err := watchLocal(wctx, o.getenv())
+		if err != nil {
+			return err
+		}
+		l.changes, l.stopWatching = changes, stop
+		l.say(opening)
+	}
 	for _, spec := range specs {
 		l.startAgent(ctx, spec)
 	}
@@ -208,8 +219,11 @@ func (l *listener) loop(ctx context.Context) error {
 				return l.endErr
 			}
 		case ch, ok := <-l.changes:
-			if !ok {
+			if !ok { // the watch ended; it said why
 				l.changes = nil
+				if l.live == 0 {
+					return l.endErr
+				}
 				continue
 			}
 			l.change(ctx, ch)
@@ -227,6 +241,13 @@ func (l *listener) loop(ctx context.Context) error {
 			if quit := l.do(ctx, c); quit {
 				l.quitAll()
 				lines, l.answers = nil, nil
+				if l.changes != nil { // --local: no agent comes after quit
+					l.stopWatching()
+					l.changes = nil
+					if l.live == 0 {
+						return l.endErr
+					}
+				}
 			}
 			l.flush()
 		case c := <-l.answers:
