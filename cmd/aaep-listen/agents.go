@@ -264,6 +264,9 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	for i := 2; !l.names.claimTag(a.name, a.n); i++ {
 		a.name = fmt.Sprintf("%s #%d", strings.TrimSuffix(a.name, fmt.Sprintf(" #%d", i-1)), i)
 	}
+	if a.label != "" {
+		a.label = a.name // a label another agent has already is told apart
+	}
 	cfg := l.o.announceConfig(l.sinkFailed)
 	if spec.Verbosity != "" {
 		cfg.Verbosity = spec.Verbosity

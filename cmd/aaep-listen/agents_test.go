@@ -348,3 +348,21 @@ func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 		t.Fatalf("the run ended with the agent gone:\n%s", r.out.String())
 	}
 }
+
+// Two agents given the same label (a local socket named like an agent of
+// the command line) are told apart in every line: the second is "mail #2".
+func TestSameLabelToldApart(t *testing.T) {
+	r := newMultiRig(t, "mail=http://127.0.0.1:1")
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := newReplyLog()
+	a := r.addAgent(agentSpec{Label: "mail", Endpoint: "unix:/run/aaep/mail.sock"},
+		func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
+	r.conns = append(r.conns, conn)
+	t.Cleanup(func() { <-a.c.Done() })
+	t.Cleanup(cancel)
+	r.handle(0, named("x", "Anything", "e1", "First."))
+	r.handle(1, named("y", "Anything", "e2", "Second."))
+	if got, want := r.out.String(), "mail: First.\nmail #2: Second.\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
