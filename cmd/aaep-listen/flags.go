@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -195,8 +194,14 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if err := o.readAgents(rest); err != nil { // needs o.Local
 		return nil, err
 	}
-	if n, err := strconv.Atoi(agents); err == nil && o.Demo {
-		o.DemoAgents = n // --demo --agents N: the demo's (demo.go)
+	if agents != "" && o.Demo { // --demo --agents N: the demo's (demo.go)
+		if o.DemoAgents, err = demoAgentCount(agents); err != nil {
+			return nil, cliflag.Usage(err)
+		}
+		if o.DemoGRPC || o.DemoQuirks || scenario != "" {
+			return nil, cliflag.Usagef("--demo --agents N runs the built-in demo agents, each with its own scenarios and binding: " +
+				"it does not go with --demo-grpc, --demo-quirks or --demo-scenarios")
+		}
 	} else if agents != "" {
 		if err := o.readAgentsFile(agents); err != nil {
 			return nil, err

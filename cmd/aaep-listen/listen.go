@@ -95,7 +95,17 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 
 func listen(ctx context.Context, o *options) error {
 	endpoint := o.Endpoint
-	if o.Demo {
+	if o.Demo && o.DemoAgents > 0 {
+		endpoints, stop, err := startDemoAgents(o.DemoAgents, o.DemoSpeed, o.IO.Eprintf)
+		if err != nil {
+			return fmt.Errorf("start the demo agents: %w", err)
+		}
+		defer stop()
+		if err := o.readAgents(endpoints); err != nil {
+			return err
+		}
+		endpoint = o.Endpoint
+	} else if o.Demo {
 		d, err := startDemo(o)
 		if err != nil {
 			return fmt.Errorf("start the demo producer: %w", err)
@@ -143,7 +153,7 @@ func listen(ctx context.Context, o *options) error {
 
 	l.inputAtStart(ui != nil || extra.Answers != nil) // the view or a braille display may answer
 	specs := o.agentSpecs()
-	if o.Demo {
+	if o.Demo && o.DemoAgents == 0 {
 		specs[0].Endpoint = endpoint
 	}
 	defer l.closeAll()
