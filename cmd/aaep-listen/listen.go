@@ -378,9 +378,21 @@ func (l *listener) liveNames() string {
 // several agents, it starts with the agent's name.
 func (l *listener) sayFor(a *agent, s string) {
 	if s != "" && l.multi {
+		if f, ok := l.out.(agentSayer); ok { // the TUI: in the agent's row
+			if err := f.SayFor(l.o.Now(), a.tag(), s); err != nil {
+				l.sinkFailed(err)
+			}
+			return
+		}
 		s = a.tag() + ": " + s
 	}
 	l.say(s)
+}
+
+// agentSayer is an output that shows a line about one agent as that
+// agent's (the TUI: its row and its filter).
+type agentSayer interface {
+	SayFor(now time.Time, agent, text string) error
 }
 
 func (l *listener) say(s string) {
