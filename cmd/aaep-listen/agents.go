@@ -426,3 +426,9 @@ func (o *options) mayAnswer() bool {
 	}
 	return false
 }
+
+// severalAgents reports whether the run has more than one agent, or may
+// get more (--local): then speech and braille name whose words they say.
+func (o *options) severalAgents() bool {
+	return len(o.Agents) > 1 || o.Local
+}

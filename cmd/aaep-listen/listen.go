@@ -140,7 +140,9 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
-	extra := outputs.Open(ctx, o.outputs(ui != nil), func(s string) { notes.Add(s) }) // speech, braille, notifications
+	so := o.outputs(ui != nil)
+	so.Pace.SayAgents = o.severalAgents()                           // speech and braille say who speaks
+	extra := outputs.Open(ctx, so, func(s string) { notes.Add(s) }) // speech, braille, notifications
 	defer extra.Close()
 	l := newListener(o, out, extra.List...)
 	l.notes = notes
