@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -42,7 +43,7 @@ const dedupeAll = 1 << 20
 // agentSpec is one agent to listen to, as the command line or --agents
 // gives it.
 type agentSpec struct {
-	Label    string // ours, checked by checkLabel; "" for none
+	Label    string // ours, checked by agentspec; "" for none
 	Endpoint string
 	// Terms are the terms asked of this agent (the flags', or the
 	// --agents entry's); Verbosity how its events are worded.
@@ -101,31 +102,6 @@ func shortEndpoint(e string) string {
 		e = u.Host + strings.TrimSuffix(u.Path, "/")
 	}
 	return protocol.Name(e)
-}
-
-// checkLabel refuses a label that is not a short word of letters, digits,
-// - and _: labels are printed before every line of their agent, so they
-// can carry nothing but those.
-func checkLabel(s string) error {
-	if s == "" || len(s) > 32 {
-		return fmt.Errorf("label %q must be 1 to 32 letters, digits, - or _", protocol.Name(s))
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return fmt.Errorf("label %q must be 1 to 32 letters, digits, - or _", protocol.Name(s))
-		}
-	}
-	return nil
-}
-
-// splitLabel reads LABEL=ENDPOINT: a label is a short word before "=",
-// so "exec:cmd --x=1" stays an endpoint.
-func splitLabel(arg string) (label, endpoint string) {
-	l, e, ok := strings.Cut(arg, "=")
-	if !ok || checkLabel(l) != nil || strings.Contains(l, ":") {
-		return "", arg
-	}
-	return l, e
 }
 
 // names keeps every name a line has given an agent, so that no two agents
@@ -359,19 +335,15 @@ func (a *agent) follow(u subscriber.Update) {
 // readAgents reads the endpoints given as arguments, each ENDPOINT or
 // LABEL=ENDPOINT, into o.Agents.
 func (o *options) readAgents(args []string) error {
-	seen := map[string]bool{}
-	for _, arg := range args {
-		label, endpoint := splitLabel(arg)
-		if err := transport.CheckEndpoint(endpoint); err != nil {
+	parsed, err := agentspec.ParseAll(args)
+	if err != nil {
+		return err
+	}
+	for _, p := range parsed {
+		if err := transport.CheckEndpoint(p.Endpoint); err != nil {
 			return err
 		}
-		if label != "" {
-			if seen[strings.ToLower(label)] {
-				return fmt.Errorf("the label %s is given twice: each agent needs its own", label)
-			}
-			seen[strings.ToLower(label)] = true
-		}
-		o.Agents = append(o.Agents, agentSpec{Label: label, Endpoint: endpoint})
+		o.Agents = append(o.Agents, agentSpec{Label: p.Label, Endpoint: p.Endpoint})
 	}
 	if len(o.Agents) > 1 || o.Local {
 		for _, a := range o.Agents {

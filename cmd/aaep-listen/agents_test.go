@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/producer"
@@ -125,13 +126,20 @@ func TestSplitLabel(t *testing.T) {
 		{"\x1b[31m=http://h", "", "\x1b[31m=http://h"},
 		{"\u202email=http://h", "", "\u202email=http://h"},
 	} {
-		l, e := splitLabel(tc.arg)
+		sp, err := agentspec.Parse(tc.arg)
+		l, e := sp.Label, sp.Endpoint
+		if err != nil {
+			t.Errorf("%q: %v", tc.arg, err)
+		}
 		if l != tc.label || e != tc.endpoint {
 			t.Errorf("%q: label %q endpoint %q, want %q %q", tc.arg, l, e, tc.label, tc.endpoint)
 		}
 	}
 	if _, err := parseFlags([]string{"a=http://x", "a=http://y"}, testIO(), noEnv); err == nil {
 		t.Error("a label given twice was taken")
+	}
+	if _, err := parseFlags([]string{"mail=http://x", "Mail=http://y"}, testIO(), noEnv); err == nil {
+		t.Error("a label given twice in another letter case was taken")
 	}
 	if _, err := parseFlags([]string{"http://x", "-"}, testIO(), noEnv); err == nil {
 		t.Error("- with another endpoint was taken")
@@ -184,13 +192,13 @@ func TestAgentNameBidiEscapes(t *testing.T) {
 
 // Labels come from the user (or an --agents file): only short words pass.
 func TestCheckLabel(t *testing.T) {
-	for _, s := range []string{"", "a b", "\x1b[31m", "x\u202e", "a:b", strings.Repeat("a", 33), "ü"} {
-		if checkLabel(s) == nil {
+	for _, s := range []string{"", "a b", "\x1b[31m", "x\u202e", "a:b", strings.Repeat("a", agentspec.MaxLabel+1), "ü"} {
+		if agentspec.CheckLabel(s) == nil {
 			t.Errorf("label %q taken", s)
 		}
 	}
 	for _, s := range []string{"mail", "web-2", "A_1"} {
-		if err := checkLabel(s); err != nil {
+		if err := agentspec.CheckLabel(s); err != nil {
 			t.Errorf("label %q refused: %v", s, err)
 		}
 	}
