@@ -176,6 +176,9 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 	if !spec.FromFile {
 		spec.Terms = l.o.Terms
 	}
+	if l.inputGone && l.othersAnswer() == "" { // nobody can answer it, as the others were told
+		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
+	}
 	a := l.startAgent(ctx, spec)
 	l.multi = l.multi || len(l.agents) > 1
 	l.say(fmt.Sprintf("New agent: %s.", a.tag()))

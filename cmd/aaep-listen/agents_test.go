@@ -374,3 +374,18 @@ func TestSameLabelToldApart(t *testing.T) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
 }
+
+// An agent found after standard input ended (--local) is told at once that
+// nobody can answer, as the others were: its prompts never wait for nobody.
+func TestAgentAddedAfterInputEndedCannotAnswer(t *testing.T) {
+	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
+	r := newMultiRig(t, "bank=http://127.0.0.1:1")
+	t.Cleanup(func() { close(r.stopped) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.inputEnded(ctx)
+	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
+	if a := r.agents[1]; a.terms.CanConfirm || a.terms.CanClarify {
+		t.Fatalf("an agent added after input ended asks to answer: %+v", a.terms)
+	}
+}

@@ -86,9 +86,12 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
 	specs := o.agentSpecs()
 	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != "" || o.Local
-	if len(specs) > 1 {
-		l.queueEach = max(256, queuedAll/len(specs))
-		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/len(specs)))
+	if n := len(specs); n > 1 || o.Local {
+		if o.Local { // agents may come: bound each as for a few more
+			n = max(n, localExpected)
+		}
+		l.queueEach = max(256, queuedAll/n)
+		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/n))
 	}
 	return l
 }

@@ -30,6 +30,10 @@ const (
 	localDialWait  = 10 * time.Millisecond
 )
 
+// localExpected is how many agents a --local run bounds each agent's
+// queue and duplicate memory for, as a run of that many would.
+const localExpected = 8
+
 // watchLocal starts watching the local producers' directory. It returns
 // the agents to add or say gone, and the line to say at the start; the
 // channel closes when ctx ends or the directory can no longer be watched
