@@ -17,6 +17,10 @@ type Terms struct {
 	Languages []string // preferred languages, most wanted first
 	Include   []string // event type globs sent; empty: all
 	Exclude   []string // event type globs not sent
+	// Several, when set, says the listener watches several agents, each
+	// with terms of its own (the agents view lists them), and none is
+	// chosen: the other fields are not shown.
+	Several bool
 }
 
 // TermsMsg tells the model the terms now in force.
@@ -97,6 +101,9 @@ const maxTermsRows = 3
 func (m *Model) termsLine() string {
 	if m.terms == nil {
 		return "terms: not negotiated yet"
+	}
+	if m.terms.Several {
+		return "terms: several agents, each its own (" + keyName(m.keys.Agents) + ": the agents view)"
 	}
 	return "terms: " + m.terms.words()
 }

@@ -14,11 +14,12 @@ import (
 )
 
 // agentChange asks the loop to add an agent (Spec) or to say one has gone
-// (Gone, the agent listened to at Spec.Endpoint): --local's watcher sends
-// them.
+// (Gone, the agent listened to at Spec.Endpoint), or only to say Note (a
+// socket not subscribed to, and why): --local's watcher sends them.
 type agentChange struct {
 	Spec agentSpec
 	Gone bool
+	Note string
 }
 
 // find is the agent a command names: by label or tag, endpoint, or the
@@ -158,6 +159,10 @@ func (l *listener) agentLine(a *agent) string {
 
 // change carries out an agent added or gone while running.
 func (l *listener) change(ctx context.Context, ch agentChange) {
+	if ch.Note != "" {
+		l.say(ch.Note)
+		return
+	}
 	if ch.Gone {
 		for _, a := range l.agents {
 			if a.endpoint == ch.Spec.Endpoint && !a.ended {
@@ -170,6 +175,9 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 	spec := ch.Spec
 	if !spec.FromFile {
 		spec.Terms = l.o.Terms
+	}
+	if l.inputGone && l.othersAnswer() == "" { // nobody can answer it, as the others were told
+		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
 	}
 	a := l.startAgent(ctx, spec)
 	l.multi = l.multi || len(l.agents) > 1

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -42,7 +43,7 @@ const dedupeAll = 1 << 20
 // agentSpec is one agent to listen to, as the command line or --agents
 // gives it.
 type agentSpec struct {
-	Label    string // ours, checked by checkLabel; "" for none
+	Label    string // ours, checked by agentspec; "" for none
 	Endpoint string
 	// Terms are the terms asked of this agent (the flags', or the
 	// --agents entry's); Verbosity how its events are worded.
@@ -101,31 +102,6 @@ func shortEndpoint(e string) string {
 		e = u.Host + strings.TrimSuffix(u.Path, "/")
 	}
 	return protocol.Name(e)
-}
-
-// checkLabel refuses a label that is not a short word of letters, digits,
-// - and _: labels are printed before every line of their agent, so they
-// can carry nothing but those.
-func checkLabel(s string) error {
-	if s == "" || len(s) > 32 {
-		return fmt.Errorf("label %q must be 1 to 32 letters, digits, - or _", protocol.Name(s))
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
-			return fmt.Errorf("label %q must be 1 to 32 letters, digits, - or _", protocol.Name(s))
-		}
-	}
-	return nil
-}
-
-// splitLabel reads LABEL=ENDPOINT: a label is a short word before "=",
-// so "exec:cmd --x=1" stays an endpoint.
-func splitLabel(arg string) (label, endpoint string) {
-	l, e, ok := strings.Cut(arg, "=")
-	if !ok || checkLabel(l) != nil || strings.Contains(l, ":") {
-		return "", arg
-	}
-	return l, e
 }
 
 // names keeps every name a line has given an agent, so that no two agents
@@ -264,6 +240,9 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	for i := 2; !l.names.claimTag(a.name, a.n); i++ {
 		a.name = fmt.Sprintf("%s #%d", strings.TrimSuffix(a.name, fmt.Sprintf(" #%d", i-1)), i)
 	}
+	if a.label != "" {
+		a.label = a.name // a label another agent has already is told apart
+	}
 	cfg := l.o.announceConfig(l.sinkFailed)
 	if spec.Verbosity != "" {
 		cfg.Verbosity = spec.Verbosity
@@ -356,24 +335,20 @@ func (a *agent) follow(u subscriber.Update) {
 // readAgents reads the endpoints given as arguments, each ENDPOINT or
 // LABEL=ENDPOINT, into o.Agents.
 func (o *options) readAgents(args []string) error {
-	seen := map[string]bool{}
-	for _, arg := range args {
-		label, endpoint := splitLabel(arg)
-		if err := transport.CheckEndpoint(endpoint); err != nil {
+	parsed, err := agentspec.ParseAll(args)
+	if err != nil {
+		return err
+	}
+	for _, p := range parsed {
+		if err := transport.CheckEndpoint(p.Endpoint); err != nil {
 			return err
 		}
-		if label != "" {
-			if seen[strings.ToLower(label)] {
-				return fmt.Errorf("the label %s is given twice: each agent needs its own", label)
-			}
-			seen[strings.ToLower(label)] = true
-		}
-		o.Agents = append(o.Agents, agentSpec{Label: label, Endpoint: endpoint})
+		o.Agents = append(o.Agents, agentSpec{Label: p.Label, Endpoint: p.Endpoint})
 	}
-	if len(o.Agents) > 1 {
+	if len(o.Agents) > 1 || o.Local {
 		for _, a := range o.Agents {
 			if a.Endpoint == "-" {
-				return fmt.Errorf("- (events on standard input) cannot be listened to with other endpoints: standard input takes your commands")
+				return fmt.Errorf("- (events on standard input) cannot be listened to with other endpoints or --local: standard input takes your commands")
 			}
 		}
 	}
@@ -388,7 +363,7 @@ func (o *options) readAgents(args []string) error {
 // has a way back.
 func (o *options) agentSpecs() []agentSpec {
 	specs := slices.Clone(o.Agents)
-	if len(specs) == 0 { // --demo: its endpoint is known once it runs
+	if len(specs) == 0 && o.Demo { // its endpoint is known once it runs
 		specs = []agentSpec{{Endpoint: o.Endpoint}}
 	}
 	for i := range specs {
@@ -408,3 +383,24 @@ func (o *options) agentSpecs() []agentSpec {
 // eventsOnStdin reports whether standard input carries the events (the
 // endpoint -), not commands.
 func (o *options) eventsOnStdin() bool { return o.Endpoint == "-" }
+
+// mayAnswer reports whether any agent of the run has a way back for
+// answers: the demo's, a local producer's socket, or an endpoint's
+// binding.
+func (o *options) mayAnswer() bool {
+	if o.Demo || o.Local || transport.BindingOf(o.Endpoint).Answers() {
+		return true
+	}
+	for _, a := range o.Agents {
+		if transport.BindingOf(a.Endpoint).Answers() {
+			return true
+		}
+	}
+	return false
+}
+
+// severalAgents reports whether the run has more than one agent, or may
+// get more (--local): then speech and braille name whose words they say.
+func (o *options) severalAgents() bool {
+	return len(o.Agents) > 1 || o.Local
+}

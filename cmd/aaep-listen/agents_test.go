@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/producer"
@@ -125,13 +126,20 @@ func TestSplitLabel(t *testing.T) {
 		{"\x1b[31m=http://h", "", "\x1b[31m=http://h"},
 		{"\u202email=http://h", "", "\u202email=http://h"},
 	} {
-		l, e := splitLabel(tc.arg)
+		sp, err := agentspec.Parse(tc.arg)
+		l, e := sp.Label, sp.Endpoint
+		if err != nil {
+			t.Errorf("%q: %v", tc.arg, err)
+		}
 		if l != tc.label || e != tc.endpoint {
 			t.Errorf("%q: label %q endpoint %q, want %q %q", tc.arg, l, e, tc.label, tc.endpoint)
 		}
 	}
 	if _, err := parseFlags([]string{"a=http://x", "a=http://y"}, testIO(), noEnv); err == nil {
 		t.Error("a label given twice was taken")
+	}
+	if _, err := parseFlags([]string{"mail=http://x", "Mail=http://y"}, testIO(), noEnv); err == nil {
+		t.Error("a label given twice in another letter case was taken")
 	}
 	if _, err := parseFlags([]string{"http://x", "-"}, testIO(), noEnv); err == nil {
 		t.Error("- with another endpoint was taken")
@@ -184,13 +192,13 @@ func TestAgentNameBidiEscapes(t *testing.T) {
 
 // Labels come from the user (or an --agents file): only short words pass.
 func TestCheckLabel(t *testing.T) {
-	for _, s := range []string{"", "a b", "\x1b[31m", "x\u202e", "a:b", strings.Repeat("a", 33), "ü"} {
-		if checkLabel(s) == nil {
+	for _, s := range []string{"", "a b", "\x1b[31m", "x\u202e", "a:b", strings.Repeat("a", agentspec.MaxLabel+1), "ü"} {
+		if agentspec.CheckLabel(s) == nil {
 			t.Errorf("label %q taken", s)
 		}
 	}
 	for _, s := range []string{"mail", "web-2", "A_1"} {
-		if err := checkLabel(s); err != nil {
+		if err := agentspec.CheckLabel(s); err != nil {
 			t.Errorf("label %q refused: %v", s, err)
 		}
 	}
@@ -346,5 +354,38 @@ func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 	}
 	if r.ended || r.agents[0].ended {
 		t.Fatalf("the run ended with the agent gone:\n%s", r.out.String())
+	}
+}
+
+// Two agents given the same label (a local socket named like an agent of
+// the command line) are told apart in every line: the second is "mail #2".
+func TestSameLabelToldApart(t *testing.T) {
+	r := newMultiRig(t, "mail=http://127.0.0.1:1")
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := newReplyLog()
+	a := r.addAgent(agentSpec{Label: "mail", Endpoint: "unix:/run/aaep/mail.sock"},
+		func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
+	r.conns = append(r.conns, conn)
+	t.Cleanup(func() { <-a.c.Done() })
+	t.Cleanup(cancel)
+	r.handle(0, named("x", "Anything", "e1", "First."))
+	r.handle(1, named("y", "Anything", "e2", "Second."))
+	if got, want := r.out.String(), "mail: First.\nmail #2: Second.\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// An agent found after standard input ended (--local) is told at once that
+// nobody can answer, as the others were: its prompts never wait for nobody.
+func TestAgentAddedAfterInputEndedCannotAnswer(t *testing.T) {
+	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
+	r := newMultiRig(t, "bank=http://127.0.0.1:1")
+	t.Cleanup(func() { close(r.stopped) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.inputEnded(ctx)
+	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
+	if a := r.agents[1]; a.terms.CanConfirm || a.terms.CanClarify {
+		t.Fatalf("an agent added after input ended asks to answer: %+v", a.terms)
 	}
 }

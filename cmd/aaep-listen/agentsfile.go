@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -147,7 +148,7 @@ func checkEntry(e agentEntry) (agentSpec, error) {
 	}
 	spec := agentSpec{Label: e.Label, Endpoint: e.Endpoint, Muted: e.Mute, Token: e.Token, FromFile: true}
 	if e.Label != "" {
-		if err := checkLabel(e.Label); err != nil {
+		if err := agentspec.CheckLabel(e.Label); err != nil {
 			return agentSpec{}, err
 		}
 	}

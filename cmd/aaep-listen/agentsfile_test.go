@@ -52,7 +52,7 @@ func TestAgentsFile(t *testing.T) {
 		{`[{"endpoint": "http://h", "colour": "red"}]`, `entry 1: unknown key "colour"`},
 		{`[{"endpoint": "http://h"}, {"endpoint": "http://i", "label": "web", "rate": "fast"}]`, `entry 2: rate must be a int`},
 		{`[{"endpoint": "http://h", "label": "\u001b[31mred"}]`, `entry 1 (red): label "red" must be`},
-		{`[{"endpoint": "http://h", "label": "a\u202eb"}]`, `must be 1 to 32 letters`},
+		{`[{"endpoint": "http://h", "label": "a\u202eb"}]`, `must be 1 to 64 letters`},
 		{`[{"label": "x"}]`, `entry 1 (x): no endpoint`},
 		{`[{"endpoint": "http://h", "label": "x"}, {"endpoint": "http://i", "label": "X"}]`, `entry 2 (X): the label X is given twice`},
 		{`[{"endpoint": "http://h", "label": "p", "policy": "missing.json"}]`, `entry 1 (p): policy:`},

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +30,9 @@ type options struct {
 	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
 	agentsFile string
 	DemoAgents int
+	// Local: --local, every producer socket in the local directory too
+	// (local.go).
+	Local bool
 
 	Demo          bool
 	DemoScenarios []string
@@ -83,6 +85,7 @@ type options struct {
 const usageText = `Usage: aaep-listen [flags] ENDPOINT
        aaep-listen [flags] [LABEL=]ENDPOINT [LABEL=]ENDPOINT…
        aaep-listen [flags] --agents FILE [ENDPOINT…]
+       aaep-listen [flags] --local [ENDPOINT…]
        aaep-listen --demo [flags]
        aaep-listen [flags] --exec COMMAND [ARGS…]
        aaep-listen key [--key FILE]    show the reply-signing key's thumbprint
@@ -134,6 +137,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	)
 	fs.StringVar(&connect, "connect", "", "producer `ENDPOINT` (same as the argument)")
 	fs.StringVar(&agents, "agents", "", "listen to the agents this JSON `FILE` lists, each with settings of its own (see docs/usage.md); with --demo, a number of demo agents")
+	fs.BoolVar(&o.Local, "local", false, "also listen to every local producer: each socket in $XDG_RUNTIME_DIR/aaep/, and those that appear later")
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
 	fs.BoolVar(&o.DemoQuirks, "demo-quirks", false, "make the demo producer behave like deployed producers (no handshake, quirks)")
@@ -187,18 +191,27 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	case connect != "":
 		rest = []string{connect}
 	}
-	if err := o.readAgents(rest); err != nil {
+	if err := o.readAgents(rest); err != nil { // needs o.Local
 		return nil, err
 	}
-	if n, err := strconv.Atoi(agents); err == nil && o.Demo {
-		o.DemoAgents = n // --demo --agents N: the demo's (demo.go)
+	if agents != "" && o.Demo { // --demo --agents N: the demo's (demo.go)
+		if o.DemoAgents, err = demoAgentCount(agents); err != nil {
+			return nil, cliflag.Usage(err)
+		}
+		if o.DemoGRPC || o.DemoQuirks || scenario != "" {
+			return nil, cliflag.Usagef("--demo --agents N runs the built-in demo agents, each with its own scenarios and binding: " +
+				"it does not go with --demo-grpc, --demo-quirks or --demo-scenarios")
+		}
 	} else if agents != "" {
 		if err := o.readAgentsFile(agents); err != nil {
 			return nil, err
 		}
 	}
-	if o.Demo == (o.Endpoint != "") {
-		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both)")
+	switch {
+	case o.Demo && o.Local:
+		return nil, fmt.Errorf("--local and --demo cannot be combined: the demo runs its own agents")
+	case o.Demo == (o.Endpoint != "") && !o.Local:
+		return nil, fmt.Errorf("give an ENDPOINT or --demo (but not both), or --local")
 	}
 	if scenario != "" {
 		o.DemoScenarios = strings.Split(scenario, ",")

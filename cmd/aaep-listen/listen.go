@@ -48,9 +48,10 @@ type listener struct {
 	batches               chan agentBatch
 	stopped               chan struct{} // closed when the loop returns
 	// changes, when not nil, brings agents to add or say gone while
-	// running (--local; see addAgent).
-	changes <-chan agentChange
-	sinks   []announce.Sink // the outputs every agent's announcer shares
+	// running (--local; see addAgent); stopWatching ends them (quit).
+	changes      <-chan agentChange
+	stopWatching func()
+	sinks        []announce.Sink // the outputs every agent's announcer shares
 	// silencer is an announcer over the outputs as they are, for "stop".
 	silencer *announce.Announcer
 	out      output
@@ -84,17 +85,30 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	l.sinks = append([]announce.Sink{out}, sinks...)
 	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
 	specs := o.agentSpecs()
-	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != ""
-	if len(specs) > 1 {
-		l.queueEach = max(256, queuedAll/len(specs))
-		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/len(specs)))
+	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != "" || o.Local
+	if n := len(specs); n > 1 || o.Local {
+		if o.Local { // agents may come: bound each as for a few more
+			n = max(n, localExpected)
+		}
+		l.queueEach = max(256, queuedAll/n)
+		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/n))
 	}
 	return l
 }
 
 func listen(ctx context.Context, o *options) error {
 	endpoint := o.Endpoint
-	if o.Demo {
+	if o.Demo && o.DemoAgents > 0 {
+		endpoints, stop, err := startDemoAgents(o.DemoAgents, o.DemoSpeed, o.IO.Eprintf)
+		if err != nil {
+			return fmt.Errorf("start the demo agents: %w", err)
+		}
+		defer stop()
+		if err := o.readAgents(endpoints); err != nil {
+			return err
+		}
+		endpoint = o.Endpoint
+	} else if o.Demo {
 		d, err := startDemo(o)
 		if err != nil {
 			return fmt.Errorf("start the demo producer: %w", err)
@@ -129,7 +143,9 @@ func listen(ctx context.Context, o *options) error {
 		}
 		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
 	}
-	extra := outputs.Open(ctx, o.outputs(ui != nil), func(s string) { notes.Add(s) }) // speech, braille, notifications
+	so := o.outputs(ui != nil)
+	so.Pace.SayAgents = o.severalAgents()                           // speech and braille say who speaks
+	extra := outputs.Open(ctx, so, func(s string) { notes.Add(s) }) // speech, braille, notifications
 	defer extra.Close()
 	l := newListener(o, out, extra.List...)
 	l.notes = notes
@@ -142,10 +158,20 @@ func listen(ctx context.Context, o *options) error {
 
 	l.inputAtStart(ui != nil || extra.Answers != nil) // the view or a braille display may answer
 	specs := o.agentSpecs()
-	if o.Demo {
+	if o.Demo && o.DemoAgents == 0 {
 		specs[0].Endpoint = endpoint
 	}
 	defer l.closeAll()
+	if o.Local {
+		wctx, stop := context.WithCancel(ctx)
+		defer stop()
+		changes, opening, err := watchLocal(wctx, o.getenv())
+		if err != nil {
+			return err
+		}
+		l.changes, l.stopWatching = changes, stop
+		l.say(opening)
+	}
 	for _, spec := range specs {
 		l.startAgent(ctx, spec)
 	}
@@ -208,8 +234,11 @@ func (l *listener) loop(ctx context.Context) error {
 				return l.endErr
 			}
 		case ch, ok := <-l.changes:
-			if !ok {
+			if !ok { // the watch ended; it said why
 				l.changes = nil
+				if l.live == 0 {
+					return l.endErr
+				}
 				continue
 			}
 			l.change(ctx, ch)
@@ -227,6 +256,13 @@ func (l *listener) loop(ctx context.Context) error {
 			if quit := l.do(ctx, c); quit {
 				l.quitAll()
 				lines, l.answers = nil, nil
+				if l.changes != nil { // --local: no agent comes after quit
+					l.stopWatching()
+					l.changes = nil
+					if l.live == 0 {
+						return l.endErr
+					}
+				}
 			}
 			l.flush()
 		case c := <-l.answers:
@@ -347,9 +383,21 @@ func (l *listener) liveNames() string {
 // several agents, it starts with the agent's name.
 func (l *listener) sayFor(a *agent, s string) {
 	if s != "" && l.multi {
+		if f, ok := l.out.(agentSayer); ok { // the TUI: in the agent's row
+			if err := f.SayFor(l.o.Now(), a.tag(), s); err != nil {
+				l.sinkFailed(err)
+			}
+			return
+		}
 		s = a.tag() + ": " + s
 	}
 	l.say(s)
+}
+
+// agentSayer is an output that shows a line about one agent as that
+// agent's (the TUI: its row and its filter).
+type agentSayer interface {
+	SayFor(now time.Time, agent, text string) error
 }
 
 func (l *listener) say(s string) {

@@ -11,7 +11,6 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/sigrpl"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 // signOptions are the flags of signed replies (the sigrpl extension) and
@@ -57,7 +56,7 @@ func (o *signOptions) loadKey() (path string, created bool, err error) {
 // replies can be sent and signing is on. A new key is announced on stderr
 // with its thumbprint.
 func loadSignKey(o *options) error {
-	if o.Sign.Off || !o.Demo && !transport.BindingOf(o.Endpoint).Answers() {
+	if o.Sign.Off || !o.mayAnswer() {
 		return nil
 	}
 	path, created, err := o.Sign.loadKey()

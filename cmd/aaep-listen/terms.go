@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 // finishTerms completes the terms once flags are parsed and checks them.
@@ -16,10 +15,7 @@ func finishTerms(o *options, getenv func(string) string) error {
 	// (with --json too: a program may type them), and a --policy file or
 	// --auto-reply may answer when nobody types. Only a file or standard
 	// input read as events cannot answer.
-	t.CanConfirm = o.Demo || transport.BindingOf(o.Endpoint).Answers()
-	for _, a := range o.Agents { // each agent's own binding is checked again (agentSpecs)
-		t.CanConfirm = t.CanConfirm || transport.BindingOf(a.Endpoint).Answers()
-	}
+	t.CanConfirm = o.mayAnswer() // each agent's own binding is checked again (agentSpecs)
 	t.CanClarify = t.CanConfirm
 	if err := t.Check(); err != nil {
 		return fmt.Errorf("--%w", err)

@@ -14,16 +14,20 @@ import (
 )
 
 // tuiOutput is the TUI as the listener's output. At every flush it copies
-// the prompts waiting, on the listener's goroutine, so the TUI never reads
-// the engine.
+// the prompts waiting and the agents, on the listener's goroutine, so the
+// TUI never reads the engine.
 type tuiOutput struct {
 	*tui.Program
-	pending func() []*session.Prompt
+	pending func() []tui.Prompt
+	agents  func() []tui.Agent // nil in a run of one agent
 	errOut  io.Writer
-	// terms reads the negotiation: its enforcer, new at every acceptance
-	// (nil before the first), and the capabilities the producer honours.
-	terms     func() (*session.Enforcer, protocol.Capabilities)
+	// terms reads the negotiation of the agent the status line is about
+	// (the only one, or the one heard with "only"): its enforcer, new at
+	// every acceptance (nil before the first), and the capabilities the
+	// producer honours; several when there is no such agent.
+	terms     func() (enf *session.Enforcer, honored protocol.Capabilities, several bool)
 	termsSeen *session.Enforcer
+	several   bool // the status line says several agents
 }
 
 // checkTUI refuses --tui where it cannot run, as a usage error: parseFlags
@@ -62,17 +66,56 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 	return &tuiOutput{Program: tui.Start(ro), errOut: o.IO.ErrOut}, nil
 }
 
-// attach makes the TUI the listener's input and prompt source.
+// attach makes the TUI the listener's input and prompt source: its
+// actions are line.Commands, carried out by the listener's do, as typed
+// ones are.
 func (t *tuiOutput) attach(l *listener) {
 	l.input = t.Commands()
-	t.pending = func() []*session.Prompt { return prompts(l.pending()) }
-	t.terms = func() (*session.Enforcer, protocol.Capabilities) {
-		if len(l.agents) == 0 {
-			return nil, protocol.Capabilities{}
+	t.pending = func() []tui.Prompt {
+		ps := l.pending()
+		out := make([]tui.Prompt, len(ps))
+		for i, p := range ps {
+			if l.multi {
+				out[i] = tui.PromptFrom(p.a.tag(), p.Prompt)
+			} else {
+				out[i] = tui.PromptOf(p.Prompt)
+			}
 		}
-		terms := l.agents[0].c.Terms() // the TUI's status line: the first agent's (w-tui shows every agent's)
-		return terms.Enforcer, terms.Honored
+		return out
 	}
+	t.agents = l.tuiAgents
+	t.terms = func() (*session.Enforcer, protocol.Capabilities, bool) {
+		a := l.only
+		switch {
+		case a != nil:
+		case len(l.agents) == 1:
+			a = l.agents[0]
+		case len(l.agents) > 1:
+			return nil, protocol.Capabilities{}, true
+		default: // agents are still to come (--local)
+			return nil, protocol.Capabilities{}, false
+		}
+		terms := a.c.Terms()
+		return terms.Enforcer, terms.Honored, false
+	}
+}
+
+// tuiAgents is every agent as the TUI's agents view shows it; nil in a
+// run of one agent without a label.
+func (l *listener) tuiAgents() []tui.Agent {
+	if !l.multi {
+		return nil
+	}
+	waiting := map[*agent]int{}
+	for _, p := range l.pending() {
+		waiting[p.a]++
+	}
+	as := make([]tui.Agent, len(l.agents))
+	for i, a := range l.agents {
+		as[i] = tui.Agent{Label: a.tag(), Endpoint: a.endpoint, State: a.state, Terms: a.termsWords,
+			Pending: waiting[a], Events: a.events, Muted: l.quiet(a)}
+	}
+	return as
 }
 
 // Close ends the TUI; a failure is reported, as the listener is done by then.
@@ -94,13 +137,24 @@ func (t *tuiOutput) End(ctx context.Context) {
 // Flush implements output.
 func (t *tuiOutput) Flush() error {
 	if t.pending != nil {
-		t.ShowPrompts(t.pending())
+		t.SetPrompts(t.pending())
+	}
+	if as := t.agents; as != nil {
+		if list := as(); list != nil {
+			t.SetAgents(list)
+		}
 	}
 	if t.terms != nil {
 		// The status line shows the terms of every acceptance, the first
-		// and each renegotiation's.
-		if enf, honored := t.terms(); enf != nil && enf != t.termsSeen {
-			t.termsSeen = enf
+		// and each renegotiation's, of the agent it is about.
+		switch enf, honored, several := t.terms(); {
+		case several:
+			if !t.several {
+				t.several, t.termsSeen = true, nil
+				t.SetTerms(tui.Terms{Several: true})
+			}
+		case enf != nil && (enf != t.termsSeen || t.several):
+			t.several, t.termsSeen = false, enf
 			t.SetTerms(tui.TermsOf(honored))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -167,3 +168,26 @@ func TestHostileConnectionNames(t *testing.T) {
 		}
 	}
 }
+
+// Playing a capture of several agents numbers prompts uniquely across
+// them, as aaep-listen did when they were recorded: no two agents' prompts
+// are told under the same number.
+func TestPlayTwoAgentsPromptNumbersUnique(t *testing.T) {
+	code, out, errOut := replay(t, "play", "--speed", "0", twoAgents)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	owner := map[string]string{}
+	for _, m := range playPrompt.FindAllStringSubmatch(out, -1) {
+		agent, n := m[1], m[2]
+		if o, ok := owner[n]; ok && o != agent {
+			t.Errorf("prompt %s told as %s's and %s's:\n%s", n, o, agent, out)
+		}
+		owner[n] = agent
+	}
+	if len(owner) != 4 {
+		t.Errorf("%d prompt numbers, want 4: %v\n%s", len(owner), owner, out)
+	}
+}
+
+var playPrompt = regexp.MustCompile(`(?m)CRITICAL (\w+): Confirmation needed, prompt (\d+)`)

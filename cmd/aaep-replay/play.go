@@ -94,6 +94,9 @@ type player struct {
 	// muted drops what the client tells and what the player would say,
 	// while a seek fast-forwards.
 	muted bool
+	// numbers numbers the prompts of every agent of a capture of
+	// several, so that no two agents' prompts share a number.
+	numbers func() int
 }
 
 // track is one connection of the capture being played: its own client,
@@ -288,7 +291,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 // newPlayer returns a player announcing to w in line mode or, with asJSON,
 // as JSON records; problems of the output go to errs.
 func newPlayer(w, errs io.Writer, asJSON bool, verbosity string) *player {
-	p := &player{errs: errs}
+	p := &player{errs: errs, numbers: session.Numbers()}
 	if asJSON {
 		p.out = line.NewJSON(w)
 	} else {
@@ -500,12 +503,16 @@ func (p *player) running(t *track, at time.Time) *playing {
 	clock.set(at)
 	ctx, stop := context.WithCancel(context.Background())
 	conn := newCaptureConn()
-	c := subscriber.New(ctx, conn, p.source, subscriber.Config{
+	cfg := subscriber.Config{
 		Identity:      session.Identity{ID: "aaep-replay", Name: "aaep-replay"},
 		Terms:         t.terms,
 		Now:           clock.now,
 		NoSignerWords: "a replay",
-	})
+	}
+	if t.name != "" { // one of several agents: numbers unique across them
+		cfg.PromptNumbers = p.numbers
+	}
+	c := subscriber.New(ctx, conn, p.source, cfg)
 	t.run = &playing{c: c, conn: conn, clock: clock, stop: stop}
 	return t.run
 }

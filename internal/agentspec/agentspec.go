@@ -5,6 +5,8 @@ package agentspec
 import (
 	"fmt"
 	"strings"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // MaxLabel is the longest label, in bytes.
@@ -17,7 +19,9 @@ type Spec struct {
 }
 
 // ValidLabel reports whether s may be a label: 1 to MaxLabel ASCII
-// letters, digits, '-' and '_'.
+// letters, digits, '-' and '_'. Labels are printed before every line of
+// their agent, so they can carry nothing else. aaep-listen and
+// aaep-capture (where a label names a connection) hold the same rule.
 func ValidLabel(s string) bool {
 	if s == "" || len(s) > MaxLabel {
 		return false
@@ -29,6 +33,15 @@ func ValidLabel(s string) bool {
 		}
 	}
 	return true
+}
+
+// CheckLabel is ValidLabel with the reason, in words, when s is not a
+// label; s is sanitized in it.
+func CheckLabel(s string) error {
+	if ValidLabel(s) {
+		return nil
+	}
+	return fmt.Errorf("label %q must be 1 to %d letters, digits, - or _", protocol.Name(s), MaxLabel)
 }
 
 // Parse reads arg as LABEL=ENDPOINT, or as a bare ENDPOINT when what comes
@@ -47,7 +60,7 @@ func Parse(arg string) (Spec, error) {
 }
 
 // ParseAll reads every argument with Parse; two agents may not have the
-// same label.
+// same label, letter case aside.
 func ParseAll(args []string) ([]Spec, error) {
 	specs := make([]Spec, 0, len(args))
 	seen := map[string]bool{}
@@ -56,11 +69,11 @@ func ParseAll(args []string) ([]Spec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.Label != "" {
-			if seen[s.Label] {
+		if s.Label != "" { // commands name agents in any letter case
+			if seen[strings.ToLower(s.Label)] {
 				return nil, fmt.Errorf("two agents are labelled %s; give each its own label", s.Label)
 			}
-			seen[s.Label] = true
+			seen[strings.ToLower(s.Label)] = true
 		}
 		specs = append(specs, s)
 	}

@@ -1,6 +1,9 @@
 package agentspec
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParse(t *testing.T) {
 	for _, tt := range []struct {
@@ -44,5 +47,16 @@ func TestValidLabel(t *testing.T) {
 		if ValidLabel(s) {
 			t.Errorf("ValidLabel(%q) is true", s)
 		}
+	}
+}
+
+// One rule for both commands: a label given twice in another letter case
+// is the same label (aaep-listen's commands name agents in any case).
+func TestParseAllLabelCase(t *testing.T) {
+	if _, err := ParseAll([]string{"mail=http://a", "MAIL=http://b"}); err == nil {
+		t.Error("mail and MAIL taken as two labels")
+	}
+	if err := CheckLabel("a\u202eb"); err == nil || strings.ContainsRune(err.Error(), '\u202e') {
+		t.Errorf("CheckLabel: %v", err)
 	}
 }
