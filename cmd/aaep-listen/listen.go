@@ -44,7 +44,7 @@ type listener struct {
 	// queueEach is each client's subscriber.Config.MaxQueued: 0 for one
 	// agent, less the more agents there are.
 	queueEach, dedupeEach int
-	batchMax              int // updates per agent batch (options.batchMax)
+	batchMax              int               // updates per agent batch (options.batchMax)
 	compiled              *protocol.Schemas // shared by the agents' clients (schemas)
 	batches               chan agentBatch
 	stopped               chan struct{} // closed when the loop returns
