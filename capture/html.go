@@ -6,30 +6,23 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/htmlpage"
 	"github.com/aaep-term/aaep-term/internal/prose"
-	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // WriteHTML writes the trace as one HTML file with no external assets: a
 // heading per session, a table with a caption per session, and every
 // problem stated in words (the colours only repeat what the words say).
 func (t *Trace) WriteHTML(w io.Writer) error {
-	// The report is built whole and sanitized whole: the template escapes
-	// HTML, the sanitizer removes what a browser or screen reader would
-	// act on or hide (controls, bidi overrides, zero-width characters).
-	var b strings.Builder
-	if err := htmlReport.Execute(&b, t); err != nil {
-		return fmt.Errorf("capture: write the HTML trace: %w", err)
-	}
-	if _, err := io.WriteString(w, protocol.Sanitize(b.String())); err != nil {
+	// htmlpage builds it whole and sanitizes it whole.
+	if err := htmlpage.Write(w, htmlReport, t); err != nil {
 		return fmt.Errorf("capture: write the HTML trace: %w", err)
 	}
 	return nil
 }
 
-var htmlReport = template.Must(template.New("trace").Funcs(template.FuncMap{
+var htmlReport = htmlpage.Parse("trace", template.FuncMap{
 	"seconds":  seconds,
 	"severity": severityWord,
 	"summary":  func(s *SessionTrace) string { return s.summary() },
@@ -42,32 +35,7 @@ var htmlReport = template.Must(template.New("trace").Funcs(template.FuncMap{
 	"groupN":   func(t *Trace, i int) int { return t.groupSize(i) },
 	"agent":    func(s *SessionTrace) string { return s.agentWords() },
 	"plural":   prose.Plural,
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>AAEP state-machine trace of {{.Source}}</title>
-<style>
-body { font-family: system-ui, sans-serif; line-height: 1.5; margin: 1rem auto; max-width: 70rem; padding: 0 1rem; color: #111; background: #fff; }
-table { border-collapse: collapse; width: 100%; margin-bottom: 2rem; }
-caption { text-align: left; font-weight: bold; padding: 0.5rem 0; }
-th, td { border: 1px solid #555; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
-th[scope=col] { background: #eee; }
-.violation { background: #fde8e8; border-left: 0.4rem solid #a00; }
-.warning { background: #fff6d6; border-left: 0.4rem dashed #850; }
-@media (prefers-color-scheme: dark) {
-  body { color: #eee; background: #111; }
-  th[scope=col] { background: #333; }
-  th, td { border-color: #aaa; }
-  .violation { background: #4a1414; }
-  .warning { background: #3d3210; }
-}
-</style>
-</head>
-<body>
-<main>
-<h1>State-machine trace of {{.Source}}</h1>
+}, `AAEP state-machine trace of {{.Source}}`, `<h1>State-machine trace of {{.Source}}</h1>
 <p>{{tsummary .}}.</p>
 {{- if .Diagnostics}}
 <h2>Notes on reading the file</h2>
@@ -110,9 +78,6 @@ th[scope=col] { background: #eee; }
 </section>
 {{- end}}
 <p>End of trace: {{verdict .}}.</p>
-</main>
-</body>
-</html>
 {{define "row"}}
 <tr{{if .Violations}} class="{{(index .Violations 0).Severity}}"{{end}}>
 <th scope="row">{{.Line}}</th>
@@ -121,4 +86,4 @@ th[scope=col] { background: #eee; }
 <td>{{.Detail}}</td>
 <td>{{if changed .}}{{.From}} to {{.To}}{{else if .To}}{{.To}}, unchanged{{end}}</td>
 <td>{{range .Violations}}<p><strong>{{severity .Severity}}</strong> ({{.Rule}}, spec section {{.Section}}): {{.Message}}</p>{{else}}none{{end}}</td>
-</tr>{{end}}`))
+</tr>{{end}}`)

@@ -208,7 +208,7 @@ func connName(r *Reader) func(string) string {
 // agentKey is how stats know an agent: by connection and agent_id.
 func agentKey(conn, agent string) string { return conn + "\x00" + agent }
 
-// at is the time of a step in seconds: its receive time, else its event's timestamp.
+// stepTime is the time of a step in seconds: its receive time, else its event's timestamp.
 func stepTime(s Step) (float64, bool) {
 	if s.Record.HasT {
 		return s.Record.T, true

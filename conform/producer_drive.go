@@ -340,14 +340,13 @@ func (r *prun) acceptStep(ctx context.Context, p seen) error {
 	} else {
 		r.result(PConfirmBlocks, Pass, "No tool was invoked while a confirmation waited for its reply.", r.frame(p, "the confirmation"), r.note("no tool.invoked in the %v the reply was held back", r.o.Hold))
 	}
-	forged, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, forge(p.ev.ReplyToken), protocol.DecisionAccept)
-	if err != nil {
+	if err := r.wrongToken(ctx, p, wrongToken{
+		test: PForgedToken, token: forge(p.ev.ReplyToken),
+		prompt: "the confirmation", reply: "a forged reply_token", session: "the session",
+		fail: "A reply with a reply_token never issued moved the session on.",
+		pass: "A reply with a forged reply_token changed nothing.",
+	}); err != nil {
 		return err
-	}
-	if f, ok := r.held(ctx, p, anything); ok {
-		r.result(PForgedToken, Fail, "A reply with a reply_token never issued moved the session on.", r.frame(p, "the confirmation"), noted(forged, "a forged reply_token"), r.frame(f, "what the session did next"))
-	} else {
-		r.result(PForgedToken, Pass, "A reply with a forged reply_token changed nothing.", noted(forged, "a forged reply_token"), r.note("the session sent nothing for %v", r.o.Hold))
 	}
 	acc, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionAccept, nil)
 	if err != nil {
@@ -370,6 +369,32 @@ func (r *prun) acceptStep(ctx context.Context, p seen) error {
 	return nil
 }
 
+// wrongToken is an accept the producer must refuse, sent to a waiting
+// confirmation with a token that is not its own, and how its test is told.
+type wrongToken struct {
+	test  string // the test it decides
+	token string // forged, or another prompt's
+	// prompt, reply and session name the confirmation, the reply and
+	// the session in the evidence; fail and pass are the details.
+	prompt, reply, session string
+	fail, pass             string
+}
+
+// wrongToken sends w to p and judges w.test: it passes when the session
+// then sends nothing for r.o.Hold.
+func (r *prun) wrongToken(ctx context.Context, p seen, w wrongToken) error {
+	b, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, w.token, protocol.DecisionAccept)
+	if err != nil {
+		return err
+	}
+	if f, ok := r.held(ctx, p, anything); ok {
+		r.result(w.test, Fail, w.fail, r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
+	} else {
+		r.result(w.test, Pass, w.pass, noted(b, w.reply), r.note("%s sent nothing for %v", w.session, r.o.Hold))
+	}
+	return nil
+}
+
 // rejectStep sends the first prompt's token again (nothing may happen),
 // then rejects: no irreversible tool may follow.
 func (r *prun) rejectStep(ctx context.Context, p seen) error {
@@ -381,14 +406,13 @@ func (r *prun) rejectStep(ctx context.Context, p seen) error {
 		}
 	}
 	if old != "" && old != p.ev.ReplyToken {
-		b, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, old, protocol.DecisionAccept)
-		if err != nil {
+		if err := r.wrongToken(ctx, p, wrongToken{
+			test: PReplayedToken, token: old,
+			prompt: "the waiting confirmation", reply: "the replayed reply", session: "the waiting session",
+			fail: "A reply reusing the reply_token of a settled prompt moved another session on.",
+			pass: "A reply reusing a settled prompt's reply_token changed nothing.",
+		}); err != nil {
 			return err
-		}
-		if f, ok := r.held(ctx, p, anything); ok {
-			r.result(PReplayedToken, Fail, "A reply reusing the reply_token of a settled prompt moved another session on.", r.frame(p, "the waiting confirmation"), noted(b, "the replayed reply"), r.frame(f, "what the session did next"))
-		} else {
-			r.result(PReplayedToken, Pass, "A reply reusing a settled prompt's reply_token changed nothing.", noted(b, "the replayed reply"), r.note("the waiting session sent nothing for %v", r.o.Hold))
 		}
 	}
 	rej, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)

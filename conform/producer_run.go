@@ -30,9 +30,14 @@ type ProducerOptions struct {
 	Fast bool
 	// Trigger, if not empty, starts a session: "METHOD URL [BODY]".
 	Trigger string
-	// Only, if not empty, runs just these test IDs (verify --recheck).
+	// Only, if not empty, keeps just these test IDs in the report (verify
+	// --recheck). The run is the same either way: every test is judged
+	// from one set of sessions driven together, so Only filters the
+	// results afterwards and saves no time.
 	Only []string
-	// Seed, if not zero, shuffles the order the tests run in.
+	// Seed, if not zero, shuffles the order of the results in the report
+	// (and of Progress); the sessions are driven in the same order
+	// whatever it is.
 	Seed uint64
 	// Transport carries tokens, headers and TLS for the endpoint.
 	Transport transport.Options

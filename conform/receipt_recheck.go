@@ -59,9 +59,10 @@ func CheckRecheckEndpoint(endpoint string) error {
 	return nil
 }
 
-// RecheckReceipt re-runs a random subset of a producer receipt's tests, in
-// random order, against its endpoint (or o.Endpoint), and compares each
-// outcome with the receipt's. Tests not in our catalogue are not run. An
+// RecheckReceipt re-runs a random subset of a producer receipt's tests
+// against its endpoint (or o.Endpoint), their outcomes listed in random
+// order, and compares each outcome with the receipt's. The producer is
+// driven through the whole run either way (ProducerOptions.Only). Tests not in our catalogue are not run. An
 // error means the recheck could not run.
 func RecheckReceipt(ctx context.Context, rc *Receipt, o RecheckOptions) (*Recheck, error) {
 	if rc.Role != RoleProducer {

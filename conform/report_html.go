@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/internal/htmlpage"
 )
 
 // WriteHTML writes the report as one self-contained, accessible HTML page:
@@ -15,15 +15,8 @@ import (
 // status in words (colour only repeats them), and each test's evidence in a
 // disclosure (details) as preformatted, escaped text.
 func (r *Report) WriteHTML(w io.Writer) error {
-	// Built whole and sanitized whole, as the capture report is: the
-	// template escapes HTML, the sanitizer removes what a browser or a
-	// screen reader would act on or hide (controls, bidi overrides,
-	// zero-width characters) from the implementation's words.
-	var b strings.Builder
-	if err := htmlReport.Execute(&b, r); err != nil {
-		return fmt.Errorf("conform: write the HTML report: %w", err)
-	}
-	if _, err := io.WriteString(w, protocol.Sanitize(b.String())); err != nil {
+	// htmlpage builds it whole and sanitizes it whole.
+	if err := htmlpage.Write(w, htmlReport, r); err != nil {
 		return fmt.Errorf("conform: write the HTML report: %w", err)
 	}
 	return nil
@@ -74,41 +67,14 @@ func evidenceText(ev []Evidence) string {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
 
-var htmlReport = template.Must(template.New("report").Funcs(template.FuncMap{
+var htmlReport = htmlpage.Parse("report", template.FuncMap{
 	"status":   statusPhrase,
 	"level":    levelName,
 	"evidence": evidenceText,
 	"seconds":  seconds,
 	"date":     func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"plural":   plural,
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>AAEP conformance report: {{.Role}} {{.Target.Name}}, Level {{.Level}}</title>
-<style>
-body { font-family: system-ui, sans-serif; line-height: 1.5; margin: 1rem auto; max-width: 70rem; padding: 0 1rem; color: #111; background: #fff; }
-table { border-collapse: collapse; width: 100%; margin-bottom: 2rem; }
-caption { text-align: left; font-weight: bold; padding: 0.5rem 0; }
-th, td { border: 1px solid #555; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
-th[scope=col] { background: #eee; }
-pre { white-space: pre-wrap; overflow-wrap: anywhere; }
-.fail { background: #fde8e8; border-left: 0.4rem solid #a00; }
-.warn { background: #fff6d6; border-left: 0.4rem dashed #850; }
-.skip { border-left: 0.4rem dotted #555; }
-@media (prefers-color-scheme: dark) {
-  body { color: #eee; background: #111; }
-  th[scope=col] { background: #333; }
-  th, td { border-color: #aaa; }
-  .fail { background: #4a1414; }
-  .warn { background: #3d3210; }
-}
-</style>
-</head>
-<body>
-<main>
-<h1>AAEP conformance report</h1>
+}, `AAEP conformance report: {{.Role}} {{.Target.Name}}, Level {{.Level}}`, `<h1>AAEP conformance report</h1>
 {{- $s := .Summary}}
 <dl>
 <dt>Tested</dt><dd>{{.Role}} {{.Target.Name}}{{with .Target.Endpoint}}, at {{.}}{{end}}{{with .Target.Command}}, run as {{.}}{{end}}</dd>
@@ -143,7 +109,4 @@ pre { white-space: pre-wrap; overflow-wrap: anywhere; }
 <p>No test ran.</p>
 {{- end}}
 <p>End of report: {{$s.String}}</p>
-</main>
-</body>
-</html>
-`))
+`)

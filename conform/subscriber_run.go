@@ -29,7 +29,8 @@ type SubscriberOptions struct {
 	// the HTTP binding in the spec's layout, or BindingWebSocket. The
 	// suite serves both on Addr either way; this picks the {endpoint}.
 	Binding string
-	// Only, if not empty, runs just these test IDs (verify --recheck).
+	// Only, if not empty, keeps just these test IDs in the report (verify
+	// --recheck); the scripted session is played whole either way.
 	Only []string
 	// Seed is accepted for symmetry with the producer tests; the
 	// subscriber tests are one scripted session whose order is fixed.

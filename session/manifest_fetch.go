@@ -189,7 +189,6 @@ func WellKnownURI(endpoint string) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: protocol.PathManifest}).String()
 }
 
-// fetch GETs a manifest URI (http or https only), at most MaxManifestBytes.
 // ask gets the manifest through f.Ask.
 func (f *ManifestFinder) ask(ctx context.Context) ([]byte, error) {
 	timeout := f.Timeout
@@ -208,6 +207,7 @@ func (f *ManifestFinder) ask(ctx context.Context) ([]byte, error) {
 	return body, nil
 }
 
+// fetch GETs a manifest URI (http or https only), at most MaxManifestBytes.
 func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return manifestFail(ErrManifestFetch, "The producer's manifest could not be fetched from %s: "+format+".",

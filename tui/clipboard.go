@@ -15,7 +15,7 @@ type Clipboard struct {
 	Via   string // who takes it, in words: "tmux", "kitty"…; or why not
 }
 
-// clipboardTerminals are terminals that let programs set the clipboard with
+// clipboardTerms are terminals that let programs set the clipboard with
 // OSC 52 in their default configuration, by $TERM.
 var clipboardTerms = map[string]string{
 	"xterm-kitty":   "kitty",

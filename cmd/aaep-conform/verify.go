@@ -33,8 +33,8 @@ With --report FILE, the JSON report of the run is checked to hold the very
 results the receipt was signed over (their SHA-256).
 
 With --recheck, a random part of the receipt's tests is run again against
-the producer it names (or --endpoint), in random order, and each outcome
-is compared with the receipt's. A recheck reaches a producer over the
+the producer it names (or --endpoint), and each outcome, listed in random
+order, is compared with the receipt's. A recheck reaches a producer over the
 network or a Unix socket only: never a command or a file a receipt names.
 
 Exit status: 0 when the receipt holds (and the report matches, and the
@@ -234,7 +234,7 @@ func printVerify(r *verifyReport, asJSON bool, d *deps) error {
 		tio.Printf("Report %s holds the results the receipt was signed over.\n", r.Report)
 	}
 	if rk := r.Recheck; rk != nil {
-		tio.Printf("Recheck of %v %s against %s, in random order (seed %v):\n", len(rk.Checked), plural(len(rk.Checked), "test", "tests"), rk.Endpoint, rk.Seed)
+		tio.Printf("Recheck of %v %s against %s, listed in random order (seed %v):\n", len(rk.Checked), plural(len(rk.Checked), "test", "tests"), rk.Endpoint, rk.Seed)
 		differ := 0
 		for _, e := range rk.Checked {
 			word := "AGREES"

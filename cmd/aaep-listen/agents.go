@@ -23,12 +23,13 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-// batchMax is the most updates one agent hands the loop at a time: the
-// agents take turns (the channel's senders queue in order), so a critical
-// line of one waits for at most one batch of each other. 64 keeps that
-// under a millisecond on a loaded machine (docs/PERFORMANCE.md,
-// BenchmarkFloodedNeighbour) while a flood still writes in batches.
-var batchMax = 64
+// defaultBatchMax is the most updates one agent hands the loop at a time
+// unless options.batchMax says otherwise: the agents take turns (the
+// channel's senders queue in order), so a critical line of one waits for at
+// most one batch of each other. 64 keeps that under a millisecond on a
+// loaded machine (docs/PERFORMANCE.md, BenchmarkFloodedNeighbour) while a
+// flood still writes in batches.
+const defaultBatchMax = 64
 
 // queuedAll bounds the updates all agents' clients hold waiting for the
 // loop together (each holds at least 256; one agent alone, the client's
@@ -282,12 +283,12 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	return a
 }
 
-// feed hands a's updates to the loop, batchMax at a time, until its End.
+// feed hands a's updates to the loop, l.batchMax at a time, until its End.
 // The agents' feeds queue on one channel in turn, so each waits for at
 // most one batch of every other.
 func (l *listener) feed(a *agent) {
 	for {
-		b, err := a.c.NextBatch(context.Background(), batchMax)
+		b, err := a.c.NextBatch(context.Background(), l.batchMax)
 		if err != nil {
 			return
 		}
@@ -299,7 +300,8 @@ func (l *listener) feed(a *agent) {
 	}
 }
 
-// agentState follows a status update into the words agents says.
+// follow keeps a's state and terms words, which the agents command says,
+// up to date with update u.
 func (a *agent) follow(u subscriber.Update) {
 	switch u.Kind {
 	case subscriber.KindStatus:

@@ -112,12 +112,19 @@ func floodProducer(tb testing.TB, n int) string {
 // runListener runs aaep-listen in this process with args, its lines going
 // to out; stop ends it and waits.
 func runListener(tb testing.TB, out, errOut io.Writer, args ...string) (stop func()) {
+	return runListenerBatch(tb, 0, out, errOut, args...)
+}
+
+// runListenerBatch is runListener with options.batchMax set to batch (0
+// for the default).
+func runListenerBatch(tb testing.TB, batch int, out, errOut io.Writer, args ...string) (stop func()) {
 	tio, _, _, _ := term.Test()
 	tio.Out, tio.ErrOut = out, errOut
 	o, err := parseFlags(args, tio, noEnv)
 	if err != nil {
 		tb.Fatal(err)
 	}
+	o.batchMax = batch
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- listen(ctx, o) }()
@@ -131,17 +138,15 @@ func runListener(tb testing.TB, out, errOut io.Writer, args ...string) (stop fun
 func BenchmarkFloodedNeighbour(b *testing.B) {
 	for _, n := range []int{8, 64, 512} {
 		b.Run(fmt.Sprintf("batch=%d", n), func(b *testing.B) {
-			defer func(old int) { batchMax = old }(batchMax)
-			batchMax = n
-			benchFloodedNeighbour(b)
+			benchFloodedNeighbour(b, n)
 		})
 	}
 }
 
-func benchFloodedNeighbour(b *testing.B) {
+func benchFloodedNeighbour(b *testing.B, batch int) {
 	alarm := newAlarmProducer(b, "alarm")
 	watch := &alarmWatch{seen: make(chan time.Duration, 1)}
-	stop := runListener(b, watch, io.Discard, "--plain", "--no-sign", "--layout", "legacy", "--no-time",
+	stop := runListenerBatch(b, batch, watch, io.Discard, "--plain", "--no-sign", "--layout", "legacy", "--no-time",
 		"flood="+floodProducer(b, 20_000_000), "alarm="+alarm.srv.URL)
 	defer stop()
 	for { // the flood is running once its lines come

@@ -80,6 +80,11 @@ type options struct {
 	// refused is set by the run when the producer refused the
 	// subscription and never accepted it: the exit status is then 1.
 	refused bool
+
+	// batchMax is the most updates one agent hands the loop at a time;
+	// 0 for defaultBatchMax (agents.go). No flag sets it:
+	// BenchmarkFloodedNeighbour does, to compare sizes.
+	batchMax int
 }
 
 const usageText = `Usage: aaep-listen [flags] ENDPOINT

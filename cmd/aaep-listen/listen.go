@@ -44,6 +44,7 @@ type listener struct {
 	// queueEach is each client's subscriber.Config.MaxQueued: 0 for one
 	// agent, less the more agents there are.
 	queueEach, dedupeEach int
+	batchMax              int               // updates per agent batch (options.batchMax)
 	compiled              *protocol.Schemas // shared by the agents' clients (schemas)
 	batches               chan agentBatch
 	stopped               chan struct{} // closed when the loop returns
@@ -82,6 +83,10 @@ type listener struct {
 func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	l := &listener{o: o, out: out, notes: outputs.NewNotes(), names: newNames(), numbers: session.Numbers(), owners: map[int]*agent{},
 		batches: make(chan agentBatch), stopped: make(chan struct{})}
+	l.batchMax = defaultBatchMax
+	if o.batchMax > 0 {
+		l.batchMax = o.batchMax
+	}
 	l.sinks = append([]announce.Sink{out}, sinks...)
 	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
 	specs := o.agentSpecs()
