@@ -93,6 +93,14 @@ func VerifyReceipt(data []byte, o VerifyOptions) (*Verification, error) {
 	if err := json.Unmarshal(payload, &rc); err != nil {
 		return nil, refuse("its content cannot be read: %v", err)
 	}
+	// What was signed must be read as exactly what Receipt.Sign writes,
+	// the canonical JSON of the receipt read: a key given twice
+	// ("level_claimed":1,"level_claimed":3) means one value to one JSON
+	// reader and another to the next, so the verifier might not read what
+	// the signer meant. No other payload is ever signed by the suite.
+	if canon, err := Canonical(&rc); err != nil || !bytes.Equal(canon, payload) {
+		return nil, refuse("its content is not in the canonical form aaep-conform signs (a key given twice, keys out of order, extra spaces or escapes), so it could be read as saying something other than what was signed")
+	}
 	now := o.Now
 	if now.IsZero() {
 		now = time.Now()

@@ -1,0 +1,91 @@
+package conform
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// signPayload signs payload, any bytes, with k as Receipt.Sign would sign
+// a receipt: what a holder of the key, or a signer other than ours, could
+// write.
+func signPayload(t *testing.T, k *SigningKey, payload []byte) string {
+	t.Helper()
+	opts := (&jose.SignerOptions{}).WithType(ReceiptMediaType).WithHeader("kid", k.KeyID())
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: k.key}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A signed payload is read as exactly one receipt: the canonical JSON that
+// Receipt.Sign writes. A payload where one key appears twice
+// ("level_claimed":1 then "level_claimed":3) means one thing to one JSON
+// reader and another to the next, so what verify reads might not be what
+// the signer meant; it is refused, as is any other payload that is not the
+// canonical form (reordered keys, spaces, escapes), since Sign never
+// writes one.
+func TestAttackReceiptPayloadNotCanonical(t *testing.T) {
+	k := mustKey(t, KeyEdDSA)
+	rc, err := NewReceipt(sampleReport(1, Pass, Pass), k, testNow, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canon, err := Canonical(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := string(canon)
+	if !strings.Contains(good, `"level_claimed":1`) || !strings.Contains(good, `"level_tested":1`) {
+		t.Fatalf("sample receipt is not a Level 1 receipt: %s", good)
+	}
+	if _, err := VerifyReceipt([]byte(signPayload(t, k, canon)), verifyOpts(k.Public())); err != nil {
+		t.Fatalf("the canonical payload is refused: %v", err)
+	}
+	for _, c := range []struct{ name, payload string }{
+		{"duplicate level, last wins", strings.Replace(good, `"level_claimed":1`, `"level_claimed":1,"level_claimed":1`, 1)},
+		{"duplicate level tested", strings.Replace(good, `"level_tested":1`, `"level_tested":3,"level_tested":1`, 1)},
+		{"duplicate digest", strings.Replace(good, `"results_sha256":`, `"results_sha256":"`+strings.Repeat("0", 64)+`","results_sha256":`, 1)},
+		{"duplicate nested key", strings.Replace(good, `"status":"pass"`, `"status":"fail","status":"pass"`, 1)},
+		{"spaces", strings.Replace(good, `,`, `, `, -1)},
+		{"escaped key", strings.Replace(good, `"fast"`, `"f\u0061st"`, 1)},
+		{"trailing newline inside", good + " "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := VerifyReceipt([]byte(signPayload(t, k, []byte(c.payload))), verifyOpts(k.Public()))
+			var ref *Refusal
+			if !errors.As(err, &ref) {
+				t.Fatalf("payload %s\naccepted (err %v), want a refusal", c.payload, err)
+			}
+			if !strings.Contains(ref.Reason, "canonical") {
+				t.Errorf("reason %q does not say the content is not canonical", ref.Reason)
+			}
+		})
+	}
+}
+
+// Deep nesting or a huge payload is refused without a crash, within the
+// receipt's size bound.
+func TestAttackReceiptDeepAndLarge(t *testing.T) {
+	k := mustKey(t, KeyES256)
+	deep := strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000)
+	large := `{"type":"` + strings.Repeat("x", maxReceipt) + `"}`
+	for name, payload := range map[string]string{"deep": deep, "large": large} {
+		_, err := VerifyReceipt([]byte(signPayload(t, k, []byte(payload))), verifyOpts(k.Public()))
+		var ref *Refusal
+		if !errors.As(err, &ref) {
+			t.Errorf("%s payload: err %v, want a refusal", name, err)
+		}
+	}
+}
