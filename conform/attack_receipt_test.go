@@ -89,3 +89,78 @@ func TestAttackReceiptDeepAndLarge(t *testing.T) {
 		}
 	}
 }
+
+// catalogueReport is a report of our real catalogue's producer tests up to
+// level, keeping those keep says, every one passed.
+func catalogueReport(level Level, keep func(i int, t Test) bool) *Report {
+	r := sampleReport(level)
+	r.Suite.Catalogue = CatalogueHash()
+	for i, tt := range ProducerTests() {
+		if tt.Level <= level && keep(i, tt) {
+			r.Results = append(r.Results, Result{Test: tt, Status: Pass, Detail: "seen"})
+		}
+	}
+	return r
+}
+
+// A receipt that names our catalogue must hold the result of every test of
+// that catalogue up to the level it tested, each once and at its level:
+// one passed test per level does not make Level 3, and a test listed twice
+// or moved to another level does not count.
+func TestAttackReceiptSubsetOfCatalogue(t *testing.T) {
+	k := mustKey(t, KeyES256)
+	sign := func(r *Report, edit func(*Receipt)) string {
+		rc, err := NewReceipt(r, k, testNow, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(rc)
+		}
+		s, err := rc.Sign(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	all := func(int, Test) bool { return true }
+	if _, err := VerifyReceipt([]byte(sign(catalogueReport(3, all), nil)), verifyOpts(k.Public())); err != nil {
+		t.Fatalf("a receipt of the whole catalogue is refused: %v", err)
+	}
+	seen := map[Level]bool{}
+	onePerLevel := func(_ int, tt Test) bool {
+		if seen[tt.Level] {
+			return false
+		}
+		seen[tt.Level] = true
+		return true
+	}
+	for name, jws := range map[string]string{
+		"one test per level":  sign(catalogueReport(3, onePerLevel), nil),
+		"first test left out": sign(catalogueReport(3, func(i int, _ Test) bool { return i > 0 }), nil),
+		"a test listed twice": sign(catalogueReport(3, all), func(rc *Receipt) {
+			rc.Results = append(rc.Results, rc.Results[0])
+			rc.Summary.Total++
+			rc.Summary.Passed++
+		}),
+		"a level-3 test said to be level 1": sign(catalogueReport(1, all), func(rc *Receipt) {
+			for _, tt := range ProducerTests() {
+				if tt.Level == 3 {
+					rc.Results = append(rc.Results, ResultStatus{ID: tt.ID, Level: 1, Status: Pass})
+					rc.Summary.Total++
+					rc.Summary.Passed++
+					break
+				}
+			}
+		}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := VerifyReceipt([]byte(jws), verifyOpts(k.Public()))
+			var ref *Refusal
+			if !errors.As(err, &ref) {
+				t.Fatalf("accepted (err %v), want a refusal", err)
+			}
+			t.Logf("refused: %s", ref.Reason)
+		})
+	}
+}
