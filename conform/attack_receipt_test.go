@@ -109,20 +109,7 @@ func catalogueReport(level Level, keep func(i int, t Test) bool) *Report {
 // or moved to another level does not count.
 func TestAttackReceiptSubsetOfCatalogue(t *testing.T) {
 	k := mustKey(t, KeyES256)
-	sign := func(r *Report, edit func(*Receipt)) string {
-		rc, err := NewReceipt(r, k, testNow, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if edit != nil {
-			edit(rc)
-		}
-		s, err := rc.Sign(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	sign := func(r *Report, edit func(*Receipt)) string { return signedReport(t, k, r, edit) }
 	all := func(int, Test) bool { return true }
 	if _, err := VerifyReceipt([]byte(sign(catalogueReport(3, all), nil)), verifyOpts(k.Public())); err != nil {
 		t.Fatalf("a receipt of the whole catalogue is refused: %v", err)
