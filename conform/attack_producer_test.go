@@ -2,12 +2,15 @@ package conform
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // A producer that answers the handshake and then sends no event at all,
@@ -38,4 +41,44 @@ func TestAttackProducerSilentPassesNothing(t *testing.T) {
 	if rep.Conforming() || rep.Claim() != "" {
 		t.Errorf("a producer that sends nothing is claimed conformant: %q", rep.Claim())
 	}
+}
+
+// floodConn is a producer's connection that sends 1 MiB messages, the
+// largest a transport takes, without end; it counts what it sent.
+type floodConn struct {
+	frame []byte
+	sent  int64
+}
+
+func (c *floodConn) Recv(ctx context.Context) (transport.Frame, error) {
+	if c.sent > 4*maxKeptBytes {
+		return transport.Frame{}, errors.New("the suite kept reading past four times its budget")
+	}
+	c.sent += int64(len(c.frame))
+	return transport.Frame{Data: c.frame}, nil
+}
+func (c *floodConn) Send(context.Context, []byte) error { return nil }
+func (c *floodConn) Close() error                       { return nil }
+
+// A producer that floods a subscription with the largest messages is cut
+// off when what the subscription keeps reaches its byte budget, not only
+// its message count: memory stays bounded.
+func TestAttackProducerFloodBoundsBytes(t *testing.T) {
+	frame := []byte(`{"type":"aaep:agent.output.streaming","x":"` + strings.Repeat("a", transport.DefaultMaxFrameBytes-64) + `"}`)
+	c := &floodConn{frame: frame}
+	s := &psub{name: "flood", conn: c, changed: make(chan struct{})}
+	s.read(context.Background())
+	_, ended := s.snapshot()
+	if !ended || !errors.Is(s.endErr, errTooMany) {
+		t.Fatalf("the subscription ended %v with %v, want the flood cut off", ended, s.endErr)
+	}
+	kept := 0
+	fs, _ := s.snapshot()
+	for _, f := range fs {
+		kept += len(f.data)
+	}
+	if kept > maxKeptBytes+transport.DefaultMaxFrameBytes {
+		t.Errorf("kept %d bytes, more than the budget of %d", kept, maxKeptBytes)
+	}
+	t.Logf("kept %d messages, %d bytes, of %d sent", len(fs), kept, c.sent)
 }
