@@ -151,3 +151,28 @@ func TestAttackReceiptSubsetOfCatalogue(t *testing.T) {
 		})
 	}
 }
+
+// A trusted key is named by its own thumbprint, never by the kid a JWK file
+// says: a key file that claims another key's kid does not take its place,
+// and a receipt signed by that other key is refused.
+func TestAttackReceiptKidClaimedByAnotherKey(t *testing.T) {
+	signer := mustKey(t, KeyES256)
+	liar := mustKey(t, KeyES256)
+	jwk := jose.JSONWebKey{Key: liar.Public().key, KeyID: signer.KeyID(), Algorithm: "ES256", Use: "sig"}
+	b, err := jwk.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	trusted, err := ParsePublicKey(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if trusted.KeyID() == signer.KeyID() {
+		t.Fatalf("the JWK took the kid it claims, %s", trusted.KeyID())
+	}
+	_, err = VerifyReceipt([]byte(signed(t, signer, nil)), verifyOpts(trusted))
+	var ref *Refusal
+	if !errors.As(err, &ref) {
+		t.Fatalf("a receipt of another key verified against a key claiming its kid (err %v)", err)
+	}
+}
