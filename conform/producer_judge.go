@@ -33,6 +33,18 @@ func (r *prun) judgeL1() {
 		for _, id := range []string{PLifecycle, POneTerminal, PStateChanges, PToolBracketing, PEnvelopeSchema, PSummaryNormal, PNoSecrets} {
 			r.result(id, Fail, "The producer sent no event at all.")
 		}
+		return
+	}
+	// A rule with nothing to judge it on is not passed: it passes only
+	// where a stream showed what it is about.
+	for id, why := range map[string]string{
+		PStateChanges:   "The producer announced no state change, so their order could not be tested.",
+		PToolBracketing: "The producer announced no tool call, so its bracketing could not be tested.",
+		PNoSecrets:      "The producer announced no tool call with an args_summary, so none could be checked for secrets.",
+	} {
+		if _, ok := r.results[id]; !ok {
+			r.result(id, Skip, why)
+		}
 	}
 }
 
@@ -42,7 +54,7 @@ var secretPattern = regexp.MustCompile(`(?i)(pass(word|wd)?|secret|api[_-]?key|a
 // judgeFrames checks each frame on its own: envelope and schema,
 // summary_normal, secrets.
 func (r *prun) judgeFrames(s *psub, fs []seen) {
-	n := 0
+	n, args := 0, 0
 	for _, f := range fs {
 		if f.hand {
 			continue
@@ -55,14 +67,19 @@ func (r *prun) judgeFrames(s *psub, fs []seen) {
 		if f.ev.Type != protocol.TypeOutputStreaming && strings.TrimSpace(string(f.ev.SummaryNormal)) == "" {
 			r.result(PSummaryNormal, Fail, "An event has no summary_normal, or an empty one.", r.frame(f, "seen by subscription "+s.name))
 		}
-		if f.ev.Type == protocol.TypeToolInvoked && secretPattern.MatchString(string(f.ev.ArgsSummary)) {
-			r.result(PNoSecrets, Warn, "A tool's args_summary seems to show a secret.", r.frame(f, "seen by subscription "+s.name))
+		if f.ev.Type == protocol.TypeToolInvoked && f.ev.ArgsSummary != "" {
+			args++
+			if secretPattern.MatchString(string(f.ev.ArgsSummary)) {
+				r.result(PNoSecrets, Warn, "A tool's args_summary seems to show a secret.", r.frame(f, "seen by subscription "+s.name))
+			}
 		}
 	}
 	if n > 0 {
 		r.result(PEnvelopeSchema, Pass, "Every event seen matched the envelope and the schema of its type.")
 		r.result(PSummaryNormal, Pass, "Every event seen carried a summary_normal.")
-		r.result(PNoSecrets, Pass, "No args_summary seen looked like it held a secret.")
+	}
+	if args > 0 {
+		r.result(PNoSecrets, Pass, fmt.Sprintf("None of the %d args_summary seen looked like it held a secret.", args))
 	}
 }
 
@@ -78,6 +95,7 @@ func (r *prun) judgeSessions(s *psub, fs []seen) {
 	}
 	all := map[string]*sess{}
 	var order []string
+	changes, tools := 0, 0
 	who := "seen by subscription " + s.name
 	for _, f := range fs {
 		if f.ev == nil || f.ev.SessionID == "" {
@@ -104,11 +122,13 @@ func (r *prun) judgeSessions(s *psub, fs []seen) {
 		}
 		switch e.Type {
 		case protocol.TypeStateChanged:
+			changes++
 			if ss.state != "" && e.FromState != ss.state {
 				r.result(PStateChanges, Fail, fmt.Sprintf("A state change starts from %q, but the last one reached %q.", protocol.Sanitize(e.FromState), protocol.Sanitize(ss.state)), r.frame(f, who))
 			}
 			ss.state = e.ToState
 		case protocol.TypeToolInvoked:
+			tools++
 			if _, dup := ss.tools[e.ToolCallID]; dup {
 				r.result(PToolBracketing, Fail, "A tool_call_id was invoked twice.", r.frame(f, who))
 			}
@@ -139,8 +159,12 @@ func (r *prun) judgeSessions(s *psub, fs []seen) {
 	if len(order) > 0 {
 		r.result(PLifecycle, Pass, fmt.Sprintf("All %d sessions seen began with agent.session.started and sent nothing after their end.", len(order)))
 		r.result(POneTerminal, Pass, "Every session seen ended with exactly one terminal event.")
-		r.result(PStateChanges, Pass, "Every state change started from the state the one before it reached.")
-		r.result(PToolBracketing, Pass, "Every tool call seen was announced before and completed after.")
+	}
+	if changes > 0 {
+		r.result(PStateChanges, Pass, fmt.Sprintf("All %d state changes seen started from the state the one before reached.", changes))
+	}
+	if tools > 0 {
+		r.result(PToolBracketing, Pass, fmt.Sprintf("All %d tool calls seen were announced before and completed after.", tools))
 	}
 }
 

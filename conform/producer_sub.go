@@ -35,6 +35,7 @@ type psub struct {
 
 	mu      sync.Mutex
 	frames  []seen
+	kept    int           // bytes of frames
 	changed chan struct{} // closed and replaced on every new frame or the end
 	ended   bool
 	endErr  error
@@ -73,12 +74,17 @@ func dialSub(ctx context.Context, endpoint string, topts transport.Options, name
 	return s, nil
 }
 
-// maxFrames bounds the frames one subscription keeps: a producer that
-// sends more is cut off, and the run judges what came before.
-const maxFrames = 100000
+// maxFrames and maxKeptBytes bound what one subscription keeps: a producer
+// that sends more is cut off, and the run judges what came before. A
+// conforming run keeps a few hundred kilobytes.
+const (
+	maxFrames    = 100000
+	maxKeptBytes = 32 << 20
+)
 
-// errTooMany ends a subscription that was sent more than maxFrames.
-var errTooMany = fmt.Errorf("conform: the producer sent more than %d messages to one subscription", maxFrames)
+// errTooMany ends a subscription that was sent more than maxFrames or
+// maxKeptBytes.
+var errTooMany = fmt.Errorf("conform: the producer sent more than %d messages or %d MiB to one subscription", maxFrames, maxKeptBytes>>20)
 
 // read takes frames until the connection ends.
 func (s *psub) read(ctx context.Context) {
@@ -86,7 +92,7 @@ func (s *psub) read(ctx context.Context) {
 	for {
 		f, err := s.conn.Recv(ctx)
 		s.mu.Lock()
-		full := len(s.frames) >= maxFrames
+		full := len(s.frames) >= maxFrames || s.kept >= maxKeptBytes
 		s.mu.Unlock()
 		if err == nil && full {
 			err = errTooMany
@@ -119,6 +125,7 @@ func (s *psub) read(ctx context.Context) {
 		}
 		s.mu.Lock()
 		s.frames = append(s.frames, sn)
+		s.kept += len(sn.data)
 		close(s.changed)
 		s.changed = make(chan struct{})
 		s.mu.Unlock()

@@ -35,7 +35,13 @@ func mustKey(t *testing.T, kt KeyType) *SigningKey {
 // signed signs the receipt of a conforming L2 report, after edit.
 func signed(t *testing.T, k *SigningKey, edit func(*Receipt)) string {
 	t.Helper()
-	rc, err := NewReceipt(sampleReport(2, Pass, Pass, Warn, Pass), k, testNow, 0)
+	return signedReport(t, k, sampleReport(2, Pass, Pass, Warn, Pass), edit)
+}
+
+// signedReport signs the receipt of r, after edit.
+func signedReport(t *testing.T, k *SigningKey, r *Report, edit func(*Receipt)) string {
+	t.Helper()
+	rc, err := NewReceipt(r, k, testNow, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

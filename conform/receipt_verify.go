@@ -93,6 +93,14 @@ func VerifyReceipt(data []byte, o VerifyOptions) (*Verification, error) {
 	if err := json.Unmarshal(payload, &rc); err != nil {
 		return nil, refuse("its content cannot be read: %v", err)
 	}
+	// What was signed must be read as exactly what Receipt.Sign writes,
+	// the canonical JSON of the receipt read: a key given twice
+	// ("level_claimed":1,"level_claimed":3) means one value to one JSON
+	// reader and another to the next, so the verifier might not read what
+	// the signer meant. No other payload is ever signed by the suite.
+	if canon, err := Canonical(&rc); err != nil || !bytes.Equal(canon, payload) {
+		return nil, refuse("its content is not in the canonical form aaep-conform signs (a key given twice, keys out of order, extra spaces or escapes), so it could be read as saying something other than what was signed")
+	}
 	now := o.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -199,6 +207,9 @@ func consistent(rc *Receipt, h header, now time.Time) error {
 	if rc.IssuerKeyID != h.Kid {
 		return refuse("its content names issuer key %s, but it was signed by key %s", rc.IssuerKeyID, h.Kid)
 	}
+	if err := coversCatalogue(rc); err != nil {
+		return err
+	}
 	rep := Report{Level: rc.LevelTested}
 	for _, r := range rc.Results {
 		rep.Results = append(rep.Results, Result{Test: Test{ID: r.ID, Level: r.Level}, Status: r.Status})
@@ -219,6 +230,40 @@ func consistent(rc *Receipt, h header, now time.Time) error {
 		return refuse("its test run (%s) is later than its issue (%s)", day(rc.TestedAt), day(rc.IssuedAt))
 	case !now.Before(rc.ExpiresAt):
 		return refuse("it expired on %s", day(rc.ExpiresAt))
+	}
+	return nil
+}
+
+// coversCatalogue refuses results that list a test twice and, when the
+// receipt names our catalogue, results that are not exactly that
+// catalogue's tests of the receipt's role up to the level tested, each at
+// its own level: a claim rests on every test of its level, not on a few.
+func coversCatalogue(rc *Receipt) error {
+	levels := map[string]Level{}
+	for _, r := range rc.Results {
+		if _, dup := levels[r.ID]; dup {
+			return refuse("it lists the result of test %s twice", r.ID)
+		}
+		levels[r.ID] = r.Level
+	}
+	if rc.Suite.Catalogue != CatalogueHash() {
+		return nil // a catalogue we do not know: suiteNotes says so
+	}
+	want := 0
+	for _, t := range Catalogue() {
+		if t.Role != rc.Role || t.Level > rc.LevelTested {
+			continue
+		}
+		want++
+		switch l, ok := levels[t.ID]; {
+		case !ok:
+			return refuse("it names our test catalogue but holds no result for %s, a Level %d test", t.ID, t.Level)
+		case l != t.Level:
+			return refuse("it says test %s is Level %d, but in the catalogue it names it is Level %d", t.ID, l, t.Level)
+		}
+	}
+	if len(levels) != want {
+		return refuse("it holds %d results, but the catalogue it names has %d %s tests up to Level %d", len(levels), want, rc.Role, rc.LevelTested)
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/procgroup"
 )
 
 // typist runs the subscriber under test and acts as its user, typing
@@ -38,19 +40,21 @@ func startSubscriber(ctx context.Context, command string, st *stage, out io.Writ
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.WaitDelay = 2 * time.Second
+	procgroup.Own(cmd) // whatever it forks is ended with it
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("conform: running the subscriber: %w", err)
 	}
 	u := &typist{cmd: cmd, stdin: stdin, st: st, done: make(chan struct{})}
 	go func() {
 		u.err = cmd.Wait()
+		procgroup.Kill(cmd) // its helpers, when it ended on its own
 		st.note("note", nil, fmt.Sprintf("the subscriber ended (%v)", exitText(u.err)))
 		close(u.done)
 	}()
 	go func() { // the suite's context ends the subscriber too
 		select {
 		case <-ctx.Done():
-			cmd.Process.Kill() //nolint:errcheck // already gone
+			procgroup.Kill(cmd)
 		case <-u.done:
 		}
 	}()
@@ -99,6 +103,6 @@ func (u *typist) stop() {
 		return
 	case <-time.After(2 * time.Second):
 	}
-	u.cmd.Process.Kill() //nolint:errcheck // already gone
+	procgroup.Kill(u.cmd)
 	<-u.done
 }

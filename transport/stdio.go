@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/procgroup"
 	"github.com/aaep-term/aaep-term/internal/wire"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -204,7 +205,7 @@ func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (l
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	cmd.Env = append(os.Environ(), opts.Env...)
 	cmd.Dir = opts.Dir
-	ownGroup(cmd) // Close kills helpers too
+	procgroup.Own(cmd) // Close kills helpers too
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		return nil, &fatalError{err: fmt.Errorf("transport: start the producer %q: %w", argv[0], err),
@@ -373,7 +374,7 @@ func (l *stdioLink) close(int, string) {
 		select {
 		case <-l.exited:
 		case <-t.C:
-			killGroup(l.cmd)
+			procgroup.Kill(l.cmd)
 			_ = l.cmd.Process.Kill()
 			<-l.exited
 		}

@@ -276,7 +276,7 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 		t.Run(typ, func(t *testing.T) {
 			dir := t.TempDir()
 			key := filepath.Join(dir, "receipt-key.pem")
-			h := newHarness(report(2, conform.Pass, conform.Pass, conform.Pass, conform.Pass, conform.Pass, conform.Pass), nil)
+			h := newHarness(catalogueReport(2, conform.Pass), nil)
 			if code := h.run("key", "--out", key, "--type", typ); code != 0 {
 				t.Fatalf("key: exit %d: %s", code, h.err)
 			}
@@ -337,7 +337,7 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 			if len(last.Only) != 3 || last.Seed == 0 || last.Endpoint != "http://127.0.0.1:1/aaep" {
 				t.Errorf("recheck ran %+v", last)
 			}
-			broken := newHarness(report(2, conform.Fail, conform.Fail, conform.Fail, conform.Fail, conform.Fail, conform.Fail), nil)
+			broken := newHarness(catalogueReport(2, conform.Fail), nil)
 			if code := broken.run("verify", rcpt, "--key", key+".pub", "--recheck", "--answer-prompts"); code != 1 || !strings.Contains(broken.out.String(), "differ from the receipt") {
 				t.Errorf("recheck against a broken producer: exit %d\n%s", code, broken.out)
 			}
@@ -439,7 +439,7 @@ func TestPromptsAnsweredOnlyWhenAsked(t *testing.T) {
 		dir := t.TempDir()
 		key := filepath.Join(dir, "k.pem")
 		rcpt := filepath.Join(dir, "r.jws")
-		h := newHarness(report(2, conform.Pass, conform.Pass), nil)
+		h := newHarness(catalogueReport(2, conform.Pass), nil)
 		if code := h.run("key", "--out", key); code != 0 {
 			t.Fatalf("key: %s", h.err)
 		}
