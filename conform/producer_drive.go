@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -439,7 +440,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 		return err
 	}
 	if r.o.Fast && limit > fastTimeout {
-		r.result(PTimeoutDefault, Skip, fmt.Sprintf("Skipped in fast mode: the confirmation waits %d seconds.", p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+		r.result(PTimeoutDefault, Skip, "Skipped in fast mode: the confirmation waits "+prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")+".", r.frame(p, "the confirmation"))
 		_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
 		if err == nil {
 			r.followUp(p, r.outcome(ctx, p, handshakeWait), "rejected")
@@ -468,7 +469,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	ev := []Evidence{r.frame(p, "the confirmation"), r.frame(next, "the first event after it"), r.note("%v passed between them", took.Round(time.Millisecond))}
 	switch {
 	case took < limit-limit/10-100*time.Millisecond:
-		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The session moved on %v after the confirmation, before its %d seconds were up.", took.Round(time.Millisecond), p.ev.TimeoutSeconds), ev...)
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The session moved on %v after the confirmation, before its %s were up.", took.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), ev...)
 	case p.ev.DefaultDecision != protocol.DecisionAccept:
 		if t, bad := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); bad {
 			r.result(PTimeoutDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the timeout.", append(ev, r.frame(t, "the tool invoked"))...)
@@ -476,7 +477,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 		}
 		fallthrough
 	default:
-		r.result(PTimeoutDefault, Pass, fmt.Sprintf("The default applied %v after the confirmation, once its %d seconds were up.", took.Round(time.Millisecond), p.ev.TimeoutSeconds), ev...)
+		r.result(PTimeoutDefault, Pass, fmt.Sprintf("The default applied %v after the confirmation, once its %s were up.", took.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), ev...)
 	}
 	return nil
 }

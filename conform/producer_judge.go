@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -157,7 +158,7 @@ func (r *prun) judgeSessions(s *psub, fs []seen) {
 		}
 	}
 	if len(order) > 0 {
-		r.result(PLifecycle, Pass, fmt.Sprintf("All %d sessions seen began with agent.session.started and sent nothing after their end.", len(order)))
+		r.result(PLifecycle, Pass, fmt.Sprintf("%s began with agent.session.started and sent nothing after %s end.", allOf(len(order), "session seen", "sessions seen"), prose.Plural(len(order), "its", "their")))
 		r.result(POneTerminal, Pass, "Every session seen ended with exactly one terminal event.")
 	}
 	if changes > 0 {

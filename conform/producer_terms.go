@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -466,7 +467,7 @@ func (r *prun) judgeRate() {
 		r.result(PCriticalOnTime, Skip, "No critical event came to the rate limited subscription, so their delay could not be measured.")
 		return
 	}
-	r.result(PCriticalOnTime, Pass, fmt.Sprintf("All %d critical events reached the rate limited subscription within a second.", crit))
+	r.result(PCriticalOnTime, Pass, fmt.Sprintf("%s the rate limited subscription within a second.", allOf(crit, "critical event reached", "critical events reached")))
 }
 
 // judgeFilters checks the filters subscription saw only what it asked.
@@ -496,7 +497,7 @@ func (r *prun) judgeFilters() {
 		r.result(PFilters, Skip, "The producer sent no event that the filters leave out, so they could not be seen to apply.")
 		return
 	}
-	r.result(PFilters, Pass, fmt.Sprintf("All %d events sent to the filtered subscription were included and not excluded, or critical; %d others the producer sent were left out.", len(evs), out))
+	r.result(PFilters, Pass, fmt.Sprintf("%s sent to the filtered subscription %s included and not excluded, or critical; %s the producer sent %s left out.", allOf(len(evs), "event", "events"), prose.Plural(len(evs), "was", "were"), prose.Count(out, "other", "others"), prose.Plural(out, "was", "were")))
 }
 
 // filteredOut reports whether the filters subscription's filters leave an
@@ -534,7 +535,7 @@ func (r *prun) judgeCoalescing() {
 	if chunks == 0 {
 		r.result(PCoalescing, Skip, "No output was streamed in pieces to the coalescing subscription, so its boundaries could not be tested.")
 	} else {
-		r.result(PCoalescing, Pass, fmt.Sprintf("All %d pieces of streamed output ended at a boundary the subscription was granted.", chunks))
+		r.result(PCoalescing, Pass, fmt.Sprintf("%s at a boundary the subscription was granted.", allOf(chunks, "piece of streamed output ended", "pieces of streamed output ended")))
 	}
 	langs := h.Languages
 	granted := func(l string) bool {
@@ -588,5 +589,5 @@ func (r *prun) judgeRenegotiated() {
 		r.result(PRenegotiate, Skip, "No event came after the renegotiation was agreed, so it could not be seen to apply.")
 		return
 	}
-	r.result(PRenegotiate, Pass, fmt.Sprintf("The %d events after the renegotiation kept its new filters.", later), r.note("agreed %v into the run", r.renegAt.Sub(r.start).Round(time.Millisecond)))
+	r.result(PRenegotiate, Pass, fmt.Sprintf("The %s after the renegotiation kept its new filters.", prose.Count(later, "event", "events")), r.note("agreed %v into the run", r.renegAt.Sub(r.start).Round(time.Millisecond)))
 }
