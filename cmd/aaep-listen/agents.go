@@ -114,7 +114,7 @@ func shortEndpoint(e string) string {
 // apart.
 type names struct {
 	owner map[string]int  // name as shown → the agent it names
-	tags  map[string]bool // the names that are agents' tags
+	tags  map[string]bool // the agents' tags, as they read (lookAlike)
 }
 
 const maxNames = 4096
@@ -152,11 +152,17 @@ func (l *listener) schemas() *protocol.Schemas {
 // A name a producer gave its agent yields to a tag (a label the user gave,
 // or a socket found later): the tag is the agent's own, and the producer's
 // later lines are told apart.
+// Tags are told apart as they read: "MAIL" or "mail " is not another
+// agent's tag beside "mail".
 func (ns *names) claimTag(name string, n int) bool {
-	if ns.tags[name] {
+	like := lookAlike(name)
+	if ns.tags[like] || like == "" && ns.tags[name] {
 		return false
 	}
-	ns.owner[name], ns.tags[name] = n, true
+	ns.owner[name], ns.tags[like] = n, true
+	if like == "" {
+		ns.tags[name] = true
+	}
 	return true
 }
 
