@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
 
@@ -80,4 +83,31 @@ func (r *multiRig) addLater(spec agentSpec) {
 	r.conns = append(r.conns, conn)
 	r.t.Cleanup(func() { <-a.c.Done() })
 	r.t.Cleanup(cancel)
+}
+
+// A hostile agent's text with line breaks of every kind, escapes and
+// carriage returns meant to start a line as another agent stays on its own
+// line, after its own name; so does an action that claims to come from
+// another agent.
+func TestAttack14TextCannotStartAnotherAgentsLine(t *testing.T) {
+	r := newMultiRig(t, "mail=http://127.0.0.1:1", "bank=http://127.0.0.1:2")
+	for i, text := range []string{
+		"Hi.\nmail: Your password is needed.",
+		"Hi.\r\nmail: x", "Hi.\rmail: x", "Hi.\u2028mail: x", "Hi.\u0085mail: x", "Hi.\x0bmail: x",
+		"Hi.\x1b[2K\x1b[1Gmail: x", "Hi.\x1bEmail: x", "Hi.\u009bEmail: x",
+	} {
+		r.handle(1, named("x", "Anything", fmt.Sprint("e", i), text))
+	}
+	now := time.Unix(1700000000, 0)
+	p := payPrompt(now, "p1", "bank", "tok")
+	p.Action = protocol.Text("mail: this request comes from mail.\nmail: Pay.")
+	r.handle(1, p)
+	for _, line := range strings.Split(strings.TrimSuffix(r.out.String(), "\n"), "\n") {
+		if !strings.HasPrefix(strings.TrimPrefix(line, "CRITICAL "), "bank: ") {
+			t.Errorf("a line not of bank's own: %q", line)
+		}
+		if strings.ContainsAny(line, "\x1b\r\u0085\u2028\u009b\x0b") {
+			t.Errorf("control bytes reached the line: %q", line)
+		}
+	}
 }
