@@ -157,6 +157,12 @@ func (l *listener) agentLine(a *agent) string {
 	return b.String()
 }
 
+// maxAgents bounds the agents listened to at once when they are found
+// while running (--local): each holds its own queue and memory of recent
+// events, so hundreds of sockets made by one hostile producer would
+// otherwise grow the run's memory with each.
+const maxAgents = 64
+
 // change carries out an agent added or gone while running.
 func (l *listener) change(ctx context.Context, ch agentChange) {
 	if ch.Note != "" {
@@ -173,6 +179,14 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		return
 	}
 	spec := ch.Spec
+	if l.live >= maxAgents {
+		name := spec.Label
+		if name == "" {
+			name = shortEndpoint(spec.Endpoint)
+		}
+		l.say(fmt.Sprintf("Not subscribing to the agent %s: already listening to %d agents, the most at once.", name, maxAgents))
+		return
+	}
 	if !spec.FromFile {
 		spec.Terms = l.o.Terms
 	}

@@ -12,6 +12,9 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
@@ -111,12 +114,13 @@ func shortEndpoint(e string) string {
 // endpoint. Its size is bounded: past maxNames, a new name is always told
 // apart.
 type names struct {
-	owner map[string]int // name as shown → the agent it names
+	owner map[string]int  // name as shown → the agent it names
+	tags  map[string]bool // the agents' tags, as they read (lookAlike)
 }
 
 const maxNames = 4096
 
-func newNames() *names { return &names{owner: map[string]int{}} }
+func newNames() *names { return &names{owner: map[string]int{}, tags: map[string]bool{}} }
 
 // claim gives name to agent n when nobody else has it; it reports whether
 // n may use it.
@@ -146,11 +150,20 @@ func (l *listener) schemas() *protocol.Schemas {
 }
 
 // claimTag is claim without the bound: an agent's tag is always its own.
+// A name a producer gave its agent yields to a tag (a label the user gave,
+// or a socket found later): the tag is the agent's own, and the producer's
+// later lines are told apart.
+// Tags are told apart as they read: "MAIL" or "mail " is not another
+// agent's tag beside "mail".
 func (ns *names) claimTag(name string, n int) bool {
-	if _, ok := ns.owner[name]; ok {
+	like := lookAlike(name)
+	if ns.tags[like] || like == "" && ns.tags[name] {
 		return false
 	}
-	ns.owner[name] = n
+	ns.owner[name], ns.tags[like] = n, true
+	if like == "" {
+		ns.tags[name] = true
+	}
 	return true
 }
 
@@ -163,7 +176,7 @@ func (l *listener) display(a *agent, name string) string {
 	if name == "" || name == "Unknown agent" || l.forges(a, name) {
 		return a.tag()
 	}
-	if l.names.claim(name, a.n) {
+	if plainName(name) && l.names.claim(name, a.n) {
 		return name
 	}
 	if q := name + " (" + a.tag() + ")"; l.names.claim(q, a.n) {
@@ -174,14 +187,61 @@ func (l *listener) display(a *agent, name string) string {
 
 // forges reports whether name, given by agent a's producer, would pass for
 // another agent: it is another's tag, or has one in brackets as a name
-// told apart does.
+// told apart does. Names are compared as they read (lookAlike), not byte
+// by byte: "mail ", "m a i l", "MAIL", "ｍａｉｌ" and "mail #2" all pass for
+// the agent mail.
 func (l *listener) forges(a *agent, name string) bool {
+	n := lookAlike(name)
+	bracketed := strings.ContainsAny(norm.NFKC.String(name), "()[]{}<>")
 	for _, b := range l.agents {
-		if b != a && (strings.EqualFold(name, b.tag()) || strings.Contains(name, "("+b.tag()+")")) {
+		if b == a {
+			continue
+		}
+		t := lookAlike(b.tag())
+		if strings.EqualFold(name, b.tag()) || strings.Contains(name, "("+b.tag()+")") || n == t ||
+			strings.HasPrefix(n, t) && strings.Trim(n[len(t):], "0123456789") == "" && t != "" ||
+			bracketed && t != "" && strings.Contains(n, t) {
 			return true
 		}
 	}
 	return false
+}
+
+// lookAlike is name as it reads: compatibility forms folded (full-width
+// letters become ASCII), lower case, letters and digits only, and the
+// ASCII look-alikes 0/o, 1/l/i and rn/m made one.
+func lookAlike(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(norm.NFKC.String(name)) {
+		switch {
+		case r == '0':
+			b.WriteByte('o')
+		case r == '1' || r == 'i' || r == '|':
+			b.WriteByte('l')
+		case r >= 'a' && r <= 'z' || r >= '2' && r <= '9':
+			b.WriteRune(r)
+		case r > 0x7f && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			b.WriteRune(r)
+		}
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(b.String(), "rn", "m"), "vv", "w")
+}
+
+// plainName reports whether a producer's name may stand alone in a run of
+// several agents: printable ASCII words, one space apart, with no brackets
+// or '#' (the marks of names told apart). Any other name (letters of other
+// scripts, which may look like another agent's, included) is always shown
+// with its agent's tag.
+func plainName(name string) bool {
+	if name == "" || name != strings.TrimSpace(name) || strings.Contains(name, "  ") || strings.ContainsAny(name, "()[]{}<>#") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // agentSink is an output as one agent's announcer sees it: in a run of

@@ -361,13 +361,7 @@ func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 // the command line) are told apart in every line: the second is "mail #2".
 func TestSameLabelToldApart(t *testing.T) {
 	r := newMultiRig(t, "mail=http://127.0.0.1:1")
-	ctx, cancel := context.WithCancel(context.Background())
-	conn := newReplyLog()
-	a := r.addAgent(agentSpec{Label: "mail", Endpoint: "unix:/run/aaep/mail.sock"},
-		func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
-	r.conns = append(r.conns, conn)
-	t.Cleanup(func() { <-a.c.Done() })
-	t.Cleanup(cancel)
+	r.addLater(agentSpec{Label: "mail", Endpoint: "unix:/run/aaep/mail.sock"})
 	r.handle(0, named("x", "Anything", "e1", "First."))
 	r.handle(1, named("y", "Anything", "e2", "Second."))
 	if got, want := r.out.String(), "mail: First.\nmail #2: Second.\n"; got != want {

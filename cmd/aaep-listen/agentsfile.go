@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -43,7 +44,7 @@ type agentEntry struct {
 // line; settleAgentsFile gives them their terms and policies once the
 // flags' are settled.
 func (o *options) readAgentsFile(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := readAgentsData(path)
 	if err != nil {
 		return cliflag.Usage(fmt.Errorf("--agents: %w", err))
 	}
@@ -102,6 +103,29 @@ func (o *options) readAgentsFile(path string) error {
 	}
 	o.agentsFile = path
 	return nil
+}
+
+// maxAgentsFile bounds an --agents file: thousands of entries, far more
+// than any run listens to.
+const maxAgentsFile = 1 << 20
+
+// readAgentsData reads the file at path, refusing one larger than
+// maxAgentsFile without reading more of it (a device such as /dev/zero
+// never ends).
+func readAgentsData(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxAgentsFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", protocol.Name(path), err)
+	}
+	if len(data) > maxAgentsFile {
+		return nil, fmt.Errorf("%s is larger than %d bytes; it is not a list of agents", protocol.Name(path), maxAgentsFile)
+	}
+	return data, nil
 }
 
 // settleAgentsFile gives the agents of the --agents file the terms the

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/localagents"
+)
+
+// Local sockets are named by their files, which any local producer
+// chooses: a name with line breaks, escapes, bidi controls, another
+// agent's label or tag is said in one clean line, and the agent it adds
+// never takes another's name.
+func TestAttack14HostileSocketNames(t *testing.T) {
+	r := newMultiRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2")
+	t.Cleanup(func() { close(r.stopped) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, name := range []string{
+		"x\n127.0.0.1:2: Forged.sock",
+		"\x1b[2K\rmail.sock",
+		"\u202eliam.sock",
+		"mail.sock",
+		"127.0.0.1:2.sock",
+		"MAIL.sock",
+		"mail #2.sock",
+	} {
+		r.out.Reset()
+		path := "/nonexistent/aaep/" + name
+		r.change(ctx, localChange(ctx, localagents.Change{Path: path}))
+		got := r.out.String()
+		a := r.agents[len(r.agents)-1]
+		if strings.Count(got, "\n") != 1 || strings.ContainsAny(got, "\x1b\r\u202e") || !strings.HasPrefix(got, "New agent: ") {
+			t.Errorf("socket %q said as %q", name, got)
+		}
+		for _, b := range r.agents[:len(r.agents)-1] {
+			if strings.EqualFold(a.tag(), b.tag()) || lookAlike(a.tag()) == lookAlike(b.tag()) {
+				t.Errorf("socket %q took the name %q of agent %s", name, a.tag(), b.endpoint)
+			}
+		}
+	}
+}
+
+// Hundreds of sockets in the local directory (a hostile producer making
+// them as fast as it can) add at most maxAgents agents: every agent holds
+// its own queue and memory of recent events, so the run's memory stays
+// bounded. The sockets past that are said not subscribed to, each in one
+// line.
+func TestAttack14HundredsOfSocketsBounded(t *testing.T) {
+	r := newMultiRig(t, "mail=http://127.0.0.1:1")
+	t.Cleanup(func() { close(r.stopped) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 300 {
+		r.change(ctx, localChange(ctx, localagents.Change{Path: fmt.Sprintf("/nonexistent/aaep/s%d.sock", i)}))
+	}
+	if len(r.agents) > maxAgents {
+		t.Fatalf("%d agents added, more than %d", len(r.agents), maxAgents)
+	}
+	if n := strings.Count(r.out.String(), "Not subscribing to the agent "); n != 300+1-maxAgents {
+		t.Fatalf("%d sockets said not subscribed to, want %d:\n%s", n, 300+1-maxAgents, r.out.String())
+	}
+}
