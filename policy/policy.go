@@ -66,9 +66,17 @@ var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Load reads and checks the policy file at name.
 func Load(name string) (*Policy, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name)
 	if err != nil {
 		return nil, fmt.Errorf("read the policy file: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("read the policy file: %w", err)
+	}
+	if len(data) > maxFile {
+		return nil, fmt.Errorf("policy file %s is larger than %d bytes; it is not a policy", name, maxFile)
 	}
 	p, err := Parse(data)
 	if err != nil {
@@ -76,6 +84,10 @@ func Load(name string) (*Policy, error) {
 	}
 	return p, nil
 }
+
+// maxFile bounds a policy file: thousands of rules, far less than a device
+// such as /dev/zero, which is refused at once instead of read forever.
+const maxFile = 1 << 20
 
 // Parse reads a policy from its JSON form and checks every rule. Its errors
 // name the rule and say what to change.

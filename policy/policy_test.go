@@ -2,6 +2,7 @@ package policy
 
 import (
 	"slices"
+	"os"
 	"strings"
 	"testing"
 
@@ -158,4 +159,16 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A policy file is read only up to its limit: an endless one (a device,
+// a pipe) is refused at once instead of filling memory.
+func TestLoadEndlessFileRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Fatalf("this test needs /dev/zero: %v", err)
+	}
+	_, err := Load("/dev/zero")
+	if err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("Load(/dev/zero) = %v, want a refusal saying it is too large", err)
+	}
 }
