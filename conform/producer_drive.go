@@ -171,6 +171,28 @@ func indexOf(fs []seen, p seen) int {
 	return len(fs)
 }
 
+// lastBefore returns the event_id of the last event of p's session the
+// main subscription saw before p that is not a prompt.
+func (r *prun) lastBefore(p seen) (string, bool) {
+	fs, _ := r.main.snapshot()
+	for i := indexOf(fs, p) - 1; i >= 0; i-- {
+		if e := fs[i].ev; e != nil && e.SessionID == p.ev.SessionID && e.Type != protocol.TypeAwaitingConfirmation && e.Type != protocol.TypeAwaitingClarify {
+			return e.EventID, true
+		}
+	}
+	return "", false
+}
+
+// eventIndex returns the index of the event with the given event_id.
+func eventIndex(fs []seen, id string) (int, bool) {
+	for i := range fs {
+		if fs[i].ev != nil && fs[i].ev.EventID == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // anyAfter returns a condition: an event of session after index from
 // that match holds for.
 func anyAfter(from int, session string, match func(*protocol.Event) bool) func([]seen) bool {
@@ -495,8 +517,20 @@ func (r *prun) closeStep(ctx context.Context, p seen) error {
 		r.cut = p.ev.SessionID
 		r.main.close(ctx)
 		closed := time.Now()
+		// The observer may lag behind the main subscription: what it saw
+		// after the session's last event before the confirmation counts,
+		// not what came after the moment of the close (events from before
+		// the prompt may still be on their way to it). The observer, which
+		// cannot answer, is not sent the confirmation itself.
 		ofs, _ := r.obs.snapshot()
 		from := len(ofs)
+		if before, ok := r.lastBefore(p); ok {
+			_ = r.obs.waitFor(ctx, grace, func(fs []seen) bool { _, ok := eventIndex(fs, before); return ok })
+			ofs, _ = r.obs.snapshot()
+			if i, ok := eventIndex(ofs, before); ok {
+				from = i + 1
+			}
+		}
 		_ = r.obs.waitFor(ctx, grace, anyAfter(from, p.ev.SessionID, anything))
 		ofs, _ = r.obs.snapshot()
 		next, ok := firstAfter(ofs, from, p.ev.SessionID, anything)
