@@ -1,8 +1,8 @@
 package policy
 
 import (
-	"slices"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
