@@ -414,6 +414,9 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 		return Record{}, false
 	}
 	end, conn := connSuffix(t)
+	if end <= k+1 { // [t,"d","ID"]: an ID where the message should be
+		return Record{}, false
+	}
 	msg := bytes.TrimSpace(t[k+1 : end])
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !json.Valid(msg) {
 		return Record{}, false
