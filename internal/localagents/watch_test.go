@@ -133,6 +133,9 @@ func TestWatchMakesDir(t *testing.T) {
 // its removal is not reported.
 func TestWatchRefusesAnotherUsersSocket(t *testing.T) {
 	if os.Getuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatal("making a socket of another user needs root; CI runs the tests as root")
+		}
 		t.Skip("making a socket of another user needs root")
 	}
 	dir := t.TempDir()
