@@ -1,6 +1,7 @@
 package conform
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -8,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // Summary counts a report's results by status.
@@ -168,14 +172,49 @@ func (r *Report) Document() ReportDocument {
 	}
 }
 
-// WriteJSON writes the JSON report, indented.
+// WriteJSON writes the JSON report, indented. The evidence keeps the
+// frames exactly as received, so a producer's strings are in it whole; in
+// the file, every character a terminal might act on or hide is written as
+// a \u escape (see escapeInvisible), so showing the file shows none raw.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(r.Document()); err != nil {
 		return fmt.Errorf("conform: write the JSON report: %w", err)
 	}
+	if _, err := w.Write(escapeInvisible(b.Bytes())); err != nil {
+		return fmt.Errorf("conform: write the JSON report: %w", err)
+	}
 	return nil
+}
+
+// escapeInvisible returns the JSON text doc with DEL and every control,
+// format (bidi, zero-width) and line or paragraph separator character
+// written as a \u escape, and bytes that are not UTF-8 as \ufffd. Outside
+// its strings a JSON text holds only ASCII, so only strings change, and
+// each decodes to what it did (invalid UTF-8 aside, which decoding turns
+// into U+FFFD anyway): a digest of the decoded document is the same.
+func escapeInvisible(doc []byte) []byte {
+	var b bytes.Buffer
+	b.Grow(len(doc))
+	for len(doc) > 0 {
+		r, n := utf8.DecodeRune(doc)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString(`\ufffd`)
+		case r == 0x7f || (r >= 0x80 && (unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp))):
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.Write(doc[:n])
+		}
+		doc = doc[n:]
+	}
+	return b.Bytes()
 }
 
 // ByLevel groups the results by level, lowest first, each in the order it

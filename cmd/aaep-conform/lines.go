@@ -6,6 +6,7 @@ package main
 import (
 	"bytes"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/aaep-term/aaep-term/internal/term"
 )
@@ -33,20 +34,34 @@ func (c *childLines) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(c.buf, '\n')
 		if i < 0 {
 			if len(c.buf) >= maxShownLine {
-				c.show(c.buf[:maxShownLine])
-				c.buf = append(c.buf[:0], c.buf[maxShownLine:]...)
+				n := pieceLen(c.buf)
+				c.show(c.buf[:n])
+				c.buf = append(c.buf[:0], c.buf[n:]...)
 				continue
 			}
 			return len(p), nil
 		}
 		line := c.buf[:i]
 		for len(line) > maxShownLine {
-			c.show(line[:maxShownLine])
-			line = line[maxShownLine:]
+			n := pieceLen(line)
+			c.show(line[:n])
+			line = line[n:]
 		}
 		c.show(line)
 		c.buf = append(c.buf[:0], c.buf[i+1:]...)
 	}
+}
+
+// pieceLen is how much of b, longer than maxShownLine, to show as one
+// piece: at most maxShownLine bytes, ending where a character begins, so
+// no character is cut in two (and shown as two replacement characters).
+func pieceLen(b []byte) int {
+	for n := maxShownLine; n > maxShownLine-utf8.UTFMax; n-- {
+		if utf8.RuneStart(b[n]) {
+			return n
+		}
+	}
+	return maxShownLine // not UTF-8 there: the sanitizer replaces it anyway
 }
 
 // Flush shows what is left of a last line without its newline.

@@ -72,6 +72,12 @@ var outputs = []output{
 	{"aaep-replay play --json, recorded handshake answers", true, false, false, playHandshake("--json")},
 	{"aaep-capture stderr, hostile handshake answers", false, false, false, captureHandshake},
 	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
+	{"aaep-conform producer lines", false, false, false, conformLines},
+	{"aaep-conform producer --json report (the file)", false, false, false, conformJSON},
+	{"aaep-conform producer --html report", false, true, false, conformHTML},
+	{"aaep-conform verify, hostile receipt", false, false, false, conformVerifyForged()},
+	{"aaep-conform verify --json, hostile receipt", true, false, false, conformVerifyForged("--json")},
+	{"aaep-conform subscriber --show-output, hostile subscriber", false, false, false, conformSubscriber},
 }
 
 func TestHostileOutput(t *testing.T) {
@@ -212,6 +218,9 @@ func notifySink() (announce.Sink, func() string) {
 var bin string // directory of the built commands
 
 func TestMain(m *testing.M) {
+	if hostileTestMain() {
+		return
+	}
 	dir, err := os.MkdirTemp("", "hostile")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -219,7 +228,8 @@ func TestMain(m *testing.M) {
 	}
 	bin = dir
 	cmd := exec.Command("go", "build", "-o", dir, "github.com/aaep-term/aaep-term/cmd/aaep-listen",
-		"github.com/aaep-term/aaep-term/cmd/aaep-capture", "github.com/aaep-term/aaep-term/cmd/aaep-replay")
+		"github.com/aaep-term/aaep-term/cmd/aaep-capture", "github.com/aaep-term/aaep-term/cmd/aaep-replay",
+		"github.com/aaep-term/aaep-term/cmd/aaep-conform")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
@@ -232,8 +242,14 @@ func TestMain(m *testing.M) {
 // run runs a built command and returns its stdout and stderr.
 func run(t *testing.T, name string, args ...string) string {
 	t.Helper()
+	return runEnv(t, nil, name, args...)
+}
+
+// runEnv is run with env added to the command's environment.
+func runEnv(t *testing.T, env []string, name string, args ...string) string {
+	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, name), args...)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), env...)
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	done := make(chan error, 1)
