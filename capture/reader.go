@@ -12,7 +12,9 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -56,6 +58,8 @@ type Reader struct {
 	// conns are the connections the header names, by ID; nil when it
 	// names none (version 1, or no header).
 	conns map[string]Connection
+	// names are the connections' names, by ID, each told apart (ConnName).
+	names map[string]string
 }
 
 // Open opens the file at path ("-" is standard input) for reading.
@@ -152,7 +156,8 @@ func (r *Reader) readConnections() {
 		h.Connections = nil
 		return
 	}
-	r.conns = map[string]Connection{}
+	r.conns, r.names = map[string]Connection{}, map[string]string{}
+	taken := map[string]bool{} // names given, in lower case
 	kept := h.Connections[:0]
 	for _, c := range h.Connections {
 		if !ValidConnID(c.ID) {
@@ -163,10 +168,46 @@ func (r *Reader) readConnections() {
 			r.diag(r.line, fmt.Sprintf("The header names the connection %s twice; the first is kept.", c.ID), false)
 			continue
 		}
+		if c.Label != "" && !agentspec.ValidLabel(c.Label) {
+			r.diag(r.line, fmt.Sprintf("The header gives the connection %s the label %q, which is not 1 to 64 letters, digits, '-' or '_'; it is named by its endpoint.", c.ID, protocol.Sanitize(c.Label)), false)
+			c.Label = ""
+		}
+		r.names[c.ID] = nameApart(c, taken)
 		r.conns[c.ID] = c
 		kept = append(kept, c)
 	}
 	h.Connections = kept
+}
+
+// nameApart names c by its label, else its endpoint, else its ID; a name
+// an earlier connection has (in any case) gets c's ID after it, then a
+// number, so no two connections read alike and no file can make one agent
+// pass for another.
+func nameApart(c Connection, taken map[string]bool) string {
+	base := c.Name()
+	if base == "" {
+		base = c.ID
+	}
+	n := base
+	for i := 1; taken[strings.ToLower(n)]; i++ {
+		n = fmt.Sprintf("%s (connection %s)", base, c.ID)
+		if i > 1 {
+			n = fmt.Sprintf("%s (connection %s #%d)", base, c.ID, i)
+		}
+	}
+	taken[strings.ToLower(n)] = true
+	return n
+}
+
+// ConnName is how the connection of ID id is named to the user: as the
+// header names it, apart from every other connection of the capture
+// (nameApart); a connection the header does not name, by its ID; the one
+// connection of version 1 (ID ""), "".
+func (r *Reader) ConnName(id string) string {
+	if n, ok := r.names[id]; ok {
+		return n
+	}
+	return id
 }
 
 // Connection returns the connection of ID id as the header names it; one

@@ -52,7 +52,8 @@ type Connection struct {
 
 // Name is how the connection is named to the user: its label, else its
 // endpoint, on one line with nothing invisible (protocol.Name): a file may
-// hold any bytes there.
+// hold any bytes there. Reader.ConnName names a connection apart from the
+// others of its capture.
 func (c Connection) Name() string {
 	if c.Label != "" {
 		return protocol.Name(c.Label)

@@ -164,7 +164,7 @@ func BuildStats(r *Reader, source string, o CheckOptions) (*Stats, error) {
 		return nil, err
 	}
 	st := &Stats{Source: protocol.Sanitize(source), Kind: r.Kind()}
-	b := &statBuilder{st: st, sessions: map[string]*statSession{}, byID: map[string]*statSession{}, tokens: map[string]*statSession{}, name: connName(r)}
+	b := &statBuilder{st: st, sessions: map[string]*statSession{}, byID: map[string]*statSession{}, tokens: map[string]*statSession{}, name: r.ConnName}
 	if err := c.CheckAll(r, b.step); err != nil {
 		return nil, err
 	}
@@ -189,20 +189,6 @@ type statBuilder struct {
 	tokens   map[string]*statSession // tokenKey -> session that asked
 	lastT    float64
 	name     func(conn string) string // a connection's name, "" for none
-}
-
-// connName returns how r's connections are named: label, else endpoint,
-// else ID; "" for the one connection of version 1.
-func connName(r *Reader) func(string) string {
-	return func(id string) string {
-		if id == "" {
-			return ""
-		}
-		if n := r.Connection(id).Name(); n != "" {
-			return n
-		}
-		return id
-	}
 }
 
 // agentKey is how stats know an agent: by connection and agent_id.

@@ -66,7 +66,7 @@ func BuildTrace(r *Reader, source string, o CheckOptions) (*Trace, error) {
 	}
 	t := &Trace{Source: source, Kind: r.Kind()}
 	byID := map[string]*SessionTrace{}
-	name := connName(r)
+	name := r.ConnName
 	tokens := map[string]*SessionTrace{}
 	err = c.CheckAll(r, func(st Step) {
 		t.Records++

@@ -191,3 +191,47 @@ func TestPlayTwoAgentsPromptNumbersUnique(t *testing.T) {
 }
 
 var playPrompt = regexp.MustCompile(`(?m)CRITICAL (\w+): Confirmation needed, prompt (\d+)`)
+
+// The names a capture's header gives its connections cannot make one
+// agent pass for another: a label that is not letters, digits, '-' and
+// '_' (one that holds ": CRITICAL", say) is not used, and two connections
+// the header names alike (the same label in another case, a label that is
+// another's endpoint) are told apart, in play, check, stats and trace.
+func TestCaptureNamesToldApart(t *testing.T) {
+	ev := `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.session.started","event_id":"evt_1","session_id":"sess_1","sequence_number":0,"timestamp":"2026-06-30T14:00:00Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`
+	capture := `{"aaep_capture":2,"started_at":"2026-06-30T14:00:00Z","connections":[` +
+		`{"id":"c1","label":"mail","endpoint":"http://127.0.0.1:1"},{"id":"c2","label":"MAIL","endpoint":"http://127.0.0.1:2"},` +
+		`{"id":"c3","label":"code: CRITICAL","endpoint":"mail"},{"id":"c4","endpoint":"mail"},{"id":"mail","endpoint":"http://127.0.0.1:1"}]}` + "\n"
+	for _, c := range []string{"c1", "c2", "c3", "c4", "mail"} {
+		capture += `[0.1,"i",` + ev + `,"` + c + `"]` + "\n"
+	}
+	path := t.TempDir() + "/alike.aaep"
+	if err := os.WriteFile(path, []byte(capture), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		name *regexp.Regexp // the agent named on a line about it
+	}{
+		{[]string{"play", "--speed", "0"}, regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d (.*): Hi\.$`)},
+		{[]string{"check"}, regexp.MustCompile(`(?m), agent (.*), session sess_1: .*started on line`)},
+		{[]string{"stats"}, regexp.MustCompile(`(?m)^Agent a on connection (.*), 1 session:$`)},
+		{[]string{"trace"}, regexp.MustCompile(`(?m)^Connection (.*): 1 session\.$`)},
+	} {
+		_, out, errOut := replay(t, append(c.args, path)...)
+		seen := map[string]bool{}
+		for _, m := range c.name.FindAllStringSubmatch(out, -1) {
+			n := strings.ToLower(m[1])
+			if seen[n] {
+				t.Errorf("%s: two agents named %q:\n%s", c.args[0], m[1], out)
+			}
+			seen[n] = true
+			if strings.Contains(m[1], "CRITICAL") || strings.Contains(m[1], ":") && !strings.Contains(m[1], "127.0.0.1") {
+				t.Errorf("%s: the header's label %q is used:\n%s", c.args[0], m[1], out)
+			}
+		}
+		if len(seen) != 5 {
+			t.Errorf("%s: %d agents named, want 5:\n%s%s", c.args[0], len(seen), out, errOut)
+		}
+	}
+}

@@ -125,12 +125,7 @@ func checkOne(r *checkFile, o capture.CheckOptions) {
 	if h := rd.Header(); h != nil {
 		r.Connections = h.Connections
 	}
-	r.nameOf = func(id string) string {
-		if n := rd.Connection(id).Name(); n != "" {
-			return n
-		}
-		return id
-	}
+	r.nameOf = rd.ConnName
 	if o.SchemaOnly {
 		// Each message on its own, as it is read: none is kept.
 		for {

@@ -37,12 +37,15 @@ func TestPlaySpeechBraille(t *testing.T) {
 		done <- run(ctx, []string{"play", "--paused", "--speed", "0", "--speech", "speechd", "--braille", "auto", corpus + "after-reject.aaep"}, tio)
 	}()
 	brl.WaitVisual(t, "the prompt", func(s string) bool { return strings.Contains(s, "accept") && strings.Contains(s, "reject") })
-	spoken := strings.Join(sd.WaitSpoken(t, 1, 20*time.Second), "\n")
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(spoken, "Transfer $500") && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		spoken = strings.Join(sd.Lines(), "\n")
+	// Each new line spoken, until the prompt is: the daemon's own wait.
+	var said []string
+	for n := 1; ; n++ {
+		said = sd.WaitSpoken(t, n, 20*time.Second)
+		if len(said) < n || strings.Contains(strings.Join(said, "\n"), "Transfer $500") {
+			break
+		}
 	}
+	spoken := strings.Join(said, "\n")
 	if !strings.Contains(spoken, "Transfer $500") {
 		t.Errorf("the prompt was not spoken; spoken:\n%s", spoken)
 	}

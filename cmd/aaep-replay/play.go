@@ -187,12 +187,7 @@ func (p *player) track(id string) *track {
 
 // useNames names the connections of rd's capture by their labels, else endpoints.
 func (p *player) useNames(rd *capture.Reader) {
-	p.nameOf = func(id string) string {
-		if n := rd.Connection(id).Name(); n != "" {
-			return n
-		}
-		return id
-	}
+	p.nameOf = rd.ConnName
 }
 
 // agentSink names the agent of a connection on everything told through

@@ -25,7 +25,10 @@ func TestPlayTUI(t *testing.T) {
 	}
 	command := func(line string) {
 		term.Keys(":")
-		time.Sleep(200 * time.Millisecond) // the command line opens
+		// Typed keys go to the command line once it is open, empty.
+		if s, ok := term.Wait(20*time.Second, commandLineOpen); !ok {
+			t.Fatalf("the command line did not open:\n%s", s)
+		}
 		term.Keys(line, "Enter")
 	}
 	command("step")
@@ -43,6 +46,16 @@ func TestPlayTUI(t *testing.T) {
 	if _, ok := term.Wait(20*time.Second, func(s string) bool { return strings.Contains(s, "EXITED rc=0") }); !ok {
 		t.Fatalf("play --tui did not end on q:\n%s", term.Screen())
 	}
+}
+
+// commandLineOpen reports whether screen shows the command line, empty.
+func commandLineOpen(screen string) bool {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.TrimSpace(l) == "Command:" {
+			return true
+		}
+	}
+	return false
 }
 
 // Of the view's actions only quit, or a line the user typed or bound,
