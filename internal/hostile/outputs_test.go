@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,6 +73,15 @@ var outputs = []output{
 	{"aaep-replay play --json, recorded handshake answers", true, false, false, playHandshake("--json")},
 	{"aaep-capture stderr, hostile handshake answers", false, false, false, captureHandshake},
 	{"aaep-replay trace --html (report)", false, true, false, replayHTML},
+	{"aaep-listen --local, hostile socket and agent names", false, false, false, localAgents},
+	{"aaep-capture stderr, two agents (hostile answers)", false, false, false, captureAgents},
+	{"aaep-replay play, several agents", false, false, false, replayAgents("play", "--speed", "0")},
+	{"aaep-replay play --json, several agents", true, false, false, replayAgents("play", "--speed", "0", "--json")},
+	{"aaep-replay trace, several agents", false, false, false, replayAgents("trace")},
+	{"aaep-replay trace --html, several agents", false, true, false, replayAgentsHTML},
+	{"aaep-replay stats, several agents", false, false, false, replayAgents("stats")},
+	{"aaep-replay stats --json, several agents", true, false, false, replayAgents("stats", "--json")},
+	{"aaep-replay check, several agents", false, false, false, replayAgents("check")},
 	{"aaep-conform producer lines", false, false, false, conformLines},
 	{"aaep-conform producer --json report (the file)", false, false, false, conformJSON},
 	{"aaep-conform producer --html report", false, true, false, conformHTML},
@@ -318,16 +328,47 @@ func refused(name string) func(*testing.T, string) string {
 // person may be shown.
 func captureFile(t *testing.T, h string) string {
 	t.Helper()
+	return writeCapture(t, h, `{"aaep_capture": 1, "started_at": "2026-06-30T14:22:10.000Z", "endpoint": "http://127.0.0.1:8080", "transport": "sse"}`, nil)
+}
+
+// captureFileAgents writes a capture of several agents (format 2) whose
+// header names them with h (a label, endpoints, transports, a connection
+// ID that is not valid), and whose events, as captureFile's, carry h,
+// taken in turn from each connection and from one the header does not name.
+func captureFileAgents(t *testing.T, h string) string {
+	t.Helper()
+	conns := []map[string]any{
+		{"id": "c1", "label": h, "endpoint": h, "transport": h, "subscriber": h},
+		{"id": "c2", "label": "mail", "endpoint": h, "transport": "sse"},
+		{"id": h, "label": h, "endpoint": h},
+	}
+	header, _ := json.Marshal(map[string]any{"aaep_capture": 2, "started_at": "2026-06-30T14:22:10.000Z", "subscriber": h, "tool": h, "connections": conns})
+	return writeCapture(t, h, string(header), []string{"c1", "c2", h})
+}
+
+// writeCapture writes a capture of header and records carrying h; with
+// conns, each record names the next of them in turn.
+func writeCapture(t *testing.T, h, header string, conns []string) string {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "hostile.aaep")
 	var b strings.Builder
-	b.WriteString(`{"aaep_capture": 1, "started_at": "2026-06-30T14:22:10.000Z", "endpoint": "http://127.0.0.1:8080", "transport": "sse"}` + "\n")
+	b.WriteString(header + "\n")
+	n := 0
+	record := func(at float64, m map[string]any) {
+		r := []any{at, "i", m}
+		if len(conns) > 0 {
+			r = append(r, conns[n%len(conns)])
+			n++
+		}
+		rec, _ := json.Marshal(r)
+		b.Write(rec)
+		b.WriteByte('\n')
+	}
 	ev := func(at float64, m map[string]any) {
 		m["@context"] = "https://aaep-protocol.org/context/v1"
 		m["timestamp"] = "2026-06-30T14:22:10.100Z"
 		m["producer"] = map[string]any{"agent_id": "bank", "agent_name": h}
-		rec, _ := json.Marshal([]any{at, "i", m})
-		b.Write(rec)
-		b.WriteByte('\n')
+		record(at, m)
 	}
 	ev(0.1, map[string]any{"type": "aaep:agent.session.started", "event_id": "evt_1", "session_id": "sess_1", "sequence_number": 0, "summary_normal": h})
 	ev(0.2, map[string]any{"type": "aaep:agent.tool.invoked", "event_id": "evt_2", "session_id": "sess_1", "sequence_number": 1,
@@ -343,9 +384,7 @@ func captureFile(t *testing.T, h string) string {
 		m["producer"] = map[string]any{"agent_id": h, "agent_name": h, "agent_version": h, "model": h}
 		m["extensions"] = map[string]any{h: h}
 		m["localization_hints"] = map[string]any{"primary_language": h, "fallback_chain": []string{h}}
-		rec, _ := json.Marshal([]any{at, "i", m})
-		b.Write(rec)
-		b.WriteByte('\n')
+		record(at, m)
 	}
 	other(0.5, map[string]any{"type": "aaep:agent.session.started", "event_id": "evt_5", "session_id": "sess_1", "sequence_number": 0, "summary_normal": h, "language": h})
 	other(0.6, map[string]any{"type": "aaep:agent.state.changed", "event_id": "evt_6", "session_id": "sess_1", "sequence_number": 1, "from_state": h, "to_state": h})
@@ -365,14 +404,31 @@ func captureFile(t *testing.T, h string) string {
 }
 
 func replay(sub string, flags ...string) func(*testing.T, string) string {
+	return replayOf(captureFile, sub, flags...)
+}
+
+// replayAgents runs aaep-replay on a capture of several agents.
+func replayAgents(sub string, flags ...string) func(*testing.T, string) string {
+	return replayOf(captureFileAgents, sub, flags...)
+}
+
+func replayOf(capture func(*testing.T, string) string, sub string, flags ...string) func(*testing.T, string) string {
 	return func(t *testing.T, h string) string {
-		return run(t, "aaep-replay", append(append([]string{sub}, flags...), captureFile(t, h))...)
+		return run(t, "aaep-replay", append(append([]string{sub}, flags...), capture(t, h))...)
 	}
 }
 
 func replayHTML(t *testing.T, h string) string {
+	return replayHTMLOf(t, captureFile(t, h))
+}
+
+func replayAgentsHTML(t *testing.T, h string) string {
+	return replayHTMLOf(t, captureFileAgents(t, h))
+}
+
+func replayHTMLOf(t *testing.T, capture string) string {
 	out := filepath.Join(t.TempDir(), "r.html")
-	run(t, "aaep-replay", "trace", "--html", out, captureFile(t, h))
+	run(t, "aaep-replay", "trace", "--html", out, capture)
 	b, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -467,10 +523,8 @@ func refusedReply(t *testing.T, h string) string {
 	url := producer(t, h, false)
 	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", url)
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	var mu sync.Mutex
-	var out strings.Builder
-	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
-	cmd.Stdout, cmd.Stderr = w, w
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -480,18 +534,9 @@ func refusedReply(t *testing.T, h string) string {
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
 	waitFor := func(want string) bool {
-		deadline := time.Now().Add(20 * time.Second)
-		for time.Now().Before(deadline) {
-			mu.Lock()
-			ok := strings.Contains(out.String(), want)
-			mu.Unlock()
-			if ok {
-				return true
-			}
-			time.Sleep(20 * time.Millisecond)
+		if out.waitFor(want) {
+			return true
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		t.Errorf("the listener never said %q:\n%s", want, clip(out.String()))
 		return false
 	}
@@ -499,8 +544,6 @@ func refusedReply(t *testing.T, h string) string {
 		stdin.Write([]byte("reject 1\n"))
 		waitFor("Could not send your answer")
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	return out.String()
 }
 
@@ -510,8 +553,8 @@ func refusedReply(t *testing.T, h string) string {
 func twoAgents(t *testing.T, h string) string {
 	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", producer(t, h, false), producer(t, h, false))
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	w, got := lockedOutput()
-	cmd.Stdout, cmd.Stderr = w, w
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -520,31 +563,72 @@ func twoAgents(t *testing.T, h string) string {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(got(), "reject 2") {
-		if time.Now().After(deadline) {
-			t.Errorf("the listener never offered a second prompt:\n%s", clip(got()))
-			return got()
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !out.waitFor("reject 2") {
+		t.Errorf("the listener never offered a second prompt:\n%s", clip(out.String()))
+		return out.String()
 	}
 	stdin.Write([]byte("pending\nagents\nquit\n"))
 	cmd.Wait()
-	return got()
+	return out.String()
 }
 
-type writerFunc func([]byte)
-
-// lockedOutput is a writer a command may write to from its goroutines, and
-// what it has written so far.
-func lockedOutput() (writerFunc, func() string) {
-	var mu sync.Mutex
-	var out strings.Builder
-	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
-	return w, func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
+// printed is what a command has written so far, from any of its
+// goroutines; a test waits on its writes, never for a while.
+type printed struct {
+	mu    sync.Mutex
+	out   strings.Builder
+	wrote chan struct{} // closed, and replaced, at every write
 }
 
-func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
+func newPrinted() *printed { return &printed{wrote: make(chan struct{})} }
+
+func (p *printed) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.out.Write(b)
+	close(p.wrote)
+	p.wrote = make(chan struct{})
+	return len(b), nil
+}
+
+func (p *printed) String() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// waitFor waits until what was written holds want, matches it when it is
+// a *regexp.Regexp, or makes it true when it is a func(string) bool, and
+// reports whether it did. It looks at each write; after 20 seconds it
+// gives up.
+func (p *printed) waitFor(want any) bool {
+	give := time.NewTimer(20 * time.Second)
+	defer give.Stop()
+	for {
+		p.mu.Lock()
+		s, wrote := p.out.String(), p.wrote
+		p.mu.Unlock()
+		switch w := want.(type) {
+		case string:
+			if strings.Contains(s, w) {
+				return true
+			}
+		case *regexp.Regexp:
+			if w.MatchString(s) {
+				return true
+			}
+		case func(string) bool:
+			if w(s) {
+				return true
+			}
+		}
+		select {
+		case <-wrote:
+		case <-give.C:
+			return false
+		}
+	}
+}
 
 func manifestCmd(flags ...string) func(*testing.T, string) string {
 	return func(t *testing.T, h string) string {
@@ -593,16 +677,28 @@ func inTerminal(t *testing.T, command, until string) string {
 	tmux("new-session", "-d", "-s", "t", "-x", "250", "-y", "40",
 		"TERM=xterm-256color "+command+"; sleep 60")
 	defer tmux("kill-server")
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(tmux("capture-pane", "-p", "-t", "t"), until) {
-		if time.Now().After(deadline) {
-			t.Errorf("the screen never showed %q:\n%s", until, tmux("capture-pane", "-p", "-t", "t"))
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	// What the command writes to the terminal is copied to wrote through a
+	// FIFO: the screen is looked at again each time it wrote. (What it
+	// wrote before the copying began is on the screen the first look sees.)
+	fifo := filepath.Join(filepath.Dir(sock), "pane.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
 	}
-	text := tmux("capture-pane", "-p", "-t", "t")
-	attrs := sgr.ReplaceAllString(tmux("capture-pane", "-p", "-e", "-t", "t"), "")
+	f, err := os.OpenFile(fifo, os.O_RDWR, 0) // RDWR: opening does not wait for tmux
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	wrote := newPrinted()
+	go io.Copy(wrote, f) //nolint:errcheck // ends when f is closed
+	tmux("pipe-pane", "-O", "-t", "t", "cat > "+fifo)
+	if !wrote.waitFor(func(string) bool { return strings.Contains(tmux("capture-pane", "-p", "-t", "t"), until) }) {
+		t.Errorf("the screen never showed %q:\n%s", until, tmux("capture-pane", "-p", "-t", "t"))
+	}
+	// -J: a line longer than the screen is one line, as the terminal knows
+	// it, not its rows: a soft wrap is the terminal's, not a line forged.
+	text := tmux("capture-pane", "-p", "-J", "-t", "t")
+	attrs := sgr.ReplaceAllString(tmux("capture-pane", "-p", "-J", "-e", "-t", "t"), "")
 	if title := tmux("display", "-p", "-t", "t", "#{pane_title}"); strings.Contains(title, "pwned") {
 		t.Errorf("the producer set the terminal title: %q", title)
 	}
@@ -619,33 +715,26 @@ func serveLog(t *testing.T, h string) string {
 // a subscriber's reply and returns what it printed once it logged it.
 func serveLogOf(t *testing.T, h string, args ...string) string {
 	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), args...)
-	var mu sync.Mutex
-	var out strings.Builder
-	w := writerFunc(func(p []byte) { mu.Lock(); out.Write(p); mu.Unlock() })
-	cmd.Stdout, cmd.Stderr = w, w
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	printed := func() string { mu.Lock(); defer mu.Unlock(); return out.String() }
 	addr := regexp.MustCompile(`http://(127\.0\.0\.1:[0-9]+)`)
-	deadline := time.Now().Add(20 * time.Second)
-	for !addr.MatchString(printed()) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	if !out.waitFor(addr) {
+		t.Fatalf("serve never said where it listens:\n%s", clip(out.String()))
 	}
-	m := addr.FindStringSubmatch(printed())
-	if m == nil {
-		t.Fatalf("serve never said where it listens:\n%s", clip(printed()))
-	}
+	m := addr.FindStringSubmatch(out.String())
 	resp, err := http.Post("http://"+m[1]+"/messages", "application/json", strings.NewReader(h))
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	for !strings.Contains(printed(), "Received on") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	if !out.waitFor("Received on") {
+		t.Errorf("serve never logged the reply:\n%s", clip(out.String()))
 	}
-	return printed()
+	return out.String()
 }
 
 // shownBraille keeps the display windows braille.Sink would show.
@@ -688,8 +777,8 @@ func rawJSONString(h string) string {
 // what serve said once it logged the reply.
 func serveStdioLog(t *testing.T, h string) string {
 	cmd := exec.Command(filepath.Join(bin, "aaep-replay"), "serve", "--stdio", "--speed", "0", captureFile(t, h))
-	w, printed := lockedOutput()
-	cmd.Stderr, cmd.Stdout = w, io.Discard // stdout is the JSON-RPC stream, for the subscriber
+	out := newPrinted()
+	cmd.Stderr, cmd.Stdout = out, io.Discard // stdout is the JSON-RPC stream, for the subscriber
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -701,11 +790,10 @@ func serveStdioLog(t *testing.T, h string) string {
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","id":1,"method":"aaep.subscribe","params":{"type":"subscription.request","aaep_version":"1.0.0","subscriber_id":"sub","capabilities":{"supports_confirmation_reply":true}}}`+"\n")
 	fmt.Fprintf(stdin, `{"jsonrpc":"2.0","method":"aaep.reply","params":{"type":"confirmation.reply","reply_token":%s,"decision":%s}}`+"\n",
 		rawJSONString(h), rawJSONString(h))
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(printed(), "Received on") && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	if !out.waitFor("Received on") {
+		t.Errorf("serve never logged the reply:\n%s", clip(out.String()))
 	}
-	return printed()
+	return out.String()
 }
 
 // handshakeCapture is a capture whose recorded handshake answers carry h
@@ -760,6 +848,13 @@ func playHandshake(flags ...string) func(*testing.T, string) string {
 // layout whose answers to the subscription carry h (notes, agent names,
 // ids), and whose stream ends with a refusal and a close carrying h.
 func captureHandshake(t *testing.T, h string) string {
+	return run(t, "aaep-capture", "--endpoint", handshakeProducer(t, h), "--output", filepath.Join(t.TempDir(), "c.aaep"),
+		"--no-progress", "--max-events", "1")
+}
+
+// handshakeProducer serves such a producer on loopback and returns its
+// endpoint.
+func handshakeProducer(t *testing.T, h string) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -795,6 +890,5 @@ func captureHandshake(t *testing.T, h string) string {
 	})}
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
-	return run(t, "aaep-capture", "--endpoint", "http://"+ln.Addr().String()+"/", "--output", filepath.Join(t.TempDir(), "c.aaep"),
-		"--no-progress", "--max-events", "1")
+	return "http://" + ln.Addr().String() + "/"
 }

@@ -1,0 +1,83 @@
+package hostile_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/internal/hostile"
+	prod "github.com/aaep-term/aaep-term/producer"
+)
+
+// localAgents runs aaep-listen --local on a directory holding two sockets
+// named with h, each served by our producer playing an agent named h:
+// every line about them (found, subscribed, events, prompts, the agents
+// and pending lists) names them by what the file and the producer say.
+func localAgents(t *testing.T, h string) string {
+	// A socket's path is at most 108 bytes: a short directory, and a short
+	// name when h is long (the agents' names stay h whole).
+	runtime, err := os.MkdirTemp("/tmp", "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	dir := filepath.Join(runtime, "aaep")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A file name holds no '/': a look-alike slash stands for it.
+	name := strings.ReplaceAll(h, "/", "\u2215")
+	if len(name) > 70 {
+		name = hostile.GraphemeRun(30)
+	}
+	scenarios, err := aaepterm.DemoScenarios([]string{"confirm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for i, suffix := range []string{"-a.sock", "-b.sock"} {
+		sc := append([]prod.Scenario{}, scenarios...)
+		for j := range sc {
+			sc[j].Agent = prod.Agent{ID: fmt.Sprintf("agent-%d", i), Name: h, Version: h}
+		}
+		ln, err := prod.ListenUnix(filepath.Join(dir, name+suffix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := prod.New(prod.Options{Scenarios: sc})
+		go p.ServeUnix(ctx, ln) //nolint:errcheck // ends with ctx
+	}
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", "--local")
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "XDG_RUNTIME_DIR="+runtime)
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	if !out.waitFor("reject 2") {
+		t.Errorf("the listener never offered a prompt of each agent:\n%s", clip(out.String()))
+		return out.String()
+	}
+	stdin.Write([]byte("pending\nagents\nquit\n"))
+	cmd.Wait()
+	return out.String()
+}
+
+// captureAgents records two hostile producers at once, one labelled, one
+// not: the status lines on standard error name each agent, and carry what
+// it answered (h in its notes, names, refusal and close).
+func captureAgents(t *testing.T, h string) string {
+	return run(t, "aaep-capture", "--output", filepath.Join(t.TempDir(), "c.aaep"), "--no-progress", "--max-events", "2",
+		"mail="+handshakeProducer(t, h), handshakeProducer(t, h))
+}
