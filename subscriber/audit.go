@@ -8,7 +8,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -66,8 +65,8 @@ func promptRecord(p *session.Prompt, what string, at time.Time) audit.Record {
 	ev := p.Event
 	r := audit.Record{Time: audit.Stamp(at), What: what, Prompt: p.Number, AgentID: protocol.Sanitize(ev.Producer.AgentID),
 		SessionID: protocol.Sanitize(ev.SessionID), EventID: protocol.Sanitize(ev.EventID),
-		TokenSHA256: audit.HashToken(ev.ReplyToken), Tool: protocol.Sanitize(p.Tool), Action: announce.PromptTopic(p),
-		Type: announce.PromptKind(p)}
+		TokenSHA256: audit.HashToken(ev.ReplyToken), Tool: protocol.Sanitize(p.Tool), Action: p.Asks().Line(),
+		Type: p.Kind()}
 	if ev.Type == protocol.TypeAwaitingConfirmation {
 		r.Risk, r.Default = protocol.Sanitize(ev.RiskLevel), protocol.Sanitize(ev.DefaultDecision)
 		if irr, said := ev.Undo().Said(); said {
