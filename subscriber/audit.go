@@ -26,7 +26,21 @@ var auditWhat = map[session.DeliveryKind]string{
 // what became of it, or a reply sent (or that could not be sent), with who
 // decided. ok is false when u is nothing an audit log keeps. The producer's
 // strings are sanitized; a clarification's answer itself is not logged.
-func (u Update) AuditRecord() (r audit.Record, ok bool) {
+func (u Update) AuditRecord() (r audit.Record, ok bool) { return u.AuditRecordOf("") }
+
+// AuditRecordOf is AuditRecord for a program watching several agents: the
+// record names the agent u came from by agent, the label the program's
+// lines name it by (sanitized to one line; "" leaves it out, as with one
+// agent).
+func (u Update) AuditRecordOf(agent string) (r audit.Record, ok bool) {
+	if r, ok = u.auditRecord(); ok {
+		r.Agent = protocol.Line(agent)
+	}
+	return r, ok
+}
+
+// auditRecord is the record u adds to an audit log, naming no agent.
+func (u Update) auditRecord() (r audit.Record, ok bool) {
 	switch {
 	case u.Kind == KindDelivery && u.Delivery.Prompt != nil:
 		d := u.Delivery
