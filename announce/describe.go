@@ -232,15 +232,7 @@ func defaultDecision(ev *protocol.Event) string {
 }
 
 // promptTopic is what a prompt asks, marked as the producer's words.
-func promptTopic(ev *protocol.Event) string { return theirs(asks(ev)) }
-
-// asks is what a prompt event asks: the question, or the action to confirm.
-func asks(ev *protocol.Event) protocol.Text {
-	if ev.Type == protocol.TypeAwaitingClarify {
-		return ev.Question
-	}
-	return ev.Action
-}
+func promptTopic(ev *protocol.Event) string { return theirs(session.Asks(ev)) }
 
 func replyWords(body []byte) string {
 	s := string(body)

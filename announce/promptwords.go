@@ -14,17 +14,13 @@ import (
 // them: line mode's details and pending commands, and the prompt pane of
 // the TUI. Both read these, so a prompt is told the same way in each.
 
-// PromptKind says in a word what p asks for: "question" or "confirmation".
-func PromptKind(p *session.Prompt) string {
-	if p.Event.Type == protocol.TypeAwaitingClarify {
-		return "question"
-	}
-	return "confirmation"
-}
+// PromptKind says in a word what p asks for: "question" or "confirmation"
+// (session.Prompt.Kind, the word the audit log uses too).
+func PromptKind(p *session.Prompt) string { return p.Kind() }
 
 // PromptTopic is what p asks, sanitized to one line: the question, or the
 // action to confirm.
-func PromptTopic(p *session.Prompt) string { return asks(p.Event).Line() }
+func PromptTopic(p *session.Prompt) string { return p.Asks().Line() }
 
 // Agent names the agent that sent ev, sanitized: its name, else its id;
 // "" when it gave neither.

@@ -24,8 +24,12 @@ type Record struct {
 	// "left-unanswered" (the listener stopped and the agent still waits).
 	What string `json:"what"`
 
-	Prompt      int    `json:"prompt,omitempty"` // the number the user saw
-	Type        string `json:"type,omitempty"`   // "confirmation" or "clarification"
+	Prompt int    `json:"prompt,omitempty"` // the number the user saw
+	Type   string `json:"type,omitempty"`   // "confirmation" or "question"
+	// Agent is the label of the agent the prompt came from, as the
+	// listener's lines name it, when one listener watches several agents;
+	// left out with one agent.
+	Agent       string `json:"agent,omitempty"`
 	AgentID     string `json:"agent_id,omitempty"`
 	SessionID   string `json:"session_id,omitempty"`
 	EventID     string `json:"event_id,omitempty"`

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -27,7 +26,21 @@ var auditWhat = map[session.DeliveryKind]string{
 // what became of it, or a reply sent (or that could not be sent), with who
 // decided. ok is false when u is nothing an audit log keeps. The producer's
 // strings are sanitized; a clarification's answer itself is not logged.
-func (u Update) AuditRecord() (r audit.Record, ok bool) {
+func (u Update) AuditRecord() (r audit.Record, ok bool) { return u.AuditRecordOf("") }
+
+// AuditRecordOf is AuditRecord for a program watching several agents: the
+// record names the agent u came from by agent, the label the program's
+// lines name it by (sanitized to one line; "" leaves it out, as with one
+// agent).
+func (u Update) AuditRecordOf(agent string) (r audit.Record, ok bool) {
+	if r, ok = u.auditRecord(); ok {
+		r.Agent = protocol.Line(agent)
+	}
+	return r, ok
+}
+
+// auditRecord is the record u adds to an audit log, naming no agent.
+func (u Update) auditRecord() (r audit.Record, ok bool) {
 	switch {
 	case u.Kind == KindDelivery && u.Delivery.Prompt != nil:
 		d := u.Delivery
@@ -66,8 +79,8 @@ func promptRecord(p *session.Prompt, what string, at time.Time) audit.Record {
 	ev := p.Event
 	r := audit.Record{Time: audit.Stamp(at), What: what, Prompt: p.Number, AgentID: protocol.Sanitize(ev.Producer.AgentID),
 		SessionID: protocol.Sanitize(ev.SessionID), EventID: protocol.Sanitize(ev.EventID),
-		TokenSHA256: audit.HashToken(ev.ReplyToken), Tool: protocol.Sanitize(p.Tool), Action: announce.PromptTopic(p),
-		Type: announce.PromptKind(p)}
+		TokenSHA256: audit.HashToken(ev.ReplyToken), Tool: protocol.Sanitize(p.Tool), Action: p.Asks().Line(),
+		Type: p.Kind()}
 	if ev.Type == protocol.TypeAwaitingConfirmation {
 		r.Risk, r.Default = protocol.Sanitize(ev.RiskLevel), protocol.Sanitize(ev.DefaultDecision)
 		if irr, said := ev.Undo().Said(); said {

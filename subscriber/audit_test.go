@@ -1,7 +1,9 @@
 package subscriber_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -42,5 +44,36 @@ func TestAuditReadsReversibilityAsAnnounced(t *testing.T) {
 				t.Errorf("irreversible %s, want %s", show(r.Irreversible), show(tc.want))
 			}
 		})
+	}
+}
+
+// A record names the agent it came from when the program gives a label
+// (several agents), sanitized to one line, and leaves "agent" out when it
+// gives none.
+func TestAuditRecordNamesTheAgent(t *testing.T) {
+	ev := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Pay", Producer: protocol.Producer{AgentID: "bank"}}
+	u := subscriber.Update{Kind: subscriber.KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Prompt: &session.Prompt{Number: 1, Event: ev}}}
+	for _, tc := range []struct{ label, want string }{
+		{"", ""},
+		{"mail", "mail"},
+		{"ev\x1b[2Jil\nFORGED", protocol.Line("ev\x1b[2Jil\nFORGED")},
+	} {
+		r, ok := u.AuditRecordOf(tc.label)
+		if !ok || r.Agent != tc.want || r.AgentID != "bank" {
+			t.Errorf("label %q: record %+v, %v; want agent %q", tc.label, r, ok, tc.want)
+		}
+		if strings.ContainsAny(r.Agent, "\x1b\n") {
+			t.Errorf("label %q reached the log raw: %q", tc.label, r.Agent)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if has := strings.Contains(string(b), `"agent":`); has != (tc.label != "") {
+			t.Errorf("label %q: record %s", tc.label, b)
+		}
+	}
+	if r, _ := u.AuditRecord(); r.Agent != "" {
+		t.Errorf("AuditRecord names agent %q", r.Agent)
 	}
 }

@@ -44,6 +44,9 @@ type Config struct {
 	// NoSignerWords, when Signer is nil, says why in reply updates
 	// (such as "--no-sign"); empty means "no signing key".
 	NoSignerWords string
+	// Hints, when not nil, adds the program's hints (a flag, a command)
+	// to the client's words, which name none; see Hint.
+	Hints Hints
 
 	// Gate decides prompts without the user; nil means nobody does.
 	Gate *policy.Gate

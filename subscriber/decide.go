@@ -83,7 +83,7 @@ func (c *Client) decide(p *session.Prompt, f policy.Facts) (verdict, decidedBy, 
 		if by == "" {
 			by = c.cfg.DecidedBy
 		}
-		return out.Verdict, by, "Your --auto-reply policy"
+		return out.Verdict, by, c.cfg.Hints.word(HintAutoReply, "Your auto-reply policy")
 	}
 	return "", "", ""
 }

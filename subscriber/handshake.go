@@ -89,7 +89,7 @@ func (c *Client) rejected(b []byte) {
 	if c.refusedRenegotiation(m.ReasonCode, m.ReasonMessage) {
 		return
 	}
-	msg := "The producer refused the subscription: " + RejectionWords(m.ReasonCode)
+	msg := "The producer refused the subscription: " + c.cfg.Hints.RejectionWords(m.ReasonCode)
 	if m.ReasonMessage != "" {
 		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Line(m.ReasonMessage)))
 	}
@@ -133,7 +133,9 @@ func (c *Client) closedByProducer(b []byte) {
 	}
 }
 
-// RejectionWords says a rejection's reason_code in words.
+// RejectionWords says a rejection's reason_code in words. They name no
+// program, flag or command: Config.Hints adds those (HintAuthenticate,
+// HintAuthorize).
 func RejectionWords(code string) string {
 	switch code {
 	case "version_unsupported":
@@ -145,9 +147,9 @@ func RejectionWords(code string) string {
 	case "rate_limit":
 		return "too many subscriptions; try again later."
 	case "authentication_required":
-		return "it needs proof of who you are: a token (--token), or a signed-replies key it accepts (see aaep-listen key; do not use --no-sign)."
+		return "it needs proof of who you are: a token, or a signed-replies key it accepts."
 	case "authorization_denied":
-		return "you are not allowed to subscribe: your token, or your signed-replies key, is not one it accepts (aaep-listen key shows the key's thumbprint to give its operator)."
+		return "you are not allowed to subscribe: your token, or your signed-replies key, is not one it accepts."
 	case "transport_unavailable":
 		return "this transport is not available."
 	}

@@ -36,6 +36,10 @@ type ManifestConfig struct {
 	Keys *session.ManifestKeys
 	// KeysWhere names, in a hint, where the user puts trusted keys.
 	KeysWhere string
+	// Hints adds a program's hints to InspectManifest's report and note
+	// (HintManifestKey, HintAuthenticate, …). A Client words everything
+	// with Config.Hints, these included.
+	Hints Hints
 	// HTTPClient fetches manifests; nil means the default client.
 	HTTPClient *http.Client
 	// TLSConfig is used for a gRPC endpoint's GetManifest.
@@ -85,13 +89,15 @@ func (m ManifestConfig) Finder(endpoint string) *session.ManifestFinder {
 	return f
 }
 
-// Words is the one line about a manifest check, with a hint when a key is
-// not trusted.
-func (m ManifestConfig) Words(r session.ManifestResult) string {
+// Words is the one line about a manifest check, saying where trusted keys
+// go when a key is not trusted, with m.Hints' hint (HintManifestKey).
+func (m ManifestConfig) Words(r session.ManifestResult) string { return m.words(r, m.Hints) }
+
+// words is the one line about a manifest check, with the hints f adds.
+func (m ManifestConfig) words(r session.ManifestResult, f Hints) string {
 	s := r.Sentence()
 	if r.Err != nil && strings.Contains(s, "not among your trusted keys") {
-		s += " To trust it, put the producer's public key (a JWK file) in " + cmp.Or(m.KeysWhere, "your trusted keys directory") +
-			", or pin it with --manifest-key FILE."
+		s = f.word(HintManifestKey, s+" To trust it, put the producer's public key (a JWK file) in "+cmp.Or(m.KeysWhere, "your trusted keys directory")+".")
 	}
 	return s
 }
@@ -189,10 +195,10 @@ func (c *Client) checkManifest(src session.ManifestSources, off session.Offering
 		m.claims = r.Manifest
 	}
 	if !mc.Require || r.Verified {
-		c.say(StatusManifest, mc.Words(r))
+		c.say(StatusManifest, mc.words(r, c.cfg.Hints))
 		return
 	}
-	c.say(StatusManifest, mc.Words(r)+" You required a signed, verified manifest (--require-signed-manifest).")
+	c.say(StatusManifest, mc.words(r, c.cfg.Hints)+" "+c.cfg.Hints.word(HintManifestRequired, "You required a signed, verified manifest."))
 	c.closeSubscription(closeManifest, "The producer's manifest did not verify.")
 	c.neg.end = "The subscription is closed because the producer's manifest did not verify."
 	c.neg.endErr = &ManifestRefusedError{Result: cmp.Or(r.Err, errors.New("not verified"))}
@@ -209,6 +215,11 @@ const manifestWait = 5 * time.Second
 // manifest is and what to check it against, then closes the subscription.
 // note says in words what the producer did when it was not an acceptance.
 func Discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity) (src session.ManifestSources, off session.Offering, note string) {
+	return discover(ctx, endpoint, opts, id, nil)
+}
+
+// discover is Discover, its note worded with the hints added.
+func discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity, hints Hints) (src session.ManifestSources, off session.Offering, note string) {
 	src = session.ManifestSources{Endpoint: endpoint}
 	off = session.Offering{Transport: transportName(endpoint)}
 	req, _ := json.Marshal(session.Request(id, session.Terms{}))
@@ -241,7 +252,7 @@ func Discover(ctx context.Context, endpoint string, opts transport.Options, id s
 	case protocol.TypeSubscriptionRejected:
 		var rej protocol.SubscriptionRejected
 		_ = json.Unmarshal(f.Data, &rej)
-		return src, off, "The producer refused the subscription: " + RejectionWords(rej.ReasonCode) + " Looking for its manifest all the same."
+		return src, off, "The producer refused the subscription: " + hints.RejectionWords(rej.ReasonCode) + " Looking for its manifest all the same."
 	}
 	if d.ev != nil {
 		src.URI, off.AgentID = d.ev.Producer.ManifestURI, d.ev.Producer.AgentID

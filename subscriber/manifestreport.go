@@ -35,7 +35,7 @@ type ManifestReport struct {
 // its manifest is (Discover), then fetches it and checks it with m's keys.
 // note says in words what the producer did when it was not an acceptance.
 func InspectManifest(ctx context.Context, endpoint string, opts transport.Options, id session.Identity, m ManifestConfig) (rep ManifestReport, note string) {
-	src, off, note := Discover(ctx, endpoint, opts, id)
+	src, off, note := discover(ctx, endpoint, opts, id, m.Hints)
 	r := m.Finder(endpoint).Find(ctx, src, off)
 	rep = ManifestReport{
 		Endpoint: endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,

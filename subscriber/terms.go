@@ -93,7 +93,7 @@ func (c *Client) adopt(m protocol.SubscriptionAccepted, now time.Time) {
 		n.enf.Tolerate(now.Add(inFlightGrace))
 	}
 	if len(broken) > 0 && c.cfg.Terms.Strict {
-		n.end = "Closing the subscription: the producer granted more than you asked for, and --strict is set."
+		n.end = c.cfg.Hints.word(HintStrict, "Closing the subscription: the producer granted more than you asked for, and you asked for strict terms.")
 		return
 	}
 	if resubscribed && n.changed.Renegotiable() {
@@ -154,7 +154,7 @@ func (c *Client) refusedRenegotiation(code, message string) bool {
 		return false
 	}
 	c.neg.pending = nil
-	why := "The producer refused the new terms, which ends the subscription: " + RejectionWords(code)
+	why := "The producer refused the new terms, which ends the subscription: " + c.cfg.Hints.RejectionWords(code)
 	if message != "" {
 		why += " It says: " + protocol.Line(message)
 	}

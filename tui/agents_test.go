@@ -14,7 +14,6 @@ import (
 	"github.com/charmbracelet/x/exp/teatest"
 
 	"github.com/aaep-term/aaep-term/announce"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -238,27 +237,22 @@ func (c *cursorPos) row(rows int) int {
 	return rows - 1 - c.up
 }
 
-// An agent's action is the typed command line mode reads for the same
-// words; without an agent it is nothing, never "quit" for every agent.
-func TestAgentActionCommand(t *testing.T) {
+// An agent's action says the words line mode reads for it (what it
+// carries out is internal/outputs' TUICommand, tested there).
+func TestAgentActionWords(t *testing.T) {
 	for _, tt := range []struct {
 		a    Action
 		says string
-		want line.Command
 	}{
-		{Action{Kind: ActionMute, Agent: "mail"}, "mute mail", line.Parse("mute mail")},
-		{Action{Kind: ActionUnmute, Agent: "mail"}, "unmute mail", line.Parse("unmute mail")},
-		{Action{Kind: ActionOnly, Agent: "web"}, "only web", line.Parse("only web")},
-		{Action{Kind: ActionAll}, "all", line.Parse("all")},
-		{Action{Kind: ActionQuitAgent, Agent: "web"}, "quit web", line.Parse("quit web")},
-		// A label of two words stays one agent: the command is built, not parsed.
-		{Action{Kind: ActionQuitAgent, Agent: "Demo Assistant"}, "quit Demo Assistant", line.Command{Verb: line.VerbQuit, Word: "quit", Agent: "Demo Assistant"}},
-		{Action{Kind: ActionQuitAgent}, "quit ", line.Command{Verb: line.VerbEmpty}},
-		{Action{Kind: ActionMute}, "mute ", line.Command{Verb: line.VerbEmpty}},
+		{Action{Kind: ActionMute, Agent: "mail"}, "mute mail"},
+		{Action{Kind: ActionUnmute, Agent: "mail"}, "unmute mail"},
+		{Action{Kind: ActionOnly, Agent: "web"}, "only web"},
+		{Action{Kind: ActionAll}, "all"},
+		{Action{Kind: ActionQuitAgent, Agent: "web"}, "quit web"},
+		{Action{Kind: ActionQuitAgent, Agent: "Demo Assistant"}, "quit Demo Assistant"},
+		{Action{Kind: ActionQuitAgent}, "quit "},
+		{Action{Kind: ActionMute}, "mute "},
 	} {
-		if got := tt.a.Command(); got != tt.want {
-			t.Errorf("%+v is %+v, want %+v", tt.a, got, tt.want)
-		}
 		if got := tt.a.String(); got != tt.says {
 			t.Errorf("%+v says %q, want %q", tt.a, got, tt.says)
 		}
@@ -371,13 +365,13 @@ func TestPromptsNameTheirAgent(t *testing.T) {
 }
 
 // Through a running program: the agents the listener sets reach the view
-// at Flush, and a key in the agents view comes out of Commands as the
-// typed command line mode reads for "mute mail".
+// at Flush, and a key in the agents view comes out of Actions as the
+// action "mute mail".
 func TestProgramAgents(t *testing.T) {
 	in, keys := io.Pipe()
 	out := &frameWatch{seen: make(chan time.Time, 1)}
 	pr := Start(RunOptions{Options: Options{Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard)}, In: in, Out: out})
-	cmds := pr.Commands()
+	cmds := pr.Actions()
 	defer func() {
 		keys.Close()
 		go func() {
@@ -406,8 +400,8 @@ func TestProgramAgents(t *testing.T) {
 	}
 	select {
 	case c := <-cmds:
-		if want := (line.Command{Verb: line.VerbMute, Word: "mute", Agent: "mail"}); c != want {
-			t.Errorf("command %+v, want %+v", c, want)
+		if want := (Action{Kind: ActionMute, Agent: "mail"}); c != want {
+			t.Errorf("action %+v, want %+v", c, want)
 		}
 	case <-time.After(3 * time.Second):
 		t.Fatal("no command from u")

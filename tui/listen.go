@@ -1,17 +1,16 @@
 package tui
 
 // listen.go: what a listener needs to run the view: its flags, settled
-// into RunOptions; an Action as the typed command it is; the honoured
-// terms as the status line shows them.
+// into RunOptions; the honoured terms as the status line shows them. (An
+// Action becomes the typed line.Command it asks for in internal/outputs:
+// tui and line are outputs on one floor and import neither the other.)
 
 import (
 	"flag"
 	"fmt"
 	"os"
 
-	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/userdir"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -37,14 +36,32 @@ func (f *Flags) Add(fs *flag.FlagSet) {
 	fs.StringVar(&f.KeyFile, "tui-keys", "", "with --tui, a key `FILE` remapping keys (default: aaep-term/tui-keys in the user config dir, when present)")
 }
 
-// RunOptions settles what the flags name: the theme (none by default when
-// color is off; a wrong one is a cliflag usage error), the key map file and
-// the clipboard. getenv leads to the config directory and the terminal.
-func (f Flags) RunOptions(color bool, getenv func(string) string) (RunOptions, error) {
-	theme, ok := ParseTheme(f.Theme)
-	if !ok {
-		return RunOptions{}, cliflag.Usagef("--theme must be color, high-contrast or none, not %q", f.Theme)
+// Check refuses a --theme or --tui-clipboard the view does not know, before
+// anything starts; a command reports such an error as a usage error.
+func (f Flags) Check() error {
+	if _, ok := ParseTheme(f.Theme); !ok {
+		return fmt.Errorf("--theme must be color, high-contrast or none, not %q", f.Theme)
 	}
+	return checkClipboard(f.Clipboard)
+}
+
+// checkClipboard refuses a --tui-clipboard mode other than auto, osc52 or file.
+func checkClipboard(mode string) error {
+	switch mode {
+	case "auto", "", "osc52", "file":
+		return nil
+	}
+	return fmt.Errorf("--tui-clipboard must be auto, osc52 or file, not %q", mode)
+}
+
+// RunOptions settles what the flags name: the theme (none by default when
+// color is off), the key map file and the clipboard; it refuses what Check
+// refuses. getenv leads to the config directory and the terminal.
+func (f Flags) RunOptions(color bool, getenv func(string) string) (RunOptions, error) {
+	if err := f.Check(); err != nil {
+		return RunOptions{}, err
+	}
+	theme, _ := ParseTheme(f.Theme)
 	if f.Theme == "" && !color {
 		theme = ThemeNone
 	}
@@ -70,7 +87,7 @@ func ParseClipboard(mode string, getenv func(string) string) (Clipboard, error) 
 	case "file":
 		return Clipboard{Via: "--tui-clipboard file"}, nil
 	}
-	return Clipboard{}, fmt.Errorf("--tui-clipboard must be auto, osc52 or file, not %q", mode)
+	return Clipboard{}, checkClipboard(mode)
 }
 
 // LoadKeyMap reads the key file named, or the user's default one (tui-keys
@@ -97,41 +114,6 @@ func LoadKeyMap(name string, getenv func(string) string) (*KeyMap, error) {
 	return &keys, nil
 }
 
-// Command is the command a asks for: the typed value line.Parse gives the
-// same command typed in line mode, built field by field, never read back
-// from words. Only a line the user typed after the command key (ActionLine)
-// is parsed, as the line it is. No action answers nothing.
-func (a Action) Command() line.Command {
-	switch a.Kind {
-	case ActionAccept:
-		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept"}
-	case ActionReject:
-		return line.Command{Verb: line.VerbReject, Prompt: a.Prompt, Word: "reject"}
-	case ActionAnswer:
-		return line.Command{Verb: line.VerbAnswer, Prompt: a.Prompt, Arg: a.Text, Word: "answer"}
-	case ActionSet:
-		return line.Command{Verb: line.VerbSet, Word: a.Term, Arg: a.Text}
-	case ActionStop:
-		return line.Command{Verb: line.VerbStop, Word: "stop"}
-	case ActionQuit:
-		return line.Command{Verb: line.VerbQuit, Word: "quit"}
-	case ActionLine:
-		return line.Parse(a.Text)
-	case ActionAll:
-		return line.Command{Verb: line.VerbAll, Word: "all"}
-	case ActionMute, ActionUnmute, ActionOnly, ActionQuitAgent:
-		if a.Agent == "" {
-			// An agent's action with no agent is nothing: above all,
-			// quitting one agent must never read as quitting them all.
-			return line.Command{Verb: line.VerbEmpty}
-		}
-		verb := map[ActionKind]line.Verb{ActionMute: line.VerbMute, ActionUnmute: line.VerbUnmute,
-			ActionOnly: line.VerbOnly, ActionQuitAgent: line.VerbQuit}[a.Kind]
-		return line.Command{Verb: verb, Word: agentVerbs[a.Kind], Agent: a.Agent}
-	}
-	return line.Command{Verb: line.VerbEmpty}
-}
-
 // TermsOf is what the status line shows of the capabilities a producer
 // honours, sanitized.
 func TermsOf(c protocol.Capabilities) Terms {
@@ -154,20 +136,6 @@ func names(l []string) []string {
 			out = append(out, s)
 		}
 	}
-	return out
-}
-
-// Commands delivers the view's actions as the typed commands they are
-// (Action.Command), in order; it is closed when the TUI ends. Use it or
-// Actions, not both.
-func (pr *Program) Commands() <-chan line.Command {
-	out := make(chan line.Command)
-	go func() {
-		defer close(out)
-		for a := range pr.Actions() {
-			out <- a.Command()
-		}
-	}()
 	return out
 }
 

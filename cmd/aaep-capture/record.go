@@ -353,6 +353,7 @@ func (r *recorder) config(a *agent) subscriber.Config {
 		Manifest:    subscriber.ManifestConfig{Token: o.Token, Header: o.Header, Now: o.Now},
 		Gate:        policy.NewGate(nil, o.AutoReply),
 		AutoReplyBy: autoReplyBy,
+		Hints:       captureHints,
 		Now:         o.Now,
 		Passive:     o.NoHandshake,
 		Tap: func(dir subscriber.Direction, data []byte, at time.Time) {
@@ -470,6 +471,19 @@ func (r *recorder) say(a *agent, text string) {
 		plain = a.name + ": " + plain
 	}
 	r.prog.printf("%s\n", plain)
+}
+
+// captureHints adds aaep-capture's flags to the client's words
+// (subscriber.Hints). It names only flags aaep-capture has: it signs
+// nothing and pins no manifest key.
+func captureHints(h subscriber.Hint, said string) string {
+	switch h {
+	case subscriber.HintAuthenticate:
+		return strings.TrimSuffix(said, ".") + " (give a token with --token)."
+	case subscriber.HintAutoReply:
+		return "Your --auto-reply policy"
+	}
+	return ""
 }
 
 // replyWords says what became of a reply the gate decided.

@@ -150,3 +150,27 @@ func TestRefusingAndUnreachableAgentsDoNotSilenceOthers(t *testing.T) {
 		t.Errorf("the end of the run was not said once:\n%s", out)
 	}
 }
+
+// With several agents, every --audit record names the agent it came from,
+// as the lines do; the prompts and decisions of both agents are there.
+func TestAuditNamesTheAgent(t *testing.T) {
+	_, urlA := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
+	_, urlB := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
+	log := filepath.Join(t.TempDir(), "audit.jsonl")
+	r := startListener(t, "--plain", "--no-time", "--no-sign", "--auto-reply", "reject", "--audit", log, "bank="+urlA, "shop="+urlB)
+	if code := r.exitCode(t); code != 0 {
+		t.Fatalf("exit status %d:\n%s", code, r.stdout())
+	}
+	seen := map[string]int{}
+	for _, rec := range readAudit(t, log) {
+		if rec.Agent != "bank" && rec.Agent != "shop" {
+			t.Errorf("record names agent %q: %+v", rec.Agent, rec)
+		}
+		seen[rec.Agent+" "+rec.What]++
+	}
+	for _, want := range []string{"bank prompt", "bank decision", "shop prompt", "shop decision"} {
+		if seen[want] == 0 {
+			t.Errorf("no %q record; records: %v\n%s", want, seen, r.stdout())
+		}
+	}
+}

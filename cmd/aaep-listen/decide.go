@@ -36,13 +36,18 @@ func (o *decideOptions) load() error {
 	return nil
 }
 
-// writeAudit logs what u adds to the --audit log: prompts, what became of
-// them, and decisions.
-func (l *listener) writeAudit(u subscriber.Update) {
+// writeAudit logs what u, from agent a, adds to the --audit log: prompts,
+// what became of them, and decisions; with several agents, each record
+// names its agent as the lines do.
+func (l *listener) writeAudit(a *agent, u subscriber.Update) {
 	if l.audit == nil {
 		return
 	}
-	if r, ok := u.AuditRecord(); ok {
+	label := ""
+	if l.multi {
+		label = a.tag()
+	}
+	if r, ok := u.AuditRecordOf(label); ok {
 		if err := l.audit.Write(r); err != nil {
 			l.sinkFailed(err)
 		}

@@ -54,7 +54,7 @@ func TestGRPCRefusalEveryReason(t *testing.T) {
 			if c := r.exitCode(t); c != 1 {
 				t.Errorf("exit status %d after a refusal, want 1", c)
 			}
-			want := "The producer refused the subscription: " + subscriber.RejectionWords(code) + " It says: Because."
+			want := "The producer refused the subscription: " + subscriber.Hints(listenHints).RejectionWords(code) + " It says: Because."
 			if !strings.Contains(r.stdout(), want) {
 				t.Errorf("stdout lacks %q:\n%s\nstderr:\n%s", want, r.stdout(), r.stderr())
 			}

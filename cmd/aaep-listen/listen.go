@@ -205,6 +205,7 @@ func (o *options) clientConfig(endpoint string) subscriber.Config {
 		}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.Config}},
 		Gate:        policy.NewGate(o.Decide.policy, o.AutoReply == protocol.DecisionReject),
 		Manifest:    o.manifestConfig(),
+		Hints:       listenHints,
 		Credentials: cliflag.CredentialsWarning(endpoint, o.Token, o.Header, o.TLS.Cert != ""),
 		Now:         o.Now,
 	}
@@ -308,13 +309,13 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 			l.owned(d.Prompt.Number, a)
 		}
 		a.ann.Deliver(d)
-		l.writeAudit(u)
+		l.writeAudit(a, u)
 	case subscriber.KindDiagnostic:
 		a.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
 		l.sayFor(a, u.Text)
 	case subscriber.KindReply:
-		l.writeAudit(u)
+		l.writeAudit(a, u)
 		l.sayFor(a, u.Text)
 	case subscriber.KindBreak:
 		a.ann.Flush(u.At)

@@ -67,5 +67,6 @@ func (o *options) manifestConfig() subscriber.ManifestConfig {
 	return subscriber.ManifestConfig{
 		Require: m.Require, Keys: m.keys, KeysWhere: cmp.Or(m.KeysDir, userdir.Name+"/"+trustedKeys+" in your config directory"),
 		HTTPClient: o.TLS.Client, TLSConfig: o.TLS.Config, Token: o.Token, Header: o.Header, Now: o.Now,
+		Hints: listenHints,
 	}
 }

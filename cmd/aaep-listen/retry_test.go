@@ -156,7 +156,7 @@ func TestRejectedEveryReason(t *testing.T) {
 			if code := r.exitCode(t); code != 1 {
 				t.Errorf("exit status %d after a refusal, want 1", code)
 			}
-			want := "The producer refused the subscription: " + subscriber.RejectionWords(code) + " It says: Because."
+			want := "The producer refused the subscription: " + subscriber.Hints(listenHints).RejectionWords(code) + " It says: Because."
 			if !strings.Contains(r.stdout(), want) {
 				t.Errorf("stdout lacks %q:\n%s", want, r.stdout())
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -33,9 +34,11 @@ type tuiOutput struct {
 // checkTUI refuses --tui where it cannot run, as a usage error: parseFlags
 // calls it, before anything starts, and startTUI again.
 func (o *options) checkTUI() error {
-	switch {
+	switch err := o.TUI.Check(); {
 	case !o.TUI.Enabled:
 		return nil
+	case err != nil:
+		return cliflag.Usage(err)
 	case o.JSON:
 		return cliflag.Usagef("--tui and --json cannot be combined: --json writes records for programs")
 	case !o.IO.InTTY || !o.IO.OutTTY:
@@ -70,7 +73,7 @@ func startTUI(o *options, endpoint string) (*tuiOutput, error) {
 // actions are line.Commands, carried out by the listener's do, as typed
 // ones are.
 func (t *tuiOutput) attach(l *listener) {
-	l.input = t.Commands()
+	l.input = outputs.TUICommands(t.Actions())
 	t.pending = func() []tui.Prompt {
 		ps := l.pending()
 		out := make([]tui.Prompt, len(ps))
