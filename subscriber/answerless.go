@@ -5,6 +5,7 @@ package subscriber
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -48,4 +49,39 @@ func (c *Client) tellNoAnswers() {
 		n.pending = nil
 		c.say(StatusTerms, fmt.Sprintf("Could not tell the producer that nobody can answer here: %v. Its prompts wait until their time runs out.", err))
 	}
+}
+
+// answerlessNote words a prompt the producer settled after this
+// subscription told it that nobody here can answer (its honoured terms say
+// no replies of the prompt's kind): the producer applied the prompt's
+// default because of this subscriber, which the engine, knowing only that
+// the agent stopped waiting, would call settled elsewhere.
+func (c *Client) answerlessNote(d *session.Delivery) {
+	p := d.Prompt
+	if p == nil || p.Event == nil || c.neg.subID == "" {
+		return
+	}
+	terms := c.neg.honored
+	if c.neg.pending != nil {
+		// Asked for and not yet answered: a producer may apply the
+		// defaults before its answer comes.
+		terms = terms.Merge(*c.neg.pending)
+	}
+	can := terms.SupportsClarificationReply
+	what := "its default answer"
+	if p.Event.Type == protocol.TypeAwaitingConfirmation {
+		can = terms.SupportsConfirmationReply
+		what = "its default decision, to reject"
+		if p.Event.DefaultDecision == protocol.DecisionAccept {
+			what = "its default decision, to accept"
+		}
+	}
+	if can == nil || *can {
+		return
+	}
+	note := fmt.Sprintf("Prompt %d took %s: nobody here can answer any more and the producer was told so, so it applied the default.", p.Number, what)
+	if _, after, ok := strings.Cut(d.Note, "; the agent is now "); ok {
+		note += " The agent is now " + after
+	}
+	d.Note = note
 }

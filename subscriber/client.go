@@ -35,7 +35,9 @@ type Config struct {
 	DecidedBy string
 
 	// Transport configures the connection. The client sets its own
-	// SubscriptionRequest, OnStatus, OnDiagnostic and SendHeader.
+	// SubscriptionRequest, InBand and SendHeader; the connection's status
+	// and problems come to it in band, among the frames, so OnStatus and
+	// OnDiagnostic are not used.
 	Transport transport.Options
 
 	// Signer, when not nil, signs replies and its public key is offered in
@@ -158,11 +160,6 @@ type Client struct {
 	dialed  chan struct{} // closed when the first connection is made or failed
 	dialErr error         // written before dialed is closed
 
-	// notes from the transport's goroutine, never dropped.
-	notesMu sync.Mutex
-	notes   []note
-	noteSig chan struct{}
-
 	// The update queue.
 	mu        sync.Mutex
 	queue     []Update         // guarded by mu
@@ -197,7 +194,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		isLive: endpoint != "" && transport.BindingOf(endpoint).Answers(),
 		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
-		noteSig: make(chan struct{}, 1), qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
+		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]bool{},
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
@@ -250,8 +247,10 @@ func (c *Client) transportOptions() transport.Options {
 	if c.cfg.Passive {
 		o.SSE.SubscriptionRequest = nil
 	}
-	o.SSE.OnStatus = func(s transport.Status, detail string) { c.addNote(note{status: s, text: detail, isStatus: true}) }
-	o.SSE.OnDiagnostic = func(s string) { c.addNote(note{text: s, problem: true}) }
+	// The connection's status and problems come through Recv, in their
+	// place among the frames: one ordered path (read, the inbox, handle).
+	o.SSE.InBand = true
+	o.SSE.OnStatus, o.SSE.OnDiagnostic = nil, nil
 	if c.cfg.Signer != nil {
 		o.SSE.SendHeader = c.sendHeader
 	}
@@ -266,11 +265,15 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 			c.conn.Close()
 		}
 	}()
-	conn, err := c.dialing(ctx, dial)
+	if c.isLive {
+		// Said before dialling, which a producer may keep waiting; the
+		// transport's own "connecting" note is then not said again.
+		c.show(note{isStatus: true, status: transport.StatusConnecting})
+	}
+	conn, err := dial(ctx)
 	if err != nil {
 		c.dialErr = fmt.Errorf("connect to %s: %w", c.endpoint, err)
 		close(c.dialed)
-		c.takeNotes()
 		c.emitEnd("", c.dialErr)
 		return
 	}
@@ -280,31 +283,11 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 	c.loop(ctx)
 }
 
-// dialing makes the first connection, telling its status notices as they
-// come: a producer may keep the connection waiting.
-func (c *Client) dialing(ctx context.Context, dial func(context.Context) (transport.Conn, error)) (transport.Conn, error) {
-	type dialed struct {
-		conn transport.Conn
-		err  error
-	}
-	done := make(chan dialed, 1)
-	go func() {
-		conn, err := dial(ctx)
-		done <- dialed{conn, err}
-	}()
-	for {
-		select {
-		case <-c.noteSig:
-			c.takeNotes()
-		case d := <-done:
-			c.takeNotes()
-			return d.conn, d.err
-		}
-	}
-}
-
 // read is the receiving goroutine: frames are decoded here, beside the
-// owner, on another core, and put in the inbox in the order received.
+// owner, on another core, and put in the inbox in the order received. The
+// connection's notes (its status, its problems) come through Recv among
+// the frames and take the same way, so they keep their place: this is the
+// only way anything from the connection reaches the owner.
 func (c *Client) read(ctx context.Context) {
 	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
 	for {
@@ -313,10 +296,23 @@ func (c *Client) read(ctx context.Context) {
 			c.recvErr <- err // after every frame received: they are in the inbox
 			return
 		}
-		if !c.in.put(decode(&dec, f), ctx.Done(), c.done) {
+		d := decoded{frame: f}
+		if n := f.Note; n != nil {
+			d.note = &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}
+		} else {
+			d = decode(&dec, f)
+		}
+		if !c.in.put(d, ctx.Done(), c.done) {
 			return
 		}
 	}
+}
+
+// readNote puts a line of the client's own in the inbox from the reading
+// goroutine, after the frames read before it (the retry's countdown, said
+// while Recv waits to subscribe again).
+func (c *Client) readNote(n note) {
+	c.in.put(decoded{note: &n}, nil, c.done)
 }
 
 func (c *Client) loop(ctx context.Context) {
@@ -330,16 +326,8 @@ func (c *Client) loop(ctx context.Context) {
 		}
 		select {
 		case <-ready:
-			// The notes that opened the connection come before its frames;
-			// one that it ended waits for the frames queued before it.
-			c.takeOpeningNotes()
 			// What is already waiting is one burst.
 			c.handleQueued()
-			if c.ending() {
-				return
-			}
-		case <-c.noteSig:
-			c.takeNotes()
 			if c.ending() {
 				return
 			}
@@ -358,11 +346,10 @@ func (c *Client) loop(ctx context.Context) {
 			c.finish(why, nil)
 			return
 		case err := <-c.recvErr:
-			c.handleQueued() // sent before the end: a rejection, the last events
+			c.handleQueued() // sent before the end: a rejection, the last events, the end's note
 			if c.ending() {
 				return
 			}
-			c.takeNotes()
 			switch {
 			case ctx.Err() != nil:
 				c.heldNote = nil
@@ -424,6 +411,10 @@ func (c *Client) handleQueued() {
 	}
 	c.hold.on = true
 	for i := range burst {
+		if n := burst[i].note; n != nil {
+			c.show(*n)
+			continue
+		}
 		c.handle(&burst[i])
 	}
 	c.releasePrompts()
@@ -499,63 +490,14 @@ func (c *Client) do(ctx context.Context, f func()) error {
 	return nil
 }
 
-// note is a line from the transport's goroutine.
+// note is a line of the connection (transport.Note) or of the client's
+// own reading goroutine, handled in its place among the frames.
 type note struct {
 	isStatus bool
 	status   transport.Status
 	text     string
 	problem  bool
 	kind     StatusKind // of a line that is neither a status nor a problem
-}
-
-func (c *Client) addNote(n note) {
-	c.notesMu.Lock()
-	c.notes = append(c.notes, n)
-	c.notesMu.Unlock()
-	select {
-	case c.noteSig <- struct{}{}:
-	default:
-	}
-}
-
-// takeNotes tells every note waiting, in order. A note that the connection
-// ended comes after the frames already queued: no earlier event will come.
-func (c *Client) takeNotes() {
-	c.notesMu.Lock()
-	ns := c.notes
-	c.notes = nil
-	c.notesMu.Unlock()
-	for _, n := range ns {
-		c.show(n)
-	}
-}
-
-// takeOpeningNotes tells the notes waiting up to the first that says the
-// connection ended, which stays for the loop to take after the frames.
-func (c *Client) takeOpeningNotes() {
-	c.notesMu.Lock()
-	k := 0
-	for k < len(c.notes) && !c.notes[k].ends() {
-		k++
-	}
-	ns := c.notes[:k:k]
-	c.notes = c.notes[k:]
-	left := len(c.notes) > 0
-	c.notesMu.Unlock()
-	for _, n := range ns {
-		c.show(n)
-	}
-	if left {
-		select {
-		case c.noteSig <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// ends reports whether n says the connection ended.
-func (n note) ends() bool {
-	return n.isStatus && (n.status == transport.StatusReconnecting || n.status == transport.StatusClosed)
 }
 
 func (c *Client) show(n note) {
@@ -589,8 +531,11 @@ func (c *Client) show(n note) {
 		c.say(StatusConnected, "Connected to "+c.endpoint+"."+detail)
 	case transport.StatusReconnecting:
 		// No earlier event will come on this connection: release what
-		// waited for one, so it is told before the connection's end.
-		c.handleQueued()
+		// waited for one, so it is told before the connection's end. The
+		// frames before this note are handled already; those after it
+		// come from the next connection, and hold their prompts afresh.
+		c.releasePrompts()
+		c.hold.on = true
 		c.eng.Flush(now)
 		c.emit(Update{Kind: KindBreak, At: now})
 		// Said when the next thing happens, unless that is the
@@ -598,7 +543,6 @@ func (c *Client) show(n note) {
 		c.sayHeld()
 		c.heldNote = &note{text: "Connection lost; reconnecting." + detail}
 	case transport.StatusClosed:
-		c.handleQueued()
 		// The End says it, once: keep the words for it.
 		c.closedWords = protocol.Line(n.text)
 	}
@@ -758,6 +702,9 @@ func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d)
 // onDeliver takes a delivery from the engine: the negotiated terms filter
 // events, prompts wait for the end of their burst.
 func (c *Client) onDeliver(d session.Delivery) {
+	if d.Kind == session.KindPromptResolved {
+		c.answerlessNote(&d)
+	}
 	if !c.admit(d) {
 		return
 	}
@@ -790,7 +737,6 @@ func settledAlready(err error) bool {
 // replay or a test uses it to step frame by frame.
 func (c *Client) Sync(ctx context.Context) error {
 	return c.do(ctx, func() {
-		c.takeNotes()
 		c.handleQueued()
 		now := c.now()
 		c.eng.Tick(now)

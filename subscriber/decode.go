@@ -18,6 +18,7 @@ type decoded struct {
 	answer  bool   // the answer to the subscription request (transport.EventHandshake)
 	ev      *protocol.Event
 	err     error
+	note    *note // not a message: a note of the connection, or of the reader
 }
 
 // decode classifies and decodes one frame. What is an event is decided by

@@ -173,7 +173,8 @@ const countdownAt = 10 * time.Second
 //
 // The owner goroutine tells it of each answer (accepted, rejected) before
 // it reads the frame after, so Recv's decision to retry follows what the
-// user was told; its lines go through the client's notes, in order.
+// user was told; its lines are said from Recv, on the reading goroutine,
+// through the inbox, in their place among the frames.
 type retryConn struct {
 	dial func(ctx context.Context, req []byte) (transport.Conn, error)
 	say  func(string)
@@ -203,7 +204,7 @@ func (c *Client) retrying(conn transport.Conn, opts transport.Options) transport
 			opts.SSE.SubscriptionRequest = req
 			return transport.Dial(ctx, c.endpoint, opts)
 		},
-		say:    func(s string) { c.addNote(note{text: s, kind: StatusRetry}) },
+		say:    func(s string) { c.readNote(note{text: s, kind: StatusRetry}) },
 		closed: closed, closeOnce: cancel,
 		cur: conn, req: c.request(), told: make(chan struct{}, 1),
 	}

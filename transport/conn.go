@@ -7,12 +7,32 @@ import (
 	"time"
 )
 
-// Frame is one message as it came off the wire, before decoding.
+// Frame is one message as it came off the wire, before decoding, or, on a
+// connection opened with InBand notes, a note of the connection itself.
 type Frame struct {
 	Data  []byte    // the JSON text of one message; owned by the receiver
 	ID    string    // SSE "id:" field, if any
 	Event string    // SSE "event:" field, if any
-	At    time.Time // when the frame was received
+	At    time.Time // when the frame was received, or the note made
+	// Note, when not nil, makes the frame a note of the connection (a
+	// status change or a problem), not a message: Data is empty. Notes
+	// come only from a connection opened with InBand set, in their place
+	// among the messages.
+	Note *Note
+}
+
+// Note is what a connection says of itself, in its place among the
+// messages it received: a status change, or a problem that did not end it.
+// Recv returns the notes and messages of one connection in the order they
+// happened, from one queue, so a status line can neither overtake the
+// messages received before it nor follow those received after it.
+type Note struct {
+	// Problem: Text is a problem that did not end the connection (a
+	// message skipped as too large, a warning, a failed attempt to
+	// reconnect); Status is not set.
+	Problem bool
+	Status  Status // the new status, when not Problem
+	Text    string // plain words: the reason for the status, or the problem
 }
 
 // Conn is a connection to one producer.

@@ -16,7 +16,7 @@ type Options struct {
 	// WebSocket, Unix and Stdio configure the message bindings. Where their
 	// SubscriptionRequest, OnStatus or OnDiagnostic (and, for WebSocket,
 	// Token or Header) is empty, the SSE one is used, so callers can set
-	// them once.
+	// them once; InBand is set when the SSE one is.
 	WebSocket WSOptions
 	Unix      UnixOptions
 	Stdio     StdioOptions
@@ -50,6 +50,7 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 	if opts.File.OnDiagnostic == nil {
 		opts.File.OnDiagnostic = opts.SSE.OnDiagnostic
 	}
+	opts.File.InBand = opts.File.InBand || opts.SSE.InBand
 	if err := CheckEndpoint(endpoint); err != nil {
 		return nil, err
 	}
@@ -134,5 +135,6 @@ func (o Options) linkDefaults(lo LinkOptions) LinkOptions {
 	if lo.OnDiagnostic == nil {
 		lo.OnDiagnostic = o.SSE.OnDiagnostic
 	}
+	lo.InBand = lo.InBand || o.SSE.InBand
 	return lo
 }

@@ -35,6 +35,10 @@ type FileOptions struct {
 	// OnDiagnostic, if not nil, is told in plain words about lines that were
 	// skipped. Same calling rules as OnStatus.
 	OnDiagnostic func(msg string)
+	// InBand, when set, makes Recv return StatusConnected, StatusClosed
+	// and the skipped lines as frames with a Note, in their place among
+	// the messages (see Note); the callbacks are then not called.
+	InBand bool
 }
 
 // OpenFile opens a newline-delimited JSON file ("-" is standard input) as a
@@ -76,7 +80,7 @@ func NewNDJSONConn(r io.Reader, opts FileOptions) Conn {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxFrameBytes
 	}
-	c := &fileConn{o: opts, src: r, pump: newPump()}
+	c := &fileConn{o: opts, src: r, pump: newPump(opts.InBand)}
 	go c.run()
 	return c
 }
@@ -92,7 +96,7 @@ type fileConn struct {
 // StatusClosed, after every frame before it was taken.
 func (c *fileConn) Recv(ctx context.Context) (Frame, error) {
 	f, err := c.pump.recv(ctx)
-	if err != nil && ctx.Err() == nil && c.o.OnStatus != nil {
+	if err != nil && ctx.Err() == nil && c.o.OnStatus != nil && !c.o.InBand {
 		c.ending.Do(func() { c.o.OnStatus(StatusClosed, endWords(err)) })
 	}
 	return f, err
@@ -128,15 +132,17 @@ func (c *fileConn) Close() error {
 }
 
 func (c *fileConn) run() {
-	if c.o.OnStatus != nil {
-		c.o.OnStatus(StatusConnected, "")
-	}
+	c.pump.tell(Note{Status: StatusConnected}, c.o.OnStatus, c.o.OnDiagnostic)
 	err := c.read()
 	switch {
 	case c.pump.closed.Load():
 		err = ErrClosed
 	case err == nil:
 		err = io.EOF
+	}
+	if c.o.InBand && err != ErrClosed {
+		// In band, the end is said after the last line, by the queue.
+		c.pump.tell(Note{Status: StatusClosed, Text: endWords(err)}, nil, nil)
 	}
 	c.pump.finish(err, reasonOf(err))
 }
@@ -265,7 +271,5 @@ func isCaptureHeader(line []byte) bool {
 }
 
 func (c *fileConn) diag(msg string) {
-	if c.o.OnDiagnostic != nil {
-		c.o.OnDiagnostic(msg)
-	}
+	c.pump.tell(Note{Problem: true, Text: msg}, c.o.OnStatus, c.o.OnDiagnostic)
 }

@@ -208,14 +208,14 @@ func DialGRPC(ctx context.Context, endpoint string, opts GRPCOptions) (Conn, err
 	client := aaeppb.NewAaepServiceClient(cc)
 	b := binding{
 		name: "gRPC",
-		dial: func(ctx context.Context) (link, error) {
+		dial: func(ctx context.Context, _ func(string)) (link, error) {
 			return dialGRPCStream(ctx, client, deadline, lo.MaxFrameBytes)
 		},
 		end: grpcEnding,
 	}
-	if u.Scheme == "grpc" && !IsLoopback(u.Hostname()) && opts.OnDiagnostic != nil {
-		opts.OnDiagnostic(fmt.Sprintf("The connection to %s is not encrypted: anyone on the network between you can read the events "+
-			"and your answers, and change them. Use grpcs:// if the producer offers it.", u.Host))
+	if u.Scheme == "grpc" && !IsLoopback(u.Hostname()) {
+		b.warning = fmt.Sprintf("The connection to %s is not encrypted: anyone on the network between you can read the events "+
+			"and your answers, and change them. Use grpcs:// if the producer offers it.", u.Host)
 	}
 	c, err := dialLink(ctx, b, opts.LinkOptions)
 	if err != nil {

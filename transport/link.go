@@ -53,9 +53,12 @@ type LinkOptions struct {
 	// OnStatus and OnDiagnostic, if not nil, are told status changes and
 	// problems that do not end the connection, in plain words. They are
 	// called from Dial and then from the connection's goroutine, in order,
-	// and must not block.
+	// and must not block. With InBand they are not called.
 	OnStatus     StatusFunc
 	OnDiagnostic func(msg string)
+	// InBand, when set, makes Recv return the status changes and problems
+	// as frames with a Note, in their place among the messages (see Note).
+	InBand bool
 }
 
 func (o LinkOptions) withDefaults() LinkOptions {
@@ -100,11 +103,15 @@ var closedEnd = ending{final: ErrClosed, reason: EndClosed}
 // binding is what linkConn needs from a binding.
 type binding struct {
 	name string // "WebSocket", for messages
-	dial func(ctx context.Context) (link, error)
+	// dial opens a link; diag tells a problem that does not end it.
+	dial func(ctx context.Context, diag func(string)) (link, error)
 	// end judges the error that ended a link; nil means the shared rules.
 	end func(err error) (ending, bool)
 	// noReconnect: the link cannot be opened again (a spawned process).
 	noReconnect bool
+	// warning, when not empty, is told as a problem after "connecting":
+	// the connection is not encrypted, for example.
+	warning string
 }
 
 // linkConn is a Conn over a message binding.
@@ -124,8 +131,11 @@ type linkConn struct {
 // dialLink makes the first connection and starts the reader; ctx bounds the
 // first connection only.
 func dialLink(ctx context.Context, b binding, opts LinkOptions) (Conn, error) {
-	c := &linkConn{o: opts.withDefaults(), b: b, pump: newPump()}
+	c := &linkConn{o: opts.withDefaults(), b: b, pump: newPump(opts.InBand)}
 	c.status(StatusConnecting, "")
+	if b.warning != "" {
+		c.diag(b.warning)
+	}
 	l, err := c.open(ctx)
 	if err != nil {
 		c.pump.close()
@@ -142,7 +152,7 @@ func (c *linkConn) open(ctx context.Context) (link, error) {
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	l, err := c.b.dial(dctx)
+	l, err := c.b.dial(dctx, c.diag)
 	if err != nil {
 		if c.pump.closed.Load() {
 			return nil, ErrClosed
@@ -337,16 +347,11 @@ func subscriptionType(data []byte) string {
 }
 
 func (c *linkConn) status(s Status, detail string) {
-	if c.o.OnStatus != nil {
-		c.pump.settle() // after the frames that came before it
-		c.o.OnStatus(s, detail)
-	}
+	c.pump.tell(Note{Status: s, Text: detail}, c.o.OnStatus, c.o.OnDiagnostic)
 }
 
 func (c *linkConn) diag(msg string) {
-	if c.o.OnDiagnostic != nil {
-		c.o.OnDiagnostic(msg)
-	}
+	c.pump.tell(Note{Problem: true, Text: msg}, c.o.OnStatus, c.o.OnDiagnostic)
 }
 
 // Recv implements Conn. The producer's answer to the subscription request

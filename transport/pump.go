@@ -37,12 +37,34 @@ type pump struct {
 	reason EndReason     // the same, for programs; written before done is closed
 	closed atomic.Bool
 	once   sync.Once
+
+	// inBand: notes are queued as frames for Recv (Frame.Note), not told
+	// to callbacks.
+	inBand bool
 }
 
-func newPump() *pump {
+func newPump(inBand bool) *pump {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &pump{ctx: ctx, cancel: cancel, queue: make([]Frame, 0, frameQueue+1),
-		ready: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{})}
+		ready: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{}), inBand: inBand}
+}
+
+// tell says n: in band, it is queued for Recv after every frame queued
+// before it (and waits for room, as a frame does); otherwise it goes to
+// onStatus or onProblem, a status only once Recv has taken the frames
+// before it. Nil callbacks are skipped.
+func (p *pump) tell(n Note, onStatus StatusFunc, onProblem func(string)) {
+	switch {
+	case p.inBand:
+		p.put(Frame{Note: &n, At: time.Now()})
+	case n.Problem:
+		if onProblem != nil {
+			onProblem(n.Text)
+		}
+	case onStatus != nil:
+		p.settle() // after the frames that came before it
+		onStatus(n.Status, n.Text)
+	}
 }
 
 // signal wakes the one goroutine that may wait on ch.
@@ -164,10 +186,11 @@ func (p *pump) close() bool {
 }
 
 // settle waits until Recv has taken every frame queued so far, or the
-// connection is closed. A status change is told after it, so that
-// "reconnecting" never overtakes the last frames of the stream that ended,
-// however slow the consumer: no timer decides. Only the reader goroutine
-// calls it (or Dial, before the reader starts), as only it calls put.
+// connection is closed. Without in-band notes, a status change is told to
+// its callback after it, so that "reconnecting" never overtakes the last
+// frames of the stream that ended, however slow the consumer: no timer
+// decides. (In band, the queue itself keeps the order.) Only the reader
+// goroutine calls it (or Dial, before the reader starts).
 func (p *pump) settle() {
 	for p.queued() > 0 {
 		select {

@@ -144,6 +144,11 @@ type SSEOptions struct {
 	// do not end the connection (a message skipped as too large, a malformed
 	// retry value). Same calling rules as OnStatus.
 	OnDiagnostic func(msg string)
+	// InBand, when set, makes Recv return the status changes and problems
+	// as frames with a Note, in their place among the messages (see Note);
+	// OnStatus and OnDiagnostic are then not called. Dial passes it on to
+	// the other bindings, as it does the callbacks.
+	InBand bool
 }
 
 func (o SSEOptions) withDefaults() SSEOptions {
@@ -229,7 +234,7 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 		return nil, fmt.Errorf("transport: producer URL %q is not an http:// or https:// URL", base)
 	}
 	u.Fragment, u.RawFragment = "", ""
-	c := &sseConn{o: opts.withDefaults(), base: u, client: opts.HTTPClient, pump: newPump()}
+	c := &sseConn{o: opts.withDefaults(), base: u, client: opts.HTTPClient, pump: newPump(opts.InBand)}
 	if c.client == nil {
 		c.ownTr = http.DefaultTransport.(*http.Transport).Clone()
 		c.client = &http.Client{Transport: c.ownTr}
@@ -638,16 +643,11 @@ func (c *sseConn) backoff(n int) time.Duration {
 }
 
 func (c *sseConn) status(s Status, detail string) {
-	if c.o.OnStatus != nil {
-		c.pump.settle() // after the frames that came before it
-		c.o.OnStatus(s, detail)
-	}
+	c.pump.tell(Note{Status: s, Text: detail}, c.o.OnStatus, c.o.OnDiagnostic)
 }
 
 func (c *sseConn) diag(msg string) {
-	if c.o.OnDiagnostic != nil {
-		c.o.OnDiagnostic(msg)
-	}
+	c.pump.tell(Note{Problem: true, Text: msg}, c.o.OnStatus, c.o.OnDiagnostic)
 }
 
 func (c *sseConn) releaseIdle() {

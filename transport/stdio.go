@@ -129,8 +129,8 @@ func DialStdio(ctx context.Context, argv []string, opts StdioOptions) (Conn, err
 	b := binding{
 		name:        "stdio",
 		noReconnect: true,
-		dial: func(ctx context.Context) (link, error) {
-			return startStdio(argv, opts, max, lo.OnDiagnostic)
+		dial: func(_ context.Context, diag func(string)) (link, error) {
+			return startStdio(argv, opts, max, diag)
 		},
 		end: stdioEnding,
 	}

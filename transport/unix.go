@@ -68,7 +68,7 @@ func DialUnix(ctx context.Context, path string, opts UnixOptions) (Conn, error) 
 	max := opts.withDefaults().MaxFrameBytes
 	b := binding{
 		name: "Unix socket",
-		dial: func(ctx context.Context) (link, error) {
+		dial: func(ctx context.Context, _ func(string)) (link, error) {
 			var d net.Dialer
 			c, err := d.DialContext(ctx, "unix", path)
 			if err != nil {

@@ -160,17 +160,15 @@ func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, 
 	}
 	b := binding{
 		name: "WebSocket",
-		dial: func(ctx context.Context) (link, error) {
+		dial: func(ctx context.Context, _ func(string)) (link, error) {
 			l, err := dialWS(ctx, d, target, header, !opts.NoSubprotocol, max)
 			if err == nil && ping > 0 {
 				l.keepAlive(ping)
 			}
 			return l, err
 		},
-		end: wsEnding,
-	}
-	if w := plainWarning(u); w != "" && opts.OnDiagnostic != nil {
-		opts.OnDiagnostic(w)
+		end:     wsEnding,
+		warning: plainWarning(u),
 	}
 	return dialLink(ctx, b, opts.LinkOptions)
 }
