@@ -79,7 +79,8 @@ type Group struct {
 // Member is one subscription of a Group.
 type Member struct {
 	// Value is the caller's own, for its data about the member (aaep-listen
-	// keeps its announcer there); the Group never reads it.
+	// keeps its announcer there); the Group never reads it. Set it right
+	// after Add or Join, on the goroutine that takes the updates.
 	Value any
 
 	g        *Group
@@ -91,6 +92,8 @@ type Member struct {
 
 	// Under g.mu:
 	ended      bool
+	refused    bool
+	err        error
 	state      string
 	termsWords string
 	events     int
@@ -270,6 +273,7 @@ func (g *Group) Seen(m *Member, u Update) {
 		m.state = "ended"
 		if !m.ended {
 			m.ended = true
+			m.refused, m.err = failure(u.Err)
 			g.live--
 			g.forgetEnded()
 		}
@@ -296,6 +300,21 @@ func (g *Group) forgetEnded() {
 		}
 		i++
 	}
+}
+
+// failure is why an End's err ended a member: refused (never accepted: its
+// subscription or its manifest refused), or err when it failed; neither
+// when it ended normally, or was closed after a renegotiation refused.
+func failure(err error) (refused bool, failed error) {
+	var rej *RejectedError
+	var man *ManifestRefusedError
+	switch {
+	case errors.As(err, &rej) && rej.Renegotiation:
+		return false, nil
+	case errors.As(err, &rej) || errors.As(err, &man):
+		return true, nil
+	}
+	return false, err
 }
 
 // Members lists the live members and the last ended ones, in the order
@@ -412,6 +431,23 @@ func (m *Member) Ended() bool {
 	m.g.mu.Lock()
 	defer m.g.mu.Unlock()
 	return m.ended
+}
+
+// Refused reports whether the member ended refused, never accepted: its
+// subscription was rejected or its manifest did not verify.
+func (m *Member) Refused() bool {
+	m.g.mu.Lock()
+	defer m.g.mu.Unlock()
+	return m.refused
+}
+
+// Err is why the member failed (it could not be reached, or the connection
+// broke for good): the End's error; nil when it ended normally, was
+// refused (Refused), or was closed after a renegotiation was refused.
+func (m *Member) Err() error {
+	m.g.mu.Lock()
+	defer m.g.mu.Unlock()
+	return m.err
 }
 
 // State is the member's connection state in words: connecting, connected,

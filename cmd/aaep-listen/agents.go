@@ -59,9 +59,7 @@ type agent struct {
 	ann   *announce.Announcer
 	terms session.Terms
 
-	muted   bool
-	refused bool  // refused and never accepted
-	endErr  error // why it failed, from its End
+	muted bool
 }
 
 // agents are the agents of the run still listed (subscriber.Group.Members):

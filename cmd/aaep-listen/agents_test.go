@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -381,5 +382,35 @@ func TestAgentAddedAfterInputEndedCannotAnswer(t *testing.T) {
 	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
 	if a := r.agents()[1]; a.terms.CanConfirm || a.terms.CanClarify {
 		t.Fatalf("an agent added after input ended asks to answer: %+v", a.terms)
+	}
+}
+
+// Agents that come and go for a long time (--local churn) leave the
+// listener's list bounded: the live ones and the last few ended, for the
+// agents command and for prompt numbers (subscriber.DefaultKeepEnded).
+func TestAgentsComeAndGoListBounded(t *testing.T) {
+	_, url := serve(t, producer.Options{})
+	r := newMultiRig(t, "bank=http://127.0.0.1:1")
+	t.Cleanup(func() { r.group.Stop() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 1000 {
+		r.change(ctx, agentChange{Spec: agentSpec{Label: fmt.Sprintf("a%d", i), Endpoint: url}})
+		as := r.agents()
+		added := as[len(as)-1]
+		for !added.Ended() {
+			b := <-r.group.Batches()
+			for _, u := range b.Updates {
+				r.update(b.Member.Value.(*agent), u)
+			}
+		}
+		if n := len(r.agents()); n > 1+subscriber.DefaultKeepEnded {
+			t.Fatalf("after %d agents came and went, %d listed", i+1, n)
+		}
+	}
+	r.out.Reset()
+	r.command("agents")
+	if n := strings.Count(r.out.String(), "\n"); n != 1+subscriber.DefaultKeepEnded || !strings.Contains(r.out.String(), "a999: ") {
+		t.Fatalf("agents lists %d:\n%s", n, r.out.String())
 	}
 }

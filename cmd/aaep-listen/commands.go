@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-		"strings"
+	"strings"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/line"

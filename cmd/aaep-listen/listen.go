@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -313,24 +312,16 @@ func (l *listener) end(a *agent, u subscriber.Update) {
 	if l.only == a {
 		l.only = nil
 	}
-	var rej *subscriber.RejectedError
-	var man *subscriber.ManifestRefusedError
-	switch {
-	case errors.As(u.Err, &rej) && rej.Renegotiation:
-		// The subscription was accepted; its end is told.
-	case errors.As(u.Err, &rej) || errors.As(u.Err, &man):
-		a.refused = true
-		l.o.refused = true
-	case u.Err != nil && u.Text != "":
-		u.Text += " Start aaep-listen again to reconnect."
-		a.endErr = u.Err
-	case u.Err != nil:
-		a.endErr = u.Err
-	}
-	if a.endErr != nil && l.endErr == nil {
-		l.endErr = a.endErr
+	l.o.refused = l.o.refused || a.Refused()
+	if err := a.Err(); err != nil {
+		if u.Text != "" {
+			u.Text += " Start aaep-listen again to reconnect."
+		}
 		if l.multi {
-			l.endErr = fmt.Errorf("%s: %w", a.Tag(), a.endErr)
+			err = fmt.Errorf("%s: %w", a.Tag(), err)
+		}
+		if l.endErr == nil {
+			l.endErr = err
 		}
 	}
 	if live := l.group.Live(); live > 0 || l.changes != nil {
