@@ -171,10 +171,13 @@ func (g *Group) Join(label, endpoint string, cfg Config, start func(Config) *Cli
 			cfg.Schemas = g.schemas
 		}
 	}
+	g.mu.Unlock()
+	m.c = start(cfg) // before m is listed: every method may read m.c
+	g.mu.Lock()
 	g.members = append(g.members, m)
 	g.live++
+	g.gen++ // Display decided meanwhile without m: decide again
 	g.mu.Unlock()
-	m.c = start(cfg)
 	return m
 }
 
@@ -361,9 +364,18 @@ func (g *Group) Owner(n int) *Member {
 var ErrNoSuchPrompt = errors.New("subscriber: no member asked that prompt")
 
 // route is the live client that numbered prompt n, or the error saying why
-// there is none.
+// there is none. A prompt offered by a member's client whose update was not
+// Seen yet (it waits in the stream) is found among the members' pending
+// prompts: numbers are unique across the group.
 func (g *Group) route(n int) (*Member, error) {
 	m := g.Owner(n)
+	if m == nil {
+		for _, p := range g.Pending() {
+			if p.Number == n {
+				m = p.Member
+			}
+		}
+	}
 	switch {
 	case m == nil:
 		return nil, ErrNoSuchPrompt

@@ -216,3 +216,39 @@ func FuzzGroupDisplayNeverForges(f *testing.F) {
 		}
 	})
 }
+
+// A prompt its member's client has offered, whose update still waits in
+// the stream (not Seen yet), is answered by number all the same: the
+// number is found among the members' pending prompts, as the numbering is
+// one across the group.
+func TestGroupAnswersAPromptNotSeenYet(t *testing.T) {
+	p, url := serveEnding(t, producer.Options{Scenarios: loadScenarios(t, "confirm")})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := subscriber.NewGroup(subscriber.GroupConfig{})
+	defer g.Stop()
+	m := g.Join("bank", url, groupConfig(), func(cfg subscriber.Config) *subscriber.Client { return subscriber.Start(ctx, url, cfg) })
+	n := 0
+	for n == 0 {
+		us, err := m.Client().NextBatch(ctx, 0) // taken, never told to Seen
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range us {
+			if u.Kind == subscriber.KindDelivery && u.Delivery.Prompt != nil && u.Delivery.Prompt.State == session.PromptPending {
+				n = u.Delivery.Prompt.Number
+			}
+		}
+	}
+	if err := g.Confirm(ctx, n, protocol.DecisionAccept); err != nil {
+		t.Fatalf("confirm %d: %v", n, err)
+	}
+	for {
+		if _, err := m.Client().NextBatch(ctx, 0); err != nil {
+			break
+		}
+	}
+	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != producer.Accepted {
+		t.Fatalf("outcomes %+v, want accepted", o)
+	}
+}
