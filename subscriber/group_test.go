@@ -32,14 +32,15 @@ func groupConfig() subscriber.Config {
 // Two real producers on two bindings (Server-Sent Events and WebSocket) in
 // one group: their prompts get numbers unique across the two, and an answer
 // given by number alone reaches the producer that asked and no other. Once
-// a member has ended, its number says who asked and that it ended.
+// a member has ended, its number says who asked and that it ended, even
+// after the member is forgotten (KeepEnded 1: only the last ended listed).
 func TestGroupAnswersReachTheMemberThatAsked(t *testing.T) {
 	pa, urlA := serveEnding(t, producer.Options{Scenarios: loadScenarios(t, "confirm")})
 	pb, urlB := serveEnding(t, producer.Options{Scenarios: loadScenarios(t, "confirm")})
 	wsB := "ws" + strings.TrimPrefix(urlB, "http") + "/aaep/v1/ws"
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	g := subscriber.NewGroup(subscriber.GroupConfig{Expected: 2})
+	g := subscriber.NewGroup(subscriber.GroupConfig{Expected: 2, KeepEnded: 1})
 	defer g.Stop()
 	bank := g.Add(ctx, "bank", urlA, groupConfig())
 	shop := g.Add(ctx, "shop", wsB, groupConfig())
@@ -79,11 +80,16 @@ func TestGroupAnswersReachTheMemberThatAsked(t *testing.T) {
 	if ob := pb.Outcomes(); len(ob) != 1 || ob[0].Resolution != producer.Rejected {
 		t.Errorf("shop's producer: %+v, want rejected", ob)
 	}
-	var ended *subscriber.EndedError
-	err := g.Confirm(ctx, asked[shop], protocol.DecisionAccept)
-	if !errors.As(err, &ended) || ended.Member != shop ||
-		err.Error() != fmt.Sprintf("Prompt %d was asked by shop, which has ended: it can no longer be answered.", asked[shop]) {
-		t.Fatalf("a number of an ended member: %v", err)
+	if ms := g.Members(); len(ms) != 1 {
+		t.Fatalf("%d members listed, want the last ended only", len(ms))
+	}
+	for _, m := range []*subscriber.Member{bank, shop} {
+		var ended *subscriber.EndedError
+		err := g.Confirm(ctx, asked[m], protocol.DecisionAccept)
+		if !errors.As(err, &ended) || ended.Member != m ||
+			err.Error() != fmt.Sprintf("Prompt %d was asked by %s, which has ended: it can no longer be answered.", asked[m], m.Tag()) {
+			t.Fatalf("a number of an ended member: %v", err)
+		}
 	}
 	if err := g.Confirm(ctx, 999, protocol.DecisionAccept); !errors.Is(err, subscriber.ErrNoSuchPrompt) {
 		t.Fatalf("a number nobody gave: %v", err)
