@@ -203,12 +203,14 @@ func FuzzGroupDisplayNeverForges(f *testing.F) {
 	for _, s := range []string{"mail", "mail ", "ｍａｉｌ", "m\u0430il", "mail #2", "Demo (127.0.0.1:3)", "127.0.0.l:3", "x\nmail: y"} {
 		f.Add(s)
 	}
+	cfg := groupConfig()
+	cfg.Schemas, _ = protocol.NewSchemas() // once, not for every input
 	f.Fuzz(func(t *testing.T, name string) {
 		g := subscriber.NewGroup(subscriber.GroupConfig{})
 		defer g.Stop()
-		others := []*subscriber.Member{g.Join("mail", "http://127.0.0.1:1", groupConfig(), ended)}
-		m := g.Join("", "http://127.0.0.1:2", groupConfig(), ended)
-		others = append(others, g.Join("", "http://127.0.0.1:3", groupConfig(), ended))
+		others := []*subscriber.Member{g.Join("mail", "http://127.0.0.1:1", cfg, ended)}
+		m := g.Join("", "http://127.0.0.1:2", cfg, ended)
+		others = append(others, g.Join("", "http://127.0.0.1:3", cfg, ended))
 		for range 2 { // decided, then from the cache
 			shown := g.Display(m, protocol.Name(name))
 			if strings.ContainsAny(shown, "\n\r\x1b") {
