@@ -1,9 +1,10 @@
 package main
 
-// agents.go: several agents in one run. Each endpoint is its own
-// subscriber.Client with its own announcer; the clients' updates meet on
-// the listener's loop, a small batch at a time from each in turn, so one
-// agent that floods never keeps another's lines waiting.
+// agents.go: several agents in one run. Each endpoint is a member of the
+// listener's subscriber.Group (its own client), with its own announcer; the
+// group hands their updates to the listener's loop, a small batch at a time
+// from each in turn, so one agent that floods never keeps another's lines
+// waiting.
 
 import (
 	"context"
@@ -19,14 +20,6 @@ import (
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
-)
-
-// queuedAll and dedupeAll are the budgets all agents' clients share
-// (subscriber.GroupConfig): the heap of a run of many agents stays about
-// that of one.
-const (
-	queuedAll = subscriber.GroupMaxQueued
-	dedupeAll = subscriber.GroupDedupeWindow
 )
 
 // agentSpec is one agent to listen to, as the command line or --agents
