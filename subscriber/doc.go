@@ -139,4 +139,21 @@
 // Config.Tap, when set, is told every frame both ways with the time it was
 // received or sent, on the owner goroutine, in order: a recorder writes a
 // capture through the same client.
+//
+// # Several agents
+//
+// A Group supervises several clients at once, each a Member with a label
+// and an endpoint (Add, or Join over a client of your own). Their updates
+// come out of one stream (Group.Next), one member's batch of at most
+// GroupConfig.BatchMax updates at a time, the members taking turns: a
+// member that floods gets ahead of another's critical update by at most one
+// batch. Their prompts share one numbering, so Group.Confirm and
+// Group.Answer need only the number and reach the member that asked; a
+// number of a member that has ended returns an *EndedError naming it. The
+// members share the queue and duplicate-memory budgets and one set of
+// compiled schemas. Group.Display is the one place that names a member in
+// a line from what its producer calls itself: no producer's name reads as
+// another member's tag. Ended members are forgotten after the last
+// GroupConfig.KeepEnded, so a group of agents that come and go stays
+// bounded.
 package subscriber

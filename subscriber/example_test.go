@@ -184,3 +184,52 @@ func ExampleDial_capture() {
 	// event aaep:agent.session.completed
 	// end: End of the input.
 }
+
+// Supervise two agents in one program, as aaep-listen does: their updates
+// come out of one stream, each batch naming its member; their prompts share
+// one numbering, so an answer needs only the number and reaches the agent
+// that asked. Here the bank's payment is accepted and the shop's refused.
+func ExampleGroup() {
+	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
+	var producers []*producer.Producer
+	var urls []string
+	for range 2 {
+		p := producer.New(producer.Options{Scenarios: confirm, EndWhenDone: true})
+		srv := httptest.NewServer(p)
+		defer srv.Close()
+		defer p.Close()
+		producers, urls = append(producers, p), append(urls, srv.URL)
+	}
+
+	ctx := context.Background()
+	cfg := subscriber.Config{
+		Identity: session.Identity{ID: "example", Name: "example", Version: "1"},
+		Terms:    session.Terms{CanConfirm: true},
+	}
+	g := subscriber.NewGroup(subscriber.GroupConfig{Expected: 2})
+	defer g.Stop()
+	g.Add(ctx, "bank", urls[0], cfg)
+	g.Add(ctx, "shop", urls[1], cfg)
+	for g.Live() > 0 {
+		b, err := g.Next(ctx)
+		if err != nil {
+			return
+		}
+		for _, u := range b.Updates {
+			if u.Kind != subscriber.KindDelivery || u.Delivery.Prompt == nil || u.Delivery.Prompt.State != session.PromptPending {
+				continue
+			}
+			decision := protocol.DecisionAccept
+			if b.Member.Tag() == "shop" {
+				decision = protocol.DecisionReject
+			}
+			_ = g.Confirm(ctx, u.Delivery.Prompt.Number, decision) // by number alone
+		}
+	}
+	fmt.Println("bank:", producers[0].Outcomes()[0].Decision)
+	fmt.Println("shop:", producers[1].Outcomes()[0].Decision)
+	// Output:
+	// bank: accept
+	// shop: reject
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // agentChange asks the loop to add an agent (Spec) or to say one has gone
@@ -26,15 +27,8 @@ type agentChange struct {
 // name its lines give it, letter case aside. It says which agents there
 // are when none matches.
 func (l *listener) find(name string) *agent {
-	for _, a := range l.agents {
-		if strings.EqualFold(a.tag(), name) || a.endpoint == name {
-			return a
-		}
-	}
-	for shown, n := range l.names.owner {
-		if strings.EqualFold(shown, name) {
-			return l.agents[n]
-		}
+	if m := l.group.Find(name); m != nil {
+		return m.Value.(*agent)
 	}
 	l.say(fmt.Sprintf("No agent is called %s. The agents are: %s.", protocol.Name(name), l.allNames()))
 	return nil
@@ -42,9 +36,9 @@ func (l *listener) find(name string) *agent {
 
 // allNames lists every agent by its tag, in words.
 func (l *listener) allNames() string {
-	s := make([]string, len(l.agents))
-	for i, a := range l.agents {
-		s[i] = a.tag()
+	var s []string
+	for _, a := range l.agents() {
+		s = append(s, a.Tag())
 	}
 	return strings.Join(s, ", ")
 }
@@ -59,13 +53,14 @@ func (l *listener) agentsFor(c line.Command) []*agent {
 		return nil
 	}
 	var live []*agent
-	for _, a := range l.agents {
-		if !a.ended {
+	all := l.agents()
+	for _, a := range all {
+		if !a.Ended() {
 			live = append(live, a)
 		}
 	}
-	if len(live) == 0 && len(l.agents) > 0 {
-		live = l.agents[:1] // the run's last agent ended: say so as before
+	if len(live) == 0 && len(all) > 0 {
+		live = all[:1] // the run's last agent ended: say so as before
 	}
 	return live
 }
@@ -78,26 +73,26 @@ func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
 	}
 	switch c.Verb {
 	case line.VerbAgents:
-		for _, a := range l.agents {
+		for _, a := range l.agents() {
 			l.say(l.agentLine(a))
 		}
 	case line.VerbMute, line.VerbUnmute:
 		if a := l.find(c.Agent); a != nil {
 			a.muted = c.Verb == line.VerbMute
 			if a.muted {
-				l.say(fmt.Sprintf("%s is muted: only its critical events and prompts are still said. Type unmute %s to hear all of it.", a.tag(), a.tag()))
+				l.say(fmt.Sprintf("%s is muted: only its critical events and prompts are still said. Type unmute %s to hear all of it.", a.Tag(), a.Tag()))
 			} else {
-				l.say(fmt.Sprintf("%s is heard again.", a.tag()) + l.onlyStill(a))
+				l.say(fmt.Sprintf("%s is heard again.", a.Tag()) + l.onlyStill(a))
 			}
 		}
 	case line.VerbOnly:
 		if a := l.find(c.Agent); a != nil {
 			l.only = a
-			l.say(fmt.Sprintf("Only %s is heard in full; the other agents' critical events and prompts are still said. Type all to hear every agent.", a.tag()))
+			l.say(fmt.Sprintf("Only %s is heard in full; the other agents' critical events and prompts are still said. Type all to hear every agent.", a.Tag()))
 		}
 	case line.VerbAll:
 		l.only = nil
-		for _, a := range l.agents {
+		for _, a := range l.agents() {
 			a.muted = false
 		}
 		l.say("Every agent is heard in full.")
@@ -106,10 +101,10 @@ func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
 			return false // quit: every agent
 		}
 		if a := l.find(c.Agent); a != nil {
-			if a.ended {
-				l.say(fmt.Sprintf("%s has ended already.", a.tag()))
+			if a.Ended() {
+				l.say(fmt.Sprintf("%s has ended already.", a.Tag()))
 			} else {
-				go a.c.CloseBecause("You quit " + a.tag() + ".")
+				go a.c.CloseBecause("You quit " + a.Tag() + ".")
 			}
 		}
 	default:
@@ -121,7 +116,7 @@ func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
 // onlyStill says, after unmute, that another agent is still the only one.
 func (l *listener) onlyStill(a *agent) string {
 	if l.only != nil && l.only != a {
-		return fmt.Sprintf(" But only %s is heard in full until you type all.", l.only.tag())
+		return fmt.Sprintf(" But only %s is heard in full until you type all.", l.only.Tag())
 	}
 	return ""
 }
@@ -140,12 +135,12 @@ func (l *listener) questionWaits() bool {
 // honoured, prompts waiting and events so far.
 func (l *listener) agentLine(a *agent) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %s", a.tag(), protocol.Name(a.endpoint), a.state)
+	fmt.Fprintf(&b, "%s: %s, %s", a.Tag(), protocol.Name(a.Endpoint()), a.State())
 	if l.quiet(a) {
 		b.WriteString(", muted (critical events and prompts only)")
 	}
-	if a.termsWords != "" {
-		fmt.Fprintf(&b, "; %s", strings.TrimSuffix(a.termsWords, "."))
+	if w := a.TermsWords(); w != "" {
+		fmt.Fprintf(&b, "; %s", strings.TrimSuffix(w, "."))
 	}
 	n := 0
 	for _, p := range l.pending() {
@@ -153,7 +148,7 @@ func (l *listener) agentLine(a *agent) string {
 			n++
 		}
 	}
-	fmt.Fprintf(&b, "; %d prompts waiting; %d events so far.", n, a.events)
+	fmt.Fprintf(&b, "; %d prompts waiting; %d events so far.", n, a.Events())
 	return b.String()
 }
 
@@ -170,19 +165,19 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		return
 	}
 	if ch.Gone {
-		for _, a := range l.agents {
-			if a.endpoint == ch.Spec.Endpoint && !a.ended {
-				l.say(fmt.Sprintf("Agent %s has gone.", a.tag()))
+		for _, a := range l.agents() {
+			if a.Endpoint() == ch.Spec.Endpoint && !a.Ended() {
+				l.say(fmt.Sprintf("Agent %s has gone.", a.Tag()))
 				go a.c.CloseBecause("The agent has gone.")
 			}
 		}
 		return
 	}
 	spec := ch.Spec
-	if l.live >= maxAgents {
+	if l.group.Live() >= maxAgents {
 		name := spec.Label
 		if name == "" {
-			name = shortEndpoint(spec.Endpoint)
+			name = subscriber.EndpointName(spec.Endpoint)
 		}
 		l.say(fmt.Sprintf("Not subscribing to the agent %s: already listening to %d agents, the most at once.", name, maxAgents))
 		return
@@ -194,13 +189,9 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
 	}
 	a := l.startAgent(ctx, spec)
-	l.multi = l.multi || len(l.agents) > 1
-	l.say(fmt.Sprintf("New agent: %s.", a.tag()))
+	l.multi = l.multi || len(l.agents()) > 1
+	l.say(fmt.Sprintf("New agent: %s.", a.Tag()))
 }
 
-// closeAll closes every agent's subscription and waits for their ends.
-func (l *listener) closeAll() {
-	for _, a := range l.agents {
-		a.c.Close()
-	}
-}
+// closeAll closes every agent's subscription.
+func (l *listener) closeAll() { l.group.Close() }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func newMultiRig(t *testing.T, args ...string) *multiRig {
 
 // handle feeds agent i the events, and tells what came of them.
 func (r *multiRig) handle(i int, evs ...*protocol.Event) {
-	a := r.agents[i]
+	a := r.agents()[i]
 	resume, err := a.c.Pause(context.Background())
 	if err != nil {
 		r.t.Fatal(err)
@@ -68,7 +69,7 @@ func (r *multiRig) handle(i int, evs ...*protocol.Event) {
 func (r *multiRig) drain() {
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	for _, a := range r.agents {
+	for _, a := range r.agents() {
 		for {
 			b, err := a.c.NextBatch(done, 0)
 			if err != nil {
@@ -311,13 +312,13 @@ func TestSetForAgentAndQuitAgent(t *testing.T) {
 		t.Errorf("set … for shop reached bank:\n%s", out)
 	}
 	r.command("quit bank")
-	<-r.agents[0].c.Done()
+	<-r.agents()[0].c.Done()
 	r.drain()
-	if !strings.Contains(r.out.String(), "bank has ended; still listening to shop.") || r.ended || r.agents[1].ended {
+	if !strings.Contains(r.out.String(), "bank has ended; still listening to shop.") || r.ended || r.agents()[1].Ended() {
 		t.Fatalf("quit bank:\n%s", r.out.String())
 	}
 	r.command("quit shop")
-	<-r.agents[1].c.Done()
+	<-r.agents()[1].c.Done()
 	r.drain()
 	if !r.ended || !strings.HasSuffix(r.out.String(), "Every agent has ended.\n") {
 		t.Fatalf("the run did not end with its last agent:\n%s", r.out.String())
@@ -329,30 +330,30 @@ func TestSetForAgentAndQuitAgent(t *testing.T) {
 func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
 	r := newMultiRig(t, "bank=http://127.0.0.1:1")
-	t.Cleanup(func() { close(r.stopped) })
+	t.Cleanup(func() { r.group.Stop() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
-	added := r.agents[1]
+	added := r.agents()[1]
 	host := strings.TrimPrefix(url, "http://")
 	if !strings.Contains(r.out.String(), "New agent: "+host+".") || !r.multi {
 		t.Fatalf("no new agent said:\n%s", r.out.String())
 	}
-	b := <-r.batches // its updates come to the loop
-	if b.a != added {
-		t.Fatalf("a batch of agent %s", b.a.tag())
+	b := <-r.group.Batches() // its updates come to the loop
+	if b.Member != added.Member {
+		t.Fatalf("a batch of agent %s", b.Member.Tag())
 	}
 	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}, Gone: true})
 	if !strings.Contains(r.out.String(), "Agent "+host+" has gone.") {
 		t.Fatalf("the agent gone was not said:\n%s", r.out.String())
 	}
-	for !added.ended {
-		b := <-r.batches
-		for _, u := range b.u {
-			r.update(b.a, u)
+	for !added.Ended() {
+		b := <-r.group.Batches()
+		for _, u := range b.Updates {
+			r.update(added, u)
 		}
 	}
-	if r.ended || r.agents[0].ended {
+	if r.ended || r.agents()[0].Ended() {
 		t.Fatalf("the run ended with the agent gone:\n%s", r.out.String())
 	}
 }
@@ -374,12 +375,42 @@ func TestSameLabelToldApart(t *testing.T) {
 func TestAgentAddedAfterInputEndedCannotAnswer(t *testing.T) {
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
 	r := newMultiRig(t, "bank=http://127.0.0.1:1")
-	t.Cleanup(func() { close(r.stopped) })
+	t.Cleanup(func() { r.group.Stop() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r.inputEnded(ctx)
 	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
-	if a := r.agents[1]; a.terms.CanConfirm || a.terms.CanClarify {
+	if a := r.agents()[1]; a.terms.CanConfirm || a.terms.CanClarify {
 		t.Fatalf("an agent added after input ended asks to answer: %+v", a.terms)
+	}
+}
+
+// Agents that come and go for a long time (--local churn) leave the
+// listener's list bounded: the live ones and the last few ended, for the
+// agents command and for prompt numbers (subscriber.DefaultKeepEnded).
+func TestAgentsComeAndGoListBounded(t *testing.T) {
+	_, url := serve(t, producer.Options{})
+	r := newMultiRig(t, "bank=http://127.0.0.1:1")
+	t.Cleanup(func() { r.group.Stop() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for i := range 1000 {
+		r.change(ctx, agentChange{Spec: agentSpec{Label: fmt.Sprintf("a%d", i), Endpoint: url}})
+		as := r.agents()
+		added := as[len(as)-1]
+		for !added.Ended() {
+			b := <-r.group.Batches()
+			for _, u := range b.Updates {
+				r.update(b.Member.Value.(*agent), u)
+			}
+		}
+		if n := len(r.agents()); n > 1+subscriber.DefaultKeepEnded {
+			t.Fatalf("after %d agents came and went, %d listed", i+1, n)
+		}
+	}
+	r.out.Reset()
+	r.command("agents")
+	if n := strings.Count(r.out.String(), "\n"); n != 1+subscriber.DefaultKeepEnded || !strings.Contains(r.out.String(), "a999: ") {
+		t.Fatalf("agents lists %d:\n%s", n, r.out.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/aaep-term/aaep-term/subscriber"
 	"strings"
 	"testing"
 
@@ -16,13 +17,13 @@ func FuzzAttack14DisplayNeverForges(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name string) {
 		r := newMultiRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3")
-		shown := r.display(r.agents[1], protocol.Name(name))
+		shown := r.group.Display(r.agents()[1].Member, protocol.Name(name))
 		if strings.ContainsAny(shown, "\n\r\x1b") {
 			t.Fatalf("%q shown as %q", name, shown)
 		}
-		for _, b := range []*agent{r.agents[0], r.agents[2]} {
-			if lookAlike(shown) == lookAlike(b.tag()) || strings.Contains(shown, "("+b.tag()+")") {
-				t.Fatalf("%q shown as %q, which reads as %s", name, shown, b.tag())
+		for _, b := range []*agent{r.agents()[0], r.agents()[2]} {
+			if subscriber.ReadAlike(shown, b.Tag()) || strings.Contains(shown, "("+b.Tag()+")") {
+				t.Fatalf("%q shown as %q, which reads as %s", name, shown, b.Tag())
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // never takes another's name.
 func TestAttack14HostileSocketNames(t *testing.T) {
 	r := newMultiRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2")
-	t.Cleanup(func() { close(r.stopped) })
+	t.Cleanup(func() { r.group.Stop() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, name := range []string{
@@ -31,13 +32,13 @@ func TestAttack14HostileSocketNames(t *testing.T) {
 		path := "/nonexistent/aaep/" + name
 		r.change(ctx, localChange(ctx, localagents.Change{Path: path}))
 		got := r.out.String()
-		a := r.agents[len(r.agents)-1]
+		a := r.agents()[len(r.agents())-1]
 		if strings.Count(got, "\n") != 1 || strings.ContainsAny(got, "\x1b\r\u202e") || !strings.HasPrefix(got, "New agent: ") {
 			t.Errorf("socket %q said as %q", name, got)
 		}
-		for _, b := range r.agents[:len(r.agents)-1] {
-			if strings.EqualFold(a.tag(), b.tag()) || lookAlike(a.tag()) == lookAlike(b.tag()) {
-				t.Errorf("socket %q took the name %q of agent %s", name, a.tag(), b.endpoint)
+		for _, b := range r.agents()[:len(r.agents())-1] {
+			if strings.EqualFold(a.Tag(), b.Tag()) || subscriber.ReadAlike(a.Tag(), b.Tag()) {
+				t.Errorf("socket %q took the name %q of agent %s", name, a.Tag(), b.Endpoint())
 			}
 		}
 	}
@@ -50,14 +51,14 @@ func TestAttack14HostileSocketNames(t *testing.T) {
 // line.
 func TestAttack14HundredsOfSocketsBounded(t *testing.T) {
 	r := newMultiRig(t, "mail=http://127.0.0.1:1")
-	t.Cleanup(func() { close(r.stopped) })
+	t.Cleanup(func() { r.group.Stop() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for i := range 300 {
 		r.change(ctx, localChange(ctx, localagents.Change{Path: fmt.Sprintf("/nonexistent/aaep/s%d.sock", i)}))
 	}
-	if len(r.agents) > maxAgents {
-		t.Fatalf("%d agents added, more than %d", len(r.agents), maxAgents)
+	if len(r.agents()) > maxAgents {
+		t.Fatalf("%d agents added, more than %d", len(r.agents()), maxAgents)
 	}
 	if n := strings.Count(r.out.String(), "Not subscribing to the agent "); n != 300+1-maxAgents {
 		t.Fatalf("%d sockets said not subscribed to, want %d:\n%s", n, 300+1-maxAgents, r.out.String())

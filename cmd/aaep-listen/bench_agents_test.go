@@ -182,13 +182,20 @@ func benchFloodedNeighbour(b *testing.B, batch int) {
 func BenchmarkManyAgents(b *testing.B) {
 	const agents = 50
 	rate, seconds := envInt("AAEP_BENCH_RATE", 1000), envInt("AAEP_BENCH_SECONDS", 3)
+	// AAEP_BENCH_NAMED=1: no labels; every producer names its agent, so
+	// every line's name is decided from untrusted input.
+	named := os.Getenv("AAEP_BENCH_NAMED") != ""
 	for b.Loop() {
 		var producers []*pacedProducer
 		args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
 		for i := range agents {
-			p := newPacedProducer(b, fmt.Sprintf("agent%d", i), rate, seconds)
+			p := newPacedProducer(b, fmt.Sprintf("agent%d", i), rate, seconds, named)
 			producers = append(producers, p)
-			args = append(args, fmt.Sprintf("a%d=%s", i, p.srv.URL))
+			if named { // each line's name is decided from the producer's (subscriber.Group.Display)
+				args = append(args, p.srv.URL)
+			} else {
+				args = append(args, fmt.Sprintf("a%d=%s", i, p.srv.URL))
+			}
 		}
 		count := &criticalCount{word: "CRITICAL "}
 		heap := func() float64 {
@@ -274,7 +281,11 @@ type pacedProducer struct {
 	critical int
 }
 
-func newPacedProducer(tb testing.TB, agent string, rate, seconds int) *pacedProducer {
+func newPacedProducer(tb testing.TB, agent string, rate, seconds int, named bool) *pacedProducer {
+	who := fmt.Sprintf(`"agent_id":%q`, agent)
+	if named {
+		who += fmt.Sprintf(`,"agent_name":"Agent %s"`, strings.TrimPrefix(agent, "agent"))
+	}
 	p := &pacedProducer{start: make(chan struct{}), done: make(chan struct{})}
 	var served atomic.Int32
 	p.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -304,8 +315,8 @@ func newPacedProducer(tb testing.TB, agent string, rate, seconds int) *pacedProd
 					p.critical++
 				}
 				fmt.Fprintf(&buf, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%s%d","session_id":%q,"sequence_number":%d,`+
-					`"timestamp":%q,"producer":{"agent_id":%q},"urgency":%q,%s}`+"\n\n",
-					protocol.ContextURL, protocol.Version, typ, agent, i, s, seq[s], time.Now().UTC().Format(time.RFC3339Nano), agent, urgency, body)
+					`"timestamp":%q,"producer":{%s},"urgency":%q,%s}`+"\n\n",
+					protocol.ContextURL, protocol.Version, typ, agent, i, s, seq[s], time.Now().UTC().Format(time.RFC3339Nano), who, urgency, body)
 				seq[s]++
 			}
 			io.WriteString(w, buf.String())

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"slices"
 	"strings"
 
 	"github.com/aaep-term/aaep-term/announce"
@@ -105,18 +104,13 @@ type agentPrompt struct {
 }
 
 // pending lists the prompts of every agent waiting for an answer, by
-// number (numbers are unique across agents: listener.numbers).
+// number (numbers are unique across agents: subscriber.Group).
 func (l *listener) pending() []agentPrompt {
-	var ps []agentPrompt
-	for _, a := range l.agents {
-		if a.ended {
-			continue
-		}
-		for _, p := range a.c.Pending() {
-			ps = append(ps, agentPrompt{p, a})
-		}
+	mps := l.group.Pending()
+	ps := make([]agentPrompt, len(mps))
+	for i, p := range mps {
+		ps[i] = agentPrompt{p.Prompt, p.Member.Value.(*agent)}
 	}
-	slices.SortFunc(ps, func(x, y agentPrompt) int { return x.Number - y.Number })
 	return ps
 }
 
@@ -131,37 +125,22 @@ func prompts(ps []agentPrompt) []*session.Prompt {
 // whyNot says why prompt n cannot be answered: the agent that numbered it
 // knows (settled, expired, its agent gone); "" when none did.
 func (l *listener) whyNot(ctx context.Context, n int) string {
-	a := l.owners[n]
-	if a == nil {
-		return ""
-	}
-	err := a.c.WhyNot(ctx, n)
+	err := l.group.WhyNot(ctx, n)
+	var ended *subscriber.EndedError
 	switch {
-	case errors.Is(err, subscriber.ErrClosed):
-		return fmt.Sprintf("Prompt %d was asked by %s, which has ended: it can no longer be answered.", n, a.tag())
+	case errors.As(err, &ended):
+		return err.Error()
 	case err != nil:
-		return l.forAgent(a, err.Error())
+		return l.forAgent(l.group.Owner(n).Value.(*agent), err.Error())
 	}
 	return ""
 }
-
-// owned remembers that agent a numbered prompt n, for the most recent
-// maxOwned prompt numbers.
-func (l *listener) owned(n int, a *agent) {
-	if _, ok := l.owners[n]; ok || n <= 0 {
-		return
-	}
-	l.owners[n] = a
-	delete(l.owners, n-maxOwned)
-}
-
-const maxOwned = 8192
 
 // forAgent starts a sentence about agent a with its name, in a run of
 // several agents.
 func (l *listener) forAgent(a *agent, s string) string {
 	if l.multi {
-		return a.tag() + ": " + s
+		return a.Tag() + ": " + s
 	}
 	return s
 }
@@ -213,13 +192,13 @@ func (l *listener) confirm(ctx context.Context, p *agentPrompt, decision, ration
 	if always {
 		opts = append(opts, subscriber.Always())
 	}
-	err := p.a.c.Confirm(ctx, p.Number, decision, opts...)
+	err := l.group.Confirm(ctx, p.Number, decision, opts...)
 	l.keptAlways = l.keptAlways || (always && err == nil)
 	l.answered(p.a, err)
 }
 
 func (l *listener) clarify(ctx context.Context, p *agentPrompt, input string) {
-	l.answered(p.a, p.a.c.Answer(ctx, p.Number, input))
+	l.answered(p.a, l.group.Answer(ctx, p.Number, input))
 }
 
 // answered says why an answer was refused; a reply that could not be sent

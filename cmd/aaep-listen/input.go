@@ -89,8 +89,8 @@ func (l *listener) inputEnded(ctx context.Context) {
 		return
 	}
 	var asked []*agent
-	for _, a := range l.agents {
-		if !a.ended && (a.terms.CanConfirm || a.terms.CanClarify) {
+	for _, a := range l.agents() {
+		if !a.Ended() && (a.terms.CanConfirm || a.terms.CanClarify) {
 			asked = append(asked, a)
 		}
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -32,22 +31,12 @@ type output interface {
 // listener is one run of aaep-listen: the client's updates and the typed
 // commands meet on one goroutine (loop), which owns the outputs.
 type listener struct {
-	o      *options
-	agents []*agent // in the order they were added
+	o *options
+	// group is the agents, their one stream of updates, their prompts.
+	group *subscriber.Group
 	// multi: lines name their agent (several agents, or one with a label).
-	multi   bool
-	live    int            // agents not ended
-	only    *agent         // "only AGENT": the one heard in full; nil for all
-	names   *names         // every name lines have given an agent
-	numbers func() int     // prompt numbers, shared by every agent's client
-	owners  map[int]*agent // which agent numbered each recent prompt
-	// queueEach is each client's subscriber.Config.MaxQueued: 0 for one
-	// agent, less the more agents there are.
-	queueEach, dedupeEach int
-	batchMax              int               // updates per agent batch (options.batchMax)
-	compiled              *protocol.Schemas // shared by the agents' clients (schemas)
-	batches               chan agentBatch
-	stopped               chan struct{} // closed when the loop returns
+	multi bool
+	only  *agent // "only AGENT": the one heard in full; nil for all
 	// changes, when not nil, brings agents to add or say gone while
 	// running (--local; see addAgent); stopWatching ends them (quit).
 	changes      <-chan agentChange
@@ -81,23 +70,16 @@ type listener struct {
 
 // newListener is a listener of o writing to out and the other sinks.
 func newListener(o *options, out output, sinks ...announce.Sink) *listener {
-	l := &listener{o: o, out: out, notes: outputs.NewNotes(), names: newNames(), numbers: session.Numbers(), owners: map[int]*agent{},
-		batches: make(chan agentBatch), stopped: make(chan struct{})}
-	l.batchMax = defaultBatchMax
-	if o.batchMax > 0 {
-		l.batchMax = o.batchMax
-	}
+	l := &listener{o: o, out: out, notes: outputs.NewNotes()}
 	l.sinks = append([]announce.Sink{out}, sinks...)
 	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
 	specs := o.agentSpecs()
 	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != "" || o.Local
-	if n := len(specs); n > 1 || o.Local {
-		if o.Local { // agents may come: bound each as for a few more
-			n = max(n, localExpected)
-		}
-		l.queueEach = max(256, queuedAll/n)
-		l.dedupeEach = min(1<<16, max(1<<14, dedupeAll/n))
+	n := len(specs)
+	if o.Local { // agents may come: bound each as for a few more
+		n = max(n, localExpected)
 	}
+	l.group = subscriber.NewGroup(subscriber.GroupConfig{BatchMax: o.batchMax, Expected: n})
 	return l
 }
 
@@ -221,19 +203,19 @@ func (o *options) clientConfig(endpoint string) subscriber.Config {
 // loop takes the agents' updates a batch at a time, and typed commands,
 // until every agent has ended.
 func (l *listener) loop(ctx context.Context) error {
-	defer close(l.stopped)
+	defer l.group.Stop()
 	lines := l.input
 	if lines == nil && !l.o.eventsOnStdin() { // with -, standard input is the events, not commands
 		lines = line.Read(l.o.IO.In)
 	}
-	if l.live == 0 && l.changes == nil {
+	if l.group.Live() == 0 && l.changes == nil {
 		return nil
 	}
 	for {
 		select {
-		case b := <-l.batches:
-			for _, u := range b.u {
-				l.update(b.a, u)
+		case b := <-l.group.Batches():
+			for _, u := range b.Updates {
+				l.update(b.Member.Value.(*agent), u)
 			}
 			l.flush()
 			if l.ended {
@@ -242,7 +224,7 @@ func (l *listener) loop(ctx context.Context) error {
 		case ch, ok := <-l.changes:
 			if !ok { // the watch ended; it said why
 				l.changes = nil
-				if l.live == 0 {
+				if l.group.Live() == 0 {
 					return l.endErr
 				}
 				continue
@@ -265,7 +247,7 @@ func (l *listener) loop(ctx context.Context) error {
 				if l.changes != nil { // --local: no agent comes after quit
 					l.stopWatching()
 					l.changes = nil
-					if l.live == 0 {
+					if l.group.Live() == 0 {
 						return l.endErr
 					}
 				}
@@ -285,8 +267,8 @@ func (l *listener) loop(ctx context.Context) error {
 
 // quitAll closes every subscription: their Ends come in their streams.
 func (l *listener) quitAll() {
-	for _, a := range l.agents {
-		if !a.ended {
+	for _, a := range l.agents() {
+		if !a.Ended() {
 			go a.c.CloseBecause("You quit.")
 		}
 	}
@@ -297,16 +279,13 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 	if l.opening != "" && u.Kind != subscriber.KindEnd {
 		defer func() { l.say(l.opening); l.opening = "" }()
 	}
-	a.follow(u)
+	l.group.Seen(a.Member, u)
 	switch u.Kind {
 	case subscriber.KindDelivery:
 		d := u.Delivery
 		if l.inputClosed != "" && d.Prompt != nil {
 			l.say(l.inputClosed)
 			l.inputClosed = ""
-		}
-		if d.Prompt != nil {
-			l.owned(d.Prompt.Number, a)
 		}
 		a.ann.Deliver(d)
 		l.writeAudit(a, u)
@@ -331,35 +310,25 @@ func (l *listener) end(a *agent, u subscriber.Update) {
 	// answered.
 	l.silencing.Wait()
 	l.takeNotes()
-	a.ended = true
-	l.live--
 	if l.only == a {
 		l.only = nil
 	}
-	var rej *subscriber.RejectedError
-	var man *subscriber.ManifestRefusedError
-	switch {
-	case errors.As(u.Err, &rej) && rej.Renegotiation:
-		// The subscription was accepted; its end is told.
-	case errors.As(u.Err, &rej) || errors.As(u.Err, &man):
-		a.refused = true
-		l.o.refused = true
-	case u.Err != nil && u.Text != "":
-		u.Text += " Start aaep-listen again to reconnect."
-		a.endErr = u.Err
-	case u.Err != nil:
-		a.endErr = u.Err
-	}
-	if a.endErr != nil && l.endErr == nil {
-		l.endErr = a.endErr
+	l.o.refused = l.o.refused || a.Refused()
+	if err := a.Err(); err != nil {
+		if u.Text != "" {
+			u.Text += " Start aaep-listen again to reconnect."
+		}
 		if l.multi {
-			l.endErr = fmt.Errorf("%s: %w", a.tag(), a.endErr)
+			err = fmt.Errorf("%s: %w", a.Tag(), err)
+		}
+		if l.endErr == nil {
+			l.endErr = err
 		}
 	}
-	if l.live > 0 || l.changes != nil {
+	if live := l.group.Live(); live > 0 || l.changes != nil {
 		l.sayFor(a, u.Text)
-		if l.multi && l.live > 0 {
-			l.say(fmt.Sprintf("%s has ended; still listening to %s.", a.tag(), l.liveNames()))
+		if l.multi && live > 0 {
+			l.say(fmt.Sprintf("%s has ended; still listening to %s.", a.Tag(), l.liveNames()))
 		}
 		return
 	}
@@ -369,7 +338,7 @@ func (l *listener) end(a *agent, u subscriber.Update) {
 		l.inputClosed = ""
 	}
 	l.sayFor(a, u.Text)
-	if l.multi && len(l.agents) > 1 {
+	if l.multi && l.group.Added() > 1 {
 		l.say("Every agent has ended.")
 	}
 }
@@ -377,9 +346,9 @@ func (l *listener) end(a *agent, u subscriber.Update) {
 // liveNames lists the agents not ended, in words.
 func (l *listener) liveNames() string {
 	var s []string
-	for _, a := range l.agents {
-		if !a.ended {
-			s = append(s, a.tag())
+	for _, a := range l.agents() {
+		if !a.Ended() {
+			s = append(s, a.Tag())
 		}
 	}
 	return prose.List(s)
@@ -390,12 +359,12 @@ func (l *listener) liveNames() string {
 func (l *listener) sayFor(a *agent, s string) {
 	if s != "" && l.multi {
 		if f, ok := l.out.(agentSayer); ok { // the TUI: in the agent's row
-			if err := f.SayFor(l.o.Now(), a.tag(), s); err != nil {
+			if err := f.SayFor(l.o.Now(), a.Tag(), s); err != nil {
 				l.sinkFailed(err)
 			}
 			return
 		}
-		s = a.tag() + ": " + s
+		s = a.Tag() + ": " + s
 	}
 	l.say(s)
 }

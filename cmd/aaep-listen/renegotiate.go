@@ -38,7 +38,7 @@ func (l *listener) renegotiateOne(ctx context.Context, a *agent, c line.Command)
 	}
 	if c.Word == "verbosity" { // how the listener itself phrases events, whatever the producer says
 		a.ann.SetVerbosity(terms.Verbosity)
-		if len(l.agents) == 1 {
+		if len(l.agents()) == 1 {
 			l.o.Verbosity = terms.Verbosity
 		}
 	}

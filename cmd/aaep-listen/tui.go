@@ -79,7 +79,7 @@ func (t *tuiOutput) attach(l *listener) {
 		out := make([]tui.Prompt, len(ps))
 		for i, p := range ps {
 			if l.multi {
-				out[i] = tui.PromptFrom(p.a.tag(), p.Prompt)
+				out[i] = tui.PromptFrom(p.a.Tag(), p.Prompt)
 			} else {
 				out[i] = tui.PromptOf(p.Prompt)
 			}
@@ -88,12 +88,12 @@ func (t *tuiOutput) attach(l *listener) {
 	}
 	t.agents = l.tuiAgents
 	t.terms = func() (*session.Enforcer, protocol.Capabilities, bool) {
-		a := l.only
+		a, all := l.only, l.agents()
 		switch {
 		case a != nil:
-		case len(l.agents) == 1:
-			a = l.agents[0]
-		case len(l.agents) > 1:
+		case len(all) == 1:
+			a = all[0]
+		case len(all) > 1:
 			return nil, protocol.Capabilities{}, true
 		default: // agents are still to come (--local)
 			return nil, protocol.Capabilities{}, false
@@ -113,10 +113,11 @@ func (l *listener) tuiAgents() []tui.Agent {
 	for _, p := range l.pending() {
 		waiting[p.a]++
 	}
-	as := make([]tui.Agent, len(l.agents))
-	for i, a := range l.agents {
-		as[i] = tui.Agent{Label: a.tag(), Endpoint: a.endpoint, State: a.state, Terms: a.termsWords,
-			Pending: waiting[a], Events: a.events, Muted: l.quiet(a)}
+	all := l.agents()
+	as := make([]tui.Agent, len(all))
+	for i, a := range all {
+		as[i] = tui.Agent{Label: a.Tag(), Endpoint: a.Endpoint(), State: a.State(), Terms: a.TermsWords(),
+			Pending: waiting[a], Events: a.Events(), Muted: l.quiet(a)}
 	}
 	return as
 }

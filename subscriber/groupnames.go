@@ -1,0 +1,222 @@
+package subscriber
+
+// groupnames.go: who said it. The names lines give a Group's members,
+// decided in one place (Display) from what the producers send, which is
+// untrusted: no producer's name may read as another member's.
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// maxNames bounds the names a Group remembers having given: past it, a new
+// name a producer gives is always told apart by its member's tag.
+const maxNames = 4096
+
+// maxShown bounds the decisions Display keeps per member: a producer that
+// renames its agent at every event starts the cache afresh.
+const maxShown = 16
+
+// names keeps every name a line has given a member, so that no two
+// members are ever named alike: the first to use a name keeps it, and
+// another using it (or a tag, or a name given already) is told apart by its
+// tag.
+type names struct {
+	owner map[string]*Member // name as shown → the member it names
+	tags  map[string]*Member // the members' tags, as they read (lookAlike)
+}
+
+func newNames() names { return names{owner: map[string]*Member{}, tags: map[string]*Member{}} }
+
+// claim gives name to m when nobody else has it; it reports whether m may
+// use it.
+func (ns names) claim(name string, m *Member) bool {
+	if o, ok := ns.owner[name]; ok {
+		return o == m
+	}
+	if len(ns.owner) >= maxNames {
+		return false
+	}
+	ns.owner[name] = m
+	return true
+}
+
+// release frees the names m had.
+func (ns names) release(m *Member) {
+	for k, o := range ns.owner {
+		if o == m {
+			delete(ns.owner, k)
+		}
+	}
+	for k, o := range ns.tags {
+		if o == m {
+			delete(ns.tags, k)
+		}
+	}
+}
+
+// claimTag gives m its tag: its label, else its endpoint shortened, with
+// "#N" when another member's tag reads the same ("MAIL" or "mail " beside
+// "mail"). A name a producer gave yields to a tag: the tag is m's own, and
+// that producer's later lines are told apart. g.mu is held.
+func (g *Group) claimTag(m *Member) {
+	m.tag = m.label
+	if m.tag == "" {
+		m.tag = EndpointName(m.endpoint)
+	}
+	for i := 2; !g.names.claimTag(m.tag, m); i++ {
+		m.tag = fmt.Sprintf("%s #%d", strings.TrimSuffix(m.tag, fmt.Sprintf(" #%d", i-1)), i)
+	}
+	if m.label != "" {
+		m.label = m.tag // a label another member has already is told apart
+	}
+	g.gen++
+}
+
+func (ns names) claimTag(name string, m *Member) bool {
+	like := lookAlike(name)
+	if ns.tags[like] != nil || like == "" && ns.tags[name] != nil {
+		return false
+	}
+	ns.owner[name], ns.tags[like] = m, m
+	if like == "" {
+		ns.tags[name] = m
+	}
+	return true
+}
+
+// EndpointName is an endpoint as a line names it: host:port (and path) for
+// a URL, else the endpoint itself; sanitized, as it may hold anything.
+func EndpointName(e string) string {
+	if u, err := url.Parse(e); err == nil && u.Host != "" {
+		e = u.Host + strings.TrimSuffix(u.Path, "/")
+	}
+	return protocol.Name(e)
+}
+
+// Display is how lines name member m when its producer names its agent
+// name (sanitized already; "" when it gave none). It is the one place that
+// decides, and it never returns a name that reads as another member's tag
+// or holds one in brackets: a member with a label is its label; a plain
+// ASCII name nobody else has is the name; another name is "name (tag)";
+// a name that would pass for another member is the tag. Decisions are kept
+// per member and producer name until the members' tags change, so a line
+// costs a map look-up.
+func (g *Group) Display(m *Member, name string) string {
+	if m.label != "" {
+		return m.label
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if m.shownGen != g.gen || len(m.shown) >= maxShown {
+		m.shown, m.shownGen = map[string]string{}, g.gen
+	}
+	if s, ok := m.shown[name]; ok {
+		return s
+	}
+	s := g.decide(m, name)
+	m.shown[name] = s
+	return s
+}
+
+// decide is Display's decision, made afresh. g.mu is held.
+func (g *Group) decide(m *Member, name string) string {
+	if name == "" || name == "Unknown agent" || g.forges(m, name) {
+		return m.tag
+	}
+	if plainName(name) && g.names.claim(name, m) {
+		return name
+	}
+	if q := name + " (" + m.tag + ")"; g.names.claim(q, m) {
+		return q
+	}
+	return m.tag // a hostile name took even that: the tag is m's alone
+}
+
+// forges reports whether name, given by m's producer, would pass for
+// another member: it is another's tag, or has one in brackets as a name
+// told apart does. Names are compared as they read (lookAlike), not byte
+// by byte: "mail ", "m a i l", "MAIL", "ｍａｉｌ" and "mail #2" all pass for
+// the member mail. g.mu is held.
+func (g *Group) forges(m *Member, name string) bool {
+	n := lookAlike(name)
+	bracketed := strings.ContainsAny(norm.NFKC.String(name), "()[]{}<>")
+	for _, b := range g.members {
+		if b == m {
+			continue
+		}
+		t := lookAlike(b.tag)
+		if strings.EqualFold(name, b.tag) || strings.Contains(name, "("+b.tag+")") || n == t ||
+			strings.HasPrefix(n, t) && strings.Trim(n[len(t):], "0123456789") == "" && t != "" ||
+			bracketed && t != "" && strings.Contains(n, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// Find is the member a command names: by tag or endpoint, or a name its
+// lines were given, letter case aside; nil when none is.
+func (g *Group) Find(name string) *Member {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, m := range g.members {
+		if strings.EqualFold(m.tag, name) || m.endpoint == name {
+			return m
+		}
+	}
+	for shown, m := range g.names.owner {
+		if strings.EqualFold(shown, name) {
+			return m
+		}
+	}
+	return nil
+}
+
+// ReadAlike reports whether two names read the same to a person: letter
+// case, spacing and punctuation aside, full-width letters as ASCII, and
+// 0/o, 1/l/i, rn/m, vv/w taken for one another.
+func ReadAlike(a, b string) bool { return lookAlike(a) == lookAlike(b) }
+
+// lookAlike is name as it reads: compatibility forms folded (full-width
+// letters become ASCII), lower case, letters and digits only, and the
+// ASCII look-alikes 0/o, 1/l/i and rn/m made one.
+func lookAlike(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(norm.NFKC.String(name)) {
+		switch {
+		case r == '0':
+			b.WriteByte('o')
+		case r == '1' || r == 'i' || r == '|':
+			b.WriteByte('l')
+		case r >= 'a' && r <= 'z' || r >= '2' && r <= '9':
+			b.WriteRune(r)
+		case r > 0x7f && (unicode.IsLetter(r) || unicode.IsDigit(r)):
+			b.WriteRune(r)
+		}
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(b.String(), "rn", "m"), "vv", "w")
+}
+
+// plainName reports whether a producer's name may stand alone beside
+// other members: printable ASCII words, one space apart, with no brackets
+// or '#' (the marks of names told apart). Any other name (letters of other
+// scripts, which may look like another member's, included) is always shown
+// with its member's tag.
+func plainName(name string) bool {
+	if name == "" || name != strings.TrimSpace(name) || strings.Contains(name, "  ") || strings.ContainsAny(name, "()[]{}<>#") {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
