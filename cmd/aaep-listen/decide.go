@@ -45,7 +45,7 @@ func (l *listener) writeAudit(a *agent, u subscriber.Update) {
 	}
 	label := ""
 	if l.multi {
-		label = a.tag()
+		label = a.Tag()
 	}
 	if r, ok := u.AuditRecordOf(label); ok {
 		if err := l.audit.Write(r); err != nil {
