@@ -14,6 +14,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -193,7 +194,10 @@ func printVerify(r *verifyReport, asJSON bool, d *deps) error {
 		if err != nil {
 			return err
 		}
-		tio.Printf("%s\n", string(b)) // one line; JSON has already escaped every control character
+		// One line, every string in it sanitized as a line, decoded or not
+		// (line.CleanJSON, as every --json of ours): a receipt's names are
+		// whatever its maker wrote, and a valid signature cleans nothing.
+		tio.Printf("%s\n", string(line.CleanJSON(b)))
 		return nil
 	}
 	if !r.Valid {

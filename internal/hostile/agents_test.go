@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,25 +52,7 @@ func localAgents(t *testing.T, h string) string {
 		p := prod.New(prod.Options{Scenarios: sc})
 		go p.ServeUnix(ctx, ln) //nolint:errcheck // ends with ctx
 	}
-	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", "--local")
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "XDG_RUNTIME_DIR="+runtime)
-	out := newPrinted()
-	cmd.Stdout, cmd.Stderr = out, out
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	if !out.waitFor("reject 2") {
-		t.Errorf("the listener never offered a prompt of each agent:\n%s", clip(out.String()))
-		return out.String()
-	}
-	stdin.Write([]byte("pending\nagents\nquit\n"))
-	cmd.Wait()
-	return out.String()
+	return listenTwoPrompts(t, []string{"XDG_RUNTIME_DIR=" + runtime}, "--local")
 }
 
 // captureAgents records two hostile producers at once, one labelled, one

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -99,6 +98,10 @@ func conformProducer(t *testing.T, h string) conformRun {
 	r.lines = run(t, "aaep-conform", "producer", producer(t, hp, true), "--level", "1", "--fast", "--quiet", "300ms",
 		"--json", js, "--html", page, "--receipt", rcpt, "--sign-key", conformRuns.key)
 	r.jsonReport, r.htmlReport = readFile(t, js), readFile(t, page)
+	// That producer's events carry h, but the suite learns no agent name
+	// from it: the one of the spec's layout names itself h when it
+	// accepts, and its lines say so.
+	r.lines += run(t, "aaep-conform", "producer", handshakeProducer(t, hp), "--level", "1", "--fast", "--quiet", "300ms")
 	conformRuns.m[h] = r
 	return r
 }
@@ -118,9 +121,10 @@ func conformLines(t *testing.T, h string) string { return conformProducer(t, h).
 func conformJSON(t *testing.T, h string) string  { return conformProducer(t, h).jsonReport }
 func conformHTML(t *testing.T, h string) string  { return conformProducer(t, h).htmlReport }
 
-// conformVerifyForged verifies a receipt signed with our key whose every
-// string is h (role, suite, summary, ids, the implementation's names and
-// endpoint): what verify says of it, valid or refused.
+// conformVerifyForged verifies a receipt signed with our key, valid but
+// for h in every name it gives the implementation (its agent's name, ID and
+// version, its endpoint, command and subscriber) and the suite's version:
+// what verify says of it, valid or refused.
 func conformVerifyForged(flags ...string) func(*testing.T, string) string {
 	return func(t *testing.T, h string) string {
 		conformProducer(t, "x") // makes the key
@@ -128,15 +132,19 @@ func conformVerifyForged(flags ...string) func(*testing.T, string) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep := &conform.Report{Level: 1, Started: time.Now().Add(-time.Minute), Finished: time.Now()}
-		rc, err := conform.NewReceipt(rep, key, time.Now(), time.Hour)
+		now := time.Now()
+		rep := &conform.Report{Role: conform.RoleProducer, Level: 1, Started: now.Add(-time.Minute), Finished: now,
+			Suite: conform.Suite{Name: "aaep-conform", Version: h, AAEPVersion: protocol.Version, Catalogue: conform.CatalogueHash()}}
+		for _, test := range conform.ProducerTests() {
+			if test.Level == 1 {
+				rep.Results = append(rep.Results, conform.Result{Test: test, Status: conform.Pass, Detail: h})
+			}
+		}
+		rc, err := conform.NewReceipt(rep, key, now, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
-		fillStrings(reflect.ValueOf(rc).Elem(), h)
-		// What verify needs to read it as a receipt of ours at all.
-		rc.Type, rc.Role, rc.IssuerKeyID = conform.ReceiptType, conform.RoleProducer, key.KeyID()
-		rc.Results = append(rc.Results, conform.ResultStatus{ID: h, Level: 1, Status: conform.Pass})
+		rc.Implementation = conform.Target{Endpoint: h, Command: h, AgentID: h, AgentName: h, AgentVersion: h, Subscriber: h}
 		jws, err := rc.Sign(key)
 		if err != nil {
 			t.Fatal(err)

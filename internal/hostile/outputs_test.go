@@ -551,8 +551,15 @@ func refusedReply(t *testing.T, h string) string {
 // agent name: every line names its agent, told apart by endpoint, and the
 // pending and agents lists name them too.
 func twoAgents(t *testing.T, h string) string {
-	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", producer(t, h, false), producer(t, h, false))
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	return listenTwoPrompts(t, nil, producer(t, h, false), producer(t, h, false))
+}
+
+// listenTwoPrompts runs aaep-listen --plain --no-sign with args and env
+// added, until it offers a second prompt; then asks for the pending and
+// agents lists, quits, and returns all it printed.
+func listenTwoPrompts(t *testing.T, env []string, args ...string) string {
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), append([]string{"--plain", "--no-sign"}, args...)...)
+	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), env...)
 	out := newPrinted()
 	cmd.Stdout, cmd.Stderr = out, out
 	stdin, err := cmd.StdinPipe()
