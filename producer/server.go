@@ -136,3 +136,21 @@ func (s *Server) Stop() {
 	})
 	<-s.done
 }
+
+// ServeLoopback serves p over b (HTTP, WebSocket or gRPC) on a free port of
+// the loopback interface, as Serve does.
+func ServeLoopback(p *Producer, b Binding) (*Server, error) {
+	if b == BindingUnix {
+		return nil, fmt.Errorf("producer: the Unix socket binding has no loopback port; give Serve a listener from ListenUnix")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("producer: listen on loopback: %w", err)
+	}
+	s, err := Serve(ln, p, b)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	return s, nil
+}

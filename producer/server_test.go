@@ -55,6 +55,19 @@ func listen(t *testing.T, b producer.Binding) net.Listener {
 	return ln
 }
 
+// dial subscribes to s with a real client that answers confirmations.
+func dial(t *testing.T, s *producer.Server) *subscriber.Client {
+	t.Helper()
+	c, err := subscriber.Dial(context.Background(), s.URL(), subscriber.Config{
+		Identity: session.Identity{ID: "test", Name: "test", Version: "1"},
+		Terms:    session.Terms{CanConfirm: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // Serve serves the producer over each binding: a real subscriber dials the
 // Server's URL, hears the scenario, answers its prompt, and hears the end;
 // Stop then returns once the server has ended, and says no failure.
@@ -70,13 +83,7 @@ func TestServeEachBinding(t *testing.T) {
 				t.Errorf("URL %q does not name the binding %s", s.URL(), b)
 			}
 			ctx := context.Background()
-			c, err := subscriber.Dial(ctx, s.URL(), subscriber.Config{
-				Identity: session.Identity{ID: "test", Name: "test", Version: "1"},
-				Terms:    session.Terms{CanConfirm: true},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := dial(t, s)
 			var replied, completed bool
 			for {
 				u, err := c.Next(ctx)
@@ -130,13 +137,7 @@ func TestServeStopEndsOpenStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			c, err := subscriber.Dial(ctx, s.URL(), subscriber.Config{
-				Identity: session.Identity{ID: "test", Name: "test", Version: "1"},
-				Terms:    session.Terms{CanConfirm: true},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := dial(t, s)
 			defer c.Close()
 			for { // until the prompt waits
 				u, err := c.Next(ctx)
