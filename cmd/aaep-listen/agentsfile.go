@@ -25,7 +25,7 @@ type agentEntry = agentspec.Entry
 func (o *options) readAgentsFile(path string) error {
 	entries, err := agentspec.ReadFile(path)
 	if err != nil {
-		return cliflag.Usage(fmt.Errorf("--agents: %w", err))
+		return cliflag.Usage(fmt.Errorf("--agents %w", err)) // "--agents a.json: entry 2 (code): …"
 	}
 	fail := func(format string, a ...any) error {
 		return cliflag.Usage(fmt.Errorf("--agents %s: "+format, append([]any{protocol.Name(path)}, a...)...))

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -64,23 +65,29 @@ type fileEntry struct {
 
 // ReadFile reads the agents file at path (see ParseFile), refusing one larger
 // than MaxFileSize without reading more of it: a device such as /dev/zero
-// never ends. Its errors name the file, and the entry at fault.
+// never ends. Its errors begin with the file's name ("a.json: entry 2
+// (code): unknown key …").
 func ReadFile(path string) ([]Entry, error) {
+	name := protocol.Name(path)
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is said once, first
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", protocol.Name(path), err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("%s is larger than %d bytes; it is not a list of agents", protocol.Name(path), MaxFileSize)
+		return nil, fmt.Errorf("%s: larger than %d bytes; it is not a list of agents", name, MaxFileSize)
 	}
 	entries, err := ParseFile(data, filepath.Dir(path))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", protocol.Name(path), err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return entries, nil
 }
