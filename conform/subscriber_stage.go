@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -28,7 +29,7 @@ import (
 type stage struct {
 	start time.Time
 	subID string
-	srv   *http.Server
+	srv   *producer.Server
 	ln    net.Listener
 
 	mu        sync.Mutex
@@ -84,8 +85,7 @@ func newStage(addr string) (*stage, error) {
 	mux.HandleFunc("GET "+protocol.PathEvents, s.events)
 	mux.HandleFunc("POST "+protocol.PathReplies, s.message)
 	mux.HandleFunc("GET "+protocol.PathWebSocket, s.websocket)
-	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go s.srv.Serve(ln) //nolint:errcheck // ends with close
+	s.srv = producer.ServeHandler(ln, mux)
 	return s, nil
 }
 
@@ -93,14 +93,11 @@ func newStage(addr string) (*stage, error) {
 func (s *stage) endpoint() string { return "http://" + s.ln.Addr().String() }
 
 func (s *stage) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
 	s.mu.Lock()
 	s.closed = true
-	close(s.more)
+	close(s.more) // ends every stream
 	s.mu.Unlock()
-	s.srv.Shutdown(ctx) //nolint:errcheck // a stream that will not end is cut
-	s.srv.Close()
+	s.srv.Stop()
 }
 
 func (s *stage) since() time.Duration { return time.Since(s.start) }

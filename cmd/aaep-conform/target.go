@@ -13,7 +13,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -109,18 +108,35 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if err != nil {
 		return exitCannot, fmt.Errorf("listen on %s: %w", *addr, err)
 	}
-	hs := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
-	errc := make(chan error, 2)
-	go func() { errc <- hs.Serve(ln) }()
+	servers := make([]*producer.Server, 0, 2)
+	stopAll := func() {
+		for _, s := range servers {
+			s.Stop() // the first closes p: every stream ends, so stopping does not wait on them
+		}
+	}
+	hs, err := producer.Serve(ln, p, producer.BindingHTTP) // WebSocket too: the same handler
+	if err != nil {
+		ln.Close()
+		return exitCannot, err
+	}
+	servers = append(servers, hs)
 	at := targetAt{HTTP: ln.Addr().String()}
+	var unixDone <-chan struct{}
 	if *unixPath != "" {
 		uln, err := producer.ListenUnix(*unixPath)
 		if err != nil {
-			hs.Close()
+			stopAll()
+			return exitCannot, err
+		}
+		us, err := producer.Serve(uln, p, producer.BindingUnix)
+		if err != nil {
+			uln.Close()
+			stopAll()
 			return exitCannot, err
 		}
 		at.Unix = *unixPath
-		go func() { errc <- p.ServeUnix(ctx, uln) }()
+		servers = append(servers, us)
+		unixDone = us.Done()
 	}
 	d.io.Printf("Serving the conformance target, one run. Press Control-C to stop.\n")
 	d.io.Printf("HTTP, spec layout: http://%s\n", at.HTTP)
@@ -133,20 +149,18 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if d.targetReady != nil {
 		d.targetReady(at)
 	}
-	var serveErr error
 	select {
 	case <-ctx.Done():
-	case err := <-errc:
-		if err != nil && !errors.Is(err, http.ErrServerClosed) {
-			serveErr = fmt.Errorf("serve: %w", err)
-		}
+	case <-hs.Done(): // failed
+	case <-unixDone: // failed; nil without --unix
 	}
-	p.Close() // ends every stream, so shutting down does not wait on them
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
-	if serveErr != nil {
-		return exitCannot, serveErr
+	stopAll()
+	var errs []error
+	for _, s := range servers {
+		errs = append(errs, s.Err())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return exitCannot, fmt.Errorf("serve: %w", err)
 	}
 	d.io.Printf("Stopped serving.\n")
 	return exitConforming, nil

@@ -69,3 +69,25 @@ func TestAgentsFile(t *testing.T) {
 		}
 	}
 }
+
+// An entry may not take the label of an agent on the command line; the
+// error names the entry, and "-" does not go with a file.
+func TestAgentsFileAndCommandLine(t *testing.T) {
+	file := agentsFile(t, `[{"endpoint": "http://127.0.0.1:2", "label": "MAIL"}]`)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--agents", file, "mail=http://127.0.0.1:1"}, `--agents ` + file + `: entry 1 (MAIL): the label MAIL is given twice`},
+		{[]string{"--agents", file, "-"}, `- (events on standard input) cannot be listened to with other endpoints`},
+		{[]string{"--agents", file + ".missing"}, `--agents ` + file + `.missing: no such file`},
+	} {
+		_, err := parseFlags(tc.args, testIO(), noEnv)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if _, err := parseFlags([]string{"--agents", file, "web=http://127.0.0.1:1"}, testIO(), noEnv); err != nil {
+		t.Errorf("another label: %v", err)
+	}
+}

@@ -30,7 +30,7 @@ func TestAttack14HostileSocketNames(t *testing.T) {
 	} {
 		r.out.Reset()
 		path := "/nonexistent/aaep/" + name
-		r.change(ctx, localChange(ctx, localagents.Change{Path: path}))
+		r.change(ctx, localChange(localagents.Ready{}.Agent(ctx, localagents.Change{Path: path})))
 		got := r.out.String()
 		a := r.agents()[len(r.agents())-1]
 		if strings.Count(got, "\n") != 1 || strings.ContainsAny(got, "\x1b\r\u202e") || !strings.HasPrefix(got, "New agent: ") {
@@ -55,7 +55,7 @@ func TestAttack14HundredsOfSocketsBounded(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for i := range 300 {
-		r.change(ctx, localChange(ctx, localagents.Change{Path: fmt.Sprintf("/nonexistent/aaep/s%d.sock", i)}))
+		r.change(ctx, localChange(localagents.Ready{}.Agent(ctx, localagents.Change{Path: fmt.Sprintf("/nonexistent/aaep/s%d.sock", i)})))
 	}
 	if len(r.agents()) > maxAgents {
 		t.Fatalf("%d agents added, more than %d", len(r.agents()), maxAgents)

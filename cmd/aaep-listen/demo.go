@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -44,59 +39,39 @@ func startDemo(o *options) (demo, error) {
 		Quirks:      o.DemoQuirks,
 		EndWhenDone: true,
 	})
-	binding := bindingHTTP
+	binding := producer.BindingHTTP
 	if o.DemoGRPC {
-		binding = bindingGRPC
+		binding = producer.BindingGRPC
 	}
-	url, stop, err := serveDemo(p, binding, o.IO.Eprintf)
+	srv, err := producer.ServeLoopback(p, binding)
 	if err != nil {
 		return demo{}, err
 	}
-	return demo{url, stop}, nil
+	return demo{srv.URL(), stopSaying(o.IO.Eprintf, srv)}, nil
 }
 
-// The bindings a demo producer is served over.
-const (
-	bindingHTTP = "http" // HTTP with Server-Sent Events
-	bindingWS   = "ws"   // WebSocket
-	bindingGRPC = "grpc"
-)
-
-// serveDemo serves p on a free loopback port over binding and returns its
-// URL and a function that stops it: it closes p, then the server, and
-// returns once the server's goroutine has ended. Calling it again does
-// nothing. errf is told a failure of the server.
-func serveDemo(p *producer.Producer, binding string, errf func(format string, args ...any)) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, fmt.Errorf("listen on loopback: %w", err)
+// stopSaying says a failure of any of servers, as "demo producer: …", at
+// the moment it happens, and returns the function that stops them all at
+// once: it returns once their servers have ended and any failure has been
+// said. Calling it again does nothing.
+func stopSaying(errf func(format string, args ...any), servers ...*producer.Server) func() {
+	var said sync.WaitGroup
+	for _, s := range servers {
+		said.Go(func() {
+			<-s.Done()
+			if err := s.Err(); err != nil {
+				errf("demo producer: %v\n", err)
+			}
+		})
 	}
-	served := make(chan struct{})
-	if binding == bindingGRPC {
-		gs := p.GRPCServer()
-		go func() {
-			defer close(served)
-			_ = gs.Serve(ln) // ends when stopped
-		}()
-		return "grpc://" + ln.Addr().String(), sync.OnceFunc(func() { p.Close(); gs.Stop(); <-served }), nil
-	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		defer close(served)
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			errf("demo producer: %v\n", err)
+	return sync.OnceFunc(func() {
+		var stopped sync.WaitGroup
+		for _, s := range servers {
+			stopped.Go(s.Stop)
 		}
-	}()
-	stop := func() {
-		p.Close()
-		sctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		defer cancel()
-		if srv.Shutdown(sctx) != nil {
-			srv.Close()
-		}
-		<-served
-	}
-	return binding + "://" + ln.Addr().String(), sync.OnceFunc(stop), nil
+		stopped.Wait()
+		said.Wait()
+	})
 }
 
 // demoAgentsUsage is the help of --agents N with --demo, for the flag's
@@ -116,42 +91,20 @@ func demoAgentCount(value string) (int, error) {
 	return n, nil
 }
 
-// demoBindings are the bindings the demo agents are served over, in turn,
-// so that several agents show several bindings.
-var demoBindings = []string{bindingHTTP, bindingWS, bindingGRPC}
-
 // startDemoAgents serves the first n built-in demo agents
-// (aaepterm.DemoAgents), each its own producer on a loopback port of its
-// own, over HTTP with Server-Sent Events, WebSocket and gRPC in turn, at the
-// pace of --demo-speed (speed). It returns their endpoints as LABEL=URL
-// ("code=http://127.0.0.1:…"), as aaep-listen takes them, and one function
-// that stops them all and returns once their servers' goroutines have
-// ended. Each producer ends its streams once its agent's last scenario is
-// over. errf is told a failure of a server.
+// (aaepterm.ServeDemoAgents) at the pace of --demo-speed (speed). It returns
+// their endpoints as LABEL=URL, as aaep-listen takes them, and one function
+// that stops them all and returns once their servers have ended. errf is
+// told a failure of a server.
 func startDemoAgents(n int, speed float64, errf func(format string, args ...any)) ([]string, func(), error) {
-	agents, err := aaepterm.DemoAgents(n)
+	agents, err := aaepterm.ServeDemoAgents(n, demoPace(speed))
 	if err != nil {
 		return nil, nil, err
 	}
-	var endpoints []string
-	var stops []func()
-	stopAll := func() {
-		var wg sync.WaitGroup
-		for _, stop := range stops {
-			wg.Go(stop)
-		}
-		wg.Wait()
-	}
+	endpoints := make([]string, len(agents))
+	servers := make([]*producer.Server, len(agents))
 	for i, a := range agents {
-		opts := a.Options
-		opts.Speed = demoPace(speed)
-		url, stop, err := serveDemo(producer.New(opts), demoBindings[i%len(demoBindings)], errf)
-		if err != nil {
-			stopAll()
-			return nil, nil, fmt.Errorf("start the demo agent %s: %w", a.Label, err)
-		}
-		endpoints = append(endpoints, a.Label+"="+url)
-		stops = append(stops, stop)
+		endpoints[i], servers[i] = a.Endpoint(), a.Server
 	}
-	return endpoints, sync.OnceFunc(stopAll), nil
+	return endpoints, stopSaying(errf, servers...), nil
 }

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -226,29 +225,30 @@ func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bi
 		ln.Close()
 		return exitViolations, fmt.Errorf("listen for gRPC on %s: %w", host, err)
 	}
-	hs := &http.Server{Handler: p, ReadHeaderTimeout: 5 * time.Second}
-	gs := p.GRPCServer()
-	errc := make(chan error, 2)
-	go func() { errc <- hs.Serve(ln) }()
-	go func() { errc <- gs.Serve(gln) }()
+	hs, err := producer.Serve(ln, p, producer.BindingHTTP) // WebSocket too: the same handler
+	if err != nil {
+		ln.Close()
+		gln.Close()
+		return exitViolations, err
+	}
+	gs, err := producer.Serve(gln, p, producer.BindingGRPC)
+	if err != nil {
+		hs.Stop()
+		gln.Close()
+		return exitViolations, err
+	}
 	started(listening{http: ln.Addr().String(), grpc: gln.Addr().String()})
 
-	var serveErr error
 	select {
 	case <-ctx.Done():
 	case <-stop:
-	case err := <-errc:
-		if !errors.Is(err, http.ErrServerClosed) {
-			serveErr = fmt.Errorf("serve: %w", err)
-		}
+	case <-hs.Done():
+	case <-gs.Done():
 	}
-	p.Close() // ends every stream and connection, so shutting down does not wait on them
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(sctx)
+	hs.Stop() // closes p first: every stream and connection ends, so stopping does not wait on them
 	gs.Stop()
-	if serveErr != nil {
-		return exitViolations, serveErr
+	if err := errors.Join(hs.Err(), gs.Err()); err != nil {
+		return exitViolations, fmt.Errorf("serve: %w", err)
 	}
 	say("Stopped serving.")
 	return exitOK, nil

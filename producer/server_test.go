@@ -1,0 +1,180 @@
+package producer_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
+)
+
+// confirmProducer is the real producer playing the "confirm" scenario
+// without pauses, ending its streams once it is over.
+func confirmProducer(t *testing.T) *producer.Producer {
+	t.Helper()
+	all, err := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	confirm, err := producer.SelectScenarios(all, []string{"confirm"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return producer.New(producer.Options{Scenarios: confirm, EndWhenDone: true})
+}
+
+// listen is a listener for binding b: a loopback port, or a Unix socket.
+func listen(t *testing.T, b producer.Binding) net.Listener {
+	t.Helper()
+	if b == producer.BindingUnix {
+		// A short path: a socket's path is limited to about 100 bytes.
+		dir, err := os.MkdirTemp("", "srv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+		ln, err := producer.ListenUnix(filepath.Join(dir, "p.sock"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ln
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// dial subscribes to s with a real client that answers confirmations.
+func dial(t *testing.T, s *producer.Server) *subscriber.Client {
+	t.Helper()
+	c, err := subscriber.Dial(context.Background(), s.URL(), subscriber.Config{
+		Identity: session.Identity{ID: "test", Name: "test", Version: "1"},
+		Terms:    session.Terms{CanConfirm: true},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// Serve serves the producer over each binding: a real subscriber dials the
+// Server's URL, hears the scenario, answers its prompt, and hears the end;
+// Stop then returns once the server has ended, and says no failure.
+func TestServeEachBinding(t *testing.T) {
+	for _, b := range []producer.Binding{producer.BindingHTTP, producer.BindingWebSocket, producer.BindingGRPC, producer.BindingUnix} {
+		t.Run(string(b), func(t *testing.T) {
+			s, err := producer.Serve(listen(t, b), confirmProducer(t), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Stop()
+			if !strings.HasPrefix(s.URL(), string(b)+":") {
+				t.Errorf("URL %q does not name the binding %s", s.URL(), b)
+			}
+			ctx := context.Background()
+			c := dial(t, s)
+			var replied, completed bool
+			for {
+				u, err := c.Next(ctx)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.Kind == subscriber.KindReply {
+					replied = u.Reply.Err == nil
+				}
+				if u.Kind != subscriber.KindDelivery || u.Delivery.Kind != session.KindEvent {
+					continue
+				}
+				if p := u.Delivery.Prompt; p != nil && p.State == session.PromptPending {
+					if err := c.Confirm(ctx, p.Number, protocol.DecisionAccept); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if u.Delivery.Event.Type == protocol.TypeSessionCompleted {
+					completed = true
+					c.Close()
+				}
+			}
+			if !replied || !completed {
+				t.Errorf("replied %v, session completed %v", replied, completed)
+			}
+			s.Stop()
+			s.Stop() // again: waits for the same end
+			select {
+			case <-s.Done():
+			default:
+				t.Fatal("Stop returned before the server ended")
+			}
+			if err := s.Err(); err != nil {
+				t.Errorf("a stopped server says it failed: %v", err)
+			}
+		})
+	}
+}
+
+// Stop returns while a subscriber still holds a stream open: the producer
+// is closed first, which ends the stream, so stopping does not wait on it.
+func TestServeStopEndsOpenStreams(t *testing.T) {
+	for _, b := range []producer.Binding{producer.BindingHTTP, producer.BindingGRPC, producer.BindingUnix} {
+		t.Run(string(b), func(t *testing.T) {
+			// The prompt is left waiting, so the stream stays open.
+			s, err := producer.Serve(listen(t, b), confirmProducer(t), b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			c := dial(t, s)
+			defer c.Close()
+			for { // until the prompt waits
+				u, err := c.Next(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if u.Kind == subscriber.KindDelivery && u.Delivery.Prompt != nil {
+					break
+				}
+			}
+			s.Stop() // returns: the test would hang otherwise
+			if err := s.Err(); err != nil {
+				t.Errorf("a stopped server says it failed: %v", err)
+			}
+		})
+	}
+}
+
+// A server that fails (its listener closed under it) says so: Done is
+// closed and Err names the failure.
+func TestServeFailureIsSaid(t *testing.T) {
+	ln := listen(t, producer.BindingHTTP)
+	s := producer.ServeHandler(ln, http.NotFoundHandler())
+	ln.Close()
+	<-s.Done()
+	if err := s.Err(); err == nil || !strings.Contains(err.Error(), "serving http://") {
+		t.Fatalf("Err after a failure: %v", err)
+	}
+	s.Stop() // after a failure: returns at once
+}
+
+// Serve refuses a binding it does not know, in words naming those it does.
+func TestServeUnknownBinding(t *testing.T) {
+	ln := listen(t, producer.BindingHTTP)
+	defer ln.Close()
+	_, err := producer.Serve(ln, producer.New(producer.Options{}), "carrier-pigeon")
+	if err == nil || !strings.Contains(err.Error(), "http, ws, grpc and unix") {
+		t.Fatalf("error %v", err)
+	}
+}
