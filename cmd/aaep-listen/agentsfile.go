@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aaep-term/aaep-term/internal/agentspec"
+	"github.com/aaep-term/aaep-term/internal/agentsfile"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/policy"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -16,14 +16,14 @@ import (
 
 // agentEntry is one entry of an --agents file, read and checked by
 // agentspec but for its terms and policy.
-type agentEntry = agentspec.Entry
+type agentEntry = agentsfile.Entry
 
-// readAgentsFile reads --agents FILE (agentspec.ReadFile). The agents are
+// readAgentsFile reads --agents FILE (agentsfile.ReadFile). The agents are
 // added to o.Agents, after those on the command line, whose labels they
 // may not repeat; settleAgentsFile gives them their terms and policies once
 // the flags' are settled.
 func (o *options) readAgentsFile(path string) error {
-	entries, err := agentspec.ReadFile(path)
+	entries, err := agentsfile.ReadFile(path)
 	if err != nil {
 		return cliflag.Usage(fmt.Errorf("--agents %w", err)) // "--agents a.json: entry 2 (code): …"
 	}
@@ -40,7 +40,7 @@ func (o *options) readAgentsFile(path string) error {
 	for i := range entries {
 		e := &entries[i]
 		if e.Label != "" && onLine[strings.ToLower(e.Label)] {
-			return fail("%s: %w", e.Name, agentspec.LabelTwice(e.Label))
+			return fail("%s: %w", e.Name, agentsfile.LabelTwice(e.Label))
 		}
 		o.Agents = append(o.Agents, agentSpec{Label: e.Label, Endpoint: e.Endpoint, Muted: e.Mute,
 			Token: e.Token, Header: e.Header, FromFile: true, entry: e, entryName: e.Name})

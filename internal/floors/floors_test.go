@@ -31,7 +31,7 @@ var floors = map[string]float64{
 	// 1: messages, schemas, untrusted text; signatures; the audit log.
 	"protocol": 1, "sigrpl": 1, "audit": 1,
 	// Helpers over protocol.
-	"internal/textout": 1.5, "internal/htmlpage": 1.5, "internal/agentspec": 1.5, "internal/buildinfo": 1.5,
+	"internal/textout": 1.5, "internal/htmlpage": 1.5, "internal/agentspec": 1.5, "internal/agentsfile": 6.6, "internal/buildinfo": 1.5,
 	"internal/term": 1.6, "internal/buildinfo/buildinfotest": 1.7,
 
 	// 2: the wire per binding; the pure engine; rules; the capture format.

@@ -1,7 +1,6 @@
-package agentspec
-
-// file.go: an agents file, the agents to listen to with settings of their
-// own (aaep-listen --agents FILE).
+// Package agentsfile reads an agents file (aaep-listen --agents FILE): the
+// agents to listen to, each with settings of its own, checked and bounded.
+package agentsfile
 
 import (
 	"bytes"
@@ -17,6 +16,7 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
@@ -32,15 +32,15 @@ const MaxFileSize = 1 << 20
 // Include, Exclude, Rate, Lang) and the policy are the reader's to settle
 // against its own flags: a setting left out is "", nil or 0.
 type Entry struct {
-	Spec             // its label ("" for none) and endpoint, checked
-	Name      string // how errors name it: "entry 2 (mail)"; the label is sanitized
-	Token     string
-	Header    http.Header // checked header lines; nil for none
-	Verbosity string
-	Include   []string
-	Exclude   []string
-	Rate      int
-	Lang      []string
+	agentspec.Spec        // its label ("" for none) and endpoint, checked
+	Name           string // how errors name it: "entry 2 (mail)"; the label is sanitized
+	Token          string
+	Header         http.Header // checked header lines; nil for none
+	Verbosity      string
+	Include        []string
+	Exclude        []string
+	Rate           int
+	Lang           []string
 	// Policy is the path of its policy file, a relative one joined to the
 	// agents file's directory; "" for none.
 	Policy string
@@ -95,7 +95,7 @@ func ReadFile(path string) ([]Entry, error) {
 // ParseFile reads an agents file: a JSON array of entries, or an object
 // {"agents": [...]}, each entry an object with at least an endpoint. An
 // unknown key, a value of the wrong type, a label that is not one (see
-// ValidLabel), an endpoint that is not one, "-" (standard input) and two
+// agentspec.ValidLabel), an endpoint that is not one, "-" (standard input) and two
 // labels alike (letter case aside) are errors naming the entry; nothing of
 // the file reaches an error unsanitized. A relative policy path is joined
 // to dir.
@@ -176,12 +176,12 @@ func checkEntry(fe fileEntry, dir string) (Entry, error) {
 		return Entry{}, errors.New("- (events on standard input) cannot be an agent of a file: standard input takes your commands")
 	}
 	if fe.Label != "" {
-		if err := CheckLabel(fe.Label); err != nil {
+		if err := agentspec.CheckLabel(fe.Label); err != nil {
 			return Entry{}, err
 		}
 	}
 	e := Entry{
-		Spec:  Spec{Label: fe.Label, Endpoint: fe.Endpoint},
+		Spec:  agentspec.Spec{Label: fe.Label, Endpoint: fe.Endpoint},
 		Token: fe.Token, Verbosity: fe.Verbosity, Include: fe.Include, Exclude: fe.Exclude,
 		Rate: fe.Rate, Lang: fe.Lang, Policy: fe.Policy, Mute: fe.Mute,
 	}

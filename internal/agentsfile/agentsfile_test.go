@@ -1,10 +1,12 @@
-package agentspec
+package agentsfile
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 )
 
 // An agents file is a list, or {"agents": [...]}; each entry keeps its own
@@ -115,7 +117,7 @@ func FuzzParseFile(f *testing.F) {
 			return
 		}
 		for _, e := range es {
-			if e.Endpoint == "" || e.Endpoint == "-" || (e.Label != "" && !ValidLabel(e.Label)) {
+			if e.Endpoint == "" || e.Endpoint == "-" || (e.Label != "" && !agentspec.ValidLabel(e.Label)) {
 				t.Fatalf("entry %+v", e)
 			}
 		}
