@@ -50,6 +50,7 @@ type Decoder struct {
 	spans     [nField]span
 	strangers []member // top-level members no event type defines, up to maxStrangers
 	slow      int      // how many events needed the schema validator (for tests)
+	allSlow   bool     // every event goes to the schema validator (for tests)
 }
 
 // member is a member of an object: its key and its value.
@@ -129,7 +130,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	x.strangers(j.fast, d.strangers)
 
 	var problems []Problem
-	if x.bad || x.unsure {
+	if x.bad || x.unsure || d.allSlow {
 		d.slow++
 		v, err := jsonschema.UnmarshalJSON(strings.NewReader(x.src))
 		if err != nil { // cannot happen for input the scanner accepted
@@ -818,7 +819,7 @@ func (r *rule) propIndex(k []byte) int {
 }
 func (x *decodeState) checkArray(r *rule, sp span) bool {
 	n, ok := 0, true
-	var seen []string
+	var items []span // kept to decide uniqueItems
 	x.items(sp, func(item span) {
 		pr := r.items
 		if n < len(r.prefix) {
@@ -828,20 +829,20 @@ func (x *decodeState) checkArray(r *rule, sp span) bool {
 		if pr != nil && !x.check(pr, item) {
 			ok = false
 		}
-		if r.unique {
-			if s, isStr := x.str(item); isStr {
-				for _, o := range seen {
-					if o == s {
-						ok = false
-					}
-				}
-				seen = append(seen, s)
-			} else if item.kind != kString {
-				x.unsure = true // objects: compared by the schema validator
-			}
+		if r.unique && ok {
+			items = append(items, item)
 		}
 	})
-	return ok && (r.minItems < 0 || n >= r.minItems) && (r.maxItems < 0 || n <= r.maxItems)
+	ok = ok && (r.minItems < 0 || n >= r.minItems) && (r.maxItems < 0 || n <= r.maxItems)
+	if ok && r.unique {
+		unique, sure := x.unique(items)
+		if !sure {
+			x.unsure = true
+			return true
+		}
+		return unique
+	}
+	return ok
 }
 
 // NormalizeType turns a full-URI core type into the compact "aaep:" form;
