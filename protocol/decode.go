@@ -49,6 +49,7 @@ type Decoder struct {
 
 	spans     [nField]span
 	strangers []member // top-level members no event type defines, up to maxStrangers
+	memo      objMemo  // the members of objects scanned once in this call
 	slow      int      // how many events needed the schema validator (for tests)
 	allSlow   bool     // every event goes to the schema validator (for tests)
 }
@@ -119,7 +120,8 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, sc.err
 	}
 
-	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup}
+	d.memo.reset()
+	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup, memo: &d.memo}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -153,6 +155,41 @@ type decodeState struct {
 	ev     *Event
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
+	memo   *objMemo
+}
+
+// objMemo remembers the members of the first objects a Decode call looks
+// into (the producer, the localization hints…), so that filling the event
+// and checking it do not scan each again. Its slices are reused from call
+// to call.
+type objMemo struct {
+	objs    []memoObj
+	members []member
+}
+
+// memoObj is a remembered object: where it begins, and its members in
+// objMemo.members[lo:hi].
+type memoObj struct {
+	start  int32
+	lo, hi int
+}
+
+// maxMemo bounds the objects remembered, so that finding one stays cheap;
+// the others are scanned each time, as before.
+const maxMemo = 8
+
+func (m *objMemo) reset() {
+	m.objs, m.members = m.objs[:0], m.members[:0]
+}
+
+// find returns the remembered members of the object beginning at start.
+func (m *objMemo) find(start int32) ([]member, bool) {
+	for _, o := range m.objs {
+		if o.start == start {
+			return m.members[o.lo:o.hi], true
+		}
+	}
+	return nil, false
 }
 
 // limits reports the soft limits the event exceeds.
@@ -266,18 +303,41 @@ func (x *decodeState) items(sp span, fn func(span)) {
 	})
 }
 
-// members calls fn with each member of an object value.
+// members calls fn with each member of an object value, in order.
 func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
-	sc := scanner{b: x.b, i: int(sp.start)}
-	sc.object(func(k span) {
-		var v span
-		sc.value(&v)
-		key := x.b[k.start:k.end]
-		if k.esc {
-			key = []byte(unescape(key))
-		}
-		fn(key, v)
-	})
+	ms, ok := x.memo.find(sp.start)
+	if !ok && len(x.memo.objs) < maxMemo {
+		lo := len(x.memo.members)
+		sc := scanner{b: x.b, i: int(sp.start)}
+		sc.object(func(k span) {
+			var v span
+			sc.value(&v)
+			x.memo.members = append(x.memo.members, member{k, v})
+		})
+		x.memo.objs = append(x.memo.objs, memoObj{sp.start, lo, len(x.memo.members)})
+		ms, ok = x.memo.members[lo:], true
+	}
+	if !ok {
+		sc := scanner{b: x.b, i: int(sp.start)}
+		sc.object(func(k span) {
+			var v span
+			sc.value(&v)
+			x.member(k, v, fn)
+		})
+		return
+	}
+	for _, m := range ms {
+		x.member(m.key, m.val, fn)
+	}
+}
+
+// member calls fn with an object member, its name unescaped.
+func (x *decodeState) member(k, v span, fn func(key []byte, v span)) {
+	key := x.b[k.start:k.end]
+	if k.esc {
+		key = []byte(unescape(key))
+	}
+	fn(key, v)
 }
 
 func (x *decodeState) raw(sp span) json.RawMessage {
@@ -763,7 +823,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 	x.members(sp, func(k []byte, v span) {
 		count++
 		if p, known := r.props[string(k)]; known {
-			bit := uint64(1) << r.propIndex(k)
+			bit := uint64(1) << r.propIndex(string(k))
 			if seen&bit != 0 {
 				x.unsure = true
 			}
@@ -782,7 +842,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 		return false
 	}
 	for _, name := range r.required {
-		if seen&(1<<r.propIndex([]byte(name))) == 0 {
+		if seen&(1<<r.propIndex(name)) == 0 {
 			return false
 		}
 	}
@@ -792,7 +852,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 	for _, group := range r.anyOfReq {
 		all := true
 		for _, name := range group {
-			i := r.propIndex([]byte(name))
+			i := r.propIndex(name)
 			if i == 63 {
 				x.unsure = true
 			}
@@ -809,9 +869,9 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 
 // propIndex is the bit of a known property (its index in sorted order), or
 // 63 for an unknown one.
-func (r *rule) propIndex(k []byte) int {
+func (r *rule) propIndex(k string) int {
 	for i, n := range r.names {
-		if n == string(k) {
+		if n == k {
 			return i
 		}
 	}
@@ -978,6 +1038,11 @@ func fastTime(s string) (time.Time, bool) {
 	return t, true
 }
 
+// daysIn is the number of days in a month of the proleptic Gregorian
+// calendar (as time.Date counts them).
 func daysIn(year, month int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		return 29
+	}
+	return int("\x1f\x1c\x1f\x1e\x1f\x1e\x1f\x1f\x1e\x1f\x1e\x1f"[month-1])
 }

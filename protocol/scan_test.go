@@ -1,6 +1,9 @@
 package protocol
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // plainSlow is plain one byte at a time: the definition plain must meet.
 func plainSlow(b []byte, i int, highSeen bool) int {
@@ -29,4 +32,15 @@ func FuzzPlain(f *testing.F) {
 			}
 		}
 	})
+}
+
+// daysIn counts as time.Date does, leap years included.
+func TestDaysIn(t *testing.T) {
+	for year := 1599; year <= 2401; year++ {
+		for month := 1; month <= 12; month++ {
+			if got, want := daysIn(year, month), time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day(); got != want {
+				t.Fatalf("daysIn(%d, %d) = %d, want %d", year, month, got, want)
+			}
+		}
+	}
 }
