@@ -48,6 +48,7 @@ type Decoder struct {
 	Schemas *Schemas // nil: compiled on first use
 
 	spans     [nField]span
+	seen      []field  // the fields whose spans are set, in the order met
 	strangers []member // top-level members no event type defines, up to maxStrangers
 	memo      objMemo  // the members of objects scanned once in this call
 	slow      int      // how many events needed the schema validator (for tests)
@@ -83,7 +84,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &LimitError{What: "size", Value: len(b), Limit: lim.HardMaxBytes}
 	}
 	sc := scanner{b: b, hardMax: lim.HardMaxDepth}
-	d.spans = [nField]span{}
+	for _, f := range d.seen {
+		d.spans[f] = span{}
+	}
+	d.seen = d.seen[:0]
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
@@ -106,6 +110,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			}
 			return
 		}
+		if !d.spans[f].seen {
+			d.seen = append(d.seen, f)
+		}
 		dup = dup || d.spans[f].seen
 		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
 		sc.value(&d.spans[f])
@@ -121,7 +128,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	}
 
 	d.memo.reset()
-	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup, memo: &d.memo}
+	x := decodeState{b: b, src: string(b), spans: &d.spans, seen: d.seen, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup, memo: &d.memo}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -152,6 +159,7 @@ type decodeState struct {
 	b      []byte
 	src    string // b as a string, so unescaped strings are substrings of it
 	spans  *[nField]span
+	seen   []field // the fields met, each once
 	ev     *Event
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
@@ -351,11 +359,8 @@ func (x *decodeState) raw(sp span) json.RawMessage {
 // type; validation is separate.
 func (x *decodeState) populate() {
 	ev := x.ev
-	for f := field(0); f < nField; f++ {
+	for _, f := range x.seen {
 		sp := x.spans[f]
-		if !sp.seen {
-			continue
-		}
 		switch f {
 		case fAtContext:
 			if s, ok := x.str(sp); ok {
@@ -622,14 +627,14 @@ func (x *decodeState) validate(er *eventRules) {
 			return
 		}
 	}
-	for f := field(0); f < nField; f++ {
+	for _, f := range x.seen {
 		r := er.fields[f]
 		sp := x.spans[f]
-		if r == nil && sp.seen && er.closed {
+		if r == nil && er.closed {
 			x.bad = true // a member of another type: not defined for this one
 			return
 		}
-		if r == nil || !sp.seen {
+		if r == nil {
 			continue
 		}
 		if f == fType {
