@@ -420,8 +420,9 @@ func (c *Client) handleQueued() {
 		return
 	}
 	c.hold.on = true
+	now := c.now()
 	for i := range burst {
-		c.handle(&burst[i])
+		c.handleAt(&burst[i], now)
 	}
 	c.releasePrompts()
 	c.in.done(burst)
