@@ -164,6 +164,10 @@ type decodeState struct {
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
 	memo   *objMemo
+	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
+	// not: its date-time format need not be read again.
+	fastTimeOf string
+	fastTimeOK bool
 }
 
 // objMemo remembers the members of the first objects a Decode call looks
@@ -381,7 +385,11 @@ func (x *decodeState) populate() {
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
 			if s, ok := x.str(sp); ok {
-				ev.Timestamp, _ = parseTimestamp(s)
+				ev.Timestamp, x.fastTimeOK = fastTime(s)
+				if !x.fastTimeOK {
+					ev.Timestamp, _ = parseTimestamp(s)
+				}
+				x.fastTimeOf = s
 			}
 		case fProducer:
 			x.producer(sp)
@@ -795,6 +803,9 @@ func (x *decodeState) checkString(r *rule, s string) bool {
 	}
 	switch r.format {
 	case "date-time":
+		if x.fastTimeOK && s == x.fastTimeOf {
+			return true // what fastTime reads is a valid date-time
+		}
 		valid, sure := checkDateTime(s)
 		if !sure {
 			x.unsure = true

@@ -55,12 +55,11 @@ func (s *scanner) fail(msg string) {
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+		c := s.b[s.i]
+		if c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return // compact JSON: the first test decides
 		}
+		s.i++
 	}
 }
 
