@@ -22,7 +22,8 @@ import (
 // BenchmarkRecord runs the real aaep-capture binary (built without the
 // race detector) against a loopback SSE producer (legacy layout, no
 // handshake) that streams events as fast as the connection takes them, and
-// reports events recorded per second from start to exit. "flood" is
+// reports events recorded per second from start to exit, and per second of
+// the binary's processor time (steadier on a shared machine). "flood" is
 // producer.Flood's progress events; "demo" is the demo producer's valid
 // events (every scenario, among them a clarification with choices), in laps
 // with new event, session and reply IDs. The recording goes to a file in
@@ -44,6 +45,7 @@ func BenchmarkRecord(b *testing.B) {
 
 func benchRecord(b *testing.B, bin string, events int, stream http.Handler) {
 	out := filepath.Join(b.TempDir(), "bench.aaep")
+	var cpu time.Duration // the binary's processor time, user and system
 	for b.Loop() {
 		var served atomic.Int32
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -63,11 +65,13 @@ func benchRecord(b *testing.B, bin string, events int, stream http.Handler) {
 			b.Fatalf("aaep-capture: %v\n%s", err, stderr.String())
 		}
 		srv.Close()
+		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 		if !strings.Contains(stderr.String(), fmt.Sprintf("%d ", events)) {
 			b.Fatalf("the recording does not say %d events:\n%s", events, stderr.String())
 		}
 	}
 	b.ReportMetric(float64(events)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(events)*float64(b.N)/cpu.Seconds(), "events/cpu-s")
 }
 
 // demoEvents returns the events the demo producer sends, every scenario
