@@ -14,9 +14,25 @@ func (x *decodeState) unique(items []span) (ok, sure bool) {
 	if len(items) > maxUniqueItems {
 		return false, false
 	}
+	// The members of object items are listed once, not at each comparison.
+	members := make([][]namedSpan, len(items))
+	for i, it := range items {
+		if it.kind == kObject {
+			ms, ok := x.memberSpans(it)
+			if !ok {
+				return false, false
+			}
+			members[i] = ms
+		}
+	}
 	for i := 1; i < len(items); i++ {
 		for j := 0; j < i; j++ {
-			eq, sure := x.equal(items[i], items[j], 0)
+			var eq, sure bool
+			if items[i].kind == kObject && items[j].kind == kObject {
+				eq, sure = x.equalMembers(members[i], members[j], 0)
+			} else {
+				eq, sure = x.equal(items[i], items[j], 0)
+			}
 			if !sure {
 				return false, false
 			}
@@ -79,28 +95,34 @@ func (x *decodeState) equal(a, b span, depth int) (eq, sure bool) {
 		if !okA || !okB {
 			return false, false
 		}
-		if len(ma) != len(mb) {
-			return false, true
-		}
-		for _, m := range ma {
-			found := false
-			for _, n := range mb {
-				if m.key == n.key {
-					found = true
-					eq, sure := x.equal(m.val, n.val, depth+1)
-					if !sure || !eq {
-						return false, sure
-					}
-					break
-				}
-			}
-			if !found {
-				return false, true
-			}
-		}
-		return true, true
+		return x.equalMembers(ma, mb, depth)
 	}
 	return false, false
+}
+
+// equalMembers reports whether two objects, given by their members (each
+// name once), are equal: the same names, with equal values.
+func (x *decodeState) equalMembers(ma, mb []namedSpan, depth int) (eq, sure bool) {
+	if len(ma) != len(mb) {
+		return false, true
+	}
+	for _, m := range ma {
+		found := false
+		for _, n := range mb {
+			if m.key == n.key {
+				found = true
+				eq, sure := x.equal(m.val, n.val, depth+1)
+				if !sure || !eq {
+					return false, sure
+				}
+				break
+			}
+		}
+		if !found {
+			return false, true
+		}
+	}
+	return true, true
 }
 
 // itemSpans returns the items of an array value.
