@@ -48,8 +48,11 @@ type Decoder struct {
 	Schemas *Schemas // nil: compiled on first use
 
 	spans     [nField]span
+	seen      []field  // the fields whose spans are set, in the order met
 	strangers []member // top-level members no event type defines, up to maxStrangers
+	memo      objMemo  // the members of objects scanned once in this call
 	slow      int      // how many events needed the schema validator (for tests)
+	allSlow   bool     // every event goes to the schema validator (for tests)
 }
 
 // member is a member of an object: its key and its value.
@@ -81,7 +84,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &LimitError{What: "size", Value: len(b), Limit: lim.HardMaxBytes}
 	}
 	sc := scanner{b: b, hardMax: lim.HardMaxDepth}
-	d.spans = [nField]span{}
+	for _, f := range d.seen {
+		d.spans[f] = span{}
+	}
+	d.seen = d.seen[:0]
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
@@ -104,6 +110,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			}
 			return
 		}
+		if !d.spans[f].seen {
+			d.seen = append(d.seen, f)
+		}
 		dup = dup || d.spans[f].seen
 		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
 		sc.value(&d.spans[f])
@@ -118,7 +127,8 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, sc.err
 	}
 
-	x := decodeState{b: b, src: string(b), spans: &d.spans, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup}
+	d.memo.reset()
+	x := decodeState{b: b, src: string(b), spans: &d.spans, seen: d.seen, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup, memo: &d.memo}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -129,7 +139,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	x.strangers(j.fast, d.strangers)
 
 	var problems []Problem
-	if x.bad || x.unsure {
+	if x.bad || x.unsure || d.allSlow {
 		d.slow++
 		v, err := jsonschema.UnmarshalJSON(strings.NewReader(x.src))
 		if err != nil { // cannot happen for input the scanner accepted
@@ -149,9 +159,49 @@ type decodeState struct {
 	b      []byte
 	src    string // b as a string, so unescaped strings are substrings of it
 	spans  *[nField]span
+	seen   []field // the fields met, each once
 	ev     *Event
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
+	memo   *objMemo
+	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
+	// not: its date-time format need not be read again.
+	fastTimeOf string
+	fastTimeOK bool
+}
+
+// objMemo remembers the members of the first objects a Decode call looks
+// into (the producer, the localization hints…), so that filling the event
+// and checking it do not scan each again. Its slices are reused from call
+// to call.
+type objMemo struct {
+	objs    []memoObj
+	members []member
+}
+
+// memoObj is a remembered object: where it begins, and its members in
+// objMemo.members[lo:hi].
+type memoObj struct {
+	start  int32
+	lo, hi int
+}
+
+// maxMemo bounds the objects remembered, so that finding one stays cheap;
+// the others are scanned each time, as before.
+const maxMemo = 8
+
+func (m *objMemo) reset() {
+	m.objs, m.members = m.objs[:0], m.members[:0]
+}
+
+// find returns the remembered members of the object beginning at start.
+func (m *objMemo) find(start int32) ([]member, bool) {
+	for _, o := range m.objs {
+		if o.start == start {
+			return m.members[o.lo:o.hi], true
+		}
+	}
+	return nil, false
 }
 
 // limits reports the soft limits the event exceeds.
@@ -265,18 +315,41 @@ func (x *decodeState) items(sp span, fn func(span)) {
 	})
 }
 
-// members calls fn with each member of an object value.
+// members calls fn with each member of an object value, in order.
 func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
-	sc := scanner{b: x.b, i: int(sp.start)}
-	sc.object(func(k span) {
-		var v span
-		sc.value(&v)
-		key := x.b[k.start:k.end]
-		if k.esc {
-			key = []byte(unescape(key))
-		}
-		fn(key, v)
-	})
+	ms, ok := x.memo.find(sp.start)
+	if !ok && len(x.memo.objs) < maxMemo {
+		lo := len(x.memo.members)
+		sc := scanner{b: x.b, i: int(sp.start)}
+		sc.object(func(k span) {
+			var v span
+			sc.value(&v)
+			x.memo.members = append(x.memo.members, member{k, v})
+		})
+		x.memo.objs = append(x.memo.objs, memoObj{sp.start, lo, len(x.memo.members)})
+		ms, ok = x.memo.members[lo:], true
+	}
+	if !ok {
+		sc := scanner{b: x.b, i: int(sp.start)}
+		sc.object(func(k span) {
+			var v span
+			sc.value(&v)
+			x.member(k, v, fn)
+		})
+		return
+	}
+	for _, m := range ms {
+		x.member(m.key, m.val, fn)
+	}
+}
+
+// member calls fn with an object member, its name unescaped.
+func (x *decodeState) member(k, v span, fn func(key []byte, v span)) {
+	key := x.b[k.start:k.end]
+	if k.esc {
+		key = []byte(unescape(key))
+	}
+	fn(key, v)
 }
 
 func (x *decodeState) raw(sp span) json.RawMessage {
@@ -290,11 +363,8 @@ func (x *decodeState) raw(sp span) json.RawMessage {
 // type; validation is separate.
 func (x *decodeState) populate() {
 	ev := x.ev
-	for f := field(0); f < nField; f++ {
+	for _, f := range x.seen {
 		sp := x.spans[f]
-		if !sp.seen {
-			continue
-		}
 		switch f {
 		case fAtContext:
 			if s, ok := x.str(sp); ok {
@@ -315,7 +385,11 @@ func (x *decodeState) populate() {
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
 			if s, ok := x.str(sp); ok {
-				ev.Timestamp, _ = parseTimestamp(s)
+				ev.Timestamp, x.fastTimeOK = fastTime(s)
+				if !x.fastTimeOK {
+					ev.Timestamp, _ = parseTimestamp(s)
+				}
+				x.fastTimeOf = s
 			}
 		case fProducer:
 			x.producer(sp)
@@ -561,14 +635,14 @@ func (x *decodeState) validate(er *eventRules) {
 			return
 		}
 	}
-	for f := field(0); f < nField; f++ {
+	for _, f := range x.seen {
 		r := er.fields[f]
 		sp := x.spans[f]
-		if r == nil && sp.seen && er.closed {
+		if r == nil && er.closed {
 			x.bad = true // a member of another type: not defined for this one
 			return
 		}
-		if r == nil || !sp.seen {
+		if r == nil {
 			continue
 		}
 		if f == fType {
@@ -729,6 +803,9 @@ func (x *decodeState) checkString(r *rule, s string) bool {
 	}
 	switch r.format {
 	case "date-time":
+		if x.fastTimeOK && s == x.fastTimeOf {
+			return true // what fastTime reads is a valid date-time
+		}
 		valid, sure := checkDateTime(s)
 		if !sure {
 			x.unsure = true
@@ -762,7 +839,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 	x.members(sp, func(k []byte, v span) {
 		count++
 		if p, known := r.props[string(k)]; known {
-			bit := uint64(1) << r.propIndex(k)
+			bit := uint64(1) << r.propIndex(string(k))
 			if seen&bit != 0 {
 				x.unsure = true
 			}
@@ -781,7 +858,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 		return false
 	}
 	for _, name := range r.required {
-		if seen&(1<<r.propIndex([]byte(name))) == 0 {
+		if seen&(1<<r.propIndex(name)) == 0 {
 			return false
 		}
 	}
@@ -791,7 +868,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 	for _, group := range r.anyOfReq {
 		all := true
 		for _, name := range group {
-			i := r.propIndex([]byte(name))
+			i := r.propIndex(name)
 			if i == 63 {
 				x.unsure = true
 			}
@@ -808,9 +885,9 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 
 // propIndex is the bit of a known property (its index in sorted order), or
 // 63 for an unknown one.
-func (r *rule) propIndex(k []byte) int {
+func (r *rule) propIndex(k string) int {
 	for i, n := range r.names {
-		if n == string(k) {
+		if n == k {
 			return i
 		}
 	}
@@ -818,7 +895,7 @@ func (r *rule) propIndex(k []byte) int {
 }
 func (x *decodeState) checkArray(r *rule, sp span) bool {
 	n, ok := 0, true
-	var seen []string
+	var items []span // kept to decide uniqueItems
 	x.items(sp, func(item span) {
 		pr := r.items
 		if n < len(r.prefix) {
@@ -828,20 +905,20 @@ func (x *decodeState) checkArray(r *rule, sp span) bool {
 		if pr != nil && !x.check(pr, item) {
 			ok = false
 		}
-		if r.unique {
-			if s, isStr := x.str(item); isStr {
-				for _, o := range seen {
-					if o == s {
-						ok = false
-					}
-				}
-				seen = append(seen, s)
-			} else if item.kind != kString {
-				x.unsure = true // objects: compared by the schema validator
-			}
+		if r.unique && ok {
+			items = append(items, item)
 		}
 	})
-	return ok && (r.minItems < 0 || n >= r.minItems) && (r.maxItems < 0 || n <= r.maxItems)
+	ok = ok && (r.minItems < 0 || n >= r.minItems) && (r.maxItems < 0 || n <= r.maxItems)
+	if ok && r.unique {
+		unique, sure := x.unique(items)
+		if !sure {
+			x.unsure = true
+			return true
+		}
+		return unique
+	}
+	return ok
 }
 
 // NormalizeType turns a full-URI core type into the compact "aaep:" form;
@@ -977,6 +1054,11 @@ func fastTime(s string) (time.Time, bool) {
 	return t, true
 }
 
+// daysIn is the number of days in a month of the proleptic Gregorian
+// calendar (as time.Date counts them).
 func daysIn(year, month int) int {
-	return time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
+	if month == 2 && year%4 == 0 && (year%100 != 0 || year%400 == 0) {
+		return 29
+	}
+	return int("\x1f\x1c\x1f\x1e\x1f\x1e\x1f\x1f\x1e\x1f\x1e\x1f"[month-1])
 }

@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -54,12 +55,11 @@ func (s *scanner) fail(msg string) {
 
 func (s *scanner) ws() {
 	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
+		c := s.b[s.i]
+		if c > ' ' || c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+			return // compact JSON: the first test decides
 		}
+		s.i++
 	}
 }
 
@@ -172,54 +172,59 @@ func (s *scanner) digits() int {
 // str scans a string whose opening quote is at s.i.
 func (s *scanner) str(sp *span) {
 	sp.kind = kString
-	s.i++
-	sp.start = int32(s.i)
-	for s.i < len(s.b) {
-		s.plain(sp.high)
-		if s.i >= len(s.b) {
+	b := s.b
+	i := s.i + 1
+	sp.start = int32(i)
+	for i < len(b) {
+		i = plain(b, i, sp.high)
+		if i >= len(b) {
 			break
 		}
-		c := s.b[s.i]
+		c := b[i]
 		switch {
 		case c == '"':
-			sp.end = int32(s.i)
-			if n := s.i - int(sp.start); n > s.longStr {
+			sp.end = int32(i)
+			if n := i - int(sp.start); n > s.longStr {
 				s.longStr = n
 			}
-			s.i++
+			s.i = i + 1
 			return
 		case c == '\\':
 			sp.esc = true
-			s.i++
-			if s.i >= len(s.b) {
+			i++
+			if i >= len(b) {
 				break
 			}
-			switch s.b[s.i] {
+			switch b[i] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
+				i++
 			case 'u':
-				s.i++
+				i++
 				for k := 0; k < 4; k++ {
-					if s.i >= len(s.b) || unhex(s.b[s.i]) < 0 {
+					if i >= len(b) || unhex(b[i]) < 0 {
+						s.i = i
 						s.fail("invalid \\u escape in string")
 						return
 					}
-					s.i++
+					i++
 				}
 			default:
+				s.i = i
 				s.fail("invalid escape in string")
 				return
 			}
 		case c < 0x20:
+			s.i = i
 			s.fail("control character in string")
 			return
 		case c >= 0x80:
 			sp.high = true
-			s.i++
+			i++
 		default:
-			s.i++
+			i++
 		}
 	}
+	s.i = len(b)
 	s.fail("unexpected end of input in string")
 }
 
@@ -232,23 +237,33 @@ const (
 	lanesSpace = ' ' * lanes1
 )
 
-// plain advances s.i over string bytes that need no attention, eight at a
-// time: no quote, backslash or control character, and, unless highSeen, no
-// byte of a multi-byte UTF-8 sequence (whose presence the caller records).
-func (s *scanner) plain(highSeen bool) {
+// plain returns the index of the first byte of b at or after i that needs
+// attention in a string: a quote, backslash or control character, and,
+// unless highSeen, a byte of a multi-byte UTF-8 sequence (whose presence
+// the caller records); len(b) if there is none. It reads eight bytes at a
+// time; in each word the lowest flagged lane is exact (a borrow only
+// flags lanes above a true match), so it jumps straight to it.
+func plain(b []byte, i int, highSeen bool) int {
 	high := uint64(lanesHigh)
 	if highSeen {
 		high = 0
 	}
-	for s.i+8 <= len(s.b) {
-		x := binary.LittleEndian.Uint64(s.b[s.i:])
-		q, b := x^lanesQuote, x^lanesBack
-		special := (q-lanes1)&^q | (b-lanes1)&^b | (x-lanesSpace)&^x
-		if (special|x&high)&lanesHigh != 0 {
-			return
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		q, bs := x^lanesQuote, x^lanesBack
+		special := ((q-lanes1)&^q | (bs-lanes1)&^bs | (x-lanesSpace)&^x | x&high) & lanesHigh
+		if special != 0 {
+			return i + bits.TrailingZeros64(special)/8
 		}
-		s.i += 8
+		i += 8
 	}
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 && !highSeen {
+			return i
+		}
+	}
+	return i
 }
 
 // skip scans one value and forgets it. Its span is the scanner's scratch

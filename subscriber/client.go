@@ -410,12 +410,13 @@ func (c *Client) handleQueued() {
 		return
 	}
 	c.hold.on = true
+	now := c.now()
 	for i := range burst {
 		if n := burst[i].note; n != nil {
 			c.show(*n)
 			continue
 		}
-		c.handle(&burst[i])
+		c.handleAt(&burst[i], now)
 	}
 	c.releasePrompts()
 	c.in.done(burst)

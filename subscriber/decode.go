@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -57,8 +58,11 @@ func notEvent(err error) *protocol.NotEventError {
 // handle feeds one decoded frame to the engine, or the handshake. A
 // handshake or reply message, and the answer to the subscription request
 // whatever it holds, is never announced as an event.
-func (c *Client) handle(d *decoded) {
-	now := c.now()
+func (c *Client) handle(d *decoded) { c.handleAt(d, c.now()) }
+
+// handleAt is handle with the client's clock read already: a burst reads
+// it once for all its frames, every one of which had arrived by then.
+func (c *Client) handleAt(d *decoded, now time.Time) {
 	if d.answer {
 		c.tapRequest(d.frame.At)
 	}

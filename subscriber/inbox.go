@@ -37,6 +37,11 @@ func (in *inbox) put(d decoded, stop, quit <-chan struct{}) bool {
 	for {
 		in.mu.Lock()
 		if n := len(in.frames); n < maxInbox {
+			if in.frames == nil {
+				// A whole burst's room at once: growing by appending
+				// would copy, and leave a slice done may not keep.
+				in.frames = make([]decoded, 0, maxInbox)
+			}
 			in.frames = append(in.frames, d)
 			in.mu.Unlock()
 			if n == 0 {

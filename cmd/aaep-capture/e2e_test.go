@@ -20,7 +20,7 @@ import (
 )
 
 // demoProducer is the demo producer playing every scenario at once.
-func demoProducer(t *testing.T, quirks bool) *producer.Producer {
+func demoProducer(t testing.TB, quirks bool) *producer.Producer {
 	t.Helper()
 	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
 	if err != nil {
