@@ -341,11 +341,17 @@ func (c *Client) loop(ctx context.Context) {
 			c.eng.Tick(c.now())
 			c.answerByGate(c.now())
 		case why := <-c.closing:
-			c.heldNote = nil // quitting loses no connection
-			c.closeSubscription(session.CloseShutdown, why)
-			c.finish(why, nil)
+			c.closeBecause(why)
 			return
 		case err := <-c.recvErr:
+			select {
+			case why := <-c.closing:
+				// Close was asked for before the connection's end was
+				// handled: the user's close is the end, and is sent.
+				c.closeBecause(why)
+				return
+			default:
+			}
 			c.handleQueued() // sent before the end: a rejection, the last events, the end's note
 			if c.ending() {
 				return
@@ -379,6 +385,13 @@ func (c *Client) loop(ctx context.Context) {
 			return
 		}
 	}
+}
+
+// closeBecause ends the run as Close asked, telling the producer.
+func (c *Client) closeBecause(why string) {
+	c.heldNote = nil // quitting loses no connection
+	c.closeSubscription(session.CloseShutdown, why)
+	c.finish(why, nil)
 }
 
 // room reports whether fewer than maxQueued updates wait to be taken.
@@ -502,6 +515,9 @@ type note struct {
 }
 
 func (c *Client) show(n note) {
+	if n.isStatus && n.status == transport.StatusConnecting && c.saidConnecting {
+		return // said before dialling: the transport's own note says it again
+	}
 	now := c.now()
 	c.tapStatus(n)
 	if n.problem {
@@ -519,9 +535,6 @@ func (c *Client) show(n note) {
 	}
 	switch n.status {
 	case transport.StatusConnecting:
-		if c.saidConnecting {
-			return // the transport's reconnecting line said it
-		}
 		c.saidConnecting = true
 		c.say(StatusConnecting, "Connecting to "+c.endpoint+"."+detail)
 		if c.cfg.Credentials != "" {

@@ -256,9 +256,12 @@ func (r *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
 		if !errors.Is(err, io.EOF) || !r.waitTold(ctx) {
 			return f, err
 		}
-		req, wait, ok := r.plan()
+		req, wait, line, ok := r.plan()
 		if !ok {
 			return f, err
+		}
+		if line != "" {
+			r.say(line) // not under r.mu: it waits for room in the client's inbox
 		}
 		if !r.countdown(ctx, wait) {
 			return f, transport.ErrClosed
@@ -314,27 +317,27 @@ func (r *retryConn) waitTold(ctx context.Context) bool {
 }
 
 // plan decides, after the connection ended, whether to subscribe again:
-// with what request and after how long.
-func (r *retryConn) plan() (req protocol.SubscriptionRequest, wait time.Duration, ok bool) {
+// with what request and after how long; line, when not empty, is what to
+// tell the user about it.
+func (r *retryConn) plan() (req protocol.SubscriptionRequest, wait time.Duration, line string, ok bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.rejection == nil || r.closed.Err() != nil || r.tries >= maxRejectedRetries {
-		return req, 0, false
+		return req, 0, "", false
 	}
 	m := r.rejection
 	r.tries++
 	if m.ReasonCode == "capabilities_incompatible" && !r.stripped {
 		if fixed, prefix, ok := withoutClash(r.req, m.ReasonMessage); ok {
 			r.stripped = true
-			r.say(fmt.Sprintf("The producer's extensions clash with ours over the prefix %q; subscribing again without it "+
-				"(answers go unsigned).", protocol.Name(prefix)))
-			return fixed, 0, true
+			return fixed, 0, fmt.Sprintf("The producer's extensions clash with ours over the prefix %q; subscribing again without it "+
+				"(answers go unsigned).", protocol.Name(prefix)), true
 		}
 	}
 	if m.RetryAfterSeconds == nil || *m.RetryAfterSeconds < 0 {
-		return req, 0, false
+		return req, 0, "", false
 	}
-	return r.req, min(time.Duration(*m.RetryAfterSeconds)*time.Second, maxRetryWait), true
+	return r.req, min(time.Duration(*m.RetryAfterSeconds)*time.Second, maxRetryWait), "", true
 }
 
 // withoutClash returns req without the extension whose prefix the

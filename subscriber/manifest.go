@@ -233,6 +233,9 @@ func discover(ctx context.Context, endpoint string, opts transport.Options, id s
 	}
 	defer conn.Close()
 	f, err := conn.Recv(dctx)
+	for err == nil && f.Note != nil { // a connection opened with InBand notes: its first message
+		f, err = conn.Recv(dctx)
+	}
 	if err != nil {
 		return src, off, "The producer sent nothing in " + manifestWait.String() + "; looking for the manifest all the same."
 	}

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -125,23 +127,47 @@ func (s *streamLog) streamsOf(id string) string {
 // that subscribes on each connection) "Subscribed", then the events of the
 // new connection. Nothing of the new connection comes before the lines
 // that say it was made, and nothing of the old one after the line that
-// says it was lost. Run 10 × 5 drops per binding.
+// says it was lost. Over SSE, where the test sees which stream carried
+// each event, that is checked event by event. 10 runs × 5 drops per
+// binding.
 func TestReconnectOrderWithTheRealProducer(t *testing.T) {
 	cases := []struct {
 		name       string
 		layout     transport.Layout
-		ws         bool
 		subscribes bool // every connection brings a subscription.accepted
+		// serve starts p behind dl's listener and returns the endpoint.
+		serve func(t *testing.T, p *producer.Producer, sl *streamLog, wrap func(net.Listener) net.Listener) string
 	}{
-		{name: "SSE, spec layout", layout: transport.LayoutSpec},
-		{name: "SSE, legacy layout", layout: transport.LayoutLegacy},
-		{name: "WebSocket", ws: true, subscribes: true},
+		{name: "SSE, spec layout", layout: transport.LayoutSpec, serve: dropHTTP("http")},
+		{name: "SSE, legacy layout", layout: transport.LayoutLegacy, serve: dropHTTP("http")},
+		{name: "WebSocket", subscribes: true, serve: dropHTTP("ws")},
+		{name: "Unix socket", subscribes: true, serve: func(t *testing.T, p *producer.Producer, _ *streamLog, wrap func(net.Listener) net.Listener) string {
+			path := filepath.Join(t.TempDir(), "p.sock")
+			ln, err := producer.ListenUnix(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			go func() { _ = p.ServeUnix(ctx, wrap(ln)) }()
+			t.Cleanup(func() { cancel(); ln.Close() })
+			return "unix:" + path
+		}},
+		{name: "gRPC", subscribes: true, serve: func(t *testing.T, p *producer.Producer, _ *streamLog, wrap func(net.Listener) net.Listener) string {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gs := p.GRPCServer()
+			go func() { _ = gs.Serve(wrap(ln)) }()
+			t.Cleanup(gs.Stop)
+			return "grpc://" + ln.Addr().String()
+		}},
 	}
 	const runs, drops = 10, 5
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for run := range runs {
-				reconnectRun(t, run, drops, tc.layout, tc.ws, tc.subscribes)
+				reconnectRun(t, run, drops, tc.layout, tc.subscribes, tc.serve)
 				if t.Failed() {
 					return
 				}
@@ -150,24 +176,39 @@ func TestReconnectOrderWithTheRealProducer(t *testing.T) {
 	}
 }
 
-func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, ws, subscribes bool) {
+// dropHTTP serves the producer over HTTP, noting each SSE stream's events;
+// scheme "ws" names its WebSocket endpoint.
+func dropHTTP(scheme string) func(t *testing.T, p *producer.Producer, sl *streamLog, wrap func(net.Listener) net.Listener) string {
+	return func(t *testing.T, p *producer.Producer, sl *streamLog, wrap func(net.Listener) net.Listener) string {
+		srv := httptest.NewUnstartedServer(sl.wrap(p))
+		srv.Listener = wrap(srv.Listener)
+		srv.Start()
+		t.Cleanup(srv.Close)
+		if scheme == "ws" {
+			return "ws" + strings.TrimPrefix(srv.URL, "http") + protocol.PathWebSocket
+		}
+		return srv.URL
+	}
+}
+
+func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, subscribes bool,
+	serve func(*testing.T, *producer.Producer, *streamLog, func(net.Listener) net.Listener) string) {
 	t.Helper()
+	happy := loadScenarios(t, "happy")
 	var scen []producer.Scenario
 	for range 200 {
-		scen = append(scen, loadScenarios(t, "happy")...)
+		scen = append(scen, happy...)
 	}
-	p := producer.New(producer.Options{Scenarios: scen, Speed: 0.005})
+	// Events every few tenths of a millisecond: the connection is cut
+	// while frames are on their way.
+	p := producer.New(producer.Options{Scenarios: scen, Speed: 0.001})
 	defer p.Close()
 	sl := &streamLog{carried: map[string][]int{}}
-	srv := httptest.NewUnstartedServer(sl.wrap(p))
-	dl := &dropListener{Listener: srv.Listener}
-	srv.Listener = dl
-	srv.Start()
-	defer srv.Close()
-	endpoint := srv.URL
-	if ws {
-		endpoint = "ws" + strings.TrimPrefix(srv.URL, "http") + protocol.PathWebSocket
-	}
+	var dl *dropListener
+	endpoint := serve(t, p, sl, func(ln net.Listener) net.Listener {
+		dl = &dropListener{Listener: ln}
+		return dl
+	})
 	cfg := subscriber.Config{
 		Identity: session.Identity{ID: "test", Name: "subscriber-test", Version: "1"},
 		Terms:    session.Terms{Verbosity: "normal"},
@@ -175,8 +216,10 @@ func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, ws, sub
 	cfg.Transport.SSE.Layout = layout
 	cfg.Transport.SSE.InitialBackoff = time.Millisecond
 	cfg.Transport.SSE.MaxBackoff = 2 * time.Millisecond
-	cfg.Transport.WebSocket.InitialBackoff = time.Millisecond
-	cfg.Transport.WebSocket.MaxBackoff = 2 * time.Millisecond
+	link := transport.LinkOptions{InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond}
+	cfg.Transport.WebSocket.LinkOptions = link
+	cfg.Transport.Unix.LinkOptions = link
+	cfg.Transport.GRPC.LinkOptions = link
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := subscriber.Dial(ctx, endpoint, cfg)
@@ -185,8 +228,9 @@ func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, ws, sub
 	}
 	defer c.Close()
 
-	// The updates, reduced to what the order is about: D(stream) for a
-	// delivery of an event, and the connection's status lines.
+	// The updates, reduced to what the order is about: D and the streams
+	// that carried it for a delivery of an event (D? when unknown), and
+	// the connection's status lines.
 	var got []string
 	dropped, fresh, conns, cut := 0, 0, 0, 0
 	for {
@@ -206,6 +250,9 @@ func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, ws, sub
 			got = append(got, "D"+sl.streamsOf(u.Delivery.Event.EventID))
 			fresh++
 		}
+		if os.Getenv("ORDER_DEBUG") != "" && (u.Kind == subscriber.KindStatus || u.Kind == subscriber.KindDiagnostic) {
+			t.Logf("%v %s %s", u.Status, u.Text, u.Diagnostic.Message)
+		}
 		if u.Kind == subscriber.KindEnd {
 			t.Fatalf("run %d: ended: %s (%v) after %d updates", run, u.Text, u.Err, len(got))
 		}
@@ -217,7 +264,7 @@ func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, ws, sub
 			dl.drop()
 		}
 	}
-	checkReconnectOrder(t, run, got, drops, subscribes, !ws)
+	checkReconnectOrder(t, run, got, drops, subscribes, layout != transport.LayoutAuto)
 }
 
 // checkReconnectOrder checks got, the reduced updates of a run with drops
@@ -230,14 +277,15 @@ func checkReconnectOrder(t *testing.T, run int, got []string, drops int, subscri
 	if subscribes {
 		want = "R C S"
 	}
-	all := strings.Join(got, " ")
+	full := strings.Join(got, " ")
+	all := full // for messages: the end of it
 	if len(all) > 600 {
 		all = "…" + all[len(all)-600:]
 	}
-	if n := strings.Count(all, "R"); n != drops {
+	if n := strings.Count(full, "R"); n != drops {
 		t.Errorf("run %d: %d reconnecting lines, want %d: %s", run, n, drops, all)
 	}
-	if n := strings.Count(all, want); n != drops {
+	if n := strings.Count(full, want); n != drops {
 		t.Errorf("run %d: %q follows a drop %d times, want %d: %s", run, want, n, drops, all)
 	}
 	if !streams {

@@ -52,11 +52,16 @@ func newPump(inBand bool) *pump {
 // tell says n: in band, it is queued for Recv after every frame queued
 // before it (and waits for room, as a frame does); otherwise it goes to
 // onStatus or onProblem, a status only once Recv has taken the frames
-// before it. Nil callbacks are skipped.
+// before it. Either way, "reconnecting" returns once Recv has taken what
+// came before it, so the wait to reconnect starts when the consumer has
+// caught up, as it did with callbacks. Nil callbacks are skipped.
 func (p *pump) tell(n Note, onStatus StatusFunc, onProblem func(string)) {
 	switch {
 	case p.inBand:
 		p.put(Frame{Note: &n, At: time.Now()})
+		if !n.Problem && n.Status == StatusReconnecting {
+			p.settle() // only the reader says it, never Dial: Recv is being called
+		}
 	case n.Problem:
 		if onProblem != nil {
 			onProblem(n.Text)
