@@ -63,6 +63,9 @@ type Engine struct {
 	cfg   Config
 	out   Output
 	subID string
+	// answerless, when set, reports whether this subscription told the
+	// producer it cannot answer prompts of p's kind (SetAnswerless).
+	answerless func(p *Prompt) bool
 
 	hash   hasher
 	seen   hashSet // (agent_id, event_id) of recent events
@@ -135,6 +138,13 @@ func New(cfg Config, out Output) *Engine {
 // SetSubscriptionID sets the subscription_id written into every reply built
 // from now on. While it is empty, replies leave the field out.
 func (e *Engine) SetSubscriptionID(id string) { e.subID = id }
+
+// SetAnswerless gives the engine a way to know whether this subscription
+// told the producer that nobody here can answer prompts of a prompt's kind:
+// a prompt the agent then stops waiting for took its default because of
+// that, and is said so, not "settled elsewhere". f is called on the
+// engine's goroutine; nil means the subscription can answer.
+func (e *Engine) SetAnswerless(f func(p *Prompt) bool) { e.answerless = f }
 
 // Handle takes one received event at time now: it drops it when it is a
 // duplicate, holds it while earlier events of its session are missing, and

@@ -54,6 +54,10 @@ func (e *Engine) resolvePrompts(ev *protocol.Event, now time.Time) {
 	e.withdraw(ev, PromptResolved, func(p *Prompt) Delivery {
 		note := fmt.Sprintf("Prompt %d %s can no longer be answered; the agent is now %s.",
 			p.Number, how, words(ev.ToState))
+		if e.answerless != nil && e.answerless(p) {
+			note = fmt.Sprintf("Prompt %d took %s: nobody here can answer any more and the producer was told so, so it applied the default. The agent is now %s.",
+				p.Number, defaultTaken(p), words(ev.ToState))
+		}
 		if s := ev.SummaryNormal.String(); s != "" {
 			note += " " + s
 		}
@@ -253,4 +257,15 @@ func words(id string) string {
 		}
 		return r
 	}, id))
+}
+
+// defaultTaken says which default prompt p took when nobody could answer.
+func defaultTaken(p *Prompt) string {
+	if p.Event == nil || p.Event.Type != protocol.TypeAwaitingConfirmation {
+		return "its default answer"
+	}
+	if p.Event.DefaultDecision == protocol.DecisionAccept {
+		return "its default decision, to accept"
+	}
+	return "its default decision, to reject"
 }

@@ -279,3 +279,34 @@ func TestAnswerRefusedAsSettledElsewhere(t *testing.T) {
 		t.Fatal("settled twice")
 	}
 }
+
+// A subscription that told the producer nobody here can answer: the agent
+// leaving awaiting_input is the producer applying the default because of
+// that, said so, with the default it took; without SetAnswerless it is
+// settled elsewhere.
+func TestAnswerlessPromptTookItsDefault(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		answerless func(*Prompt) bool
+		want       string
+	}{
+		{"can answer", nil,
+			"Prompt 1 was settled elsewhere, answered on another screen or withdrawn, and can no longer be answered; the agent is now thinking. No go-ahead; the payment is off."},
+		{"told the producer it cannot", func(*Prompt) bool { return true },
+			"Prompt 1 took its default decision, to reject: nobody here can answer any more and the producer was told so, so it applied the default. The agent is now thinking. No go-ahead; the payment is off."},
+		{"cannot answer other kinds", func(p *Prompt) bool { return p.Event.Type != protocol.TypeAwaitingConfirmation },
+			"Prompt 1 was settled elsewhere, answered on another screen or withdrawn, and can no longer be answered; the agent is now thinking. No go-ahead; the payment is off."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, r := newTest(Config{})
+			e.SetAnswerless(tc.answerless)
+			e.Handle(ev("s", 0, "session.started"), t0)
+			e.Handle(confirmation("s", 1, "a"), t0)
+			e.Handle(stateChanged(2, "awaiting_input", "thinking", "No go-ahead; the payment is off."), t0)
+			res := r.deliveries(KindPromptResolved)
+			if len(res) != 1 || res[0].Note != tc.want {
+				t.Fatalf("got %v, want one resolution: %q", r.dump(), tc.want)
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ package subscriber
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -51,37 +50,23 @@ func (c *Client) tellNoAnswers() {
 	}
 }
 
-// answerlessNote words a prompt the producer settled after this
-// subscription told it that nobody here can answer (its honoured terms say
-// no replies of the prompt's kind): the producer applied the prompt's
-// default because of this subscriber, which the engine, knowing only that
-// the agent stopped waiting, would call settled elsewhere.
-func (c *Client) answerlessNote(d *session.Delivery) {
-	p := d.Prompt
+// answerless reports whether this subscription told the producer that
+// nobody here can answer prompts of p's kind (its honoured terms, or terms
+// asked for and not yet answered: a producer may apply the defaults before
+// its answer comes). The engine asks it (session.Engine.SetAnswerless), so
+// a prompt the producer then settles by default is said to have taken its
+// default because of this subscriber, not to be settled elsewhere.
+func (c *Client) answerless(p *session.Prompt) bool {
 	if p == nil || p.Event == nil || c.neg.subID == "" {
-		return
+		return false
 	}
 	terms := c.neg.honored
 	if c.neg.pending != nil {
-		// Asked for and not yet answered: a producer may apply the
-		// defaults before its answer comes.
 		terms = terms.Merge(*c.neg.pending)
 	}
 	can := terms.SupportsClarificationReply
-	what := "its default answer"
 	if p.Event.Type == protocol.TypeAwaitingConfirmation {
 		can = terms.SupportsConfirmationReply
-		what = "its default decision, to reject"
-		if p.Event.DefaultDecision == protocol.DecisionAccept {
-			what = "its default decision, to accept"
-		}
 	}
-	if can == nil || *can {
-		return
-	}
-	note := fmt.Sprintf("Prompt %d took %s: nobody here can answer any more and the producer was told so, so it applied the default.", p.Number, what)
-	if _, after, ok := strings.Cut(d.Note, "; the agent is now "); ok {
-		note += " The agent is now " + after
-	}
-	d.Note = note
+	return can != nil && !*can
 }

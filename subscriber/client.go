@@ -198,6 +198,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		shown: map[int]bool{},
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
+	c.eng.SetAnswerless(c.answerless)
 	c.eng.Filtered(cfg.Terms.Filters())
 	return c
 }
@@ -716,9 +717,6 @@ func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d)
 // onDeliver takes a delivery from the engine: the negotiated terms filter
 // events, prompts wait for the end of their burst.
 func (c *Client) onDeliver(d session.Delivery) {
-	if d.Kind == session.KindPromptResolved {
-		c.answerlessNote(&d)
-	}
 	if !c.admit(d) {
 		return
 	}
