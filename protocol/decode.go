@@ -713,7 +713,9 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 	switch r.typ {
 	case "string":
 		s, ok := x.str(sp)
-		return ok && x.checkString(r, s)
+		// The scanner saw every byte of a string without escapes: with
+		// none of 0x80 or above, it is ASCII, and need not be read again.
+		return ok && x.checkString(r, s, !sp.esc && !sp.high)
 	case "integer":
 		v, exact, ok := x.integer(sp)
 		if !ok {
@@ -781,9 +783,11 @@ func inEnum(enum []string, s string) bool {
 	return false
 }
 
-func (x *decodeState) checkString(r *rule, s string) bool {
+// checkString checks s against r. ascii says s is known to be ASCII; when
+// false, s is looked at to tell.
+func (x *decodeState) checkString(r *rule, s string, ascii bool) bool {
 	n := len(s)
-	if !isASCII(s) {
+	if !ascii && !isASCII(s) {
 		if !utf8.ValidString(s) {
 			x.unsure = true // encoding/json would replace the bad bytes
 		}
