@@ -643,3 +643,21 @@ func TestDecodeLengthInCharacters(t *testing.T) {
 		})
 	}
 }
+
+// A member name must be followed by a colon; the error says what came.
+func TestDecodeMemberColon(t *testing.T) {
+	var d Decoder
+	for _, tc := range []struct{ in, msg string }{
+		{`{"a" 1}`, `expected ':', found '1'`},
+		{`{"a";1}`, `expected ':', found ';'`},
+		{`{"a"`, `unexpected end of input, expected ':'`},
+		{`{"a"   `, `unexpected end of input, expected ':'`},
+		{`{"a":{"b" "c"}}`, `expected ':', found '"'`},
+	} {
+		ev, err := d.Decode([]byte(tc.in))
+		var se *SyntaxError
+		if ev != nil || !errors.As(err, &se) || se.Msg != tc.msg {
+			t.Errorf("Decode(%q) = %v, %v; want nil and a SyntaxError %q", tc.in, ev, err, tc.msg)
+		}
+	}
+}

@@ -72,18 +72,13 @@ func (s *scanner) next() byte {
 	return 0
 }
 
-// expect consumes c (after spaces) or fails.
-func (s *scanner) expect(c byte) bool {
-	if s.next() != c {
-		if s.i >= len(s.b) {
-			s.fail("unexpected end of input, expected " + strconv.QuoteRune(rune(c)))
-		} else {
-			s.fail("expected " + strconv.QuoteRune(rune(c)) + ", found " + strconv.QuoteRune(rune(s.b[s.i])))
-		}
-		return false
+// expected fails: c is not the next byte.
+func (s *scanner) expected(c byte) {
+	if s.i >= len(s.b) {
+		s.fail("unexpected end of input, expected " + strconv.QuoteRune(rune(c)))
+	} else {
+		s.fail("expected " + strconv.QuoteRune(rune(c)) + ", found " + strconv.QuoteRune(rune(s.b[s.i])))
 	}
-	s.i++
-	return true
 }
 
 // value scans any value and records it in sp.
@@ -304,9 +299,14 @@ func (s *scanner) object(member func(key span)) {
 		}
 		var key span
 		s.str(&key)
-		if s.err != nil || !s.expect(':') {
+		if s.err != nil {
 			return
 		}
+		if s.next() != ':' {
+			s.expected(':')
+			return
+		}
+		s.i++
 		member(key)
 		if s.err != nil {
 			return
