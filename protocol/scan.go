@@ -167,9 +167,30 @@ func (s *scanner) digits() int {
 // str scans a string whose opening quote is at s.i.
 func (s *scanner) str(sp *span) {
 	sp.kind = kString
-	b := s.b
 	i := s.i + 1
 	sp.start = int32(i)
+	// Most strings are plain to their closing quote: one look ends them.
+	j := plain(s.b, i, sp.high)
+	if j < len(s.b) && s.b[j] == '"' {
+		s.endStr(sp, j)
+		return
+	}
+	s.strRest(sp, j)
+}
+
+// endStr ends the string of sp at its closing quote, at j.
+func (s *scanner) endStr(sp *span, j int) {
+	sp.end = int32(j)
+	if n := j - int(sp.start); n > s.longStr {
+		s.longStr = n
+	}
+	s.i = j + 1
+}
+
+// strRest is str for a string with escapes, multi-byte sequences or an
+// error, from i, the first byte of it that is not plain.
+func (s *scanner) strRest(sp *span, i int) {
+	b := s.b
 	for i < len(b) {
 		i = plain(b, i, sp.high)
 		if i >= len(b) {
@@ -178,11 +199,7 @@ func (s *scanner) str(sp *span) {
 		c := b[i]
 		switch {
 		case c == '"':
-			sp.end = int32(i)
-			if n := i - int(sp.start); n > s.longStr {
-				s.longStr = n
-			}
-			s.i = i + 1
+			s.endStr(sp, i)
 			return
 		case c == '\\':
 			sp.esc = true
