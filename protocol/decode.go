@@ -91,6 +91,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
+	d.memo.reset()
 	members, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
 	sc.object(func(key span) {
@@ -115,6 +116,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		dup = dup || d.spans[f].seen
 		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
+		if (f == fProducer || f == fLocalizationHints) && sc.next() == '{' {
+			sc.memoObject(&d.spans[f], &d.memo)
+			return
+		}
 		sc.value(&d.spans[f])
 	})
 	if sc.err == nil && sc.next() != 0 {
@@ -127,7 +132,6 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, sc.err
 	}
 
-	d.memo.reset()
 	x := decodeState{b: b, src: string(b), spans: &d.spans, seen: d.seen, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup, memo: &d.memo}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
@@ -315,19 +319,35 @@ func (x *decodeState) items(sp span, fn func(span)) {
 	})
 }
 
+// memoObject scans the object at s.i into sp, as value does, and remembers
+// its members in m, so that filling the event and checking it do not scan
+// it again (the producer and the localization hints, on every event). With
+// m full it is only scanned.
+func (s *scanner) memoObject(sp *span, m *objMemo) {
+	if len(m.objs) >= maxMemo {
+		s.value(sp)
+		return
+	}
+	*sp = span{start: int32(s.i), kind: kObject, seen: true}
+	lo := len(m.members)
+	s.object(func(k span) {
+		var v span
+		s.value(&v)
+		m.members = append(m.members, member{k, v})
+	})
+	sp.end = int32(s.i)
+	m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+}
+
 // members calls fn with each member of an object value, in order.
 func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
 	ms, ok := x.memo.find(sp.start)
 	if !ok && len(x.memo.objs) < maxMemo {
-		lo := len(x.memo.members)
 		sc := scanner{b: x.b, i: int(sp.start)}
-		sc.object(func(k span) {
-			var v span
-			sc.value(&v)
-			x.memo.members = append(x.memo.members, member{k, v})
-		})
-		x.memo.objs = append(x.memo.objs, memoObj{sp.start, lo, len(x.memo.members)})
-		ms, ok = x.memo.members[lo:], true
+		var whole span
+		sc.memoObject(&whole, x.memo)
+		o := x.memo.objs[len(x.memo.objs)-1]
+		ms, ok = x.memo.members[o.lo:o.hi], true
 	}
 	if !ok {
 		sc := scanner{b: x.b, i: int(sp.start)}
@@ -713,7 +733,9 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 	switch r.typ {
 	case "string":
 		s, ok := x.str(sp)
-		return ok && x.checkString(r, s)
+		// The scanner saw every byte of a string without escapes: with
+		// none of 0x80 or above, it is ASCII, and need not be read again.
+		return ok && x.checkString(r, s, !sp.esc && !sp.high)
 	case "integer":
 		v, exact, ok := x.integer(sp)
 		if !ok {
@@ -781,9 +803,11 @@ func inEnum(enum []string, s string) bool {
 	return false
 }
 
-func (x *decodeState) checkString(r *rule, s string) bool {
+// checkString checks s against r. ascii says s is known to be ASCII; when
+// false, s is looked at to tell.
+func (x *decodeState) checkString(r *rule, s string, ascii bool) bool {
 	n := len(s)
-	if !isASCII(s) {
+	if !ascii && !isASCII(s) {
 		if !utf8.ValidString(s) {
 			x.unsure = true // encoding/json would replace the bad bytes
 		}

@@ -600,3 +600,64 @@ func FuzzPeekType(f *testing.F) {
 		}
 	})
 }
+
+// A string's length is counted in characters, not bytes, whether its
+// characters come as UTF-8 or as \u escapes: summary_terse holds at most
+// 4096. The decoder skips looking at a string again only when the scanner
+// saw it hold no byte of 0x80 or above and no escape; it decides a valid
+// string itself, and leaves bytes that are not UTF-8 to the schema
+// validator (encoding/json would replace them).
+func TestDecodeLengthInCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		terse string
+		valid bool
+		slow  bool // the schema validator is asked
+	}{
+		{"ascii at the limit", strings.Repeat("e", 4096), true, false},
+		{"ascii over the limit", strings.Repeat("e", 4097), false, true},
+		{"utf-8 at the limit", strings.Repeat("é", 4096), true, false},
+		{"utf-8 over the limit", strings.Repeat("é", 4097), false, true},
+		{"escapes at the limit", strings.Repeat(`\u00e9`, 4096), true, false},
+		{"escapes over the limit", strings.Repeat(`\u00e9`, 4097), false, true},
+		{"ascii escapes over the limit", strings.Repeat(`\u0065`, 4097), false, true},
+		{"mixed at the limit", strings.Repeat("e", 4095) + `\u00e9`, true, false},
+		{"not utf-8", "Fetching \xff.", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := strings.Replace(typical, `"summary_terse":"Fetching."`, `"summary_terse":"`+tc.terse+`"`, 1)
+			for _, slow := range []bool{false, true} {
+				d := Decoder{allSlow: slow, Limits: Limits{MaxString: 32 << 10}} // the size limit is not what is tested
+				_, err := d.Decode([]byte(in))
+				var ve *ValidationError
+				if err != nil && !errors.As(err, &ve) {
+					t.Fatalf("slow %v: %v", slow, err)
+				}
+				if got := err == nil; got != tc.valid {
+					t.Errorf("slow %v: valid = %v, want %v (%v)", slow, got, tc.valid, err)
+				}
+				if asked := d.slow > 0; !slow && asked != tc.slow {
+					t.Errorf("the schema validator asked: %v, want %v", asked, tc.slow)
+				}
+			}
+		})
+	}
+}
+
+// A member name must be followed by a colon; the error says what came.
+func TestDecodeMemberColon(t *testing.T) {
+	var d Decoder
+	for _, tc := range []struct{ in, msg string }{
+		{`{"a" 1}`, `expected ':', found '1'`},
+		{`{"a";1}`, `expected ':', found ';'`},
+		{`{"a"`, `unexpected end of input, expected ':'`},
+		{`{"a"   `, `unexpected end of input, expected ':'`},
+		{`{"a":{"b" "c"}}`, `expected ':', found '"'`},
+	} {
+		ev, err := d.Decode([]byte(tc.in))
+		var se *SyntaxError
+		if ev != nil || !errors.As(err, &se) || se.Msg != tc.msg {
+			t.Errorf("Decode(%q) = %v, %v; want nil and a SyntaxError %q", tc.in, ev, err, tc.msg)
+		}
+	}
+}

@@ -87,6 +87,24 @@ func FuzzFastAndSlowAgree(f *testing.F) {
 		f.Add([]byte(strings.Replace(clarification, "CHOICES", c, 1)))
 	}
 	f.Add([]byte(strings.Replace(clarification, `"accepted_response_kinds":["multiple_choice"]`, `"accepted_response_kinds":["yes_no","yes_no"]`, 1)))
+	// The producer and the localization hints are remembered as they are
+	// first scanned: every shape of them reads as the schema validator reads it.
+	const producer = `"producer":{"agent_id":"research-assistant","agent_name":"Research Assistant","agent_version":"2.3.1"}`
+	for _, p := range []string{
+		`"producer":{"agent_id":"other"},` + producer,
+		producer + `,"producer":{"agent_id":"other"}`,
+		`"producer":"research-assistant"`,
+		`"producer":["research-assistant"]`,
+		`"producer":{}`,
+		`"producer" : { "agent\u005fid" : "research-assistant" , "agent_name" : "Research Assistant" }`,
+		`"producer":{"agent_id":"research-assistant","agent_name":{"n":"Research Assistant"}}`,
+		`"producer":{"agent_id":"research-assistant","agent_id":"other"}`,
+		`"producer":{"agent_id":"research-assistant","model":"m\u00e9","x":[{"a":{}}]}`,
+		producer + `,"localization_hints":{"primary_language":"en-US","primary_language":"fr"}`,
+	} {
+		f.Add([]byte(strings.Replace(typical, producer, p, 1)))
+	}
+	f.Add([]byte(strings.Replace(typical, `"localization_hints":{"primary_language":"en-US","text_direction":"ltr"}`, `"localization_hints":{"text_direction":"sideways","extra":{"a":{"b":{}}}}`, 1)))
 	s, err := NewSchemas()
 	if err != nil {
 		f.Fatal(err)

@@ -136,12 +136,12 @@ func (e *Engine) link(s *sessionState, d *Delivery, now time.Time) []Delivery {
 // and warns when the call runs against the user's decision or without one.
 func (e *Engine) linkTool(s *sessionState, d *Delivery, warning func(*protocol.Event, *Prompt, string, ...any)) {
 	ev := d.Event
-	tool := words(ev.Tool)
 	p, named := s.confirmFor(ev)
 	if p == nil {
 		s.unconfirmed = ev // its confirmation may come next, as deployed producers do
 		return
 	}
+	tool := words(ev.Tool) // not before: most tool calls follow no confirmation
 	if irreversible(ev) || irreversible(p.Event) {
 		p.linked = true // the action it allowed; a harmless call uses none up
 	}
