@@ -20,6 +20,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aaep-term/aaep-term/internal/safefile"
+	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
 // The signature algorithms of receipts: ES256 (ECDSA P-256) and EdDSA
@@ -244,26 +245,12 @@ func parseKey(b []byte) (any, error) {
 		}
 		return jwk.Key, nil
 	}
-	blk, _ := pem.Decode(b)
-	if blk == nil {
+	parsed, err := sigrpl.ParsePEMKey(b, true)
+	switch {
+	case errors.Is(err, sigrpl.ErrNoPEM):
 		return nil, errors.New("the file holds neither a PEM block nor a JWK")
-	}
-	var (
-		parsed any
-		err    error
-	)
-	switch blk.Type {
-	case "PRIVATE KEY":
-		parsed, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
-	case "EC PRIVATE KEY":
-		parsed, err = x509.ParseECPrivateKey(blk.Bytes)
-	case "PUBLIC KEY":
-		parsed, err = x509.ParsePKIXPublicKey(blk.Bytes)
-	default:
-		return nil, fmt.Errorf("the file holds a %q PEM block, not a key", blk.Type)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("parse the key: %w", err)
+	case err != nil:
+		return nil, fmt.Errorf("the file %w", err)
 	}
 	return parsed, nil
 }

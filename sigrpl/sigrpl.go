@@ -117,30 +117,49 @@ func (k *Key) Warning() string { return k.warn }
 
 // ParsePEM reads a PEM "PRIVATE KEY" (PKCS #8) or "EC PRIVATE KEY" P-256 key.
 func ParsePEM(b []byte) (*Key, error) {
-	blk, _ := pem.Decode(b)
-	if blk == nil {
-		return nil, errors.New("sigrpl: the key file holds no PEM block")
-	}
-	var (
-		parsed any
-		err    error
-	)
-	switch blk.Type {
-	case "PRIVATE KEY":
-		parsed, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
-	case "EC PRIVATE KEY":
-		parsed, err = x509.ParseECPrivateKey(blk.Bytes)
-	default:
-		return nil, fmt.Errorf("sigrpl: the key file holds a %q block, not a private key", blk.Type)
-	}
+	parsed, err := ParsePEMKey(b, false)
 	if err != nil {
-		return nil, fmt.Errorf("sigrpl: parse key: %w", err)
+		return nil, fmt.Errorf("sigrpl: the key file %w", err)
 	}
 	priv, ok := parsed.(*ecdsa.PrivateKey)
 	if !ok || priv.Curve != elliptic.P256() {
 		return nil, errors.New("sigrpl: the key is not an ES256 (P-256) key")
 	}
 	return newKey(priv)
+}
+
+// ErrNoPEM is ParsePEMKey's error for bytes that hold no PEM block.
+var ErrNoPEM = errors.New("holds no PEM block")
+
+// ParsePEMKey parses the key in the first PEM block of b: a PKCS #8
+// "PRIVATE KEY" or an "EC PRIVATE KEY", and, when public is true, a PKIX
+// "PUBLIC KEY" too. Its errors read after "the file": ErrNoPEM when b
+// holds no PEM block, else one that names the block it holds.
+func ParsePEMKey(b []byte, public bool) (any, error) {
+	blk, _ := pem.Decode(b)
+	if blk == nil {
+		return nil, ErrNoPEM
+	}
+	var (
+		parsed any
+		err    error
+	)
+	switch {
+	case blk.Type == "PRIVATE KEY":
+		parsed, err = x509.ParsePKCS8PrivateKey(blk.Bytes)
+	case blk.Type == "EC PRIVATE KEY":
+		parsed, err = x509.ParseECPrivateKey(blk.Bytes)
+	case blk.Type == "PUBLIC KEY" && public:
+		parsed, err = x509.ParsePKIXPublicKey(blk.Bytes)
+	case public:
+		return nil, fmt.Errorf("holds a %q PEM block, not a key", blk.Type)
+	default:
+		return nil, fmt.Errorf("holds a %q PEM block, not a private key", blk.Type)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("holds a key we cannot read: parse the key: %w", err)
+	}
+	return parsed, nil
 }
 
 // Save writes the key to path as PEM with mode 0600, creating its

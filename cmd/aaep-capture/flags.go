@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"strings"
 	"time"
@@ -33,17 +32,14 @@ type options struct {
 	Duration    time.Duration // 0: until the stream ends or you stop it
 	MaxEvents   int           // 0: no limit
 	NoHandshake bool
-	Token       string
-	Header      http.Header // --header, checked as parsed
-	Layout      transport.Layout
-	// ConnectTimeout bounds the wait for the producer's answer on each
-	// connection (--connect-timeout).
-	ConnectTimeout time.Duration
-	Filter         capture.TypeFilter // --filter
-	RotateSize     int64              // --rotate-size in bytes; 0: one file
-	AutoReply      bool               // --auto-reply reject
-	Progress       progressMode
-	Now            func() time.Time
+	// Conn is the connection flags: --token (or AAEP_TOKEN), --header,
+	// --layout and --connect-timeout.
+	cliflag.Conn
+	Filter     capture.TypeFilter // --filter
+	RotateSize int64              // --rotate-size in bytes; 0: one file
+	AutoReply  bool               // --auto-reply reject
+	Progress   progressMode
+	Now        func() time.Time
 }
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
@@ -128,11 +124,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.DurationVar(&o.Duration, "duration", 0, "stop after this long, e.g. 30s or 5m (default: until the stream ends)")
 	fs.IntVar(&o.MaxEvents, "max-events", 0, "stop after recording this many messages (default: no limit)")
 	fs.BoolVar(&o.NoHandshake, "no-handshake", false, "passive capture: do not subscribe, read the deployed layout's stream")
-	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	o.Header = http.Header{}
-	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
-	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
+	o.Conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTimeout)
 	var filter, rotate, autoReply string
 	var noProgress bool
 	fs.StringVar(&filter, "filter", "", "record only these event types: `GLOBS` such as tool.*,-progress.* (critical events always)")

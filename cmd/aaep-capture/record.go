@@ -36,9 +36,7 @@ const autoReplyBy = "policy:aaep-capture-auto-reply"
 // or send, as their taps tell them, with their times, in the order they
 // reach it.
 func record(ctx context.Context, o *options) error {
-	if o.Token == "" {
-		o.Token = os.Getenv("AAEP_TOKEN")
-	}
+	o.SettleToken(os.Getenv)
 	start := o.Now()
 	prog := newProgress(o.IO.ErrOut, o.Progress, start)
 	// The file is opened only once a producer answered: unreachable
@@ -335,19 +333,14 @@ type recorder struct {
 // questions never), and the one gate that decides for it.
 func (r *recorder) config(a *agent) subscriber.Config {
 	o := r.o
-	layout := o.Layout
+	opts := o.Transport()
 	if o.NoHandshake {
-		layout = transport.LayoutLegacy
+		opts.SSE.Layout = transport.LayoutLegacy
 	}
 	return subscriber.Config{
-		Identity: session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: version},
-		Terms:    session.Terms{Verbosity: "detailed", CanConfirm: o.AutoReply},
-		Transport: transport.Options{SSE: transport.SSEOptions{
-			Layout:        layout,
-			Token:         o.Token,
-			Header:        o.Header,
-			HeaderTimeout: o.ConnectTimeout,
-		}},
+		Identity:  session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: version},
+		Terms:     session.Terms{Verbosity: "detailed", CanConfirm: o.AutoReply},
+		Transport: opts,
 		// The manifest is checked and said, as aaep-listen does, with the
 		// same credentials; nothing requires it.
 		Manifest:    subscriber.ManifestConfig{Token: o.Token, Header: o.Header, Now: o.Now},

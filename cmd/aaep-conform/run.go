@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
@@ -20,7 +19,6 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 const producerUsage = `Usage: aaep-conform producer ENDPOINT --level N [flags]
@@ -155,9 +153,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	f.add(fs)
 	var (
 		trigger string
-		token   string
-		tls     cliflag.TLS
-		layout  transport.Layout
+		conn    cliflag.Conn
 	)
 	var (
 		answer                 bool
@@ -165,18 +161,14 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		manifestDir, pinnedKey string
 		hold, quiet            time.Duration
 	)
-	header := http.Header{}
 	fs.BoolVar(&answer, "answer-prompts", false, "answer the producer's prompts for real, as Levels 2 and 3 must: accept some confirmations, reject others, answer clarifications (required for --level 2 and 3)")
 	fs.StringVar(&manifest, "manifest", "", "where a producer on a local binding (unix:, exec:) documents its manifest: a `FILE` or an http(s) URL")
 	fs.StringVar(&manifestDir, "manifest-keys", "", "`DIR` of trusted public keys (JWK) a signed manifest must verify with")
 	fs.StringVar(&pinnedKey, "manifest-key", "", "the one public key (JWK `FILE`) a signed manifest must verify with")
 	fs.DurationVar(&hold, "hold", 0, "how long a prompt is left unanswered to see that the producer waits for it (default "+conform.DefaultHold.String()+")")
 	fs.DurationVar(&quiet, "quiet", 0, "how long the producer may send nothing, every session seen ended, before the run is over (default "+conform.DefaultQuiet.String()+")")
-	fs.Var(&layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
-	fs.StringVar(&token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	fs.Var(cliflag.Header(header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	tls.AddFlags(fs)
+	conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTLS)
 	rest, err := parse(fs, args, producerUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
@@ -203,14 +195,11 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 			return exitCannot, cliflag.Usage(err)
 		}
 	}
-	if err := tls.Load(); err != nil {
-		return exitCannot, cliflag.Usage(err)
-	}
-	if token == "" {
-		token = d.getenv("AAEP_TOKEN")
+	if err := conn.Load(d.getenv); err != nil {
+		return exitCannot, err
 	}
 	endpoint := rest[0]
-	if w := cliflag.CredentialsWarning(endpoint, token, header, tls.Cert != ""); w != "" {
+	if w := conn.Credentials(endpoint); w != "" {
 		d.io.Eprintf("%s\n", w)
 	}
 	if key != nil && key.Warning != "" {
@@ -229,11 +218,8 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		ManifestKeys: keys,
 		Hold:         hold,
 		Quiet:        quiet,
-		Transport: transport.Options{
-			SSE:       transport.SSEOptions{Layout: layout, Token: token, Header: header, HTTPClient: tls.Client},
-			WebSocket: transport.WSOptions{TLSConfig: tls.Config},
-		},
-		Progress: p.result,
+		Transport:    conn.Transport(),
+		Progress:     p.result,
 	})
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test %s: %w", endpoint, err)

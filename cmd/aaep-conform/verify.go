@@ -8,14 +8,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--report FILE] [--recheck] [--strict] [--json]
@@ -65,13 +63,12 @@ type verifyReport struct {
 func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
 	var (
-		keyFile, keysDir, endpoint, token string
-		reportFile                        string
-		recheck, asJSON, strict, answer   bool
-		count                             int
-		tls                               cliflag.TLS
+		keyFile, keysDir, endpoint      string
+		reportFile                      string
+		recheck, asJSON, strict, answer bool
+		count                           int
+		conn                            = cliflag.Conn{HelpPrefix: "with --recheck, "}
 	)
-	header := http.Header{}
 	fs.StringVar(&keyFile, "key", "", "the public key `FILE` you trust to have signed it (PEM or JWK)")
 	fs.StringVar(&keysDir, "trusted-keys", "", "a `DIR` of public keys you trust; the receipt's key ID picks one")
 	fs.StringVar(&reportFile, "report", "", "also check that the JSON report `FILE` holds the very results the receipt was signed over")
@@ -81,9 +78,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.StringVar(&endpoint, "endpoint", "", "with --recheck, test this `ENDPOINT` instead of the one the receipt names")
 	fs.BoolVar(&strict, "strict", false, "refuse a receipt made by a newer aaep-conform or with a test catalogue we do not know, instead of noting it")
 	fs.BoolVar(&asJSON, "json", false, "write the verification report as one JSON document instead of lines")
-	fs.StringVar(&token, "token", "", "with --recheck, bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	fs.Var(cliflag.Header(header), "header", "with --recheck, extra HTTP header `NAME:VALUE` (repeatable)")
-	tls.AddFlags(fs)
+	conn.Register(fs, cliflag.ConnTLS)
 	rest, err := parse(fs, args, verifyUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
@@ -96,8 +91,8 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	case !recheck && (endpoint != "" || count != 0 || answer):
 		return exitCannot, cliflag.Usagef("--endpoint, --count and --answer-prompts go with --recheck")
 	}
-	if err := tls.Load(); err != nil {
-		return exitCannot, cliflag.Usage(err)
+	if err := conn.Load(d.getenv); err != nil {
+		return exitCannot, err
 	}
 	var keys []*conform.PublicKey
 	if keyFile != "" {
@@ -158,16 +153,10 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 		d.io.Eprintf("%s\n", answersPrompts)
 	}
 	if recheck {
-		if token == "" {
-			token = d.getenv("AAEP_TOKEN")
-		}
 		rc, err := conform.RecheckReceipt(ctx, v.Receipt, conform.RecheckOptions{
 			Producer: conform.ProducerOptions{
-				Fast: v.Receipt.Fast,
-				Transport: transport.Options{
-					SSE:       transport.SSEOptions{Token: token, Header: header, HTTPClient: tls.Client},
-					WebSocket: transport.WSOptions{TLSConfig: tls.Config},
-				},
+				Fast:      v.Receipt.Fast,
+				Transport: conn.Transport(),
 			},
 			Endpoint:  endpoint,
 			Count:     count,

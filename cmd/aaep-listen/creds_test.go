@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -52,7 +53,7 @@ func TestManifestFetchCredentials(t *testing.T) {
 		own.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ownSrv.Close)
-	o := &options{Token: "tok", Header: http.Header{"X-Secret": {"hush"}}}
+	o := &options{Conn: cliflag.Conn{Token: "tok", Header: http.Header{"X-Secret": {"hush"}}}}
 	for _, uri := range []string{
 		otherSrv.URL + "/manifest.json", // manifest_uri on another port
 		"",                              // the well-known path, redirected to another port

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
@@ -47,16 +45,11 @@ type options struct {
 	AutoReply        string // "" or "reject"
 	DecidedBy        string
 
-	Token       string
-	Header      http.Header // --header, checked as parsed
-	Layout      transport.Layout
+	// Conn is the connection flags: --token (or AAEP_TOKEN), --header,
+	// --layout, --connect-timeout, --ws-no-subprotocol and TLS (--ca,
+	// --cert, --client-key).
+	cliflag.Conn
 	ReorderWait time.Duration
-	// ConnectTimeout bounds the wait for the producer's answer (its
-	// response headers, or the WebSocket handshake) on each connection.
-	ConnectTimeout time.Duration
-	// WSNoSubprotocol accepts a WebSocket producer that does not agree to
-	// the aaep.v1 subprotocol.
-	WSNoSubprotocol bool
 
 	TUI tui.Flags // --tui and its flags
 
@@ -68,8 +61,6 @@ type options struct {
 	SubscriberID string        // stable per user and configuration, in terms.go
 
 	Manifest manifestOptions // --require-signed-manifest, --trusted-keys, --manifest-key, in manifest.go
-
-	TLS cliflag.TLS // --ca, --cert, --client-key
 
 	Decide decideOptions // --policy and --audit, in decide.go
 
@@ -155,12 +146,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.BoolVar(&o.QuietDiagnostics, "quiet-diagnostics", false, "do not print diagnostics (invalid events, duplicates, gaps) on stderr")
 	fs.StringVar(&o.AutoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed")
 	fs.StringVar(&o.DecidedBy, "decided-by", "", "who answers, sent as decided_by in replies (e.g. user:ada)")
-	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	o.Header = http.Header{}
-	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
-	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
-	fs.DurationVar(&o.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, "how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
+	o.Conn.Register(fs, cliflag.ConnAll)
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
 	o.TUI.Add(fs)
 	addSignFlags(fs, &o.Sign)
@@ -168,7 +154,6 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	addSinkFlags(fs, &o.Sinks, getenv)
 	addDecideFlags(fs, &o.Decide)
 	addManifestFlags(fs, &o.Manifest)
-	o.TLS.AddFlags(fs)
 	args, execArgv := cliflag.CutExec(args)
 	o.Terms.AddFlags(fs)
 
@@ -183,9 +168,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	if plain {
 		tio.Plain, tio.Color = true, false
 	}
-	if o.Token == "" {
-		o.Token = getenv("AAEP_TOKEN")
-	}
+	o.SettleToken(getenv)
 	rest, err = cliflag.ExecEndpoint(execArgv, rest, connect)
 	if err != nil {
 		return nil, err

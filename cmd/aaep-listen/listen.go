@@ -9,7 +9,6 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
-	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
@@ -17,7 +16,6 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 // output is what both line mode and --json offer.
@@ -178,17 +176,11 @@ func (o *options) clientConfig(endpoint string) subscriber.Config {
 		Terms:       o.Terms,
 		ReorderWait: o.ReorderWait,
 		DecidedBy:   o.DecidedBy,
-		Transport: transport.Options{SSE: transport.SSEOptions{
-			Layout:        o.Layout,
-			Token:         o.Token,
-			Header:        o.Header,
-			HTTPClient:    o.TLS.Client,
-			HeaderTimeout: o.ConnectTimeout,
-		}, WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.Config}},
+		Transport:   o.Transport(),
 		Gate:        policy.NewGate(o.Decide.policy, o.AutoReply == protocol.DecisionReject),
 		Manifest:    o.manifestConfig(),
 		Hints:       listenHints,
-		Credentials: cliflag.CredentialsWarning(endpoint, o.Token, o.Header, o.TLS.Cert != ""),
+		Credentials: o.Credentials(endpoint),
 		Now:         o.Now,
 	}
 	switch {

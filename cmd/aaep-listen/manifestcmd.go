@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"io"
-	"net/http"
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -37,17 +36,13 @@ Flags:
 `
 
 func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(string) string) int {
-	o := &options{IO: tio, Now: time.Now, Header: http.Header{}, Getenv: getenv}
+	o := &options{IO: tio, Now: time.Now, Getenv: getenv}
 	var asJSON bool
 	fs := flag.NewFlagSet("aaep-listen manifest", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.BoolVar(&asJSON, "json", false, "write the answer as one JSON object")
-	fs.StringVar(&o.Token, "token", "", "bearer `TOKEN` sent to the producer (or set AAEP_TOKEN)")
-	fs.Var(cliflag.Header(o.Header), "header", "extra HTTP header `NAME:VALUE` (repeatable)")
-	fs.Var(&o.Layout, "layout", "HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
-	fs.BoolVar(&o.WSNoSubprotocol, "ws-no-subprotocol", false, "accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
+	o.Conn.Register(fs, cliflag.ConnLayout|cliflag.ConnWSNoSubprotocol|cliflag.ConnTLS)
 	addManifestKeyFlags(fs, &o.Manifest)
-	o.TLS.AddFlags(fs)
 	args, execArgv := cliflag.CutExec(args)
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {
@@ -69,17 +64,12 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 		return cliflag.Refuse(tio.ErrOut, "aaep-listen manifest", err)
 	}
 	o.Endpoint = rest[0]
-	if o.Token == "" {
-		o.Token = getenv("AAEP_TOKEN")
-	}
+	o.SettleToken(getenv)
 	if err := loadSecurity(o); err != nil {
 		tio.Eprintf("aaep-listen manifest: %v\n", err)
 		return 1
 	}
-	rep, note := subscriber.InspectManifest(ctx, o.Endpoint, transport.Options{
-		SSE:       transport.SSEOptions{Layout: o.Layout, Token: o.Token, Header: o.Header, HTTPClient: o.TLS.Client},
-		WebSocket: transport.WSOptions{NoSubprotocol: o.WSNoSubprotocol, TLSConfig: o.TLS.Config},
-	}, session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version}, o.manifestConfig())
+	rep, note := subscriber.InspectManifest(ctx, o.Endpoint, o.Transport(), session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version}, o.manifestConfig())
 	if asJSON {
 		b, _ := json.Marshal(rep) // plain values always marshal
 		b = line.CleanJSON(b)     // the producer's strings, sanitized as every --json record
