@@ -124,7 +124,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.DurationVar(&o.Duration, "duration", 0, "stop after this long, e.g. 30s or 5m (default: until the stream ends)")
 	fs.IntVar(&o.MaxEvents, "max-events", 0, "stop after recording this many messages (default: no limit)")
 	fs.BoolVar(&o.NoHandshake, "no-handshake", false, "passive capture: do not subscribe, read the deployed layout's stream")
-	o.Conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTimeout)
+	o.Conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTimeout|cliflag.ConnTLS)
 	var filter, rotate, autoReply string
 	var noProgress bool
 	fs.StringVar(&filter, "filter", "", "record only these event types: `GLOBS` such as tool.*,-progress.* (critical events always)")
@@ -150,6 +150,9 @@ written, 2 for a usage error.
 `)
 			return nil, errHelp
 		}
+		return nil, err
+	}
+	if err := o.TLS.Load(); err != nil {
 		return nil, err
 	}
 	if endpoint != "" {

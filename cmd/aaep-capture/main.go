@@ -36,7 +36,7 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 	}
 	if err := record(ctx, o); err != nil {
 		// An error may carry a producer's words (an HTTP error body).
-		tio.Eprintf("aaep-capture: %s\n", protocol.Line(err.Error()))
+		tio.Eprintf("aaep-capture: %s%s\n", protocol.Line(err.Error()), cliflag.TLSHint(err))
 		return 1
 	}
 	return 0

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/policy"
@@ -172,6 +173,9 @@ func (r *recorder) dialAll(ctx context.Context, agents []*agent, live *closers, 
 			d.a.dialed = d.err
 			if r.many {
 				r.say(d.a, fmt.Sprintf("aaep-capture: %s", protocol.Line(d.err.Error())))
+				if hint := cliflag.TLSHint(d.err); hint != "" {
+					r.say(d.a, strings.TrimPrefix(hint, "\n"))
+				}
 			}
 			continue
 		}
