@@ -41,7 +41,6 @@ type agentSpec struct {
 
 	entry     *agentEntry // the file's entry, until settleAgentsFile
 	entryName string      // "entry 2 (mail)"
-	dir       string      // the file's directory
 }
 
 // agent is one subscription of the run: a member of the listener's group,
