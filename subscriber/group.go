@@ -71,9 +71,11 @@ type Group struct {
 	added   int       // members ever added
 	live    int
 	owners  map[int]*Member // who numbered each of the recent prompts
-	names   names
-	gen     int // counts changes of the members' tags (Display's cache)
-	schemas *protocol.Schemas
+	// forgotten: prompt numbers below it are no longer in owners.
+	forgotten int
+	names     names
+	gen       int // counts changes of the members' tags (Display's cache)
+	schemas   *protocol.Schemas
 }
 
 // Member is one subscription of a Group.
@@ -261,9 +263,13 @@ func (g *Group) Seen(m *Member, u Update) {
 		}
 	case KindDelivery:
 		if p := u.Delivery.Prompt; p != nil && p.Number > 0 {
-			if _, ok := g.owners[p.Number]; !ok {
+			if _, ok := g.owners[p.Number]; !ok && p.Number >= g.forgotten {
 				g.owners[p.Number] = m
-				delete(g.owners, p.Number-maxOwners)
+				// Forget every number maxOwners below, numbered or
+				// skipped: the table never holds more than maxOwners.
+				for ; g.forgotten <= p.Number-maxOwners; g.forgotten++ {
+					delete(g.owners, g.forgotten)
+				}
 			}
 		}
 		if u.Delivery.Kind == session.KindEvent {
