@@ -49,28 +49,23 @@ type Server struct {
 // ListenUnix) for BindingUnix. Serve refuses a binding it does not know.
 func Serve(ln net.Listener, p *Producer, b Binding) (*Server, error) {
 	addr := ln.Addr().String()
+	var s *Server
 	switch b {
 	case BindingHTTP, BindingWebSocket:
-		s := serveHTTP(ln, p, string(b)+"://"+addr)
-		s.before = func() { p.Close() }
-		return s, nil
+		s = serveHTTP(ln, p, string(b)+"://"+addr)
 	case BindingGRPC:
 		gs := p.GRPCServer()
-		s := start("grpc://"+addr, func() error { return gs.Serve(ln) }, gs.Stop)
-		s.before = func() { p.Close() }
-		return s, nil
+		s = start("grpc://"+addr, func() error { return gs.Serve(ln) }, gs.Stop)
 	case BindingUnix:
 		ctx, cancel := context.WithCancel(context.Background())
-		s := start("unix:"+addr, func() error { return p.ServeUnix(ctx, ln) }, cancel)
-		s.before = func() { p.Close() }
-		return s, nil
+		s = start("unix:"+addr, func() error { return p.ServeUnix(ctx, ln) }, cancel)
+	default:
+		return nil, fmt.Errorf("producer: no binding %q; the bindings served are http, ws, grpc and unix", b)
 	}
-	return nil, fmt.Errorf("producer: no binding %q; the bindings served are http, ws, grpc and unix", b)
+	s.before = func() { p.Close() }
+	return s, nil
 }
 
-// ServeHandler serves h over HTTP on ln, in a goroutine of its own, as Serve
-// serves a Producer over BindingHTTP: for a producer scripted by hand, such
-// as a test's. Stop does not close h; it shuts the HTTP server down.
 func ServeHandler(ln net.Listener, h http.Handler) *Server {
 	return serveHTTP(ln, h, "http://"+ln.Addr().String())
 }
