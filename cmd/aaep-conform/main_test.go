@@ -259,6 +259,11 @@ func TestHelp(t *testing.T) {
 				t.Errorf("%s --help lacks %s", c.cmd, f)
 			}
 		}
+		for _, line := range strings.Split(h.out.String(), "\n") {
+			if strings.Count(line, "(default ") > 1 {
+				t.Errorf("%s --help says its default twice: %q", c.cmd, line)
+			}
+		}
 	}
 	h := newHarness(nil, nil)
 	if h.run("help"); !strings.Contains(h.out.String(), "verify RECEIPT") {

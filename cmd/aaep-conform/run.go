@@ -88,7 +88,7 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.receipt, "receipt", "", "write a signed receipt of the run to `FILE` (needs --sign-key)")
 	fs.StringVar(&f.signKey, "sign-key", "", "private `KEY` file that signs the receipt: PEM or JWK, ES256 (P-256) or Ed25519 (make one with aaep-conform key)")
 	f.validFor = validity(conform.DefaultValidity)
-	fs.Var(&f.validFor, "valid-for", "how long the receipt is valid: days such as 90d, or a duration such as 36h (default 90d)")
+	fs.Var(&f.validFor, "valid-for", "how long the receipt is valid: days such as 90d, or a duration such as 36h")
 }
 
 // check checks the flags and loads the signing key, before anything runs:
