@@ -383,7 +383,7 @@ func TestSubscriberCommand(t *testing.T) {
 		t.Fatalf("exit %d\n%s%s", code, h.out, h.err)
 	}
 	out := h.out.String()
-	for _, want := range []string{"Serving as a scripted producer at http://127.0.0.1:5/aaep", "Level 1 subscriber tests of sub-1", "sub-1 is AAEP Level 1 conformant"} {
+	for _, want := range []string{"Serving as a scripted producer; connect the subscriber to test to http://127.0.0.1:5/aaep\n", "Level 1 subscriber tests of sub-1", "sub-1 is AAEP Level 1 conformant"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lacks %q:\n%s", want, out)
 		}

@@ -299,7 +299,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 		Output:          writerOrNil(output),
 		Ready: func(endpoint string) {
 			if execCmd == "" {
-				d.io.Printf("Serving as a scripted producer at %s: connect the subscriber to test.\n", endpoint)
+				d.io.Printf("Serving as a scripted producer; connect the subscriber to test to %s\n", endpoint)
 			}
 		},
 		Progress: p.result,

@@ -142,8 +142,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
 			return
 		}
-		say("Serving %d messages of %s at http://%s (WebSocket: ws://%s%s). Press Control-C to stop.",
-			replay.Len(), files[0], at.http, at.http, protocol.PathWebSocket)
+		say("Serving %d messages of %s. Press Control-C to stop.", replay.Len(), files[0])
 		at.say(say)
 		if *noWait {
 			say("Playing now, whether a subscriber is there or not.")
@@ -187,13 +186,14 @@ type listening struct {
 	stdio      bool
 }
 
-// say says where each binding listens, one line each.
+// say says where each binding listens, one line each. An address is
+// never followed by punctuation, so it can be copied as printed.
 func (at listening) say(say func(string, ...any)) {
 	a := at.http
-	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s).", a, protocol.PathSubscriptions, protocol.PathReplies)
-	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them), replies to POST http://%s%s.", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
-	say("WebSocket: ws://%s%s (subprotocol aaep.v1).", a, protocol.PathWebSocket)
-	say("gRPC: grpc://%s.", at.grpc)
+	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s)", a, protocol.PathSubscriptions, protocol.PathReplies)
+	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them); replies to POST http://%s%s", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
+	say("WebSocket: ws://%s%s (subprotocol aaep.v1)", a, protocol.PathWebSocket)
+	say("gRPC: grpc://%s", at.grpc)
 }
 
 // serveProducer serves p where b says. It calls started once every binding

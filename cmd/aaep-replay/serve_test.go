@@ -147,7 +147,13 @@ func (s *served) bindings(t *testing.T, ctx context.Context) map[string]string {
 	at := map[string]string{}
 	for _, label := range bindingLabels {
 		l := await(t, ctx, s.said, label, "serve")
-		at[label] = strings.TrimSuffix(strings.Fields(strings.TrimPrefix(l, label))[0], ".")
+		addr := strings.Fields(strings.TrimPrefix(l, label))[0]
+		// An address is used as printed: one copied with a full stop or a
+		// bracket glued to it does not connect.
+		if strings.ContainsAny(addr[len(addr)-1:], ".,;:)") {
+			t.Errorf("%q: the address %q has punctuation glued to it", l, addr)
+		}
+		at[label] = addr
 	}
 	return at
 }
