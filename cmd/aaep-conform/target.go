@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 
@@ -104,9 +103,9 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 		}
 		return exitConforming, nil
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := cliflag.Listen(*addr)
 	if err != nil {
-		return exitCannot, fmt.Errorf("listen on %s: %w", *addr, err)
+		return exitCannot, err
 	}
 	servers := make([]*producer.Server, 0, 2)
 	stopAll := func() {

@@ -211,9 +211,9 @@ func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bi
 		say("Stopped serving.")
 		return exitOK, nil
 	}
-	ln, err := net.Listen("tcp", b.addr)
+	ln, err := cliflag.Listen(b.addr)
 	if err != nil {
-		return exitViolations, fmt.Errorf("listen on %s: %w", b.addr, err)
+		return cliflag.ExitCode(err), err
 	}
 	host, _, err := net.SplitHostPort(ln.Addr().String())
 	if err != nil {
