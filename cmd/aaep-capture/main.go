@@ -36,7 +36,10 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 	}
 	if err := record(ctx, o); err != nil {
 		// An error may carry a producer's words (an HTTP error body).
-		tio.Eprintf("aaep-capture: %s%s\n", protocol.Line(err.Error()), cliflag.TLSHint(err))
+		tio.Eprintf("aaep-capture: %s\n", protocol.Line(err.Error()))
+		if hint := cliflag.Hint(err); hint != "" {
+			tio.Eprintf("%s\n", hint)
+		}
 		return 1
 	}
 	return 0

@@ -173,8 +173,8 @@ func (r *recorder) dialAll(ctx context.Context, agents []*agent, live *closers, 
 			d.a.dialed = d.err
 			if r.many {
 				r.say(d.a, fmt.Sprintf("aaep-capture: %s", protocol.Line(d.err.Error())))
-				if hint := cliflag.TLSHint(d.err); hint != "" {
-					r.say(d.a, strings.TrimPrefix(hint, "\n"))
+				if hint := cliflag.Hint(d.err); hint != "" {
+					r.say(d.a, hint)
 				}
 			}
 			continue

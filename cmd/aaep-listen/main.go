@@ -46,7 +46,10 @@ func run(ctx context.Context, args []string) int {
 		return cliflag.ExitCode(err)
 	}
 	if err := listen(ctx, opts); err != nil {
-		io.Eprintf("aaep-listen: %v%s\n", err, cliflag.TLSHint(err))
+		io.Eprintf("aaep-listen: %v\n", err)
+		if hint := cliflag.Hint(err); hint != "" {
+			io.Eprintf("%s\n", hint)
+		}
 		return cliflag.ExitCode(err) // 2 when the error is in the command line (cliflag.Usage)
 	}
 	if opts.refused {

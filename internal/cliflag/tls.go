@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -74,22 +75,31 @@ func (o *TLS) Load() error {
 	return nil
 }
 
-// TLSHint is a sentence, on a line of its own, on what to do about a TLS
-// failure in err; "" when err is no TLS failure.
-func TLSHint(err error) string {
-	if err == nil {
+// Hint is a sentence, to print on a line of its own, on what to do about the
+// commonest reasons a connection fails: nothing listening, a Unix socket
+// that is not there, TLS; "" for any other err.
+func Hint(err error) string {
+	switch {
+	case err == nil:
 		return ""
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) && strings.Contains(err.Error(), "unix"):
+		return "Nothing is listening there. Is the agent running? To try the built-in demo: aaep-replay serve --demo"
 	}
+	return tlsHint(err)
+}
+
+// tlsHint is Hint for a TLS failure in err; "" when err is no TLS failure.
+func tlsHint(err error) string {
 	var unknown x509.UnknownAuthorityError
 	var invalid x509.HostnameError
 	s := err.Error()
 	switch {
 	case errors.As(err, &unknown) || strings.Contains(s, "certificate signed by unknown authority"):
-		return "\nThe producer's certificate is not signed by an authority you trust: give its certificate authority with --ca FILE."
+		return "The producer's certificate is not signed by an authority you trust: give its certificate authority with --ca FILE."
 	case errors.As(err, &invalid) || strings.Contains(s, "certificate is valid for"):
-		return "\nThe producer's certificate is for another name than the one in the endpoint: use the name it was issued for."
+		return "The producer's certificate is for another name than the one in the endpoint: use the name it was issued for."
 	case strings.Contains(s, "certificate required") || strings.Contains(s, "bad certificate") && !strings.Contains(s, "failed to verify"):
-		return "\nThe producer wants a client certificate it trusts (mutual TLS): give --cert FILE and --client-key FILE."
+		return "The producer wants a client certificate it trusts (mutual TLS): give --cert FILE and --client-key FILE."
 	}
 	return ""
 }
