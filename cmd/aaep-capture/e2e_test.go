@@ -219,6 +219,9 @@ func TestFlags(t *testing.T) {
 		{[]string{"--endpoint", "http://x"}, "--output"},
 		{[]string{"--endpoint", "http://x", "-o", "-", "--format", "xml"}, "--format"},
 		{[]string{"--endpoint", "http://x", "-o", "-", "--no-handshake", "--layout", "spec"}, "contradict"},
+		// The output is checked before anything is sent to the producer.
+		{[]string{"--endpoint", "http://x", "-o", t.TempDir()}, "is a directory"},
+		{[]string{"--endpoint", "http://x", "-o", filepath.Join(t.TempDir(), "missing", "s.aaep")}, "is not there"},
 	} {
 		tio, _, _, _ := term.Test()
 		_, err := parseFlags(tt.args, tio)

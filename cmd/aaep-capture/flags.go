@@ -7,7 +7,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -167,6 +169,9 @@ written, 2 for a usage error.
 	if o.Output == "" {
 		return nil, fmt.Errorf("give the file to write with --output (or -o - for standard output)")
 	}
+	if err := checkOutput(o.Output); err != nil {
+		return nil, err
+	}
 	switch format {
 	case "aaep":
 	case "jsonl":
@@ -215,4 +220,28 @@ func filterExpr(filter, include, exclude string) string {
 		}
 	}
 	return strings.Trim(strings.Join(parts, ","), ",")
+}
+
+// checkOutput refuses an output that cannot be written, before anything
+// is sent to the producer: a directory, or a file in a folder that is not
+// there. What else can go wrong (permissions, a symbolic link) is found
+// when the file is opened.
+func checkOutput(path string) error {
+	if path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("--output %s is a directory: name the file to write, such as %s", path, filepath.Join(path, "session.aaep"))
+	}
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--output %s: the folder %s is not there; create it first", path, dir)
+	case err != nil:
+		return fmt.Errorf("--output %s: %w", path, err)
+	case !fi.IsDir():
+		return fmt.Errorf("--output %s: %s is not a folder", path, dir)
+	}
+	return nil
 }
