@@ -152,7 +152,7 @@ func run(ctx context.Context, args []string, d *deps) int {
 		tio.Usage(usageText)
 		return exitConforming
 	default:
-		tio.Eprintf("aaep-conform: unknown command %q.\nRun aaep-conform help for the commands.\n", cmd)
+		tio.Eprintf("%s\nRun aaep-conform help for the commands.\n", cliflag.UnknownCommand("aaep-conform", cmd, []string{"producer", "subscriber", "verify", "key", "target", "help"}))
 		return exitCannot
 	}
 	switch {

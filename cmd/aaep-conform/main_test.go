@@ -219,6 +219,7 @@ func TestUsageErrorsRunNothing(t *testing.T) {
 		{[]string{"key"}, "--out FILE"},
 		{[]string{"key", "--out", "x", "--type", "HS256"}, "ES256 or EdDSA"},
 		{[]string{"nonsense"}, "unknown command"},
+		{[]string{"produce"}, "Did you mean producer?"},
 		{[]string{"target", "--stdio", "--unix", "p.sock"}, "goes without --unix"},
 		{[]string{"target", "extra"}, "takes no operand"},
 	} {

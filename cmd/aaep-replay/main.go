@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 			code, err = runTrace(args, tio, true)
 			break
 		}
-		tio.Eprintf("aaep-replay: unknown command %q.\nRun aaep-replay help for the commands.\n", cmd)
+		tio.Eprintf("%s\nRun aaep-replay help for the commands.\n", cliflag.UnknownCommand("aaep-replay", cmd, []string{"check", "trace", "play", "serve", "export", "stats", "help"}))
 		return exitUnreadable
 	}
 	switch {
