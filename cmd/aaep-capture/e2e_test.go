@@ -233,7 +233,7 @@ func TestFlags(t *testing.T) {
 	if _, err := parseFlags([]string{"--help"}, tio); err != errHelp {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"-endpoint", "-output", "-format", "-no-redact", "-duration", "-max-events", "-no-handshake", "never", "-filter", "-rotate-size", "-auto-reply", "-no-progress"} {
+	for _, want := range []string{"ws://", "wss://", "grpc://", "grpcs://", "unix:PATH", "exec:COMMAND", "file:PATH", "-endpoint", "-output", "-format", "-no-redact", "-duration", "-max-events", "-no-handshake", "never", "-filter", "-rotate-size", "-auto-reply", "-no-progress"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("--help does not mention %s", want)
 		}

@@ -75,13 +75,7 @@ or ACCESSIBLE set, a new line every 30 seconds instead). --no-progress turns
 it off; it is never shown when standard error is not a terminal.
 
 ENDPOINT is one of:
-  http://HOST:PORT[/PREFIX]   Server-Sent Events; tries the Level-3 layout
-                              (subscription handshake) and falls back to the
-                              deployed layout (GET /events)
-  https://…                   the same over TLS
-  file:PATH, PATH             newline-delimited JSON events or a capture
-  -                           newline-delimited JSON events on standard input
-
+` + cliflag.Endpoints + `
 Formats (--format):
   aaep    a header line, then one [seconds, direction, message] record per
           line: "i" received, "o" sent (the default)

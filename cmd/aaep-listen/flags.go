@@ -95,21 +95,8 @@ Connects to an AAEP producer and announces what its agents do, one plain line
 per announcement, and lets you answer confirmations and questions by typing.
 
 ENDPOINT is one of:
-  http://HOST:PORT[/PREFIX]   Server-Sent Events; tries the Level-3 layout
-                              (POST /aaep/v1/subscriptions) and falls back to
-                              the deployed layout (GET /events, POST /messages)
-  https://…                   the same over TLS (--ca, --cert, --client-key)
-  ws://HOST:PORT[/PATH]       WebSocket (default path /aaep/v1/ws); wss:// over TLS
-  grpc://HOST:PORT            gRPC (AaepService.Subscribe); grpcs:// over TLS
-  unix:PATH, unix:ID          a Unix socket; an ID is looked up as
-                              $XDG_RUNTIME_DIR/aaep/ID.sock
-  exec:COMMAND ARGS…          start the producer and speak JSON-RPC with it on
-                              its standard input and output; --exec COMMAND
-                              ARGS… (last on the line) does the same without
-                              quoting
-  file:PATH, PATH             newline-delimited JSON events or an .aaep capture
-  -                           newline-delimited JSON events on standard input
-                              (alone: not with other endpoints)
+` + cliflag.Endpoints + `
+--exec COMMAND ARGS… (last on the line) is exec: without the quoting.
 
 Several endpoints are several agents in one run, each its own subscription;
 every line names its agent. LABEL=ENDPOINT names one (LABEL: letters, digits,
