@@ -105,3 +105,46 @@ func TestSignsOnlyForAProducerThatHonoursIt(t *testing.T) {
 		})
 	}
 }
+
+// Over every binding, a signed accept names the digest of the prompt event
+// exactly as that binding carried it, so the producer (which never ignores a
+// signature, and refuses one addressed to another prompt) takes it: the
+// payment goes ahead. Where there is no handshake, the accept goes unsigned.
+func TestSignedAcceptTakenOnEveryBinding(t *testing.T) {
+	for _, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			p := producer.New(producer.Options{Scenarios: loadScenarios(t, "confirm")})
+			t.Cleanup(func() { p.Close() })
+			endpoint := b.serve(t, p)
+			key, err := sigrpl.Generate()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			c, err := subscriber.Dial(ctx, endpoint, subscriber.Config{
+				Identity:  session.Identity{ID: "test", Name: "subscriber-test", Version: "1"},
+				Terms:     session.Terms{Verbosity: "normal", CanConfirm: true, CanClarify: true},
+				Transport: transport.Options{SSE: transport.SSEOptions{Layout: b.layout}},
+				Signer:    key,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			s := &stream{t: t, c: c, ctx: ctx}
+			prompt := s.until(isOffered).Delivery.Prompt
+			if err := c.Confirm(ctx, prompt.Number, protocol.DecisionAccept); err != nil {
+				t.Fatal(err)
+			}
+			r := s.until(func(u subscriber.Update) bool { return u.Kind == subscriber.KindReply })
+			if r.Reply.Signed != b.negotiates {
+				t.Errorf("signed %v, want %v: %s", r.Reply.Signed, b.negotiates, r.Text)
+			}
+			s.until(func(u subscriber.Update) bool {
+				ev := u.Delivery.Event
+				return u.Kind == subscriber.KindDelivery && ev != nil && ev.Type == protocol.TypeToolInvoked && ev.Tool == "transfer_money"
+			})
+		})
+	}
+}
