@@ -166,7 +166,7 @@ func (p *Producer) readFramed(pe peer, sub *subscription, via, manifest string) 
 			}
 			err := p.plainAllowed()
 			if err == nil {
-				err = p.reply(typ, m, false)
+				err = p.reply(typ, m, false, nil)
 			}
 			if err != nil {
 				p.opts.Logf("producer: reply refused: %v", err)

@@ -29,6 +29,7 @@ func (p *Producer) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
 		grpc.MaxRecvMsgSize(maxBody + 1<<10),
 		// Subscribers ping idle streams every few minutes or more often.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
+		grpc.ChainStreamInterceptor(p.grpcAuth), // Options.Token (auth.go)
 	}, opts...)
 	s := grpc.NewServer(all...)
 	aaeppb.RegisterAaepServiceServer(s, grpcService{p: p})

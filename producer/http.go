@@ -33,14 +33,12 @@ var (
 )
 
 // ServeHTTP serves the endpoints of both layouts (only the legacy one in
-// Quirks mode).
+// Quirks mode), each behind the same credentials (auth.go).
 func (p *Producer) ServeHTTP(w http.ResponseWriter, r *http.Request) { p.mux.ServeHTTP(w, r) }
 
 func (p *Producer) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET "+protocol.PathLegacyEvents, func(w http.ResponseWriter, r *http.Request) {
-		p.serveStream(w, r, nil)
-	})
+	mux.HandleFunc("GET "+protocol.PathLegacyEvents, p.legacyStream)
 	mux.HandleFunc("POST "+protocol.PathLegacyReplies, func(w http.ResponseWriter, r *http.Request) {
 		p.handleReply(w, r, false)
 	})
@@ -470,9 +468,9 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "received"})
 		return
 	}
-	err = p.checkSignature(r.Header.Get(sigrpl.Header), body, m)
+	aud, err := p.checkSignature(r.Header.Get(sigrpl.Header), body, m)
 	if err == nil {
-		err = p.reply(typ, m, spec)
+		err = p.reply(typ, m, spec, aud)
 	}
 	if p.opts.Quirks {
 		if err != nil {
@@ -499,8 +497,10 @@ var replyFields = map[string][]string{
 }
 
 // reply validates a confirmation or clarification reply and settles its
-// prompt. needSub requires a subscription_id.
-func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool) error {
+// prompt. needSub requires a subscription_id. aud, when not nil, is the
+// audience of the reply's signature, checked already: the reply is bound
+// to the subscription it names, and must answer this producer's prompt.
+func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool, aud *sigrpl.Audience) error {
 	allowed, ok := replyFields[typ]
 	if !ok {
 		return refuse(http.StatusBadRequest, `"type" must be %q or %q (or a subscription message)`,
@@ -521,6 +521,9 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool)
 	}
 	if needSub && !hasSub {
 		return refuse(http.StatusBadRequest, `"subscription_id" is missing`)
+	}
+	if aud != nil && !hasSub { // bound by its signature to one subscription
+		subID, hasSub = aud.Subscription, true
 	}
 	if hasSub {
 		p.mu.Lock()
@@ -551,6 +554,9 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool)
 	}
 	if typ != wantType {
 		return refuse(http.StatusBadRequest, "reply_token %s belongs to a %s; answer it with a %s", token, pr.typ, wantType)
+	}
+	if err := p.checkAudience(aud, subID, pr); err != nil {
+		return err
 	}
 	select {
 	case <-pr.settled:

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
 // ErrClosed is returned by Run when Close stopped the run before the
@@ -71,8 +72,16 @@ type Options struct {
 	// reply keys (signed-replies extension) accepted; a subscription
 	// offering none of them is rejected.
 	PinnedKeys []string
-	// RequireSignedReplies refuses unsigned replies.
+	// RequireSignedReplies refuses unsigned replies. With it, or with
+	// PinnedKeys, events are streamed only to subscriptions that offered an
+	// accepted key: the deployed layout's GET /events, which has no
+	// handshake, is refused.
 	RequireSignedReplies bool
+	// Token, if not empty, is the bearer token every request must carry
+	// (HTTP "Authorization: Bearer <Token>", gRPC "authorization"
+	// metadata): event streams, subscriptions, replies and the WebSocket
+	// alike; only the manifest is public.
+	Token string
 	// ManifestKey, if not nil, signs the manifest: it is served as a JWS
 	// and sent inline in subscription.accepted (manifest.go).
 	ManifestKey *ManifestKey
@@ -153,7 +162,7 @@ type Outcome struct {
 // its methods are safe for concurrent use.
 type Producer struct {
 	opts   Options
-	mux    *http.ServeMux
+	mux    http.Handler
 	langs  []string // languages of the scenarios, for the handshake
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -217,7 +226,7 @@ func New(opts Options) *Producer {
 			p.langs = append(p.langs, sc.Language)
 		}
 	}
-	p.mux = p.routes()
+	p.mux = p.authorized(p.routes())
 	return p
 }
 
@@ -477,6 +486,9 @@ func (p *Producer) emit(s *session, ev Payload, vars *strings.Replacer, token st
 	b.WriteByte('}')
 	s.seq++
 
+	if token != "" {
+		p.sentPrompt(token, b.Bytes())
+	}
 	p.publish(record{id: id, typ: ev.Type, session: s.id, critical: urgency == protocol.UrgencyCritical, data: b.Bytes()})
 	if s.started != nil {
 		close(s.started)
@@ -555,6 +567,7 @@ type prompt struct {
 	goneAs   Resolution    // how the default applies once gone is closed; guarded by Producer.mu
 	outcome  Outcome       // valid once settled is closed
 	label    string        // clarification: how the answer reads
+	digest   string        // sigrpl.PromptDigest of the event as sent; guarded by Producer.mu
 }
 
 // open registers a prompt for ev, issued at at with token. It reports
@@ -594,6 +607,16 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) (*pr
 	}
 	p.mu.Unlock()
 	return pr, send
+}
+
+// sentPrompt notes the exact bytes the prompt with token is sent as, before
+// any subscriber can see them: a signed reply must name their digest.
+func (p *Producer) sentPrompt(token string, event []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if pr := p.prompts[token]; pr != nil {
+		pr.digest = sigrpl.PromptDigest(event)
+	}
 }
 
 // settle records o as the prompt's outcome unless it is settled already; it

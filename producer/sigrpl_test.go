@@ -80,6 +80,14 @@ func replyBody(t *testing.T, token, decision, sub string) []byte {
 	return b
 }
 
+// audienceOf is the audience a signed reply to prompt (as the stream
+// carried it) on the subscription acc accepted names.
+func audienceOf(acc map[string]any, prompt sseEvent) sigrpl.Audience {
+	id, _ := acc["subscription_id"].(string)
+	agent, _ := acc["producer"].(map[string]any)["agent_id"].(string)
+	return sigrpl.Audience{Producer: agent, Subscription: id, Prompt: sigrpl.PromptDigest([]byte(prompt.data))}
+}
+
 // unsignedHeader builds a detached JWS with the given header and signature.
 func unsignedHeader(hdr map[string]any, sig string) string {
 	h, _ := json.Marshal(hdr)
@@ -100,12 +108,13 @@ func TestSignedReplyHTTP(t *testing.T) {
 	sub := acc["subscription_id"].(string)
 	prompt := s.until(t, protocol.TypeAwaitingConfirmation)
 	token := prompt[len(prompt)-1].decoded(t)["reply_token"].(string)
+	aud := audienceOf(acc, prompt[len(prompt)-1])
 
 	body := replyBody(t, token, "accept", sub)
 	now := time.Now()
 	sign := func(k *sigrpl.Key, b []byte, at time.Time) string {
 		t.Helper()
-		sig, err := k.SignDetached(b, at)
+		sig, err := k.SignDetached(b, aud, at)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,13 +169,13 @@ func TestSignedReplyOtherSubscription(t *testing.T) {
 	token := prompt[len(prompt)-1].decoded(t)["reply_token"].(string)
 	// Signed with k, but naming the subscription of other's key: refused.
 	body := replyBody(t, token, "accept", accOther["subscription_id"].(string))
-	sig, _ := k.SignDetached(body, time.Now())
+	sig, _ := k.SignDetached(body, audienceOf(accOther, prompt[len(prompt)-1]), time.Now())
 	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, sig); code != http.StatusUnauthorized {
 		t.Errorf("reply naming another key's subscription: %d %s", code, answer)
 	}
 	// Signed, naming a subscription that offered no key: refused.
 	body = replyBody(t, token, "accept", accPlain["subscription_id"].(string))
-	sig, _ = k.SignDetached(body, time.Now())
+	sig, _ = k.SignDetached(body, audienceOf(accPlain, prompt[len(prompt)-1]), time.Now())
 	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, sig); code != http.StatusUnauthorized {
 		t.Errorf("signed reply on a keyless subscription: %d %s", code, answer)
 	}
@@ -203,7 +212,7 @@ func TestSignedReplyPinningAndRequired(t *testing.T) {
 	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, ""); code != http.StatusUnauthorized {
 		t.Errorf("unsigned reply where signatures are required: %d %s", code, answer)
 	}
-	sig, _ := k.SignDetached(body, time.Now())
+	sig, _ := k.SignDetached(body, audienceOf(acc, prompt[len(prompt)-1]), time.Now())
 	if code, answer := postSigned(t, srv.URL+protocol.PathReplies, body, sig); code != http.StatusAccepted {
 		t.Errorf("signed reply: %d %s", code, answer)
 	}
@@ -230,18 +239,32 @@ func TestSignedReplyWebSocket(t *testing.T) {
 	}
 	sub := acc["subscription_id"].(string)
 	var token string
+	var aud sigrpl.Audience
 	for token == "" {
-		if m := wsRead(t, c); m["type"] == protocol.TypeAwaitingConfirmation {
+		_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, raw, err := c.ReadMessage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil && m["type"] == protocol.TypeAwaitingConfirmation {
 			token = m["reply_token"].(string)
+			aud = audienceOf(acc, sseEvent{data: string(raw)})
 		}
 	}
 	body := replyBody(t, token, "accept", sub)
 	now := time.Now()
-	wrongKey, _ := other.Wrap(body, now)
-	expired, _ := k.Wrap(body, now.Add(-time.Hour))
-	otherSub, _ := k.Wrap(replyBody(t, token, "accept", "sub_000000000000000000000000"), now)
-	good, _ := k.Wrap(body, now)
-	for _, msg := range [][]byte{body, wrongKey, expired, otherSub} {
+	wrongKey, _ := other.Wrap(body, aud, now)
+	expired, _ := k.Wrap(body, aud, now.Add(-time.Hour))
+	otherSub, _ := k.Wrap(replyBody(t, token, "accept", "sub_000000000000000000000000"), aud, now)
+	elsewhere := aud
+	elsewhere.Subscription = "sub_000000000000000000000000"
+	addressedElsewhere, _ := k.Wrap(replyBody(t, token, "accept", ""), elsewhere, now)
+	otherPrompt := aud
+	otherPrompt.Prompt = sigrpl.PromptDigest([]byte(`{"type":"aaep:agent.awaiting.confirmation"}`))
+	answersAnother, _ := k.Wrap(body, otherPrompt, now)
+	good, _ := k.Wrap(body, aud, now)
+	for _, msg := range [][]byte{body, wrongKey, expired, otherSub, addressedElsewhere, answersAnother} {
 		_ = c.WriteMessage(websocket.TextMessage, msg)
 	}
 	time.Sleep(100 * time.Millisecond)
@@ -279,12 +302,13 @@ func TestSignedReplyDeployedPath(t *testing.T) {
 			token := prompt[len(prompt)-1].decoded(t)["reply_token"].(string)
 
 			real := replyBody(t, token, "reject", sub)
-			sig, err := k.SignDetached(real, time.Now())
+			aud := audienceOf(acc, prompt[len(prompt)-1])
+			sig, err := k.SignDetached(real, aud, time.Now())
 			if err != nil {
 				t.Fatal(err)
 			}
 			forged := bytes.Replace(real, []byte(`"reject"`), []byte(`"accept"`), 1)
-			strangerSig, _ := stranger.SignDetached(forged, time.Now())
+			strangerSig, _ := stranger.SignDetached(forged, aud, time.Now())
 			for _, c := range []struct {
 				name, sig string
 				body      []byte
@@ -308,5 +332,71 @@ func TestSignedReplyDeployedPath(t *testing.T) {
 				t.Errorf("outcomes %+v, want the real reject", o)
 			}
 		})
+	}
+}
+
+// TestSignedReplyAudience: a signed reply is taken only by the producer,
+// on the subscription and for the prompt event its signature names. The
+// same key offered on two subscriptions does not let a reply given on one
+// be taken on the other, and a reply that names no subscription is bound
+// to the one its signature names, never to whichever offered the key.
+func TestSignedReplyAudience(t *testing.T) {
+	k := sigKey(t)
+	p, srv := serve(t, Options{Scenarios: scenarios(t, "confirm"), EndWhenDone: true,
+		PinnedKeys: []string{k.KID()}, RequireSignedReplies: true})
+	_, acc, s := subscribeSigned(t, srv, k)
+	_, accTwin, _ := subscribeSigned(t, srv, k)
+	if acc == nil || accTwin == nil {
+		t.Fatal("subscribe refused")
+	}
+	prompt := s.until(t, protocol.TypeAwaitingConfirmation)
+	ev := prompt[len(prompt)-1]
+	token := ev.decoded(t)["reply_token"].(string)
+	aud, twin := audienceOf(acc, ev), audienceOf(accTwin, ev)
+	sub := aud.Subscription
+	with := func(f func(*sigrpl.Audience)) sigrpl.Audience {
+		a := aud
+		f(&a)
+		return a
+	}
+	harmless := sigrpl.PromptDigest([]byte(`{"type":"aaep:agent.awaiting.confirmation","action":"Show the weather."}`))
+	for _, c := range []struct {
+		name string
+		sub  string // the reply's subscription_id; "" leaves it out
+		aud  sigrpl.Audience
+	}{
+		{"another producer", sub, with(func(a *sigrpl.Audience) { a.Producer = "weather" })},
+		{"another prompt", sub, with(func(a *sigrpl.Audience) { a.Prompt = harmless })},
+		{"another prompt, no subscription_id", "", with(func(a *sigrpl.Audience) { a.Prompt = harmless })},
+		{"the twin subscription's, naming this one", sub, twin},
+		{"this subscription's, naming the twin", twin.Subscription, aud},
+		{"a subscription this producer never made, no subscription_id", "", with(func(a *sigrpl.Audience) { a.Subscription = "sub_weather" })},
+	} {
+		body := replyBody(t, token, "accept", c.sub)
+		sig, err := k.SignDetached(body, c.aud, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{protocol.PathLegacyReplies, protocol.PathReplies} {
+			if c.sub == "" && path == protocol.PathReplies {
+				continue // the spec path requires subscription_id
+			}
+			if code, answer := postSigned(t, srv.URL+path, body, sig); code != http.StatusUnauthorized {
+				t.Errorf("%s on %s: %d %s, want 401", c.name, path, code, answer)
+			}
+		}
+	}
+	if o := p.Outcomes(); len(o) != 0 {
+		t.Fatalf("a reply signed for another audience settled the prompt: %+v", o)
+	}
+	// Without subscription_id, the reply is taken on the subscription its
+	// signature names: the twin.
+	body := replyBody(t, token, "reject", "")
+	sig, _ := k.SignDetached(body, twin, time.Now())
+	if code, answer := postSigned(t, srv.URL+protocol.PathLegacyReplies, body, sig); code != http.StatusAccepted {
+		t.Fatalf("reply addressed to the twin: %d %s", code, answer)
+	}
+	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != Rejected || o[0].SubscriptionID != twin.Subscription {
+		t.Errorf("outcomes %+v, want a reject on %s", o, twin.Subscription)
 	}
 }

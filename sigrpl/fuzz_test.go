@@ -28,20 +28,20 @@ func FuzzVerify(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	sig, _ := k.SignDetached(body, now)
-	msg, _ := k.Wrap(body, now)
+	sig, _ := k.SignDetached(body, aud, now)
+	msg, _ := k.Wrap(body, aud, now)
 	f.Add(sig, body, msg)
 	f.Add("eyJhbGciOiJub25lIn0..", body, []byte(`{"type":"sigrpl:signed.reply","jws":"x.y.z"}`))
 	v := NewVerifier(k)
 	f.Fuzz(func(t *testing.T, s string, b []byte, wrapped []byte) {
-		if err := v.Verify(s, b, now); err == nil && (s != sig || string(b) != string(body)) {
+		if _, err := v.Verify(s, b, now); err == nil && (s != sig || string(b) != string(body)) {
 			// ECDSA signatures are randomized; only a signature made by
 			// the key can verify, and the fuzzer cannot make one.
 			if string(b) != string(body) {
 				t.Fatalf("signature %q verified over other bytes %q", s, b)
 			}
 		}
-		if got, err := v.Unwrap(wrapped, now); err == nil && string(got) != string(body) {
+		if got, _, err := v.Unwrap(wrapped, now); err == nil && string(got) != string(body) {
 			t.Fatalf("unwrapped a reply never signed: %q", got)
 		}
 	})

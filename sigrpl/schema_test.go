@@ -44,7 +44,7 @@ func TestPublishedSchema(t *testing.T) {
 		return s.Validate(v)
 	}
 	k := genKey(t)
-	msg, err := k.Wrap(body, now)
+	msg, err := k.Wrap(body, aud, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestPublishedSchema(t *testing.T) {
 	if err := valid(compile("#/$defs/offer"), offer); err != nil {
 		t.Errorf("offer: %v", err)
 	}
-	sig, _ := k.SignDetached(body, now)
+	sig, _ := k.SignDetached(body, aud, now)
 	hdr, _ := base64.RawURLEncoding.DecodeString(strings.Split(sig, ".")[0])
 	if err := valid(compile("#/$defs/protectedHeader"), hdr); err != nil {
 		t.Errorf("protected header %s: %v", hdr, err)

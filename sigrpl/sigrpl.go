@@ -7,6 +7,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
@@ -222,8 +223,78 @@ func Thumbprint(jwk jose.JSONWebKey) (string, error) {
 	return base64.RawURLEncoding.EncodeToString(sum), nil
 }
 
-func (k *Key) sign(payload []byte, at time.Time) (*jose.JSONWebSignature, error) {
-	opts := (&jose.SignerOptions{}).WithType(JWSType).WithHeader("iat", at.Unix())
+// Audience is what a signed reply answers, named in its protected header
+// so that the signature covers it: a reply signed for one producer,
+// subscription or prompt cannot be spent on another. A producer checks all
+// three against its own (Audience.Check).
+type Audience struct {
+	// Producer is the producer's agent_id as its subscription.accepted
+	// gave it (header parameter "aud").
+	Producer string
+	// Subscription is the subscription_id the reply answers on (header
+	// parameter "sigrpl_sub").
+	Subscription string
+	// Prompt is PromptDigest of the prompt event the user answered, as it
+	// was received (header parameter "sigrpl_prompt").
+	Prompt string
+}
+
+// Names of the audience's protected header parameters.
+const (
+	HeaderAudience     = "aud"
+	HeaderSubscription = "sigrpl_sub"
+	HeaderPrompt       = "sigrpl_prompt"
+)
+
+// digestPrefix starts every PromptDigest.
+const digestPrefix = "sha-256:"
+
+// PromptDigest is the digest of a prompt event that a signed reply names:
+// "sha-256:" and the SHA-256 of the event's exact bytes (the JSON object as
+// the producer wrote it: an SSE data field, a WebSocket or Unix socket
+// message, the params of a JSON-RPC aaep.event, a gRPC event's JSON), in
+// base64url without padding.
+func PromptDigest(event []byte) string {
+	sum := sha256.Sum256(event)
+	return digestPrefix + base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// complete says why a is not a whole audience, or nil.
+func (a Audience) complete() error {
+	switch {
+	case a.Producer == "":
+		return fmt.Errorf("%w: no producer (%s)", ErrAudience, HeaderAudience)
+	case a.Subscription == "":
+		return fmt.Errorf("%w: no subscription (%s)", ErrAudience, HeaderSubscription)
+	case len(a.Prompt) <= len(digestPrefix) || a.Prompt[:len(digestPrefix)] != digestPrefix:
+		return fmt.Errorf("%w: no prompt digest (%s)", ErrAudience, HeaderPrompt)
+	}
+	return nil
+}
+
+// Check compares the audience a signed reply names with want, the
+// producer's own agent_id, the subscription the reply is taken on and the
+// digest of the prompt its reply_token belongs to. The error wraps
+// ErrAudience and says which differs.
+func (a Audience) Check(want Audience) error {
+	switch {
+	case a.Producer != want.Producer:
+		return fmt.Errorf("%w: it was signed for the producer %q, not %q", ErrAudience, a.Producer, want.Producer)
+	case a.Subscription != want.Subscription:
+		return fmt.Errorf("%w: it was signed for the subscription %q, not %q", ErrAudience, a.Subscription, want.Subscription)
+	case a.Prompt != want.Prompt:
+		return fmt.Errorf("%w: it was signed for another prompt than the one its reply_token names", ErrAudience)
+	}
+	return nil
+}
+
+func (k *Key) sign(payload []byte, aud Audience, at time.Time) (*jose.JSONWebSignature, error) {
+	if err := aud.complete(); err != nil {
+		return nil, fmt.Errorf("sigrpl: sign: %w", err)
+	}
+	opts := (&jose.SignerOptions{}).WithType(JWSType).WithHeader("iat", at.Unix()).
+		WithHeader(HeaderAudience, aud.Producer).WithHeader(HeaderSubscription, aud.Subscription).
+		WithHeader(HeaderPrompt, aud.Prompt)
 	s, err := jose.NewSigner(jose.SigningKey{
 		Algorithm: jose.ES256,
 		Key:       jose.JSONWebKey{Key: k.priv, KeyID: k.kid},
@@ -240,9 +311,10 @@ func (k *Key) sign(payload []byte, at time.Time) (*jose.JSONWebSignature, error)
 
 // SignDetached returns the value of the AAEP-Reply-Signature header for a
 // reply body: a compact JWS over the exact bytes of body with the payload
-// left out ("header..signature"), issued at at.
-func (k *Key) SignDetached(body []byte, at time.Time) (string, error) {
-	jws, err := k.sign(body, at)
+// left out ("header..signature"), for aud, issued at at. It signs nothing
+// for an audience with a part missing.
+func (k *Key) SignDetached(body []byte, aud Audience, at time.Time) (string, error) {
+	jws, err := k.sign(body, aud, at)
 	if err != nil {
 		return "", err
 	}
@@ -259,9 +331,10 @@ type SignedReply struct {
 	JWS  string `json:"jws"`
 }
 
-// Wrap returns the sigrpl:signed.reply message carrying body, signed at at.
-func (k *Key) Wrap(body []byte, at time.Time) ([]byte, error) {
-	jws, err := k.sign(body, at)
+// Wrap returns the sigrpl:signed.reply message carrying body, signed for
+// aud at at.
+func (k *Key) Wrap(body []byte, aud Audience, at time.Time) ([]byte, error) {
+	jws, err := k.sign(body, aud, at)
 	if err != nil {
 		return nil, err
 	}

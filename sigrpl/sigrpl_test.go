@@ -16,6 +16,7 @@ import (
 var (
 	now  = time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	body = []byte(`{"type":"confirmation.reply","reply_token":"rt_0123456789abcdef","decision":"accept"}`)
+	aud  = Audience{Producer: "bank", Subscription: "sub_1", Prompt: PromptDigest([]byte(`{"type":"aaep:agent.awaiting.confirmation"}`))}
 )
 
 func genKey(t *testing.T) *Key {
@@ -48,7 +49,7 @@ func TestThumbprintRFC7638(t *testing.T) {
 
 func TestSignVerifyDetached(t *testing.T) {
 	k := genKey(t)
-	sig, err := k.SignDetached(body, now)
+	sig, err := k.SignDetached(body, aud, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +57,20 @@ func TestSignVerifyDetached(t *testing.T) {
 		t.Fatalf("want a detached compact JWS, got %q", sig)
 	}
 	v := NewVerifier(k)
-	if err := v.Verify(sig, body, now.Add(time.Second)); err != nil {
+	got, err := v.Verify(sig, body, now.Add(time.Second))
+	if err != nil {
 		t.Fatalf("valid signature refused: %v", err)
+	}
+	if got != aud {
+		t.Errorf("audience %+v, want %+v", got, aud)
 	}
 	hdr, _ := base64.RawURLEncoding.DecodeString(strings.Split(sig, ".")[0])
 	var h map[string]any
 	if err := json.Unmarshal(hdr, &h); err != nil {
 		t.Fatal(err)
 	}
-	if h["alg"] != "ES256" || h["kid"] != k.KID() || h["typ"] != JWSType || h["iat"] != float64(now.Unix()) {
+	if h["alg"] != "ES256" || h["kid"] != k.KID() || h["typ"] != JWSType || h["iat"] != float64(now.Unix()) ||
+		h["aud"] != aud.Producer || h["sigrpl_sub"] != aud.Subscription || h["sigrpl_prompt"] != aud.Prompt {
 		t.Errorf("protected header %v", h)
 	}
 }
@@ -72,17 +78,31 @@ func TestSignVerifyDetached(t *testing.T) {
 func TestVerifyRefuses(t *testing.T) {
 	k, other := genKey(t), genKey(t)
 	v := NewVerifier(k)
-	good, err := k.SignDetached(body, now)
+	good, err := k.SignDetached(body, aud, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromOther, _ := other.SignDetached(body, now)
+	fromOther, _ := other.SignDetached(body, aud, now)
 	// other's signature, relabelled with k's kid: the kid matches, the signature does not.
-	relabelled := forge(t, map[string]any{"alg": "ES256", "kid": k.KID(), "typ": JWSType, "iat": now.Unix()}, "", strings.Split(fromOther, ".")[2])
+	relabelled := forge(t, map[string]any{"alg": "ES256", "kid": k.KID(), "typ": JWSType, "iat": now.Unix(),
+		"aud": aud.Producer, "sigrpl_sub": aud.Subscription, "sigrpl_prompt": aud.Prompt}, "", strings.Split(fromOther, ".")[2])
 	hs := hmacSig(t, k.KID())
 	none := forge(t, map[string]any{"alg": "none", "kid": k.KID(), "typ": JWSType, "iat": now.Unix()}, "", "")
 	noTyp := resign(t, k, map[string]any{"alg": "ES256", "kid": k.KID(), "iat": now.Unix()})
 	noIat := resign(t, k, map[string]any{"alg": "ES256", "kid": k.KID(), "typ": JWSType})
+	header := map[string]any{"alg": "ES256", "kid": k.KID(), "typ": JWSType, "iat": now.Unix(),
+		"aud": aud.Producer, "sigrpl_sub": aud.Subscription, "sigrpl_prompt": aud.Prompt}
+	without := func(name string, v any) string {
+		h := map[string]any{}
+		for k, v := range header {
+			h[k] = v
+		}
+		delete(h, name)
+		if v != nil {
+			h[name] = v
+		}
+		return resign(t, k, h)
+	}
 	tampered := append([]byte{}, body...)
 	tampered[len(tampered)-3] = 'X' // "accept" → "accepX"
 	spaced := append([]byte(" "), body...)
@@ -104,12 +124,18 @@ func TestVerifyRefuses(t *testing.T) {
 		{"from the future", good, body, now.Add(-DefaultSkew - time.Second), ErrExpired},
 		{"no typ", noTyp, body, now, ErrMalformed},
 		{"no iat", noIat, body, now, ErrMalformed},
+		{"as signed before audiences", resign(t, k, map[string]any{"alg": "ES256", "kid": k.KID(), "typ": JWSType, "iat": now.Unix()}), body, now, ErrAudience},
+		{"no producer", without("aud", nil), body, now, ErrAudience},
+		{"producer not a string", without("aud", []string{"bank"}), body, now, ErrAudience},
+		{"no subscription", without("sigrpl_sub", nil), body, now, ErrAudience},
+		{"no prompt", without("sigrpl_prompt", nil), body, now, ErrAudience},
+		{"prompt not a digest", without("sigrpl_prompt", "evt_1"), body, now, ErrAudience},
 		{"empty", "", body, now, ErrMalformed},
 		{"garbage", "a.b.c", body, now, ErrMalformed},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := v.Verify(c.sig, c.body, c.at)
+			_, err := v.Verify(c.sig, c.body, c.at)
 			if !errors.Is(err, c.want) {
 				t.Errorf("got %v, want %v", err, c.want)
 			}
@@ -166,21 +192,21 @@ func detached(t *testing.T, alg jose.SignatureAlgorithm, key jose.JSONWebKey, op
 
 func TestWrapUnwrap(t *testing.T) {
 	k, other := genKey(t), genKey(t)
-	msg, err := k.Wrap(body, now)
+	msg, err := k.Wrap(body, aud, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := NewVerifier(k).Unwrap(msg, now)
+	got, gotAud, err := NewVerifier(k).Unwrap(msg, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != string(body) {
-		t.Errorf("unwrapped %s, want %s", got, body)
+	if string(got) != string(body) || gotAud != aud {
+		t.Errorf("unwrapped %s for %+v, want %s for %+v", got, gotAud, body, aud)
 	}
-	if _, err := NewVerifier(other).Unwrap(msg, now); !errors.Is(err, ErrUnknownKey) {
+	if _, _, err := NewVerifier(other).Unwrap(msg, now); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("other key: %v", err)
 	}
-	if _, err := NewVerifier(k).Unwrap(msg, now.Add(time.Hour)); !errors.Is(err, ErrExpired) {
+	if _, _, err := NewVerifier(k).Unwrap(msg, now.Add(time.Hour)); !errors.Is(err, ErrExpired) {
 		t.Errorf("an hour later: %v", err)
 	}
 	// Swap the payload for another reply: the signature no longer holds.
@@ -190,15 +216,50 @@ func TestWrapUnwrap(t *testing.T) {
 	parts[1] = b64(strings.Replace(string(body), "accept", "reject", 1))
 	m.JWS = strings.Join(parts, ".")
 	swapped, _ := json.Marshal(m)
-	if _, err := NewVerifier(k).Unwrap(swapped, now); !errors.Is(err, ErrBadSignature) {
+	if _, _, err := NewVerifier(k).Unwrap(swapped, now); !errors.Is(err, ErrBadSignature) {
 		t.Errorf("swapped payload: %v", err)
 	}
 	none, _ := json.Marshal(SignedReply{TypeSignedReply, forge(t, map[string]any{"alg": "none", "kid": k.KID(), "typ": JWSType, "iat": now.Unix()}, b64(string(body)), "")})
-	if _, err := NewVerifier(k).Unwrap(none, now); !errors.Is(err, ErrAlgorithm) {
+	if _, _, err := NewVerifier(k).Unwrap(none, now); !errors.Is(err, ErrAlgorithm) {
 		t.Errorf("alg none: %v", err)
 	}
-	if _, err := NewVerifier(k).Unwrap([]byte(`{"type":"confirmation.reply"}`), now); !errors.Is(err, ErrMalformed) {
+	if _, _, err := NewVerifier(k).Unwrap([]byte(`{"type":"confirmation.reply"}`), now); !errors.Is(err, ErrMalformed) {
 		t.Errorf("plain reply: %v", err)
+	}
+}
+
+// A reply is signed only for a whole audience, and Check names the part
+// that differs.
+func TestAudience(t *testing.T) {
+	k := genKey(t)
+	for _, missing := range []Audience{
+		{Subscription: "sub_1", Prompt: aud.Prompt},
+		{Producer: "bank", Prompt: aud.Prompt},
+		{Producer: "bank", Subscription: "sub_1"},
+		{Producer: "bank", Subscription: "sub_1", Prompt: "sha-256:"},
+	} {
+		if _, err := k.SignDetached(body, missing, now); !errors.Is(err, ErrAudience) {
+			t.Errorf("SignDetached for %+v: %v", missing, err)
+		}
+		if _, err := k.Wrap(body, missing, now); !errors.Is(err, ErrAudience) {
+			t.Errorf("Wrap for %+v: %v", missing, err)
+		}
+	}
+	if err := aud.Check(aud); err != nil {
+		t.Errorf("own audience: %v", err)
+	}
+	for name, want := range map[string]Audience{
+		"producer":     {Producer: "weather", Subscription: aud.Subscription, Prompt: aud.Prompt},
+		"subscription": {Producer: aud.Producer, Subscription: "sub_2", Prompt: aud.Prompt},
+		"prompt":       {Producer: aud.Producer, Subscription: aud.Subscription, Prompt: PromptDigest([]byte(`{}`))},
+	} {
+		err := aud.Check(want)
+		if !errors.Is(err, ErrAudience) || !strings.Contains(err.Error(), name) {
+			t.Errorf("another %s: %v", name, err)
+		}
+	}
+	if PromptDigest([]byte(`{"a":1}`)) == PromptDigest([]byte(`{"a": 1}`)) {
+		t.Error("the digest is not over the exact bytes")
 	}
 }
 
@@ -216,8 +277,8 @@ func TestOffer(t *testing.T) {
 	if v.KID() != k.KID() {
 		t.Errorf("kid %s, want %s", v.KID(), k.KID())
 	}
-	sig, _ := k.SignDetached(body, now)
-	if err := v.Verify(sig, body, now); err != nil {
+	sig, _ := k.SignDetached(body, aud, now)
+	if _, err := v.Verify(sig, body, now); err != nil {
 		t.Errorf("verifier from the offer: %v", err)
 	}
 

@@ -19,6 +19,7 @@ var (
 	ErrUnknownKey   = errors.New("sigrpl: unknown key")
 	ErrBadSignature = errors.New("sigrpl: bad signature")
 	ErrExpired      = errors.New("sigrpl: signature expired")
+	ErrAudience     = errors.New("sigrpl: signed for another audience")
 )
 
 // Defaults of Verifier.
@@ -88,57 +89,71 @@ func NewVerifier(k *Key) *Verifier { return &Verifier{pub: &k.priv.PublicKey, ki
 func (v *Verifier) KID() string { return v.kid }
 
 // Verify checks sig, the value of an AAEP-Reply-Signature header, over the
-// exact bytes of body at time now.
-func (v *Verifier) Verify(sig string, body []byte, now time.Time) error {
+// exact bytes of body at time now, and returns the audience it names. The
+// caller checks that audience against its own (Audience.Check).
+func (v *Verifier) Verify(sig string, body []byte, now time.Time) (Audience, error) {
 	jws, err := jose.ParseDetached(sig, body, allowed)
 	if err != nil {
-		return parseErr(err)
+		return Audience{}, parseErr(err)
 	}
-	if err := v.check(jws, now); err != nil {
-		return err
+	aud, err := v.check(jws, now)
+	if err != nil {
+		return Audience{}, err
 	}
 	if err := jws.DetachedVerify(body, v.pub); err != nil {
-		return fmt.Errorf("%w: %v", ErrBadSignature, err)
+		return Audience{}, fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
-	return nil
+	return aud, nil
 }
 
-// SignedBy returns the kid the protected header of sig, a detached
-// signature over body, names, so that a producer can find the key to check
-// it with; it checks nothing else.
-func SignedBy(sig string, body []byte) (string, error) {
+// Addressed returns the audience the protected header of sig, a detached
+// signature over body, names, so that a producer can find the one
+// subscription whose key is to check it; it checks nothing else.
+func Addressed(sig string, body []byte) (Audience, error) {
 	jws, err := jose.ParseDetached(sig, body, allowed)
 	if err != nil {
-		return "", parseErr(err)
+		return Audience{}, parseErr(err)
 	}
 	if len(jws.Signatures) != 1 {
-		return "", fmt.Errorf("%w: want exactly one signature", ErrMalformed)
+		return Audience{}, fmt.Errorf("%w: want exactly one signature", ErrMalformed)
 	}
-	return jws.Signatures[0].Protected.KeyID, nil
+	return audience(jws.Signatures[0].Protected)
 }
 
 // Unwrap checks a sigrpl:signed.reply message at time now and returns the
-// reply it carries, byte for byte as signed.
-func (v *Verifier) Unwrap(msg []byte, now time.Time) ([]byte, error) {
+// reply it carries, byte for byte as signed, and the audience it names.
+func (v *Verifier) Unwrap(msg []byte, now time.Time) ([]byte, Audience, error) {
 	var m SignedReply
 	if err := json.Unmarshal(msg, &m); err != nil {
-		return nil, fmt.Errorf("%w: not a %s message: %v", ErrMalformed, TypeSignedReply, err)
+		return nil, Audience{}, fmt.Errorf("%w: not a %s message: %v", ErrMalformed, TypeSignedReply, err)
 	}
 	if m.Type != TypeSignedReply || m.JWS == "" {
-		return nil, fmt.Errorf("%w: want a %s message with a jws", ErrMalformed, TypeSignedReply)
+		return nil, Audience{}, fmt.Errorf("%w: want a %s message with a jws", ErrMalformed, TypeSignedReply)
 	}
 	jws, err := jose.ParseSignedCompact(m.JWS, allowed)
 	if err != nil {
-		return nil, parseErr(err)
+		return nil, Audience{}, parseErr(err)
 	}
-	if err := v.check(jws, now); err != nil {
-		return nil, err
+	aud, err := v.check(jws, now)
+	if err != nil {
+		return nil, Audience{}, err
 	}
 	body, err := jws.Verify(v.pub)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadSignature, err)
+		return nil, Audience{}, fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
-	return body, nil
+	return body, aud, nil
+}
+
+// audience reads the audience of a protected header; all three parts must
+// be there, as strings.
+func audience(h jose.Header) (Audience, error) {
+	str := func(name string) string {
+		s, _ := h.ExtraHeaders[jose.HeaderKey(name)].(string)
+		return s
+	}
+	a := Audience{Producer: str(HeaderAudience), Subscription: str(HeaderSubscription), Prompt: str(HeaderPrompt)}
+	return a, a.complete()
 }
 
 func parseErr(err error) error {
@@ -149,24 +164,25 @@ func parseErr(err error) error {
 	return fmt.Errorf("%w: %v", ErrMalformed, err)
 }
 
-// check reads the protected header: one signature, typ, kid and iat.
-func (v *Verifier) check(jws *jose.JSONWebSignature, now time.Time) error {
+// check reads the protected header: one signature, typ, kid, iat and the
+// audience, which it returns.
+func (v *Verifier) check(jws *jose.JSONWebSignature, now time.Time) (Audience, error) {
 	if len(jws.Signatures) != 1 {
-		return fmt.Errorf("%w: want exactly one signature", ErrMalformed)
+		return Audience{}, fmt.Errorf("%w: want exactly one signature", ErrMalformed)
 	}
 	h := jws.Signatures[0].Protected
 	if h.Algorithm != Alg {
-		return fmt.Errorf("%w: alg %q", ErrAlgorithm, h.Algorithm)
+		return Audience{}, fmt.Errorf("%w: alg %q", ErrAlgorithm, h.Algorithm)
 	}
 	if typ, _ := h.ExtraHeaders[jose.HeaderType].(string); typ != JWSType {
-		return fmt.Errorf("%w: typ %q, want %q", ErrMalformed, typ, JWSType)
+		return Audience{}, fmt.Errorf("%w: typ %q, want %q", ErrMalformed, typ, JWSType)
 	}
 	if h.KeyID != v.kid {
-		return fmt.Errorf("%w: kid %q, this subscriber's key is %q", ErrUnknownKey, h.KeyID, v.kid)
+		return Audience{}, fmt.Errorf("%w: kid %q, this subscriber's key is %q", ErrUnknownKey, h.KeyID, v.kid)
 	}
 	iat, ok := h.ExtraHeaders["iat"].(float64)
 	if !ok || iat != float64(int64(iat)) {
-		return fmt.Errorf("%w: iat is missing or is not a whole number of seconds", ErrMalformed)
+		return Audience{}, fmt.Errorf("%w: iat is missing or is not a whole number of seconds", ErrMalformed)
 	}
 	maxAge, skew := v.MaxAge, v.Skew
 	if maxAge <= 0 {
@@ -178,9 +194,9 @@ func (v *Verifier) check(jws *jose.JSONWebSignature, now time.Time) error {
 	at := time.Unix(int64(iat), 0)
 	switch {
 	case at.After(now.Add(skew)):
-		return fmt.Errorf("%w: issued at %s, in the future", ErrExpired, at.UTC().Format(time.RFC3339))
+		return Audience{}, fmt.Errorf("%w: issued at %s, in the future", ErrExpired, at.UTC().Format(time.RFC3339))
 	case now.Sub(at) > maxAge:
-		return fmt.Errorf("%w: issued at %s, more than %s ago", ErrExpired, at.UTC().Format(time.RFC3339), maxAge)
+		return Audience{}, fmt.Errorf("%w: issued at %s, more than %s ago", ErrExpired, at.UTC().Format(time.RFC3339), maxAge)
 	}
-	return nil
+	return audience(h)
 }

@@ -113,9 +113,11 @@
 // # Signing
 //
 // With a Signer (a *sigrpl.Key is one) the subscription offers its public
-// key; replies are then signed in a header on HTTP, or wrapped in a
-// sigrpl:signed.reply on framed transports when the producer honours the
-// extension. Reply updates say whether each reply was signed.
+// key; replies to a producer that honoured the extension are then signed,
+// addressed to it (its agent_id, the subscription, the prompt event
+// answered), in a header on HTTP or wrapped in a sigrpl:signed.reply on
+// framed transports. To any other producer they go unsigned. Reply updates
+// say whether each reply was signed.
 //
 // # Terms
 //

@@ -71,7 +71,7 @@ func (c *Client) accepted(b []byte, now time.Time) {
 		c.say(StatusSubscribed, "The producer's acceptance of the subscription could not be read; going on without a subscription ID.")
 		return
 	}
-	c.sign.accepted(m.HonoredCapabilities)
+	c.sign.accepted(m)
 	c.eng.SetSubscriptionID(m.SubscriptionID)
 	name := m.Producer.AgentName
 	if name == "" {

@@ -121,7 +121,7 @@ func (c *Client) answerable(n int, now time.Time) (*session.Prompt, error) {
 func (c *Client) sendReply(ctx context.Context, r session.Reply, now time.Time) error {
 	ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
-	msg, wrapped, err := c.wrap(r.Body)
+	msg, wrapped, err := c.wrap(r)
 	if err == nil {
 		err = c.send(ctx, msg)
 	}

@@ -14,12 +14,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/sigrpl"
 )
 
 // replyProducer is a loopback producer in the deployed layout (GET /events,
-// POST /messages): it sends one confirmation each time next is sent a
-// number, and reports when each reply's bytes have all arrived.
+// POST /messages), and, to take signed replies, the appendix B one with a
+// handshake that honours them (the listener signs for no other): it sends
+// one confirmation each time next is sent a number, and reports when each
+// reply's bytes have all arrived.
 type replyProducer struct {
 	next    chan int
 	replies chan time.Time
@@ -28,7 +31,13 @@ type replyProducer struct {
 
 func (p *replyProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
-	case "/events":
+	case protocol.PathSubscriptions:
+		w.Header().Set("Location", protocol.PathEvents+"?subscription_id=sub_bench")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"type":%q,"subscription_id":"sub_bench","aaep_version":%q,"producer":{"agent_id":"bench"},`+
+			`"honored_capabilities":{"supports_confirmation_reply":true,"sigrpl":{"kid":"bench"}}}`, protocol.TypeSubscriptionAccepted, protocol.Version)
+	case "/events", protocol.PathEvents:
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
@@ -44,7 +53,7 @@ func (p *replyProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		}
-	case "/messages":
+	case "/messages", protocol.PathReplies:
 		body, err := io.ReadAll(r.Body)
 		at := time.Now()
 		if err != nil {
@@ -53,7 +62,7 @@ func (p *replyProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if p.verify != nil {
 			// Checked after the arrival time is taken: the benchmark measures the listener.
-			if err := p.verify.Verify(r.Header.Get(sigrpl.Header), body, time.Now()); err != nil {
+			if _, err := p.verify.Verify(r.Header.Get(sigrpl.Header), body, time.Now()); err != nil {
 				http.Error(w, err.Error(), http.StatusForbidden)
 				at = time.Time{}
 			}
@@ -81,14 +90,14 @@ func BenchmarkReplyLatency(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, mode := range []struct {
-		name, flag string
-		verify     *sigrpl.Verifier
-	}{{"unsigned", "--no-sign", nil}, {"signed", "--key=" + keyFile, sigrpl.NewVerifier(key)}} {
+		name, flag, layout string
+		verify             *sigrpl.Verifier
+	}{{"unsigned", "--no-sign", "legacy", nil}, {"signed", "--key=" + keyFile, "spec", sigrpl.NewVerifier(key)}} {
 		b.Run(mode.name, func(b *testing.B) {
 			p := &replyProducer{next: make(chan int), replies: make(chan time.Time), verify: mode.verify}
 			srv := httptest.NewServer(p)
 			defer srv.Close()
-			cmd := exec.Command(bin, "--plain", "--layout", "legacy", mode.flag, srv.URL)
+			cmd := exec.Command(bin, "--plain", "--layout", mode.layout, mode.flag, srv.URL)
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
 			stdin, err := cmd.StdinPipe()
 			if err != nil {

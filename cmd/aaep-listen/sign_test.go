@@ -80,7 +80,7 @@ func TestSignedAnswerAccepted(t *testing.T) {
 			r := startListener(t, "--plain", "--key", path, url)
 			r.waitOutput(t, "Confirmation needed")
 			fmt.Fprintln(r.stdin, "accept")
-			r.waitOutput(t, "signed with your key "+k.KID()[:8]+"; the producer checks signatures")
+			r.waitOutput(t, "signed with your key "+k.KID()[:8]+" for this producer and this prompt only; the producer checks signatures")
 			r.wait(t)
 			if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Accepted {
 				t.Fatalf("producer outcomes %+v\n%s", outs, r.stdout())
