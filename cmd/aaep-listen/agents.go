@@ -78,6 +78,7 @@ func (s agentSink) Announce(an announce.Announcement) error {
 	if s.l.quiet(s.a) && an.Priority != announce.Critical && an.Prompt == nil {
 		return nil
 	}
+	an.Source = s.a.Tag() // the user's label or endpoint: agents take turns by it
 	if s.l.multi {
 		an.Agent = s.l.group.Display(s.a.Member, an.Agent)
 	}
