@@ -65,6 +65,14 @@ type Speaker interface {
 	Speaking() bool
 }
 
+// EndHearer is implemented by Speakers that hear when speech ends rather
+// than guess: a Pacer in front of one passes the next critical
+// announcement on as soon as the critical one before it has been said,
+// not after its estimate.
+type EndHearer interface {
+	HearsEnd() bool
+}
+
 // stillSpeakingPoll is how often a Pacer asks a Speaker again.
 const stillSpeakingPoll = 100 * time.Millisecond
 
@@ -105,6 +113,9 @@ func NewPacer(cfg PaceConfig, out Sink) *Pacer {
 	cfg = cfg.withDefaults()
 	p := &Pacer{out: out, cfg: cfg, core: newPacer(cfg), wake: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{})}
+	if h, ok := out.(EndHearer); ok {
+		p.core.hears = h.HearsEnd()
+	}
 	go p.run()
 	return p
 }
@@ -221,6 +232,7 @@ type pacer struct {
 	busyUntil time.Time // when what was passed on last is estimated to be said
 	critUntil time.Time // the same, for critical announcements alone
 	critLast  bool      // the last announcement passed on was critical
+	hears     bool      // speaking is heard from the sink, not guessed: see EndHearer
 	skipped   int       // announcements dropped to keep up, told with the next one
 	folds     map[string]*fold
 	who       who   // the agent said last, with SayAgents
@@ -318,9 +330,12 @@ func (p *pacer) next(now time.Time, speaking bool) (Announcement, bool, time.Dur
 		p.learn(now)
 	}
 	if len(p.critical) > 0 {
-		if p.critLast && now.Before(p.critUntil) {
-			// Critical speech is never cut off: the next waits here, where
-			// another agent's can still go ahead of it, not in the sink.
+		// Critical speech is never cut off: the next waits here, where
+		// another agent's can still go ahead of it, not in the sink.
+		switch {
+		case p.critLast && p.hears && speaking:
+			return Announcement{}, false, stillSpeakingPoll
+		case p.critLast && !p.hears && now.Before(p.critUntil):
 			return Announcement{}, false, p.critUntil.Sub(now)
 		}
 		i := p.turns.pick(len(p.critical), func(i int) string { return source(p.critical[i]) })

@@ -606,3 +606,22 @@ func TestTurnsPick(t *testing.T) {
 		})
 	}
 }
+
+// In front of a sink that hears when speech ends, the next critical
+// announcement waits while the one before is still said, and no longer.
+func TestPacerCriticalWaitsForTheHeardEnd(t *testing.T) {
+	p := newPacer(PaceConfig{})
+	p.hears = true
+	for _, text := range []string{"first critical, a long sentence of many words to say", "second"} {
+		p.push(Announcement{Priority: Critical, Kind: "errored", Text: text}, t0)
+	}
+	if an, ok, _ := p.next(t0, false); !ok || !strings.HasPrefix(an.Text, "first") {
+		t.Fatalf("first: %q %v", an.Text, ok)
+	}
+	if an, ok, _ := p.next(t0.Add(time.Minute), true); ok {
+		t.Fatalf("%q passed on while the first is still said", an.Text)
+	}
+	if an, ok, _ := p.next(t0.Add(time.Millisecond), false); !ok || an.Text != "second" {
+		t.Fatalf("second, once the first was said: %q %v", an.Text, ok)
+	}
+}
