@@ -41,9 +41,13 @@ type Announcement struct {
 	// shown): a session is known by AgentID and SessionID together.
 	AgentID   string
 	SessionID string
-	Text      string
-	Lang      string // BCP 47 tag of Text, when known
-	RTL       bool   // Text is right-to-left
+	// Source is whom the announcement comes from as the user configured it
+	// (the label or endpoint of one watched agent), never what a producer
+	// says it is; a Pacer lets sources take turns by it. Empty means Agent.
+	Source string
+	Text   string
+	Lang   string // BCP 47 tag of Text, when known
+	RTL    bool   // Text is right-to-left
 	// Theirs are the byte ranges of Text that are the producer's words,
 	// in order; the rest is ours (labels such as "Finished:" and "Error:").
 	// The Announcer always sets it (empty when all the words are ours); nil

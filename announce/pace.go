@@ -6,6 +6,7 @@ package announce
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -64,6 +65,14 @@ type Speaker interface {
 	Speaking() bool
 }
 
+// EndHearer is implemented by Speakers that hear when speech ends rather
+// than guess: a Pacer in front of one passes the next critical
+// announcement on as soon as the critical one before it has been said,
+// not after its estimate.
+type EndHearer interface {
+	HearsEnd() bool
+}
+
 // stillSpeakingPoll is how often a Pacer asks a Speaker again.
 const stillSpeakingPoll = 100 * time.Millisecond
 
@@ -73,9 +82,13 @@ type Canceler interface {
 }
 
 // Pacer is a Sink that passes announcements on to another sink (speech or
-// braille) no faster than they can be taken in. Critical announcements are
-// passed on at once, ahead of anything queued, and never dropped. Normal and
-// background ones wait their turn; when more than MaxLag of speech is
+// braille) no faster than they can be taken in. Critical announcements go
+// ahead of anything else queued, cut off other speech and are never dropped;
+// one waits only for the critical one being said, which is never cut off, and
+// waits for it here rather than in the sink, so that agents take turns: the
+// next announcement is always the oldest of the agent heard least recently,
+// and one agent's flood delays another's announcement by one utterance at most.
+// Normal and background ones wait their turn; when more than MaxLag of speech is
 // waiting, the queue is collapsed: of each kind and agent only the latest is kept,
 // with a count of the rest ("4 more tool calls finished"), so speech never
 // lags far behind. Announcements about a prompt are never collapsed.
@@ -100,6 +113,9 @@ func NewPacer(cfg PaceConfig, out Sink) *Pacer {
 	cfg = cfg.withDefaults()
 	p := &Pacer{out: out, cfg: cfg, core: newPacer(cfg), wake: make(chan struct{}, 1),
 		stop: make(chan struct{}), done: make(chan struct{})}
+	if h, ok := out.(EndHearer); ok {
+		p.core.hears = h.HearsEnd()
+	}
 	go p.run()
 	return p
 }
@@ -215,9 +231,12 @@ type pacer struct {
 	queue     []item
 	busyUntil time.Time // when what was passed on last is estimated to be said
 	critUntil time.Time // the same, for critical announcements alone
+	critLast  bool      // the last announcement passed on was critical
+	hears     bool      // speaking is heard from the sink, not guessed: see EndHearer
 	skipped   int       // announcements dropped to keep up, told with the next one
 	folds     map[string]*fold
-	who       who // the agent said last, with SayAgents
+	who       who   // the agent said last, with SayAgents
+	turns     turns // which agent's announcement goes next
 
 	// How much slower than estimated the voice really is, learnt from a
 	// Speaker: 1 when it keeps up, up to maxSlow.
@@ -232,7 +251,7 @@ type pacer struct {
 const maxSlow = 4.0
 
 func newPacer(cfg PaceConfig) pacer {
-	return pacer{cfg: cfg.withDefaults(), folds: map[string]*fold{}, slow: 1}
+	return pacer{cfg: cfg.withDefaults(), folds: map[string]*fold{}, slow: 1, turns: turns{served: map[string]uint64{}}}
 }
 
 // push queues an, arriving at now.
@@ -297,41 +316,72 @@ func times(n int) string {
 // to wait before asking again (zero or less: until something is pushed).
 // speaking says the sink is still saying something, whatever the estimate.
 func (p *pacer) next(now time.Time, speaking bool) (Announcement, bool, time.Duration) {
-	if len(p.critical) > 0 {
-		an := p.named(p.critical[0])
-		p.critical = p.critical[1:]
-		start := now
-		if p.critUntil.After(now) {
-			start = p.critUntil // critical speech is never interrupted, only queued
-		}
-		p.critUntil = start.Add(p.speakTime(an.Text))
-		p.busyUntil = p.critUntil // it cut off whatever else was being said
-		// Said at once, it shows how fast the voice is, as any other would.
-		p.watching, p.extended = start.Equal(now), false
-		p.lastStart, p.lastEst = now, SpeakTime(an.Text, p.cfg.WPM)
-		p.collapse(now) // what waits now waits longer
-		return an, true, 0
-	}
-	if len(p.queue) == 0 {
+	if len(p.critical) == 0 && len(p.queue) == 0 {
 		return Announcement{}, false, 0
 	}
 	if !now.Before(p.busyUntil) && speaking {
 		// The voice is slower than estimated: count it as busy a while longer.
 		p.busyUntil, p.extended = now.Add(stillSpeakingPoll), true
+		if p.critLast {
+			p.critUntil = p.busyUntil
+		}
 	}
 	if !now.Before(p.busyUntil) && p.watching {
 		p.learn(now)
 	}
+	if len(p.critical) > 0 {
+		// Critical speech is never cut off: the next waits here, where
+		// another agent's can still go ahead of it, not in the sink.
+		switch {
+		case p.critLast && p.hears && speaking:
+			return Announcement{}, false, stillSpeakingPoll
+		case p.critLast && !p.hears && now.Before(p.critUntil):
+			return Announcement{}, false, p.critUntil.Sub(now)
+		}
+		i := p.turns.pick(len(p.critical), func(i int) string { return source(p.critical[i]) })
+		an := p.critical[i]
+		p.critical = slices.Delete(p.critical, i, i+1)
+		p.served(source(an))
+		an = p.named(an)
+		p.critUntil = now.Add(p.speakTime(an.Text))
+		p.busyUntil = p.critUntil // it cut off whatever else was being said
+		p.critLast = true
+		// Said at once, it shows how fast the voice is, as any other would.
+		p.watching, p.extended = true, false
+		p.lastStart, p.lastEst = now, SpeakTime(an.Text, p.cfg.WPM)
+		p.collapse(now) // what waits now waits longer
+		return an, true, 0
+	}
 	if now.Before(p.busyUntil) {
 		return Announcement{}, false, p.busyUntil.Sub(now)
 	}
-	it := p.queue[0]
-	p.queue = p.queue[1:]
+	i := p.turns.pick(len(p.queue), func(i int) string { return source(p.queue[i].an) })
+	it := p.queue[i]
+	p.queue = slices.Delete(p.queue, i, i+1)
+	p.served(source(it.an))
 	an := p.words(it)
 	p.lastEst = SpeakTime(an.Text, p.cfg.WPM)
 	p.lastStart, p.watching, p.extended = now, true, false
 	p.busyUntil = now.Add(p.speakTime(an.Text))
+	p.critLast = false
 	return an, true, 0
+}
+
+// served notes that an announcement of agent was passed on.
+func (p *pacer) served(agent string) {
+	if len(p.turns.served) < maxTurns {
+		p.turns.took(agent)
+		return
+	}
+	queued := make(map[string]bool, len(p.critical)+len(p.queue))
+	for _, an := range p.critical {
+		queued[source(an)] = true
+	}
+	for _, it := range p.queue {
+		queued[source(it.an)] = true
+	}
+	p.turns.took(agent)
+	p.turns.keep(queued)
 }
 
 // learn updates how much slower than estimated the voice is, once the last

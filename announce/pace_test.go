@@ -193,14 +193,17 @@ func TestPacerCriticalGoesFirstAndNeverDropped(t *testing.T) {
 		p.push(Announcement{Priority: Normal, Kind: "output", Text: "more chatter " + strconv.Itoa(i)}, t0)
 		p.push(Announcement{Priority: Critical, Kind: "errored", Text: "Error " + strconv.Itoa(i)}, t0)
 	}
+	now := t0
 	for i := 0; i < 50; i++ {
-		an, ok, _ := p.next(t0, false)
+		an, ok, wait := p.next(now, false)
 		if !ok || an.Text != "Error "+strconv.Itoa(i) {
 			t.Fatalf("next %d: %q %v, want the critical error %d", i, an.Text, ok, i)
 		}
-	}
-	if _, ok, wait := p.next(t0, false); ok || wait <= 0 {
-		t.Fatalf("chatter passed on while the errors are said (wait %v)", wait)
+		// The next error waits for this one to be said, and chatter for all of them.
+		if _, ok, wait = p.next(now, false); ok || wait <= 0 {
+			t.Fatalf("passed on while error %d is said (wait %v)", i, wait)
+		}
+		now = now.Add(wait)
 	}
 }
 
@@ -515,5 +518,110 @@ func TestStreamedOutputKeepsAgentID(t *testing.T) {
 		if an.Kind == "output" && an.AgentID != "bob" {
 			t.Errorf("output %q has agent id %q, want bob", an.Text, an.AgentID)
 		}
+	}
+}
+
+// Many agents, one flooding: a critical announcement of any agent goes ahead
+// of everything less urgent, and waits behind one of the flood's (the one
+// being said) at most; agents take turns, each in its own order. Order only:
+// the voice is a virtual clock that says each announcement in its estimate.
+func TestPacerAgentsTakeTurns(t *testing.T) {
+	p := newPacer(PaceConfig{WPM: 180})
+	crit := func(agent string, n int) Announcement {
+		return Announcement{Priority: Critical, Kind: "confirmation", Source: agent, Agent: "build-bot", // every producer claims one name
+			Text: fmt.Sprintf("%s %d", agent, n), Prompt: &session.Prompt{Number: n}}
+	}
+	now := t0
+	var said []string
+	say := func() { // pass on one, waiting for the voice as long as it takes
+		for {
+			an, ok, wait := p.next(now, false)
+			if ok {
+				said = append(said, an.Text)
+				return
+			}
+			if wait <= 0 {
+				t.Fatal("nothing to say")
+			}
+			now = now.Add(wait)
+		}
+	}
+	for i := 0; i < 100; i++ {
+		p.push(crit("flood", i), now)
+		p.push(Announcement{Priority: Normal, Kind: "tool", Source: "quiet", Text: fmt.Sprintf("quiet tool %d", i)}, now)
+	}
+	say() // flood 0 is being said
+	for _, agent := range []string{"bank", "mail", "code"} {
+		p.push(crit(agent, 0), now)
+	}
+	say()
+	say()
+	p.push(crit("bank", 1), now) // bank was heard: it waits its turn after mail and code
+	for len(said) < 10 {
+		say()
+	}
+	want := []string{"flood 0", "bank 0", "mail 0", "code 0", "flood 1", "bank 1", "flood 2", "flood 3", "flood 4", "flood 5"}
+	if strings.Join(said, "|") != strings.Join(want, "|") {
+		t.Fatalf("said %q\nwant %q", said, want)
+	}
+	for len(p.critical) > 0 {
+		say()
+	}
+	for _, text := range said[10:] {
+		if !strings.HasPrefix(text, "flood ") {
+			t.Fatalf("%q said among the criticals", text)
+		}
+	}
+	say()
+	if !strings.Contains(said[len(said)-1], "quiet tool") {
+		t.Fatalf("after the criticals %q, want the quiet agent's tool", said[len(said)-1])
+	}
+}
+
+// The next announcement is the oldest of the agent heard least recently,
+// whatever the number of agents and of announcements each has queued.
+func TestTurnsPick(t *testing.T) {
+	tests := []struct {
+		name   string
+		heard  []string // agents heard, in this order
+		queued []string // whose each queued announcement is, oldest first
+		want   int
+	}{
+		{"empty", nil, nil, 0},
+		{"one agent: the oldest", []string{"a"}, []string{"a", "a", "a"}, 0},
+		{"never heard goes first", []string{"a"}, []string{"a", "a", "b", "a"}, 2},
+		{"two never heard: the older", []string{"a"}, []string{"a", "c", "b"}, 1},
+		{"heard longest ago", []string{"c", "b", "a"}, []string{"a", "b", "c", "c"}, 2},
+		{"heard again moves back", []string{"b", "a", "b"}, []string{"b", "b", "a"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := turns{served: map[string]uint64{}}
+			for _, a := range tt.heard {
+				tr.took(a)
+			}
+			if got := tr.pick(len(tt.queued), func(i int) string { return tt.queued[i] }); got != tt.want {
+				t.Fatalf("pick = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// In front of a sink that hears when speech ends, the next critical
+// announcement waits while the one before is still said, and no longer.
+func TestPacerCriticalWaitsForTheHeardEnd(t *testing.T) {
+	p := newPacer(PaceConfig{})
+	p.hears = true
+	for _, text := range []string{"first critical, a long sentence of many words to say", "second"} {
+		p.push(Announcement{Priority: Critical, Kind: "errored", Text: text}, t0)
+	}
+	if an, ok, _ := p.next(t0, false); !ok || !strings.HasPrefix(an.Text, "first") {
+		t.Fatalf("first: %q %v", an.Text, ok)
+	}
+	if an, ok, _ := p.next(t0.Add(time.Minute), true); ok {
+		t.Fatalf("%q passed on while the first is still said", an.Text)
+	}
+	if an, ok, _ := p.next(t0.Add(time.Millisecond), false); !ok || an.Text != "second" {
+		t.Fatalf("second, once the first was said: %q %v", an.Text, ok)
 	}
 }

@@ -114,10 +114,12 @@ func (j *JSON) Flush() error {
 
 // CleanJSON returns the valid JSON document raw with every string, keys
 // included, passed through protocol.Line, in the same order. A document
-// whose strings need no change (no backslash escape, and no DEL or byte
-// outside ASCII that the sanitizer would change) is returned as is.
+// whose strings need no change (no backslash escape, no two spaces in a
+// row, and no DEL or byte outside ASCII that the sanitizer would change)
+// is returned as is.
 func CleanJSON(raw []byte) json.RawMessage {
-	if !bytes.ContainsRune(raw, '\\') && (!hasDELOrNonASCII(raw) || protocol.Line(string(raw)) == string(raw)) {
+	if !bytes.ContainsRune(raw, '\\') && !bytes.Contains(raw, []byte("  ")) &&
+		(!hasDELOrNonASCII(raw) || protocol.Line(string(raw)) == string(raw)) {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

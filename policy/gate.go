@@ -12,11 +12,28 @@ import (
 // Decide, which checks the prompt's own facts at the moment of use. It never
 // accepts an action that cannot be undone and is high risk (or of unknown
 // risk) unless a policy rule says allow_irreversible_high for exactly it.
-// It is not safe for concurrent use.
+// A Gate decides for one agent, the one For names. It is not safe for
+// concurrent use.
 type Gate struct {
 	policy     *Policy
 	autoReject bool
 	always     alwaysMemory
+	whom       Configured
+}
+
+// Configured is an agent as the user configured it, never as a producer
+// says it is: policy rules with "label" or "endpoint" match these.
+type Configured struct {
+	Label    string // the label the user gave the endpoint; "" for none
+	Endpoint string // the endpoint as the user gave it
+}
+
+// For binds g to the agent whose prompts it decides, as the user
+// configured it, and returns g. Every Facts it decides is matched with
+// whom, whatever the prompt says.
+func (g *Gate) For(whom Configured) *Gate {
+	g.whom = whom
+	return g
 }
 
 // NewGate returns a gate deciding by p (nil: no policy file) and, when
@@ -51,6 +68,7 @@ type Outcome struct {
 // "always" answer for its tool in its session of its agent first, then the
 // policy file, then --auto-reply reject. Questions are always asked.
 func (g *Gate) Decide(f Facts) Outcome {
+	f.Configured = g.whom
 	if f.Type != TypeConfirmation {
 		return Outcome{Verdict: Ask}
 	}

@@ -215,3 +215,30 @@ func BenchmarkGateDecide(b *testing.B) {
 		g.Decide(facts[i%len(facts)])
 	}
 }
+
+// Issue 23 item 6: a gate decides for the agent For names, as the user
+// configured it. A producer under another label saying it is build-bot
+// does not get the rule written for the real build-bot.
+func TestGateBindsRulesToTheConfiguredAgent(t *testing.T) {
+	p, err := Parse([]byte(`{"rules":[{"name":"bb","agent":"build-bot","label":"build","tool":"delete_tmp_*",
+		"decision":"accept","allow_irreversible_high":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := Facts{Type: TypeConfirmation, Tool: "delete_tmp_all", Agent: "build-bot", Risk: "high", Irreversible: true,
+		Configured: Configured{Label: "build"}} // what the prompt says is never used
+	tests := []struct {
+		whom Configured
+		want string
+	}{
+		{Configured{Label: "build", Endpoint: "https://build.example/"}, Accept},
+		{Configured{Label: "evil", Endpoint: "https://build.example/"}, Ask},
+		{Configured{Endpoint: "https://build.example/"}, Ask},
+		{Configured{}, Ask},
+	}
+	for _, tt := range tests {
+		if got := NewGate(p, false).For(tt.whom).Decide(claim); got.Verdict != tt.want {
+			t.Errorf("for %+v: %+v, want %s", tt.whom, got, tt.want)
+		}
+	}
+}

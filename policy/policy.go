@@ -45,8 +45,16 @@ type Rule struct {
 	// Irreversible, when given, matches prompts that cannot (true) or can
 	// (false) be undone. A prompt that does not say counts as irreversible.
 	Irreversible *bool `json:"irreversible,omitempty"`
-	// Agent is a glob on the producer's agent_id.
+	// Agent is a glob on the producer's agent_id: what the producer says it
+	// is, which any producer can say. It narrows a rule; it never alone
+	// decides whose prompts a rule accepts (see Label and Endpoint).
 	Agent string `json:"agent,omitempty"`
+	// Label is a glob on the label the user gave the agent's endpoint
+	// (LABEL=ENDPOINT, or an agents file entry's label); an agent without
+	// one never matches.
+	Label string `json:"label,omitempty"`
+	// Endpoint is the agent's endpoint exactly as the user gave it.
+	Endpoint string `json:"endpoint,omitempty"`
 	// Type is "confirmation" or "clarification".
 	Type string `json:"type,omitempty"`
 	// Decision is "ask", "accept" or "reject".
@@ -125,7 +133,7 @@ func (r *Rule) check() error {
 	if !namePattern.MatchString(r.Name) {
 		return errors.New(`"name" is required: 1 to 64 letters, digits, '.', '_' or '-'`)
 	}
-	for _, g := range []struct{ field, glob string }{{"tool", r.Tool}, {"agent", r.Agent}} {
+	for _, g := range []struct{ field, glob string }{{"tool", r.Tool}, {"agent", r.Agent}, {"label", r.Label}} {
 		if _, err := path.Match(g.glob, ""); err != nil {
 			return fmt.Errorf("%q is not a valid pattern: %q", g.field, g.glob)
 		}
@@ -143,6 +151,10 @@ func (r *Rule) check() error {
 	switch r.Decision {
 	case Ask, Reject:
 	case Accept:
+		if r.claimedOnly() {
+			return fmt.Errorf(`it accepts the prompts of any producer that says its agent_id is %q, as any producer can; `+
+				`add the "label" you gave that agent or its "endpoint"`, r.Agent)
+		}
 		if r.canMatchIrreversibleHigh() && !r.AllowIrreversibleHigh {
 			return errors.New(`it accepts and could match an action that cannot be undone and is high risk; ` +
 				`narrow it with "irreversible": false or a "risk" list without "high", ` +
@@ -157,6 +169,12 @@ func (r *Rule) check() error {
 	return nil
 }
 
+// claimedOnly reports whether r picks its agent only by what the producer
+// says it is (its agent_id), not by what the user configured.
+func (r *Rule) claimedOnly() bool {
+	return r.Agent != "" && r.Label == "" && r.Endpoint == ""
+}
+
 // canMatchIrreversibleHigh reports whether r could match an irreversible
 // high-risk confirmation (or one whose risk or reversibility is not given).
 func (r *Rule) canMatchIrreversibleHigh() bool {
@@ -166,9 +184,12 @@ func (r *Rule) canMatchIrreversibleHigh() bool {
 
 // Facts are what a rule, and the gate, look at in a prompt.
 type Facts struct {
-	Type         string // TypeConfirmation or TypeClarification
-	Tool         string // the tool it is about; "" when unknown
-	Agent        string // the producer's agent_id
+	Type  string // TypeConfirmation or TypeClarification
+	Tool  string // the tool it is about; "" when unknown
+	Agent string // the producer's agent_id, as it says
+	// Configured is the agent as the user configured it; a Gate sets it
+	// (see Gate.For), never the prompt.
+	Configured   Configured
 	Session      string // the session_id, within the agent
 	Risk         string // "low", "medium", "high", or "" when not given (or not one of those)
 	Undo         protocol.Undo
@@ -218,7 +239,7 @@ func (p *Policy) decide(f Facts) ruleDecision {
 		if !r.matches(f) {
 			continue
 		}
-		if r.Decision == Accept && f.HighStakes() && !r.AllowIrreversibleHigh {
+		if r.Decision == Accept && (f.HighStakes() && !r.AllowIrreversibleHigh || r.claimedOnly()) {
 			continue // Parse refuses such rules; a hand-built Policy must not slip
 		}
 		return ruleDecision{Verdict: r.Decision, Rule: r.Name}
@@ -237,6 +258,10 @@ func (r *Rule) matches(f Facts) bool {
 	case r.Tool != "" && !glob(r.Tool, f.Tool):
 		return false
 	case r.Agent != "" && !glob(r.Agent, f.Agent):
+		return false
+	case r.Label != "" && !glob(r.Label, f.Configured.Label):
+		return false
+	case r.Endpoint != "" && r.Endpoint != f.Configured.Endpoint:
 		return false
 	case len(r.Risk) > 0 && !slices.Contains(r.Risk, f.Risk):
 		return false

@@ -12,7 +12,8 @@ import (
 const example = `{"rules": [
   {"name": "never-pay", "tool": "transfer_*", "decision": "reject"},
   {"name": "drafts", "tool": "save_draft", "risk": ["low"], "irreversible": false, "decision": "accept"},
-  {"name": "trusted-cleanup", "agent": "janitor", "tool": "delete_tmp", "decision": "accept", "allow_irreversible_high": true},
+  {"name": "trusted-cleanup", "agent": "janitor", "label": "jan*", "tool": "delete_tmp", "decision": "accept", "allow_irreversible_high": true},
+  {"name": "build-drafts", "endpoint": "unix:/run/build.sock", "tool": "draft", "decision": "accept", "allow_irreversible_high": true},
   {"name": "questions", "type": "clarification", "decision": "ask"},
   {"name": "risky-mail", "tool": "send_*", "risk": ["medium", "high"], "decision": "reject"}
 ]}`
@@ -31,8 +32,19 @@ func TestDecide(t *testing.T) {
 		{"draft accepted", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low"}, ruleDecision{Accept, "drafts"}},
 		{"draft of medium risk asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "medium"}, ruleDecision{Verdict: Ask}},
 		{"draft that cannot be undone asked", Facts{Type: TypeConfirmation, Tool: "save_draft", Risk: "low", Irreversible: true}, ruleDecision{Verdict: Ask}},
-		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true}, ruleDecision{Accept, "trusted-cleanup"}},
-		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true}, ruleDecision{Verdict: Ask}},
+		{"allowed irreversible high", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true,
+			Configured: Configured{Label: "janitor"}}, ruleDecision{Accept, "trusted-cleanup"}},
+		{"other agent asked", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "intruder", Risk: "high", Irreversible: true,
+			Configured: Configured{Label: "janitor"}}, ruleDecision{Verdict: Ask}},
+		// Issue 23 item 6: the agent_id is what the producer says it is.
+		{"claims the agent id under another label", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true,
+			Configured: Configured{Label: "mail", Endpoint: "https://janitor.example/"}}, ruleDecision{Verdict: Ask}},
+		{"claims the agent id without a label", Facts{Type: TypeConfirmation, Tool: "delete_tmp", Agent: "janitor", Risk: "high", Irreversible: true,
+			Configured: Configured{Endpoint: "https://janitor.example/"}}, ruleDecision{Verdict: Ask}},
+		{"the endpoint configured", Facts{Type: TypeConfirmation, Tool: "draft", Agent: "anyone", Configured: Configured{Endpoint: "unix:/run/build.sock"}},
+			ruleDecision{Accept, "build-drafts"}},
+		{"another endpoint", Facts{Type: TypeConfirmation, Tool: "draft", Agent: "anyone", Configured: Configured{Endpoint: "unix:/run/build.sock2"}},
+			ruleDecision{Verdict: Ask}},
 		{"question", Facts{Type: TypeClarification}, ruleDecision{Ask, "questions"}},
 		{"risky mail", Facts{Type: TypeConfirmation, Tool: "send_mail", Risk: "medium"}, ruleDecision{Reject, "risky-mail"}},
 		{"no tool name never matches a tool glob", Facts{Type: TypeConfirmation, Risk: "medium"}, ruleDecision{Verdict: Ask}},
@@ -44,6 +56,11 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Decide(%+v) = %+v, want %+v", tt.f, got, tt.want)
 			}
 		})
+	}
+	// A hand-built policy that accepts by the agent id alone never decides.
+	claimed := &Policy{Rules: []Rule{{Name: "bb", Agent: "build-bot", Decision: Accept, AllowIrreversibleHigh: true}}}
+	if got := claimed.decide(Facts{Type: TypeConfirmation, Agent: "build-bot", Risk: "low"}); got.Verdict != Ask {
+		t.Errorf("a rule by agent id alone decided: %+v", got)
 	}
 	var none *Policy
 	if got := none.decide(Facts{Type: TypeConfirmation}); got.Verdict != Ask {
@@ -57,6 +74,9 @@ func TestParseRefuses(t *testing.T) {
 			`rule "all": it accepts and could match an action that cannot be undone and is high risk`},
 		{"accept high without irreversible false", `{"rules":[{"name":"h","risk":["high"],"decision":"accept"}]}`, `allow_irreversible_high`},
 		{"unknown field", `{"rules":[{"name":"a","decision":"ask","tools":"x"}]}`, `unknown field "tools"`},
+		{"accept by the agent id alone", `{"rules":[{"name":"bb","agent":"build-bot","tool":"delete_tmp_*","decision":"accept","allow_irreversible_high":true}]}`,
+			`rule "bb": it accepts the prompts of any producer that says its agent_id is "build-bot", as any producer can; add the "label"`},
+		{"bad label pattern", `{"rules":[{"name":"l","label":"[","decision":"reject"}]}`, `"label" is not a valid pattern`},
 		{"bad decision", `{"rules":[{"name":"a","decision":"maybe"}]}`, `"decision" must be`},
 		{"bad risk", `{"rules":[{"name":"a","risk":["huge"],"decision":"ask"}]}`, `"risk" may list`},
 		{"bad glob", `{"rules":[{"name":"a","tool":"[x","decision":"ask"}]}`, `"tool" is not a valid pattern`},

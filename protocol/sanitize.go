@@ -37,8 +37,10 @@ const maxClusterRunes = 32
 // returned as is, without allocating.
 func Sanitize(s string) string { return sanitizeAs(s, false) }
 
-// Line is [Sanitize] for a single-line place: every run of line breaks and
-// tabs becomes one space, so producer text can never start a line of its own.
+// Line is [Sanitize] for a single-line place: every run of line breaks,
+// tabs, spaces and characters that look like spaces becomes one space, so
+// producer text can never start a line of its own, nor pad itself to the
+// terminal's width so that the terminal wraps it onto a row of its own.
 func Line(s string) string { return fold(sanitizeAs(s, false)) }
 
 // Name is [Line] for identifiers and names (agent, session, event and tool
@@ -192,26 +194,109 @@ func capClusters(s string) string {
 	return b.String()
 }
 
-// fold turns every run of line breaks and tabs in sanitized s into one space.
+// fold turns every run of blanks in sanitized s — line breaks, tabs,
+// spaces, and the characters that look like spaces (see [isBlank]) — into
+// one space, so producer text cannot pad itself to the width of a terminal
+// and wrap into a row of its own.
 func fold(s string) string {
-	if !strings.ContainsAny(s, "\n\t") {
+	i := foldFrom(s)
+	if i < 0 {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		if r == '\n' || r == '\t' {
-			if !space {
+	b.WriteString(s[:i])
+	blank := false
+	for _, r := range s[i:] {
+		if isBlank(r) {
+			if !blank {
 				b.WriteByte(' ')
 			}
-			space = true
+			blank = true
 			continue
 		}
-		space = false
+		blank = false
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// blankByte marks the bytes that may begin a blank: space, tab, LF, and
+// the lead bytes of the blanks beyond ASCII.
+var blankByte = [256]bool{' ': true, '\t': true, '\n': true, 0xc2: true, 0xe1: true, 0xe2: true, 0xe3: true, 0xef: true}
+
+// foldFrom returns where in s the first run of blanks that fold changes
+// begins, or -1: a run of two or more, or a blank other than a space. While
+// s is ASCII it reads eight bytes at a time, marking the lanes that hold a
+// space, tab or LF exactly (ASCII lanes plus 0x7f never carry into the
+// next lane); from the first word with something to fold, or beyond
+// ASCII, it goes on a byte at a time.
+func foldFrom(s string) int {
+	i, space := 0, false // space: s[i-1] is a space
+	for ; i <= len(s)-8; i += 8 {
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&lanesHigh != 0 {
+			break
+		}
+		sp := ^((x ^ lanesSpace) + lanes7f) & lanesHigh
+		tab, lf := (x^lanesTab)+lanes7f, (x^lanesLF)+lanes7f
+		breaks := ^(tab & lf) & lanesHigh // a lane is a tab or LF where either sum lacks its top bit
+		if breaks != 0 || sp&(sp<<8) != 0 || space && sp&0x80 != 0 {
+			break
+		}
+		space = sp>>63 != 0
+	}
+	run := -1 // where the run of spaces s[i] is in began
+	if space {
+		run = i - 1
+	}
+	for ; i < len(s); i++ {
+		c := s[i]
+		if !blankByte[c] {
+			run = -1
+			continue
+		}
+		if c == ' ' {
+			if run >= 0 {
+				return run
+			}
+			run = i
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			if r, _ := utf8.DecodeRuneInString(s[i:]); !isBlank(r) {
+				run = -1
+				continue // its other bytes are never blank bytes
+			}
+		}
+		if run >= 0 {
+			return run
+		}
+		return i
+	}
+	return -1
+}
+
+const (
+	lanes7f  = 0x7f * lanes1
+	lanesTab = '\t' * lanes1
+	lanesLF  = '\n' * lanes1
+)
+
+// isBlank reports the characters a single-line form folds: space, tab, LF,
+// the other Unicode spaces (no-break, Ogham, en to hair, narrow no-break,
+// medium mathematical, ideographic) and the characters shown as blank
+// space: Hangul fillers and the blank braille pattern.
+func isBlank(r rune) bool {
+	switch {
+	case r == ' ', r == '\t', r == '\n', r == 0xa0, r == 0x1680:
+	case r >= 0x2000 && r <= 0x200a, r == 0x202f, r == 0x205f, r == 0x3000:
+	case r == 0x3164, r == 0xffa0, r == 0x2800:
+	default:
+		return false
+	}
+	return true
 }
 
 // isLineBreak reports the line and paragraph breaks other than LF and CR:

@@ -58,7 +58,8 @@ func TestSanitizeCleanDoesNotAllocate(t *testing.T) {
 
 // FuzzSanitize checks that nothing a terminal would act on survives.
 func FuzzSanitize(f *testing.F) {
-	for _, s := range []string{"plain", "\x1b[31mred", "\x1b]0;t\x07", "\u202Eabc", "a\xffb", "\u009b2J", "\x1bP+q\x1b\\"} {
+	for _, s := range []string{"plain", "\x1b[31mred", "\x1b]0;t\x07", "\u202Eabc", "a\xffb", "\u009b2J", "\x1bP+q\x1b\\",
+		"a   b", "a\u3000\u00a0 b", " \u200b ", "\u2800\u2800", "x\u3164 \uffa0"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
@@ -78,6 +79,9 @@ func FuzzSanitize(f *testing.F) {
 			one := f(in)
 			if strings.ContainsAny(one, "\n\t") {
 				t.Fatalf("single-line form of %q kept a break: %q", in, one)
+			}
+			if strings.Contains(one, "  ") || strings.ContainsFunc(one, func(r rune) bool { return r != ' ' && isBlank(r) }) {
+				t.Fatalf("single-line form of %q kept padding: %q", in, one)
 			}
 			if again := f(one); again != one {
 				t.Fatalf("single-line form not idempotent: %q then %q", one, again)
@@ -100,10 +104,30 @@ func TestLineAndName(t *testing.T) {
 		{"Bank\u200e", "Bank\u200e", "Bank<U+200E>"},
 		{"\ufeffBank\u2060", "Bank", "<U+FEFF>Bank<U+2060>"},
 		{"Ba\u00adnk", "Ba\u00adnk", "Ba<U+00AD>nk"},
-		{"\u3164", "\u3164", "<U+3164>"},
+		{"\u3164", " ", "<U+3164>"},
 		{"a\ufe0f", "a\ufe0f", "a<U+FE0F>"},
 		{"❤\ufe0f", "❤\ufe0f", "❤\ufe0f"},
 		{"\x1b]0;title\x07Bank", "Bank", "Bank"},
+		// Issue 23 item 9: padding to the terminal's width, so that the
+		// terminal wraps the rest onto a row of its own, is folded.
+		{"Bank" + strings.Repeat(" ", 70) + "CRITICAL fake", "Bank CRITICAL fake", "Bank CRITICAL fake"},
+		{"a  b", "a b", "a b"},
+		{" a ", " a ", " a "},
+		{"a \t \n b", "a b", "a b"},
+		{"a\u00a0\u00a0b\u2002\u2003\u2009\u200ac", "a b c", "a b c"},
+		{"a\u3000\u3000b\u205f\u202f\u1680c", "a b c", "a b c"},
+		{"a \u200b \u2060 \ufeff b", "a b", "a <U+200B> <U+2060> <U+FEFF> b"},
+		{"a\u2800\u2800b\uffa0\u3164c", "a b c", "a b<U+FFA0><U+3164>c"},
+		{"a\u2028\u2029 \u0085b", "a b", "a b"},
+		{"日本語\u3000です。", "日本語 です。", "日本語 です。"},
+		{"한국어 문장", "한국어 문장", "한국어 문장"},
+		// Past eight bytes, where ASCII is read a word at a time.
+		{"Fetching the\treport now", "Fetching the report now", "Fetching the report now"},
+		{"Fetching the report\nnow", "Fetching the report now", "Fetching the report now"},
+		{"Fetching  the report now", "Fetching the report now", "Fetching the report now"},
+		{"Fetchin  g the report now", "Fetchin g the report now", "Fetchin g the report now"},
+		{"Fetching the report      now", "Fetching the report now", "Fetching the report now"},
+		{"Fetching the report\u00a0now", "Fetching the report now", "Fetching the report now"},
 	}
 	for _, tt := range tests {
 		if got := Line(tt.in); got != tt.line {

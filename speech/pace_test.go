@@ -3,6 +3,7 @@ package speech
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,4 +151,35 @@ func pacedFlood(t *testing.T, voice, wpm int, bound time.Duration) {
 		t.Errorf("only %d texts spoken in %v: %q", len(said), floodEnd.Sub(start), said)
 	}
 	t.Logf("%d texts spoken for %d events; worst lag %v; %d line announcements", len(said), total, worst, lines.n)
+}
+
+// Issue 23 item 5, against the real speech-dispatcher with a slow module: one
+// agent floods critical prompts, then another agent asks one. The Pacer holds
+// the flood (the daemon would say every important text it was given, in
+// order) and the other agent's prompt is spoken next after the one being said.
+// Order only, not latency.
+func TestAgentsTakeTurnsRealDaemon(t *testing.T) {
+	d := speechdtest.Start(t, "1")
+	sink := &Sink{Backend: newBackend(t, d), Timeout: 10 * time.Second}
+	pacer := announce.NewPacer(announce.PaceConfig{OnError: func(err error) { t.Errorf("speech: %v", err) }}, sink)
+	defer pacer.Close()
+	prompt := func(agent, text string) announce.Announcement {
+		return announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Source: agent, Agent: agent, Text: text}
+	}
+	const flood = 10
+	for i := range flood {
+		pacer.Announce(prompt("flood", fmt.Sprintf("flood prompt %d", i)))
+	}
+	bank := "bank confirm the payment"
+	pacer.Announce(prompt("bank", bank))
+	var got []string
+	for n := 1; !slices.Contains(got, bank); n++ {
+		got = d.WaitSpoken(t, n, 30*time.Second)
+		if len(got) < n {
+			t.Fatalf("spoken %q, still waiting for the bank's prompt", got)
+		}
+	}
+	if i := slices.Index(got, bank); i > 1 {
+		t.Fatalf("the bank's prompt was spoken after %d of the flood's (at most the one being said): %q", i, got)
+	}
 }

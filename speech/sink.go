@@ -50,6 +50,13 @@ func (s *Sink) Speaking() bool {
 	return ok && sp.Speaking()
 }
 
+// HearsEnd reports whether the backend tells when speech ends
+// (speech-dispatcher does), so that Speaking is heard, not guessed.
+func (s *Sink) HearsEnd() bool {
+	_, ok := s.Backend.(interface{ Speaking() bool })
+	return ok
+}
+
 // cancelTimeout bounds a cancel. speech-dispatcher answers CANCEL only once
 // its output module has stopped, which can take as long as the text being
 // said, so it is longer than the time a Speak may take.

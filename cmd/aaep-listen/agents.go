@@ -38,6 +38,9 @@ type agentSpec struct {
 	Header   http.Header
 	Policy   *policy.Policy
 	FromFile bool // Terms were settled from the file
+	// Found: --local found it; its label comes from a socket's name, not
+	// from the user, so policy rules never match it by label.
+	Found bool
 
 	entry     *agentEntry // the file's entry, until settleAgentsFile
 	entryName string      // "entry 2 (mail)"
@@ -78,6 +81,7 @@ func (s agentSink) Announce(an announce.Announcement) error {
 	if s.l.quiet(s.a) && an.Priority != announce.Critical && an.Prompt == nil {
 		return nil
 	}
+	an.Source = s.a.Tag() // the user's label or endpoint: agents take turns by it
 	if s.l.multi {
 		an.Agent = s.l.group.Display(s.a.Member, an.Agent)
 	}
@@ -143,6 +147,11 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	if spec.Policy != nil {
 		ccfg.Gate = policy.NewGate(spec.Policy, l.o.AutoReply == protocol.DecisionReject)
 	}
+	whom := policy.Configured{Label: spec.Label, Endpoint: spec.Endpoint}
+	if spec.Found {
+		whom.Label = ""
+	}
+	ccfg.Gate.For(whom) // rules bind to what the user configured, not to what the producer says
 	a.Member = l.group.Join(spec.Label, spec.Endpoint, ccfg, func(cfg subscriber.Config) *subscriber.Client {
 		a.c = start(cfg)
 		return a.c

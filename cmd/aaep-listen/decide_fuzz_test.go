@@ -67,7 +67,7 @@ func FuzzDecisions(f *testing.F) {
 		case 2, 3:
 			p, err := policy.Parse([]byte(`{"rules":[{"name":"pay","tool":"transfer_*","decision":"reject"},
 				{"name":"drafts","tool":"save_*","irreversible":false,"decision":"accept"},
-				{"name":"ops","agent":"ops","decision":"accept","allow_irreversible_high":true}]}`))
+				{"name":"ops","agent":"ops","label":"ops","decision":"accept","allow_irreversible_high":true}]}`))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -66,6 +66,13 @@ func newGateRig(t *testing.T, policyJSON string) *gateRig {
 // newGateRigWith is newGateRig with --auto-reply reject when autoReject.
 func newGateRigWith(t *testing.T, policyJSON string, autoReject bool) *gateRig {
 	t.Helper()
+	return newGateRigAs(t, "", policyJSON, autoReject)
+}
+
+// newGateRigAs is newGateRigWith for an agent the user labelled label
+// ("" for none).
+func newGateRigAs(t *testing.T, label, policyJSON string, autoReject bool) *gateRig {
+	t.Helper()
 	r := &gateRig{t: t, out: &textLog{}, seq: map[string]int64{},
 		now: time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)}
 	tio, _, _, _ := term.Test()
@@ -80,6 +87,10 @@ func newGateRigWith(t *testing.T, policyJSON string, autoReject bool) *gateRig {
 			t.Fatal(err)
 		}
 		o.Decide.policy = p
+	}
+	if label != "" {
+		o.Endpoint = "http://127.0.0.1:9/"
+		o.Agents = []agentSpec{{Label: label, Endpoint: o.Endpoint}}
 	}
 	r.l = newRig(t, o, r.out)
 	r.l.wire = func(ev *protocol.Event) []byte { return wireEvent(ev, r.dupUndo) }

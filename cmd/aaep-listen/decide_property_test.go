@@ -20,7 +20,7 @@ const propertyPolicy = `{"rules":[
   {"name":"pay","tool":"transfer_*","decision":"reject"},
   {"name":"drafts","tool":"save_*","irreversible":false,"decision":"accept"},
   {"name":"low","risk":["low"],"decision":"accept"},
-  {"name":"ops","agent":"ops","decision":"accept","allow_irreversible_high":true},
+  {"name":"ops","agent":"ops","label":"ops","decision":"accept","allow_irreversible_high":true},
   {"name":"mail","tool":"send_*","decision":"ask"}
 ]}`
 
@@ -61,8 +61,10 @@ func oracleRisk(ev *protocol.Event) int {
 func oracleHighStakes(ev *protocol.Event) bool { return oracleIrreversible(ev) && oracleRisk(ev) >= 3 }
 
 // consentRule returns the name of the rule of propertyPolicy that accepts
-// p, or "" when the first rule that matches it does not accept.
-func consentRule(p *session.Prompt) string {
+// p, from the agent the user labelled label, or "" when the first rule that
+// matches it does not accept. A producer saying its agent_id is "ops" gets
+// the ops rule only where the user labelled it ops.
+func consentRule(p *session.Prompt, label string) string {
 	ev := p.Event
 	globbed := func(pattern string) bool { ok, _ := path.Match(pattern, p.Tool); return ok && p.Tool != "" }
 	switch {
@@ -72,7 +74,7 @@ func consentRule(p *session.Prompt) string {
 		return "drafts"
 	case ev.RiskLevel == "low":
 		return "low"
-	case ev.Producer.AgentID == "ops":
+	case ev.Producer.AgentID == "ops" && label == "ops":
 		return "ops"
 	}
 	return ""
@@ -110,7 +112,10 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	if mode == 1 {
 		policyFile = propertyPolicy
 	}
-	r := newGateRigWith(t, policyFile, mode == 2)
+	// The agent as the user configured it: no label, the label the ops
+	// rule names, or another label, under which any producer may say it is ops.
+	label := []string{"", "ops", "mail"}[seed/3%3]
+	r := newGateRigAs(t, label, policyFile, mode == 2)
 	r.wire = true
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	always := map[alwaysModel]*protocol.Event{} // accept always answers and the prompt answered
@@ -152,10 +157,10 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			case m.DecidedBy == "" && typedFor == p.Number:
 			case m.DecidedBy == "auto:always" && answered != nil && !oracleHighStakes(p.Event) &&
 				oracleRisk(p.Event) <= oracleRisk(answered) && (!oracleIrreversible(p.Event) || oracleIrreversible(answered)):
-			case strings.HasPrefix(m.DecidedBy, "auto:policy:") && mode == 1 && m.DecidedBy == "auto:policy:"+consentRule(p):
+			case strings.HasPrefix(m.DecidedBy, "auto:policy:") && mode == 1 && m.DecidedBy == "auto:policy:"+consentRule(p, label):
 			default:
-				t.Fatalf("seed %d: prompt %d (agent %s, session %s, tool %q) accepted by %q without consent (typed for %d): %s\n%s",
-					seed, p.Number, key.agent, key.session, p.Tool, m.DecidedBy, typedFor, p.Event.Raw, strings.Join(trace, "\n"))
+				t.Fatalf("seed %d: prompt %d (agent %s labelled %q, session %s, tool %q) accepted by %q without consent (typed for %d): %s\n%s",
+					seed, p.Number, key.agent, label, key.session, p.Tool, m.DecidedBy, typedFor, p.Event.Raw, strings.Join(trace, "\n"))
 			}
 		}
 		for _, msg := range r.conn.sent {

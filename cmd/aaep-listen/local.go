@@ -46,7 +46,7 @@ func watchLocal(ctx context.Context, getenv func(string) string) (<-chan agentCh
 
 // localChange is the listener's change for a local agent.
 func localChange(a localagents.Agent) agentChange {
-	return agentChange{Spec: agentSpec{Label: a.Label, Endpoint: a.Endpoint}, Gone: a.Gone, Note: a.Note}
+	return agentChange{Spec: agentSpec{Label: a.Label, Endpoint: a.Endpoint, Found: true}, Gone: a.Gone, Note: a.Note}
 }
 
 // getenv reads the environment as the options say (os.Getenv by default).

@@ -49,6 +49,12 @@ var Cases = []Case{
 	{"line separator", Anchor + "\u2028" + Forged},
 	{"paragraph separator", Anchor + "\u2029" + Forged},
 	{"fake prompt", Anchor + "\n12:00:00 CRITICAL Bank: Confirmation needed, prompt 1: " + Forged},
+	// Padding to an 80-column terminal's width: the terminal wraps what
+	// follows onto a row of its own, which then reads as our line.
+	{"space padding", Anchor + strings.Repeat(" ", 76) + "12:00:00 CRITICAL Bank: Confirmation needed, prompt 1: " + Forged},
+	{"tab padding", Anchor + strings.Repeat("\t", 10) + "CRITICAL Bank: Confirmation needed " + Forged},
+	{"look-alike space padding", Anchor + strings.Repeat("\u00a0\u2003\u3000\u2800\u205f\u2009\u202f", 10) +
+		"CRITICAL Bank: Confirmation needed " + Forged},
 }
 
 // GraphemeRun is one grapheme cluster of about n bytes: a base letter and
@@ -85,8 +91,42 @@ func Problems(out string) []string {
 		if f >= 0 && !strings.Contains(line[:f], Anchor) {
 			p = append(p, fmt.Sprintf("forged line %d: %q", n+1, clip(line)))
 		}
+		if f >= 0 && padded(line[:f]) {
+			p = append(p, fmt.Sprintf("padded line %d (a terminal would wrap the forged words onto a row of their own): %q", n+1, clip(line)))
+		}
 	}
 	return p
+}
+
+// padded reports a run of two or more blanks (spaces, tabs, and what
+// looks like a space) in what the hostile text put before Forged, after
+// the last Anchor.
+func padded(before string) bool {
+	if a := strings.LastIndex(before, Anchor); a >= 0 {
+		before = before[a:]
+	}
+	run := 0
+	for _, r := range before {
+		if !blank(r) {
+			run = 0
+			continue
+		}
+		if run++; run >= 2 {
+			return true
+		}
+	}
+	return false
+}
+
+// blank reports characters shown as blank space.
+func blank(r rune) bool {
+	switch {
+	case r == ' ', r == '\t', r == 0xa0, r == 0x1680, r >= 0x2000 && r <= 0x200a, r == 0x202f, r == 0x205f, r == 0x3000:
+	case r == 0x3164, r == 0xffa0, r == 0x2800, r == 0x115f, r == 0x1160:
+	default:
+		return false
+	}
+	return true
 }
 
 // ProblemsJSON is [Problems] for JSON lines: each line must be valid JSON,
