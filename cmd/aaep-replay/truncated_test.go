@@ -64,4 +64,22 @@ func TestOutputsRefuseSymlink(t *testing.T) {
 		}
 		safefiletest.Intact(t, victim)
 	}
+	// Nor through a directory on the way that is a link.
+	victimDir := t.TempDir()
+	if err := os.Symlink(victimDir, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	through := filepath.Join(dir, "linked", "out")
+	for _, args := range [][]string{
+		{"export", "--format", "jsonl", "--output", through, corpus + "clean.aaep"},
+		{"trace", "--html", through, corpus + "clean.aaep"},
+	} {
+		code, out, errOut := replay(t, args...)
+		if code == 0 || !strings.Contains(errOut, "symbolic link") {
+			t.Errorf("%s through a linked directory: exit %d:\n%s%s", args[0], code, out, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(victimDir); len(entries) > 0 {
+		t.Errorf("written in the linked directory: %v", entries)
+	}
 }
