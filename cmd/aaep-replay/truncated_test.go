@@ -12,7 +12,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/safefile/safefiletest"
 )
 
-// trace, stats, play and check read a gzip capture cut short: they work on
+// trace, stats, play (steered or not) and check read a gzip capture cut short: they work on
 // every line before the cut and say that the file ends early.
 func TestTruncatedGzipCapture(t *testing.T) {
 	plain, err := os.ReadFile(corpus + "clean.aaep")
@@ -33,6 +33,9 @@ func TestTruncatedGzipCapture(t *testing.T) {
 			{"trace", path},
 			{"stats", path},
 			{"play", "--speed", "0", path},
+			// Steered, as at a terminal: the same warning (it came only
+			// when standard input was a pipe).
+			{"play", "--interactive", "--speed", "0", path},
 			{"check", path},
 		} {
 			t.Run(fmt.Sprint(cut, args[0]), func(t *testing.T) {
