@@ -50,7 +50,7 @@ type steered struct {
 	base      time.Time // the capture's start
 	marks     []int     // indexes of the marks the user set, sorted
 	dec       protocol.Decoder
-	ended     bool      // the engine was told the capture ended
+	ended     bool // the engine was told the capture ended
 	paused    bool
 	// stay keeps playing open at the end of the capture for commands that
 	// go back (a person at a terminal); otherwise playing ends there.
