@@ -67,6 +67,7 @@ var outputs = []output{
 	{"aaep-replay check --json", true, false, false, replay("check", "--json")},
 	{"aaep-replay play", false, false, false, replay("play", "--speed", "0")},
 	{"aaep-replay play --json", true, false, false, replay("play", "--speed", "0", "--json")},
+	{"aaep-replay play, steered (--interactive)", false, false, false, replay("play", "--interactive", "--speed", "0")},
 	{"aaep-replay play --tui in tmux", false, false, false, replayTUI},
 	{"aaep-replay serve log", false, false, false, serveLog},
 	{"aaep-replay serve --stdio log", false, false, false, serveStdioLog},
