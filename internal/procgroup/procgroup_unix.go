@@ -10,7 +10,7 @@ import (
 // Own makes cmd, not yet started, start in a process group of its own;
 // where processes can be found by what they inherited (Linux), it also
 // marks cmd's environment, so that a descendant that left the group
-// (setsid, setpgid) is found by Kill.
+// (setsid, setpgid) is found by Kill. Set cmd.Env, if at all, before Own.
 func Own(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	mark(cmd)
