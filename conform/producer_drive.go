@@ -36,14 +36,36 @@ func (r *prun) drive(ctx context.Context) error {
 	clarifies := 0
 	cursor := 0
 	idleSince := time.Now()
-	var doneAt time.Time // when the plan was done and a session had ended
+	var (
+		doneAt   time.Time    // when the plan was done and a session had ended
+		planAt   time.Time    // when the plan was done
+		progress = time.Now() // when the plan last moved on: a step, an answer
+		steps    = r.stepsDone(clarifies)
+	)
+	after := r.o.afterPlan()
 	for ctx.Err() == nil {
 		fs, ended := r.main.snapshot()
-		if doneAt.IsZero() && r.planDone(clarifies) && endedOne(fs) {
-			doneAt = time.Now()
+		now := time.Now()
+		if n := r.stepsDone(clarifies); n != steps {
+			steps, progress = n, now
 		}
-		if !doneAt.IsZero() && time.Since(doneAt) > afterPlan {
-			break // a producer that never stops: enough was seen
+		if planAt.IsZero() && r.planDone(clarifies) {
+			planAt = now
+		}
+		if doneAt.IsZero() && !planAt.IsZero() && endedOne(fs) {
+			doneAt = now
+		}
+		// A producer that never stops: enough was seen, and the report
+		// says what the run waited for.
+		switch {
+		case !doneAt.IsZero() && now.Sub(doneAt) > after:
+			return nil
+		case !planAt.IsZero() && doneAt.IsZero() && now.Sub(planAt) > 3*after:
+			r.stopped = fmt.Sprintf("the run stopped after waiting %v, once every planned step was done, for a session to end", 3*after)
+			return nil
+		case planAt.IsZero() && now.Sub(progress) > 3*after:
+			r.stopped = fmt.Sprintf("the run stopped after waiting %v for a prompt to take the next planned step (%s), while the producer went on sending", 3*after, r.wanted(clarifies))
+			return nil
 		}
 		if cursor < len(fs) {
 			f := fs[cursor]
@@ -96,9 +118,42 @@ func (r *prun) drive(ctx context.Context) error {
 	return nil
 }
 
-// afterPlan is how long the run goes on once the plan is done, for a
-// producer whose sessions never stop coming.
-const afterPlan = 2 * handshakeWait
+// DefaultAfterPlan is the default of ProducerOptions.AfterPlan.
+const DefaultAfterPlan = 2 * handshakeWait
+
+func (o ProducerOptions) afterPlan() time.Duration {
+	if o.AfterPlan <= 0 {
+		return DefaultAfterPlan
+	}
+	return o.AfterPlan
+}
+
+// stepsDone counts the steps of the plan taken and the questions answered.
+func (r *prun) stepsDone(clarifies int) int {
+	n := clarifies
+	for _, d := range r.done {
+		if d {
+			n++
+		}
+	}
+	return n
+}
+
+// wanted names what the plan still waits for, in words.
+func (r *prun) wanted(clarifies int) string {
+	var w []string
+	for s, name := range []string{"a confirmation to accept", "one to reject", "one to let time out", "one to close on"} {
+		if s <= stepTimeout || r.o.Level >= 3 {
+			if !r.done[s] {
+				w = append(w, name)
+			}
+		}
+	}
+	if clarifies < 1 {
+		w = append(w, "a clarification to answer")
+	}
+	return strings.Join(w, ", ")
+}
 
 // endedOne reports whether a session of fs has ended.
 func endedOne(fs []seen) bool {

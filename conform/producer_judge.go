@@ -154,7 +154,11 @@ func (r *prun) judgeSessions(s *psub, fs []seen) {
 	for _, id := range order {
 		ss := all[id]
 		if len(ss.terminal) == 0 && id != r.cut && !(s == r.main && r.cut != "") {
-			r.result(POneTerminal, Fail, "A session never sent a terminal event.", r.frame(ss.first, who))
+			detail := "A session never sent a terminal event."
+			if r.stopped != "" {
+				detail = "A session never sent a terminal event: " + r.stopped + "."
+			}
+			r.result(POneTerminal, Fail, detail, r.frame(ss.first, who))
 		}
 	}
 	if len(order) > 0 {

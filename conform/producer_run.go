@@ -60,6 +60,13 @@ type ProducerOptions struct {
 	// with every session seen ended, is taken as over; zero means
 	// DefaultQuiet.
 	Quiet time.Duration
+	// AfterPlan is how long the run goes on once every planned step is
+	// done and a session has ended, for a producer that never stops
+	// sending; three times as long when no session has ended by then, or
+	// while the producer sends on without the prompts the plan needs.
+	// Zero means DefaultAfterPlan. Every run is bounded by it, and a run
+	// stopped so says what it waited for in the tests it did not reach.
+	AfterPlan time.Duration
 }
 
 // Waits of the producer tests.
@@ -155,6 +162,9 @@ func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
 		res, ok := r.results[t.ID]
 		if !ok {
 			res = &Result{Test: t, Status: Skip, Detail: "The run never reached a point where this could be tested."}
+			if r.stopped != "" {
+				res.Detail = "Not reached: " + r.stopped + "."
+			}
 		}
 		res.Test = t
 		rep.Results = append(rep.Results, *res)
@@ -230,6 +240,9 @@ type prun struct {
 	replies []sentReply // replies sent by main, in order
 	done    [steps]bool // the confirmation steps taken
 	cut     string      // the session whose prompt was left pending by the close
+	// stopped, when set, says what the run waited for when it stopped a
+	// producer that never stopped sending (see ProducerOptions.AfterPlan).
+	stopped string
 }
 
 // sentReply is one reply main sent.
@@ -320,7 +333,7 @@ func (r *prun) run(ctx context.Context) error {
 	for _, s := range []*psub{r.obs, r.rate, r.filt, r.coal, r.reneg} {
 		if s != nil {
 			wg.Add(1)
-			go func() { defer wg.Done(); r.quiet(ctx, s, r.cut, 4*r.o.Quiet+2*grace) }()
+			go func() { defer wg.Done(); r.quiet(ctx, s, r.cut, min(4*r.o.Quiet+2*grace, r.o.afterPlan())) }()
 		}
 	}
 	wg.Wait()

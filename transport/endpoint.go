@@ -78,6 +78,9 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 		if opts.GRPC.TLSConfig == nil {
 			opts.GRPC.TLSConfig = opts.WebSocket.TLSConfig
 		}
+		if opts.GRPC.ConnectTimeout == 0 {
+			opts.GRPC.ConnectTimeout = opts.SSE.HeaderTimeout
+		}
 		return DialGRPC(ctx, endpoint, opts.GRPC)
 	case BindingUnix:
 		opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)

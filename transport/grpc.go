@@ -47,6 +47,21 @@ type GRPCOptions struct {
 	// that does not answer within a third of it is taken for lost. Zero
 	// means DefaultGRPCKeepalive; negative means no pings.
 	Keepalive time.Duration
+	// ConnectTimeout bounds each attempt to reach the producer and open
+	// the Subscribe stream, as SSEOptions.HeaderTimeout bounds the wait
+	// for response headers (--connect-timeout): a producer that accepts
+	// the connection and then says nothing fails the first attempt with a
+	// *HeaderTimeoutError, and a reconnect tries again. Zero means
+	// DefaultHeaderTimeout; negative, gRPC's own 20 seconds.
+	ConnectTimeout time.Duration
+}
+
+// connectTimeout is o's bound of one attempt to connect (ConnectTimeout).
+func (o GRPCOptions) connectTimeout() time.Duration {
+	if d := headerTimeout(o.ConnectTimeout); d > 0 {
+		return d
+	}
+	return 20 * time.Second // gRPC's own
 }
 
 // DefaultStreamDeadline is the long deadline of one Subscribe stream
@@ -128,7 +143,7 @@ func grpcTarget(endpoint string) (*url.URL, error) {
 
 // grpcClient makes the client connection for an endpoint; it connects
 // lazily, on the first call.
-func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep time.Duration, maxMsg int, lo LinkOptions) (*grpc.ClientConn, error) {
+func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep, connect time.Duration, maxMsg int, lo LinkOptions) (*grpc.ClientConn, error) {
 	creds := insecure.NewCredentials()
 	if u.Scheme == "grpcs" {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
@@ -150,7 +165,7 @@ func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep time.Durat
 		// producer that comes back is reached when the link retries.
 		grpc.WithConnectParams(grpc.ConnectParams{
 			Backoff:           grpcbackoff.Config{BaseDelay: lo.InitialBackoff, Multiplier: 2, Jitter: 0.2, MaxDelay: lo.MaxBackoff},
-			MinConnectTimeout: 20 * time.Second,
+			MinConnectTimeout: connect,
 		}),
 	}
 	if keep == 0 {
@@ -197,7 +212,8 @@ func DialGRPC(ctx context.Context, endpoint string, opts GRPCOptions) (Conn, err
 		return nil, err
 	}
 	lo := opts.withDefaults()
-	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, opts.Keepalive, lo.MaxFrameBytes*4+grpcSlack, lo)
+	connect := opts.connectTimeout()
+	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, opts.Keepalive, connect, lo.MaxFrameBytes*4+grpcSlack, lo)
 	if err != nil {
 		return nil, err
 	}
@@ -209,7 +225,12 @@ func DialGRPC(ctx context.Context, endpoint string, opts GRPCOptions) (Conn, err
 	b := binding{
 		name: "gRPC",
 		dial: func(ctx context.Context, _ func(string)) (link, error) {
-			return dialGRPCStream(ctx, client, deadline, lo.MaxFrameBytes)
+			l, err := dialGRPCStream(ctx, client, deadline, connect, lo.MaxFrameBytes)
+			var late *HeaderTimeoutError
+			if errors.As(err, &late) {
+				late.URL = u.Redacted()
+			}
+			return l, err
 		},
 		end: grpcEnding,
 	}
@@ -237,14 +258,20 @@ func (g *grpcConn) Close() error {
 	return err
 }
 
-// dialGRPCStream opens one Subscribe stream; ctx bounds the opening, the
-// stream itself lives until its deadline or close.
-func dialGRPCStream(ctx context.Context, client aaeppb.AaepServiceClient, deadline time.Duration, max int) (*grpcLink, error) {
+// dialGRPCStream opens one Subscribe stream; ctx and connect bound the
+// opening (a *HeaderTimeoutError when connect ran out), the stream itself
+// lives until its deadline or close.
+func dialGRPCStream(ctx context.Context, client aaeppb.AaepServiceClient, deadline, connect time.Duration, max int) (*grpcLink, error) {
 	sctx, cancel := context.WithTimeout(context.Background(), deadline)
-	stop := context.AfterFunc(ctx, cancel)
+	octx, ocancel := context.WithTimeout(ctx, connect)
+	defer ocancel()
+	stop := context.AfterFunc(octx, cancel)
 	s, err := client.Subscribe(sctx)
 	if !stop() || err != nil {
 		cancel()
+		if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
+			return nil, &HeaderTimeoutError{After: connect}
+		}
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -409,7 +436,7 @@ func GetManifest(ctx context.Context, endpoint string, opts GRPCOptions) ([]byte
 		return nil, err
 	}
 	lo := opts.withDefaults()
-	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, -1, lo.MaxFrameBytes+grpcSlack, lo)
+	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, -1, opts.connectTimeout(), lo.MaxFrameBytes+grpcSlack, lo)
 	if err != nil {
 		return nil, err
 	}

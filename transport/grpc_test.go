@@ -364,3 +364,33 @@ func TestGRPCCertificateChanges(t *testing.T) {
 		t.Fatalf("after the certificate changed: %v\n%s", err, n.text())
 	}
 }
+
+// A producer that accepts the TCP connection and then says nothing is
+// given up on after --connect-timeout (SSEOptions.HeaderTimeout, as for
+// every binding), not after gRPC's own 20 seconds.
+func TestGRPCConnectTimeout(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() }) // held open, silent
+		}
+	}()
+	// The context is the test's last resort, far below gRPC's 20 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	const limit = 150 * time.Millisecond
+	_, err = transport.Dial(ctx, "grpc://"+ln.Addr().String(), transport.Options{SSE: transport.SSEOptions{HeaderTimeout: limit}})
+	var late *transport.HeaderTimeoutError
+	if !errors.As(err, &late) || late.After != limit || !strings.Contains(err.Error(), ln.Addr().String()) {
+		t.Fatalf("error %v; want the producer at %s said to have not answered within %v", err, ln.Addr(), limit)
+	}
+}

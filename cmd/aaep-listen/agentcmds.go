@@ -155,8 +155,37 @@ func (l *listener) agentLine(a *agent) string {
 // maxAgents bounds the agents listened to at once when they are found
 // while running (--local): each holds its own queue and memory of recent
 // events, so hundreds of sockets made by one hostile producer would
-// otherwise grow the run's memory with each.
+// otherwise grow the run's memory with each. Agents being closed to make
+// room (makeRoom) are not counted; they are at most maxAgents more.
 const maxAgents = 64
+
+// makeRoom reports whether an agent found now may be added: fewer than
+// maxAgents are listened to, or one found earlier has said nothing at all
+// (not subscribed, no event) and is closed to make room, the one found
+// first. A socket that accepts and then never answers so holds no place a
+// producer that speaks needs, however many such sockets there are.
+func (l *listener) makeRoom() bool {
+	closing := 0
+	var silent *agent
+	for _, a := range l.agents() {
+		switch {
+		case a.Ended():
+		case a.closing:
+			closing++
+		case silent == nil && a.found && a.Events() == 0 && a.State() != "subscribed":
+			silent = a
+		}
+	}
+	if l.group.Live()-closing < maxAgents {
+		return true
+	}
+	if silent == nil || closing >= maxAgents {
+		return false
+	}
+	silent.closing = true
+	go silent.c.CloseBecause("The agent said nothing since it was found; closed to make room for another.")
+	return true
+}
 
 // change carries out an agent added or gone while running.
 func (l *listener) change(ctx context.Context, ch agentChange) {
@@ -174,7 +203,7 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		return
 	}
 	spec := ch.Spec
-	if l.group.Live() >= maxAgents {
+	if !l.makeRoom() {
 		name := spec.Label
 		if name == "" {
 			name = subscriber.EndpointName(spec.Endpoint)
@@ -189,6 +218,7 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
 	}
 	a := l.startAgent(ctx, spec)
+	a.found = true
 	l.multi = l.multi || len(l.agents()) > 1
 	l.say(fmt.Sprintf("New agent: %s.", a.Tag()))
 }

@@ -55,6 +55,10 @@ type agent struct {
 	terms session.Terms
 
 	muted bool
+	// found says the agent was found while running (--local); closing,
+	// that it was closed to make room for another (makeRoom). Both belong
+	// to the listener's loop.
+	found, closing bool
 }
 
 // agents are the agents of the run still listed (subscriber.Group.Members):

@@ -98,6 +98,9 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 		results = append(results, r)
 	}
 	if *asJSON {
+		for _, r := range results {
+			r.fold()
+		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
@@ -107,6 +110,30 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 		}
 	}
 	return code, nil
+}
+
+// fold makes every string of r's JSON record one sanitized line
+// (protocol.Line): a capture's session IDs, event IDs, connection labels and
+// endpoints are a file's bytes, and a consumer such as `jq -r` prints a
+// decoded "\n" as a line break.
+func (r *checkFile) fold() {
+	r.File, r.Unreadable = protocol.Line(r.File), protocol.Line(r.Unreadable)
+	for i := range r.Problems {
+		v := &r.Problems[i]
+		v.Conn, v.Session, v.EventID = protocol.Line(v.Conn), protocol.Line(v.Session), protocol.Line(v.EventID)
+		v.Rule, v.Section, v.Message = protocol.Line(v.Rule), protocol.Line(v.Section), protocol.Line(v.Message)
+		for j, p := range v.Pointers {
+			v.Pointers[j] = protocol.Line(p)
+		}
+	}
+	for i := range r.Notes {
+		r.Notes[i].Message = protocol.Line(r.Notes[i].Message)
+	}
+	for i := range r.Connections {
+		c := &r.Connections[i]
+		c.ID, c.Label, c.Endpoint = protocol.Line(c.ID), protocol.Line(c.Label), protocol.Line(c.Endpoint)
+		c.Transport, c.Subscriber = protocol.Line(c.Transport), protocol.Line(c.Subscriber)
+	}
 }
 
 // checkOne checks one file into r.

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -19,21 +18,40 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// steered plays a capture held in memory, steered by commands: it can go
-// back as well as forward. Going back starts the engine afresh and replays
-// silently up to the target, so what is announced after a jump is what the
-// live listener would have said at that point.
+// steered plays a capture steered by commands: it can go back as well as
+// forward. Going back starts the engine afresh and replays silently up to
+// the target, so what is announced after a jump is what the live listener
+// would have said at that point.
+//
+// It holds one record of the capture at a time, never the capture: going
+// back reads the capture afresh from its start, and finding a critical
+// event, a session start or a time reads it through once more. So memory
+// stays bounded however large the capture (a gzip file of a few megabytes
+// may hold gigabytes of lines).
 type steered struct {
 	header *capture.Header // the capture's, nil when it had none
 	p      *player
-	recs   []capture.Record
-	at     []time.Time // when each record happened; never decreasing
-	base   time.Time   // the capture's start
-	crit   []int       // indexes of critical events
-	marks  []int       // indexes of marks: session starts and marks set, sorted
-	next   int         // index of the next record to play
-	ended  bool        // the engine was told the capture ended
-	paused bool
+	// open reads the capture afresh from its start.
+	open func() (*capture.Reader, error)
+	// rd is the reading playing now, times its records' times; cur is the
+	// next record to play (when has), which happened at curAt.
+	rd    *capture.Reader
+	times timeline
+	cur   capture.Record
+	curAt time.Time
+	has   bool
+	// prevAt is when the record played last happened; prevFrame says it
+	// was a received frame (a burst goes on only from a frame).
+	prevAt    time.Time
+	prevFrame bool
+	next      int       // index of the next record to play (cur)
+	total     int       // records in the capture
+	last      time.Time // when its last record happened
+	base      time.Time // the capture's start
+	marks     []int     // indexes of the marks the user set, sorted
+	dec       protocol.Decoder
+	ended     bool // the engine was told the capture ended
+	paused    bool
 	// stay keeps playing open at the end of the capture for commands that
 	// go back (a person at a terminal); otherwise playing ends there.
 	stay bool
@@ -47,55 +65,135 @@ type steered struct {
 	lastWall time.Time
 }
 
-// loadSteered reads every record of rd into memory and finds the critical
-// events and session starts.
-func loadSteered(p *player, rd *capture.Reader) (*steered, error) {
-	s := &steered{p: p, header: rd.Header()}
+// maxMarks bounds the marks a user may set (commands may come from a file).
+const maxMarks = 1000
+
+// timeline turns the records of one reading, in order, into when each
+// happened: its receive time, else its event's timestamp, never before the
+// one before nor before the capture's start.
+type timeline struct {
+	base time.Time // the capture's start; found at the first record when zero
+	last time.Time
+}
+
+func (tl *timeline) at(rec capture.Record) time.Time {
+	if tl.base.IsZero() {
+		if tl.base = recordTime(rec, time.Time{}, time.Time{}); tl.base.IsZero() || rec.HasT {
+			tl.base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+	}
+	at := recordTime(rec, tl.base, tl.last)
+	if at.Before(tl.last) || at.IsZero() {
+		at = tl.last
+	}
+	if at.Before(tl.base) {
+		at = tl.base
+	}
+	tl.last = at
+	return at
+}
+
+// loadSteered reads rd through once, counting its records and finding
+// when it ends; open reads the same capture afresh for playing.
+func loadSteered(p *player, rd *capture.Reader, open func() (*capture.Reader, error)) (*steered, error) {
+	s := &steered{p: p, header: rd.Header(), open: open}
 	if p.nameOf == nil {
 		p.useNames(rd)
 	}
 	if h := rd.Header(); h != nil {
 		s.base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
 	}
-	var last time.Time
-	var dec protocol.Decoder
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if s.base.IsZero() {
-			if s.base = recordTime(rec, time.Time{}, time.Time{}); s.base.IsZero() || rec.HasT {
-				s.base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-			}
-		}
-		at := recordTime(rec, s.base, last)
-		if at.Before(last) || at.IsZero() {
-			at = last
-		}
-		if at.Before(s.base) {
-			at = s.base
-		}
-		last = at
-		i := len(s.recs)
-		s.recs = append(s.recs, rec)
-		s.at = append(s.at, at)
-		if rec.Note || rec.IsText() || rec.Dir != capture.In {
-			continue
-		}
-		if ev, _ := dec.Decode(rec.Msg); ev != nil {
-			if ev.IsCritical() {
-				s.crit = append(s.crit, i)
-			}
-			if ev.Type == protocol.TypeSessionStarted {
-				s.marks = append(s.marks, i)
-			}
-		}
+	tl := timeline{base: s.base}
+	if err := each(rd, &tl, func(int, capture.Record, time.Time) bool { s.total++; return true }); err != nil {
+		return nil, err
+	}
+	s.base, s.last = tl.base, tl.last
+	if s.base.IsZero() { // no record
+		s.base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	}
+	if err := s.rewind(); err != nil {
+		return nil, err
 	}
 	return s, nil
+}
+
+// each calls f with the index, record and time of each record of rd until
+// f returns false or rd ends.
+func each(rd *capture.Reader, tl *timeline, f func(i int, rec capture.Record, at time.Time) bool) error {
+	for i := 0; ; i++ {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if !f(i, rec, tl.at(rec)) {
+			return nil
+		}
+	}
+}
+
+// scan reads the capture afresh, calling f as each does.
+func (s *steered) scan(f func(i int, rec capture.Record, at time.Time) bool) error {
+	rd, err := s.open()
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	return each(rd, &timeline{base: s.base}, f)
+}
+
+// rewind starts reading the capture afresh: its first record is the next.
+func (s *steered) rewind() error {
+	if s.rd != nil {
+		s.rd.Close()
+	}
+	rd, err := s.open()
+	if err != nil {
+		s.rd, s.has = nil, false
+		return err
+	}
+	s.rd, s.times, s.next, s.prevAt, s.prevFrame = rd, timeline{base: s.base}, 0, s.base, false
+	s.advance()
+	return nil
+}
+
+// advance reads the record after cur. The capture read differently from
+// its first reading (changed meanwhile) ends where it ends.
+func (s *steered) advance() {
+	rec, err := s.rd.Next()
+	if err != nil {
+		s.has = false
+		return
+	}
+	s.cur, s.curAt, s.has = rec, s.times.at(rec), true
+}
+
+// close ends the reading playing now.
+func (s *steered) close() {
+	if s.rd != nil {
+		s.rd.Close()
+	}
+}
+
+// critical and sessionStart say what a record is, for jumps.
+func (s *steered) critical(rec capture.Record) bool {
+	ev := s.event(rec)
+	return ev != nil && ev.IsCritical()
+}
+
+func (s *steered) sessionStart(rec capture.Record) bool {
+	ev := s.event(rec)
+	return ev != nil && ev.Type == protocol.TypeSessionStarted
+}
+
+func (s *steered) event(rec capture.Record) *protocol.Event {
+	if rec.Note || rec.IsText() || rec.Dir != capture.In {
+		return nil
+	}
+	ev, _ := s.dec.Decode(rec.Msg)
+	return ev
 }
 
 // readCommands sends each line of r on the channel it returns, which is
@@ -115,9 +213,9 @@ func readCommands(r io.Reader) <-chan string {
 // run plays until the end of the capture (and, while commands can still
 // come, waits at the end for one to go back), quit, or ctx is done.
 func (s *steered) run(ctx context.Context) {
-	total := s.position(len(s.recs))
+	defer s.close()
 	s.p.say(s.base, fmt.Sprintf("Replaying %d %s over %s; prompts are shown but not answered. Type help for the commands.",
-		len(s.recs), prose.Plural(len(s.recs), "message", "messages"), clock(total)))
+		s.total, prose.Plural(s.total, "message", "messages"), clock(s.last.Sub(s.base))))
 	s.p.sayConnections(s.base, s.header)
 	if s.keysHelp != "" {
 		s.tell(s.keysHelp)
@@ -129,8 +227,8 @@ func (s *steered) run(ctx context.Context) {
 	defer timer.Stop()
 	s.lastWall = time.Now()
 	for {
-		if s.next >= len(s.recs) && !s.ended {
-			s.end(fmt.Sprintf("End of the capture: %d %s replayed.", len(s.recs), prose.Plural(len(s.recs), "message", "messages")))
+		if !s.has && !s.ended {
+			s.end(fmt.Sprintf("End of the capture: %d %s replayed.", s.total, prose.Plural(s.total, "message", "messages")))
 			if s.stay && s.cmds != nil {
 				s.tell("Type seek, previous critical or previous mark to go back, or quit.")
 			}
@@ -139,7 +237,7 @@ func (s *steered) run(ctx context.Context) {
 			return
 		}
 		var due <-chan time.Time
-		if !s.paused && s.next < len(s.recs) {
+		if !s.paused && s.has {
 			wait := s.wait()
 			if wait <= 0 {
 				select { // commands first, so pause works at any speed
@@ -178,65 +276,75 @@ func (s *steered) wait() time.Duration {
 	if s.speed <= 0 || s.next == 0 {
 		return 0
 	}
-	gap := min(time.Duration(float64(s.at[s.next].Sub(s.at[s.next-1]))/s.speed), s.idle)
+	gap := min(time.Duration(float64(s.curAt.Sub(s.prevAt))/s.speed), s.idle)
 	return time.Until(s.lastWall.Add(gap))
 }
 
 // play announces the next record, with the frames received in the same
 // instant (one burst for the client).
 func (s *steered) play() {
-	s.feed(len(s.recs))
+	s.feed(-1)
 	s.lastWall = time.Now()
 	s.p.flush()
 }
 
 // feed gives the client the next record, and those received in the same
-// instant before record limit.
+// instant before record limit (-1: to the end of the burst).
 func (s *steered) feed(limit int) {
-	first := s.next
-	s.p.record(s.recs[first], s.at[first])
-	for s.next++; s.next < limit && s.sameBurst(s.next-1, s.next); s.next++ {
-		s.p.record(s.recs[s.next], s.at[s.next])
+	s.step()
+	for s.has && (limit < 0 || s.next < limit) && s.sameBurst() {
+		s.step()
 	}
 	s.p.settle()
 }
 
-// sameBurst reports whether records i and j, the one after, are frames
-// received together (player.record's rule).
-func (s *steered) sameBurst(i, j int) bool {
-	frame := func(r capture.Record) bool { return r.Dir == capture.In && !r.Note && !r.IsText() }
-	return frame(s.recs[i]) && frame(s.recs[j]) && together(s.at[i], s.at[j])
+// step hands cur to the player and reads the record after it.
+func (s *steered) step() {
+	s.p.record(s.cur, s.curAt)
+	s.prevAt, s.prevFrame = s.curAt, isFrame(s.cur)
+	s.next++
+	s.advance()
 }
 
-// end tells the engine the capture ended here.
+// sameBurst reports whether the record played last and cur are frames
+// received together (player.record's rule).
+func (s *steered) sameBurst() bool {
+	return s.prevFrame && isFrame(s.cur) && together(s.prevAt, s.curAt)
+}
+
+func isFrame(r capture.Record) bool { return r.Dir == capture.In && !r.Note && !r.IsText() }
+
+// end tells the engine the capture ended here; at its end, with the
+// problems met reading it (a gzip file cut short, lines skipped).
 func (s *steered) end(why string) {
-	now := s.base
-	if s.next > 0 {
-		now = s.at[s.next-1]
+	var problems []capture.Diagnostic
+	if !s.has && s.rd != nil {
+		problems = diagnostics(s.rd)
 	}
-	s.p.finish(now, why, nil)
+	s.p.finish(s.now(), why, problems)
 	s.ended = true
+}
+
+// now is the recorded time of the record played last (the start, before any).
+func (s *steered) now() time.Time {
+	if s.next > 0 {
+		return s.prevAt
+	}
+	return s.base
 }
 
 // tell says a line of the player's own, at the current position.
 func (s *steered) tell(text string) {
-	now := s.base
-	if s.next > 0 {
-		now = s.at[s.next-1]
-	}
-	s.p.say(now, text)
+	s.p.say(s.now(), text)
 	s.p.flush()
 }
 
-// position is how far into the capture record i is (len(recs): the end).
-func (s *steered) position(i int) time.Duration {
-	switch {
-	case len(s.recs) == 0:
-		return 0
-	case i >= len(s.recs):
-		return s.at[len(s.recs)-1].Sub(s.base)
+// position is how far into the capture the next record is (the end, after the last).
+func (s *steered) position() time.Duration {
+	if !s.has {
+		return s.last.Sub(s.base)
 	}
-	return s.at[i].Sub(s.base)
+	return s.curAt.Sub(s.base)
 }
 
 // command carries out one typed line; false means stop playing. ok false
@@ -244,7 +352,7 @@ func (s *steered) position(i int) time.Duration {
 func (s *steered) command(line string, ok bool) bool {
 	if !ok {
 		s.cmds = nil
-		if s.paused && s.next < len(s.recs) {
+		if s.paused && s.has {
 			s.paused = false
 			s.tell("No more commands: playing on to the end.")
 		}
@@ -285,14 +393,14 @@ func (s *steered) command(line string, ok bool) bool {
 	case cmdResume:
 		s.paused = false
 		s.lastWall = time.Now()
-		if s.next >= len(s.recs) {
+		if !s.has {
 			s.tell("At the end of the capture: nothing more to play.")
 		} else {
 			s.tell(fmt.Sprintf("Playing at speed %s.", speedWords(s.speed)))
 		}
 	case cmdStep:
 		s.paused = true
-		if s.next >= len(s.recs) {
+		if !s.has {
 			s.tell("At the end of the capture: nothing more to play.")
 		} else {
 			s.play()
@@ -311,7 +419,12 @@ func (s *steered) command(line string, ok bool) bool {
 		}
 		s.tell(fmt.Sprintf("At %s, %s.", s.where(), state))
 	case cmdMark:
-		if !slices.Contains(s.marks, s.next) {
+		switch {
+		case slices.Contains(s.marks, s.next):
+		case len(s.marks) >= maxMarks:
+			s.tell(fmt.Sprintf("Mark not set: %d marks are the most.", maxMarks))
+			return true
+		default:
 			s.marks = append(s.marks, s.next)
 			slices.Sort(s.marks)
 		}
@@ -319,9 +432,20 @@ func (s *steered) command(line string, ok bool) bool {
 	case cmdSeek:
 		target := c.at
 		if c.relative {
-			target += s.position(max(s.next-1, 0))
+			if s.next > 0 { // from the record played last
+				target += s.prevAt.Sub(s.base)
+			} else {
+				target += s.position()
+			}
 		}
-		i := sort.Search(len(s.recs), func(i int) bool { return s.at[i].Sub(s.base) >= target })
+		i := s.total
+		s.search(func(j int, rec capture.Record, at time.Time) bool {
+			if at.Sub(s.base) >= target {
+				i = j
+				return false
+			}
+			return true
+		})
 		s.jump(i, fmt.Sprintf("Went to %s", clock(max(target, 0))))
 	case cmdNext, cmdPrevious:
 		s.jumpTo(c)
@@ -329,20 +453,41 @@ func (s *steered) command(line string, ok bool) bool {
 	return true
 }
 
+// search reads the capture afresh for a jump's target; a capture that can
+// no longer be read is said so and leaves the target as it was.
+func (s *steered) search(f func(i int, rec capture.Record, at time.Time) bool) {
+	if err := s.scan(f); err != nil {
+		s.tell(prose.Stop(capitalFirst(fmt.Sprintf("the capture could not be read again: %v", err))))
+	}
+}
+
 // jumpTo goes to the next or previous critical event or mark and plays it.
 func (s *steered) jumpTo(c command) {
-	list, what := s.marks, "mark"
+	is, what := s.sessionStart, "mark"
 	if c.critical {
-		list, what = s.crit, "critical event"
+		is, what = s.critical, "critical event"
 	}
+	mark := func(i int) bool { return !c.critical && slices.Contains(s.marks, i) }
 	target := -1
 	if c.verb == cmdNext {
-		if k := sort.SearchInts(list, s.next); k < len(list) {
-			target = list[k]
-		}
-	} else if k := sort.SearchInts(list, s.next-1); k > 0 {
+		s.search(func(i int, rec capture.Record, _ time.Time) bool {
+			if i >= s.next && (mark(i) || is(rec)) {
+				target = i
+				return false
+			}
+			return true
+		})
+	} else {
 		// The one before the record last played.
-		target = list[k-1]
+		s.search(func(i int, rec capture.Record, _ time.Time) bool {
+			if i >= s.next-1 {
+				return false
+			}
+			if mark(i) || is(rec) {
+				target = i
+			}
+			return true
+		})
 	}
 	if target < 0 {
 		dir := "after"
@@ -353,7 +498,7 @@ func (s *steered) jumpTo(c command) {
 		return
 	}
 	s.jump(target, fmt.Sprintf("Jumped to the %s %s", map[verb]string{cmdNext: "next", cmdPrevious: "previous"}[c.verb], what))
-	if s.next < len(s.recs) {
+	if s.has {
 		s.play()
 	}
 }
@@ -361,14 +506,18 @@ func (s *steered) jumpTo(c command) {
 // jump makes record i the next to play: backwards by starting afresh,
 // forwards by playing silently up to it.
 func (s *steered) jump(i int, why string) {
-	i = min(max(i, 0), len(s.recs))
+	i = min(max(i, 0), s.total)
 	if i < s.next || s.ended {
 		s.p.flush()
 		s.p.reset()
-		s.next, s.ended = 0, false
+		s.ended = false
+		if err := s.rewind(); err != nil {
+			s.tell(prose.Stop(capitalFirst(fmt.Sprintf("the capture could not be read again: %v", err))))
+			return
+		}
 	}
 	s.p.muted = true
-	for s.next < i {
+	for s.has && s.next < i {
 		s.feed(i)
 	}
 	s.p.muted = false
@@ -378,11 +527,11 @@ func (s *steered) jump(i int, why string) {
 
 // where says where playing is, in words.
 func (s *steered) where() string {
-	if s.next >= len(s.recs) {
-		return fmt.Sprintf("the end of the capture, %s", clock(s.position(len(s.recs))))
+	if !s.has {
+		return fmt.Sprintf("the end of the capture, %s", clock(s.last.Sub(s.base)))
 	}
-	return fmt.Sprintf("%s of %s, line %d, message %d of %d", clock(s.position(s.next)), clock(s.position(len(s.recs))),
-		s.recs[s.next].Line, s.next+1, len(s.recs))
+	return fmt.Sprintf("%s of %s, line %d, message %d of %d", clock(s.position()), clock(s.last.Sub(s.base)),
+		s.cur.Line, s.next+1, s.total)
 }
 
 func speedWords(x float64) string {

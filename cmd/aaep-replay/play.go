@@ -242,17 +242,31 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *useTUI && (!tio.InTTY || !tio.OutTTY) {
 		return exitUnreadable, cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
 	}
+	steer := *useTUI || *interactive || *paused || tio.InTTY
+	name, path := "", ""
+	if len(files) == 1 {
+		name, path = files[0], files[0]
+	}
+	if steer && path == "-" {
+		// Steered playing reads the capture again for each jump back:
+		// standard input is kept in a file as it came (compressed or not).
+		if path, err = spool(os.Stdin); err != nil {
+			return exitUnreadable, err
+		}
+		defer os.Remove(path)
+		files = []string{path}
+	}
 	rd, err := openOne(files, "play")
 	if err != nil {
 		return exitUnreadable, err
 	}
 	defer rd.Close()
 	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity)
-	p.source = "file:" + files[0]
+	p.source = "file:" + name
 	p.useNames(rd)
 	var cmds <-chan string
 	if *useTUI {
-		prog := startPlayTUI(tio, files[0])
+		prog := startPlayTUI(tio, name)
 		defer prog.Close()
 		p.out, cmds = prog, playCommands(prog.Actions())
 		p.sinks = []announce.Sink{prog}
@@ -270,7 +284,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		}
 		return exitOK, nil
 	}
-	st, err := loadSteered(p, rd)
+	st, err := loadSteered(p, rd, func() (*capture.Reader, error) { return capture.Open(path) })
 	if err != nil {
 		return exitUnreadable, err
 	}
@@ -281,6 +295,23 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	}
 	st.run(ctx)
 	return exitOK, nil
+}
+
+// spool copies src into a new private temporary file and returns its path.
+func spool(src io.Reader) (string, error) {
+	f, err := os.CreateTemp("", "aaep-replay-*.aaep")
+	if err != nil {
+		return "", fmt.Errorf("keep standard input to play it steered: %w", err)
+	}
+	_, err = io.Copy(f, src)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("keep standard input to play it steered: %w", err)
+	}
+	return f.Name(), nil
 }
 
 // newPlayer returns a player announcing to w in line mode or, with asJSON,

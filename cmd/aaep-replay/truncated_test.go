@@ -12,7 +12,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/safefile/safefiletest"
 )
 
-// trace, stats, play and check read a gzip capture cut short: they work on
+// trace, stats, play (steered or not) and check read a gzip capture cut short: they work on
 // every line before the cut and say that the file ends early.
 func TestTruncatedGzipCapture(t *testing.T) {
 	plain, err := os.ReadFile(corpus + "clean.aaep")
@@ -33,6 +33,9 @@ func TestTruncatedGzipCapture(t *testing.T) {
 			{"trace", path},
 			{"stats", path},
 			{"play", "--speed", "0", path},
+			// Steered, as at a terminal: the same warning (it came only
+			// when standard input was a pipe).
+			{"play", "--interactive", "--speed", "0", path},
 			{"check", path},
 		} {
 			t.Run(fmt.Sprint(cut, args[0]), func(t *testing.T) {
@@ -63,5 +66,23 @@ func TestOutputsRefuseSymlink(t *testing.T) {
 			t.Errorf("%s: exit %d:\n%s%s", args[0], code, out, errOut)
 		}
 		safefiletest.Intact(t, victim)
+	}
+	// Nor through a directory on the way that is a link.
+	victimDir := t.TempDir()
+	if err := os.Symlink(victimDir, filepath.Join(dir, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	through := filepath.Join(dir, "linked", "out")
+	for _, args := range [][]string{
+		{"export", "--format", "jsonl", "--output", through, corpus + "clean.aaep"},
+		{"trace", "--html", through, corpus + "clean.aaep"},
+	} {
+		code, out, errOut := replay(t, args...)
+		if code == 0 || !strings.Contains(errOut, "symbolic link") {
+			t.Errorf("%s through a linked directory: exit %d:\n%s%s", args[0], code, out, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(victimDir); len(entries) > 0 {
+		t.Errorf("written in the linked directory: %v", entries)
 	}
 }

@@ -58,6 +58,9 @@ func hostileSubscriber(endpoint, h string) {
 // producer left: its lines and its reports.
 type conformRun struct {
 	lines, jsonReport, htmlReport string
+	// namedJSON is the JSON report of the run against the producer that
+	// names itself h in its handshake.
+	namedJSON string
 }
 
 // conformRuns keeps one run per hostile string: the rows of the run's
@@ -101,7 +104,9 @@ func conformProducer(t *testing.T, h string) conformRun {
 	// That producer's events carry h, but the suite learns no agent name
 	// from it: the one of the spec's layout names itself h when it
 	// accepts, and its lines say so.
-	r.lines += run(t, "aaep-conform", "producer", handshakeProducer(t, hp), "--level", "1", "--fast", "--quiet", "300ms")
+	named := filepath.Join(dir, "named.json")
+	r.lines += run(t, "aaep-conform", "producer", handshakeProducer(t, hp), "--level", "1", "--fast", "--quiet", "300ms", "--json", named)
+	r.namedJSON = readFile(t, named)
 	conformRuns.m[h] = r
 	return r
 }
@@ -120,6 +125,38 @@ func readFile(t *testing.T, path string) string {
 func conformLines(t *testing.T, h string) string { return conformProducer(t, h).lines }
 func conformJSON(t *testing.T, h string) string  { return conformProducer(t, h).jsonReport }
 func conformHTML(t *testing.T, h string) string  { return conformProducer(t, h).htmlReport }
+
+// conformJSONWords is the JSON report with the frames of its evidence
+// left out: the frames are the wire as it was, kept whole as evidence
+// (escaped in the file), while every other string, such as
+// target.agent_name (of the producer that names itself h when it accepts)
+// or a result's detail, must decode to one clean line,
+// for `jq -r` prints it as it is.
+func conformJSONWords(t *testing.T, h string) string {
+	var doc struct {
+		Target  json.RawMessage `json:"target"`
+		Claim   string          `json:"claim"`
+		Results []struct {
+			Detail   string `json:"detail"`
+			Evidence []struct {
+				Note string `json:"note"`
+			} `json:"evidence"`
+		} `json:"results"`
+	}
+	var out strings.Builder
+	run := conformProducer(t, h)
+	for _, report := range []string{run.jsonReport, run.namedJSON} {
+		if err := json.Unmarshal([]byte(report), &doc); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Write(append(b, '\n'))
+	}
+	return out.String()
+}
 
 // conformVerifyForged verifies a receipt signed with our key, valid but
 // for h in every name it gives the implementation (its agent's name, ID and

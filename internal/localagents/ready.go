@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,12 +23,20 @@ const (
 	DefaultWait  = 10 * time.Millisecond
 )
 
+// DefaultParallel is how many new sockets Agents dials at once when
+// Ready.Parallel is zero: a socket nobody listens on, which takes all the
+// tries, delays no other.
+const DefaultParallel = 16
+
 // Agent is what a listener does about one Change: subscribe to an agent,
 // say it gone, or only say a line.
 type Agent struct {
-	// Label names the agent: the socket's file name (see Label) when that
-	// is a valid label (agentspec.ValidLabel), else "" (the listener then
-	// names it by its endpoint).
+	// Label names the agent: the socket's file name without its
+	// extension, when that is a valid label (agentspec.ValidLabel) as it
+	// is, with nothing sanitizing would change, and (from Agents) no other
+	// socket offered has it, in any case; else "" (the listener then names
+	// it by its endpoint). So "\x1b[0mbank.sock" or "BANK.x" never takes
+	// the label "bank" from bank.sock.
 	Label    string
 	Endpoint string // unix:PATH; "" when the change is only a line (Note)
 	Gone     bool   // the socket went: say the agent gone
@@ -46,27 +56,116 @@ type Ready struct {
 	Wait  time.Duration // the first pause between two dials, doubled after each; 0 means DefaultWait
 	// OnRefused, when not nil, is called after each dial the socket
 	// refused because nobody listens on it yet, with the try's number from
-	// 1, before the pause (for tests).
+	// 1, before the pause (for tests). Agents calls it from several
+	// goroutines at once.
 	OnRefused func(path string, try int)
+	// Parallel is how many new sockets Agents dials at once; 0 means
+	// DefaultParallel.
+	Parallel int
 }
 
-// Agents reports each change of changes (see Watch) as an Agent, in the
-// order they happened: a new socket once it accepts connections (a later
-// change waits behind it), until changes closes or ctx ends; then the
-// channel closes.
+// Agents reports each change of changes (see Watch) as an Agent until
+// changes closes or ctx ends; then the channel closes. A new socket is
+// reported once it accepts connections (Agent); up to Parallel new sockets
+// are dialled at once, and each is reported as soon as it is ready, so a
+// socket nobody listens on holds back no other. A socket gone is reported
+// gone only when it was reported; one gone while it was being dialled is
+// not reported at all. Two sockets offered at once never share a label.
 func (r Ready) Agents(ctx context.Context, changes <-chan Change) <-chan Agent {
 	out := make(chan Agent)
-	go func() {
-		defer close(out)
-		for ch := range changes {
-			select {
-			case out <- r.Agent(ctx, ch):
-			case <-ctx.Done():
-				return
-			}
+	go r.agents(ctx, changes, out)
+	return out
+}
+
+// probe is one new socket being dialled.
+type probe struct {
+	path   string
+	cancel context.CancelFunc
+}
+
+// probed is what a probe found.
+type probed struct {
+	p *probe
+	a Agent
+}
+
+func (r Ready) agents(ctx context.Context, changes <-chan Change, out chan<- Agent) {
+	defer close(out)
+	parallel := r.Parallel
+	if parallel <= 0 {
+		parallel = DefaultParallel
+	}
+	results := make(chan probed, parallel) // a probe never blocks on it
+	probing := map[string]*probe{}         // by path
+	offered := map[string]string{}         // path → its label ("" when none)
+	labels := map[string]bool{}            // labels offered, in lower case
+	var queue []Agent                      // to send, in order
+	defer func() {
+		for _, p := range probing {
+			p.cancel()
 		}
 	}()
-	return out
+	in := changes
+	for in != nil || len(probing) > 0 || len(queue) > 0 {
+		var send chan<- Agent
+		var next Agent
+		if len(queue) > 0 {
+			send, next = out, queue[0]
+		}
+		take := in
+		if len(probing) >= parallel || len(queue) >= parallel {
+			take = nil // back-pressure: the watcher keeps the rest
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case send <- next:
+			queue = queue[1:]
+		case ch, ok := <-take:
+			switch {
+			case !ok:
+				in = nil
+			case ch.Refused != "" || ch.Err != nil:
+				queue = append(queue, Agent{Note: ch.String()})
+			case ch.Gone:
+				if p := probing[ch.Path]; p != nil {
+					p.cancel() // never reported: nothing to say
+					delete(probing, ch.Path)
+					break
+				}
+				if label, ok := offered[ch.Path]; ok {
+					delete(offered, ch.Path)
+					delete(labels, strings.ToLower(label))
+					queue = append(queue, Agent{Label: label, Endpoint: Endpoint(ch.Path), Gone: true})
+				}
+			default:
+				if probing[ch.Path] != nil {
+					break
+				}
+				pctx, cancel := context.WithCancel(ctx)
+				p := &probe{path: ch.Path, cancel: cancel}
+				probing[ch.Path] = p
+				go func() { results <- probed{p, r.Agent(pctx, ch)} }()
+			}
+		case res := <-results:
+			res.p.cancel()
+			if probing[res.p.path] != res.p {
+				break // gone meanwhile
+			}
+			delete(probing, res.p.path)
+			a := res.a
+			if a.Endpoint != "" {
+				if a.Label != "" && labels[strings.ToLower(a.Label)] {
+					a.Label = "" // another socket has it: named by its endpoint
+				}
+				if a.Label != "" {
+					labels[strings.ToLower(a.Label)] = true
+				}
+				offered[res.p.path] = a.Label
+			}
+			queue = append(queue, a)
+		}
+	}
 }
 
 // Agent is the Agent of one change; for a new socket it returns once the
@@ -77,15 +176,24 @@ func (r Ready) Agent(ctx context.Context, ch Change) Agent {
 	if ch.Refused != "" || ch.Err != nil {
 		return Agent{Note: ch.String()}
 	}
-	a := Agent{Endpoint: Endpoint(ch.Path), Gone: ch.Gone}
-	if l := Label(ch.Path); agentspec.ValidLabel(l) {
-		a.Label = l
-	}
+	a := Agent{Endpoint: Endpoint(ch.Path), Gone: ch.Gone, Label: fileLabel(ch.Path)}
 	if !ch.Gone && !r.await(ctx, ch.Path) && ctx.Err() == nil {
 		return Agent{Note: fmt.Sprintf("Not subscribing to the agent %s: its socket refused all %d connections tried over %d milliseconds; restart the agent to try again.",
 			Label(ch.Path), r.tries(), r.patience().Milliseconds())}
 	}
 	return a
+}
+
+// fileLabel is the label the socket at path gives its agent: its file name
+// without its extension, when that is a valid label with nothing in it
+// that sanitizing would change; else "".
+func fileLabel(path string) string {
+	base := filepath.Base(path)
+	name := strings.TrimSuffix(base, filepath.Ext(base))
+	if name == "" || Label(path) != name || !agentspec.ValidLabel(name) {
+		return ""
+	}
+	return name
 }
 
 func (r Ready) tries() int {

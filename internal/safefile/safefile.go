@@ -6,6 +6,9 @@
 //     none) is refused with an error that says so, and the final component is
 //     opened with O_NOFOLLOW, so a link swapped in after the check is refused
 //     too;
+//   - an output file (Create, OpenAppend) is refused when a directory on
+//     its path, as given, is a symbolic link: a link to a directory planted
+//     on the way would carry the write somewhere else;
 //   - a file it creates has mode 0600, whatever the umask;
 //   - an existing file opened for writing is made 0600 (if that fails, for
 //     a file of another user, it is refused, saying why);
@@ -21,18 +24,47 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 )
 
-// Create creates the file at path for writing, or truncates it, with mode 0600.
+// Create creates the file at path for writing, or truncates it, with mode
+// 0600. A symbolic link among the directories of path is refused.
 func Create(path string) (*os.File, error) {
+	if err := checkDirs(path); err != nil {
+		return nil, err
+	}
 	return open(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 }
 
-// OpenAppend opens the file at path for appending, creating it with mode 0600.
+// OpenAppend opens the file at path for appending, creating it with mode
+// 0600. A symbolic link among the directories of path is refused.
 func OpenAppend(path string) (*os.File, error) {
+	if err := checkDirs(path); err != nil {
+		return nil, err
+	}
 	return open(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
+}
+
+// checkDirs refuses path when one of its directories, as written, is a
+// symbolic link ("out/x" where out links to another user's directory).
+// Keys (CreateNew, ReadPrivate) live in the user's own configuration
+// directory, which a dotfiles manager may well link, and are not checked.
+func checkDirs(path string) error {
+	dir := filepath.Dir(filepath.Clean(path))
+	for p := dir; ; p = filepath.Dir(p) {
+		if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			target, err := os.Readlink(p)
+			if err != nil {
+				target = "somewhere"
+			}
+			return fmt.Errorf("%s: its directory %s is a symbolic link (to %s); aaep-term does not write through links, since a link could point into another user's directory: give the real path instead", path, p, target)
+		}
+		if parent := filepath.Dir(p); parent == p || p == "." {
+			return nil
+		}
+	}
 }
 
 // CreateNew creates the file at path with mode 0600; it fails if there is

@@ -53,6 +53,40 @@ func TestRefusesSymlink(t *testing.T) {
 
 // New files are 0600 whatever the umask; an existing file opened for
 // writing is made 0600.
+// An output path through a directory that is a symbolic link is refused,
+// at any depth; nothing is written in the directory it points at.
+func TestRefusesSymlinkedDirectory(t *testing.T) {
+	t.Parallel()
+	for _, tt := range opens[:2] { // Create, OpenAppend: the outputs
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir, victim := t.TempDir(), t.TempDir()
+			if err := os.Symlink(victim, filepath.Join(dir, "linked")); err != nil {
+				t.Fatal(err)
+			}
+			for _, path := range []string{
+				filepath.Join(dir, "linked", "out"),
+				filepath.Join(dir, "linked", "sub", "..", "out"),
+			} {
+				if err := os.MkdirAll(filepath.Join(victim, "sub"), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				err := tt.open(path)
+				if err == nil || !strings.Contains(err.Error(), "symbolic link") || !strings.Contains(err.Error(), filepath.Join(dir, "linked")) {
+					t.Errorf("%s: error %v; want a refusal naming the linked directory", path, err)
+				}
+			}
+			if entries, _ := os.ReadDir(victim); len(entries) != 1 {
+				t.Errorf("the linked directory holds %d entries, want only sub", len(entries))
+			}
+			// The real path is written.
+			if err := tt.open(filepath.Join(victim, "out")); err != nil {
+				t.Errorf("the real path: %v", err)
+			}
+		})
+	}
+}
+
 func TestPrivate(t *testing.T) {
 	for _, tt := range opens[:2] {
 		t.Run(tt.name, func(t *testing.T) {

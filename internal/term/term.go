@@ -61,13 +61,10 @@ func Test() (io *IO, in, out, errOut *bytes.Buffer) {
 	return New(in, out, errOut, false, false, func(string) string { return "" }, false), in, out, errOut
 }
 
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	return st.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal reports whether f is a terminal: it answers the terminal's
+// own request for its settings. Being a character device is not enough:
+// /dev/null is one too, and a run with </dev/null has no one typing.
+func isTerminal(f *os.File) bool { return isTTY(f) }
 
 // Printf writes to Out: format is ours and passes as it is; every argument
 // is turned into text and sanitized as one line (see protocol.Line), so
