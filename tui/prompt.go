@@ -30,6 +30,9 @@ type Prompt struct {
 	// yes_no, numeric, freetext.
 	Kinds    []string
 	Deadline time.Time // zero when the prompt never times out
+	// Digest is session.Prompt.Digest: the words the prompt was asked in,
+	// sent with an answer so that it answers no other.
+	Digest string
 }
 
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
@@ -37,7 +40,7 @@ type Prompt struct {
 func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
 	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), AgentID: ev.Producer.AgentID, Deadline: p.Deadline,
-		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p)}
+		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p), Digest: p.Digest()}
 	for _, f := range announce.PromptFacts(p) {
 		if !f.Headline { // the headline shows the topic, risk and default
 			pr.Details = append(pr.Details, oneLine(f.String()))
