@@ -57,3 +57,35 @@ func TestHeadlineKeepsActionRiskAndDefault(t *testing.T) {
 		}
 	}
 }
+
+// A key answers what was on screen: its action carries the digest of the
+// prompt heading the screen and when that prompt first headed it. A prompt
+// that takes the head (another withdrawn before it) is shown from then on,
+// so the listener can refuse a key pressed moments later.
+func TestKeyAnswersWhatWasShown(t *testing.T) {
+	now := t0
+	rec := &recorder{}
+	opts := testOptions(t.TempDir(), rec)
+	opts.Now = func() time.Time { return now }
+	m := New(opts)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.Update(PromptsMsg{{Number: 1, Agent: "bank", Topic: "Save the draft", Digest: "d1"}})
+	now = now.Add(10 * time.Second)
+	m.Update(PromptsMsg{{Number: 1, Agent: "bank", Topic: "Save the draft", Digest: "d1"}}) // the same: no new time
+	m.Update(keyMsg("a"))
+	now = now.Add(10 * time.Second)
+	m.Update(PromptsMsg{{Number: 2, Agent: "bank", Topic: "WIRE $9,000", Digest: "d2"}}) // switched
+	now = now.Add(150 * time.Millisecond)
+	m.Update(keyMsg("a"))
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	if len(rec.acts) != 2 {
+		t.Fatalf("actions %+v", rec.acts)
+	}
+	if a := rec.acts[0]; a.Prompt != 1 || a.Words != "d1" || !a.Shown.Equal(t0) {
+		t.Errorf("the key on prompt 1: %+v, want its digest and shown at %v", a, t0)
+	}
+	if a := rec.acts[1]; a.Prompt != 2 || a.Words != "d2" || !a.Shown.Equal(t0.Add(20*time.Second)) {
+		t.Errorf("the key on prompt 2: %+v, want its digest and shown when it took the head", a)
+	}
+}
