@@ -733,7 +733,9 @@ func (c *Client) deliver(d session.Delivery) {
 
 // diagnose queues a diagnostic.
 func (c *Client) diagnose(d session.Diagnostic) {
-	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
+	if u := (Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d}); !c.heldDiagnostic(u) {
+		c.emit(u)
+	}
 }
 
 // settledAlready reports whether err is a producer refusing a reply because
