@@ -46,7 +46,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	case line.VerbPending:
 		l.listPending(now)
 	case line.VerbDetails:
-		if p := l.pick(ctx, c.Prompt, c.Word); p != nil {
+		if p := l.pick(ctx, c.Prompt, c.Word, false); p != nil {
 			l.say(l.forAgent(p.a, announce.PromptDetails(p.Prompt, now)))
 		}
 	case line.VerbAccept, line.VerbReject, line.VerbAnswer, line.VerbText:
@@ -122,10 +122,10 @@ func (l *listener) forAgent(a *agent, s string) string {
 	return s
 }
 
-// pick finds the prompt numbered n waiting for an answer, for a command
-// such as details; when n is 0, the only prompt waiting. It tells the user
-// why when there is none.
-func (l *listener) pick(ctx context.Context, n int, word string) *agentPrompt {
+// pick finds the prompt numbered n waiting for an answer; when n is 0, the
+// only prompt waiting. It tells the user why when there is none, and, for
+// an answer, that nothing was sent.
+func (l *listener) pick(ctx context.Context, n int, word string, answering bool) *agentPrompt {
 	pending := l.pending()
 	if n > 0 {
 		for i, p := range pending {
@@ -147,8 +147,12 @@ func (l *listener) pick(ctx context.Context, n int, word string) *agentPrompt {
 	case 1:
 		return &pending[0]
 	}
-	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d; nothing was sent.%s",
-		len(pending), word, pending[0].Number, l.waiting(pending)))
+	unsent := ""
+	if answering {
+		unsent = "; nothing was sent"
+	}
+	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d%s.%s",
+		len(pending), word, pending[0].Number, unsent, l.waiting(pending)))
 	return nil
 }
 
@@ -181,7 +185,7 @@ func (l *listener) answer(ctx context.Context, c line.Command) {
 	if c.Verb == line.VerbText {
 		word = "answer"
 	}
-	p := l.pick(ctx, c.Prompt, word)
+	p := l.pick(ctx, c.Prompt, word, true)
 	if p == nil {
 		return
 	}
@@ -230,8 +234,8 @@ func (l *listener) agentName(p agentPrompt) string {
 }
 
 // waiting names the prompts waiting, each with its agent, number, kind and
-// what answers it, to follow a sentence saying nothing was sent; "" when
-// none waits.
+// what answers it, to follow a sentence saying nothing was sent; when none
+// waits, it says so.
 func (l *listener) waiting(pending []agentPrompt) string {
 	if len(pending) == 0 {
 		return " No prompt is waiting for an answer."
