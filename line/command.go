@@ -3,6 +3,7 @@ package line
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Verb is what a typed command asks for.
@@ -49,6 +50,16 @@ type Command struct {
 	// "mute AGENT", "unmute AGENT", "only AGENT", "quit AGENT" and
 	// "set NAME VALUE for AGENT". Empty means every agent (quit: all).
 	Agent string
+
+	// Key marks an answer given with a key on the prompt on screen (a TUI
+	// key, a braille routing key), not a number typed: like an answer
+	// without a number it applies only to the prompt shown, once the user
+	// had time to take it in. Words is the digest of the prompt shown
+	// (session.Prompt.Digest) and Shown when it was first shown; "" and
+	// zero when not known.
+	Key   bool
+	Words string
+	Shown time.Time
 }
 
 // Parse reads one typed line. It never fails: what is not a command is text.
@@ -180,9 +191,12 @@ func leadingNumber(s string) (int, string) {
 
 // Usage lists the typed commands for a command's --help, one a line,
 // as Parse reads them; it ends with a newline.
-const Usage = `Typed commands (one per line; N may be left out when one prompt waits):
-  accept N, a N, yes N        accept confirmation N
-  reject N, r N, no N         reject confirmation N
+const Usage = `Typed commands (one per line; N may be left out when one prompt waits,
+from any agent, and was said at least 3 seconds ago with nothing changed since):
+  accept N, a N, yes N        accept confirmation N (yes N: or answer
+                              question N yes)
+  reject N, r N, no N         reject confirmation N (no N: or answer
+                              question N no)
   accept N because REASON     the same, sending your reason to the agent
   reject N because REASON     (decision_rationale)
   accept always N             accept N and, in its session of its agent,
@@ -231,7 +245,8 @@ const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no 
 	`stop, or: silence, stops speech and drops what waits to be said, except prompts and errors; help; quit. ` +
 	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +
 	`and set exclude TYPES ask the producer for new terms. ` +
-	`The number N may be left out when only one prompt is waiting. ` +
+	`The number N may be left out when only one prompt is waiting and it was said at least 3 seconds ago, with nothing changed since. ` +
+	`Accept and reject answer only confirmations, answer only questions; yes and no either. ` +
 	`When only a question is waiting, any line you type is its answer. ` +
 	`With several agents: agents lists them; mute AGENT or unmute AGENT; only AGENT, and all to hear every agent again ` +
 	`(critical events and prompts are always said); set NAME VALUE for AGENT; quit AGENT closes that one only, and quit closes all. ` +

@@ -84,10 +84,18 @@ func (s *sessionState) found(seq int64) {
 //
 // A prompt whose reply token no recent prompt carried is never taken for a
 // copy: it is told, late, rather than hidden while its agent waits for an
-// answer the user was never asked for.
+// answer the user was never asked for. A prompt whose token a recent one
+// carried is a copy, whatever its event ID: a producer replaying its
+// history may give each copy an ID of its own, and each is counted in the
+// burst, not told as a prompt settled already.
 func (e *Engine) sentAgain(ev *protocol.Event) bool {
-	if ev.ReplyToken != "" && !e.tokens.has(e.hash.sum("", ev.ReplyToken)) {
-		return false
+	if ev.ReplyToken != "" {
+		if !e.tokens.has(e.hash.sum("", ev.ReplyToken)) {
+			return false
+		}
+		if isPrompt(ev) {
+			return true
+		}
 	}
 	if ev.EventID == "" || len(e.seen.ring) == e.seen.max {
 		return true

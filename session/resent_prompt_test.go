@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,30 @@ func TestNewPromptAtAnnouncedNumberIsTold(t *testing.T) {
 	}
 	if !told || resentOld {
 		t.Errorf("new prompt told %v (want true), resent prompt told %v (want false):%s", told, resentOld, r.dump())
+	}
+}
+
+// A producer that sends a settled prompt again and again, each copy with an
+// event ID of its own, gets one counting line per burst, as resent events
+// do: never one "already settled" line per copy.
+func TestResentPromptsCountedPerBurst(t *testing.T) {
+	e, r := newTest(Config{})
+	e.Handle(confirmation("s", 0, "old"), t0)
+	for i := int64(1); i < 4; i++ {
+		e.Handle(seqEvent("s", i, false), t0)
+	}
+	r.reset()
+	const copies = 5000
+	for i := range copies {
+		again := confirmation("s", 0, "old")
+		again.EventID = fmt.Sprintf("s/copy-%d", i)
+		e.Handle(again, t0)
+	}
+	e.Tick(at(1))
+	if n := len(r.log); n != 1 {
+		t.Fatalf("%d copies of a settled prompt gave %d lines, want 1:%s", copies, n, r.dump()[:min(2000, len(r.dump()))])
+	}
+	if d := r.log[0].diag; d == nil || !strings.Contains(d.Message, fmt.Sprintf("dropped %d events already announced", copies)) {
+		t.Fatalf("the line does not count the copies:%s", r.dump())
 	}
 }

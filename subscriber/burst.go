@@ -15,59 +15,69 @@ import (
 // the same pass of the loop, so nothing is delayed. A burst split across
 // passes lets the prompt be offered and then withdrawn as settled elsewhere.
 
-// promptHold is the prompts held during one burst of frames.
+// promptHold is what is held during one burst of frames: from the first
+// prompt on, every update, so that what comes after a prompt is never told
+// before it (the same lines, in sequence order, however the burst ends).
 type promptHold struct {
 	on   bool
-	held []session.Delivery // the prompts, and what concerns them, in order
+	held []Update // in order: the first is a prompt's delivery
 }
 
-// held takes d when it concerns a prompt of the current burst, and reports
-// whether it did. A prompt that the burst settles becomes a stale prompt.
+// held takes d when a prompt of the current burst is held, or d is one,
+// and reports whether it did. A prompt that the burst settles becomes a
+// stale prompt in its own place.
 func (c *Client) held(d session.Delivery) bool {
-	if !c.hold.on || d.Prompt == nil {
+	if !c.hold.on {
 		return false
 	}
-	if d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending || d.Kind == session.KindPromptNotOffered {
-		// A prompt not offered keeps its place among those held: it is
-		// announced after the prompts that came before it.
-		c.hold.held = append(c.hold.held, d)
-		return true
-	}
-	i := slices.IndexFunc(c.hold.held, func(h session.Delivery) bool { return h.Prompt == d.Prompt })
-	if i < 0 {
+	if len(c.hold.held) == 0 && !holds(d) {
 		return false
 	}
-	switch d.Kind {
-	case session.KindPromptCancelled, session.KindPromptResolved, session.KindPromptExpired:
-		// Settled before it could be offered: told as such, with any
-		// warning about it; the question itself is never asked.
-		var about []session.Delivery
-		c.hold.held = slices.DeleteFunc(c.hold.held, func(h session.Delivery) bool {
-			if h.Prompt != d.Prompt {
-				return false
+	if d.Prompt != nil {
+		switch d.Kind {
+		case session.KindPromptCancelled, session.KindPromptResolved, session.KindPromptExpired:
+			// Settled before it could be offered: told as such, in its
+			// place; the question itself is never asked.
+			i := slices.IndexFunc(c.hold.held, func(u Update) bool {
+				return u.Kind == KindDelivery && u.Delivery.Prompt == d.Prompt && u.Delivery.Kind == session.KindEvent
+			})
+			if i >= 0 {
+				c.hold.held[i].Delivery = session.Delivery{Kind: session.KindPromptStale, At: d.At, Event: d.Event, Prompt: d.Prompt}
+				return true
 			}
-			if h.Kind != session.KindEvent {
-				about = append(about, h)
-			}
-			return true
-		})
-		c.deliver(session.Delivery{Kind: session.KindPromptStale, At: d.At, Event: d.Event, Prompt: d.Prompt})
-		for _, h := range about {
-			c.deliver(h)
 		}
-	default:
-		c.hold.held = append(c.hold.held, d)
 	}
+	c.hold.held = append(c.hold.held, Update{Kind: KindDelivery, At: d.At, Delivery: d})
 	return true
 }
 
-// releasePrompts ends the burst: the prompts still waiting are announced,
-// and those a policy answers are answered.
+// holds reports whether d begins a hold: a prompt offered, or one not
+// offered (which keeps its place among those held).
+func holds(d session.Delivery) bool {
+	return d.Prompt != nil && (d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending || d.Kind == session.KindPromptNotOffered)
+}
+
+// heldDiagnostic takes diagnostic u while updates are held, so it keeps
+// its place among them, and reports whether it did.
+func (c *Client) heldDiagnostic(u Update) bool {
+	if !c.hold.on || len(c.hold.held) == 0 {
+		return false
+	}
+	c.hold.held = append(c.hold.held, u)
+	return true
+}
+
+// releasePrompts ends the burst: what was held is told in order, and the
+// prompts a policy answers are answered.
 func (c *Client) releasePrompts() {
 	held := c.hold.held
 	c.hold = promptHold{held: held[:0]}
-	for _, d := range held {
-		c.deliver(d)
+	for _, u := range held {
+		if u.Kind == KindDelivery {
+			c.deliver(u.Delivery)
+		} else {
+			c.emit(u)
+		}
 	}
 	clear(held)
 	if len(held) > 0 {

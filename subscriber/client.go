@@ -162,11 +162,11 @@ type Client struct {
 
 	// The update queue.
 	mu        sync.Mutex
-	queue     []Update         // guarded by mu
-	ended     bool             // the End is queued; guarded by mu
-	shown     map[int]bool     // prompts offered in an update already taken; guarded by mu
-	snap      []session.Prompt // copies of the pending prompts, at the last snapshot; guarded by mu
-	terms     Terms            // guarded by mu
+	queue     []Update          // guarded by mu
+	ended     bool              // the End is queued; guarded by mu
+	shown     map[int]time.Time // prompts offered in an update already taken, and when; guarded by mu
+	snap      []session.Prompt  // copies of the pending prompts, at the last snapshot; guarded by mu
+	terms     Terms             // guarded by mu
 	qsig      chan struct{}
 	drained   chan struct{}
 	closeOnce sync.Once
@@ -195,7 +195,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
 		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
-		shown: map[int]bool{},
+		shown: map[int]time.Time{},
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
 	c.eng.SetAnswerless(c.answerless)
@@ -637,7 +637,7 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			}
 			for _, u := range out {
 				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
-					c.shown[p.Number] = true
+					c.shown[p.Number] = c.now()
 				}
 			}
 			c.mu.Unlock()
@@ -691,7 +691,7 @@ func (c *Client) Pending() []*session.Prompt {
 	defer c.mu.Unlock()
 	var out []*session.Prompt
 	for i := range c.snap {
-		if c.shown[c.snap[i].Number] {
+		if _, ok := c.shown[c.snap[i].Number]; ok {
 			p := c.snap[i]
 			out = append(out, &p)
 		}
@@ -733,7 +733,9 @@ func (c *Client) deliver(d session.Delivery) {
 
 // diagnose queues a diagnostic.
 func (c *Client) diagnose(d session.Diagnostic) {
-	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
+	if u := (Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d}); !c.heldDiagnostic(u) {
+		c.emit(u)
+	}
 }
 
 // settledAlready reports whether err is a producer refusing a reply because

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -37,6 +38,13 @@ type GroupConfig struct {
 	// can be found by name (KeepEnded when 0); older ended members are
 	// forgotten. A prompt number keeps naming its member either way.
 	KeepEnded int
+	// Now is the clock that says when a prompt was shown (Seen) and when
+	// an answer comes (Reply); time.Now when nil.
+	Now func() time.Time
+	// Settle is how long a prompt must have been shown, and the prompts
+	// waiting unchanged, before a bare answer applies to it (Reply):
+	// subscriber.Settle when 0, none when negative.
+	Settle time.Duration
 }
 
 // Defaults of GroupConfig.
@@ -70,12 +78,15 @@ type Group struct {
 	members []*Member // live, and the last KeepEnded ended, in the order added
 	added   int       // members ever added
 	live    int
-	owners  map[int]*Member // who numbered each of the recent prompts
+	owners  map[int]owned // who numbered each of the recent prompts, and when it was shown
 	// forgotten: prompt numbers below it are no longer in owners.
 	forgotten int
 	names     names
 	gen       int // counts changes of the members' tags (Display's cache)
-	schemas   *protocol.Schemas
+	// changed is when the prompts waiting last changed without the user:
+	// one offered, withdrawn, expired or resolved by the agent.
+	changed time.Time
+	schemas *protocol.Schemas
 }
 
 // Member is one subscription of a Group.
@@ -107,6 +118,13 @@ type Member struct {
 type Batch struct {
 	Member  *Member
 	Updates []Update
+}
+
+// owned is the member that numbered a prompt, and when the prompt was
+// Seen offered (zero when it never was).
+type owned struct {
+	m  *Member
+	at time.Time
 }
 
 // MemberPrompt is a prompt waiting for an answer, with the member that
@@ -141,8 +159,11 @@ func NewGroup(cfg GroupConfig) *Group {
 	if cfg.KeepEnded <= 0 {
 		cfg.KeepEnded = DefaultKeepEnded
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	return &Group{cfg: cfg, numbers: session.Numbers(), batches: make(chan Batch), stopped: make(chan struct{}),
-		owners: map[int]*Member{}, names: newNames()}
+		owners: map[int]owned{}, names: newNames()}
 }
 
 // Add subscribes to endpoint with cfg (shared by the group: see Join) and
@@ -263,8 +284,17 @@ func (g *Group) Seen(m *Member, u Update) {
 		}
 	case KindDelivery:
 		if p := u.Delivery.Prompt; p != nil && p.Number > 0 {
-			if _, ok := g.owners[p.Number]; !ok && p.Number >= g.forgotten {
-				g.owners[p.Number] = m
+			o, ok := g.owners[p.Number]
+			if changesPending(u.Delivery) {
+				g.changed = g.cfg.Now()
+				if offers(u.Delivery) && o.at.IsZero() {
+					o.at = g.changed
+				}
+			}
+			if ok {
+				g.owners[p.Number] = o
+			} else if p.Number >= g.forgotten {
+				g.owners[p.Number] = owned{m, o.at}
 				// Forget every number maxOwners below, numbered or
 				// skipped: the table never holds more than maxOwners.
 				for ; g.forgotten <= p.Number-maxOwners; g.forgotten++ {
@@ -362,7 +392,20 @@ func (g *Group) Pending() []MemberPrompt {
 func (g *Group) Owner(n int) *Member {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.owners[n]
+	return g.owners[n].m
+}
+
+// changesPending reports whether d changes the prompts waiting without
+// the user: a prompt offered, withdrawn, expired, resolved or left. The
+// user's own answer (KindReplySent) does not.
+func changesPending(d session.Delivery) bool {
+	switch d.Kind {
+	case session.KindEvent:
+		return offers(d)
+	case session.KindPromptCancelled, session.KindPromptExpired, session.KindPromptResolved, session.KindPromptLeft:
+		return true
+	}
+	return false
 }
 
 // ErrNoSuchPrompt: no member numbered the prompt (or so long ago that the
@@ -395,21 +438,42 @@ func (g *Group) route(n int) (*Member, error) {
 // no other (Client.Confirm). A number of a member that has ended returns an
 // *EndedError.
 func (g *Group) Confirm(ctx context.Context, n int, decision string, opts ...ConfirmOption) error {
-	m, err := g.route(n)
-	if err != nil {
-		return err
+	var o confirmOptions
+	for _, f := range opts {
+		f(&o)
 	}
-	return m.c.Confirm(ctx, n, decision, opts...)
+	return g.Reply(ctx, Answer{To: Shown{Number: n, Kind: session.AsksConfirmation},
+		Decision: decision, Rationale: o.rationale, Always: o.always})
 }
 
 // Answer answers clarification prompt n through the member that asked
 // (Client.Answer); an ended member's number returns an *EndedError.
 func (g *Group) Answer(ctx context.Context, n int, text string) error {
+	return g.Reply(ctx, Answer{To: Shown{Number: n, Kind: session.AsksQuestion}, Text: text})
+}
+
+// Reply sends a through the member that numbered its prompt, and no other
+// (Client.Reply). A bare answer also needs the prompt Seen, Settle ago or
+// more, and the prompts waiting across the group unchanged as long: else a
+// *PromptError with reason ErrTooSoon, and nothing is sent.
+func (g *Group) Reply(ctx context.Context, a Answer) error {
+	n := a.To.Number
 	m, err := g.route(n)
 	if err != nil {
 		return err
 	}
-	return m.c.Answer(ctx, n, text)
+	if a.Bare {
+		g.mu.Lock()
+		o := g.owners[n]
+		a.changed, a.settle = g.changed, g.cfg.Settle
+		g.mu.Unlock()
+		if o.at.IsZero() {
+			return &PromptError{Prompt: n, Reason: ErrTooSoon, Words: fmt.Sprintf(
+				"Prompt %d has not been shown yet; nothing was sent.", n)}
+		}
+		a.To.At = later(a.To.At, o.at)
+	}
+	return m.c.Reply(ctx, a)
 }
 
 // WhyNot says why prompt n cannot be answered now: nil when it can or no

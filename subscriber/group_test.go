@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -261,5 +262,58 @@ func TestGroupAnswersAPromptNotSeenYet(t *testing.T) {
 	}
 	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != producer.Accepted {
 		t.Fatalf("outcomes %+v, want accepted", o)
+	}
+}
+
+// An answer bound to what was shown reaches nothing else: a bare answer to
+// a prompt the group has not handed out (not Seen), an answer naming
+// another producer, other words, or the other kind of prompt, are refused
+// with their reasons, and nothing is sent; the same prompt, named by
+// number, is answered.
+func TestGroupReplyBoundToWhatWasShown(t *testing.T) {
+	p, url := serveEnding(t, producer.Options{Scenarios: loadScenarios(t, "confirm")})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	g := subscriber.NewGroup(subscriber.GroupConfig{})
+	defer g.Stop()
+	m := g.Join("bank", url, groupConfig(), func(cfg subscriber.Config) *subscriber.Client { return subscriber.Start(ctx, url, cfg) })
+	var asked *session.Prompt
+	for asked == nil {
+		us, err := m.Client().NextBatch(ctx, 0) // taken, never told to Seen
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range us {
+			if u.Kind == subscriber.KindDelivery && u.Delivery.Prompt != nil && u.Delivery.Prompt.State == session.PromptPending {
+				asked = u.Delivery.Prompt
+			}
+		}
+	}
+	shown := subscriber.ShownOf(asked, time.Now().Add(-time.Hour))
+	other := func(f func(*subscriber.Shown)) subscriber.Shown { s := shown; f(&s); return s }
+	for _, tc := range []struct {
+		name string
+		a    subscriber.Answer
+		want error
+	}{
+		{"bare, never handed out", subscriber.Answer{To: shown, Bare: true, Decision: protocol.DecisionAccept}, subscriber.ErrTooSoon},
+		{"another producer", subscriber.Answer{To: other(func(s *subscriber.Shown) { s.Agent = "payments" }), Decision: protocol.DecisionAccept}, subscriber.ErrNotShown},
+		{"other words", subscriber.Answer{To: other(func(s *subscriber.Shown) { s.Words = "0123" }), Decision: protocol.DecisionAccept}, subscriber.ErrNotShown},
+		{"a question's answer", subscriber.Answer{To: other(func(s *subscriber.Shown) { s.Kind = session.AsksQuestion }), Text: "yes"}, subscriber.ErrWrongKind},
+	} {
+		if err := g.Reply(ctx, tc.a); !errors.Is(err, tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	if err := g.Reply(ctx, subscriber.Answer{To: shown, Decision: protocol.DecisionAccept}); err != nil {
+		t.Fatalf("named by number: %v", err)
+	}
+	for {
+		if _, err := m.Client().NextBatch(ctx, 0); err != nil {
+			break
+		}
+	}
+	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != producer.Accepted {
+		t.Fatalf("outcomes %+v, want one accept", o)
 	}
 }

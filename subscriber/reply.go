@@ -42,12 +42,8 @@ func (c *Client) Confirm(ctx context.Context, prompt int, decision string, opts 
 	for _, f := range opts {
 		f(&o)
 	}
-	return c.reply(ctx, prompt, func(p *session.Prompt, now time.Time) (session.Reply, error) {
-		if o.always {
-			c.rememberAlways(p, decision)
-		}
-		return c.eng.ConfirmBecause(prompt, decision, c.cfg.DecidedBy, o.rationale, now)
-	})
+	return c.Reply(ctx, Answer{To: Shown{Number: prompt, Kind: session.AsksConfirmation},
+		Decision: decision, Rationale: o.rationale, Always: o.always})
 }
 
 // Answer answers clarification prompt with text (a choice number, a
@@ -55,9 +51,7 @@ func (c *Client) Confirm(ctx context.Context, prompt int, decision string, opts 
 // the question does not take is refused with a *PromptError that says what
 // it takes; nothing is sent.
 func (c *Client) Answer(ctx context.Context, prompt int, text string) error {
-	return c.reply(ctx, prompt, func(_ *session.Prompt, now time.Time) (session.Reply, error) {
-		return c.eng.Clarify(prompt, text, now)
-	})
+	return c.Reply(ctx, Answer{To: Shown{Number: prompt, Kind: session.AsksQuestion}, Text: text})
 }
 
 // reply answers prompt with what build makes of it, on the owner goroutine,
@@ -97,7 +91,7 @@ func (c *Client) WhyNot(ctx context.Context, prompt int) error {
 // answerable finds prompt among those pending and offered to the reader.
 func (c *Client) answerable(n int, now time.Time) (*session.Prompt, error) {
 	c.mu.Lock()
-	shown := c.shown[n]
+	_, shown := c.shown[n]
 	c.mu.Unlock()
 	if shown {
 		for _, p := range c.eng.Pending() {

@@ -3,6 +3,7 @@ package tui
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -22,6 +23,12 @@ type Action struct {
 	// ActionQuitAgent are for: its Label exactly as the listener gave it in
 	// SetAgents, so the listener finds it without reading words back.
 	Agent string
+	// Words and Shown are what ActionAccept and ActionReject answer: the
+	// digest of the prompt on screen (Prompt.Digest) and when it first
+	// headed the screen. The listener answers nothing else, and nothing
+	// shown moments ago.
+	Words string
+	Shown time.Time
 }
 
 // ActionKind is what an Action asks for.

@@ -303,7 +303,7 @@ func (m *Model) answer(accept bool) tea.Cmd {
 	if accept {
 		kind = ActionAccept
 	}
-	m.act(Action{Kind: kind, Prompt: p.Number})
+	m.act(Action{Kind: kind, Prompt: p.Number, Words: p.Digest, Shown: m.headSince})
 	return nil
 }
 

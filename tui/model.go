@@ -124,7 +124,8 @@ type Model struct {
 	start      time.Time
 
 	prompts      []Prompt
-	ticking      bool // a tickMsg is on its way
+	headSince    time.Time // when prompts[0] first headed the screen
+	ticking      bool      // a tickMsg is on its way
 	promptFocus  bool
 	promptDetail bool
 	clar         *clarifier // the question being answered in modeAnswer
@@ -322,6 +323,9 @@ func (m *Model) setPrompts(ps []Prompt) tea.Cmd {
 		clean[i] = ps[i].sanitized()
 	}
 	ps = clean
+	if len(ps) > 0 && (len(m.prompts) == 0 || m.prompts[0].Number != ps[0].Number || m.prompts[0].Digest != ps[0].Digest) {
+		m.headSince = m.opts.Now() // another prompt heads the screen
+	}
 	m.prompts = ps
 	for _, p := range ps {
 		if !had[p.Number] {

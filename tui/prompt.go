@@ -30,6 +30,9 @@ type Prompt struct {
 	// yes_no, numeric, freetext.
 	Kinds    []string
 	Deadline time.Time // zero when the prompt never times out
+	// Digest is session.Prompt.Digest: the words the prompt was asked in,
+	// sent with an answer so that it answers no other.
+	Digest string
 }
 
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
@@ -37,7 +40,7 @@ type Prompt struct {
 func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
 	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), AgentID: ev.Producer.AgentID, Deadline: p.Deadline,
-		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p)}
+		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p), Digest: p.Digest()}
 	for _, f := range announce.PromptFacts(p) {
 		if !f.Headline { // the headline shows the topic, risk and default
 			pr.Details = append(pr.Details, oneLine(f.String()))
@@ -102,35 +105,51 @@ func (p *Prompt) kind() string {
 	return "CONFIRMATION NEEDED"
 }
 
+// Bounds on a producer's words in a prompt's headline, in characters: a
+// long name, risk or default is cut where it is shown, so what the prompt
+// asks, its risk and its default always fit.
+const (
+	maxHeadAgent   = 24
+	maxHeadRisk    = 16
+	maxHeadDefault = 24
+)
+
 // headline is the prompt's first line: everything needed to decide. The
 // topic keeps its own closing mark ("…for?"); prose.Join adds a stop only
 // where a sentence has none.
 func (p *Prompt) headline(now time.Time) string {
+	lead, facts := p.headParts(now)
+	return prose.Join(append([]string{lead}, facts...)...)
+}
+
+// headParts are the headline's parts: what the prompt asks (its kind,
+// number, agent and topic), then the facts that must always be seen (its
+// risk, its default and the time left), the producer's names cut short.
+func (p *Prompt) headParts(now time.Time) (lead string, facts []string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s, prompt %d", p.kind(), p.Number)
 	if p.Agent != "" {
-		b.WriteString(" from " + p.Agent)
+		b.WriteString(" from " + prose.Cut(p.Agent, maxHeadAgent))
 	}
 	b.WriteString(": " + oneLine(p.Topic))
-	parts := []string{b.String()}
 	if p.Risk != "" {
-		parts = append(parts, "Risk "+p.Risk)
+		facts = append(facts, "Risk "+prose.Cut(p.Risk, maxHeadRisk))
 	}
 	if p.Default != "" {
-		parts = append(parts, "Default "+p.Default)
+		facts = append(facts, "Default "+prose.Cut(oneLine(p.Default), maxHeadDefault))
 	}
 	if !p.Deadline.IsZero() {
 		left := p.Deadline.Sub(now).Round(time.Second)
 		if left < 0 {
 			left = 0
 		}
-		if len(parts) > 1 {
-			parts[len(parts)-1] += fmt.Sprintf(", %s left", left)
+		if len(facts) > 0 {
+			facts[len(facts)-1] += fmt.Sprintf(", %s left", left)
 		} else {
-			parts = append(parts, fmt.Sprintf("%s left", left))
+			facts = append(facts, fmt.Sprintf("%s left", left))
 		}
 	}
-	return prose.Join(parts...)
+	return b.String(), facts
 }
 
 // keysLine tells which keys answer the prompt, as they are bound.

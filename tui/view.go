@@ -143,7 +143,19 @@ func (m *Model) promptView() []string {
 // promptRows are the prompt's rows unstyled: the headline's, then the rest.
 func (m *Model) promptRows() (head, rest []string) {
 	p := &m.prompts[0]
-	head = m.wrapRows(p.headline(m.opts.Now()), maxPromptRows)
+	// The headline in maxPromptRows rows when it fits; else what the
+	// prompt asks and the facts each get rows of their own, cut when they
+	// need more: however long the producer's words, neither pushes the
+	// other off the screen. On a narrow screen whose facts take two rows,
+	// the headline takes one more than maxPromptRows.
+	lead, facts := p.headParts(m.opts.Now())
+	if head = m.wrapRows(prose.Join(append([]string{lead}, facts...)...), maxPromptRows+1); len(head) > maxPromptRows {
+		var factRows []string
+		if len(facts) > 0 {
+			factRows = m.wrapRows(prose.Join(facts...), maxPromptRows-1)
+		}
+		head = append(m.wrapRows(prose.Join(lead), max(2, maxPromptRows-len(factRows))), factRows...)
+	}
 	rest = m.wrapRows(p.keysLine(m.keys), maxPromptRows)
 	if m.promptDetail {
 		rest = append(rest, m.fit(p.Details, min(len(p.Details), max(m.height/4, 1)))...)

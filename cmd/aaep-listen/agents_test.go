@@ -23,6 +23,7 @@ type multiRig struct {
 	t     *testing.T
 	conns []*replyLog
 	out   *strings.Builder
+	clock *fakeClock // the listener's and its clients' clock
 }
 
 // newMultiRig listens to one agent per spec ("LABEL=ENDPOINT" or an
@@ -33,10 +34,11 @@ func newMultiRig(t *testing.T, args ...string) *multiRig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Now = func() time.Time { return time.Unix(1700000000, 0) }
+	clock := newFakeClock(time.Unix(1700000000, 0))
+	o.Now = clock.now
 	out := &strings.Builder{}
 	l := newListener(o, line.NewWriter(out, nil, line.WriterOptions{NoTime: true}))
-	r := &multiRig{listener: l, t: t, out: out}
+	r := &multiRig{listener: l, t: t, out: out, clock: clock}
 	ctx, cancel := context.WithCancel(context.Background())
 	for _, spec := range o.agentSpecs() {
 		conn := newReplyLog()
@@ -282,6 +284,7 @@ func TestOneAgentAllIsAnAnswer(t *testing.T) {
 	q := &protocol.Event{Type: protocol.TypeAwaitingClarify, EventID: "q1", SessionID: "s", Producer: protocol.Producer{AgentID: "a"},
 		Urgency: protocol.UrgencyCritical, Question: "Which files?", ReplyToken: "tok_q", TimeoutSeconds: 60, Timestamp: time.Unix(1700000000, 0)}
 	r.handle(0, q)
+	r.clock.add(subscriber.Settle) // heard: an answer without a number reaches it
 	r.command("all")
 	sent := r.conns[0].sentSince(0)
 	if len(sent) != 1 || !strings.Contains(string(sent[0]), `"all"`) {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
-	"strings"
-
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -46,34 +46,11 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	case line.VerbPending:
 		l.listPending(now)
 	case line.VerbDetails:
-		if p := l.pick(ctx, c.Prompt, "", c.Word); p != nil {
+		if p := l.pick(ctx, c.Prompt, c.Word, false); p != nil {
 			l.say(l.forAgent(p.a, announce.PromptDetails(p.Prompt, now)))
 		}
-	case line.VerbAccept, line.VerbReject:
-		p := l.pick(ctx, c.Prompt, protocol.TypeAwaitingConfirmation, c.Word)
-		if p == nil {
-			return false
-		}
-		if p.Event.Type == protocol.TypeAwaitingClarify {
-			// "yes" and "no" answer a yes/no question.
-			l.clarify(ctx, p, c.Word)
-			return false
-		}
-		decision := protocol.DecisionAccept
-		if c.Verb == line.VerbReject {
-			decision = protocol.DecisionReject
-		}
-		l.confirm(ctx, p, decision, c.Rationale, c.Always)
-	case line.VerbAnswer, line.VerbText:
-		p := l.pick(ctx, c.Prompt, protocol.TypeAwaitingClarify, "answer")
-		if p == nil {
-			return false
-		}
-		if p.Event.Type != protocol.TypeAwaitingClarify {
-			l.say(fmt.Sprintf("Prompt %d asks for a decision: type accept %d, or reject %d.", p.Number, p.Number, p.Number))
-			return false
-		}
-		l.clarify(ctx, p, c.Arg)
+	case line.VerbAccept, line.VerbReject, line.VerbAnswer, line.VerbText:
+		l.answer(ctx, c)
 	}
 	return false
 }
@@ -145,10 +122,10 @@ func (l *listener) forAgent(a *agent, s string) string {
 	return s
 }
 
-// pick finds the prompt a command is about: the one numbered n, or, when n is
-// 0, the only pending prompt (of type typ when several kinds wait). It tells
-// the user why when there is none.
-func (l *listener) pick(ctx context.Context, n int, typ, word string) *agentPrompt {
+// pick finds the prompt numbered n waiting for an answer; when n is 0, the
+// only prompt waiting. It tells the user why when there is none, and, for
+// an answer, that nothing was sent.
+func (l *listener) pick(ctx context.Context, n int, word string, answering bool) *agentPrompt {
 	pending := l.pending()
 	if n > 0 {
 		for i, p := range pending {
@@ -170,35 +147,110 @@ func (l *listener) pick(ctx context.Context, n int, typ, word string) *agentProm
 	case 1:
 		return &pending[0]
 	}
-	var match []agentPrompt
-	for _, p := range pending {
-		if p.Event.Type == typ {
-			match = append(match, p)
-		}
+	unsent := ""
+	if answering {
+		unsent = "; nothing was sent"
 	}
-	if len(match) == 1 {
-		return &match[0]
-	}
-	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d.%s",
-		len(pending), word, pending[0].Number, announce.PendingSummary(prompts(pending))))
+	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d%s.%s",
+		len(pending), word, pending[0].Number, unsent, l.waiting(pending)))
 	return nil
 }
 
-// confirm answers confirmation p for the user, with the reason they typed
-// (may be empty); always keeps the answer for the tool, through the gate.
-// It goes to the agent that asked, and to no other.
-func (l *listener) confirm(ctx context.Context, p *agentPrompt, decision, rationale string, always bool) {
-	opts := []subscriber.ConfirmOption{subscriber.Because(rationale)}
-	if always {
-		opts = append(opts, subscriber.Always())
+// fits is the kind of prompt answer c is for: accept and reject (a, r)
+// answer a confirmation; answer and a line of text, a question; yes and
+// no either (yes or no to a question), unless given always or a reason.
+func fits(c line.Command) string {
+	switch {
+	case c.Verb == line.VerbAnswer || c.Verb == line.VerbText:
+		return session.AsksQuestion
+	case c.Always || c.Rationale != "":
+		return session.AsksConfirmation
 	}
-	err := l.group.Confirm(ctx, p.Number, decision, opts...)
-	l.keptAlways = l.keptAlways || (always && err == nil)
+	switch c.Word {
+	case "yes", "y", "no", "n":
+		return ""
+	}
+	return session.AsksConfirmation
+}
+
+// answer carries out an answer the user gave: typed (accept, reject, yes,
+// no, answer, a line of text), or a key on the prompt shown. It is bound
+// to the prompt it reaches (subscriber.Answer) — the one named by number,
+// else the only one waiting, of the kind the answer is for — and sent
+// through the group, which refuses it when that prompt is not the one
+// shown or, for an answer naming no number, was shown moments ago. Nothing
+// is sent otherwise, and the user hears which prompts wait.
+func (l *listener) answer(ctx context.Context, c line.Command) {
+	word := c.Word
+	if c.Verb == line.VerbText {
+		word = "answer"
+	}
+	p := l.pick(ctx, c.Prompt, word, true)
+	if p == nil {
+		return
+	}
+	if kind := fits(c); kind != "" && kind != p.Kind() {
+		l.say(fmt.Sprintf("Prompt %d from %s is a %s, not a %s; nothing was sent.%s",
+			p.Number, l.agentName(*p), p.Kind(), kind, l.waiting(l.pending())))
+		return
+	}
+	a := subscriber.Answer{To: subscriber.ShownOf(p.Prompt, c.Shown), Bare: c.Prompt == 0 || c.Key,
+		Rationale: c.Rationale, Always: c.Always}
+	if c.Words != "" {
+		a.To.Words = c.Words // what the TUI drew
+	}
+	switch {
+	case p.Kind() == session.AsksQuestion && (c.Verb == line.VerbAnswer || c.Verb == line.VerbText):
+		a.Text = c.Arg
+	case p.Kind() == session.AsksQuestion:
+		a.Text = c.Word // yes or no to a question
+	case c.Verb == line.VerbAccept:
+		a.Decision = protocol.DecisionAccept
+	default:
+		a.Decision = protocol.DecisionReject
+	}
+	err := l.group.Reply(ctx, a)
+	l.keptAlways = l.keptAlways || (c.Always && err == nil)
+	if errors.Is(err, subscriber.ErrTooSoon) {
+		// Said again, with what it asks: the user answers it by number.
+		l.say(l.forAgent(p.a, err.Error()) + l.waiting(l.pending()))
+		return
+	}
 	l.answered(p.a, err)
 }
 
-func (l *listener) clarify(ctx context.Context, p *agentPrompt, input string) {
-	l.answered(p.a, l.group.Answer(ctx, p.Number, input))
+// maxAgentName bounds an agent's name where a line names the agent of a
+// prompt: a long name never hides the prompt's number or what answers it.
+const maxAgentName = 40
+
+// agentName names the agent of p: the name its producer gives, cut to
+// maxAgentName characters, after our own tag of it with several agents.
+func (l *listener) agentName(p agentPrompt) string {
+	name := prose.Cut(announce.Agent(p.Event), maxAgentName)
+	if l.multi && name != p.a.Tag() {
+		return p.a.Tag() + ", agent " + name
+	}
+	return name
+}
+
+// waiting names the prompts waiting, each with its agent, number, kind and
+// what answers it, to follow a sentence saying nothing was sent; when none
+// waits, it says so.
+func (l *listener) waiting(pending []agentPrompt) string {
+	if len(pending) == 0 {
+		return " No prompt is waiting for an answer."
+	}
+	var b strings.Builder
+	b.WriteString(" Waiting:")
+	for _, p := range pending {
+		how := fmt.Sprintf("type accept %d, or reject %d", p.Number, p.Number)
+		if p.Kind() == session.AsksQuestion {
+			how = fmt.Sprintf("type answer %d and your answer", p.Number)
+		}
+		fmt.Fprintf(&b, " prompt %d from %s, a %s: %s; %s.", p.Number, l.agentName(p), p.Kind(),
+			protocol.Theirs(announce.PromptTopic(p.Prompt)), how)
+	}
+	return b.String()
 }
 
 // answered says why an answer was refused; a reply that could not be sent

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // propertyPolicy is the policy file of the property test; consentRule is
@@ -84,8 +85,12 @@ func consentRule(p *session.Prompt, label string) string {
 // listener (session engine, announcer, typed commands, decision gate):
 // agents reusing session ids, tools, risk levels, contradictory
 // reversibility, reused reply tokens, "accept always" typed at random
-// points, expiry. No accept may leave without a typed accept for that very
-// prompt, an "accept always" the user typed for a prompt of the same agent,
+// points, expiry, questions asked beside confirmations, prompts withdrawn
+// and replaced by riskier ones just before the user types. No accept may
+// leave without a typed accept for that very prompt (a bare one only when
+// that prompt, a confirmation, was the only one waiting, shown
+// subscriber.Settle ago or more, with the prompts waiting unchanged as
+// long), an "accept always" the user typed for a prompt of the same agent,
 // session and tool that was no less risky (and never for a high-stakes
 // one), or a rule of the policy file that accepts that prompt.
 func TestNoAcceptWithoutConsent(t *testing.T) {
@@ -121,6 +126,26 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	always := map[alwaysModel]*protocol.Event{} // accept always answers and the prompt answered
 	var tokens []string
 	var trace []string
+	shownAt := map[int]time.Time{} // when each prompt was first seen waiting
+	var changed time.Time          // when the prompts waiting last changed without the user
+	last := map[int]string{}       // the prompts waiting at the last step, with their tokens
+	watch := func() {              // the test's own record of what the user was shown, and when
+		now := map[int]string{}
+		for _, p := range r.l.c.Pending() {
+			now[p.Number] = p.Event.ReplyToken
+			if _, ok := shownAt[p.Number]; !ok {
+				shownAt[p.Number], changed = r.clock(), r.clock()
+			}
+		}
+		for n, tok := range last {
+			if _, ok := now[n]; !ok && r.answerSent(tok) == "" {
+				if d, _ := r.decision(tok); d == "" {
+					changed = r.clock() // withdrawn, expired: not the user's doing
+				}
+			}
+		}
+		last = now
+	}
 	checked := 0
 	check := func(typedFor int) {
 		anns := r.out.anns[checked:]
@@ -178,7 +203,8 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	}
 	for range steps {
 		typedFor := 0
-		switch op := rng.IntN(10); {
+		watch()
+		switch op := rng.IntN(13); {
 		case op < 4: // a confirmation
 			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
 			tool := pick("", "save_draft", "transfer_money", "delete", "send_mail")
@@ -221,8 +247,8 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 				n = rng.IntN(r.n + 2)
 			}
 			verb := pick("accept", "accept always", "reject", "reject always", "a", "yes")
-			cmd := verb
-			if n > 0 || rng.IntN(3) > 0 {
+			cmd := verb // a third of the time bare: no number typed
+			if rng.IntN(3) > 0 {
 				cmd = fmt.Sprintf("%s %d", verb, n)
 			}
 			var target *session.Prompt
@@ -235,8 +261,11 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 					target = p
 				}
 			}
-			if cmd == verb && len(confirms) == 1 {
-				target = confirms[0]
+			heard := func(p *session.Prompt) bool {
+				return r.clock().Sub(shownAt[p.Number]) >= subscriber.Settle && r.clock().Sub(changed) >= subscriber.Settle
+			}
+			if cmd == verb && len(pending) == 1 && len(confirms) == 1 && heard(confirms[0]) {
+				target = confirms[0] // a bare accept: the only prompt, heard
 			}
 			if target != nil && !strings.HasPrefix(verb, "r") {
 				typedFor = target.Number
@@ -252,9 +281,23 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			}
 			trace = append(trace, "typed "+cmd)
 			r.command(cmd)
-		default: // the clock moves on
+		case op == 9: // the clock moves on
 			r.advance(time.Duration(rng.IntN(40)) * time.Second)
 			trace = append(trace, "tick")
+		case op == 10: // a question beside the confirmations
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2", "sess_q")
+			r.question(agent, sess, "Shall I go on?")
+			trace = append(trace, fmt.Sprintf("question %s %s", agent, sess))
+		case op == 11: // bait and switch: the prompt withdrawn, a riskier one asked
+			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
+			r.event(agent, sess, func(ev *protocol.Event) {
+				ev.Type, ev.FromState, ev.ToState = protocol.TypeStateChanged, "awaiting_input", "thinking"
+			})
+			tokens = append(tokens, r.confirm(agent, sess, pick("transfer_money", "save_draft"), wire9000))
+			trace = append(trace, fmt.Sprintf("switch %s %s", agent, sess))
+		default: // a moment passes: the user types before hearing what changed
+			r.advance(150 * time.Millisecond)
+			trace = append(trace, "tick 0.15 s")
 		}
 		check(typedFor)
 	}

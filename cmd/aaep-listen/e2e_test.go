@@ -136,9 +136,11 @@ func TestPipedAnswerChangesWhatTheProducerDoes(t *testing.T) {
 		quirks       bool
 		want         producer.Resolution
 	}{
-		{"accept", "accept", false, producer.Accepted},
-		{"reject", "reject", false, producer.Rejected},
-		{"accept legacy layout", "yes", true, producer.Accepted},
+		// Numbered: an answer without a number waits until the prompt
+		// was heard (TestBareAnswerIsNotSwitched).
+		{"accept", "accept 1", false, producer.Accepted},
+		{"reject", "reject 1", false, producer.Rejected},
+		{"accept legacy layout", "yes 1", true, producer.Accepted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: tc.quirks})

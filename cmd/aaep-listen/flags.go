@@ -13,6 +13,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
@@ -50,6 +51,9 @@ type options struct {
 	// --cert, --client-key).
 	cliflag.Conn
 	ReorderWait time.Duration
+	// AnswerAfter is --answer-after: subscriber.GroupConfig.Settle (0 for
+	// its default, negative for at once).
+	AnswerAfter time.Duration
 
 	TUI tui.Flags // --tui and its flags
 
@@ -135,6 +139,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	fs.StringVar(&o.DecidedBy, "decided-by", "", "who answers, sent as decided_by in replies (e.g. user:ada)")
 	o.Conn.Register(fs, cliflag.ConnAll)
 	fs.DurationVar(&o.ReorderWait, "reorder-wait", 750*time.Millisecond, "longest time to hold events while waiting for a missing one")
+	answerAfter := fs.Duration("answer-after", subscriber.Settle, "an answer naming no prompt number (accept, a TUI or braille key) applies only to a prompt said this long ago, with the prompts waiting unchanged as long; 0 for at once")
 	o.TUI.Add(fs)
 	addSignFlags(fs, &o.Sign)
 	o.Sign.Getenv = getenv
@@ -154,6 +159,9 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	}
 	if plain {
 		tio.Plain, tio.Color = true, false
+	}
+	if o.AnswerAfter = *answerAfter; o.AnswerAfter <= 0 {
+		o.AnswerAfter = -1 // at once: subscriber.GroupConfig's negative
 	}
 	o.SettleToken(getenv)
 	rest, err = cliflag.ExecEndpoint(execArgv, rest, connect)

@@ -77,7 +77,7 @@ func newListener(o *options, out output, sinks ...announce.Sink) *listener {
 	if o.Local { // agents may come: bound each as for a few more
 		n = max(n, localExpected)
 	}
-	l.group = subscriber.NewGroup(subscriber.GroupConfig{BatchMax: o.batchMax, Expected: n})
+	l.group = subscriber.NewGroup(subscriber.GroupConfig{BatchMax: o.batchMax, Expected: n, Now: o.Now, Settle: o.AnswerAfter})
 	return l
 }
 

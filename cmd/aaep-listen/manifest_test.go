@@ -128,7 +128,7 @@ func TestManifestByGetManifest(t *testing.T) {
 	r := startListener(t, "--plain", url)
 	r.waitOutput(t, "The producer's manifest is not signed.")
 	r.waitOutput(t, "Confirmation needed")
-	fmt.Fprintln(r.stdin, "reject")
+	fmt.Fprintln(r.stdin, "reject 1")
 	r.wait(t)
 	m := startListener(t, "manifest", url)
 	m.exitCode(t)
@@ -155,7 +155,7 @@ func TestManifestAnnounced(t *testing.T) {
 			r := startListener(t, "--plain", "--trusted-keys", dir, url)
 			r.waitOutput(t, tc.want)
 			r.waitOutput(t, "Confirmation needed")
-			fmt.Fprintln(r.stdin, "reject")
+			fmt.Fprintln(r.stdin, "reject 1")
 			r.wait(t)
 			if strings.Count(r.stdout(), "The producer's manifest") != 1 {
 				t.Errorf("want one manifest line:\n%s", r.stdout())

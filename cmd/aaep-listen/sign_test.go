@@ -79,7 +79,7 @@ func TestSignedAnswerAccepted(t *testing.T) {
 			}
 			r := startListener(t, "--plain", "--key", path, url)
 			r.waitOutput(t, "Confirmation needed")
-			fmt.Fprintln(r.stdin, "accept")
+			fmt.Fprintln(r.stdin, "accept 1")
 			r.waitOutput(t, "signed with your key "+k.KID()[:8]+" for this producer and this prompt only; the producer checks signatures")
 			r.wait(t)
 			if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Accepted {
@@ -98,7 +98,7 @@ func TestRefusedSignatureAnnounced(t *testing.T) {
 		RequireSignedReplies: true, Now: func() time.Time { return time.Now().Add(time.Hour) }})
 	r := startListener(t, "--plain", "--key", path, url)
 	r.waitOutput(t, "Confirmation needed")
-	fmt.Fprintln(r.stdin, "accept")
+	fmt.Fprintln(r.stdin, "accept 1")
 	r.waitOutput(t, "Could not send your answer to prompt 1")
 	if !strings.Contains(r.stdout(), "signature") {
 		t.Errorf("the refusal does not name the signature:\n%s", r.stdout())
@@ -115,7 +115,7 @@ func TestUnsignedAnswerAnnounced(t *testing.T) {
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	r := startListener(t, "--plain", "--no-sign", url)
 	r.waitOutput(t, "Confirmation needed")
-	fmt.Fprintln(r.stdin, "reject")
+	fmt.Fprintln(r.stdin, "reject 1")
 	r.waitOutput(t, "sent unsigned (--no-sign)")
 	r.wait(t)
 	if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Rejected {

@@ -19,7 +19,7 @@ import (
 func TestBraillePromptAnsweredWithRoutingKey(t *testing.T) {
 	d := brltest.Start(t, 40, "")
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
-	r := startListener(t, "--plain", "--braille", "auto", "--brlapi-host", d.Host, url)
+	r := startListener(t, "--plain", "--braille", "auto", "--brlapi-host", d.Host, "--answer-after", "0", url)
 	r.waitOutput(t, "Confirmation needed")
 	d.WaitVisual(t, "the prompt with its answer words", func(s string) bool { return strings.HasPrefix(s, "#1 accept reject ") })
 	d.Press(t, "FWINRT")

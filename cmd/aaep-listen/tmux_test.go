@@ -105,7 +105,7 @@ func TestTerminalAnswerByTyping(t *testing.T) {
 	bin := buildListener(t)
 	screen, keys := tmuxSession(t, bin+" --plain --demo --demo-speed 0 --demo-scenarios confirm")
 	waitFor(t, screen, "To answer, type: accept 1", 30*time.Second)
-	keys("reject", "Enter")
+	keys("reject 1", "Enter") // numbered: a bare answer waits until the prompt was heard
 	s := waitFor(t, screen, "EXITED rc=0", 30*time.Second)
 	if !strings.Contains(s, "Sent your answer to prompt 1: reject.") {
 		t.Errorf("reply not confirmed:\n%s", s)

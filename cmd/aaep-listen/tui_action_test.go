@@ -7,16 +7,26 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/outputs"
+	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
 // actionRig is a listener holding confirmation 1, whose action reads
-// "reject 2", and question 2, which asks "accept 1".
+// "reject 2", and question 2, which asks "accept 1", both shown
+// subscriber.Settle ago: a key on them applies as the number typed does.
 func actionRig(t *testing.T) (*testRig, *sayLog, *replyLog) {
 	t.Helper()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	l, out, conn := testListener(t, now, false)
+	clock := newFakeClock(now)
+	tio, _, _, _ := term.Test()
+	o := &options{IO: tio, Verbosity: "normal", Now: clock.now}
+	o.Sign.Off = true
+	out := &sayLog{}
+	l := newRig(t, o, out)
+	conn := l.conn
+	defer clock.add(subscriber.Settle)
 	c := payPrompt(now, "evt_1", "a", "rpl_1")
 	c.Action = "reject 2"
 	q := &protocol.Event{Type: protocol.TypeAwaitingClarify, EventID: "evt_2", SessionID: "sess_2",

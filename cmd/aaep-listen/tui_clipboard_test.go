@@ -21,7 +21,7 @@ func TestTUICopyFollowsTmuxSetClipboard(t *testing.T) {
 		t.Run(tt.option, func(t *testing.T) {
 			dir := t.TempDir()
 			tt0 := startTUITerminal(t, "tmux set-option -g set-clipboard "+tt.option+" && cd "+dir+
-				" && NO_COLOR=1 TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --demo-scenarios confirm")
+				" && NO_COLOR=1 TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after
 			waitFor(t, tt0.screen, "CONFIRMATION NEEDED, prompt 1", 30*time.Second)
 			tt0.keys("C", "y") // the confirmation event itself
 			// A long message wraps onto a second row: read the words.

@@ -77,7 +77,7 @@ func TestTUIRemapAndNarrowScreen(t *testing.T) {
 		t.Fatal(err)
 	}
 	term := ttytest.Start(t, 80, 24, []string{"NO_COLOR=1", "TERM=xterm-256color"},
-		bin+" --tui --tui-keys "+keyFile+" --demo --demo-speed 0 --demo-scenarios confirm")
+		bin+" --tui --tui-keys "+keyFile+" --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after
 	s := term.WaitFor(30*time.Second, "CONFIRMATION NEEDED")
 	if !strings.Contains(s, "Keys: A accept, X reject, d details.") {
 		t.Errorf("the prompt's keys are not the ones bound:\n%s", s)

@@ -18,7 +18,7 @@ func TestTUIAlongsideSpeechAndBraille(t *testing.T) {
 	sd := speechdtest.Start(t, "")
 	brl := brltest.Start(t, 40, "")
 	tt := startTUITerminal(t, "SPEECHD_ADDRESS="+sd.Address()+" NO_COLOR=1 TERM=xterm-256color "+bin+
-		" --tui --speech auto --braille auto --brlapi-host "+brl.Host+" --demo --demo-speed 0 --demo-scenarios confirm")
+		" --tui --speech auto --braille auto --brlapi-host "+brl.Host+" --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after
 	waitFor(t, tt.screen, "CONFIRMATION NEEDED, prompt 1 from Demo Assistant", 30*time.Second)
 	brl.WaitVisual(t, "the prompt", func(s string) bool { return strings.HasPrefix(s, "#1 accept reject ") })
 	spoken := waitSpoken(t, sd, "Confirmation needed")

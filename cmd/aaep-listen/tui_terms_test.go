@@ -14,7 +14,7 @@ import (
 func TestTUIRenegotiate(t *testing.T) {
 	bin := buildListener(t)
 	tt := startTUITerminal(t, "NO_COLOR=1 TERM=xterm-256color "+bin+
-		" --tui --rate 50 --demo --demo-speed 0 --demo-scenarios confirm")
+		" --tui --rate 50 --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after
 	waitFor(t, tt.screen, "CONFIRMATION NEEDED, prompt 1", 30*time.Second)
 	waitFor(t, tt.screen, "SSE http://127.0.0.1:", 5*time.Second)
 	waitFor(t, tt.screen, "terms: rate at most 50/s, verbosity normal", 5*time.Second)

@@ -96,7 +96,7 @@ func (tt *tuiTerminal) waitMatch(re *regexp.Regexp) []string {
 // on the prompt, then on the selected row.
 func TestTUIAnswerFromKeyboard(t *testing.T) {
 	bin := buildListener(t)
-	tt := startTUITerminal(t, "NO_COLOR=1 TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --demo-scenarios confirm")
+	tt := startTUITerminal(t, "NO_COLOR=1 TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after
 	waitFor(t, tt.screen, "CONFIRMATION NEEDED, prompt 1 from Demo Assistant", 30*time.Second)
 	if l := tt.cursorLine(); !strings.HasPrefix(l, "CONFIRMATION NEEDED") {
 		t.Errorf("cursor is not on the prompt but on %q", l)

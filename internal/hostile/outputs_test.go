@@ -56,6 +56,7 @@ var outputs = []output{
 	{"aaep-listen stderr, gRPC status of a refusal", false, false, false, grpcRefused},
 	{"aaep-listen stdout, refused reply", false, false, false, refusedReply},
 	{"aaep-listen, two agents named alike (hostile name)", false, false, false, twoAgents},
+	{"aaep-listen, answers without a number refused (prompts said again)", false, false, false, bareAnswers},
 	{"aaep-listen --tui in tmux", false, false, false, tuiScreen},
 	{"aaep-listen manifest", false, false, false, manifestCmd()},
 	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
@@ -579,10 +580,22 @@ func twoAgents(t *testing.T, h string) string {
 	return listenTwoPrompts(t, nil, producer(t, h, false), producer(t, h, false))
 }
 
+// bareAnswers runs aaep-listen on two producers giving the hostile name
+// and action, and answers without a number: nothing is sent, and the
+// prompts waiting are said again, each with its agent and what it asks.
+func bareAnswers(t *testing.T, h string) string {
+	return listenTwoPromptsTyping(t, "accept\nyes\na\nanswer\n", nil, producer(t, h, false), producer(t, h, false))
+}
+
 // listenTwoPrompts runs aaep-listen --plain --no-sign with args and env
 // added, until it offers a second prompt; then asks for the pending and
 // agents lists, quits, and returns all it printed.
 func listenTwoPrompts(t *testing.T, env []string, args ...string) string {
+	return listenTwoPromptsTyping(t, "", env, args...)
+}
+
+// listenTwoPromptsTyping is listenTwoPrompts typing typed first.
+func listenTwoPromptsTyping(t *testing.T, typed string, env []string, args ...string) string {
 	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), append([]string{"--plain", "--no-sign"}, args...)...)
 	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color"), env...)
 	out := newPrinted()
@@ -599,7 +612,7 @@ func listenTwoPrompts(t *testing.T, env []string, args ...string) string {
 		t.Errorf("the listener never offered a second prompt:\n%s", clip(out.String()))
 		return out.String()
 	}
-	stdin.Write([]byte("pending\nagents\nquit\n"))
+	stdin.Write([]byte(typed + "pending\nagents\nquit\n"))
 	cmd.Wait()
 	return out.String()
 }

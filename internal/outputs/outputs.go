@@ -127,12 +127,14 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 	return s
 }
 
-// answer is the command a routing key on a braille display's prompt gives.
+// answer is the command a routing key on a braille display's prompt gives:
+// a key on the prompt shown, which answers it only once it was shown long
+// enough (subscriber.Answer).
 func answer(n int, accept bool) line.Command {
 	if accept {
-		return line.Command{Verb: line.VerbAccept, Prompt: n, Word: "accept"}
+		return line.Command{Verb: line.VerbAccept, Prompt: n, Word: "accept", Key: true}
 	}
-	return line.Command{Verb: line.VerbReject, Prompt: n, Word: "reject"}
+	return line.Command{Verb: line.VerbReject, Prompt: n, Word: "reject", Key: true}
 }
 
 func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.PaceConfig, note func(string)) error {

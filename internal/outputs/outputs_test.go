@@ -79,7 +79,8 @@ func TestBrailleAnswerTyped(t *testing.T) {
 	}{{3, true, "accept 3"}, {12, false, "reject 12"}} {
 		got := answer(tc.n, tc.accept)
 		want := line.Parse(tc.words)
-		want.Arg = "" // the line as typed, which accept and reject do not read (as tui.Action.Command)
+		want.Arg = ""   // the line as typed, which accept and reject do not read (as tui.Action.Command)
+		want.Key = true // a key on the prompt shown, not a number typed
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("answer(%d, %v) = %+v, want %+v", tc.n, tc.accept, got, want)
 		}

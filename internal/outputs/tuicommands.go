@@ -27,9 +27,9 @@ var agentVerbs = map[tui.ActionKind]struct {
 func TUICommand(a tui.Action) line.Command {
 	switch a.Kind {
 	case tui.ActionAccept:
-		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept"}
+		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept", Key: true, Words: a.Words, Shown: a.Shown}
 	case tui.ActionReject:
-		return line.Command{Verb: line.VerbReject, Prompt: a.Prompt, Word: "reject"}
+		return line.Command{Verb: line.VerbReject, Prompt: a.Prompt, Word: "reject", Key: true, Words: a.Words, Shown: a.Shown}
 	case tui.ActionAnswer:
 		return line.Command{Verb: line.VerbAnswer, Prompt: a.Prompt, Arg: a.Text, Word: "answer"}
 	case tui.ActionSet:

@@ -1,6 +1,8 @@
 package outputs
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/aaep-term/aaep-term/line"
@@ -12,12 +14,15 @@ import (
 // agent; a label of two words stays one agent, as the command is built,
 // not parsed.
 func TestTUICommand(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		a    tui.Action
 		want line.Command
 	}{
-		{tui.Action{Kind: tui.ActionAccept, Prompt: 2}, line.Command{Verb: line.VerbAccept, Prompt: 2, Word: "accept"}},
-		{tui.Action{Kind: tui.ActionReject, Prompt: 3}, line.Command{Verb: line.VerbReject, Prompt: 3, Word: "reject"}},
+		// A key on the prompt shown: bound to its words and when it was
+		// first shown (subscriber.Answer).
+		{tui.Action{Kind: tui.ActionAccept, Prompt: 2, Words: "d2", Shown: t0}, line.Command{Verb: line.VerbAccept, Prompt: 2, Word: "accept", Key: true, Words: "d2", Shown: t0}},
+		{tui.Action{Kind: tui.ActionReject, Prompt: 3}, line.Command{Verb: line.VerbReject, Prompt: 3, Word: "reject", Key: true}},
 		{tui.Action{Kind: tui.ActionAnswer, Prompt: 1, Text: "at seven"}, line.Parse("answer 1 at seven")},
 		{tui.Action{Kind: tui.ActionStop}, line.Parse("stop")},
 		{tui.Action{Kind: tui.ActionQuit}, line.Parse("quit")},

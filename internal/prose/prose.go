@@ -103,3 +103,23 @@ func Sentence(s string) string {
 	}
 	return Stop(string(unicode.ToUpper(r)) + s[n:])
 }
+
+// Cut is s cut to at most n characters, the last of them "…" when it is
+// cut: a name from outside the program never takes the place of the words
+// around it.
+func Cut(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	i, count := 0, 0
+	for j := range s {
+		if count == n-1 {
+			i = j
+		}
+		count++
+		if count > n {
+			return s[:i] + "…"
+		}
+	}
+	return s
+}

@@ -77,3 +77,17 @@ func TestSentence(t *testing.T) {
 		}
 	}
 }
+
+func TestCut(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"bank", 4, "bank"}, {"banks", 4, "ban…"}, {"", 3, ""}, {"äöüß", 3, "äö…"}, {"x", 0, ""}, {"xy", 1, "…"},
+	} {
+		if got := Cut(c.s, c.n); got != c.want {
+			t.Errorf("Cut(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
