@@ -111,7 +111,10 @@ func DecodeProblem(ev *protocol.Event, err error, size int) string {
 		return fmt.Sprintf("Dropped a message of %d bytes that is not an AAEP event: %v.", size, err)
 	}
 	what := "An event"
-	if ev != nil {
+	switch {
+	case ev != nil && ev.EventID == "":
+		what = fmt.Sprintf("An event (%s)", protocol.Name(ev.Type)) // not "Event  (…)": a sanitized line has no two spaces in a row
+	case ev != nil:
 		what = fmt.Sprintf("Event %s (%s)", protocol.Name(ev.EventID), protocol.Name(ev.Type))
 	}
 	var parts []string

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -78,7 +77,7 @@ func (p *progress) printf(format string, args ...any) {
 // clear removes the progress line from the screen; p.mu is held.
 func (p *progress) clear() {
 	if p.shown > 0 {
-		textout.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.shown))
+		textout.Fprintf(p.w, "\r%*s\r", p.shown, "") // the width is ours: the sanitizer folds blanks it is given
 		p.shown = 0
 	}
 }
@@ -140,7 +139,7 @@ func (p *progress) report(now time.Time) {
 	switch p.mode {
 	case progressRewrite:
 		pad := max(p.shown-len(s), 0)
-		textout.Fprintf(p.w, "\r%s%s", s, strings.Repeat(" ", pad))
+		textout.Fprintf(p.w, "\r%s%*s", s, pad, "")
 		if pad > 0 {
 			textout.Fprintf(p.w, "\r%s", s)
 		}

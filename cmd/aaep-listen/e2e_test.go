@@ -334,7 +334,7 @@ func TestHostileProducer(t *testing.T) {
 	r := startListener(t, "--plain", srv.URL)
 	r.wait(t)
 	out, errOut := r.stdout(), r.stderr()
-	for _, want := range []string{"Starting red gnp.exe", "Fetching  now.", "Fetched."} {
+	for _, want := range []string{"Starting red gnp.exe", "Fetching now.", "Fetched."} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
