@@ -23,12 +23,11 @@ const DefaultMode = "default"
 
 // Limits of one bridge.
 const (
-	maxLine      = 16 << 20 // bytes of one line from the agent; longer ones are skipped
-	queueLen     = 256      // AAEP messages waiting for the subscriber
-	maxPending   = 64       // permission requests waiting for an answer
-	maxTools     = 4096     // tool calls remembered
-	maxReports   = 32       // reports of one kind of oddity from the agent
-	promptWindow = 86400    // timeout_seconds of a confirmation: the longest AAEP allows
+	maxLine    = 16 << 20 // bytes of one line from the agent; longer ones are skipped
+	queueLen   = 256      // AAEP messages waiting for the subscriber
+	maxPending = 64       // permission requests waiting for an answer
+	maxTools   = 4096     // tool calls remembered
+	maxReports = 32       // reports of one kind of oddity from the agent
 )
 
 // Options configure a Bridge. The zero value is usable.
@@ -52,6 +51,11 @@ type Options struct {
 	KillWait time.Duration
 	// Version is the client version told to the agent in initialize.
 	Version string
+	// PromptWindow is how long a permission request waits for the user
+	// before the bridge rejects it (never accepts), as the confirmation's
+	// timeout_seconds says. Zero means a day, the longest AAEP allows; it
+	// is rounded up to whole seconds.
+	PromptWindow time.Duration
 }
 
 // Bridge is one ACP agent as an AAEP producer. Dial starts it; the

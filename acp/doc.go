@@ -12,5 +12,7 @@
 // Each task (ACP prompt turn) is one AAEP session: session.started when it
 // is given, session.completed, errored or cancelled by the turn's stop
 // reason, whose summary says the agent is waiting for the user. The bridge
-// never answers a permission request by itself: no timeout applies.
+// never accepts a permission request by itself: one nobody answers within
+// its window (Options.PromptWindow, a day unless set) is rejected, as the
+// confirmation's timeout and default say.
 package acp

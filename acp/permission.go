@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/aaep-term/aaep-term/internal/wire"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -18,6 +19,16 @@ type permission struct {
 	id      json.RawMessage // the JSON-RPC request's id
 	options []option
 	title   string
+	expiry  *time.Timer // rejects the request when its window ends
+}
+
+// window returns the seconds a permission request waits for the user.
+func (b *Bridge) window() int {
+	w := b.opts.PromptWindow
+	if w <= 0 || w > 24*time.Hour {
+		return 86400
+	}
+	return int((w + time.Second - 1) / time.Second)
 }
 
 func cancelledOutcome(id json.RawMessage) []byte {
@@ -28,6 +39,7 @@ func cancelledOutcome(id json.RawMessage) []byte {
 func (b *Bridge) takePermissions() []*permission {
 	var ps []*permission
 	for tok, p := range b.perms {
+		p.expiry.Stop()
 		ps = append(ps, p)
 		delete(b.perms, tok)
 	}
@@ -58,7 +70,9 @@ func (b *Bridge) permission(ag *agent, m *wire.Message) {
 		t.title = tc.Title
 	}
 	token := "rpl_" + randomID(16)
-	b.perms[token] = &permission{id: m.ID, options: req.Options, title: t.title}
+	window := b.window()
+	b.perms[token] = &permission{id: m.ID, options: req.Options, title: t.title,
+		expiry: time.AfterFunc(time.Duration(window)*time.Second, func() { b.expire(token) })}
 	risk, irreversible := riskOf(tc.Kind)
 	action := nonEmpty(t.title, "a tool call of kind "+t.name)
 	fields := map[string]any{
@@ -66,7 +80,7 @@ func (b *Bridge) permission(ag *agent, m *wire.Message) {
 		"consequence":      consequence(tc),
 		"summary_normal":   b.who() + " asks to: " + action,
 		"reply_token":      token,
-		"timeout_seconds":  promptWindow, // ACP has no timeout; the bridge never answers by itself
+		"timeout_seconds":  window, // then the default: reject, never accept
 		"default_decision": "reject",
 		"risk_level":       risk,
 		"irreversible":     irreversible,
@@ -219,6 +233,14 @@ func (b *Bridge) accepted(caps json.RawMessage) []byte {
 	return out
 }
 
+// expire rejects a permission request nobody answered in its window, as
+// the confirmation's default says.
+func (b *Bridge) expire(token string) {
+	if b.answer(token, protocol.DecisionReject) == nil {
+		b.say("Nobody answered in time; the agent was told no.")
+	}
+}
+
 // answer sends the user's decision on a permission request: accept picks
 // the agent's allow_once option, reject its reject_once; when it offers
 // no such option the request is answered "cancelled", never with an
@@ -227,6 +249,7 @@ func (b *Bridge) answer(token, decision string) error {
 	b.mu.Lock()
 	p, ok := b.perms[token]
 	if ok {
+		p.expiry.Stop()
 		delete(b.perms, token)
 	}
 	ag := b.ag
@@ -235,7 +258,7 @@ func (b *Bridge) answer(token, decision string) error {
 		return fmt.Errorf("acp: no permission request waits for the reply token %q", clip(protocol.Line(token), 80))
 	}
 	want := "reject_once"
-	if decision == "accept" {
+	if decision == protocol.DecisionAccept {
 		want = "allow_once"
 	}
 	for _, o := range p.options {

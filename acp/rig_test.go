@@ -90,8 +90,13 @@ func start(t *testing.T, script string, opts acp.Options) *rig {
 					r.invalid = append(r.invalid, u.Diagnostic.Code+": "+u.Diagnostic.Message)
 				}
 				ann.Diagnose(u.Diagnostic)
-			case subscriber.KindStatus, subscriber.KindReply, subscriber.KindEnd:
+			case subscriber.KindStatus, subscriber.KindReply:
 				r.lines.WriteString(u.Text + "\n")
+			case subscriber.KindEnd:
+				r.lines.WriteString(u.Text + "\n")
+				if u.Err != nil {
+					r.lines.WriteString("Error: " + u.Err.Error() + "\n")
+				}
 			case subscriber.KindBreak:
 				ann.Flush(u.At)
 			}
