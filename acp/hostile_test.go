@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
-	"github.com/aaep-term/aaep-term/acp/internal/acptest"
+	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 

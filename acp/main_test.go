@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/aaep-term/aaep-term/acp/internal/acptest"
+	"github.com/aaep-term/aaep-term/internal/acptest"
 )
 
 func TestMain(m *testing.M) {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/acp"
-	"github.com/aaep-term/aaep-term/acp/internal/acptest"
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"

@@ -49,8 +49,8 @@ var floors = map[string]float64{
 
 	// 5: the client of one subscription; the one producer.
 	"subscriber": 5, "producer": 5, "acp": 5,
-	"acp/internal/acptest": 0,   // the scripted ACP agent of the tests
-	"":                     5.5, // the files built into the commands (scenarios for producer)
+	"internal/acptest": 0,   // the scripted ACP agent of the tests
+	"":                 5.5, // the files built into the commands (scenarios for producer)
 
 	// 6: the conformance catalogue.
 	"conform": 6,
