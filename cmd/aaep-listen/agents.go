@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/aaep-term/aaep-term/acp"
 	"net/http"
 	"slices"
 
@@ -50,6 +51,9 @@ type agent struct {
 	c     *subscriber.Client // the member's
 	ann   *announce.Announcer
 	terms session.Terms
+	// bridge runs an agent started as acp:COMMAND (acpcmds.go); nil for
+	// any other.
+	bridge *acp.Bridge
 
 	muted bool
 }
@@ -143,6 +147,7 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	if spec.Policy != nil {
 		ccfg.Gate = policy.NewGate(spec.Policy, l.o.AutoReply == protocol.DecisionReject)
 	}
+	l.bridgeFor(a, spec, &ccfg)
 	a.Member = l.group.Join(spec.Label, spec.Endpoint, ccfg, func(cfg subscriber.Config) *subscriber.Client {
 		a.c = start(cfg)
 		return a.c

@@ -28,6 +28,8 @@ type options struct {
 	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
 	agentsFile string
 	DemoAgents int
+	// AgentTask and AgentMode are --task and --agent-mode, for acp: agents.
+	AgentTask, AgentMode string
 	// Local: --local, every producer socket in the local directory too
 	// (local.go).
 	Local bool
@@ -107,6 +109,10 @@ ENDPOINT is one of:
                               its standard input and output; --exec COMMAND
                               ARGS… (last on the line) does the same without
                               quoting
+  acp:COMMAND ARGS…           start an agent that speaks the Agent Client
+                              Protocol (gemini --acp, claude-agent-acp, …) and
+                              hear it as an AAEP producer: tell TEXT gives it
+                              a task, cancel stops it (docs/agents.md)
   file:PATH, PATH             newline-delimited JSON events or an .aaep capture
   -                           newline-delimited JSON events on standard input
                               (alone: not with other endpoints)
@@ -133,6 +139,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	)
 	fs.StringVar(&connect, "connect", "", "producer `ENDPOINT` (same as the argument)")
 	fs.StringVar(&agents, "agents", "", "listen to the agents this JSON `FILE` lists, each with settings of its own (see docs/usage.md); with --demo, a number of demo agents")
+	fs.StringVar(&o.AgentTask, "task", "", "the first task (`TEXT`) for every acp: agent, given once its session is open")
+	fs.StringVar(&o.AgentMode, "agent-mode", "", "the `MODE` to choose in every acp: agent (default: the one named default, in which it asks before acting)")
 	fs.BoolVar(&o.Local, "local", false, "also listen to every local producer: each socket in $XDG_RUNTIME_DIR/aaep/, and those that appear later")
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")
