@@ -175,3 +175,29 @@ func TestStopReasons(t *testing.T) {
 		})
 	}
 }
+
+// A permission request for a tool call not announced yet (Gemini CLI
+// asks first) announces the call before the confirmation, so its
+// completion follows an invocation.
+func TestAskedBeforeAnnounced(t *testing.T) {
+	t.Parallel()
+	r := start(t, "asksfirst", acp.Options{Task: "go"})
+	if err := r.c.Confirm(context.Background(), r.prompt(t), protocol.DecisionAccept); err != nil {
+		t.Fatal(err)
+	}
+	r.waitText(t, "code is done and waiting for you.")
+	all := r.text()
+	if strings.Contains(all, "without an earlier tool.invoked") {
+		t.Errorf("the completion came without an invocation:\n%s", all)
+	}
+	r.mu.Lock()
+	var types []string
+	for _, ev := range r.events {
+		types = append(types, ev.Type)
+	}
+	r.mu.Unlock()
+	if got := strings.Join(types, " "); !strings.Contains(got, protocol.TypeToolInvoked+" "+protocol.TypeAwaitingConfirmation) {
+		t.Errorf("events %s", got)
+	}
+	r.checkValid(t)
+}

@@ -65,6 +65,10 @@ func (b *Bridge) permission(ag *agent, m *wire.Message) {
 	}
 	msgs := b.ensureSession()
 	tc := req.ToolCall
+	_, known := b.tools[tc.ToolCallID]
+	if !known { // asked before announced (Gemini CLI): announce it first
+		msgs = append(msgs, b.toolCall(update{ToolCallID: tc.ToolCallID, Title: &tc.Title, ToolKind: tc.Kind, Locations: tc.Locations, RawInput: tc.RawInput})...)
+	}
 	t := b.rememberTool(tc.ToolCallID, tc.Kind, tc.Title)
 	if tc.Title != "" {
 		t.title = tc.Title

@@ -262,8 +262,10 @@ func (a *fake) play() string {
 		"locations": []map[string]any{{"path": "proof.txt"}},
 		"content":   []map[string]any{{"type": "diff", "path": "notes.txt", "oldText": old, "newText": "a\nB\nB2\nc\n"}},
 	}
-	a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": title, "kind": "execute", "status": "pending",
-		"rawInput": map[string]any{"command": "echo ok > proof.txt"}})
+	if a.script != "asksfirst" { // Gemini CLI asks before it announces the call
+		a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": title, "kind": "execute", "status": "pending",
+			"rawInput": map[string]any{"command": "echo ok > proof.txt"}})
+	}
 	options := usual
 	switch a.script {
 	case "die":
