@@ -48,16 +48,22 @@ func agentCommand(t *testing.T) string {
 
 func start(t *testing.T, script string, opts acp.Options) *rig {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	r := &rig{dir: t.TempDir(), changed: make(chan struct{}, 1), ended: make(chan struct{})}
-	opts.Dir = r.dir
 	opts.Env = append(os.Environ(), acptest.Env+"="+script)
 	if opts.Name == "" {
 		opts.Name = "code"
 	}
+	return startEndpoint(t, agentCommand(t), opts)
+}
+
+// startEndpoint runs the agent endpoint names in a fresh working folder.
+func startEndpoint(t *testing.T, endpoint string, opts acp.Options) *rig {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	r := &rig{dir: t.TempDir(), changed: make(chan struct{}, 1), ended: make(chan struct{})}
+	opts.Dir = r.dir
 	r.bridge = acp.New(opts)
-	r.c = subscriber.Start(ctx, agentCommand(t), subscriber.Config{
+	r.c = subscriber.Start(ctx, endpoint, subscriber.Config{
 		Identity:  session.Identity{ID: "acp-test", Name: "acp-test", Version: "1"},
 		Terms:     session.Terms{CanConfirm: true},
 		Transport: transport.Options{ACP: r.bridge.Dial},
