@@ -444,6 +444,7 @@ func (b *Bridge) Close() {
 	b.mu.Lock()
 	b.closed = true
 	ag := b.ag
+	b.takePermissions() // their timers stop: nothing is answered after the end
 	b.mu.Unlock()
 	b.stop()
 	if ag != nil {
