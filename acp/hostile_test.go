@@ -173,3 +173,27 @@ func TestChosenMode(t *testing.T) {
 	r.waitText(t, `The agent offers no mode "plan"; it stays in mode "auto".`)
 	r.waitText(t, "Warning: in mode auto the agent acts without asking you.")
 }
+
+// The agent's standard error never reaches the lines raw: each line is
+// sanitized and cut, and after the first 200 lines none is said (their
+// count comes when the agent ends).
+func TestStderrBounded(t *testing.T) {
+	t.Parallel()
+	r := start(t, "stderr", acp.Options{Task: "go"})
+	r.waitText(t, "standard error: line 197")
+	r.waitText(t, "code is done and waiting for you.")
+	all := r.text()
+	for _, bad := range []string{"\x1b", "\a", "\u202e"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("%q reached the lines", bad)
+		}
+	}
+	for _, l := range strings.Split(all, "\n") {
+		if len(l) > 600 {
+			t.Errorf("a line of %d bytes: %.80s…", len(l), l)
+		}
+	}
+	if !strings.Contains(all, "standard error: line 197") || strings.Contains(all, "standard error: line 198") {
+		t.Errorf("not the first 200 lines said:\n%s", all)
+	}
+}

@@ -244,6 +244,13 @@ func (a *fake) play() string {
 		a.update(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "default"})
 		a.update(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "yolo"})
 		return "end_turn"
+	case "stderr":
+		fmt.Fprintf(os.Stderr, "\x1b[2J\x1b]0;pwned\x07warning \u202eevil\n%s\n", strings.Repeat("long ", 5000))
+		for i := 0; i < 300; i++ {
+			fmt.Fprintf(os.Stderr, "line %d\n", i)
+		}
+		a.say("Said my piece.")
+		return "end_turn"
 	case "max_tokens", "refusal", "max_turn_requests":
 		a.say("Partial answer.")
 		return a.script
