@@ -27,11 +27,13 @@ const (
 	VerbUnmute              // unmute AGENT
 	VerbOnly                // only AGENT: mute every other agent
 	VerbAll                 // all: undo only and mute, every agent heard again
+	VerbTell                // tell [AGENT] TEXT: give an ACP agent a task
+	VerbCancel              // cancel [AGENT]: cancel an ACP agent's task
 )
 
 func (v Verb) String() string {
 	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "stop",
-		"agents", "mute", "unmute", "only", "all"}[v]
+		"agents", "mute", "unmute", "only", "all", "tell", "cancel"}[v]
 }
 
 // Command is one typed line.
@@ -48,7 +50,9 @@ type Command struct {
 	Rationale string
 	// Agent is the agent a command is for, as typed (a label or name):
 	// "mute AGENT", "unmute AGENT", "only AGENT", "quit AGENT" and
-	// "set NAME VALUE for AGENT". Empty means every agent (quit: all).
+	// "set NAME VALUE for AGENT" and "cancel AGENT". Empty means every
+	// agent (quit: all). "tell" leaves its first word in Arg: only the
+	// listener knows whether it names an agent.
 	Agent string
 
 	// Key marks an answer given with a key on the prompt on screen (a TUI
@@ -126,6 +130,14 @@ func Parse(s string) Command {
 	case "stop", "silence", "hush":
 		if rest == "" {
 			return Command{Verb: VerbStop, Word: word}
+		}
+	case "tell":
+		if rest != "" {
+			return Command{Verb: VerbTell, Word: word, Arg: rest}
+		}
+	case "cancel":
+		if !strings.Contains(rest, " ") {
+			return Command{Verb: VerbCancel, Word: word, Agent: rest}
 		}
 	}
 	return Command{Verb: VerbText, Arg: s}
@@ -232,6 +244,10 @@ the agent that asked):
                               events and prompts are still said
   all                         hear every agent in full again
   quit AGENT                  close that agent's subscription only
+
+With agents started as acp:COMMAND (docs/agents.md):
+  tell TEXT, tell AGENT TEXT  give the agent a task
+  cancel, cancel AGENT        cancel the task it is doing
 With one agent, "all" or "only …" typed while a question waits is its answer.
 `
 
@@ -250,4 +266,5 @@ const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no 
 	`When only a question is waiting, any line you type is its answer. ` +
 	`With several agents: agents lists them; mute AGENT or unmute AGENT; only AGENT, and all to hear every agent again ` +
 	`(critical events and prompts are always said); set NAME VALUE for AGENT; quit AGENT closes that one only, and quit closes all. ` +
-	`Prompt numbers are unique across agents: an answer goes to the agent that asked.`
+	`Prompt numbers are unique across agents: an answer goes to the agent that asked. ` +
+	`With an agent started as acp:COMMAND: tell TEXT gives it a task (tell AGENT TEXT with several), cancel or cancel AGENT cancels it.`

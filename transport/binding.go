@@ -19,6 +19,9 @@ const (
 	BindingGRPC      Binding = "grpc"      // grpc://, grpcs://
 	BindingUnix      Binding = "unix"      // unix:PATH, unix:ID
 	BindingStdio     Binding = "stdio"     // exec:COMMAND, stdio:COMMAND
+	// BindingACP is an agent speaking the Agent Client Protocol, started
+	// as acp:COMMAND and bridged to AAEP by Options.ACP.
+	BindingACP Binding = "acp"
 	// BindingFile is a file of events: file:PATH, a path, or - for
 	// standard input. Nothing is at the other end to answer.
 	BindingFile Binding = "file"
@@ -44,6 +47,8 @@ func BindingOf(endpoint string) Binding {
 		return BindingUnix
 	case "exec", "stdio":
 		return BindingStdio
+	case "acp":
+		return BindingACP
 	}
 	return BindingFile
 }

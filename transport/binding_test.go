@@ -23,6 +23,8 @@ func TestBindingOf(t *testing.T) {
 		{"unix:planner", BindingUnix},
 		{"exec:producer --demo", BindingStdio},
 		{"stdio:producer", BindingStdio},
+		{"acp:gemini --acp", BindingACP},
+		{"ACP:copilot --acp --stdio", BindingACP},
 		{"file:session.aaep", BindingFile},
 		{"file:///tmp/s.jsonl", BindingFile},
 		{"-", BindingFile},

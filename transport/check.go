@@ -13,7 +13,7 @@ import (
 
 // endpointForms lists what an endpoint may be, for error messages.
 const endpointForms = "give an http://, https://, ws://, wss://, grpc:// or grpcs:// URL, " +
-	"unix:PATH, exec:COMMAND, file:PATH, the path of an existing file, or - for standard input"
+	"unix:PATH, exec:COMMAND, acp:COMMAND, file:PATH, the path of an existing file, or - for standard input"
 
 // CheckEndpoint reports, without connecting or reading anything, why
 // endpoint names nothing Dial can reach: a URL with no host, an unknown
@@ -43,7 +43,7 @@ func CheckEndpoint(endpoint string) error {
 			return fmt.Errorf("transport: %q names no socket: give unix:PATH or unix:ID", endpoint)
 		}
 		return nil
-	case BindingStdio:
+	case BindingStdio, BindingACP:
 		if strings.TrimSpace(rest) == "" {
 			return fmt.Errorf("transport: %q names no command to start", endpoint)
 		}

@@ -37,6 +37,7 @@ func TestCheckEndpoint(t *testing.T) {
 		{"grpc://127.0.0.1:1", ""},
 		{"unix:/run/x.sock", ""},
 		{"exec:./agent --stdio", ""},
+		{"acp:gemini --acp", ""},
 		{"", "empty"},
 		{missing, "no such file"},
 		{"nosuch.jsonl", "no such file"},
@@ -49,6 +50,7 @@ func TestCheckEndpoint(t *testing.T) {
 		{"grpc://", "names no host"},
 		{"unix:", "names no socket"},
 		{"exec:", "names no command"},
+		{"acp: ", "names no command"},
 		{"htp://x", `unknown scheme "htp://"`},
 		{"nosuch:thing", "no such file"},
 	}

@@ -28,6 +28,11 @@ type Options struct {
 	// or OnDiagnostic is nil, the SSE one is used, so callers can set the
 	// callbacks once.
 	File FileOptions
+	// ACP opens acp:COMMAND endpoints: it starts the agent argv (the
+	// command split as SplitCommand says) and bridges it to AAEP, with the
+	// handshake and callbacks of opts (package acp's Bridge.Dial is one).
+	// Nil: such endpoints are refused.
+	ACP func(ctx context.Context, argv []string, opts LinkOptions) (Conn, error)
 }
 
 // Dial connects to endpoint, choosing the binding from its form:
@@ -41,6 +46,7 @@ type Options struct {
 //	grpc://HOST:PORT, grpcs://…  gRPC, appendix B.5 (DialGRPC)
 //	exec:COMMAND ARGS…          a spawned producer on stdio JSON-RPC (DialStdio;
 //	                            words split as SplitCommand says); stdio: is the same
+//	acp:COMMAND ARGS…           an ACP agent, bridged by Options.ACP
 //
 // ctx bounds the connection attempt only.
 func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
@@ -92,6 +98,15 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 		}
 		opts.Stdio.LinkOptions = opts.linkDefaults(opts.Stdio.LinkOptions)
 		return DialStdio(ctx, argv, opts.Stdio)
+	case BindingACP:
+		argv, err := SplitCommand(rest)
+		if err != nil {
+			return nil, err
+		}
+		if opts.ACP == nil {
+			return nil, fmt.Errorf("transport: %q names an ACP agent, and this program has no ACP bridge", endpoint)
+		}
+		return opts.ACP(ctx, argv, opts.linkDefaults(opts.Stdio.LinkOptions))
 	}
 	return openFileEndpoint(endpoint, opts.File)
 }

@@ -72,6 +72,8 @@ func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
 		return false // with one agent, "all" or "only …" typed while a question waits is its answer
 	}
 	switch c.Verb {
+	case line.VerbTell, line.VerbCancel:
+		return l.acpCommand(c)
 	case line.VerbAgents:
 		for _, a := range l.agents() {
 			l.say(l.agentLine(a))

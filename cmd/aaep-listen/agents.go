@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/aaep-term/aaep-term/acp"
 	"net/http"
 	"slices"
 
@@ -53,6 +54,9 @@ type agent struct {
 	c     *subscriber.Client // the member's
 	ann   *announce.Announcer
 	terms session.Terms
+	// bridge runs an agent started as acp:COMMAND (acpcmds.go); nil for
+	// any other.
+	bridge *acp.Bridge
 
 	muted bool
 	// found says the agent was found while running (--local); closing,
@@ -156,6 +160,7 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 		whom.Label = ""
 	}
 	ccfg.Gate.For(whom) // rules bind to what the user configured, not to what the producer says
+	l.bridgeFor(a, spec, &ccfg)
 	a.Member = l.group.Join(spec.Label, spec.Endpoint, ccfg, func(cfg subscriber.Config) *subscriber.Client {
 		a.c = start(cfg)
 		return a.c

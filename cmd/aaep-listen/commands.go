@@ -28,8 +28,11 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	if l.agentCommand(ctx, c) {
 		return false
 	}
-	if c.Verb == line.VerbAll || c.Verb == line.VerbOnly { // one agent, and a question waits: its answer
+	switch c.Verb {
+	case line.VerbAll, line.VerbOnly, line.VerbCancel: // one agent, and a question waits (or no acp: agent): its answer
 		c = line.Command{Verb: line.VerbText, Arg: strings.TrimSpace(c.Word + " " + c.Agent)}
+	case line.VerbTell: // no acp: agent runs
+		c = line.Command{Verb: line.VerbText, Arg: c.Word + " " + c.Arg}
 	}
 	switch c.Verb {
 	case line.VerbEmpty:

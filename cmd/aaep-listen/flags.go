@@ -29,6 +29,8 @@ type options struct {
 	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
 	agentsFile string
 	DemoAgents int
+	// AgentTask and AgentMode are --task and --agent-mode, for acp: agents.
+	AgentTask, AgentMode string
 	// Local: --local, every producer socket in the local directory too
 	// (local.go).
 	Local bool
@@ -99,7 +101,11 @@ Connects to an AAEP producer and announces what its agents do, one plain line
 per announcement, and lets you answer confirmations and questions by typing.
 
 ENDPOINT is one of:
-` + cliflag.Endpoints + `
+` + cliflag.Endpoints + `  acp:COMMAND ARGS…           start an agent that speaks the Agent Client
+                              Protocol (gemini --acp, claude-agent-acp, …) and
+                              hear it as an AAEP producer: tell TEXT gives it
+                              a task, cancel stops it (docs/agents.md)
+
 --exec COMMAND ARGS… (last on the line) is exec: without the quoting.
 
 Several endpoints are several agents in one run, each its own subscription;
@@ -124,6 +130,8 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	)
 	fs.StringVar(&connect, "connect", "", "producer `ENDPOINT` (same as the argument)")
 	fs.StringVar(&agents, "agents", "", "listen to the agents this JSON `FILE` lists, each with settings of its own (see docs/usage.md); with --demo, a number of demo agents")
+	fs.StringVar(&o.AgentTask, "task", "", "the first task (`TEXT`) for every acp: agent, given once its session is open")
+	fs.StringVar(&o.AgentMode, "agent-mode", "", "the `MODE` to choose in every acp: agent (default: the one named default, in which it asks before acting)")
 	fs.BoolVar(&o.Local, "local", false, "also listen to every local producer: each socket in $XDG_RUNTIME_DIR/aaep/, and those that appear later")
 	fs.BoolVar(&o.Demo, "demo", false, "start the built-in demo producer on loopback and listen to it")
 	fs.StringVar(&scenario, "demo-scenarios", "", "comma-separated demo `NAMES` to play (default: all, in order)")

@@ -48,8 +48,9 @@ var floors = map[string]float64{
 	"speech/speechdtest": 4, "braille/brltest": 4,
 
 	// 5: the client of one subscription; the one producer.
-	"subscriber": 5, "producer": 5,
-	"": 5.5, // the files built into the commands (scenarios for producer)
+	"subscriber": 5, "producer": 5, "acp": 5,
+	"internal/acptest": 0,   // the scripted ACP agent of the tests
+	"":                 5.5, // the files built into the commands (scenarios for producer)
 
 	// 6: the conformance catalogue.
 	"conform": 6,

@@ -1,0 +1,290 @@
+package acp
+
+// This file runs the agent process and speaks JSON-RPC 2.0 with it, one
+// message a line. Reading is the bridge's (serve); this side writes and
+// matches responses to the calls waiting for them.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/procgroup"
+	"github.com/aaep-term/aaep-term/internal/wire"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// Limits on what is read from the agent.
+const (
+	stderrWidth = 300 // characters of one stderr line shown
+	stderrLines = 200 // stderr lines shown; further ones are counted
+	stderrKeep  = 3   // last stderr lines an exit error quotes
+)
+
+// errAgentEnded fails calls still waiting when the agent's output ends.
+var errAgentEnded = errors.New("the agent ended")
+
+// agent is the running agent process.
+type agent struct {
+	cmd  *exec.Cmd
+	in   *os.File
+	out  *os.File
+	rd   *wire.Reader
+	wait time.Duration
+
+	exited  chan struct{} // closed once the process is waited for
+	waitErr error         // set before exited closes
+	errDone chan struct{} // closed once stderr is read to its end
+
+	wmu sync.Mutex // one writer at a time
+
+	mu      sync.Mutex // guards the fields below
+	next    int64
+	calls   map[string]chan *wire.Message
+	ended   bool
+	last    []string // the latest stderr lines
+	closing sync.Once
+}
+
+// startAgent starts argv in its own process group.
+func startAgent(argv []string, dir string, env []string, maxLine int, killWait time.Duration, diag func(string)) (*agent, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("acp: %w", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("acp: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		for _, f := range []*os.File{inR, inW, outR, outW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("acp: %w", err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.Dir = dir
+	cmd.Env = env
+	procgroup.Own(cmd)
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return nil, fmt.Errorf("acp: start the agent %q: %w", argv[0], err)
+	}
+	a := &agent{
+		cmd: cmd, in: inW, out: outR, rd: wire.NewReader(outR, wire.FramingLines, maxLine), wait: killWait,
+		exited: make(chan struct{}), errDone: make(chan struct{}), calls: map[string]chan *wire.Message{},
+	}
+	go func() {
+		a.waitErr = cmd.Wait()
+		close(a.exited)
+	}()
+	go a.readStderr(errR, diag)
+	return a, nil
+}
+
+// readStderr tells the agent's standard error as bounded, sanitized lines.
+func (a *agent) readStderr(f *os.File, diag func(string)) {
+	defer close(a.errDone)
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 4096)
+	shown, hidden := 0, 0
+	for {
+		line, err := br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) { // a long line: its start only
+			_, err = br.ReadSlice('\n')
+		}
+		if s := clip(protocol.Line(string(line)), stderrWidth); strings.TrimSpace(s) != "" {
+			a.mu.Lock()
+			a.last = append(a.last, s)
+			if len(a.last) > stderrKeep {
+				a.last = a.last[1:]
+			}
+			a.mu.Unlock()
+			if shown < stderrLines {
+				shown++
+				diag("The agent wrote on standard error: " + s)
+			} else {
+				hidden++
+			}
+		}
+		if err != nil {
+			if hidden > 0 {
+				diag(fmt.Sprintf("The agent wrote %d more lines on standard error, not shown.", hidden))
+			}
+			return
+		}
+	}
+}
+
+// write sends one JSON-RPC message.
+func (a *agent) write(line []byte) error {
+	b, err := wire.Append(nil, wire.FramingLines, line)
+	if err != nil {
+		return err
+	}
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	_, err = a.in.Write(b)
+	return err
+}
+
+func marshalParams(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return []byte("{}") // only our own values come here; they encode
+	}
+	return b
+}
+
+// call sends a request and waits for its answer, ctx, or the agent's end.
+func (a *agent) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	a.mu.Lock()
+	if a.ended {
+		a.mu.Unlock()
+		return nil, errAgentEnded
+	}
+	a.next++
+	id := strconv.FormatInt(a.next, 10)
+	ch := make(chan *wire.Message, 1)
+	a.calls[id] = ch
+	a.mu.Unlock()
+	forget := func() {
+		a.mu.Lock()
+		delete(a.calls, id)
+		a.mu.Unlock()
+	}
+	if err := a.write(wire.Request(json.RawMessage(id), method, marshalParams(params))); err != nil {
+		forget()
+		return nil, fmt.Errorf("acp: send %s: %w", method, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return nil, errAgentEnded
+		}
+		if m.Error != nil {
+			return nil, &rpcError{Method: method, Code: m.Error.Code, Message: m.Error.Message}
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		forget()
+		return nil, fmt.Errorf("acp: %s: %w", method, ctx.Err())
+	}
+}
+
+// rpcError is an error answer from the agent.
+type rpcError struct {
+	Method  string
+	Code    int
+	Message string
+}
+
+func (e *rpcError) Error() string {
+	return fmt.Sprintf("the agent answered %s with error %d: %s", e.Method, e.Code, clip(protocol.Line(e.Message), 500))
+}
+
+// notify sends a notification.
+func (a *agent) notify(method string, params any) error {
+	return a.write(wire.Request(nil, method, marshalParams(params)))
+}
+
+// answered hands a response to the call waiting for it; false when none
+// waits.
+func (a *agent) answered(m *wire.Message) bool {
+	a.mu.Lock()
+	ch, ok := a.calls[strings.TrimSpace(string(m.ID))]
+	delete(a.calls, strings.TrimSpace(string(m.ID)))
+	a.mu.Unlock()
+	if ok {
+		ch <- m
+	}
+	return ok
+}
+
+// end fails every waiting call: the agent's output has ended.
+func (a *agent) end() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.ended = true
+	for id, ch := range a.calls {
+		close(ch)
+		delete(a.calls, id)
+	}
+}
+
+// exitError waits for the process and says how it ended: nil for a clean
+// exit.
+func (a *agent) exitError() error {
+	select {
+	case <-a.exited:
+	case <-time.After(2 * time.Second):
+		return errors.New("the agent closed its output but is still running")
+	}
+	select {
+	case <-a.errDone:
+	case <-time.After(500 * time.Millisecond): // a helper may hold stderr open
+	}
+	if a.waitErr == nil {
+		return nil
+	}
+	state := a.waitErr.Error()
+	var xe *exec.ExitError
+	if errors.As(a.waitErr, &xe) {
+		state = xe.ProcessState.String()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := "the agent ended: " + state
+	if len(a.last) > 0 {
+		s += "; its last words on standard error: " + strings.Join(a.last, " / ")
+	}
+	return errors.New(s)
+}
+
+// close closes the agent's input and kills its process group if it has
+// not exited after the wait.
+func (a *agent) close() {
+	a.closing.Do(func() {
+		a.in.Close()
+		t := time.NewTimer(a.wait)
+		defer t.Stop()
+		select {
+		case <-a.exited:
+		case <-t.C:
+		}
+		procgroup.Kill(a.cmd) // helpers it left behind too
+		_ = a.cmd.Process.Kill()
+		<-a.exited
+		a.out.Close()
+	})
+}
+
+// clip cuts s to at most n bytes, at a character boundary, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

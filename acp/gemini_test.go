@@ -1,0 +1,105 @@
+package acp_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// geminiVersion is the Gemini CLI the tests drive; scripts/test installs
+// it into the agents cache (AAEP_AGENTS_CACHE, else the user's cache
+// folder's aaep-term/agents).
+const geminiVersion = "0.61.0"
+
+// geminiCLI returns the command that starts Gemini CLI over ACP with a
+// scripted model (its built-in fake responses, nothing leaves the
+// machine), and the clean environment to start it in. Without the package
+// (or node) the test is skipped, and fails when CI is set.
+func geminiCLI(t *testing.T) (endpoint string, env []string, dir string) {
+	t.Helper()
+	cache := os.Getenv("AAEP_AGENTS_CACHE")
+	if cache == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache = filepath.Join(c, "aaep-term", "agents")
+	}
+	js := filepath.Join(cache, "gemini-cli-"+geminiVersion, "package", "bundle", "gemini.js")
+	node, err := exec.LookPath("node")
+	if _, serr := os.Stat(js); serr != nil || err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Gemini CLI %s is not installed at %s, or node is missing (%v): scripts/test installs it", geminiVersion, js, err)
+		}
+		t.Skipf("Gemini CLI %s is not installed at %s (scripts/test installs it)", geminiVersion, js)
+	}
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	settings := `{"general":{"enableAutoUpdate":false,"enableAutoUpdateNotification":false},` +
+		`"privacy":{"usageStatisticsEnabled":false},"telemetry":{"enabled":false},` +
+		`"security":{"auth":{"selectedType":"gemini-api-key"},"folderTrust":{"enabled":false}},` +
+		`"ide":{"enabled":false,"hasSeenNudge":true}}`
+	fake := `{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[` +
+		`{"functionCall":{"name":"run_shell_command","args":{"command":"echo ok > proof.txt","description":"Write the proof file"}}}]},` +
+		`"finishReason":"STOP","index":0}]}]}` + "\n" +
+		`{"method":"generateContentStream","response":[{"candidates":[{"content":{"role":"model","parts":[` +
+		`{"text":"I am finished."}]},"finishReason":"STOP","index":0}]}]}` + "\n"
+	for name, body := range map[string]string{filepath.Join(home, ".gemini", "settings.json"): settings, filepath.Join(home, "fake.jsonl"): fake} {
+		if err := os.WriteFile(name, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env = []string{"PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "HOME=" + home, "GEMINI_CLI_HOME=" + home, "GEMINI_API_KEY=fake-key"}
+	endpoint = "acp:'" + node + "' '" + js + "' --acp --fake-responses-non-strict '" + filepath.Join(home, "fake.jsonl") + "'"
+	return endpoint, env, home
+}
+
+// The real Gemini CLI, with a scripted model, asks before it runs a shell
+// command: accept runs it (the file exists) and its answer and the end of
+// the task are said; reject runs nothing, and Gemini sends no tool update.
+func TestGeminiCLI(t *testing.T) {
+	t.Parallel()
+	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			endpoint, env, _ := geminiCLI(t)
+			r := startEndpoint(t, endpoint, acp.Options{Env: env, Task: "write the proof file"})
+			r.waitText(t, "is ready, in mode default.")
+			n := r.prompt(t)
+			if _, ok := r.file("proof.txt"); ok {
+				t.Fatal("the command ran before the answer")
+			}
+			if err := r.c.Confirm(context.Background(), n, decision); err != nil {
+				t.Fatal(err)
+			}
+			r.waitText(t, "is done and waiting for you.")
+			proof, ran := r.file("proof.txt")
+			all := r.text()
+			switch decision {
+			case protocol.DecisionAccept:
+				if !ran || proof != "ok\n" {
+					t.Errorf("proof file %q after accept:\n%s", proof, all)
+				}
+				if !strings.Contains(all, "echo ok > proof.txt: done.") || !strings.Contains(all, "I am finished.") {
+					t.Errorf("the completion or the answer was not said:\n%s", all)
+				}
+			default:
+				if ran {
+					t.Errorf("the command ran after reject:\n%s", all)
+				}
+				if strings.Contains(all, ": done.") {
+					t.Errorf("a completion was said after reject:\n%s", all)
+				}
+			}
+			r.checkValid(t)
+		})
+	}
+}

@@ -1,0 +1,190 @@
+package acp_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/acptest"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// rig is one scripted agent behind a bridge, heard through the real
+// subscriber engine and announcer, in plain lines.
+type rig struct {
+	dir    string
+	bridge *acp.Bridge
+	c      *subscriber.Client
+
+	mu      sync.Mutex
+	lines   bytes.Buffer // announced lines and diagnostics
+	events  []*protocol.Event
+	prompts []*session.Prompt
+	invalid []string // diagnostics about invalid events
+	changed chan struct{}
+	ended   chan struct{}
+}
+
+// agentCommand is the acp: endpoint that runs this test binary as the
+// scripted agent.
+func agentCommand(t *testing.T) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return "acp:'" + exe + "' -test.run=^$"
+}
+
+func start(t *testing.T, script string, opts acp.Options) *rig {
+	t.Helper()
+	opts.Env = append(os.Environ(), acptest.Env+"="+script)
+	if opts.Name == "" {
+		opts.Name = "code"
+	}
+	return startEndpoint(t, agentCommand(t), opts)
+}
+
+// startEndpoint runs the agent endpoint names in a fresh working folder.
+func startEndpoint(t *testing.T, endpoint string, opts acp.Options) *rig {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	r := &rig{dir: t.TempDir(), changed: make(chan struct{}, 1), ended: make(chan struct{})}
+	opts.Dir = r.dir
+	r.bridge = acp.New(opts)
+	r.c = subscriber.Start(ctx, endpoint, subscriber.Config{
+		Identity:  session.Identity{ID: "acp-test", Name: "acp-test", Version: "1"},
+		Terms:     session.Terms{CanConfirm: true},
+		Transport: transport.Options{ACP: r.bridge.Dial},
+	})
+	t.Cleanup(func() {
+		r.c.Close()
+		<-r.ended
+	})
+	w := line.NewWriter(&lockedWriter{r}, &lockedWriter{r}, line.WriterOptions{NoTime: true})
+	ann := announce.New(announce.Config{}, w)
+	go func() {
+		defer close(r.ended)
+		for {
+			u, err := r.c.Next(ctx)
+			if err != nil {
+				return
+			}
+			r.mu.Lock()
+			switch u.Kind {
+			case subscriber.KindDelivery:
+				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
+					r.events = append(r.events, ev)
+				}
+				if p := u.Delivery.Prompt; p != nil {
+					r.prompts = append(r.prompts, p)
+				}
+				ann.Deliver(u.Delivery)
+			case subscriber.KindDiagnostic:
+				if strings.Contains(u.Diagnostic.Code, "invalid") || strings.Contains(u.Diagnostic.Code, "schema") {
+					r.invalid = append(r.invalid, u.Diagnostic.Code+": "+u.Diagnostic.Message)
+				}
+				ann.Diagnose(u.Diagnostic)
+			case subscriber.KindStatus, subscriber.KindReply:
+				r.lines.WriteString(u.Text + "\n")
+			case subscriber.KindEnd:
+				r.lines.WriteString(u.Text + "\n")
+				if u.Err != nil {
+					r.lines.WriteString("Error: " + u.Err.Error() + "\n")
+				}
+			case subscriber.KindBreak:
+				ann.Flush(u.At)
+			}
+			w.Flush()
+			r.mu.Unlock()
+			select {
+			case r.changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return r
+}
+
+type lockedWriter struct{ r *rig }
+
+// Write is called with r.mu held, from the reading goroutine.
+func (w *lockedWriter) Write(p []byte) (int, error) { return w.r.lines.Write(p) }
+
+// text returns everything said so far.
+func (r *rig) text() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lines.String()
+}
+
+// waitFor waits until ok holds of what was said; the test's deadline is
+// the only time limit.
+func (r *rig) waitFor(t *testing.T, what string, ok func(string) bool) {
+	t.Helper()
+	deadline, has := t.Deadline()
+	if !has {
+		deadline = time.Now().Add(5 * time.Minute)
+	}
+	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	defer guard.Stop()
+	for {
+		if ok(r.text()) {
+			return
+		}
+		select {
+		case <-r.changed:
+		case <-r.ended:
+			if ok(r.text()) {
+				return
+			}
+			t.Fatalf("the run ended before %s:\n%s", what, r.text())
+		case <-guard.C:
+			t.Fatalf("never %s:\n%s", what, r.text())
+		}
+	}
+}
+
+func (r *rig) waitText(t *testing.T, s string) {
+	t.Helper()
+	r.waitFor(t, "said "+s, func(all string) bool { return strings.Contains(all, s) })
+}
+
+// prompt returns the number of the first prompt offered.
+func (r *rig) prompt(t *testing.T) int {
+	t.Helper()
+	r.waitFor(t, "a prompt", func(string) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return len(r.prompts) > 0
+	})
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.prompts[0].Number
+}
+
+func (r *rig) file(name string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(r.dir, name))
+	return string(b), err == nil
+}
+
+// checkValid fails the test if the engine found an event invalid.
+func (r *rig) checkValid(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.invalid) > 0 {
+		t.Errorf("invalid events: %v", r.invalid)
+	}
+}

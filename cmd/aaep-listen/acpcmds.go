@@ -1,0 +1,92 @@
+package main
+
+// This file wires acp:COMMAND agents: each gets a bridge (package acp) that
+// its client dials, and the typed commands tell and cancel reach it.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// bridgeFor gives an acp: agent its bridge, dialled by its client.
+func (l *listener) bridgeFor(a *agent, spec agentSpec, cfg *subscriber.Config) {
+	if transport.BindingOf(spec.Endpoint) != transport.BindingACP {
+		return
+	}
+	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: l.o.AgentMode, Task: l.o.AgentTask, Version: version})
+	cfg.Transport.ACP = a.bridge.Dial
+}
+
+// acpAgents are the agents started as acp:COMMAND and still running.
+func (l *listener) acpAgents() []*agent {
+	var as []*agent
+	for _, a := range l.agents() {
+		if a.bridge != nil && !a.Ended() {
+			as = append(as, a)
+		}
+	}
+	return as
+}
+
+// acpCommand carries out tell and cancel; it reports false when no acp:
+// agent runs, so the line is taken as text (an answer).
+func (l *listener) acpCommand(c line.Command) bool {
+	as := l.acpAgents()
+	if len(as) == 0 {
+		return false
+	}
+	switch c.Verb {
+	case line.VerbTell:
+		a, task := as[0], c.Arg
+		if first, rest, ok := strings.Cut(c.Arg, " "); ok {
+			if m := l.group.Find(first); m != nil && m.Value.(*agent).bridge != nil {
+				a, task = m.Value.(*agent), strings.TrimSpace(rest)
+			} else if len(as) > 1 {
+				l.say(fmt.Sprintf("Several agents take tasks: type tell AGENT TEXT, AGENT one of %s.", tags(as)))
+				return true
+			}
+		} else if len(as) > 1 {
+			l.say(fmt.Sprintf("Several agents take tasks: type tell AGENT TEXT, AGENT one of %s.", tags(as)))
+			return true
+		}
+		if err := a.bridge.Tell(task); err != nil {
+			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
+		}
+	case line.VerbCancel:
+		a := as[0]
+		if c.Agent != "" {
+			if a = l.find(c.Agent); a == nil {
+				return true
+			}
+		} else if len(as) > 1 {
+			l.say(fmt.Sprintf("Several agents run: type cancel AGENT, AGENT one of %s.", tags(as)))
+			return true
+		}
+		if a.bridge == nil {
+			l.say(a.Tag() + " was not started as acp:COMMAND: it takes no cancel.")
+			return true
+		}
+		if err := a.bridge.Cancel(); err != nil {
+			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
+		} else {
+			l.say("Asked " + a.Tag() + " to cancel its task.")
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+func tags(as []*agent) string {
+	var s []string
+	for _, a := range as {
+		s = append(s, a.Tag())
+	}
+	return strings.Join(s, ", ")
+}
