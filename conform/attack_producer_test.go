@@ -18,6 +18,7 @@ import (
 // in bounded time, no test passes without evidence (the frames it judged),
 // and no claim is made.
 func TestAttackProducerSilentPassesNothing(t *testing.T) {
+	t.Parallel()
 	first := conformScenarios(t)[0]
 	first.Steps = first.Steps[:1] // the session's start, then nothing
 	p := producer.New(producer.Options{Speed: 1, Scenarios: []producer.Scenario{first}})
@@ -63,6 +64,7 @@ func (c *floodConn) Close() error                       { return nil }
 // off when what the subscription keeps reaches its byte budget, not only
 // its message count: memory stays bounded.
 func TestAttackProducerFloodBoundsBytes(t *testing.T) {
+	t.Parallel()
 	frame := []byte(`{"type":"aaep:agent.output.streaming","x":"` + strings.Repeat("a", transport.DefaultMaxFrameBytes-64) + `"}`)
 	c := &floodConn{frame: frame}
 	s := &psub{name: "flood", conn: c, changed: make(chan struct{})}
