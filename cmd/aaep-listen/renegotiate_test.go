@@ -186,7 +186,6 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 // listener says why and stops.
 func TestRenegotiationRefused(t *testing.T) {
 	release := make(chan struct{})
-	defer close(release)
 	p := &scriptedProducer{
 		answers: []func(map[string]any) (int, string){acceptance},
 		stream: func(w io.Writer) {
@@ -206,6 +205,7 @@ func TestRenegotiationRefused(t *testing.T) {
 	}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
+	defer close(release) // before Close, which waits for the open stream
 	r := startListener(t, "--plain", "--no-sign", "--layout", "spec", srv.URL)
 	r.waitOutput(t, "Counting sheep.")
 	fmt.Fprintln(r.stdin, "set rate 2")

@@ -52,8 +52,12 @@ func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		if p.stream != nil {
-			p.stream(w)
+		if stream := p.stream; stream != nil {
+			// Never hold the lock across a stream: replies, which take it,
+			// come while the stream is open.
+			p.mu.Unlock()
+			defer p.mu.Lock() // for the deferred Unlock
+			stream(w)
 			return
 		}
 		for i, typ := range []string{"agent.session.started", "agent.session.completed"} {
