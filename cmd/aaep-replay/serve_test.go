@@ -21,6 +21,7 @@ import (
 // both prompts reach the replaying producer, which prints them with the
 // binding they came by.
 func TestServeToListener(t *testing.T) {
+	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	for _, tc := range []struct {
@@ -33,6 +34,7 @@ func TestServeToListener(t *testing.T) {
 		{"grpc", "gRPC: ", "gRPC", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			srv := startServe(t, ctx, replay, "serve", "--speed", "2", "--linger", "3s", corpus+"clean.aaep")
@@ -61,6 +63,7 @@ func TestServeToListener(t *testing.T) {
 // hears the capture in JSON-RPC on the child's standard input and output;
 // serve says nothing on its standard output, which carries the protocol.
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
