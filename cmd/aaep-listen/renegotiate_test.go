@@ -59,6 +59,7 @@ func (b *logBook) waitFor(t *testing.T, s string) {
 // closes the subscription; a question still waiting is announced with the
 // default that applies, and the producer, told of the close, settles it.
 func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
+	t.Parallel()
 	for _, binding := range []string{"sse", "websocket", "unix", "grpc"} {
 		t.Run(binding, func(t *testing.T) {
 			var log logBook
@@ -185,6 +186,7 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 // A producer that refuses new terms ends the subscription (spec §5.7): the
 // listener says why and stops.
 func TestRenegotiationRefused(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	p := &scriptedProducer{
 		answers: []func(map[string]any) (int, string){acceptance},
