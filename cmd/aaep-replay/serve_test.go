@@ -21,7 +21,6 @@ import (
 // both prompts reach the replaying producer, which prints them with the
 // binding they came by.
 func TestServeToListener(t *testing.T) {
-	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	for _, tc := range []struct {
@@ -34,7 +33,6 @@ func TestServeToListener(t *testing.T) {
 		{"grpc", "gRPC: ", "gRPC", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			srv := startServe(t, ctx, replay, "serve", "--speed", "2", "--linger", "3s", corpus+"clean.aaep")
