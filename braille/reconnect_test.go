@@ -20,10 +20,13 @@ func TestSinkReconnectsWhenBrlttyRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	var lostN, backN atomic.Int32
+	var lostN, backN, redials atomic.Int32
 	answers := make(chan answer, 2)
 	s, err := NewSink(context.Background(), c, Config{FlashTime: time.Second, RedialEvery: 200 * time.Millisecond,
-		Redial:      func(ctx context.Context) (*Client, error) { return Dial(ctx, Options{Host: b.Host}) },
+		Redial: func(ctx context.Context) (*Client, error) {
+			redials.Add(1)
+			return Dial(ctx, Options{Host: b.Host})
+		},
 		OnError:     func(error) { lostN.Add(1) },
 		OnReconnect: func() { backN.Add(1) },
 		OnAnswer:    func(n int, accept bool) { answers <- answer{n, accept} }})
@@ -41,7 +44,10 @@ func TestSinkReconnectsWhenBrlttyRestarts(t *testing.T) {
 		s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: "chatter"})
 	}
 	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Delete files?", Prompt: &session.Prompt{Number: 4}})
-	time.Sleep(500 * time.Millisecond) // a few failed redials
+	// Failed redials, RedialEvery apart, for longer than the first flash's
+	// time: the prompt outlives the flash it replaced.
+	tried := redials.Load()
+	waitUntil(t, "failed redials", func() bool { return redials.Load() >= tried+6 })
 
 	b.Restart(t)
 	waitUntil(t, "the display back", func() bool { return backN.Load() == 1 })

@@ -256,7 +256,11 @@ func (s *Sink) run(ctx context.Context) {
 	}
 	show := func() {
 		if lost {
-			return // shown again once the display is back
+			// Shown again once the display is back, and only then timed: a
+			// flash's timer left running would end whatever is current when
+			// it fires, a prompt that replaced the flash too.
+			timer.Stop()
+			return
 		}
 		if current == nil {
 			timer.Stop()

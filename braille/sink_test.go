@@ -49,7 +49,7 @@ func TestSinkFlashPansAndLeaves(t *testing.T) {
 	b.WaitVisual(t, "the first window again", prefix("Agent Ada started th"))
 	// After the flash time the display goes back to BRLTTY: its own screen
 	// comes back once it redraws, which a key of its own makes it do.
-	time.Sleep(time.Second)
+	waitUntil(t, "the flash time over", func() bool { return !s.Speaking() })
 	b.Press(t, "HOME")
 	b.WaitVisual(t, "BRLTTY's own screen", prefix("no screen"))
 }

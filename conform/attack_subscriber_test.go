@@ -26,6 +26,7 @@ func gone(pid int) bool {
 // A subscriber under --exec that forks a helper and never exits is ended
 // with everything it started: no process of it outlives the suite.
 func TestAttackSubscriberForksAndNeverExits(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}

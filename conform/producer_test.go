@@ -108,16 +108,19 @@ func wantAllPass(t *testing.T, rep *Report, skips ...string) {
 }
 
 func TestProducerSSE(t *testing.T) {
+	t.Parallel()
 	url := serveSSE(t, producer.Options{Speed: 1, Logf: t.Logf})
 	wantAllPass(t, runLevel3(t, url))
 }
 
 func TestProducerWebSocket(t *testing.T) {
+	t.Parallel()
 	url := serveSSE(t, producer.Options{Speed: 1})
 	wantAllPass(t, runLevel3(t, "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket))
 }
 
 func TestProducerUnix(t *testing.T) {
+	t.Parallel()
 	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
 	path := filepath.Join(t.TempDir(), "aaep.sock")
 	ln, err := producer.ListenUnix(path)
@@ -132,6 +135,7 @@ func TestProducerUnix(t *testing.T) {
 }
 
 func TestProducerGRPC(t *testing.T) {
+	t.Parallel()
 	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -170,12 +174,14 @@ func TestMain(m *testing.M) {
 }
 
 func TestProducerStdio(t *testing.T) {
-	t.Setenv(stdioEnv, "1")
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	ep := "exec:" + transport.JoinCommand([]string{exe, "-test.run=^$"})
+	// env(1) sets the child's environment, not this process's: the test
+	// may run in parallel.
+	ep := "exec:" + transport.JoinCommand([]string{"env", stdioEnv + "=1", exe, "-test.run=^$"})
 	// Over exec: every subscription is a process of its own: no other
 	// subscription can see the default a close applies.
 	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: ep, Level: 3, Fast: true, Manifest: manifestFile(t)}), PCloseDefault)
@@ -184,6 +190,7 @@ func TestProducerStdio(t *testing.T) {
 // TestProducerBreaks runs the Level 3 catalogue against our producer broken
 // in one way at a time: each break fails exactly its test, and no other.
 func TestProducerBreaks(t *testing.T) {
+	t.Parallel()
 	want := map[string][]string{
 		producer.BreakToolFirst:      {PConfirmBlocks},
 		producer.BreakIgnoreReject:   {PRejectPrevents},
@@ -198,6 +205,7 @@ func TestProducerBreaks(t *testing.T) {
 	}
 	for _, name := range producer.Breaks {
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			fails, ok := want[name]
 			if !ok {
 				t.Fatalf("no expectation for break %s", name)
@@ -222,6 +230,7 @@ func TestProducerBreaks(t *testing.T) {
 // the sessions come in: the short prompt takes the timeout step wherever
 // it comes, the last long one the close.
 func TestProducerAnyOrder(t *testing.T) {
+	t.Parallel()
 	byName := map[string]producer.Scenario{}
 	for _, sc := range conformScenarios(t) {
 		byName[sc.Name] = sc

@@ -114,6 +114,7 @@ func TestProducerDeployedLayout(t *testing.T) {
 // TestProducerFastSkipsLongTimeouts runs the demo scenarios, whose prompts
 // wait minutes: in fast mode the timeout test is skipped and says why.
 func TestProducerFastSkipsLongTimeouts(t *testing.T) {
+	t.Parallel()
 	demo, err := aaepterm.DemoScenarios([]string{"confirm", "clarify"})
 	if err != nil {
 		t.Fatal(err)
@@ -136,6 +137,7 @@ func TestProducerFastSkipsLongTimeouts(t *testing.T) {
 // trusted key; a forged, wrongly keyed, unsigned-by-alg or HMAC one fails;
 // without a trusted key the test is skipped, not passed.
 func TestSignedManifestProbe(t *testing.T) {
+	t.Parallel()
 	key, err := producer.NewManifestKey("ES256")
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +185,7 @@ func TestSignedManifestProbe(t *testing.T) {
 // summary. The run fails the schema test and its report is valid JSON
 // whose details carry no escape or control byte.
 func TestHostileProducer(t *testing.T) {
+	t.Parallel()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != protocol.PathLegacyEvents {
 			http.NotFound(w, r)

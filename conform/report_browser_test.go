@@ -17,6 +17,7 @@ import (
 // of it has the tables with their captions, the statuses in words and the
 // evidence disclosures, and not one element from the producer's words.
 func TestHTMLReportInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := browsertest.Chromium(t)
 	r := sampleReport(2, Pass, Fail, Warn, Skip)
 	var page bytes.Buffer

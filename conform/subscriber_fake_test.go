@@ -21,6 +21,13 @@ import (
 // fakeEnv names the fault the test binary, run as a subscriber, commits.
 const fakeEnv = "AAEP_CONFORM_FAKE_SUBSCRIBER"
 
+// fakeCommand is the --exec line that runs the test binary as a subscriber
+// committing fault mode; the mode goes in its environment through env(1),
+// not through this process's, so the tests using it may run in parallel.
+func fakeCommand(mode string) string {
+	return "env " + fakeEnv + "=" + mode + " " + os.Args[0] + " {endpoint}"
+}
+
 // TestMain runs the test binary as a small faulty subscriber when asked:
 // the subscriber tests then run it with --exec, as any subscriber.
 // runFake runs the test binary as a fake subscriber when the environment
@@ -159,6 +166,7 @@ func fakeSubscriber(endpoint, mode string) error {
 // Each faulty subscriber fails exactly the test of its fault; the honest
 // one fails none.
 func TestSubscriberFaults(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode, fails string
 		skips       []string
@@ -176,8 +184,8 @@ func TestSubscriberFaults(t *testing.T) {
 		{"mute", idSubDeclares, []string{idSubNoAuto, idSubTokenEcho, idSubReplyKind}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			t.Setenv(fakeEnv, tc.mode)
-			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: os.Args[0] + " {endpoint}", Patience: 3 * time.Second})
+			t.Parallel()
+			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: fakeCommand(tc.mode), Patience: 3 * time.Second})
 			for id, r := range got {
 				want := Pass
 				switch {
@@ -197,11 +205,11 @@ func TestSubscriberFaults(t *testing.T) {
 // A subscriber that floods the suite is counted, not kept: the suite ends,
 // keeps at most maxHeard messages, and says how many more came.
 func TestSubscriberFlood(t *testing.T) {
-	t.Setenv(fakeEnv, "flood")
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: 3, Exec: os.Args[0] + " {endpoint}",
-		Patience: 2 * time.Second, Only: []string{idSubConnect, idSubLowerTerms}})
+	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: 3, Exec: fakeCommand("flood"),
+		Only: []string{idSubConnect, idSubLowerTerms}}) // the default Patience: the test binary opens its stream slowly on a busy machine
 	if err != nil {
 		t.Fatal(err)
 	}

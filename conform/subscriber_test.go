@@ -17,11 +17,11 @@ import (
 func listenCommand(t *testing.T, extra ...string) string {
 	t.Helper()
 	bin := ttytest.Build(t, "../cmd/aaep-listen", "aaep-listen")
+	// Its environment goes on its command line (env(1)), not into this
+	// process's, so tests using it may run in parallel.
 	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("XDG_CONFIG_HOME", home)
-	t.Setenv("TERM", "dumb")
-	return strings.Join(append([]string{bin, "{endpoint}", "--plain", "--no-sign"}, extra...), " ")
+	env := []string{"env", "HOME=" + home, "XDG_CONFIG_HOME=" + home, "TERM=dumb"}
+	return strings.Join(append(append(env, bin, "{endpoint}", "--plain", "--no-sign"), extra...), " ")
 }
 
 func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
@@ -43,9 +43,11 @@ func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
 // The real aaep-listen passes every subscriber test at Level 3, over
 // both bindings the suite serves.
 func TestSubscriberListen(t *testing.T) {
+	t.Parallel()
 	exec := listenCommand(t)
 	for _, binding := range []string{BindingSSE, BindingWebSocket} {
 		t.Run(binding, func(t *testing.T) {
+			t.Parallel()
 			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: exec, Binding: binding, Shutdown: ShutdownInterrupt})
 			if len(got) != len(SubscriberTests()) {
 				t.Errorf("%d results, want %d", len(got), len(SubscriberTests()))
@@ -63,6 +65,7 @@ func TestSubscriberListen(t *testing.T) {
 // confirmation without asking — fails exactly the test that no reply comes
 // without a user action, and no other.
 func TestSubscriberAutoReply(t *testing.T) {
+	t.Parallel()
 	got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: listenCommand(t, "--auto-reply", "reject")})
 	for id, r := range got {
 		want := Pass
@@ -81,6 +84,7 @@ func TestSubscriberAutoReply(t *testing.T) {
 // Without --exec the suite waits for a subscriber and tests what needs no
 // user action; the rest is skipped with the reason.
 func TestSubscriberWithoutExec(t *testing.T) {
+	t.Parallel()
 	command := listenCommand(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -122,6 +126,7 @@ func (b blockingReader) Read([]byte) (int, error) {
 
 // At Levels 1 and 2 only their tests run, and aaep-listen passes them.
 func TestSubscriberLevels(t *testing.T) {
+	t.Parallel()
 	command := listenCommand(t)
 	for _, level := range []Level{1, 2} {
 		got := runSubscriber(t, SubscriberOptions{Level: level, Exec: command, Shutdown: ShutdownInterrupt})

@@ -648,11 +648,13 @@ func TestSSECloseIdle(t *testing.T) {
 		if !errors.Is(err, net.ErrClosed) || !errors.Is(err, ErrClosed) {
 			t.Errorf("Recv after Close: %v", err)
 		}
-		if d := time.Since(start); d > 200*time.Millisecond {
+		// Close ends the read at once, not after a timeout; the bound is
+		// loose so that a busy machine does not fail the test.
+		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("Recv took %v to return after Close", d)
 		}
-	case <-time.After(time.Second):
-		t.Fatal("Recv still blocked 1s after Close")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Recv still blocked 30s after Close")
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("second Close: %v", err)

@@ -262,7 +262,7 @@ func TestCloseSentWhenStopped(t *testing.T) {
 		why   string
 	}{
 		{"Control-C", nil, true, "Stopped."},
-		{"--duration", []string{"--duration", "300ms"}, false, "The --duration is over."},
+		{"--duration", []string{"--duration", "3s"}, false, "The --duration is over."}, // long enough to subscribe on a busy machine
 		{"--max-events", []string{"--max-events", "3"}, false, "Reached --max-events 3."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

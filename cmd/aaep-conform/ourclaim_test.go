@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // stdioProducerEnv makes the test binary run aaep-conform target --stdio
@@ -77,6 +78,7 @@ func targetManifest(t *testing.T) string {
 //     observe (one subscription per process: no other subscription sees
 //     the default a close applies); the claim is Level 2.
 func TestOurProducerIsLevel3Conformant(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		binding string
 		level   int    // the level every test of which passes
@@ -89,6 +91,7 @@ func TestOurProducerIsLevel3Conformant(t *testing.T) {
 		{"unix", 3, ""},
 	} {
 		t.Run(tc.binding, func(t *testing.T) {
+			t.Parallel()
 			var at targetAt
 			if tc.binding == "unix" {
 				at = startTarget(t, "--unix", filepath.Join(t.TempDir(), "p.sock"))
@@ -108,8 +111,9 @@ func TestOurProducerIsLevel3Conformant(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Setenv(stdioProducerEnv, "1")
-				endpoint = "exec:" + self
+				// env(1) sets the producer's environment, not this
+				// process's: the bindings run in parallel.
+				endpoint = "exec:" + transport.JoinCommand([]string{"env", stdioProducerEnv + "=1", self})
 				extra = []string{"--manifest", targetManifest(t)}
 			case "unix":
 				endpoint = "unix:" + at.Unix
@@ -163,16 +167,19 @@ func TestOurProducerIsLevel3Conformant(t *testing.T) {
 // the listener (built here) on its scripted producer and drives its input.
 // It fails until the subscriber catalogue (conform.TestSubscriber) is built.
 func TestAaepListenIsLevel3Conformant(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "aaep-listen")
 	build := exec.Command("go", "build", "-o", bin, "github.com/aaep-term/aaep-term/cmd/aaep-listen")
 	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build aaep-listen: %v\n%s", err, b)
 	}
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the listener's reply-signing key, made on first use, stays here
+	// The listener's reply-signing key, made on first use, stays in its own
+	// XDG_CONFIG_HOME, given through env(1) so that the test may run in parallel.
+	config := t.TempDir()
 	tio, _, out, errOut := term.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	code := run(ctx, []string{"subscriber", "--level", "3", "--exec", bin + " --plain {endpoint}"}, systemDeps(tio, func(string) string { return "" }))
+	code := run(ctx, []string{"subscriber", "--level", "3", "--exec", "env XDG_CONFIG_HOME=" + config + " " + bin + " --plain {endpoint}"}, systemDeps(tio, func(string) string { return "" }))
 	if code != exitConforming {
 		t.Fatalf("exit %d, want 0 (Level 3 conformant)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}

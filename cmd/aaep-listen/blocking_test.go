@@ -30,6 +30,7 @@ func confirmWithTimeout(t *testing.T, secs int) []producer.Scenario {
 // The producer blocks on the confirmation until the listener's reply, or
 // its deadline: what the user does decides whether the tool runs.
 func TestProducerBlocksUntilTheReply(t *testing.T) {
+	t.Parallel()
 	const payment = "Sending 86.40 euros to Lisbon Energy." // the transfer_money tool call
 	const followUp = "No go-ahead; the payment is off."     // the producer's follow-up on reject
 	for _, tc := range []struct {

@@ -67,6 +67,7 @@ func sha(s string) string { sum := sha256.Sum256([]byte(s)); return hex.EncodeTo
 // A policy rule decides without the user, says so every time, and the
 // reply names the rule; the audit log has the prompt and the decision.
 func TestPolicyDecides(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, rule string
 		want       producer.Resolution

@@ -47,6 +47,7 @@ func serveProducerGRPC(t *testing.T, opts producer.Options, sopts ...grpc.Server
 // Every reason code of a refusal gets its sentence over gRPC too, and the
 // listener exits 1.
 func TestGRPCRefusalEveryReason(t *testing.T) {
+	t.Parallel()
 	for _, code := range producer.ReasonCodes {
 		t.Run(code, func(t *testing.T) {
 			_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "happy"), Refuse: &producer.Refusal{Code: code, Message: "Because.", RetryAfter: -1}})

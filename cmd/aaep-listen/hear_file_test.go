@@ -44,6 +44,7 @@ func recordedCorpus(t *testing.T, manifestURI string) string {
 // fetched. The end of the input is told after the last event, and the
 // whole line output is in the order of the file.
 func TestReadingAFileAsksNoNetwork(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)

@@ -12,6 +12,7 @@ import (
 // are applied to a file too, and the events a producer leaves out for them
 // cause no false gap or joined warnings.
 func TestFiltersShortFormNoFalseGaps(t *testing.T) {
+	t.Parallel()
 	file := recordedCorpus(t, "")
 	for _, tc := range []struct {
 		name      string

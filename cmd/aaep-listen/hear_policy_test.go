@@ -35,6 +35,7 @@ func docPolicy(t *testing.T) string {
 // page says: it decides the demo's payment, in both layouts, and the line
 // the page quotes is the one printed.
 func TestPolicyExampleDecidesTheDemo(t *testing.T) {
+	t.Parallel()
 	policy := docPolicy(t)
 	for _, tc := range []struct {
 		name  string

@@ -22,6 +22,7 @@ import (
 // producer applies each prompt's default without sending it (spec
 // §5.3.1.4): nothing is left to timing.
 func TestDemoOrderIsStable(t *testing.T) {
+	t.Parallel()
 	const runs = 50
 	bin := listenerBinary(t)
 	port := regexp.MustCompile(`127\.0\.0\.1:\d+`)

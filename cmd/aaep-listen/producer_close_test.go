@@ -30,6 +30,7 @@ const producerClose = `{"type":"subscription.close","subscription_id":"sub_close
 // event with a member its type does not define gets a warning and is
 // announced.
 func TestProducerClosesSubscription(t *testing.T) {
+	t.Parallel()
 	frames := []string{
 		closeEvent(0, "agent.session.started", `,"summary_normal":"Starting the report."`),
 		`{"type":"confirmation.reply","reply_token":"rpl_x","decision":"accept","subscription_id":"sub_close1","timestamp":"2026-06-30T14:22:11Z"}`,

@@ -17,6 +17,7 @@ import (
 // decision, and the audit log says left-unanswered. With a subscription that
 // we close, the producer applies the default, and the listener says so.
 func TestQuitWithPromptPending(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		quirks bool // the deployed layout: no handshake

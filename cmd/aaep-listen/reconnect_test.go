@@ -188,6 +188,7 @@ func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
 // every time: the listener says so in one line per empty stream, with the
 // growing pause, never "Connected" in between, and gives up with one line.
 func TestEmptyStreamsGiveUp(t *testing.T) {
+	t.Parallel()
 	var requests atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/events" {

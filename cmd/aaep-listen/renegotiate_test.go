@@ -59,6 +59,7 @@ func (b *logBook) waitFor(t *testing.T, s string) {
 // closes the subscription; a question still waiting is announced with the
 // default that applies, and the producer, told of the close, settles it.
 func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
+	t.Parallel()
 	for _, binding := range []string{"sse", "websocket", "unix", "grpc"} {
 		t.Run(binding, func(t *testing.T) {
 			var log logBook
@@ -185,8 +186,8 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 // A producer that refuses new terms ends the subscription (spec §5.7): the
 // listener says why and stops.
 func TestRenegotiationRefused(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
-	defer close(release)
 	p := &scriptedProducer{
 		answers: []func(map[string]any) (int, string){acceptance},
 		stream: func(w io.Writer) {
@@ -206,6 +207,7 @@ func TestRenegotiationRefused(t *testing.T) {
 	}
 	srv := httptest.NewServer(p)
 	defer srv.Close()
+	defer close(release) // before Close, which waits for the open stream
 	r := startListener(t, "--plain", "--no-sign", "--layout", "spec", srv.URL)
 	r.waitOutput(t, "Counting sheep.")
 	fmt.Fprintln(r.stdin, "set rate 2")

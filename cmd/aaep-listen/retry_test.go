@@ -52,8 +52,12 @@ func (p *scriptedProducer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		w.Header().Set("Content-Type", "text/event-stream")
-		if p.stream != nil {
-			p.stream(w)
+		if stream := p.stream; stream != nil {
+			// Never hold the lock across a stream: replies, which take it,
+			// come while the stream is open.
+			p.mu.Unlock()
+			defer p.mu.Lock() // for the deferred Unlock
+			stream(w)
 			return
 		}
 		for i, typ := range []string{"agent.session.started", "agent.session.completed"} {
@@ -146,6 +150,7 @@ func TestRejectedThenRetried(t *testing.T) {
 // Every reason code, and one no spec knows, gets its sentence; without
 // retry_after_seconds nothing is retried, and the listener exits 1.
 func TestRejectedEveryReason(t *testing.T) {
+	t.Parallel()
 	for _, code := range []string{"version_unsupported", "manifest_signature_required", "capabilities_incompatible", "rate_limit",
 		"authentication_required", "authorization_denied", "transport_unavailable", "unknown", "too_sunny_today"} {
 		t.Run(code, func(t *testing.T) {
@@ -170,6 +175,7 @@ func TestRejectedEveryReason(t *testing.T) {
 // Over WebSocket, against the real producer told to refuse once with
 // retry_after_seconds: the countdown, then the subscription and its events.
 func TestRejectedThenRetriedWebSocket(t *testing.T) {
+	t.Parallel()
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy"), Refuse: &producer.Refusal{Code: "rate_limit", RetryAfter: 1, Times: 1}})
 	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket)
 	r.waitOutput(t, "too many subscriptions; try again later.")

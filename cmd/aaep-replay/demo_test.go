@@ -34,6 +34,7 @@ func await(t *testing.T, ctx context.Context, ch <-chan string, want, who string
 // the real listener connects, the user answers the prompt, the producer
 // (live: it waited) settles it by that answer; SIGINT stops it cleanly.
 func TestServeDemo(t *testing.T) {
+	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	for _, tc := range []struct {
@@ -46,6 +47,7 @@ func TestServeDemo(t *testing.T) {
 		{"grpc", "gRPC: ", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			srv := startServe(t, ctx, replay, "serve", "--demo", "--demo-scenarios", "confirm")

@@ -131,6 +131,7 @@ func TestRoundTrip(t *testing.T) {
 // checks clean, and play --json makes the same deliveries (kind and event,
 // in order) as the live run.
 func TestRoundTripRealTools(t *testing.T) {
+	t.Parallel()
 	captureBin := ttytest.Build(t, "../aaep-capture", "aaep-capture")
 	listenBin := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")

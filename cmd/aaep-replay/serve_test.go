@@ -61,6 +61,7 @@ func TestServeToListener(t *testing.T) {
 // hears the capture in JSON-RPC on the child's standard input and output;
 // serve says nothing on its standard output, which carries the protocol.
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -13,6 +13,7 @@ import (
 // play --tui in a real terminal: the capture shows in the debug view, and
 // commands typed through its command key (:) steer playing.
 func TestPlayTUI(t *testing.T) {
+	t.Parallel()
 	bin := ttytest.Build(t, ".", "aaep-replay")
 	file, err := filepath.Abs(corpus + "clean.aaep")
 	if err != nil {

@@ -113,6 +113,7 @@ func TestHostileOutput(t *testing.T) {
 	cases = append(cases, hostile.Case{Name: "24 KB grapheme run", S: hostile.GraphemeRun(24 << 10)})
 	for _, o := range outputs {
 		t.Run(o.name, func(t *testing.T) {
+			t.Parallel() // each output runs its own commands and servers
 			for _, c := range cases {
 				out := o.run(t, c.S)
 				if !o.hides && !strings.Contains(out, hostile.Anchor) {
