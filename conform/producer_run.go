@@ -146,9 +146,12 @@ func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
 	}
 	rep.Finished = time.Now().UTC()
 	if a := r.mainAccepted; a != nil {
-		rep.Target.AgentID = a.Producer.AgentID
-		rep.Target.AgentName = a.Producer.AgentName
-		rep.Target.AgentVersion = a.Producer.AgentVersion
+		// The producer's own words, one sanitized line each: the report,
+		// its claim and a receipt carry them, and `jq -r` prints them as
+		// they are.
+		rep.Target.AgentID = protocol.Line(a.Producer.AgentID)
+		rep.Target.AgentName = protocol.Line(a.Producer.AgentName)
+		rep.Target.AgentVersion = protocol.Line(a.Producer.AgentVersion)
 	}
 	tests := ProducerTests()
 	if o.Seed != 0 {
@@ -267,7 +270,7 @@ func (r *prun) result(id string, st Status, detail string, ev ...Evidence) {
 			return // a pass does not hide a warning or a skip; a skip hides nothing
 		}
 	}
-	r.results[id] = &Result{Test: t, Status: st, Detail: detail, Evidence: ev, Took: time.Since(r.start)}
+	r.results[id] = &Result{Test: t, Status: st, Detail: protocol.Line(detail), Evidence: ev, Took: time.Since(r.start)}
 }
 
 // maxEvidence bounds the evidence one result keeps.

@@ -28,7 +28,7 @@ func (v *verdict) note(at time.Duration, note string) {
 }
 
 func (v *verdict) set(s Status, format string, args ...any) Result {
-	v.r.Status, v.r.Detail = s, fmt.Sprintf(format, args...)
+	v.r.Status, v.r.Detail = s, protocol.Line(fmt.Sprintf(format, args...))
 	return v.r
 }
 

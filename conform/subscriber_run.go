@@ -189,9 +189,9 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	if req := f.request.m; req != nil {
 		id, _ := str(req, "subscriber_id")
 		name, _ := str(req, "subscriber_name")
-		rep.Target.Subscriber = id
+		rep.Target.Subscriber = protocol.Line(id)
 		if name != "" && name != id {
-			rep.Target.Subscriber = name + " (" + id + ")"
+			rep.Target.Subscriber = protocol.Line(name + " (" + id + ")")
 		}
 	}
 	for _, t := range SubscriberTests() {
