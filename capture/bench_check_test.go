@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/proctest"
 )
 
 // toolEvent is event i of a capture of four long sessions, interleaved,
@@ -81,7 +82,7 @@ func BenchmarkCheck200k(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := proctest.CPUTime()
 	for b.Loop() {
 		r, err := Open(path)
 		if err != nil {
@@ -102,16 +103,7 @@ func BenchmarkCheck200k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(n*b.N)/(cpuTime()-cpu0).Seconds(), "events/cpu-s")
-}
-
-// cpuTime is the user and system time the process has used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(n*b.N)/(proctest.CPUTime()-cpu0).Seconds(), "events/cpu-s")
 }
 
 // TestCheckMemoryFlat checks a session that never ends and never
