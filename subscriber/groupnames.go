@@ -189,7 +189,7 @@ func (g *Group) forges(m *Member, name string) bool {
 		return false
 	}
 	// Bracketed: a tag anywhere in it as it reads, or in brackets as it is.
-	return ns.like.within(n, m, 1) || ns.raw.bracketed(name, m)
+	return ns.like.within(n, m) || ns.raw.bracketed(name, m)
 }
 
 // tagIndex finds the members whose tag, in one form, is a given string,
@@ -230,11 +230,11 @@ func (x tagIndex) other(key string, m *Member) bool {
 	return false
 }
 
-// within reports whether s holds the key of a member other than m, a key
-// at least min bytes long, at a rune boundary.
-func (x tagIndex) within(s string, m *Member, min int) bool {
+// within reports whether s holds the key of a member other than m, at a
+// rune boundary; an empty key does not count.
+func (x tagIndex) within(s string, m *Member) bool {
 	for l := range x.lens {
-		if l < min || l > len(s) {
+		if l == 0 || l > len(s) {
 			continue
 		}
 		for i := 0; i+l <= len(s); i++ {
@@ -269,15 +269,13 @@ func (x tagIndex) bracketed(s string, m *Member) bool {
 // (unicode.SimpleFold): two strings have the same key when
 // strings.EqualFold holds.
 func foldKey(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || 'a' <= c && c <= 'z' {
-			ascii = false
-			break
-		}
+	plain := true // no lower case, nothing beyond ASCII: nothing to fold
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c < utf8.RuneSelf && (c < 'a' || c > 'z')
 	}
-	if ascii {
-		return s // nothing to fold: no lower case, nothing beyond ASCII
+	if plain {
+		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s))
