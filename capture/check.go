@@ -77,6 +77,10 @@ const (
 	tokenWindow  = 1 << 14 // reply tokens remembered
 
 	maxOpenSessions = 1 << 16 // sessions followed at once
+
+	// toolWindow bounds the tool calls followed, over all sessions: a call
+	// still open after this many later tool calls is forgotten.
+	toolWindow = 1 << 14
 )
 
 // sessionKey is how the checker knows a session: by its connection, its
@@ -115,6 +119,7 @@ type Checker struct {
 	tokenIDs  *ring[string]         // bounds tokens
 	line      int                   // of the record being checked
 	forgotten int                   // open sessions forgotten to bound memory
+	calls     calls                 // the last toolWindow tool calls, to bound the open ones
 	conns     map[string]*connCheck // by connection ID ("" in version 1)
 }
 
@@ -179,6 +184,9 @@ type sessState struct {
 	// unconfirmed is the tool call just before, when no confirmation
 	// covered it: a confirmation right after it is its own (deployed order).
 	unconfirmed *protocol.Event
+	// forgottenTools counts its open tool calls the checker forgot
+	// (calls) and has not seen completed since.
+	forgottenTools int
 }
 
 type output struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/internal/spectest"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -340,5 +341,48 @@ func TestSequenceGapUnderWithholdingTerms(t *testing.T) {
 				t.Fatalf("gaps %+v; want one %s saying %q", gaps, tt.severity, tt.words)
 			}
 		})
+	}
+}
+
+// A tool call still open after toolWindow later calls is forgotten: its
+// late tool.completed is no violation, a session ending with forgotten
+// calls open counts them, and Finish says how many were forgotten.
+func TestOpenToolCallsBounded(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 0
+	check := func(body string) []Violation {
+		line++
+		ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1",%s,"event_id":"evt_%x","session_id":"sess_1","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"}}`, body, line, line-1)
+		return c.Check(Record{Line: line, Dir: In, Msg: []byte(ev)}).Violations
+	}
+	tool := func(typ string, i int) string {
+		return fmt.Sprintf(`"type":"aaep:agent.tool.%s","tool":"fetch","tool_call_id":"call_%d"`, typ, i)
+	}
+	check(`"type":"aaep:agent.session.started","summary_normal":"Hi."`)
+	const open = toolWindow + 5 // calls 0 to 4 are forgotten
+	for i := range open {
+		if vs := check(tool("invoked", i) + `,"summary_normal":"Fetching."`); len(vs) > 0 {
+			t.Fatalf("call %d: %v", i, vs)
+		}
+	}
+	if n := len(c.sessions[sessionKey("", &protocol.Event{SessionID: "sess_1", Producer: protocol.Producer{AgentID: "a"}})].tools); n != toolWindow {
+		t.Errorf("%d open calls followed, want %d", n, toolWindow)
+	}
+	for _, i := range []int{0, open - 1} { // one forgotten, one followed
+		if vs := check(tool("completed", i) + `,"status":"success"`); len(vs) > 0 {
+			t.Errorf("completion of call %d: %v", i, vs)
+		}
+	}
+	vs := check(`"type":"aaep:agent.session.completed","summary_normal":"Done."`)
+	if len(vs) != 1 || !strings.Contains(vs[0].Message, fmt.Sprintf("with %d tool calls never completed", open-2)) {
+		t.Errorf("at the end: %v", vs)
+	}
+	fin := c.Finish()
+	want := fmt.Sprintf("%d tool calls never completed; 5 were forgotten, to keep memory bounded, when still open after %d later tool calls (1 of them completed later", open-2, toolWindow)
+	if len(fin) != 1 || fin[0].Rule != "open-tool-calls" || !strings.Contains(fin[0].Message, want) {
+		t.Errorf("Finish: %v", fin)
 	}
 }

@@ -130,7 +130,7 @@ func (r *Reader) detect() error {
 				return nil
 			}
 		}
-		valid := json.Valid(t)
+		valid := protocol.Valid(t)
 		if !valid && !last && (t[0] == '{' || t[0] == '[') {
 			// A document over several lines, such as a pretty-printed event.
 			r.startDocuments(t, r.line)
@@ -351,7 +351,7 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 			return rec, true
 		}
 	}
-	if !json.Valid(t) {
+	if !protocol.Valid(t) {
 		if last {
 			r.diag(r.line, fmt.Sprintf("Line %d, the last one, is cut short (the recording probably stopped while writing it); it was skipped.", r.line), true)
 		} else {
@@ -459,7 +459,7 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 		return Record{}, false
 	}
 	msg := bytes.TrimSpace(t[k+1 : end])
-	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !json.Valid(msg) {
+	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !protocol.Valid(msg) {
 		return Record{}, false
 	}
 	if conn != "" && r.connProblem(conn) != "" {

@@ -73,10 +73,18 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		c.toolInvoked(s, ev, a)
 	case protocol.TypeToolCompleted:
 		key := toolKey(ev)
-		if _, ok := s.tools[key]; !ok {
+		_, ok := s.tools[key]
+		switch {
+		case ok:
+			delete(s.tools, key)
+		case s.forgottenTools > 0:
+			// One of the calls forgotten to bound memory, as far as the
+			// checker can tell.
+			s.forgottenTools--
+			c.calls.completed++
+		default:
 			a.add("tool-pairing", "4.5.2", SeverityViolation, "tool.completed for %s has no tool.invoked before it.", toolWords(ev))
 		}
-		delete(s.tools, key)
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
@@ -148,6 +156,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 		a.add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", capital(toolWords(ev)), line)
 	}
 	s.tools[key] = c.line
+	c.calls.add(c.sessions, s.key, key, c.line)
 	if d := s.decided; d != nil && d.decision == protocol.DecisionReject && !d.consumed {
 		d.consumed = true
 		s.decided = nil
@@ -222,7 +231,8 @@ func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, a adder) {
 // end closes a session at its terminal event: what it left open is reported.
 func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 	sid := protocol.Sanitize(s.id)
-	if n := len(s.tools); n > 0 {
+	if n := len(s.tools) + s.forgottenTools; n > 0 {
+		c.calls.neverCompleted += n
 		a.add("tool-pairing", "4.5.2", SeverityViolation, "Session %s ended with %d tool %s never completed.", sid, n, prose.Plural(n, "call", "calls"))
 	}
 	for id, o := range s.outputs {
@@ -274,6 +284,15 @@ func (c *Checker) Finish() []Violation {
 			Message: fmt.Sprintf("Session %s, started on line %d, had not ended when the capture stopped.", protocol.Sanitize(s.id), s.firstLine)})
 	}
 	sortViolations(out)
+	if n := c.calls.forgotten; n > 0 {
+		open := c.calls.neverCompleted
+		for _, s := range c.sessions {
+			open += len(s.tools) + s.forgottenTools
+		}
+		out = append(out, Violation{Line: c.line, Rule: "open-tool-calls", Section: "4.5.2", Severity: SeverityWarning,
+			Message: fmt.Sprintf("%d tool %s never completed; %d %s forgotten, to keep memory bounded, when still open after %d later tool calls (%d of them completed later: such a tool.completed is not reported as unpaired).",
+				open, prose.Plural(open, "call", "calls"), n, prose.Plural(n, "was", "were"), toolWindow, c.calls.completed)})
+	}
 	if c.forgotten > 0 {
 		out = append(out, Violation{Line: c.line, Rule: "open-sessions", Section: "4.5.1", Severity: SeverityWarning,
 			Message: fmt.Sprintf("%d sessions that never ended were forgotten to keep memory bounded (more than %d were open at once); later events of theirs may be reported as joined mid-way.", c.forgotten, maxOpenSessions)})
@@ -298,4 +317,39 @@ func toolWords(ev *protocol.Event) string {
 		return fmt.Sprintf("tool %s (call %s)", protocol.Sanitize(ev.Tool), protocol.Sanitize(ev.ToolCallID))
 	}
 	return "tool " + protocol.Sanitize(ev.Tool)
+}
+
+// calls remembers the last toolWindow tool calls, in a circle, so that a
+// call still open when its place comes round again is forgotten: the open
+// calls the checker keeps are bounded however long a session runs.
+type calls struct {
+	ring []openCall
+	next int
+	// forgotten counts the calls forgotten while open; completed, those
+	// of them whose tool.completed came later; neverCompleted, the calls
+	// that sessions ended with open.
+	forgotten, completed, neverCompleted int
+}
+
+// openCall is a tool call: its session's key, its toolKey, its line.
+type openCall struct {
+	session, tool string
+	line          int
+}
+
+// add remembers the call tool of session key at line, forgetting the
+// oldest call of the circle if its session (one of sessions) still has it
+// open.
+func (cs *calls) add(sessions map[string]*sessState, key, tool string, line int) {
+	if cs.ring == nil {
+		cs.ring = make([]openCall, toolWindow)
+	}
+	old := cs.ring[cs.next]
+	if s := sessions[old.session]; s != nil && old.line != 0 && s.tools[old.tool] == old.line {
+		delete(s.tools, old.tool)
+		s.forgottenTools++
+		cs.forgotten++
+	}
+	cs.ring[cs.next] = openCall{key, tool, line}
+	cs.next = (cs.next + 1) % len(cs.ring)
 }

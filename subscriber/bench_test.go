@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/proctest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -278,10 +278,4 @@ func (discardOutput) Deliver(session.Delivery)    {}
 func (discardOutput) Diagnose(session.Diagnostic) {}
 
 // cpuTime is the user and system time the process has used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+func cpuTime() time.Duration { return proctest.CPUTime() }

@@ -7,8 +7,10 @@ package subscriber
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -26,13 +28,28 @@ const maxShown = 16
 // names keeps every name a line has given a member, so that no two
 // members are ever named alike: the first to use a name keeps it, and
 // another using it (or a tag, or a name given already) is told apart by its
-// tag.
+// tag. It also keeps the members' tags in the three forms forges compares
+// a name with, so that a decision costs a few look-ups, not one comparison
+// per member.
 type names struct {
-	owner map[string]*Member // name as shown → the member it names
-	tags  map[string]*Member // the members' tags, as they read (lookAlike)
+	owner map[string]*Member   // name as shown → the member it names
+	given map[*Member][]string // the names each member owns, to free them
+	tags  map[string]*Member   // the members' tags, as they read (lookAlike)
+	// The members' tags: as they are, letter case folded (foldKey), and as
+	// they read (lookAlike).
+	raw, folded, like tagIndex
 }
 
-func newNames() names { return names{owner: map[string]*Member{}, tags: map[string]*Member{}} }
+func newNames() names {
+	return names{owner: map[string]*Member{}, given: map[*Member][]string{}, tags: map[string]*Member{},
+		raw: newTagIndex(), folded: newTagIndex(), like: newTagIndex()}
+}
+
+// own records that m owns name.
+func (ns names) own(name string, m *Member) {
+	ns.owner[name] = m
+	ns.given[m] = append(ns.given[m], name)
+}
 
 // claim gives name to m when nobody else has it; it reports whether m may
 // use it.
@@ -43,22 +60,27 @@ func (ns names) claim(name string, m *Member) bool {
 	if len(ns.owner) >= maxNames {
 		return false
 	}
-	ns.owner[name] = m
+	ns.own(name, m)
 	return true
 }
 
-// release frees the names m had.
+// release frees the names m had, and its tag.
 func (ns names) release(m *Member) {
-	for k, o := range ns.owner {
-		if o == m {
+	for _, k := range ns.given[m] {
+		if ns.owner[k] == m {
 			delete(ns.owner, k)
 		}
 	}
-	for k, o := range ns.tags {
-		if o == m {
+	delete(ns.given, m)
+	like := lookAlike(m.tag)
+	for _, k := range []string{like, m.tag} {
+		if ns.tags[k] == m {
 			delete(ns.tags, k)
 		}
 	}
+	ns.raw.remove(m.tag, m)
+	ns.folded.remove(foldKey(m.tag), m)
+	ns.like.remove(like, m)
 }
 
 // claimTag gives m its tag: its label, else its endpoint shortened, with
@@ -84,10 +106,14 @@ func (ns names) claimTag(name string, m *Member) bool {
 	if ns.tags[like] != nil || like == "" && ns.tags[name] != nil {
 		return false
 	}
-	ns.owner[name], ns.tags[like] = m, m
+	ns.own(name, m)
+	ns.tags[like] = m
 	if like == "" {
 		ns.tags[name] = m
 	}
+	ns.raw.add(name, m)
+	ns.folded.add(foldKey(name), m)
+	ns.like.add(like, m)
 	return true
 }
 
@@ -143,22 +169,124 @@ func (g *Group) decide(m *Member, name string) string {
 // another member: it is another's tag, or has one in brackets as a name
 // told apart does. Names are compared as they read (lookAlike), not byte
 // by byte: "mail ", "m a i l", "MAIL", "ｍａｉｌ" and "mail #2" all pass for
-// the member mail. g.mu is held.
+// the member mail. It looks the tags up (names), so it costs the same
+// however many members there are; forgesSlow in the tests is the same
+// rule, member by member. g.mu is held.
 func (g *Group) forges(m *Member, name string) bool {
+	ns := g.names
 	n := lookAlike(name)
-	bracketed := strings.ContainsAny(norm.NFKC.String(name), "()[]{}<>")
-	for _, b := range g.members {
-		if b == m {
-			continue
+	if ns.folded.other(foldKey(name), m) || ns.like.other(n, m) {
+		return true // the tag itself, letter case or look-alikes aside
+	}
+	// The tag and a number after it ("mail2", from "mail #2").
+	digits := len(n) - len(strings.TrimRight(n, "0123456789"))
+	for k := len(n) - digits; k < len(n); k++ {
+		if k > 0 && ns.like.other(n[:k], m) {
+			return true
 		}
-		t := lookAlike(b.tag)
-		if strings.EqualFold(name, b.tag) || strings.Contains(name, "("+b.tag+")") || n == t ||
-			strings.HasPrefix(n, t) && strings.Trim(n[len(t):], "0123456789") == "" && t != "" ||
-			bracketed && t != "" && strings.Contains(n, t) {
+	}
+	if !strings.ContainsAny(norm.NFKC.String(name), "()[]{}<>") {
+		return false
+	}
+	// Bracketed: a tag anywhere in it as it reads, or in brackets as it is.
+	return ns.like.within(n, m) || ns.raw.bracketed(name, m)
+}
+
+// tagIndex finds the members whose tag, in one form, is a given string,
+// and knows the lengths those strings have, to find them inside names.
+type tagIndex struct {
+	by   map[string][]*Member
+	lens map[int]int // length in bytes → how many keys have it
+}
+
+func newTagIndex() tagIndex { return tagIndex{by: map[string][]*Member{}, lens: map[int]int{}} }
+
+func (x tagIndex) add(key string, m *Member) {
+	if len(x.by[key]) == 0 {
+		x.lens[len(key)]++
+	}
+	x.by[key] = append(x.by[key], m)
+}
+
+func (x tagIndex) remove(key string, m *Member) {
+	ms := slices.DeleteFunc(x.by[key], func(o *Member) bool { return o == m })
+	if len(ms) > 0 {
+		x.by[key] = ms
+		return
+	}
+	delete(x.by, key)
+	if x.lens[len(key)]--; x.lens[len(key)] == 0 {
+		delete(x.lens, len(key))
+	}
+}
+
+// other reports whether a member other than m has key.
+func (x tagIndex) other(key string, m *Member) bool {
+	for _, o := range x.by[key] {
+		if o != m {
 			return true
 		}
 	}
 	return false
+}
+
+// within reports whether s holds the key of a member other than m, at a
+// rune boundary; an empty key does not count.
+func (x tagIndex) within(s string, m *Member) bool {
+	for l := range x.lens {
+		if l == 0 || l > len(s) {
+			continue
+		}
+		for i := 0; i+l <= len(s); i++ {
+			if utf8.RuneStart(s[i]) && x.other(s[i:i+l], m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// bracketed reports whether s holds "(" + key + ")" for the key of a
+// member other than m.
+func (x tagIndex) bracketed(s string, m *Member) bool {
+	for i := strings.IndexByte(s, '('); i >= 0; {
+		rest := s[i+1:]
+		for l := range x.lens {
+			if l < len(rest) && rest[l] == ')' && x.other(rest[:l], m) {
+				return true
+			}
+		}
+		j := strings.IndexByte(rest, '(')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// foldKey is s with every letter in the smallest of its case forms
+// (unicode.SimpleFold): two strings have the same key when
+// strings.EqualFold holds.
+func foldKey(s string) string {
+	plain := true // no lower case, nothing beyond ASCII: nothing to fold
+	for i := 0; i < len(s) && plain; i++ {
+		c := s[i]
+		plain = c < utf8.RuneSelf && (c < 'a' || c > 'z')
+	}
+	if plain {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // Find is the member a command names: by tag or endpoint, or a name its

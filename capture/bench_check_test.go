@@ -1,0 +1,148 @@
+package capture
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/internal/proctest"
+)
+
+// toolEvent is event i of a capture of four long sessions, interleaved,
+// that never end: state changes, progress, streamed output and tool calls,
+// two calls in three never completed (a producer that drops completions).
+// Every event is 585 bytes, as in the capture of issue 26.
+func toolEvent(i int) []byte {
+	const sessions = 4
+	sess, k := i%sessions, i/sessions
+	seq := k
+	var body string
+	switch step := k % 8; {
+	case k == 0:
+		body = `"type":"aaep:agent.session.started","summary_normal":"Research Assistant is looking up the quarterly figures."`
+	case step == 0 || step == 4:
+		body = fmt.Sprintf(`"type":"aaep:agent.tool.invoked","tool":"fetch","tool_call_id":"call_%d","summary_normal":"Fetching the report.","args_summary":"quarter: Q3"`, k)
+	case step == 1 && k > 1:
+		body = fmt.Sprintf(`"type":"aaep:agent.tool.completed","tool":"fetch","tool_call_id":"call_%d","status":"success"`, k-1)
+	case step == 2:
+		body = `"type":"aaep:agent.state.changed","from_state":"thinking","to_state":"working"`
+	case step == 3 || step == 6:
+		body = fmt.Sprintf(`"type":"aaep:agent.output.streaming","output_id":"out_1","position":%d,"chunk":"Revenue grew by four percent. ","complete":false`, k)
+	case step == 5:
+		body = `"type":"aaep:agent.progress.updated","progress":{"percent":50},"summary_normal":"Half of the figures are in."`
+	case step == 7:
+		body = fmt.Sprintf(`"type":"aaep:agent.tool.invoked","tool":"search","tool_call_id":"call_%d","summary_normal":"Searching the notes.","args_summary":"figures"`, k)
+	default: // nothing to complete at k = 1
+		body = `"type":"aaep:agent.state.changed","from_state":"working","to_state":"thinking"`
+	}
+	ts := time.Date(2026, 6, 30, 14, 22, 10, 0, time.UTC).Add(time.Duration(i) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+	ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1",%s,"event_id":"evt_%08x","session_id":"sess_%d","sequence_number":%d,"timestamp":"%s","producer":{"agent_id":"research-assistant","agent_name":"Research Assistant"},"urgency":"normal","extensions":{"x_bench":{"note":"`,
+		body, i, sess, seq, ts)
+	const size = 585
+	pad := max(size-len(ev)-len(`"}}}`), 0)
+	return []byte(ev + strings.Repeat("p", pad) + `"}}}`)
+}
+
+// writeToolCapture writes a capture of n events (toolEvent) to w.
+func writeToolCapture(w io.Writer, n int) error {
+	bw := bufio.NewWriterSize(w, 1<<16)
+	fmt.Fprintln(bw, `{"aaep_capture":1,"started_at":"2026-06-30T14:22:10Z","redacted":true}`)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(bw, "[%.6f,\"i\",%s]\n", float64(i)/1000, toolEvent(i))
+	}
+	return bw.Flush()
+}
+
+// BenchmarkCheck200k is `aaep-replay check` of a 200,000-event capture of
+// 585-byte events (toolEvent): reading, full validation and every
+// sequencing rule, as CheckAll runs them. It reports events per second,
+// and per second of processor time (the whole process's, both cores and
+// the collector included), which a loaded machine disturbs less.
+func BenchmarkCheck200k(b *testing.B) {
+	const n = 200_000
+	path := filepath.Join(b.TempDir(), "200k.aaep")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := writeToolCapture(f, n); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	schemas, err := NewChecker(CheckOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := proctest.CPUTime()
+	for b.Loop() {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := NewChecker(CheckOptions{Schemas: schemas.o.Schemas})
+		if err != nil {
+			b.Fatal(err)
+		}
+		count := 0
+		if err := c.CheckAll(r, func(Step) { count++ }); err != nil {
+			b.Fatal(err)
+		}
+		c.Finish()
+		r.Close()
+		if count != n {
+			b.Fatalf("%d events checked of %d", count, n)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(n*b.N)/(proctest.CPUTime()-cpu0).Seconds(), "events/cpu-s")
+}
+
+// TestCheckMemoryFlat checks a session that never ends and never
+// completes a tool call: the checker's heap after 170,000 events is no
+// larger than after 70,000 (every table it keeps is full before), give or
+// take 1 MB, and Finish says what it forgot.
+func TestCheckMemoryFlat(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	heap := func() uint64 {
+		var ms runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	i := 0
+	run := func(n int) {
+		for ; i < n; i++ {
+			body := fmt.Sprintf(`"type":"aaep:agent.tool.invoked","tool":"fetch","tool_call_id":"call_%d"`, i)
+			if i == 0 {
+				body = `"type":"aaep:agent.session.started"`
+			}
+			ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1",%s,"event_id":"evt_%x","session_id":"sess_1","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`, body, i, i)
+			c.Check(Record{Line: i + 2, HasT: true, Dir: In, Msg: []byte(ev)})
+		}
+	}
+	run(70_000)
+	before := heap()
+	run(170_000)
+	after := heap()
+	t.Logf("heap after 70,000 events %.1f MB, after 170,000 %.1f MB", float64(before)/(1<<20), float64(after)/(1<<20))
+	if after > before+1<<20 {
+		t.Errorf("the checker's heap grew from %.1f MB to %.1f MB between 70,000 and 170,000 events", float64(before)/(1<<20), float64(after)/(1<<20))
+	}
+	vs := c.Finish()
+	if len(vs) == 0 || vs[len(vs)-1].Rule != "open-tool-calls" {
+		t.Fatalf("Finish says nothing of the tool calls forgotten: %v", vs)
+	}
+	t.Log(vs[len(vs)-1])
+}
