@@ -97,7 +97,7 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	case m.AgentID == "":
 		return nil, malformed("it names no agent_id")
 	case m.Type != "" && protocol.NormalizeType(m.Type) != ManifestType:
-		return nil, malformed("its type is %s, not %s", protocol.Sanitize(m.Type), ManifestType)
+		return nil, malformed("its type is %s, not %s", protocol.Name(m.Type), ManifestType)
 	}
 	for _, l := range m.ConformanceLevels {
 		if l < 1 || l > 3 {
@@ -191,7 +191,7 @@ var ErrAgentMismatch = errors.New("session: manifest agent mismatch")
 func (m *Manifest) Check(o Offering) ([]string, error) {
 	if o.AgentID != "" && m.AgentID != o.AgentID {
 		return nil, manifestFail(ErrAgentMismatch, "The producer's manifest is for agent %s, but agent %s accepted the subscription: the producer may be impersonating another agent.",
-			protocol.Sanitize(m.AgentID), protocol.Sanitize(o.AgentID))
+			protocol.Name(m.AgentID), protocol.Name(o.AgentID))
 	}
 	var problems []string
 	if len(m.ConformanceLevels) > 0 {
@@ -208,13 +208,13 @@ func (m *Manifest) Check(o Offering) ([]string, error) {
 		return sameTransport(t, o.Transport)
 	}) {
 		problems = append(problems, fmt.Sprintf("it serves this subscription over %s, which its manifest does not list (%s)",
-			o.Transport, protocol.Sanitize(strings.Join(m.Transports, ", "))))
+			o.Transport, protocol.Line(strings.Join(m.Transports, ", "))))
 	}
 	if len(m.Languages) > 0 {
 		for _, l := range o.Languages {
 			if !slices.ContainsFunc(m.Languages, func(have string) bool { return samePrimary(have, l) }) {
 				problems = append(problems, fmt.Sprintf("it honours language %s, which its manifest does not list (%s)",
-					protocol.Sanitize(l), protocol.Sanitize(strings.Join(m.Languages, ", "))))
+					protocol.Name(l), protocol.Line(strings.Join(m.Languages, ", "))))
 				break
 			}
 		}

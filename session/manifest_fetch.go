@@ -200,7 +200,7 @@ func (f *ManifestFinder) ask(ctx context.Context) ([]byte, error) {
 	body, err := f.Ask(ctx)
 	switch {
 	case err != nil:
-		return nil, manifestFail(ErrManifestFetch, "The producer's GetManifest call failed: %s.", protocol.Sanitize(err.Error()))
+		return nil, manifestFail(ErrManifestFetch, "The producer's GetManifest call failed: %s.", protocol.Line(err.Error()))
 	case body == nil:
 		return nil, manifestFail(ErrNoManifest, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
 	}

@@ -173,7 +173,7 @@ func (k *ManifestKeys) lookup(kid string) (jose.JSONWebKey, error) {
 	if k.pinned != nil {
 		if kid != "" && k.pinned.KeyID != kid {
 			return jose.JSONWebKey{}, manifestFail(ErrManifestUnknownKey, "The producer's manifest was signed by key %s, not by your pinned key %s.",
-				protocol.Sanitize(kid), k.pinned.KeyID)
+				protocol.Line(kid), k.pinned.KeyID)
 		}
 		return *k.pinned, nil
 	}
@@ -183,7 +183,7 @@ func (k *ManifestKeys) lookup(kid string) (jose.JSONWebKey, error) {
 	key, ok := k.byKID[kid]
 	if !ok {
 		return jose.JSONWebKey{}, manifestFail(ErrManifestUnknownKey, "The producer's manifest was signed by key %s, which is not among your trusted keys.",
-			protocol.Sanitize(kid))
+			protocol.Line(kid))
 	}
 	return key, nil
 }
@@ -209,14 +209,14 @@ func VerifyManifest(jws string, keys *ManifestKeys, now time.Time) (*SignedManif
 		case strings.EqualFold(alg, "none"):
 			return nil, manifestFail(ErrManifestAlgNone, "The producer's manifest says it is signed with alg none, which means not signed at all; it is refused.")
 		case strings.HasPrefix(strings.ToUpper(alg), "HS"):
-			return nil, manifestFail(ErrManifestAlgHMAC, "The producer's manifest is signed with %s, a shared-secret code that proves nothing about who made it; it is refused.", protocol.Sanitize(alg))
+			return nil, manifestFail(ErrManifestAlgHMAC, "The producer's manifest is signed with %s, a shared-secret code that proves nothing about who made it; it is refused.", protocol.Line(alg))
 		case !slices.Contains(ManifestAlgorithms, jose.SignatureAlgorithm(alg)):
-			return nil, manifestFail(ErrManifestAlgorithm, "The producer's manifest is signed with %s, which is not allowed (only ES256, RS256 and EdDSA are); it is refused.", protocol.Sanitize(alg))
+			return nil, manifestFail(ErrManifestAlgorithm, "The producer's manifest is signed with %s, which is not allowed (only ES256, RS256 and EdDSA are); it is refused.", protocol.Line(alg))
 		}
 	}
 	sig, err := jose.ParseSigned(jws, ManifestAlgorithms)
 	if err != nil {
-		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest is not a valid signature (JWS): %s.", protocol.Sanitize(err.Error()))
+		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest is not a valid signature (JWS): %s.", protocol.Line(err.Error()))
 	}
 	if len(sig.Signatures) != 1 {
 		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest carries %d signatures; exactly one is accepted.", len(sig.Signatures))

@@ -110,12 +110,17 @@ func DecodeProblem(ev *protocol.Event, err error, size int) string {
 	if !errors.As(err, &ve) {
 		return fmt.Sprintf("Dropped a message of %d bytes that is not an AAEP event: %v.", size, err)
 	}
+	// An ID or a type that is blank once sanitized is left out: a sanitized
+	// line has no two spaces in a row, so no "Event   ( )".
 	what := "An event"
-	switch {
-	case ev != nil && ev.EventID == "":
-		what = fmt.Sprintf("An event (%s)", protocol.Name(ev.Type)) // not "Event  (…)": a sanitized line has no two spaces in a row
-	case ev != nil:
-		what = fmt.Sprintf("Event %s (%s)", protocol.Name(ev.EventID), protocol.Name(ev.Type))
+	if ev != nil {
+		id, typ := strings.TrimSpace(protocol.Name(ev.EventID)), strings.TrimSpace(protocol.Name(ev.Type))
+		if id != "" {
+			what = "Event " + id
+		}
+		if typ != "" {
+			what += " (" + typ + ")"
+		}
 	}
 	var parts []string
 	for i, p := range ve.Problems {

@@ -100,8 +100,6 @@ var outputs = []output{
 // place: their padding problems are logged, not failed. Remove an entry
 // once its output passes.
 var paddingGaps = map[string]string{
-	"aaep-listen --tui in tmux": "session/manifest.go words the manifest's claims in a one-line " +
-		"sentence with protocol.Sanitize, not Line, and the TUI wraps its message line",
 	"aaep-conform producer --json report (the file)": "conform writes agent_name and events' summaries " +
 		"as the producer sent them (issue 23 item 13)",
 }
