@@ -235,6 +235,7 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 	}
 	u.Fragment, u.RawFragment = "", ""
 	c := &sseConn{o: opts.withDefaults(), base: u, client: opts.HTTPClient, pump: newPump(opts.InBand)}
+	pasted := eventsPathPasted(u, c.o.EventsPath)
 	if c.client == nil {
 		c.ownTr = http.DefaultTransport.(*http.Transport).Clone()
 		c.client = &http.Client{Transport: c.ownTr}
@@ -244,6 +245,10 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 	c.status(StatusConnecting, "")
 	if w := plainWarning(u); w != "" {
 		c.diag(w)
+	}
+	if pasted {
+		c.diag(fmt.Sprintf("The address ends in %s, the path of a producer's event stream; listening to the producer at %s, the address to give next time.",
+			c.o.EventsPath, u.Redacted()))
 	}
 	hs, resp, cancel, note, err := c.open(ctx)
 	if err != nil {
@@ -768,4 +773,17 @@ func httpError(req *http.Request, status string, code int, body []byte) *HTTPErr
 		}
 	}
 	return e
+}
+
+// eventsPathPasted takes the deployed layout's event stream path off the
+// end of u's path, when a person pasted the stream's whole address
+// (http://host:8080/events) instead of the producer's, and reports whether
+// it did. A URL with a query is left as it is.
+func eventsPathPasted(u *url.URL, eventsPath string) bool {
+	p := strings.TrimSuffix(u.Path, "/")
+	if u.RawQuery != "" || eventsPath == "" || !strings.HasSuffix(p, eventsPath) {
+		return false
+	}
+	u.Path, u.RawPath = strings.TrimSuffix(p, eventsPath), ""
+	return true
 }

@@ -822,3 +822,27 @@ func TestSSEEmptyStreamsGiveUp(t *testing.T) {
 		t.Errorf("%d requests, want 4: the first and 3 reconnects", requests)
 	}
 }
+
+// The stream's whole address, pasted in place of the producer's, reaches
+// the producer, and a diagnostic says which address to give.
+func TestSSEEventsPathPasted(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /agent/events", func(w http.ResponseWriter, r *http.Request) {
+		streamHeaders(w)
+		write(w, "data: {\"n\":0}\n\n")
+		<-r.Context().Done()
+	})
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	for _, pasted := range []string{srv.URL + "/agent/events", srv.URL + "/agent/events/"} {
+		var rec recorder
+		c := dial(t, pasted, rec.opts(SSEOptions{Layout: LayoutLegacy}))
+		if f := recvN(t, c, 1)[0]; string(f.Data) != `{"n":0}` {
+			t.Errorf("%s: frame %+v", pasted, f)
+		}
+		if d := strings.Join(rec.diagnostics(), "|"); !strings.Contains(d, "listening to the producer at "+srv.URL+"/agent,") {
+			t.Errorf("%s: diagnostics %q", pasted, d)
+		}
+	}
+}
