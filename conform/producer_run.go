@@ -16,8 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -47,7 +47,7 @@ type ProducerOptions struct {
 	Progress func(Result)
 	// ManifestKeys are the keys a signed manifest must verify with; nil
 	// means none is trusted, and a signed manifest cannot be judged.
-	ManifestKeys *session.ManifestKeys
+	ManifestKeys *manifest.Keys
 	// Hold is how long a prompt is left unanswered to see that the
 	// producer waits for it (and that a refused reply changed nothing);
 	// zero means DefaultHold.

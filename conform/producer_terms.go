@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/prose"
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -144,9 +144,9 @@ func (r *prun) probeSigned(ctx context.Context) {
 	case r.o.ManifestKeys == nil || r.o.ManifestKeys.Len() == 0:
 		r.result(PSignedManifest, Skip, "The producer signs its manifest, but no trusted key was given to verify it with.", r.frame(f, "the acceptance"))
 	default:
-		if _, err := session.VerifyManifest(a.SignedManifest, r.o.ManifestKeys, time.Now()); err != nil {
+		if _, err := manifest.Verify(a.SignedManifest, r.o.ManifestKeys, time.Now()); err != nil {
 			why := protocol.Sanitize(err.Error()) + "."
-			var me *session.ManifestError
+			var me *manifest.Error
 			if errors.As(err, &me) {
 				why = me.Words // a sentence, the producer's words sanitized
 			}
@@ -165,7 +165,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 			tried = append(tried, where+": "+protocol.Sanitize(err.Error()))
 			return false
 		}
-		if _, perr := session.ParseManifest(b); perr != nil {
+		if _, perr := manifest.Parse(b); perr != nil {
 			if strings.Count(strings.TrimSpace(string(b)), ".") == 2 { // a compact JWS
 				return true
 			}
@@ -204,7 +204,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		if strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://") {
 			b, err = getURL(ctx, m, "")
 		} else {
-			b, err = readLimited(strings.TrimPrefix(m, "file://"), session.MaxManifestBytes, "manifest")
+			b, err = readLimited(strings.TrimPrefix(m, "file://"), manifest.MaxBytes, "manifest")
 		}
 		if check(m, b, err) {
 			r.result(PManifest, Pass, "The manifest is published where the producer documents it.", r.note("read %s", m))
@@ -240,7 +240,7 @@ func getURL(ctx context.Context, u, token string) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s", resp.Status)
 	}
-	return io.ReadAll(io.LimitReader(resp.Body, session.MaxManifestBytes+1))
+	return io.ReadAll(io.LimitReader(resp.Body, manifest.MaxBytes+1))
 }
 
 // renegotiate asks the renegotiate subscription to exclude state changes

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -150,14 +150,14 @@ func TestSignedManifestProbe(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "producer.jwk"), jwk, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	trusted, err := session.LoadManifestKeys(dir, "")
+	trusted, err := manifest.LoadKeys(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name  string
 		fault producer.ManifestFault
-		keys  *session.ManifestKeys
+		keys  *manifest.Keys
 		want  Status
 	}{
 		{"honest", producer.ManifestHonest, trusted, Pass},

@@ -69,7 +69,7 @@
 // cannot be answered (*PromptError). Errors are typed: *PromptError (no
 // such prompt, or settled already), *SendError (the reply could not be
 // delivered: the prompt is still waiting), *RejectedError (the producer
-// refused the subscription), *session.ManifestError inside a
+// refused the subscription), *manifest.Error inside a
 // ManifestRefusedError, and ErrClosed once the client has ended.
 //
 // Replays and tests step the client with Pause (frames received meanwhile

@@ -68,7 +68,7 @@ func (e *RejectedError) Error() string {
 // ManifestRefusedError ends a subscription whose manifest did not verify
 // while Config.Manifest.Require was set.
 type ManifestRefusedError struct {
-	Result error // the check's error, often a *session.ManifestError
+	Result error // the check's error, often a *manifest.Error
 }
 
 // Error says that the manifest did not verify, and why.

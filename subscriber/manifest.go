@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/aaep-term/aaep-term/internal/creds"
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -33,7 +34,7 @@ type ManifestConfig struct {
 	// *ManifestRefusedError.
 	Require bool
 	// Keys are the keys trusted to sign manifests; nil trusts none.
-	Keys *session.ManifestKeys
+	Keys *manifest.Keys
 	// KeysWhere names, in a hint, where the user puts trusted keys.
 	KeysWhere string
 	// Hints adds a program's hints to InspectManifest's report and note
@@ -60,19 +61,19 @@ const closeManifest = "manifest_unverified"
 
 // manifestState is what the run learned of the manifest.
 type manifestState struct {
-	checked string            // what the last check was about, so each is done once
-	claims  *session.Manifest // the manifest last read, signed or not
-	unclaim map[string]bool   // event types already reported as not in the manifest
+	checked string           // what the last check was about, so each is done once
+	claims  *manifest.Claims // the manifest last read, signed or not
+	unclaim map[string]bool  // event types already reported as not in the manifest
 }
 
 // Finder fetches manifests for endpoint with m's TLS settings, sending the
 // token and headers only to the endpoint's own origin.
-func (m ManifestConfig) Finder(endpoint string) *session.ManifestFinder {
+func (m ManifestConfig) Finder(endpoint string) *manifest.Finder {
 	now := m.Now
 	if now == nil {
 		now = time.Now
 	}
-	f := &session.ManifestFinder{Client: m.HTTPClient, Keys: m.Keys, Now: now}
+	f := &manifest.Finder{Client: m.HTTPClient, Keys: m.Keys, Now: now}
 	if transport.BindingOf(endpoint) == transport.BindingGRPC {
 		f.Ask = func(ctx context.Context) ([]byte, error) {
 			b, err := transport.GetManifest(ctx, endpoint, transport.GRPCOptions{Token: m.Token, TLSConfig: m.TLSConfig})
@@ -91,10 +92,10 @@ func (m ManifestConfig) Finder(endpoint string) *session.ManifestFinder {
 
 // Words is the one line about a manifest check, saying where trusted keys
 // go when a key is not trusted, with m.Hints' hint (HintManifestKey).
-func (m ManifestConfig) Words(r session.ManifestResult) string { return m.words(r, m.Hints) }
+func (m ManifestConfig) Words(r manifest.Result) string { return m.words(r, m.Hints) }
 
 // words is the one line about a manifest check, with the hints f adds.
-func (m ManifestConfig) words(r session.ManifestResult, f Hints) string {
+func (m ManifestConfig) words(r manifest.Result, f Hints) string {
 	s := r.Sentence()
 	if r.Err != nil && strings.Contains(s, "not among your trusted keys") {
 		s = f.word(HintManifestKey, s+" To trust it, put the producer's public key (a JWK file) in "+cmp.Or(m.KeysWhere, "your trusted keys directory")+".")
@@ -120,8 +121,8 @@ func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
 		c.recordedManifest(cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), acc.SignedManifest != "")
 		return
 	}
-	src := session.ManifestSources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: c.endpoint}
-	off := session.Offering{
+	src := manifest.Sources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: c.endpoint}
+	off := manifest.Offering{
 		AgentID:   acc.Producer.AgentID,
 		Transport: transportName(c.endpoint),
 		Levels:    acc.HonoredCapabilities.SupportedConformanceLevels,
@@ -140,8 +141,8 @@ func (c *Client) manifestEvent(ev *protocol.Event) {
 		return
 	}
 	if m.checked == "" {
-		src := session.ManifestSources{URI: ev.Producer.ManifestURI, Endpoint: c.endpoint}
-		c.checkManifest(src, session.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(c.endpoint)})
+		src := manifest.Sources{URI: ev.Producer.ManifestURI, Endpoint: c.endpoint}
+		c.checkManifest(src, manifest.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(c.endpoint)})
 	}
 	if m.claims == nil || m.claims.Emits(ev.Type) || m.unclaim[ev.Type] || len(m.unclaim) >= maxUnclaimed {
 		return
@@ -175,7 +176,7 @@ func (c *Client) recordedManifest(uri string, inline bool) {
 // goroutine: its line comes at the same place in the stream every run.
 // Frames wait meanwhile, at most quickManifestWait when the manifest is
 // not required (the finder's own timeout when it is).
-func (c *Client) checkManifest(src session.ManifestSources, off session.Offering) {
+func (c *Client) checkManifest(src manifest.Sources, off manifest.Offering) {
 	m := &c.manif
 	key := off.AgentID + "\x00" + src.Inline + "\x00" + src.URI
 	if m.checked == key {
@@ -191,8 +192,8 @@ func (c *Client) checkManifest(src session.ManifestSources, off session.Offering
 		f.Timeout = quickManifestWait // frames wait meanwhile
 	}
 	r := f.Find(context.Background(), src, off)
-	if r.Manifest != nil {
-		m.claims = r.Manifest
+	if r.Claims != nil {
+		m.claims = r.Claims
 	}
 	if !mc.Require || r.Verified {
 		c.say(StatusManifest, mc.words(r, c.cfg.Hints))
@@ -214,14 +215,14 @@ const manifestWait = 5 * time.Second
 // Discover subscribes to endpoint just long enough to learn where its
 // manifest is and what to check it against, then closes the subscription.
 // note says in words what the producer did when it was not an acceptance.
-func Discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity) (src session.ManifestSources, off session.Offering, note string) {
+func Discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity) (src manifest.Sources, off manifest.Offering, note string) {
 	return discover(ctx, endpoint, opts, id, nil)
 }
 
 // discover is Discover, its note worded with the hints added.
-func discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity, hints Hints) (src session.ManifestSources, off session.Offering, note string) {
-	src = session.ManifestSources{Endpoint: endpoint}
-	off = session.Offering{Transport: transportName(endpoint)}
+func discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity, hints Hints) (src manifest.Sources, off manifest.Offering, note string) {
+	src = manifest.Sources{Endpoint: endpoint}
+	off = manifest.Offering{Transport: transportName(endpoint)}
 	req, _ := json.Marshal(session.Request(id, session.Terms{}))
 	dctx, cancel := context.WithTimeout(ctx, manifestWait)
 	defer cancel()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
@@ -19,16 +20,16 @@ import (
 // Its JSON form is a record for programs (the producer's strings in it are
 // not yet sanitized: see line.CleanJSON).
 type ManifestReport struct {
-	Endpoint string            `json:"endpoint"`
-	From     string            `json:"from,omitempty"` // where the manifest was found, or looked for
-	Signed   bool              `json:"signed"`
-	Verified bool              `json:"verified"`
-	KID      string            `json:"kid,omitempty"`
-	Alg      string            `json:"alg,omitempty"`
-	Problems []string          `json:"problems,omitempty"` // where it disagrees with what the producer offered
-	Error    string            `json:"error,omitempty"`
-	Summary  string            `json:"summary"` // one sentence, as ManifestConfig.Words says it
-	Manifest *session.Manifest `json:"manifest,omitempty"`
+	Endpoint string           `json:"endpoint"`
+	From     string           `json:"from,omitempty"` // where the manifest was found, or looked for
+	Signed   bool             `json:"signed"`
+	Verified bool             `json:"verified"`
+	KID      string           `json:"kid,omitempty"`
+	Alg      string           `json:"alg,omitempty"`
+	Problems []string         `json:"problems,omitempty"` // where it disagrees with what the producer offered
+	Error    string           `json:"error,omitempty"`
+	Summary  string           `json:"summary"` // one sentence, as ManifestConfig.Words says it
+	Manifest *manifest.Claims `json:"manifest,omitempty"`
 }
 
 // InspectManifest subscribes to endpoint just long enough to learn where
@@ -39,7 +40,7 @@ func InspectManifest(ctx context.Context, endpoint string, opts transport.Option
 	r := m.Finder(endpoint).Find(ctx, src, off)
 	rep = ManifestReport{
 		Endpoint: endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,
-		Problems: r.Problems, Summary: m.Words(r), Manifest: r.Manifest,
+		Problems: r.Problems, Summary: m.Words(r), Manifest: r.Claims,
 	}
 	if r.Err != nil {
 		rep.Error = r.Err.Error()

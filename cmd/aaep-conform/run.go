@@ -18,7 +18,7 @@ import (
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/safefile"
-	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/manifest"
 )
 
 const producerUsage = `Usage: aaep-conform producer ENDPOINT --level N [flags]
@@ -157,12 +157,12 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	)
 	var (
 		answer                 bool
-		manifest               string
+		manifestAt             string
 		manifestDir, pinnedKey string
 		hold, quiet            time.Duration
 	)
 	fs.BoolVar(&answer, "answer-prompts", false, "answer the producer's prompts for real, as Levels 2 and 3 must: accept some confirmations, reject others, answer clarifications (required for --level 2 and 3)")
-	fs.StringVar(&manifest, "manifest", "", "where a producer on a local binding (unix:, exec:) documents its manifest: a `FILE` or an http(s) URL")
+	fs.StringVar(&manifestAt, "manifest", "", "where a producer on a local binding (unix:, exec:) documents its manifest: a `FILE` or an http(s) URL")
 	fs.StringVar(&manifestDir, "manifest-keys", "", "`DIR` of trusted public keys (JWK) a signed manifest must verify with")
 	fs.StringVar(&pinnedKey, "manifest-key", "", "the one public key (JWK `FILE`) a signed manifest must verify with")
 	fs.DurationVar(&hold, "hold", 0, "how long a prompt is left unanswered to see that the producer waits for it (default "+conform.DefaultHold.String()+")")
@@ -189,9 +189,9 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if hold < 0 || quiet < 0 {
 		return exitCannot, cliflag.Usagef("--hold and --quiet are durations such as 2s, not negative")
 	}
-	var keys *session.ManifestKeys
+	var keys *manifest.Keys
 	if manifestDir != "" || pinnedKey != "" {
-		if keys, err = session.LoadManifestKeys(manifestDir, pinnedKey); err != nil {
+		if keys, err = manifest.LoadKeys(manifestDir, pinnedKey); err != nil {
 			return exitCannot, cliflag.Usage(err)
 		}
 	}
@@ -214,7 +214,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		Level:        conform.Level(f.level),
 		Fast:         f.fast,
 		Trigger:      trigger,
-		Manifest:     manifest,
+		Manifest:     manifestAt,
 		ManifestKeys: keys,
 		Hold:         hold,
 		Quiet:        quiet,

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 )
 
 // credSink is a loopback server that records the credentials it is sent
@@ -60,7 +60,7 @@ func TestManifestFetchCredentials(t *testing.T) {
 		ownSrv.URL + "/manifest.json",   // the producer's own origin: credentials go
 	} {
 		f := o.manifestConfig().Finder(ownSrv.URL)
-		_ = f.Find(context.Background(), session.ManifestSources{URI: uri, Endpoint: ownSrv.URL}, session.Offering{})
+		_ = f.Find(context.Background(), manifest.Sources{URI: uri, Endpoint: ownSrv.URL}, manifest.Offering{})
 	}
 	if got := other.got(); len(got) != 0 {
 		t.Errorf("the server on another port received credentials: %q", got)

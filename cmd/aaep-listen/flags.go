@@ -155,7 +155,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 	addDecideFlags(fs, &o.Decide)
 	addManifestFlags(fs, &o.Manifest)
 	args, execArgv := cliflag.CutExec(args)
-	o.Terms.AddFlags(fs)
+	cliflag.Terms(fs, &o.Terms)
 
 	rest, err := cliflag.Parse(fs, args)
 	if errors.Is(err, flag.ErrHelp) {

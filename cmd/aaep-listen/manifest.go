@@ -9,7 +9,7 @@ import (
 	"fmt"
 
 	"github.com/aaep-term/aaep-term/internal/userdir"
-	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -23,7 +23,7 @@ type manifestOptions struct {
 	KeysDir string // --trusted-keys; "" means the default under the config dir
 	KeyFile string // --manifest-key: the one pinned JWK
 
-	keys *session.ManifestKeys
+	keys *manifest.Keys
 }
 
 func addManifestFlags(fs *flag.FlagSet, o *manifestOptions) {
@@ -44,7 +44,7 @@ func (m *manifestOptions) load(getenv func(string) string) error {
 	if dir == "" {
 		dir, _ = userdir.File(getenv, trustedKeys) // "" when there is no config directory: no keys
 	}
-	keys, err := session.LoadManifestKeys(dir, m.KeyFile)
+	keys, err := manifest.LoadKeys(dir, m.KeyFile)
 	if err != nil {
 		return err
 	}

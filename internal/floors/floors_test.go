@@ -35,7 +35,7 @@ var floors = map[string]float64{
 	"internal/term": 1.6, "internal/buildinfo/buildinfotest": 1.7,
 
 	// 2: the wire per binding; the pure engine; rules; the capture format.
-	"transport": 2, "session": 2, "policy": 2, "capture": 2,
+	"transport": 2, "session": 2, "policy": 2, "capture": 2, "manifest": 2,
 	// Helpers over transport.
 	"internal/localagents": 2.5,
 
@@ -63,8 +63,16 @@ var floors = map[string]float64{
 }
 
 // forbidden are imports that the floors allow but the design does not:
-// what a package must not know about (DESIGN's table), by package.
+// what a package must not know about (DESIGN's table), by package. A key
+// that is not in the module is a standard library (or foreign) import.
 var forbidden = map[string]map[string]string{
+	// The engine is pure: it is handed bytes and a clock, and hands back
+	// updates. Fetching manifests and reading key files is package manifest's.
+	"session": {
+		"net/http": "the network (package manifest fetches manifests)",
+		"os":       "files and the process (package manifest reads key files)",
+		"flag":     "the command line (internal/cliflag declares the flags)",
+	},
 	"subscriber": {
 		"announce": "rendering", "line": "rendering", "tui": "rendering", "speech": "rendering",
 		"braille": "rendering", "notify": "rendering",
@@ -135,6 +143,9 @@ func violations(pkgs []pkg, floors map[string]float64, forbidden map[string]map[
 		for _, imp := range p.Imports {
 			to, ok := local(imp)
 			if !ok {
+				if why, no := forbidden[from][imp]; no {
+					bad = append(bad, fmt.Sprintf("%s imports %s: it must not know about %s", p.ImportPath, imp, why))
+				}
 				continue
 			}
 			if why, no := forbidden[from][to]; no {
@@ -164,16 +175,17 @@ func TestFloors(t *testing.T) {
 // one pass.
 func TestViolationsFound(t *testing.T) {
 	fl := map[string]float64{"a": 1, "b": 2, "c": 2, "d": 3}
-	forb := map[string]map[string]string{"d": {"a": "a's business"}}
+	forb := map[string]map[string]string{"d": {"a": "a's business"}, "b": {"os": "files"}}
 	pkgs := []pkg{
 		{module + "/b", []string{module + "/a", "fmt", "example.com/x"}}, // down: fine
 		{module + "/c", []string{module + "/b"}},                         // sideways
 		{module + "/a", []string{module + "/d"}},                         // up
 		{module + "/d", []string{module + "/a"}},                         // forbidden
 		{module + "/e", nil},                                             // no floor
+		{module + "/b", []string{"os"}},                                  // forbidden foreign
 	}
 	got := violations(pkgs, fl, forb)
-	want := []string{"/a (floor 1) imports", "/c (floor 2) imports", "/d imports", "/e has no floor"}
+	want := []string{"/a (floor 1) imports", "/b imports os", "/c (floor 2) imports", "/d imports", "/e has no floor"}
 	if len(got) != len(want) {
 		t.Fatalf("got %d violations, want %d:\n%s", len(got), len(want), strings.Join(got, "\n"))
 	}

@@ -1,4 +1,4 @@
-package session
+package manifest
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 // second stop.
 func TestManifestSentenceOneStop(t *testing.T) {
 	for _, err := range []error{errors.New("dial tcp: connection refused."), errors.New("is it there?"), errors.New("timeout")} {
-		s := ManifestResult{Err: err}.Sentence()
+		s := Result{Err: err}.Sentence()
 		if strings.Contains(s, "..") || strings.Contains(s, "?.") || !strings.HasSuffix(strings.TrimRight(s, "?"), ".") && !strings.HasSuffix(s, "?") {
 			t.Errorf("Sentence() = %q", s)
 		}

@@ -1,4 +1,4 @@
-package session_test
+package manifest_test
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 )
 
 const testManifest = `{"type":"aaep:producer.manifest","agent_id":"planner","agent_name":"Planner",
@@ -36,7 +36,7 @@ func newKey(t *testing.T, alg string) *producer.ManifestKey {
 }
 
 // trust writes k's public JWK into a fresh trusted-keys directory.
-func trust(t *testing.T, keys ...*producer.ManifestKey) *session.ManifestKeys {
+func trust(t *testing.T, keys ...*producer.ManifestKey) *manifest.Keys {
 	t.Helper()
 	dir := t.TempDir()
 	for i, k := range keys {
@@ -52,7 +52,7 @@ func trust(t *testing.T, keys ...*producer.ManifestKey) *session.ManifestKeys {
 	if err := os.WriteFile(filepath.Join(dir, "README"), []byte("not a key"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ks, err := session.LoadManifestKeys(dir, "")
+	ks, err := manifest.LoadKeys(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func sign(t *testing.T, k *producer.ManifestKey, fault producer.ManifestFault, d
 }
 
 func TestParseManifest(t *testing.T) {
-	m, err := session.ParseManifest([]byte(testManifest))
+	m, err := manifest.Parse([]byte(testManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,16 +92,16 @@ func TestParseManifest(t *testing.T) {
 		{`{"agent_id":"a","extensions_supported":[1]}`, "neither a string nor an object"},
 		{`{"agent_id":"a","extensions_supported":{}}`, "extensions_supported has the wrong type"},
 		{`{"agent_id":"a","exp":"soon"}`, "exp has the wrong type"},
-		{`{"agent_id":"` + strings.Repeat("a", session.MaxManifestBytes) + `"}`, "more than the"},
+		{`{"agent_id":"` + strings.Repeat("a", manifest.MaxBytes) + `"}`, "more than the"},
 	} {
-		_, err := session.ParseManifest([]byte(tc.doc))
-		var me *session.ManifestError
-		if !errors.As(err, &me) || !errors.Is(err, session.ErrManifestMalformed) || !strings.Contains(me.Words, tc.want) {
+		_, err := manifest.Parse([]byte(tc.doc))
+		var me *manifest.Error
+		if !errors.As(err, &me) || !errors.Is(err, manifest.ErrMalformed) || !strings.Contains(me.Words, tc.want) {
 			t.Errorf("%.60s: got %v, want words with %q", tc.doc, err, tc.want)
 		}
 	}
 	// The full-URI type is the same type.
-	if _, err := session.ParseManifest([]byte(`{"agent_id":"a","type":"https://aaep-protocol.org/types/producer.manifest"}`)); err != nil {
+	if _, err := manifest.Parse([]byte(`{"agent_id":"a","type":"https://aaep-protocol.org/types/producer.manifest"}`)); err != nil {
 		t.Error(err)
 	}
 }
@@ -121,24 +121,24 @@ func TestVerifyManifest(t *testing.T) {
 		{"ES256", sign(t, es, producer.ManifestHonest, testManifest), nil, ""},
 		{"EdDSA", sign(t, ed, producer.ManifestHonest, testManifest), nil, ""},
 		{"not yet expired", sign(t, es, producer.ManifestHonest, future), nil, ""},
-		{"forged", sign(t, es, producer.ManifestForged, testManifest), session.ErrManifestBadSignature,
+		{"forged", sign(t, es, producer.ManifestForged, testManifest), manifest.ErrBadSignature,
 			"is forged or was altered: its signature does not match key " + es.KID},
-		{"wrong key", sign(t, es, producer.ManifestWrongKey, testManifest), session.ErrManifestUnknownKey,
+		{"wrong key", sign(t, es, producer.ManifestWrongKey, testManifest), manifest.ErrUnknownKey,
 			"which is not among your trusted keys"},
-		{"alg none", sign(t, es, producer.ManifestAlgNone, testManifest), session.ErrManifestAlgNone,
+		{"alg none", sign(t, es, producer.ManifestAlgNone, testManifest), manifest.ErrAlgNone,
 			"alg none, which means not signed at all"},
-		{"HS256", sign(t, es, producer.ManifestHS256, testManifest), session.ErrManifestAlgHMAC,
+		{"HS256", sign(t, es, producer.ManifestHS256, testManifest), manifest.ErrAlgHMAC,
 			"signed with HS256, a shared-secret code"},
-		{"expired", sign(t, es, producer.ManifestHonest, expired), session.ErrManifestExpired,
+		{"expired", sign(t, es, producer.ManifestHonest, expired), manifest.ErrExpired,
 			"expired on 2023-11-14T22:13:20Z"},
-		{"not a JWS", testManifest, session.ErrManifestNotJWS, "not a valid signature (JWS)"},
-		{"garbage", "a.b.c", session.ErrManifestNotJWS, "not a valid signature (JWS)"},
-		{"bad payload", sign(t, es, producer.ManifestHonest, `{"agent_name":"x"}`), session.ErrManifestMalformed,
+		{"not a JWS", testManifest, manifest.ErrNotJWS, "not a valid signature (JWS)"},
+		{"garbage", "a.b.c", manifest.ErrNotJWS, "not a valid signature (JWS)"},
+		{"bad payload", sign(t, es, producer.ManifestHonest, `{"agent_name":"x"}`), manifest.ErrMalformed,
 			"names no agent_id"},
-		{"PS256", signOther(t, jose.PS256), session.ErrManifestAlgorithm, "PS256, which is not allowed"},
+		{"PS256", signOther(t, jose.PS256), manifest.ErrAlgorithm, "PS256, which is not allowed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sm, err := session.VerifyManifest(tc.jws, keys, now)
+			sm, err := manifest.Verify(tc.jws, keys, now)
 			if tc.reason == nil {
 				if err != nil {
 					t.Fatal(err)
@@ -148,7 +148,7 @@ func TestVerifyManifest(t *testing.T) {
 				}
 				return
 			}
-			var me *session.ManifestError
+			var me *manifest.Error
 			if !errors.Is(err, tc.reason) || !errors.As(err, &me) || !strings.Contains(me.Words, tc.words) {
 				t.Fatalf("got %v, want %v with %q", err, tc.reason, tc.words)
 			}
@@ -187,18 +187,18 @@ func TestVerifyManifestPinned(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The directory trusts the other key; the pin alone counts.
-	keys, err := session.LoadManifestKeys(writeKeyDir(t, other), pin)
+	keys, err := manifest.LoadKeys(writeKeyDir(t, other), pin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !keys.Pinned() {
 		t.Fatal("not pinned")
 	}
-	if _, err := session.VerifyManifest(sign(t, es, producer.ManifestHonest, testManifest), keys, time.Now()); err != nil {
+	if _, err := manifest.Verify(sign(t, es, producer.ManifestHonest, testManifest), keys, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	_, err = session.VerifyManifest(sign(t, other, producer.ManifestHonest, testManifest), keys, time.Now())
-	var me *session.ManifestError
+	_, err = manifest.Verify(sign(t, other, producer.ManifestHonest, testManifest), keys, time.Now())
+	var me *manifest.Error
 	if !errors.As(err, &me) || !strings.Contains(me.Words, "not by your pinned key "+es.KID) {
 		t.Fatalf("got %v", err)
 	}
@@ -227,30 +227,30 @@ func TestLoadManifestKeysRefuses(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "k.jwk"), body, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := session.LoadManifestKeys(dir, ""); err == nil || !strings.Contains(err.Error(), "k.jwk") {
+		if _, err := manifest.LoadKeys(dir, ""); err == nil || !strings.Contains(err.Error(), "k.jwk") {
 			t.Errorf("%s: got %v, want an error naming the file", name, err)
 		}
 	}
-	if ks, err := session.LoadManifestKeys(filepath.Join(t.TempDir(), "missing"), ""); err != nil || ks.Len() != 0 {
+	if ks, err := manifest.LoadKeys(filepath.Join(t.TempDir(), "missing"), ""); err != nil || ks.Len() != 0 {
 		t.Errorf("missing dir: %v, %d keys", err, ks.Len())
 	}
 }
 
 func TestManifestCheck(t *testing.T) {
-	m, err := session.ParseManifest([]byte(testManifest))
+	m, err := manifest.Parse([]byte(testManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		off  session.Offering
+		off  manifest.Offering
 		want []string
 		err  error
 	}{
-		{"consistent", session.Offering{AgentID: "planner", Transport: "stdio", Levels: []int{1, 2, 3}, Languages: []string{"yo"}}, nil, nil},
-		{"other agent", session.Offering{AgentID: "bank"}, nil, session.ErrAgentMismatch},
-		{"transport", session.Offering{AgentID: "planner", Transport: "unix"}, []string{"over unix, which its manifest does not list"}, nil},
-		{"language", session.Offering{AgentID: "planner", Languages: []string{"fr-FR"}}, []string{"language fr-FR"}, nil},
+		{"consistent", manifest.Offering{AgentID: "planner", Transport: "stdio", Levels: []int{1, 2, 3}, Languages: []string{"yo"}}, nil, nil},
+		{"other agent", manifest.Offering{AgentID: "bank"}, nil, manifest.ErrAgentMismatch},
+		{"transport", manifest.Offering{AgentID: "planner", Transport: "unix"}, []string{"over unix, which its manifest does not list"}, nil},
+		{"language", manifest.Offering{AgentID: "planner", Languages: []string{"fr-FR"}}, []string{"language fr-FR"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := m.Check(tc.off)
@@ -274,8 +274,8 @@ func TestManifestCheck(t *testing.T) {
 			t.Errorf("Emits(%q) = %v", typ, !want)
 		}
 	}
-	lvl, _ := session.ParseManifest([]byte(`{"agent_id":"a","conformance_levels_supported":[1,2]}`))
-	if got, _ := lvl.Check(session.Offering{AgentID: "a"}); len(got) != 1 || !strings.Contains(got[0], "conformance level 3") {
+	lvl, _ := manifest.Parse([]byte(`{"agent_id":"a","conformance_levels_supported":[1,2]}`))
+	if got, _ := lvl.Check(manifest.Offering{AgentID: "a"}); len(got) != 1 || !strings.Contains(got[0], "conformance level 3") {
 		t.Errorf("level 3 not claimed: %q", got)
 	}
 }
@@ -290,34 +290,34 @@ func TestFind(t *testing.T) {
 		t.Cleanup(func() { srv.Close(); p.Close() })
 		return srv.URL
 	}
-	f := &session.ManifestFinder{Keys: trust(t, es)}
-	off := session.Offering{AgentID: "planner", Transport: "sse", Levels: []int{1, 2, 3}, Languages: []string{"en-US"}}
+	f := &manifest.Finder{Keys: trust(t, es)}
+	off := manifest.Offering{AgentID: "planner", Transport: "sse", Levels: []int{1, 2, 3}, Languages: []string{"en-US"}}
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name     string
-		src      session.ManifestSources
+		src      manifest.Sources
 		verified bool
 		reason   error
 		sentence string
 	}{
-		{"signed at well-known", session.ManifestSources{Endpoint: serve(producer.ManifestHonest, es)}, true, nil,
+		{"signed at well-known", manifest.Sources{Endpoint: serve(producer.ManifestHonest, es)}, true, nil,
 			"The producer's manifest is signed by key " + es.KID + " and verified."},
-		{"signed via ws endpoint", session.ManifestSources{Endpoint: strings.Replace(serve(producer.ManifestHonest, es), "http", "ws", 1) + "/aaep/v1/ws"}, true, nil,
+		{"signed via ws endpoint", manifest.Sources{Endpoint: strings.Replace(serve(producer.ManifestHonest, es), "http", "ws", 1) + "/aaep/v1/ws"}, true, nil,
 			"and verified."},
-		{"unsigned", session.ManifestSources{Endpoint: serve(producer.ManifestHonest, nil)}, false, session.ErrManifestUnsigned,
+		{"unsigned", manifest.Sources{Endpoint: serve(producer.ManifestHonest, nil)}, false, manifest.ErrUnsigned,
 			"The producer's manifest is not signed."},
-		{"forged at URI", session.ManifestSources{URI: serve(producer.ManifestForged, es) + protocol.PathManifest}, false,
-			session.ErrManifestBadSignature, "forged or was altered"},
-		{"other agent", session.ManifestSources{Endpoint: serve(producer.ManifestOtherAgent, es)}, false, session.ErrAgentMismatch,
+		{"forged at URI", manifest.Sources{URI: serve(producer.ManifestForged, es) + protocol.PathManifest}, false,
+			manifest.ErrBadSignature, "forged or was altered"},
+		{"other agent", manifest.Sources{Endpoint: serve(producer.ManifestOtherAgent, es)}, false, manifest.ErrAgentMismatch,
 			"is for agent someone-else, but agent planner accepted the subscription"},
-		{"no manifest anywhere", session.ManifestSources{Endpoint: "unix:/tmp/x.sock"}, false, session.ErrNoManifest,
+		{"no manifest anywhere", manifest.Sources{Endpoint: "unix:/tmp/x.sock"}, false, manifest.ErrNotFound,
 			"gives no manifest"},
-		{"404", session.ManifestSources{URI: serve(producer.ManifestHonest, nil) + "/nothing-here"}, false, session.ErrNoManifest,
+		{"404", manifest.Sources{URI: serve(producer.ManifestHonest, nil) + "/nothing-here"}, false, manifest.ErrNotFound,
 			"publishes no manifest at"},
-		{"not http", session.ManifestSources{URI: "file:///etc/passwd"}, false, session.ErrManifestFetch,
+		{"not http", manifest.Sources{URI: "file:///etc/passwd"}, false, manifest.ErrFetch,
 			"not an http:// or https:// address"},
-		{"inline wins", session.ManifestSources{Inline: sign(t, es, producer.ManifestAlgNone, testManifest), Endpoint: serve(producer.ManifestHonest, es)},
-			false, session.ErrManifestAlgNone, "alg none"},
+		{"inline wins", manifest.Sources{Inline: sign(t, es, producer.ManifestAlgNone, testManifest), Endpoint: serve(producer.ManifestHonest, es)},
+			false, manifest.ErrAlgNone, "alg none"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := f.Find(ctx, tc.src, off)
@@ -327,20 +327,20 @@ func TestFind(t *testing.T) {
 		})
 	}
 	// A forged manifest's claims are still read, to be shown as claims.
-	forged := f.Find(ctx, session.ManifestSources{Endpoint: serve(producer.ManifestForged, es)}, off)
-	if forged.Verified || forged.Manifest == nil || forged.Manifest.AgentName != "An Agent You Trust" {
+	forged := f.Find(ctx, manifest.Sources{Endpoint: serve(producer.ManifestForged, es)}, off)
+	if forged.Verified || forged.Claims == nil || forged.Claims.AgentName != "An Agent You Trust" {
 		t.Errorf("forged: %+v", forged)
 	}
 	// A manifest whose claims disagree is not verified, though signed.
-	r := f.Find(ctx, session.ManifestSources{Endpoint: serve(producer.ManifestHonest, es)}, session.Offering{AgentID: "planner", Languages: []string{"fr"}})
-	if r.Verified || !errors.Is(r.Err, session.ErrManifestDisagreeing) || !strings.Contains(r.Sentence(), "language fr") {
+	r := f.Find(ctx, manifest.Sources{Endpoint: serve(producer.ManifestHonest, es)}, manifest.Offering{AgentID: "planner", Languages: []string{"fr"}})
+	if r.Verified || !errors.Is(r.Err, manifest.ErrDisagreeing) || !strings.Contains(r.Sentence(), "language fr") {
 		t.Errorf("disagreeing: %v %q", r.Err, r.Sentence())
 	}
 	// A server that hangs is given up on.
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer hang.Close()
-	slow := &session.ManifestFinder{Timeout: 50 * time.Millisecond}
-	if r := slow.Find(ctx, session.ManifestSources{Endpoint: hang.URL}, off); !errors.Is(r.Err, session.ErrManifestFetch) {
+	slow := &manifest.Finder{Timeout: 50 * time.Millisecond}
+	if r := slow.Find(ctx, manifest.Sources{Endpoint: hang.URL}, off); !errors.Is(r.Err, manifest.ErrFetch) {
 		t.Errorf("hanging server: %v", r.Err)
 	}
 }
@@ -350,7 +350,7 @@ func TestFind(t *testing.T) {
 // manifest would be, and its errors are told sanitized.
 func TestFindAsk(t *testing.T) {
 	es := newKey(t, "ES256")
-	off := session.Offering{AgentID: "planner", Transport: "sse", Levels: []int{1, 2, 3}, Languages: []string{"en-US"}}
+	off := manifest.Offering{AgentID: "planner", Transport: "sse", Levels: []int{1, 2, 3}, Languages: []string{"en-US"}}
 	signed := sign(t, es, producer.ManifestHonest, testManifest)
 	for _, tc := range []struct {
 		name     string
@@ -361,15 +361,15 @@ func TestFindAsk(t *testing.T) {
 		sentence string
 	}{
 		{"signed", []byte(signed), nil, true, nil, "and verified."},
-		{"unsigned", []byte(testManifest), nil, false, session.ErrManifestUnsigned, "is not signed"},
-		{"none offered", nil, nil, false, session.ErrNoManifest, "its GetManifest call offers none"},
-		{"failed", nil, errors.New("UNAVAILABLE \x1b[2J"), false, session.ErrManifestFetch, "GetManifest call failed: UNAVAILABLE ."},
+		{"unsigned", []byte(testManifest), nil, false, manifest.ErrUnsigned, "is not signed"},
+		{"none offered", nil, nil, false, manifest.ErrNotFound, "its GetManifest call offers none"},
+		{"failed", nil, errors.New("UNAVAILABLE \x1b[2J"), false, manifest.ErrFetch, "GetManifest call failed: UNAVAILABLE ."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &session.ManifestFinder{Keys: trust(t, es), Ask: func(context.Context) ([]byte, error) { return tc.body, tc.err }}
-			r := f.Find(context.Background(), session.ManifestSources{Endpoint: "grpc://127.0.0.1:1"}, off)
+			f := &manifest.Finder{Keys: trust(t, es), Ask: func(context.Context) ([]byte, error) { return tc.body, tc.err }}
+			r := f.Find(context.Background(), manifest.Sources{Endpoint: "grpc://127.0.0.1:1"}, off)
 			if r.Verified != tc.verified || !errors.Is(r.Err, tc.reason) || !strings.Contains(r.Sentence(), tc.sentence) ||
-				r.From != session.FromAsked || strings.Contains(r.Sentence(), "\x1b") {
+				r.From != manifest.FromAsked || strings.Contains(r.Sentence(), "\x1b") {
 				t.Fatalf("verified %v, err %v, sentence %q, from %q", r.Verified, r.Err, r.Sentence(), r.From)
 			}
 		})
@@ -394,14 +394,14 @@ func BenchmarkVerifyManifest(b *testing.B) {
 			if err := os.WriteFile(filepath.Join(dir, "k.jwk"), pub, 0o600); err != nil {
 				b.Fatal(err)
 			}
-			keys, err := session.LoadManifestKeys(dir, "")
+			keys, err := manifest.LoadKeys(dir, "")
 			if err != nil {
 				b.Fatal(err)
 			}
 			now := time.Now()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := session.VerifyManifest(jws, keys, now); err != nil {
+				if _, err := manifest.Verify(jws, keys, now); err != nil {
 					b.Fatal(err)
 				}
 			}

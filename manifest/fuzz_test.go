@@ -1,25 +1,25 @@
-package session_test
+package manifest_test
 
 import (
 	"errors"
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/producer"
-	"github.com/aaep-term/aaep-term/session"
 )
 
 // FuzzParseManifest: any input is decoded or refused with a
-// ManifestError; what is accepted names an agent and valid levels.
+// Error; what is accepted names an agent and valid levels.
 func FuzzParseManifest(f *testing.F) {
 	f.Add([]byte(testManifest))
 	f.Add([]byte(`{"agent_id":"a","extensions_supported":[{"uri":"u"}],"exp":1}`))
 	f.Add([]byte(`{"agent_id":null}`))
 	f.Add([]byte(`[1,2`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := session.ParseManifest(b)
+		m, err := manifest.Parse(b)
 		if err != nil {
-			var me *session.ManifestError
+			var me *manifest.Error
 			if !errors.As(err, &me) || me.Words == "" {
 				t.Fatalf("error without words: %v", err)
 			}
@@ -42,7 +42,7 @@ func FuzzVerifyManifest(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	keys, err := session.LoadManifestKeys("", "")
+	keys, err := manifest.LoadKeys("", "")
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func FuzzVerifyManifest(f *testing.F) {
 	f.Add(`{"payload":"e30","signatures":[{"protected":"eyJhbGciOiJFUzI1NiJ9","signature":"AA"}]}`)
 	f.Fuzz(func(t *testing.T, jws string) {
 		// No key is trusted, so nothing may verify.
-		if sm, err := session.VerifyManifest(jws, keys, time.Now()); err == nil {
+		if sm, err := manifest.Verify(jws, keys, time.Now()); err == nil {
 			t.Fatalf("verified %+v with no trusted key", sm)
 		}
 	})
@@ -76,7 +76,7 @@ func FuzzParseManifestKey(f *testing.F) {
 	f.Add([]byte(`{"kty":"oct","k":"c2VjcmV0"}`))
 	f.Add([]byte(`{"kty":"EC","crv":"P-384","x":"AA","y":"AA"}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		jwk, err := session.ParseManifestKey(b)
+		jwk, err := manifest.ParseKey(b)
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package session
+package manifest
 
 // manifest.go: the producer manifest (spec §5.10) as the subscriber reads
 // it, and whether its claims agree with the subscription it accompanies.
@@ -15,17 +15,17 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// MaxManifestBytes bounds a manifest, signed or not, as fetched or inline.
-const MaxManifestBytes = 256 << 10
+// MaxBytes bounds a manifest, signed or not, as fetched or inline.
+const MaxBytes = 256 << 10
 
-// ManifestType is the type a manifest declares; the full-URI form is
+// Type is the type a manifest declares; the full-URI form is
 // accepted too.
-const ManifestType = "aaep:producer.manifest"
+const Type = "aaep:producer.manifest"
 
-// Manifest is what a producer claims about itself (spec §5.10). Fields the
+// Claims is what a producer claims about itself (spec §5.10). Fields the
 // producer left out are zero. All strings are as the producer wrote them:
 // sanitize them before showing them.
-type Manifest struct {
+type Claims struct {
 	Type              string   `json:"type,omitempty"`
 	AgentID           string   `json:"agent_id"`
 	AgentName         string   `json:"agent_name,omitempty"`
@@ -51,21 +51,21 @@ type Manifest struct {
 	Expires int64 `json:"exp,omitempty"`
 }
 
-// ErrManifestMalformed is wrapped by every error of ParseManifest.
-var ErrManifestMalformed = errors.New("session: malformed manifest")
+// ErrMalformed is wrapped by every error of Parse.
+var ErrMalformed = errors.New("manifest: malformed manifest")
 
-// ParseManifest decodes a manifest document: a JSON object with at least a
+// Parse decodes a manifest document: a JSON object with at least a
 // non-empty agent_id. Members of the wrong type are errors naming the
 // member; unknown members are ignored.
-func ParseManifest(b []byte) (*Manifest, error) {
-	if len(b) > MaxManifestBytes {
-		return nil, malformed("it is %d bytes long, more than the %d allowed", len(b), MaxManifestBytes)
+func Parse(b []byte) (*Claims, error) {
+	if len(b) > MaxBytes {
+		return nil, malformed("it is %d bytes long, more than the %d allowed", len(b), MaxBytes)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(b, &raw); err != nil || raw == nil {
 		return nil, malformed("it is not a JSON object")
 	}
-	m := &Manifest{}
+	m := &Claims{}
 	fields := []struct {
 		name string
 		dst  any
@@ -96,8 +96,8 @@ func ParseManifest(b []byte) (*Manifest, error) {
 	switch {
 	case m.AgentID == "":
 		return nil, malformed("it names no agent_id")
-	case m.Type != "" && protocol.NormalizeType(m.Type) != ManifestType:
-		return nil, malformed("its type is %s, not %s", protocol.Name(m.Type), ManifestType)
+	case m.Type != "" && protocol.NormalizeType(m.Type) != Type:
+		return nil, malformed("its type is %s, not %s", protocol.Name(m.Type), Type)
 	}
 	for _, l := range m.ConformanceLevels {
 		if l < 1 || l > 3 {
@@ -108,7 +108,7 @@ func ParseManifest(b []byte) (*Manifest, error) {
 }
 
 func malformed(format string, args ...any) error {
-	return manifestFail(ErrManifestMalformed, "The producer's manifest could not be read: "+format+".", args...)
+	return manifestFail(ErrMalformed, "The producer's manifest could not be read: "+format+".", args...)
 }
 
 // extensionNames reads extensions_supported: strings, or objects with a
@@ -145,14 +145,14 @@ func cmpOr(a, b string) string {
 }
 
 // Expired reports whether the manifest carries an expiry that has passed.
-func (m *Manifest) Expired(now time.Time) bool {
+func (m *Claims) Expired(now time.Time) bool {
 	return m.Expires != 0 && now.Unix() >= m.Expires
 }
 
 // Emits reports whether the manifest lists typ among the event types it
 // emits (exactly, or by a pattern ending in "*"); a manifest that lists
 // none claims nothing, and emits every type.
-func (m *Manifest) Emits(typ string) bool {
+func (m *Claims) Emits(typ string) bool {
 	if len(m.EventTypes) == 0 {
 		return true
 	}
@@ -183,12 +183,12 @@ type Offering struct {
 
 // ErrAgentMismatch is returned by Check when the manifest is another
 // agent's.
-var ErrAgentMismatch = errors.New("session: manifest agent mismatch")
+var ErrAgentMismatch = errors.New("manifest: manifest agent mismatch")
 
 // Check returns an error wrapping ErrAgentMismatch when the manifest is not
 // for the agent that accepted the subscription, and otherwise one sentence
 // per claim that disagrees with the subscription (none when all agree).
-func (m *Manifest) Check(o Offering) ([]string, error) {
+func (m *Claims) Check(o Offering) ([]string, error) {
 	if o.AgentID != "" && m.AgentID != o.AgentID {
 		return nil, manifestFail(ErrAgentMismatch, "The producer's manifest is for agent %s, but agent %s accepted the subscription: the producer may be impersonating another agent.",
 			protocol.Name(m.AgentID), protocol.Name(o.AgentID))

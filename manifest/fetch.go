@@ -1,4 +1,4 @@
-package session
+package manifest
 
 // manifest_fetch.go: finding a producer's manifest (inline, at its
 // manifest_uri, or at /.well-known/aaep-manifest.json), fetching it and
@@ -24,22 +24,22 @@ import (
 
 // More reasons a manifest is not verified.
 var (
-	ErrNoManifest          = errors.New("session: no manifest")
-	ErrManifestFetch       = errors.New("session: manifest fetch failed")
-	ErrManifestUnsigned    = errors.New("session: manifest not signed")
-	ErrManifestDisagreeing = errors.New("session: manifest claims disagree with the subscription")
+	ErrNotFound    = errors.New("manifest: no manifest")
+	ErrFetch       = errors.New("manifest: manifest fetch failed")
+	ErrUnsigned    = errors.New("manifest: manifest not signed")
+	ErrDisagreeing = errors.New("manifest: manifest claims disagree with the subscription")
 )
 
-// ManifestSources are where a subscription says its manifest is.
-type ManifestSources struct {
+// Sources are where a subscription says its manifest is.
+type Sources struct {
 	Inline   string // subscription.accepted signed_manifest (a JWS)
 	URI      string // manifest_uri, from subscription.accepted or an event's producer
 	Endpoint string // the endpoint subscribed to; an http(s) or ws(s) one gives the well-known URI
 }
 
-// ManifestFinder fetches and verifies manifests. The zero value fetches
+// Finder fetches and verifies manifests. The zero value fetches
 // with http.DefaultClient and trusts no key.
-type ManifestFinder struct {
+type Finder struct {
 	// Client fetches manifest URIs; nil means http.DefaultClient. Each
 	// fetch is bounded by Timeout all the same.
 	Client *http.Client
@@ -48,7 +48,7 @@ type ManifestFinder struct {
 	// nil sends none.
 	Credentials *creds.Set
 	// Keys are the trusted signing keys; nil trusts none.
-	Keys *ManifestKeys
+	Keys *Keys
 	// Timeout bounds one fetch; zero means 10 seconds.
 	Timeout time.Duration
 	// Now is the clock for expiry; nil means time.Now.
@@ -60,15 +60,15 @@ type ManifestFinder struct {
 	Ask func(ctx context.Context) ([]byte, error)
 }
 
-// FromAsked is ManifestResult.From for a manifest got through Ask.
+// FromAsked is Result.From for a manifest got through Ask.
 const FromAsked = "GetManifest"
 
-// ManifestResult is what was found about a producer's manifest.
-type ManifestResult struct {
-	// Manifest is what the producer claims; nil when none could be read.
+// Result is what was found about a producer's manifest.
+type Result struct {
+	// Claims is what the producer claims; nil when none could be read.
 	// When Verified is false it is only a claim, even when Signed: the
 	// payload of a signature that failed is read all the same, to show it.
-	Manifest *Manifest
+	Claims *Claims
 	// From is "inline" or the URI it was fetched from; "" when none was found.
 	From string
 	// Signed: it came as a JWS. Verified: its signature checked out with a
@@ -77,7 +77,7 @@ type ManifestResult struct {
 	KID, Alg         string
 	// Problems are claims that disagree with the subscription, in words.
 	Problems []string
-	// Err says why the manifest is not verified: a *ManifestError whose
+	// Err says why the manifest is not verified: a *Error whose
 	// Reason is one of the Err… values; nil when verified.
 	Err error
 }
@@ -85,8 +85,8 @@ type ManifestResult struct {
 // Find looks for the manifest where src says (the inline one first, then
 // the URI, then the well-known path of the endpoint's origin), verifies a
 // signed one, and checks its claims against off.
-func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offering) ManifestResult {
-	var r ManifestResult
+func (f *Finder) Find(ctx context.Context, src Sources, off Offering) Result {
+	var r Result
 	doc, signed := src.Inline, true
 	switch {
 	case src.Inline != "":
@@ -97,7 +97,7 @@ func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offe
 			uri = WellKnownURI(src.Endpoint)
 		}
 		if uri == "" && f.Ask == nil {
-			r.Err = manifestFail(ErrNoManifest, "The producer gives no manifest: none in its acceptance, and no web address to look for one.")
+			r.Err = manifestFail(ErrNotFound, "The producer gives no manifest: none in its acceptance, and no web address to look for one.")
 			return r
 		}
 		var body []byte
@@ -117,22 +117,22 @@ func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offe
 	}
 	r.Signed = signed
 	if signed {
-		sm, err := VerifyManifest(doc, f.Keys, f.now())
+		sm, err := Verify(doc, f.Keys, f.now())
 		if err != nil {
 			r.Err = err
-			r.Manifest, _ = ParseManifest(unverifiedPayload(doc)) // what it claims, not to be trusted
+			r.Claims, _ = Parse(unverifiedPayload(doc)) // what it claims, not to be trusted
 			return r
 		}
-		r.Manifest, r.KID, r.Alg = sm.Manifest, sm.KID, string(sm.Alg)
+		r.Claims, r.KID, r.Alg = sm.Claims, sm.KID, string(sm.Alg)
 	} else {
-		m, err := ParseManifest([]byte(doc))
+		m, err := Parse([]byte(doc))
 		if err != nil {
 			r.Err = err
 			return r
 		}
-		r.Manifest = m
+		r.Claims = m
 	}
-	problems, err := r.Manifest.Check(off)
+	problems, err := r.Claims.Check(off)
 	if err != nil {
 		r.Err = err
 		return r
@@ -140,9 +140,9 @@ func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offe
 	r.Problems = problems
 	switch {
 	case !signed:
-		r.Err = manifestFail(ErrManifestUnsigned, "The producer's manifest is not signed.")
+		r.Err = manifestFail(ErrUnsigned, "The producer's manifest is not signed.")
 	case len(problems) > 0:
-		r.Err = manifestFail(ErrManifestDisagreeing, "The producer's manifest is signed by key %s, but its claims disagree with this subscription: %s.",
+		r.Err = manifestFail(ErrDisagreeing, "The producer's manifest is signed by key %s, but its claims disagree with this subscription: %s.",
 			r.KID, strings.Join(problems, "; "))
 	default:
 		r.Verified = true
@@ -152,14 +152,14 @@ func (f *ManifestFinder) Find(ctx context.Context, src ManifestSources, off Offe
 
 // Sentence says in one line what was found: "The producer's manifest is
 // signed by key K and verified.", "… is not signed.", or why it was refused.
-func (r ManifestResult) Sentence() string {
+func (r Result) Sentence() string {
 	if r.Verified {
 		return fmt.Sprintf("The producer's manifest is signed by key %s and verified.", r.KID)
 	}
-	var me *ManifestError
+	var me *Error
 	if errors.As(r.Err, &me) {
 		s := me.Words
-		if errors.Is(r.Err, ErrManifestUnsigned) && len(r.Problems) > 0 {
+		if errors.Is(r.Err, ErrUnsigned) && len(r.Problems) > 0 {
 			s += " " + prose.Stop("Its claims disagree with this subscription: "+strings.Join(r.Problems, "; "))
 		}
 		return s
@@ -190,7 +190,7 @@ func WellKnownURI(endpoint string) string {
 }
 
 // ask gets the manifest through f.Ask.
-func (f *ManifestFinder) ask(ctx context.Context) ([]byte, error) {
+func (f *Finder) ask(ctx context.Context) ([]byte, error) {
 	timeout := f.Timeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -200,17 +200,17 @@ func (f *ManifestFinder) ask(ctx context.Context) ([]byte, error) {
 	body, err := f.Ask(ctx)
 	switch {
 	case err != nil:
-		return nil, manifestFail(ErrManifestFetch, "The producer's GetManifest call failed: %s.", protocol.Line(err.Error()))
+		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", protocol.Line(err.Error()))
 	case body == nil:
-		return nil, manifestFail(ErrNoManifest, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
+		return nil, manifestFail(ErrNotFound, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
 	}
 	return body, nil
 }
 
-// fetch GETs a manifest URI (http or https only), at most MaxManifestBytes.
-func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) {
+// fetch GETs a manifest URI (http or https only), at most MaxBytes.
+func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
-		return manifestFail(ErrManifestFetch, "The producer's manifest could not be fetched from %s: "+format+".",
+		return manifestFail(ErrFetch, "The producer's manifest could not be fetched from %s: "+format+".",
 			append([]any{protocol.Line(uri)}, args...)...)
 	}
 	u, err := url.Parse(uri)
@@ -235,17 +235,17 @@ func (f *ManifestFinder) fetch(ctx context.Context, uri string) ([]byte, error) 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
-		return nil, manifestFail(ErrNoManifest, "The producer publishes no manifest at %s (404 Not Found).", protocol.Line(uri))
+		return nil, manifestFail(ErrNotFound, "The producer publishes no manifest at %s (404 Not Found).", protocol.Line(uri))
 	}
 	if resp.StatusCode/100 != 2 {
 		return nil, fail("the answer was %s", protocol.Line(resp.Status))
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxManifestBytes*2+1))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes*2+1))
 	if err != nil {
 		return nil, fail("%s", protocol.Line(err.Error()))
 	}
-	if len(body) > MaxManifestBytes*2 {
-		return nil, fail("it is longer than %d bytes", MaxManifestBytes*2)
+	if len(body) > MaxBytes*2 {
+		return nil, fail("it is longer than %d bytes", MaxBytes*2)
 	}
 	return body, nil
 }
@@ -261,7 +261,7 @@ func looksSigned(b []byte) bool {
 		!strings.Contains(s, `"agent_id"`)
 }
 
-func (f *ManifestFinder) now() time.Time {
+func (f *Finder) now() time.Time {
 	if f.Now != nil {
 		return f.Now()
 	}

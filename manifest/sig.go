@@ -1,4 +1,4 @@
-package session
+package manifest
 
 // manifest_sig.go: signed manifests (spec §10.4): the keys a subscriber
 // trusts and the verification of a JWS whose payload is a manifest.
@@ -24,34 +24,34 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// ManifestAlgorithms are the only signature algorithms accepted on a
+// Algorithms are the only signature algorithms accepted on a
 // manifest: never "none", never an HMAC.
-var ManifestAlgorithms = []jose.SignatureAlgorithm{jose.ES256, jose.RS256, jose.EdDSA}
+var Algorithms = []jose.SignatureAlgorithm{jose.ES256, jose.RS256, jose.EdDSA}
 
 // minRSABits is the smallest RSA key accepted.
 const minRSABits = 2048
 
-// Reasons a signed manifest is refused; VerifyManifest's errors wrap one.
+// Reasons a signed manifest is refused; Verify's errors wrap one.
 var (
-	ErrManifestNotJWS       = errors.New("session: the signed manifest is not a JWS")
-	ErrManifestAlgNone      = errors.New("session: the signed manifest uses alg none")
-	ErrManifestAlgHMAC      = errors.New("session: the signed manifest uses an HMAC")
-	ErrManifestAlgorithm    = errors.New("session: the signed manifest's algorithm is not allowed")
-	ErrManifestUnknownKey   = errors.New("session: the signed manifest's key is not trusted")
-	ErrManifestBadSignature = errors.New("session: the signed manifest's signature does not verify")
-	ErrManifestExpired      = errors.New("session: the signed manifest has expired")
+	ErrNotJWS       = errors.New("manifest: the signed manifest is not a JWS")
+	ErrAlgNone      = errors.New("manifest: the signed manifest uses alg none")
+	ErrAlgHMAC      = errors.New("manifest: the signed manifest uses an HMAC")
+	ErrAlgorithm    = errors.New("manifest: the signed manifest's algorithm is not allowed")
+	ErrUnknownKey   = errors.New("manifest: the signed manifest's key is not trusted")
+	ErrBadSignature = errors.New("manifest: the signed manifest's signature does not verify")
+	ErrExpired      = errors.New("manifest: the signed manifest has expired")
 )
 
-// ManifestKeys are the public keys a subscriber trusts to sign manifests:
+// Keys are the public keys a subscriber trusts to sign manifests:
 // keys by kid from a directory, and optionally one pinned key that every
 // manifest must be signed with. The zero value trusts no key.
-type ManifestKeys struct {
+type Keys struct {
 	byKID  map[string]jose.JSONWebKey
 	pinned *jose.JSONWebKey
 }
 
 // Len is how many keys are trusted.
-func (k *ManifestKeys) Len() int {
+func (k *Keys) Len() int {
 	if k == nil {
 		return 0
 	}
@@ -63,12 +63,12 @@ func (k *ManifestKeys) Len() int {
 }
 
 // Pinned reports whether a pinned key replaces the directory.
-func (k *ManifestKeys) Pinned() bool { return k != nil && k.pinned != nil }
+func (k *Keys) Pinned() bool { return k != nil && k.pinned != nil }
 
-// ParseManifestKey reads one public JWK. Its kid is the JWK's own "kid",
+// ParseKey reads one public JWK. Its kid is the JWK's own "kid",
 // or its RFC 7638 thumbprint when it has none. Private keys, symmetric
 // keys, and curves or sizes unfit for ES256, RS256 or EdDSA are refused.
-func ParseManifestKey(b []byte) (jose.JSONWebKey, error) {
+func ParseKey(b []byte) (jose.JSONWebKey, error) {
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(b); err != nil {
 		return jwk, fmt.Errorf("not a JSON Web Key: %w", err)
@@ -99,12 +99,12 @@ func ParseManifestKey(b []byte) (jose.JSONWebKey, error) {
 	return jwk, nil
 }
 
-// LoadManifestKeys reads the trusted keys: every *.jwk and *.json file in
+// LoadKeys reads the trusted keys: every *.jwk and *.json file in
 // dir (a missing dir holds no keys; "" means none), each a JWK or a JWK set
 // {"keys":[…]}; and, if pinned is not "", that one JWK file, which then is
 // the only key accepted.
-func LoadManifestKeys(dir, pinned string) (*ManifestKeys, error) {
-	ks := &ManifestKeys{byKID: map[string]jose.JSONWebKey{}}
+func LoadKeys(dir, pinned string) (*Keys, error) {
+	ks := &Keys{byKID: map[string]jose.JSONWebKey{}}
 	if dir != "" {
 		entries, err := os.ReadDir(dir)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -153,7 +153,7 @@ func readKeyFile(path string) ([]jose.JSONWebKey, error) {
 	}
 	var out []jose.JSONWebKey
 	for i, r := range raws {
-		k, err := ParseManifestKey(r)
+		k, err := ParseKey(r)
 		if err != nil {
 			if len(raws) > 1 {
 				return nil, fmt.Errorf("manifest key %s, key %d: %w", path, i+1, err)
@@ -166,64 +166,64 @@ func readKeyFile(path string) ([]jose.JSONWebKey, error) {
 }
 
 // lookup finds the key for a signature naming kid.
-func (k *ManifestKeys) lookup(kid string) (jose.JSONWebKey, error) {
+func (k *Keys) lookup(kid string) (jose.JSONWebKey, error) {
 	if k == nil {
-		k = &ManifestKeys{}
+		k = &Keys{}
 	}
 	if k.pinned != nil {
 		if kid != "" && k.pinned.KeyID != kid {
-			return jose.JSONWebKey{}, manifestFail(ErrManifestUnknownKey, "The producer's manifest was signed by key %s, not by your pinned key %s.",
+			return jose.JSONWebKey{}, manifestFail(ErrUnknownKey, "The producer's manifest was signed by key %s, not by your pinned key %s.",
 				protocol.Line(kid), k.pinned.KeyID)
 		}
 		return *k.pinned, nil
 	}
 	if kid == "" {
-		return jose.JSONWebKey{}, manifestFail(ErrManifestUnknownKey, "The producer's manifest is signed, but its signature names no key (no kid) and no key is pinned.")
+		return jose.JSONWebKey{}, manifestFail(ErrUnknownKey, "The producer's manifest is signed, but its signature names no key (no kid) and no key is pinned.")
 	}
 	key, ok := k.byKID[kid]
 	if !ok {
-		return jose.JSONWebKey{}, manifestFail(ErrManifestUnknownKey, "The producer's manifest was signed by key %s, which is not among your trusted keys.",
+		return jose.JSONWebKey{}, manifestFail(ErrUnknownKey, "The producer's manifest was signed by key %s, which is not among your trusted keys.",
 			protocol.Line(kid))
 	}
 	return key, nil
 }
 
-// SignedManifest is a manifest whose signature verified.
-type SignedManifest struct {
-	*Manifest
+// Signed is a manifest whose signature verified.
+type Signed struct {
+	*Claims
 	KID string                  // the key that signed it
 	Alg jose.SignatureAlgorithm // its algorithm
 }
 
-// VerifyManifest checks a JWS (compact or JSON serialization) whose payload
-// is a manifest: one signature, an algorithm from ManifestAlgorithms, a key
+// Verify checks a JWS (compact or JSON serialization) whose payload
+// is a manifest: one signature, an algorithm from Algorithms, a key
 // the subscriber trusts (by kid, or the pinned key), a valid signature, a
-// payload ParseManifest accepts, and no passed expiry.
-func VerifyManifest(jws string, keys *ManifestKeys, now time.Time) (*SignedManifest, error) {
-	if len(jws) > MaxManifestBytes*2 {
-		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest is %d bytes long, too long to be one.", len(jws))
+// payload Parse accepts, and no passed expiry.
+func Verify(jws string, keys *Keys, now time.Time) (*Signed, error) {
+	if len(jws) > MaxBytes*2 {
+		return nil, manifestFail(ErrNotJWS, "The producer's signed manifest is %d bytes long, too long to be one.", len(jws))
 	}
 	jws = strings.TrimSpace(jws)
 	if alg := headerAlg(jws); alg != "" {
 		switch {
 		case strings.EqualFold(alg, "none"):
-			return nil, manifestFail(ErrManifestAlgNone, "The producer's manifest says it is signed with alg none, which means not signed at all; it is refused.")
+			return nil, manifestFail(ErrAlgNone, "The producer's manifest says it is signed with alg none, which means not signed at all; it is refused.")
 		case strings.HasPrefix(strings.ToUpper(alg), "HS"):
-			return nil, manifestFail(ErrManifestAlgHMAC, "The producer's manifest is signed with %s, a shared-secret code that proves nothing about who made it; it is refused.", protocol.Line(alg))
-		case !slices.Contains(ManifestAlgorithms, jose.SignatureAlgorithm(alg)):
-			return nil, manifestFail(ErrManifestAlgorithm, "The producer's manifest is signed with %s, which is not allowed (only ES256, RS256 and EdDSA are); it is refused.", protocol.Line(alg))
+			return nil, manifestFail(ErrAlgHMAC, "The producer's manifest is signed with %s, a shared-secret code that proves nothing about who made it; it is refused.", protocol.Line(alg))
+		case !slices.Contains(Algorithms, jose.SignatureAlgorithm(alg)):
+			return nil, manifestFail(ErrAlgorithm, "The producer's manifest is signed with %s, which is not allowed (only ES256, RS256 and EdDSA are); it is refused.", protocol.Line(alg))
 		}
 	}
-	sig, err := jose.ParseSigned(jws, ManifestAlgorithms)
+	sig, err := jose.ParseSigned(jws, Algorithms)
 	if err != nil {
-		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest is not a valid signature (JWS): %s.", protocol.Line(err.Error()))
+		return nil, manifestFail(ErrNotJWS, "The producer's signed manifest is not a valid signature (JWS): %s.", protocol.Line(err.Error()))
 	}
 	if len(sig.Signatures) != 1 {
-		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest carries %d signatures; exactly one is accepted.", len(sig.Signatures))
+		return nil, manifestFail(ErrNotJWS, "The producer's signed manifest carries %d signatures; exactly one is accepted.", len(sig.Signatures))
 	}
 	h := sig.Signatures[0].Protected
 	if h.Algorithm == "" {
-		return nil, manifestFail(ErrManifestNotJWS, "The producer's signed manifest does not protect its algorithm (no alg in the protected header); it is refused.")
+		return nil, manifestFail(ErrNotJWS, "The producer's signed manifest does not protect its algorithm (no alg in the protected header); it is refused.")
 	}
 	key, err := keys.lookup(h.KeyID)
 	if err != nil {
@@ -231,30 +231,30 @@ func VerifyManifest(jws string, keys *ManifestKeys, now time.Time) (*SignedManif
 	}
 	payload, err := sig.Verify(key)
 	if err != nil {
-		return nil, manifestFail(ErrManifestBadSignature, "The producer's manifest is forged or was altered: its signature does not match key %s.", key.KeyID)
+		return nil, manifestFail(ErrBadSignature, "The producer's manifest is forged or was altered: its signature does not match key %s.", key.KeyID)
 	}
-	m, err := ParseManifest(payload)
+	m, err := Parse(payload)
 	if err != nil {
 		return nil, err
 	}
 	if m.Expired(now) {
-		return nil, manifestFail(ErrManifestExpired, "The producer's manifest expired on %s.", time.Unix(m.Expires, 0).UTC().Format(time.RFC3339))
+		return nil, manifestFail(ErrExpired, "The producer's manifest expired on %s.", time.Unix(m.Expires, 0).UTC().Format(time.RFC3339))
 	}
-	return &SignedManifest{Manifest: m, KID: key.KeyID, Alg: jose.SignatureAlgorithm(h.Algorithm)}, nil
+	return &Signed{Claims: m, KID: key.KeyID, Alg: jose.SignatureAlgorithm(h.Algorithm)}, nil
 }
 
-// ManifestError is a manifest refused or not found: Words says why in one
+// Error is a manifest refused or not found: Words says why in one
 // sentence for the user; Reason is one of the Err… values of this package.
-type ManifestError struct {
+type Error struct {
 	Reason error
 	Words  string
 }
 
-func (e *ManifestError) Error() string { return e.Reason.Error() + ": " + e.Words }
-func (e *ManifestError) Unwrap() error { return e.Reason }
+func (e *Error) Error() string { return e.Reason.Error() + ": " + e.Words }
+func (e *Error) Unwrap() error { return e.Reason }
 
 func manifestFail(reason error, format string, args ...any) error {
-	return &ManifestError{Reason: reason, Words: fmt.Sprintf(format, args...)}
+	return &Error{Reason: reason, Words: fmt.Sprintf(format, args...)}
 }
 
 // headerAlg reads "alg" from a compact JWS's protected header without
