@@ -5,13 +5,10 @@ package acp
 // matches responses to the calls waiting for them.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,104 +31,51 @@ var errAgentEnded = errors.New("the agent ended")
 
 // agent is the running agent process.
 type agent struct {
-	cmd  *exec.Cmd
-	in   *os.File
-	out  *os.File
-	rd   *wire.Reader
-	wait time.Duration
-
-	exited  chan struct{} // closed once the process is waited for
-	waitErr error         // set before exited closes
-	errDone chan struct{} // closed once stderr is read to its end
+	child *procgroup.Child
+	rd    *wire.Reader
 
 	wmu sync.Mutex // one writer at a time
 
-	mu      sync.Mutex // guards the fields below
-	next    int64
-	calls   map[string]chan *wire.Message
-	ended   bool
-	last    []string // the latest stderr lines
-	closing sync.Once
+	mu    sync.Mutex // guards the fields below
+	next  int64
+	calls map[string]chan *wire.Message
+	ended bool
 }
 
-// startAgent starts argv in its own process group.
+// startAgent starts argv in its own process group. Its standard error is
+// told through diag as bounded, sanitized lines, the first stderrLines of
+// them; further ones are counted when it ends.
 func startAgent(argv []string, dir string, env []string, maxLine int, killWait time.Duration, diag func(string)) (*agent, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("acp: %w", err)
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		inR.Close()
-		inW.Close()
-		return nil, fmt.Errorf("acp: %w", err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		for _, f := range []*os.File{inR, inW, outR, outW} {
-			f.Close()
-		}
-		return nil, fmt.Errorf("acp: %w", err)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.Dir = dir
-	cmd.Env = env
-	procgroup.Own(cmd)
-	err = cmd.Start()
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		inW.Close()
-		outR.Close()
-		errR.Close()
-		return nil, fmt.Errorf("acp: start the agent %q: %w", argv[0], err)
-	}
-	a := &agent{
-		cmd: cmd, in: inW, out: outR, rd: wire.NewReader(outR, wire.FramingLines, maxLine), wait: killWait,
-		exited: make(chan struct{}), errDone: make(chan struct{}), calls: map[string]chan *wire.Message{},
-	}
-	go func() {
-		a.waitErr = cmd.Wait()
-		close(a.exited)
-	}()
-	go a.readStderr(errR, diag)
-	return a, nil
-}
-
-// readStderr tells the agent's standard error as bounded, sanitized lines.
-func (a *agent) readStderr(f *os.File, diag func(string)) {
-	defer close(a.errDone)
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 4096)
-	shown, hidden := 0, 0
-	for {
-		line, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) { // a long line: its start only
-			_, err = br.ReadSlice('\n')
-		}
-		if s := clip(protocol.Line(string(line)), stderrWidth); strings.TrimSpace(s) != "" {
-			a.mu.Lock()
-			a.last = append(a.last, s)
-			if len(a.last) > stderrKeep {
-				a.last = a.last[1:]
+	shown, hidden := 0, 0 // only readStderr's goroutine touches them
+	child, err := procgroup.Start(argv, procgroup.Options{
+		Dir: dir, Env: env, KillWait: killWait, Keep: stderrKeep,
+		Clean: func(line string) string {
+			if s := clip(protocol.Line(line), stderrWidth); strings.TrimSpace(s) != "" {
+				return s
 			}
-			a.mu.Unlock()
+			return ""
+		},
+		OnLine: func(s string) {
 			if shown < stderrLines {
 				shown++
 				diag("The agent wrote on standard error: " + s)
-			} else {
-				hidden++
+				return
 			}
-		}
-		if err != nil {
+			hidden++
+		},
+		OnEnd: func() {
 			if hidden > 0 {
 				diag(fmt.Sprintf("The agent wrote %d more lines on standard error, not shown.", hidden))
 			}
-			return
-		}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("acp: start the agent %q: %w", argv[0], err)
 	}
+	return &agent{
+		child: child, rd: wire.NewReader(child.Out, wire.FramingLines, maxLine),
+		calls: map[string]chan *wire.Message{},
+	}, nil
 }
 
 // write sends one JSON-RPC message.
@@ -142,7 +86,7 @@ func (a *agent) write(line []byte) error {
 	}
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
-	_, err = a.in.Write(b)
+	_, err = a.child.In.Write(b)
 	return err
 }
 
@@ -233,49 +177,23 @@ func (a *agent) end() {
 // exitError waits for the process and says how it ended: nil for a clean
 // exit.
 func (a *agent) exitError() error {
-	select {
-	case <-a.exited:
-	case <-time.After(2 * time.Second):
+	e := a.child.Ended()
+	switch {
+	case e.Running:
 		return errors.New("the agent closed its output but is still running")
-	}
-	select {
-	case <-a.errDone:
-	case <-time.After(500 * time.Millisecond): // a helper may hold stderr open
-	}
-	if a.waitErr == nil {
+	case e.State == "":
 		return nil
 	}
-	state := a.waitErr.Error()
-	var xe *exec.ExitError
-	if errors.As(a.waitErr, &xe) {
-		state = xe.ProcessState.String()
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	s := "the agent ended: " + state
-	if len(a.last) > 0 {
-		s += "; its last words on standard error: " + strings.Join(a.last, " / ")
+	s := "the agent ended: " + e.State
+	if len(e.Stderr) > 0 {
+		s += "; its last words on standard error: " + strings.Join(e.Stderr, " / ")
 	}
 	return errors.New(s)
 }
 
 // close closes the agent's input and kills its process group if it has
-// not exited after the wait.
-func (a *agent) close() {
-	a.closing.Do(func() {
-		a.in.Close()
-		t := time.NewTimer(a.wait)
-		defer t.Stop()
-		select {
-		case <-a.exited:
-		case <-t.C:
-		}
-		procgroup.Kill(a.cmd) // helpers it left behind too
-		_ = a.cmd.Process.Kill()
-		<-a.exited
-		a.out.Close()
-	})
-}
+// not exited after the wait, helpers it left behind too.
+func (a *agent) close() { a.child.Close() }
 
 // clip cuts s to at most n bytes, at a character boundary, marking the cut.
 func clip(s string, n int) string {

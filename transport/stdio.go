@@ -5,14 +5,12 @@
 package transport
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -150,112 +148,32 @@ func stdioEnding(err error) (ending, bool) {
 
 // stdioLink is a spawned producer.
 type stdioLink struct {
-	cmd      *exec.Cmd
-	name     string
-	in       *os.File // the producer's standard input
-	out      *os.File // its standard output
-	rd       *wire.Reader
-	killWait time.Duration
-	diag     func(string)
-
-	exited     chan struct{} // closed when the process has been waited for
-	waitErr    error         // written before exited is closed
-	stderrDone chan struct{}
+	child *procgroup.Child
+	name  string
+	rd    *wire.Reader
+	diag  func(string)
 
 	wmu    sync.Mutex // one writer at a time; guards nextID
 	nextID int64
-
-	mu     sync.Mutex // guards last
-	last   []string   // the latest stderr lines
-	closed sync.Once
 }
 
 func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (link, error) {
 	if diag == nil {
 		diag = func(string) {}
 	}
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
+	child, err := procgroup.Start(argv, procgroup.Options{
+		Dir: opts.Dir, Env: append(os.Environ(), opts.Env...), KillWait: opts.KillWait, Keep: stderrKeep,
+		Clean:  func(line string) string { return cleanLine(line, stderrLine) },
+		OnLine: func(s string) { diag("Producer: " + s) },
+	})
 	if err != nil {
-		return nil, fmt.Errorf("transport: %w", err)
-	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("transport: %w", err)
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, fmt.Errorf("transport: %w", err)
-	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.Env = append(os.Environ(), opts.Env...)
-	cmd.Dir = opts.Dir
-	procgroup.Own(cmd) // Close kills helpers too
-	if err := cmd.Start(); err != nil {
-		closeAll()
 		return nil, &fatalError{err: fmt.Errorf("transport: start the producer %q: %w", argv[0], err),
 			words: "The producer could not be started."}
 	}
-	inR.Close()
-	outW.Close()
-	errW.Close()
-	l := &stdioLink{
-		cmd: cmd, name: strconv.Quote(strings.Join(argv, " ")), in: inW, out: outR,
-		rd: wire.NewReader(outR, wire.FramingLines, max), killWait: opts.KillWait, diag: diag,
-		exited: make(chan struct{}), stderrDone: make(chan struct{}),
-	}
-	if l.killWait <= 0 {
-		l.killWait = time.Second
-	}
-	go func() {
-		l.waitErr = cmd.Wait()
-		close(l.exited)
-	}()
-	go l.readStderr(errR)
-	return l, nil
-}
-
-// readStderr reports the producer's standard error line by line.
-func (l *stdioLink) readStderr(f *os.File) {
-	defer close(l.stderrDone)
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 4096)
-	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A very long line: show its start, drop the rest.
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = br.ReadSlice('\n')
-			}
-		}
-		if s := cleanLine(string(line), stderrLine); s != "" {
-			l.mu.Lock()
-			l.last = append(l.last, s)
-			if len(l.last) > stderrKeep {
-				l.last = l.last[1:]
-			}
-			l.mu.Unlock()
-			l.diag("Producer: " + s)
-		}
-		if err != nil {
-			return
-		}
-	}
+	return &stdioLink{
+		child: child, name: strconv.Quote(strings.Join(argv, " ")),
+		rd: wire.NewReader(child.Out, wire.FramingLines, max), diag: diag,
+	}, nil
 }
 
 func (l *stdioLink) read() ([]byte, error) {
@@ -303,26 +221,14 @@ func (l *stdioLink) ended(err error) error {
 	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, os.ErrClosed) {
 		return err
 	}
-	select {
-	case <-l.exited:
-	case <-time.After(2 * time.Second):
+	e := l.child.Ended()
+	switch {
+	case e.Running:
 		return fmt.Errorf("transport: the producer process %s closed its output but is still running", l.name)
-	}
-	select {
-	case <-l.stderrDone:
-	case <-time.After(500 * time.Millisecond): // a helper may hold stderr open
-	}
-	if l.waitErr == nil {
+	case e.State == "":
 		return io.EOF
 	}
-	state := l.waitErr.Error()
-	var xe *exec.ExitError
-	if errors.As(l.waitErr, &xe) {
-		state = xe.ProcessState.String()
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return &ExitError{Command: l.name, State: state, Stderr: append([]string(nil), l.last...)}
+	return &ExitError{Command: l.name, State: e.State, Stderr: e.Stderr}
 }
 
 // write wraps msg in the JSON-RPC envelope its type calls for.
@@ -360,24 +266,10 @@ func (l *stdioLink) writeLocked(line []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = l.in.Write(b)
+	_, err = l.child.In.Write(b)
 	return err
 }
 
-// close ends the producer: its input closes, and it is killed if it has not
-// exited after killWait.
-func (l *stdioLink) close(int, string) {
-	l.closed.Do(func() {
-		l.in.Close() // a write blocked on a full pipe fails now
-		t := time.NewTimer(l.killWait)
-		defer t.Stop()
-		select {
-		case <-l.exited:
-		case <-t.C:
-			procgroup.Kill(l.cmd)
-			_ = l.cmd.Process.Kill()
-			<-l.exited
-		}
-		l.out.Close()
-	})
-}
+// close ends the producer: its input closes, and it is killed, with
+// whatever it started, if it has not exited after killWait.
+func (l *stdioLink) close(int, string) { l.child.Close() }

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"os"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/internal/procgroup"
 	"github.com/aaep-term/aaep-term/internal/wire"
 )
 
@@ -20,17 +20,17 @@ func FuzzStdioRead(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"no","data":{"type":"subscription.rejected"}}}` + "\n" +
 		`{"jsonrpc":"2.0","id":9,"method":"aaep.ping"}` + "\n" + `garbage` + "\n"))
 	f.Add([]byte(`{"jsonrpc":"2.0","method":"aaep.close","params":[1]}`))
-	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	// A child that has exited at once: the end of the input is its clean
+	// exit, and what the reader answers goes to a closed pipe.
+	child, err := procgroup.Start([]string{"true"}, procgroup.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { devnull.Close() })
+	f.Cleanup(child.Close)
 	f.Fuzz(func(t *testing.T, in []byte) {
-		exited := make(chan struct{})
-		close(exited)
 		l := &stdioLink{
-			rd: wire.NewReader(bytes.NewReader(in), wire.FramingLines, 1<<16), in: devnull,
-			diag: func(string) {}, exited: exited, stderrDone: exited, name: "fuzz",
+			rd: wire.NewReader(bytes.NewReader(in), wire.FramingLines, 1<<16), child: child,
+			diag: func(string) {}, name: "fuzz",
 		}
 		for range len(in) + 1 {
 			msg, err := l.read()
