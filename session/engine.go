@@ -274,6 +274,9 @@ func (e *Engine) deliver(s *sessionState, ev *protocol.Event, now time.Time) {
 		switch {
 		case resolvesPrompts(ev):
 			e.resolvePrompts(ev, now)
+			if ev.HasSeq && ev.Seq > s.resolvedSeq {
+				s.resolvedSeq = ev.Seq
+			}
 		case cancelsPrompts(ev):
 			e.cancelPrompts(ev, now)
 		}

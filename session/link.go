@@ -48,7 +48,7 @@ func resolvesPrompts(ev *protocol.Event) bool {
 // settles, announcing each with what the agent did.
 func (e *Engine) resolvePrompts(ev *protocol.Event, now time.Time) {
 	how := "was settled elsewhere and"
-	if cancelsPrompts(ev) {
+	if ev.ToState == "thinking" || ev.ToState == "deciding" { // §6.8's withdrawal too
 		how = "was settled elsewhere, answered on another screen or withdrawn, and"
 	}
 	e.withdraw(ev, PromptResolved, func(p *Prompt) Delivery {

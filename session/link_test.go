@@ -202,12 +202,57 @@ func TestRejectedElsewhereIsNotWithdrawn(t *testing.T) {
 		t.Fatalf("answering it: %v", err)
 	}
 
-	// Going back to thinking from another state still withdraws a prompt.
+	// Going back to thinking from another state is work the prompt does
+	// not block (spec §6.1): the prompt still waits.
 	r.reset()
 	e.Handle(confirmation("s", 3, "b"), t0)
 	e.Handle(stateChanged(4, "calling_tool", "thinking", ""), t0)
-	if c := r.deliveries(KindPromptCancelled); len(c) != 1 {
-		t.Fatalf("not withdrawn:%s", r.dump())
+	if c := r.deliveries(KindPromptCancelled); len(c) != 0 {
+		t.Fatalf("withdrawn by a state change that did not leave awaiting_input:%s", r.dump())
+	}
+	if _, err := e.Confirm(2, protocol.DecisionAccept, t0); err != nil {
+		t.Fatalf("answering it: %v", err)
+	}
+}
+
+// An agent that goes on streaming, thinking and reporting progress while
+// its prompt waits has not settled it (issue 22: every ACP agent does
+// this): the user's accept is still built and sent. Only a reply, the
+// agent leaving awaiting_input, the prompt's timeout or the session's end
+// settle a prompt.
+func TestLaterEventsDoNotSettleAPrompt(t *testing.T) {
+	later := []*protocol.Event{
+		with(ev("s", 2, "output.streaming"), func(e *protocol.Event) { e.Chunk = "While you decide" }),
+		stateChanged(3, "writing_output", "thinking", "Thinking on."),
+		stateChanged(4, "thinking", "deciding", ""),
+		ev("s", 5, "progress.updated"),
+		ev("s", 6, "tool.invoked"),
+		ev("s", 7, "tool.completed"),
+		stateChanged(8, "deciding", "awaiting_input", ""),
+	}
+	e, r := newTest(Config{})
+	e.Handle(ev("s", 0, "session.started"), t0)
+	e.Handle(confirmation("s", 1, "a"), t0)
+	for _, l := range later {
+		e.Handle(l, t0)
+	}
+	for _, k := range []DeliveryKind{KindPromptCancelled, KindPromptResolved, KindPromptStale, KindPromptExpired} {
+		if d := r.deliveries(k); len(d) != 0 {
+			t.Fatalf("the prompt was settled by a later event:%s", r.dump())
+		}
+	}
+	if len(e.Pending()) != 1 {
+		t.Fatalf("%d prompts waiting, want 1", len(e.Pending()))
+	}
+	if _, err := e.Confirm(1, protocol.DecisionAccept, t0); err != nil {
+		t.Fatalf("accept after the agent went on: %v", err)
+	}
+
+	// What does settle it: the agent leaving awaiting_input.
+	e.Handle(confirmation("s", 9, "b"), t0)
+	e.Handle(stateChanged(10, "awaiting_input", "calling_tool", "Accepted elsewhere."), t0)
+	if d := r.deliveries(KindPromptResolved); len(d) != 2 || len(e.Pending()) != 0 { // the accept was built, not sent
+		t.Fatalf("not settled by leaving awaiting_input:%s", r.dump())
 	}
 }
 

@@ -17,11 +17,11 @@ const (
 	// default decision applies.
 	KindPromptExpired
 	// KindPromptCancelled: a pending prompt was withdrawn by the producer
-	// (terminal event, or the agent went back to thinking/deciding from a
-	// state other than awaiting_input).
+	// ending its session.
 	KindPromptCancelled
-	// KindPromptStale: a prompt that arrived already superseded (later events
-	// of its session were seen, or its deadline had passed); it cannot be answered.
+	// KindPromptStale: a prompt that arrived already settled (a later event
+	// of its session left awaiting_input, the session had ended, or its
+	// deadline had passed); it cannot be answered.
 	KindPromptStale
 	// KindPromptReminder: a pending prompt is still waiting (50 % and 10 % of its time left).
 	KindPromptReminder

@@ -36,22 +36,23 @@ func isPrompt(ev *protocol.Event) bool {
 	return ev.Type == protocol.TypeAwaitingConfirmation || ev.Type == protocol.TypeAwaitingClarify
 }
 
-// cancelsPrompts reports whether ev withdraws its session's pending prompts:
-// the session ended, or the agent went back to thinking or deciding (from
-// awaiting_input, resolvesPrompts takes it first: see there).
+// cancelsPrompts reports whether ev withdraws its session's pending prompts
+// by ending the session. The only other events that settle a prompt are
+// the agent leaving awaiting_input (resolvesPrompts), its timeout and a
+// reply: an agent goes on with work the prompt does not block (spec §6.1),
+// so it may stream output, think and change state while a prompt waits,
+// and none of that settles it.
 func cancelsPrompts(ev *protocol.Event) bool {
-	if ev.IsTerminal() {
-		return true
-	}
-	return ev.Type == protocol.TypeStateChanged && (ev.ToState == "thinking" || ev.ToState == "deciding")
+	return ev.IsTerminal()
 }
 
 // openPrompt makes a prompt of the confirmation or clarification ev, and
 // returns the kind of its delivery and the critical lines to deliver after
 // it. The prompt is
 //   - stale (not numbered) when it can no longer be answered: its deadline
-//     passed, its session ended, or a later event of its session was
-//     already delivered;
+//     passed, its session ended, or an event of its session numbered after
+//     it already said the agent left awaiting_input (a later event of
+//     another kind settles nothing: the prompt is told late, and offered);
 //   - not offered (not numbered, not kept) when its agent, or all agents,
 //     already have as many prompts waiting as the bounds allow; a pending
 //     prompt with the same reply token is then not offered any more either;
@@ -77,7 +78,7 @@ func (e *Engine) openPrompt(s *sessionState, ev *protocol.Event, now time.Time) 
 	}
 	stale := !p.Deadline.IsZero() && !now.Before(p.Deadline)
 	if s != nil {
-		stale = stale || s.ended || (ev.HasSeq && ev.Seq < s.maxSeq)
+		stale = stale || s.ended || (ev.HasSeq && ev.Seq < s.resolvedSeq)
 	}
 	if stale {
 		p.State = PromptStale // not numbered: it is never offered for an answer

@@ -151,8 +151,8 @@ func TestPromptCancelled(t *testing.T) {
 		{"session completed", ev("s", 3, "session.completed"), true},
 		{"session cancelled", ev("s", 3, "session.cancelled"), true},
 		{"session errored", ev("s", 3, "session.errored"), true},
-		{"back to thinking", with(ev("s", 3, "state.changed"), func(e *protocol.Event) { e.ToState = "thinking" }), true},
-		{"back to deciding", with(ev("s", 3, "state.changed"), func(e *protocol.Event) { e.ToState = "deciding" }), true},
+		{"thinking on while it waits", with(ev("s", 3, "state.changed"), func(e *protocol.Event) { e.ToState = "thinking" }), false},
+		{"deciding on while it waits", with(ev("s", 3, "state.changed"), func(e *protocol.Event) { e.ToState = "deciding" }), false},
 		{"on to calling a tool", with(ev("s", 3, "state.changed"), func(e *protocol.Event) { e.ToState = "calling_tool" }), false},
 		{"progress", ev("s", 3, "progress.updated"), false},
 		{"other session ends", ev("t", -1, "session.completed"), false},
@@ -196,6 +196,21 @@ func TestPromptNotCancelledByAnEarlierEvent(t *testing.T) {
 	}
 }
 
+// A prompt that comes late, after later events of its session that did
+// not leave awaiting_input, was settled by none of them: it is offered.
+func TestLatePromptNotSettledByUnrelatedEvents(t *testing.T) {
+	e, r := newTest(Config{ReorderWait: wait})
+	e.Handle(ev("s", 0, "session.started"), t0)
+	e.Handle(ev("s", 2, "progress.updated"), t0)
+	e.Handle(stateChanged(3, "calling_tool", "thinking", ""), t0)
+	e.Tick(at(1)) // 1 is given up
+	r.reset()
+	e.Handle(confirmation("s", 1, "a1"), at(1))
+	if len(r.deliveries(KindPromptStale)) != 0 || len(e.Pending()) != 1 {
+		t.Fatalf("delivered %v, want the prompt offered", kinds(r))
+	}
+}
+
 func TestPromptStale(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -214,8 +229,8 @@ func TestPromptStale(t *testing.T) {
 			prompt: clarification("s", -1, "a1"),
 		},
 		{
-			name:   "a later event of its session was delivered",
-			before: []*protocol.Event{ev("s", 0, "session.started"), ev("s", 2, "progress.updated")},
+			name:   "a later event of its session left awaiting_input",
+			before: []*protocol.Event{ev("s", 0, "session.started"), stateChanged(2, "awaiting_input", "thinking", "")},
 			prompt: confirmation("s", 1, "a1"),
 		},
 	}

@@ -29,8 +29,12 @@ type sessionState struct {
 
 	expect int64 // next expected sequence number, once known
 	maxSeq int64 // highest sequence number delivered; -1 before any
-	ahead  int64 // highest number of a critical event delivered ahead of its turn
-	endSeq int64 // number of the terminal event, once ended with one; else 0
+	// resolvedSeq is the highest number of an event delivered that left
+	// awaiting_input (resolvesPrompts): a prompt numbered before it that
+	// comes late was settled by it. -1 before any.
+	resolvedSeq int64
+	ahead       int64 // highest number of a critical event delivered ahead of its turn
+	endSeq      int64 // number of the terminal event, once ended with one; else 0
 
 	tools []uint64 // keys of tool calls invoked and not yet completed
 
@@ -98,7 +102,7 @@ func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
 		}
 		return s
 	}
-	s := &sessionState{agent: strings.Clone(k.agent), id: strings.Clone(k.id), maxSeq: -1}
+	s := &sessionState{agent: strings.Clone(k.agent), id: strings.Clone(k.id), maxSeq: -1, resolvedSeq: -1}
 	if g, ok := e.gone.get(e.hash.sumAll(k.agent, k.id)); ok {
 		s.forgotten, s.seen, s.started, s.ended = true, true, true, g.ended
 		s.known, s.expect, s.lost = g.known, g.expect, g.lost

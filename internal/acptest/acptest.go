@@ -89,6 +89,11 @@ func (a *fake) result(id json.RawMessage, v any) { a.send(map[string]any{"id": i
 // ask sends a request and waits for its answer: the result, or the error
 // object.
 func (a *fake) ask(method string, params any) (result, errObj json.RawMessage) {
+	return a.request(method, params)()
+}
+
+// request sends a request and returns the wait for its answer.
+func (a *fake) request(method string, params any) func() (result, errObj json.RawMessage) {
 	a.mu.Lock()
 	a.next++
 	id := "a" + strconv.Itoa(a.next)
@@ -96,9 +101,11 @@ func (a *fake) ask(method string, params any) (result, errObj json.RawMessage) {
 	a.waits[id] = ch
 	a.mu.Unlock()
 	a.send(map[string]any{"id": id, "method": method, "params": params})
-	r := <-ch
-	e := <-ch
-	return r, e
+	return func() (json.RawMessage, json.RawMessage) {
+		r := <-ch
+		e := <-ch
+		return r, e
+	}
 }
 
 func (a *fake) answered(id string, result, errObj json.RawMessage) {
@@ -165,7 +172,15 @@ func (a *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 // permission asks for one tool call and records the outcome; it returns
 // the kind of the option selected, or "cancelled".
 func (a *fake) permission(call map[string]any, options []map[string]string) string {
-	res, _ := a.ask("session/request_permission", map[string]any{"sessionId": "s1", "toolCall": call, "options": options})
+	return a.permissionWhile(call, options, func() {})
+}
+
+// permissionWhile is permission, doing meanwhile after the request is sent
+// and before its answer is read.
+func (a *fake) permissionWhile(call map[string]any, options []map[string]string, meanwhile func()) string {
+	wait := a.request("session/request_permission", map[string]any{"sessionId": "s1", "toolCall": call, "options": options})
+	meanwhile()
+	res, _ := wait()
 	appendFile(OutcomeFile, string(res))
 	var r struct {
 		Outcome struct {
@@ -298,7 +313,17 @@ func (a *fake) play() string {
 			options = append(options, map[string]string{"optionId": "opt" + strconv.Itoa(i), "name": "Option " + strconv.Itoa(i), "kind": kind})
 		}
 	}
-	switch a.permission(call, options) {
+	meanwhile := func() {}
+	if a.script == "streams" {
+		// As ACP agents do: it goes on talking and thinking while its
+		// permission request waits (AAEP's non-blocked work, spec §6.1).
+		meanwhile = func() {
+			a.say("While you decide, ")
+			a.update(map[string]any{"sessionUpdate": "agent_thought_chunk", "content": map[string]any{"type": "text", "text": "Still thinking it over."}})
+			a.say("I keep looking around.")
+		}
+	}
+	switch a.permissionWhile(call, options, meanwhile) {
 	case "allow_once", "allow_always":
 		_ = os.WriteFile(ProofFile, []byte("ok\n"), 0o600)
 		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"})
