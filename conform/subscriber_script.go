@@ -144,10 +144,16 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 				"reply_token": p.token, "action": fmt.Sprintf("Delete the file draft-%d.txt.", p.n),
 				"consequence": "The file is gone for good.", "timeout_seconds": timeout,
 				"default_decision": "reject", "risk_level": "high", "irreversible": true,
-				"allowed_replies": []string{"accept", "reject"}})
+				"allowed_replies": []string{"accept", "reject"}, "correlation_id": fmt.Sprintf("delete-draft-%d", p.n)})
 			p.word = f.marks[role].word
 			ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev)
 			send(a, "", protocol.TypeStateChanged, "Back to work after the confirmation.", map[string]any{"from_state": "awaiting_input", "to_state": "calling_tool"})
+			if p.replied && decision(p) == protocol.DecisionAccept { // the action, as a producer takes it once accepted
+				call := fmt.Sprintf("call_delete%d", p.n)
+				send(a, "", protocol.TypeToolInvoked, fmt.Sprintf("Deleting the file draft-%d.txt.", p.n), map[string]any{
+					"tool": "delete_file", "tool_call_id": call, "risk_level": "high", "irreversible": true, "correlation_id": fmt.Sprintf("delete-draft-%d", p.n)})
+				send(a, "", protocol.TypeToolCompleted, fmt.Sprintf("Deleted draft-%d.txt.", p.n), map[string]any{"tool": "delete_file", "tool_call_id": call, "status": "success"})
+			}
 		}
 		confirm("", int(math.Ceil(o.Window.Seconds())))
 		confirm(protocol.DecisionReject, 120)
