@@ -127,9 +127,18 @@ func ClaimSentence(name string, l Level, s Suite, date time.Time) string {
 	if suite == "" {
 		suite = "aaep-conform"
 	}
+	if s.Version == Unversioned {
+		return fmt.Sprintf("%s is AAEP Level %d conformant, verified by %s (an unversioned build: no version or commit was recorded) on %s",
+			name, l, suite, date.UTC().Format(time.DateOnly))
+	}
 	return fmt.Sprintf("%s is AAEP Level %d conformant, verified by %s version %s on %s",
 		name, l, suite, s.Version, date.UTC().Format(time.DateOnly))
 }
+
+// Unversioned is the Suite.Version of a build of the suite that recorded
+// neither a release version nor a commit; a claim it supports says so
+// plainly instead of naming a version.
+const Unversioned = "unversioned"
 
 // ResultsDigest is the SHA-256 (hex) of the canonical JSON of the full
 // results, evidence included: a receipt holds it, so a report can be matched

@@ -27,8 +27,9 @@ type typist struct {
 }
 
 // startSubscriber runs command, split at spaces without a shell.
-// Its standard output and error go to out (nil: discarded).
-func startSubscriber(ctx context.Context, command string, st *stage, out io.Writer) (*typist, error) {
+// Its standard output and error go to out (nil: discarded) and to keep,
+// where the tests of what it announces read them.
+func startSubscriber(ctx context.Context, command string, st *stage, out, keep io.Writer) (*typist, error) {
 	args := strings.Fields(command)
 	if len(args) == 0 {
 		return nil, fmt.Errorf("conform: --exec is empty")
@@ -38,7 +39,11 @@ func startSubscriber(ctx context.Context, command string, st *stage, out io.Writ
 	if err != nil {
 		return nil, fmt.Errorf("conform: running %s: %w", args[0], err)
 	}
-	cmd.Stdout, cmd.Stderr = out, out
+	w := keep
+	if out != nil {
+		w = io.MultiWriter(keep, out)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
 	cmd.WaitDelay = 2 * time.Second
 	procgroup.Own(cmd) // whatever it forks is ended with it
 	if err := cmd.Start(); err != nil {

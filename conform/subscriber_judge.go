@@ -50,7 +50,7 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 	}
 	if !f.connected {
 		if f.request.m == nil {
-			return v.set(Fail, "No subscriber subscribed: nothing was POSTed to %s in time.", protocol.PathSubscriptions)
+			return v.set(Fail, "No subscriber came: nothing was POSTed to %s and no event stream was opened in time.", protocol.PathSubscriptions)
 		}
 		return v.set(Fail, "The subscriber was accepted but never opened the event stream it was given.")
 	}
@@ -63,24 +63,86 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		}
 		return Result{}, false
 	}
+	if !exec && announces(t.ID) {
+		return v.set(Skip, "This test reads what the subscriber announces; run it with --exec.")
+	}
 	switch t.ID {
 	case idSubConnect:
+		if f.bare {
+			return v.set(Pass, "It opened the event stream without a subscription.request, which Level 1 allows; the evidence is the whole session.")
+		}
 		return v.set(Pass, "It subscribed and opened the event stream of subscription sub_conform01; the evidence is the whole session.")
+
+	case idSubAnnounces:
+		if r, done := v.mustSay(f, "", markStarted, markTool, markCompleted); r.Status != Pass || done {
+			return r
+		}
+		return v.set(Pass, "It announced agent.session.started, agent.tool.invoked and agent.session.completed.")
+
+	case idSubTerminals:
+		if r, done := v.mustSay(f, "", markCompleted, markErrored, markCancelled); r.Status != Pass || done {
+			return r
+		}
+		said := map[string]string{}
+		for _, role := range []string{markCompleted, markErrored, markCancelled} {
+			m := f.marks[role]
+			line := firstLine(f.output, m.word)
+			v.note(0, fmt.Sprintf("%s announced as %q", protocol.NormalizeType(m.typ), truncate(line, 200)))
+			key := plainWords(line, m.word)
+			if other, ok := said[key]; ok {
+				return v.set(Fail, "It announced a session that ended with %s in the same words as one that ended with %s.", typeName(m.typ), typeName(other))
+			}
+			said[key] = m.typ
+		}
+		return v.set(Pass, "It announced the three ways a session ends in three different ways, though their summaries were the same.")
+
+	case idSubCritical:
+		var filters struct{ Exclude []string }
+		json.Unmarshal(capabilities(f.request)["event_filters"], &filters) //nolint:errcheck // none
+		if len(filters.Exclude) > 0 {
+			v.note(0, fmt.Sprintf("the subscriber's filters exclude %q; critical events were sent all the same", filters.Exclude))
+		}
+		if r, _ := v.mustSay(f, " though it is critical", markErrored); r.Status != Pass {
+			return r
+		}
+		return v.set(Pass, "It announced agent.session.errored, a critical event.")
 
 	case idSubUnknown:
 		if f.streamsAfter > f.streamsBefore {
 			v.note(0, fmt.Sprintf("streams opened: %d before the unknown events, %d at the end", f.streamsBefore, f.streamsAfter))
 			return v.set(Fail, "The subscriber dropped its stream and opened another after an event of an unknown type or with unknown extensions.")
 		}
-		if n := len(f.prompts); n > 0 && f.prompts[n-1].sent > f.unknownAt && exec {
-			p := f.prompts[n-1]
-			if !f.afterUnknown {
-				return v.set(Fail, "After an event of an unknown type and one with unknown extensions, the subscriber no longer replied to a prompt.")
-			}
-			v.got(p.reply, "the reply after the unknown events")
-			return v.set(Pass, "It kept its stream and still replied to the next prompt after the unknown events.")
+		if f.endedEarly {
+			return v.set(Fail, "The subscriber ended before it was told to stop, after the unknown events had been sent.")
 		}
-		return v.set(Pass, "It kept its stream open after the unknown events, to the end of the session (no reply after them was tested: no prompt followed them, or no --exec).")
+		if !exec {
+			return v.set(Pass, "It kept its stream open after the unknown events, to the end of the session (what it announced was not read: no --exec).")
+		}
+		if r, _ := v.mustSay(f, "", markUnknown, markExtension, markAfter); r.Status != Pass {
+			return r
+		}
+		return v.set(Pass, "It announced the event of an unknown type and the one with unknown extensions, kept its stream and announced the events after them.")
+
+	case idSubDedupe:
+		if r, done := v.mustSay(f, "", markDuplicate, markTool); r.Status != Pass || done {
+			return r
+		}
+		dup, once := strings.Count(f.output, f.marks[markDuplicate].word), strings.Count(f.output, f.marks[markTool].word)
+		v.note(0, fmt.Sprintf("the event sent twice is named %d times in what the subscriber wrote, an event of the same type sent once %d times", dup, once))
+		if dup > once {
+			return v.set(Fail, "It announced an event delivered twice (the same event_id) %d times, where an event of the same type delivered once is named %d times.", dup, once)
+		}
+		return v.set(Pass, "It announced the event delivered twice once.")
+
+	case idSubOrder:
+		if r, done := v.mustSay(f, "", markFirst, markSecond); r.Status != Pass || done {
+			return r
+		}
+		first, second := strings.Index(f.output, f.marks[markFirst].word), strings.Index(f.output, f.marks[markSecond].word)
+		if second < first {
+			return v.set(Fail, "It announced the events in the order they came, not in the order of their sequence_number: the later one first.")
+		}
+		return v.set(Pass, "It announced two events delivered out of order in the order of their sequence_number.")
 
 	case idSubDeclares:
 		caps := capabilities(f.request)
@@ -97,35 +159,46 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		return v.set(Pass, "It declared supports_confirmation_reply true (supports_clarification_reply %t).", clar)
 
 	case idSubNoAuto:
-		window := o.Window.Round(time.Millisecond)
-		for _, p := range f.prompts {
-			v.sent(p.sent, p.frame, fmt.Sprintf("prompt %d", p.n))
-			for _, h := range p.early {
-				v.got(h, fmt.Sprintf("a reply %v after prompt %d was flushed, before any user action", (h.at-p.sent).Round(time.Millisecond), p.n))
-				return v.set(Fail, "It replied to prompt %d %v after it was sent, before the user did anything (window %v).",
-					p.n, (h.at - p.sent).Round(time.Millisecond), window)
-			}
-		}
 		if len(f.prompts) == 0 {
 			return v.set(Skip, "No prompt was sent: the subscriber did not declare it can answer one.")
 		}
 		for _, p := range f.prompts {
-			if said := decision(p); p.replied && wrongKind(p) == "" && said != p.answer {
-				v.got(p.reply, fmt.Sprintf("the reply to prompt %d", p.n))
+			v.sent(p.sent, p.frame, fmt.Sprintf("prompt %d, watched %v before the user acted", p.n, p.watched.Round(time.Millisecond)))
+			for _, h := range p.early {
+				v.got(h, fmt.Sprintf("a reply %v after prompt %d was flushed, before any user action", (h.at-p.sent).Round(time.Millisecond), p.n))
+				return v.set(Fail, "It replied to prompt %d %v after it was sent, before the user did anything (prompt %d was watched %v).",
+					p.n, (h.at - p.sent).Round(time.Millisecond), p.n, p.watched.Round(time.Millisecond))
+			}
+		}
+		p := f.prompts[0]
+		return v.set(Pass, "No reply came to prompt 1 in the %v it was watched (its timeout_seconds and a second more), nor to any other prompt before the user acted.", p.watched.Round(time.Millisecond))
+
+	case idSubAsTyped:
+		if r, skip := needUser(); skip {
+			return r
+		}
+		for _, p := range f.prompts {
+			if p.answer == "" {
+				continue
+			}
+			if !p.replied {
+				return v.set(Fail, "No reply to prompt %d came within %v of the user's answer.", p.n, o.Patience)
+			}
+			v.got(p.reply, fmt.Sprintf("the reply to prompt %d", p.n))
+			if said := decision(p); wrongKind(p) == "" && said != p.answer {
 				return v.set(Fail, "Its reply to prompt %d says %q, while the user answered %q.", p.n, said, p.answer)
 			}
 		}
-		how := "before the suite typed an answer"
-		if !exec {
-			how = "with nobody acting (a person at the subscriber could have; no reply came)"
-		}
-		return v.set(Pass, "No reply came in the %v after each of %d prompts, %s; the window is a measured wait, kept short.", window, len(f.prompts), how)
+		return v.set(Pass, "Each reply said what the user typed: reject, accept and the choice that is not the default.")
 
 	case idSubTokenEcho:
 		if r, skip := needUser(); skip {
 			return r
 		}
 		for _, p := range f.prompts {
+			if p.answer == "" {
+				continue // nobody answered it
+			}
 			v.sent(p.sent, p.frame, fmt.Sprintf("prompt %d", p.n))
 			if !p.replied {
 				return v.set(Fail, "No reply to prompt %d came within %v of the user's answer.", p.n, o.Patience)
@@ -139,13 +212,16 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 				return v.set(Fail, "The reply to prompt %d names subscription %q, not sub_conform01.", p.n, sub)
 			}
 		}
-		return v.set(Pass, "Each of %d replies echoed its reply_token exactly.", len(f.prompts))
+		return v.set(Pass, "Each of %d replies echoed its reply_token exactly.", len(f.prompts)-1)
 
 	case idSubReplyKind:
 		if r, skip := needUser(); skip {
 			return r
 		}
 		for _, p := range f.prompts {
+			if p.answer == "" {
+				continue // nobody answered it
+			}
 			if !p.replied {
 				return v.set(Fail, "No reply to prompt %d came within %v of the user's answer.", p.n, o.Patience)
 			}
@@ -266,4 +342,72 @@ func capabilities(h heard) map[string]json.RawMessage {
 func boolCap(caps map[string]json.RawMessage, name string) bool {
 	var b bool
 	return json.Unmarshal(caps[name], &b) == nil && b
+}
+
+// announces reports whether test id reads what the subscriber wrote.
+func announces(id string) bool {
+	switch id {
+	case idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder:
+		return true
+	}
+	return false
+}
+
+// mustSay checks that the marked events of roles were announced: their
+// words are in what the subscriber wrote. It returns a failure naming the
+// first that is not (why is added to the sentence), or a pass with done
+// set when none of them could be sent (the subscriber's filters kept them
+// back), or a pass to go on from.
+func (v *verdict) mustSay(f *facts, why string, roles ...string) (Result, bool) {
+	judged := 0
+	for _, role := range roles {
+		m := f.marks[role]
+		if m == nil || !m.sent {
+			continue
+		}
+		judged++
+		if !strings.Contains(f.output, m.word) {
+			v.note(0, fmt.Sprintf("%d bytes of output read; the last marked event was announced before shutdown: %t", len(f.output), f.lastSeen))
+			return v.set(Fail, "It did not announce the %s event marked %s%s: that word is nowhere in what it wrote.", typeName(m.typ), m.word, why), false
+		}
+	}
+	if judged == 0 {
+		return v.set(Skip, "The subscriber's own event filters kept back every event this test reads."), true
+	}
+	return Result{Status: Pass}, false
+}
+
+// firstLine is the first line of out holding word.
+func firstLine(out, word string) string {
+	for l := range strings.Lines(out) {
+		if strings.Contains(l, word) {
+			return strings.TrimSpace(l)
+		}
+	}
+	return ""
+}
+
+// plainWords is line without word, digits and IDs, lower-cased: what is
+// left to tell one announcement from another.
+func plainWords(line, word string) string {
+	var keep []string
+	for _, w := range strings.Fields(strings.ReplaceAll(line, word, "")) {
+		if strings.Contains(w, "sess_") || strings.Contains(w, "evt_") {
+			continue
+		}
+		w = strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, strings.ToLower(w))
+		keep = append(keep, w)
+	}
+	return strings.Join(keep, " ")
+}
+
+// typeName is an event type as the results name it: the compact form
+// without its "aaep:" prefix.
+func typeName(typ string) string {
+	return strings.TrimPrefix(protocol.NormalizeType(typ), "aaep:")
 }

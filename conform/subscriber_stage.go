@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -45,6 +46,9 @@ type stage struct {
 	dropped   int                        // messages heard beyond maxHeard
 	requested map[string]json.RawMessage // the capabilities first asked for
 	streamUp  chan struct{}              // closed when the first stream opens
+	bare      bool                       // a stream was opened without a subscription (Level 1, no handshake)
+	said      []byte                     // what the subscriber run by Exec wrote, up to maxSaid bytes
+	saidMore  chan struct{}              // signalled when it writes
 }
 
 // heard is one message the subscriber sent.
@@ -61,6 +65,7 @@ type heard struct {
 const (
 	maxMessage = 1 << 20
 	maxHeard   = 1000
+	maxSaid    = 4 << 20
 )
 
 func newStage(addr string) (*stage, error) {
@@ -79,10 +84,12 @@ func newStage(addr string) (*stage, error) {
 		more:     make(chan struct{}),
 		wrote:    make(chan struct{}, 1),
 		streamUp: make(chan struct{}),
+		saidMore: make(chan struct{}, 1),
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST "+protocol.PathSubscriptions, s.subscribe)
 	mux.HandleFunc("GET "+protocol.PathEvents, s.events)
+	mux.HandleFunc("GET /events", s.events) // the layout deployed producers serve, without a handshake
 	mux.HandleFunc("POST "+protocol.PathReplies, s.message)
 	mux.HandleFunc("GET "+protocol.PathWebSocket, s.websocket)
 	s.srv = producer.ServeHandler(ln, mux)
@@ -212,6 +219,9 @@ func lowerTerms(caps map[string]json.RawMessage) map[string]any {
 		h[name] = b
 	}
 	h["languages"] = []string{"en-US"}
+	if f, ok := caps["event_filters"]; ok {
+		h["event_filters"] = f // honored as asked: at least as restrictive (§5.4.4)
+	}
 	return h
 }
 
@@ -227,7 +237,13 @@ func (s *stage) reply(w http.ResponseWriter, status int, v any) {
 }
 
 func (s *stage) events(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Query().Get("subscription_id") != s.subID {
+	switch sub := r.URL.Query().Get("subscription_id"); sub {
+	case s.subID:
+	case "": // Level 1 needs no handshake (§9.3.3): the default terms apply
+		s.mu.Lock()
+		s.bare = true
+		s.mu.Unlock()
+	default:
 		http.Error(w, "no such subscription", http.StatusNotFound)
 		return
 	}
@@ -451,4 +467,72 @@ func isType(typ string) func(heard) bool {
 func isReply(h heard) bool {
 	return h.typ == protocol.TypeConfirmationReply || h.typ == protocol.TypeClarificationReply ||
 		h.m["reply_token"] != nil || bytes.Contains(h.raw, []byte("reply_token"))
+}
+
+// Write keeps what the subscriber run by Exec writes, up to maxSaid
+// bytes, for the tests of what it announces; it never fails.
+func (s *stage) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	if room := maxSaid - len(s.said); room > 0 {
+		s.said = append(s.said, p[:min(room, len(p))]...)
+	}
+	s.mu.Unlock()
+	select {
+	case s.saidMore <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+// output returns a copy of what the subscriber has written so far.
+func (s *stage) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return string(s.said)
+}
+
+// announced waits until the subscriber's output holds word, for at most
+// d, and reports whether it does.
+func (s *stage) announced(ctx context.Context, word string, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		if strings.Contains(s.output(), word) {
+			return true
+		}
+		select {
+		case <-s.saidMore:
+		case <-t.C:
+			return strings.Contains(s.output(), word)
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// wants reports whether the subscriber's event filters (§5.3.1.7), as
+// first asked, let an event of type typ through. Critical events are sent
+// whatever the filters say: the subscriber must still announce them.
+func (s *stage) wants(typ string, critical bool) bool {
+	if critical {
+		return true
+	}
+	s.mu.Lock()
+	var f struct{ Include, Exclude []string }
+	json.Unmarshal(s.requested["event_filters"], &f) //nolint:errcheck // no filters
+	s.mu.Unlock()
+	if slices.ContainsFunc(f.Exclude, func(p string) bool { return typeMatches(p, typ) }) {
+		return false
+	}
+	return len(f.Include) == 0 || slices.ContainsFunc(f.Include, func(p string) bool { return typeMatches(p, typ) })
+}
+
+// typeMatches matches an event type pattern: the type itself or a prefix
+// ending in *, in either the compact or the full form of the type.
+func typeMatches(pattern, typ string) bool {
+	pattern, typ = protocol.NormalizeType(pattern), protocol.NormalizeType(typ)
+	if prefix, ok := strings.CutSuffix(pattern, "*"); ok {
+		return strings.HasPrefix(typ, prefix)
+	}
+	return pattern == typ
 }

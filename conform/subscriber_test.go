@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,10 +29,15 @@ func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	var out strings.Builder // shown when the test fails
+	if o.Output == nil {
+		o.Output = &lockedWriter{w: &out}
+	}
 	rep, err := TestSubscriber(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("the subscriber wrote:\n%s", out.String())
 	got := map[string]Result{}
 	for _, r := range rep.Results {
 		got[r.ID] = r
@@ -62,14 +68,15 @@ func TestSubscriberListen(t *testing.T) {
 }
 
 // A subscriber that answers on its own — aaep-listen told to reject every
-// confirmation without asking — fails exactly the test that no reply comes
-// without a user action, and no other.
+// confirmation without asking — fails exactly the tests that no reply comes
+// without a user action and that each reply says what the user typed (it
+// rejected before the user could accept), and no other.
 func TestSubscriberAutoReply(t *testing.T) {
 	t.Parallel()
 	got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: listenCommand(t, "--auto-reply", "reject")})
 	for id, r := range got {
 		want := Pass
-		if id == idSubNoAuto {
+		if id == idSubNoAuto || id == idSubAsTyped {
 			want = Fail
 		}
 		if r.Status != want {
@@ -101,7 +108,8 @@ func TestSubscriberWithoutExec(t *testing.T) {
 	got := runSubscriber(t, o)
 	cancel()
 	(<-started).Wait() //nolint:errcheck // killed
-	skipped := []string{idSubTokenEcho, idSubReplyKind, idSubRenegotiate, idSubClose}
+	skipped := []string{idSubTokenEcho, idSubReplyKind, idSubAsTyped, idSubRenegotiate, idSubClose,
+		idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder}
 	for id, r := range got {
 		want := Pass
 		if slices.Contains(skipped, id) {
@@ -145,4 +153,17 @@ func TestSubscriberLevels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// lockedWriter is a writer for two goroutines (the subscriber's output
+// and error).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

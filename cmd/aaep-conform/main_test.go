@@ -249,7 +249,7 @@ func TestHelp(t *testing.T) {
 		{"verify", []string{"-key", "-trusted-keys", "-report", "-strict", "-recheck", "-json", "-count", "-endpoint", "Exit status"}},
 		{"key", []string{"-out", "-type"}},
 		{"target", []string{"-addr", "-unix", "-stdio", "-print-manifest"}},
-		{"subscriber", []string{"-binding", "-accept-line", "-answer-line", "-renegotiate-line", "-shutdown", "-window", "-patience", "-show-output"}},
+		{"subscriber", []string{"-binding", "-accept-line", "-reject-line", "-answer-line", "-renegotiate-line", "-shutdown", "-window", "-patience", "-show-output"}},
 	} {
 		h := newHarness(nil, nil)
 		if code := h.run(c.cmd, "--help"); code != 0 {
@@ -464,13 +464,13 @@ func TestPromptsAnsweredOnlyWhenAsked(t *testing.T) {
 func TestSubscriberFlags(t *testing.T) {
 	h := newHarness(report(1, conform.Pass), nil)
 	code := h.run("subscriber", "--level", "1", "--exec", "my-sub {endpoint}", "--binding", "websocket",
-		"--accept-line", "y {token}", "--answer-line", "a {n} {text}", "--renegotiate-line", "rate 2",
+		"--accept-line", "y {token}", "--reject-line", "n {token}", "--answer-line", "a {n} {text}", "--renegotiate-line", "rate 2",
 		"--shutdown", "interrupt", "--window", "2s", "--patience", "20s")
 	if code != 0 || len(h.subAsked) != 1 {
 		t.Fatalf("exit %d, %d runs\n%s", code, len(h.subAsked), h.err)
 	}
 	o := h.subAsked[0]
-	want := conform.SubscriberOptions{Level: 1, Exec: "my-sub {endpoint}", Binding: conform.BindingWebSocket, AcceptLine: "y {token}",
+	want := conform.SubscriberOptions{Level: 1, Exec: "my-sub {endpoint}", Binding: conform.BindingWebSocket, AcceptLine: "y {token}", RejectLine: "n {token}",
 		AnswerLine: "a {n} {text}", RenegotiateLine: "rate 2", Shutdown: conform.ShutdownInterrupt, Window: 2 * time.Second, Patience: 20 * time.Second}
 	o.Ready, o.Progress = nil, nil
 	if fmt.Sprintf("%+v", o) != fmt.Sprintf("%+v", want) {

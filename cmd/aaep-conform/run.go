@@ -55,9 +55,12 @@ const subscriberUsage = `Usage: aaep-conform subscriber --level N [--exec CMD | 
 Tests a subscriber: aaep-conform acts as a scripted producer and checks the
 subscriber requirements of AAEP Level N that a producer can observe (the
 handshake and its capabilities, reply tokens echoed exactly, no reply
-without a user action, replies of the right kind, lower terms accepted
-without a renegotiation storm, renegotiation and close when asked, unknown
-types and extensions not breaking the stream).
+without a user action over a confirmation's whole timeout, replies of the
+right kind saying what the user typed, lower terms accepted without a
+renegotiation storm, renegotiation and close when asked, unknown types and
+extensions not breaking the stream) and, with --exec, what it announces
+(session lifecycle and tools, the three endings told apart, critical
+events despite its filters, duplicates once, order restored).
 
 With --exec the suite runs the subscriber itself, {endpoint} in CMD
 replaced by where the suite serves, and drives its standard input as a user
@@ -237,6 +240,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	var (
 		execCmd, addr                       string
 		acceptLine, answerLine, renegotiate string
+		rejectLine                          string
 		shutdown, binding                   string
 		window, patience                    time.Duration
 		showOutput                          bool
@@ -245,10 +249,11 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.StringVar(&addr, "addr", "", "serve on `HOST:PORT` and wait for a subscriber to connect (default 127.0.0.1 on a free port)")
 	fs.StringVar(&binding, "binding", "", "with --exec, the {endpoint} given: sse (the HTTP binding, spec layout) or websocket (default sse)")
 	fs.StringVar(&acceptLine, "accept-line", "", "with --exec, the `LINE` typed to accept a confirmation; {n} is the prompt's number, {token} its reply_token (default \"accept {n}\", as aaep-listen takes it)")
+	fs.StringVar(&rejectLine, "reject-line", "", "with --exec, the `LINE` typed to reject a confirmation; {n}, {token} as for --accept-line (default \"reject {n}\")")
 	fs.StringVar(&answerLine, "answer-line", "", "with --exec, the `LINE` typed to answer a clarification; {n}, {token}, and {text} the answer (default \"answer {n} {text}\")")
 	fs.StringVar(&renegotiate, "renegotiate-line", "", "with --exec, the `LINE` typed to ask for new terms (default \"set rate 2\")")
 	fs.StringVar(&shutdown, "shutdown", "", "with --exec, how the subscriber is told to stop: stdin (close its standard input) or interrupt (SIGINT) (default: stdin, then interrupt if no subscription.close comes)")
-	fs.DurationVar(&window, "window", 0, "how long to wait, after a prompt reaches the subscriber, for a reply nobody asked for (default 1s)")
+	fs.DurationVar(&window, "window", 0, "the timeout of the confirmation nobody answers: from when it reaches the subscriber until it has passed and a second more, no reply may come (default 5s; 3s with --fast; whole seconds)")
 	fs.DurationVar(&patience, "patience", 0, "how long a reply may take once the user acted, and the subscriber to connect (default 10s; 30s to connect without --exec)")
 	fs.BoolVar(&showOutput, "show-output", false, "with --exec, show the subscriber's own output on standard error, line by line, sanitized and marked as its words")
 	rest, err := parse(fs, args, subscriberUsage, d.io.Out)
@@ -261,8 +266,8 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	if execCmd != "" && addr != "" {
 		return exitCannot, cliflag.Usagef("give --exec or --addr, not both")
 	}
-	if execCmd == "" && (acceptLine != "" || answerLine != "" || renegotiate != "" || shutdown != "" || showOutput) {
-		return exitCannot, cliflag.Usagef("--accept-line, --answer-line, --renegotiate-line, --shutdown and --show-output go with --exec")
+	if execCmd == "" && (acceptLine != "" || rejectLine != "" || answerLine != "" || renegotiate != "" || shutdown != "" || showOutput) {
+		return exitCannot, cliflag.Usagef("--accept-line, --reject-line, --answer-line, --renegotiate-line, --shutdown and --show-output go with --exec")
 	}
 	switch {
 	case shutdown != "" && shutdown != conform.ShutdownStdin && shutdown != conform.ShutdownInterrupt:
@@ -291,6 +296,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 		Addr:            addr,
 		Binding:         binding,
 		AcceptLine:      acceptLine,
+		RejectLine:      rejectLine,
 		AnswerLine:      answerLine,
 		RenegotiateLine: renegotiate,
 		Shutdown:        shutdown,

@@ -14,6 +14,17 @@ import (
 // unknown stands for what the build did not record.
 const unknown = "unknown"
 
+// What scripts/build stamps at link time (-ldflags -X), for builds that
+// record no version control information (go build -buildvcs=false, a
+// source tree without .git): the release tag, if the commit has one, the
+// commit, and "true" when the tree had local changes. Empty when not
+// stamped.
+var (
+	stampedVersion  string
+	stampedCommit   string
+	stampedModified string
+)
+
 // Info is what a version request prints.
 type Info struct {
 	Program   string // the command's name, such as aaep-listen
@@ -24,13 +35,33 @@ type Info struct {
 	AAEP      string // the AAEP protocol version spoken
 }
 
-// Read returns the running binary's Info.
+// Read returns the running binary's Info: what Go recorded, completed by
+// what scripts/build stamped.
 func Read(program string) Info {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		bi = nil
 	}
-	return FromBuildInfo(program, bi)
+	return FromBuildInfo(program, bi).Stamped(stampedVersion, stampedCommit, stampedModified == "true")
+}
+
+// Stamped completes i with a version and commit stamped at link time: a
+// stamped version replaces a version Go could not know ("(devel)" or
+// unknown), a stamped commit an unknown one. Empty stamps change nothing.
+func (i Info) Stamped(version, commit string, modified bool) Info {
+	if version != "" && (i.Version == unknown || i.Version == "(devel)") {
+		i.Version = version
+	}
+	if commit != "" && i.Commit == unknown {
+		i.Commit, i.Modified = commit, modified
+	}
+	return i
+}
+
+// Unversioned reports whether the build recorded neither a release
+// version nor a commit: nothing names the source it was built from.
+func (i Info) Unversioned() bool {
+	return (i.Version == unknown || i.Version == "(devel)") && i.Commit == unknown
 }
 
 // FromBuildInfo returns the Info recorded in bi; bi may be nil (a binary

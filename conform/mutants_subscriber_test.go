@@ -1,0 +1,395 @@
+package conform
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// mutant is a small subscriber of the HTTP binding, run by the test
+// binary itself (runFake), that reads the lines aaep-listen reads and
+// announces events one line each. Its mode is either a conforming
+// variant, or a mutant breaking exactly one MUST of the spec.
+type mutant struct {
+	endpoint, mode string
+	sub            string // the subscription ID; "" without a handshake
+
+	mu      sync.Mutex
+	prompts []map[string]json.RawMessage // in the order they came: prompt n is prompts[n-1]
+	seen    map[string]bool              // event IDs announced
+	next    map[string]int64             // per session, the sequence_number expected next
+	held    map[string]map[int64]map[string]json.RawMessage
+}
+
+// The fields of an event the mutant reads.
+func field(ev map[string]json.RawMessage, name string) string {
+	s, _ := str(ev, name)
+	return s
+}
+
+func (m *mutant) post(path string, v any) (map[string]json.RawMessage, error) {
+	b, _ := json.Marshal(v)
+	resp, err := http.Post(m.endpoint+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var a map[string]json.RawMessage
+	json.NewDecoder(resp.Body).Decode(&a) //nolint:errcheck // nil
+	return a, nil
+}
+
+// fakeSubscriber runs the mutant of mode against endpoint until its
+// standard input ends.
+func fakeSubscriber(endpoint, mode string) error {
+	m := &mutant{endpoint: endpoint, mode: mode, seen: map[string]bool{}, next: map[string]int64{},
+		held: map[string]map[int64]map[string]json.RawMessage{}}
+	if mode != "l1-bare" && mode != "bare" {
+		caps := map[string]any{"supports_confirmation_reply": mode != "mute", "supports_clarification_reply": mode != "mute", "max_events_per_second": 10}
+		if mode == "filters" || mode == "filter-critical" {
+			caps["event_filters"] = map[string]any{"include": []string{"aaep:agent.*", "conformprobe:*"}, "exclude": []string{protocol.TypeSessionErrored}}
+		}
+		req := map[string]any{"type": protocol.TypeSubscriptionRequest, "aaep_version": "1.0.0", "subscriber_id": "mutant-" + mode, "capabilities": caps}
+		switch mode {
+		case "no-caps":
+			delete(req, "capabilities")
+		case "no-subscriber-id":
+			delete(req, "subscriber_id")
+		}
+		acc, err := m.post(protocol.PathSubscriptions, req)
+		if err != nil {
+			return err
+		}
+		m.sub = field(acc, "subscription_id")
+	}
+	if mode == "storm" || mode == "flood" {
+		n := 3
+		if mode == "flood" {
+			n = maxHeard + 200
+		}
+		for range n {
+			m.post(protocol.PathReplies, map[string]any{"type": protocol.TypeSubscriptionRenegotiate, "subscription_id": m.sub, //nolint:errcheck // a storm
+				"capabilities": map[string]any{"max_events_per_second": 10}})
+		}
+	}
+	go m.stream()
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		m.typed(strings.Fields(in.Text()))
+	}
+	if m.sub == "" || mode == "noclose" {
+		return nil
+	}
+	sub := m.sub
+	if mode == "close-wrong-sub" {
+		sub = "sub_someone_else"
+	}
+	_, err := m.post(protocol.PathReplies, map[string]any{"type": protocol.TypeSubscriptionClose, "subscription_id": sub})
+	return err
+}
+
+// stream reads the event stream, reconnecting only when the mode says.
+func (m *mutant) stream() {
+	last := ""
+	for {
+		url := m.endpoint + protocol.PathEvents
+		if m.sub != "" {
+			url += "?subscription_id=" + m.sub
+		}
+		req, _ := http.NewRequest(http.MethodGet, url, nil)
+		if last != "" {
+			req.Header.Set("Last-Event-ID", last)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return
+		}
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, maxMessage)
+		reconnect := false
+		for sc.Scan() && !reconnect {
+			data, ok := strings.CutPrefix(sc.Text(), "data: ")
+			if !ok {
+				continue
+			}
+			var ev map[string]json.RawMessage
+			if json.Unmarshal([]byte(data), &ev) != nil {
+				continue
+			}
+			last = field(ev, "event_id")
+			unknown := !slices.Contains(protocol.CoreTypes, protocol.NormalizeType(field(ev, "type")))
+			if unknown && m.mode == "crash-unknown" {
+				os.Exit(3)
+			}
+			reconnect = unknown && m.mode == "unknown"
+			m.receive(ev)
+		}
+		resp.Body.Close()
+		if !reconnect {
+			return
+		}
+	}
+}
+
+// timestampOK holds the two precisions §3.2.5 allows.
+var timestampOK = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3}|\.\d{6})?(Z|[+-]\d\d:\d\d)$`)
+
+// receive dedupes, reorders and announces one event.
+func (m *mutant) receive(ev map[string]json.RawMessage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, session, typ := field(ev, "event_id"), field(ev, "session_id"), protocol.NormalizeType(field(ev, "type"))
+	if m.mode == "strict" { // validates the envelope, and drops what breaks it
+		var seq int64 = -1
+		json.Unmarshal(ev["sequence_number"], &seq) //nolint:errcheck // absent
+		if !timestampOK.MatchString(field(ev, "timestamp")) || (typ == protocol.TypeSessionStarted && seq != 0) {
+			fmt.Printf("invalid event dropped: %s\n", id)
+			return
+		}
+	}
+	if m.seen[id] && m.mode != "no-dedupe" {
+		return
+	}
+	m.seen[id] = true
+	critical := field(ev, "urgency") == "critical" || protocol.CriticalType(typ)
+	var seq int64
+	if json.Unmarshal(ev["sequence_number"], &seq) != nil || m.mode == "no-reorder" {
+		m.announce(ev)
+		return
+	}
+	if m.held[session] == nil {
+		m.held[session] = map[int64]map[string]json.RawMessage{}
+	}
+	if critical { // never held back: announced now, and counted in its place
+		m.announce(ev)
+		ev = nil
+	}
+	want, known := m.next[session]
+	if known && seq > want { // held until the ones before it come
+		m.held[session][seq] = ev
+		return
+	}
+	if ev != nil {
+		m.announce(ev)
+	}
+	m.next[session] = seq + 1
+	for {
+		h, ok := m.held[session][m.next[session]]
+		if !ok {
+			return
+		}
+		delete(m.held[session], m.next[session])
+		if h != nil {
+			m.announce(h)
+		}
+		m.next[session]++
+	}
+}
+
+// announce writes one line for an event, as the mode says.
+func (m *mutant) announce(ev map[string]json.RawMessage) {
+	typ := protocol.NormalizeType(field(ev, "type"))
+	critical := field(ev, "urgency") == "critical" || protocol.CriticalType(typ)
+	switch {
+	case critical && m.mode == "no-critical",
+		typ == protocol.TypeSessionErrored && m.mode == "filter-critical",
+		typ == protocol.TypeSessionStarted && m.mode == "no-started",
+		typ == protocol.TypeToolInvoked && m.mode == "no-tool",
+		!slices.Contains(protocol.CoreTypes, typ) && m.mode == "silent-unknown":
+		return
+	}
+	word := map[string]string{protocol.TypeSessionCompleted: "Done", protocol.TypeSessionErrored: "Failed", protocol.TypeSessionCancelled: "Cancelled"}[typ]
+	if word != "" && m.mode == "same-ending" {
+		word = "Ended"
+	}
+	if word == "" {
+		word = "Event"
+	}
+	if critical {
+		word = "URGENT " + word
+	}
+	fmt.Printf("%s: %s\n", word, field(ev, "summary_normal"))
+	if field(ev, "reply_token") == "" {
+		return
+	}
+	m.prompts = append(m.prompts, ev)
+	switch m.mode {
+	case "auto-now":
+		go m.reply(ev, protocol.DecisionReject, "")
+	case "auto-late":
+		go func() {
+			time.Sleep(1500 * time.Millisecond) // the fault: an answer on its own, after a while
+			m.reply(ev, protocol.DecisionAccept, "")
+		}()
+	}
+}
+
+// typed carries out one line the user typed: accept n, reject n,
+// answer n text, set ….
+func (m *mutant) typed(f []string) {
+	if len(f) < 2 {
+		return
+	}
+	if f[0] == "set" {
+		if m.mode != "silent-reneg" {
+			m.post(protocol.PathReplies, map[string]any{"type": protocol.TypeSubscriptionRenegotiate, "subscription_id": m.sub, //nolint:errcheck // judged by the suite
+				"capabilities": map[string]any{"max_events_per_second": 2}})
+		}
+		return
+	}
+	n, _ := strconv.Atoi(f[1])
+	m.mu.Lock()
+	var ev map[string]json.RawMessage
+	if n >= 1 && n <= len(m.prompts) {
+		ev = m.prompts[n-1]
+	}
+	m.mu.Unlock()
+	if ev == nil || m.mode == "no-reply" {
+		return
+	}
+	decision := f[0]
+	switch m.mode {
+	case "override":
+		decision = protocol.DecisionReject
+	case "always-accept":
+		decision = protocol.DecisionAccept
+	}
+	text := strings.Join(f[2:], " ")
+	switch m.mode {
+	case "kind":
+		text = "purple"
+	case "default-choice":
+		text = field(ev, "default_response")
+	}
+	m.reply(ev, decision, text)
+}
+
+// reply answers the prompt ev: a confirmation with decision, a question
+// with text.
+func (m *mutant) reply(ev map[string]json.RawMessage, decision, text string) {
+	tok, sub := field(ev, "reply_token"), m.sub
+	switch m.mode {
+	case "token":
+		tok = strings.ToUpper(tok)
+	case "wrong-sub":
+		sub = "sub_someone_else"
+	}
+	r := map[string]any{"type": protocol.TypeConfirmationReply, "reply_token": tok, "decision": decision,
+		"subscription_id": sub, "timestamp": time.Now().UTC().Format(timestampLayout)}
+	if protocol.NormalizeType(field(ev, "type")) == protocol.TypeAwaitingClarify || m.mode == "conf-as-clar" {
+		delete(r, "decision")
+		r["type"], r["response"] = protocol.TypeClarificationReply, text
+	}
+	m.post(protocol.PathReplies, r) //nolint:errcheck // judged by the suite
+}
+
+// The subscriber mutants, each breaking one MUST, and the conforming
+// variants, run through the suite at once: each mutant fails the test of
+// its MUST and is claimed no level above the one below that test's (a
+// Level 2 fault leaves a Level 1 claim standing); each conforming variant
+// passes every test of its level.
+func TestSubscriberMutants(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		mode  string
+		level Level  // the level tested
+		fails string // the test the mutant must fail; "" for a conforming variant
+		claim Level  // the level it is conformant at
+	}
+	rows := []row{
+		{"honest", 3, "", 3},
+		{"l1-bare", 1, "", 1}, // Level 1 without a handshake (§9.3.3)
+		{"strict", 3, "", 3},  // drops events whose envelope breaks §3.2.5 or §3.4.1
+		{"filters", 3, "", 3}, // excludes session.errored, announces it all the same
+		{"token", 3, idSubTokenEcho, 1},
+		{"wrong-sub", 3, idSubTokenEcho, 1},
+		{"kind", 3, idSubReplyKind, 1},
+		{"conf-as-clar", 3, idSubReplyKind, 1},
+		{"override", 3, idSubAsTyped, 1},
+		{"always-accept", 3, idSubAsTyped, 1},
+		{"default-choice", 3, idSubAsTyped, 1},
+		{"no-reply", 3, idSubAsTyped, 1},
+		{"mute", 3, idSubDeclares, 1},
+		{"auto-late", 3, idSubNoAuto, 1},
+		{"auto-now", 3, idSubNoAuto, 1},
+		{"bare", 3, idSubDeclares, 1},
+		{"no-critical", 3, idSubCritical, 0},
+		{"filter-critical", 3, idSubCritical, 0},
+		{"no-started", 3, idSubAnnounces, 0},
+		{"no-tool", 3, idSubAnnounces, 0},
+		{"same-ending", 3, idSubTerminals, 0},
+		{"unknown", 3, idSubUnknown, 0},
+		{"crash-unknown", 3, idSubUnknown, 0},
+		{"silent-unknown", 3, idSubUnknown, 0},
+		{"storm", 3, idSubLowerTerms, 2},
+		{"noclose", 3, idSubClose, 2},
+		{"close-wrong-sub", 3, idSubClose, 2},
+		{"silent-reneg", 3, idSubRenegotiate, 2},
+		{"no-caps", 3, idSubDeclares, 1},
+		{"no-subscriber-id", 3, idSubHandshake, 2},
+		{"no-dedupe", 3, idSubDedupe, 2},
+		{"no-reorder", 3, idSubOrder, 2},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	// The default -parallel is the number of cores: the runs are started
+	// together here instead, since each mostly waits.
+	reports := make([]*Report, len(rows))
+	errs := make([]error, len(rows))
+	var wg sync.WaitGroup
+	for i, r := range rows {
+		wg.Go(func() {
+			reports[i], errs[i] = TestSubscriber(ctx, SubscriberOptions{Level: r.level, Exec: fakeCommand(r.mode),
+				Window: 2 * time.Second, Patience: 5 * time.Second})
+		})
+	}
+	wg.Wait()
+	mutants := 0
+	for i, r := range rows {
+		if r.fails != "" {
+			mutants++
+		}
+		t.Run(r.mode, func(t *testing.T) {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			rep := reports[i]
+			failed := map[string]string{}
+			for _, res := range rep.Results {
+				if res.Status != Pass {
+					failed[res.ID] = fmt.Sprintf("%s: %s", res.Status, res.Detail)
+				}
+			}
+			if r.fails == "" && len(failed) > 0 {
+				t.Errorf("a conforming subscriber is failed: %v", failed)
+			}
+			if r.fails != "" {
+				if _, ok := failed[r.fails]; !ok {
+					t.Errorf("the mutant passes %s: %v", r.fails, failed)
+				}
+				if rep.Conforming() {
+					t.Errorf("the mutant gets a claim: %q", rep.Claim())
+				}
+			}
+			if got := rep.ConformingLevel(); got != r.claim {
+				t.Errorf("conformant at Level %d, want %d: %v", got, r.claim, failed)
+			}
+		})
+	}
+	if mutants < 20 {
+		t.Errorf("%d mutants, want at least 20", mutants)
+	}
+}
