@@ -57,7 +57,10 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
-		return "started", or(prose.Join("Started", theirs(ev.RequestText)))
+		if summary != "" { // ours would go unused: not built
+			return "started", protocol.Theirs(summary)
+		}
+		return "started", prose.Join("Started", theirs(ev.RequestText))
 	case protocol.TypeSessionCompleted:
 		return "completed", "Finished: " + or(prose.Join("The task is complete", theirs(ev.OutputSummary)))
 	case protocol.TypeSessionErrored:
@@ -69,9 +72,15 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		}
 		return "cancelled", text
 	case protocol.TypeStateChanged:
-		return "state", or(stateWords(ev.ToState))
+		if summary != "" {
+			return "state", protocol.Theirs(summary)
+		}
+		return "state", stateWords(ev.ToState)
 	case protocol.TypeProgressUpdated:
-		return "progress", or(progressWords(ev))
+		if summary != "" {
+			return "progress", protocol.Theirs(summary)
+		}
+		return "progress", progressWords(ev)
 	case protocol.TypeToolInvoked:
 		return "tool", or(prose.Join("Using "+toolName(ev), theirs(ev.ArgsSummary))) + riskWords(ev)
 	case protocol.TypeToolCompleted:

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -132,7 +133,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, sc.err
 	}
 
-	x := decodeState{b: b, src: string(b), spans: &d.spans, seen: d.seen, ev: &Event{Raw: b, undoTwice: undoTwice}, unsure: dup, memo: &d.memo}
+	// src shares b's bytes instead of copying them (585 bytes an event in
+	// a capture): b is not modified afterwards (see above), so the strings
+	// cut from src, which the event keeps, cannot change either.
+	src := unsafe.String(unsafe.SliceData(b), len(b))
+	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -158,13 +164,22 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	return x.ev, nil
 }
 
+// eventBox is an event allocated with room for what it usually points
+// to, so that decoding it is one allocation.
+type eventBox struct {
+	Event
+	context                   [1]string
+	recoverable, irreversible bool
+}
+
 // decodeState is one Decode call's working state.
 type decodeState struct {
 	b      []byte
 	src    string // b as a string, so unescaped strings are substrings of it
 	spans  *[nField]span
 	seen   []field // the fields met, each once
-	ev     *Event
+	ev     *Event  // &box.Event
+	box    *eventBox
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
 	memo   *objMemo
@@ -388,7 +403,8 @@ func (x *decodeState) populate() {
 		switch f {
 		case fAtContext:
 			if s, ok := x.str(sp); ok {
-				ev.Context = []string{s}
+				x.box.context[0] = s // the usual one context: no allocation of its own
+				ev.Context = x.box.context[:]
 			} else {
 				ev.Context = x.strings(sp)
 			}
@@ -444,9 +460,10 @@ func (x *decodeState) payload(f field, sp span) {
 	ev := x.ev
 	str := func() string { s, _ := x.str(sp); return s }
 	num := func() int64 { v, _, _ := x.integer(sp); return v }
-	flag := func() *bool {
+	flag := func(in *bool) *bool { // in: the box's room for it
 		if v, ok := x.boolean(sp); ok {
-			return &v
+			*in = v
+			return in
 		}
 		return nil
 	}
@@ -474,7 +491,7 @@ func (x *decodeState) payload(f field, sp span) {
 	case fErrorURI:
 		ev.ErrorURI = str()
 	case fRecoverable:
-		ev.Recoverable = flag()
+		ev.Recoverable = flag(&x.box.recoverable)
 	case fRemediationHint:
 		ev.RemediationHint = x.text(sp)
 	case fCancelledBy:
@@ -502,7 +519,7 @@ func (x *decodeState) payload(f field, sp span) {
 	case fRiskLevel:
 		ev.RiskLevel = str()
 	case fIrreversible:
-		ev.Irreversible = flag()
+		ev.Irreversible = flag(&x.box.irreversible)
 	case fStatus:
 		ev.Status = str()
 	case fErrorMessage:

@@ -33,7 +33,15 @@ func SplitTheirs(s string) (string, []Span) {
 	if !strings.Contains(s, theirsOpen) && !strings.Contains(s, theirsClose) {
 		return s, nil
 	}
+	// The usual case, a producer's words alone, needs no new text.
+	if inner, ok := strings.CutPrefix(s, theirsOpen); ok {
+		if inner, ok := strings.CutSuffix(inner, theirsClose); ok && inner != "" &&
+			!strings.Contains(inner, theirsOpen) && !strings.Contains(inner, theirsClose) {
+			return inner, []Span{{0, len(inner)}}
+		}
+	}
 	var b strings.Builder
+	b.Grow(len(s))
 	var spans []Span
 	open := -1
 	for len(s) > 0 {

@@ -170,6 +170,11 @@ type Client struct {
 	qsig      chan struct{}
 	drained   chan struct{}
 	closeOnce sync.Once
+	// crit is the number of updates queued up to and including the last
+	// critical one (0: none waiting); critSig says one was queued
+	// (critical.go). Guarded by mu.
+	crit    int
+	critSig chan struct{}
 }
 
 // Terms is where the subscription's terms stand.
@@ -194,7 +199,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		isLive: endpoint != "" && transport.BindingOf(endpoint).Answers(),
 		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
-		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
+		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1), critSig: make(chan struct{}, 1),
 		shown: map[int]time.Time{},
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
@@ -592,9 +597,16 @@ func (c *Client) emit(u Update) {
 	// took the End finds it set when it asks again.
 	c.ended = c.ended || u.Kind == KindEnd
 	first := len(c.queue) == 1
+	critical := u.Critical()
+	if critical {
+		c.crit = len(c.queue)
+	}
 	c.mu.Unlock()
 	if first {
 		signal(c.qsig) // the reader takes all it may, and looks again before it waits
+	}
+	if critical {
+		signal(c.critSig)
 	}
 }
 
@@ -630,16 +642,7 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			// filling the same array while it has room for a batch as large:
 			// no copy, and about one array for two batches (of a bounded
 			// size: a huge batch taken once does not make a huge array).
-			out := c.queue[:max:max]
-			c.queue = c.queue[max:]
-			if cap(c.queue)-len(c.queue) < min(max, maxQueued) {
-				c.queue = append(make([]Update, 0, len(c.queue)+min(2*max, maxQueued)), c.queue...)
-			}
-			for _, u := range out {
-				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
-					c.shown[p.Number] = c.now()
-				}
-			}
+			out := c.take(max)
 			c.mu.Unlock()
 			if full {
 				select {

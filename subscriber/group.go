@@ -71,8 +71,11 @@ type Group struct {
 	cfg     GroupConfig
 	numbers func() int
 	batches chan Batch
-	stopped chan struct{}
-	stop    sync.Once
+	// critical is the lane of batches that end in a critical update
+	// (critical.go): a reader takes them before those of batches.
+	critical chan Batch
+	stopped  chan struct{}
+	stop     sync.Once
 
 	mu      sync.Mutex
 	members []*Member // live, and the last KeepEnded ended, in the order added
@@ -162,7 +165,7 @@ func NewGroup(cfg GroupConfig) *Group {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Group{cfg: cfg, numbers: session.Numbers(), batches: make(chan Batch), stopped: make(chan struct{}),
+	return &Group{cfg: cfg, numbers: session.Numbers(), batches: make(chan Batch), critical: make(chan Batch), stopped: make(chan struct{}),
 		owners: map[int]owned{}, names: newNames()}
 }
 
@@ -206,44 +209,75 @@ func (g *Group) Join(label, endpoint string, cfg Config, start func(Config) *Cli
 
 // Feed starts handing m's updates to Next, BatchMax at a time, until its
 // End. The members' feeds queue on one channel in turn, so each waits for
-// at most one batch of every other.
+// at most one batch of every other; a batch with a critical update goes
+// ahead of them on the critical lane (see send).
 func (g *Group) Feed(m *Member) {
 	go func() {
 		for {
 			b, err := m.c.NextBatch(context.Background(), g.cfg.BatchMax)
-			if err != nil {
-				return
-			}
-			select {
-			case g.batches <- Batch{m, b}:
-			case <-g.stopped:
+			if err != nil || !g.send(m, b) {
 				return
 			}
 		}
 	}()
 }
 
-// Next is the next batch of one member's updates, in the order they
-// happened for it; batches of different members take turns. Each update is
-// Seen before it is returned.
-func (g *Group) Next(ctx context.Context) (Batch, error) {
-	select {
-	case b := <-g.batches:
-		for _, u := range b.Updates {
-			g.Seen(b.Member, u)
+// send hands b, updates of m in order, to the stream, and reports false
+// once the group is stopped. A batch holding a critical update goes on the
+// critical lane, which readers take first. While b waits its turn on the
+// other lane, a critical update of m queued after it is taken at once with
+// every update of m between them, and all go on the critical lane as one
+// batch: a critical update overtakes other members' updates, never an
+// earlier one of its own member, whose order stays as it happened.
+func (g *Group) send(m *Member, b []Update) bool {
+	for {
+		lane := g.batches
+		if slices.ContainsFunc(b, Update.Critical) {
+			lane = g.critical
 		}
-		return b, nil
-	case <-ctx.Done():
-		return Batch{}, ctx.Err()
-	case <-g.stopped:
-		return Batch{}, ErrClosed
+		select {
+		case lane <- Batch{m, b}:
+			return true
+		case <-m.c.criticalQueued():
+			b = append(b, m.c.takeCritical()...) // b is capped: appending copies
+		case <-g.stopped:
+			return false
+		}
 	}
 }
 
-// Batches is the channel Next reads, for a caller selecting on it beside
-// other channels; each batch taken from it must be told to Seen, update by
-// update.
+// Next is the next batch of one member's updates, in the order they
+// happened for it: a batch with a critical update first, else batches of
+// different members in turn. Each update is Seen before it is returned.
+func (g *Group) Next(ctx context.Context) (Batch, error) {
+	var b Batch
+	select {
+	case b = <-g.critical:
+	default:
+		select {
+		case b = <-g.critical:
+		case b = <-g.batches:
+		case <-ctx.Done():
+			return Batch{}, ctx.Err()
+		case <-g.stopped:
+			return Batch{}, ErrClosed
+		}
+	}
+	for _, u := range b.Updates {
+		g.Seen(b.Member, u)
+	}
+	return b, nil
+}
+
+// Batches is the channel Next reads batches without a critical update
+// from, for a caller selecting on it beside other channels; such a caller
+// takes Critical first when both are ready. Each batch taken from either
+// must be told to Seen, update by update.
 func (g *Group) Batches() <-chan Batch { return g.batches }
+
+// Critical is the channel of batches that hold a critical update: take
+// them before those of Batches.
+func (g *Group) Critical() <-chan Batch { return g.critical }
 
 // Stop ends the feeds: nothing more comes from Next. It closes no client
 // (Close does).

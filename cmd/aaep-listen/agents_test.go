@@ -342,7 +342,7 @@ func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 	if !strings.Contains(r.out.String(), "New agent: "+host+".") || !r.multi {
 		t.Fatalf("no new agent said:\n%s", r.out.String())
 	}
-	b := <-r.group.Batches() // its updates come to the loop
+	b := nextBatch(r.group) // its updates come to the loop
 	if b.Member != added.Member {
 		t.Fatalf("a batch of agent %s", b.Member.Tag())
 	}
@@ -351,7 +351,7 @@ func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 		t.Fatalf("the agent gone was not said:\n%s", r.out.String())
 	}
 	for !added.Ended() {
-		b := <-r.group.Batches()
+		b := nextBatch(r.group)
 		for _, u := range b.Updates {
 			r.update(added, u)
 		}
@@ -402,7 +402,7 @@ func TestAgentsComeAndGoListBounded(t *testing.T) {
 		as := r.agents()
 		added := as[len(as)-1]
 		for !added.Ended() {
-			b := <-r.group.Batches()
+			b := nextBatch(r.group)
 			for _, u := range b.Updates {
 				r.update(b.Member.Value.(*agent), u)
 			}

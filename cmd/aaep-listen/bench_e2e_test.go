@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,7 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 )
 
@@ -64,4 +67,94 @@ func firstLines(s string, n int) string {
 		lines = append(lines[:n], "(and more)")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// BenchmarkEndToEnd200k pairs the real aaep-listen binary with a floor
+// measured in the same run: testdata/minreader, a reader of the same SSE
+// stream that writes one line per event and validates nothing. Each
+// iteration streams 200,000 flood events to each process in turn (output
+// on /dev/null) and reports both rates in events per second of wall time
+// and of the process's processor time, and how many times the floor's
+// time the listener takes. AAEP_BENCH_LISTENER names a listener binary to
+// measure instead of one built from this tree (an older commit's, say).
+func BenchmarkEndToEnd200k(b *testing.B) {
+	const floodEvents, sessions = 200_000, 64
+	dir := b.TempDir()
+	listener, floor := filepath.Join(dir, "aaep-listen"), filepath.Join(dir, "minreader")
+	for bin, pkg := range map[string]string{listener: ".", floor: "./testdata/minreader"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	if bin := os.Getenv("AAEP_BENCH_LISTENER"); bin != "" {
+		listener = bin
+	}
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devNull.Close()
+	run := func(args ...string) (wall, cpu time.Duration) {
+		url := floodProducer(b, floodEvents)
+		var stderr strings.Builder
+		cmd := exec.Command(args[0], append(args[1:], url)...)
+		cmd.Stdout, cmd.Stderr = devNull, &stderr
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		start := time.Now()
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("%s: %v\n%s", args[0], err, stderr.String())
+		}
+		wall = time.Since(start)
+		if stderr.Len() > 0 {
+			b.Fatalf("%s: diagnostics on a clean flood:\n%s", args[0], firstLines(stderr.String(), 5))
+		}
+		return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	var lw, lc, fw, fc time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		w, c := run(floor)
+		fw, fc = fw+w, fc+c
+		w, c = run(listener, "--plain", "--no-sign", "--layout", "legacy")
+		lw, lc = lw+w, lc+c
+	}
+	n := float64(floodEvents) * float64(b.N)
+	b.ReportMetric(n/lw.Seconds(), "events/s")
+	b.ReportMetric(n/lc.Seconds(), "events/cpu-s")
+	b.ReportMetric(n/fw.Seconds(), "floor-events/s")
+	b.ReportMetric(n/fc.Seconds(), "floor-events/cpu-s")
+	b.ReportMetric(lw.Seconds()/fw.Seconds(), "x-floor-wall")
+	b.ReportMetric(lc.Seconds()/fc.Seconds(), "x-floor-cpu")
+}
+
+// BenchmarkEndToEndInProcess is the listener of BenchmarkEndToEnd200k run
+// in this process (parseFlags then listen, lines to /dev/null),
+// so that -cpuprofile and -memprofile see it; the producer shares the
+// process and appears in the profile under producer.Flood.
+func BenchmarkEndToEndInProcess(b *testing.B) {
+	const floodEvents = 200_000
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer devNull.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		url := floodProducer(b, floodEvents)
+		tio, _, _, _ := term.Test()
+		var stderr strings.Builder
+		tio.Out, tio.ErrOut = devNull, &stderr
+		o, err := parseFlags([]string{"--plain", "--no-sign", "--layout", "legacy", url}, tio, noEnv)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := listen(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+		if stderr.Len() > 0 {
+			b.Fatalf("diagnostics on a clean flood:\n%s", firstLines(stderr.String(), 5))
+		}
+	}
+	b.ReportMetric(float64(floodEvents)*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(b.N), "runs")
 }

@@ -205,12 +205,20 @@ func (l *listener) loop(ctx context.Context) error {
 	}
 	for {
 		select {
-		case b := <-l.group.Batches():
-			for _, u := range b.Updates {
-				l.update(b.Member.Value.(*agent), u)
+		case b := <-l.group.Critical(): // critical first, whatever else is ready
+			if l.batch(b) {
+				return l.endErr
 			}
-			l.flush()
-			if l.ended {
+			continue
+		default:
+		}
+		select {
+		case b := <-l.group.Critical():
+			if l.batch(b) {
+				return l.endErr
+			}
+		case b := <-l.group.Batches():
+			if l.batch(b) {
 				return l.endErr
 			}
 		case ch, ok := <-l.changes:
@@ -255,6 +263,16 @@ func (l *listener) loop(ctx context.Context) error {
 			l.flush()
 		}
 	}
+}
+
+// batch tells one batch of an agent's updates, and reports whether the
+// run has ended with it.
+func (l *listener) batch(b subscriber.Batch) bool {
+	for _, u := range b.Updates {
+		l.update(b.Member.Value.(*agent), u)
+	}
+	l.flush()
+	return l.ended
 }
 
 // quitAll closes every subscription: their Ends come in their streams.

@@ -44,28 +44,47 @@ func Ends(s string) bool {
 // already end one (see Ends); a trailing comma, colon or semicolon is
 // replaced. Trailing spaces go; empty text stays empty.
 func Stop(s string) string {
+	body, tail, dot := stop(s)
+	if !dot {
+		return body
+	}
+	return body + tail + "."
+}
+
+// stop is Stop in pieces, so that Join can build its text without a
+// string for each sentence: s ended is body+tail, then "." when dot.
+func stop(s string) (body, tail string, dot bool) {
 	s = strings.TrimRight(s, " \t")
 	if s == "" || Ends(s) {
-		return s
+		return s, "", false
 	}
 	// A comma, colon or semicolon before the closers gives way to the stop.
-	body := strings.TrimRight(s, closers)
-	return strings.TrimRight(body, weak+" \t") + s[len(body):] + "."
+	b := strings.TrimRight(s, closers)
+	return strings.TrimRight(b, weak+" \t"), s[len(b):], true
 }
 
 // Join joins the non-empty parts as sentences, each ended by Stop, with one
 // space between them.
 func Join(parts ...string) string {
-	var b strings.Builder
+	n := 0
 	for _, p := range parts {
-		p = Stop(strings.TrimSpace(p))
-		if p == "" {
+		n += len(p) + 2 // the stop and the space at most
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, p := range parts {
+		body, tail, dot := stop(strings.TrimSpace(p))
+		if body == "" && tail == "" && !dot {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(p)
+		b.WriteString(body)
+		b.WriteString(tail)
+		if dot {
+			b.WriteByte('.')
+		}
 	}
 	return b.String()
 }

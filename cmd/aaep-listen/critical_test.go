@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/subscriber"
+)
+
+// nextBatch is the next batch of g's stream as the listener's loop takes
+// it: one with a critical update first.
+func nextBatch(g *subscriber.Group) subscriber.Batch {
+	select {
+	case b := <-g.Critical():
+		return b
+	default:
+	}
+	select {
+	case b := <-g.Critical():
+		return b
+	case b := <-g.Batches():
+		return b
+	}
+}
+
+// BenchmarkCriticalInPhase runs many agents into one listener, all sending
+// in the same instants (ticks of 10 ms from one start), one event in ten
+// critical, the critical ones spread over the agents so that each tick some
+// agents' critical events meet the others' ordinary ones. It times each
+// critical event from its producer's write to its line and reports p50, p99
+// and the maximum in milliseconds. AAEP_BENCH_SECONDS sets the run's
+// length (3 s).
+func BenchmarkCriticalInPhase(b *testing.B) {
+	for _, load := range []struct{ agents, rate int }{{200, 100}, {50, 1000}} {
+		b.Run(fmt.Sprintf("agents=%d,rate=%d", load.agents, load.rate), func(b *testing.B) {
+			seconds := envInt("AAEP_BENCH_SECONDS", 3)
+			var all []time.Duration
+			for b.Loop() {
+				start := make(chan struct{})
+				args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
+				want := 0
+				for k := range load.agents {
+					url, critical := inPhaseProducer(b, k, load.rate, seconds, start)
+					args = append(args, fmt.Sprintf("a%d=%s", k, url))
+					want += critical
+				}
+				w := &alarmTimes{want: want, done: make(chan struct{})}
+				diags := &criticalCount{word: "warning"}
+				stop := runListener(b, w, diags, args...)
+				close(start)
+				select {
+				case <-w.done:
+				case <-time.After(time.Duration(seconds+60) * time.Second):
+					b.Fatalf("%d critical lines of %d", len(w.times), want)
+				}
+				stop()
+				if n := diags.get(); n > 0 {
+					b.Fatalf("%d warnings about valid events", n)
+				}
+				all = append(all, w.times...)
+			}
+			slices.Sort(all)
+			at := func(q float64) float64 {
+				return float64(all[min(len(all)-1, int(q*float64(len(all))))].Microseconds()) / 1000
+			}
+			b.ReportMetric(at(0.5), "p50-ms")
+			b.ReportMetric(at(0.99), "p99-ms")
+			b.ReportMetric(float64(all[len(all)-1].Microseconds())/1000, "max-ms")
+			b.ReportMetric(float64(len(all)), "critical")
+		})
+	}
+}
+
+// inPhaseProducer serves agent k's events: rate a second for seconds once
+// start is closed, in ticks of 10 ms, 16 sessions; event i is critical when
+// (i+k)%10 == 9, its summary "Alarm N." carrying the time it was written in
+// nanoseconds. It returns its URL and how many critical events it sends.
+func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{}) (string, int) {
+	n := rate * seconds
+	critical := 0
+	for i := range n {
+		if (i+k)%10 == 9 {
+			critical++
+		}
+	}
+	agent := fmt.Sprintf("agent%d", k)
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/events" || served.Add(1) > 1 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := w.(http.Flusher)
+		f.Flush()
+		<-start
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		var buf []byte
+		for i := 0; i < n; {
+			<-tick.C
+			now := time.Now()
+			for j := 0; j < max(1, rate/100) && i < n; j, i = j+1, i+1 {
+				s, seq := i%16, int64(i/16)
+				typ, urgency, summary := protocol.TypeProgressUpdated, "background", fmt.Sprintf("Step %d.", i)
+				payload := fmt.Sprintf(`,"progress":{"step":%d}`, i+1)
+				if seq == 0 {
+					typ, payload = protocol.TypeSessionStarted, ""
+				}
+				if (i+k)%10 == 9 {
+					urgency, summary = "critical", fmt.Sprintf("Alarm %d.", now.UnixNano())
+				}
+				buf = fmt.Appendf(buf, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%sx%d","session_id":"sess_%sx%d","sequence_number":%d,`+
+					`"timestamp":%q,"producer":{"agent_id":%q},"urgency":%q,"summary_normal":%q%s}`+"\n\n",
+					protocol.ContextURL, protocol.Version, typ, agent, i, agent, s, seq, now.UTC().Format(time.RFC3339Nano), agent, urgency, summary, payload)
+			}
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			buf = buf[:0]
+			f.Flush()
+		}
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL, critical
+}
+
+// alarmTimes is the listener's standard output: it times every "Alarm N."
+// line from N, and closes done when want have come.
+type alarmTimes struct {
+	mu    sync.Mutex
+	times []time.Duration
+	want  int
+	done  chan struct{}
+}
+
+func (w *alarmTimes) Write(p []byte) (int, error) {
+	now := time.Now()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for rest := p; ; {
+		i := bytes.Index(rest, []byte("Alarm "))
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("Alarm "):]
+		j := bytes.IndexByte(rest, '.')
+		if j < 0 {
+			break
+		}
+		if ns, err := strconv.ParseInt(string(rest[:j]), 10, 64); err == nil {
+			w.times = append(w.times, now.Sub(time.Unix(0, ns)))
+			if len(w.times) == w.want {
+				close(w.done)
+			}
+		}
+	}
+	return len(p), nil
+}

@@ -1,0 +1,64 @@
+package subscriber
+
+// critical.go: a critical update is taken ahead of its turn (Group's
+// critical lane), together with every update of the same client queued
+// before it, so that it overtakes other clients' updates but never an
+// earlier one of its own.
+
+import "github.com/aaep-term/aaep-term/session"
+
+// Critical reports whether u must be told ahead of other agents' updates:
+// a delivery of a critical event (it says so, or its type is critical), or
+// what the user must hear about a prompt at once (expired, left, not
+// offered, a safety warning), as announce gives them critical priority.
+func (u Update) Critical() bool {
+	if u.Kind != KindDelivery {
+		return false
+	}
+	switch u.Delivery.Kind {
+	case session.KindPromptExpired, session.KindSafetyWarning, session.KindPromptNotOffered, session.KindPromptLeft:
+		return true
+	}
+	return u.Delivery.Kind == session.KindEvent && u.Delivery.Event != nil && u.Delivery.Event.IsCritical()
+}
+
+// take removes the first n updates from the queue and returns them; c.mu
+// is held. The reader gets the updates' own slice, capped so that its
+// appends cannot reach the updates queued after it, which go on filling
+// the same array while it has room for a batch as large: no copy, and
+// about one array for two batches (of a bounded size: a huge batch taken
+// once does not make a huge array).
+func (c *Client) take(n int) []Update {
+	out := c.queue[:n:n]
+	c.queue = c.queue[n:]
+	if cap(c.queue)-len(c.queue) < min(n, maxQueued) {
+		c.queue = append(make([]Update, 0, len(c.queue)+min(2*n, maxQueued)), c.queue...)
+	}
+	c.crit = max(0, c.crit-n)
+	for _, u := range out {
+		if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
+			c.shown[p.Number] = c.now()
+		}
+	}
+	return out
+}
+
+// criticalQueued is signalled when a critical update is queued; it may
+// already have been taken by then (takeCritical returns nothing).
+func (c *Client) criticalQueued() <-chan struct{} { return c.critSig }
+
+// takeCritical takes the queued updates up to and including the last
+// critical one, in order; nil when no critical update waits.
+func (c *Client) takeCritical() []Update {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.crit == 0 {
+		return nil
+	}
+	full := len(c.queue) >= c.maxQueued()
+	out := c.take(c.crit)
+	if full {
+		signal(c.drained)
+	}
+	return out
+}

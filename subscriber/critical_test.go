@@ -1,0 +1,73 @@
+package subscriber
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+)
+
+// queued is a member of g whose client is never started: its updates are
+// the ones given, queued as the client queues them, then its End.
+func queued(g *Group, label string, us []Update) *Member {
+	m := g.Join(label, "", Config{}, func(cfg Config) *Client { return newClient("", cfg) })
+	for _, u := range us {
+		m.c.emit(u)
+	}
+	m.c.emit(Update{Kind: KindEnd})
+	return m
+}
+
+func normal(n int, who string) []Update {
+	us := make([]Update, n)
+	for i := range us {
+		us[i] = Update{Kind: KindStatus, Text: fmt.Sprintf("%s %d", who, i)}
+	}
+	return us
+}
+
+var alarm = Update{Kind: KindDelivery, Text: "alarm", Delivery: session.Delivery{Kind: session.KindEvent,
+	Event: &protocol.Event{Type: protocol.TypeProgressUpdated, Urgency: protocol.UrgencyCritical}}}
+
+// A critical update goes ahead of every other member's batches, on the
+// critical lane, with every earlier update of its own member, in order:
+// here the member's first batch of 64 had already been taken to wait its
+// turn when the critical update behind it was found.
+func TestGroupCriticalLane(t *testing.T) {
+	g := NewGroup(GroupConfig{Expected: 2})
+	defer g.Stop()
+	noisy := queued(g, "noisy", normal(1000, "noisy"))
+	us := append(normal(100, "early"), alarm)
+	us = append(us, normal(5, "late")...)
+	alarmed := queued(g, "alarmed", us)
+	g.Feed(noisy)
+	g.Feed(alarmed)
+	b := <-g.Critical()
+	if b.Member != alarmed || len(b.Updates) != 101 {
+		t.Fatalf("critical lane: %d updates of %s, want the 101 of alarmed up to its alarm", len(b.Updates), b.Member.Tag())
+	}
+	for i, u := range b.Updates[:100] {
+		if want := fmt.Sprintf("early %d", i); u.Text != want {
+			t.Fatalf("update %d is %q, want %q: the member's order changed", i, u.Text, want)
+		}
+	}
+	if b.Updates[100].Text != "alarm" {
+		t.Fatalf("the batch ends with %q, want the alarm", b.Updates[100].Text)
+	}
+	// The rest of each member comes in order on the other lane.
+	next := map[*Member]int{}
+	for next[alarmed] < 6 || next[noisy] < 1001 {
+		b := <-g.Batches()
+		for _, u := range b.Updates {
+			want := fmt.Sprintf("noisy %d", next[b.Member])
+			if b.Member == alarmed {
+				want = fmt.Sprintf("late %d", next[b.Member])
+			}
+			if u.Kind != KindEnd && u.Text != want {
+				t.Fatalf("%s: %q, want %q", b.Member.Tag(), u.Text, want)
+			}
+			next[b.Member]++
+		}
+	}
+}
