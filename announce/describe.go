@@ -21,8 +21,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	}
 	switch d.Kind {
 	case session.KindPromptExpired:
-		return "prompt-expired", fmt.Sprintf("Prompt %d expired without an answer: %s The default decision applies: %s.",
-			number(d.Prompt), prose.Stop(promptTopic(ev)), defaultDecision(ev))
+		return "prompt-expired", expiredWords(d)
 	case session.KindPromptCancelled:
 		return "prompt-cancelled", fmt.Sprintf("Prompt %d was withdrawn by the agent and can no longer be answered: %s",
 			number(d.Prompt), prose.Stop(promptTopic(ev)))
@@ -31,12 +30,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	case session.KindPromptNotOffered:
 		return "prompt-not-offered", prose.Join(d.Note, "It is about: "+prose.Stop(promptTopic(ev)))
 	case session.KindPromptLeft:
-		text := fmt.Sprintf("Prompt %d is left unanswered: %s The agent is still waiting for an answer; none was sent.",
-			number(d.Prompt), prose.Stop(promptTopic(ev)))
-		if ev.TimeoutSeconds > 0 {
-			text += fmt.Sprintf(" If nobody answers, the agent will %s when its time runs out.", defaultDecision(ev))
-		}
-		return "prompt-left", text
+		return "prompt-left", leftWords(d)
 	case session.KindPromptReminder:
 		return "prompt-reminder", reminderWords(d)
 	case session.KindPromptResolved:
@@ -92,6 +86,38 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	// An event type we do not know: its own words, or its name.
 	return "event", or("An event of a type this listener does not know: " +
 		protocol.Theirs(strings.TrimPrefix(protocol.Sanitize(ev.Type), "aaep:")) + ".")
+}
+
+// expiredWords says why prompt d stopped waiting with its default
+// decision: its time ran out, the user quit (and whether the producer was
+// told), the agent went away, or the subscription ended.
+func expiredWords(d session.Delivery) string {
+	ev, n, topic := d.Event, number(d.Prompt), prose.Stop(promptTopic(d.Event))
+	switch d.Cause {
+	case session.CauseQuit:
+		return fmt.Sprintf("You quit before answering prompt %d: %s The producer was told the subscription closed, so the agent will %s.", n, topic, defaultDecision(ev))
+	case session.CauseQuitUntold:
+		return fmt.Sprintf("You quit before answering prompt %d: %s The producer could not be told the subscription closed, so it may still be waiting for an answer; its default is to %s.", n, topic, defaultDecision(ev))
+	case session.CauseGone:
+		return fmt.Sprintf("The agent went away before prompt %d was answered: %s No answer was sent; its default is to %s.", n, topic, defaultDecision(ev))
+	case session.CauseEnded:
+		return fmt.Sprintf("The subscription ended before prompt %d was answered: %s The producer was told, so the agent will %s.", n, topic, defaultDecision(ev))
+	}
+	return fmt.Sprintf("Prompt %d expired without an answer: %s The default decision applies: %s.", n, topic, defaultDecision(ev))
+}
+
+// leftWords says that prompt d is left unanswered: nothing told the
+// producer, which may still be waiting.
+func leftWords(d session.Delivery) string {
+	ev, n, topic := d.Event, number(d.Prompt), prose.Stop(promptTopic(d.Event))
+	text := fmt.Sprintf("Prompt %d is left unanswered: %s The agent is still waiting for an answer; none was sent.", n, topic)
+	if d.Cause == session.CauseGone {
+		text = fmt.Sprintf("The agent's stream ended before prompt %d was answered: %s No answer was sent; if the agent still runs, it may be waiting for one.", n, topic)
+	}
+	if ev.TimeoutSeconds > 0 {
+		text += fmt.Sprintf(" If nobody answers, the agent will %s when its time runs out.", defaultDecision(ev))
+	}
+	return text
 }
 
 func confirmationWords(d session.Delivery, summary string) string {

@@ -133,11 +133,17 @@ func wordingLines(t *testing.T) []string {
 			continue
 		}
 		for _, k := range kinds {
-			for _, reminder := range []int{1, 2} {
-				if reminder == 2 && k != session.KindPromptReminder {
-					continue
-				}
-				d := session.Delivery{At: at, Kind: k, Event: ev, Reminder: reminder,
+			// A reminder is the first or the last; an expired or left
+			// prompt is told for each cause of its end.
+			variants := []int{1}
+			switch k {
+			case session.KindPromptReminder:
+				variants = []int{1, 2}
+			case session.KindPromptExpired, session.KindPromptLeft:
+				variants = []int{0, 1, 2, 3, 4}
+			}
+			for _, v := range variants {
+				d := session.Delivery{At: at, Kind: k, Event: ev, Reminder: v, Cause: session.Cause(v),
 					Prompt: &session.Prompt{Number: 3, Event: ev, Deadline: at.Add(30 * time.Second)},
 					Note:   "The agent went on."}
 				switch k {
