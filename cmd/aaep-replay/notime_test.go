@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// play and export --format text leave the time off every line with
+// --no-time, or "timestamps": false in the settings file (given with
+// --config, or the user's own), as aaep-listen does; without either, each
+// line starts with it (both ignored --no-time and the setting before).
+func TestReplayNoTimeLines(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "given.json")
+	if err := os.WriteFile(config, []byte(`{"timestamps": false}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	home := filepath.Join(dir, "home")
+	if err := os.MkdirAll(filepath.Join(home, "aaep-term"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, "aaep-term", "announce.json"), []byte(`{"timestamps": false}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	timed := regexp.MustCompile(`^\d\d:\d\d:\d\d `)
+	file := corpus + "after-reject.aaep"
+	for _, cmd := range [][]string{{"play", "--speed", "0"}, {"export", "--format", "text"}} {
+		for _, tt := range []struct {
+			name  string
+			args  []string
+			home  string // the config directory
+			timed bool
+		}{
+			{"default", nil, t.TempDir(), true},
+			{"--no-time", []string{"--no-time"}, t.TempDir(), false},
+			{"--config", []string{"--config", config}, t.TempDir(), false},
+			{"the user's settings file", nil, home, false},
+		} {
+			t.Run(cmd[0]+" "+tt.name, func(t *testing.T) {
+				t.Setenv("XDG_CONFIG_HOME", tt.home)
+				args := append(append(append([]string(nil), cmd...), tt.args...), file)
+				code, out, errOut := replay(t, args...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+				lines := strings.Split(strings.TrimSpace(out), "\n")
+				if len(lines) < 3 {
+					t.Fatalf("too little said:\n%s", out)
+				}
+				for _, l := range lines {
+					if timed.MatchString(l) != tt.timed {
+						t.Errorf("line %q: timed %v, want %v", l, !tt.timed, tt.timed)
+					}
+				}
+			})
+		}
+	}
+}
