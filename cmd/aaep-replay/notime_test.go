@@ -59,3 +59,27 @@ func TestReplayNoTimeLines(t *testing.T) {
 		}
 	}
 }
+
+// A prompt the recorded subscriber answered is settled as answered when
+// played: what the agent does next is never told as the prompt settled
+// elsewhere or withdrawn, and a tool started after the recorded reject is
+// told as started although it was rejected (before, "The recorded
+// subscriber sent a confirmation reply: reject." was followed by "Prompt 1
+// was settled elsewhere…" and "… still waiting for your answer").
+func TestReplayRecordedAnswerSettlesThePrompt(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"clean.aaep", "after-reject.aaep"} {
+		code, out, errOut := replay(t, "play", "--speed", "0", corpus+name)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errOut)
+		}
+		if !strings.Contains(out, "The recorded subscriber sent a confirmation reply") {
+			t.Fatalf("%s: no recorded reply told:\n%s", name, out)
+		}
+		for _, never := range []string{"settled elsewhere", "withdrawn", "still waiting for your answer", "Sent your answer"} {
+			if strings.Contains(out, never) {
+				t.Errorf("%s: says %q of a prompt the recorded subscriber answered:\n%s", name, never, out)
+			}
+		}
+	}
+}

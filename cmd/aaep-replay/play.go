@@ -487,6 +487,11 @@ func (p *player) record(rec capture.Record, now time.Time) {
 	if r := t.run; r != nil {
 		r.clock.set(now)
 		_ = r.c.Sync(context.Background()) // ended: its End was told
+		if typ == protocol.TypeConfirmationReply || typ == protocol.TypeClarificationReply {
+			// Its prompt is answered, as it was live: the agent going on
+			// is then not told as the prompt settled elsewhere.
+			_, _ = r.c.Recorded(context.Background(), rec.Msg) // ended: nothing waits
+		}
 		p.drain(t)
 	}
 	p.sayFor(t, now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
@@ -589,6 +594,9 @@ func (p *player) update(t *track, u subscriber.Update) {
 	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
+		if u.Delivery.Kind == session.KindReplySent {
+			return // a recorded reply (Recorded): record says it, as the recorded subscriber's
+		}
 		t.ann.Deliver(u.Delivery)
 	case subscriber.KindDiagnostic:
 		t.ann.Diagnose(u.Diagnostic)
@@ -609,10 +617,15 @@ func sentWords(typ string, msg []byte) string {
 	switch typ {
 	case protocol.TypeConfirmationReply:
 		var m struct {
-			Decision string `json:"decision"`
+			Decision  string `json:"decision"`
+			Rationale string `json:"decision_rationale"`
 		}
 		_ = jsonUnmarshal(msg, &m) // an unreadable reply is still named
-		return "a confirmation reply: " + protocol.Sanitize(orDefault(m.Decision, "no decision"))
+		words := "a confirmation reply: " + protocol.Line(orDefault(m.Decision, "no decision"))
+		if why := protocol.Line(m.Rationale); why != "" {
+			words += ", because " + protocol.Theirs(strings.TrimSuffix(why, "."))
+		}
+		return words
 	case protocol.TypeClarificationReply:
 		return "an answer to a question"
 	case "":
