@@ -183,7 +183,7 @@ func TestDescribe(t *testing.T) {
 			Event: &protocol.Event{Type: protocol.TypeAwaitingClarify, Question: "Which account?",
 				Choices:         []protocol.Choice{{Value: "chk", Label: "Checking"}, {Value: "sav", Label: "Savings"}},
 				DefaultResponse: "chk", HasDefaultResponse: true}}, "normal",
-			"Question, prompt 2: Which account? Choices: 1, Checking; 2, Savings. Default answer: chk. Time to answer: 1 minute 30 seconds."},
+			"Question, prompt 2: Which account? Choices: 1, Checking; 2, Savings. Default answer: Checking. Time to answer: 1 minute 30 seconds."},
 		{"expired", session.Delivery{Kind: session.KindPromptExpired, Prompt: &session.Prompt{Number: 1},
 			Event: &protocol.Event{Type: protocol.TypeAwaitingConfirmation, Action: "Delete 3 files.", DefaultDecision: "reject"}}, "normal",
 			"Prompt 1 expired without an answer: Delete 3 files. The default decision applies: reject."},

@@ -1,6 +1,7 @@
 package announce
 
 import (
+	"encoding/json"
 	"fmt"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"strconv"
@@ -21,8 +22,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	}
 	switch d.Kind {
 	case session.KindPromptExpired:
-		return "prompt-expired", fmt.Sprintf("Prompt %d expired without an answer: %s The default decision applies: %s.",
-			number(d.Prompt), prose.Stop(promptTopic(ev)), defaultDecision(ev))
+		return "prompt-expired", expiredWords(d)
 	case session.KindPromptCancelled:
 		return "prompt-cancelled", fmt.Sprintf("Prompt %d was withdrawn by the agent and can no longer be answered: %s",
 			number(d.Prompt), prose.Stop(promptTopic(ev)))
@@ -31,12 +31,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	case session.KindPromptNotOffered:
 		return "prompt-not-offered", prose.Join(d.Note, "It is about: "+prose.Stop(promptTopic(ev)))
 	case session.KindPromptLeft:
-		text := fmt.Sprintf("Prompt %d is left unanswered: %s The agent is still waiting for an answer; none was sent.",
-			number(d.Prompt), prose.Stop(promptTopic(ev)))
-		if ev.TimeoutSeconds > 0 {
-			text += fmt.Sprintf(" If nobody answers, the agent will %s when its time runs out.", defaultDecision(ev))
-		}
-		return "prompt-left", text
+		return "prompt-left", leftWords(d)
 	case session.KindPromptReminder:
 		return "prompt-reminder", reminderWords(d)
 	case session.KindPromptResolved:
@@ -44,7 +39,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	case session.KindSafetyWarning:
 		return "safety-warning", "Safety warning: " + d.Note
 	case session.KindReplySent:
-		return "reply-sent", fmt.Sprintf("Sent your answer to prompt %d: %s.", number(d.Prompt), replyWords(d.Reply))
+		return "reply-sent", prose.Stop(fmt.Sprintf("Sent your answer to prompt %d: %s", number(d.Prompt), replyWords(ev, d.Reply)))
 	}
 
 	summary := ev.Summary(verbosity).String()
@@ -103,6 +98,38 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		protocol.Theirs(strings.TrimPrefix(protocol.Sanitize(ev.Type), "aaep:")) + ".")
 }
 
+// expiredWords says why prompt d stopped waiting with its default
+// decision: its time ran out, the user quit (and whether the producer was
+// told), the agent went away, or the subscription ended.
+func expiredWords(d session.Delivery) string {
+	ev, n, topic := d.Event, number(d.Prompt), prose.Stop(promptTopic(d.Event))
+	switch d.Cause {
+	case session.CauseQuit:
+		return fmt.Sprintf("You quit before answering prompt %d: %s The producer was told the subscription closed, so the agent will %s.", n, topic, defaultDecision(ev))
+	case session.CauseQuitUntold:
+		return fmt.Sprintf("You quit before answering prompt %d: %s The producer could not be told the subscription closed, so it may still be waiting for an answer; its default is to %s.", n, topic, defaultDecision(ev))
+	case session.CauseGone:
+		return fmt.Sprintf("The agent went away before prompt %d was answered: %s No answer was sent; its default is to %s.", n, topic, defaultDecision(ev))
+	case session.CauseEnded:
+		return fmt.Sprintf("The subscription ended before prompt %d was answered: %s The producer was told, so the agent will %s.", n, topic, defaultDecision(ev))
+	}
+	return fmt.Sprintf("Prompt %d expired without an answer: %s The default decision applies: %s.", n, topic, defaultDecision(ev))
+}
+
+// leftWords says that prompt d is left unanswered: nothing told the
+// producer, which may still be waiting.
+func leftWords(d session.Delivery) string {
+	ev, n, topic := d.Event, number(d.Prompt), prose.Stop(promptTopic(d.Event))
+	text := fmt.Sprintf("Prompt %d is left unanswered: %s The agent is still waiting for an answer; none was sent.", n, topic)
+	if d.Cause == session.CauseGone {
+		text = fmt.Sprintf("The agent's stream ended before prompt %d was answered: %s No answer was sent; if the agent still runs, it may be waiting for one.", n, topic)
+	}
+	if ev.TimeoutSeconds > 0 {
+		text += fmt.Sprintf(" If nobody answers, the agent will %s when its time runs out.", defaultDecision(ev))
+	}
+	return text
+}
+
 func confirmationWords(d session.Delivery, summary string) string {
 	ev := d.Event
 	var b strings.Builder
@@ -112,7 +139,7 @@ func confirmationWords(d session.Delivery, summary string) string {
 		b.WriteString(" " + prose.Stop(protocol.Theirs(summary)))
 	}
 	fmt.Fprintf(&b, " If you do not answer within %s, the agent will %s.", timeLeft(d), defaultDecision(ev))
-	return tidy(b.String())
+	return once(b.String())
 }
 
 func clarificationWords(d session.Delivery) string {
@@ -131,10 +158,10 @@ func clarificationWords(d session.Delivery) string {
 		b.WriteString(" " + prose.Stop("Choices: "+strings.Join(choices, "; ")))
 	}
 	if ev.HasDefaultResponse && ev.DefaultResponse != "" {
-		b.WriteString(" " + prose.Stop("Default answer: "+theirs(ev.DefaultResponse)))
+		b.WriteString(" " + prose.Stop("Default answer: "+protocol.Theirs(choiceWords(ev, ev.DefaultResponse.String()))))
 	}
 	fmt.Fprintf(&b, " Time to answer: %s.", timeLeft(d))
-	return tidy(b.String())
+	return once(b.String())
 }
 
 func toolDone(ev *protocol.Event, summary string) string {
@@ -230,6 +257,9 @@ func handoffTarget(kind string) string {
 func defaultDecision(ev *protocol.Event) string {
 	if ev.Type == protocol.TypeAwaitingClarify {
 		if ev.HasDefaultResponse && ev.DefaultResponse != "" {
+			if label, ok := choiceLabel(ev, ev.DefaultResponse.String()); ok {
+				return "use the answer " + protocol.Theirs(label)
+			}
 			return "use the answer " + protocol.Theirs(strconv.Quote(ev.DefaultResponse.String()))
 		}
 		return "go on without an answer"
@@ -243,22 +273,59 @@ func defaultDecision(ev *protocol.Event) string {
 // promptTopic is what a prompt asks, marked as the producer's words.
 func promptTopic(ev *protocol.Event) string { return theirs(session.Asks(ev)) }
 
-func replyWords(body []byte) string {
-	s := string(body)
-	switch {
-	case strings.Contains(s, `"decision":"accept"`):
-		return "accept"
-	case strings.Contains(s, `"decision":"reject"`):
-		return "reject"
+// replyWords says what reply body sent, as the user knows it: the
+// decision and the reason given with it, or the answer, a choice named by
+// its label.
+func replyWords(ev *protocol.Event, body []byte) string {
+	var m struct {
+		Decision  string          `json:"decision"`
+		Rationale string          `json:"decision_rationale"`
+		Response  json.RawMessage `json:"response"`
 	}
-	if i := strings.Index(s, `"response":`); i >= 0 {
-		v := s[i+len(`"response":`):]
-		if j := strings.IndexAny(v, ",}"); j >= 0 {
-			v = v[:j]
+	if json.Unmarshal(body, &m) != nil {
+		return "an answer"
+	}
+	words := protocol.Line(m.Decision)
+	if len(m.Response) > 0 {
+		var text string
+		if json.Unmarshal(m.Response, &text) != nil {
+			text = string(m.Response) // a number or yes/no sent as JSON
 		}
-		return protocol.Sanitize(v)
+		if label, ok := choiceLabel(ev, text); ok {
+			words = protocol.Theirs(label)
+		} else {
+			words = protocol.Line(strconv.Quote(text))
+		}
 	}
-	return "answer"
+	if words == "" {
+		words = "an answer"
+	}
+	if why := protocol.Line(m.Rationale); why != "" {
+		words += ", because " + protocol.Theirs(strings.TrimSuffix(why, "."))
+	}
+	return words
+}
+
+// choiceLabel is the label of ev's choice whose value is value, sanitized
+// to one line; ok is false when no choice has that value.
+func choiceLabel(ev *protocol.Event, value string) (label string, ok bool) {
+	for _, c := range ev.Choices {
+		if c.Value == value {
+			if l := strings.TrimSuffix(c.Label.Line(), "."); l != "" {
+				return l, true
+			}
+		}
+	}
+	return "", false
+}
+
+// choiceWords names an answer by its choice's label when it is one of
+// ev's choices, else as it is, sanitized to one line.
+func choiceWords(ev *protocol.Event, value string) string {
+	if label, ok := choiceLabel(ev, value); ok {
+		return label
+	}
+	return protocol.Line(value)
 }
 
 func number(p *session.Prompt) int {

@@ -53,7 +53,7 @@ func reminderWords(d session.Delivery) string {
 	// How to answer is the output's to say (the line adds "To answer,
 	// type: …"), as for the prompt itself.
 	fmt.Fprintf(&b, " Without an answer the agent will %s.", defaultDecision(ev))
-	return tidy(b.String())
+	return once(b.String())
 }
 
 // reminderPriority is how prominent a reminder is: the last one always

@@ -1,6 +1,8 @@
 package announce
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -80,7 +82,12 @@ func PromptFacts(p *session.Prompt) []Fact {
 		}
 		add("Accepted answers", protocol.Line(strings.Join(ev.AcceptedResponseKinds, ", ")), false)
 		if ev.HasDefaultResponse {
-			add("Default answer", ev.DefaultResponse.Line(), true)
+			// A choice is named by its label, with its value.
+			if label, ok := choiceLabel(ev, ev.DefaultResponse.String()); ok {
+				facts = append(facts, Fact{Label: "Default answer", Value: label, Choice: ev.DefaultResponse.Line(), Headline: true})
+			} else {
+				add("Default answer", ev.DefaultResponse.Line(), true)
+			}
 		}
 	} else {
 		add("Action", ev.Action.Line(), true)
@@ -90,7 +97,7 @@ func PromptFacts(p *session.Prompt) []Fact {
 		add("Allowed answers", protocol.Line(strings.Join(ev.AllowedReplies, ", ")), false)
 		add("Default decision", protocol.Line(ev.DefaultDecision), true)
 		if len(ev.ExtraContext) > 0 {
-			add("Extra context", protocol.Line(string(ev.ExtraContext)), false)
+			add("Extra context", protocol.Line(contextWords(ev.ExtraContext)), false)
 		}
 	}
 	add("Summary", ev.Summary("detailed").Line(), false)
@@ -109,7 +116,7 @@ func PromptDetails(p *session.Prompt, now time.Time) string {
 	for _, f := range PromptFacts(p) {
 		b.WriteString(" " + prose.Stop(f.words(protocol.Theirs)))
 	}
-	return b.String()
+	return once(b.String())
 }
 
 // PendingLine is one sentence of the list of prompts waiting: number,
@@ -136,4 +143,78 @@ func PendingSummary(pending []*session.Prompt) string {
 		parts = append(parts, prose.Stop(fmt.Sprintf("%s %d, %s: %s", word, p.Number, PromptKind(p), protocol.Theirs(PromptTopic(p)))))
 	}
 	return " " + strings.Join(parts, " ")
+}
+
+// contextWords says a prompt's extra context, a JSON value, in words
+// rather than as JSON: members as "bill id: B-17", joined by semicolons,
+// an object inside another in brackets, lists with commas, true and false
+// as yes and no. It is "" when raw is no JSON value.
+func contextWords(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	s, err := valueWords(dec, 0)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// maxContextDepth is how deep contextWords reads; deeper values are "…".
+const maxContextDepth = 8
+
+// valueWords reads the next JSON value of dec and says it in words.
+func valueWords(dec *json.Decoder, depth int) (string, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return "", err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		var parts []string
+		for dec.More() {
+			key := ""
+			if t == '{' {
+				k, err := dec.Token()
+				if err != nil {
+					return "", err
+				}
+				key, _ = k.(string)
+			}
+			v, err := valueWords(dec, depth+1)
+			if err != nil {
+				return "", err
+			}
+			if t == '{' {
+				v = words(key) + ": " + v
+			}
+			parts = append(parts, v)
+		}
+		if _, err := dec.Token(); err != nil { // the closing bracket
+			return "", err
+		}
+		sep := ", "
+		if t == '{' && depth == 0 {
+			sep = "; "
+		}
+		s := strings.Join(parts, sep)
+		switch {
+		case depth >= maxContextDepth:
+			return "…", nil
+		case len(parts) == 0:
+			return "nothing", nil
+		case t == '{' && depth > 0:
+			return "(" + s + ")", nil
+		}
+		return s, nil
+	case string:
+		return t, nil
+	case json.Number:
+		return t.String(), nil
+	case bool:
+		if t {
+			return "yes", nil
+		}
+		return "no", nil
+	}
+	return "none", nil // null
 }

@@ -98,7 +98,15 @@ func wordingEvents() []*protocol.Event {
 		ev.ToState = st
 		evs = append(evs, ev)
 	}
-	ev := base(protocol.TypeToolInvoked) // a tool with neither name nor words
+	// A producer's summary that says again what its fields say: each
+	// sentence is said once.
+	ev := base(protocol.TypeAwaitingConfirmation)
+	ev.Action, ev.Consequence, ev.RiskLevel, ev.Irreversible, ev.DefaultDecision, ev.TimeoutSeconds =
+		"Pay the bill", "The money leaves at once. A transfer cannot be called back", "high", &tr, "reject", 120
+	ev.SummaryNormal = "Please confirm: pay the bill now? This cannot be undone. The money leaves at once."
+	ev.ExtraContext = []byte(`{"bill_id":"B-17","amount":{"value":86.4,"currency":"EUR"},"due":"Friday","paid":false,"lines":["power","tax"],"note":null}`)
+	evs = append(evs, ev)
+	ev = base(protocol.TypeToolInvoked) // a tool with neither name nor words
 	evs = append(evs, ev)
 	ev = base(protocol.TypeToolCompleted)
 	evs = append(evs, ev)
@@ -133,16 +141,25 @@ func wordingLines(t *testing.T) []string {
 			continue
 		}
 		for _, k := range kinds {
-			for _, reminder := range []int{1, 2} {
-				if reminder == 2 && k != session.KindPromptReminder {
-					continue
-				}
-				d := session.Delivery{At: at, Kind: k, Event: ev, Reminder: reminder,
+			// A reminder is the first or the last; an expired or left
+			// prompt is told for each cause of its end.
+			variants := []int{1}
+			switch k {
+			case session.KindPromptReminder:
+				variants = []int{1, 2}
+			case session.KindPromptExpired, session.KindPromptLeft:
+				variants = []int{0, 1, 2, 3, 4}
+			}
+			for _, v := range variants {
+				d := session.Delivery{At: at, Kind: k, Event: ev, Reminder: v, Cause: session.Cause(v),
 					Prompt: &session.Prompt{Number: 3, Event: ev, Deadline: at.Add(30 * time.Second)},
 					Note:   "The agent went on."}
 				switch k {
 				case session.KindReplySent:
-					d.Reply = []byte(`{"type":"confirmation.reply","decision":"accept"}`)
+					d.Reply = []byte(`{"type":"confirmation.reply","decision":"reject","decision_rationale":"too expensive."}`)
+					if ev.Type == protocol.TypeAwaitingClarify {
+						d.Reply = []byte(`{"type":"clarification.reply","response":"20:00"}`)
+					}
 				case session.KindSafetyWarning:
 					d.Note = "Tool send money was started although prompt 3 was rejected."
 				case session.KindPromptNotOffered:
@@ -204,7 +221,11 @@ var stumbles = []struct {
 	{"a format verb", regexp.MustCompile(`%[!a-zA-Z]|\(MISSING\)|<nil>`)},
 	{"a space before punctuation", regexp.MustCompile(` [.,;:?!]`)},
 	{"a bracket after a sentence's end", regexp.MustCompile(`[.?!…] \(`)},
+	{"raw JSON", regexp.MustCompile(`[{\[]\s*"|":\s*[{\["\d]`)},
 }
+
+// sentenceSplit cuts a line into sentences, to find one said twice.
+var sentenceSplit = regexp.MustCompile(`[.?!…]["”)]*\s+`)
 
 // TestEverySentenceReads reads every line the announcer can say, with the
 // producer's text ending in each mark a person writes, and checks it for
@@ -220,6 +241,14 @@ func TestEverySentenceReads(t *testing.T) {
 			if m := s.re.FindString(plain); m != "" {
 				t.Errorf("%s (%q) in: %s", s.what, m, plain)
 			}
+		}
+		said := map[string]bool{}
+		for _, s := range sentenceSplit.Split(plain, -1) {
+			k := strings.ToLower(strings.TrimRight(strings.TrimSpace(s), ".?!…"))
+			if len(k) > 12 && said[k] { // not "Yes." twice in a choice list
+				t.Errorf("the sentence %q twice in: %s", s, plain)
+			}
+			said[k] = true
 		}
 	}
 	golden := "testdata/wording.golden"

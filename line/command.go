@@ -103,8 +103,10 @@ func Parse(s string) Command {
 			return Command{Verb: VerbDetails, Prompt: num, Word: word}
 		}
 	case "help", "h":
-		if rest == "" {
-			return Command{Verb: VerbHelp, Word: word}
+		// help COMMAND: Arg is the command asked about. A line such as
+		// "help me" is no command: it may answer a question.
+		if topic, _, _ := strings.Cut(rest, " "); rest == "" || commandWords[strings.ToLower(topic)] {
+			return Command{Verb: VerbHelp, Word: word, Arg: rest}
 		}
 	case "set":
 		name, value, _ := strings.Cut(rest, " ")
@@ -141,6 +143,14 @@ func Parse(s string) Command {
 		}
 	}
 	return Command{Verb: VerbText, Arg: s}
+}
+
+// commandWords are the words that start a command, as Parse reads them.
+var commandWords = map[string]bool{
+	"accept": true, "a": true, "yes": true, "y": true, "reject": true, "r": true, "no": true, "n": true,
+	"answer": true, "pending": true, "list": true, "details": true, "?": true, "help": true, "h": true,
+	"set": true, "quit": true, "q": true, "exit": true, "agents": true, "all": true, "mute": true,
+	"unmute": true, "only": true, "stop": true, "silence": true, "hush": true, "tell": true, "cancel": true,
 }
 
 // forAgent splits "VALUE for AGENT" into VALUE and AGENT (one word); a
@@ -230,7 +240,7 @@ from any agent, and was said at least 3 seconds ago with nothing changed since):
   set include|exclude TYPES   only, or never, these types (tool.*)
   set NAME VALUE for AGENT    the same for one agent only (without for AGENT,
                               every agent is asked)
-  help                        list commands
+  help, help COMMAND          list commands, or more about one
   quit                        close the subscription and exit (every agent's)
 
 With several agents (AGENT is a label, the name lines give the agent, or
@@ -250,21 +260,3 @@ With agents started as acp:COMMAND (docs/agents.md):
   cancel, cancel AGENT        cancel the task it is doing
 With one agent, "all" or "only …" typed while a question waits is its answer.
 `
-
-// Help is the text of the help command.
-const Help = `Commands: accept N, or: a N, or: yes N; reject N, or: r N, or: no N; ` +
-	`answer N followed by your answer; pending lists prompts waiting for you; ` +
-	`details N reads a prompt in full; accept N because REASON or reject N because REASON ` +
-	`sends your reason with the decision; accept always N or reject always N also answers ` +
-	`every later confirmation about the same tool from the same agent in that session, ` +
-	`except one riskier than N, which is asked again (accept always never applies to an irreversible high-risk action); ` +
-	`stop, or: silence, stops speech and drops what waits to be said, except prompts and errors; help; quit. ` +
-	`Set rate N, set verbosity terse, normal or verbose, set lang yo,en, set include TYPES ` +
-	`and set exclude TYPES ask the producer for new terms. ` +
-	`The number N may be left out when only one prompt is waiting and it was said at least 3 seconds ago, with nothing changed since. ` +
-	`Accept and reject answer only confirmations, answer only questions; yes and no either. ` +
-	`When only a question is waiting, any line you type is its answer. ` +
-	`With several agents: agents lists them; mute AGENT or unmute AGENT; only AGENT, and all to hear every agent again ` +
-	`(critical events and prompts are always said); set NAME VALUE for AGENT; quit AGENT closes that one only, and quit closes all. ` +
-	`Prompt numbers are unique across agents: an answer goes to the agent that asked. ` +
-	`With an agent started as acp:COMMAND: tell TEXT gives it a task (tell AGENT TEXT with several), cancel or cancel AGENT cancels it.`

@@ -238,15 +238,24 @@ const (
 // End closes the engine's part of the subscription: it flushes held events,
 // then settles every pending prompt as how says: expired with its default
 // decision (EndClosed), or left unanswered (EndLeft). A prompt whose
-// deadline already passed expires either way.
-func (e *Engine) End(now time.Time, how EndKind) {
+// deadline already passed expires either way. The deliveries say
+// CauseEnded; EndBecause says why.
+func (e *Engine) End(now time.Time, how EndKind) { e.EndBecause(now, how, CauseEnded) }
+
+// EndBecause is End with the cause its prompt deliveries carry (a prompt
+// whose deadline passed carries CauseTimeout).
+func (e *Engine) EndBecause(now time.Time, how EndKind, why Cause) {
 	e.Flush(now)
 	for len(e.pending) > 0 {
-		if dl := e.pending[0].p.Deadline; how == EndLeft && (dl.IsZero() || now.Before(dl)) {
-			e.leavePrompt(0, now)
+		if dl := e.pending[0].p.Deadline; dl.IsZero() || now.Before(dl) {
+			if how == EndLeft {
+				e.leavePrompt(0, now, why)
+			} else {
+				e.expirePrompt(0, now, why)
+			}
 			continue
 		}
-		e.expirePrompt(0, now)
+		e.expirePrompt(0, now, CauseTimeout)
 	}
 	e.promptDue = time.Time{}
 }

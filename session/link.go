@@ -204,9 +204,15 @@ func acceptedBy(p *Prompt) string {
 		return "the default decision accepted"
 	case strings.HasPrefix(p.DecidedBy, "auto:"):
 		return "your policy accepted"
+	case p.DecidedBy == DecidedByRecording:
+		return "the recorded subscriber accepted"
 	}
 	return "you accepted"
 }
+
+// DecidedByRecording is the DecidedBy of a prompt a recorded subscriber
+// answered, in a capture played back.
+const DecidedByRecording = "recording"
 
 // remember keeps confirmation p for linking with the tool calls that follow.
 func (s *sessionState) remember(p *Prompt) {

@@ -90,6 +90,47 @@ type Delivery struct {
 	// Rule is, for a KindSafetyWarning about a rule the capture checker
 	// applies too, its code (protocol.Rule…); empty otherwise.
 	Rule string
+	// Cause is, for KindPromptExpired and KindPromptLeft, why the prompt
+	// stopped waiting: its time ran out (the zero value), or the
+	// subscription ended and how.
+	Cause Cause
+}
+
+// Cause says why a prompt stopped waiting for an answer from here.
+type Cause int
+
+// Causes of a prompt's end.
+const (
+	// CauseTimeout: its time ran out.
+	CauseTimeout Cause = iota
+	// CauseQuit: the user stopped listening and the producer was told the
+	// subscription is closed.
+	CauseQuit
+	// CauseQuitUntold: the user stopped listening, but telling the producer
+	// the subscription is closed failed.
+	CauseQuitUntold
+	// CauseGone: the producer ended the subscription or its stream, or the
+	// connection to it was lost.
+	CauseGone
+	// CauseEnded: the subscription ended for another reason (its terms, a
+	// manifest that did not verify), and the producer was told.
+	CauseEnded
+)
+
+func (c Cause) String() string {
+	switch c {
+	case CauseTimeout:
+		return "timeout"
+	case CauseQuit:
+		return "quit"
+	case CauseQuitUntold:
+		return "quit-untold"
+	case CauseGone:
+		return "gone"
+	case CauseEnded:
+		return "ended"
+	}
+	return "unknown"
 }
 
 // Diagnostic is a problem the user (or developer) should hear about; none is fatal.

@@ -171,7 +171,7 @@ func (e *Engine) tickPrompts(now time.Time) {
 	for i := 0; i < len(e.pending); {
 		pp := e.pending[i]
 		if dl := pp.p.Deadline; !dl.IsZero() && !now.Before(dl) {
-			e.expirePrompt(i, now)
+			e.expirePrompt(i, now, CauseTimeout)
 			continue
 		}
 		if n := pp.remindersDue(now); n > pp.reminders {
@@ -187,8 +187,9 @@ func (e *Engine) tickPrompts(now time.Time) {
 	e.schedulePrompts()
 }
 
-// expirePrompt settles pending prompt i as expired and announces it.
-func (e *Engine) expirePrompt(i int, now time.Time) {
+// expirePrompt settles pending prompt i as expired and announces it,
+// saying why.
+func (e *Engine) expirePrompt(i int, now time.Time, why Cause) {
 	p := e.pending[i].p
 	e.removePending(i)
 	p.State = PromptExpired
@@ -196,16 +197,17 @@ func (e *Engine) expirePrompt(i int, now time.Time) {
 		p.Decision, p.DecidedBy = defaultOf(p.Event), "default"
 	}
 	e.settle(p)
-	e.out.Deliver(Delivery{Kind: KindPromptExpired, At: now, Event: p.Event, Prompt: p})
+	e.out.Deliver(Delivery{Kind: KindPromptExpired, At: now, Event: p.Event, Prompt: p, Cause: why})
 }
 
-// leavePrompt settles pending prompt i as left unanswered and announces it.
-func (e *Engine) leavePrompt(i int, now time.Time) {
+// leavePrompt settles pending prompt i as left unanswered and announces
+// it, saying why.
+func (e *Engine) leavePrompt(i int, now time.Time, why Cause) {
 	p := e.pending[i].p
 	e.removePending(i)
 	p.State = PromptLeft
 	e.settle(p)
-	e.out.Deliver(Delivery{Kind: KindPromptLeft, At: now, Event: p.Event, Prompt: p})
+	e.out.Deliver(Delivery{Kind: KindPromptLeft, At: now, Event: p.Event, Prompt: p, Cause: why})
 }
 
 // remindersDue is how many reminders should have been given by now.

@@ -149,6 +149,7 @@ type Client struct {
 	auto           []*session.Prompt // prompts to answer by the gate once Handle returns
 	heldNote       *note             // a "connection lost" waiting to be told or withdrawn
 	closedWords    string            // the transport's words for the connection's end
+	cause          session.Cause     // why prompts pending at the end stop waiting; set before finish
 	rejectedBy     *RejectedError    // the refusal that stands, until a retry is accepted
 	saidConnecting bool
 	finished       bool
@@ -195,7 +196,8 @@ func newClient(endpoint string, cfg Config) *Client {
 		cfg.Now = time.Now
 	}
 	c := &Client{
-		cfg: cfg, endpoint: endpoint, now: cfg.Now,
+		cause: session.CauseEnded,
+		cfg:   cfg, endpoint: endpoint, now: cfg.Now,
 		isLive: endpoint != "" && transport.BindingOf(endpoint).Answers(),
 		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
@@ -366,6 +368,7 @@ func (c *Client) loop(ctx context.Context) {
 			case ctx.Err() != nil:
 				c.heldNote = nil
 				c.closeSubscription(session.CloseShutdown, "Stopped.")
+				c.cause = c.quitCause()
 				c.finish("Stopped.", nil)
 			case errors.Is(err, io.EOF):
 				why := c.closedWords
@@ -378,15 +381,18 @@ func (c *Client) loop(ctx context.Context) {
 					why = producerEnded
 				}
 				c.sayHeld()
+				c.cause = session.CauseGone
 				c.finish(why, c.rejection())
 			default:
 				c.sayHeld()
+				c.cause = session.CauseGone
 				c.finish("The connection to the producer was lost and could not be restored, so nothing more will arrive.", fmt.Errorf("receive: %w", err))
 			}
 			return
 		case <-ctx.Done():
 			c.heldNote = nil
 			c.closeSubscription(session.CloseShutdown, "Stopped.")
+			c.cause = c.quitCause()
 			c.finish("Stopped.", nil)
 			return
 		}
@@ -397,7 +403,16 @@ func (c *Client) loop(ctx context.Context) {
 func (c *Client) closeBecause(why string) {
 	c.heldNote = nil // quitting loses no connection
 	c.closeSubscription(session.CloseShutdown, why)
+	c.cause = c.quitCause()
 	c.finish(why, nil)
+}
+
+// quitCause says how the user's end of the run reached the producer.
+func (c *Client) quitCause() session.Cause {
+	if c.neg.untold {
+		return session.CauseQuitUntold
+	}
+	return session.CauseQuit
 }
 
 // room reports whether fewer than maxQueued updates wait to be taken.
@@ -451,6 +466,9 @@ func (c *Client) ending() bool {
 		return false
 	}
 	c.closeSubscription(session.CloseTerms, c.neg.end)
+	if c.neg.byProducer {
+		c.cause = session.CauseGone
+	}
 	c.finish(c.neg.end, c.neg.endErr)
 	return true
 }
@@ -466,7 +484,7 @@ func (c *Client) finish(why string, err error) {
 	c.eng.Flush(now)
 	c.endBurst(now)
 	c.emit(Update{Kind: KindBreak, At: now})
-	c.eng.End(now, c.endKind())
+	c.eng.EndBecause(now, c.endKind(), c.cause)
 	c.snapshot()
 	c.emitEnd(why, err)
 }

@@ -108,7 +108,9 @@
 // the client sends subscription.close and the producer applies their
 // defaults (each is told as a session.KindPromptExpired delivery with its
 // default decision); without one they are told as session.KindPromptLeft,
-// since the agent still waits for an answer.
+// since the agent still waits for an answer. The delivery's Cause says why:
+// the user quit (and whether the subscription.close was sent), the producer
+// went away, or the subscription ended for another reason.
 //
 // # Signing
 //

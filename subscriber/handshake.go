@@ -128,6 +128,7 @@ func (c *Client) closedByProducer(b []byte) {
 		msg += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Line(m.ReasonMessage)))
 	}
 	c.neg.subID, c.neg.closed = "", true // the producer knows: it applies the defaults
+	c.neg.byProducer = true
 	if c.neg.end == "" {
 		c.neg.end = msg
 	}

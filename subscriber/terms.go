@@ -43,6 +43,9 @@ type negotiation struct {
 	endErr error
 	// closed is set once a subscription.close went either way.
 	closed bool
+	// untold is set when our subscription.close could not be sent;
+	// byProducer when the producer sent its own.
+	untold, byProducer bool
 	// noAnswers is set while the producer is still to be told that nobody
 	// can answer here (CannotAnswer, answerless.go).
 	noAnswers bool
@@ -175,6 +178,7 @@ func (c *Client) closeSubscription(code, why string) {
 	msg := session.Close(c.neg.subID, code, strings.TrimSuffix(why, "."))
 	if err := c.send(ctx, msg); err != nil {
 		c.diagnose(session.Diagnostic{At: c.now(), Code: "transport", Message: fmt.Sprintf("Could not tell the producer the subscription is closed: %v.", err)})
+		c.neg.untold = true
 	}
 	c.neg.subID, c.neg.closed = "", true
 }

@@ -118,8 +118,8 @@ func TestAgentKilledMidPromptOtherGoesOn(t *testing.T) {
 	if ob := pb.Outcomes(); len(ob) != 1 || ob[0].Resolution != producer.Accepted {
 		t.Errorf("the living producer: %+v, want accepted\n%s", ob, out)
 	}
-	if !strings.Contains(out, "CRITICAL dies: Prompt "+nd+" expired without an answer") &&
-		!strings.Contains(out, "CRITICAL dies: Prompt "+nd+" is left unanswered") {
+	if !strings.Contains(out, "CRITICAL dies: The agent went away before prompt "+nd+" was answered") &&
+		!strings.Contains(out, "CRITICAL dies: The agent's stream ended before prompt "+nd+" was answered") {
 		t.Errorf("the dead agent's prompt was not said to be left:\n%s", out)
 	}
 	after := out[strings.Index(out, "dies has ended"):]

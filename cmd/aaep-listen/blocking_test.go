@@ -45,7 +45,7 @@ func TestProducerBlocksUntilTheReply(t *testing.T) {
 			[]string{"Sent your answer to prompt 1: accept.", payment, "Started after you accepted prompt 1."},
 			[]string{followUp, "Safety warning"}},
 		{"reject: a follow-up, and the tool never runs", []string{"reject 1 because the amount looks wrong"}, 120, producer.Rejected,
-			[]string{"Sent your answer to prompt 1: reject.", followUp},
+			[]string{"Sent your answer to prompt 1: reject, because the amount looks wrong.", followUp},
 			[]string{payment}},
 		{"a second answer is never sent", []string{"reject 1", "accept 1"}, 120, producer.Rejected,
 			[]string{"Prompt 1 is already answered.", followUp},

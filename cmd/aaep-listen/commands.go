@@ -43,7 +43,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	case line.VerbSet:
 		l.renegotiate(ctx, c)
 	case line.VerbHelp:
-		l.say(line.Help)
+		l.sayAll(helpLines(c.Arg))
 	case line.VerbStop:
 		l.silence()
 	case line.VerbPending:

@@ -133,7 +133,7 @@ func TestProducerClosesSubscription(t *testing.T) {
 			}
 			// Spec 5.8.2: the producer applies the default decision of a
 			// prompt left waiting; the user is told, and nothing is sent.
-			if !strings.Contains(out, "Prompt 1 expired without an answer") || !strings.Contains(out, "The default decision applies: reject.") ||
+			if !strings.Contains(out, "The agent went away before prompt 1 was answered") || !strings.Contains(out, "its default is to reject.") ||
 				strings.Contains(out, "Sent your answer") {
 				t.Errorf("the waiting prompt is not told as ended with its default decision")
 			}

@@ -15,7 +15,8 @@ import (
 // layout there is no subscription to close: the producer still waits, so
 // the prompt is told as left unanswered, never as expired with its default
 // decision, and the audit log says left-unanswered. With a subscription that
-// we close, the producer applies the default, and the listener says so.
+// we close, the producer applies the default, and the listener says so:
+// you quit, not the prompt expired.
 func TestQuitWithPromptPending(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -26,6 +27,7 @@ func TestQuitWithPromptPending(t *testing.T) {
 		{"deployed layout, quit", true, false},
 		{"deployed layout, Ctrl-C", true, true},
 		{"subscription closed, quit", false, false},
+		{"subscription closed, Ctrl-C", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			log := filepath.Join(t.TempDir(), "audit.jsonl")
@@ -61,8 +63,12 @@ func TestQuitWithPromptPending(t *testing.T) {
 				}
 				return
 			}
-			if !strings.Contains(out, "Prompt 1 expired without an answer") {
-				t.Errorf("not told the default applies:\n%s", out)
+			// Quitting is not the prompt's time running out.
+			if !strings.Contains(out, "You quit before answering prompt 1") || !strings.Contains(out, "The producer was told the subscription closed, so the agent will reject") {
+				t.Errorf("not told that quitting lets the default apply:\n%s", out)
+			}
+			if strings.Contains(out, "expired") {
+				t.Errorf("told the prompt expired although the user quit:\n%s", out)
 			}
 			if got := strings.Join(what, ","); got != "prompt,expired" {
 				t.Errorf("audit log: %s", got)

@@ -99,7 +99,7 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 			r.wait(t)
 			log.waitFor(t, "closed")
 			out := r.stdout()
-			if !strings.Contains(out, "default decision applies") && !strings.Contains(out, "The default decision applies") {
+			if !strings.Contains(out, "You quit before answering prompt 2") || !strings.Contains(out, "so the agent will use the answer") {
 				t.Errorf("the waiting question's default is not announced:\n%s", out)
 			}
 			outs := waitOutcomes(t, p, 2)
@@ -145,7 +145,7 @@ func TestSIGTERMClosesSubscription(t *testing.T) {
 	if outs := waitOutcomes(t, p, 1); outs[0].Resolution != producer.TimedOut || outs[0].Decision != "reject" {
 		t.Errorf("producer outcomes %+v, want the default reject applied", outs)
 	}
-	if out := r.stdout(); !strings.Contains(out, "The default decision applies: reject") {
+	if out := r.stdout(); !strings.Contains(out, "You quit before answering prompt 1") || !strings.Contains(out, "so the agent will reject") {
 		t.Errorf("the default is not announced:\n%s", out)
 	}
 }
@@ -172,7 +172,7 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 	if n := strings.Count(r.stdout(), "Events are written at normal verbosity only."); n != 1 {
 		t.Errorf("the same notes were told %d times:\n%s", n, r.stdout())
 	}
-	if out := r.stdout(); !strings.Contains(out, "The default decision applies: reject") {
+	if out := r.stdout(); !strings.Contains(out, "You quit before answering prompt 1") || !strings.Contains(out, "so the agent will reject") {
 		t.Errorf("the default is not announced:\n%s", out)
 	}
 	if n := strings.Count(r.stdout(), "Producer sends streamed output in pieces"); n != 1 {

@@ -95,7 +95,7 @@ func TestTerminalInterruptWhileIdle(t *testing.T) {
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v to stop after Ctrl-C", d)
 	}
-	if !strings.Contains(s, "The default decision applies: reject") {
+	if !strings.Contains(s, "so the agent will reject") {
 		t.Errorf("pending prompt not announced at exit:\n%s", s)
 	}
 }

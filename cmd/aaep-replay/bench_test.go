@@ -49,7 +49,7 @@ func BenchmarkPlay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := newPlayer(io.Discard, io.Discard, true, "normal")
+		p := newPlayer(io.Discard, io.Discard, true, "normal", false)
 		if err := p.play(context.Background(), rd, 0, time.Second); err != nil {
 			b.Fatal(err)
 		}

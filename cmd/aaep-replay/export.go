@@ -22,14 +22,15 @@ import (
 	"github.com/aaep-term/aaep-term/line"
 )
 
-const exportUsage = `Usage: aaep-replay export --format jsonl|text|html [--output OUT] FILE
+const exportUsage = `Usage: aaep-replay export --format jsonl|text|html [--output OUT] [--no-time] [--config FILE] FILE
 
 Writes a capture in another form, to standard output or --output OUT:
   jsonl   the received events, one per line, with no header, no times and
           no handshake messages or replies:
           the plain format other AAEP tools read
   text    a readable transcript: what aaep-listen would have said, one plain
-          line per announcement, with the recorded times
+          line per announcement, with the recorded times (none with
+          --no-time or "timestamps": false in the settings file)
   html    the HTML report of the state-machine trace (the same as
           trace --html), self-contained
 
@@ -42,9 +43,14 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	output := fs.String("output", "-", "the `FILE` to write; - is standard output")
 	fs.StringVar(output, "o", "-", "short for --output")
 	verbosity := fs.String("verbosity", "normal", "for text: how much to say: terse, normal or detailed")
+	times := addTimeFlags(fs)
 	files, err := parse(fs, args, exportUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
+	}
+	noTime, err := times.off(os.Getenv)
+	if err != nil {
+		return exitUnreadable, cliflag.Usagef("%v", err)
 	}
 	if *format != "jsonl" && *format != "text" && *format != "html" {
 		return exitUnreadable, cliflag.Usagef("--format must be jsonl, text or html, not %q", *format)
@@ -68,7 +74,7 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			}
 			return exitOK, t.WriteHTML(w)
 		}
-		p := newPlayer(w, tio.ErrOut, false, *verbosity)
+		p := newPlayer(w, tio.ErrOut, false, *verbosity, noTime)
 		if err := p.play(ctx, rd, 0, 0); err != nil {
 			return exitUnreadable, err
 		}

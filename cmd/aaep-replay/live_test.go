@@ -111,7 +111,7 @@ func TestPlayIsLive(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var live bytes.Buffer
-	lp := newPlayer(&live, io.Discard, true, "normal")
+	lp := newPlayer(&live, io.Discard, true, "normal", false)
 	opts := transport.Options{}
 	opts.Unix.MaxReconnects = -1
 	c, err := subscriber.Dial(ctx, "unix:"+sock, subscriber.Config{

@@ -28,7 +28,8 @@ import (
 )
 
 const playUsage = `Usage: aaep-replay play [--speed X] [--idle-limit D] [--json | --tui] [--verbosity V]
-                        [--speech S] [--braille B] [--interactive] [--paused] FILE
+                        [--no-time] [--config FILE] [--speech S] [--braille B]
+                        [--interactive] [--paused] FILE
 
 Announces a capture as aaep-listen would have announced it live: the same
 subscriber client (subscription, terms, duplicates, order, lifecycle,
@@ -43,6 +44,8 @@ the recorded subscriber sent is read out as such.
 Pacing follows the recorded receive times (or, for plain JSON lines, the
 events' timestamps): --speed 1 is real time, 2 twice as fast, 0.5 half as
 fast, 0 as fast as possible. No pause is longer than --idle-limit.
+Lines start with the recorded time (UTC), unless --no-time is given or the
+settings file says "timestamps": false, as for aaep-listen.
 
 When standard input is a terminal (or with --interactive, --paused or
 --tui), playing is steered by typed commands, one per line (in the TUI,
@@ -221,6 +224,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	interactive := fs.Bool("interactive", false, "read commands (pause, step, seek …) from standard input even when it is not a terminal")
 	paused := fs.Bool("paused", false, "start paused, waiting for a command (implies --interactive)")
 	useTUI := fs.Bool("tui", false, "play in the debug view of aaep-listen (needs a terminal)")
+	times := addTimeFlags(fs)
 	so := outputs.Options{ClientName: "user:aaep-replay:main", Getenv: os.Getenv}
 	outputs.AddFlags(fs, &so)
 	files, err := parse(fs, args, playUsage, tio.Out)
@@ -234,6 +238,10 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		return exitUnreadable, err
 	}
 	if err := so.Check(); err != nil {
+		return exitUnreadable, cliflag.Usagef("%v", err)
+	}
+	noTime, err := times.off(os.Getenv)
+	if err != nil {
 		return exitUnreadable, cliflag.Usagef("%v", err)
 	}
 	if *useTUI && *asJSON {
@@ -261,7 +269,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		return exitUnreadable, err
 	}
 	defer rd.Close()
-	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity)
+	p := newPlayer(tio.Out, tio.ErrOut, *asJSON, *verbosity, noTime)
 	p.source = "file:" + name
 	p.useNames(rd)
 	var cmds <-chan string
@@ -314,14 +322,15 @@ func spool(src io.Reader) (string, error) {
 	return f.Name(), nil
 }
 
-// newPlayer returns a player announcing to w in line mode or, with asJSON,
-// as JSON records; problems of the output go to errs.
-func newPlayer(w, errs io.Writer, asJSON bool, verbosity string) *player {
+// newPlayer returns a player announcing to w in line mode (without the
+// time at the start of each line when noTime) or, with asJSON, as JSON
+// records; problems of the output go to errs.
+func newPlayer(w, errs io.Writer, asJSON bool, verbosity string, noTime bool) *player {
 	p := &player{errs: errs, numbers: session.Numbers()}
 	if asJSON {
 		p.out = line.NewJSON(w)
 	} else {
-		p.out = line.NewWriter(w, errs, line.WriterOptions{Location: time.UTC})
+		p.out = line.NewWriter(w, errs, line.WriterOptions{Location: time.UTC, NoTime: noTime})
 	}
 	p.annCfg = announce.Config{Verbosity: verbosity, OnError: p.sinkFailed}
 	p.source = "file:capture" // a file: nothing is fetched for it
@@ -478,6 +487,11 @@ func (p *player) record(rec capture.Record, now time.Time) {
 	if r := t.run; r != nil {
 		r.clock.set(now)
 		_ = r.c.Sync(context.Background()) // ended: its End was told
+		if typ == protocol.TypeConfirmationReply || typ == protocol.TypeClarificationReply {
+			// Its prompt is answered, as it was live: the agent going on
+			// is then not told as the prompt settled elsewhere.
+			_, _ = r.c.Recorded(context.Background(), rec.Msg) // ended: nothing waits
+		}
 		p.drain(t)
 	}
 	p.sayFor(t, now, fmt.Sprintf("The recorded subscriber sent %s.", sentWords(typ, rec.Msg)))
@@ -580,6 +594,9 @@ func (p *player) update(t *track, u subscriber.Update) {
 	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
+		if u.Delivery.Kind == session.KindReplySent {
+			return // a recorded reply (Recorded): record says it, as the recorded subscriber's
+		}
 		t.ann.Deliver(u.Delivery)
 	case subscriber.KindDiagnostic:
 		t.ann.Diagnose(u.Diagnostic)
@@ -600,10 +617,15 @@ func sentWords(typ string, msg []byte) string {
 	switch typ {
 	case protocol.TypeConfirmationReply:
 		var m struct {
-			Decision string `json:"decision"`
+			Decision  string `json:"decision"`
+			Rationale string `json:"decision_rationale"`
 		}
 		_ = jsonUnmarshal(msg, &m) // an unreadable reply is still named
-		return "a confirmation reply: " + protocol.Sanitize(orDefault(m.Decision, "no decision"))
+		words := "a confirmation reply: " + protocol.Line(orDefault(m.Decision, "no decision"))
+		if why := protocol.Line(m.Rationale); why != "" {
+			words += ", because " + protocol.Theirs(strings.TrimSuffix(why, "."))
+		}
+		return words
 	case protocol.TypeClarificationReply:
 		return "an answer to a question"
 	case "":

@@ -81,7 +81,7 @@ func TestRoundTrip(t *testing.T) {
 	// The live run is the subscriber client aaep-listen runs, recording
 	// through its tap as aaep-capture does, announced by the player's words.
 	var live bytes.Buffer
-	lp := newPlayer(&live, io.Discard, true, "normal")
+	lp := newPlayer(&live, io.Discard, true, "normal", false)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{
