@@ -57,6 +57,12 @@ type Options struct {
 	// EndWhenDone ends every stream once the last scenario has ended, and
 	// answers every later stream request 204 No Content (do not reconnect).
 	EndWhenDone bool
+	// Loop plays the scenarios again and again, each round as new
+	// sessions, until Close. It goes without EndWhenDone.
+	Loop bool
+	// OnEnd, if not nil, is called once the scenarios have played to their
+	// end (not when Close stops them), on the run's goroutine.
+	OnEnd func()
 	// Now stamps events; nil means time.Now.
 	Now func() time.Time
 	// Logf, if not nil, is told about subscriptions, replies and prompts.
@@ -309,12 +315,16 @@ func (p *Producer) run() {
 	defer func() {
 		p.mu.Lock()
 		p.finished = true
-		if p.ctx.Err() != nil {
+		closed := p.ctx.Err() != nil
+		if closed {
 			p.runErr = ErrClosed
 		}
 		p.broadcastLocked()
 		p.mu.Unlock()
 		p.opts.Logf("producer: the run has ended")
+		if !closed && p.opts.OnEnd != nil {
+			p.opts.OnEnd()
+		}
 		close(p.done)
 	}()
 	if p.opts.Replay != nil {
@@ -328,20 +338,28 @@ func (p *Producer) run() {
 	slots := make(chan struct{}, at)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for i := range p.opts.Scenarios {
-		select {
-		case slots <- struct{}{}:
-		case <-p.ctx.Done():
+	for round := 1; ; round++ {
+		if round > 1 {
+			p.opts.Logf("producer: the scenarios play again, round %d", round)
+		}
+		for i := range p.opts.Scenarios {
+			select {
+			case slots <- struct{}{}:
+			case <-p.ctx.Done():
+				return
+			}
+			started := make(chan struct{})
+			wg.Go(func() {
+				defer func() { <-slots }()
+				_ = p.play(p.ctx, &p.opts.Scenarios[i], started) // fails only when closed
+			})
+			// The next scenario may start once this one has: sessions begin in
+			// the order of the scenarios.
+			<-started
+		}
+		if !p.opts.Loop || len(p.opts.Scenarios) == 0 {
 			return
 		}
-		started := make(chan struct{})
-		wg.Go(func() {
-			defer func() { <-slots }()
-			_ = p.play(p.ctx, &p.opts.Scenarios[i], started) // fails only when closed
-		})
-		// The next scenario may start once this one has: sessions begin in
-		// the order of the scenarios.
-		<-started
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"sync"
 
+	"google.golang.org/grpc"
+
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -50,12 +52,18 @@ func (r *Runs) Current() *Producer {
 	return r.cur
 }
 
+// OneRun returns Runs of p alone: every subscriber joins p, as if p were
+// served by itself.
+func OneRun(p *Producer) *Runs {
+	return &Runs{cur: p, n: 1, logf: p.opts.Logf}
+}
+
 // forNewcomer returns the run a new subscriber joins: the current one,
 // unless it is spent, when a fresh run replaces it.
 func (r *Runs) forNewcomer() *Producer {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.closed && r.cur.spent() {
+	if r.newRun != nil && !r.closed && r.cur.spent() {
 		r.startLocked()
 	}
 	return r.cur
@@ -108,19 +116,32 @@ func (r *Runs) ServeUnix(ctx context.Context, ln net.Listener) error {
 	})
 }
 
-// ServeRuns serves r on ln over b, as Serve serves one producer: HTTP and
-// WebSocket, or the Unix socket binding.
+// GRPCServer returns a gRPC server offering the AaepService of r's runs, as
+// Producer.GRPCServer does for one producer.
+func (r *Runs) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+	return newGRPCServer(func(newcomer bool) *Producer {
+		if newcomer {
+			return r.forNewcomer()
+		}
+		return r.Current()
+	}, opts)
+}
+
+// ServeRuns serves r on ln over b, as Serve serves one producer.
 func ServeRuns(ln net.Listener, r *Runs, b Binding) (*Server, error) {
 	addr := ln.Addr().String()
 	var s *Server
 	switch b {
 	case BindingHTTP, BindingWebSocket:
 		s = serveHTTP(ln, r, string(b)+"://"+addr)
+	case BindingGRPC:
+		gs := r.GRPCServer()
+		s = start("grpc://"+addr, func() error { return gs.Serve(ln) }, gs.Stop)
 	case BindingUnix:
 		ctx, cancel := context.WithCancel(context.Background())
 		s = start("unix:"+addr, func() error { return r.ServeUnix(ctx, ln) }, cancel)
 	default:
-		return nil, fmt.Errorf("producer: runs are served over http, ws and unix, not %q", b)
+		return nil, fmt.Errorf("producer: no binding %q; the bindings served are http, ws, grpc and unix", b)
 	}
 	s.before = func() { r.Close() }
 	return s, nil

@@ -107,7 +107,7 @@ func hearRun(t *testing.T, s *producer.Server) (replied, completed bool) {
 // Runs, a target served one run, and the second was told nothing more.
 func TestRunsServeOneRunAfterAnother(t *testing.T) {
 	t.Parallel()
-	for _, b := range []producer.Binding{producer.BindingHTTP, producer.BindingWebSocket, producer.BindingUnix} {
+	for _, b := range []producer.Binding{producer.BindingHTTP, producer.BindingWebSocket, producer.BindingGRPC, producer.BindingUnix} {
 		t.Run(string(b), func(t *testing.T) {
 			t.Parallel()
 			runs := producer.NewRuns(func() *producer.Producer { return confirmProducer(t) }, t.Logf)
