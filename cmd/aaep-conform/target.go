@@ -44,6 +44,9 @@ starts a fresh run of its own.
   --print-manifest  print the manifest the target serves and stop; local
                 bindings (unix:, exec:) have no well-known URL, so give it to
                 aaep-conform producer --manifest FILE.
+  --allow-origin ORIGINS  browser pages of these origins may subscribe and
+                answer; by default (*) any page may read the streams, but
+                only signed replies are taken from it (docs/transports.md).
 
 Flags:
 `
@@ -56,13 +59,13 @@ type targetAt struct {
 
 // newTarget is our producer playing the target scenarios: one run, made
 // afresh by the function it returns.
-func newTarget(logf func(string, ...any)) (func() *producer.Producer, error) {
+func newTarget(logf func(string, ...any), origins []string) (func() *producer.Producer, error) {
 	scenarios, err := conform.TargetScenarios()
 	if err != nil {
 		return nil, err
 	}
 	return func() *producer.Producer {
-		return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf})
+		return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf, AllowOrigins: origins})
 	}, nil
 }
 
@@ -72,6 +75,8 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	unixPath := fs.String("unix", "", "also serve the Unix socket binding at `PATH`")
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	printManifest := fs.Bool("print-manifest", false, "print the manifest the target serves, and stop")
+	var origins cliflag.Origins
+	origins.Register(fs, "*")
 	rest, err := parse(fs, args, targetUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
@@ -82,7 +87,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if *stdio && *unixPath != "" {
 		return exitCannot, cliflag.Usagef("--stdio serves standard input and output only: it goes without --unix")
 	}
-	newRun, err := newTarget(nil)
+	newRun, err := newTarget(nil, origins.Or(producer.AnyOrigin))
 	if err != nil {
 		return exitCannot, err
 	}

@@ -19,7 +19,8 @@ import (
 type demoOptions struct {
 	where     bindings
 	scenarios string // comma-separated names; "" plays all
-	loop      bool   // play the scenarios again and again
+	loop      bool     // play the scenarios again and again
+	origins   []string // producer.Options.AllowOrigins
 }
 
 // serveDemo serves the built-in demo producer, live, on every binding it
@@ -38,7 +39,8 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	}
 	say := sayer(tio, o.where.stdio)
 	count := fmt.Sprintf("%d %s", len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
-	opts := producer.Options{Scenarios: scenarios, Speed: 1, Logf: say, Loop: o.loop, EndWhenDone: !o.loop}
+	opts := producer.Options{Scenarios: scenarios, Speed: 1, Logf: say, Loop: o.loop, EndWhenDone: !o.loop,
+		JoinLive: true, AllowOrigins: o.origins}
 	opts.OnEnd = func() {
 		say("The demo has played its %s: its streams are ended. A subscriber that connects now hears it again from the start.", count)
 	}

@@ -49,6 +49,11 @@ By default each subscriber gets the capture from its start, for itself.
 what is sent from the moment it joins. --loop plays the capture again and
 again, with new event IDs, session IDs and reply tokens every round.
 
+Pages in a browser on another origin are let in by --allow-origin: pages
+of the origins it names may subscribe and answer; with * any page may read
+the streams and subscribe, but its unsigned replies are refused (any page
+could forge them). Streams carry a keep-alive comment every 15 seconds.
+
 A capture of several agents (aaep-capture with several endpoints) is served
 one agent at a time, as the one producer it was: the first agent, or the
 one --agent LABEL names; a line says which.
@@ -77,6 +82,8 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	scenarios := fs.String("demo-scenarios", "", "with --demo: comma-separated demo `NAMES` to play (default: all, in order)")
 	agentName := fs.String("agent", "", "in a capture of several agents, serve the one of this `LABEL` (or connection ID); default the first")
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
+	var origins cliflag.Origins
+	origins.Register(fs, "none; with --demo, *")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
@@ -88,7 +95,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	case *demo && len(files) != 0:
 		return exitUnreadable, cliflag.Usagef("--demo serves the built-in producer: give no FILE")
 	case *demo:
-		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios, loop: *loop}, tio)
+		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios, loop: *loop, origins: origins.Or(producer.AnyOrigin)}, tio)
 	case *scenarios != "":
 		return exitUnreadable, cliflag.Usagef("--demo-scenarios goes with --demo")
 	case len(files) != 1:
@@ -133,7 +140,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			}
 		},
 	}
-	p := producer.New(producer.Options{Replay: replay, OnMessage: func(via string, body []byte) {
+	p := producer.New(producer.Options{Replay: replay, AllowOrigins: origins.Or(), OnMessage: func(via string, body []byte) {
 		say("Received on %s: %s", via, protocol.Sanitize(string(body)))
 	}})
 	var stop <-chan struct{}
