@@ -18,7 +18,7 @@ import (
 // demoOptions are the flags of serve --demo.
 type demoOptions struct {
 	where     bindings
-	scenarios string // comma-separated names; "" plays all
+	scenarios string   // comma-separated names; "" plays all
 	loop      bool     // play the scenarios again and again
 	origins   []string // producer.Options.AllowOrigins
 }
