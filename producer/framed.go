@@ -80,12 +80,14 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 	} else {
 		cursor = p.startIndex("")
 	}
+	waiting := p.waiting(cursor)
 
 	fed := make(chan struct{})
 	go func() {
 		defer close(fed)
 		out := p.newStreamOut(seed)
 		out.framed = true
+		out.first = waiting
 		finished := p.feed(ctx, sub, own, out, cursor, nil, func() error {
 			for i, m := range out.msgs {
 				out.msgs[i] = nil

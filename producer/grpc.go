@@ -25,35 +25,45 @@ import (
 // server: it ends every stream, as it ends the other bindings'
 // connections.
 func (p *Producer) GRPCServer(opts ...grpc.ServerOption) *grpc.Server {
+	return newGRPCServer(func(bool) *Producer { return p }, opts)
+}
+
+// newGRPCServer returns a gRPC server offering the AaepService of the
+// producer run returns: asked for a new subscriber (newcomer) or not.
+func newGRPCServer(run func(newcomer bool) *Producer, opts []grpc.ServerOption) *grpc.Server {
+	auth := func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		return run(false).grpcAuth(srv, ss, info, handler)
+	}
 	all := append([]grpc.ServerOption{
 		grpc.MaxRecvMsgSize(maxBody + 1<<10),
 		// Subscribers ping idle streams every few minutes or more often.
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 5 * time.Second, PermitWithoutStream: true}),
-		grpc.ChainStreamInterceptor(p.grpcAuth), // Options.Token (auth.go)
+		grpc.ChainStreamInterceptor(auth), // Options.Token (auth.go)
 	}, opts...)
 	s := grpc.NewServer(all...)
-	aaeppb.RegisterAaepServiceServer(s, grpcService{p: p})
+	aaeppb.RegisterAaepServiceServer(s, grpcService{run: run})
 	return s
 }
 
 // grpcService implements aaeppb.AaepServiceServer.
 type grpcService struct {
 	aaeppb.UnimplementedAaepServiceServer
-	p *Producer
+	run func(newcomer bool) *Producer
 }
 
 // Subscribe serves one subscriber, as serveFramed serves the other
 // bindings'; the stream ends with OK when the subscription ends, or
 // UNAVAILABLE when the producer shuts down.
 func (g grpcService) Subscribe(s grpc.BidiStreamingServer[aaeppb.AaepMessage, aaeppb.AaepMessage]) error {
+	p := g.run(true)
 	pe := &grpcPeer{s: s, in: make(chan inbound), done: make(chan struct{})}
 	go pe.pump()
-	stop := context.AfterFunc(g.p.ctx, func() { pe.end(protocol.CloseGoingAway, "the producer is shutting down") })
+	stop := context.AfterFunc(p.ctx, func() { pe.end(protocol.CloseGoingAway, "the producer is shutting down") })
 	defer stop()
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		g.p.serveFramed(s.Context(), pe, "gRPC", "")
+		p.serveFramed(s.Context(), pe, "gRPC", "")
 	}()
 	select {
 	case <-served:
@@ -73,10 +83,11 @@ func (g grpcService) Subscribe(s grpc.BidiStreamingServer[aaeppb.AaepMessage, aa
 // GetManifest returns the signed manifest (a JWS) when the producer signs
 // it, else its JSON.
 func (g grpcService) GetManifest(context.Context, *aaeppb.GetManifestRequest) (*aaeppb.Manifest, error) {
-	if jws := g.p.signedManifest(); jws != "" {
+	p := g.run(false)
+	if jws := p.signedManifest(); jws != "" {
 		return &aaeppb.Manifest{Json: []byte(jws)}, nil
 	}
-	return &aaeppb.Manifest{Json: marshal(g.p.manifest())}, nil
+	return &aaeppb.Manifest{Json: marshal(p.manifest())}, nil
 }
 
 // grpcPeer is a subscriber on a Subscribe stream. A goroutine reads the

@@ -464,6 +464,12 @@ func (p *Producer) handleReply(w http.ResponseWriter, r *http.Request, spec bool
 		p.closeSubscription(w, m)
 		return
 	}
+	if p.forgeable(r) { // cors.go
+		p.opts.Logf("producer: refused an unsigned reply from a page of %s", r.Header.Get("Origin"))
+		writeError(w, http.StatusForbidden, "an unsigned reply from a page of "+r.Header.Get("Origin")+
+			" is refused: any page could send it. Sign it ("+sigrpl.Namespace+"), or name the origin to the producer (--allow-origin)")
+		return
+	}
 	if p.opts.Replay != nil { // received, reported, and changes nothing
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "received"})
 		return

@@ -57,6 +57,18 @@ type Options struct {
 	// EndWhenDone ends every stream once the last scenario has ended, and
 	// answers every later stream request 204 No Content (do not reconnect).
 	EndWhenDone bool
+	// Loop plays the scenarios again and again, each round as new
+	// sessions, until Close. It goes without EndWhenDone.
+	Loop bool
+	// JoinLive starts a new stream (one that resumes from no Last-Event-ID)
+	// with what is sent from then on, as a live agent does, and the prompts
+	// still waiting for a reply; it is not sent the run so far, so a prompt
+	// settled before it came is never asked again. A stream that resumes
+	// gets what it missed.
+	JoinLive bool
+	// OnEnd, if not nil, is called once the scenarios have played to their
+	// end (not when Close stops them), on the run's goroutine.
+	OnEnd func()
 	// Now stamps events; nil means time.Now.
 	Now func() time.Time
 	// Logf, if not nil, is told about subscriptions, replies and prompts.
@@ -96,6 +108,16 @@ type Options struct {
 	// Break, if not empty, names one requirement of the conformance
 	// chapter to violate (breaks.go), for testing conformance suites.
 	Break string
+	// AllowOrigins are the origins ("http://localhost:3000") whose pages a
+	// browser lets read the event streams, subscribe and answer prompts
+	// (cors.go). AnyOrigin lets in every page, but its unsigned replies are
+	// refused, since any page the user visits could forge them. A page of
+	// another origin is refused anything but a GET, which it cannot read.
+	AllowOrigins []string
+	// KeepAlive is the interval of the ": keep-alive" comments of an SSE
+	// stream (outside Quirks mode), so that subscribers that drop a silent
+	// stream keep it while prompts wait; zero means 15 seconds.
+	KeepAlive time.Duration
 	// OnMessage, if not nil, is told every message a subscriber sends
 	// after its handshake (replies, renegotiation, close), with the binding
 	// it came by: the HTTP path, the WebSocket path, "gRPC", "stdio" or
@@ -192,6 +214,7 @@ type record struct {
 	typ      string
 	session  string
 	critical bool
+	token    string // a prompt's reply token
 	data     []byte // the event's JSON, one line; never modified
 }
 
@@ -210,6 +233,9 @@ func New(opts Options) *Producer {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 30 * time.Second
 	}
+	if opts.KeepAlive <= 0 {
+		opts.KeepAlive = 15 * time.Second
+	}
 	p := &Producer{
 		opts:    opts,
 		done:    make(chan struct{}),
@@ -226,7 +252,7 @@ func New(opts Options) *Producer {
 			p.langs = append(p.langs, sc.Language)
 		}
 	}
-	p.mux = p.authorized(p.routes())
+	p.mux = p.cors(p.authorized(p.routes()))
 	return p
 }
 
@@ -309,12 +335,16 @@ func (p *Producer) run() {
 	defer func() {
 		p.mu.Lock()
 		p.finished = true
-		if p.ctx.Err() != nil {
+		closed := p.ctx.Err() != nil
+		if closed {
 			p.runErr = ErrClosed
 		}
 		p.broadcastLocked()
 		p.mu.Unlock()
 		p.opts.Logf("producer: the run has ended")
+		if !closed && p.opts.OnEnd != nil {
+			p.opts.OnEnd()
+		}
 		close(p.done)
 	}()
 	if p.opts.Replay != nil {
@@ -328,20 +358,28 @@ func (p *Producer) run() {
 	slots := make(chan struct{}, at)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	for i := range p.opts.Scenarios {
-		select {
-		case slots <- struct{}{}:
-		case <-p.ctx.Done():
+	for round := 1; ; round++ {
+		if round > 1 {
+			p.opts.Logf("producer: the scenarios play again, round %d", round)
+		}
+		for i := range p.opts.Scenarios {
+			select {
+			case slots <- struct{}{}:
+			case <-p.ctx.Done():
+				return
+			}
+			started := make(chan struct{})
+			wg.Go(func() {
+				defer func() { <-slots }()
+				_ = p.play(p.ctx, &p.opts.Scenarios[i], started) // fails only when closed
+			})
+			// The next scenario may start once this one has: sessions begin in
+			// the order of the scenarios.
+			<-started
+		}
+		if !p.opts.Loop || len(p.opts.Scenarios) == 0 {
 			return
 		}
-		started := make(chan struct{})
-		wg.Go(func() {
-			defer func() { <-slots }()
-			_ = p.play(p.ctx, &p.opts.Scenarios[i], started) // fails only when closed
-		})
-		// The next scenario may start once this one has: sessions begin in
-		// the order of the scenarios.
-		<-started
 	}
 }
 
@@ -489,7 +527,7 @@ func (p *Producer) emit(s *session, ev Payload, vars *strings.Replacer, token st
 	if token != "" {
 		p.sentPrompt(token, b.Bytes())
 	}
-	p.publish(record{id: id, typ: ev.Type, session: s.id, critical: urgency == protocol.UrgencyCritical, data: b.Bytes()})
+	p.publish(record{id: id, typ: ev.Type, session: s.id, token: token, critical: urgency == protocol.UrgencyCritical, data: b.Bytes()})
 	if s.started != nil {
 		close(s.started)
 		s.started = nil

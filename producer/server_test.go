@@ -68,6 +68,63 @@ func dial(t *testing.T, s *producer.Server) *subscriber.Client {
 	return c
 }
 
+// hearRun subscribes to s with a real client, answers the confirmation,
+// and hears the run to its end; it reports whether the reply was taken and
+// the session completed.
+func hearRun(t *testing.T, s *producer.Server) (replied, completed bool) {
+	t.Helper()
+	ctx := context.Background()
+	c := dial(t, s)
+	for {
+		u, err := c.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return replied, completed
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Kind == subscriber.KindReply {
+			replied = u.Reply.Err == nil
+		}
+		if u.Kind != subscriber.KindDelivery || u.Delivery.Kind != session.KindEvent {
+			continue
+		}
+		if p := u.Delivery.Prompt; p != nil && p.State == session.PromptPending {
+			if err := c.Confirm(ctx, p.Number, protocol.DecisionAccept); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if u.Delivery.Event.Type == protocol.TypeSessionCompleted {
+			completed = true
+			c.Close()
+		}
+	}
+}
+
+// Runs serve any number of runs (issue 24 item 19): a subscriber that
+// comes after the last one has heard its run to the end hears a fresh run
+// from the start, prompt included, over each binding Runs serve. Before
+// Runs, a target served one run, and the second was told nothing more.
+func TestRunsServeOneRunAfterAnother(t *testing.T) {
+	t.Parallel()
+	for _, b := range []producer.Binding{producer.BindingHTTP, producer.BindingWebSocket, producer.BindingGRPC, producer.BindingUnix} {
+		t.Run(string(b), func(t *testing.T) {
+			t.Parallel()
+			runs := producer.NewRuns(func() *producer.Producer { return confirmProducer(t) }, t.Logf)
+			s, err := producer.ServeRuns(listen(t, b), runs, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Stop()
+			for run := 1; run <= 3; run++ {
+				if replied, completed := hearRun(t, s); !replied || !completed {
+					t.Fatalf("run %d: replied %v, session completed %v", run, replied, completed)
+				}
+			}
+		})
+	}
+}
+
 // Serve serves the producer over each binding: a real subscriber dials the
 // Server's URL, hears the scenario, answers its prompt, and hears the end;
 // Stop then returns once the server has ended, and says no failure.
@@ -82,33 +139,7 @@ func TestServeEachBinding(t *testing.T) {
 			if !strings.HasPrefix(s.URL(), string(b)+":") {
 				t.Errorf("URL %q does not name the binding %s", s.URL(), b)
 			}
-			ctx := context.Background()
-			c := dial(t, s)
-			var replied, completed bool
-			for {
-				u, err := c.Next(ctx)
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
-				if u.Kind == subscriber.KindReply {
-					replied = u.Reply.Err == nil
-				}
-				if u.Kind != subscriber.KindDelivery || u.Delivery.Kind != session.KindEvent {
-					continue
-				}
-				if p := u.Delivery.Prompt; p != nil && p.State == session.PromptPending {
-					if err := c.Confirm(ctx, p.Number, protocol.DecisionAccept); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if u.Delivery.Event.Type == protocol.TypeSessionCompleted {
-					completed = true
-					c.Close()
-				}
-			}
+			replied, completed := hearRun(t, s)
 			if !replied || !completed {
 				t.Errorf("replied %v, session completed %v", replied, completed)
 			}

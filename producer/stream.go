@@ -86,13 +86,14 @@ func (p *Producer) anonymousTerms() terms {
 // startIndex is where a new stream begins in the run's history: after the
 // Last-Event-ID when the history holds it, else at the oldest event kept
 // (the last quirkReplay in Quirks mode, where events carry no id to resume
-// from). A stream of a shared replay begins with what is sent from now on.
+// from). A stream of a shared replay, or a new one with JoinLive, begins
+// with what is sent from now on (see waiting).
 func (p *Producer) startIndex(lastID string) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	end := p.hist.end()
 	switch {
-	case p.opts.Replay != nil:
+	case p.opts.Replay != nil, p.opts.JoinLive && lastID == "":
 		return end
 	case p.opts.Quirks:
 		return max(p.hist.base, end-min(end, quirkReplay))
@@ -104,6 +105,23 @@ func (p *Producer) startIndex(lastID string) uint64 {
 		p.opts.Logf("producer: Last-Event-ID %s is not in the history; resending all of it", lastID)
 	}
 	return p.hist.base
+}
+
+// waiting returns, for a stream that begins at cursor, the prompts sent
+// before it that still wait for a reply (JoinLive).
+func (p *Producer) waiting(cursor uint64) []record {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.opts.JoinLive || p.opts.Replay != nil {
+		return nil
+	}
+	var recs []record
+	for _, rec := range p.hist.recs[:cursor-min(cursor, p.hist.base)] {
+		if pr := p.prompts[rec.token]; rec.token != "" && pr != nil && pr.outcome.Resolution == 0 {
+			recs = append(recs, rec)
+		}
+	}
+	return recs
 }
 
 // serveStream writes events to one SSE stream until the client leaves, the
@@ -160,18 +178,22 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	// EventSource.onmessage, which sees only events without a name: the
 	// legacy /events names them only when asked (?named=1).
 	out.unnamed = sub == nil && r.URL.Query().Get("named") != "1"
-	var heartbeat <-chan time.Time
+	// Comments keep an idle stream alive for subscribers that drop a
+	// silent one: deployed producers' heartbeats in Quirks mode.
+	every, comment := p.opts.KeepAlive, ": keep-alive\n\n"
 	if p.opts.Quirks {
 		out.buf.WriteString(": connected\n\n")
-		t := time.NewTicker(p.opts.Heartbeat)
-		defer t.Stop()
-		heartbeat = t.C
+		every, comment = p.opts.Heartbeat, ": heartbeat\n\n"
 	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	out.comment = comment
 	var cursor uint64
 	if own == nil {
 		cursor = p.startIndex(r.Header.Get("Last-Event-ID"))
+		out.first = p.waiting(cursor)
 	}
-	if p.feed(ctx, sub, own, out, cursor, heartbeat, func() error {
+	if p.feed(ctx, sub, own, out, cursor, t.C, func() error {
 		if _, err := w.Write(out.buf.Bytes()); err != nil {
 			return err
 		}
@@ -197,7 +219,7 @@ func (p *Producer) newStreamOut(seed uint64) *streamOut {
 // (if any) closes, flush fails, or nothing more will come (the own log
 // ended; the run ended, with EndWhenDone or a shared replay). It reports
 // whether it stopped because nothing more will come.
-// heartbeat, if not nil, adds a comment to an SSE stream at each tick.
+// heartbeat, if not nil, adds out.comment to an SSE stream at each tick.
 func (p *Producer) feed(ctx context.Context, sub *subscription, own *eventLog, out *streamOut, cursor uint64, heartbeat <-chan time.Time, flush func() error) bool {
 	var closed <-chan struct{}
 	if sub != nil {
@@ -211,7 +233,11 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, own *eventLog, o
 		}
 		out.bucket.setRate(snap.terms.rate)
 		now := time.Now()
-		for _, rec := range snap.recs {
+		recs := snap.recs
+		if out.first != nil { // JoinLive: the prompts waiting before the stream began
+			recs, out.first = append(out.first, recs...), nil
+		}
+		for _, rec := range recs {
 			if snap.terms.sends(rec) {
 				out.add(rec, now)
 			}
@@ -239,7 +265,7 @@ func (p *Producer) feed(ctx context.Context, sub *subscription, own *eventLog, o
 		case <-snap.changed:
 		case <-wake:
 		case <-heartbeat:
-			out.buf.WriteString(": heartbeat\n\n")
+			out.buf.WriteString(out.comment)
 		case <-closed:
 			return false
 		case <-ctx.Done():
@@ -291,9 +317,11 @@ func (t terms) allows(typ string) bool {
 // the others may wait in the shuffle window (held), then for the rate limit
 // (queue).
 type streamOut struct {
-	bare      bool // Quirks framing: data lines only
-	unnamed   bool // no "event:" line (ids are kept)
-	framed    bool // a message binding: events go to msgs, not buf
+	bare      bool     // Quirks framing: data lines only
+	comment   string   // the keep-alive comment of an SSE stream
+	first     []record // sent before the stream's first events (waiting)
+	unnamed   bool     // no "event:" line (ids are kept)
+	framed    bool     // a message binding: events go to msgs, not buf
 	msgs      [][]byte
 	rng       *rand.Rand
 	dup       float64

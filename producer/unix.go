@@ -51,6 +51,13 @@ func (p *Producer) ServeUnix(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	stop := context.AfterFunc(p.ctx, cancel)
 	defer stop()
+	return acceptUnix(ctx, ln, p.opts.Logf, func(ctx context.Context, c net.Conn) { p.serveUnixConn(ctx, c) })
+}
+
+// acceptUnix serves each connection to ln with serve, on a goroutine of
+// its own, until ctx ends; then it closes ln and waits for the connections
+// to end. Connections from another user are refused where the system tells.
+func acceptUnix(ctx context.Context, ln net.Listener, logf func(string, ...any), serve func(context.Context, net.Conn)) error {
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -66,18 +73,23 @@ func (p *Producer) ServeUnix(ctx context.Context, ln net.Listener) error {
 			return fmt.Errorf("producer: accept: %w", err)
 		}
 		if err := checkPeer(c); err != nil {
-			p.opts.Logf("producer: refused a connection: %v", err)
+			logf("producer: refused a connection: %v", err)
 			c.Close()
 			continue
 		}
 		wg.Go(func() {
 			defer c.Close()
-			up := &unixPeer{c: c, rd: wire.NewReader(c, wire.FramingUnknown, maxBody)}
-			stop := context.AfterFunc(ctx, func() { up.end(protocol.CloseGoingAway, "") })
-			defer stop()
-			p.serveFramed(ctx, up, "Unix socket", "")
+			serve(ctx, c)
 		})
 	}
+}
+
+// serveUnixConn serves one subscriber on the Unix socket connection c.
+func (p *Producer) serveUnixConn(ctx context.Context, c net.Conn) {
+	up := &unixPeer{c: c, rd: wire.NewReader(c, wire.FramingUnknown, maxBody)}
+	stop := context.AfterFunc(ctx, func() { up.end(protocol.CloseGoingAway, "") })
+	defer stop()
+	p.serveFramed(ctx, up, "Unix socket", "")
 }
 
 // checkPeer refuses a peer running as another user, where the system tells.

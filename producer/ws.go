@@ -27,8 +27,12 @@ func (p *Producer) handleWebSocket(w http.ResponseWriter, r *http.Request) {
 	}
 	up := websocket.Upgrader{
 		Subprotocols: []string{protocol.Subprotocol},
-		// Subscribers are programs, not pages: any origin may connect.
-		CheckOrigin: func(*http.Request) bool { return true },
+		// A page may connect from its own origin or one AllowOrigins
+		// names: on a WebSocket it could answer prompts unsigned (cors.go).
+		CheckOrigin: func(r *http.Request) bool {
+			class, _ := p.originOf(r)
+			return class == originNone || class == originSame || class == originNamed
+		},
 	}
 	c, err := up.Upgrade(w, r, nil)
 	if err != nil {

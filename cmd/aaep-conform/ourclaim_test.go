@@ -190,3 +190,21 @@ func TestAaepListenIsLevel3Conformant(t *testing.T) {
 		t.Errorf("the claim names the suite's own scripted producer, not the subscriber:\n%s", out)
 	}
 }
+
+// One target serves any number of conformance runs (issue 24 item 19):
+// the commands of docs/conformance.md, pasted one after the other, each
+// pass. Before, the second run failed every test with "The producer sent
+// no event at all".
+func TestTargetServesRunAfterRun(t *testing.T) {
+	t.Parallel()
+	at := startTarget(t)
+	for i := 1; i <= 2; i++ {
+		tio, _, out, errOut := term.Test()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		code := run(ctx, []string{"producer", "http://" + at.HTTP, "--level", "1"}, systemDeps(tio, func(string) string { return "" }))
+		cancel()
+		if code != exitConforming {
+			t.Fatalf("run %d: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", i, code, out, errOut)
+		}
+	}
+}

@@ -31,9 +31,10 @@ aaep-conform producer can pass against it, and anyone can reproduce the
 claim the README states. Prompts are played for real: whatever the suite
 answers decides what the scenario does next (no real action is taken).
 
-It serves one conformance run: once every scenario has ended, streams end
-and later ones are told there is nothing more. Start it again for another
-run.
+It serves any number of conformance runs, one after another: the
+subscriptions of one run share its scenarios, and a subscription that comes
+once every stream of the run before has left (or its scenarios have ended)
+starts a fresh run of its own.
 
   --addr        HTTP (spec and deployed layouts) and WebSocket; a free
                 loopback port by default. One line says each endpoint.
@@ -43,6 +44,9 @@ run.
   --print-manifest  print the manifest the target serves and stop; local
                 bindings (unix:, exec:) have no well-known URL, so give it to
                 aaep-conform producer --manifest FILE.
+  --allow-origin ORIGINS  browser pages of these origins may subscribe and
+                answer; by default (*) any page may read the streams, but
+                only signed replies are taken from it (docs/transports.md).
 
 Flags:
 `
@@ -53,13 +57,16 @@ type targetAt struct {
 	Unix string // the socket's path, if any
 }
 
-// newTarget is our producer playing the target scenarios.
-func newTarget(logf func(string, ...any)) (*producer.Producer, error) {
+// newTarget is our producer playing the target scenarios: one run, made
+// afresh by the function it returns.
+func newTarget(logf func(string, ...any), origins []string) (func() *producer.Producer, error) {
 	scenarios, err := conform.TargetScenarios()
 	if err != nil {
 		return nil, err
 	}
-	return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf}), nil
+	return func() *producer.Producer {
+		return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf, AllowOrigins: origins})
+	}, nil
 }
 
 func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
@@ -68,6 +75,8 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	unixPath := fs.String("unix", "", "also serve the Unix socket binding at `PATH`")
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	printManifest := fs.Bool("print-manifest", false, "print the manifest the target serves, and stop")
+	var origins cliflag.Origins
+	origins.Register(fs, "*")
 	rest, err := parse(fs, args, targetUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
@@ -78,13 +87,14 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if *stdio && *unixPath != "" {
 		return exitCannot, cliflag.Usagef("--stdio serves standard input and output only: it goes without --unix")
 	}
-	p, err := newTarget(nil)
+	newRun, err := newTarget(nil, origins.Or(producer.AnyOrigin))
 	if err != nil {
 		return exitCannot, err
 	}
-	defer p.Close()
 	switch {
 	case *printManifest:
+		p := newRun()
+		defer p.Close()
 		rec := httptest.NewRecorder()
 		p.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, protocol.PathManifest, nil))
 		if rec.Code != http.StatusOK {
@@ -96,7 +106,9 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 		}
 		d.io.Printf("%s\n", compact.String())
 		return exitConforming, nil
-	case *stdio:
+	case *stdio: // one subscriber: one run
+		p := newRun()
+		defer p.Close()
 		d.io.Eprintf("Serving the conformance target on standard input and output.\n")
 		if err := p.ServeStdio(ctx, d.io.In, d.io.Out); err != nil {
 			return exitCannot, err
@@ -107,13 +119,15 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if err != nil {
 		return exitCannot, err
 	}
+	runs := producer.NewRuns(newRun, nil)
+	defer runs.Close()
 	servers := make([]*producer.Server, 0, 2)
 	stopAll := func() {
 		for _, s := range servers {
-			s.Stop() // the first closes p: every stream ends, so stopping does not wait on them
+			s.Stop() // the first closes the runs: every stream ends, so stopping does not wait on them
 		}
 	}
-	hs, err := producer.Serve(ln, p, producer.BindingHTTP) // WebSocket too: the same handler
+	hs, err := producer.ServeRuns(ln, runs, producer.BindingHTTP) // WebSocket too: the same handler
 	if err != nil {
 		ln.Close()
 		return exitCannot, err
@@ -127,7 +141,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 			stopAll()
 			return exitCannot, err
 		}
-		us, err := producer.Serve(uln, p, producer.BindingUnix)
+		us, err := producer.ServeRuns(uln, runs, producer.BindingUnix)
 		if err != nil {
 			uln.Close()
 			stopAll()
@@ -137,7 +151,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 		servers = append(servers, us)
 		unixDone = us.Done()
 	}
-	d.io.Printf("Serving the conformance target, one run. Press Control-C to stop.\n")
+	d.io.Printf("Serving the conformance target, a fresh run for each test run. Press Control-C to stop.\n")
 	d.io.Printf("HTTP, spec layout: http://%s\n", at.HTTP)
 	d.io.Printf("HTTP, deployed layout (no handshake): http://%s%s\n", at.HTTP, protocol.PathLegacyEvents)
 	d.io.Printf("WebSocket: ws://%s%s\n", at.HTTP, protocol.PathWebSocket)

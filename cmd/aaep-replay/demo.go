@@ -18,12 +18,16 @@ import (
 // demoOptions are the flags of serve --demo.
 type demoOptions struct {
 	where     bindings
-	scenarios string // comma-separated names; "" plays all
+	scenarios string   // comma-separated names; "" plays all
+	loop      bool     // play the scenarios again and again
+	origins   []string // producer.Options.AllowOrigins
 }
 
 // serveDemo serves the built-in demo producer, live, on every binding it
 // speaks, until ctx ends (SIGINT, SIGTERM). Prompts wait for a reply until
-// their own timeout.
+// their own timeout. Once the scenarios have played, the streams end; a
+// subscriber that comes later (or when everyone has left) hears a fresh run
+// from the start. With loop the scenarios play again and again instead.
 func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	var names []string
 	if o.scenarios != "" {
@@ -34,10 +38,21 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 		return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
 	}
 	say := sayer(tio, o.where.stdio)
-	p := producer.New(producer.Options{Scenarios: scenarios, Speed: 1, Logf: say})
-	return serveProducer(ctx, tio, p, o.where, nil, say, func(at listening) {
-		live := fmt.Sprintf("Serving the demo producer (%d %s), live: prompts wait for a reply until they time out.",
-			len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
+	count := fmt.Sprintf("%d %s", len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
+	opts := producer.Options{Scenarios: scenarios, Speed: 1, Logf: say, Loop: o.loop, EndWhenDone: !o.loop,
+		JoinLive: true, AllowOrigins: o.origins}
+	opts.OnEnd = func() {
+		say("The demo has played its %s: its streams are ended. A subscriber that connects now hears it again from the start.", count)
+	}
+	runs := producer.NewRuns(func() *producer.Producer { return producer.New(opts) }, say)
+	return serveProducer(ctx, tio, runs, o.where, nil, say, func(at listening) {
+		live := fmt.Sprintf("Serving the demo producer (%s), live: prompts wait for a reply until they time out.", count)
+		switch {
+		case o.loop:
+			live += " The scenarios play again and again (--loop)."
+		case !at.stdio:
+			live += " Streams end when the scenarios have played."
+		}
 		if at.stdio {
 			say("%s On standard input and output.", live)
 			return

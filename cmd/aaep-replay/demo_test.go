@@ -5,11 +5,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/ttytest"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // await reads lines from ch until one contains want, and returns it.
@@ -86,4 +89,57 @@ func TestServeDemo(t *testing.T) {
 			srv.stop(t, ctx, true)
 		})
 	}
+}
+
+// serve --demo ends its streams once the scenarios have played (issue 24
+// item 14), and says so: the real aaep-listen and aaep-capture both end by
+// themselves, the capture holding the whole run; one that connects after
+// the run hears a fresh run from the start. Before, the streams stayed
+// open for ever: aaep-capture recorded on and aaep-listen sat silent.
+func TestServeDemoEndsStreams(t *testing.T) {
+	t.Parallel()
+	replay := ttytest.Build(t, ".", "aaep-replay")
+	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
+	capture := ttytest.Build(t, "../aaep-capture", "aaep-capture")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := startServe(t, ctx, replay, "serve", "--demo", "--demo-scenarios", "happy")
+	endpoint := srv.bindings(t, ctx)["HTTP, spec layout: "]
+	home := t.TempDir()
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=dumb")
+
+	ends := func(name string, args ...string) string {
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Env = env
+		cmd.WaitDelay = 5 * time.Second
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v (it ended only when the test did?)\n%s", name, err, out)
+		}
+		return string(out)
+	}
+	file := filepath.Join(t.TempDir(), "demo.aaep")
+	var wg sync.WaitGroup
+	var heard string
+	wg.Go(func() { heard = ends(listen, endpoint, "--no-sign", "--plain") })
+	wg.Go(func() { ends(capture, endpoint, "--output", file, "--no-progress") })
+	wg.Wait()
+	if !strings.Contains(heard, "Finished") {
+		t.Errorf("aaep-listen ended without hearing the session finish:\n%s", heard)
+	}
+	recorded, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(recorded), protocol.TypeSessionCompleted) {
+		t.Errorf("the capture ends before the session completed:\n%s", recorded)
+	}
+	await(t, ctx, srv.said, "its streams are ended", "serve --demo")
+
+	// After the run: a fresh run from the start.
+	again := ends(listen, endpoint, "--no-sign", "--plain")
+	if !strings.Contains(again, "Finished") {
+		t.Errorf("a listener after the run heard no fresh run:\n%s", again)
+	}
+	srv.stop(t, ctx, true)
 }

@@ -24,7 +24,7 @@ import (
 
 const serveUsage = `Usage: aaep-replay serve [--addr HOST:PORT] [--speed X] [--idle-limit D] [--loop] [--no-wait] [--once] FILE
        aaep-replay serve --stdio [--speed X] [--idle-limit D] [--loop] FILE
-       aaep-replay serve --demo [--addr HOST:PORT] [--stdio] [--demo-scenarios NAMES]
+       aaep-replay serve --demo [--addr HOST:PORT] [--stdio] [--demo-scenarios NAMES] [--loop]
 
 Serves the received messages of a capture as a producer, so that other
 subscribers can be tested against a recorded session. Offered at once:
@@ -49,13 +49,21 @@ By default each subscriber gets the capture from its start, for itself.
 what is sent from the moment it joins. --loop plays the capture again and
 again, with new event IDs, session IDs and reply tokens every round.
 
+Pages in a browser on another origin are let in by --allow-origin: pages
+of the origins it names may subscribe and answer; with * any page may read
+the streams and subscribe, but its unsigned replies are refused (any page
+could forge them). Streams carry a keep-alive comment every 15 seconds.
+
 A capture of several agents (aaep-capture with several endpoints) is served
 one agent at a time, as the one producer it was: the first agent, or the
 one --agent LABEL names; a line says which.
 
 --demo serves the built-in demo producer instead, live, for testing your own
-subscriber: prompts wait for a reply until they time out. It runs until
-Control-C (or SIGTERM).
+subscriber: prompts wait for a reply until they time out. Once its scenarios
+have played, its streams end (a line says so), so a listener or a capture
+ends too; a subscriber that connects later, or once everyone has left, hears
+a fresh run from the start. With --loop the scenarios play again and again,
+as new sessions, and streams never end. It runs until Control-C (or SIGTERM).
 
 Flags:
 `
@@ -66,7 +74,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	speed := fs.Float64("speed", 1, "pace: 1 is as recorded, 2 twice as fast, 0 as fast as possible")
 	idle := fs.Duration("idle-limit", 3*time.Second, "longest pause between two messages")
 	once := fs.Bool("once", false, "stop once one stream (with --no-wait: the playing) has sent the whole capture")
-	loop := fs.Bool("loop", false, "play the capture again and again, with fresh event IDs every round")
+	loop := fs.Bool("loop", false, "play the capture (with --demo: the scenarios) again and again, with fresh IDs every round")
 	noWait := fs.Bool("no-wait", false, "start playing at once, whether a subscriber is there or not")
 	linger := fs.Duration("linger", 2*time.Second, "keep a stream open this long after its last message, for late replies")
 	keepTS := fs.Bool("keep-timestamps", false, "send the recorded timestamps instead of the time of sending")
@@ -74,6 +82,8 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	scenarios := fs.String("demo-scenarios", "", "with --demo: comma-separated demo `NAMES` to play (default: all, in order)")
 	agentName := fs.String("agent", "", "in a capture of several agents, serve the one of this `LABEL` (or connection ID); default the first")
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
+	var origins cliflag.Origins
+	origins.Register(fs, "none; with --demo, *")
 	files, err := parse(fs, args, serveUsage, tio.Out)
 	if err != nil {
 		return codeOf(err), err
@@ -85,7 +95,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	case *demo && len(files) != 0:
 		return exitUnreadable, cliflag.Usagef("--demo serves the built-in producer: give no FILE")
 	case *demo:
-		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios}, tio)
+		return serveDemo(ctx, demoOptions{where: where, scenarios: *scenarios, loop: *loop, origins: origins.Or(producer.AnyOrigin)}, tio)
 	case *scenarios != "":
 		return exitUnreadable, cliflag.Usagef("--demo-scenarios goes with --demo")
 	case len(files) != 1:
@@ -130,14 +140,14 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			}
 		},
 	}
-	p := producer.New(producer.Options{Replay: replay, OnMessage: func(via string, body []byte) {
+	p := producer.New(producer.Options{Replay: replay, AllowOrigins: origins.Or(), OnMessage: func(via string, body []byte) {
 		say("Received on %s: %s", via, protocol.Sanitize(string(body)))
 	}})
 	var stop <-chan struct{}
 	if *once {
 		stop = finished
 	}
-	return serveProducer(ctx, tio, p, where, stop, say, func(at listening) {
+	return serveProducer(ctx, tio, producer.OneRun(p), where, stop, say, func(at listening) {
 		if at.stdio {
 			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
 			return
@@ -196,12 +206,14 @@ func (at listening) say(say func(string, ...any)) {
 	say("gRPC: grpc://%s", at.grpc)
 }
 
-// serveProducer serves p where b says. It calls started once every binding
-// listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is closed or
-// sent on (with stdio: until the subscriber is done), then says it stopped.
-func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
-	defer p.Close()
+// serveProducer serves runs where b says. It calls started once every
+// binding listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is
+// closed or sent on (with stdio: until the subscriber, who gets the
+// current run, is done), then says it stopped.
+func serveProducer(ctx context.Context, tio *term.IO, runs *producer.Runs, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
+	defer runs.Close()
 	if b.stdio {
+		p := runs.Current()
 		started(listening{stdio: true})
 		err := p.ServeStdio(ctx, tio.In, tio.Out) // the protocol's channel, not lines for a person
 		p.Close()
@@ -225,13 +237,13 @@ func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bi
 		ln.Close()
 		return exitViolations, fmt.Errorf("listen for gRPC on %s: %w", host, err)
 	}
-	hs, err := producer.Serve(ln, p, producer.BindingHTTP) // WebSocket too: the same handler
+	hs, err := producer.ServeRuns(ln, runs, producer.BindingHTTP) // WebSocket too: the same handler
 	if err != nil {
 		ln.Close()
 		gln.Close()
 		return exitViolations, err
 	}
-	gs, err := producer.Serve(gln, p, producer.BindingGRPC)
+	gs, err := producer.ServeRuns(gln, runs, producer.BindingGRPC)
 	if err != nil {
 		hs.Stop()
 		gln.Close()
@@ -245,7 +257,7 @@ func serveProducer(ctx context.Context, tio *term.IO, p *producer.Producer, b bi
 	case <-hs.Done():
 	case <-gs.Done():
 	}
-	hs.Stop() // closes p first: every stream and connection ends, so stopping does not wait on them
+	hs.Stop() // closes the runs first: every stream and connection ends, so stopping does not wait on them
 	gs.Stop()
 	if err := errors.Join(hs.Err(), gs.Err()); err != nil {
 		return exitViolations, fmt.Errorf("serve: %w", err)
