@@ -58,6 +58,9 @@ func TestClaudeCode(t *testing.T) {
 			r := startEndpoint(t, endpoint, acp.Options{Name: "claude", Env: env, Task: "write the proof file"})
 			r.waitText(t, "claude is ready, in mode default.")
 			n := r.prompt(t)
+			if all := r.text(); !strings.Contains(all, "Consequence: Write the proof file. Runs the command: echo ok > proof.txt.") {
+				t.Errorf("the consequence does not say the command in sentences:\n%s", all)
+			}
 			if _, ok := r.file("proof.txt"); ok {
 				t.Fatal("the command ran before the answer")
 			}
