@@ -28,6 +28,7 @@ const (
 	maxPending = 64       // permission requests waiting for an answer
 	maxTools   = 4096     // tool calls remembered
 	maxReports = 32       // reports of one kind of oddity from the agent
+	maxEarly   = 256      // updates kept that come before the session is open
 )
 
 // Options configure a Bridge. The zero value is usable.
@@ -77,7 +78,9 @@ type Bridge struct {
 	name     string       // agent_id
 	title    string       // agent_name, from the agent
 	version  string
-	session  string // the ACP session
+	session  string          // the ACP session
+	early    []sessionUpdate // updates that came before the session was open
+	opened   bool            // the session is open: updates are mapped as they come
 	modes    []mode
 	mode     string
 	commands []string
@@ -255,12 +258,30 @@ func (b *Bridge) open(ctx context.Context, dir string) error {
 		}
 	}
 	b.emitMu.Lock()
-	defer b.emitMu.Unlock()
 	b.mu.Lock()
 	msgs := b.startSession(b.readyWords())
 	b.mu.Unlock()
 	b.queue(msgs)
-	return nil
+	b.emitMu.Unlock()
+	// The updates that came meanwhile, in order; the session counts as
+	// open only once none is left, so later ones cannot pass them.
+	for {
+		b.mu.Lock()
+		early := b.early
+		b.early = nil
+		b.opened = len(early) == 0
+		b.mu.Unlock()
+		if len(early) == 0 {
+			return nil
+		}
+		for _, e := range early {
+			if e.session != ns.SessionID {
+				b.report("other-session", "Ignored a session update for another session.")
+				continue
+			}
+			b.update(e.u)
+		}
+	}
 }
 
 func firstNonEmpty(s ...string) string {
@@ -355,6 +376,17 @@ func (b *Bridge) notification(m *wire.Message) {
 		return
 	}
 	b.mu.Lock()
+	if !b.opened { // an agent may speak before it answers session/new
+		full := len(b.early) >= maxEarly
+		if !full {
+			b.early = append(b.early, sessionUpdate{n.SessionID, u})
+		}
+		b.mu.Unlock()
+		if full {
+			b.report("early", "Ignored a session update that came before the session was open, after many others.")
+		}
+		return
+	}
 	other := n.SessionID != b.session
 	b.mu.Unlock()
 	if other {
@@ -362,6 +394,12 @@ func (b *Bridge) notification(m *wire.Message) {
 		return
 	}
 	b.update(u)
+}
+
+// sessionUpdate is one update and the session it names.
+type sessionUpdate struct {
+	session string
+	u       update
 }
 
 // Tell gives the agent a task (session/prompt). It returns at once, never

@@ -32,6 +32,9 @@ func TestAcceptRunsTool(t *testing.T) {
 		t.Errorf("outcome %q, want the allow_once option", out)
 	}
 	all := r.text()
+	if strings.Contains(all, "another session") {
+		t.Errorf("an update sent before session/new was answered was taken for another session's:\n%s", all)
+	}
 	for _, want := range []string{"The proof file is written.", "Write the proof file: done.", "step 2 of 3: Write the proof file", "code is thinking."} {
 		if !strings.Contains(all, want) {
 			t.Errorf("never said %q:\n%s", want, all)

@@ -3,7 +3,6 @@ package acp_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,22 +22,8 @@ const geminiVersion = "0.61.0"
 // (or node) the test is skipped, and fails when CI is set.
 func geminiCLI(t *testing.T) (endpoint string, env []string, dir string) {
 	t.Helper()
-	cache := os.Getenv("AAEP_AGENTS_CACHE")
-	if cache == "" {
-		c, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatal(err)
-		}
-		cache = filepath.Join(c, "aaep-term", "agents")
-	}
-	js := filepath.Join(cache, "gemini-cli-"+geminiVersion, "package", "bundle", "gemini.js")
-	node, err := exec.LookPath("node")
-	if _, serr := os.Stat(js); serr != nil || err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Gemini CLI %s is not installed at %s, or node is missing (%v): scripts/test installs it", geminiVersion, js, err)
-		}
-		t.Skipf("Gemini CLI %s is not installed at %s (scripts/test installs it)", geminiVersion, js)
-	}
+	js := filepath.Join(agentsCache(t), "gemini-cli-"+geminiVersion, "package", "bundle", "gemini.js")
+	node := needAgent(t, "Gemini CLI "+geminiVersion, js)
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".gemini"), 0o700); err != nil {
 		t.Fatal(err)

@@ -128,7 +128,7 @@ func consequence(tc toolCall) string {
 			parts = append(parts, diffWords(c))
 		case "content":
 			if c.Content.Type == "text" && strings.TrimSpace(c.Content.Text) != "" {
-				parts = append(parts, clip(c.Content.Text, 1000))
+				parts = append(parts, sentence(clip(c.Content.Text, 1000)))
 			}
 		}
 	}
@@ -142,6 +142,16 @@ func consequence(tc toolCall) string {
 		return "The agent does not say what this changes."
 	}
 	return strings.Join(parts, " ")
+}
+
+// sentence ends s with a full stop unless it ends a sentence already, so
+// the parts of a consequence read apart.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasSuffix(s, ".") || strings.HasSuffix(s, "!") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "…") {
+		return s
+	}
+	return s + "."
 }
 
 // diffWords says what one diff does: the file, the lines removed and

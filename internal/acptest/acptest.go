@@ -149,6 +149,8 @@ func (a *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 			"agentInfo": map[string]any{"name": "fake-agent", "title": "Fake agent", "version": "1.0"},
 		})
 	case "session/new":
+		// Claude Code's adapter tells its commands before it answers.
+		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []map[string]any{{"name": "review", "description": "Review"}}})
 		a.result(id, map[string]any{"sessionId": "s1", "modes": map[string]any{
 			"currentModeId": "auto",
 			"availableModes": []map[string]string{

@@ -1,0 +1,102 @@
+package acp_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/internal/anthropictest"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// The Claude Code the tests drive, through the ACP adapter; scripts/test
+// installs both into the agents cache.
+const (
+	claudeVersion  = "2.1.332" // @anthropic-ai/claude-code-linux-x64
+	adapterVersion = "0.101.0" // @agentclientprotocol/claude-agent-acp
+)
+
+// claudeCode returns the command that starts Claude Code over ACP,
+// through its adapter, with the scripted model at model, and the clean
+// environment to start it in: nothing leaves the machine.
+func claudeCode(t *testing.T, model string) (endpoint string, env []string) {
+	t.Helper()
+	cache := agentsCache(t)
+	claude := filepath.Join(cache, "claude-code-"+claudeVersion, "package", "claude")
+	adapter := filepath.Join(cache, "claude-agent-acp-"+adapterVersion, "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
+	node := needAgent(t, "Claude Code "+claudeVersion+" with claude-agent-acp "+adapterVersion, claude, adapter)
+	home := t.TempDir()
+	env = []string{
+		"PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
+		"CLAUDE_CODE_EXECUTABLE=" + claude, "ANTHROPIC_BASE_URL=" + model, "ANTHROPIC_API_KEY=scripted",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
+	}
+	return "acp:'" + node + "' '" + adapter + "'", env
+}
+
+// The real Claude Code, through its ACP adapter and with a scripted
+// model, starts in mode auto; the bridge selects default, so it asks
+// before it runs a shell command. Accept runs it (the file exists) and its
+// answer and the end of the task are said; reject runs nothing, the tool
+// call is said failed and the agent goes on to its answer.
+func TestClaudeCode(t *testing.T) {
+	t.Parallel()
+	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			model, err := anthropictest.Start(anthropictest.Script{
+				Shell: []string{"Bash"}, Command: "echo ok > proof.txt", Description: "Write the proof file",
+				Answer: "I am finished.",
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer model.Close()
+			endpoint, env := claudeCode(t, model.URL)
+			r := startEndpoint(t, endpoint, acp.Options{Name: "claude", Env: env, Task: "write the proof file"})
+			r.waitText(t, "claude is ready, in mode default.")
+			n := r.prompt(t)
+			if all := r.text(); !strings.Contains(all, "Consequence: Write the proof file. Runs the command: echo ok > proof.txt.") {
+				t.Errorf("the consequence does not say the command in sentences:\n%s", all)
+			}
+			if _, ok := r.file("proof.txt"); ok {
+				t.Fatal("the command ran before the answer")
+			}
+			if err := r.c.Confirm(context.Background(), n, decision); err != nil {
+				t.Fatal(err)
+			}
+			r.waitText(t, "is done and waiting for you.")
+			proof, ran := r.file("proof.txt")
+			all := r.text()
+			results := model.Results()
+			switch decision {
+			case protocol.DecisionAccept:
+				if !ran || proof != "ok\n" {
+					t.Errorf("proof file %q after accept:\n%s", proof, all)
+				}
+				if !strings.Contains(all, ": done.") || !strings.Contains(all, "I am finished.") {
+					t.Errorf("the completion or the answer was not said:\n%s", all)
+				}
+			default:
+				if ran {
+					t.Errorf("the command ran after reject:\n%s", all)
+				}
+				if strings.Contains(all, ": done.") || !strings.Contains(all, ": failed.") {
+					t.Errorf("after reject the tool call was not said failed (and only that):\n%s", all)
+				}
+				if !strings.Contains(all, "I am finished.") {
+					t.Errorf("the agent's answer after the reject was not said:\n%s", all)
+				}
+				if len(results) != 1 || !results[0].IsError {
+					t.Errorf("the model was not told the command was refused: %+v", results)
+				}
+			}
+			if t.Failed() {
+				t.Logf("requests to the scripted model: %q", model.Requests())
+			}
+			r.checkValid(t)
+		})
+	}
+}

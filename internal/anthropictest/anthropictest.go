@@ -1,0 +1,241 @@
+// Package anthropictest is a scripted model behind the Anthropic Messages
+// API, on a loopback port, for tests that run a real agent (Claude Code,
+// Copilot CLI) offline. Given a task, the model asks to run one shell
+// command through the agent's own shell tool; once the tool's result comes
+// back it answers in words. Requests the agent makes on the side (titles,
+// summaries, quota checks) get a short text answer. What the agent sent is
+// kept, so a test can see what its model was told.
+package anthropictest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// Script is what the model does.
+type Script struct {
+	// Shell names the tools the model may use to run the command, in
+	// order of preference (Claude Code's is Bash, Copilot CLI's bash).
+	Shell []string
+	// Command is the command the model asks to run, and Description its
+	// words for it.
+	Command, Description string
+	// Answer is what the model says once the tool's result came back.
+	Answer string
+}
+
+// ToolResult is what the agent told its model the command did.
+type ToolResult struct {
+	Content string // the tool_result's text
+	IsError bool   // the agent marked it an error (a reject, a failure)
+}
+
+// Server is a running scripted model. Close it when done.
+type Server struct {
+	// URL is the base URL to give the agent (http://127.0.0.1:PORT).
+	URL string
+
+	script Script
+	srv    *http.Server
+	ln     net.Listener
+	done   chan struct{}
+
+	mu       sync.Mutex
+	results  []ToolResult
+	asked    int      // tool_use answers sent
+	requests []string // method, path and model of every request, for a test's failure message
+}
+
+// Start serves the script on a loopback port.
+func Start(script Script) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("anthropictest: listen: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), script: script, ln: ln, done: make(chan struct{})}
+	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
+	go func() {
+		defer close(s.done)
+		_ = s.srv.Serve(ln)
+	}()
+	return s, nil
+}
+
+// Close stops the server.
+func (s *Server) Close() {
+	_ = s.srv.Close()
+	<-s.done
+}
+
+// Results returns the tool results the agent sent back, in order.
+func (s *Server) Results() []ToolResult {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ToolResult(nil), s.results...)
+}
+
+// Asked returns how many times the model asked to run the command.
+func (s *Server) Asked() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.asked
+}
+
+// Requests returns one line per request served: method, path, model.
+func (s *Server) Requests() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.requests...)
+}
+
+// request is the part of a Messages API request the script reads.
+type request struct {
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
+	Tools  []struct {
+		Name string `json:"name"`
+	} `json:"tools"`
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"` // a string or a list of blocks
+	} `json:"messages"`
+}
+
+type block struct {
+	Type    string          `json:"type"`
+	Content json.RawMessage `json:"content"` // tool_result: a string or text blocks
+	IsError bool            `json:"is_error"`
+	Text    string          `json:"text"`
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	var req request
+	_ = json.Unmarshal(body, &req)
+	s.mu.Lock()
+	s.requests = append(s.requests, r.Method+" "+r.URL.Path+" "+req.Model)
+	s.mu.Unlock()
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/count_tokens"):
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"input_tokens":10}`)
+	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/v1/messages"):
+		s.messages(w, req)
+	default:
+		http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"not here"}}`, http.StatusNotFound)
+	}
+}
+
+// messages answers one Messages API request by the script.
+func (s *Server) messages(w http.ResponseWriter, req request) {
+	shell := ""
+	for _, want := range s.script.Shell {
+		for _, t := range req.Tools {
+			if t.Name == want && shell == "" {
+				shell = want
+			}
+		}
+	}
+	var last []block
+	if n := len(req.Messages); n > 0 && req.Messages[n-1].Role == "user" {
+		_ = json.Unmarshal(req.Messages[n-1].Content, &last) // a plain string leaves it empty
+	}
+	var result *ToolResult
+	for _, b := range last {
+		if b.Type == "tool_result" {
+			result = &ToolResult{Content: resultText(b.Content), IsError: b.IsError}
+		}
+	}
+	var blocks []map[string]any
+	stop := "end_turn"
+	switch {
+	case result != nil:
+		s.mu.Lock()
+		s.results = append(s.results, *result)
+		s.mu.Unlock()
+		blocks = []map[string]any{{"type": "text", "text": s.script.Answer}}
+	case shell != "":
+		s.mu.Lock()
+		s.asked++
+		id := fmt.Sprintf("toolu_%03d", s.asked)
+		s.mu.Unlock()
+		input := map[string]string{"command": s.script.Command, "description": s.script.Description}
+		blocks = []map[string]any{{"type": "tool_use", "id": id, "name": shell, "input": input}}
+		stop = "tool_use"
+	default: // a request on the side: a title, a summary, a check
+		blocks = []map[string]any{{"type": "text", "text": "OK"}}
+	}
+	model := req.Model
+	if model == "" {
+		model = "claude-scripted"
+	}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "msg_scripted", "type": "message", "role": "assistant", "model": model,
+			"content": blocks, "stop_reason": stop, "stop_sequence": nil,
+			"usage": map[string]int{"input_tokens": 10, "output_tokens": 10},
+		})
+		return
+	}
+	stream(w, model, blocks, stop)
+}
+
+// stream writes blocks as the Messages API's server-sent events: a
+// tool_use's input as one input_json_delta, a text as one text_delta.
+func stream(w http.ResponseWriter, model string, blocks []map[string]any, stop string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	send := func(event string, data map[string]any) {
+		data["type"] = event
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	send("message_start", map[string]any{"message": map[string]any{
+		"id": "msg_scripted", "type": "message", "role": "assistant", "model": model, "content": []any{},
+		"stop_reason": nil, "stop_sequence": nil, "usage": map[string]int{"input_tokens": 10, "output_tokens": 1},
+	}})
+	for i, b := range blocks {
+		switch b["type"] {
+		case "tool_use":
+			input, _ := json.Marshal(b["input"])
+			send("content_block_start", map[string]any{"index": i, "content_block": map[string]any{
+				"type": "tool_use", "id": b["id"], "name": b["name"], "input": map[string]any{}}})
+			send("content_block_delta", map[string]any{"index": i, "delta": map[string]any{
+				"type": "input_json_delta", "partial_json": string(input)}})
+		default:
+			send("content_block_start", map[string]any{"index": i, "content_block": map[string]any{"type": "text", "text": ""}})
+			send("content_block_delta", map[string]any{"index": i, "delta": map[string]any{"type": "text_delta", "text": b["text"]}})
+		}
+		send("content_block_stop", map[string]any{"index": i})
+	}
+	send("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil},
+		"usage": map[string]int{"output_tokens": 10}})
+	send("message_stop", map[string]any{})
+}
+
+// resultText returns a tool_result's content as text.
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var bs []block
+	_ = json.Unmarshal(raw, &bs)
+	var parts []string
+	for _, b := range bs {
+		if b.Type == "text" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
