@@ -134,6 +134,20 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		}
 		return v.set(Pass, "It announced the event delivered twice once.")
 
+	case idSubPressure:
+		if r, done := v.mustSay(f, " though it is critical", markErrored); r.Status != Pass || done {
+			return r
+		}
+		if f.erroredSent == 0 {
+			return v.set(Fail, "The critical event after the burst was not written to the subscriber's stream within %v.", o.Patience)
+		}
+		window := o.Window.Round(time.Millisecond)
+		if f.erroredSaid == 0 {
+			return v.set(Fail, "It announced the critical agent.session.errored only after the %v it was watched, queued behind a burst of %d background events.", window, f.burst)
+		}
+		return v.set(Pass, "It announced the critical agent.session.errored %v after it arrived behind a burst of %d background events (watched %v).",
+			(f.erroredSaid - f.erroredSent).Round(time.Millisecond), f.burst, window)
+
 	case idSubOrder:
 		if r, done := v.mustSay(f, "", markFirst, markSecond); r.Status != Pass || done {
 			return r
@@ -347,7 +361,7 @@ func boolCap(caps map[string]json.RawMessage, name string) bool {
 // announces reports whether test id reads what the subscriber wrote.
 func announces(id string) bool {
 	switch id {
-	case idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder:
+	case idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder, idSubPressure:
 		return true
 	}
 	return false

@@ -98,6 +98,7 @@ const (
 	idSubClose       = "S3-close-on-shutdown"
 	idSubDedupe      = "S3-duplicates-dropped"
 	idSubOrder       = "S3-order-restored"
+	idSubPressure    = "S3-critical-under-load"
 )
 
 // SubscriberTests is the subscriber catalogue, in the order the tests run.
@@ -122,6 +123,7 @@ func SubscriberTests() []Test {
 		t(idSubClose, 3, "9.5.2", "On shutdown the subscriber sends subscription.close naming its subscription."),
 		t(idSubDedupe, 3, "9.5.2", "An event delivered twice (the same event_id) is announced once."),
 		t(idSubOrder, 3, "9.5.2", "Two events delivered out of order are announced in the order of their sequence_number."),
+		t(idSubPressure, 3, "9.5.2", "A critical event sent right after a burst of background events (as many as the honored rate allows in a second) is announced within the window of reaching the subscriber, not queued behind them."),
 	}
 }
 
