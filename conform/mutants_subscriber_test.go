@@ -293,6 +293,10 @@ func (m *mutant) typed(f []string) {
 		text = "purple"
 	case "default-choice":
 		text = field(ev, "default_response")
+	case "first-word":
+		if len(f) > 2 {
+			text = f[2]
+		}
 	}
 	m.reply(ev, decision, text)
 }
@@ -342,6 +346,7 @@ func TestSubscriberMutants(t *testing.T) {
 		{"always-accept", 3, idSubAsTyped, 1},
 		{"default-choice", 3, idSubAsTyped, 1},
 		{"no-reply", 3, idSubAsTyped, 1},
+		{"first-word", 3, idSubAsTyped, 1}, // answers a question with the first word typed
 		{"mute", 3, idSubDeclares, 1},
 		{"auto-late", 3, idSubNoAuto, 1},
 		{"auto-now", 3, idSubNoAuto, 1},

@@ -114,7 +114,7 @@ func SubscriberTests() []Test {
 		t(idSubUnknown, 1, "9.3.2", "An event of an unknown type is announced generically and one carrying unknown extensions as usual; the subscriber keeps its stream and announces the events after them."),
 		t(idSubDeclares, 2, "9.4.2", "The subscription request declares supports_confirmation_reply true, and supports_clarification_reply true when it answers clarifications."),
 		t(idSubNoAuto, 2, "9.4.2", "No reply is sent for a prompt before the user acts: a confirmation nobody answers is watched until its timeout has passed."),
-		t(idSubAsTyped, 2, "9.4.2", "Each reply says what the user typed: reject, accept, and the choice that is not the default."),
+		t(idSubAsTyped, 2, "9.4.2", "Each reply says what the user typed: reject, accept, the choice that is not the default, and a line of free text."),
 		t(idSubTokenEcho, 2, "9.4.2", "Each reply echoes the prompt's reply_token exactly, with the subscription it belongs to."),
 		t(idSubReplyKind, 2, "9.4.2", "A confirmation is answered with a confirmation.reply whose decision is allowed, a clarification with a clarification.reply whose response is one of the choices offered."),
 		t(idSubHandshake, 3, "9.5.2", "The subscription request carries a capabilities object and names the subscriber."),

@@ -181,17 +181,23 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 		confirm(protocol.DecisionAccept, 120)
 	}
 	if o.Level >= 2 && boolCap(caps, "supports_clarification_reply") {
-		p := &prompt{n: len(f.prompts) + 1, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: []string{"blue", "green"}, answer: "green"}
-		f.prompts = append(f.prompts, p)
-		ev, _ := build(a, fmt.Sprintf("prompt%d", p.n), p.typ, "Which colour should the chart use: blue or green?", map[string]any{
-			"reply_token":     p.token,
-			"timeout_seconds": 120, "accepted_response_kinds": []string{"multiple_choice"},
-			"choices":          []map[string]string{{"value": "blue", "label": "blue"}, {"value": "green", "label": "green"}},
-			"default_response": "blue"})
-		p.word = f.marks[fmt.Sprintf("prompt%d", p.n)].word
-		ev["question"] = "Which colour should the chart use? Ref " + p.word + "." // what some subscribers say instead of the summary
-		ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev)
-		send(a, "", protocol.TypeStateChanged, "Back to work after the question.", map[string]any{"from_state": "awaiting_input", "to_state": "calling_tool"})
+		question := func(q, answer string, choices []string, fields map[string]any) {
+			p := &prompt{n: len(f.prompts) + 1, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: choices, answer: answer}
+			f.prompts = append(f.prompts, p)
+			role := fmt.Sprintf("prompt%d", p.n)
+			fields["reply_token"], fields["timeout_seconds"] = p.token, 120
+			ev, _ := build(a, role, p.typ, q, fields)
+			p.word = f.marks[role].word
+			ev["question"] = q + " Ref " + p.word + "." // what some subscribers say instead of the summary
+			ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev)
+			send(a, "", protocol.TypeStateChanged, "Back to work after the question.", map[string]any{"from_state": "awaiting_input", "to_state": "calling_tool"})
+		}
+		question("Which colour should the chart use: blue or green?", "green", []string{"blue", "green"}, map[string]any{
+			"accepted_response_kinds": []string{"multiple_choice"},
+			"choices":                 []map[string]string{{"value": "blue", "label": "blue"}, {"value": "green", "label": "green"}},
+			"default_response":        "blue"})
+		question("What should the chart be titled?", "Quarterly sales by region", nil, map[string]any{
+			"accepted_response_kinds": []string{"freetext"}, "default_response": "Chart"})
 	}
 
 	f.streamsBefore = streams(st)
