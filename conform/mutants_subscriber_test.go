@@ -32,6 +32,7 @@ type mutant struct {
 	seen    map[string]bool              // event IDs announced
 	next    map[string]int64             // per session, the sequence_number expected next
 	held    map[string]map[int64]map[string]json.RawMessage
+	queue   chan string // the announcements waiting, in the mode "paced"
 }
 
 // The fields of an event the mutant reads.
@@ -58,7 +59,7 @@ func fakeSubscriber(endpoint, mode string) error {
 	m := &mutant{endpoint: endpoint, mode: mode, seen: map[string]bool{}, next: map[string]int64{},
 		held: map[string]map[int64]map[string]json.RawMessage{}}
 	if mode != "l1-bare" && mode != "bare" {
-		caps := map[string]any{"supports_confirmation_reply": mode != "mute", "supports_clarification_reply": mode != "mute", "max_events_per_second": 10}
+		caps := map[string]any{"supports_confirmation_reply": mode != "mute", "supports_clarification_reply": mode != "mute", "max_events_per_second": 100}
 		if mode == "filters" || mode == "filter-critical" {
 			caps["event_filters"] = map[string]any{"include": []string{"aaep:agent.*", "conformprobe:*"}, "exclude": []string{protocol.TypeSessionErrored}}
 		}
@@ -221,7 +222,7 @@ func (m *mutant) announce(ev map[string]json.RawMessage) {
 	if critical {
 		word = "URGENT " + word
 	}
-	fmt.Printf("%s: %s\n", word, field(ev, "summary_normal"))
+	m.say(fmt.Sprintf("%s: %s", word, field(ev, "summary_normal")))
 	if field(ev, "reply_token") == "" {
 		return
 	}
@@ -235,6 +236,25 @@ func (m *mutant) announce(ev map[string]json.RawMessage) {
 			m.reply(ev, protocol.DecisionAccept, "")
 		}()
 	}
+}
+
+// say writes one announcement: at once, or in the mode "paced" through a
+// queue that speaks one line each 100 ms, critical ones included.
+func (m *mutant) say(line string) {
+	if m.mode != "paced" {
+		fmt.Println(line)
+		return
+	}
+	if m.queue == nil {
+		m.queue = make(chan string, 1000)
+		go func() {
+			for l := range m.queue {
+				fmt.Println(l)
+				time.Sleep(100 * time.Millisecond) // the fault: a pace critical events wait behind
+			}
+		}()
+	}
+	m.queue <- line
 }
 
 // typed carries out one line the user typed: accept n, reject n,
@@ -273,6 +293,10 @@ func (m *mutant) typed(f []string) {
 		text = "purple"
 	case "default-choice":
 		text = field(ev, "default_response")
+	case "first-word":
+		if len(f) > 2 {
+			text = f[2]
+		}
 	}
 	m.reply(ev, decision, text)
 }
@@ -322,6 +346,7 @@ func TestSubscriberMutants(t *testing.T) {
 		{"always-accept", 3, idSubAsTyped, 1},
 		{"default-choice", 3, idSubAsTyped, 1},
 		{"no-reply", 3, idSubAsTyped, 1},
+		{"first-word", 3, idSubAsTyped, 1}, // answers a question with the first word typed
 		{"mute", 3, idSubDeclares, 1},
 		{"auto-late", 3, idSubNoAuto, 1},
 		{"auto-now", 3, idSubNoAuto, 1},
@@ -342,6 +367,7 @@ func TestSubscriberMutants(t *testing.T) {
 		{"no-subscriber-id", 3, idSubHandshake, 2},
 		{"no-dedupe", 3, idSubDedupe, 2},
 		{"no-reorder", 3, idSubOrder, 2},
+		{"paced", 3, idSubPressure, 2},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

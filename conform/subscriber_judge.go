@@ -134,6 +134,20 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		}
 		return v.set(Pass, "It announced the event delivered twice once.")
 
+	case idSubPressure:
+		if r, done := v.mustSay(f, " though it is critical", markErrored); r.Status != Pass || done {
+			return r
+		}
+		if f.erroredSent == 0 {
+			return v.set(Fail, "The critical event after the burst was not written to the subscriber's stream within %v.", o.Patience)
+		}
+		window := o.Window.Round(time.Millisecond)
+		if f.erroredSaid == 0 {
+			return v.set(Fail, "It announced the critical agent.session.errored only after the %v it was watched, queued behind a burst of %d background events.", window, f.burst)
+		}
+		return v.set(Pass, "It announced the critical agent.session.errored %v after it arrived behind a burst of %d background events (watched %v).",
+			(f.erroredSaid - f.erroredSent).Round(time.Millisecond), f.burst, window)
+
 	case idSubOrder:
 		if r, done := v.mustSay(f, "", markFirst, markSecond); r.Status != Pass || done {
 			return r
@@ -189,7 +203,7 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 				return v.set(Fail, "Its reply to prompt %d says %q, while the user answered %q.", p.n, said, p.answer)
 			}
 		}
-		return v.set(Pass, "Each reply said what the user typed: reject, accept and the choice that is not the default.")
+		return v.set(Pass, "Each reply said what the user typed: reject, accept, the choice that is not the default and a line of text.")
 
 	case idSubTokenEcho:
 		if r, skip := needUser(); skip {
@@ -230,7 +244,7 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 				return v.set(Fail, "The reply to prompt %d %s.", p.n, why)
 			}
 		}
-		return v.set(Pass, "The confirmation got a confirmation.reply with an allowed decision and the clarification a clarification.reply with a choice offered.")
+		return v.set(Pass, "Each confirmation got a confirmation.reply with an allowed decision and each clarification a clarification.reply with a choice offered or a text.")
 
 	case idSubHandshake:
 		var caps map[string]json.RawMessage
@@ -326,8 +340,11 @@ func wrongKind(p *prompt) string {
 			return fmt.Sprintf("is a %q, not a %s", h.typ, protocol.TypeClarificationReply)
 		}
 		var resp string
-		if json.Unmarshal(h.m["response"], &resp) != nil || !slices.Contains(p.choices, resp) {
-			return fmt.Sprintf("has response %q, not one of the choices %q", truncate(string(h.m["response"]), 80), p.choices)
+		if json.Unmarshal(h.m["response"], &resp) != nil {
+			return fmt.Sprintf("has response %s, not a string", truncate(string(h.m["response"]), 80))
+		}
+		if p.choices != nil && !slices.Contains(p.choices, resp) {
+			return fmt.Sprintf("has response %q, not one of the choices %q", truncate(resp, 80), p.choices)
 		}
 	}
 	return ""
@@ -347,7 +364,7 @@ func boolCap(caps map[string]json.RawMessage, name string) bool {
 // announces reports whether test id reads what the subscriber wrote.
 func announces(id string) bool {
 	switch id {
-	case idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder:
+	case idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder, idSubPressure:
 		return true
 	}
 	return false

@@ -98,6 +98,7 @@ const (
 	idSubClose       = "S3-close-on-shutdown"
 	idSubDedupe      = "S3-duplicates-dropped"
 	idSubOrder       = "S3-order-restored"
+	idSubPressure    = "S3-critical-under-load"
 )
 
 // SubscriberTests is the subscriber catalogue, in the order the tests run.
@@ -113,7 +114,7 @@ func SubscriberTests() []Test {
 		t(idSubUnknown, 1, "9.3.2", "An event of an unknown type is announced generically and one carrying unknown extensions as usual; the subscriber keeps its stream and announces the events after them."),
 		t(idSubDeclares, 2, "9.4.2", "The subscription request declares supports_confirmation_reply true, and supports_clarification_reply true when it answers clarifications."),
 		t(idSubNoAuto, 2, "9.4.2", "No reply is sent for a prompt before the user acts: a confirmation nobody answers is watched until its timeout has passed."),
-		t(idSubAsTyped, 2, "9.4.2", "Each reply says what the user typed: reject, accept, and the choice that is not the default."),
+		t(idSubAsTyped, 2, "9.4.2", "Each reply says what the user typed: reject, accept, the choice that is not the default, and a line of free text."),
 		t(idSubTokenEcho, 2, "9.4.2", "Each reply echoes the prompt's reply_token exactly, with the subscription it belongs to."),
 		t(idSubReplyKind, 2, "9.4.2", "A confirmation is answered with a confirmation.reply whose decision is allowed, a clarification with a clarification.reply whose response is one of the choices offered."),
 		t(idSubHandshake, 3, "9.5.2", "The subscription request carries a capabilities object and names the subscriber."),
@@ -122,6 +123,7 @@ func SubscriberTests() []Test {
 		t(idSubClose, 3, "9.5.2", "On shutdown the subscriber sends subscription.close naming its subscription."),
 		t(idSubDedupe, 3, "9.5.2", "An event delivered twice (the same event_id) is announced once."),
 		t(idSubOrder, 3, "9.5.2", "Two events delivered out of order are announced in the order of their sequence_number."),
+		t(idSubPressure, 3, "9.5.2", "A critical event sent right after a burst of background events (as many as the honored rate allows in a second) is announced within the window of reaching the subscriber, not queued behind them."),
 	}
 }
 

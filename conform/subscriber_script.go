@@ -71,6 +71,27 @@ type facts struct {
 	output   string
 	marks    map[string]*marked
 	lastSeen bool // the last marked event was announced before shutdown
+	// The critical event after a burst of background events: how many,
+	// when it was flushed and when it was first seen announced (0: not
+	// within o.Window).
+	burst                    int
+	erroredSent, erroredSaid time.Duration
+}
+
+// maxBurst bounds the burst of background events before the critical one.
+const maxBurst = 50
+
+// burstSize is the honored rate of the subscription asked for in req, at
+// most maxBurst: the background events one second allows.
+func burstSize(req heard) int {
+	rate := 20 // a stream without a handshake: the default terms
+	switch r := lowerTerms(capabilities(req))["max_events_per_second"].(type) {
+	case int:
+		rate = r
+	case float64:
+		rate = int(r)
+	}
+	return max(1, min(rate, maxBurst))
 }
 
 // The roles of the marked events the tests of announcements read.
@@ -160,17 +181,23 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 		confirm(protocol.DecisionAccept, 120)
 	}
 	if o.Level >= 2 && boolCap(caps, "supports_clarification_reply") {
-		p := &prompt{n: len(f.prompts) + 1, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: []string{"blue", "green"}, answer: "green"}
-		f.prompts = append(f.prompts, p)
-		ev, _ := build(a, fmt.Sprintf("prompt%d", p.n), p.typ, "Which colour should the chart use: blue or green?", map[string]any{
-			"reply_token":     p.token,
-			"timeout_seconds": 120, "accepted_response_kinds": []string{"multiple_choice"},
-			"choices":          []map[string]string{{"value": "blue", "label": "blue"}, {"value": "green", "label": "green"}},
-			"default_response": "blue"})
-		p.word = f.marks[fmt.Sprintf("prompt%d", p.n)].word
-		ev["question"] = "Which colour should the chart use? Ref " + p.word + "." // what some subscribers say instead of the summary
-		ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev)
-		send(a, "", protocol.TypeStateChanged, "Back to work after the question.", map[string]any{"from_state": "awaiting_input", "to_state": "calling_tool"})
+		question := func(q, answer string, choices []string, fields map[string]any) {
+			p := &prompt{n: len(f.prompts) + 1, typ: protocol.TypeAwaitingClarify, token: newToken(), choices: choices, answer: answer}
+			f.prompts = append(f.prompts, p)
+			role := fmt.Sprintf("prompt%d", p.n)
+			fields["reply_token"], fields["timeout_seconds"] = p.token, 120
+			ev, _ := build(a, role, p.typ, q, fields)
+			p.word = f.marks[role].word
+			ev["question"] = q + " Ref " + p.word + "." // what some subscribers say instead of the summary
+			ask(ctx, st, o, user, f.prompts[:len(f.prompts)-1], p, ev)
+			send(a, "", protocol.TypeStateChanged, "Back to work after the question.", map[string]any{"from_state": "awaiting_input", "to_state": "calling_tool"})
+		}
+		question("Which colour should the chart use: blue or green?", "green", []string{"blue", "green"}, map[string]any{
+			"accepted_response_kinds": []string{"multiple_choice"},
+			"choices":                 []map[string]string{{"value": "blue", "label": "blue"}, {"value": "green", "label": "green"}},
+			"default_response":        "blue"})
+		question("What should the chart be titled?", "Quarterly sales by region", nil, map[string]any{
+			"accepted_response_kinds": []string{"freetext"}, "default_response": "Chart"})
 	}
 
 	f.streamsBefore = streams(st)
@@ -214,7 +241,22 @@ func play(ctx context.Context, st *stage, o SubscriberOptions, user *typist) *fa
 	send(a, markCompleted, protocol.TypeSessionCompleted, over, nil)
 	b := newScriptEvents()
 	send(b, "", protocol.TypeSessionStarted, "A second scripted session starts.", nil)
-	send(b, markErrored, protocol.TypeSessionErrored, over, map[string]any{"error_category": "permanent"})
+	// A burst of as many background events as the honored rate allows in a
+	// second (at most maxBurst), then the critical event: it must not
+	// wait behind them (§9.5.2: critical events under backpressure).
+	f.burst = burstSize(f.request)
+	for i := range f.burst {
+		send(b, "", protocol.TypeProgressUpdated, fmt.Sprintf("Working through step %d.", i+1), map[string]any{"urgency": "background", "progress": map[string]any{"step": i + 1, "total_steps": f.burst}})
+	}
+	if ev, ok := build(b, markErrored, protocol.TypeSessionErrored, over, map[string]any{"error_category": "permanent"}); ok {
+		i := st.send(ev)
+		if at, ok := st.delivered(ctx, i, o.Patience); ok && user != nil {
+			f.erroredSent = at
+			if st.announced(ctx, f.marks[markErrored].word, o.Window) {
+				f.erroredSaid = st.since()
+			}
+		}
+	}
 	c := newScriptEvents()
 	send(c, "", protocol.TypeSessionStarted, "A third scripted session starts.", nil)
 	send(c, markCancelled, protocol.TypeSessionCancelled, over, map[string]any{"cancelled_by": "user"})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"testing"
 	"time"
@@ -13,7 +14,8 @@ import (
 )
 
 // The suite's scripted producer passes the checks it holds producers to:
-// a session played to a conforming subscriber, recorded as a capture from
+// a session played to a conforming subscriber at each level (at Level 1
+// without a handshake: no prompt is left waiting, every tool completes), recorded as a capture from
 // the subscriber's side, passes aaep-replay check (our schemas and the
 // sequencing rules) with neither violation nor warning; every session is
 // numbered from 0 on agent.session.started (§3.4.1) and every timestamp
@@ -23,9 +25,23 @@ import (
 // order.
 func TestStagePassesCheck(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct {
+		mode  string
+		level Level
+	}{{"l1-bare", 1}, {"honest", 2}, {"honest", 3}} {
+		t.Run(fmt.Sprintf("level %d", tc.level), func(t *testing.T) {
+			t.Parallel()
+			checkStage(t, tc.mode, tc.level)
+		})
+	}
+}
+
+// checkStage plays the session at level to the mutant of mode and checks
+// what the stage sent.
+func checkStage(t *testing.T, mode string, level Level) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: 3, Exec: fakeCommand("honest"), Window: time.Second, Patience: 5 * time.Second,
+	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: level, Exec: fakeCommand(mode), Window: time.Second, Patience: 5 * time.Second,
 		Only: []string{idSubConnect}})
 	if err != nil {
 		t.Fatal(err)
