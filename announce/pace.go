@@ -89,9 +89,13 @@ type Canceler interface {
 // next announcement is always the oldest of the agent heard least recently,
 // and one agent's flood delays another's announcement by one utterance at most.
 // Normal and background ones wait their turn; when more than MaxLag of speech is
-// waiting, the queue is collapsed: of each kind and agent only the latest is kept,
-// with a count of the rest ("4 more tool calls finished"), so speech never
-// lags far behind. Announcements about a prompt are never collapsed.
+// waiting, the chatter in the queue is collapsed: of each kind and agent only the
+// latest is kept, with a count of the rest ("4 more tool calls finished"), so
+// speech never lags far behind. Only chatter (progress, state changes, tool calls,
+// see Chatter) is ever collapsed or left out: the agent's output, prompts,
+// errors and ends are always said, even when that leaves speech behind;
+// only output that floods faster than anyone listens (more than two
+// minutes of speech waiting) is left out, oldest first, and counted.
 //
 // Announce never blocks; the paced sink is called from the Pacer's own
 // goroutine. Close stops it.
@@ -233,7 +237,7 @@ type pacer struct {
 	critUntil time.Time // the same, for critical announcements alone
 	critLast  bool      // the last announcement passed on was critical
 	hears     bool      // speaking is heard from the sink, not guessed: see EndHearer
-	skipped   int       // announcements dropped to keep up, told with the next one
+	skipped   skips     // announcements dropped to keep up, told with the next one
 	folds     map[string]*fold
 	who       who   // the agent said last, with SayAgents
 	turns     turns // which agent's announcement goes next
@@ -409,9 +413,9 @@ func (p *pacer) words(it item) Announcement {
 		prepend(&an, fmt.Sprintf("%d more %s; the latest: ", it.more, kindNoun(an.Kind, it.more)))
 	}
 	an = p.named(an) // the count is of this agent's announcements
-	if p.skipped > 0 {
-		prepend(&an, prose.Count(p.skipped, "other", "others")+" skipped. ") // anyone's
-		p.skipped = 0
+	if p.skipped.total() > 0 {
+		prepend(&an, p.skipped.words()+" skipped. ") // anyone's
+		p.skipped = nil
 	}
 	return an
 }
@@ -440,11 +444,11 @@ func (p *pacer) drain() []Announcement {
 // silence drops the queue and reports how many were dropped and whether a
 // critical announcement is still being said.
 func (p *pacer) silence(now time.Time) (int, bool) {
-	n := p.skipped
+	n := p.skipped.total()
 	for _, it := range p.queue {
 		n += 1 + it.more
 	}
-	p.queue, p.skipped = p.queue[:0], 0
+	p.queue, p.skipped = p.queue[:0], nil
 	critical := p.critUntil.After(now) || len(p.critical) > 0
 	if !critical {
 		p.busyUntil = now
@@ -477,10 +481,10 @@ func (p *pacer) wordsPreview(it item) string {
 }
 
 // collapse shortens the queue when its newest announcement would wait more
-// than MaxLag: first of each kind (and agent) only the latest is kept, counting the
-// rest; then background and then the oldest announcements are dropped
-// (counted as skipped), the newest one always kept.
-// Announcements about a prompt are kept as they are.
+// than MaxLag: first of each kind (and agent) of chatter only the latest is
+// kept, counting the rest; then background and then the oldest chatter is
+// dropped (counted as skipped), the newest one always kept.
+// What is not chatter is kept as it is.
 func (p *pacer) collapse(now time.Time) {
 	if len(p.queue) == 0 || p.lag(now) <= p.cfg.MaxLag {
 		return
@@ -488,7 +492,7 @@ func (p *pacer) collapse(now time.Time) {
 	latest := map[string]int{} // agent and kind → index in kept
 	kept := make([]item, 0, len(p.queue))
 	for _, it := range p.queue {
-		if it.an.Prompt != nil {
+		if !Chatter(it.an) {
 			kept = append(kept, it)
 			continue
 		}
@@ -509,17 +513,36 @@ func (p *pacer) collapse(now time.Time) {
 	}
 	for p.lag(now) > p.cfg.MaxLag && p.dropOldest() {
 	}
+	for p.lag(now) > max(p.cfg.MaxLag, outputFlood) && p.dropOldestOutput() {
+	}
 }
 
-// dropOldest drops the oldest background announcement, else the oldest
-// normal one, never the newest nor one about a prompt; it reports whether
-// it dropped one.
+// outputFlood is how much speech may wait before even the agent's output is
+// left out, oldest first: only an agent that writes far faster than anyone
+// listens comes near it, and it keeps the queue bounded.
+const outputFlood = 2 * time.Minute
+
+// dropOldestOutput drops the oldest piece of the agent's output, never the
+// newest announcement; it reports whether it dropped one.
+func (p *pacer) dropOldestOutput() bool {
+	for i, it := range p.queue[:max(len(p.queue)-1, 0)] {
+		if it.an.Kind == "output" && it.an.Prompt == nil {
+			p.skipped = p.skipped.add(it.an.Kind, 1+it.more)
+			p.queue = slices.Delete(p.queue, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
+// dropOldest drops the oldest background chatter, else the oldest
+// other chatter, never the newest; it reports whether it dropped one.
 func (p *pacer) dropOldest() bool {
 	last := len(p.queue) - 1
 	for _, bg := range []bool{true, false} {
 		for i, it := range p.queue[:max(last, 0)] {
-			if it.an.Prompt == nil && (!bg || it.an.Priority == Background) {
-				p.skipped += 1 + it.more
+			if Chatter(it.an) && (!bg || it.an.Priority == Background) {
+				p.skipped = p.skipped.add(it.an.Kind, 1+it.more)
 				p.queue = append(p.queue[:i], p.queue[i+1:]...)
 				return true
 			}
@@ -554,6 +577,74 @@ func SpeakTime(text string, wpm int) time.Duration {
 		words += n
 	}
 	return time.Duration(words)*time.Minute/time.Duration(wpm) + utterancePause
+}
+
+// Chatter reports whether a Pacer may collapse an or leave it out to keep up:
+// progress, state changes, tool calls and session starts. The agent's output,
+// prompts and what is said about them, errors, ends and anything critical
+// are never left out.
+func Chatter(an Announcement) bool {
+	if an.Prompt != nil || an.Priority >= Critical {
+		return false
+	}
+	switch an.Kind {
+	case "progress", "state", "tool", "tool-done", "started", "event":
+		return true
+	}
+	return false
+}
+
+// skips counts announcements left out to keep up, by kind, in the order
+// the kinds were first left out.
+type skips []skip
+
+type skip struct {
+	kind string
+	n    int
+}
+
+// add counts n more announcements of kind.
+func (s skips) add(kind string, n int) skips {
+	for i := range s {
+		if s[i].kind == kind {
+			s[i].n += n
+			return s
+		}
+	}
+	return append(s, skip{kind, n})
+}
+
+func (s skips) total() int {
+	n := 0
+	for _, k := range s {
+		n += k.n
+	}
+	return n
+}
+
+// words says what was left out, shortly, for it is said before what comes
+// next: "3 progress updates", or of several kinds "12 progress, state and
+// tool updates".
+func (s skips) words() string {
+	if len(s) == 1 {
+		return fmt.Sprintf("%d %s", s[0].n, kindNoun(s[0].kind, s[0].n))
+	}
+	var kinds []string
+	for _, k := range s {
+		w, ok := chatterWords[k.kind]
+		if !ok {
+			w = "other"
+		}
+		if !slices.Contains(kinds, w) {
+			kinds = append(kinds, w)
+		}
+	}
+	return fmt.Sprintf("%d %s updates", s.total(), prose.List(kinds))
+}
+
+// chatterWords name kinds of chatter in a list of kinds skipped.
+var chatterWords = map[string]string{
+	"progress": "progress", "state": "state", "tool": "tool", "tool-done": "tool", "started": "start",
 }
 
 // kindNouns name announcements of a kind in counts: one, many.

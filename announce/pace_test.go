@@ -32,7 +32,7 @@ func floodEvent(i, criticalEvery int) Announcement {
 	case 3:
 		return Announcement{Priority: Background, Kind: "state", Text: fmt.Sprintf("Now working on #%d.", i)}
 	}
-	return Announcement{Priority: Normal, Kind: "output", Text: fmt.Sprintf("The agent wrote sentence #%d of its answer, which is quite a long one.", i)}
+	return Announcement{Priority: Normal, Kind: "event", Text: fmt.Sprintf("An event of another kind, #%d, with a long summary of its own.", i)}
 }
 
 var numberRE = regexp.MustCompile(`#(\d+)`)
@@ -153,9 +153,20 @@ func TestPacerCollapse(t *testing.T) {
 		}, []string{"Using first.", "1 more progress update; the latest: Progress: 20 percent.", "4 more tool calls finished; the latest: Finished five."}},
 		{"a prompt's announcements are never collapsed", []Announcement{
 			{Priority: Normal, Kind: "reply-sent", Text: "Sent your answer to prompt 1: accept.", Prompt: &session.Prompt{Number: 1}},
-			{Priority: Normal, Kind: "output", Text: strings.Repeat("word ", 30)},
+			{Priority: Normal, Kind: "progress", Text: strings.Repeat("word ", 30)},
 			{Priority: Normal, Kind: "reply-sent", Text: "Sent your answer to prompt 2: reject.", Prompt: &session.Prompt{Number: 2}},
-		}, []string{"Using first.", "1 other skipped. Sent your answer to prompt 1: accept.", "Sent your answer to prompt 2: reject."}},
+		}, []string{"Using first.", "1 progress update skipped. Sent your answer to prompt 1: accept.", "Sent your answer to prompt 2: reject."}},
+		{"the agent's output, errors and ends are never collapsed nor left out", []Announcement{
+			{Priority: Normal, Kind: "output", Text: "The first sentence of the answer, which is a long one."},
+			{Priority: Background, Kind: "progress", Text: "Progress: 10 percent."},
+			{Priority: Normal, Kind: "output", Text: "The second sentence of the answer, also long enough."},
+			{Priority: Normal, Kind: "tool-done", Text: "Finished one."},
+			{Priority: Normal, Kind: "output", Text: "The third sentence of the answer, the last of it."},
+			{Priority: Normal, Kind: "errored", Text: "Error: the tool broke."},
+			{Priority: Normal, Kind: "completed", Text: "Finished: the answer."},
+		}, []string{"Using first.", "2 progress and tool updates skipped. The first sentence of the answer, which is a long one.",
+			"The second sentence of the answer, also long enough.", "The third sentence of the answer, the last of it.",
+			"Error: the tool broke.", "Finished: the answer."}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,6 +193,37 @@ func TestPacerCollapse(t *testing.T) {
 				t.Errorf("got  %q\nwant %q", got, want)
 			}
 		})
+	}
+}
+
+// An agent that writes faster than anyone listens is still heard, in
+// order, up to two minutes behind; older output is left out and counted,
+// so the queue stays bounded.
+func TestPacerOutputFloodBounded(t *testing.T) {
+	p := newPacer(PaceConfig{WPM: 180})
+	const total = 2000
+	for i := range total {
+		p.push(Announcement{Priority: Normal, Kind: "output", Text: fmt.Sprintf("Sentence #%d of a very long answer.", i)}, t0)
+	}
+	if len(p.queue) > 200 {
+		t.Fatalf("%d pieces of output wait", len(p.queue))
+	}
+	var got []string
+	for now := t0; now.Before(t0.Add(5 * time.Minute)); now = now.Add(100 * time.Millisecond) {
+		if an, ok, _ := p.next(now, false); ok {
+			got = append(got, an.Text)
+		}
+	}
+	if !strings.HasSuffix(got[len(got)-1], fmt.Sprintf("#%d of a very long answer.", total-1)) {
+		t.Errorf("the last output said is %q", got[len(got)-1])
+	}
+	if !regexp.MustCompile(`^\d+ pieces of output skipped\. Sentence #`).MatchString(got[0]) {
+		t.Errorf("the first said is %q, want a count of the output left out", got[0])
+	}
+	for i := 1; i < len(got); i++ {
+		if latestNumber(t, got[i]) != latestNumber(t, got[i-1])+1 {
+			t.Fatalf("output out of order or left out once it was queued: %q then %q", got[i-1], got[i])
+		}
 	}
 }
 

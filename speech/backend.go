@@ -40,8 +40,9 @@ type Backend interface {
 }
 
 // PriorityFor maps an announcement to an SSIP priority: critical is important,
-// streamed output is text, other normal announcements are messages, background
-// progress is progress and other background announcements are notifications.
+// normal announcements, the agent's output among them, are messages (queued,
+// never replaced by a newer one), background progress is
+// progress and other background announcements are notifications.
 func PriorityFor(an announce.Announcement) Priority {
 	switch {
 	case an.Priority >= announce.Critical:
@@ -50,8 +51,6 @@ func PriorityFor(an announce.Announcement) Priority {
 		return Progress
 	case an.Priority == announce.Background:
 		return Notification
-	case an.Kind == "output":
-		return Text
 	}
 	return Message
 }

@@ -108,11 +108,13 @@ func pacedFlood(t *testing.T, voice, wpm int, bound time.Duration) {
 	if elapsed := floodEnd.Sub(start); elapsed > 15*time.Second {
 		t.Logf("the machine is slow: the flood took %v", elapsed)
 	}
-	// Wait for speech to settle: nothing new begun for 3 seconds.
+	// Wait for speech to settle: nothing new begun for longer than the
+	// longest text takes (a count of what was skipped, with its kinds, is
+	// eight words: 4 seconds at 120 words a minute).
 	var said []speechdtest.Utterance
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		said = d.Timed()
-		if len(said) > 0 && time.Since(said[len(said)-1].At) > 3*time.Second && time.Since(floodEnd) > 3*time.Second {
+		if len(said) > 0 && time.Since(said[len(said)-1].At) > 5*time.Second && time.Since(floodEnd) > 5*time.Second {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -125,7 +127,7 @@ func pacedFlood(t *testing.T, voice, wpm int, bound time.Duration) {
 	for _, u := range said {
 		nums := eventNumber.FindAllStringSubmatch(u.Text, -1)
 		if len(nums) == 0 {
-			continue // the module says "N others skipped." apart from what follows
+			continue // the module says "N progress updates skipped." apart from what follows
 		}
 		n, _ := strconv.Atoi(nums[len(nums)-1][1])
 		if n >= total {

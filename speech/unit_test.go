@@ -78,7 +78,7 @@ func TestPriorityFor(t *testing.T) {
 	}{
 		{announce.Critical, "confirmation", Important},
 		{announce.Normal, "tool", Message},
-		{announce.Normal, "output", Text},
+		{announce.Normal, "output", Message}, // queued, never replaced: every sentence of the answer is said
 		{announce.Background, "progress", Progress},
 		{announce.Background, "state", Notification},
 	} {

@@ -72,9 +72,16 @@ type listenerRun struct {
 
 func startListener(t *testing.T, args ...string) *listenerRun {
 	t.Helper()
+	return startListenerWith(t, nil, args...)
+}
+
+// startListenerWith is startListener with env added to the environment; unlike
+// startListenerEnv it may be used by parallel tests.
+func startListenerWith(t *testing.T, env []string, args ...string) *listenerRun {
+	t.Helper()
 	r := &listenerRun{done: make(chan error, 1)}
 	r.cmd = exec.Command(listenerBinary(t), args...)
-	r.cmd.Env = append(os.Environ(), "NO_COLOR=1", "TZ=UTC")
+	r.cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "TZ=UTC"), env...)
 	var err error
 	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)

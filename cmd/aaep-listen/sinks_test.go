@@ -79,7 +79,7 @@ func TestSpeechFollowsTheAnnouncements(t *testing.T) {
 }
 
 // paced matches what the pacer says when it collapses its queue.
-var paced = regexp.MustCompile(`^\s*\d+ others? skipped\.|; the latest:`)
+var paced = regexp.MustCompile(`^\s*\d+ [a-z ]+ skipped\.|; the latest:`)
 
 // startListenerEnv is startListener with extra environment variables.
 func startListenerEnv(t *testing.T, env []string, args ...string) *listenerRun {
