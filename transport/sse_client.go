@@ -97,12 +97,15 @@ type SSEOptions struct {
 	// subscription.request message), sent unchanged.
 	SubscriptionRequest []byte
 
-	// HeaderTimeout bounds the wait for the producer's response headers
-	// when connecting (subscribing, opening the stream; not Send); a
-	// producer that has not answered by then is taken as not answering:
-	// the first connection fails with a *HeaderTimeoutError, a reconnect
-	// says so through OnDiagnostic and backs off. It does not bound the
-	// stream itself. Zero means DefaultHeaderTimeout; negative, no limit.
+	// HeaderTimeout bounds the wait for the producer when connecting: for
+	// the answer to a subscription request (its response headers), and for
+	// the event stream to be taken (connection made, request written; its
+	// headers are then awaited without a bound, since some producers send
+	// them only with the first event). A producer that has not answered by
+	// then is taken as not answering: the first connection fails with a
+	// *HeaderTimeoutError, a reconnect says so through OnDiagnostic and
+	// backs off. It does not bound the stream itself, nor Send. Zero means
+	// DefaultHeaderTimeout; negative, no limit.
 	HeaderTimeout time.Duration
 
 	// SendHeader, if not nil, gives extra headers for one message Send
@@ -412,7 +415,7 @@ func (c *sseConn) connect(ctx context.Context) (*http.Response, context.CancelFu
 	if c.lastID != "" {
 		req.Header.Set("Last-Event-ID", c.lastID)
 	}
-	resp, err := doWithin(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
+	resp, err := doAccepted(c.client, req, headerTimeout(c.o.HeaderTimeout), cancel)
 	if !stop() && err == nil {
 		// ctx ended as the answer came: the stream is canceled already.
 		resp.Body.Close()

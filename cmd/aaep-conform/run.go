@@ -171,7 +171,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.DurationVar(&hold, "hold", 0, "how long a prompt is left unanswered to see that the producer waits for it (default "+conform.DefaultHold.String()+")")
 	fs.DurationVar(&quiet, "quiet", 0, "how long the producer may send nothing, every session seen ended, before the run is over (default "+conform.DefaultQuiet.String()+")")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
-	conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTLS)
+	conn.Register(fs, cliflag.ConnAll) // the listener's connection flags
 	rest, err := parse(fs, args, producerUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err

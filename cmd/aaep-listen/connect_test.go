@@ -3,10 +3,15 @@ package main
 import (
 	"bufio"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // trickler is a producer that accepts connections and sends its response
@@ -64,5 +69,32 @@ func TestConnectDeadline(t *testing.T) {
 	}
 	if e := r.stderr(); !strings.Contains(e, "did not answer within 300ms") {
 		t.Errorf("stderr %q does not say the producer did not answer within the deadline", e)
+	}
+}
+
+// TestLateStreamHeaders (issue 24 item 16): a producer that sends its
+// event stream's headers only with its first event, as the reference
+// TypeScript producer does while idle, is listened to even when that comes
+// long after --connect-timeout: the producer took the request. Before, the
+// listener gave up at the deadline.
+func TestLateStreamHeaders(t *testing.T) {
+	t.Parallel()
+	const d = 50 * time.Millisecond
+	p := producer.New(producer.Options{Scenarios: scenarios(t, "happy"), Quirks: true, EndWhenDone: true})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == protocol.PathLegacyEvents {
+			select { // the listener's deadline started before the request came
+			case <-time.After(4 * d):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		p.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { p.Close(); srv.Close() })
+	r := startListener(t, "--plain", "--no-sign", "--connect-timeout", d.String(), srv.URL)
+	r.wait(t)
+	if out := r.stdout(); !strings.Contains(out, "Finished: Answered") {
+		t.Errorf("the listener did not hear the session to its end:\n%s\nstderr:\n%s", out, r.stderr())
 	}
 }

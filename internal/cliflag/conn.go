@@ -37,9 +37,9 @@ type Conn struct {
 	Token  string      // --token, else AAEP_TOKEN (Load)
 	Header http.Header // --header, checked as parsed
 	Layout transport.Layout
-	// ConnectTimeout bounds the wait for the producer's answer (its
-	// response headers, or the WebSocket handshake) on each connection;
-	// zero is transport.DefaultHeaderTimeout.
+	// ConnectTimeout bounds the wait for the producer's answer on each
+	// connection (transport.SSEOptions.HeaderTimeout); zero is
+	// transport.DefaultHeaderTimeout.
 	ConnectTimeout time.Duration
 	// WSNoSubprotocol accepts a WebSocket producer that does not agree to
 	// the aaep.v1 subprotocol.
@@ -60,7 +60,7 @@ func (c *Conn) Register(fs *flag.FlagSet, which ConnFlag) {
 		fs.Var(&c.Layout, "layout", p+"HTTP `LAYOUT`: auto, spec (appendix B) or legacy (GET /events) (default auto)")
 	}
 	if which&ConnTimeout != 0 {
-		fs.DurationVar(&c.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, p+"how long to wait for the producer to answer a connection before giving up on it (or, on a reconnect, trying again)")
+		fs.DurationVar(&c.ConnectTimeout, "connect-timeout", transport.DefaultHeaderTimeout, p+"how long to wait for the producer to answer a connection (a subscription request, or to take the event stream's request: its headers may come later, with the first event) before giving up on it (or, on a reconnect, trying again)")
 	}
 	if which&ConnWSNoSubprotocol != 0 {
 		fs.BoolVar(&c.WSNoSubprotocol, "ws-no-subprotocol", false, p+"accept a WebSocket producer that does not agree to the aaep.v1 subprotocol")
