@@ -80,7 +80,7 @@ func (b *Bridge) event(typ string, urgency protocol.Urgency, fields map[string]a
 		if str, ok := v.(string); ok {
 			limit := longText
 			switch k {
-			case "summary_terse", "description", "error_message", "remediation_hint":
+			case "summary_terse", "description", "error_message", "remediation_hint", "context":
 				limit = shortText
 			case "tool", "from_state", "to_state":
 				limit = 64
@@ -430,6 +430,7 @@ func (b *Bridge) endTurn(t *turn, res json.RawMessage, err error) {
 		s.output = ""
 	}
 	lost := b.takePermissions()
+	forms := b.takeElicitations()
 	waiting := " " + b.who() + " is waiting for you."
 	var stop promptResult
 	if err == nil {
@@ -447,8 +448,8 @@ func (b *Bridge) endTurn(t *turn, res json.RawMessage, err error) {
 		msgs = nil // the user closed the bridge: nothing more to say
 	case err == errAgentEnded:
 		words := b.who() + " ended before finishing the task; the task is lost."
-		if len(lost) > 0 {
-			words += fmt.Sprintf(" Its %d question(s) waiting for you are void: nothing was accepted.", len(lost))
+		if n := len(lost) + len(forms); n > 0 {
+			words += fmt.Sprintf(" Its %d question(s) waiting for you are void: nothing was accepted.", n)
 		}
 		msgs = append(msgs, b.event(protocol.TypeSessionErrored, protocol.UrgencyCritical, map[string]any{
 			"error_category": "permanent", "error_code": "AGENT_ENDED", "summary_normal": words,
@@ -481,6 +482,9 @@ func (b *Bridge) endTurn(t *turn, res json.RawMessage, err error) {
 	if err == nil {
 		for _, p := range lost { // the task ended: nothing waits for them
 			_ = ag.write(cancelledOutcome(p.id))
+		}
+		for _, e := range forms {
+			_ = ag.write(cancelledElicitation(e.id))
 		}
 	}
 	b.queue(msgs)
