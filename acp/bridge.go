@@ -72,27 +72,29 @@ type Bridge struct {
 	repMu   sync.Mutex     // guards reports
 	reports map[string]int // oddities reported, by kind; bounded
 
-	mu       sync.Mutex // guards the fields below
-	ag       *agent
-	diag     func(string) // set before the agent starts, then never
-	name     string       // agent_id
-	title    string       // agent_name, from the agent
-	version  string
-	session  string          // the ACP session
-	early    []sessionUpdate // updates that came before the session was open
-	opened   bool            // the session is open: updates are mapped as they come
-	modes    []mode
-	mode     string
-	commands []string
-	usage    string
-	aaep     aaepSession
-	turn     *turn
-	perms    map[string]*permission // by reply_token
-	tools    map[string]*tool       // by ACP toolCallId
-	toolSeq  int
-	closed   bool
-	dead     bool // the agent's output has ended
-	turns    sync.WaitGroup
+	mu        sync.Mutex // guards the fields below
+	ag        *agent
+	diag      func(string) // set before the agent starts, then never
+	name      string       // agent_id
+	title     string       // agent_name, from the agent
+	version   string
+	session   string          // the ACP session
+	early     []sessionUpdate // updates that came before the session was open
+	opened    bool            // the session is open: updates are mapped as they come
+	modes     []mode
+	mode      string
+	commands  []string
+	usage     string
+	aaep      aaepSession
+	turn      *turn
+	perms     map[string]*permission  // by reply_token
+	elicits   map[string]*elicitation // forms being filled in, by the reply_token of the field asked
+	noClarify bool                    // the subscriber said it takes no clarifications
+	tools     map[string]*tool        // by ACP toolCallId
+	toolSeq   int
+	closed    bool
+	dead      bool // the agent's output has ended
+	turns     sync.WaitGroup
 }
 
 // New returns a bridge that Dial starts.
@@ -100,7 +102,7 @@ func New(opts Options) *Bridge {
 	ctx, stop := context.WithCancel(context.Background())
 	return &Bridge{
 		opts: opts, q: newQueue(queueLen), ctx: ctx, stop: stop, diag: func(string) {},
-		perms: map[string]*permission{}, tools: map[string]*tool{}, reports: map[string]int{},
+		perms: map[string]*permission{}, elicits: map[string]*elicitation{}, tools: map[string]*tool{}, reports: map[string]int{},
 	}
 }
 
@@ -346,13 +348,7 @@ func (b *Bridge) request(ag *agent, m *wire.Message) {
 	case m.Method == "session/request_permission":
 		b.permission(ag, m)
 	case m.Method == "elicitation/create":
-		// Questions are not put to the user yet: say so, truthfully.
-		var q struct {
-			Message string `json:"message"`
-		}
-		_ = json.Unmarshal(m.Params, &q)
-		b.say("The agent asked a question this bridge cannot put to you yet, and was told it was cancelled: " + clip(protocol.Line(q.Message), 300))
-		_ = ag.write(wire.Result(m.ID, []byte(`{"action":"cancel"}`)))
+		b.elicit(ag, m)
 	case strings.HasPrefix(m.Method, "fs/"), strings.HasPrefix(m.Method, "terminal/"):
 		b.report("refused", "Refused the agent's request "+method+": this client offers it no file system and no terminal.")
 		_ = ag.write(wire.Fail(m.ID, wire.CodeMethodNotFound, "this client offers no file system and no terminal: "+m.Method+" refused", nil))
@@ -458,9 +454,13 @@ func (b *Bridge) Cancel() error {
 	}
 	t.cancelled = true
 	perms := b.takePermissions()
+	forms := b.takeElicitations()
 	b.mu.Unlock()
 	for _, p := range perms {
-		_ = ag.write(wire.Result(p.id, []byte(`{"outcome":{"outcome":"cancelled"}}`)))
+		_ = ag.write(cancelledOutcome(p.id))
+	}
+	for _, e := range forms {
+		_ = ag.write(cancelledElicitation(e.id))
 	}
 	if err := ag.notify("session/cancel", map[string]string{"sessionId": sess}); err != nil {
 		return fmt.Errorf("acp: send session/cancel: %w", err)
@@ -483,6 +483,7 @@ func (b *Bridge) Close() {
 	b.closed = true
 	ag := b.ag
 	b.takePermissions() // their timers stop: nothing is answered after the end
+	b.takeElicitations()
 	b.mu.Unlock()
 	b.stop()
 	if ag != nil {

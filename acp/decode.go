@@ -109,6 +109,13 @@ type promptResult struct {
 // decodeUpdate reads a session/update's params. ok is false when they
 // are not an object with an update object of a named kind.
 func decodeUpdate(params []byte) (sessionNotification, update, bool) {
+	var whole struct { // one pass, in the usual case
+		SessionID string  `json:"sessionId"`
+		Update    *update `json:"update"`
+	}
+	if json.Unmarshal(params, &whole) == nil && whole.Update != nil {
+		return sessionNotification{SessionID: whole.SessionID}, *whole.Update, whole.Update.Kind != ""
+	}
 	var n sessionNotification
 	var u update
 	if json.Unmarshal(params, &n) != nil || len(n.Update) == 0 {

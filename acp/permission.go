@@ -197,6 +197,7 @@ func (b *Bridge) fromSubscriber(msg []byte) error {
 		Capabilities json.RawMessage `json:"capabilities"`
 		ReplyToken   string          `json:"reply_token"`
 		Decision     string          `json:"decision"`
+		Response     json.RawMessage `json:"response"`
 	}
 	if err := json.Unmarshal(msg, &m); err != nil {
 		return fmt.Errorf("acp: the message is not a JSON object: %w", err)
@@ -211,8 +212,7 @@ func (b *Bridge) fromSubscriber(msg []byte) error {
 	case protocol.TypeConfirmationReply:
 		return b.answer(m.ReplyToken, m.Decision)
 	case protocol.TypeClarificationReply:
-		b.say("A clarification reply came, but the agent asked no question.")
-		return nil
+		return b.clarified(m.ReplyToken, m.Response)
 	}
 	b.say("Ignored a message of type " + protocol.Line(clip(m.Type, 80)) + " from the subscriber.")
 	return nil
@@ -224,13 +224,21 @@ func (b *Bridge) accepted(caps json.RawMessage) []byte {
 	var req map[string]json.RawMessage
 	_ = json.Unmarshal(caps, &req)
 	honored := map[string]any{}
+	clarify := false
 	for _, k := range []string{"supports_confirmation_reply", "supports_clarification_reply"} {
 		var v bool
 		if json.Unmarshal(req[k], &v) == nil {
-			honored[k] = v && k == "supports_confirmation_reply"
+			honored[k] = v
+			clarify = clarify || (v && k == "supports_clarification_reply")
 		}
 	}
 	b.mu.Lock()
+	b.noClarify = !clarify
+	var void []*elicitation
+	if b.noClarify { // the questions waiting can no longer be answered
+		void = b.takeElicitations()
+	}
+	ag := b.ag
 	producer := map[string]string{"agent_id": nonEmpty(b.name, "acp")}
 	if b.title != "" {
 		producer["agent_name"] = b.title
@@ -239,10 +247,16 @@ func (b *Bridge) accepted(caps json.RawMessage) []byte {
 		producer["agent_version"] = b.version
 	}
 	b.mu.Unlock()
+	for _, e := range void {
+		_ = ag.write(cancelledElicitation(e.id))
+	}
+	if len(void) > 0 {
+		b.say(fmt.Sprintf("The agent's %s waiting were answered cancelled: nothing can answer them now.", count(len(void), "question")))
+	}
 	out, _ := json.Marshal(map[string]any{
 		"type": protocol.TypeSubscriptionAccepted, "subscription_id": "sub_" + randomID(12),
 		"aaep_version": protocol.Version, "producer": producer, "honored_capabilities": honored,
-		"negotiation_notes": "An ACP agent, bridged by aaep-term: no filters, no rate limit, no questions yet.",
+		"negotiation_notes": "An ACP agent, bridged by aaep-term: no filters, no rate limit; a form the agent asks to fill in comes one question a field.",
 	})
 	return out
 }

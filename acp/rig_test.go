@@ -3,8 +3,10 @@ package acp_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,7 +67,7 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options) *rig {
 	r.bridge = acp.New(opts)
 	r.c = subscriber.Start(ctx, endpoint, subscriber.Config{
 		Identity:  session.Identity{ID: "acp-test", Name: "acp-test", Version: "1"},
-		Terms:     session.Terms{CanConfirm: true},
+		Terms:     session.Terms{CanConfirm: true, CanClarify: true},
 		Transport: transport.Options{ACP: r.bridge.Dial},
 	})
 	t.Cleanup(func() {
@@ -87,7 +89,7 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options) *rig {
 				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
 					r.events = append(r.events, ev)
 				}
-				if p := u.Delivery.Prompt; p != nil {
+				if p := u.Delivery.Prompt; p != nil && !slices.ContainsFunc(r.prompts, func(q *session.Prompt) bool { return q.Number == p.Number }) {
 					r.prompts = append(r.prompts, p)
 				}
 				ann.Deliver(u.Delivery)
@@ -164,14 +166,20 @@ func (r *rig) waitText(t *testing.T, s string) {
 // prompt returns the number of the first prompt offered.
 func (r *rig) prompt(t *testing.T) int {
 	t.Helper()
-	r.waitFor(t, "a prompt", func(string) bool {
+	return r.nthPrompt(t, 1).Number
+}
+
+// nthPrompt returns the n-th prompt offered, counting from 1.
+func (r *rig) nthPrompt(t *testing.T, n int) *session.Prompt {
+	t.Helper()
+	r.waitFor(t, fmt.Sprintf("prompt %d", n), func(string) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		return len(r.prompts) > 0
+		return len(r.prompts) >= n
 	})
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.prompts[0].Number
+	return r.prompts[n-1]
 }
 
 func (r *rig) file(name string) (string, bool) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -33,14 +34,30 @@ type acpRun struct {
 	done  chan struct{}
 }
 
+// startACPListener runs aaep-listen args with this test binary as its
+// acp: agent, playing script, in dir.
 func startACPListener(t *testing.T, dir, script string, args ...string) *acpRun {
 	t.Helper()
+	return startScripted(t, dir, script, append(args, scriptedAgent(t))...)
+}
+
+// scriptedAgent is the acp: endpoint that runs this test binary as the
+// scripted agent.
+func scriptedAgent(t *testing.T) string {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return "acp:'" + exe + "' -test.run=^$"
+}
+
+// startScripted runs aaep-listen args in dir; an acp: agent that runs
+// this test binary plays script.
+func startScripted(t *testing.T, dir, script string, args ...string) *acpRun {
+	t.Helper()
 	r := &acpRun{more: make(chan struct{}, 1), done: make(chan struct{})}
-	r.cmd = exec.Command(listenerBinary(t), append(args, "acp:'"+exe+"' -test.run=^$")...)
+	var err error
+	r.cmd = exec.Command(listenerBinary(t), args...)
 	r.cmd.Dir = dir
 	r.cmd.Env = append(os.Environ(), "NO_COLOR=1", "TZ=UTC", acptest.Env+"="+script)
 	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
@@ -159,12 +176,7 @@ func TestListenACPAgent(t *testing.T) {
 func TestListenTwoACPAgents(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	agent := "acp:'" + exe + "' -test.run=^$"
-	r := startACPListener(t, dir, "happy", "--plain", "--no-time", "code="+agent)
+	r := startACPListener(t, dir, "happy", "--plain", "--no-time", "code="+scriptedAgent(t))
 	r.waitCount(t, "It waits for your task", 2)
 	r.typeLine(t, "tell write the proof file")
 	r.wait(t, "Several agents take tasks: type tell AGENT TEXT")
@@ -178,4 +190,35 @@ func TestListenTwoACPAgents(t *testing.T) {
 	if outcome, _ := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile)); strings.Count(string(outcome), "\n") != 1 || !strings.Contains(string(outcome), `"optionId":"no"`) {
 		t.Errorf("the agents were answered %q", outcome)
 	}
+}
+
+// An --agents file entry starts an acp: agent as the command line does,
+// with its own mode, first task and working directory (relative to the
+// file): the agent works in that directory, and the answer reaches it.
+func TestListenACPAgentsFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "repo")
+	if err := os.Mkdir(repo, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	file, _ := json.Marshal([]map[string]string{{"endpoint": scriptedAgent(t), "label": "code", "mode": "yolo", "task": "write the proof file", "dir": "repo"}})
+	if err := os.WriteFile(filepath.Join(dir, "agents.json"), file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startScripted(t, dir, "happy", "--plain", "--no-time", "--agents", "agents.json")
+	r.wait(t, "Confirmation needed, prompt 1: Write the proof file.")
+	r.typeLine(t, "accept 1")
+	r.wait(t, "done and waiting for you.")
+	if _, err := os.Stat(filepath.Join(repo, acptest.ProofFile)); err != nil {
+		t.Errorf("no proof file in the entry's directory after accept: %v\n%s", err, r.text())
+	}
+	if modes, _ := os.ReadFile(filepath.Join(repo, acptest.ModeFile)); strings.TrimSpace(string(modes)) != "yolo" {
+		t.Errorf("modes set: %q, want the entry's yolo", modes)
+	}
+	if !strings.Contains(r.text(), "in mode yolo. Warning") {
+		t.Errorf("the mode was not said as a warning:\n%s", r.text())
+	}
+	r.typeLine(t, "quit")
+	<-r.done
 }

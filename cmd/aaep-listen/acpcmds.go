@@ -19,7 +19,14 @@ func (l *listener) bridgeFor(a *agent, spec agentSpec, cfg *subscriber.Config) {
 	if transport.BindingOf(spec.Endpoint) != transport.BindingACP {
 		return
 	}
-	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: l.o.AgentMode, Task: l.o.AgentTask, Version: version})
+	mode, task := l.o.AgentMode, l.o.AgentTask
+	if spec.ACPMode != "" {
+		mode = spec.ACPMode
+	}
+	if spec.ACPTask != "" {
+		task = spec.ACPTask
+	}
+	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: mode, Task: task, Dir: spec.ACPDir, Version: version})
 	cfg.Transport.ACP = a.bridge.Dial
 }
 

@@ -42,6 +42,10 @@ type agentSpec struct {
 	// Found: --local found it; its label comes from a socket's name, not
 	// from the user, so policy rules never match it by label.
 	Found bool
+	// From an --agents entry of an acp: agent: its mode, first task and
+	// working directory, in place of --agent-mode, --task and the
+	// listener's directory; "" for those.
+	ACPMode, ACPTask, ACPDir string
 
 	entry     *agentEntry // the file's entry, until settleAgentsFile
 	entryName string      // "entry 2 (mail)"

@@ -43,7 +43,8 @@ func (o *options) readAgentsFile(path string) error {
 			return fail("%s: %w", e.Name, agentsfile.LabelTwice(e.Label))
 		}
 		o.Agents = append(o.Agents, agentSpec{Label: e.Label, Endpoint: e.Endpoint, Muted: e.Mute,
-			Token: e.Token, Header: e.Header, FromFile: true, entry: e, entryName: e.Name})
+			Token: e.Token, Header: e.Header, FromFile: true, entry: e, entryName: e.Name,
+			ACPMode: e.AgentMode, ACPTask: e.Task, ACPDir: e.Dir})
 	}
 	if o.Endpoint == "" {
 		o.Endpoint = o.Agents[0].Endpoint

@@ -26,6 +26,7 @@ const (
 	RefusedFile = "refused.txt" // the errors fs/* and terminal/* requests got
 	InitFile    = "init.json"   // the initialize params the client sent
 	ModeFile    = "mode.txt"    // the modes the client set, one a line
+	ElicitFile  = "elicit.txt"  // each elicitation answer, one JSON line each
 )
 
 // Main plays the agent on in and out until in ends; it returns the exit
@@ -202,6 +203,17 @@ func (a *fake) permissionWhile(call map[string]any, options []map[string]string,
 	return "unknown"
 }
 
+// elicit asks the client a question and records the answer, or the
+// error.
+func (a *fake) elicit(params map[string]any) {
+	params["sessionId"] = "s1"
+	res, e := a.ask("elicitation/create", params)
+	if len(res) == 0 || string(res) == "null" {
+		res = e
+	}
+	appendFile(ElicitFile, string(res))
+}
+
 var usual = []map[string]string{
 	{"optionId": "yes", "name": "Allow", "kind": "allow_once"},
 	{"optionId": "always", "name": "Always allow", "kind": "allow_always"},
@@ -221,6 +233,9 @@ func (a *fake) prompt(id json.RawMessage, params json.RawMessage) {
 
 // play plays the script and returns the stop reason.
 func (a *fake) play() string {
+	if stop, ok := a.bench(a.script); ok {
+		return stop
+	}
 	title := "Write the proof file"
 	switch a.script {
 	case "hostile":
@@ -267,6 +282,28 @@ func (a *fake) play() string {
 			fmt.Fprintf(os.Stderr, "line %d\n", i)
 		}
 		a.say("Said my piece.")
+		return "end_turn"
+	case "elicit":
+		a.elicit(map[string]any{"mode": "form", "message": "How shall I set up the project?", "requestedSchema": json.RawMessage(`{
+			"type": "object",
+			"properties": {
+				"db": {"type": "string", "title": "Database", "oneOf": [{"const": "pg", "title": "Postgres"}, {"const": "my", "title": "MySQL"}]},
+				"tests": {"type": "boolean", "title": "Write tests"},
+				"workers": {"type": "integer", "title": "Workers", "minimum": 1, "maximum": 8},
+				"name": {"type": "string", "title": "Project name", "minLength": 3}
+			},
+			"required": ["db", "tests", "workers"]
+		}`)})
+		a.say("Form received.")
+		return "end_turn"
+	case "elicit-url":
+		a.elicit(map[string]any{"mode": "url", "message": "Sign in to continue", "url": "https://example.com/login?\x1b[2J", "elicitationId": "e1"})
+		a.say("Went on without it.")
+		return "end_turn"
+	case "elicit-nested":
+		a.elicit(map[string]any{"mode": "form", "message": "Fill in the address", "requestedSchema": map[string]any{
+			"type": "object", "properties": map[string]any{"address": map[string]any{"type": "object"}}}})
+		a.say("Went on without it.")
 		return "end_turn"
 	case "max_tokens", "refusal", "max_turn_requests":
 		a.say("Partial answer.")

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/http/httpguts"
 
@@ -45,6 +46,11 @@ type Entry struct {
 	// agents file's directory; "" for none.
 	Policy string
 	Mute   bool
+	// For an acp: agent only: the mode to select (in place of
+	// --agent-mode), its first task (in place of --task), and its working
+	// directory, a relative one joined to the agents file's directory;
+	// "" for the flags' (the listener's directory).
+	AgentMode, Task, Dir string
 }
 
 // fileEntry is an entry as written. Every key but endpoint may be left
@@ -61,6 +67,9 @@ type fileEntry struct {
 	Lang      []string          `json:"lang"`
 	Policy    string            `json:"policy"`
 	Mute      bool              `json:"mute"`
+	Mode      string            `json:"mode"`
+	Task      string            `json:"task"`
+	Dir       string            `json:"dir"`
 }
 
 // ReadFile reads the agents file at path (see ParseFile), refusing one larger
@@ -154,7 +163,7 @@ func LabelTwice(label string) error {
 func entryError(err error) string {
 	s := err.Error()
 	if k, ok := strings.CutPrefix(s, "json: unknown field "); ok {
-		return fmt.Sprintf("unknown key %s; keys are endpoint, label, token, headers, verbosity, include, exclude, rate, lang, policy and mute", protocol.Name(k))
+		return fmt.Sprintf("unknown key %s; keys are endpoint, label, token, headers, verbosity, include, exclude, rate, lang, policy, mute, and for acp: agents mode, task and dir", protocol.Name(k))
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -184,9 +193,13 @@ func checkEntry(fe fileEntry, dir string) (Entry, error) {
 		Spec:  agentspec.Spec{Label: fe.Label, Endpoint: fe.Endpoint},
 		Token: fe.Token, Verbosity: fe.Verbosity, Include: fe.Include, Exclude: fe.Exclude,
 		Rate: fe.Rate, Lang: fe.Lang, Policy: fe.Policy, Mute: fe.Mute,
+		AgentMode: fe.Mode, Task: fe.Task, Dir: fe.Dir,
 	}
 	if e.Policy != "" && !filepath.IsAbs(e.Policy) {
 		e.Policy = filepath.Join(dir, e.Policy)
+	}
+	if err := checkACP(&e, dir); err != nil {
+		return Entry{}, err
 	}
 	if len(fe.Headers) > 0 {
 		e.Header = http.Header{}
@@ -202,4 +215,31 @@ func checkEntry(fe fileEntry, dir string) (Entry, error) {
 		}
 	}
 	return e, nil
+}
+
+// checkACP checks the keys only an acp: agent takes: its mode is one
+// word, its task words, its directory a directory (a relative one is the
+// agents file's).
+func checkACP(e *Entry, dir string) error {
+	if e.AgentMode == "" && e.Task == "" && e.Dir == "" {
+		return nil
+	}
+	if transport.BindingOf(e.Endpoint) != transport.BindingACP {
+		return errors.New("mode, task and dir are for acp: agents only (an agent this listener starts)")
+	}
+	if m := e.AgentMode; len(m) > 64 || strings.ContainsFunc(m, func(r rune) bool { return r <= ' ' || r == 0x7f || !unicode.IsPrint(r) }) {
+		return fmt.Errorf("mode %s is not a mode's name (one word, at most 64 bytes)", protocol.Name(m))
+	}
+	if t := e.Task; len(t) > 16384 || (t != "" && strings.TrimSpace(t) == "") {
+		return errors.New("task must be words, at most 16384 bytes")
+	}
+	if e.Dir != "" {
+		if !filepath.IsAbs(e.Dir) {
+			e.Dir = filepath.Join(dir, e.Dir)
+		}
+		if st, err := os.Stat(e.Dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("dir %s is not a directory", protocol.Name(e.Dir))
+		}
+	}
+	return nil
 }

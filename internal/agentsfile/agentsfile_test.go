@@ -123,3 +123,42 @@ func FuzzParseFile(f *testing.F) {
 		}
 	})
 }
+
+// An acp: entry, as on the command line, may give the agent its mode, its
+// first task and its working directory (relative to the file); those keys
+// are refused for other agents and when they are not what they say.
+func TestParseFileACP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "repo"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	es, err := ParseFile([]byte(`[{"endpoint": "acp:gemini --acp", "label": "code", "mode": "plan", "task": "fix  the test", "dir": "repo"},
+		{"endpoint": "acp:'/opt/my agent/run' --acp"}]`), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := es[0]; c.Endpoint != "acp:gemini --acp" || c.AgentMode != "plan" || c.Task != "fix  the test" || c.Dir != filepath.Join(dir, "repo") {
+		t.Errorf("code: %+v", c)
+	}
+	if o := es[1]; o.Endpoint != "acp:'/opt/my agent/run' --acp" || o.AgentMode != "" || o.Task != "" || o.Dir != "" {
+		t.Errorf("second: %+v", o)
+	}
+	for _, tc := range []struct{ body, want string }{
+		{`[{"endpoint": "http://h", "task": "go"}]`, `entry 1: mode, task and dir are for acp: agents only`},
+		{`[{"endpoint": "acp:"}]`, `names no command to start`},
+		{`[{"endpoint": "acp:x", "mode": "a b"}]`, `is not a mode's name`},
+		{`[{"endpoint": "acp:x", "mode": "\u001b[2J"}]`, `is not a mode's name`},
+		{`[{"endpoint": "acp:x", "task": "  "}]`, `task must be words`},
+		{`[{"endpoint": "acp:x", "dir": "missing"}]`, `is not a directory`},
+		{`[{"endpoint": "acp:x", "cwd": "repo"}]`, `unknown key "cwd"; keys are`},
+	} {
+		_, err := ParseFile([]byte(tc.body), dir)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%.60s: %v, want %q", tc.body, err, tc.want)
+		}
+		if err != nil && strings.ContainsAny(err.Error(), "\x1b\u202e\r\n\a") {
+			t.Errorf("%.60s: the error carries the escape: %q", tc.body, err)
+		}
+	}
+}
