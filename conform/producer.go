@@ -10,6 +10,7 @@ const (
 	PStateChanges   = "P1-state-changes"
 	PToolBracketing = "P1-tool-bracketing"
 	PEnvelopeSchema = "P1-envelope-schema"
+	PEnvelopeRules  = "P1-envelope-rules"
 	PSummaryNormal  = "P1-summary-normal"
 	PNoSecrets      = "P1-no-secrets-in-args"
 	PConfirmBlocks  = "P2-confirm-blocks-tool"
@@ -20,6 +21,7 @@ const (
 	PReplayedToken  = "P2-replayed-token-refused"
 	PFirstReplyWins = "P2-first-reply-wins"
 	PWrongKind      = "P2-clarify-wrong-kind-refused"
+	PSafeDefault    = "P2-safe-default"
 	PFollowUp       = "P2-follow-up-after-resolution"
 	PAnswerShape    = "P3-answer-shape"
 	PHonoredSubset  = "P3-honored-subset"
@@ -43,7 +45,8 @@ var producerCatalogue = []Test{
 	{PStateChanges, RoleProducer, 1, "State changes are announced with agent.state.changed, each starting from the state the last one reached.", "9.3.1"},
 	{PToolBracketing, RoleProducer, 1, "Every tool call is announced by agent.tool.invoked before, and agent.tool.completed after, whatever its outcome.", "9.3.1"},
 	{PEnvelopeSchema, RoleProducer, 1, "Every event carries a valid envelope and matches the schema of its type.", "9.3.1"},
-	{PSummaryNormal, RoleProducer, 1, "Every event meant to be announced carries a non-empty summary_normal (streamed output announces its chunk).", "9.3.1"},
+	{PEnvelopeRules, RoleProducer, 1, "Envelope rules beyond the schemas hold: event_id is never reused for other content, sequence_number starts at 0 and rises by one (or is never sent), timestamps have 3 or 6 fractional digits, never go back within a session nor lie in the future, and aaep_version is a published one.", "3.2"},
+	{PSummaryNormal, RoleProducer, 1, "Every event likely to be announced carries a non-empty summary_normal: all but streamed output (which announces its chunk) and background events (a warning for those).", "9.3.1"},
 	{PNoSecrets, RoleProducer, 1, "Tool argument summaries do not show secrets such as keys, tokens or passwords (a warning).", "9.3.1"},
 	{PConfirmBlocks, RoleProducer, 2, "An irreversible action is asked about first, and its tool is not invoked until a reply arrives.", "9.4.1"},
 	{PAcceptProceeds, RoleProducer, 2, "Accepting a confirmation lets the action go ahead.", "9.4.1"},
@@ -53,6 +56,7 @@ var producerCatalogue = []Test{
 	{PReplayedToken, RoleProducer, 2, "A reply reusing the reply_token of a settled prompt changes nothing.", "9.4.1"},
 	{PFirstReplyWins, RoleProducer, 2, "When two replies arrive for one prompt, the first one decides.", "9.4.1"},
 	{PWrongKind, RoleProducer, 2, "A reply of the wrong kind to a clarification (a confirmation.reply, or a response of a kind it does not accept) changes nothing.", "9.4.1"},
+	{PSafeDefault, RoleProducer, 2, "An irreversible confirmation of medium or high risk defaults to reject (a warning for the cases the spec only recommends).", "6.4.1"},
 	{PFollowUp, RoleProducer, 2, "Every settled prompt is followed by an event saying what the session does next.", "9.4.1"},
 	{PAnswerShape, RoleProducer, 3, "A subscription request is answered with a well formed subscription.accepted or subscription.rejected with a known reason code.", "9.5.1"},
 	{PHonoredSubset, RoleProducer, 3, "The honored capabilities are never more permissive than those requested.", "9.5.1"},

@@ -71,6 +71,11 @@ func (r *prun) drive(ctx context.Context) error {
 			f := fs[cursor]
 			cursor++
 			idleSince = time.Now()
+			if f.ev == nil && f.bad != nil && f.bad.ReplyToken != "" {
+				// An invalid prompt (P1-envelope-schema fails it) is
+				// still a prompt: it is driven, not waited out.
+				f.ev = f.bad
+			}
 			if f.ev == nil || r.o.Level < 2 {
 				continue
 			}
@@ -296,7 +301,7 @@ func (r *prun) reply(ctx context.Context, p seen, typ, token string, decision st
 	m := map[string]any{
 		"type":        typ,
 		"reply_token": token,
-		"timestamp":   time.Now().UTC().Format(time.RFC3339Nano),
+		"timestamp":   stampNow(),
 	}
 	if id := r.main.subscriptionID(); id != "" {
 		m["subscription_id"] = id
@@ -316,6 +321,13 @@ func (r *prun) reply(ctx context.Context, p seen, typ, token string, decision st
 	}
 	return e, fmt.Errorf("conform: sending a reply: %w", err)
 }
+
+// stampLayout writes a timestamp in UTC with milliseconds, as spec 3.2.5
+// recommends (3 or 6 fractional digits, never others).
+const stampLayout = "2006-01-02T15:04:05.000Z"
+
+// stampNow is the time now as a reply's timestamp.
+func stampNow() string { return time.Now().UTC().Format(stampLayout) }
 
 // refusedReply sends a reply meant to be refused: it is not counted as a
 // decision.
@@ -361,15 +373,34 @@ func forge(tok string) string {
 	return string(b)
 }
 
-// held waits r.o.Hold and reports the first event of the prompt's session
-// that came meanwhile, if any.
-func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool) (seen, bool) {
+// held waits d and reports the first event of the prompt's session that
+// match holds for and came meanwhile, if any.
+func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool, d time.Duration) (seen, bool) {
 	fs, _ := r.main.snapshot()
 	idx := indexOf(fs, p)
-	_ = r.main.waitFor(ctx, r.o.Hold, anyAfter(idx+1, p.ev.SessionID, match))
+	_ = r.main.waitFor(ctx, d, anyAfter(idx+1, p.ev.SessionID, match))
 	fs, _ = r.main.snapshot()
 	return firstAfter(fs, idx+1, p.ev.SessionID, match)
 }
+
+// silenceHold is how long confirmation p is left unanswered: up to its
+// timeout, less the watch of the forged reply sent next and a margin for
+// the accept to arrive in time (a quarter of the timeout, at least two
+// seconds), at most r.o.Hold and at least minHold.
+func (r *prun) silenceHold(p seen) time.Duration {
+	if p.ev.TimeoutSeconds <= 0 {
+		return r.o.Hold // it waits for ever
+	}
+	limit := time.Duration(p.ev.TimeoutSeconds) * time.Second
+	return max(min(limit-max(limit/4, 2*time.Second)-r.refusedHold(), r.o.Hold), min(minHold, r.o.Hold))
+}
+
+// minHold is the shortest hold of a confirmation, however soon it times out.
+const minHold = 300 * time.Millisecond
+
+// refusedHold is how long a session is watched after a reply meant to be
+// refused.
+func (r *prun) refusedHold() time.Duration { return min(refusedWatch, r.o.Hold) }
 
 // outcome waits for where the prompt's session goes after a reply: up to
 // its end or next prompt, at most d, and returns its events after p.
@@ -413,10 +444,11 @@ func (r *prun) confirm(ctx context.Context, p seen) error {
 // acceptStep holds the prompt (nothing may happen), sends a forged token
 // (nothing may happen), then accept and at once reject (accept wins).
 func (r *prun) acceptStep(ctx context.Context, p seen) error {
-	if f, ok := r.held(ctx, p, isTool); ok {
-		r.result(PConfirmBlocks, Fail, "A tool was invoked while its confirmation had no reply.", r.frame(p, "the confirmation"), r.frame(f, "the tool invoked before any reply"))
+	hold := r.silenceHold(p)
+	if f, ok := r.held(ctx, p, isTool, hold); ok {
+		r.result(PConfirmBlocks, Fail, fmt.Sprintf("The tool call %s came %v after the confirmation %s, which had no reply yet.", named(f.ev), f.at.Sub(p.at).Round(time.Millisecond), named(p.ev)), r.frame(p, "the confirmation"), r.frame(f, "the tool invoked before any reply"))
 	} else {
-		r.result(PConfirmBlocks, Pass, "No tool was invoked while a confirmation waited for its reply.", r.frame(p, "the confirmation"), r.note("no tool.invoked in the %v the reply was held back", r.o.Hold))
+		r.result(PConfirmBlocks, Pass, fmt.Sprintf("No tool was invoked while a confirmation waited for its reply (watched %v of its %s).", hold.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), r.frame(p, "the confirmation"), r.note("no tool.invoked in the %v the reply was held back", hold))
 	}
 	if err := r.wrongToken(ctx, p, wrongToken{
 		test: PForgedToken, token: forge(p.ev.ReplyToken),
@@ -459,16 +491,16 @@ type wrongToken struct {
 }
 
 // wrongToken sends w to p and judges w.test: it passes when the session
-// then sends nothing for r.o.Hold.
+// then sends nothing for refusedHold.
 func (r *prun) wrongToken(ctx context.Context, p seen, w wrongToken) error {
 	b, err := r.refusedReply(ctx, p, protocol.TypeConfirmationReply, w.token, protocol.DecisionAccept)
 	if err != nil {
 		return err
 	}
-	if f, ok := r.held(ctx, p, anything); ok {
+	if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
 		r.result(w.test, Fail, w.fail, r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
 	} else {
-		r.result(w.test, Pass, w.pass, noted(b, w.reply), r.note("%s sent nothing for %v", w.session, r.o.Hold))
+		r.result(w.test, Pass, w.pass, noted(b, w.reply), r.note("%s sent nothing for %v", w.session, r.refusedHold()))
 	}
 	return nil
 }
@@ -568,7 +600,17 @@ func (r *prun) closeStep(ctx context.Context, p seen) error {
 		r.result(PCloseDefault, Skip, "Over exec: each subscription is a process of its own, so no other subscription can watch the default apply.", r.frame(p, "the confirmation"))
 	case limit <= 2*grace:
 		r.result(PCloseDefault, Skip, fmt.Sprintf("The confirmation times out after %d seconds, too soon to tell a default on close from one on timeout.", p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+	case r.main.subscriptionID() == "":
+		r.result(PCloseDefault, Skip, "The producer gave no subscription (no handshake), so no subscription.close could be sent.", r.frame(p, "the confirmation"))
 	default:
+		// What main saw before the close is no evidence of what the close
+		// did: the observer's copy of it is dated before the close.
+		before := map[string]bool{}
+		mfs, _ := r.main.snapshot()
+		for _, f := range events(mfs) {
+			before[f.ev.EventID] = true
+		}
+		fresh := func(e *protocol.Event) bool { return !before[e.EventID] }
 		r.cut = p.ev.SessionID
 		r.main.close(ctx)
 		closed := time.Now()
@@ -586,9 +628,9 @@ func (r *prun) closeStep(ctx context.Context, p seen) error {
 				from = i + 1
 			}
 		}
-		_ = r.obs.waitFor(ctx, grace, anyAfter(from, p.ev.SessionID, anything))
+		_ = r.obs.waitFor(ctx, grace, anyAfter(from, p.ev.SessionID, fresh))
 		ofs, _ = r.obs.snapshot()
-		next, ok := firstAfter(ofs, from, p.ev.SessionID, anything)
+		next, ok := firstAfter(ofs, from, p.ev.SessionID, fresh)
 		if !ok {
 			r.result(PCloseDefault, Fail, fmt.Sprintf("After the subscription holding a pending confirmation was closed, its session sent nothing for %v.", grace), r.frame(p, "the confirmation"), r.note("subscription.close sent"))
 			return nil
@@ -617,23 +659,47 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 		if err != nil {
 			return err
 		}
-		if f, ok := r.held(ctx, p, anything); ok {
+		if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
 			r.result(PWrongKind, Fail, "A confirmation.reply to a clarification moved the session on.", r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
 			return r.answer(ctx, p)
 		}
-		r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.o.Hold))
+		r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.refusedHold()))
 		if wrong, ok := wrongResponse(p.ev); ok {
 			b, err := r.reply(ctx, p, protocol.TypeClarificationReply, p.ev.ReplyToken, "", wrong)
 			if err != nil {
 				return err
 			}
 			r.replies[len(r.replies)-1].refused = true
-			if f, ok := r.held(ctx, p, anything); ok {
+			if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
 				r.result(PWrongKind, Fail, "A clarification.reply with a response of a kind the question does not accept moved the session on.", r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
+				return r.answer(ctx, p)
+			}
+		}
+		if out, ok := outsideChoices(p.ev); ok {
+			b, err := r.reply(ctx, p, protocol.TypeClarificationReply, p.ev.ReplyToken, "", out)
+			if err != nil {
+				return err
+			}
+			r.replies[len(r.replies)-1].refused = true
+			if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
+				r.result(PWrongKind, Fail, fmt.Sprintf("The clarification %s took an answer outside its choices (%q) and moved on.", named(p.ev), out), r.frame(p, "the clarification"), noted(b, "an answer outside the choices"), r.frame(f, "what the session did next"))
 			}
 		}
 	}
 	return r.answer(ctx, p)
+}
+
+// outsideChoices picks an answer that is none of a multiple-choice
+// clarification's choices, when free text is not also accepted.
+func outsideChoices(e *protocol.Event) (string, bool) {
+	if len(e.Choices) == 0 || slices.Contains(e.AcceptedResponseKinds, "free_text") || !slices.Contains(e.AcceptedResponseKinds, "multiple_choice") {
+		return "", false
+	}
+	out := "none of these"
+	for slices.ContainsFunc(e.Choices, func(c protocol.Choice) bool { return c.Value == out }) {
+		out += "!"
+	}
+	return out, true
 }
 
 // answer answers a clarification as it asks and sees what follows.

@@ -48,9 +48,12 @@ type ProducerOptions struct {
 	// ManifestKeys are the keys a signed manifest must verify with; nil
 	// means none is trusted, and a signed manifest cannot be judged.
 	ManifestKeys *manifest.Keys
-	// Hold is how long a prompt is left unanswered to see that the
-	// producer waits for it (and that a refused reply changed nothing);
-	// zero means DefaultHold.
+	// Hold bounds how long a confirmation is left unanswered to see that
+	// the producer waits for it: the hold lasts up to the prompt's own
+	// timeout (less a margin of a quarter of it, at least two seconds, so
+	// that the reply still comes in time), at most Hold. Zero means
+	// DefaultHold, or fastTimeout in Fast mode. A refused reply is watched
+	// for a second at most (refusedWatch).
 	Hold time.Duration
 	// Manifest, if not empty, is where the producer documents its manifest
 	// for local transports (unix:, exec:), which have no well-known URL: a
@@ -72,7 +75,11 @@ type ProducerOptions struct {
 // Waits of the producer tests.
 const (
 	// DefaultHold is the default of ProducerOptions.Hold.
-	DefaultHold = 300 * time.Millisecond
+	DefaultHold = time.Minute
+	// refusedWatch is how long the session is watched after a reply meant
+	// to be refused (forged, replayed, of the wrong kind, outside the
+	// choices), at most ProducerOptions.Hold.
+	refusedWatch = time.Second
 	// DefaultQuiet is the default of ProducerOptions.Quiet.
 	DefaultQuiet = 2 * time.Second
 	// fastTimeout is the longest prompt timeout waited for in Fast mode.
@@ -127,6 +134,9 @@ func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
 	}
 	if o.Hold <= 0 {
 		o.Hold = DefaultHold
+		if o.Fast {
+			o.Hold = fastTimeout
+		}
 	}
 	if o.Quiet <= 0 {
 		o.Quiet = DefaultQuiet
@@ -243,6 +253,7 @@ type prun struct {
 	replies []sentReply // replies sent by main, in order
 	done    [steps]bool // the confirmation steps taken
 	cut     string      // the session whose prompt was left pending by the close
+	endAt   time.Time   // when the watching ended and the judging began
 	// stopped, when set, says what the run waited for when it stopped a
 	// producer that never stopped sending (see ProducerOptions.AfterPlan).
 	stopped string
@@ -336,10 +347,16 @@ func (r *prun) run(ctx context.Context) error {
 	for _, s := range []*psub{r.obs, r.rate, r.filt, r.coal, r.reneg} {
 		if s != nil {
 			wg.Add(1)
-			go func() { defer wg.Done(); r.quiet(ctx, s, r.cut, min(4*r.o.Quiet+2*grace, r.o.afterPlan())) }()
+			// The observer must see the session the close settled end too.
+			except := r.cut
+			if s == r.obs {
+				except = ""
+			}
+			go func() { defer wg.Done(); r.quiet(ctx, s, except, min(4*r.o.Quiet+2*grace, r.o.afterPlan())) }()
 		}
 	}
 	wg.Wait()
+	r.endAt = time.Now()
 	r.judgeL1()
 	if r.o.Level >= 2 {
 		r.judgeL2()

@@ -23,7 +23,10 @@ type seen struct {
 	ev   *protocol.Event // nil when the frame is not a valid event
 	typ  string          // the message's type as written
 	err  error           // why the frame is not a valid event
-	hand bool            // a handshake message (accepted, rejected)
+	// bad is the event decoded as far as it could be when it is not
+	// valid (err is a *protocol.ValidationError), else nil.
+	bad  *protocol.Event
+	hand bool // a handshake message (accepted, rejected)
 }
 
 // psub is one subscription to the producer tested, read by a goroutine of
@@ -116,8 +119,11 @@ func (s *psub) read(ctx context.Context) {
 			sn.hand = true
 		default:
 			ev, derr := dec.Decode(f.Data)
+			if derr != nil && unsafeDefaultOnly(ev, derr) {
+				derr = nil // a Level 2 rule: P2-safe-default judges it
+			}
 			if derr != nil {
-				sn.err = derr
+				sn.err, sn.bad = derr, ev
 			} else {
 				sn.ev = ev
 				sn.typ = ev.Type
@@ -130,6 +136,29 @@ func (s *psub) read(ctx context.Context) {
 		s.changed = make(chan struct{})
 		s.mu.Unlock()
 	}
+}
+
+// unsafeDefaultOnly reports whether the one thing wrong with ev is the
+// default_decision of an irreversible confirmation of medium or high risk,
+// which our schema holds but which is a Level 2 rule (spec 6.4.1): the
+// event is judged as valid at Level 1, and P2-safe-default fails it.
+func unsafeDefaultOnly(ev *protocol.Event, err error) bool {
+	var ve *protocol.ValidationError
+	if ev == nil || ev.Type != protocol.TypeAwaitingConfirmation || !errors.As(err, &ve) || len(ve.Problems) == 0 {
+		return false
+	}
+	for _, p := range ve.Problems {
+		if p.Pointer != "/default_decision" {
+			return false
+		}
+	}
+	return unsafeDefault(ev)
+}
+
+// unsafeDefault reports whether e, a confirmation, breaks the MUST of spec
+// 6.4.1: irreversible, of medium or high risk, and not defaulting to reject.
+func unsafeDefault(e *protocol.Event) bool {
+	return e.Irreversible != nil && *e.Irreversible && (e.RiskLevel == "medium" || e.RiskLevel == "high") && e.DefaultDecision != protocol.DecisionReject
 }
 
 // snapshot returns the frames so far and whether the connection ended.

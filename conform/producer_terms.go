@@ -6,6 +6,7 @@ package conform
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -166,7 +167,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 			return false
 		}
 		if _, perr := manifest.Parse(b); perr != nil {
-			if strings.Count(strings.TrimSpace(string(b)), ".") == 2 { // a compact JWS
+			if jwsManifest(b) == nil {
 				return true
 			}
 			tried = append(tried, where+": "+protocol.Sanitize(perr.Error()))
@@ -219,6 +220,35 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		}
 	}
 	r.result(PManifest, Fail, "No manifest was found: "+strings.Join(append(tried, "no manifest_uri or signed_manifest in the acceptance"), "; ")+".")
+}
+
+// jwsManifest checks that b is a manifest signed as a compact JWS: three
+// base64url parts, a protected header that is a JSON object naming its
+// alg, and a payload that is a manifest. The signature itself is judged by
+// P3-signed-manifest, against the keys the suite trusts.
+func jwsManifest(b []byte) error {
+	parts := strings.Split(strings.TrimSpace(string(b)), ".")
+	if len(parts) != 3 {
+		return errors.New("not a compact JWS: it does not have three parts")
+	}
+	var raw [3][]byte
+	for i, p := range parts {
+		d, err := base64.RawURLEncoding.DecodeString(p)
+		if err != nil || (i < 2 && len(d) == 0) {
+			return errors.New("not a compact JWS: a part is not base64url")
+		}
+		raw[i] = d
+	}
+	var head struct {
+		Alg string `json:"alg"`
+	}
+	if err := json.Unmarshal(raw[0], &head); err != nil || head.Alg == "" {
+		return errors.New("not a compact JWS: its header is not a JSON object naming alg")
+	}
+	if _, err := session.ParseManifest(raw[1]); err != nil {
+		return fmt.Errorf("a JWS whose payload is not a manifest: %w", err)
+	}
+	return nil
 }
 
 // getURL fetches a small document.
@@ -314,6 +344,7 @@ func honoredOf(s *psub) (*protocol.Capabilities, seen) {
 // judgeL3 judges the terms each subscription was granted and kept.
 func (r *prun) judgeL3(ctx context.Context) {
 	subs := []*psub{r.main, r.obs, r.rate, r.filt, r.coal, r.reneg}
+	judged := 0
 	for _, s := range subs {
 		if s == nil {
 			continue
@@ -326,11 +357,16 @@ func (r *prun) judgeL3(ctx context.Context) {
 		if h == nil {
 			continue
 		}
+		judged++
 		if why := moreThanAsked(req, *h); why != "" {
 			r.result(PHonoredSubset, Fail, why, r.frame(f, "the acceptance of subscription "+s.name))
 		}
 	}
-	r.result(PHonoredSubset, Pass, "No subscription was granted more than it asked for.")
+	if judged == 0 {
+		r.result(PHonoredSubset, Skip, "No subscription was accepted with honored capabilities, so nothing negotiated could be compared with what was asked.")
+	} else {
+		r.result(PHonoredSubset, Pass, fmt.Sprintf("None of the %s was granted more than it asked for.", prose.Count(judged, "subscription accepted", "subscriptions accepted")))
+	}
 	r.judgeRate()
 	r.judgeFilters()
 	r.judgeCoalescing()
@@ -541,18 +577,24 @@ func (r *prun) judgeCoalescing() {
 	granted := func(l string) bool {
 		return slices.ContainsFunc(langs, func(want string) bool { return sameLang(want, l) })
 	}
+	asked := func(l string) bool {
+		return slices.ContainsFunc(testLanguages, func(want string) bool { return sameLang(want, l) })
+	}
 	for _, f := range evs {
 		loc := f.ev.Localization
-		if loc.PrimaryLanguage == "" || len(langs) == 0 || granted(loc.PrimaryLanguage) {
-			continue
-		}
-		if slices.ContainsFunc(loc.AvailableLanguages, granted) {
-			r.result(PLanguage, Fail, fmt.Sprintf("An event offered in a language the subscription was granted (%s) came in %q.", strings.Join(langs, ", "), protocol.Sanitize(loc.PrimaryLanguage)), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
+		switch {
+		case loc.PrimaryLanguage == "" || granted(loc.PrimaryLanguage):
+		case len(langs) > 0:
+			// Granted languages are negotiated terms, which a Level 3
+			// producer must honor (spec 9.5.1, 11.2).
+			r.result(PLanguage, Fail, fmt.Sprintf("The event %s came in %q, though the subscription was granted %s.", named(f.ev), protocol.Sanitize(loc.PrimaryLanguage), strings.Join(langs, ", ")), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
 			return
+		case !asked(loc.PrimaryLanguage):
+			// The producer granted no language asked for: it said at the
+			// handshake it has none, and emitting in another is what it
+			// should do then (a SHOULD met as well as it can be).
+			r.result(PLanguage, Warn, fmt.Sprintf("The event %s came in %q, a language the subscription did not ask for, and the producer granted none it did.", named(f.ev), protocol.Sanitize(loc.PrimaryLanguage)), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
 		}
-		// The producer has this session in no language asked for: what it
-		// can do is say so at the handshake (a negotiation note).
-		r.result(PLanguage, Warn, fmt.Sprintf("An event came in %q, a language the subscription did not ask for, and offers none it did.", protocol.Sanitize(loc.PrimaryLanguage)), r.frame(f, "the event"), r.frame(hf, "the acceptance"))
 	}
 	r.result(PLanguage, Pass, "Every event came in a language the subscription asked for and was granted.", r.frame(hf, "the acceptance"))
 }

@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -240,4 +242,84 @@ func FuzzParseTrigger(f *testing.F) {
 			t.Fatalf("%q: url %q body %q are not the input's", s, tr.url, tr.body)
 		}
 	})
+}
+
+// TestProducerDemoLevel1: the demo producer's scenarios, every one of them,
+// pass Level 1; a background state change without summary_normal is a
+// warning, not a failure (it is not likely to be announced).
+func TestProducerDemoLevel1(t *testing.T) {
+	t.Parallel()
+	demo, err := aaepterm.DemoScenarios(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: demo, Speed: 0.1}), Level: 1, Fast: true, Quiet: time.Second})
+	for _, r := range rep.Results {
+		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
+		if r.Status == Fail || r.Status == Skip {
+			t.Errorf("%s: %s: %s", r.ID, r.Status, r.Detail)
+		}
+	}
+}
+
+// TestJWSManifest: a manifest URL serving an HTML page, or anything else
+// with two dots, is not a signed manifest; a compact JWS whose header
+// names its alg and whose payload is a manifest is.
+func TestJWSManifest(t *testing.T) {
+	t.Parallel()
+	p := producer.New(producer.Options{Scenarios: conformScenarios(t)})
+	defer p.Close()
+	rec := httptest.NewRecorder()
+	p.ServeHTTP(rec, httptest.NewRequest("GET", protocol.PathManifest, nil))
+	manifest := rec.Body.Bytes()
+	b64 := base64.RawURLEncoding.EncodeToString
+	for _, c := range []struct {
+		name string
+		body string
+		ok   bool
+	}{
+		{"a signed manifest", b64([]byte(`{"alg":"ES256","kid":"k1"}`)) + "." + b64(manifest) + "." + b64([]byte("signature")), true},
+		{"an HTML page with two dots", "<html><title>docs.example.org</title></html>", false},
+		{"three words", "a.b.c", false},
+		{"a header without alg", b64([]byte(`{"typ":"JWT"}`)) + "." + b64(manifest) + "." + b64([]byte("signature")), false},
+		{"a header that is not JSON", b64([]byte(`alg`)) + "." + b64(manifest) + "." + b64([]byte("signature")), false},
+		{"a payload that is no manifest", b64([]byte(`{"alg":"ES256"}`)) + "." + b64([]byte(`{"hello":1}`)) + "." + b64([]byte("signature")), false},
+		{"four parts", b64([]byte(`{"alg":"ES256"}`)) + "." + b64(manifest) + ".x.y", false},
+	} {
+		err := jwsManifest([]byte(c.body))
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err = %v, want ok %v", c.name, err, c.ok)
+		}
+	}
+}
+
+// TestProducerReplyStamps: the suite's replies carry timestamps with
+// milliseconds (spec 3.2.5 allows 3 or 6 fractional digits, no other).
+func TestProducerReplyStamps(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var stamps []string
+	url := serveSSE(t, producer.Options{Speed: 1, OnMessage: func(_ string, msg []byte) {
+		var m struct {
+			Type      string `json:"type"`
+			Timestamp string `json:"timestamp"`
+		}
+		if json.Unmarshal(msg, &m) == nil && strings.HasSuffix(m.Type, ".reply") {
+			mu.Lock()
+			stamps = append(stamps, m.Timestamp)
+			mu.Unlock()
+		}
+	}})
+	runWith(t, ProducerOptions{Endpoint: url, Level: 2, Fast: true, Quiet: time.Second})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(stamps) == 0 {
+		t.Fatal("the suite sent no reply")
+	}
+	good := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{3}|\.\d{6})?Z$`)
+	for _, s := range stamps {
+		if !good.MatchString(s) {
+			t.Errorf("a reply's timestamp %q has neither 3 nor 6 fractional digits", s)
+		}
+	}
 }
