@@ -140,7 +140,6 @@ type Client struct {
 	conn           transport.Conn
 	eng            *session.Engine
 	neg            negotiation
-	hold           promptHold
 	manif          manifestState
 	sign           signState
 	retry          *retryConn
@@ -415,15 +414,15 @@ func (c *Client) resetTimer(t *time.Timer) {
 	t.Reset(max(next.Sub(c.now()), 0))
 }
 
-// handleQueued handles the frames waiting in the inbox as one burst:
-// prompts are held until all are handled, so one settled later in the
-// burst is never offered (burst.go).
+// handleQueued handles the frames waiting in the inbox as one burst.
+// Nothing is held for the end of the burst: a prompt is told when its event
+// is, and what settles it when that comes, so the lines are the same
+// however the producer's frames were split into reads.
 func (c *Client) handleQueued() {
 	burst := c.in.take()
 	if len(burst) == 0 {
 		return
 	}
-	c.hold.on = true
 	now := c.now()
 	for i := range burst {
 		if n := burst[i].note; n != nil {
@@ -432,7 +431,6 @@ func (c *Client) handleQueued() {
 		}
 		c.handleAt(&burst[i], now)
 	}
-	c.releasePrompts()
 	c.in.done(burst)
 }
 
@@ -456,7 +454,6 @@ func (c *Client) finish(why string, err error) {
 		return
 	}
 	c.finished = true
-	c.releasePrompts()
 	now := c.now()
 	c.eng.Flush(now)
 	c.endBurst(now)
@@ -548,9 +545,7 @@ func (c *Client) show(n note) {
 		// No earlier event will come on this connection: release what
 		// waited for one, so it is told before the connection's end. The
 		// frames before this note are handled already; those after it
-		// come from the next connection, and hold their prompts afresh.
-		c.releasePrompts()
-		c.hold.on = true
+		// come from the next connection.
 		c.eng.Flush(now)
 		c.emit(Update{Kind: KindBreak, At: now})
 		// Said when the next thing happens, unless that is the
@@ -715,12 +710,9 @@ func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(d
 func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d) }
 
 // onDeliver takes a delivery from the engine: the negotiated terms filter
-// events, prompts wait for the end of their burst.
+// events.
 func (c *Client) onDeliver(d session.Delivery) {
-	if !c.admit(d) {
-		return
-	}
-	if !c.held(d) {
+	if c.admit(d) {
 		c.deliver(d)
 	}
 }
@@ -733,9 +725,7 @@ func (c *Client) deliver(d session.Delivery) {
 
 // diagnose queues a diagnostic.
 func (c *Client) diagnose(d session.Diagnostic) {
-	if u := (Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d}); !c.heldDiagnostic(u) {
-		c.emit(u)
-	}
+	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
 }
 
 // settledAlready reports whether err is a producer refusing a reply because
