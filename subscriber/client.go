@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -169,6 +170,10 @@ type Client struct {
 	qsig      chan struct{}
 	drained   chan struct{}
 	closeOnce sync.Once
+
+	// shownSettled holds, oldest first, the last maxShownSettled prompts
+	// of shown that settled since; an older one is forgotten. Guarded by mu.
+	shownSettled []int
 }
 
 // Terms is where the subscription's terms stand.
@@ -631,8 +636,13 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 				c.queue = append(make([]Update, 0, len(c.queue)+min(2*max, maxQueued)), c.queue...)
 			}
 			for _, u := range out {
-				if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
+				p := u.Delivery.Prompt
+				switch {
+				case p == nil || u.Kind != KindDelivery:
+				case offers(u.Delivery):
 					c.shown[p.Number] = c.now()
+				case settled(p.State):
+					c.forgetShown(p.Number)
 				}
 			}
 			c.mu.Unlock()
@@ -655,6 +665,25 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// settled reports whether a prompt in state s can never be answered again.
+func settled(s session.PromptState) bool {
+	return s != session.PromptPending && s != session.PromptNotOffered
+}
+
+// forgetShown notes that prompt n, handed out, has settled; the oldest
+// settled prompt beyond maxShownSettled is forgotten, so shown stays
+// bounded. c.mu is held.
+func (c *Client) forgetShown(n int) {
+	if _, ok := c.shown[n]; !ok || slices.Contains(c.shownSettled, n) {
+		return
+	}
+	if len(c.shownSettled) == maxShownSettled {
+		delete(c.shown, c.shownSettled[0])
+		c.shownSettled = slices.Delete(c.shownSettled, 0, 1)
+	}
+	c.shownSettled = append(c.shownSettled, n)
 }
 
 // offers reports whether d offers its prompt for an answer.
