@@ -132,3 +132,8 @@ func later(x, y time.Time) time.Time {
 	}
 	return x
 }
+
+// maxShownSettled bounds the settled prompts a client remembers having
+// handed out, so that an answer to one is refused as settled rather than
+// unknown (the engine remembers as many); those still waiting are all kept.
+const maxShownSettled = 64

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -140,7 +141,6 @@ type Client struct {
 	conn           transport.Conn
 	eng            *session.Engine
 	neg            negotiation
-	hold           promptHold
 	manif          manifestState
 	sign           signState
 	retry          *retryConn
@@ -176,6 +176,10 @@ type Client struct {
 	// (critical.go). Guarded by mu.
 	crit    int
 	critSig chan struct{}
+
+	// shownSettled holds, oldest first, the last maxShownSettled prompts
+	// of shown that settled since; an older one is forgotten. Guarded by mu.
+	shownSettled []int
 }
 
 // Terms is where the subscription's terms stand.
@@ -435,15 +439,15 @@ func (c *Client) resetTimer(t *time.Timer) {
 	t.Reset(max(next.Sub(c.now()), 0))
 }
 
-// handleQueued handles the frames waiting in the inbox as one burst:
-// prompts are held until all are handled, so one settled later in the
-// burst is never offered (burst.go).
+// handleQueued handles the frames waiting in the inbox as one burst.
+// Nothing is held for the end of the burst: a prompt is told when its event
+// is, and what settles it when that comes, so the lines are the same
+// however the producer's frames were split into reads.
 func (c *Client) handleQueued() {
 	burst := c.in.take()
 	if len(burst) == 0 {
 		return
 	}
-	c.hold.on = true
 	now := c.now()
 	for i := range burst {
 		if n := burst[i].note; n != nil {
@@ -452,7 +456,6 @@ func (c *Client) handleQueued() {
 		}
 		c.handleAt(&burst[i], now)
 	}
-	c.releasePrompts()
 	c.in.done(burst)
 }
 
@@ -479,7 +482,6 @@ func (c *Client) finish(why string, err error) {
 		return
 	}
 	c.finished = true
-	c.releasePrompts()
 	now := c.now()
 	c.eng.Flush(now)
 	c.endBurst(now)
@@ -571,9 +573,7 @@ func (c *Client) show(n note) {
 		// No earlier event will come on this connection: release what
 		// waited for one, so it is told before the connection's end. The
 		// frames before this note are handled already; those after it
-		// come from the next connection, and hold their prompts afresh.
-		c.releasePrompts()
-		c.hold.on = true
+		// come from the next connection.
 		c.eng.Flush(now)
 		c.emit(Update{Kind: KindBreak, At: now})
 		// Said when the next thing happens, unless that is the
@@ -683,6 +683,25 @@ func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 	}
 }
 
+// settled reports whether a prompt in state s can never be answered again.
+func settled(s session.PromptState) bool {
+	return s != session.PromptPending && s != session.PromptNotOffered
+}
+
+// forgetShown notes that prompt n, handed out, has settled; the oldest
+// settled prompt beyond maxShownSettled is forgotten, so shown stays
+// bounded. c.mu is held.
+func (c *Client) forgetShown(n int) {
+	if _, ok := c.shown[n]; !ok || slices.Contains(c.shownSettled, n) {
+		return
+	}
+	if len(c.shownSettled) == maxShownSettled {
+		delete(c.shown, c.shownSettled[0])
+		c.shownSettled = slices.Delete(c.shownSettled, 0, 1)
+	}
+	c.shownSettled = append(c.shownSettled, n)
+}
+
 // offers reports whether d offers its prompt for an answer.
 func offers(d session.Delivery) bool {
 	return d.Kind == session.KindEvent && d.Prompt.State == session.PromptPending
@@ -736,12 +755,9 @@ func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(d
 func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d) }
 
 // onDeliver takes a delivery from the engine: the negotiated terms filter
-// events, prompts wait for the end of their burst.
+// events.
 func (c *Client) onDeliver(d session.Delivery) {
-	if !c.admit(d) {
-		return
-	}
-	if !c.held(d) {
+	if c.admit(d) {
 		c.deliver(d)
 	}
 }
@@ -754,9 +770,7 @@ func (c *Client) deliver(d session.Delivery) {
 
 // diagnose queues a diagnostic.
 func (c *Client) diagnose(d session.Diagnostic) {
-	if u := (Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d}); !c.heldDiagnostic(u) {
-		c.emit(u)
-	}
+	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
 }
 
 // settledAlready reports whether err is a producer refusing a reply because

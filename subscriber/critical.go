@@ -36,8 +36,13 @@ func (c *Client) take(n int) []Update {
 	}
 	c.crit = max(0, c.crit-n)
 	for _, u := range out {
-		if p := u.Delivery.Prompt; p != nil && u.Kind == KindDelivery && offers(u.Delivery) {
+		p := u.Delivery.Prompt
+		switch {
+		case p == nil || u.Kind != KindDelivery:
+		case offers(u.Delivery):
 			c.shown[p.Number] = c.now()
+		case settled(p.State):
+			c.forgetShown(p.Number)
 		}
 	}
 	return out

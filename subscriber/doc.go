@@ -73,9 +73,9 @@
 // ManifestRefusedError, and ErrClosed once the client has ended.
 //
 // Replays and tests step the client with Pause (frames received meanwhile
-// are handled as one burst, as a burst of replayed history is: a prompt
-// settled later in the burst is never offered) and Sync (everything
-// received, and everything due by Config.Now, is handled).
+// are handled together, each in its turn: how frames are grouped never
+// changes what is told) and Sync (everything received, and everything due
+// by Config.Now, is handled).
 //
 // Decisions made without the user — the "always" answers, a policy file's
 // rules, and automatic rejection — all pass the one policy.Gate in

@@ -32,16 +32,19 @@ const maxShown = 16
 // a name with, so that a decision costs a few look-ups, not one comparison
 // per member.
 type names struct {
-	owner map[string]*Member   // name as shown → the member it names
-	given map[*Member][]string // the names each member owns, to free them
-	tags  map[string]*Member   // the members' tags, as they read (lookAlike)
+	owner map[string]*Member // name as shown → the member it names
+	// shared holds the plain names two members' producers both gave: no
+	// member is named by one alone any more (Group.decide).
+	shared map[string]bool
+	given  map[*Member][]string // the names each member owns, to free them
+	tags   map[string]*Member   // the members' tags, as they read (lookAlike)
 	// The members' tags: as they are, letter case folded (foldKey), and as
 	// they read (lookAlike).
 	raw, folded, like tagIndex
 }
 
 func newNames() names {
-	return names{owner: map[string]*Member{}, given: map[*Member][]string{}, tags: map[string]*Member{},
+	return names{owner: map[string]*Member{}, shared: map[string]bool{}, given: map[*Member][]string{}, tags: map[string]*Member{},
 		raw: newTagIndex(), folded: newTagIndex(), like: newTagIndex()}
 }
 
@@ -130,13 +133,24 @@ func EndpointName(e string) string {
 // name (sanitized already; "" when it gave none). It is the one place that
 // decides, and it never returns a name that reads as another member's tag
 // or holds one in brackets: a member with a label is its label; a plain
-// ASCII name nobody else has is the name; another name is "name (tag)";
+// ASCII name no other member's producer gave is the name; another name,
+// or one two members' producers gave, is "name (tag)" for each of them;
 // a name that would pass for another member is the tag. Decisions are kept
-// per member and producer name until the members' tags change, so a line
-// costs a map look-up.
+// per member and producer name until the members' tags change or a name
+// becomes shared, so a line costs a map look-up.
 func (g *Group) Display(m *Member, name string) string {
+	s, _ := g.DisplayNote(m, name)
+	return s
+}
+
+// DisplayNote is Display, and the sentence to say before the line the
+// first time a second member's producer gives a plain name another member
+// was shown by: from then on both are named with their tags, and note says
+// so, once per name ("" otherwise). The producer's name in it is marked
+// (protocol.Theirs).
+func (g *Group) DisplayNote(m *Member, name string) (shown, note string) {
 	if m.label != "" {
-		return m.label
+		return m.label, ""
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -144,25 +158,47 @@ func (g *Group) Display(m *Member, name string) string {
 		m.shown, m.shownGen = map[string]string{}, g.gen
 	}
 	if s, ok := m.shown[name]; ok {
-		return s
+		return s, ""
 	}
-	s := g.decide(m, name)
+	s, note := g.decide(m, name)
 	m.shown[name] = s
-	return s
+	return s, note
 }
 
-// decide is Display's decision, made afresh. g.mu is held.
-func (g *Group) decide(m *Member, name string) string {
+// decide is Display's decision, made afresh, and the note DisplayNote
+// says. g.mu is held.
+func (g *Group) decide(m *Member, name string) (shown, note string) {
 	if name == "" || name == "Unknown agent" || g.forges(m, name) {
-		return m.tag
+		return m.tag, ""
 	}
-	if plainName(name) && g.names.claim(name, m) {
-		return name
+	q := name + " (" + m.tag + ")"
+	if plainName(name) && !g.names.shared[name] {
+		first := g.names.owner[name]
+		if g.names.claim(name, m) {
+			return name, ""
+		}
+		if first != nil && first != m && len(g.names.shared) < maxNames {
+			// Whoever spoke first does not keep the name: both are told
+			// apart from now on, the first's kept decisions made again.
+			g.names.shared[name] = true
+			delete(g.names.owner, name)
+			g.gen++
+			was := first.tag
+			if fq := name + " (" + first.tag + ")"; g.names.claim(fq, first) {
+				was = fq
+			}
+			now := m.tag
+			if g.names.claim(q, m) {
+				now = q
+			}
+			return now, fmt.Sprintf("Two agents call themselves %s: from now on each is named with its address, %s and %s.",
+				protocol.Theirs(name), protocol.Theirs(was), protocol.Theirs(now))
+		}
 	}
-	if q := name + " (" + m.tag + ")"; g.names.claim(q, m) {
-		return q
+	if g.names.claim(q, m) {
+		return q, ""
 	}
-	return m.tag // a hostile name took even that: the tag is m's alone
+	return m.tag, "" // a hostile name took even that: the tag is m's alone
 }
 
 // forges reports whether name, given by m's producer, would pass for

@@ -95,7 +95,9 @@ func (s agentSink) Announce(an announce.Announcement) error {
 	}
 	an.Source = s.a.Tag() // the user's label or endpoint: agents take turns by it
 	if s.l.multi {
-		an.Agent = s.l.group.Display(s.a.Member, an.Agent)
+		var note string
+		an.Agent, note = s.l.group.DisplayNote(s.a.Member, an.Agent)
+		s.l.say(note) // two agents now share the name: said once
 	}
 	return s.next.Announce(an)
 }

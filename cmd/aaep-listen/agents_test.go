@@ -159,8 +159,9 @@ func TestOneAgentLinesUnchanged(t *testing.T) {
 	}
 }
 
-// Two connections whose agents give the same name are told apart by
-// endpoint; a hostile producer naming itself like another agent's label,
+// Two connections whose agents give the same name are both told apart by
+// endpoint from the moment the second gives it, said once: the first to
+// speak does not keep the plain name (issue 23 item 13); a hostile producer naming itself like another agent's label,
 // or like another agent's name as told apart, never passes for it.
 func TestAgentsNamedAlikeToldApart(t *testing.T) {
 	r := newMultiRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3")
@@ -169,12 +170,17 @@ func TestAgentsNamedAlikeToldApart(t *testing.T) {
 	r.handle(1, named("x", "mail", "e3", "Forged label."))
 	r.handle(2, named("y", "Demo Assistant (127.0.0.1:2)", "e4", "Forged qualified name."))
 	r.handle(0, named("z", "Anything", "e5", "From mail."))
+	r.handle(1, named("x", "Demo Assistant", "e6", "First again."))
+	r.handle(2, named("y", "Demo Assistant", "e7", "Second again."))
 	want := []string{
 		"Demo Assistant: First.",
+		"Two agents call themselves Demo Assistant: from now on each is named with its address, Demo Assistant (127.0.0.1:2) and Demo Assistant (127.0.0.1:3).",
 		"Demo Assistant (127.0.0.1:3): Second.",
 		"127.0.0.1:2: Forged label.",
 		"127.0.0.1:3: Forged qualified name.",
 		"mail: From mail.",
+		"Demo Assistant (127.0.0.1:2): First again.",
+		"Demo Assistant (127.0.0.1:3): Second again.",
 	}
 	got := strings.Split(strings.TrimSpace(r.out.String()), "\n")
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -9,9 +9,11 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// A burst of replayed history that holds a prompt and the event settling it
-// never offers the prompt; a prompt still waiting at the burst's end is
-// offered, and answered by the policy then.
+// Replayed history holding a prompt and the event settling it gives the
+// same lines, and sends the same answers, whether its frames come in one
+// burst or one at a time: the prompt is told when it comes, then settled in
+// its place. With --auto-reply reject, the policy answers each prompt as it
+// is told (the producer ignores an answer to one already settled).
 func TestBurstHoldsSettledPrompts(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	confirm := func(id, tok string) *protocol.Event { return payPrompt(now, id, "a", tok) }
@@ -20,32 +22,45 @@ func TestBurstHoldsSettledPrompts(t *testing.T) {
 		SummaryNormal: "You accepted; paying.", Timestamp: now}
 
 	for _, autoReject := range []bool{false, true} {
-		l, out, conn := testListener(t, now, autoReject)
-
-		// One burst: evt_1 was answered before we joined, evt_2 still waits.
-		l.handle(confirm("evt_1", "rpl_1"), moved, confirm("evt_2", "rpl_2"))
-		text := strings.Join(out.lines, "\n")
-		for _, want := range []string{
-			"An earlier prompt is already settled and cannot be answered: Pay evt_1.",
-			"Confirmation needed, prompt 2: Pay evt_2.",
-		} {
-			if !strings.Contains(text, want) {
-				t.Errorf("auto-reject %v: output lacks %q:\n%s", autoReject, want, text)
+		var want string
+		var wantSent int
+		for _, oneBurst := range []bool{true, false} {
+			l, out, conn := testListener(t, now, autoReject)
+			// evt_1 was answered before we joined, evt_2 still waits.
+			evs := []*protocol.Event{confirm("evt_1", "rpl_1"), moved, confirm("evt_2", "rpl_2")}
+			if oneBurst {
+				l.handle(evs...)
+			} else {
+				for _, ev := range evs {
+					l.handle(ev)
+				}
+			}
+			text := strings.Join(out.lines, "\n")
+			if want == "" {
+				want, wantSent = text, len(conn.sent)
+				if missing := inOrder(text, []string{"Confirmation needed, prompt 1: Pay evt_1.", "paying", "Confirmation needed, prompt 2: Pay evt_2."}); missing != "" {
+					t.Errorf("auto-reject %v: %q is missing or out of order:\n%s", autoReject, missing, text)
+				}
+				if !autoReject && !strings.Contains(text, "Prompt 1 was settled elsewhere") {
+					t.Errorf("prompt 1 never said settled:\n%s", text)
+				}
+				continue
+			}
+			if text != want || len(conn.sent) != wantSent {
+				t.Errorf("auto-reject %v: one frame at a time gives other lines (sent %d, want %d):\n%s\n\none burst:\n%s",
+					autoReject, len(conn.sent), wantSent, text, want)
 			}
 		}
-		if strings.Contains(text, "Confirmation needed, prompt 1") {
-			t.Errorf("the settled prompt was offered:\n%s", text)
-		}
-		if want := map[bool]int{false: 0, true: 1}[autoReject]; len(conn.sent) != want ||
-			want == 1 && !strings.Contains(string(conn.sent[0]), `"reply_token":"rpl_2"`) {
-			t.Errorf("auto-reject %v: sent %q", autoReject, conn.sent)
+		if wantSent != map[bool]int{false: 0, true: 2}[autoReject] {
+			t.Errorf("auto-reject %v: %d answers sent", autoReject, wantSent)
 		}
 	}
 }
 
 // A replayed history whose settled prompt is followed by other events
-// before the one settling it is told in sequence order: the prompt, said
-// settled, comes before the events after it, never after them.
+// before the one settling it is told in sequence order: the prompt, then
+// the events after it, then its settling in the place of the event that
+// settles it.
 func TestBurstKeepsSequenceOrder(t *testing.T) {
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	ev := func(seq int64, set func(*protocol.Event)) *protocol.Event {
@@ -76,11 +91,8 @@ func TestBurstKeepsSequenceOrder(t *testing.T) {
 			ev(4, says("Step four.")),
 		)
 		text := strings.Join(out.lines, "\n")
-		if missing := inOrder(text, []string{"Waiting for you", "already settled", "Step two", "paying", "Step four"}); missing != "" {
+		if missing := inOrder(text, []string{"Waiting for you", "Confirmation needed, prompt 1", "Step two", "Prompt 1 was settled elsewhere", "paying", "Step four"}); missing != "" {
 			t.Fatalf("%q is missing or out of sequence order:\n%s", missing, text)
-		}
-		if strings.Contains(text, "Confirmation needed") {
-			t.Fatalf("the settled prompt was offered:\n%s", text)
 		}
 	}
 }
