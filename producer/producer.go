@@ -577,10 +577,13 @@ func urgencyOf(typ string) protocol.Urgency {
 	return protocol.UrgencyNormal
 }
 
-func (p *Producer) publish(r record) {
+// publish adds recs to the run's history and wakes the streams once.
+func (p *Producer) publish(recs ...record) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.hist.add(r)
+	for _, r := range recs {
+		p.hist.add(r)
+	}
 	p.broadcastLocked()
 }
 

@@ -54,6 +54,7 @@ type Replay struct {
 	OnDone func()
 
 	msgs  [][]byte  // the events served, one line each
+	meta  []recMeta // what serving each needs to know of it (replay_wire.go)
 	times []float64 // when each was received; meaningful when timed[i]
 	timed []bool    // whether times[i] is known
 	agent protocol.ProducerInfo
@@ -63,8 +64,10 @@ type Replay struct {
 func (r *Replay) Len() int { return len(r.msgs) }
 
 // prepare keeps the events of r.Records and finds the recorded producer.
+// Each event is checked and read once, here: serving it later costs no
+// decoding.
 func (r *Replay) prepare() {
-	r.msgs, r.times, r.timed = nil, nil, nil
+	r.msgs, r.meta, r.times, r.timed = nil, nil, nil, nil
 	r.agent = protocol.ProducerInfo{AgentID: "aaep-replay"}
 	found := false
 	for _, rec := range r.Records {
@@ -75,13 +78,11 @@ func (r *Replay) prepare() {
 		if json.Compact(&b, rec.Msg) != nil {
 			continue
 		}
-		r.msgs = append(r.msgs, b.Bytes())
+		m := readMeta(b.Bytes())
+		r.msgs, r.meta = append(r.msgs, b.Bytes()), append(r.meta, m)
 		r.times, r.timed = append(r.times, rec.T), append(r.timed, rec.HasT)
-		var m struct {
-			Producer protocol.ProducerInfo `json:"producer"`
-		}
-		if !found && json.Unmarshal(rec.Msg, &m) == nil && m.Producer.AgentID != "" {
-			r.agent, found = m.Producer, true
+		if !found && m.agent.AgentID != "" {
+			r.agent, found = m.agent, true
 		}
 	}
 }
@@ -110,12 +111,14 @@ func (p *Producer) playOwn(ctx context.Context, lastID string, sub *subscription
 	}
 	lg := &eventLog{own: true}
 	go func() {
-		finished := r.play(ctx, start, p.opts.Now, func(rec record) error {
+		finished := r.play(ctx, start, p.opts.Now, func(recs []record) error {
 			for {
 				p.mu.Lock()
 				room, full := lg.full()
 				if !full {
-					lg.add(rec)
+					for _, rec := range recs {
+						lg.add(rec)
+					}
 					p.broadcastLocked()
 					p.mu.Unlock()
 					return nil
@@ -157,8 +160,8 @@ func (p *Producer) sentAll(own *eventLog) {
 // runReplay plays a Shared replay into the history every stream reads.
 func (p *Producer) runReplay() {
 	r := p.opts.Replay
-	finished := r.play(p.ctx, 0, p.opts.Now, func(rec record) error {
-		p.publish(rec)
+	finished := r.play(p.ctx, 0, p.opts.Now, func(recs []record) error {
+		p.publish(recs...)
 		return nil
 	})
 	if finished && r.OnDone != nil {
@@ -173,21 +176,38 @@ func (r *Replay) resumeAt(last string) (int, bool) {
 	if last == "" {
 		return 0, false
 	}
-	for i, msg := range r.msgs {
-		if eventID(msg) == last {
+	for i, m := range r.meta {
+		if m.rec.id == last {
 			start, found = i+1, true
 		}
 	}
 	return start, found
 }
 
+// replayBatch is how many events without a pause between them play hands
+// the streams at once: a stream behind takes them in one write.
+const replayBatch = 256
+
 // play sends the events from index start through emit, paced, once or
-// (Loop) until ctx is done, then waits Linger. It reports whether the
-// capture was played to the end.
-func (r *Replay) play(ctx context.Context, start int, now func() time.Time, emit func(record) error) bool {
+// (Loop) until ctx is done, then waits Linger. Events without a pause
+// between them are emitted together, up to replayBatch at a time. It
+// reports whether the capture was played to the end.
+func (r *Replay) play(ctx context.Context, start int, now func() time.Time, emit func([]record) error) bool {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var batch []record
+	flush := func() bool {
+		if len(batch) == 0 {
+			return ctx.Err() == nil
+		}
+		err := emit(batch)
+		batch = batch[:0]
+		return err == nil
+	}
 	wait := func(d time.Duration) bool {
+		if !flush() {
+			return false
+		}
 		if d <= 0 {
 			return ctx.Err() == nil
 		}
@@ -199,12 +219,19 @@ func (r *Replay) play(ctx context.Context, start int, now func() time.Time, emit
 			return false
 		}
 	}
+	st := &stamper{now: now}
 	for round := 1; ; round++ {
 		for i := start; i < len(r.msgs); i++ {
-			if i > start && !wait(r.pause(i)) {
+			if i > start {
+				if d := r.pause(i); d > 0 && !wait(d) {
+					return false
+				}
+			}
+			if ctx.Err() != nil {
 				return false
 			}
-			if ctx.Err() != nil || emit(replayRecord(r.message(r.msgs[i], round, now))) != nil {
+			batch = append(batch, r.meta[i].send(r.msgs[i], round, r.KeepTimestamps, st))
+			if len(batch) == replayBatch && !flush() {
 				return false
 			}
 		}
@@ -243,37 +270,6 @@ func (r *Replay) pause(i int) time.Duration {
 	return d
 }
 
-// message is msg as sent in round: restamped unless KeepTimestamps, with
-// fresh IDs from round 2 on. msg is returned as recorded when nothing changes.
-func (r *Replay) message(msg []byte, round int, now func() time.Time) []byte {
-	if r.KeepTimestamps && round == 1 {
-		return msg
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(msg, &m) != nil {
-		return msg
-	}
-	if !r.KeepTimestamps {
-		if _, ok := m["timestamp"]; ok {
-			ts, _ := json.Marshal(now().UTC().Format("2006-01-02T15:04:05.000Z07:00"))
-			m["timestamp"] = ts
-		}
-	}
-	if round > 1 {
-		for _, k := range []string{"event_id", "session_id", "reply_token"} {
-			var v string
-			if raw, ok := m[k]; ok && json.Unmarshal(raw, &v) == nil && v != "" {
-				m[k], _ = json.Marshal(roundID(v, round))
-			}
-		}
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		return msg
-	}
-	return out
-}
-
 // roundID is id made unique to round: "evt_abc" becomes "evt_abcr2", cut
 // so that what follows the prefix stays within 64 characters.
 func roundID(id string, round int) string {
@@ -288,31 +284,4 @@ func roundID(id string, round int) string {
 		rest = rest[:n]
 	}
 	return prefix + rest + suffix
-}
-
-// replayRecord is a recorded event as the streams publish it. It is
-// critical when the recording says so or its type always is.
-func replayRecord(msg []byte) record {
-	var m struct {
-		Type    string           `json:"type"`
-		Session string           `json:"session_id"`
-		Urgency protocol.Urgency `json:"urgency"`
-	}
-	_ = json.Unmarshal(msg, &m) // kept only when it was a JSON object
-	return record{
-		id: eventID(msg), typ: m.Type, session: m.Session, data: msg,
-		critical: m.Urgency == protocol.UrgencyCritical || urgencyOf(m.Type) == protocol.UrgencyCritical,
-	}
-}
-
-// eventID returns the event_id of a message, or "" when it has none or it
-// holds a byte that could break an SSE line.
-func eventID(msg []byte) string {
-	var m struct {
-		ID string `json:"event_id"`
-	}
-	if json.Unmarshal(msg, &m) != nil || strings.ContainsAny(m.ID, "\r\n") {
-		return ""
-	}
-	return m.ID
 }

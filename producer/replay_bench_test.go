@@ -14,12 +14,14 @@ import (
 
 // BenchmarkReplaySSE measures a replay at --speed 0 on one SSE stream of
 // the deployed layout: every op is one event, from the record to the line
-// the subscriber reads.
+// the subscriber reads, restamped with the time of sending.
 func BenchmarkReplaySSE(b *testing.B) {
 	recs := make([]capture.Record, b.N)
 	for i := range recs {
 		recs[i] = capture.Record{Dir: capture.In, Msg: []byte(fmt.Sprintf(
-			`{"type":"aaep:agent.progress.updated","event_id":"evt_%d","session_id":"sess_b","sequence_number":%d,"summary_normal":"Step %d."}`, i, i, i))}
+			`{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.progress.updated",`+
+				`"event_id":"evt_%d","session_id":"sess_b","sequence_number":%d,"timestamp":"2026-01-01T00:00:00.000Z",`+
+				`"producer":{"agent_id":"bench"},"verbosity":"normal","urgency":"background","summary_normal":"Step %d."}`, i, i, i))}
 	}
 	p := New(Options{Replay: &Replay{Records: recs}})
 	hs := httptest.NewServer(p)

@@ -476,7 +476,7 @@ func TestReplayOwnLogBackpressure(t *testing.T) {
 	var want, got [2][]string
 	for _, e := range evs {
 		k := 0
-		if replayRecord([]byte(fmt.Sprintf(`{"type":%q}`, e["type"]))).critical || e["urgency"] == "critical" {
+		if readMeta([]byte(fmt.Sprintf(`{"type":%q}`, e["type"]))).rec.critical || e["urgency"] == "critical" {
 			k = 1
 		}
 		id, _ := e["event_id"].(string)
@@ -486,12 +486,12 @@ func TestReplayOwnLogBackpressure(t *testing.T) {
 	// capture's rounds until each kind's expected list is as long as what
 	// came.
 	for i := 0; len(want[0]) < len(got[0]) || len(want[1]) < len(got[1]); i++ {
-		id := eventID(r.msgs[i%n])
+		id := r.meta[i%n].rec.id
 		if round := i/n + 1; round > 1 {
 			id = roundID(id, round)
 		}
 		k := 0
-		if replayRecord(r.msgs[i%n]).critical {
+		if r.meta[i%n].rec.critical {
 			k = 1
 		}
 		want[k] = append(want[k], id)

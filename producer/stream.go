@@ -78,9 +78,15 @@ func (p *Producer) defaultInclude() []string {
 
 // anonymousTerms are the terms of a stream of the deployed layout, which
 // has no handshake: every event, prompts included, since such a stream may
-// answer on the deployed reply endpoint.
+// answer on the deployed reply endpoint. A replay's has no rate limit: it
+// keeps to the pace of its recording (and --speed), and no subscriber
+// asked for one.
 func (p *Producer) anonymousTerms() terms {
-	return terms{rate: p.rateCap(), include: p.defaultInclude(), confirm: true, clarify: true}
+	rate := p.rateCap()
+	if p.opts.Replay != nil {
+		rate = 0
+	}
+	return terms{rate: rate, include: p.defaultInclude(), confirm: true, clarify: true}
 }
 
 // startIndex is where a new stream begins in the run's history: after the
@@ -434,7 +440,7 @@ func (o *streamOut) write(rec record) {
 }
 
 // bucket is a token bucket: rate tokens a second, holding at most one
-// second's worth.
+// second's worth; a rate of 0 is no limit.
 type bucket struct {
 	rate   int
 	tokens float64
@@ -455,6 +461,9 @@ func (b *bucket) refill(now time.Time) {
 }
 
 func (b *bucket) take(now time.Time) bool {
+	if b.rate <= 0 {
+		return true
+	}
 	b.refill(now)
 	if b.tokens < 1 {
 		return false
@@ -465,6 +474,9 @@ func (b *bucket) take(now time.Time) bool {
 
 // wait is how long until a token is available.
 func (b *bucket) wait(now time.Time) time.Duration {
+	if b.rate <= 0 {
+		return 0
+	}
 	b.refill(now)
 	if b.tokens >= 1 {
 		return 0
