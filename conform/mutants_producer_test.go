@@ -351,7 +351,7 @@ func decodeObject(b []byte) (jsonObject, bool) {
 // observe keeps track of prompts as the producer emits them. x.mu is held.
 func (x *mutation) observe(e jsonObject) {
 	typ := typeOf(e)
-	sess, token := field(e, "session_id"), field(e, "reply_token")
+	sess, token := strOf(e, "session_id"), strOf(e, "reply_token")
 	switch typ {
 	case protocol.TypeAwaitingConfirmation, protocol.TypeAwaitingClarify:
 		x.waiting[sess] = token
@@ -402,15 +402,15 @@ func (x *mutation) takeReply(body []byte) []byte {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	switch field(m, "type") {
+	switch strOf(m, "type") {
 	case protocol.TypeSubscriptionClose:
-		if field(m, "subscription_id") == x.mainSub {
+		if strOf(m, "subscription_id") == x.mainSub {
 			for s := range x.waiting {
 				x.cut[s] = true
 			}
 		}
 	case protocol.TypeConfirmationReply, protocol.TypeClarificationReply:
-		x.replied[field(m, "reply_token")] = true
+		x.replied[strOf(m, "reply_token")] = true
 	}
 	if x.m.reply == nil {
 		return body
@@ -422,14 +422,14 @@ func (x *mutation) takeReply(body []byte) []byte {
 	return b
 }
 
-func field(m jsonObject, k string) string {
+func strOf(m jsonObject, k string) string {
 	s, _ := m[k].(string)
 	return s
 }
 
 // typeOf returns e's type in the compact form.
 func typeOf(e jsonObject) string {
-	return protocol.NormalizeType(protocol.ExpandType(field(e, "type")))
+	return protocol.NormalizeType(protocol.ExpandType(strOf(e, "type")))
 }
 
 // is reports whether e is of type typ.
@@ -437,7 +437,7 @@ func is(e jsonObject, typ string) bool { return typeOf(e) == typ }
 
 // stamp shifts e's timestamp by d.
 func stamp(e jsonObject, d time.Duration) {
-	at, err := time.Parse(time.RFC3339Nano, field(e, "timestamp"))
+	at, err := time.Parse(time.RFC3339Nano, strOf(e, "timestamp"))
 	if err == nil {
 		e["timestamp"] = at.Add(d).UTC().Format("2006-01-02T15:04:05.000Z")
 	}
@@ -469,7 +469,7 @@ func producerMutants() []pmutant {
 	return []pmutant{
 		// Level 1: lifecycle, envelope, order.
 		{name: "no-session-started", fails: []string{PLifecycle}, event: func(_ *mutation, e jsonObject) []jsonObject {
-			if is(e, protocol.TypeSessionStarted) && strings.Contains(field(e, "summary_normal"), "mail") {
+			if is(e, protocol.TypeSessionStarted) && strings.Contains(strOf(e, "summary_normal"), "mail") {
 				return nil
 			}
 			return []jsonObject{e}
@@ -477,7 +477,7 @@ func producerMutants() []pmutant {
 		{name: "two-terminal-events", fails: []string{POneTerminal}, event: func(_ *mutation, e jsonObject) []jsonObject {
 			if is(e, protocol.TypeSessionErrored) {
 				c := copyOf(e)
-				c["type"], c["event_id"] = protocol.TypeSessionCompleted, field(e, "event_id")+"x"
+				c["type"], c["event_id"] = protocol.TypeSessionCompleted, strOf(e, "event_id")+"x"
 				delete(c, "error_category")
 				delete(c, "error_code")
 				delete(c, "recoverable")
@@ -496,31 +496,31 @@ func producerMutants() []pmutant {
 			return []jsonObject{e}
 		}},
 		{name: "state-not-from-idle", fails: []string{PStateChanges}, event: only(protocol.TypeStateChanged, func(_ *mutation, e jsonObject) {
-			if field(e, "from_state") == "idle" {
+			if strOf(e, "from_state") == "idle" {
 				e["from_state"] = "thinking"
 			}
 		})},
 		{name: "state-chain-broken", fails: []string{PStateChanges}, event: only(protocol.TypeStateChanged, func(_ *mutation, e jsonObject) {
-			if field(e, "from_state") == "calling_tool" && field(e, "to_state") == "awaiting_input" {
+			if strOf(e, "from_state") == "calling_tool" && strOf(e, "to_state") == "awaiting_input" {
 				e["from_state"] = "thinking"
 			}
 		})},
 		{name: "skips-calling-tool", fails: []string{PStateChanges}, event: func(x *mutation, e jsonObject) []jsonObject {
-			sess := field(e, "session_id")
+			sess := strOf(e, "session_id")
 			if !is(e, protocol.TypeStateChanged) {
 				return []jsonObject{e}
 			}
-			if field(e, "to_state") == "calling_tool" {
-				x.state[sess] = field(e, "from_state")
+			if strOf(e, "to_state") == "calling_tool" {
+				x.state[sess] = strOf(e, "from_state")
 				return nil
 			}
-			if field(e, "from_state") == "calling_tool" && x.state[sess] != "" {
+			if strOf(e, "from_state") == "calling_tool" && x.state[sess] != "" {
 				e["from_state"] = x.state[sess]
 			}
 			return []jsonObject{e}
 		}},
 		{name: "tool-never-completed", fails: []string{PToolBracketing}, event: func(_ *mutation, e jsonObject) []jsonObject {
-			if is(e, protocol.TypeToolCompleted) && field(e, "tool") == "read_mail" {
+			if is(e, protocol.TypeToolCompleted) && strOf(e, "tool") == "read_mail" {
 				return nil
 			}
 			return []jsonObject{e}
@@ -532,7 +532,7 @@ func producerMutants() []pmutant {
 			delete(e, "summary_normal")
 		})},
 		{name: "event-id-reused", fails: []string{PEnvelopeRules}, event: only(protocol.TypeProgressUpdated, func(x *mutation, e jsonObject) {
-			if prev := x.last[field(e, "session_id")]; prev != nil {
+			if prev := x.last[strOf(e, "session_id")]; prev != nil {
 				e["event_id"] = prev["event_id"]
 			}
 		})},
@@ -553,7 +553,7 @@ func producerMutants() []pmutant {
 			stamp(e, time.Hour)
 		})},
 		{name: "timestamp-nine-digits", fails: []string{PEnvelopeRules}, event: only(protocol.TypeProgressUpdated, func(_ *mutation, e jsonObject) {
-			e["timestamp"] = strings.Replace(field(e, "timestamp"), "Z", "123456Z", 1)
+			e["timestamp"] = strings.Replace(strOf(e, "timestamp"), "Z", "123456Z", 1)
 		})},
 		{name: "aaep-version-unpublished", fails: []string{PEnvelopeRules}, event: only(protocol.TypeProgressUpdated, func(_ *mutation, e jsonObject) {
 			e["aaep_version"] = "1.7.0"
@@ -585,12 +585,12 @@ func producerMutants() []pmutant {
 		}},
 		{name: "acts-after-silence", fails: []string{PConfirmBlocks}, silence: 1500 * time.Millisecond},
 		{name: "accept-default-high-risk", fails: []string{PSafeDefault}, event: only(protocol.TypeAwaitingConfirmation, func(_ *mutation, e jsonObject) {
-			if field(e, "risk_level") == "high" && e["irreversible"] == true && !strings.HasPrefix(fmt.Sprint(e["timeout_seconds"]), "1") {
+			if strOf(e, "risk_level") == "high" && e["irreversible"] == true && !strings.HasPrefix(fmt.Sprint(e["timeout_seconds"]), "1") {
 				e["default_decision"] = "accept"
 			}
 		})},
 		{name: "answer-outside-choices", fails: []string{PWrongKind}, reply: func(x *mutation, m jsonObject) jsonObject {
-			if cs := x.choices[field(m, "reply_token")]; len(cs) > 0 && field(m, "type") == protocol.TypeClarificationReply {
+			if cs := x.choices[strOf(m, "reply_token")]; len(cs) > 0 && strOf(m, "type") == protocol.TypeClarificationReply {
 				if s, ok := m["response"].(string); ok && !slices.Contains(cs, s) {
 					m["response"] = cs[0]
 				}
@@ -599,7 +599,7 @@ func producerMutants() []pmutant {
 		}},
 		// Level 3: terms.
 		{name: "never-ends-after-close", level: 3, fails: []string{POneTerminal}, event: func(x *mutation, e jsonObject) []jsonObject {
-			if x.cut[field(e, "session_id")] && (is(e, protocol.TypeSessionCompleted) || is(e, protocol.TypeSessionErrored) || is(e, protocol.TypeSessionCancelled)) {
+			if x.cut[strOf(e, "session_id")] && (is(e, protocol.TypeSessionCompleted) || is(e, protocol.TypeSessionErrored) || is(e, protocol.TypeSessionCancelled)) {
 				return nil
 			}
 			return []jsonObject{e}
@@ -622,7 +622,7 @@ func producerMutants() []pmutant {
 			return []jsonObject{e}
 		}},
 		{name: "microsecond-timestamps", event: func(_ *mutation, e jsonObject) []jsonObject {
-			e["timestamp"] = strings.Replace(field(e, "timestamp"), "Z", "250Z", 1)
+			e["timestamp"] = strings.Replace(strOf(e, "timestamp"), "Z", "250Z", 1)
 			return []jsonObject{e}
 		}},
 		{name: "full-uri-types", event: func(_ *mutation, e jsonObject) []jsonObject {

@@ -245,7 +245,7 @@ func jwsManifest(b []byte) error {
 	if err := json.Unmarshal(raw[0], &head); err != nil || head.Alg == "" {
 		return errors.New("not a compact JWS: its header is not a JSON object naming alg")
 	}
-	if _, err := session.ParseManifest(raw[1]); err != nil {
+	if _, err := manifest.Parse(raw[1]); err != nil {
 		return fmt.Errorf("a JWS whose payload is not a manifest: %w", err)
 	}
 	return nil
