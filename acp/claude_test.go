@@ -46,10 +46,7 @@ func TestClaudeCode(t *testing.T) {
 	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
 		t.Run(decision, func(t *testing.T) {
 			t.Parallel()
-			model, err := anthropictest.Start(anthropictest.Script{
-				Shell: []string{"Bash"}, Command: "echo ok > proof.txt", Description: "Write the proof file",
-				Answer: "I am finished.",
-			})
+			model, err := anthropictest.Start(anthropictest.Shell("echo ok > proof.txt", "Write the proof file", "I am finished."))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -99,4 +96,44 @@ func TestClaudeCode(t *testing.T) {
 			r.checkValid(t)
 		})
 	}
+}
+
+// Claude Code's question tool (AskUserQuestion) reaches a client that
+// takes forms as a form (elicitation/create): the bridge asks its fields
+// as questions, the choice from the schema; the answer reaches the model.
+func TestClaudeCodeQuestion(t *testing.T) {
+	t.Parallel()
+	model, err := anthropictest.Start(anthropictest.Script{
+		Tools: []string{"AskUserQuestion"},
+		Input: map[string]any{"questions": []map[string]any{{
+			"question": "Which database shall I use?", "header": "Database", "multiSelect": false,
+			"options": []map[string]string{{"label": "Postgres", "description": "The usual one"}, {"label": "MySQL", "description": "The other one"}},
+		}}},
+		Answer: "I will use the database you chose.",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer model.Close()
+	endpoint, env := claudeCode(t, model.URL)
+	r := startEndpoint(t, endpoint, acp.Options{Name: "claude", Env: env, Task: "set up the database"})
+	p := r.nthPrompt(t, 1)
+	r.waitText(t, "Choices: 1, Postgres; 2, MySQL")
+	if err := r.c.Answer(context.Background(), p.Number, "2"); err != nil {
+		t.Fatal(err)
+	}
+	// The adapter adds a free-text field ("Other") to each question.
+	p = r.nthPrompt(t, 2)
+	if err := r.c.Answer(context.Background(), p.Number, "-"); err != nil {
+		t.Fatal(err)
+	}
+	r.waitText(t, "is done and waiting for you.")
+	results := model.Results()
+	if len(results) != 1 || !strings.Contains(results[0].Content, "MySQL") || results[0].IsError {
+		t.Errorf("the model was told %+v, want the choice MySQL:\n%s\nrequests: %q", results, r.text(), model.Requests())
+	}
+	if all := r.text(); !strings.Contains(all, "I will use the database you chose.") {
+		t.Errorf("the answer was not said:\n%s", all)
+	}
+	r.checkValid(t)
 }

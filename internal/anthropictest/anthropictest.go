@@ -1,8 +1,8 @@
 // Package anthropictest is a scripted model behind the Anthropic Messages
 // API, on a loopback port, for tests that run a real agent (Claude Code,
-// Copilot CLI) offline. Given a task, the model asks to run one shell
-// command through the agent's own shell tool; once the tool's result comes
-// back it answers in words. Requests the agent makes on the side (titles,
+// Copilot CLI) offline. Given a task, the model calls one of the agent's
+// own tools (its shell, to run a command; its question tool); once the
+// tool's result comes back it answers in words. Requests the agent makes on the side (titles,
 // summaries, quota checks) get a short text answer. What the agent sent is
 // kept, so a test can see what its model was told.
 package anthropictest
@@ -19,14 +19,20 @@ import (
 
 // Script is what the model does.
 type Script struct {
-	// Shell names the tools the model may use to run the command, in
-	// order of preference (Claude Code's is Bash, Copilot CLI's bash).
-	Shell []string
-	// Command is the command the model asks to run, and Description its
-	// words for it.
-	Command, Description string
+	// Tools names the tool the model calls, in order of preference: the
+	// first one the agent offers is called (Claude Code's shell is Bash,
+	// Copilot CLI's bash).
+	Tools []string
+	// Input is the tool call's input.
+	Input map[string]any
 	// Answer is what the model says once the tool's result came back.
 	Answer string
+}
+
+// Shell is the script of a model that runs command through the agent's
+// shell tool (Claude Code's Bash, Copilot CLI's bash), then says answer.
+func Shell(command, description, answer string) Script {
+	return Script{Tools: []string{"Bash", "bash"}, Input: map[string]any{"command": command, "description": description}, Answer: answer}
 }
 
 // ToolResult is what the agent told its model the command did.
@@ -48,7 +54,7 @@ type Server struct {
 	mu       sync.Mutex
 	results  []ToolResult
 	asked    int      // tool_use answers sent
-	requests []string // method, path and model of every request, for a test's failure message
+	requests []string // method, path, model and tools of every request, for a test's failure message
 }
 
 // Start serves the script on a loopback port.
@@ -79,14 +85,15 @@ func (s *Server) Results() []ToolResult {
 	return append([]ToolResult(nil), s.results...)
 }
 
-// Asked returns how many times the model asked to run the command.
+// Asked returns how many times the model called the tool.
 func (s *Server) Asked() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.asked
 }
 
-// Requests returns one line per request served: method, path, model.
+// Requests returns one line per request served: method, path, model and
+// the tools offered.
 func (s *Server) Requests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -118,7 +125,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	var req request
 	_ = json.Unmarshal(body, &req)
 	s.mu.Lock()
-	s.requests = append(s.requests, r.Method+" "+r.URL.Path+" "+req.Model)
+	var tools []string
+	for _, t := range req.Tools {
+		tools = append(tools, t.Name)
+	}
+	s.requests = append(s.requests, r.Method+" "+r.URL.Path+" "+req.Model+" ["+strings.Join(tools, " ")+"]")
 	s.mu.Unlock()
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/count_tokens"):
@@ -133,11 +144,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 
 // messages answers one Messages API request by the script.
 func (s *Server) messages(w http.ResponseWriter, req request) {
-	shell := ""
-	for _, want := range s.script.Shell {
+	tool := ""
+	for _, want := range s.script.Tools {
 		for _, t := range req.Tools {
-			if t.Name == want && shell == "" {
-				shell = want
+			if t.Name == want && tool == "" {
+				tool = want
 			}
 		}
 	}
@@ -159,13 +170,12 @@ func (s *Server) messages(w http.ResponseWriter, req request) {
 		s.results = append(s.results, *result)
 		s.mu.Unlock()
 		blocks = []map[string]any{{"type": "text", "text": s.script.Answer}}
-	case shell != "":
+	case tool != "":
 		s.mu.Lock()
 		s.asked++
 		id := fmt.Sprintf("toolu_%03d", s.asked)
 		s.mu.Unlock()
-		input := map[string]string{"command": s.script.Command, "description": s.script.Description}
-		blocks = []map[string]any{{"type": "tool_use", "id": id, "name": shell, "input": input}}
+		blocks = []map[string]any{{"type": "tool_use", "id": id, "name": tool, "input": s.script.Input}}
 		stop = "tool_use"
 	default: // a request on the side: a title, a summary, a check
 		blocks = []map[string]any{{"type": "text", "text": "OK"}}

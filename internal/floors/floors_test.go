@@ -49,8 +49,9 @@ var floors = map[string]float64{
 
 	// 5: the client of one subscription; the one producer.
 	"subscriber": 5, "producer": 5, "acp": 5,
-	"internal/acptest": 0,   // the scripted ACP agent of the tests
-	"":                 5.5, // the files built into the commands (scenarios for producer)
+	"internal/acptest":       0,   // the scripted ACP agent of the tests
+	"internal/anthropictest": 0,   // the scripted model of the real-agent tests
+	"":                       5.5, // the files built into the commands (scenarios for producer)
 
 	// 6: the conformance catalogue.
 	"conform": 6,
