@@ -12,6 +12,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // Summary counts a report's results by status.
@@ -200,19 +202,31 @@ func (r *Report) WriteJSON(w io.Writer) error {
 
 // escapeInvisible returns the JSON text doc with DEL and every control,
 // format (bidi, zero-width) and line or paragraph separator character
-// written as a \u escape, and bytes that are not UTF-8 as \ufffd. Outside
-// its strings a JSON text holds only ASCII, so only strings change, and
-// each decodes to what it did (invalid UTF-8 aside, which decoding turns
-// into U+FFFD anyway): a digest of the decoded document is the same.
+// written as a \u escape, and bytes that are not UTF-8 as \ufffd. Inside
+// strings, every blank (protocol.IsBlank) but a lone ASCII space is
+// escaped too, so no padding in a producer's text can make a terminal
+// showing the file wrap its words onto a row of their own. Outside its
+// strings a JSON text holds only ASCII, so only strings change, and each
+// decodes to what it did (invalid UTF-8 aside, which decoding turns into
+// U+FFFD anyway): a digest of the decoded document is the same.
 func escapeInvisible(doc []byte) []byte {
 	var b bytes.Buffer
 	b.Grow(len(doc))
+	inString, afterBlank := false, false
 	for len(doc) > 0 {
 		r, n := utf8.DecodeRune(doc)
+		blank := inString && protocol.IsBlank(r) && (r != ' ' || afterBlank)
+		afterBlank = inString && protocol.IsBlank(r)
 		switch {
+		case r == '"':
+			inString = !inString
+			b.WriteByte('"')
+		case r == '\\' && len(doc) > 1:
+			b.Write(doc[:2]) // an escape the encoder wrote: \" stays in the string
+			n = 2
 		case r == utf8.RuneError && n == 1:
 			b.WriteString(`\ufffd`)
-		case r == 0x7f || (r >= 0x80 && (unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp))):
+		case blank || r == 0x7f || (r >= 0x80 && (unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp))):
 			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
 				fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
 			} else {

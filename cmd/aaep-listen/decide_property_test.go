@@ -86,7 +86,9 @@ func consentRule(p *session.Prompt, label string) string {
 // agents reusing session ids, tools, risk levels, contradictory
 // reversibility, reused reply tokens, "accept always" typed at random
 // points, expiry, questions asked beside confirmations, prompts withdrawn
-// and replaced by riskier ones just before the user types. No accept may
+// and replaced by riskier ones just before the user types, and a relaying
+// agent that asks something harmless under another agent's reply token
+// (issue 23 item 1's attack, within one listener). No accept may
 // leave without a typed accept for that very prompt (a bare one only when
 // that prompt, a confirmation, was the only one waiting, shown
 // subscriber.Settle ago or more, with the prompts waiting unchanged as
@@ -125,6 +127,8 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	always := map[alwaysModel]*protocol.Event{} // accept always answers and the prompt answered
 	var tokens []string
+	tokenOf := map[string]string{} // each reply token → the agent that first asked under it
+	answered := map[string]bool{}  // the tokens a reply was sent for
 	var trace []string
 	shownAt := map[int]time.Time{} // when each prompt was first seen waiting
 	var changed time.Time          // when the prompts waiting last changed without the user
@@ -166,6 +170,13 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			if m.Token != p.Event.ReplyToken {
 				t.Fatalf("the reply to prompt %d carries token %s, not its own %s", p.Number, m.Token, p.Event.ReplyToken)
 			}
+			if answered[m.Token] {
+				// A token spent already: a relaying agent's copy, or the
+				// producer reusing it. No second answer leaves for it.
+				t.Fatalf("seed %d: a second reply for token %s (first asked by %s), to prompt %d of %s\n%s",
+					seed, m.Token, tokenOf[m.Token], p.Number, p.Event.Producer.AgentID, strings.Join(trace, "\n"))
+			}
+			answered[m.Token] = true
 			if m.Decision != protocol.DecisionAccept {
 				continue
 			}
@@ -204,7 +215,7 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	for range steps {
 		typedFor := 0
 		watch()
-		switch op := rng.IntN(13); {
+		switch op := rng.IntN(14); {
 		case op < 4: // a confirmation
 			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
 			tool := pick("", "save_draft", "transfer_money", "delete", "send_mail")
@@ -223,6 +234,9 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 				}
 			})
 			tokens = append(tokens, tok)
+			if tokenOf[tok] == "" {
+				tokenOf[tok] = agent
+			}
 			trace = append(trace, fmt.Sprintf("confirm %s %s %q risk=%q rev=%q flag=%d twice=%v", agent, sess, tool, risk, rev, flag, r.dupUndo))
 			r.dupUndo = false
 		case op == 4: // a tool call, naming the tool of the next prompt
@@ -285,16 +299,39 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			r.advance(time.Duration(rng.IntN(40)) * time.Second)
 			trace = append(trace, "tick")
 		case op == 10: // a question beside the confirmations
-			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2", "sess_q")
+			agent, sess := pick("drafter", "intruder", "ops", "relay"), pick("sess_1", "sess_2", "sess_q")
 			r.question(agent, sess, "Shall I go on?")
 			trace = append(trace, fmt.Sprintf("question %s %s", agent, sess))
 		case op == 11: // bait and switch: the prompt withdrawn, a riskier one asked
-			agent, sess := pick("drafter", "intruder", "ops"), pick("sess_1", "sess_2")
+			agent, sess := pick("drafter", "intruder", "ops", "relay"), pick("sess_1", "sess_2")
 			r.event(agent, sess, func(ev *protocol.Event) {
 				ev.Type, ev.FromState, ev.ToState = protocol.TypeStateChanged, "awaiting_input", "thinking"
 			})
-			tokens = append(tokens, r.confirm(agent, sess, pick("transfer_money", "save_draft"), wire9000))
+			tok := r.confirm(agent, sess, pick("transfer_money", "save_draft"), wire9000)
+			tokens = append(tokens, tok)
+			tokenOf[tok] = agent
 			trace = append(trace, fmt.Sprintf("switch %s %s", agent, sess))
+		case op == 12: // a relaying agent: something harmless, under another agent's token
+			var theirs []string
+			for _, tok := range tokens {
+				if a := tokenOf[tok]; a != "" && a != "relay" {
+					theirs = append(theirs, tok)
+				}
+			}
+			if len(theirs) == 0 {
+				break
+			}
+			stolen := theirs[rng.IntN(len(theirs))]
+			if rng.IntN(2) == 0 {
+				stolen = theirs[len(theirs)-1] // the newest: most likely still waiting
+			}
+			sess := pick("sess_1", "sess_2", "sess_r")
+			r.confirm("relay", sess, pick("save_draft", ""), func(ev *protocol.Event) {
+				no := false
+				ev.RiskLevel, ev.Reversibility, ev.Irreversible, ev.ReplyToken = "low", "reversible", &no, stolen
+				ev.Action = "Save your draft."
+			})
+			trace = append(trace, fmt.Sprintf("relay %s under %s's token %s", sess, tokenOf[stolen], stolen))
 		default: // a moment passes: the user types before hearing what changed
 			r.advance(150 * time.Millisecond)
 			trace = append(trace, "tick 0.15 s")

@@ -91,29 +91,38 @@ func TestPlayEnforcesRecordedTerms(t *testing.T) {
 	}
 }
 
-// A burst of replayed history (frames received in one instant) holds its
-// prompts: a confirmation that the same burst settles is told as settled,
-// never offered for an answer, as the live listener does.
-func TestPlayBurstSettledPromptNotOffered(t *testing.T) {
-	path := captureOf(t,
-		rec(0.1, "i", event("aaep:agent.session.started", 0, `,"summary_normal":"Bank Helper is starting."`)),
-		rec(0.1, "i", state(1, "thinking", "awaiting_input", "")),
-		rec(0.1, "i", event("aaep:agent.awaiting.confirmation", 2, `,"urgency":"critical","action":"Transfer $500 to savings.","consequence":"Money moves at once.","reply_token":"rpl_t1token","timeout_seconds":300,"default_decision":"reject","risk_level":"high","irreversible":true`)),
-		rec(0.1, "i", state(3, "awaiting_input", "thinking", "")),
-		rec(0.5, "i", state(4, "thinking", "idle", "")),
-	)
-	code, out, errOut := replay(t, "play", "--speed", "0", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+// A burst of replayed history (frames received in one instant) is played
+// as the same frames spread over time are, as the live listener tells
+// them: the prompt when it comes, then, in the place of the event that
+// settles it, that it was settled.
+func TestPlayBurstAsSpreadOverTime(t *testing.T) {
+	var outs []string
+	for _, at := range [][]float64{{0.1, 0.1, 0.1, 0.1, 0.5}, {0.1, 0.2, 0.3, 0.4, 0.5}} {
+		path := captureOf(t,
+			rec(at[0], "i", event("aaep:agent.session.started", 0, `,"summary_normal":"Bank Helper is starting."`)),
+			rec(at[1], "i", state(1, "thinking", "awaiting_input", "")),
+			rec(at[2], "i", event("aaep:agent.awaiting.confirmation", 2, `,"urgency":"critical","action":"Transfer $500 to savings.","consequence":"Money moves at once.","reply_token":"rpl_t1token","timeout_seconds":300,"default_decision":"reject","risk_level":"high","irreversible":true`)),
+			rec(at[3], "i", state(3, "awaiting_input", "thinking", "")),
+			rec(at[4], "i", state(4, "thinking", "idle", "")),
+		)
+		code, out, errOut := replay(t, "play", "--speed", "0", path)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		rest := out
+		for _, w := range []string{"Confirmation needed, prompt 1: Transfer $500 to savings.",
+			"Prompt 1 was settled elsewhere", "Step 3: now thinking.", "Step 4: now idle."} {
+			i := strings.Index(rest, w)
+			if i < 0 {
+				t.Errorf("%q is missing or out of order:\n%s", w, out)
+				break
+			}
+			rest = rest[i+len(w):]
+		}
+		outs = append(outs, out)
 	}
-	if strings.Contains(out, "accept 1") || strings.Contains(out, "Confirmation needed") {
-		t.Errorf("a prompt the burst settles was offered:\n%s", out)
-	}
-	if !strings.Contains(out, "An earlier prompt is already settled and cannot be answered: Transfer $500 to savings.") {
-		t.Errorf("the settled prompt is not told as settled:\n%s", out)
-	}
-	if !strings.Contains(out, "Step 4: now idle.") {
-		t.Errorf("the events after the burst are missing:\n%s", out)
+	if outs[0] != outs[1] {
+		t.Errorf("a burst plays otherwise than the same frames spread over time:\n%s\n\nspread:\n%s", outs[0], outs[1])
 	}
 }
 
