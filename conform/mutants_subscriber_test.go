@@ -383,6 +383,11 @@ func TestSubscriberMutants(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	for i, r := range rows {
+		if errs[i] == nil {
+			t.Logf("%s: %v", r.mode, reports[i].Finished.Sub(reports[i].Started).Round(100*time.Millisecond))
+		}
+	}
 	mutants := 0
 	for i, r := range rows {
 		if r.fails != "" {

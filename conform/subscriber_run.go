@@ -53,8 +53,8 @@ type SubscriberOptions struct {
 	// since timeout_seconds is a whole number.
 	Window time.Duration
 	// Patience is how long a reply or message may take once the user has
-	// acted, and how long the subscriber has to connect; default 10 s
-	// (30 s to connect without Exec).
+	// acted, and an announcement once its event was sent; default 10 s.
+	// The subscriber has three times as long to connect.
 	Patience time.Duration
 	// Shutdown is how the subscriber run by Exec is told to stop:
 	// ShutdownStdin closes its standard input, ShutdownInterrupt sends
