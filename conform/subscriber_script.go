@@ -336,11 +336,7 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 		st.note("note", nil, fmt.Sprintf("prompt %d was not written to any stream within %v", p.n, o.Patience))
 		at = st.since()
 	}
-	p.sent = at // watched from when the prompt was flushed
-	forThis := func(h heard) bool {
-		tok, _ := str(h.m, "reply_token")
-		return isReply(h) && (tok == p.token || strings.Contains(string(h.raw), p.token))
-	}
+	p.sent = at                      // watched from when the prompt was flushed
 	anyReply := func(h heard) bool { // but a late reply to an earlier prompt
 		return isReply(h) && !slices.ContainsFunc(earlier, func(e *prompt) bool { return strings.Contains(string(h.raw), e.token) })
 	}
@@ -379,10 +375,18 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 	}
 	line = strings.NewReplacer("{n}", fmt.Sprint(p.n), "{token}", p.token, "{text}", p.answer).Replace(line)
 	p.acted = st.since()
+	typed := st.mark()
 	user.say(line)
-	p.reply, p.replied = st.await(ctx, mark, o.Patience, forThis)
-	if !p.replied { // a reply with a wrong token is still this prompt's reply
-		p.reply, p.replied = st.await(ctx, mark, 0, anyReply)
+	// The first reply after the user acted that is not to an earlier
+	// prompt is this prompt's, whatever token it carries; a subscriber that
+	// replied on its own before is not waited for again.
+	wait = o.Patience
+	if len(p.early) > 0 {
+		wait = 0
+	}
+	p.reply, p.replied = st.await(ctx, typed, wait, anyReply)
+	if !p.replied && len(p.early) > 0 {
+		p.reply, p.replied = p.early[0], true
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,11 +71,15 @@ func checkStage(t *testing.T, mode string, level Level) {
 			}
 			seen[r.id] = true
 		}
-		// the two a network swapped, back in the order emitted
-		if n := len(records); n > 0 && r.id != "" && records[n-1].id != "" && emitted(records[n-1].frame).after(emitted(r.frame)) {
-			records[n-1].frame, r.frame = r.frame, records[n-1].frame
+		// the two a network swapped, back in the order emitted: an event
+		// goes before the first of its session numbered after it
+		at := len(records)
+		for j := len(records) - 1; j >= 0 && r.id != ""; j-- {
+			if records[j].id != "" && emitted(records[j].frame).after(emitted(r.frame)) {
+				at = j
+			}
 		}
-		records = append(records, r)
+		records = slices.Insert(records, at, r)
 	}
 	var rec bytes.Buffer
 	rec.WriteString(`{"aaep_capture":1,"started_at":"2026-01-01T00:00:00Z","transport":"sse","redacted":false}` + "\n")
