@@ -158,3 +158,34 @@ func emitted(frame json.RawMessage) emittedAt {
 
 // after reports whether a was emitted after b in the same session.
 func (a emittedAt) after(b emittedAt) bool { return a.session == b.session && a.seq > b.seq }
+
+// What a subscriber writes is kept up to maxSaid bytes, and a word split
+// across two writes is found.
+func TestStageOutputBounded(t *testing.T) {
+	t.Parallel()
+	st, err := newStage("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	ctx := context.Background()
+	st.Write([]byte("a line, then ZWO")) //nolint:errcheck // never fails
+	if st.announced(ctx, "ZWORD07", 0) {
+		t.Fatal("found a word not yet written")
+	}
+	st.Write([]byte("RD07 and more\n")) //nolint:errcheck // never fails
+	if !st.announced(ctx, "ZWORD07", 0) {
+		t.Fatal("a word split across two writes is not found")
+	}
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	for range 2 * maxSaid / len(chunk) {
+		st.Write(chunk) //nolint:errcheck // never fails
+	}
+	st.Write([]byte("ZLATE01")) //nolint:errcheck // never fails
+	if n := len(st.output()); n != maxSaid {
+		t.Errorf("kept %d bytes, want %d", n, maxSaid)
+	}
+	if st.announced(ctx, "ZLATE01", 0) {
+		t.Error("found a word written beyond what is kept")
+	}
+}
