@@ -40,7 +40,7 @@ func TestSubscriberFlood(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: 3, Exec: fakeCommand("flood"),
-		Only: []string{idSubConnect, idSubLowerTerms}}) // the default Patience: the test binary opens its stream slowly on a busy machine
+		Only: []string{idSubConnect, idSubLowerTerms}, Window: time.Second, Patience: 3 * time.Second}) // three times Patience to open the stream after its storm
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func judge(t Test, f *facts, o SubscriberOptions, exec bool) Result {
 		for _, role := range []string{markCompleted, markErrored, markCancelled} {
 			m := f.marks[role]
 			line := firstLine(f.output, m.word)
-			v.note(0, fmt.Sprintf("%s announced as %q", protocol.NormalizeType(m.typ), truncate(line, 200)))
+			v.note(0, fmt.Sprintf("%s announced as %q", typeName(m.typ), protocol.Line(truncate(line, 200))))
 			key := plainWords(line, m.word)
 			if other, ok := said[key]; ok {
 				return v.set(Fail, "It announced a session that ended with %s in the same words as one that ended with %s.", typeName(m.typ), typeName(other))

@@ -53,8 +53,8 @@ type SubscriberOptions struct {
 	// since timeout_seconds is a whole number.
 	Window time.Duration
 	// Patience is how long a reply or message may take once the user has
-	// acted, and how long the subscriber has to connect; default 10 s
-	// (30 s to connect without Exec).
+	// acted, and an announcement once its event was sent; default 10 s.
+	// The subscriber has three times as long to connect.
 	Patience time.Duration
 	// Shutdown is how the subscriber run by Exec is told to stop:
 	// ShutdownStdin closes its standard input, ShutdownInterrupt sends
@@ -134,25 +134,36 @@ func SubscriberTests() []Test {
 // binding in the spec's layout (POST /aaep/v1/subscriptions, the stream
 // at /aaep/v1/events, messages to /aaep/v1/replies) and WebSocket
 // (/aaep/v1/ws, subprotocol aaep.v1); o.Binding picks the one the
-// subscriber is given. One session is played, in this order:
+// subscriber is given, and the deployed layout's GET /events. The script
+// is played in this order:
 //
 //  1. the subscription request is accepted with a lower rate than asked
-//     (half, or 20 events a second when no limit was asked for);
-//  2. agent.session.started and agent.state.changed;
-//  3. a confirmation (Level 2, when the subscriber declared it can reply):
-//     no reply may come for o.Window after it was flushed; then the suite
-//     types o.AcceptLine and waits for the reply;
-//  4. an event of an unknown type, and an agent.progress.updated with an
-//     unknown extension;
-//  5. a clarification with two choices, the same way, with o.AnswerLine;
-//  6. (Level 3) o.RenegotiateLine is typed and a subscription.renegotiate
+//     (half, or 20 events a second when no limit was asked for), its
+//     event filters as asked; or, at Level 1, a stream opened without one
+//     gets the default terms;
+//  2. a session numbered from 0: agent.session.started, state changes and
+//     a tool call;
+//  3. (Level 2, to a subscriber that declared it can reply) a confirmation
+//     nobody answers, whose timeout_seconds is o.Window, watched until it
+//     has passed and a second more; then, each once it is announced, a
+//     confirmation the user rejects (o.RejectLine), one the user accepts
+//     (o.AcceptLine) and two questions the user answers (o.AnswerLine):
+//     the choice that is not the default, and a line of text;
+//  4. an event of an unknown type, a tool call with an unknown extension,
+//     a tool call delivered twice, two delivered the other way round;
+//  5. (Level 3) o.RenegotiateLine is typed and a subscription.renegotiate
 //     awaited;
-//  7. agent.session.completed, then shutdown as o.Shutdown says, and a
+//  6. the session completes; a second starts, sends a burst of background
+//     events and fails (critical, sent whatever the filters); a third is
+//     cancelled; then shutdown as o.Shutdown says, and a
 //     subscription.close awaited.
 //
+// Events whose announcement is tested carry a word of their own in their
+// summaries, looked for in what the subscriber run by o.Exec writes.
 // Every test is judged from what was observed once the session is over,
 // so o.Only filters the results, not the session. Without o.Exec nobody
-// types: the tests that need a user are skipped with the reason.
+// types and nothing announced is read: those tests are skipped with the
+// reason.
 func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 	if o.Shutdown != "" && o.Shutdown != ShutdownStdin && o.Shutdown != ShutdownInterrupt {
 		return nil, fmt.Errorf("conform: shutdown %q: say %q or %q", o.Shutdown, ShutdownStdin, ShutdownInterrupt)

@@ -24,6 +24,7 @@ type prompt struct {
 	// value; "" for the prompt nobody answers, watched to its timeout.
 	answer  string
 	word    string // the word marking it
+	unseen  bool   // not announced before the user answered it
 	frame   json.RawMessage
 	sent    time.Duration
 	watched time.Duration // how long replies were watched for before the user acted
@@ -280,10 +281,7 @@ const (
 // stream it names, or (Level 1 needs no handshake, §9.3.3) a stream
 // opened without one. It reports whether a stream is open.
 func connect(ctx context.Context, st *stage, o SubscriberOptions, user *typist, f *facts) bool {
-	wait := o.Patience
-	if user == nil {
-		wait = 3 * o.Patience
-	}
+	wait := 3 * o.Patience // a program starting on a busy machine; no cost when it comes at once
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	requested := make(chan heard, 1)
@@ -318,8 +316,8 @@ func connect(ctx context.Context, st *stage, o SubscriberOptions, user *typist, 
 	select {
 	case <-st.streamUp:
 		f.connected = true
-	case <-time.After(o.Patience):
-		st.note("note", nil, fmt.Sprintf("no event stream opened within %v of the subscription", o.Patience))
+	case <-t.C:
+		st.note("note", nil, fmt.Sprintf("no event stream opened within %v of the start", wait))
 	case <-ctx.Done():
 	}
 	return f.connected
@@ -338,11 +336,7 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 		st.note("note", nil, fmt.Sprintf("prompt %d was not written to any stream within %v", p.n, o.Patience))
 		at = st.since()
 	}
-	p.sent = at // watched from when the prompt was flushed
-	forThis := func(h heard) bool {
-		tok, _ := str(h.m, "reply_token")
-		return isReply(h) && (tok == p.token || strings.Contains(string(h.raw), p.token))
-	}
+	p.sent = at                      // watched from when the prompt was flushed
 	anyReply := func(h heard) bool { // but a late reply to an earlier prompt
 		return isReply(h) && !slices.ContainsFunc(earlier, func(e *prompt) bool { return strings.Contains(string(h.raw), e.token) })
 	}
@@ -356,8 +350,13 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 	}
 	// The user answers what was said: once the prompt is announced (or,
 	// if it never is, once the subscriber has had o.Patience to).
-	if user != nil && !st.announced(ctx, p.word, o.Patience) {
-		st.note("note", nil, fmt.Sprintf("prompt %d was not announced within %v; the user answers it all the same", p.n, o.Patience))
+	wait := o.Patience
+	if slices.ContainsFunc(earlier, func(e *prompt) bool { return e.unseen }) {
+		wait = 0 // it did not announce an earlier one: no use waiting again
+	}
+	if user != nil && !st.announced(ctx, p.word, wait) {
+		p.unseen = true
+		st.note("note", nil, fmt.Sprintf("prompt %d was not announced within %v; the user answers it all the same", p.n, wait))
 	}
 	// Nobody has acted yet: a reply already there came on its own.
 	if h, ok := st.await(ctx, mark, 0, anyReply); ok {
@@ -376,10 +375,18 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 	}
 	line = strings.NewReplacer("{n}", fmt.Sprint(p.n), "{token}", p.token, "{text}", p.answer).Replace(line)
 	p.acted = st.since()
+	typed := st.mark()
 	user.say(line)
-	p.reply, p.replied = st.await(ctx, mark, o.Patience, forThis)
-	if !p.replied { // a reply with a wrong token is still this prompt's reply
-		p.reply, p.replied = st.await(ctx, mark, 0, anyReply)
+	// The first reply after the user acted that is not to an earlier
+	// prompt is this prompt's, whatever token it carries; a subscriber that
+	// replied on its own before is not waited for again.
+	wait = o.Patience
+	if len(p.early) > 0 {
+		wait = 0
+	}
+	p.reply, p.replied = st.await(ctx, typed, wait, anyReply)
+	if !p.replied && len(p.early) > 0 {
+		p.reply, p.replied = p.early[0], true
 	}
 }
 

@@ -492,18 +492,29 @@ func (s *stage) output() string {
 }
 
 // announced waits until the subscriber's output holds word, for at most
-// d, and reports whether it does.
+// d, and reports whether it does. Each wake searches only what was
+// written since the last (and the few bytes before, where word may
+// start), so a subscriber writing without end costs no more than once
+// through its output.
 func (s *stage) announced(ctx context.Context, word string, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	from := 0
+	found := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		start := max(0, from-len(word)+1)
+		from = len(s.said)
+		return bytes.Contains(s.said[start:], []byte(word))
+	}
 	for {
-		if strings.Contains(s.output(), word) {
+		if found() {
 			return true
 		}
 		select {
 		case <-s.saidMore:
 		case <-t.C:
-			return strings.Contains(s.output(), word)
+			return found()
 		case <-ctx.Done():
 			return false
 		}

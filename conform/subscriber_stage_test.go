@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -70,11 +71,15 @@ func checkStage(t *testing.T, mode string, level Level) {
 			}
 			seen[r.id] = true
 		}
-		// the two a network swapped, back in the order emitted
-		if n := len(records); n > 0 && r.id != "" && records[n-1].id != "" && emitted(records[n-1].frame).after(emitted(r.frame)) {
-			records[n-1].frame, r.frame = r.frame, records[n-1].frame
+		// the two a network swapped, back in the order emitted: an event
+		// goes before the first of its session numbered after it
+		at := len(records)
+		for j := len(records) - 1; j >= 0 && r.id != ""; j-- {
+			if records[j].id != "" && emitted(records[j].frame).after(emitted(r.frame)) {
+				at = j
+			}
 		}
-		records = append(records, r)
+		records = slices.Insert(records, at, r)
 	}
 	var rec bytes.Buffer
 	rec.WriteString(`{"aaep_capture":1,"started_at":"2026-01-01T00:00:00Z","transport":"sse","redacted":false}` + "\n")
@@ -153,3 +158,34 @@ func emitted(frame json.RawMessage) emittedAt {
 
 // after reports whether a was emitted after b in the same session.
 func (a emittedAt) after(b emittedAt) bool { return a.session == b.session && a.seq > b.seq }
+
+// What a subscriber writes is kept up to maxSaid bytes, and a word split
+// across two writes is found.
+func TestStageOutputBounded(t *testing.T) {
+	t.Parallel()
+	st, err := newStage("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.close()
+	ctx := context.Background()
+	st.Write([]byte("a line, then ZWO")) //nolint:errcheck // never fails
+	if st.announced(ctx, "ZWORD07", 0) {
+		t.Fatal("found a word not yet written")
+	}
+	st.Write([]byte("RD07 and more\n")) //nolint:errcheck // never fails
+	if !st.announced(ctx, "ZWORD07", 0) {
+		t.Fatal("a word split across two writes is not found")
+	}
+	chunk := bytes.Repeat([]byte("x"), 4096)
+	for range 2 * maxSaid / len(chunk) {
+		st.Write(chunk) //nolint:errcheck // never fails
+	}
+	st.Write([]byte("ZLATE01")) //nolint:errcheck // never fails
+	if n := len(st.output()); n != maxSaid {
+		t.Errorf("kept %d bytes, want %d", n, maxSaid)
+	}
+	if st.announced(ctx, "ZLATE01", 0) {
+		t.Error("found a word written beyond what is kept")
+	}
+}

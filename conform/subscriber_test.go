@@ -109,7 +109,7 @@ func TestSubscriberWithoutExec(t *testing.T) {
 	cancel()
 	(<-started).Wait() //nolint:errcheck // killed
 	skipped := []string{idSubTokenEcho, idSubReplyKind, idSubAsTyped, idSubRenegotiate, idSubClose,
-		idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder}
+		idSubAnnounces, idSubTerminals, idSubCritical, idSubDedupe, idSubOrder, idSubPressure}
 	for id, r := range got {
 		want := Pass
 		if slices.Contains(skipped, id) {

@@ -254,7 +254,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.StringVar(&renegotiate, "renegotiate-line", "", "with --exec, the `LINE` typed to ask for new terms (default \"set rate 2\")")
 	fs.StringVar(&shutdown, "shutdown", "", "with --exec, how the subscriber is told to stop: stdin (close its standard input) or interrupt (SIGINT) (default: stdin, then interrupt if no subscription.close comes)")
 	fs.DurationVar(&window, "window", 0, "the timeout of the confirmation nobody answers: from when it reaches the subscriber until it has passed and a second more, no reply may come (default 5s; 3s with --fast; whole seconds)")
-	fs.DurationVar(&patience, "patience", 0, "how long a reply may take once the user acted, and the subscriber to connect (default 10s; 30s to connect without --exec)")
+	fs.DurationVar(&patience, "patience", 0, "how long a reply may take once the user acted, and an announcement once its event was sent (default 10s); the subscriber has three times as long to connect")
 	fs.BoolVar(&showOutput, "show-output", false, "with --exec, show the subscriber's own output on standard error, line by line, sanitized and marked as its words")
 	rest, err := parse(fs, args, subscriberUsage, d.io.Out)
 	if err != nil {
