@@ -209,12 +209,17 @@ func (r *prun) nextStep(p seen) int {
 }
 
 // inSession returns the events of fs after index from that belong to
-// session.
+// session. An invalid event counts, as far as it could be decoded: what
+// the producer did is judged here, its schema by P1-envelope-schema.
 func inSession(fs []seen, from int, session string) []seen {
 	var out []seen
 	for i := from; i < len(fs); i++ {
-		if fs[i].ev != nil && fs[i].ev.SessionID == session {
-			out = append(out, fs[i])
+		f := fs[i]
+		if f.ev == nil {
+			f.ev = f.bad
+		}
+		if f.ev != nil && f.ev.SessionID == session {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -570,6 +575,13 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 		return nil
 	}
 	took := next.at.Sub(p.at)
+	// The receive times can come closer than the producer sent them when
+	// the prompt was read late; its own timestamps, which must be honest,
+	// then tell what it did.
+	stamped := time.Duration(0)
+	if !next.ev.Timestamp.IsZero() && !p.ev.Timestamp.IsZero() {
+		stamped = next.ev.Timestamp.Sub(p.ev.Timestamp)
+	}
 	if p.ev.DefaultDecision == protocol.DecisionAccept {
 		r.replies = append(r.replies, sentReply{at: next.at, session: p.ev.SessionID, token: p.ev.ReplyToken, decision: protocol.DecisionAccept})
 	}
@@ -577,7 +589,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	r.followUp(p, after, "left to time out")
 	ev := []Evidence{r.frame(p, "the confirmation"), r.frame(next, "the first event after it"), r.note("%v passed between them", took.Round(time.Millisecond))}
 	switch {
-	case took < limit-limit/10-100*time.Millisecond:
+	case max(took, stamped) < limit-limit/10-100*time.Millisecond:
 		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The session moved on %v after the confirmation, before its %s were up.", took.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), ev...)
 	case p.ev.DefaultDecision != protocol.DecisionAccept:
 		if t, bad := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); bad {
