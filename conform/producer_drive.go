@@ -378,17 +378,19 @@ func forge(tok string) string {
 	return string(b)
 }
 
-// held waits d and reports the first event of the prompt's session that
-// match holds for and came meanwhile, if any.
-func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool, d time.Duration) (seen, bool) {
+// held waits until d after from and reports the first event of the
+// prompt's session that match holds for and came meanwhile, if any.
+func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool, from time.Time, d time.Duration) (seen, bool) {
 	fs, _ := r.main.snapshot()
 	idx := indexOf(fs, p)
-	_ = r.main.waitFor(ctx, d, anyAfter(idx+1, p.ev.SessionID, match))
+	_ = r.main.waitFor(ctx, time.Until(from.Add(d)), anyAfter(idx+1, p.ev.SessionID, match))
 	fs, _ = r.main.snapshot()
 	return firstAfter(fs, idx+1, p.ev.SessionID, match)
 }
 
-// silenceHold is how long confirmation p is left unanswered: up to its
+// silenceHold is how long confirmation p is left unanswered from when it
+// was received (the suite may come to it later; what came meanwhile was
+// recorded and counts): up to its
 // timeout, less the watch of the forged reply sent next and a margin for
 // the accept to arrive in time (a quarter of the timeout, at least two
 // seconds), at most r.o.Hold and at least minHold.
@@ -450,7 +452,7 @@ func (r *prun) confirm(ctx context.Context, p seen) error {
 // (nothing may happen), then accept and at once reject (accept wins).
 func (r *prun) acceptStep(ctx context.Context, p seen) error {
 	hold := r.silenceHold(p)
-	if f, ok := r.held(ctx, p, isTool, hold); ok {
+	if f, ok := r.held(ctx, p, isTool, p.at, hold); ok {
 		r.result(PConfirmBlocks, Fail, fmt.Sprintf("The tool call %s came %v after the confirmation %s, which had no reply yet.", named(f.ev), f.at.Sub(p.at).Round(time.Millisecond), named(p.ev)), r.frame(p, "the confirmation"), r.frame(f, "the tool invoked before any reply"))
 	} else {
 		r.result(PConfirmBlocks, Pass, fmt.Sprintf("No tool was invoked while a confirmation waited for its reply (watched %v of its %s).", hold.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), r.frame(p, "the confirmation"), r.note("no tool.invoked in the %v the reply was held back", hold))
@@ -502,7 +504,7 @@ func (r *prun) wrongToken(ctx context.Context, p seen, w wrongToken) error {
 	if err != nil {
 		return err
 	}
-	if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
+	if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
 		r.result(w.test, Fail, w.fail, r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
 	} else {
 		r.result(w.test, Pass, w.pass, noted(b, w.reply), r.note("%s sent nothing for %v", w.session, r.refusedHold()))
@@ -671,7 +673,7 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 		if err != nil {
 			return err
 		}
-		if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
+		if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
 			r.result(PWrongKind, Fail, "A confirmation.reply to a clarification moved the session on.", r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
 			return r.answer(ctx, p)
 		}
@@ -682,7 +684,7 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 				return err
 			}
 			r.replies[len(r.replies)-1].refused = true
-			if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
+			if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
 				r.result(PWrongKind, Fail, "A clarification.reply with a response of a kind the question does not accept moved the session on.", r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
 				return r.answer(ctx, p)
 			}
@@ -693,7 +695,7 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 				return err
 			}
 			r.replies[len(r.replies)-1].refused = true
-			if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
+			if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
 				r.result(PWrongKind, Fail, fmt.Sprintf("The clarification %s took an answer outside its choices (%q) and moved on.", named(p.ev), out), r.frame(p, "the clarification"), noted(b, "an answer outside the choices"), r.frame(f, "what the session did next"))
 			}
 		}
