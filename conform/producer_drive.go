@@ -422,7 +422,7 @@ func (r *prun) outcome(ctx context.Context, p seen, d time.Duration) []seen {
 // followUp judges that a settled prompt was followed by an event.
 func (r *prun) followUp(p seen, after []seen, how string) {
 	if len(after) == 0 {
-		r.result(PFollowUp, Fail, fmt.Sprintf("After the prompt was %s, the session sent nothing more.", how), r.frame(p, "the prompt"))
+		r.result(PFollowUp, Fail, fmt.Sprintf("After the prompt %s was %s, the session sent nothing more.", named(p.ev), how), r.frame(p, "the prompt"))
 		return
 	}
 	r.result(PFollowUp, Pass, "Every settled prompt was followed by an event of its session.", r.frame(after[0], "the event after the prompt was "+how))
@@ -480,8 +480,8 @@ func (r *prun) acceptStep(ctx context.Context, p seen) error {
 		r.result(PFirstReplyWins, Pass, "Of an accept and a reject sent one after the other, the first decided.", noted(acc, "first: accept"), noted(rej, "second: reject"), r.frame(t, "the accepted action"))
 	} else {
 		ev := []Evidence{r.frame(p, "the confirmation"), noted(acc, "first: accept"), noted(rej, "second: reject")}
-		r.result(PAcceptProceeds, Fail, "After an accept, no tool was invoked before the session ended or asked again.", ev...)
-		r.result(PFirstReplyWins, Fail, "An accept followed by a reject did not go ahead: the later reply seems to have decided.", ev...)
+		r.result(PAcceptProceeds, Fail, fmt.Sprintf("After an accept of %s, no tool was invoked before the session ended or asked again.", named(p.ev)), ev...)
+		r.result(PFirstReplyWins, Fail, fmt.Sprintf("An accept of %s followed by a reject did not go ahead: the later reply seems to have decided.", named(p.ev)), ev...)
 	}
 	return nil
 }
@@ -505,7 +505,7 @@ func (r *prun) wrongToken(ctx context.Context, p seen, w wrongToken) error {
 		return err
 	}
 	if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
-		r.result(w.test, Fail, w.fail, r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
+		r.result(w.test, Fail, fmt.Sprintf("%s (%s came next, after %s).", strings.TrimSuffix(w.fail, "."), named(f.ev), named(p.ev)), r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
 	} else {
 		r.result(w.test, Pass, w.pass, noted(b, w.reply), r.note("%s sent nothing for %v", w.session, r.refusedHold()))
 	}
@@ -539,7 +539,7 @@ func (r *prun) rejectStep(ctx context.Context, p seen) error {
 	after := r.outcome(ctx, p, handshakeWait)
 	r.followUp(p, after, "rejected")
 	if t, ok := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); ok {
-		r.result(PRejectPrevents, Fail, "After a reject, an irreversible tool was invoked all the same.", r.frame(p, "the confirmation"), noted(rej, "reject"), r.frame(t, "the tool invoked"))
+		r.result(PRejectPrevents, Fail, fmt.Sprintf("After a reject of %s, the irreversible tool call %s came all the same.", named(p.ev), named(t.ev)), r.frame(p, "the confirmation"), noted(rej, "reject"), r.frame(t, "the tool invoked"))
 	} else {
 		r.result(PRejectPrevents, Pass, "A rejected confirmation's action was not carried out.", noted(rej, "reject"))
 	}
@@ -551,7 +551,7 @@ func (r *prun) rejectStep(ctx context.Context, p seen) error {
 func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	limit := time.Duration(p.ev.TimeoutSeconds) * time.Second
 	if p.ev.TimeoutSeconds <= 0 {
-		r.result(PTimeoutDefault, Fail, "The confirmation has no timeout_seconds, so its default can never apply.", r.frame(p, "the confirmation"))
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The confirmation %s has no timeout_seconds, so its default can never apply.", named(p.ev)), r.frame(p, "the confirmation"))
 		_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
 		return err
 	}
@@ -569,7 +569,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	fs, _ = r.main.snapshot()
 	next, ok := firstAfter(fs, idx+1, p.ev.SessionID, anything)
 	if !ok {
-		r.result(PTimeoutDefault, Fail, fmt.Sprintf("Nothing happened in the session %v after a confirmation that times out after %d seconds.", limit+grace, p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("Nothing happened in the session %v after the confirmation %s, which times out after %d seconds.", limit+grace, named(p.ev), p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
 		if _, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil); err != nil {
 			return err
 		}
@@ -595,7 +595,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The session moved on %v after the confirmation, before its %s were up.", took.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), ev...)
 	case p.ev.DefaultDecision != protocol.DecisionAccept:
 		if t, bad := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); bad {
-			r.result(PTimeoutDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the timeout.", append(ev, r.frame(t, "the tool invoked"))...)
+			r.result(PTimeoutDefault, Fail, fmt.Sprintf("The default of %s was reject, yet the irreversible tool call %s came after the timeout.", named(p.ev), named(t.ev)), append(ev, r.frame(t, "the tool invoked"))...)
 			return nil
 		}
 		fallthrough
@@ -654,7 +654,7 @@ func (r *prun) closeStep(ctx context.Context, p seen) error {
 		ev := []Evidence{r.frame(p, "the confirmation"), r.note("subscription.close sent"), r.frame(next, fmt.Sprintf("seen by another subscription %v after the close", next.at.Sub(closed).Round(time.Millisecond)))}
 		if p.ev.DefaultDecision != protocol.DecisionAccept {
 			if t, bad := firstAfter(ofs, from, p.ev.SessionID, isIrreversibleTool); bad {
-				r.result(PCloseDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the close.", append(ev, r.frame(t, "the tool invoked"))...)
+				r.result(PCloseDefault, Fail, fmt.Sprintf("The default of %s was reject, yet the irreversible tool call %s came after the close.", named(p.ev), named(t.ev)), append(ev, r.frame(t, "the tool invoked"))...)
 				return nil
 			}
 		}
@@ -674,7 +674,7 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 			return err
 		}
 		if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
-			r.result(PWrongKind, Fail, "A confirmation.reply to a clarification moved the session on.", r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
+			r.result(PWrongKind, Fail, fmt.Sprintf("A confirmation.reply to the clarification %s moved the session on.", named(p.ev)), r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
 			return r.answer(ctx, p)
 		}
 		r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.refusedHold()))
@@ -685,7 +685,7 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 			}
 			r.replies[len(r.replies)-1].refused = true
 			if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
-				r.result(PWrongKind, Fail, "A clarification.reply with a response of a kind the question does not accept moved the session on.", r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
+				r.result(PWrongKind, Fail, fmt.Sprintf("A clarification.reply to %s with a response of a kind it does not accept moved the session on.", named(p.ev)), r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
 				return r.answer(ctx, p)
 			}
 		}
