@@ -63,7 +63,7 @@ type jsonObject = map[string]any
 
 // mutantHold bounds how long the mutants' prompts are held unanswered:
 // the hold lasts up to the prompt's own timeout, which in the target
-// scenarios is 12 seconds.
+// scenarios is 20 seconds.
 const mutantHold = 2500 * time.Millisecond
 
 // TestProducerMutants runs every mutant at once, each against a producer
@@ -595,10 +595,15 @@ func producerMutants() []pmutant {
 		}},
 		{name: "acts-after-silence", fails: []string{PConfirmBlocks}, silence: 1500 * time.Millisecond},
 		{name: "accept-default-high-risk", fails: []string{PSafeDefault}, event: only(protocol.TypeAwaitingConfirmation, func(_ *mutation, e jsonObject) {
-			if field(e, "risk_level") == "high" && e["irreversible"] == true && !strings.HasPrefix(fmt.Sprint(e["timeout_seconds"]), "1") {
+			if field(e, "risk_level") == "high" && e["irreversible"] == true && fmt.Sprint(e["timeout_seconds"]) != "1" { // the prompt left to time out keeps its default
 				e["default_decision"] = "accept"
 			}
-		})},
+		}), check: func(t *testing.T, got map[string]Result) {
+			// A Level 2 rule: reported there, not as a Level 1 schema failure.
+			if r := got[PEnvelopeSchema]; r.Status != Pass {
+				t.Errorf("%s: %s (%s), want pass: the default is a Level 2 rule", r.ID, r.Status, r.Detail)
+			}
+		}},
 		{name: "answer-outside-choices", fails: []string{PWrongKind}, reply: func(x *mutation, m jsonObject) jsonObject {
 			if cs := x.choices[field(m, "reply_token")]; len(cs) > 0 && field(m, "type") == protocol.TypeClarificationReply {
 				if s, ok := m["response"].(string); ok && !slices.Contains(cs, s) {
@@ -646,7 +651,7 @@ func producerMutants() []pmutant {
 }
 
 // TestProducerHoldsToTimeout: with the default hold (in fast mode, up to 5
-// seconds of the target's 12-second prompt), a producer that goes ahead on
+// seconds of the target's 20-second prompt), a producer that goes ahead on
 // its own after 1.5 seconds of silence is caught.
 func TestProducerHoldsToTimeout(t *testing.T) {
 	t.Parallel()
