@@ -63,7 +63,7 @@ type jsonObject = map[string]any
 
 // mutantHold bounds how long the mutants' prompts are held unanswered:
 // the hold lasts up to the prompt's own timeout, which in the target
-// scenarios is 30 seconds.
+// scenarios is 20 seconds.
 const mutantHold = 2500 * time.Millisecond
 
 // TestProducerMutants runs every mutant at once, each against a producer
@@ -86,7 +86,7 @@ func TestProducerMutants(t *testing.T) {
 			m.opts(&opts)
 		}
 		x := newMutation(t, m, serveSSE(t, opts))
-		po := ProducerOptions{Endpoint: x.url, Level: m.level, Fast: true, Quiet: time.Second, Hold: mutantHold}
+		po := ProducerOptions{Endpoint: x.url, Level: m.level, Fast: true, Hold: mutantHold}
 		if po.Level == 0 {
 			po.Level = 2
 		}
@@ -319,10 +319,14 @@ func (x *mutation) transform(data []byte) [][]byte {
 		return out
 	}
 	x.observe(e)
-	evs := []jsonObject{e}
-	if x.m.event != nil {
-		evs = x.m.event(x, e)
+	if sess, ok := e["session_id"].(string); ok {
+		defer func() { x.last[sess] = e }()
 	}
+	if x.m.event == nil {
+		x.out[id] = [][]byte{data}
+		return x.out[id]
+	}
+	evs := x.m.event(x, e)
 	var out [][]byte
 	for _, ev := range evs {
 		b, err := json.Marshal(ev)
@@ -330,9 +334,6 @@ func (x *mutation) transform(data []byte) [][]byte {
 			panic(err)
 		}
 		out = append(out, b)
-	}
-	if sess, ok := e["session_id"].(string); ok {
-		x.last[sess] = e
 	}
 	x.out[id] = out
 	return out
@@ -392,6 +393,16 @@ func (x *mutation) actAlone(token string) {
 	if err == nil {
 		resp.Body.Close()
 	}
+}
+
+// first reports whether this is the first time what is asked about. x.mu
+// is held.
+func (x *mutation) first(what string) bool {
+	if x.state["first:"+what] != "" {
+		return false
+	}
+	x.state["first:"+what] = "done"
+	return true
 }
 
 // takeReply notes a message of the suite and lets the mutant rewrite it.
@@ -468,19 +479,18 @@ func producerMutants() []pmutant {
 	}
 	return []pmutant{
 		// Level 1: lifecycle, envelope, order.
-		{name: "no-session-started", fails: []string{PLifecycle}, event: func(_ *mutation, e jsonObject) []jsonObject {
-			if is(e, protocol.TypeSessionStarted) && strings.Contains(strOf(e, "summary_normal"), "mail") {
+		{name: "no-session-started", fails: []string{PLifecycle}, event: func(x *mutation, e jsonObject) []jsonObject {
+			if is(e, protocol.TypeSessionStarted) && x.first("started") {
 				return nil
 			}
 			return []jsonObject{e}
 		}},
-		{name: "two-terminal-events", fails: []string{POneTerminal}, event: func(_ *mutation, e jsonObject) []jsonObject {
-			if is(e, protocol.TypeSessionErrored) {
+		{name: "two-terminal-events", fails: []string{POneTerminal}, event: func(x *mutation, e jsonObject) []jsonObject {
+			if is(e, protocol.TypeSessionCompleted) && x.first("completed") {
 				c := copyOf(e)
-				c["type"], c["event_id"] = protocol.TypeSessionCompleted, strOf(e, "event_id")+"x"
-				delete(c, "error_category")
-				delete(c, "error_code")
-				delete(c, "recoverable")
+				c["type"], c["event_id"] = protocol.TypeSessionCancelled, strOf(e, "event_id")+"x"
+				c["cancelled_by"] = "system"
+				delete(c, "tool_invocations_count")
 				if n, ok := e["sequence_number"].(json.Number); ok {
 					v, _ := n.Int64()
 					c["sequence_number"] = v + 1
@@ -489,8 +499,8 @@ func producerMutants() []pmutant {
 			}
 			return []jsonObject{e}
 		}},
-		{name: "no-terminal-event", fails: []string{POneTerminal}, event: func(_ *mutation, e jsonObject) []jsonObject {
-			if is(e, protocol.TypeSessionErrored) {
+		{name: "no-terminal-event", fails: []string{POneTerminal}, event: func(x *mutation, e jsonObject) []jsonObject {
+			if is(e, protocol.TypeSessionCompleted) && x.first("completed") {
 				return nil
 			}
 			return []jsonObject{e}
@@ -519,8 +529,8 @@ func producerMutants() []pmutant {
 			}
 			return []jsonObject{e}
 		}},
-		{name: "tool-never-completed", fails: []string{PToolBracketing}, event: func(_ *mutation, e jsonObject) []jsonObject {
-			if is(e, protocol.TypeToolCompleted) && strOf(e, "tool") == "read_mail" {
+		{name: "tool-never-completed", fails: []string{PToolBracketing}, event: func(x *mutation, e jsonObject) []jsonObject {
+			if is(e, protocol.TypeToolCompleted) && x.first("tool") {
 				return nil
 			}
 			return []jsonObject{e}
@@ -549,7 +559,7 @@ func producerMutants() []pmutant {
 		{name: "timestamp-backwards", fails: []string{PEnvelopeRules}, event: only(protocol.TypeProgressUpdated, func(_ *mutation, e jsonObject) {
 			stamp(e, -10*time.Second)
 		})},
-		{name: "timestamp-future", fails: []string{PEnvelopeRules}, event: only(protocol.TypeSessionErrored, func(_ *mutation, e jsonObject) {
+		{name: "timestamp-future", fails: []string{PEnvelopeRules}, event: only(protocol.TypeToolCompleted, func(_ *mutation, e jsonObject) {
 			stamp(e, time.Hour)
 		})},
 		{name: "timestamp-nine-digits", fails: []string{PEnvelopeRules}, event: only(protocol.TypeProgressUpdated, func(_ *mutation, e jsonObject) {
@@ -585,10 +595,15 @@ func producerMutants() []pmutant {
 		}},
 		{name: "acts-after-silence", fails: []string{PConfirmBlocks}, silence: 1500 * time.Millisecond},
 		{name: "accept-default-high-risk", fails: []string{PSafeDefault}, event: only(protocol.TypeAwaitingConfirmation, func(_ *mutation, e jsonObject) {
-			if strOf(e, "risk_level") == "high" && e["irreversible"] == true && !strings.HasPrefix(fmt.Sprint(e["timeout_seconds"]), "1") {
+			if strOf(e, "risk_level") == "high" && e["irreversible"] == true && fmt.Sprint(e["timeout_seconds"]) != "1" { // the prompt left to time out keeps its default
 				e["default_decision"] = "accept"
 			}
-		})},
+		}), check: func(t *testing.T, got map[string]Result) {
+			// A Level 2 rule: reported there, not as a Level 1 schema failure.
+			if r := got[PEnvelopeSchema]; r.Status != Pass {
+				t.Errorf("%s: %s (%s), want pass: the default is a Level 2 rule", r.ID, r.Status, r.Detail)
+			}
+		}},
 		{name: "answer-outside-choices", fails: []string{PWrongKind}, reply: func(x *mutation, m jsonObject) jsonObject {
 			if cs := x.choices[strOf(m, "reply_token")]; len(cs) > 0 && strOf(m, "type") == protocol.TypeClarificationReply {
 				if s, ok := m["response"].(string); ok && !slices.Contains(cs, s) {
@@ -635,27 +650,13 @@ func producerMutants() []pmutant {
 	}
 }
 
-// TestProducerHoldsToTimeout: with the default hold, a producer that goes
-// ahead on its own after 1.5 seconds of silence is caught, and the report
-// says how long the prompt was watched.
+// TestProducerHoldsToTimeout: with the default hold (in fast mode, up to 5
+// seconds of the target's 20-second prompt), a producer that goes ahead on
+// its own after 1.5 seconds of silence is caught.
 func TestProducerHoldsToTimeout(t *testing.T) {
 	t.Parallel()
-	var scs []producer.Scenario
-	for _, sc := range conformScenarios(t) {
-		if sc.Name == "accept" {
-			b, err := json.Marshal(sc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b = bytes.Replace(b, []byte(`"timeout_seconds":30`), []byte(`"timeout_seconds":8`), 1)
-			if err := json.Unmarshal(b, &sc); err != nil {
-				t.Fatal(err)
-			}
-		}
-		scs = append(scs, sc)
-	}
 	m := &pmutant{name: "acts-after-silence", silence: 1500 * time.Millisecond}
-	x := newMutation(t, m, serveSSE(t, producer.Options{Scenarios: scs, Speed: 1}))
+	x := newMutation(t, m, serveSSE(t, producer.Options{Speed: 1}))
 	rep := runWith(t, ProducerOptions{Endpoint: x.url, Level: 2, Fast: true, Quiet: time.Second})
 	for _, r := range rep.Results {
 		if r.ID == PConfirmBlocks {

@@ -209,12 +209,17 @@ func (r *prun) nextStep(p seen) int {
 }
 
 // inSession returns the events of fs after index from that belong to
-// session.
+// session. An invalid event counts, as far as it could be decoded: what
+// the producer did is judged here, its schema by P1-envelope-schema.
 func inSession(fs []seen, from int, session string) []seen {
 	var out []seen
 	for i := from; i < len(fs); i++ {
-		if fs[i].ev != nil && fs[i].ev.SessionID == session {
-			out = append(out, fs[i])
+		f := fs[i]
+		if f.ev == nil {
+			f.ev = f.bad
+		}
+		if f.ev != nil && f.ev.SessionID == session {
+			out = append(out, f)
 		}
 	}
 	return out
@@ -373,17 +378,19 @@ func forge(tok string) string {
 	return string(b)
 }
 
-// held waits d and reports the first event of the prompt's session that
-// match holds for and came meanwhile, if any.
-func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool, d time.Duration) (seen, bool) {
+// held waits until d after from and reports the first event of the
+// prompt's session that match holds for and came meanwhile, if any.
+func (r *prun) held(ctx context.Context, p seen, match func(*protocol.Event) bool, from time.Time, d time.Duration) (seen, bool) {
 	fs, _ := r.main.snapshot()
 	idx := indexOf(fs, p)
-	_ = r.main.waitFor(ctx, d, anyAfter(idx+1, p.ev.SessionID, match))
+	_ = r.main.waitFor(ctx, time.Until(from.Add(d)), anyAfter(idx+1, p.ev.SessionID, match))
 	fs, _ = r.main.snapshot()
 	return firstAfter(fs, idx+1, p.ev.SessionID, match)
 }
 
-// silenceHold is how long confirmation p is left unanswered: up to its
+// silenceHold is how long confirmation p is left unanswered from when it
+// was received (the suite may come to it later; what came meanwhile was
+// recorded and counts): up to its
 // timeout, less the watch of the forged reply sent next and a margin for
 // the accept to arrive in time (a quarter of the timeout, at least two
 // seconds), at most r.o.Hold and at least minHold.
@@ -415,7 +422,7 @@ func (r *prun) outcome(ctx context.Context, p seen, d time.Duration) []seen {
 // followUp judges that a settled prompt was followed by an event.
 func (r *prun) followUp(p seen, after []seen, how string) {
 	if len(after) == 0 {
-		r.result(PFollowUp, Fail, fmt.Sprintf("After the prompt was %s, the session sent nothing more.", how), r.frame(p, "the prompt"))
+		r.result(PFollowUp, Fail, fmt.Sprintf("After the prompt %s was %s, the session sent nothing more.", named(p.ev), how), r.frame(p, "the prompt"))
 		return
 	}
 	r.result(PFollowUp, Pass, "Every settled prompt was followed by an event of its session.", r.frame(after[0], "the event after the prompt was "+how))
@@ -445,7 +452,7 @@ func (r *prun) confirm(ctx context.Context, p seen) error {
 // (nothing may happen), then accept and at once reject (accept wins).
 func (r *prun) acceptStep(ctx context.Context, p seen) error {
 	hold := r.silenceHold(p)
-	if f, ok := r.held(ctx, p, isTool, hold); ok {
+	if f, ok := r.held(ctx, p, isTool, p.at, hold); ok {
 		r.result(PConfirmBlocks, Fail, fmt.Sprintf("The tool call %s came %v after the confirmation %s, which had no reply yet.", named(f.ev), f.at.Sub(p.at).Round(time.Millisecond), named(p.ev)), r.frame(p, "the confirmation"), r.frame(f, "the tool invoked before any reply"))
 	} else {
 		r.result(PConfirmBlocks, Pass, fmt.Sprintf("No tool was invoked while a confirmation waited for its reply (watched %v of its %s).", hold.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), r.frame(p, "the confirmation"), r.note("no tool.invoked in the %v the reply was held back", hold))
@@ -473,8 +480,8 @@ func (r *prun) acceptStep(ctx context.Context, p seen) error {
 		r.result(PFirstReplyWins, Pass, "Of an accept and a reject sent one after the other, the first decided.", noted(acc, "first: accept"), noted(rej, "second: reject"), r.frame(t, "the accepted action"))
 	} else {
 		ev := []Evidence{r.frame(p, "the confirmation"), noted(acc, "first: accept"), noted(rej, "second: reject")}
-		r.result(PAcceptProceeds, Fail, "After an accept, no tool was invoked before the session ended or asked again.", ev...)
-		r.result(PFirstReplyWins, Fail, "An accept followed by a reject did not go ahead: the later reply seems to have decided.", ev...)
+		r.result(PAcceptProceeds, Fail, fmt.Sprintf("After an accept of %s, no tool was invoked before the session ended or asked again.", named(p.ev)), ev...)
+		r.result(PFirstReplyWins, Fail, fmt.Sprintf("An accept of %s followed by a reject did not go ahead: the later reply seems to have decided.", named(p.ev)), ev...)
 	}
 	return nil
 }
@@ -497,8 +504,8 @@ func (r *prun) wrongToken(ctx context.Context, p seen, w wrongToken) error {
 	if err != nil {
 		return err
 	}
-	if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
-		r.result(w.test, Fail, w.fail, r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
+	if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
+		r.result(w.test, Fail, fmt.Sprintf("%s (%s came next, after %s).", strings.TrimSuffix(w.fail, "."), named(f.ev), named(p.ev)), r.frame(p, w.prompt), noted(b, w.reply), r.frame(f, "what the session did next"))
 	} else {
 		r.result(w.test, Pass, w.pass, noted(b, w.reply), r.note("%s sent nothing for %v", w.session, r.refusedHold()))
 	}
@@ -532,7 +539,7 @@ func (r *prun) rejectStep(ctx context.Context, p seen) error {
 	after := r.outcome(ctx, p, handshakeWait)
 	r.followUp(p, after, "rejected")
 	if t, ok := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); ok {
-		r.result(PRejectPrevents, Fail, "After a reject, an irreversible tool was invoked all the same.", r.frame(p, "the confirmation"), noted(rej, "reject"), r.frame(t, "the tool invoked"))
+		r.result(PRejectPrevents, Fail, fmt.Sprintf("After a reject of %s, the irreversible tool call %s came all the same.", named(p.ev), named(t.ev)), r.frame(p, "the confirmation"), noted(rej, "reject"), r.frame(t, "the tool invoked"))
 	} else {
 		r.result(PRejectPrevents, Pass, "A rejected confirmation's action was not carried out.", noted(rej, "reject"))
 	}
@@ -544,7 +551,7 @@ func (r *prun) rejectStep(ctx context.Context, p seen) error {
 func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	limit := time.Duration(p.ev.TimeoutSeconds) * time.Second
 	if p.ev.TimeoutSeconds <= 0 {
-		r.result(PTimeoutDefault, Fail, "The confirmation has no timeout_seconds, so its default can never apply.", r.frame(p, "the confirmation"))
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The confirmation %s has no timeout_seconds, so its default can never apply.", named(p.ev)), r.frame(p, "the confirmation"))
 		_, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil)
 		return err
 	}
@@ -562,7 +569,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	fs, _ = r.main.snapshot()
 	next, ok := firstAfter(fs, idx+1, p.ev.SessionID, anything)
 	if !ok {
-		r.result(PTimeoutDefault, Fail, fmt.Sprintf("Nothing happened in the session %v after a confirmation that times out after %d seconds.", limit+grace, p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
+		r.result(PTimeoutDefault, Fail, fmt.Sprintf("Nothing happened in the session %v after the confirmation %s, which times out after %d seconds.", limit+grace, named(p.ev), p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))
 		if _, err := r.reply(ctx, p, protocol.TypeConfirmationReply, p.ev.ReplyToken, protocol.DecisionReject, nil); err != nil {
 			return err
 		}
@@ -570,6 +577,13 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 		return nil
 	}
 	took := next.at.Sub(p.at)
+	// The receive times can come closer than the producer sent them when
+	// the prompt was read late; its own timestamps, which must be honest,
+	// then tell what it did.
+	stamped := time.Duration(0)
+	if !next.ev.Timestamp.IsZero() && !p.ev.Timestamp.IsZero() {
+		stamped = next.ev.Timestamp.Sub(p.ev.Timestamp)
+	}
 	if p.ev.DefaultDecision == protocol.DecisionAccept {
 		r.replies = append(r.replies, sentReply{at: next.at, session: p.ev.SessionID, token: p.ev.ReplyToken, decision: protocol.DecisionAccept})
 	}
@@ -577,11 +591,11 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 	r.followUp(p, after, "left to time out")
 	ev := []Evidence{r.frame(p, "the confirmation"), r.frame(next, "the first event after it"), r.note("%v passed between them", took.Round(time.Millisecond))}
 	switch {
-	case took < limit-limit/10-100*time.Millisecond:
+	case max(took, stamped) < limit-limit/10-100*time.Millisecond:
 		r.result(PTimeoutDefault, Fail, fmt.Sprintf("The session moved on %v after the confirmation, before its %s were up.", took.Round(time.Millisecond), prose.Count(int(p.ev.TimeoutSeconds), "second", "seconds")), ev...)
 	case p.ev.DefaultDecision != protocol.DecisionAccept:
 		if t, bad := firstAfter(after, 0, p.ev.SessionID, isIrreversibleTool); bad {
-			r.result(PTimeoutDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the timeout.", append(ev, r.frame(t, "the tool invoked"))...)
+			r.result(PTimeoutDefault, Fail, fmt.Sprintf("The default of %s was reject, yet the irreversible tool call %s came after the timeout.", named(p.ev), named(t.ev)), append(ev, r.frame(t, "the tool invoked"))...)
 			return nil
 		}
 		fallthrough
@@ -640,7 +654,7 @@ func (r *prun) closeStep(ctx context.Context, p seen) error {
 		ev := []Evidence{r.frame(p, "the confirmation"), r.note("subscription.close sent"), r.frame(next, fmt.Sprintf("seen by another subscription %v after the close", next.at.Sub(closed).Round(time.Millisecond)))}
 		if p.ev.DefaultDecision != protocol.DecisionAccept {
 			if t, bad := firstAfter(ofs, from, p.ev.SessionID, isIrreversibleTool); bad {
-				r.result(PCloseDefault, Fail, "The default was reject, yet an irreversible tool was invoked after the close.", append(ev, r.frame(t, "the tool invoked"))...)
+				r.result(PCloseDefault, Fail, fmt.Sprintf("The default of %s was reject, yet the irreversible tool call %s came after the close.", named(p.ev), named(t.ev)), append(ev, r.frame(t, "the tool invoked"))...)
 				return nil
 			}
 		}
@@ -659,8 +673,8 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 		if err != nil {
 			return err
 		}
-		if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
-			r.result(PWrongKind, Fail, "A confirmation.reply to a clarification moved the session on.", r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
+		if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
+			r.result(PWrongKind, Fail, fmt.Sprintf("A confirmation.reply to the clarification %s moved the session on.", named(p.ev)), r.frame(p, "the clarification"), noted(b, "a reply of the wrong kind"), r.frame(f, "what the session did next"))
 			return r.answer(ctx, p)
 		}
 		r.result(PWrongKind, Pass, "A reply of the wrong kind to a clarification changed nothing.", noted(b, "a reply of the wrong kind"), r.note("the session sent nothing for %v", r.refusedHold()))
@@ -670,8 +684,8 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 				return err
 			}
 			r.replies[len(r.replies)-1].refused = true
-			if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
-				r.result(PWrongKind, Fail, "A clarification.reply with a response of a kind the question does not accept moved the session on.", r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
+			if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
+				r.result(PWrongKind, Fail, fmt.Sprintf("A clarification.reply to %s with a response of a kind it does not accept moved the session on.", named(p.ev)), r.frame(p, "the clarification"), noted(b, "a response of the wrong kind"), r.frame(f, "what the session did next"))
 				return r.answer(ctx, p)
 			}
 		}
@@ -681,7 +695,7 @@ func (r *prun) clarify(ctx context.Context, p seen, n int) error {
 				return err
 			}
 			r.replies[len(r.replies)-1].refused = true
-			if f, ok := r.held(ctx, p, anything, r.refusedHold()); ok {
+			if f, ok := r.held(ctx, p, anything, time.Now(), r.refusedHold()); ok {
 				r.result(PWrongKind, Fail, fmt.Sprintf("The clarification %s took an answer outside its choices (%q) and moved on.", named(p.ev), out), r.frame(p, "the clarification"), noted(b, "an answer outside the choices"), r.frame(f, "what the session did next"))
 			}
 		}

@@ -181,16 +181,16 @@ func (r *prun) judgeSessions(s *psub, fs []seen) {
 			all[e.SessionID] = ss
 			order = append(order, e.SessionID)
 			if e.Type != protocol.TypeSessionStarted {
-				r.result(PLifecycle, Fail, "A session's first event is not agent.session.started.", r.frame(f, who))
+				r.result(PLifecycle, Fail, fmt.Sprintf("The first event of a session, %s, is not agent.session.started.", named(e)), r.frame(f, who))
 			}
 		} else if e.Type == protocol.TypeSessionStarted {
-			r.result(PLifecycle, Fail, "A session was started twice.", r.frame(ss.first, who), r.frame(f, who))
+			r.result(PLifecycle, Fail, fmt.Sprintf("The session of %s was started twice.", named(e)), r.frame(ss.first, who), r.frame(f, who))
 		}
 		if len(ss.terminal) > 0 {
 			if e.IsTerminal() {
-				r.result(POneTerminal, Fail, "A session has more than one terminal event.", r.frame(ss.terminal[0], who), r.frame(f, who))
+				r.result(POneTerminal, Fail, fmt.Sprintf("The session of %s has more than one terminal event: %s came after %s.", named(e), named(e), named(ss.terminal[0].ev)), r.frame(ss.terminal[0], who), r.frame(f, who))
 			} else {
-				r.result(PLifecycle, Fail, "An event came after its session's terminal event.", r.frame(ss.terminal[0], who), r.frame(f, who))
+				r.result(PLifecycle, Fail, fmt.Sprintf("The event %s came after its session's terminal event %s.", named(e), named(ss.terminal[0].ev)), r.frame(ss.terminal[0], who), r.frame(f, who))
 			}
 		}
 		switch e.Type {
@@ -283,11 +283,11 @@ func (r *prun) judgeL2() {
 			asked[f.ev.SessionID] = true
 		case isIrreversibleTool(f.ev):
 			if !asked[f.ev.SessionID] {
-				r.result(PConfirmBlocks, Fail, "An irreversible tool was invoked without a confirmation before it.", r.frame(f, "the tool invoked"))
+				r.result(PConfirmBlocks, Fail, fmt.Sprintf("The irreversible tool call %s came without a confirmation before it.", named(f.ev)), r.frame(f, "the tool invoked"))
 				continue
 			}
 			if !r.acceptedBefore(f.ev.SessionID, f.at) {
-				r.result(PConfirmBlocks, Fail, "An irreversible tool was invoked before any accept was sent for its confirmation.", r.frame(f, "the tool invoked"))
+				r.result(PConfirmBlocks, Fail, fmt.Sprintf("The irreversible tool call %s came before any accept was sent for its confirmation.", named(f.ev)), r.frame(f, "the tool invoked"))
 			}
 		}
 	}

@@ -378,19 +378,24 @@ func (r *prun) fire(ctx context.Context) error {
 }
 
 // sessions returns the sessions of fs in the order they were first seen,
-// and whether each has ended.
+// and whether each has ended, invalid events included: they are judged
+// by P1-envelope-schema, not waited out.
 func sessions(fs []seen) (order []string, ended map[string]bool) {
 	ended = map[string]bool{}
 	for _, f := range fs {
-		if f.ev == nil || f.ev.SessionID == "" {
+		e := f.ev
+		if e == nil {
+			e = f.bad // an invalid event still says where its session is
+		}
+		if e == nil || e.SessionID == "" {
 			continue
 		}
-		id := f.ev.SessionID
+		id := e.SessionID
 		if _, ok := ended[id]; !ok {
 			order = append(order, id)
 			ended[id] = false
 		}
-		if f.ev.IsTerminal() {
+		if e.IsTerminal() {
 			ended[id] = true
 		}
 	}

@@ -424,7 +424,10 @@ const rateWindow = 2 * time.Second
 
 // judgeRate counts the rate subscription's non-critical events in every
 // window of rateWindow: at most the honored rate over the window, plus a
-// full token bucket (one second's worth), plus two for the edges.
+// full token bucket (one second's worth), plus half a second's worth more
+// for a stall of the suite's reader on a loaded machine (what the producer
+// sent over a stall arrives at once), plus two for the edges. A producer
+// that ignores the rate sends its backlog at once, above that.
 func (r *prun) judgeRate() {
 	h, _ := honoredOf(r.rate)
 	fs, _ := r.rate.snapshot()
@@ -457,7 +460,8 @@ func (r *prun) judgeRate() {
 	if len(times) > 1 {
 		span = times[len(times)-1].Sub(times[0])
 	}
-	allowed := int(float64(rate)*rateWindow.Seconds()) + rate + 2
+	slack := rate + rate/2 + 2
+	allowed := int(float64(rate)*rateWindow.Seconds()) + slack
 	note := r.note("%d non-critical events over %v; at most %d in %v, from %v into the run", len(times), span.Round(time.Millisecond), most, rateWindow, func() time.Duration {
 		if len(times) == 0 {
 			return 0
@@ -469,7 +473,7 @@ func (r *prun) judgeRate() {
 		r.result(PRate, Skip, fmt.Sprintf("Only %d events came, too few to measure a limit of %d a second.", len(times), rate), note)
 	case most > allowed:
 		r.result(PRate, Fail, fmt.Sprintf("%d events came within %v to a subscription granted %d a second.", most, rateWindow, rate), note)
-	case span > 0 && float64(len(times)-rate-2) > float64(rate)*span.Seconds():
+	case span > 0 && float64(len(times)-slack) > float64(rate)*span.Seconds():
 		r.result(PRate, Fail, fmt.Sprintf("%d events came in %v to a subscription granted %d a second.", len(times), span.Round(time.Millisecond), rate), note)
 	default:
 		r.result(PRate, Pass, fmt.Sprintf("The subscription granted %d events a second got at most %d in any %v.", rate, most, rateWindow), note)

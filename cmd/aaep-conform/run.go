@@ -168,7 +168,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.StringVar(&manifestAt, "manifest", "", "where a producer on a local binding (unix:, exec:) documents its manifest: a `FILE` or an http(s) URL")
 	fs.StringVar(&manifestDir, "manifest-keys", "", "`DIR` of trusted public keys (JWK) a signed manifest must verify with")
 	fs.StringVar(&pinnedKey, "manifest-key", "", "the one public key (JWK `FILE`) a signed manifest must verify with")
-	fs.DurationVar(&hold, "hold", 0, "how long a prompt is left unanswered to see that the producer waits for it (default "+conform.DefaultHold.String()+")")
+	fs.DurationVar(&hold, "hold", 0, "the longest a confirmation is left unanswered to see that the producer waits for it: up to its own timeout (default "+conform.DefaultHold.String()+", 5s with --fast)")
 	fs.DurationVar(&quiet, "quiet", 0, "how long the producer may send nothing, every session seen ended, before the run is over (default "+conform.DefaultQuiet.String()+")")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
 	conn.Register(fs, cliflag.ConnAll) // the listener's connection flags
