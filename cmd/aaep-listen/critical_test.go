@@ -166,3 +166,42 @@ func (w *alarmTimes) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// An agent that sends only critical events, as fast as it can, keeps
+// neither typed commands nor another agent waiting: critical batches go
+// first, but never twice in a row without a turn for the rest.
+func TestCriticalFloodDoesNotStarveCommands(t *testing.T) {
+	t.Parallel()
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/events" || served.Add(1) > 1 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		f := w.(http.Flusher)
+		var buf []byte
+		for i := 0; r.Context().Err() == nil; i++ {
+			buf = fmt.Appendf(buf[:0], `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%d","session_id":"sess_1","sequence_number":%d,`+
+				`"timestamp":%q,"producer":{"agent_id":"loud"},"urgency":"critical","summary_normal":"Alarm."}`+"\n\n",
+				protocol.ContextURL, protocol.Version, protocol.TypeStateChanged, i, i, time.Now().UTC().Format(time.RFC3339Nano))
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			if i%64 == 0 {
+				f.Flush()
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	quiet := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(quiet.Close)
+	r := startListener(t, "--plain", "--no-sign", "--layout", "legacy", "loud="+srv.URL, "quiet="+quiet.URL)
+	r.waitOutput(t, "Alarm.")
+	fmt.Fprintln(r.stdin, "quit")
+	r.wait(t)
+}
