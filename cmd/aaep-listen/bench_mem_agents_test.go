@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"runtime"
 	"runtime/pprof"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/producer"
@@ -53,13 +51,7 @@ func BenchmarkAgentsMemory(b *testing.B) {
 // heldFlood serves n flood events (producer.Flood, 16 sessions) once, then
 // holds the stream open until release is closed.
 func heldFlood(tb testing.TB, n int, release <-chan struct{}) string {
-	var served atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/events" || served.Add(1) > 1 {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
+	return streamOnce(tb, func(w http.ResponseWriter, r *http.Request) {
 		if err := producer.Flood(w, n, 16); err != nil {
 			return
 		}
@@ -68,9 +60,7 @@ func heldFlood(tb testing.TB, n int, release <-chan struct{}) string {
 		case <-release:
 		case <-r.Context().Done():
 		}
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL
+	})
 }
 
 // lineCount closes done once want lines are written.
