@@ -72,7 +72,8 @@ const maxStrangers = 16
 // event decoded as far as possible: it can be announced, with a diagnostic.
 // A *SyntaxError or *LimitError comes with a nil event, and so does a
 // *NotEventError: a handshake or reply message is not an event. The event keeps b as
-// its Raw bytes; b must not be modified afterwards.
+// its Raw bytes, and its strings share b's memory; b must not be modified
+// afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if d.Schemas == nil {
 		s, err := NewSchemas()
