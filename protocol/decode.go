@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -71,7 +72,8 @@ const maxStrangers = 16
 // event decoded as far as possible: it can be announced, with a diagnostic.
 // A *SyntaxError or *LimitError comes with a nil event, and so does a
 // *NotEventError: a handshake or reply message is not an event. The event keeps b as
-// its Raw bytes; b must not be modified afterwards.
+// its Raw bytes, and its strings share b's memory; b must not be modified
+// afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if d.Schemas == nil {
 		s, err := NewSchemas()
@@ -354,8 +356,24 @@ func (s *scanner) memoObject(sp *span, m *objMemo) {
 	m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
 }
 
-// members calls fn with each member of an object value, in order.
+// members calls fn with each member of an object value, in order, its
+// name unescaped.
 func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
+	x.eachMember(sp, func(k, v span) { x.member(k, v, fn) })
+}
+
+// key is a member's name: a substring of the event (no copy) unless it
+// has escapes.
+func (x *decodeState) key(k span) string {
+	if k.esc {
+		return unescape(x.b[k.start:k.end])
+	}
+	return x.src[k.start:k.end]
+}
+
+// eachMember calls fn with the spans of each member of an object value, in
+// order.
+func (x *decodeState) eachMember(sp span, fn func(k, v span)) {
 	ms, ok := x.memo.find(sp.start)
 	if !ok && len(x.memo.objs) < maxMemo {
 		sc := scanner{b: x.b, i: int(sp.start)}
@@ -369,12 +387,12 @@ func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
 		sc.object(func(k span) {
 			var v span
 			sc.value(&v)
-			x.member(k, v, fn)
+			fn(k, v)
 		})
 		return
 	}
 	for _, m := range ms {
-		x.member(m.key, m.val, fn)
+		fn(m.key, m.val)
 	}
 }
 
@@ -441,7 +459,7 @@ func (x *decodeState) populate() {
 		case fExtensions:
 			if sp.kind == kObject {
 				ev.Extensions = map[string]json.RawMessage{}
-				x.members(sp, func(k []byte, v span) { ev.Extensions[string(k)] = x.b[v.start:v.end] })
+				x.eachMember(sp, func(k, v span) { ev.Extensions[x.key(k)] = x.b[v.start:v.end] })
 			}
 		case fSummaryTerse:
 			ev.SummaryTerse = x.text(sp)
@@ -987,12 +1005,29 @@ func PeekType(b []byte) string {
 			if v.esc {
 				typ = unescape(b[v.start:v.end])
 			} else {
-				typ = string(b[v.start:v.end])
+				typ = typeString(b[v.start:v.end])
 			}
-			sc.fail("found") // stop: the rest of the message does not matter here
+			sc.err = errFound // stop: the rest of the message does not matter here
 		}
 	})
 	return NormalizeType(typ)
+}
+
+// errFound stops PeekType's scan once the type is found; it is never
+// returned.
+var errFound = &SyntaxError{Msg: "found"}
+
+// typeString is b as a string: the constant when b is one of CoreTypes,
+// so that peeking the type of a usual event allocates nothing.
+func typeString(b []byte) string {
+	if bytes.HasPrefix(b, []byte("aaep:")) {
+		for _, t := range CoreTypes {
+			if string(b) == t {
+				return t
+			}
+		}
+	}
+	return string(b)
 }
 
 // parseTimestamp parses an RFC 3339 date-time.

@@ -1,6 +1,9 @@
 package session
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"sync"
+)
 
 // hasher turns pairs of strings into 64-bit keys, so bounded sets remember
 // 8 bytes per entry instead of the strings. Its seed is random per Engine,
@@ -64,3 +67,48 @@ func (w *window[V]) add(k uint64) {
 }
 
 func (w *window[V]) len() int { return len(w.m) }
+
+// Dedupe is a window of recent event keys that several engines share (the
+// agents of one listener): one budget of memory for all, which each engine
+// uses as much as its events need, so that the whole stays bounded however
+// many engines share it. Each engine hashes its keys with a seed of its
+// own, so two engines' keys never meet, even for the same agent_id and
+// event_id (two agents of one kind). A Dedupe is safe for concurrent use.
+type Dedupe struct {
+	mu sync.Mutex
+	w  hashSet
+}
+
+// NewDedupe is a Dedupe remembering the max keys put last.
+func NewDedupe(max int) *Dedupe {
+	if max <= 0 {
+		max = defaultDedupeWindow
+	}
+	return &Dedupe{w: hashSet{max: max}}
+}
+
+// seenOrAdd reports whether k is remembered, and remembers it when not.
+func (d *Dedupe) seenOrAdd(k uint64) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.w.has(k) {
+		return true
+	}
+	d.w.add(k)
+	return false
+}
+
+// has reports whether k is remembered, and whether the window is full
+// (keys were forgotten, so an absent k may have been seen).
+func (d *Dedupe) has(k uint64) (has, full bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.w.has(k), len(d.w.ring) == d.w.max
+}
+
+// Len is how many keys are remembered.
+func (d *Dedupe) Len() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.w.len()
+}

@@ -19,6 +19,9 @@ type Config struct {
 	// DedupeWindow is how many recent (agent_id, event_id) keys are
 	// remembered to drop duplicates. 0 means 1<<16.
 	DedupeWindow int
+	// Dedupe, when not nil, is the window of keys the engine shares with
+	// others instead of a window of its own (DedupeWindow is then unused).
+	Dedupe *Dedupe
 	// MaxSessions is how many sessions are tracked; beyond it the least
 	// recently active is forgotten, ended sessions first. 0 means 16384.
 	MaxSessions int
@@ -268,6 +271,9 @@ func (e *Engine) duplicate(ev *protocol.Event) bool {
 		return false
 	}
 	k := e.hash.sum(ev.Producer.AgentID, ev.EventID)
+	if e.cfg.Dedupe != nil {
+		return e.cfg.Dedupe.seenOrAdd(k)
+	}
 	if e.seen.has(k) {
 		return true
 	}

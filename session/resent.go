@@ -97,10 +97,15 @@ func (e *Engine) sentAgain(ev *protocol.Event) bool {
 			return true
 		}
 	}
-	if ev.EventID == "" || len(e.seen.ring) == e.seen.max {
+	if ev.EventID == "" {
 		return true
 	}
-	return e.seen.has(e.hash.sum(ev.Producer.AgentID, ev.EventID))
+	k := e.hash.sum(ev.Producer.AgentID, ev.EventID)
+	if e.cfg.Dedupe != nil {
+		has, full := e.cfg.Dedupe.has(k)
+		return has || full
+	}
+	return len(e.seen.ring) == e.seen.max || e.seen.has(k)
 }
 
 // resend drops ev, already announced in s, and counts it in s's burst.

@@ -104,6 +104,10 @@ type Config struct {
 	// duplicates (session.Config.DedupeWindow); 0 means the engine's
 	// default, 65,536. A program with many clients lowers it.
 	DedupeWindow int
+	// Dedupe, when not nil, is a window of recent events shared with other
+	// clients (session.Config.Dedupe), in place of DedupeWindow: a Group
+	// gives its members one, so that their memory is one budget.
+	Dedupe *session.Dedupe
 }
 
 // Direction is the way a tapped frame went. Its values are the letters the
@@ -208,7 +212,7 @@ func newClient(endpoint string, cfg Config) *Client {
 		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1), critSig: make(chan struct{}, 1),
 		shown: map[int]time.Time{},
 	}
-	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow}, (*engineOutput)(c))
+	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow, Dedupe: cfg.Dedupe}, (*engineOutput)(c))
 	c.eng.SetAnswerless(c.answerless)
 	c.eng.Filtered(cfg.Terms.Filters())
 	return c

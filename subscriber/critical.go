@@ -27,11 +27,17 @@ func (u Update) Critical() bool {
 // appends cannot reach the updates queued after it, which go on filling
 // the same array while it has room for a batch as large: no copy, and
 // about one array for two batches (of a bounded size: a huge batch taken
-// once does not make a huge array).
+// once does not make a huge array). An emptied queue starts a new array.
 func (c *Client) take(n int) []Update {
 	out := c.queue[:n:n]
 	c.queue = c.queue[n:]
-	if cap(c.queue)-len(c.queue) < min(n, maxQueued) {
+	switch {
+	case len(c.queue) == 0:
+		// Nothing left: the array goes with the reader's batch. Kept, it
+		// would keep the updates taken, and their events, for as long as
+		// the client waits for more (a quiet agent of many: 256 events).
+		c.queue = nil
+	case cap(c.queue)-len(c.queue) < min(n, maxQueued):
 		c.queue = append(make([]Update, 0, len(c.queue)+min(2*n, maxQueued)), c.queue...)
 	}
 	c.crit = max(0, c.crit-n)

@@ -2,7 +2,9 @@ package subscriber
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -68,6 +70,47 @@ func TestGroupCriticalLane(t *testing.T) {
 				t.Fatalf("%s: %q, want %q", b.Member.Tag(), u.Text, want)
 			}
 			next[b.Member]++
+		}
+	}
+}
+
+// Updates taken are not kept by the client once its queue is empty: their
+// events go when the reader is done with them, not when the client next
+// fills the array (a quiet agent among many kept 256 events this way).
+func TestTakenUpdatesNotKept(t *testing.T) {
+	c := newClient("", Config{})
+	freed := make(chan struct{}, 1)
+	ev := &protocol.Event{Type: protocol.TypeProgressUpdated}
+	runtime.AddCleanup(ev, func(ch chan struct{}) { ch <- struct{}{} }, freed)
+	c.emit(Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: ev}})
+	ev = nil
+	for _, u := range normal(4, "x") {
+		c.emit(u)
+	}
+	c.mu.Lock()
+	c.take(2) // the reader's batches, dropped at once
+	c.take(3)
+	c.mu.Unlock()
+	runtime.GC() // the cleanup is queued once the collection has found the event unreachable
+	select {
+	case <-freed:
+	case <-time.After(time.Minute):
+		t.Fatal("the event of an update taken is still kept by the client")
+	}
+	runtime.KeepAlive(c)
+}
+
+// The members of a group share one dedupe window, made once.
+func TestGroupSharesOneDedupeWindow(t *testing.T) {
+	g := NewGroup(GroupConfig{Expected: 3})
+	defer g.Stop()
+	var ms []*Member
+	for i := range 3 {
+		ms = append(ms, queued(g, fmt.Sprint("m", i), nil))
+	}
+	for _, m := range ms {
+		if m.c.cfg.Dedupe == nil || m.c.cfg.Dedupe != ms[0].c.cfg.Dedupe {
+			t.Fatalf("member %s has a dedupe window of its own", m.Tag())
 		}
 	}
 }

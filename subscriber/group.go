@@ -31,8 +31,12 @@ type GroupConfig struct {
 	// hold waiting (GroupMaxQueued when 0); each gets at least 256.
 	MaxQueued int
 	// DedupeWindow is how many recent events all members together
-	// remember to drop duplicates (GroupDedupeWindow when 0); each gets
-	// between 16,384 and 65,536.
+	// remember to drop duplicates (GroupDedupeWindow when 0), in one
+	// window they share (session.Dedupe): each member takes of it what its
+	// events need, however many members there are. A member's events
+	// already announced are still told apart by their sequence numbers
+	// once the window has forgotten their IDs, so a history sent again is
+	// never announced twice.
 	DedupeWindow int
 	// KeepEnded is how many ended members are still listed (Members) and
 	// can be found by name (KeepEnded when 0); older ended members are
@@ -90,6 +94,7 @@ type Group struct {
 	// one offered, withdrawn, expired or resolved by the agent.
 	changed time.Time
 	schemas *protocol.Schemas
+	dedupe  *session.Dedupe // the members' one dedupe window, made with the second member
 }
 
 // Member is one subscription of a Group.
@@ -189,7 +194,12 @@ func (g *Group) Join(label, endpoint string, cfg Config, start func(Config) *Cli
 	cfg.PromptNumbers = g.numbers
 	if n := max(g.cfg.Expected, g.live+1); n > 1 {
 		cfg.MaxQueued = max(256, g.cfg.MaxQueued/n)
-		cfg.DedupeWindow = min(1<<16, max(1<<14, g.cfg.DedupeWindow/n))
+		if cfg.Dedupe == nil {
+			if g.dedupe == nil {
+				g.dedupe = session.NewDedupe(g.cfg.DedupeWindow)
+			}
+			cfg.Dedupe = g.dedupe
+		}
 		if cfg.Schemas == nil {
 			if g.schemas == nil {
 				g.schemas, _ = protocol.NewSchemas() // nil when they do not compile: each client says why

@@ -76,20 +76,7 @@ func (w *alarmWatch) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	w.lines += bytes.Count(p, []byte{'\n'})
 	w.mu.Unlock()
-	for rest := p; ; {
-		i := bytes.Index(rest, []byte("Alarm "))
-		if i < 0 {
-			break
-		}
-		rest = rest[i+len("Alarm "):]
-		j := bytes.IndexByte(rest, '.')
-		if j < 0 {
-			break
-		}
-		if ns, err := strconv.ParseInt(string(rest[:j]), 10, 64); err == nil {
-			w.seen <- now.Sub(time.Unix(0, ns))
-		}
-	}
+	eachAlarm(p, func(sent time.Time) { w.seen <- now.Sub(sent) })
 	return len(p), nil
 }
 

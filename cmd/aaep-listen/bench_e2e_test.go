@@ -70,8 +70,8 @@ func firstLines(s string, n int) string {
 }
 
 // BenchmarkEndToEnd200k pairs the real aaep-listen binary with a floor
-// measured in the same run: testdata/minreader, a reader of the same SSE
-// stream that writes one line per event and validates nothing. Each
+// measured in the same run: the module's testdata/minreader, a reader of
+// the same SSE stream that writes one line per event and validates nothing. Each
 // iteration streams 200,000 flood events to each process in turn (output
 // on /dev/null) and reports both rates in events per second of wall time
 // and of the process's processor time, and how many times the floor's
@@ -81,7 +81,7 @@ func BenchmarkEndToEnd200k(b *testing.B) {
 	const floodEvents, sessions = 200_000, 64
 	dir := b.TempDir()
 	listener, floor := filepath.Join(dir, "aaep-listen"), filepath.Join(dir, "minreader")
-	for bin, pkg := range map[string]string{listener: ".", floor: "./testdata/minreader"} {
+	for bin, pkg := range map[string]string{listener: ".", floor: "../../testdata/minreader"} {
 		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
 			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
 		}

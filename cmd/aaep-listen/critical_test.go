@@ -93,13 +93,7 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 		}
 	}
 	agent := fmt.Sprintf("agent%d", k)
-	var served atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/events" || served.Add(1) > 1 {
-			w.WriteHeader(http.StatusNoContent)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
+	url := streamOnce(tb, func(w http.ResponseWriter, r *http.Request) {
 		f := w.(http.Flusher)
 		f.Flush()
 		<-start
@@ -129,9 +123,8 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 			buf = buf[:0]
 			f.Flush()
 		}
-	}))
-	tb.Cleanup(srv.Close)
-	return srv.URL, critical
+	})
+	return url, critical
 }
 
 // alarmTimes is the listener's standard output: it times every "Alarm N."
@@ -147,22 +140,76 @@ func (w *alarmTimes) Write(p []byte) (int, error) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	eachAlarm(p, func(sent time.Time) {
+		w.times = append(w.times, now.Sub(sent))
+		if len(w.times) == w.want {
+			close(w.done)
+		}
+	})
+	return len(p), nil
+}
+
+// eachAlarm calls fn with the time each "Alarm N." in p was sent (N, in
+// nanoseconds).
+func eachAlarm(p []byte, fn func(sent time.Time)) {
 	for rest := p; ; {
 		i := bytes.Index(rest, []byte("Alarm "))
 		if i < 0 {
-			break
+			return
 		}
 		rest = rest[i+len("Alarm "):]
 		j := bytes.IndexByte(rest, '.')
 		if j < 0 {
-			break
+			return
 		}
 		if ns, err := strconv.ParseInt(string(rest[:j]), 10, 64); err == nil {
-			w.times = append(w.times, now.Sub(time.Unix(0, ns)))
-			if len(w.times) == w.want {
-				close(w.done)
-			}
+			fn(time.Unix(0, ns))
 		}
 	}
-	return len(p), nil
+}
+
+// streamOnce serves stream to the first GET /events as an event stream;
+// every other request is told there is nothing (no reconnection).
+func streamOnce(tb testing.TB, stream func(w http.ResponseWriter, r *http.Request)) string {
+	var served atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/events" || served.Add(1) > 1 {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		stream(w, r)
+	}))
+	tb.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// An agent that sends only critical events, as fast as it can, keeps
+// neither typed commands nor another agent waiting: critical batches go
+// first, but never twice in a row without a turn for the rest.
+func TestCriticalFloodDoesNotStarveCommands(t *testing.T) {
+	t.Parallel()
+	loud := streamOnce(t, func(w http.ResponseWriter, r *http.Request) {
+		f := w.(http.Flusher)
+		var buf []byte
+		for i := 0; r.Context().Err() == nil; i++ {
+			buf = fmt.Appendf(buf[:0], `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%d","session_id":"sess_1","sequence_number":%d,`+
+				`"timestamp":%q,"producer":{"agent_id":"loud"},"urgency":"critical","summary_normal":"Alarm."}`+"\n\n",
+				protocol.ContextURL, protocol.Version, protocol.TypeStateChanged, i, i, time.Now().UTC().Format(time.RFC3339Nano))
+			if _, err := w.Write(buf); err != nil {
+				return
+			}
+			if i%64 == 0 {
+				f.Flush()
+			}
+		}
+	})
+	quiet := streamOnce(t, func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	r := startListener(t, "--plain", "--no-sign", "--layout", "legacy", "loud="+loud, "quiet="+quiet)
+	r.waitOutput(t, "Alarm.")
+	fmt.Fprintln(r.stdin, "quit")
+	r.wait(t)
 }

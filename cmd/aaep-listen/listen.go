@@ -203,15 +203,23 @@ func (l *listener) loop(ctx context.Context) error {
 	if l.group.Live() == 0 && l.changes == nil {
 		return nil
 	}
+	// A batch with a critical update is taken first, whatever else is
+	// ready, but never twice in a row that way: an agent sending only
+	// critical events cannot keep typed commands or the others waiting.
+	critFirst := true
 	for {
-		select {
-		case b := <-l.group.Critical(): // critical first, whatever else is ready
-			if l.batch(b) {
-				return l.endErr
+		if critFirst {
+			select {
+			case b := <-l.group.Critical():
+				if l.batch(b) {
+					return l.endErr
+				}
+				critFirst = false
+				continue
+			default:
 			}
-			continue
-		default:
 		}
+		critFirst = true
 		select {
 		case b := <-l.group.Critical():
 			if l.batch(b) {

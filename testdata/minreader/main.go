@@ -1,4 +1,4 @@
-// Command minreader is the floor BenchmarkEndToEnd200k measures aaep-listen
+// Command minreader is the floor BenchmarkEndToEnd200k (cmd/aaep-listen) measures aaep-listen
 // against: it reads an SSE stream and writes one line per event (the
 // event's type and ID), without decoding or validating anything.
 package main
