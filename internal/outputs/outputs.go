@@ -174,6 +174,14 @@ func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.Pa
 			case answers <- answer(n, accept):
 			default: // nobody reads answers fast enough: the key press is dropped
 			}
+		},
+		OnSureAccept: func(n int) { // the second step was taken on the display
+			c := answer(n, true)
+			c.Sure = true
+			select {
+			case answers <- c:
+			default:
+			}
 		}})
 	if err != nil {
 		c.Close()
