@@ -82,17 +82,15 @@ func TestTUISeveralAgentsNamed(t *testing.T) {
 			t.Parallel()
 			term := ttytest.Start(t, size[0], size[1], []string{"NO_COLOR=1", "TERM=xterm-256color"},
 				bin+" --tui --no-sign --demo --agents 3 --demo-speed 0")
-			s, ok := term.Wait(60*time.Second, func(s string) bool { return strings.Count(flat(s), " from ") >= 3 })
+			all := regexp.MustCompile(`prompt (\d) from (\w+).* Also waiting: (\d) from (\w+)[ ,(].*(\d) from (\w+)`)
+			s, ok := term.Wait(60*time.Second, func(s string) bool { return all.MatchString(flat(s)) })
 			if !ok {
-				t.Fatalf("three prompts never waited:\n%s", s)
+				t.Fatalf("Also waiting does not name every prompt:\n%s", s)
 			}
 			if row := strings.Split(s, "\n")[1]; strings.Contains(row, "://") && !strings.HasPrefix(row, "3 agents: code ") {
 				t.Errorf("the endpoint row does not name its agent:\n%s", s)
 			}
-			m := regexp.MustCompile(`prompt (\d) from (\w+).* Also waiting: (\d) from (\w+)[ ,(].*(\d) from (\w+)`).FindStringSubmatch(flat(s))
-			if m == nil {
-				t.Fatalf("Also waiting does not name every prompt:\n%s", s)
-			}
+			m := all.FindStringSubmatch(flat(s))
 			if seen := m[1] + m[3] + m[5]; !strings.Contains(seen, "1") || !strings.Contains(seen, "2") || !strings.Contains(seen, "3") {
 				t.Errorf("prompts %s named, want 1, 2 and 3:\n%s", seen, s)
 			}
