@@ -45,7 +45,7 @@ type SubscriberOptions struct {
 	// prompt's number (the suite's prompts count 1, 2, … in the order
 	// sent), {token} its reply_token and {text} the answer chosen.
 	// Empty means what aaep-listen understands.
-	AcceptLine      string // default "accept {n}"
+	AcceptLine      string // default "accept {n}\nyes" (aaep-listen asks yes before it accepts what cannot be undone)
 	AnswerLine      string // default "answer {n} {text}"
 	RenegotiateLine string // asks for new terms; default "set rate 2"
 	// Window is how long the suite waits, after a prompt is flushed to
@@ -210,7 +210,7 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 
 func (o *SubscriberOptions) defaults() {
 	if o.AcceptLine == "" {
-		o.AcceptLine = "accept {n}"
+		o.AcceptLine = "accept {n}\nyes"
 	}
 	if o.AnswerLine == "" {
 		o.AnswerLine = "answer {n} {text}"
