@@ -84,6 +84,10 @@ type Client struct {
 	once      sync.Once
 }
 
+// ErrUnreachable is wrapped by Dial's error when nothing answers at BrlAPI's
+// address: BRLTTY is not running there.
+var ErrUnreachable = errors.New("nothing listens there")
+
 // Dial connects, checks the protocol version and authenticates.
 func Dial(ctx context.Context, o Options) (*Client, error) {
 	network, addr, err := o.address()
@@ -93,7 +97,7 @@ func Dial(ctx context.Context, o Options) (*Client, error) {
 	var d net.Dialer
 	conn, err := d.DialContext(ctx, network, addr)
 	if err != nil {
-		return nil, fmt.Errorf("braille: BRLTTY's BrlAPI is not reachable at %s: %w", addr, err)
+		return nil, fmt.Errorf("braille: BRLTTY's BrlAPI is not reachable at %s: %w: %w", addr, ErrUnreachable, err)
 	}
 	c := &Client{conn: conn, replies: make(chan packet, 1), keys: make(chan Key, 256), done: make(chan struct{})}
 	go c.readLoop()

@@ -26,6 +26,12 @@ type Config struct {
 	// OnAnswer is called, from the sink's goroutine, when a routing key is
 	// pressed over "accept" or "reject" of confirmation number prompt.
 	OnAnswer func(prompt int, accept bool)
+	// OnSureAccept, when set, makes accepting a confirmation that cannot be
+	// undone (announce.TwoSteps) take two routing keys: "accept" shows the
+	// second step, "#1 yes no Transfer …, which cannot be undone? …", and
+	// the key over "yes" calls OnSureAccept (not OnAnswer); "no" goes back
+	// to the prompt.
+	OnSureAccept func(prompt int)
 	// OnError is told when the display fails; nil ignores it.
 	OnError func(error)
 	// Redial connects to BRLTTY again after the connection was lost, as
@@ -123,6 +129,7 @@ type message struct {
 	cells   []string              // one grapheme cluster per entry
 	prompt  int                   // confirmation number, 0 when not a confirmation
 	sticky  bool                  // stays until answered
+	second  bool                  // the second step of an accept that cannot be undone
 	related int                   // prompt number this message is about, for clearing
 	accept  [2]int                // grapheme range of the word "accept"
 	reject  [2]int
@@ -131,6 +138,21 @@ type message struct {
 
 // layout turns an announcement into a message for a display width cells wide.
 func layout(an announce.Announcement, width int) message {
+	return layoutWith(an, width, "accept", "reject")
+}
+
+// secondStep lays out the second step of accepting the confirmation of m,
+// which cannot be undone: its words are yes and no.
+func secondStep(m message, width int) message {
+	an := m.an
+	an.Text, _ = protocol.SplitTheirs(announce.SecondStep(an.Prompt, "Route yes to send, no to go back"))
+	s := layoutWith(an, width, "yes", "no")
+	s.second = true
+	return s
+}
+
+// layoutWith is layout with a confirmation's two answer words.
+func layoutWith(an announce.Announcement, width int, yes, no string) message {
 	m := message{an: an}
 	text := clean(protocol.Line(an.Text))
 	if an.RTL || protocol.HasRTL(text) {
@@ -144,9 +166,9 @@ func layout(an announce.Announcement, width int) message {
 		m.prompt, m.sticky = an.Prompt.Number, true
 		head := "#" + strconv.Itoa(m.prompt) + " "
 		n := len(head)
-		m.accept = [2]int{n, n + len("accept")}
-		m.reject = [2]int{n + len("accept "), n + len("accept reject")}
-		text = head + "accept reject " + text
+		m.accept = [2]int{n, n + len(yes)}
+		m.reject = [2]int{n + len(yes) + 1, n + len(yes) + 1 + len(no)}
+		text = head + yes + " " + no + " " + text
 	}
 	g := uniseg.NewGraphemes(text)
 	for g.Next() {
@@ -412,8 +434,22 @@ func (s *Sink) run(ctx context.Context) {
 					reject := g >= current.reject[0] && g < current.reject[1]
 					if (accept || reject) && s.cfg.OnAnswer != nil {
 						n := current.prompt
-						s.cfg.OnAnswer(n, accept)
-						forget(n)
+						switch {
+						case current.second && accept:
+							s.cfg.OnSureAccept(n)
+							forget(n)
+						case current.second: // no: back to the prompt
+							m := layout(current.an, s.width)
+							current, page = &m, 0
+							show()
+						case accept && s.cfg.OnSureAccept != nil && current.an.Prompt != nil && announce.TwoSteps(current.an.Prompt.Event):
+							m := secondStep(*current, s.width)
+							current, page = &m, 0
+							show()
+						default:
+							s.cfg.OnAnswer(n, accept)
+							forget(n)
+						}
 					}
 					continue
 				}

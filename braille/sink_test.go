@@ -8,6 +8,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille/brltest"
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/rivo/uniseg"
 )
@@ -81,6 +82,51 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	b.WaitVisual(t, "the second prompt", prefix("#3 accept reject Run"))
 	pressForAnswer(t, b, "ROUTE 3", answers, answer{3, true})
 	b.WaitVisual(t, "the queued flash", prefix("Tool ls finished."))
+}
+
+// Accepting a confirmation that cannot be undone takes two routing keys:
+// accept shows the second step naming the action, no goes back to the
+// prompt, yes sends (real BRLTTY). A reject stays one key.
+func TestSinkSecondStepForWhatCannotBeUndone(t *testing.T) {
+	b := brltest.Start(t, 40, "")
+	c, err := Dial(context.Background(), Options{Host: b.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	answers := make(chan answer, 4)
+	sure := make(chan int, 4)
+	s, err := NewSink(context.Background(), c, Config{OnAnswer: func(n int, accept bool) { answers <- answer{n, accept} },
+		OnSureAccept: func(n int) { sure <- n }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	yes := true
+	ev := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, RiskLevel: "high", Irreversible: &yes, Action: "Pay 5 euros."}
+	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Pay 5 euros?",
+		Prompt: &session.Prompt{Number: 1, Event: ev}})
+	b.WaitVisual(t, "the prompt", prefix("#1 accept reject Pay"))
+	b.Press(t, "ROUTE 4") // over "accept"
+	b.WaitVisual(t, "the second step", prefix("#1 yes no Pay 5 euros, which cannot be"))
+	b.Press(t, "ROUTE 7") // over "no"
+	b.WaitVisual(t, "the prompt again", prefix("#1 accept reject Pay"))
+	b.Press(t, "ROUTE 4")
+	b.WaitVisual(t, "the second step again", prefix("#1 yes no "))
+	b.Press(t, "ROUTE 4") // over "yes"
+	select {
+	case n := <-sure:
+		if n != 1 {
+			t.Fatalf("accepted prompt %d", n)
+		}
+	case a := <-answers:
+		t.Fatalf("answered %+v in one step", a)
+	case <-time.After(10 * time.Second):
+		t.Fatal("yes sent nothing")
+	}
+	if len(answers) != 0 {
+		t.Fatalf("also answered %+v", <-answers)
+	}
 }
 
 func TestSinkClearsPromptAnsweredElsewhere(t *testing.T) {

@@ -42,7 +42,7 @@ type SubscriberOptions struct {
 	// prompt's number (the suite's prompts count 1, 2, … in the order
 	// sent), {token} its reply_token and {text} the answer chosen.
 	// Empty means what aaep-listen understands.
-	AcceptLine      string // default "accept {n}"
+	AcceptLine      string // default "accept {n}\nyes" (aaep-listen asks yes before it accepts what cannot be undone)
 	RejectLine      string // default "reject {n}"
 	AnswerLine      string // default "answer {n} {text}"
 	RenegotiateLine string // asks for new terms; default "set rate 2"
@@ -236,7 +236,7 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 
 func (o *SubscriberOptions) defaults() {
 	if o.AcceptLine == "" {
-		o.AcceptLine = "accept {n}"
+		o.AcceptLine = "accept {n}\nyes"
 	}
 	if o.RejectLine == "" {
 		o.RejectLine = "reject {n}"

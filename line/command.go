@@ -64,6 +64,10 @@ type Command struct {
 	Key   bool
 	Words string
 	Shown time.Time
+	// Sure marks an accept whose second step was already taken where it
+	// was given (the TUI's and the braille display's own question): an
+	// accept that cannot be undone is then not asked again.
+	Sure bool
 }
 
 // Parse reads one typed line. It never fails: what is not a command is text.

@@ -3,7 +3,11 @@
 package notify
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 
 	"github.com/gen2brain/beeep"
 	"github.com/godbus/dbus/v5"
@@ -46,4 +50,43 @@ func (d *Desktop) Alert(title, body string) error {
 		return fmt.Errorf("org.freedesktop.Notifications.Notify: %w", call.Err)
 	}
 	return nil
+}
+
+// notifications is the D-Bus name of the desktop's notification server.
+const notifications = "org.freedesktop.Notifications"
+
+// Check tells, before anything is shown, whether desktop notifications can
+// be: on Linux and the BSDs a session bus at address (the value of
+// DBUS_SESSION_BUS_ADDRESS) with a notification server on it or startable
+// through it. Its error says what to start. It never starts a bus itself.
+func Check(ctx context.Context, address string) error {
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		return nil // beeep uses the system's own notifications there
+	}
+	if address == "" {
+		return errors.New("notify: there is no D-Bus session (DBUS_SESSION_BUS_ADDRESS is not set): " +
+			"run the listener in your desktop session, or under dbus-run-session with a notification server such as dunst")
+	}
+	conn, err := dbus.Connect(address, dbus.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("notify: the D-Bus session does not answer (%w): run the listener in your desktop session, or under dbus-run-session", err)
+	}
+	defer conn.Close()
+	bus := conn.BusObject()
+	var owned bool
+	if err := bus.CallWithContext(ctx, "org.freedesktop.DBus.NameHasOwner", 0, notifications).Store(&owned); err != nil {
+		return fmt.Errorf("notify: ask the D-Bus session for a notification server: %w", err)
+	}
+	if owned {
+		return nil
+	}
+	var startable []string
+	if err := bus.CallWithContext(ctx, "org.freedesktop.DBus.ListActivatableNames", 0).Store(&startable); err != nil {
+		return fmt.Errorf("notify: ask the D-Bus session for a notification server: %w", err)
+	}
+	if slices.Contains(startable, notifications) {
+		return nil
+	}
+	return errors.New("notify: no notification server runs on the D-Bus session: start one (your desktop's, or dunst)")
 }

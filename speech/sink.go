@@ -3,12 +3,15 @@
 package speech
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -85,6 +88,9 @@ func (s *Sink) timeout() time.Duration {
 type Env struct {
 	Getenv   func(string) string
 	LookPath func(string) (string, error) // nil means exec.LookPath
+	// CheckEspeak tells whether espeak-ng can play sound; nil means
+	// CheckEspeak with the process's own environment.
+	CheckEspeak func(context.Context) error
 }
 
 // Open returns the backend for mode: "speechd", "espeak", "say", "sapi" or
@@ -102,12 +108,12 @@ func Open(ctx context.Context, mode, clientName string, env Env) (Backend, strin
 	case "speechd":
 		b, err := openSpeechd(ctx, clientName, env)
 		if err != nil {
-			return nil, "", err
+			return nil, "", fmt.Errorf("%w; %s", err, startSpeechd)
 		}
 		return b, "speech: speech-dispatcher at " + b.Addr.String(), nil
 	case "espeak":
-		if _, err := look("espeak-ng"); err != nil {
-			return nil, "", fmt.Errorf("speech: espeak-ng not found: %w", err)
+		if err := espeakWorks(ctx, env, look); err != nil {
+			return nil, "", err
 		}
 		return NewProcess("espeak-ng", EspeakCommand), "speech: espeak-ng", nil
 	case "say":
@@ -119,12 +125,65 @@ func Open(ctx context.Context, mode, clientName string, env Env) (Backend, strin
 		if err == nil {
 			return b, "speech: speech-dispatcher at " + b.Addr.String(), nil
 		}
-		if _, lerr := look("espeak-ng"); lerr == nil {
+		eerr := espeakWorks(ctx, env, look)
+		if eerr == nil {
 			return NewProcess("espeak-ng", EspeakCommand), "speech: espeak-ng (speech-dispatcher not available)", nil
 		}
-		return nil, "speech: off (no speech-dispatcher, no espeak-ng)", nil
+		return nil, fmt.Sprintf("speech: off (%s; %s; %s)", unprefixed(err), startSpeechd, unprefixed(eerr)), nil
 	}
 	return nil, "", fmt.Errorf("speech: unknown backend %q: want auto, speechd, espeak, say, sapi or off", mode)
+}
+
+// unprefixed is err's text without this package's "speech: ", to go inside
+// a line that begins with it.
+func unprefixed(err error) string { return strings.TrimPrefix(err.Error(), "speech: ") }
+
+// startSpeechd says what to do when speech-dispatcher does not answer.
+const startSpeechd = "start speech-dispatcher (speech-dispatcher -s; install the speech-dispatcher package if it is missing) or set SPEECHD_ADDRESS to where it listens"
+
+// espeakWorks tells whether espeak-ng is installed and can play sound, and
+// what to do when not.
+func espeakWorks(ctx context.Context, env Env, look func(string) (string, error)) error {
+	if _, err := look("espeak-ng"); err != nil {
+		return fmt.Errorf("speech: espeak-ng is not installed (install the espeak-ng package): %w", err)
+	}
+	check := env.CheckEspeak
+	if check == nil {
+		check = func(ctx context.Context) error { return CheckEspeak(ctx, nil) }
+	}
+	return check(ctx)
+}
+
+// CheckEspeak runs espeak-ng once, saying a space at volume zero, with env
+// as its environment (nil: this process's), and reports an error when it
+// cannot play sound: espeak-ng ends well even then, but says so on its
+// standard error.
+func CheckEspeak(ctx context.Context, env []string) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "espeak-ng", "-a", "0", "--stdin")
+	cmd.Env = env
+	cmd.Stdin = strings.NewReader(" ")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	why := lastLine(stderr.String())
+	switch {
+	case err != nil && why != "":
+		return fmt.Errorf("speech: espeak-ng cannot play sound (%s): %w; check that sound works for your user", why, err)
+	case err != nil:
+		return fmt.Errorf("speech: espeak-ng cannot play sound: %w; check that sound works for your user", err)
+	case why != "":
+		return fmt.Errorf("speech: espeak-ng cannot play sound (%s); check that sound works for your user", why)
+	}
+	return nil
+}
+
+// lastLine is the last line of a program's error output that is not empty,
+// made safe to show: it is not ours.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return protocol.Line(prose.Cut(lines[len(lines)-1], 200))
 }
 
 func openSpeechd(ctx context.Context, clientName string, env Env) (*Speechd, error) {

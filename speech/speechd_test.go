@@ -2,6 +2,9 @@ package speech
 
 import (
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -154,12 +157,64 @@ func TestOpenAutoFallsBackToEspeak(t *testing.T) {
 			return "unix_socket:" + t.TempDir() + "/none.sock"
 		}
 		return ""
-	}, LookPath: func(name string) (string, error) { return "/usr/bin/" + name, nil }}
+	}, LookPath: func(name string) (string, error) { return "/usr/bin/" + name, nil },
+		CheckEspeak: func(context.Context) error { return nil }}
 	b, msg, err := Open(context.Background(), "auto", "user:x:y", env)
 	if err != nil || b == nil || b.Name() != "espeak-ng" || !strings.Contains(msg, "espeak-ng") {
 		t.Fatalf("auto without a daemon: %v %q %v", b, msg, err)
 	}
 	b.Close()
+}
+
+// Speech that cannot work is found at start and says what to start or
+// install: a speech-dispatcher that does not answer, espeak-ng missing, or
+// espeak-ng that cannot play sound (the real espeak-ng, with no sound
+// configured: it ends well and says so only on its standard error).
+func TestOpenSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	speechdtest.Need(t, "espeak-ng")
+	silent := filepath.Join(t.TempDir(), "asound.conf")
+	if err := os.WriteFile(silent, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	noSound := append(os.Environ(), "ALSA_CONFIG_PATH="+silent, "PULSE_SERVER=unix:"+silent+".none", "AUDIODEV=none")
+	mute := func(ctx context.Context) error { return CheckEspeak(ctx, noSound) }
+	none := "unix_socket:" + t.TempDir() + "/none.sock"
+	getenv := func(k string) string {
+		if k == "SPEECHD_ADDRESS" {
+			return none
+		}
+		return ""
+	}
+	installed := func(name string) (string, error) { return exec.LookPath(name) }
+	missing := func(string) (string, error) { return "", errNotFound }
+	for _, tc := range []struct {
+		mode string
+		env  Env
+		want []string // in the error, or in the line that says speech is off
+	}{
+		{"speechd", Env{Getenv: getenv}, []string{"start speech-dispatcher", "speech-dispatcher -s"}},
+		{"espeak", Env{Getenv: getenv, LookPath: missing}, []string{"install the espeak-ng package"}},
+		{"espeak", Env{Getenv: getenv, LookPath: installed, CheckEspeak: mute}, []string{"espeak-ng cannot play sound", "check that sound works"}},
+		{"auto", Env{Getenv: getenv, LookPath: installed, CheckEspeak: mute}, []string{"speech: off", "start speech-dispatcher", "espeak-ng cannot play sound"}},
+		{"auto", Env{Getenv: getenv, LookPath: missing}, []string{"speech: off", "start speech-dispatcher", "install the espeak-ng package"}},
+	} {
+		b, msg, err := Open(context.Background(), tc.mode, "user:x:y", tc.env)
+		if b != nil {
+			b.Close()
+			t.Errorf("%s: speech opened: %q", tc.mode, msg)
+			continue
+		}
+		said := msg
+		if err != nil {
+			said = err.Error()
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(said, w) {
+				t.Errorf("%s: %q does not say %q", tc.mode, said, w)
+			}
+		}
+	}
 }
 
 func TestSpeechdLanguagePerAnnouncement(t *testing.T) {

@@ -29,6 +29,9 @@ type Action struct {
 	// shown moments ago.
 	Words string
 	Shown time.Time
+	// Sure marks an ActionAccept whose second step the view asked and the
+	// user took (Prompt.SecondStep): the listener does not ask it again.
+	Sure bool
 }
 
 // ActionKind is what an Action asks for.

@@ -44,6 +44,10 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.quitAsk != "" && m.confirmQuitAgent(key.Matches(msg, m.keys.QuitAgent)) {
 		return nil
 	}
+	if m.acceptAsk != nil {
+		m.confirmAccept(msg.String() == "y")
+		return nil // the key answered the question, whatever it was
+	}
 	for _, b := range m.opts.Bindings {
 		if key.Matches(msg, key.NewBinding(key.WithKeys(b.Keys...))) {
 			m.act(Action{Kind: ActionLine, Text: b.Command})
@@ -303,8 +307,27 @@ func (m *Model) answer(accept bool) tea.Cmd {
 	if accept {
 		kind = ActionAccept
 	}
-	m.act(Action{Kind: kind, Prompt: p.Number, Words: p.Digest, Shown: m.headSince})
+	a := Action{Kind: kind, Prompt: p.Number, Words: p.Digest, Shown: m.headSince}
+	if accept && p.SecondStep != "" {
+		m.acceptAsk = &a // one key never sends what cannot be undone
+		m.message = p.SecondStep
+		return nil
+	}
+	m.act(a)
 	return nil
+}
+
+// confirmAccept takes the key after an accept that cannot be undone: y
+// sends it, any other key sends nothing and says so.
+func (m *Model) confirmAccept(yes bool) {
+	a := *m.acceptAsk
+	m.acceptAsk = nil
+	if !yes {
+		m.message = fmt.Sprintf("Not sent: prompt %d still waits for your answer.", a.Prompt)
+		return
+	}
+	a.Sure = true
+	m.act(a)
 }
 
 // act hands a to the listener and says so, or says why it was not sent.

@@ -141,6 +141,7 @@ type Model struct {
 	lastAgent  string     // the last agent measured for the column
 	agentCol   int        // the agent column's width once several agents are seen; 0 before
 	quitAsk    string     // the agent whose quit waits for the key again (its raw label)
+	acceptAsk  *Action    // an accept that cannot be undone, waiting for y (keys.go)
 
 	message string
 	rateIn  rateMeter // events received a second
@@ -550,7 +551,7 @@ func (m *Model) follow() {
 
 // listHeight is how many rows the list gets.
 func (m *Model) listHeight() int {
-	h := m.height - 1 - len(m.connectionLines()) // status rows
+	h := m.height - 1 - len(m.connectionRows()) // status rows
 	h -= len(m.wrapRows(m.message, maxMessageRows))
 	h -= 1 // footer
 	h -= m.promptLines()
@@ -568,7 +569,13 @@ func (m *Model) promptLines() int {
 	return len(head) + len(rest)
 }
 
-func (m *Model) detailHeight() int { return max(m.height/3, 4) }
+// detailHeight is the details pane's rows: a third of the screen, at
+// least 4, never more than the screen has left once the status line, the
+// prompt, the message, the footer and a row of the list have theirs.
+func (m *Model) detailHeight() int {
+	left := m.height - 3 - m.promptLines() - len(m.wrapRows(m.message, maxMessageRows))
+	return max(min(max(m.height/3, 4), left), 0)
+}
 
 // truncate cuts s to the width of the screen.
 func (m *Model) truncate(s string) string {

@@ -33,6 +33,10 @@ type Prompt struct {
 	// Digest is session.Prompt.Digest: the words the prompt was asked in,
 	// sent with an answer so that it answers no other.
 	Digest string
+	// SecondStep, when not empty, is the question asked before an accept is
+	// sent, naming the action: a high-risk confirmation that cannot be
+	// undone is never accepted with one key (announce.TwoSteps).
+	SecondStep string
 }
 
 // PromptOf copies what the TUI needs of p. Call it on the goroutine that owns p.
@@ -41,6 +45,9 @@ func PromptOf(p *session.Prompt) Prompt {
 	ev := p.Event
 	pr := Prompt{Number: p.Number, SessionID: protocol.Name(ev.SessionID), AgentID: ev.Producer.AgentID, Deadline: p.Deadline,
 		Agent: announce.Agent(ev), Risk: protocol.Name(ev.RiskLevel), Topic: announce.PromptTopic(p), Digest: p.Digest()}
+	if announce.TwoSteps(ev) {
+		pr.SecondStep, _ = protocol.SplitTheirs(announce.SecondStep(p, "Press y to send; any other key sends nothing"))
+	}
 	for _, f := range announce.PromptFacts(p) {
 		if !f.Headline { // the headline shows the topic, risk and default
 			pr.Details = append(pr.Details, oneLine(f.String()))
@@ -78,6 +85,7 @@ func PromptOf(p *session.Prompt) Prompt {
 func (p Prompt) sanitized() Prompt {
 	p.Agent, p.SessionID = protocol.Name(p.Agent), protocol.Name(p.SessionID)
 	p.Topic, p.Default, p.Risk = protocol.Sanitize(p.Topic), protocol.Sanitize(p.Default), protocol.Line(p.Risk)
+	p.SecondStep = protocol.Line(p.SecondStep)
 	p.Choices = protocol.Line(p.Choices)
 	p.Details = lines(p.Details)
 	p.ChoiceLabels = lines(p.ChoiceLabels)

@@ -95,6 +95,22 @@ func (m *Model) connectionLines() []string {
 	return rows[:min(len(rows), 1+maxTermsRows)]
 }
 
+// connectionRows are the connection and terms rows the screen has room
+// for: the status line, the prompt, the message, the footer, the details
+// pane and a row of the list come first, so on a small screen these rows
+// give way and nothing scrolls off. The help leaves them out.
+func (m *Model) connectionRows() []string {
+	if m.mode == modeHelp {
+		return nil
+	}
+	rows := m.connectionLines()
+	room := m.height - 3 - m.promptLines() - len(m.wrapRows(m.message, maxMessageRows))
+	if m.showDetail {
+		room -= m.detailHeight()
+	}
+	return rows[:min(len(rows), max(room, 0))]
+}
+
 // maxTermsRows bounds the rows the terms take on a narrow screen.
 const maxTermsRows = 3
 
@@ -108,8 +124,16 @@ func (m *Model) termsLine() string {
 	return "terms: " + m.terms.words()
 }
 
-// connection is the transport and endpoint.
+// connection is the transport and endpoint; with several agents, each
+// agent's label and endpoint.
 func (m *Model) connection() string {
+	if len(m.agents) > 1 {
+		parts := make([]string, len(m.agents))
+		for i, a := range m.agents {
+			parts[i] = a.Label + " " + a.Endpoint
+		}
+		return fmt.Sprintf("%d agents: %s", len(m.agents), strings.Join(parts, ", "))
+	}
 	var b strings.Builder
 	if m.opts.Transport != "" {
 		b.WriteString(m.opts.Transport)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,7 +25,7 @@ func (m *Model) View() string {
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.styles.Status.Render(m.truncate(m.statusLine())))
-	for _, l := range m.connectionLines() {
+	for _, l := range m.connectionRows() {
 		lines = append(lines, m.styles.Status.Render(m.truncate(l)))
 	}
 	cursorRow := -1
@@ -156,22 +157,50 @@ func (m *Model) promptRows() (head, rest []string) {
 		}
 		head = append(m.wrapRows(prose.Join(lead), max(2, maxPromptRows-len(factRows))), factRows...)
 	}
-	rest = m.wrapRows(p.keysLine(m.keys), maxPromptRows)
-	if m.promptDetail {
-		rest = append(rest, m.fit(p.Details, min(len(p.Details), max(m.height/4, 1)))...)
+	if m.mode != modeHelp { // the help lists the keys
+		rest = m.wrapRows(p.keysLine(m.keys), maxPromptRows)
 	}
+	var also []string
 	if len(m.prompts) > 1 {
-		var more []string
-		for _, q := range m.prompts[1:] {
-			if m.severalAgents() && q.Agent != "" {
-				more = append(more, fmt.Sprintf("%d from %s (%s)", q.Number, q.Agent, oneLine(q.Topic)))
-				continue
-			}
-			more = append(more, fmt.Sprintf("%d (%s)", q.Number, oneLine(q.Topic)))
-		}
-		rest = append(rest, m.truncate("Also waiting: "+strings.Join(more, ", ")))
+		also = m.alsoWaiting()
 	}
-	return head, rest
+	if m.promptDetail && m.mode != modeHelp {
+		// The details wrap between words, in the rows the screen has left
+		// once the status line, the message, the footer and a row of the
+		// list have theirs: they never push those off.
+		room := min(max(m.height/4, 1), m.height-4-len(head)-len(rest)-len(also))
+		var rows []string
+		for _, d := range p.Details {
+			rows = append(rows, m.wrapRows(d, maxPromptRows)...)
+		}
+		if len(rows) > room {
+			rows = rows[:max(room, 0)]
+			if room > 0 {
+				rows[room-1] = m.truncate(strings.TrimSuffix(rows[room-1], "…") + " …")
+			}
+		}
+		rest = append(rest, rows...)
+	}
+	return head, append(rest, also...)
+}
+
+// alsoWaiting names every other prompt waiting, with its agent and what
+// it asks when that fits in two rows, else with its agent only.
+func (m *Model) alsoWaiting() []string {
+	var long, short []string
+	for _, q := range m.prompts[1:] {
+		n := strconv.Itoa(q.Number)
+		if m.severalAgents() && q.Agent != "" {
+			n += " from " + q.Agent
+		}
+		long = append(long, fmt.Sprintf("%s (%s)", n, oneLine(q.Topic)))
+		short = append(short, n)
+	}
+	line := "Also waiting: " + strings.Join(long, ", ")
+	if m.width > 0 && strings.Count(ansi.Wordwrap(line, m.width, ""), "\n") >= 2 {
+		line = "Also waiting: " + strings.Join(short, ", ")
+	}
+	return m.wrapRows(line, 2)
 }
 
 // Rows at most for a prompt's headline, its keys and the message line.
@@ -183,8 +212,8 @@ const (
 // wrapRows wraps s between words to the screen's width in at most n rows;
 // the last is cut with … when more would be needed.
 func (m *Model) wrapRows(s string, n int) []string {
-	if ansi.StringWidth(s) <= m.width {
-		return []string{s}
+	if ansi.StringWidth(s) <= m.width || n <= 0 {
+		return []string{m.truncate(s)}
 	}
 	rows := strings.Split(ansi.Wordwrap(s, m.width, ""), "\n")
 	if len(rows) > n {

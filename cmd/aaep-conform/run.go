@@ -248,7 +248,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.StringVar(&execCmd, "exec", "", "run the subscriber as `CMD`, {endpoint} in it replaced by where the suite serves, and drive its standard input")
 	fs.StringVar(&addr, "addr", "", "serve on `HOST:PORT` and wait for a subscriber to connect (default 127.0.0.1 on a free port)")
 	fs.StringVar(&binding, "binding", "", "with --exec, the {endpoint} given: sse (the HTTP binding, spec layout) or websocket (default sse)")
-	fs.StringVar(&acceptLine, "accept-line", "", "with --exec, the `LINE` typed to accept a confirmation; {n} is the prompt's number, {token} its reply_token (default \"accept {n}\", as aaep-listen takes it)")
+	fs.StringVar(&acceptLine, "accept-line", "", "with --exec, the `LINE` typed to accept a confirmation; {n} is the prompt's number, {token} its reply_token (default \"accept {n}\" then \"yes\", as aaep-listen takes an accept that cannot be undone)")
 	fs.StringVar(&rejectLine, "reject-line", "", "with --exec, the `LINE` typed to reject a confirmation; {n}, {token} as for --accept-line (default \"reject {n}\")")
 	fs.StringVar(&answerLine, "answer-line", "", "with --exec, the `LINE` typed to answer a clarification; {n}, {token}, and {text} the answer (default \"answer {n} {text}\")")
 	fs.StringVar(&renegotiate, "renegotiate-line", "", "with --exec, the `LINE` typed to ask for new terms (default \"set rate 2\")")

@@ -153,6 +153,8 @@ func TestListenACPAgent(t *testing.T) {
 		t.Fatal("the tool ran before the answer")
 	}
 	r.typeLine(t, "accept 1")
+	r.wait(t, "which cannot be undone? Type yes to send")
+	r.typeLine(t, "yes")
 	r.wait(t, "done and waiting for you.")
 	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err != nil {
 		t.Fatalf("no proof file after accept: %v\n%s", err, r.text())

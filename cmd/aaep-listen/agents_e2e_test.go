@@ -57,7 +57,7 @@ func TestTwoAgentsTwoBindingsAnswersReachTheirProducer(t *testing.T) {
 	fmt.Fprintf(r.stdin, "pending\n")
 	r.waitOutput(t, "bank: Prompt "+na)
 	r.waitOutput(t, "shop: Prompt "+nb)
-	fmt.Fprintf(r.stdin, "accept %s\nreject %s\n", na, nb)
+	fmt.Fprintf(r.stdin, "accept %s\nyes\nreject %s\n", na, nb)
 	r.wait(t)
 	out := r.stdout()
 	if oa := pa.Outcomes(); len(oa) != 1 || oa[0].Resolution != producer.Accepted {
@@ -108,9 +108,9 @@ func TestAgentKilledMidPromptOtherGoesOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.waitOutput(t, "dies has ended; still listening to lives.")
-	fmt.Fprintf(r.stdin, "accept %s\n", nd)
+	fmt.Fprintf(r.stdin, "accept %s\nyes\n", nd)
 	r.waitOutput(t, "Prompt "+nd+" was asked by dies, which has ended: it can no longer be answered.")
-	fmt.Fprintf(r.stdin, "accept %s\n", nl)
+	fmt.Fprintf(r.stdin, "accept %s\nyes\n", nl)
 	if code := r.exitCode(t); code != 1 { // one agent failed: the run says so
 		t.Errorf("exit status %d, want 1\n%s", code, r.stdout())
 	}

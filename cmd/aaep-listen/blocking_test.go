@@ -41,7 +41,7 @@ func TestProducerBlocksUntilTheReply(t *testing.T) {
 		say     []string
 		never   []string
 	}{
-		{"accept: the tool runs", []string{"accept 1"}, 120, producer.Accepted,
+		{"accept: the tool runs", []string{"accept 1", "yes"}, 120, producer.Accepted, // a payment: two steps
 			[]string{"Sent your answer to prompt 1: accept.", payment, "Started after you accepted prompt 1."},
 			[]string{followUp, "Safety warning"}},
 		{"reject: a follow-up, and the tool never runs", []string{"reject 1 because the amount looks wrong"}, 120, producer.Rejected,

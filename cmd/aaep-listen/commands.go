@@ -25,6 +25,9 @@ func (l *listener) command(ctx context.Context, s string) (quit bool) {
 // the two cannot drift. It reports whether the user quit.
 func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 	now := l.o.Now()
+	if l.secondStep(ctx, c) {
+		return false
+	}
 	if l.agentCommand(ctx, c) {
 		return false
 	}
@@ -212,14 +215,52 @@ func (l *listener) answer(ctx context.Context, c line.Command) {
 	default:
 		a.Decision = protocol.DecisionReject
 	}
-	err := l.group.Reply(ctx, a)
-	l.keptAlways = l.keptAlways || (c.Always && err == nil)
-	if errors.Is(err, subscriber.ErrTooSoon) {
-		// Said again, with what it asks: the user answers it by number.
-		l.say(l.forAgent(p.a, err.Error()) + l.waiting(l.pending()))
+	if a.Decision == protocol.DecisionAccept && announce.TwoSteps(p.Event) && !c.Sure {
+		// One keystroke never sends what cannot be undone: the next line must be yes.
+		l.held = &heldAccept{answer: a, number: p.Number, agent: p.a, always: c.Always}
+		l.say(l.forAgent(p.a, announce.SecondStep(p.Prompt, fmt.Sprintf("Type yes to send; anything else sends nothing and prompt %d waits", p.Number))))
 		return
 	}
-	l.answered(p.a, err)
+	l.send(ctx, a, c.Always, p.a)
+}
+
+// heldAccept is an accept of a prompt that cannot be undone, waiting for
+// its second step: the next line typed (or TUI action, or braille key).
+type heldAccept struct {
+	answer subscriber.Answer
+	number int
+	agent  *agent
+	always bool
+}
+
+// secondStep takes the line after an accept that cannot be undone: yes
+// sends it; anything else sends nothing, says so and, unless it was an
+// empty line, is carried out as usual. It reports whether c was used up.
+func (l *listener) secondStep(ctx context.Context, c line.Command) bool {
+	h := l.held
+	if h == nil {
+		return false
+	}
+	l.held = nil
+	if c.Verb == line.VerbAccept && c.Word == "yes" && (c.Prompt == 0 || c.Prompt == h.number) && !c.Always && c.Rationale == "" {
+		l.send(ctx, h.answer, h.always, h.agent)
+		return true
+	}
+	l.say(fmt.Sprintf("Not sent: prompt %d still waits for your answer.", h.number))
+	return c.Verb == line.VerbEmpty
+}
+
+// send sends an answer the user gave through the group, and says why when
+// it was refused.
+func (l *listener) send(ctx context.Context, a subscriber.Answer, always bool, ag *agent) {
+	err := l.group.Reply(ctx, a)
+	l.keptAlways = l.keptAlways || (always && err == nil)
+	if errors.Is(err, subscriber.ErrTooSoon) {
+		// Said again, with what it asks: the user answers it by number.
+		l.say(l.forAgent(ag, err.Error()) + l.waiting(l.pending()))
+		return
+	}
+	l.answered(ag, err)
 }
 
 // maxAgentName bounds an agent's name where a line names the agent of a

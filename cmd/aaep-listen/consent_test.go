@@ -84,6 +84,7 @@ func TestAnswerWordFitsOneKind(t *testing.T) {
 			q := r.question(tc.qAgent, "sess_q", "Shall I go on?")
 			r.advance(10 * time.Second)
 			r.command(tc.typed)
+			r.l.sure() // the payment cannot be undone: the second step
 			d, _ := r.decision(pay)
 			if (d == protocol.DecisionAccept) != tc.accepted {
 				t.Errorf("typed %q: the confirmation got %q\n%s", tc.typed, d, r.out.all())
@@ -147,6 +148,7 @@ func TestBareAnswerIsNotSwitched(t *testing.T) {
 			}
 			r.advance(150 * time.Millisecond)
 			tc.answer(r)
+			r.l.sure()
 			if d, _ := r.decision(wire); d != "" {
 				t.Fatalf("the switched prompt got %q 0.15 s after the switch\n%s", d, r.out.all())
 			}
@@ -155,6 +157,7 @@ func TestBareAnswerIsNotSwitched(t *testing.T) {
 			}
 			r.advance(subscriber.Settle)
 			r.command("accept 2")
+			r.l.sure()
 			if d, _ := r.decision(wire); d != protocol.DecisionAccept {
 				t.Fatalf("heard and named, prompt 2 got %q\n%s", d, r.out.all())
 			}

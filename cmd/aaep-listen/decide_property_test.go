@@ -295,6 +295,10 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			}
 			trace = append(trace, "typed "+cmd)
 			r.command(cmd)
+			if r.l.held != nil { // the second step of an accept that cannot be undone: the same consent
+				trace = append(trace, "typed yes (the second step)")
+				r.l.sure()
+			}
 		case op == 9: // the clock moves on
 			r.advance(time.Duration(rng.IntN(40)) * time.Second)
 			trace = append(trace, "tick")

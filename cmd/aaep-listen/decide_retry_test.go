@@ -26,12 +26,14 @@ func TestFailedReplyCanBeRetried(t *testing.T) {
 		ReplyToken: "rpl_1", TimeoutSeconds: 60, DefaultDecision: "reject", RiskLevel: "high", Irreversible: &yes, Timestamp: now})
 
 	l.command(context.Background(), "accept 1")
+	l.sure() // a payment that cannot be undone: the second step
 	if len(conn.sent) != 0 || !strings.Contains(strings.Join(out.lines, "\n"),
 		"Could not send your answer to prompt 1: connection refused. The prompt is still waiting; try again.") {
 		t.Fatalf("failure not announced: sent %d\n%s", len(conn.sent), strings.Join(out.lines, "\n"))
 	}
 	conn.setDown(false)
 	l.command(context.Background(), "accept 1")
+	l.sure()
 	l.command(context.Background(), "accept 1")
 	if len(conn.sent) != 1 {
 		t.Fatalf("sent %d replies, want 1", len(conn.sent))

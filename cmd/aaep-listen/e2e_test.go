@@ -145,9 +145,9 @@ func TestPipedAnswerChangesWhatTheProducerDoes(t *testing.T) {
 	}{
 		// Numbered: an answer without a number waits until the prompt
 		// was heard (TestBareAnswerIsNotSwitched).
-		{"accept", "accept 1", false, producer.Accepted},
+		{"accept", "accept 1\nyes", false, producer.Accepted}, // a payment that cannot be undone: two steps
 		{"reject", "reject 1", false, producer.Rejected},
-		{"accept legacy layout", "yes 1", true, producer.Accepted},
+		{"accept legacy layout", "yes 1\nyes", true, producer.Accepted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: tc.quirks})

@@ -55,7 +55,7 @@ func TestAnswerAfterAnotherScreenAnswered(t *testing.T) {
 		t.Fatalf("the other screen's reply: %s", resp.Status)
 	}
 
-	if _, err := r.stdin.Write([]byte("accept 1\n")); err != nil {
+	if _, err := r.stdin.Write([]byte("accept 1\nyes\n")); err != nil {
 		t.Fatal(err)
 	}
 	r.waitOutput(t, "settled elsewhere")

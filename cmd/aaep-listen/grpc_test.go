@@ -161,7 +161,7 @@ func TestDemoGRPC(t *testing.T) {
 	r := startListener(t, "--plain", "--demo", "--demo-grpc", "--demo-speed", "0", "--demo-scenarios", "confirm")
 	r.waitOutput(t, "Connected to grpc://127.0.0.1:")
 	r.waitOutput(t, "Confirmation needed")
-	fmt.Fprintln(r.stdin, "accept 1")
+	fmt.Fprintln(r.stdin, "accept 1\nyes")
 	r.waitOutput(t, "The answer was signed with your key")
 	r.waitOutput(t, "the producer checks signatures")
 	if code := r.exitCode(t); code != 0 {

@@ -61,6 +61,8 @@ type listener struct {
 	inputGone bool
 	// keptAlways: an "always" answer was kept, so the gate may answer.
 	keptAlways bool
+	// held is an accept that cannot be undone, waiting for yes (commands.go).
+	held *heldAccept
 
 	endErr error // why the run failed, from the End
 	ended  bool  // every agent has ended

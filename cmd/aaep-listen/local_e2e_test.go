@@ -35,7 +35,7 @@ func TestLocalAgentFoundAndGone(t *testing.T) {
 
 	r.waitOutput(t, "New agent: mail.")
 	n := r.numberOf(t, "mail")
-	fmt.Fprintf(r.stdin, "accept %s\n", n)
+	fmt.Fprintf(r.stdin, "accept %s\nyes\n", n)
 	r.waitOutput(t, "mail: Sent your answer to prompt "+n)
 	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != producer.Accepted {
 		t.Errorf("the local producer: %+v, want accepted\n%s", o, r.stdout())

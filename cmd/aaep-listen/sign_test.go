@@ -79,7 +79,7 @@ func TestSignedAnswerAccepted(t *testing.T) {
 			}
 			r := startListener(t, "--plain", "--key", path, url)
 			r.waitOutput(t, "Confirmation needed")
-			fmt.Fprintln(r.stdin, "accept 1")
+			fmt.Fprintln(r.stdin, "accept 1\nyes")
 			r.waitOutput(t, "signed with your key "+k.KID()[:8]+" for this producer and this prompt only; the producer checks signatures")
 			r.wait(t)
 			if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Accepted {
@@ -98,7 +98,7 @@ func TestRefusedSignatureAnnounced(t *testing.T) {
 		RequireSignedReplies: true, Now: func() time.Time { return time.Now().Add(time.Hour) }})
 	r := startListener(t, "--plain", "--key", path, url)
 	r.waitOutput(t, "Confirmation needed")
-	fmt.Fprintln(r.stdin, "accept 1")
+	fmt.Fprintln(r.stdin, "accept 1\nyes")
 	r.waitOutput(t, "Could not send your answer to prompt 1")
 	if !strings.Contains(r.stdout(), "signature") {
 		t.Errorf("the refusal does not name the signature:\n%s", r.stdout())

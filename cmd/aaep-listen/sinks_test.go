@@ -27,6 +27,12 @@ func TestBraillePromptAnsweredWithRoutingKey(t *testing.T) {
 	d.Press(t, "FWINLT")
 	d.WaitVisual(t, "the prompt's first window", func(s string) bool { return strings.HasPrefix(s, "#1 accept") })
 	d.Press(t, "ROUTE 4") // over "accept"
+	// A payment that cannot be undone: the display asks the second step.
+	d.WaitVisual(t, "the second step", func(s string) bool { return strings.HasPrefix(s, "#1 yes no Transfer") })
+	if strings.Contains(r.stdout(), "Sent your answer") {
+		t.Fatalf("one routing key sent the payment:\n%s", r.stdout())
+	}
+	d.Press(t, "ROUTE 4") // over "yes"
 	r.waitOutput(t, "Sent your answer to prompt 1")
 	r.wait(t)
 	if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.Accepted {
@@ -79,7 +85,7 @@ func TestSpeechFollowsTheAnnouncements(t *testing.T) {
 }
 
 // paced matches what the pacer says when it collapses its queue.
-var paced = regexp.MustCompile(`^\s*\d+ [a-z ]+ skipped\.|; the latest:`)
+var paced = regexp.MustCompile(`^\s*\d+ [a-z, ]+ skipped\.|; the latest:`)
 
 // startListenerEnv is startListener with extra environment variables.
 func startListenerEnv(t *testing.T, env []string, args ...string) *listenerRun {

@@ -5,8 +5,10 @@ package outputs
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"os/exec"
 	"sync"
 	"time"
 
@@ -114,17 +116,36 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 			bo.Host = o.BrlAPIHost
 		}
 		if err := s.openBraille(ctx, bo, o.Pace, note); err != nil {
-			note(fmt.Sprintf("No braille: %v.", err))
+			note(fmt.Sprintf("No braille: %v. %s", err, startBrltty(err)))
 		} else {
 			note("braille: BRLTTY display.")
 		}
 	}
 	if level, _ := notify.ParseLevel(o.Notify); o.Notify != "" && level != notify.Off {
-		ns := notify.NewSink(notify.NewDesktop(o.NotifyBell), notify.Config{Level: level, OnError: Once(note, "Desktop notifications failed")})
-		s.List = append(s.List, ns)
-		s.closers = append(s.closers, ns.Close)
+		cctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		err := notify.Check(cctx, getenv("DBUS_SESSION_BUS_ADDRESS"))
+		cancel()
+		if err != nil {
+			note(fmt.Sprintf("No desktop notifications: %v.", err))
+		} else {
+			ns := notify.NewSink(notify.NewDesktop(o.NotifyBell), notify.Config{Level: level, OnError: Once(note, "Desktop notifications failed")})
+			s.List = append(s.List, ns)
+			s.closers = append(s.closers, ns.Close)
+		}
 	}
 	return s
+}
+
+// startBrltty says what to do when BRLTTY could not be reached, or what
+// else to check.
+func startBrltty(err error) string {
+	if !errors.Is(err, braille.ErrUnreachable) {
+		return "Check BRLTTY's settings (its API, and the key file BRLAPI_AUTH names)."
+	}
+	if _, lerr := exec.LookPath("brltty"); lerr != nil {
+		return "Install brltty (the brltty package) and start it with your display connected, or give the address of a running one with --brlapi-host."
+	}
+	return "Start brltty (for example: sudo systemctl start brltty), or give the address of a running one with --brlapi-host."
 }
 
 // answer is the command a routing key on a braille display's prompt gives:
@@ -152,6 +173,14 @@ func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.Pa
 			select {
 			case answers <- answer(n, accept):
 			default: // nobody reads answers fast enough: the key press is dropped
+			}
+		},
+		OnSureAccept: func(n int) { // the second step was taken on the display
+			c := answer(n, true)
+			c.Sure = true
+			select {
+			case answers <- c:
+			default:
 			}
 		}})
 	if err != nil {

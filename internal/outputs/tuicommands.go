@@ -27,7 +27,7 @@ var agentVerbs = map[tui.ActionKind]struct {
 func TUICommand(a tui.Action) line.Command {
 	switch a.Kind {
 	case tui.ActionAccept:
-		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept", Key: true, Words: a.Words, Shown: a.Shown}
+		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept", Key: true, Words: a.Words, Shown: a.Shown, Sure: a.Sure}
 	case tui.ActionReject:
 		return line.Command{Verb: line.VerbReject, Prompt: a.Prompt, Word: "reject", Key: true, Words: a.Words, Shown: a.Shown}
 	case tui.ActionAnswer:
