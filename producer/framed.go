@@ -98,18 +98,6 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 			out.msgs = out.msgs[:0]
 			return nil
 		})
-		if _, unix := pe.(*unixPeer); finished && unix {
-			// A Unix socket cannot say a stream is over (appendix B.4):
-			// ended, it is only dialled again. It stays open, silent,
-			// until the subscriber leaves or the producer closes.
-			p.sentAll(own)
-			select {
-			case <-ctx.Done():
-			case <-p.ctx.Done():
-			case <-sub.closed:
-			}
-			finished = false
-		}
 		switch {
 		case finished:
 			pe.end(protocol.CloseSubscriptionEnded, "the producer has finished")
