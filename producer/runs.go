@@ -17,9 +17,9 @@ import (
 )
 
 // Runs serves a new run of a producer to each group of subscribers: a
-// subscriber that comes when the current run has ended (and ended its
-// streams), or when every stream that opened on it has left, starts a
-// fresh Producer. A group is whoever joins while someone of it is still
+// subscriber that comes when every stream that opened on the current run
+// has left (as they do when a run that ends its streams has ended) starts
+// a fresh Producer. A group is whoever joins while someone of it is still
 // connected; each group hears its scenarios from the start. It is an
 // http.Handler; its methods are safe for concurrent use.
 type Runs struct {
@@ -147,15 +147,14 @@ func ServeRuns(ln net.Listener, r *Runs, b Binding) (*Server, error) {
 	return s, nil
 }
 
-// spent reports whether a new subscriber should get a run of its own: this
-// run has ended and ended its streams, or streams have opened on it and
-// none of a live subscription (nor of the deployed layout) is open now.
+// spent reports whether a new subscriber should get a run of its own:
+// streams have opened on this run and none of a live subscription (nor of
+// the deployed layout) is open now. A run that has ended keeps its group
+// while one of it is connected: a subscriber joining it is told it has
+// finished, as by a lone producer, and the group is not cut short.
 func (p *Producer) spent() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.finished && p.endsStreams() {
-		return true
-	}
 	if p.streams == 0 || p.anonymous > 0 {
 		return false
 	}

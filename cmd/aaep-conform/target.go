@@ -31,10 +31,11 @@ aaep-conform producer can pass against it, and anyone can reproduce the
 claim the README states. Prompts are played for real: whatever the suite
 answers decides what the scenario does next (no real action is taken).
 
-It serves any number of conformance runs, one after another: the
-subscriptions of one run share its scenarios, and a subscription that comes
-once every stream of the run before has left (or its scenarios have ended)
-starts a fresh run of its own.
+Over HTTP and WebSocket it serves any number of conformance runs, one after
+another: the subscriptions of one run share its scenarios, and a
+subscription that comes once every stream of the run before has left starts
+a fresh run of its own. The Unix socket serves one run (it cannot tell a
+subscriber that a run is over): start the target again for another.
 
   --addr        HTTP (spec and deployed layouts) and WebSocket; a free
                 loopback port by default. One line says each endpoint.
@@ -141,7 +142,10 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 			stopAll()
 			return exitCannot, err
 		}
-		us, err := producer.ServeRuns(uln, runs, producer.BindingUnix)
+		// One run: a Unix socket cannot tell a subscriber its run is over
+		// (appendix B.4), so the subscriber dials again, and a redial
+		// would start a run of its own.
+		us, err := producer.Serve(uln, newRun(), producer.BindingUnix)
 		if err != nil {
 			uln.Close()
 			stopAll()
