@@ -597,6 +597,15 @@ func (c *Client) say(kind StatusKind, text string) {
 	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
 }
 
+// sayQuiet is say for a status that changes nothing the user will hear
+// (Update.Quiet).
+func (c *Client) sayQuiet(kind StatusKind, text string) {
+	if text == "" {
+		return
+	}
+	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text, Quiet: true})
+}
+
 // emit queues u, never dropping it. A prompt a delivery carries is copied,
 // so the reader may keep it while the engine goes on.
 func (c *Client) emit(u Update) {

@@ -44,6 +44,10 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 		l.renegotiate(ctx, c)
 	case line.VerbHelp:
 		l.sayAll(helpLines(c.Arg))
+	case line.VerbTerms:
+		for _, a := range l.agents() {
+			l.sayFor(a, "Terms: "+termsWords(a))
+		}
 	case line.VerbStop:
 		l.silence()
 	case line.VerbPending:

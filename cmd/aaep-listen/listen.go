@@ -272,6 +272,10 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 		defer func() { l.say(l.opening); l.opening = "" }()
 	}
 	l.group.Seen(a.Member, u)
+	if u.Kind != subscriber.KindStatus && a.connecting != "" {
+		l.sayFor(a, a.connecting) // no connection came first: say where it tried
+		a.connecting = ""
+	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
 		d := u.Delivery
@@ -284,7 +288,7 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 	case subscriber.KindDiagnostic:
 		a.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
-		l.sayFor(a, u.Text)
+		l.status(a, u)
 	case subscriber.KindReply:
 		l.writeAudit(a, u)
 		l.sayFor(a, u.Text)
