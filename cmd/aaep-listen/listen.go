@@ -268,13 +268,13 @@ func (l *listener) quitAll() {
 
 // update tells one update of agent a.
 func (l *listener) update(a *agent, u subscriber.Update) {
-	if l.opening != "" && u.Kind != subscriber.KindEnd {
-		defer func() { l.say(l.opening); l.opening = "" }()
-	}
 	l.group.Seen(a.Member, u)
 	if u.Kind != subscriber.KindStatus && a.connecting != "" {
 		l.sayFor(a, a.connecting) // no connection came first: say where it tried
 		a.connecting = ""
+	}
+	if u.Kind != subscriber.KindStatus {
+		l.sayOpening(a, u)
 	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
@@ -289,6 +289,7 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 		a.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
 		l.status(a, u)
+		l.sayOpening(a, u)
 	case subscriber.KindReply:
 		l.writeAudit(a, u)
 		l.sayFor(a, u.Text)

@@ -106,3 +106,29 @@ func TestTermsOnRequest(t *testing.T) {
 		t.Errorf("agents miscounts, or the start was not quiet:\n%s", out)
 	}
 }
+
+// With standard input closed, a producer without a handshake is not said
+// to apply each prompt's default at once: nothing can tell it, and the
+// line says so (the reference producers waited out their timeouts).
+func TestInputClosedWithoutHandshake(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(listenerBinary(t), "--demo", "--demo-quirks", "--demo-scenarios", "confirm", "--demo-speed", "0", "--no-time", "--plain", "--no-sign")
+	cmd.Env = append(cmd.Environ(), "NO_COLOR=1") // standard input is /dev/null
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }() // its prompt would wait out its time
+	sc := bufio.NewScanner(out)
+	var lines []string
+	for len(lines) < 3 && sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	all := strings.Join(lines, "\n")
+	if !strings.Contains(all, inputClosedUntold) || strings.Contains(all, "default decision at once") {
+		t.Errorf("what standard input closed means for a producer without a handshake:\n%s", all)
+	}
+}
