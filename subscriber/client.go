@@ -540,6 +540,10 @@ func (c *Client) show(n note) {
 	now := c.now()
 	c.tapStatus(n)
 	if n.problem {
+		if log, ok := producerLog(n.text); ok {
+			c.sayQuiet(StatusNotice, log) // information, not a warning
+			return
+		}
 		c.sayHeld()
 		c.diagnose(session.Diagnostic{At: now, Code: "transport", Message: n.text})
 		return

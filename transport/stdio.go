@@ -230,6 +230,11 @@ func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (l
 	return l, nil
 }
 
+// ProducerSays starts the text of a problem note that carries a line a
+// spawned producer wrote on its standard error, sanitized: its own words,
+// which may be a log line rather than a problem.
+const ProducerSays = "Producer: "
+
 // readStderr reports the producer's standard error line by line.
 func (l *stdioLink) readStderr(f *os.File) {
 	defer close(l.stderrDone)
@@ -250,7 +255,7 @@ func (l *stdioLink) readStderr(f *os.File) {
 				l.last = l.last[1:]
 			}
 			l.mu.Unlock()
-			l.diag("Producer: " + s)
+			l.diag(ProducerSays + s)
 		}
 		if err != nil {
 			return
