@@ -74,8 +74,11 @@ func TestQuietStart(t *testing.T) {
 				content = i
 			}
 		}
-		if listening != 3 || content < 0 || content > 3 {
-			t.Errorf("want three lines saying each agent listens, then the first agent's words within 5 lines:\n%s", strings.Join(lines, "\n"))
+		// An agent may connect after another has begun to speak: only
+		// listening lines, at most one per agent, come before the first
+		// agent's words, which are within the first 5 lines.
+		if content < 0 || content > 3 || listening > 3 || listening < content {
+			t.Errorf("want a line per agent saying it listens, and the first agent's words within 5 lines:\n%s", strings.Join(lines, "\n"))
 		}
 	})
 	t.Run("terms said on request", func(t *testing.T) {
