@@ -29,11 +29,12 @@ const (
 	VerbAll                 // all: undo only and mute, every agent heard again
 	VerbTell                // tell [AGENT] TEXT: give an ACP agent a task
 	VerbCancel              // cancel [AGENT]: cancel an ACP agent's task
+	VerbTerms               // terms: the terms each agent's producer grants
 )
 
 func (v Verb) String() string {
 	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "stop",
-		"agents", "mute", "unmute", "only", "all", "tell", "cancel"}[v]
+		"agents", "mute", "unmute", "only", "all", "tell", "cancel", "terms"}[v]
 }
 
 // Command is one typed line.
@@ -124,6 +125,10 @@ func Parse(s string) Command {
 		if rest == "" {
 			return Command{Verb: VerbAgents, Word: word}
 		}
+	case "terms":
+		if rest == "" {
+			return Command{Verb: VerbTerms, Word: word}
+		}
 	case "all":
 		if rest == "" {
 			return Command{Verb: VerbAll, Word: word}
@@ -155,6 +160,7 @@ var commandWords = map[string]bool{
 	"answer": true, "pending": true, "list": true, "details": true, "?": true, "help": true, "h": true,
 	"set": true, "quit": true, "q": true, "exit": true, "agents": true, "all": true, "mute": true,
 	"unmute": true, "only": true, "stop": true, "silence": true, "hush": true, "tell": true, "cancel": true,
+	"terms": true,
 }
 
 // forAgent splits "VALUE for AGENT" into VALUE and AGENT (one word); a
@@ -244,6 +250,7 @@ from any agent, and was said at least 3 seconds ago with nothing changed since):
   set include|exclude TYPES   only, or never, these types (tool.*)
   set NAME VALUE for AGENT    the same for one agent only (without for AGENT,
                               every agent is asked)
+  terms                       the terms each producer grants, in words
   help, help COMMAND          list commands, or more about one
   quit                        close the subscription and exit (every agent's)
 

@@ -107,6 +107,18 @@ func Changes(requested, honored protocol.Capabilities) []string {
 	return c
 }
 
+// HeardChanges is the part of Changes that changes what the user hears: a
+// cap on events per second the user did not ask for, and where streamed
+// output is cut, are left out (what comes is told either way, streamed
+// output in sentences).
+func HeardChanges(requested, honored protocol.Capabilities) []string {
+	if requested.MaxEventsPerSecond == 0 {
+		requested.MaxEventsPerSecond = honored.MaxEventsPerSecond
+	}
+	requested.CoalesceBoundaries = honored.CoalesceBoundaries
+	return Changes(requested, honored)
+}
+
 // covers reports whether filter pattern p matches every type pattern q
 // matches: "aaep:agent.*" covers "aaep:agent.tool.*" and
 // "aaep:agent.tool.invoked"; "*" covers everything.

@@ -551,6 +551,10 @@ func (c *Client) show(n note) {
 	now := c.now()
 	c.tapStatus(n)
 	if n.problem {
+		if log, ok := producerLog(n.text); ok {
+			c.sayQuiet(StatusNotice, log) // information, not a warning
+			return
+		}
 		c.sayHeld()
 		c.diagnose(session.Diagnostic{At: now, Code: "transport", Message: n.text})
 		return
@@ -604,6 +608,15 @@ func (c *Client) say(kind StatusKind, text string) {
 		return
 	}
 	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
+}
+
+// sayQuiet is say for a status that changes nothing the user will hear
+// (Update.Quiet).
+func (c *Client) sayQuiet(kind StatusKind, text string) {
+	if text == "" {
+		return
+	}
+	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text, Quiet: true})
 }
 
 // emit queues u, never dropping it. A prompt a delivery carries is copied,

@@ -3,6 +3,7 @@ package subscriber
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,5 +139,15 @@ func DecodeProblem(ev *protocol.Event, err error, size int) string {
 	if ev == nil {
 		verb = "was dropped"
 	}
-	return fmt.Sprintf("%s breaks the AAEP schema and %s: %s.", what, verb, strings.Join(parts, "; "))
+	// A member its type does not define breaks only our strict schema
+	// (spec section 7.2 puts extension data in extensions); the published
+	// one accepts it, so it is said as what it is.
+	breaks := "breaks the AAEP schema"
+	if !slices.ContainsFunc(ve.Problems, func(p protocol.Problem) bool { return p.Code != protocol.ProblemUndefinedMember }) {
+		breaks = "carries a member its type does not define"
+		if len(ve.Problems) > 1 {
+			breaks = "carries members its type does not define"
+		}
+	}
+	return fmt.Sprintf("%s %s and %s: %s.", what, breaks, verb, strings.Join(parts, "; "))
 }

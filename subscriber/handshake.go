@@ -77,7 +77,8 @@ func (c *Client) accepted(b []byte, now time.Time) {
 	if name == "" {
 		name = m.Producer.AgentID
 	}
-	c.say(StatusSubscribed, prose.Join("Subscribed to "+protocol.Theirs(protocol.Line(name)), c.notesWords(m.NegotiationNotes)))
+	c.sayQuiet(StatusSubscribed, "Subscribed to "+prose.Stop(protocol.Theirs(protocol.Line(name))))
+	c.sayQuiet(StatusTerms, c.notesWords(m.NegotiationNotes))
 	c.adopt(m, now)
 	c.manifestAccepted(m)
 }

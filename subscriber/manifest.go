@@ -165,11 +165,11 @@ func (c *Client) recordedManifest(uri string, inline bool) {
 	}
 	if uri == "" {
 		m.checked = "inline"
-		c.say(StatusManifest, "The recording holds the producer's signed manifest; it is not checked when reading a file.")
+		c.sayQuiet(StatusManifest, "The recording holds the producer's signed manifest; it is not checked when reading a file.")
 		return
 	}
 	m.checked = uri
-	c.say(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Line(uri)))
+	c.sayQuiet(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Line(uri)))
 }
 
 // checkManifest checks a manifest, once per manifest, on the owner
@@ -196,7 +196,11 @@ func (c *Client) checkManifest(src manifest.Sources, off manifest.Offering) {
 		m.claims = r.Claims
 	}
 	if !mc.Require || r.Verified {
-		c.say(StatusManifest, mc.words(r, c.cfg.Hints))
+		if !mc.Require && (r.Verified || errors.Is(r.Err, manifest.ErrNotFound) || errors.Is(r.Err, manifest.ErrUnsigned) && len(r.Problems) == 0) {
+			c.sayQuiet(StatusManifest, mc.words(r, c.cfg.Hints)) // nothing amiss: none, unsigned, or verified
+		} else {
+			c.say(StatusManifest, mc.words(r, c.cfg.Hints))
+		}
 		return
 	}
 	c.say(StatusManifest, mc.words(r, c.cfg.Hints)+" "+c.cfg.Hints.word(HintManifestRequired, "You required a signed, verified manifest."))

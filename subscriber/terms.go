@@ -84,10 +84,18 @@ func (c *Client) adopt(m protocol.SubscriptionAccepted, now time.Time) {
 	}
 	said := n.said
 	n.said = map[string]bool{}
+	heard := map[string]bool{}
+	for _, ch := range session.HeardChanges(n.requested, n.honored) {
+		heard[ch] = true
+	}
 	for _, ch := range session.Changes(n.requested, n.honored) {
 		n.said[ch] = true
-		if !said[ch] { // a renegotiation repeats only what is new
+		switch {
+		case said[ch]: // a renegotiation repeats only what is new
+		case heard[ch]:
 			c.say(StatusTerms, ch)
+		default:
+			c.sayQuiet(StatusTerms, ch)
 		}
 	}
 	old := n.enf

@@ -90,6 +90,13 @@ type Update struct {
 	// output that isolates them calls protocol.SplitTheirs, and one that does
 	// not may print Text as it is or sanitize the marks away.
 	Text string
+	// Quiet marks a status that changes nothing the user will hear: the
+	// subscription made as asked, the producer's notes, terms that differ
+	// only where it makes no difference to what is said (a cap on events
+	// per second nobody asked for, where streamed output is cut), a
+	// manifest unsigned, absent or verified. A program that keeps its start
+	// quiet says these only when asked (its verbose mode, its terms).
+	Quiet bool
 
 	Reply *SentReply // KindReply
 

@@ -164,7 +164,7 @@ func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (l
 	child, err := procgroup.Start(argv, procgroup.Options{
 		Dir: opts.Dir, Env: append(os.Environ(), opts.Env...), KillWait: opts.KillWait, Keep: stderrKeep,
 		Clean:  func(line string) string { return cleanLine(line, stderrLine) },
-		OnLine: func(s string) { diag("Producer: " + s) },
+		OnLine: func(s string) { diag(ProducerSays + s) },
 	})
 	if err != nil {
 		return nil, &fatalError{err: fmt.Errorf("transport: start the producer %q: %w", argv[0], err),
@@ -175,6 +175,11 @@ func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (l
 		rd: wire.NewReader(child.Out, wire.FramingLines, max), diag: diag,
 	}, nil
 }
+
+// ProducerSays starts the text of a problem note that carries a line a
+// spawned producer wrote on its standard error, sanitized: its own words,
+// which may be a log line rather than a problem.
+const ProducerSays = "Producer: "
 
 func (l *stdioLink) read() ([]byte, error) {
 	for {

@@ -60,8 +60,9 @@ FILE (- for standard output), until the stream ends, --duration passes,
 --max-events messages were recorded, or you press Control-C. Every line is
 written whole as soon as it arrives, so stopping at any moment loses nothing
 already received. Prompts (confirmations, questions) are recorded but never
-answered, and the producer is told so: it applies each prompt's default at
-once. With --auto-reply reject every confirmation that has not expired is
+answered; a producer that takes a subscription is told so (a conforming one
+then applies each prompt's default at once; one without a handshake cannot
+be told). With --auto-reply reject every confirmation that has not expired is
 rejected, once, and the reply is recorded too. However the recording stops,
 the subscription is closed (subscription.close, recorded too).
 

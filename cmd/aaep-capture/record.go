@@ -278,7 +278,7 @@ func startMessage(o *options) string {
 	if o.NoRedact {
 		redaction = "Secrets are kept as sent: keep this file private."
 	}
-	prompts := "Prompts are recorded but never answered: the producer is told so, and applies each prompt's default at once."
+	prompts := "Prompts are recorded but never answered; a producer that takes a subscription is told so."
 	if o.AutoReply {
 		prompts = "Prompts are recorded; every confirmation is rejected (--auto-reply reject), questions are never answered."
 	}

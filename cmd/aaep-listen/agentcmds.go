@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -141,16 +142,13 @@ func (l *listener) agentLine(a *agent) string {
 	if l.quiet(a) {
 		b.WriteString(", muted (critical events and prompts only)")
 	}
-	if w := a.TermsWords(); w != "" {
-		fmt.Fprintf(&b, "; %s", strings.TrimSuffix(w, "."))
-	}
 	n := 0
 	for _, p := range l.pending() {
 		if p.a == a {
 			n++
 		}
 	}
-	fmt.Fprintf(&b, "; %d prompts waiting; %d events so far.", n, a.Events())
+	fmt.Fprintf(&b, "; %s waiting; %s so far; %s", prose.Count(n, "prompt", "prompts"), prose.Count(a.Events(), "event", "events"), termsWords(a))
 	return b.String()
 }
 

@@ -63,6 +63,15 @@ type agent struct {
 	bridge *acp.Bridge
 
 	muted bool
+	// connecting is the "Connecting to …" line held until the first
+	// connection is made (then "Listening to …" says it) or fails;
+	// connected is set once it was made. These belong to the loop
+	// (status.go).
+	connecting string
+	connected  bool
+	// troubled is set while a refusal, a retry or a lost connection was
+	// said and no subscription since: the next one is said too.
+	troubled bool
 	// found says the agent was found while running (--local); closing,
 	// that it was closed to make room for another (makeRoom). Both belong
 	// to the listener's loop.

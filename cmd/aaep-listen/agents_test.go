@@ -266,8 +266,8 @@ func TestMuteOnlyAll(t *testing.T) {
 		"Every agent is heard in full.",
 		"shop: Heard again.",
 		"No agent is called nobody. The agents are: bank, shop.",
-		"bank: http://127.0.0.1:1, connected; 0 prompts waiting; 1 events so far.",
-		"shop: http://127.0.0.1:2, connected; 1 prompts waiting; 4 events so far.",
+		"bank: http://127.0.0.1:1, connected; 0 prompts waiting; 1 event so far; no terms: this producer negotiates no subscription.",
+		"shop: http://127.0.0.1:2, connected; 1 prompt waiting; 4 events so far; no terms: this producer negotiates no subscription.",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)

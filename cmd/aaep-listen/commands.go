@@ -47,6 +47,10 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 		l.renegotiate(ctx, c)
 	case line.VerbHelp:
 		l.sayAll(helpLines(c.Arg))
+	case line.VerbTerms:
+		for _, a := range l.agents() {
+			l.sayFor(a, "Terms: "+termsWords(a))
+		}
 	case line.VerbStop:
 		l.silence()
 	case line.VerbPending:
@@ -157,9 +161,33 @@ func (l *listener) pick(ctx context.Context, n int, word string, answering bool)
 	if answering {
 		unsent = "; nothing was sent"
 	}
-	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s %d%s.%s",
-		len(pending), word, pending[0].Number, unsent, l.waiting(pending)))
+	l.say(fmt.Sprintf("%d prompts are waiting; say which, for example: %s%s.%s",
+		len(pending), example(pending, word), unsent, l.waiting(pending)))
 	return nil
+}
+
+// example is a command that names one of the prompts waiting with a word
+// that fits it: the word typed, for the first prompt of a kind it answers
+// (accept for a confirmation, answer for a question), else the first
+// prompt with the word that answers it.
+func example(pending []agentPrompt, word string) string {
+	kind := ""
+	switch word {
+	case "accept", "a", "reject", "r":
+		kind = session.AsksConfirmation
+	case "answer":
+		kind = session.AsksQuestion
+	}
+	for _, p := range pending {
+		if kind == "" || p.Kind() == kind {
+			return fmt.Sprintf("%s %d", word, p.Number)
+		}
+	}
+	p := pending[0]
+	if p.Kind() == session.AsksQuestion {
+		return fmt.Sprintf("answer %d", p.Number)
+	}
+	return fmt.Sprintf("accept %d", p.Number)
 }
 
 // fits is the kind of prompt answer c is for: accept and reject (a, r)

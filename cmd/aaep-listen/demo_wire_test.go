@@ -21,7 +21,7 @@ func TestDemoThreeAgentsThroughTheBinary(t *testing.T) {
 		t.Fatalf("%v\n%s\nstderr:\n%s", err, out, stderr.String())
 	}
 	for _, agent := range []string{"code", "mail", "browser"} {
-		for _, want := range []string{agent + ": Subscribed", agent + ": Finished: "} {
+		for _, want := range []string{agent + ": Listening to", agent + ": Finished: "} {
 			if !strings.Contains(out, want) {
 				t.Errorf("output lacks %q:\n%s", want, out)
 			}

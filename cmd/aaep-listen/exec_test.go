@@ -51,7 +51,7 @@ func TestExecFlag(t *testing.T) {
 	}
 	t.Setenv(childProducerEnv, "1")
 	r := startListener(t, "--plain", "--auto-reply", "reject", "--exec", link, "-test.run=^$")
-	r.waitOutput(t, "Subscribed to")
+	r.waitOutput(t, "Listening to exec:")
 	r.waitOutput(t, "Your --auto-reply policy rejects prompt 1")
 	r.wait(t)
 	if !strings.Contains(r.stdout(), "Confirmation needed") {

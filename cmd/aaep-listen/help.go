@@ -59,6 +59,12 @@ var helpTopics = []helpTopic{
 		"set exclude TYPES: never these event types.",
 		"Add for AGENT to ask one agent only.",
 	}},
+	{[]string{"terms"}, "terms: say the terms each producer grants.", []string{
+		"terms: what each producer grants, in words.",
+		"It says where that is less than you asked for.",
+		"At the start, only what changes what you hear is said.",
+		"--verbosity detailed says every term as it comes.",
+	}},
 	{[]string{"agents"}, "agents: list the agents.", []string{
 		"agents: each agent, its state, prompts waiting and terms.",
 	}},

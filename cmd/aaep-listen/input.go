@@ -7,6 +7,8 @@ import (
 	"context"
 	"io"
 	"os"
+
+	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // Lines the user is told when standard input is closed.
@@ -17,6 +19,10 @@ const (
 		"other prompts wait until their time runs out."
 	inputClosedAtStart = "Standard input is closed, so nobody can answer here: the subscription says so, " +
 		"and the producer applies each prompt's default decision at once."
+	// Without a subscription nothing tells the producer: only what is
+	// known is said.
+	inputClosedUntold = "Standard input is closed, so nobody can answer here. This producer takes no subscription, " +
+		"so it cannot be told: its prompts are shown and left unanswered."
 	inputClosedNow = "Standard input is closed, so nobody can answer here: asking the producer " +
 		"to apply each prompt's default decision at once."
 )
@@ -70,6 +76,24 @@ func (l *listener) inputAtStart(otherInput bool) {
 	}
 	l.o.Terms.CanConfirm, l.o.Terms.CanClarify = false, false
 	l.opening = inputClosedAtStart
+}
+
+// sayOpening says the line held for the start (inputAtStart) once it is
+// known whether the producer takes a subscription: when one is made, or at
+// the first event of an agent without one.
+func (l *listener) sayOpening(a *agent, u subscriber.Update) {
+	switch {
+	case l.opening == "":
+	case u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusSubscribed:
+		l.say(l.opening)
+		l.opening = ""
+	case u.Kind == subscriber.KindDelivery:
+		if a.c.Terms().SubscriptionID == "" {
+			l.opening = inputClosedUntold
+		}
+		l.say(l.opening)
+		l.opening = ""
+	}
 }
 
 // inputEnded is told when standard input ends, so nobody can type an

@@ -296,10 +296,14 @@ func (l *listener) quitAll() {
 
 // update tells one update of agent a.
 func (l *listener) update(a *agent, u subscriber.Update) {
-	if l.opening != "" && u.Kind != subscriber.KindEnd {
-		defer func() { l.say(l.opening); l.opening = "" }()
-	}
 	l.group.Seen(a.Member, u)
+	if u.Kind != subscriber.KindStatus && a.connecting != "" {
+		l.sayFor(a, a.connecting) // no connection came first: say where it tried
+		a.connecting = ""
+	}
+	if u.Kind != subscriber.KindStatus {
+		l.sayOpening(a, u)
+	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
 		d := u.Delivery
@@ -312,7 +316,8 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 	case subscriber.KindDiagnostic:
 		a.ann.Diagnose(u.Diagnostic)
 	case subscriber.KindStatus:
-		l.sayFor(a, u.Text)
+		l.status(a, u)
+		l.sayOpening(a, u)
 	case subscriber.KindReply:
 		l.writeAudit(a, u)
 		l.sayFor(a, u.Text)

@@ -125,7 +125,7 @@ func TestSignedManifestGRPC(t *testing.T) {
 // its GetManifest call (no web address is guessed for it).
 func TestManifestByGetManifest(t *testing.T) {
 	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm")})
-	r := startListener(t, "--plain", url)
+	r := startListener(t, "--plain", "--verbosity", "detailed", url) // nothing amiss is said only when asked
 	r.waitOutput(t, "The producer's manifest is not signed.")
 	r.waitOutput(t, "Confirmation needed")
 	fmt.Fprintln(r.stdin, "reject 1")
@@ -137,7 +137,8 @@ func TestManifestByGetManifest(t *testing.T) {
 	}
 }
 
-// Without the flag, the result is one line and the session goes on.
+// Without the flag, the result is one line and the session goes on; when
+// nothing is amiss, it is said only when asked (--verbosity detailed).
 func TestManifestAnnounced(t *testing.T) {
 	key, dir := manifestKey(t, "ES256")
 	for _, tc := range []struct {
@@ -152,7 +153,7 @@ func TestManifestAnnounced(t *testing.T) {
 			_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: tc.key})
 			// The prompt waits for the answer, so the session cannot end
 			// before the check, which runs beside it, is told.
-			r := startListener(t, "--plain", "--trusted-keys", dir, url)
+			r := startListener(t, "--plain", "--verbosity", "detailed", "--trusted-keys", dir, url)
 			r.waitOutput(t, tc.want)
 			r.waitOutput(t, "Confirmation needed")
 			fmt.Fprintln(r.stdin, "reject 1")

@@ -14,7 +14,7 @@ import (
 
 // The demo at full speed with standard input closed says the same lines in
 // the same order every run, stdout and stderr, every scenario included:
-// "Connecting to …" first, nothing about reconnecting at the producer's
+// "Listening to …" first, nothing about reconnecting at the producer's
 // normal end, and the end said once. Nothing but the structure of the
 // client orders them: a timer deciding the order would show as a
 // difference between runs. Standard input is /dev/null, so the
@@ -48,8 +48,8 @@ func TestDemoOrderIsStable(t *testing.T) {
 	wg.Wait()
 	first := outs[0]
 	lines := strings.Split(strings.TrimSpace(first), "\n")
-	if !strings.HasPrefix(lines[0], "Connecting to http://127.0.0.1:PORT.") {
-		t.Errorf("the first line is %q, not Connecting", lines[0])
+	if !strings.HasPrefix(lines[0], "Listening to http://127.0.0.1:PORT.") {
+		t.Errorf("the first line is %q, not Listening", lines[0])
 	}
 	if strings.Contains(first, "reconnecting") || strings.Contains(first, "Connection closed") {
 		t.Errorf("the producer's normal end is told as a lost connection:\n%s", first)

@@ -87,7 +87,7 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 				url = "grpc://" + serveGRPC(t, p.GRPCServer())
 			}
 			r := startListener(t, append(args, url)...)
-			r.waitOutput(t, "Subscribed to Demo Assistant.")
+			r.waitOutput(t, "Listening to ")
 			r.waitOutput(t, "Confirmation needed, prompt 1")
 			fmt.Fprintln(r.stdin, "set rate 3")
 			r.waitOutput(t, "Asked the producer to set rate to 3.")
@@ -175,7 +175,7 @@ func TestRenegotiateAndCloseStdio(t *testing.T) {
 	if out := r.stdout(); !strings.Contains(out, "You quit before answering prompt 1") || !strings.Contains(out, "so the agent will reject") {
 		t.Errorf("the default is not announced:\n%s", out)
 	}
-	if n := strings.Count(r.stdout(), "Producer sends streamed output in pieces"); n != 1 {
+	if n := strings.Count(r.stdout(), "Producer sends streamed output in pieces"); n > 1 { // quiet at the start: said at most once
 		t.Errorf("a difference already told was told %d times:\n%s", n, r.stdout())
 	}
 	if strings.Contains(r.stderr(), "Could not tell the producer") {
