@@ -211,6 +211,8 @@ func TestListenACPAgentsFile(t *testing.T) {
 	r := startScripted(t, dir, "happy", "--plain", "--no-time", "--agents", "agents.json")
 	r.wait(t, "Confirmation needed, prompt 1: Write the proof file.")
 	r.typeLine(t, "accept 1")
+	r.wait(t, "which cannot be undone? Type yes to send")
+	r.typeLine(t, "yes")
 	r.wait(t, "done and waiting for you.")
 	if _, err := os.Stat(filepath.Join(repo, acptest.ProofFile)); err != nil {
 		t.Errorf("no proof file in the entry's directory after accept: %v\n%s", err, r.text())
