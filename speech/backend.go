@@ -25,6 +25,10 @@ type Utterance struct {
 	Text     string
 	Lang     string // BCP 47 tag, "" for the voice's default
 	Priority Priority
+	// Keep marks what must be heard whole (the agent's output, a prompt,
+	// an error, an end): an important utterance that cuts it has it said
+	// again after, where the daemon would drop it. Chatter is not kept.
+	Keep bool
 }
 
 // Backend speaks utterances. Speak must not wait for the speech to end; an

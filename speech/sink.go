@@ -33,7 +33,7 @@ func (s *Sink) Announce(an announce.Announcement) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout())
 	defer cancel()
-	u := Utterance{Text: protocol.Line(an.Text), Lang: an.Lang, Priority: PriorityFor(an)}
+	u := Utterance{Text: protocol.Line(an.Text), Lang: an.Lang, Priority: PriorityFor(an), Keep: !announce.Chatter(an)}
 	err := s.Backend.Speak(ctx, u)
 	switch {
 	case err == nil:

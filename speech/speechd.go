@@ -24,6 +24,10 @@ type Speechd struct {
 	state speaking // what the daemon says about the last text; its own lock
 }
 
+// maxResumable bounds the messages kept to be said again after a critical
+// interruption; beyond it the oldest is let go.
+const maxResumable = 256
+
 // speaking follows the daemon's begin, end and cancel events for the last
 // text sent, so a Pacer can wait for a voice slower than it estimated.
 type speaking struct {
@@ -32,13 +36,31 @@ type speaking struct {
 	until time.Time // give up waiting for its end then: an event may never come
 	done  bool      // its end or cancel arrived
 	ended []string  // ids that ended recently, for an end seen before its id
+
+	// unsaid are the messages to keep (Utterance.Keep: the agent's output
+	// and others never to lose) sent and not yet ended, oldest first: what
+	// an important utterance would cut or hold back, to be said again
+	// after it, in order.
+	unsaid []said
+}
+
+// said is a message sent to the daemon.
+type said struct {
+	id string
+	u  Utterance
 }
 
 // sent notes the text with message id just sent, of so many words.
-func (sp *speaking) sent(id string, words int) {
+func (sp *speaking) sent(id string, u Utterance, words int) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	sp.last, sp.done = id, slices.Contains(sp.ended, id)
+	if u.Priority == Message && u.Keep && !sp.done {
+		sp.unsaid = append(sp.unsaid, said{id, u})
+		if len(sp.unsaid) > maxResumable {
+			sp.unsaid = sp.unsaid[1:]
+		}
+	}
 	// No voice worth using is slower than 100 words a minute.
 	sp.until = time.Now().Add(time.Duration(words)*600*time.Millisecond + 2*time.Second)
 }
@@ -50,6 +72,7 @@ func (sp *speaking) event(id string) {
 	if id == sp.last {
 		sp.done = true
 	}
+	sp.unsaid = slices.DeleteFunc(sp.unsaid, func(m said) bool { return m.id == id })
 	sp.ended = append(sp.ended, id)
 	if len(sp.ended) > 16 {
 		sp.ended = sp.ended[1:]
@@ -58,8 +81,17 @@ func (sp *speaking) event(id string) {
 
 func (sp *speaking) reset() {
 	sp.mu.Lock()
-	sp.last, sp.done = "", true
+	sp.last, sp.done, sp.unsaid = "", true, nil
 	sp.mu.Unlock()
+}
+
+// takeUnsaid returns the messages not yet ended and forgets them.
+func (sp *speaking) takeUnsaid() []said {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	u := sp.unsaid
+	sp.unsaid = nil
+	return u
 }
 
 // Speaking reports whether the last text sent is still being said, as far as
@@ -149,6 +181,37 @@ func (s *Speechd) speak(ctx context.Context, u Utterance) error {
 	if u.Priority == "" {
 		u.Priority = Message
 	}
+	if u.Priority == Important {
+		return s.interrupt(ctx, c, u)
+	}
+	return s.send(ctx, c, u)
+}
+
+// interrupt says an important utterance at once. speech-dispatcher would
+// cut the message being said and drop it; so when a message to keep has
+// not yet ended, what is queued is cancelled here and the messages to keep
+// are said again after it, in the order they came: only chatter is ever
+// lost to a critical announcement.
+func (s *Speechd) interrupt(ctx context.Context, c *Client, u Utterance) error {
+	held := s.state.takeUnsaid()
+	if len(held) > 0 {
+		if err := c.Command(ctx, "CANCEL self"); err != nil {
+			return err
+		}
+	}
+	if err := s.send(ctx, c, u); err != nil {
+		return err
+	}
+	for _, m := range held {
+		if err := s.send(ctx, c, m.u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// send sends one utterance with its priority and language. s.mu is held.
+func (s *Speechd) send(ctx context.Context, c *Client, u Utterance) error {
 	if u.Priority != s.priority {
 		if err := c.Command(ctx, "SET SELF PRIORITY "+string(u.Priority)); err != nil {
 			return err
@@ -166,7 +229,7 @@ func (s *Speechd) speak(ctx context.Context, u Utterance) error {
 		return err
 	}
 	if id != "" {
-		s.state.sent(id, len(strings.Fields(u.Text)))
+		s.state.sent(id, u, len(strings.Fields(u.Text)))
 	}
 	return nil
 }
