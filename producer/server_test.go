@@ -117,7 +117,15 @@ func TestRunsServeOneRunAfterAnother(t *testing.T) {
 			}
 			defer s.Stop()
 			for run := 1; run <= 3; run++ {
-				if replied, completed := hearRun(t, s); !replied || !completed {
+				// The last run keeps its group until the server has seen
+				// the last stream leave, which may come just after the
+				// client closed it: a subscriber in that moment is told
+				// the run has finished, and comes again, as any would.
+				replied, completed := hearRun(t, s)
+				for try := 0; !replied && !completed && run > 1 && try < 50; try++ {
+					replied, completed = hearRun(t, s)
+				}
+				if !replied || !completed {
 					t.Fatalf("run %d: replied %v, session completed %v", run, replied, completed)
 				}
 			}
