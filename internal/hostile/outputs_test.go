@@ -58,6 +58,7 @@ var outputs = []output{
 	{"aaep-listen, two agents named alike (hostile name)", false, false, false, twoAgents},
 	{"aaep-listen, answers without a number refused (prompts said again)", false, false, false, bareAnswers},
 	{"aaep-listen --tui in tmux", false, false, false, tuiScreen},
+	{"the second step of an accept that cannot be undone (announce.SecondStep)", false, false, false, secondStep},
 	{"aaep-listen manifest", false, false, false, manifestCmd()},
 	{"aaep-listen manifest --json", true, false, false, manifestCmd("--json")},
 	{"aaep-capture --auto-reply stderr", false, false, false, autoReply},
@@ -183,6 +184,23 @@ func viaAnnouncer(mk func() (announce.Sink, func() string)) func(*testing.T, str
 		a.Flush(time.Date(2026, 6, 30, 15, 0, 0, 0, time.UTC))
 		return result()
 	}
+}
+
+// secondStep is the question asked before an accept that cannot be
+// undone is sent, written as aaep-listen writes it: one plain line.
+func secondStep(t *testing.T, h string) string {
+	sink, result := plainSink()
+	for _, d := range events(h) {
+		if d.Prompt == nil {
+			continue
+		}
+		p := *d.Prompt
+		p.Event = d.Event
+		if err := sink.Announce(announce.Announcement{Priority: announce.Normal, Kind: "status", Text: announce.SecondStep(&p, "Type yes to send")}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return result()
 }
 
 func plainSink() (announce.Sink, func() string) {
