@@ -15,8 +15,10 @@ const (
 )
 
 // Theirs marks s, a producer's sanitized words, inside a sentence of ours.
-// Empty s stays empty.
+// Blanks at its edges are dropped, so they cannot double the spaces of the
+// sentence around them; empty or blank s becomes empty.
 func Theirs(s string) string {
+	s = strings.TrimFunc(s, isBlank)
 	if s == "" {
 		return ""
 	}

@@ -62,7 +62,10 @@ type RejectedError struct {
 // Error names the reason code, sanitized, so the error may be printed;
 // RejectionWords(e.Code) says what the code means.
 func (e *RejectedError) Error() string {
-	return "subscriber: the producer refused the subscription: " + protocol.Name(e.Code)
+	if e.Code == "" {
+		return "subscriber: the producer refused the subscription"
+	}
+	return "subscriber: the producer refused the subscription (reason code \"" + protocol.Name(e.Code) + "\")"
 }
 
 // ManifestRefusedError ends a subscription whose manifest did not verify
