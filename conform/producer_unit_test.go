@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/manifest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -117,12 +117,12 @@ func TestProducerDeployedLayout(t *testing.T) {
 // wait minutes: in fast mode the timeout test is skipped and says why.
 func TestProducerFastSkipsLongTimeouts(t *testing.T) {
 	t.Parallel()
-	demo, err := aaepterm.DemoScenarios([]string{"confirm", "clarify"})
+	demos, err := demo.Pick([]string{"confirm", "clarify"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The demo asks once; three confirmations reach the timeout step.
-	scs := append(append([]producer.Scenario{}, demo...), demo[0], demo[0])
+	scs := append(append([]producer.Scenario{}, demos...), demos[0], demos[0])
 	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: scs, Speed: 0.05}), Level: 2, Fast: true})
 	for _, r := range rep.Results {
 		if r.ID == PTimeoutDefault {
@@ -249,11 +249,11 @@ func FuzzParseTrigger(f *testing.F) {
 // warning, not a failure (it is not likely to be announced).
 func TestProducerDemoLevel1(t *testing.T) {
 	t.Parallel()
-	demo, err := aaepterm.DemoScenarios(nil)
+	demos, err := demo.Pick(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: demo, Speed: 0.1}), Level: 1, Fast: true, Quiet: time.Second})
+	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: demos, Speed: 0.1}), Level: 1, Fast: true, Quiet: time.Second})
 	for _, r := range rep.Results {
 		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
 		if r.Status == Fail || r.Status == Skip {

@@ -1,7 +1,7 @@
-// Package aaepterm holds the files built into the commands: the demo
-// producer's scenarios from testdata/scenarios, and the built-in demo agents
-// from testdata/scenarios/agents.
-package aaepterm
+// Package demo holds the demo built into the commands: the demo producer's
+// scenarios (the scenarios directory), and the built-in demo agents
+// (scenarios/agents), each served as a producer of its own.
+package demo
 
 import (
 	"embed"
@@ -13,14 +13,14 @@ import (
 
 // Scenarios is the demo producer's scenario directory, read-only.
 //
-//go:embed testdata/scenarios/*.json
+//go:embed scenarios/*.json
 var Scenarios embed.FS
 
-// DemoScenarios are the built-in scenarios that names names, in the order
+// Pick are the built-in scenarios that names names, in the order
 // they are built in; all of them when names is empty. A name that is not
 // built in is an error naming the ones that are.
-func DemoScenarios(names []string) ([]producer.Scenario, error) {
-	all, err := producer.LoadScenarios(Scenarios, "testdata/scenarios")
+func Pick(names []string) ([]producer.Scenario, error) {
+	all, err := producer.LoadScenarios(Scenarios, "scenarios")
 	if err != nil {
 		return nil, fmt.Errorf("load the demo scenarios: %w", err)
 	}
@@ -31,22 +31,22 @@ func DemoScenarios(names []string) ([]producer.Scenario, error) {
 }
 
 // AgentScenarios holds the scenarios of the built-in demo agents, one
-// directory per agent under testdata/scenarios/agents, named by its label.
+// directory per agent under scenarios/agents, named by its label.
 //
-//go:embed testdata/scenarios/agents/*/*.json
+//go:embed scenarios/agents/*/*.json
 var AgentScenarios embed.FS
 
-// demoAgentLabels are the built-in demo agents, in the order DemoAgents
+// agentLabels are the built-in demo agents, in the order Agents
 // returns them.
-var demoAgentLabels = [...]string{"code", "mail", "browser", "calendar", "backup"}
+var agentLabels = [...]string{"code", "mail", "browser", "calendar", "backup"}
 
-// MaxDemoAgents is how many demo agents are built in.
-const MaxDemoAgents = len(demoAgentLabels)
+// MaxAgents is how many demo agents are built in.
+const MaxAgents = len(agentLabels)
 
-// DemoAgent is one built-in demo agent: a producer of its own, with its own
+// Agent is one built-in demo agent: a producer of its own, with its own
 // identity and scenarios, whose sessions and prompts overlap with the other
 // demo agents' so that a listener hears several agents at once.
-type DemoAgent struct {
+type Agent struct {
 	// Label names the agent on command lines and on every line said about
 	// it: "code", "mail", "browser", "calendar", "backup".
 	Label string
@@ -57,20 +57,20 @@ type DemoAgent struct {
 	Options producer.Options
 }
 
-// DemoAgents returns the first n built-in demo agents: a coding agent that
+// Agents returns the first n built-in demo agents: a coding agent that
 // runs tests and asks to push and to delete a branch ("code"), a mail agent
 // that asks which address to answer and whether to send ("mail"), a browser
 // agent that fills in a form, asks to pay and hands over to you ("browser"),
 // a calendar agent that asks for a number ("calendar"), and a backup agent
 // that asks to delete old backups and fails without them ("backup").
-func DemoAgents(n int) ([]DemoAgent, error) {
-	if n < 1 || n > MaxDemoAgents {
-		return nil, fmt.Errorf("there are %d demo agents: ask for 1 to %d, not %d", MaxDemoAgents, MaxDemoAgents, n)
+func Agents(n int) ([]Agent, error) {
+	if n < 1 || n > MaxAgents {
+		return nil, fmt.Errorf("there are %d demo agents: ask for 1 to %d, not %d", MaxAgents, MaxAgents, n)
 	}
-	agents := make([]DemoAgent, n)
+	agents := make([]Agent, n)
 	ids := map[string]string{}
-	for i, label := range demoAgentLabels[:n] {
-		scenarios, err := producer.LoadScenarios(AgentScenarios, path.Join("testdata/scenarios/agents", label))
+	for i, label := range agentLabels[:n] {
+		scenarios, err := producer.LoadScenarios(AgentScenarios, path.Join("scenarios/agents", label))
 		if err != nil {
 			return nil, fmt.Errorf("load the scenarios of the demo agent %s: %w", label, err)
 		}
@@ -84,7 +84,7 @@ func DemoAgents(n int) ([]DemoAgent, error) {
 			return nil, fmt.Errorf("the demo agents %s and %s share the agent_id %q", other, label, id.ID)
 		}
 		ids[id.ID] = label
-		agents[i] = DemoAgent{
+		agents[i] = Agent{
 			Label:   label,
 			Agent:   id,
 			Options: producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true},

@@ -1,4 +1,4 @@
-package aaepterm
+package demo
 
 import (
 	"encoding/json"
@@ -14,12 +14,12 @@ import (
 // The demo agents load, each with an identity of its own shared by all its
 // scenarios, and asking for fewer gives the first ones.
 func TestDemoAgents(t *testing.T) {
-	all, err := DemoAgents(MaxDemoAgents)
+	all, err := Agents(MaxAgents)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if MaxDemoAgents < 3 {
-		t.Fatalf("only %d demo agents are built in; the demo needs three", MaxDemoAgents)
+	if MaxAgents < 3 {
+		t.Fatalf("only %d demo agents are built in; the demo needs three", MaxAgents)
 	}
 	labels := map[string]bool{}
 	ids := map[string]bool{}
@@ -38,34 +38,34 @@ func TestDemoAgents(t *testing.T) {
 			}
 		}
 	}
-	for n := 1; n <= MaxDemoAgents; n++ {
-		some, err := DemoAgents(n)
+	for n := 1; n <= MaxAgents; n++ {
+		some, err := Agents(n)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(some) != n {
-			t.Fatalf("DemoAgents(%d) gave %d", n, len(some))
+			t.Fatalf("Agents(%d) gave %d", n, len(some))
 		}
 		for i := range some {
 			if some[i].Label != all[i].Label {
-				t.Errorf("DemoAgents(%d)[%d] is %s, not %s", n, i, some[i].Label, all[i].Label)
+				t.Errorf("Agents(%d)[%d] is %s, not %s", n, i, some[i].Label, all[i].Label)
 			}
 		}
 	}
 }
 
 func TestDemoAgentsOutOfRange(t *testing.T) {
-	for _, n := range []int{-1, 0, MaxDemoAgents + 1} {
-		_, err := DemoAgents(n)
+	for _, n := range []int{-1, 0, MaxAgents + 1} {
+		_, err := Agents(n)
 		if err == nil || !strings.Contains(err.Error(), "ask for 1 to") {
-			t.Errorf("DemoAgents(%d): %v", n, err)
+			t.Errorf("Agents(%d): %v", n, err)
 		}
 	}
 }
 
 // The single demo keeps its six scenarios; the agents' are not among them.
 func TestSingleDemoUnchanged(t *testing.T) {
-	all, err := DemoScenarios(nil)
+	all, err := Pick(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func plainSentence(s string) bool {
 // uses only the tools its session said it has, asks at least one question,
 // and says every event but streamed output in a plain English sentence.
 func TestDemoAgentScenariosWellMade(t *testing.T) {
-	agents, err := DemoAgents(MaxDemoAgents)
+	agents, err := Agents(MaxAgents)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestDemoAgentScenariosWellMade(t *testing.T) {
 // structure: a prompt holds its scenario until it is answered; see
 // TestDemoAgentsTogether in cmd/aaep-listen.)
 func TestDemoAgentPromptsOverlap(t *testing.T) {
-	agents, err := DemoAgents(MaxDemoAgents)
+	agents, err := Agents(MaxAgents)
 	if err != nil {
 		t.Fatal(err)
 	}

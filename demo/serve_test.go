@@ -1,4 +1,4 @@
-package aaepterm
+package demo
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 // WebSocket and gRPC in turn, named LABEL=URL; stopping them all returns
 // once every server has ended, and none says a failure.
 func TestServeDemoAgents(t *testing.T) {
-	agents, err := ServeDemoAgents(MaxDemoAgents, 0)
+	agents, err := ServeAgents(MaxAgents, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,18 +19,18 @@ func TestServeDemoAgents(t *testing.T) {
 			t.Errorf("agent %d: %s, want %s…", i, a.Endpoint(), want[i])
 		}
 	}
-	StopDemoAgents(agents)
+	StopAgents(agents)
 	for _, a := range agents {
 		select {
 		case <-a.Done():
 		default:
-			t.Errorf("%s: still serving after StopDemoAgents", a.Label)
+			t.Errorf("%s: still serving after StopAgents", a.Label)
 		}
 		if err := a.Err(); err != nil {
 			t.Errorf("%s: %v", a.Label, err)
 		}
 	}
-	if _, err := ServeDemoAgents(MaxDemoAgents+1, 0); err == nil {
+	if _, err := ServeAgents(MaxAgents+1, 0); err == nil {
 		t.Error("more demo agents than there are were served")
 	}
 }

@@ -16,7 +16,7 @@ import (
 // A producer served on a loopback port. With EndWhenDone the stream ends
 // after the last scenario, and Done is closed.
 func Example() {
-	all, err := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, err := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	if err != nil {
 		panic(err)
 	}

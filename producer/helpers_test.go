@@ -21,7 +21,7 @@ import (
 // scenarios loads the project's scenario files.
 func scenarios(t testing.TB, names ...string) []Scenario {
 	t.Helper()
-	all, err := LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, err := LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}

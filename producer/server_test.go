@@ -21,7 +21,7 @@ import (
 // without pauses, ending its streams once it is over.
 func confirmProducer(t *testing.T) *producer.Producer {
 	t.Helper()
-	all, err := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, err := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 }
 
 func loadScenarios(t testing.TB, names ...string) []producer.Scenario {
-	all, err := producer.LoadScenarios(os.DirFS(".."), "testdata/scenarios")
+	all, err := producer.LoadScenarios(os.DirFS("../demo"), "scenarios")
 	if err == nil {
 		all, err = producer.SelectScenarios(all, names)
 	}

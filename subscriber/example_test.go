@@ -20,7 +20,7 @@ import (
 // "confirm" scenario on a loopback port; any AAEP endpoint (ws://, grpc://,
 // unix:, exec:) is dialled the same way.
 func Example() {
-	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, _ := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
 	p := producer.New(producer.Options{Scenarios: confirm})
 	srv := httptest.NewServer(p)
@@ -83,7 +83,7 @@ func Example() {
 // capture. This recorder cannot answer prompts and says so (CanConfirm
 // false), so the producer applies the default of its confirmation at once.
 func ExampleConfig_tap() {
-	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, _ := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
 	p := producer.New(producer.Options{Scenarios: confirm, EndWhenDone: true})
 	srv := httptest.NewServer(p)
@@ -190,7 +190,7 @@ func ExampleDial_capture() {
 // one numbering, so an answer needs only the number and reaches the agent
 // that asked. Here the bank's payment is accepted and the shop's refused.
 func ExampleGroup() {
-	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, _ := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
 	var producers []*producer.Producer
 	var urls []string

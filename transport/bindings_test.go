@@ -44,7 +44,7 @@ func stdioProducer(mode string) int {
 		fmt.Fprintln(os.Stderr, "panic: out of cheese")
 		return 3
 	}
-	all, err := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, err := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -102,7 +102,7 @@ func subscriptionRequest(version string) []byte {
 
 func loadScenarios(t *testing.T, names ...string) []producer.Scenario {
 	t.Helper()
-	all, err := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, err := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -127,7 +127,7 @@ func liveProducer(t *testing.T, addr string, opts producer.Options) *httptest.Se
 // demoProducerOptions plays every demo scenario at once, without pauses.
 func demoProducerOptions(t *testing.T) producer.Options {
 	t.Helper()
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

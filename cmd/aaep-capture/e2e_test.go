@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -22,7 +22,7 @@ import (
 // demoProducer is the demo producer playing every scenario at once.
 func demoProducer(t testing.TB, quirks bool) *producer.Producer {
 	t.Helper()
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func startProducer(t *testing.T, quirks bool) string {
 // wait 3 s for a reply, time enough for an automatic one to settle them.
 func promptingProducer(t *testing.T) (*producer.Producer, string) {
 	t.Helper()
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

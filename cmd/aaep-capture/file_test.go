@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 	"net/http/httptest"
@@ -61,7 +61,7 @@ func TestMaxEventsStdout(t *testing.T) {
 
 // --duration stops a recording of a producer that is still talking.
 func TestDuration(t *testing.T) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

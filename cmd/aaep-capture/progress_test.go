@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/producer"
 )
@@ -84,7 +84,7 @@ func TestProgressReport(t *testing.T) {
 // lasts several seconds.
 func slowProducer(t *testing.T) string {
 	t.Helper()
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

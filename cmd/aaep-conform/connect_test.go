@@ -23,7 +23,7 @@ import (
 func TestConformLateStreamHeaders(t *testing.T) {
 	t.Parallel()
 	const d = 50 * time.Millisecond
-	all, err := producer.LoadScenarios(os.DirFS("../../testdata/scenarios"), ".")
+	all, err := producer.LoadScenarios(os.DirFS("../../demo/scenarios"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}

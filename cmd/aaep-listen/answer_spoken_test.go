@@ -11,7 +11,7 @@ import (
 	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
 
-// The demo agent's answer, sentence by sentence (testdata/scenarios/happy.json).
+// The demo agent's answer, sentence by sentence (demo/scenarios/happy.json).
 var demoAnswer = []string{
 	"Tomorrow will be mostly sunny in Lisbon.",
 	"Expect a high of 24 degrees, with a light north wind in the afternoon.",

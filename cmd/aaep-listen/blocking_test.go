@@ -15,7 +15,7 @@ import (
 // timeout_seconds set to secs.
 func confirmWithTimeout(t *testing.T, secs int) []producer.Scenario {
 	t.Helper()
-	data, err := os.ReadFile("../../testdata/scenarios/confirm.json")
+	data, err := os.ReadFile("../../demo/scenarios/confirm.json")
 	if err != nil {
 		t.Fatal(err)
 	}

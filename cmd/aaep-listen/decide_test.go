@@ -21,7 +21,7 @@ import (
 // transfer_money, as some deployed producers do.
 func toolConfirm(t *testing.T) []producer.Scenario {
 	t.Helper()
-	data, err := os.ReadFile("../../testdata/scenarios/confirm.json")
+	data, err := os.ReadFile("../../demo/scenarios/confirm.json")
 	if err != nil {
 		t.Fatal(err)
 	}

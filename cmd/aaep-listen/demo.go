@@ -5,12 +5,12 @@ import (
 	"strconv"
 	"sync"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/producer"
 )
 
-// demo is the built-in producer a --demo run listens to.
-type demo struct {
+// demoRun is the built-in producer a --demo run listens to.
+type demoRun struct {
 	url  string
 	stop func() // shuts it down early
 }
@@ -28,10 +28,10 @@ func demoPace(speed float64) float64 {
 // startDemo serves the built-in producer on a free loopback port (over HTTP,
 // or gRPC with --demo-grpc). The producer ends its streams once the last
 // scenario is over, so the listener then exits by itself.
-func startDemo(o *options) (demo, error) {
-	scenarios, err := aaepterm.DemoScenarios(o.DemoScenarios)
+func startDemo(o *options) (demoRun, error) {
+	scenarios, err := demo.Pick(o.DemoScenarios)
 	if err != nil {
-		return demo{}, err // checked with the flags
+		return demoRun{}, err // checked with the flags
 	}
 	p := producer.New(producer.Options{
 		Scenarios:   scenarios,
@@ -45,9 +45,9 @@ func startDemo(o *options) (demo, error) {
 	}
 	srv, err := producer.ServeLoopback(p, binding)
 	if err != nil {
-		return demo{}, err
+		return demoRun{}, err
 	}
-	return demo{srv.URL(), stopSaying(o.IO.Eprintf, srv)}, nil
+	return demoRun{srv.URL(), stopSaying(o.IO.Eprintf, srv)}, nil
 }
 
 // stopSaying says a failure of any of servers, as "demo producer: …", at
@@ -81,23 +81,23 @@ const demoAgentsUsage = "with --demo: how many built-in demo agents to run at on
 	"each its own producer on its own binding, their prompts waiting at the same moments"
 
 // demoAgentCount reads the value of --agents given with --demo: a number of
-// built-in demo agents, from 1 to aaepterm.MaxDemoAgents.
+// built-in demo agents, from 1 to demo.MaxAgents.
 func demoAgentCount(value string) (int, error) {
 	n, err := strconv.Atoi(value)
-	if err != nil || n < 1 || n > aaepterm.MaxDemoAgents {
+	if err != nil || n < 1 || n > demo.MaxAgents {
 		return 0, fmt.Errorf("--agents with --demo takes a number of demo agents from 1 to %d, not %q",
-			aaepterm.MaxDemoAgents, value)
+			demo.MaxAgents, value)
 	}
 	return n, nil
 }
 
 // startDemoAgents serves the first n built-in demo agents
-// (aaepterm.ServeDemoAgents) at the pace of --demo-speed (speed). It returns
+// (demo.ServeAgents) at the pace of --demo-speed (speed). It returns
 // their endpoints as LABEL=URL, as aaep-listen takes them, and one function
 // that stops them all and returns once their servers have ended. errf is
 // told a failure of a server.
 func startDemoAgents(n int, speed float64, errf func(format string, args ...any)) ([]string, func(), error) {
-	agents, err := aaepterm.ServeDemoAgents(n, demoPace(speed))
+	agents, err := demo.ServeAgents(n, demoPace(speed))
 	if err != nil {
 		return nil, nil, err
 	}

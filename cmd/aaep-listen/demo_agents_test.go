@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -98,7 +98,7 @@ func TestDemoAgentsTogether(t *testing.T) {
 // confirmation with decision and every question with its second choice.
 func demoAgentsTogether(t *testing.T, decision string, want map[string]int, lines []string) {
 	before := goroutineIDs()
-	endpoints, stop, err := startDemoAgents(aaepterm.MaxDemoAgents, 0, t.Errorf)
+	endpoints, stop, err := startDemoAgents(demo.MaxAgents, 0, t.Errorf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func demoAgentsTogether(t *testing.T, decision string, want map[string]int, line
 // With nobody to answer (standard input closed), every agent plays its
 // defaults at once and ends: no prompt is offered, and nothing is wrong.
 func TestDemoAgentsNobodyAnswers(t *testing.T) {
-	endpoints, stop, err := startDemoAgents(aaepterm.MaxDemoAgents, 0, t.Errorf)
+	endpoints, stop, err := startDemoAgents(demo.MaxAgents, 0, t.Errorf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestDemoAgentsNobodyAnswers(t *testing.T) {
 // prompt, with a client connected, and leaves no goroutine behind.
 func TestDemoAgentsStopMidPrompt(t *testing.T) {
 	before := goroutineIDs()
-	endpoints, stop, err := startDemoAgents(aaepterm.MaxDemoAgents, 0, t.Errorf)
+	endpoints, stop, err := startDemoAgents(demo.MaxAgents, 0, t.Errorf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func listenerBinary(t *testing.T) string {
 
 func scenarios(t *testing.T, names ...string) []producer.Scenario {
 	t.Helper()
-	all, err := producer.LoadScenarios(os.DirFS("../.."), "testdata/scenarios")
+	all, err := producer.LoadScenarios(os.DirFS("../../demo"), "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

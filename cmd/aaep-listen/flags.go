@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
@@ -222,7 +222,7 @@ func parseFlags(args []string, tio *term.IO, getenv func(string) string) (*optio
 		return nil, fmt.Errorf("--demo-speed must not be negative")
 	}
 	if o.Demo {
-		if _, err := aaepterm.DemoScenarios(o.DemoScenarios); err != nil {
+		if _, err := demo.Pick(o.DemoScenarios); err != nil {
 			return nil, cliflag.Usage(err) // names one that is not there
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 )
 
 // The demo at full speed with standard input closed says the same lines in
@@ -57,7 +57,7 @@ func TestDemoOrderIsStable(t *testing.T) {
 	if n := strings.Count(first, "The producer ended the stream."); n != 1 {
 		t.Errorf("the end is said %d times:\n%s", n, first)
 	}
-	scenarios, err := aaepterm.DemoScenarios(nil)
+	scenarios, err := demo.Pick(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ const (
 
 // childProducer serves the "confirm" scenario on standard input and output.
 func childProducer() int {
-	all, err := producer.LoadScenarios(os.DirFS("../.."), "testdata/scenarios")
+	all, err := producer.LoadScenarios(os.DirFS("../../demo"), "scenarios")
 	if err == nil {
 		all, err = producer.SelectScenarios(all, []string{"confirm"})
 	}

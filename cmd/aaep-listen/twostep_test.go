@@ -93,7 +93,7 @@ func TestLowRiskAcceptIsOneStep(t *testing.T) {
       "reversibility": "irreversible",`, `"irreversible": false,
       "reversibility": "reversible_with_effort",`},
 	} {
-		data, err := os.ReadFile("../../testdata/scenarios/confirm.json")
+		data, err := os.ReadFile("../../demo/scenarios/confirm.json")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -33,7 +33,7 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	if o.scenarios != "" {
 		names = strings.Split(o.scenarios, ",")
 	}
-	scenarios, err := aaepterm.DemoScenarios(names)
+	scenarios, err := demo.Pick(names)
 	if err != nil {
 		return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
 	}

@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
-	aaepterm "github.com/aaep-term/aaep-term"
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/session"
@@ -57,7 +57,7 @@ func announcements(t *testing.T, out []byte) []string {
 // A demo session captured while a live engine announces it plays back with
 // the same announcements, and checks clean.
 func TestRoundTrip(t *testing.T) {
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestRoundTripRealTools(t *testing.T) {
 	t.Parallel()
 	captureBin := ttytest.Build(t, "../aaep-capture", "aaep-capture")
 	listenBin := ttytest.Build(t, "../aaep-listen", "aaep-listen")
-	all, err := producer.LoadScenarios(aaepterm.Scenarios, "testdata/scenarios")
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

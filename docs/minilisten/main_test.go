@@ -53,7 +53,7 @@ func (l *lines) Write(p []byte) (int, error) {
 // Against the real producer: the program subscribes, shows the prompt,
 // sends the typed answer, hears what the agent did, and closes on quit.
 func TestListenAnswersAndQuits(t *testing.T) {
-	all, err := producer.LoadScenarios(os.DirFS("../../testdata/scenarios"), ".")
+	all, err := producer.LoadScenarios(os.DirFS("../../demo/scenarios"), ".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/hostile"
 	prod "github.com/aaep-term/aaep-term/producer"
 )
@@ -34,7 +34,7 @@ func localAgents(t *testing.T, h string) string {
 	if len(name) > 70 {
 		name = hostile.GraphemeRun(30)
 	}
-	scenarios, err := aaepterm.DemoScenarios([]string{"confirm"})
+	scenarios, err := demo.Pick([]string{"confirm"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -230,7 +230,7 @@ func TestWatchDirRemoved(t *testing.T) {
 // A producer that starts after the watch is subscribed to at the endpoint
 // the watch gives, announces its events, and is reported gone when it stops.
 func TestWatchedProducerSubscribed(t *testing.T) {
-	all, err := producer.LoadScenarios(os.DirFS("../.."), "testdata/scenarios")
+	all, err := producer.LoadScenarios(os.DirFS("../../demo"), "scenarios")
 	if err == nil {
 		all, err = producer.SelectScenarios(all, []string{"confirm"})
 	}
