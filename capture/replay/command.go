@@ -1,6 +1,6 @@
-// command.go: the typed commands that steer play.
+// command.go: the typed commands that steer playing.
 
-package main
+package replay
 
 import (
 	"fmt"
@@ -10,33 +10,34 @@ import (
 	"time"
 )
 
-// verb is what a play command does.
-type verb int
+// Verb is what a play command does.
+type Verb int
 
+// The verbs of the play commands.
 const (
-	cmdPause    verb = iota + 1 // stop before the next message
-	cmdResume                   // go on at the current speed
-	cmdStep                     // play the next message, then stay paused
-	cmdSeek                     // go to a time: absolute, or relative with + or -
-	cmdNext                     // jump to the next critical event or mark
-	cmdPrevious                 // jump back to the previous one
-	cmdMark                     // set a mark here
-	cmdSpeed                    // change (or say) the speed
-	cmdWhere                    // say where playing is
-	cmdToggle                   // pause when playing, resume when paused
-	cmdFaster                   // double the speed
-	cmdSlower                   // halve the speed
-	cmdHelp
-	cmdQuit
+	Pause    Verb = iota + 1 // stop before the next message
+	Resume                   // go on at the current speed
+	Step                     // play the next message, then stay paused
+	Seek                     // go to a time: absolute, or relative with + or -
+	Next                     // jump to the next critical event or mark
+	Previous                 // jump back to the previous one
+	Mark                     // set a mark here
+	Speed                    // change (or say) the speed
+	Where                    // say where playing is
+	Toggle                   // pause when playing, resume when paused
+	Faster                   // double the speed
+	Slower                   // halve the speed
+	Help                     // list the commands
+	Quit                     // stop playing
 )
 
-// command is one parsed play command.
-type command struct {
-	verb     verb
-	at       time.Duration // cmdSeek: target, or offset when relative
-	relative bool
-	critical bool    // cmdNext, cmdPrevious: a critical event (else a mark)
-	speed    float64 // cmdSpeed; negative: only say it
+// Command is one parsed play command.
+type Command struct {
+	Verb     Verb
+	At       time.Duration // Seek: target, or offset when Relative
+	Relative bool
+	Critical bool    // Next, Previous: a critical event (else a mark)
+	Speed    float64 // Speed; negative: only say it
 }
 
 // playHelp lists the play commands, one per line, in words (no columns).
@@ -55,86 +56,86 @@ where, or w: say where playing is.
 help, or h: this list.
 quit, or q: stop.`
 
-// parseCommand reads one typed line. Errors are sentences for the user.
-func parseCommand(line string) (command, error) {
+// ParseCommand reads one typed line. Errors are sentences for the user.
+func ParseCommand(line string) (Command, error) {
 	f := strings.Fields(strings.ToLower(line))
 	if len(f) == 0 {
-		return command{}, fmt.Errorf("type a command; help lists them")
+		return Command{}, fmt.Errorf("type a command; help lists them")
 	}
 	arg := strings.Join(f[1:], " ")
-	one := func(c command) (command, error) {
+	one := func(c Command) (Command, error) {
 		if arg != "" {
-			return command{}, fmt.Errorf("%s takes nothing after it", f[0])
+			return Command{}, fmt.Errorf("%s takes nothing after it", f[0])
 		}
 		return c, nil
 	}
 	switch f[0] {
 	case "pause", "p":
-		return one(command{verb: cmdPause})
+		return one(Command{Verb: Pause})
 	case "resume", "play", "r", "continue":
-		return one(command{verb: cmdResume})
+		return one(Command{Verb: Resume})
 	case "step", "s":
-		return one(command{verb: cmdStep})
+		return one(Command{Verb: Step})
 	case "mark", "m":
-		return one(command{verb: cmdMark})
+		return one(Command{Verb: Mark})
 	case "toggle":
-		return one(command{verb: cmdToggle})
+		return one(Command{Verb: Toggle})
 	case "faster":
-		return one(command{verb: cmdFaster})
+		return one(Command{Verb: Faster})
 	case "slower":
-		return one(command{verb: cmdSlower})
+		return one(Command{Verb: Slower})
 	case "where", "w", "position":
-		return one(command{verb: cmdWhere})
+		return one(Command{Verb: Where})
 	case "help", "h", "?":
-		return one(command{verb: cmdHelp})
+		return one(Command{Verb: Help})
 	case "quit", "q", "exit", "stop":
-		return one(command{verb: cmdQuit})
+		return one(Command{Verb: Quit})
 	case "nc":
-		return one(command{verb: cmdNext, critical: true})
+		return one(Command{Verb: Next, Critical: true})
 	case "pc":
-		return one(command{verb: cmdPrevious, critical: true})
+		return one(Command{Verb: Previous, Critical: true})
 	case "nm":
-		return one(command{verb: cmdNext})
+		return one(Command{Verb: Next})
 	case "pm":
-		return one(command{verb: cmdPrevious})
+		return one(Command{Verb: Previous})
 	case "next", "previous", "prev", "back":
-		v := cmdNext
+		v := Next
 		if f[0] != "next" {
-			v = cmdPrevious
+			v = Previous
 		}
 		switch arg {
 		case "critical", "critical event", "":
-			return command{verb: v, critical: true}, nil
+			return Command{Verb: v, Critical: true}, nil
 		case "mark":
-			return command{verb: v}, nil
+			return Command{Verb: v}, nil
 		}
-		return command{}, fmt.Errorf("%s what? Say %s critical or %s mark", f[0], f[0], f[0])
+		return Command{}, fmt.Errorf("%s what? Say %s critical or %s mark", f[0], f[0], f[0])
 	case "speed":
 		if arg == "" {
-			return command{verb: cmdSpeed, speed: -1}, nil
+			return Command{Verb: Speed, Speed: -1}, nil
 		}
 		x, err := strconv.ParseFloat(strings.TrimSuffix(arg, "x"), 64)
 		if err != nil || x < 0 || x > 1000 || math.IsNaN(x) {
-			return command{}, fmt.Errorf("speed takes a number from 0 to 1000, such as 2 or 0.5, not %q", arg)
+			return Command{}, fmt.Errorf("speed takes a number from 0 to 1000, such as 2 or 0.5, not %q", arg)
 		}
-		return command{verb: cmdSpeed, speed: x}, nil
+		return Command{Verb: Speed, Speed: x}, nil
 	case "seek", "go", "goto":
-		c := command{verb: cmdSeek}
+		c := Command{Verb: Seek}
 		back := strings.HasPrefix(arg, "-")
 		if back || strings.HasPrefix(arg, "+") {
-			c.relative, arg = true, strings.TrimSpace(arg[1:])
+			c.Relative, arg = true, strings.TrimSpace(arg[1:])
 		}
 		d, err := parseClock(arg)
 		if err != nil {
-			return command{}, err
+			return Command{}, err
 		}
-		c.at = d
+		c.At = d
 		if back {
-			c.at = -d
+			c.At = -d
 		}
 		return c, nil
 	}
-	return command{}, fmt.Errorf("%q is no command; help lists them", f[0])
+	return Command{}, fmt.Errorf("%q is no command; help lists them", f[0])
 }
 
 // parseClock reads a time from the start: a Go duration (90s, 1m30s), a

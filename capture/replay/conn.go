@@ -1,7 +1,7 @@
-// conn.go: the capture as a transport.Conn, stepped by play, so that the
-// one subscriber client (subscriber.New) handles it as it would have live.
+// conn.go: the capture as a transport.Conn, stepped by a player, so that
+// the one subscriber client (subscriber.New) handles it as it would have live.
 
-package main
+package replay
 
 import (
 	"context"
@@ -13,13 +13,13 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-// captureConn is a transport.Conn whose frames are the received records of
-// a capture, handed over one at a time by the player. The player knows when
+// Conn is a transport.Conn whose frames are the received records of a
+// capture, handed over one at a time by the player. The player knows when
 // the client's reading goroutine has taken every frame it was handed: that
 // goroutine is back in Recv (ready), having queued the frame before.
 // What the client sends (a subscription.close at the end, a renegotiation
 // the recording made) goes nowhere: there is no producer to tell.
-type captureConn struct {
+type Conn struct {
 	ready  chan struct{}        // Recv waits for a frame
 	frames chan transport.Frame // the frame handed over
 	closed chan struct{}
@@ -29,13 +29,14 @@ type captureConn struct {
 	waiting bool
 }
 
-func newCaptureConn() *captureConn {
-	return &captureConn{ready: make(chan struct{}), frames: make(chan transport.Frame), closed: make(chan struct{})}
+// NewConn returns a Conn with no frame handed over yet.
+func NewConn() *Conn {
+	return &Conn{ready: make(chan struct{}), frames: make(chan transport.Frame), closed: make(chan struct{})}
 }
 
 // Recv implements transport.Conn: the next frame the player hands over;
 // io.EOF once the capture is closed.
-func (k *captureConn) Recv(ctx context.Context) (transport.Frame, error) {
+func (k *Conn) Recv(ctx context.Context) (transport.Frame, error) {
 	select {
 	case k.ready <- struct{}{}:
 	case <-k.closed:
@@ -54,17 +55,17 @@ func (k *captureConn) Recv(ctx context.Context) (transport.Frame, error) {
 }
 
 // Send implements transport.Conn: a recording has nobody to tell.
-func (k *captureConn) Send(context.Context, []byte) error { return nil }
+func (k *Conn) Send(context.Context, []byte) error { return nil }
 
 // Close implements transport.Conn.
-func (k *captureConn) Close() error {
+func (k *Conn) Close() error {
 	k.once.Do(func() { close(k.closed) })
 	return nil
 }
 
-// hand gives f to the client's reading goroutine. It reports false when
+// Hand gives f to the client's reading goroutine. It reports false when
 // the client has ended (done) and reads no more.
-func (k *captureConn) hand(f transport.Frame, done <-chan struct{}) bool {
+func (k *Conn) Hand(f transport.Frame, done <-chan struct{}) bool {
 	if !k.take(done) {
 		return false
 	}
@@ -77,11 +78,11 @@ func (k *captureConn) hand(f transport.Frame, done <-chan struct{}) bool {
 	}
 }
 
-// taken waits until the client's reading goroutine has queued every frame
+// Taken waits until the client's reading goroutine has queued every frame
 // handed over: it is back in Recv. It reports false when the client ended.
-func (k *captureConn) taken(done <-chan struct{}) bool { return k.take(done) }
+func (k *Conn) Taken(done <-chan struct{}) bool { return k.take(done) }
 
-func (k *captureConn) take(done <-chan struct{}) bool {
+func (k *Conn) take(done <-chan struct{}) bool {
 	if k.waiting {
 		return true
 	}
@@ -94,11 +95,13 @@ func (k *captureConn) take(done <-chan struct{}) bool {
 	}
 }
 
-// recordedClock is the client's clock while playing: the recorded time of
-// what is being played, so prompts expire, and rates are judged, as they
-// were when the capture was made.
-type recordedClock struct{ ns atomic.Int64 }
+// Clock is the client's clock while playing: the recorded time of what is
+// being played, so prompts expire, and rates are judged, as they were when
+// the capture was made. Its zero value is ready to use.
+type Clock struct{ ns atomic.Int64 }
 
-func (c *recordedClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
+// Set makes t the time now.
+func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }
 
-func (c *recordedClock) now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
+// Now is the time set last, in UTC.
+func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }

@@ -1,6 +1,6 @@
-// control.go: interactive play: pause, step, seek, jumps and speed, by typed commands.
+// steer.go: interactive play: pause, step, seek, jumps and speed, by typed commands.
 
-package main
+package replay
 
 import (
 	"bufio"
@@ -18,7 +18,49 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// steered plays a capture steered by commands: it can go back as well as
+// Player is what Steered plays the records of a capture through: a
+// subscriber client per connection and what tells its updates.
+type Player interface {
+	// Record plays one record at its recorded time; received frames may
+	// wait to be handed over with the others of their burst.
+	Record(rec capture.Record, at time.Time)
+	// Settle hands over the frames waiting and tells what comes of them.
+	Settle()
+	// Say tells a line of the player's own, at the recorded time at.
+	Say(at time.Time, text string)
+	// SayConnections names the connections of a capture of several, at.
+	SayConnections(at time.Time, h *capture.Header)
+	// Flush writes out what was told.
+	Flush()
+	// Reset starts afresh, as at the start of the capture.
+	Reset()
+	// Mute drops (true) or tells again (false) what the player would
+	// tell, while a seek plays silently up to its target.
+	Mute(muted bool)
+	// Finish ends playing at at, saying why, after the problems met
+	// reading the capture.
+	Finish(at time.Time, why string, problems []capture.Diagnostic)
+}
+
+// Options are how Steered plays.
+type Options struct {
+	// Speed is the pace: 1 as recorded, 2 twice as fast, 0 as fast as possible.
+	Speed float64
+	// Idle is the longest pause between two records, whatever was recorded.
+	Idle time.Duration
+	// Paused starts paused, waiting for a command.
+	Paused bool
+	// Commands are the typed lines that steer playing; closed when no
+	// more will come.
+	Commands <-chan string
+	// Stay keeps playing open at the end of the capture for commands
+	// that go back (a person at a terminal); otherwise playing ends there.
+	Stay bool
+	// KeysHelp, when not empty, names the keys that steer playing (TUI).
+	KeysHelp string
+}
+
+// Steered plays a capture steered by commands: it can go back as well as
 // forward. Going back starts the engine afresh and replays silently up to
 // the target, so what is announced after a jump is what the live listener
 // would have said at that point.
@@ -28,9 +70,9 @@ import (
 // event, a session start or a time reads it through once more. So memory
 // stays bounded however large the capture (a gzip file of a few megabytes
 // may hold gigabytes of lines).
-type steered struct {
+type Steered struct {
 	header *capture.Header // the capture's, nil when it had none
-	p      *player
+	p      Player
 	// open reads the capture afresh from its start.
 	open func() (*capture.Reader, error)
 	// rd is the reading playing now, times its records' times; cur is the
@@ -52,14 +94,11 @@ type steered struct {
 	dec       protocol.Decoder
 	ended     bool // the engine was told the capture ended
 	paused    bool
-	// stay keeps playing open at the end of the capture for commands that
-	// go back (a person at a terminal); otherwise playing ends there.
-	stay bool
-	// keysHelp, when not empty, names the keys that steer playing (TUI).
-	keysHelp string
-	speed    float64
-	idle     time.Duration
-	cmds     <-chan string
+	stay      bool   // Options.Stay
+	keysHelp  string // Options.KeysHelp
+	speed     float64
+	idle      time.Duration
+	cmds      <-chan string
 	// lastWall is when the last record was played, on the wall clock;
 	// the next one is due its recorded gap (divided by speed) after it.
 	lastWall time.Time
@@ -78,11 +117,11 @@ type timeline struct {
 
 func (tl *timeline) at(rec capture.Record) time.Time {
 	if tl.base.IsZero() {
-		if tl.base = recordTime(rec, time.Time{}, time.Time{}); tl.base.IsZero() || rec.HasT {
+		if tl.base = RecordTime(rec, time.Time{}, time.Time{}); tl.base.IsZero() || rec.HasT {
 			tl.base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 		}
 	}
-	at := recordTime(rec, tl.base, tl.last)
+	at := RecordTime(rec, tl.base, tl.last)
 	if at.Before(tl.last) || at.IsZero() {
 		at = tl.last
 	}
@@ -93,13 +132,11 @@ func (tl *timeline) at(rec capture.Record) time.Time {
 	return at
 }
 
-// loadSteered reads rd through once, counting its records and finding
-// when it ends; open reads the same capture afresh for playing.
-func loadSteered(p *player, rd *capture.Reader, open func() (*capture.Reader, error)) (*steered, error) {
-	s := &steered{p: p, header: rd.Header(), open: open}
-	if p.nameOf == nil {
-		p.useNames(rd)
-	}
+// Load reads rd through once, counting its records and finding when it
+// ends; open reads the same capture afresh for playing through p.
+func Load(p Player, rd *capture.Reader, open func() (*capture.Reader, error), o Options) (*Steered, error) {
+	s := &Steered{p: p, header: rd.Header(), open: open,
+		speed: o.Speed, idle: o.Idle, paused: o.Paused, cmds: o.Commands, stay: o.Stay, keysHelp: o.KeysHelp}
 	if h := rd.Header(); h != nil {
 		s.base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
 	}
@@ -135,7 +172,7 @@ func each(rd *capture.Reader, tl *timeline, f func(i int, rec capture.Record, at
 }
 
 // scan reads the capture afresh, calling f as each does.
-func (s *steered) scan(f func(i int, rec capture.Record, at time.Time) bool) error {
+func (s *Steered) scan(f func(i int, rec capture.Record, at time.Time) bool) error {
 	rd, err := s.open()
 	if err != nil {
 		return err
@@ -145,7 +182,7 @@ func (s *steered) scan(f func(i int, rec capture.Record, at time.Time) bool) err
 }
 
 // rewind starts reading the capture afresh: its first record is the next.
-func (s *steered) rewind() error {
+func (s *Steered) rewind() error {
 	if s.rd != nil {
 		s.rd.Close()
 	}
@@ -161,7 +198,7 @@ func (s *steered) rewind() error {
 
 // advance reads the record after cur. The capture read differently from
 // its first reading (changed meanwhile) ends where it ends.
-func (s *steered) advance() {
+func (s *Steered) advance() {
 	rec, err := s.rd.Next()
 	if err != nil {
 		s.has = false
@@ -171,24 +208,24 @@ func (s *steered) advance() {
 }
 
 // close ends the reading playing now.
-func (s *steered) close() {
+func (s *Steered) close() {
 	if s.rd != nil {
 		s.rd.Close()
 	}
 }
 
 // critical and sessionStart say what a record is, for jumps.
-func (s *steered) critical(rec capture.Record) bool {
+func (s *Steered) critical(rec capture.Record) bool {
 	ev := s.event(rec)
 	return ev != nil && ev.IsCritical()
 }
 
-func (s *steered) sessionStart(rec capture.Record) bool {
+func (s *Steered) sessionStart(rec capture.Record) bool {
 	ev := s.event(rec)
 	return ev != nil && ev.Type == protocol.TypeSessionStarted
 }
 
-func (s *steered) event(rec capture.Record) *protocol.Event {
+func (s *Steered) event(rec capture.Record) *protocol.Event {
 	if rec.Note || rec.IsText() || rec.Dir != capture.In {
 		return nil
 	}
@@ -196,9 +233,9 @@ func (s *steered) event(rec capture.Record) *protocol.Event {
 	return ev
 }
 
-// readCommands sends each line of r on the channel it returns, which is
+// ReadCommands sends each line of r on the channel it returns, which is
 // closed at the end of r.
-func readCommands(r io.Reader) <-chan string {
+func ReadCommands(r io.Reader) <-chan string {
 	ch := make(chan string)
 	go func() {
 		defer close(ch)
@@ -210,13 +247,13 @@ func readCommands(r io.Reader) <-chan string {
 	return ch
 }
 
-// run plays until the end of the capture (and, while commands can still
+// Run plays until the end of the capture (and, while commands can still
 // come, waits at the end for one to go back), quit, or ctx is done.
-func (s *steered) run(ctx context.Context) {
+func (s *Steered) Run(ctx context.Context) {
 	defer s.close()
-	s.p.say(s.base, fmt.Sprintf("Replaying %d %s over %s; prompts are shown but not answered. Type help for the commands.",
+	s.p.Say(s.base, fmt.Sprintf("Replaying %d %s over %s; prompts are shown but not answered. Type help for the commands.",
 		s.total, prose.Plural(s.total, "message", "messages"), clock(s.last.Sub(s.base))))
-	s.p.sayConnections(s.base, s.header)
+	s.p.SayConnections(s.base, s.header)
 	if s.keysHelp != "" {
 		s.tell(s.keysHelp)
 	}
@@ -272,7 +309,7 @@ func (s *steered) run(ctx context.Context) {
 }
 
 // wait is how long until the next record is due.
-func (s *steered) wait() time.Duration {
+func (s *Steered) wait() time.Duration {
 	if s.speed <= 0 || s.next == 0 {
 		return 0
 	}
@@ -282,51 +319,49 @@ func (s *steered) wait() time.Duration {
 
 // play announces the next record, with the frames received in the same
 // instant (one burst for the client).
-func (s *steered) play() {
+func (s *Steered) play() {
 	s.feed(-1)
 	s.lastWall = time.Now()
-	s.p.flush()
+	s.p.Flush()
 }
 
 // feed gives the client the next record, and those received in the same
 // instant before record limit (-1: to the end of the burst).
-func (s *steered) feed(limit int) {
+func (s *Steered) feed(limit int) {
 	s.step()
 	for s.has && (limit < 0 || s.next < limit) && s.sameBurst() {
 		s.step()
 	}
-	s.p.settle()
+	s.p.Settle()
 }
 
 // step hands cur to the player and reads the record after it.
-func (s *steered) step() {
-	s.p.record(s.cur, s.curAt)
+func (s *Steered) step() {
+	s.p.Record(s.cur, s.curAt)
 	s.prevAt, s.prevFrame = s.curAt, isFrame(s.cur)
 	s.next++
 	s.advance()
 }
 
 // sameBurst reports whether the record played last and cur are frames
-// received together (player.record's rule).
-func (s *steered) sameBurst() bool {
-	return s.prevFrame && isFrame(s.cur) && together(s.prevAt, s.curAt)
+// received together (Together).
+func (s *Steered) sameBurst() bool {
+	return s.prevFrame && isFrame(s.cur) && Together(s.prevAt, s.curAt)
 }
-
-func isFrame(r capture.Record) bool { return r.Dir == capture.In && !r.Note && !r.IsText() }
 
 // end tells the engine the capture ended here; at its end, with the
 // problems met reading it (a gzip file cut short, lines skipped).
-func (s *steered) end(why string) {
+func (s *Steered) end(why string) {
 	var problems []capture.Diagnostic
 	if !s.has && s.rd != nil {
-		problems = diagnostics(s.rd)
+		problems = Problems(s.rd)
 	}
-	s.p.finish(s.now(), why, problems)
+	s.p.Finish(s.now(), why, problems)
 	s.ended = true
 }
 
 // now is the recorded time of the record played last (the start, before any).
-func (s *steered) now() time.Time {
+func (s *Steered) now() time.Time {
 	if s.next > 0 {
 		return s.prevAt
 	}
@@ -334,13 +369,13 @@ func (s *steered) now() time.Time {
 }
 
 // tell says a line of the player's own, at the current position.
-func (s *steered) tell(text string) {
-	s.p.say(s.now(), text)
-	s.p.flush()
+func (s *Steered) tell(text string) {
+	s.p.Say(s.now(), text)
+	s.p.Flush()
 }
 
 // position is how far into the capture the next record is (the end, after the last).
-func (s *steered) position() time.Duration {
+func (s *Steered) position() time.Duration {
 	if !s.has {
 		return s.last.Sub(s.base)
 	}
@@ -349,7 +384,7 @@ func (s *steered) position() time.Duration {
 
 // command carries out one typed line; false means stop playing. ok false
 // means no more commands will come: play on to the end.
-func (s *steered) command(line string, ok bool) bool {
+func (s *Steered) command(line string, ok bool) bool {
 	if !ok {
 		s.cmds = nil
 		if s.paused && s.has {
@@ -358,39 +393,39 @@ func (s *steered) command(line string, ok bool) bool {
 		}
 		return true
 	}
-	c, err := parseCommand(line)
+	c, err := ParseCommand(line)
 	if err != nil {
 		s.tell(prose.Stop(capitalFirst(err.Error())))
 		return true
 	}
-	switch c.verb {
-	case cmdQuit:
+	switch c.Verb {
+	case Quit:
 		s.end("Stopped.")
 		return false
-	case cmdHelp:
+	case Help:
 		for _, l := range strings.Split(playHelp, "\n") {
 			s.tell(strings.TrimSpace(l))
 		}
-	case cmdToggle:
+	case Toggle:
 		if s.paused {
 			return s.command("resume", true)
 		}
 		return s.command("pause", true)
-	case cmdFaster, cmdSlower:
+	case Faster, Slower:
 		switch {
 		case s.speed <= 0:
 			s.tell("Already as fast as possible; speed X sets a pace.")
 			return true
-		case c.verb == cmdFaster:
+		case c.Verb == Faster:
 			s.speed = min(s.speed*2, 1000)
 		default:
 			s.speed /= 2
 		}
 		s.tell(fmt.Sprintf("Speed %s.", speedWords(s.speed)))
-	case cmdPause:
+	case Pause:
 		s.paused = true
 		s.tell("Paused at " + s.where() + ". Type resume to go on.")
-	case cmdResume:
+	case Resume:
 		s.paused = false
 		s.lastWall = time.Now()
 		if !s.has {
@@ -398,27 +433,27 @@ func (s *steered) command(line string, ok bool) bool {
 		} else {
 			s.tell(fmt.Sprintf("Playing at speed %s.", speedWords(s.speed)))
 		}
-	case cmdStep:
+	case Step:
 		s.paused = true
 		if !s.has {
 			s.tell("At the end of the capture: nothing more to play.")
 		} else {
 			s.play()
 		}
-	case cmdSpeed:
-		if c.speed >= 0 {
-			s.speed = c.speed
+	case Speed:
+		if c.Speed >= 0 {
+			s.speed = c.Speed
 			s.tell(fmt.Sprintf("Speed %s.", speedWords(s.speed)))
 		} else {
 			s.tell(fmt.Sprintf("Speed %s; speed X changes it.", speedWords(s.speed)))
 		}
-	case cmdWhere:
+	case Where:
 		state := "playing at speed " + speedWords(s.speed)
 		if s.paused {
 			state = "paused"
 		}
 		s.tell(fmt.Sprintf("At %s, %s.", s.where(), state))
-	case cmdMark:
+	case Mark:
 		switch {
 		case slices.Contains(s.marks, s.next):
 		case len(s.marks) >= maxMarks:
@@ -429,9 +464,9 @@ func (s *steered) command(line string, ok bool) bool {
 			slices.Sort(s.marks)
 		}
 		s.tell("Mark set at " + s.where() + ".")
-	case cmdSeek:
-		target := c.at
-		if c.relative {
+	case Seek:
+		target := c.At
+		if c.Relative {
 			if s.next > 0 { // from the record played last
 				target += s.prevAt.Sub(s.base)
 			} else {
@@ -447,7 +482,7 @@ func (s *steered) command(line string, ok bool) bool {
 			return true
 		})
 		s.jump(i, fmt.Sprintf("Went to %s", clock(max(target, 0))))
-	case cmdNext, cmdPrevious:
+	case Next, Previous:
 		s.jumpTo(c)
 	}
 	return true
@@ -455,21 +490,21 @@ func (s *steered) command(line string, ok bool) bool {
 
 // search reads the capture afresh for a jump's target; a capture that can
 // no longer be read is said so and leaves the target as it was.
-func (s *steered) search(f func(i int, rec capture.Record, at time.Time) bool) {
+func (s *Steered) search(f func(i int, rec capture.Record, at time.Time) bool) {
 	if err := s.scan(f); err != nil {
 		s.tell(prose.Stop(capitalFirst(fmt.Sprintf("the capture could not be read again: %v", err))))
 	}
 }
 
 // jumpTo goes to the next or previous critical event or mark and plays it.
-func (s *steered) jumpTo(c command) {
+func (s *Steered) jumpTo(c Command) {
 	is, what := s.sessionStart, "mark"
-	if c.critical {
+	if c.Critical {
 		is, what = s.critical, "critical event"
 	}
-	mark := func(i int) bool { return !c.critical && slices.Contains(s.marks, i) }
+	mark := func(i int) bool { return !c.Critical && slices.Contains(s.marks, i) }
 	target := -1
-	if c.verb == cmdNext {
+	if c.Verb == Next {
 		s.search(func(i int, rec capture.Record, _ time.Time) bool {
 			if i >= s.next && (mark(i) || is(rec)) {
 				target = i
@@ -491,13 +526,13 @@ func (s *steered) jumpTo(c command) {
 	}
 	if target < 0 {
 		dir := "after"
-		if c.verb == cmdPrevious {
+		if c.Verb == Previous {
 			dir = "before"
 		}
 		s.tell(fmt.Sprintf("No %s %s this point.", what, dir))
 		return
 	}
-	s.jump(target, fmt.Sprintf("Jumped to the %s %s", map[verb]string{cmdNext: "next", cmdPrevious: "previous"}[c.verb], what))
+	s.jump(target, fmt.Sprintf("Jumped to the %s %s", map[Verb]string{Next: "next", Previous: "previous"}[c.Verb], what))
 	if s.has {
 		s.play()
 	}
@@ -505,28 +540,28 @@ func (s *steered) jumpTo(c command) {
 
 // jump makes record i the next to play: backwards by starting afresh,
 // forwards by playing silently up to it.
-func (s *steered) jump(i int, why string) {
+func (s *Steered) jump(i int, why string) {
 	i = min(max(i, 0), s.total)
 	if i < s.next || s.ended {
-		s.p.flush()
-		s.p.reset()
+		s.p.Flush()
+		s.p.Reset()
 		s.ended = false
 		if err := s.rewind(); err != nil {
 			s.tell(prose.Stop(capitalFirst(fmt.Sprintf("the capture could not be read again: %v", err))))
 			return
 		}
 	}
-	s.p.muted = true
+	s.p.Mute(true)
 	for s.has && s.next < i {
 		s.feed(i)
 	}
-	s.p.muted = false
+	s.p.Mute(false)
 	s.lastWall = time.Now()
 	s.tell(why + ": " + s.where() + ".")
 }
 
 // where says where playing is, in words.
-func (s *steered) where() string {
+func (s *Steered) where() string {
 	if !s.has {
 		return fmt.Sprintf("the end of the capture, %s", clock(s.last.Sub(s.base)))
 	}

@@ -21,7 +21,7 @@ const twoAgents = "testdata/two-agents.aaep"
 
 // check judges each connection on its own and names the agent on each line.
 func TestCheckTwoAgents(t *testing.T) {
-	code, out, _ := replay(t, "check", twoAgents)
+	code, out, _ := runReplay(t, "check", twoAgents)
 	if code != exitViolations {
 		t.Errorf("exit %d, want %d", code, exitViolations)
 	}
@@ -39,7 +39,7 @@ func TestCheckTwoAgents(t *testing.T) {
 			t.Errorf("line %d: %q, want %q…", i+1, lines[i], w)
 		}
 	}
-	_, js, _ := replay(t, "check", "--json", twoAgents)
+	_, js, _ := runReplay(t, "check", "--json", twoAgents)
 	var doc struct {
 		Files []struct {
 			Connections []struct{ ID, Label string }
@@ -59,7 +59,7 @@ func TestCheckTwoAgents(t *testing.T) {
 
 // stats counts per agent and in all; trace groups the sessions by agent.
 func TestStatsTraceTwoAgents(t *testing.T) {
-	_, out, _ := replay(t, "stats", twoAgents)
+	_, out, _ := runReplay(t, "stats", twoAgents)
 	for _, w := range []string{
 		": 51 records, 4 sessions, 2 agents.\n",
 		"\nIn all:\nDuration: 1.771 seconds.\nEvents: 36.\n",
@@ -72,7 +72,7 @@ func TestStatsTraceTwoAgents(t *testing.T) {
 			t.Errorf("stats lack %q:\n%s", w, out)
 		}
 	}
-	_, out, _ = replay(t, "trace", twoAgents)
+	_, out, _ = runReplay(t, "trace", twoAgents)
 	mail, code := strings.Index(out, "\nConnection mail: 2 sessions.\n"), strings.Index(out, "\nConnection code: 2 sessions.\n")
 	if mail < 0 || code < 0 || strings.Count(out, "\nSession sess_clean01, agent Bank Helper on connection ") != 2 {
 		t.Errorf("trace:\n%s", out)
@@ -82,7 +82,7 @@ func TestStatsTraceTwoAgents(t *testing.T) {
 // play gives each connection its own client and names the agent on every
 // line it tells, in the order recorded.
 func TestPlayTwoAgents(t *testing.T) {
-	code, out, errOut := replay(t, "play", "--speed", "0", twoAgents)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", twoAgents)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -115,11 +115,11 @@ func TestPlayTwoAgents(t *testing.T) {
 
 // serve serves one agent of a capture of several: the first, or --agent's.
 func TestServeOneAgent(t *testing.T) {
-	code, _, errOut := replay(t, "serve", "--agent", "nosuch", twoAgents)
+	code, _, errOut := runReplay(t, "serve", "--agent", "nosuch", twoAgents)
 	if code != exitUnreadable || !strings.Contains(errOut, "--agent nosuch: the capture holds no such agent; it holds mail, code") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
-	code, _, errOut = replay(t, "serve", "--agent", "mail", corpus+"clean.aaep")
+	code, _, errOut = runReplay(t, "serve", "--agent", "mail", corpus+"clean.aaep")
 	if code != exitUnreadable || !strings.Contains(errOut, "holds the messages of one agent only") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
@@ -158,7 +158,7 @@ func TestHostileConnectionNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, args := range [][]string{{"play", "--speed", "0"}, {"check"}, {"stats"}, {"trace"}, {"serve", "--agent", "nosuch"}} {
-		_, out, errOut := replay(t, append(args, path)...)
+		_, out, errOut := runReplay(t, append(args, path)...)
 		all := out + errOut
 		if strings.ContainsAny(all, "\x1b\x07\u202e") || strings.Contains(all, "\nCRITICAL forged") {
 			t.Errorf("%s let the name through:\n%q", args[0], all)
@@ -173,7 +173,7 @@ func TestHostileConnectionNames(t *testing.T) {
 // them, as aaep-listen did when they were recorded: no two agents' prompts
 // are told under the same number.
 func TestPlayTwoAgentsPromptNumbersUnique(t *testing.T) {
-	code, out, errOut := replay(t, "play", "--speed", "0", twoAgents)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", twoAgents)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -218,7 +218,7 @@ func TestCaptureNamesToldApart(t *testing.T) {
 		{[]string{"stats"}, regexp.MustCompile(`(?m)^Agent a on connection (.*), 1 session:$`)},
 		{[]string{"trace"}, regexp.MustCompile(`(?m)^Connection (.*): 1 session\.$`)},
 	} {
-		_, out, errOut := replay(t, append(c.args, path)...)
+		_, out, errOut := runReplay(t, append(c.args, path)...)
 		seen := map[string]bool{}
 		for _, m := range c.name.FindAllStringSubmatch(out, -1) {
 			n := strings.ToLower(m[1])

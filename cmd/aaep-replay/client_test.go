@@ -67,7 +67,7 @@ func termsCapture(t *testing.T) string {
 // announced, its flood beyond the rate is told and background events in it
 // are dropped), and the subscription is told as aaep-listen tells it.
 func TestPlayEnforcesRecordedTerms(t *testing.T) {
-	code, out, errOut := replay(t, "play", "--speed", "0", termsCapture(t))
+	code, out, errOut := runReplay(t, "play", "--speed", "0", termsCapture(t))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -105,7 +105,7 @@ func TestPlayBurstAsSpreadOverTime(t *testing.T) {
 			rec(at[3], "i", state(3, "awaiting_input", "thinking", "")),
 			rec(at[4], "i", state(4, "thinking", "idle", "")),
 		)
-		code, out, errOut := replay(t, "play", "--speed", "0", path)
+		code, out, errOut := runReplay(t, "play", "--speed", "0", path)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
@@ -139,7 +139,7 @@ func TestPlayFetchesNoManifest(t *testing.T) {
 		rec(0.02, "i", `{"type":"subscription.accepted","subscription_id":"sub_m1","aaep_version":"0.1","manifest_uri":"`+srv.URL+`/manifest.json","producer":{"agent_id":"bank-agent","agent_name":"Bank Helper","manifest_uri":"`+srv.URL+`/m2.json"},"honored_capabilities":{}}`),
 		rec(0.1, "i", event("aaep:agent.session.started", 0, `,"summary_normal":"Bank Helper is starting.","producer":{"agent_id":"bank-agent","manifest_uri":"`+srv.URL+`/m3.json"}`)),
 	)
-	code, out, errOut := replay(t, "play", "--speed", "0", path)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -154,7 +154,7 @@ func TestPlayFetchesNoManifest(t *testing.T) {
 // A usage error of any command exits 2 and points at --help.
 func TestUsageErrorHint(t *testing.T) {
 	for _, args := range [][]string{{"play", "--speed", "-1", "x.aaep"}, {"play", "--bogus"}, {"export", "--format", "pdf", "x"}, {"check"}} {
-		code, _, errOut := replay(t, args...)
+		code, _, errOut := runReplay(t, args...)
 		if code != 2 || !strings.Contains(errOut, "(see --help)") || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
 		}
@@ -169,7 +169,7 @@ func TestPlayLongBurst(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		recs = append(recs, rec(0.1, "i", state(i, "thinking", "calling_tool", "")))
 	}
-	code, out, errOut := replay(t, "play", "--speed", "0", "--json", captureOf(t, recs...))
+	code, out, errOut := runReplay(t, "play", "--speed", "0", "--json", captureOf(t, recs...))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -192,7 +192,7 @@ func TestPlayRecordedRenegotiation(t *testing.T) {
 		rec(0.6, "i", acc("sub_r1", 5)),
 		rec(0.9, "i", state(1, "idle", "thinking", "")),
 	)
-	code, out, errOut := replay(t, "play", "--speed", "0", path)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

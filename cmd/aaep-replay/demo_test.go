@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/aaep-term/aaep-term/capture/replay"
 	"io"
 	"os"
 	"os/exec"
@@ -38,7 +39,7 @@ func await(t *testing.T, ctx context.Context, ch <-chan string, want, who string
 // (live: it waited) settles it by that answer; SIGINT stops it cleanly.
 func TestServeDemo(t *testing.T) {
 	t.Parallel()
-	replay := ttytest.Build(t, ".", "aaep-replay")
+	bin := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	for _, tc := range []struct {
 		name, label string
@@ -53,7 +54,7 @@ func TestServeDemo(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			srv := startServe(t, ctx, replay, "serve", "--demo", "--demo-scenarios", "confirm")
+			srv := startServe(t, ctx, bin, "serve", "--demo", "--demo-scenarios", "confirm")
 			said := srv.said
 			endpoint := srv.bindings(t, ctx)[tc.label]
 
@@ -79,7 +80,7 @@ func TestServeDemo(t *testing.T) {
 				lcancel()
 				_ = cmd.Wait()
 			}()
-			heard := readCommands(lout)
+			heard := replay.ReadCommands(lout)
 			await(t, ctx, heard, "To answer, type: accept 1, or: reject 1.", "aaep-listen")
 			if _, err := io.WriteString(stdin, "reject 1\n"); err != nil {
 				t.Fatal(err)
@@ -98,12 +99,12 @@ func TestServeDemo(t *testing.T) {
 // open for ever: aaep-capture recorded on and aaep-listen sat silent.
 func TestServeDemoEndsStreams(t *testing.T) {
 	t.Parallel()
-	replay := ttytest.Build(t, ".", "aaep-replay")
+	bin := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	capture := ttytest.Build(t, "../aaep-capture", "aaep-capture")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv := startServe(t, ctx, replay, "serve", "--demo", "--demo-scenarios", "happy")
+	srv := startServe(t, ctx, bin, "serve", "--demo", "--demo-scenarios", "happy")
 	endpoint := srv.bindings(t, ctx)["HTTP, spec layout: "]
 	home := t.TempDir()
 	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=dumb")

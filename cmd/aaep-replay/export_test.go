@@ -20,7 +20,7 @@ import (
 func TestStatsGolden(t *testing.T) {
 	for _, name := range []string{"clean.aaep", "clean.jsonl", "tool-pairing.aaep", "output.aaep", "after-reject.aaep"} {
 		t.Run(name, func(t *testing.T) {
-			code, out, errOut := replay(t, "stats", corpus+name)
+			code, out, errOut := runReplay(t, "stats", corpus+name)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
@@ -28,7 +28,7 @@ func TestStatsGolden(t *testing.T) {
 			if strings.ContainsRune(out, 0x1b) {
 				t.Error("escape character in plain output")
 			}
-			code, js, errOut := replay(t, "stats", "--json", corpus+name)
+			code, js, errOut := runReplay(t, "stats", "--json", corpus+name)
 			if code != 0 {
 				t.Fatalf("--json: exit %d: %s", code, errOut)
 			}
@@ -41,7 +41,7 @@ func TestStatsGolden(t *testing.T) {
 // content: two confirmations (one accepted, one rejected), a tool call
 // answered by each, one output of two chunks.
 func TestStatsFigures(t *testing.T) {
-	code, js, errOut := replay(t, "stats", "--json", corpus+"clean.aaep")
+	code, js, errOut := runReplay(t, "stats", "--json", corpus+"clean.aaep")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -72,11 +72,11 @@ func TestStatsFigures(t *testing.T) {
 	if got := s.Confirmations.DecideMS; got.N != 1 || got.P50 < 49 || got.P50 > 51 {
 		t.Errorf("time to decide %+v, want 50 ms (0.30 s to 0.35 s)", got)
 	}
-	code, js, _ = replay(t, "stats", "--json", corpus+"tool-pairing.aaep")
+	code, js, _ = runReplay(t, "stats", "--json", corpus+"tool-pairing.aaep")
 	if code != 0 || json.Unmarshal([]byte(js), &st) != nil || st.Total.Violations == 0 {
 		t.Errorf("tool-pairing: exit %d, violations %d", code, st.Total.Violations)
 	}
-	if code, _, _ := replay(t, "stats", "missing.aaep"); code != 2 {
+	if code, _, _ := runReplay(t, "stats", "missing.aaep"); code != 2 {
 		t.Errorf("missing file: exit %d", code)
 	}
 }
@@ -86,7 +86,7 @@ func TestStatsFigures(t *testing.T) {
 func TestExport(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "clean.jsonl")
-	code, _, errOut := replay(t, "export", "--format", "jsonl", "--output", out, corpus+"clean.aaep")
+	code, _, errOut := runReplay(t, "export", "--format", "jsonl", "--output", out, corpus+"clean.aaep")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -108,18 +108,18 @@ func TestExport(t *testing.T) {
 		t.Error("the JSONL export holds the header or a sent message")
 	}
 	// Exporting the export again changes nothing.
-	code, again, _ := replay(t, "export", "--format", "jsonl", out)
+	code, again, _ := runReplay(t, "export", "--format", "jsonl", out)
 	if code != 0 || again != string(raw) {
 		t.Errorf("second export differs (exit %d)", code)
 	}
 
-	code, text, errOut := replay(t, "export", "--format", "text", corpus+"after-reject.aaep")
+	code, text, errOut := runReplay(t, "export", "--format", "text", corpus+"after-reject.aaep")
 	if code != 0 {
 		t.Fatalf("text: exit %d: %s", code, errOut)
 	}
 	golden(t, "testdata/after-reject.transcript.txt", text)
 
-	code, html, _ := replay(t, "export", "--format", "html", corpus+"after-reject.aaep")
+	code, html, _ := runReplay(t, "export", "--format", "html", corpus+"after-reject.aaep")
 	if code != 0 || !strings.HasPrefix(html, "<!DOCTYPE html>") || !strings.Contains(html, "VIOLATION") {
 		t.Errorf("html: exit %d, %.80s", code, html)
 	}
@@ -128,7 +128,7 @@ func TestExport(t *testing.T) {
 		{"export", "--format", "xml", corpus + "clean.aaep"},
 		{"export", "--format", "text"},
 	} {
-		if code, _, errOut := replay(t, args...); code != 2 || errOut == "" {
+		if code, _, errOut := runReplay(t, args...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut)
 		}
 	}
@@ -178,77 +178,6 @@ func TestPlaySteered(t *testing.T) {
 	}
 }
 
-func TestParseCommand(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want command
-		bad  bool
-	}{
-		{in: "pause", want: command{verb: cmdPause}},
-		{in: " P ", want: command{verb: cmdPause}},
-		{in: "resume", want: command{verb: cmdResume}},
-		{in: "step", want: command{verb: cmdStep}},
-		{in: "seek 1m30s", want: command{verb: cmdSeek, at: 90 * time.Second}},
-		{in: "seek 1:30", want: command{verb: cmdSeek, at: 90 * time.Second}},
-		{in: "seek 1:02:03.5", want: command{verb: cmdSeek, at: 3723500 * time.Millisecond}},
-		{in: "seek 45", want: command{verb: cmdSeek, at: 45 * time.Second}},
-		{in: "seek -10s", want: command{verb: cmdSeek, at: -10 * time.Second, relative: true}},
-		{in: "seek + 10s", want: command{verb: cmdSeek, at: 10 * time.Second, relative: true}},
-		{in: "next critical", want: command{verb: cmdNext, critical: true}},
-		{in: "next", want: command{verb: cmdNext, critical: true}},
-		{in: "previous mark", want: command{verb: cmdPrevious}},
-		{in: "nc", want: command{verb: cmdNext, critical: true}},
-		{in: "speed 2", want: command{verb: cmdSpeed, speed: 2}},
-		{in: "speed 0.5x", want: command{verb: cmdSpeed, speed: 0.5}},
-		{in: "speed", want: command{verb: cmdSpeed, speed: -1}},
-		{in: "quit", want: command{verb: cmdQuit}},
-		{in: "toggle", want: command{verb: cmdToggle}},
-		{in: "faster", want: command{verb: cmdFaster}},
-		{in: "slower", want: command{verb: cmdSlower}},
-		{in: "", bad: true},
-		{in: "seek", bad: true},
-		{in: "seek 1:75", bad: true},
-		{in: "seek soon", bad: true},
-		{in: "speed -1", bad: true},
-		{in: "speed fast", bad: true},
-		{in: "speed NaN", bad: true},
-		{in: "pause now", bad: true},
-		{in: "next door", bad: true},
-		{in: "accept 1", bad: true},
-	} {
-		got, err := parseCommand(tt.in)
-		if (err != nil) != tt.bad || (!tt.bad && got != tt.want) {
-			t.Errorf("parseCommand(%q) = %+v, %v", tt.in, got, err)
-		}
-	}
-}
-
-func FuzzParseCommand(f *testing.F) {
-	for _, s := range []string{"seek 1:30", "seek -10s", "speed 2", "next critical", "pm", "seek 99999999999999:00"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		c, err := parseCommand(s)
-		if err != nil {
-			return
-		}
-		if c.verb == cmdSpeed && c.speed > 1000 {
-			t.Errorf("%q: speed %v", s, c.speed)
-		}
-		_ = clock(c.at)
-	})
-}
-
-func TestClock(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "0:00.0", 1500 * time.Millisecond: "0:01.5", 90 * time.Second: "1:30.0", -2 * time.Second: "-0:02.0", time.Hour: "60:00.0",
-	} {
-		if got := clock(d); got != want {
-			t.Errorf("clock(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // export --format jsonl writes the events of a capture only: its handshake
 // and replies stay in the .aaep file, which readers of plain event JSONL
 // would refuse.
@@ -281,7 +210,7 @@ func TestExportJSONLEventsOnly(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := replay(t, "export", "--format", "jsonl", in)
+	code, out, errOut := runReplay(t, "export", "--format", "jsonl", in)
 	if code != 0 || out != event+"\n" {
 		t.Errorf("exit %d, exported %q, want the event alone: %s", code, out, errOut)
 	}

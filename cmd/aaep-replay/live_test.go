@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/aaep-term/aaep-term/capture/replay"
 	"io"
 	"net"
 	"path/filepath"
@@ -81,8 +82,8 @@ func TestPlayIsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	clock := &recordedClock{}
-	clock.set(base)
+	clock := &replay.Clock{}
+	clock.Set(base)
 	handled := make(chan struct{}, len(recs))
 	var sent atomic.Int32 // frames the producer wrote
 	served := make(chan error, 1)
@@ -97,7 +98,7 @@ func TestPlayIsLive(t *testing.T) {
 				return err
 			}
 			for _, r := range recs {
-				clock.set(base.Add(time.Duration(r.T * float64(time.Second))))
+				clock.Set(base.Add(time.Duration(r.T * float64(time.Second))))
 				if _, err := c.Write(append(bytes.Clone(r.Msg), '\n')); err != nil {
 					return err
 				}
@@ -118,7 +119,7 @@ func TestPlayIsLive(t *testing.T) {
 		Identity:  session.Identity{ID: "live", Name: "live"},
 		Terms:     termsOf(request.Capabilities),
 		Transport: opts,
-		Now:       clock.now,
+		Now:       clock.Now,
 		Tap: func(dir subscriber.Direction, _ []byte, _ time.Time) {
 			if dir == subscriber.Received {
 				handled <- struct{}{}
@@ -137,7 +138,7 @@ func TestPlayIsLive(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	code, out, errOut := replay(t, "play", "--speed", "0", "--json", path)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", "--json", path)
 	if code != 0 {
 		t.Fatalf("play: exit %d: %s", code, errOut)
 	}

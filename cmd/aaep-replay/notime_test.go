@@ -42,7 +42,7 @@ func TestReplayNoTimeLines(t *testing.T) {
 			t.Run(cmd[0]+" "+tt.name, func(t *testing.T) {
 				t.Setenv("XDG_CONFIG_HOME", tt.home)
 				args := append(append(append([]string(nil), cmd...), tt.args...), file)
-				code, out, errOut := replay(t, args...)
+				code, out, errOut := runReplay(t, args...)
 				if code != 0 {
 					t.Fatalf("exit %d: %s", code, errOut)
 				}
@@ -69,7 +69,7 @@ func TestReplayNoTimeLines(t *testing.T) {
 func TestReplayRecordedAnswerSettlesThePrompt(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"clean.aaep", "after-reject.aaep"} {
-		code, out, errOut := replay(t, "play", "--speed", "0", corpus+name)
+		code, out, errOut := runReplay(t, "play", "--speed", "0", corpus+name)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", name, code, errOut)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/replay"
 	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -70,9 +71,9 @@ type output interface {
 }
 
 // player plays a capture through the subscriber client that aaep-listen
-// runs live (subscriber.New over a captureConn), and announces the client's
+// runs live (subscriber.New over a replay.Conn), and announces the client's
 // ordered updates with aaep-listen's words. The client's clock is the
-// recorded time. Frames received together (burstGap) are handed to the
+// recorded time. Frames received together (replay.BurstGap) are handed to the
 // client as one burst, as a burst of history reaches a live client.
 type player struct {
 	out    output
@@ -123,8 +124,8 @@ type track struct {
 // playing is one client over one capture connection.
 type playing struct {
 	c     *subscriber.Client
-	conn  *captureConn
-	clock *recordedClock
+	conn  *replay.Conn
+	clock *replay.Clock
 	stop  context.CancelFunc
 	ended bool // the client's End was told
 }
@@ -132,17 +133,6 @@ type playing struct {
 // maxBurst is the most frames handed to the client as one burst: the
 // client queues at most 256 received frames, so no live burst is longer.
 const maxBurst = 256
-
-// burstGap is the longest time between two received frames of one burst:
-// frames that came within it of the one before (a producer sending
-// history, a flood) were waiting together for the live client, which
-// handled them as one burst. A capture keeps receive times, not bursts;
-// this reads them back from the times, the same way every run.
-const burstGap = time.Millisecond
-
-// together reports whether a frame received at b, after one received at a,
-// belongs to the same burst.
-func together(a, b time.Time) bool { return b.Sub(a) <= burstGap }
 
 func (p *player) Diagnose(d session.Diagnostic) {
 	if !p.muted {
@@ -284,7 +274,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	p.sinks = append(p.sinks, outs.List...)
 	p.reset()
 	if !*useTUI && (*interactive || *paused || tio.InTTY) {
-		cmds = readCommands(tio.In)
+		cmds = replay.ReadCommands(tio.In)
 	}
 	if cmds == nil {
 		if err := p.play(ctx, rd, *speed, *idle); err != nil {
@@ -292,16 +282,15 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		}
 		return exitOK, nil
 	}
-	st, err := loadSteered(p, rd, func() (*capture.Reader, error) { return capture.Open(path) })
+	o := replay.Options{Speed: *speed, Idle: *idle, Paused: *paused, Commands: cmds, Stay: *useTUI || tio.InTTY}
+	if *useTUI {
+		o.KeysHelp = playKeysHelp
+	}
+	st, err := replay.Load(steering{p}, rd, func() (*capture.Reader, error) { return capture.Open(path) }, o)
 	if err != nil {
 		return exitUnreadable, err
 	}
-	st.speed, st.idle, st.paused, st.cmds = *speed, *idle, *paused, cmds
-	st.stay = *useTUI || tio.InTTY
-	if *useTUI {
-		st.keysHelp = playKeysHelp
-	}
-	st.run(ctx)
+	st.Run(ctx)
 	return exitOK, nil
 }
 
@@ -350,7 +339,7 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 		messages int
 	)
 	defer timer.Stop()
-	base = captureStart(rd)
+	base = replay.Start(rd)
 	if p.nameOf == nil {
 		p.useNames(rd)
 	}
@@ -365,8 +354,8 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 			p.finish(lastAt, "The capture could not be read further.", nil)
 			return err
 		}
-		at := recordTime(rec, base, lastAt)
-		if started && speed > 0 && !together(lastAt, at) { // no pause inside a burst
+		at := replay.RecordTime(rec, base, lastAt)
+		if started && speed > 0 && !replay.Together(lastAt, at) { // no pause inside a burst
 			wait := min(time.Duration(float64(at.Sub(lastAt))/speed), idle)
 			p.settle() // what came before is told before the pause
 			p.flush()
@@ -385,20 +374,8 @@ func (p *player) play(ctx context.Context, rd *capture.Reader, speed float64, id
 		p.record(rec, lastAt)
 		messages++
 	}
-	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, prose.Plural(messages, "message", "messages")), diagnostics(rd))
+	p.finish(lastAt, fmt.Sprintf("End of the capture: %d %s replayed.", messages, prose.Plural(messages, "message", "messages")), replay.Problems(rd))
 	return nil
-}
-
-// captureStart is the recorded time the capture started.
-func captureStart(rd *capture.Reader) time.Time {
-	var base time.Time
-	if h := rd.Header(); h != nil {
-		base, _ = time.Parse(time.RFC3339Nano, h.StartedAt)
-	}
-	if base.IsZero() {
-		base = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	}
-	return base
 }
 
 // sayConnections names the agents of a capture of several connections,
@@ -417,32 +394,6 @@ func (p *player) sayConnections(now time.Time, h *capture.Header) {
 	p.say(now, fmt.Sprintf("The capture holds %d agents, each played by its own client: %s.", len(names), strings.Join(names, ", ")))
 }
 
-func diagnostics(rd *capture.Reader) []capture.Diagnostic {
-	d, _ := rd.Diagnostics()
-	return d
-}
-
-// recordTime is when a record happened: its receive time, else the event's timestamp.
-func recordTime(rec capture.Record, base, last time.Time) time.Time {
-	if rec.HasT {
-		return base.Add(time.Duration(rec.T * float64(time.Second)))
-	}
-	if ts := eventTime(rec.Msg); !ts.IsZero() {
-		return ts
-	}
-	return last
-}
-
-func eventTime(msg []byte) time.Time {
-	var m struct {
-		Timestamp time.Time `json:"timestamp"`
-	}
-	if err := jsonUnmarshal(msg, &m); err != nil {
-		return time.Time{}
-	}
-	return m.Timestamp
-}
-
 // record plays one record at now. Received frames wait to be handed to
 // the client with the others of the same instant (settle hands them over).
 func (p *player) record(rec capture.Record, now time.Time) {
@@ -451,7 +402,7 @@ func (p *player) record(rec capture.Record, now time.Time) {
 		p.settle() // another connection's burst came first
 	}
 	if !rec.Note && !rec.IsText() && rec.Dir == capture.In {
-		if len(t.burst) > 0 && (!together(t.burstAt, now) || len(t.burst) >= maxBurst) {
+		if len(t.burst) > 0 && (!replay.Together(t.burstAt, now) || len(t.burst) >= maxBurst) {
 			p.settle()
 		}
 		t.burst, t.burstAt = append(t.burst, transport.Frame{Data: rec.Msg, At: now}), now
@@ -485,7 +436,7 @@ func (p *player) record(rec capture.Record, now time.Time) {
 		}
 	}
 	if r := t.run; r != nil {
-		r.clock.set(now)
+		r.clock.Set(now)
 		_ = r.c.Sync(context.Background()) // ended: its End was told
 		if typ == protocol.TypeConfirmationReply || typ == protocol.TypeClarificationReply {
 			// Its prompt is answered, as it was live: the agent going on
@@ -511,7 +462,7 @@ func (p *player) settle() {
 	frames, at := t.burst, t.burstAt
 	t.burst = nil
 	r := p.running(t, at)
-	r.clock.set(at)
+	r.clock.Set(at)
 	ctx := context.Background()
 	// The client is paused while the frames of a burst reach its queue, so
 	// it takes them as one; a single frame is a burst of one either way.
@@ -521,11 +472,11 @@ func (p *player) settle() {
 	}
 	if err == nil {
 		for _, f := range frames {
-			if !r.conn.hand(f, r.c.Done()) {
+			if !r.conn.Hand(f, r.c.Done()) {
 				break
 			}
 		}
-		r.conn.taken(r.c.Done())
+		r.conn.Taken(r.c.Done())
 		resume()
 		_ = r.c.Sync(ctx) // ended: its End is told below
 	}
@@ -539,14 +490,14 @@ func (p *player) running(t *track, at time.Time) *playing {
 	if t.run != nil && !t.run.ended {
 		return t.run
 	}
-	clock := &recordedClock{}
-	clock.set(at)
+	clock := &replay.Clock{}
+	clock.Set(at)
 	ctx, stop := context.WithCancel(context.Background())
-	conn := newCaptureConn()
+	conn := replay.NewConn()
 	cfg := subscriber.Config{
 		Identity:      session.Identity{ID: "aaep-replay", Name: "aaep-replay"},
 		Terms:         t.terms,
-		Now:           clock.now,
+		Now:           clock.Now,
 		NoSignerWords: "a replay",
 	}
 	if t.name != "" { // one of several agents: numbers unique across them
@@ -648,7 +599,7 @@ func (p *player) finish(now time.Time, why string, problems []capture.Diagnostic
 	var live []*track
 	for _, t := range p.order {
 		if r := t.run; r != nil && !r.ended {
-			r.clock.set(now)
+			r.clock.Set(now)
 			_ = r.c.Sync(context.Background())
 			p.drain(t)
 			live = append(live, t)

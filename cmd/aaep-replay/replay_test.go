@@ -19,8 +19,8 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const corpus = "../../capture/testdata/corpus/"
 
-// replay runs aaep-replay with args and returns its exit code and output.
-func replay(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// runReplay runs aaep-replay with args and returns its exit code and output.
+func runReplay(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	tio, _, out, errOut := term.Test()
 	code = run(context.Background(), args, tio)
@@ -48,7 +48,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{[]string{}, 2, ""},
 	} {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, out, errOut := replay(t, tt.args...)
+			code, out, errOut := runReplay(t, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, out, errOut)
 			}
@@ -63,7 +63,7 @@ func TestCheckExitCodes(t *testing.T) {
 }
 
 func TestCheckJSON(t *testing.T) {
-	code, out, _ := replay(t, "check", "--json", corpus+"sequence.aaep", corpus+"clean.aaep")
+	code, out, _ := runReplay(t, "check", "--json", corpus+"sequence.aaep", corpus+"clean.aaep")
 	if code != 1 {
 		t.Fatalf("exit %d", code)
 	}
@@ -102,7 +102,7 @@ func TestSchemaOnlyFixtures(t *testing.T) {
 			t.Fatalf("no %s fixtures", kind)
 		}
 		for _, f := range files {
-			code, out, errOut := replay(t, "check", "--schema-only", f)
+			code, out, errOut := runReplay(t, "check", "--schema-only", f)
 			want := 1
 			if kind == "valid" || strings.Contains(f, "duplicate-completion") {
 				want = 0
@@ -127,7 +127,7 @@ func TestSchemaOnlyFixtures(t *testing.T) {
 	if err := os.WriteFile(path, arr, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ := replay(t, "check", "--schema-only", path)
+	code, out, _ := runReplay(t, "check", "--schema-only", path)
 	if code != 0 || !strings.Contains(out, "5 messages checked") {
 		t.Errorf("array of valid fixtures: exit %d\n%s", code, out)
 	}
@@ -136,13 +136,13 @@ func TestSchemaOnlyFixtures(t *testing.T) {
 // trace and the guide's --input --visualize form write the same text,
 // which matches the golden file; --html writes the report.
 func TestTrace(t *testing.T) {
-	code, out, errOut := replay(t, "trace", corpus+"after-reject.aaep")
+	code, out, errOut := runReplay(t, "trace", corpus+"after-reject.aaep")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	golden(t, "testdata/after-reject.trace.txt", out)
 	html := filepath.Join(t.TempDir(), "out.html")
-	code, out2, errOut := replay(t, "--input", corpus+"after-reject.aaep", "--visualize", "--html", html)
+	code, out2, errOut := runReplay(t, "--input", corpus+"after-reject.aaep", "--visualize", "--html", html)
 	if code != 0 || out2 != out {
 		t.Fatalf("--input --visualize: exit %d, output differs:\n%s%s", code, out2, errOut)
 	}
@@ -150,10 +150,10 @@ func TestTrace(t *testing.T) {
 	if err != nil || !bytes.Contains(b, []byte("<strong>VIOLATION</strong>")) {
 		t.Errorf("HTML report: %v", err)
 	}
-	if code, _, _ := replay(t, "--input", corpus+"clean.aaep"); code != 2 {
+	if code, _, _ := runReplay(t, "--input", corpus+"clean.aaep"); code != 2 {
 		t.Errorf("--input without --visualize: exit %d, want 2", code)
 	}
-	if code, _, _ := replay(t, "trace", "missing.aaep"); code != 2 {
+	if code, _, _ := runReplay(t, "trace", "missing.aaep"); code != 2 {
 		t.Errorf("missing file: exit %d, want 2", code)
 	}
 }
@@ -161,7 +161,7 @@ func TestTrace(t *testing.T) {
 // play --json goes through the listener's engine and announcer: every event
 // of the capture is delivered, prompts are never answered.
 func TestPlayJSON(t *testing.T) {
-	code, out, errOut := replay(t, "play", "--speed", "0", "--json", corpus+"clean.aaep")
+	code, out, errOut := runReplay(t, "play", "--speed", "0", "--json", corpus+"clean.aaep")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -185,7 +185,7 @@ func TestPlayJSON(t *testing.T) {
 }
 
 func TestPlayLines(t *testing.T) {
-	code, out, errOut := replay(t, "play", "--speed", "0", corpus+"clean.aaep")
+	code, out, errOut := runReplay(t, "play", "--speed", "0", corpus+"clean.aaep")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -201,7 +201,7 @@ func TestPlayLines(t *testing.T) {
 
 func TestHelp(t *testing.T) {
 	for _, args := range [][]string{{"help"}, {"--help"}, {"check", "--help"}, {"trace", "--help"}, {"play", "--help"}} {
-		code, out, _ := replay(t, args...)
+		code, out, _ := runReplay(t, args...)
 		if code != 0 || !strings.Contains(out, "Usage: aaep-replay") {
 			t.Errorf("%v: exit %d\n%s", args, code, out)
 		}

@@ -110,7 +110,7 @@ func TestRoundTrip(t *testing.T) {
 	lp.flush()
 	f.Close()
 
-	code, out, errOut := replay(t, "play", "--speed", "0", "--json", path)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", "--json", path)
 	if code != 0 {
 		t.Fatalf("play: exit %d: %s", code, errOut)
 	}
@@ -121,7 +121,7 @@ func TestRoundTrip(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("replayed announcements differ from the live ones:\nlive:\n%s\nreplay:\n%s", want, got)
 	}
-	if code, out, _ := replay(t, "check", path); code != 0 {
+	if code, out, _ := runReplay(t, "check", path); code != 0 {
 		t.Errorf("check: exit %d\n%s", code, out)
 	}
 }
@@ -169,10 +169,10 @@ func TestRoundTripRealTools(t *testing.T) {
 	if err := capCmd.Wait(); err != nil {
 		t.Fatalf("aaep-capture: %v\n%s", err, capErr.String())
 	}
-	if code, out, _ := replay(t, "check", path); code != 0 {
+	if code, out, _ := runReplay(t, "check", path); code != 0 {
 		t.Errorf("check of the capture: exit %d\n%s", code, out)
 	}
-	code, out, errOut := replay(t, "play", "--speed", "0", "--json", path)
+	code, out, errOut := runReplay(t, "play", "--speed", "0", "--json", path)
 	if code != 0 {
 		t.Fatalf("play: exit %d: %s", code, errOut)
 	}

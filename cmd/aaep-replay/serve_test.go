@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/aaep-term/aaep-term/capture/replay"
 	"io"
 	"net/http"
 	"os"
@@ -135,7 +136,7 @@ func startServe(t *testing.T, ctx context.Context, bin string, args ...string) *
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	return &served{cmd: cmd, said: readCommands(out)}
+	return &served{cmd: cmd, said: replay.ReadCommands(out)}
 }
 
 // bindingLabels begin the lines saying where each binding listens.

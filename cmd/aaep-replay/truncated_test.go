@@ -39,7 +39,7 @@ func TestTruncatedGzipCapture(t *testing.T) {
 			{"check", path},
 		} {
 			t.Run(fmt.Sprint(cut, args[0]), func(t *testing.T) {
-				code, out, errOut := replay(t, args...)
+				code, out, errOut := runReplay(t, args...)
 				if code == 2 {
 					t.Fatalf("exit 2:\n%s%s", out, errOut)
 				}
@@ -61,7 +61,7 @@ func TestOutputsRefuseSymlink(t *testing.T) {
 		{"export", "--format", "jsonl", "--output", link, corpus + "clean.aaep"},
 		{"trace", "--html", link, corpus + "clean.aaep"},
 	} {
-		code, out, errOut := replay(t, args...)
+		code, out, errOut := runReplay(t, args...)
 		if code == 0 || !strings.Contains(errOut, "symbolic link") {
 			t.Errorf("%s: exit %d:\n%s%s", args[0], code, out, errOut)
 		}
@@ -77,7 +77,7 @@ func TestOutputsRefuseSymlink(t *testing.T) {
 		{"export", "--format", "jsonl", "--output", through, corpus + "clean.aaep"},
 		{"trace", "--html", through, corpus + "clean.aaep"},
 	} {
-		code, out, errOut := replay(t, args...)
+		code, out, errOut := runReplay(t, args...)
 		if code == 0 || !strings.Contains(errOut, "symbolic link") {
 			t.Errorf("%s through a linked directory: exit %d:\n%s%s", args[0], code, out, errOut)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/aaep-term/aaep-term/capture/replay"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -66,12 +67,12 @@ func TestPlayLineQuitsOnlyOnQuit(t *testing.T) {
 		{Kind: tui.ActionStop}, {Kind: tui.ActionAccept, Prompt: 1}, {Kind: tui.ActionReject, Prompt: 1},
 		{Kind: tui.ActionAnswer, Prompt: 2, Text: "quit"}, {Kind: tui.ActionSet, Term: "rate", Text: "5"}, {},
 	} {
-		if c, err := parseCommand(playLine(a)); err == nil && c.verb == cmdQuit {
+		if c, err := replay.ParseCommand(playLine(a)); err == nil && c.Verb == replay.Quit {
 			t.Errorf("%+v quits playing (%q)", a, playLine(a))
 		}
 	}
 	for _, a := range []tui.Action{{Kind: tui.ActionQuit}, {Kind: tui.ActionLine, Text: "q"}} {
-		if c, err := parseCommand(playLine(a)); err != nil || c.verb != cmdQuit {
+		if c, err := replay.ParseCommand(playLine(a)); err != nil || c.Verb != replay.Quit {
 			t.Errorf("%+v does not quit playing (%q): %v", a, playLine(a), err)
 		}
 	}

@@ -38,6 +38,8 @@ var floors = map[string]float64{
 	"transport": 2, "session": 2, "policy": 2, "capture": 2, "manifest": 2,
 	// Helpers over transport.
 	"internal/localagents": 2.5,
+	// A capture played as a connection: its clock, bursts, seeking.
+	"capture/replay": 2.5,
 
 	// 3: wording, urgency, pacing.
 	"announce":           3,
