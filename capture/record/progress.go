@@ -1,6 +1,6 @@
 // progress.go: the progress line on standard error, and every other message there.
 
-package main
+package record
 
 import (
 	"context"
@@ -15,13 +15,14 @@ import (
 	"github.com/aaep-term/aaep-term/internal/textout"
 )
 
-// progressMode says how progress is shown.
-type progressMode int
+// ProgressMode says how progress is shown.
+type ProgressMode int
 
+// The ways progress is shown.
 const (
-	progressOff     progressMode = iota // standard error is no terminal, or --no-progress
-	progressRewrite                     // one line, rewritten in place with carriage returns
-	progressLines                       // an appended line now and then (TERM=dumb, ACCESSIBLE)
+	ProgressOff     ProgressMode = iota // standard error is no terminal, or --no-progress
+	ProgressRewrite                     // one line, rewritten in place with carriage returns
+	ProgressLines                       // an appended line now and then (TERM=dumb, ACCESSIBLE)
 )
 
 // Intervals between two progress reports.
@@ -32,24 +33,24 @@ const (
 	maxSessionsCounted = 1 << 16
 )
 
-// progressModeFor chooses the mode: nothing unless standard error is a
+// ProgressModeFor chooses the mode: nothing unless standard error is a
 // terminal; appended lines rather than a rewritten one when the terminal
 // is dumb or the user asked for accessible output.
-func progressModeFor(errTTY, disabled bool, getenv func(string) string) progressMode {
+func ProgressModeFor(errTTY, disabled bool, getenv func(string) string) ProgressMode {
 	switch {
 	case disabled || !errTTY:
-		return progressOff
+		return ProgressOff
 	case getenv("TERM") == "" || getenv("TERM") == "dumb" || getenv("ACCESSIBLE") != "":
-		return progressLines
+		return ProgressLines
 	}
-	return progressRewrite
+	return ProgressRewrite
 }
 
 // progress counts what is recorded and reports it on w. All messages for
 // standard error go through it, so a message never lands in the middle of
 // the progress line. Safe for concurrent use.
 type progress struct {
-	mode  progressMode
+	mode  ProgressMode
 	start time.Time
 
 	events, bytes atomic.Int64
@@ -62,7 +63,7 @@ type progress struct {
 	last  string // the last report, in lines mode
 }
 
-func newProgress(w io.Writer, mode progressMode, start time.Time) *progress {
+func newProgress(w io.Writer, mode ProgressMode, start time.Time) *progress {
 	return &progress{w: w, mode: mode, start: start, sessions: map[string]struct{}{}}
 }
 
@@ -100,7 +101,7 @@ func (c countingWriter) Write(b []byte) (int, error) {
 // goroutine only.
 func (p *progress) recorded(msg []byte) {
 	p.events.Add(1)
-	if p.mode == progressOff || len(p.sessions) >= maxSessionsCounted {
+	if p.mode == ProgressOff || len(p.sessions) >= maxSessionsCounted {
 		return
 	}
 	var m struct {
@@ -137,14 +138,14 @@ func (p *progress) report(now time.Time) {
 	defer p.mu.Unlock()
 	s := p.line(now)
 	switch p.mode {
-	case progressRewrite:
+	case ProgressRewrite:
 		pad := max(p.shown-len(s), 0)
 		textout.Fprintf(p.w, "\r%s%*s", s, pad, "")
 		if pad > 0 {
 			textout.Fprintf(p.w, "\r%s", s)
 		}
 		p.shown = len(s)
-	case progressLines:
+	case ProgressLines:
 		if s != p.last {
 			textout.Fprintf(p.w, "%s\n", s)
 			p.last = s
@@ -156,9 +157,9 @@ func (p *progress) report(now time.Time) {
 func (p *progress) run(ctx context.Context) {
 	every := rewriteEvery
 	switch p.mode {
-	case progressOff:
+	case ProgressOff:
 		return
-	case progressLines:
+	case ProgressLines:
 		every = linesEvery
 	}
 	t := time.NewTicker(every)

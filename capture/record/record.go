@@ -1,6 +1,6 @@
 // record.go: one recording: subscribe, write every frame, stop when told.
 
-package main
+package record
 
 import (
 	"bytes"
@@ -8,14 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
-	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/policy"
@@ -25,21 +24,48 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-// version is this build's version, written into capture headers.
-const version = "0.1.0"
+// Version is this build's version, written into capture headers.
+const Version = "0.1.0"
 
 // autoReplyBy is the decided_by of the replies --auto-reply reject sends.
 const autoReplyBy = "policy:aaep-capture-auto-reply"
 
-// record runs one capture from start to end: it subscribes to every
+// Options are what one recording records, where, and how.
+type Options struct {
+	// Agents are the endpoints to record, each with its label if given
+	// (LABEL=ENDPOINT); several go into one capture, one connection each.
+	Agents      []agentspec.Spec
+	Output      string    // file path, or "-" for Out
+	Out         io.Writer // standard output
+	Err         io.Writer // standard error: progress and every message
+	JSONL       bool
+	NoRedact    bool
+	Duration    time.Duration // 0: until the stream ends or ctx is done
+	MaxEvents   int           // 0: no limit
+	NoHandshake bool
+	// Transport, Token and Header are how the producer is reached: its
+	// transport options, bearer token and extra HTTP headers.
+	Transport  transport.Options
+	Token      string
+	Header     http.Header
+	Filter     capture.TypeFilter // --filter
+	RotateSize int64              // --rotate-size in bytes; 0: one file
+	AutoReply  bool               // --auto-reply reject
+	Progress   ProgressMode
+	Now        func() time.Time
+	// Hint, when not nil, says what the user may do about an endpoint's
+	// error ("" when nothing); it is said after the error.
+	Hint func(error) string
+}
+
+// Run runs one capture from start to end: it subscribes to every
 // endpoint through the same client aaep-listen uses (subscriber), one
 // client each, and one goroutine writes every frame those clients receive
 // or send, as their taps tell them, with their times, in the order they
 // reach it.
-func record(ctx context.Context, o *options) error {
-	o.SettleToken(os.Getenv)
+func Run(ctx context.Context, o *Options) error {
 	start := o.Now()
-	prog := newProgress(o.IO.ErrOut, o.Progress, start)
+	prog := newProgress(o.Err, o.Progress, start)
 	// The file is opened only once a producer answered: unreachable
 	// endpoints leave no stub behind, nor truncate an earlier file.
 	out := &heldOutput{}
@@ -103,8 +129,8 @@ func record(ctx context.Context, o *options) error {
 
 // header is the capture's header: version 1 naming the one endpoint, or
 // version 2 naming every connection.
-func header(o *options, agents []*agent) capture.Header {
-	h := capture.Header{Subscriber: "aaep-capture", Tool: "aaep-capture " + version}
+func header(o *Options, agents []*agent) capture.Header {
+	h := capture.Header{Subscriber: "aaep-capture", Tool: "aaep-capture " + Version}
 	if len(agents) == 1 {
 		h.Endpoint = agents[0].spec.Endpoint
 		h.Transport = transport.BindingOf(h.Endpoint).String()
@@ -173,7 +199,7 @@ func (r *recorder) dialAll(ctx context.Context, agents []*agent, live *closers, 
 			d.a.dialed = d.err
 			if r.many {
 				r.say(d.a, fmt.Sprintf("aaep-capture: %s", protocol.Line(d.err.Error())))
-				if hint := cliflag.Hint(d.err); hint != "" {
+				if hint := r.hint(d.err); hint != "" {
 					r.say(d.a, hint)
 				}
 			}
@@ -273,7 +299,7 @@ func (k *closers) closeAll(why string) {
 }
 
 // startMessage says what is recorded where, and whether prompts are answered.
-func startMessage(o *options) string {
+func startMessage(o *Options) string {
 	redaction := "Secrets are redacted (--no-redact keeps them)."
 	if o.NoRedact {
 		redaction = "Secrets are kept as sent: keep this file private."
@@ -316,7 +342,7 @@ type frame struct {
 // frames; one goroutine (writeAll) owns the file and writes it, in the
 // order the frames arrive; follow reads each client's updates.
 type recorder struct {
-	o    *options
+	o    *Options
 	w    *capture.Writer
 	prog *progress
 	// stop asks for the subscriptions to be closed, with the End's words.
@@ -337,12 +363,12 @@ type recorder struct {
 // questions never), and the one gate that decides for it.
 func (r *recorder) config(a *agent) subscriber.Config {
 	o := r.o
-	opts := o.Transport()
+	opts := o.Transport
 	if o.NoHandshake {
 		opts.SSE.Layout = transport.LayoutLegacy
 	}
 	return subscriber.Config{
-		Identity:  session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: version},
+		Identity:  session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: Version},
 		Terms:     session.Terms{Verbosity: "detailed", CanConfirm: o.AutoReply},
 		Transport: opts,
 		// The manifest is checked and said, as aaep-listen does, with the
@@ -459,6 +485,14 @@ func (r *recorder) follow(a *agent, c *subscriber.Client) subscriber.Update {
 	}
 }
 
+// hint is Options.Hint of err, "" when there is none.
+func (r *recorder) hint(err error) string {
+	if r.o.Hint == nil {
+		return ""
+	}
+	return r.o.Hint(err)
+}
+
 // say writes text on standard error as a line of its own, sanitized as
 // one line (textout), without the marks around the producer's words; with
 // several agents, it begins with a's name.
@@ -565,9 +599,9 @@ func (h *heldOutput) release(w io.Writer) error {
 // openOutput opens the file to write (or the first of a --rotate-size
 // series); captures may hold secrets, so it is readable by its owner only,
 // and never written through a symbolic link (see safefile).
-func openOutput(o *options, prog *progress) (io.Writer, func(), error) {
+func openOutput(o *Options, prog *progress) (io.Writer, func(), error) {
 	if o.Output == "-" {
-		return o.IO.Out, func() {}, nil
+		return o.Out, func() {}, nil
 	}
 	var f io.WriteCloser
 	if o.RotateSize > 0 {

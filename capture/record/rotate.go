@@ -1,6 +1,6 @@
 // rotate.go: --rotate-size: a recording spread over FILE, FILE.1, FILE.2, …
 
-package main
+package record
 
 import (
 	"fmt"
@@ -11,9 +11,9 @@ import (
 	"github.com/aaep-term/aaep-term/internal/safefile"
 )
 
-// parseSize reads a size such as 500K, 10M or 1G (powers of 1024; a plain
+// ParseSize reads a size such as 500K, 10M or 1G (powers of 1024; a plain
 // number is bytes, a trailing B or iB is allowed).
-func parseSize(s string) (int64, error) {
+func ParseSize(s string) (int64, error) {
 	t := strings.ToUpper(strings.TrimSpace(s))
 	t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), "I")
 	mult := int64(1)

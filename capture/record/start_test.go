@@ -1,4 +1,4 @@
-package main
+package record
 
 import (
 	"strings"
@@ -13,7 +13,7 @@ import (
 // reference producers waited out their timeouts).
 func TestStartMessageClaimsOnlyWhatIsKnown(t *testing.T) {
 	t.Parallel()
-	msg := startMessage(&options{Agents: []agentspec.Spec{{Endpoint: "http://127.0.0.1:8080"}}, Output: "run.aaep"})
+	msg := startMessage(&Options{Agents: []agentspec.Spec{{Endpoint: "http://127.0.0.1:8080"}}, Output: "run.aaep"})
 	if strings.Contains(msg, "at once") || !strings.Contains(msg, "a producer that takes a subscription is told so") {
 		t.Errorf("start line: %s", msg)
 	}

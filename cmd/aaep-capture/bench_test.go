@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/capture/record"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -83,7 +84,7 @@ func demoEvents(tb testing.TB) [][]byte {
 	defer cancel()
 	var evs [][]byte
 	var d protocol.Decoder
-	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{Identity: session.Identity{ID: "aaep-term-bench", Name: "bench", Version: version}, Tap: func(dir subscriber.Direction, b []byte, _ time.Time) {
+	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{Identity: session.Identity{ID: "aaep-term-bench", Name: "bench", Version: record.Version}, Tap: func(dir subscriber.Direction, b []byte, _ time.Time) {
 		ev, err := d.Decode(b)
 		if dir == subscriber.Received && ev != nil && err == nil {
 			evs = append(evs, append([]byte(nil), b...))

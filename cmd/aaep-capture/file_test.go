@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"net/http/httptest"
+
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
-	"net/http/httptest"
 )
 
 const cleanJSONL = "../../capture/testdata/corpus/clean.jsonl"

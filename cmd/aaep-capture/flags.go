@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/record"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -25,23 +26,22 @@ var errHelp = errors.New("help requested")
 // options is everything a capture run needs.
 type options struct {
 	IO *term.IO
-	// Agents are the endpoints to record, each with its label if given
-	// (LABEL=ENDPOINT); several go into one capture, one connection each.
-	Agents      []agentspec.Spec
-	Output      string // file path, or "-" for standard output
-	JSONL       bool
-	NoRedact    bool
-	Duration    time.Duration // 0: until the stream ends or you stop it
-	MaxEvents   int           // 0: no limit
-	NoHandshake bool
 	// Conn is the connection flags: --token (or AAEP_TOKEN), --header,
 	// --layout and --connect-timeout.
-	cliflag.Conn
-	Filter     capture.TypeFilter // --filter
-	RotateSize int64              // --rotate-size in bytes; 0: one file
-	AutoReply  bool               // --auto-reply reject
-	Progress   progressMode
-	Now        func() time.Time
+	Conn cliflag.Conn
+	// Options are the recording's, but for the connection, settled from
+	// Conn when it starts (recording).
+	record.Options
+}
+
+// recording is the recording o asks for, its connection settled from the
+// flags and the environment.
+func (o *options) recording(getenv func(string) string) *record.Options {
+	o.Conn.SettleToken(getenv)
+	r := o.Options
+	r.Transport, r.Token, r.Header = o.Conn.Transport(), o.Conn.Token, o.Conn.Header
+	r.Out, r.Err, r.Hint = o.IO.Out, o.IO.ErrOut, cliflag.Hint
+	return &r
 }
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
@@ -108,7 +108,7 @@ Flags:
 `
 
 func parseFlags(args []string, tio *term.IO) (*options, error) {
-	o := &options{IO: tio, Now: time.Now}
+	o := &options{IO: tio, Options: record.Options{Now: time.Now}}
 	fs := flag.NewFlagSet("aaep-capture", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var format string
@@ -149,7 +149,7 @@ written, 2 for a usage error.
 		}
 		return nil, err
 	}
-	if err := o.TLS.Load(); err != nil {
+	if err := o.Conn.TLS.Load(); err != nil {
 		return nil, err
 	}
 	if endpoint != "" {
@@ -177,14 +177,14 @@ written, 2 for a usage error.
 	default:
 		return nil, fmt.Errorf("--format must be aaep or jsonl, not %q", format)
 	}
-	if o.NoHandshake && o.Layout == transport.LayoutSpec {
+	if o.NoHandshake && o.Conn.Layout == transport.LayoutSpec {
 		return nil, fmt.Errorf("--no-handshake and --layout spec contradict each other: the spec layout needs the handshake")
 	}
 	if o.Filter, err = capture.ParseTypeFilter(filterExpr(filter, include, exclude)); err != nil {
 		return nil, fmt.Errorf("--%w", err)
 	}
 	if rotate != "" {
-		if o.RotateSize, err = parseSize(rotate); err != nil {
+		if o.RotateSize, err = record.ParseSize(rotate); err != nil {
 			return nil, fmt.Errorf("--rotate-size: %w", err)
 		}
 		if o.Output == "-" {
@@ -198,7 +198,7 @@ written, 2 for a usage error.
 	default:
 		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
 	}
-	o.Progress = progressModeFor(tio.ErrTTY, noProgress, os.Getenv)
+	o.Progress = record.ProgressModeFor(tio.ErrTTY, noProgress, os.Getenv)
 	if o.Duration < 0 || o.MaxEvents < 0 {
 		return nil, fmt.Errorf("--duration and --max-events must not be negative")
 	}

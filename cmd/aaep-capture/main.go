@@ -5,7 +5,9 @@ package main
 import (
 	"context"
 	"errors"
+	"os"
 
+	"github.com/aaep-term/aaep-term/capture/record"
 	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
@@ -34,7 +36,7 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		tio.Eprintf("aaep-capture: %v\nRun aaep-capture --help for usage.\n", err)
 		return 2
 	}
-	if err := record(ctx, o); err != nil {
+	if err := record.Run(ctx, o.recording(os.Getenv)); err != nil {
 		// An error may carry a producer's words (an HTTP error body).
 		tio.Eprintf("aaep-capture: %s\n", protocol.Line(err.Error()))
 		if hint := cliflag.Hint(err); hint != "" {

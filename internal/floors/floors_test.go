@@ -54,6 +54,7 @@ var floors = map[string]float64{
 	"internal/acptest":       0,   // the scripted ACP agent of the tests
 	"internal/anthropictest": 0,   // the scripted model of the real-agent tests
 	"demo":                   5.5, // the demo producer's scenarios and agents
+	"capture/record":         5.5, // a recording: subscribers whose taps write a capture
 
 	// 6: the conformance catalogue.
 	"conform": 6,
