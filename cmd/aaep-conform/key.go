@@ -4,11 +4,9 @@ package main
 
 import (
 	"flag"
-	"fmt"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/internal/safefile"
 )
 
 const keyUsage = `Usage: aaep-conform key --out FILE [--type ES256|EdDSA]
@@ -43,34 +41,10 @@ func runKey(args []string, d *deps) (int, error) {
 	if err != nil {
 		return exitCannot, err
 	}
-	priv, err := k.PrivatePEM()
-	if err != nil {
-		return exitCannot, err
-	}
-	pub, err := k.PublicPEM()
-	if err != nil {
-		return exitCannot, err
-	}
-	if err := createNew(out, priv); err != nil {
-		return exitCannot, err
-	}
-	if err := createNew(out+".pub", pub); err != nil {
+	if err := k.Save(out); err != nil {
 		return exitCannot, err
 	}
 	d.io.Printf("Wrote the private key to %s (readable by you only) and the public key to %s.pub.\n", out, out)
 	d.io.Printf("Key ID %s, %s.\n", k.KeyID(), k.Alg())
 	return exitConforming, nil
-}
-
-// createNew writes b to a new file of mode 0600, never over an existing one.
-func createNew(path string, b []byte) error {
-	f, err := safefile.CreateNew(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
 }

@@ -327,7 +327,7 @@ func TestReceiptThroughTheCommand(t *testing.T) {
 			if code := h.run("verify", rcpt, "--trusted-keys", dir, "--json"); code != 0 {
 				t.Fatalf("verify --json: exit %d\n%s%s", code, h.out, h.err)
 			}
-			var vr verifyReport
+			var vr conform.VerifyReport
 			if err := json.Unmarshal(h.out.Bytes(), &vr); err != nil || !vr.Valid || vr.Receipt.LevelClaimed != 2 {
 				t.Errorf("verify --json: %+v %v\n%s", vr, err, h.out)
 			}

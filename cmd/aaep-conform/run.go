@@ -5,11 +5,9 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/manifest"
 )
 
@@ -179,8 +176,8 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if len(rest) != 1 {
 		return exitCannot, cliflag.Usagef("give exactly one producer ENDPOINT, got %d", len(rest))
 	}
-	if err := checkTrigger(trigger); err != nil {
-		return exitCannot, err
+	if err := conform.CheckTrigger(trigger); err != nil {
+		return exitCannot, cliflag.Usage(err)
 	}
 	key, err := f.check()
 	if err != nil {
@@ -334,26 +331,6 @@ func writerOrNil(c *childLines) io.Writer {
 	return c
 }
 
-// checkTrigger checks --trigger is 'METHOD URL [BODY]' with an HTTP(S) URL
-// and, when there is one, a JSON body.
-func checkTrigger(s string) error {
-	if s == "" {
-		return nil
-	}
-	method, rest, _ := strings.Cut(s, " ")
-	rawURL, body, _ := strings.Cut(rest, " ")
-	if method == "" || strings.ToUpper(method) != method || strings.ContainsFunc(method, func(r rune) bool { return r < 'A' || r > 'Z' }) {
-		return cliflag.Usagef("--trigger %q: want 'METHOD URL [BODY]', METHOD in capitals such as POST", s)
-	}
-	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return cliflag.Usagef("--trigger %q: the URL must be http:// or https://", s)
-	}
-	if body != "" && !json.Valid([]byte(body)) {
-		return cliflag.Usagef("--trigger %q: the body must be JSON", s)
-	}
-	return nil
-}
-
 // printer prints each result once, when the suite reports it through
 // Progress (which may be called from the suite's goroutines; the catalogue
 // calls it once a result is final, at the end of the run) or, for those
@@ -398,7 +375,7 @@ func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.Si
 	if claim := rep.Claim(); claim != "" {
 		tio.Printf("%s.\n", claim)
 	} else {
-		tio.Printf("%s\n", notConforming(rep))
+		tio.Printf("%s\n", rep.NotConforming())
 	}
 	if err := writeReports(rep, f, key, d); err != nil {
 		return exitCannot, err
@@ -409,75 +386,9 @@ func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.Si
 	return exitNot, nil
 }
 
-// notConforming says why no claim is made, naming the tests that stop it.
-func notConforming(rep *conform.Report) string {
-	var stop []string
-	for _, r := range rep.Results {
-		if r.Level <= rep.Level && r.Status != conform.Pass && r.Status != conform.Warn {
-			stop = append(stop, r.ID+" "+map[conform.Status]string{conform.Fail: "failed", conform.Skip: "was skipped"}[r.Status])
-		}
-	}
-	s := fmt.Sprintf("Not AAEP Level %d conformant", rep.Level)
-	if held := rep.ConformingLevel(); held > 0 {
-		s += fmt.Sprintf(" (Level %d holds)", held)
-	}
-	switch {
-	case len(stop) > 0:
-		s += ": " + strings.Join(stop, ", ") + "."
-	case len(rep.Results) == 0:
-		s += ": no test ran."
-	default:
-		s += ": a level has no test that ran."
-	}
-	return s
-}
-
 func writeReports(rep *conform.Report, f *runFlags, key *conform.SigningKey, d *deps) error {
-	if f.jsonOut != "" {
-		if err := writeFile(f.jsonOut, rep.WriteJSON); err != nil {
-			return err
-		}
-		d.io.Printf("Wrote the JSON report to %s.\n", f.jsonOut)
-	}
-	if f.htmlOut != "" {
-		if err := writeFile(f.htmlOut, rep.WriteHTML); err != nil {
-			return err
-		}
-		d.io.Printf("Wrote the HTML report to %s.\n", f.htmlOut)
-	}
-	if f.receipt != "" {
-		rc, err := conform.NewReceipt(rep, key, d.now(), time.Duration(f.validFor))
-		if err != nil {
-			return err
-		}
-		jws, err := rc.Sign(key)
-		if err != nil {
-			return err
-		}
-		if err := writeFile(f.receipt, func(w io.Writer) error {
-			_, err := io.WriteString(w, jws+"\n")
-			return err
-		}); err != nil {
-			return err
-		}
-		d.io.Printf("Wrote the receipt to %s, signed by key %s (%s), valid until %s.\n", f.receipt, key.KeyID(), key.Alg(), rc.ExpiresAt.Format(time.DateOnly))
-	}
-	return nil
-}
-
-// writeFile writes a file of ours through safefile (no symbolic link
-// followed) and says which file failed.
-func writeFile(path string, write func(io.Writer) error) error {
-	out, err := safefile.Create(path)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := write(out); err != nil {
-		out.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := out.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return rep.WriteFiles(conform.Files{
+		JSON: f.jsonOut, HTML: f.htmlOut,
+		Receipt: f.receipt, Key: key, Now: d.now(), ValidFor: time.Duration(f.validFor),
+	}, func(s string) { d.io.Printf("%s\n", s) })
 }

@@ -9,7 +9,6 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -42,23 +41,6 @@ an unreadable file, a producer that cannot be reached).
 
 Flags:
 `
-
-// verifyReport is verify's --json document.
-type verifyReport struct {
-	File    string           `json:"file"`
-	Valid   bool             `json:"valid"`
-	Reason  string           `json:"reason,omitempty"` // why it was refused
-	KeyID   string           `json:"key_id,omitempty"`
-	KeyFile string           `json:"key_file,omitempty"`
-	Claim   string           `json:"claim,omitempty"`
-	Notes   []string         `json:"notes,omitempty"`
-	Receipt *conform.Receipt `json:"receipt,omitempty"`
-	Recheck *conform.Recheck `json:"recheck,omitempty"`
-	// Report is the --report file; ReportMismatch says why it is not the
-	// receipt's, empty when it is.
-	Report         string `json:"report,omitempty"`
-	ReportMismatch string `json:"report_mismatch,omitempty"`
-}
 
 func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("verify", flag.ContinueOnError)
@@ -117,7 +99,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 		return exitCannot, err
 	}
 
-	out := verifyReport{File: file}
+	out := conform.VerifyReport{File: file}
 	v, err := conform.VerifyReceipt(data, conform.VerifyOptions{Keys: keys, Now: d.now(), Suite: d.suite()})
 	var refused *conform.Refusal
 	switch {
@@ -176,79 +158,18 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 }
 
 // printVerify prints the verification report: lines, or --json.
-func printVerify(r *verifyReport, asJSON bool, d *deps) error {
-	tio := d.io
-	if asJSON {
-		b, err := json.Marshal(r)
-		if err != nil {
-			return err
-		}
-		// One line, every string in it sanitized as a line, decoded or not
-		// (line.CleanJSON, as every --json of ours): a receipt's names are
-		// whatever its maker wrote, and a valid signature cleans nothing.
-		tio.Printf("%s\n", string(line.CleanJSON(b)))
+func printVerify(r *conform.VerifyReport, asJSON bool, d *deps) error {
+	if !asJSON {
+		r.WriteText(d.io.Out)
 		return nil
 	}
-	if !r.Valid {
-		tio.Printf("Receipt %s: refused: %s.\n", r.File, r.Reason)
-		return nil
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
 	}
-	rc := r.Receipt
-	tio.Printf("Receipt %s: valid.\n", r.File)
-	from := ""
-	if r.KeyFile != "" {
-		from = " from " + r.KeyFile
-	}
-	tio.Printf("Signed by the key you trust %s%s.\n", r.KeyID, from)
-	where := rc.Implementation.Endpoint
-	if where == "" {
-		where = rc.Implementation.Command
-	}
-	tio.Printf("Tested: %s %s at %s.\n", rc.Role, rc.Implementation.Name(), where)
-	tio.Printf("Suite: aaep-conform version %s, AAEP version %s, catalogue SHA-256 %s.\n", rc.Suite.Version, rc.Suite.AAEPVersion, rc.Suite.Catalogue)
-	fast := ""
-	if rc.Fast {
-		fast = ", in fast mode"
-	}
-	tio.Printf("Run on %s at Level %v%s: %s\n", rc.TestedAt.Format(time.DateTime+" UTC"), rc.LevelTested, fast, rc.Summary)
-	if r.Claim != "" {
-		tio.Printf("Claim: %s.\n", r.Claim)
-	} else {
-		tio.Printf("No claim: not even Level 1 held.\n")
-	}
-	tio.Printf("Valid from %s until %s.\n", rc.IssuedAt.Format(time.DateOnly), rc.ExpiresAt.Format(time.DateOnly))
-	for _, n := range r.Notes {
-		tio.Printf("Note: %s\n", n)
-	}
-	switch {
-	case r.Report != "" && r.ReportMismatch != "":
-		tio.Printf("Report %s does not match the receipt: %s.\n", r.Report, r.ReportMismatch)
-	case r.Report != "":
-		tio.Printf("Report %s holds the results the receipt was signed over.\n", r.Report)
-	}
-	if rk := r.Recheck; rk != nil {
-		tio.Printf("Recheck of %v %s against %s, listed in random order (seed %v):\n", len(rk.Checked), plural(len(rk.Checked), "test", "tests"), rk.Endpoint, rk.Seed)
-		differ := 0
-		for _, e := range rk.Checked {
-			word := "AGREES"
-			if !e.Agrees {
-				word = "DIFFERS"
-				differ++
-			}
-			tio.Printf("%s %s: %s in the receipt, %s now: %s\n", word, e.ID, e.Receipt, e.Now, e.Detail)
-		}
-		if differ == 0 {
-			tio.Printf("Recheck: the producer still does what the receipt says.\n")
-		} else {
-			tio.Printf("Recheck: %v of %v %s differ from the receipt.\n", differ, len(rk.Checked), plural(len(rk.Checked), "test", "tests"))
-		}
-	}
+	// One line, every string in it sanitized as a line, decoded or not
+	// (line.CleanJSON, as every --json of ours): a receipt's names are
+	// whatever its maker wrote, and a valid signature cleans nothing.
+	d.io.Printf("%s\n", string(line.CleanJSON(b)))
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
