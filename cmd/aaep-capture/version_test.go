@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aaep-term/aaep-term/internal/buildinfo/buildinfotest"
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo/buildinfotest"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 

@@ -10,8 +10,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/conform"
-	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"

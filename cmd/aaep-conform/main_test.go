@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/conform"
-	"github.com/aaep-term/aaep-term/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 

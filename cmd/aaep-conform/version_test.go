@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo/buildinfotest"
 	"github.com/aaep-term/aaep-term/conform"
-	"github.com/aaep-term/aaep-term/internal/buildinfo"
-	"github.com/aaep-term/aaep-term/internal/buildinfo/buildinfotest"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"os"
 
-	"github.com/aaep-term/aaep-term/internal/buildinfo"
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 )

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"github.com/aaep-term/aaep-term/capture/replay"
 	"io"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/capture/replay"
 
 	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/protocol"

@@ -11,7 +11,7 @@ import (
 	"io"
 
 	"github.com/aaep-term/aaep-term/capture"
-	"github.com/aaep-term/aaep-term/internal/buildinfo"
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/session"

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/aaep-term/aaep-term/capture/replay"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/capture/replay"
 
 	"github.com/aaep-term/aaep-term/internal/ttytest"
 )

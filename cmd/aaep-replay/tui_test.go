@@ -1,11 +1,12 @@
 package main
 
 import (
-	"github.com/aaep-term/aaep-term/capture/replay"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/capture/replay"
 
 	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/tui"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/aaep-term/aaep-term/internal/buildinfo/buildinfotest"
+	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo/buildinfotest"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
