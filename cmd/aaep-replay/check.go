@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -39,26 +38,6 @@ was, 2 when a file cannot be read.
 Flags:
 `
 
-// maxReported bounds the problems kept per file for --json; all are counted.
-const maxReported = 100000
-
-type checkFile struct {
-	File       string               `json:"file"`
-	Kind       string               `json:"kind,omitempty"`
-	Messages   int                  `json:"messages"`
-	Violations int                  `json:"violations"`
-	Warnings   int                  `json:"warnings"`
-	Problems   []capture.Violation  `json:"problems"`
-	Omitted    int                  `json:"omitted,omitempty"`
-	Notes      []capture.Diagnostic `json:"notes,omitempty"`
-	Unreadable string               `json:"unreadable,omitempty"`
-	// Connections are those of a capture of several (format version 2):
-	// each problem's "connection" is one of their IDs.
-	Connections []capture.Connection `json:"connections,omitempty"`
-	problemsOut io.Writer
-	nameOf      func(id string) string // names a connection in text lines
-}
-
 func runCheck(args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "write one JSON document with every file's problems instead of lines")
@@ -76,14 +55,14 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 	}
 	out := bufio.NewWriter(tio.Out)
 	defer out.Flush()
-	var results []*checkFile
+	var results []*capture.FileReport
 	code := exitOK
 	for _, f := range files {
-		r := &checkFile{File: f}
+		var lines io.Writer
 		if !*asJSON {
-			r.problemsOut = out
+			lines = out
 		}
-		checkOne(r, capture.CheckOptions{SchemaOnly: *schemaOnly, Schemas: schemas})
+		r := capture.CheckFile(f, capture.CheckOptions{SchemaOnly: *schemaOnly, Schemas: schemas}, lines)
 		switch {
 		case r.Unreadable != "":
 			code = exitUnreadable
@@ -99,136 +78,17 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 	}
 	if *asJSON {
 		for _, r := range results {
-			r.fold()
+			r.Fold()
 		}
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Files []*checkFile `json:"files"`
+			Files []*capture.FileReport `json:"files"`
 		}{results}); err != nil {
 			return exitViolations, fmt.Errorf("write the report: %w", err)
 		}
 	}
 	return code, nil
-}
-
-// fold makes every string of r's JSON record one sanitized line
-// (protocol.Line): a capture's session IDs, event IDs, connection labels and
-// endpoints are a file's bytes, and a consumer such as `jq -r` prints a
-// decoded "\n" as a line break.
-func (r *checkFile) fold() {
-	r.File, r.Unreadable = protocol.Line(r.File), protocol.Line(r.Unreadable)
-	for i := range r.Problems {
-		v := &r.Problems[i]
-		v.Conn, v.Session, v.EventID = protocol.Line(v.Conn), protocol.Line(v.Session), protocol.Line(v.EventID)
-		v.Rule, v.Section, v.Message = protocol.Line(v.Rule), protocol.Line(v.Section), protocol.Line(v.Message)
-		for j, p := range v.Pointers {
-			v.Pointers[j] = protocol.Line(p)
-		}
-	}
-	for i := range r.Notes {
-		r.Notes[i].Message = protocol.Line(r.Notes[i].Message)
-	}
-	for i := range r.Connections {
-		c := &r.Connections[i]
-		c.ID, c.Label, c.Endpoint = protocol.Line(c.ID), protocol.Line(c.Label), protocol.Line(c.Endpoint)
-		c.Transport, c.Subscriber = protocol.Line(c.Transport), protocol.Line(c.Subscriber)
-	}
-}
-
-// checkOne checks one file into r.
-func checkOne(r *checkFile, o capture.CheckOptions) {
-	c, err := capture.NewChecker(o)
-	if err != nil {
-		r.Unreadable = err.Error()
-		return
-	}
-	rd, err := capture.Open(r.File)
-	if err != nil {
-		r.Unreadable = err.Error()
-		return
-	}
-	defer rd.Close()
-	if h := rd.Header(); h != nil {
-		r.Connections = h.Connections
-	}
-	r.nameOf = rd.ConnName
-	if o.SchemaOnly {
-		// Each message on its own, as it is read: none is kept.
-		for {
-			rec, err := rd.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
-				return
-			}
-			r.step(c.Check(rec))
-		}
-	} else {
-		r.Kind = rd.Kind()
-		if err := c.CheckAll(rd, r.step); err != nil {
-			r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
-			return
-		}
-		for _, v := range c.Finish() {
-			r.add(v)
-		}
-	}
-	notes, more := rd.Diagnostics()
-	r.notes(notes, more)
-	r.nothingRead(len(notes) + more)
-}
-
-// nothingRead marks the file unreadable when not one message could be read
-// from it although it was not empty.
-func (r *checkFile) nothingRead(skipped int) {
-	if r.Messages == 0 && skipped > 0 {
-		r.Unreadable = fmt.Sprintf("%s: no AAEP message could be read from it (%d %s skipped)", r.File, skipped, prose.Plural(skipped, "line", "lines"))
-	}
-}
-
-func (r *checkFile) step(st capture.Step) {
-	if !st.Record.Note {
-		r.Messages++
-	}
-	for _, v := range st.Violations {
-		r.add(v)
-	}
-}
-
-func (r *checkFile) add(v capture.Violation) {
-	if v.Severity == capture.SeverityViolation {
-		r.Violations++
-	} else {
-		r.Warnings++
-	}
-	if r.problemsOut != nil {
-		if v.Conn != "" && r.nameOf != nil {
-			v.Conn = r.nameOf(v.Conn) // the line names the agent as the user does
-		}
-		textout.Fprintf(r.problemsOut, "%s: %s\n", r.File, v)
-		return
-	}
-	if len(r.Problems) < maxReported {
-		r.Problems = append(r.Problems, v)
-	} else {
-		r.Omitted++
-	}
-}
-
-func (r *checkFile) notes(ds []capture.Diagnostic, more int) {
-	r.Notes = ds
-	if r.problemsOut == nil {
-		return
-	}
-	for _, d := range ds {
-		textout.Fprintf(r.problemsOut, "%s: line %d: note: %s\n", r.File, d.Line, d.Message)
-	}
-	if more > 0 {
-		textout.Fprintf(r.problemsOut, "%s: %d more notes on reading were left out.\n", r.File, more)
-	}
 }
 
 // openInput opens a file, or standard input for "-".

@@ -8,9 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
-	"strings"
 	"sync"
 	"time"
 
@@ -111,7 +109,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, err
 	}
-	recs, h, err := readCapture(src)
+	recs, h, err := capture.ReadAll(src)
 	closeSrc()
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
@@ -119,12 +117,12 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	say := sayer(tio, *stdio)
 	if h != nil && len(h.Connections) > 0 {
 		// One producer serves one agent: the capture's first, or --agent.
-		c, err := chooseConnection(h.Connections, *agentName)
-		if err != nil {
-			return exitUnreadable, cliflag.Usagef("%v", err)
+		c, ok := capture.FindConnection(h.Connections, *agentName)
+		if !ok {
+			return exitUnreadable, cliflag.Usagef("--agent %s: the capture holds no such agent; it holds %s", protocol.Name(*agentName), capture.ConnectionNames(h.Connections))
 		}
-		recs = recordsOf(recs, c.ID)
-		say("The capture holds %d agents (%s); serving %s only (--agent NAME serves another).", len(h.Connections), connectionNames(h.Connections), c.Name())
+		recs = capture.RecordsOf(recs, c.ID)
+		say("The capture holds %d agents (%s); serving %s only (--agent NAME serves another).", len(h.Connections), capture.ConnectionNames(h.Connections), c.Name())
 	} else if *agentName != "" {
 		return exitUnreadable, cliflag.Usagef("--agent %s: %s holds the messages of one agent only", protocol.Name(*agentName), files[0])
 	}
@@ -264,57 +262,4 @@ func serveProducer(ctx context.Context, tio *term.IO, runs *producer.Runs, b bin
 	}
 	say("Stopped serving.")
 	return exitOK, nil
-}
-
-// readCapture reads every record of src and the capture's header (nil when
-// it has none).
-func readCapture(src io.Reader) ([]capture.Record, *capture.Header, error) {
-	r, err := capture.NewReader(src)
-	if err != nil {
-		return nil, nil, err
-	}
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return recs, r.Header(), nil
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		recs = append(recs, rec)
-	}
-}
-
-// chooseConnection is the connection named (by label or ID), or the first.
-func chooseConnection(cs []capture.Connection, name string) (capture.Connection, error) {
-	if name == "" {
-		return cs[0], nil
-	}
-	for _, c := range cs {
-		if c.Label == name || c.ID == name {
-			return c, nil
-		}
-	}
-	return capture.Connection{}, fmt.Errorf("--agent %s: the capture holds no such agent; it holds %s", protocol.Name(name), connectionNames(cs))
-}
-
-// connectionNames lists the agents of a capture, by name.
-func connectionNames(cs []capture.Connection) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.Name()
-	}
-	return strings.Join(names, ", ")
-}
-
-// recordsOf keeps the records of the connection id.
-func recordsOf(recs []capture.Record, id string) []capture.Record {
-	kept := recs[:0]
-	for _, r := range recs {
-		if r.Conn == id {
-			kept = append(kept, r)
-		}
-	}
-	return kept
 }
