@@ -26,7 +26,7 @@ const (
 
 const program = "aaep-conform"
 
-var errHelp = errors.New("help requested")
+var errHelp = cliflag.ErrHelp
 
 const usageText = `Usage: aaep-conform COMMAND [flags] …
 
@@ -173,13 +173,7 @@ func run(ctx context.Context, args []string, d *deps) int {
 }
 
 // parse parses flags that may come before or after the operands, printing
-// the command's help on --help.
+// the command's help on --help (cliflag.ParseHelp). It returns the operands.
 func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	rest, err := cliflag.Parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		cliflag.PrintHelp(out, usage, fs)
-		return nil, errHelp
-	}
-	return rest, err
+	return cliflag.ParseHelp(fs, args, usage, out)
 }

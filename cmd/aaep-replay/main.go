@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
 
 	"github.com/aaep-term/aaep-term/capture"
@@ -24,7 +23,7 @@ const (
 	exitUnreadable = 2 // usage error, or input that cannot be read
 )
 
-var errHelp = errors.New("help requested")
+var errHelp = cliflag.ErrHelp
 
 const usageText = `Usage: aaep-replay COMMAND [flags] FILE…
        aaep-replay --input FILE --visualize [--html OUT]
@@ -129,20 +128,9 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 func isFlag(s string) bool { return len(s) > 1 && s[0] == '-' }
 
 // parse parses flags that may come before or after the operands, printing
-// usage on --help. It returns the operands.
+// the command's help on --help (cliflag.ParseHelp). It returns the operands.
 func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	rest, err := cliflag.Parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(out, usage)
-		fs.SetOutput(out)
-		fs.PrintDefaults()
-		return nil, errHelp
-	}
-	if err != nil {
-		return nil, err // a *cliflag.UsageError
-	}
-	return rest, nil
+	return cliflag.ParseHelp(fs, args, usage, out)
 }
 
 // codeOf is the exit code for an error of a command: exitUnreadable for a
