@@ -15,14 +15,24 @@ func ReadAll(src io.Reader) ([]Record, *Header, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	recs, err := r.rest()
+	if err != nil {
+		return nil, nil, err
+	}
+	return recs, r.Header(), nil
+}
+
+// rest reads every record left, up to the end or the first error (with
+// the records read before it).
+func (r *Reader) rest() ([]Record, error) {
 	var recs []Record
 	for {
 		rec, err := r.Next()
 		if errors.Is(err, io.EOF) {
-			return recs, r.Header(), nil
+			return recs, nil
 		}
 		if err != nil {
-			return nil, nil, err
+			return recs, err
 		}
 		recs = append(recs, rec)
 	}

@@ -28,18 +28,8 @@ func ReadDocuments(src io.Reader) ([]Record, []Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	var recs []Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return recs, r.diags, err
-		}
-		recs = append(recs, rec)
-	}
-	return recs, r.diags, nil
+	recs, err := r.rest()
+	return recs, r.diags, err
 }
 
 // startDocuments reads the rest of the input, from first, a line that is
