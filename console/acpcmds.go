@@ -1,4 +1,4 @@
-package main
+package console
 
 // This file wires acp:COMMAND agents: each gets a bridge (package acp) that
 // its client dials, and the typed commands tell and cancel reach it.
@@ -15,23 +15,23 @@ import (
 )
 
 // bridgeFor gives an acp: agent its bridge, dialled by its client.
-func (l *listener) bridgeFor(a *agent, spec agentSpec, cfg *subscriber.Config) {
+func (l *Listener) bridgeFor(a *agent, spec AgentSpec, cfg *subscriber.Config) {
 	if transport.BindingOf(spec.Endpoint) != transport.BindingACP {
 		return
 	}
-	mode, task := l.o.AgentMode, l.o.AgentTask
+	mode, task := l.cfg.ACPMode, l.cfg.ACPTask
 	if spec.ACPMode != "" {
 		mode = spec.ACPMode
 	}
 	if spec.ACPTask != "" {
 		task = spec.ACPTask
 	}
-	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: mode, Task: task, Dir: spec.ACPDir, Version: version})
+	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: mode, Task: task, Dir: spec.ACPDir, Version: l.cfg.Version})
 	cfg.Transport.ACP = a.bridge.Dial
 }
 
 // acpAgents are the agents started as acp:COMMAND and still running.
-func (l *listener) acpAgents() []*agent {
+func (l *Listener) acpAgents() []*agent {
 	var as []*agent
 	for _, a := range l.agents() {
 		if a.bridge != nil && !a.Ended() {
@@ -43,7 +43,7 @@ func (l *listener) acpAgents() []*agent {
 
 // acpCommand carries out tell and cancel; it reports false when no acp:
 // agent runs, so the line is taken as text (an answer).
-func (l *listener) acpCommand(c line.Command) bool {
+func (l *Listener) acpCommand(c line.Command) bool {
 	as := l.acpAgents()
 	if len(as) == 0 {
 		return false

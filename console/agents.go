@@ -1,4 +1,4 @@
-package main
+package console
 
 // agents.go: several agents in one run. Each endpoint is a member of the
 // listener's subscriber.Group (its own client), with its own announcer; the
@@ -8,48 +8,13 @@ package main
 
 import (
 	"context"
-	"fmt"
+
 	"github.com/aaep-term/aaep-term/acp"
-	"net/http"
-	"slices"
 
 	"github.com/aaep-term/aaep-term/announce"
-	"github.com/aaep-term/aaep-term/internal/agentspec"
-	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/policy"
-	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
-	"github.com/aaep-term/aaep-term/transport"
 )
-
-// agentSpec is one agent to listen to, as the command line or --agents
-// gives it.
-type agentSpec struct {
-	Label    string // ours, checked by agentspec; "" for none
-	Endpoint string
-	// Terms are the terms asked of this agent (the flags', or the
-	// --agents entry's); Verbosity how its events are worded.
-	Terms     session.Terms
-	Verbosity string
-	Muted     bool
-	// From an --agents entry: its token and headers (added to the
-	// flags'), and its policy (in place of --policy).
-	Token    string
-	Header   http.Header
-	Policy   *policy.Policy
-	FromFile bool // Terms were settled from the file
-	// Found: --local found it; its label comes from a socket's name, not
-	// from the user, so policy rules never match it by label.
-	Found bool
-	// From an --agents entry of an acp: agent: its mode, first task and
-	// working directory, in place of --agent-mode, --task and the
-	// listener's directory; "" for those.
-	ACPMode, ACPTask, ACPDir string
-
-	entry     *agentEntry // the file's entry, until settleAgentsFile
-	entryName string      // "entry 2 (mail)"
-}
 
 // agent is one subscription of the run: a member of the listener's group,
 // with its announcer. Only the loop's goroutine touches its fields.
@@ -80,7 +45,7 @@ type agent struct {
 
 // agents are the agents of the run still listed (subscriber.Group.Members):
 // every live one, and the last few ended.
-func (l *listener) agents() []*agent {
+func (l *Listener) agents() []*agent {
 	ms := l.group.Members()
 	as := make([]*agent, len(ms))
 	for i, m := range ms {
@@ -93,7 +58,7 @@ func (l *listener) agents() []*agent {
 // several agents each line is given its agent's name (display), and a
 // muted agent (mute, only) says only its critical events and prompts.
 type agentSink struct {
-	l    *listener
+	l    *Listener
 	a    *agent
 	next announce.Sink
 }
@@ -124,13 +89,18 @@ func (s agentSink) Diagnostic(d session.Diagnostic) error {
 
 // quiet reports whether agent a says only its critical events and
 // prompts: muted, or another agent is the only one heard.
-func (l *listener) quiet(a *agent) bool {
+func (l *Listener) quiet(a *agent) bool {
 	return a.muted || l.only != nil && l.only != a
 }
 
-// startAgent subscribes to one more agent and starts handing its updates
+// StartAgent subscribes to one more agent and starts handing its updates
 // to the loop.
-func (l *listener) startAgent(ctx context.Context, spec agentSpec) *agent {
+func (l *Listener) StartAgent(ctx context.Context, spec AgentSpec) {
+	l.startAgent(ctx, spec)
+}
+
+// startAgent is StartAgent, returning the agent.
+func (l *Listener) startAgent(ctx context.Context, spec AgentSpec) *agent {
 	a := l.addAgent(spec, func(cfg subscriber.Config) *subscriber.Client {
 		return subscriber.Start(ctx, spec.Endpoint, cfg)
 	})
@@ -139,10 +109,14 @@ func (l *listener) startAgent(ctx context.Context, spec agentSpec) *agent {
 }
 
 // addAgent adds an agent whose client start makes, with the configuration
-// the flags and spec give it; nobody takes its updates yet.
-func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subscriber.Client) *agent {
+// Config.Client gives spec; nobody takes its updates yet. When nobody can
+// answer (standard input closed, no rules), it is asked as unable to.
+func (l *Listener) addAgent(spec AgentSpec, start func(subscriber.Config) *subscriber.Client) *agent {
+	if l.inputGone && l.othersAnswer() == "" { // nobody can answer it, as the others were told
+		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
+	}
 	a := &agent{terms: spec.Terms, muted: spec.Muted}
-	cfg := l.o.announceConfig(l.sinkFailed)
+	cfg := l.announceConfig()
 	if spec.Verbosity != "" {
 		cfg.Verbosity = spec.Verbosity
 	}
@@ -151,30 +125,8 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 		sinks[i] = agentSink{l: l, a: a, next: s}
 	}
 	a.ann = announce.New(cfg, sinks...)
-	ccfg := l.o.clientConfig(spec.Endpoint)
+	ccfg := l.cfg.Client(spec)
 	ccfg.Terms = spec.Terms
-	if spec.Token != "" || len(spec.Header) > 0 {
-		sse := &ccfg.Transport.SSE
-		if spec.Token != "" {
-			sse.Token = spec.Token
-		}
-		sse.Header = sse.Header.Clone()
-		if sse.Header == nil {
-			sse.Header = http.Header{}
-		}
-		for k, v := range spec.Header {
-			sse.Header[k] = v
-		}
-		ccfg.Credentials = cliflag.CredentialsWarning(spec.Endpoint, sse.Token, sse.Header, l.o.TLS.Cert != "")
-	}
-	if spec.Policy != nil {
-		ccfg.Gate = policy.NewGate(spec.Policy, l.o.AutoReply == protocol.DecisionReject)
-	}
-	whom := policy.Configured{Label: spec.Label, Endpoint: spec.Endpoint}
-	if spec.Found {
-		whom.Label = ""
-	}
-	ccfg.Gate.For(whom) // rules bind to what the user configured, not to what the producer says
 	l.bridgeFor(a, spec, &ccfg)
 	a.Member = l.group.Join(spec.Label, spec.Endpoint, ccfg, func(cfg subscriber.Config) *subscriber.Client {
 		a.c = start(cfg)
@@ -182,77 +134,4 @@ func (l *listener) addAgent(spec agentSpec, start func(subscriber.Config) *subsc
 	})
 	a.Value = a
 	return a
-}
-
-// readAgents reads the endpoints given as arguments, each ENDPOINT or
-// LABEL=ENDPOINT, into o.Agents.
-func (o *options) readAgents(args []string) error {
-	parsed, err := agentspec.ParseAll(args)
-	if err != nil {
-		return err
-	}
-	for _, p := range parsed {
-		if err := transport.CheckEndpoint(p.Endpoint); err != nil {
-			return err
-		}
-		o.Agents = append(o.Agents, agentSpec{Label: p.Label, Endpoint: p.Endpoint})
-	}
-	if len(o.Agents) > 1 || o.Local {
-		for _, a := range o.Agents {
-			if a.Endpoint == "-" {
-				return fmt.Errorf("- (events on standard input) cannot be listened to with other endpoints or --local: standard input takes your commands")
-			}
-		}
-	}
-	if len(o.Agents) > 0 {
-		o.Endpoint = o.Agents[0].Endpoint
-	}
-	return nil
-}
-
-// agentSpecs are the agents to listen to, each with the terms to ask of
-// it: the flags' (as settled by then), able to answer where its binding
-// has a way back.
-func (o *options) agentSpecs() []agentSpec {
-	specs := slices.Clone(o.Agents)
-	if len(specs) == 0 && o.Demo { // its endpoint is known once it runs
-		specs = []agentSpec{{Endpoint: o.Endpoint}}
-	}
-	for i := range specs {
-		s := &specs[i]
-		if !s.FromFile {
-			s.Terms = o.Terms
-		} else {
-			s.Terms.CanConfirm, s.Terms.CanClarify = o.Terms.CanConfirm, o.Terms.CanClarify // as the run settled them
-		}
-		if !o.Demo && !transport.BindingOf(s.Endpoint).Answers() {
-			s.Terms.CanConfirm, s.Terms.CanClarify = false, false
-		}
-	}
-	return specs
-}
-
-// eventsOnStdin reports whether standard input carries the events (the
-// endpoint -), not commands.
-func (o *options) eventsOnStdin() bool { return o.Endpoint == "-" }
-
-// mayAnswer reports whether any agent of the run has a way back for
-// answers: the demo's, a local producer's socket, or an endpoint's
-// binding.
-func (o *options) mayAnswer() bool {
-	if o.Demo || o.Local || transport.BindingOf(o.Endpoint).Answers() {
-		return true
-	}
-	for _, a := range o.Agents {
-		if transport.BindingOf(a.Endpoint).Answers() {
-			return true
-		}
-	}
-	return false
-}
-
-// severalAgents reports whether the run has more than one agent, or may
-// get more (--local): then speech and braille name whose words they say.
-func (o *options) severalAgents() bool {
-	return len(o.Agents) > 1 || o.Local
 }

@@ -29,6 +29,9 @@ type options struct {
 	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
 	agentsFile string
 	DemoAgents int
+	// entries are the --agents file's entries by their index in Agents,
+	// until settleAgentsFile.
+	entries map[int]*agentEntry
 	// AgentTask and AgentMode are --task and --agent-mode, for acp: agents.
 	AgentTask, AgentMode string
 	// Local: --local, every producer socket in the local directory too

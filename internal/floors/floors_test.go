@@ -26,7 +26,7 @@ var floors = map[string]float64{
 	"internal/aaeppb": 0, "internal/browsertest": 0, "internal/connfail": 0, "internal/creds": 0,
 	"internal/hostile": 0, "internal/procgroup": 0, "internal/proctest": 0, "internal/prose": 0,
 	"internal/safefile": 0, "internal/safefile/safefiletest": 0, "internal/spectest": 0,
-	"internal/ttytest": 0, "internal/userdir": 0, "internal/wire": 0, "internal/floors": 0,
+	"internal/ttytest": 0, "internal/golden": 0, "internal/userdir": 0, "internal/wire": 0, "internal/floors": 0,
 
 	// 1: messages, schemas, untrusted text; signatures; the audit log.
 	"protocol": 1, "sigrpl": 1, "audit": 1,
@@ -57,6 +57,10 @@ var floors = map[string]float64{
 	"conform": 6,
 	// Helpers of the commands: flags, exit codes, opening the outputs.
 	"internal/cliflag": 6.5, "internal/outputs": 6.5,
+	// The console: a client's (or a group's) updates to announcements and
+	// sinks, and the typed-command dispatch, for listen and replay play.
+	// (It stands above internal/outputs, whose Notes and TUI commands it uses.)
+	"console": 6.7,
 
 	// top: the commands and the example programs.
 	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7,
