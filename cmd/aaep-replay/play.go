@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aaep-term/aaep-term/console"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
@@ -62,13 +61,21 @@ events, } and { marks, M mark, + and - 10 seconds, > and < speed, W where.
 Flags:
 `
 
+// output is what both line mode and --json offer (as in aaep-listen).
+type output interface {
+	announce.Sink
+	announce.DiagnosticSink
+	Say(now time.Time, text string) error
+	Flush() error
+}
+
 // player plays a capture through the subscriber client that aaep-listen
 // runs live (subscriber.New over a captureConn), and announces the client's
 // ordered updates with aaep-listen's words. The client's clock is the
 // recorded time. Frames received together (burstGap) are handed to the
 // client as one burst, as a burst of history reaches a live client.
 type player struct {
-	out    console.Output  // the same outputs as aaep-listen's
+	out    output
 	sinks  []announce.Sink // out, then any speech or braille output
 	annCfg announce.Config
 	ann    *announce.Announcer // for what belongs to no connection
