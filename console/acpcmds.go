@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/aaep-term/aaep-term/acp"
-	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
@@ -43,13 +43,13 @@ func (l *Listener) acpAgents() []*agent {
 
 // acpCommand carries out tell and cancel; it reports false when no acp:
 // agent runs, so the line is taken as text (an answer).
-func (l *Listener) acpCommand(c line.Command) bool {
+func (l *Listener) acpCommand(c command.Command) bool {
 	as := l.acpAgents()
 	if len(as) == 0 {
 		return false
 	}
 	switch c.Verb {
-	case line.VerbTell:
+	case command.VerbTell:
 		a, task := as[0], c.Arg
 		if first, rest, ok := strings.Cut(c.Arg, " "); ok {
 			if m := l.group.Find(first); m != nil && m.Value.(*agent).bridge != nil {
@@ -65,7 +65,7 @@ func (l *Listener) acpCommand(c line.Command) bool {
 		if err := a.bridge.Tell(task); err != nil {
 			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 		}
-	case line.VerbCancel:
+	case command.VerbCancel:
 		a := as[0]
 		if c.Agent != "" {
 			if a = l.find(c.Agent); a == nil {

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
@@ -46,7 +46,7 @@ func (l *Listener) allNames() string {
 
 // agentsFor is the agents a command is for: the one it names, else every
 // agent still listened to.
-func (l *Listener) agentsFor(c line.Command) []*agent {
+func (l *Listener) agentsFor(c command.Command) []*agent {
 	if c.Agent != "" {
 		if a := l.find(c.Agent); a != nil {
 			return []*agent{a}
@@ -68,38 +68,38 @@ func (l *Listener) agentsFor(c line.Command) []*agent {
 
 // agentCommand carries out the commands about agents; it reports whether
 // c was one.
-func (l *Listener) agentCommand(ctx context.Context, c line.Command) bool {
-	if !l.multi && (c.Verb == line.VerbAll || c.Verb == line.VerbOnly) && l.questionWaits() {
+func (l *Listener) agentCommand(ctx context.Context, c command.Command) bool {
+	if !l.multi && (c.Verb == command.VerbAll || c.Verb == command.VerbOnly) && l.questionWaits() {
 		return false // with one agent, "all" or "only …" typed while a question waits is its answer
 	}
 	switch c.Verb {
-	case line.VerbTell, line.VerbCancel:
+	case command.VerbTell, command.VerbCancel:
 		return l.acpCommand(c)
-	case line.VerbAgents:
+	case command.VerbAgents:
 		for _, a := range l.agents() {
 			l.say(l.agentLine(a))
 		}
-	case line.VerbMute, line.VerbUnmute:
+	case command.VerbMute, command.VerbUnmute:
 		if a := l.find(c.Agent); a != nil {
-			a.muted = c.Verb == line.VerbMute
+			a.muted = c.Verb == command.VerbMute
 			if a.muted {
 				l.say(fmt.Sprintf("%s is muted: only its critical events and prompts are still said. Type unmute %s to hear all of it.", a.Tag(), a.Tag()))
 			} else {
 				l.say(fmt.Sprintf("%s is heard again.", a.Tag()) + l.onlyStill(a))
 			}
 		}
-	case line.VerbOnly:
+	case command.VerbOnly:
 		if a := l.find(c.Agent); a != nil {
 			l.only = a
 			l.say(fmt.Sprintf("Only %s is heard in full; the other agents' critical events and prompts are still said. Type all to hear every agent.", a.Tag()))
 		}
-	case line.VerbAll:
+	case command.VerbAll:
 		l.only = nil
 		for _, a := range l.agents() {
 			a.muted = false
 		}
 		l.say("Every agent is heard in full.")
-	case line.VerbQuit:
+	case command.VerbQuit:
 		if c.Agent == "" {
 			return false // quit: every agent
 		}

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -17,13 +17,13 @@ import (
 
 // Command carries out one typed line. It reports whether the user quit.
 func (l *Listener) Command(ctx context.Context, s string) (quit bool) {
-	return l.Do(ctx, line.Parse(s))
+	return l.Do(ctx, command.Parse(s))
 }
 
-// Do carries out one command: a typed line as line.Parse reads it, or an
+// Do carries out one command: a typed line as command.Parse reads it, or an
 // action of the TUI or a braille key. All come here as one type, so they
 // cannot drift. It reports whether the user quit.
-func (l *Listener) Do(ctx context.Context, c line.Command) (quit bool) {
+func (l *Listener) Do(ctx context.Context, c command.Command) (quit bool) {
 	now := l.cfg.Now()
 	if l.secondStep(ctx, c) {
 		return false
@@ -32,34 +32,34 @@ func (l *Listener) Do(ctx context.Context, c line.Command) (quit bool) {
 		return false
 	}
 	switch c.Verb {
-	case line.VerbAll, line.VerbOnly, line.VerbCancel: // one agent, and a question waits (or no acp: agent): its answer
-		c = line.Command{Verb: line.VerbText, Arg: strings.TrimSpace(c.Word + " " + c.Agent)}
-	case line.VerbTell: // no acp: agent runs
-		c = line.Command{Verb: line.VerbText, Arg: c.Word + " " + c.Arg}
+	case command.VerbAll, command.VerbOnly, command.VerbCancel: // one agent, and a question waits (or no acp: agent): its answer
+		c = command.Command{Verb: command.VerbText, Arg: strings.TrimSpace(c.Word + " " + c.Agent)}
+	case command.VerbTell: // no acp: agent runs
+		c = command.Command{Verb: command.VerbText, Arg: c.Word + " " + c.Arg}
 	}
 	switch c.Verb {
-	case line.VerbEmpty:
+	case command.VerbEmpty:
 		l.emptyLine(ctx)
-	case line.VerbQuit:
+	case command.VerbQuit:
 		return true // quit AGENT is agentCommand's
 
-	case line.VerbSet:
+	case command.VerbSet:
 		l.renegotiate(ctx, c)
-	case line.VerbHelp:
+	case command.VerbHelp:
 		l.sayAll(helpLines(c.Arg))
-	case line.VerbTerms:
+	case command.VerbTerms:
 		for _, a := range l.agents() {
 			l.sayFor(a, "Terms: "+termsWords(a))
 		}
-	case line.VerbStop:
+	case command.VerbStop:
 		l.silence()
-	case line.VerbPending:
+	case command.VerbPending:
 		l.listPending(now)
-	case line.VerbDetails:
+	case command.VerbDetails:
 		if p := l.pick(ctx, c.Prompt, c.Word, false); p != nil {
 			l.say(l.forAgent(p.a, announce.PromptDetails(p.Prompt, now)))
 		}
-	case line.VerbAccept, line.VerbReject, line.VerbAnswer, line.VerbText:
+	case command.VerbAccept, command.VerbReject, command.VerbAnswer, command.VerbText:
 		l.answer(ctx, c)
 	}
 	return false
@@ -193,9 +193,9 @@ func example(pending []agentPrompt, word string) string {
 // fits is the kind of prompt answer c is for: accept and reject (a, r)
 // answer a confirmation; answer and a line of text, a question; yes and
 // no either (yes or no to a question), unless given always or a reason.
-func fits(c line.Command) string {
+func fits(c command.Command) string {
 	switch {
-	case c.Verb == line.VerbAnswer || c.Verb == line.VerbText:
+	case c.Verb == command.VerbAnswer || c.Verb == command.VerbText:
 		return session.AsksQuestion
 	case c.Always || c.Rationale != "":
 		return session.AsksConfirmation
@@ -214,9 +214,9 @@ func fits(c line.Command) string {
 // through the group, which refuses it when that prompt is not the one
 // shown or, for an answer naming no number, was shown moments ago. Nothing
 // is sent otherwise, and the user hears which prompts wait.
-func (l *Listener) answer(ctx context.Context, c line.Command) {
+func (l *Listener) answer(ctx context.Context, c command.Command) {
 	word := c.Word
-	if c.Verb == line.VerbText {
+	if c.Verb == command.VerbText {
 		word = "answer"
 	}
 	p := l.pick(ctx, c.Prompt, word, true)
@@ -234,11 +234,11 @@ func (l *Listener) answer(ctx context.Context, c line.Command) {
 		a.To.Words = c.Words // what the TUI drew
 	}
 	switch {
-	case p.Kind() == session.AsksQuestion && (c.Verb == line.VerbAnswer || c.Verb == line.VerbText):
+	case p.Kind() == session.AsksQuestion && (c.Verb == command.VerbAnswer || c.Verb == command.VerbText):
 		a.Text = c.Arg
 	case p.Kind() == session.AsksQuestion:
 		a.Text = c.Word // yes or no to a question
-	case c.Verb == line.VerbAccept:
+	case c.Verb == command.VerbAccept:
 		a.Decision = protocol.DecisionAccept
 	default:
 		a.Decision = protocol.DecisionReject
@@ -268,18 +268,18 @@ type heldAccept struct {
 // secondStep takes the line after an accept that cannot be undone: yes
 // sends it; anything else sends nothing, says so and, unless it was an
 // empty line, is carried out as usual. It reports whether c was used up.
-func (l *Listener) secondStep(ctx context.Context, c line.Command) bool {
+func (l *Listener) secondStep(ctx context.Context, c command.Command) bool {
 	h := l.held
 	if h == nil {
 		return false
 	}
 	l.held = nil
-	if c.Verb == line.VerbAccept && c.Word == "yes" && (c.Prompt == 0 || c.Prompt == h.number) && !c.Always && c.Rationale == "" {
+	if c.Verb == command.VerbAccept && c.Word == "yes" && (c.Prompt == 0 || c.Prompt == h.number) && !c.Always && c.Rationale == "" {
 		l.send(ctx, h.answer, h.always, h.agent)
 		return true
 	}
 	l.say(fmt.Sprintf("Not sent: prompt %d still waits for your answer.", h.number))
-	return c.Verb == line.VerbEmpty
+	return c.Verb == command.VerbEmpty
 }
 
 // send sends an answer the user gave through the group, and says why when

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/golden"
-	"github.com/aaep-term/aaep-term/line"
 )
 
 // Typed help is short lines, one per command, and help COMMAND says more
@@ -49,7 +49,7 @@ func TestHelpCommandParses(t *testing.T) {
 	t.Parallel()
 	for _, tp := range helpTopics {
 		for _, w := range tp.words {
-			if c := line.Parse("help " + w); c.Verb != line.VerbHelp || c.Arg != w {
+			if c := command.Parse("help " + w); c.Verb != command.VerbHelp || c.Arg != w {
 				t.Errorf("help %s parses as %v %q", w, c.Verb, c.Arg)
 			}
 			if got := helpLines(w); strings.HasPrefix(got[0], "No command") {
@@ -58,7 +58,7 @@ func TestHelpCommandParses(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"help me", "help me choose", "h i"} {
-		if c := line.Parse(s); c.Verb != line.VerbText {
+		if c := command.Parse(s); c.Verb != command.VerbText {
 			t.Errorf("%q parses as %v; want text, an answer", s, c.Verb)
 		}
 	}

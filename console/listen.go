@@ -8,6 +8,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
@@ -42,9 +43,9 @@ type Listener struct {
 	audit    *audit.Log // --audit; nil without
 	// input is what the user asks for, typed: the TUI's actions, or lines
 	// read and parsed (commands.go); nil reads standard input.
-	input <-chan line.Command
+	input <-chan command.Command
 	// answers are the braille display's, typed; nil without a display.
-	answers <-chan line.Command
+	answers <-chan command.Command
 
 	notes     *outputs.Notes // lines from the sinks' goroutines
 	silencing sync.WaitGroup // "stop" commands whose cancel is still on its way (announcing.go)
@@ -84,7 +85,7 @@ func (l *Listener) SetAudit(log *audit.Log) { l.audit = log }
 
 // SetAnswers makes answers the braille display's answers, typed: they go
 // the way typed ones go, but never quit.
-func (l *Listener) SetAnswers(answers <-chan line.Command) { l.answers = answers }
+func (l *Listener) SetAnswers(answers <-chan command.Command) { l.answers = answers }
 
 // Watch makes changes the agents to add or say gone while running
 // (--local); stop ends them (quit).
@@ -176,7 +177,7 @@ func (l *Listener) Run(ctx context.Context) error {
 			}
 			l.flush()
 		case c := <-l.answers:
-			if c.Verb != line.VerbQuit { // accept or reject: never quit
+			if c.Verb != command.VerbQuit { // accept or reject: never quit
 				l.Do(ctx, c)
 			}
 			l.flush()

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
 
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
@@ -16,14 +16,14 @@ import (
 // renegotiate carries out "set NAME VALUE": the client sends the producer
 // a subscription.renegotiate with the one change. The producer's answer
 // comes in the client's stream; a refusal ends the subscription.
-func (l *Listener) renegotiate(ctx context.Context, c line.Command) {
+func (l *Listener) renegotiate(ctx context.Context, c command.Command) {
 	for _, a := range l.agentsFor(c) {
 		l.renegotiateOne(ctx, a, c)
 	}
 }
 
 // renegotiateOne asks agent a for the change.
-func (l *Listener) renegotiateOne(ctx context.Context, a *agent, c line.Command) {
+func (l *Listener) renegotiateOne(ctx context.Context, a *agent, c command.Command) {
 	say := func(s string) { l.say(l.forAgent(a, s)) }
 	terms, changes, err := a.terms.Set(c.Word, c.Arg)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -36,10 +35,10 @@ func NewTUI(p *tui.Program, errOut io.Writer, name string) *TUI {
 }
 
 // Attach makes the TUI the console's input and prompt source: its
-// actions are line.Commands, carried out by the console's do, as typed
-// ones are.
+// actions are command.Commands (tui.Program.Commands), carried out by
+// the console's Do, as typed ones are.
 func (t *TUI) Attach(l *Listener) {
-	l.input = outputs.TUICommands(t.Actions())
+	l.input = t.Commands()
 	t.pending = func() []tui.Prompt {
 		ps := l.pending()
 		out := make([]tui.Prompt, len(ps))

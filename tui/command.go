@@ -1,64 +1,58 @@
-package outputs
+package tui
 
 import (
-	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/tui"
+	"github.com/aaep-term/aaep-term/command"
 )
 
-// This file carries the TUI's actions to a listener as the typed commands
-// line mode reads. Neither tui nor line knows the other: they are outputs
-// on one floor, and the command that runs both wires them here.
+// This file gives the TUI's actions to a listener as the commands of the
+// one vocabulary (package command) that line mode and braille keys give.
 
-// agentVerbs are the commands of the TUI's actions about one agent, with
-// the word line mode reads for each.
-var agentVerbs = map[tui.ActionKind]struct {
-	verb line.Verb
-	word string
-}{
-	tui.ActionMute: {line.VerbMute, "mute"}, tui.ActionUnmute: {line.VerbUnmute, "unmute"},
-	tui.ActionOnly: {line.VerbOnly, "only"}, tui.ActionQuitAgent: {line.VerbQuit, "quit"},
+// agentCommands are the verbs of the actions about one agent, whose
+// words are agentVerbs.
+var agentCommands = map[ActionKind]command.Verb{
+	ActionMute: command.VerbMute, ActionUnmute: command.VerbUnmute, ActionOnly: command.VerbOnly, ActionQuitAgent: command.VerbQuit,
 }
 
-// TUICommand is the command the TUI's action a asks for: the typed value
-// line.Parse gives the same command typed in line mode, built field by
-// field, never read back from words. Only a line the user typed after the
-// command key (tui.ActionLine) is parsed, as the line it is. No action
+// Command is the command the action a asks for: the value command.Parse
+// gives the same command typed in line mode, built from the action,
+// never read back from words. Only a line the user typed after the
+// command key (ActionLine) is parsed, as the line it is. No action
 // answers nothing.
-func TUICommand(a tui.Action) line.Command {
+func (a Action) Command() command.Command {
 	switch a.Kind {
-	case tui.ActionAccept:
-		return line.Command{Verb: line.VerbAccept, Prompt: a.Prompt, Word: "accept", Key: true, Words: a.Words, Shown: a.Shown, Sure: a.Sure}
-	case tui.ActionReject:
-		return line.Command{Verb: line.VerbReject, Prompt: a.Prompt, Word: "reject", Key: true, Words: a.Words, Shown: a.Shown}
-	case tui.ActionAnswer:
-		return line.Command{Verb: line.VerbAnswer, Prompt: a.Prompt, Arg: a.Text, Word: "answer"}
-	case tui.ActionSet:
-		return line.Command{Verb: line.VerbSet, Word: a.Term, Arg: a.Text}
-	case tui.ActionStop:
-		return line.Command{Verb: line.VerbStop, Word: "stop"}
-	case tui.ActionQuit:
-		return line.Command{Verb: line.VerbQuit, Word: "quit"}
-	case tui.ActionLine:
-		return line.Parse(a.Text)
-	case tui.ActionAll:
-		return line.Command{Verb: line.VerbAll, Word: "all"}
+	case ActionAccept:
+		return command.Command{Verb: command.VerbAccept, Prompt: a.Prompt, Word: "accept", Key: true, Words: a.Words, Shown: a.Shown, Sure: a.Sure}
+	case ActionReject:
+		return command.Command{Verb: command.VerbReject, Prompt: a.Prompt, Word: "reject", Key: true, Words: a.Words, Shown: a.Shown}
+	case ActionAnswer:
+		return command.Command{Verb: command.VerbAnswer, Prompt: a.Prompt, Arg: a.Text, Word: "answer"}
+	case ActionSet:
+		return command.Command{Verb: command.VerbSet, Word: a.Term, Arg: a.Text}
+	case ActionStop:
+		return command.Command{Verb: command.VerbStop, Word: "stop"}
+	case ActionQuit:
+		return command.Command{Verb: command.VerbQuit, Word: "quit"}
+	case ActionLine:
+		return command.Parse(a.Text)
+	case ActionAll:
+		return command.Command{Verb: command.VerbAll, Word: "all"}
 	}
-	if v, ok := agentVerbs[a.Kind]; ok && a.Agent != "" {
+	if w, ok := agentVerbs[a.Kind]; ok && a.Agent != "" {
 		// An agent's action with no agent is nothing: above all,
 		// quitting one agent must never read as quitting them all.
-		return line.Command{Verb: v.verb, Word: v.word, Agent: a.Agent}
+		return command.Command{Verb: agentCommands[a.Kind], Word: w, Agent: a.Agent}
 	}
-	return line.Command{Verb: line.VerbEmpty}
+	return command.Command{Verb: command.VerbEmpty}
 }
 
-// TUICommands delivers actions (a tui.Program's Actions) as the typed
-// commands they are (TUICommand), in order; it is closed when actions is.
-func TUICommands(actions <-chan tui.Action) <-chan line.Command {
-	out := make(chan line.Command)
+// Commands delivers the view's actions (Actions) as the commands they
+// are (Action.Command), in order; it is closed when Actions is.
+func (pr *Program) Commands() <-chan command.Command {
+	out := make(chan command.Command)
 	go func() {
 		defer close(out)
-		for a := range actions {
-			out <- TUICommand(a)
+		for a := range pr.Actions() {
+			out <- a.Command()
 		}
 	}()
 	return out

@@ -1,12 +1,11 @@
-package outputs
+package tui
 
 import (
 	"time"
 
 	"testing"
 
-	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/tui"
+	"github.com/aaep-term/aaep-term/command"
 )
 
 // Each TUI action is the typed command line mode reads for the same words;
@@ -16,48 +15,48 @@ import (
 func TestTUICommand(t *testing.T) {
 	t0 := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
-		a    tui.Action
-		want line.Command
+		a    Action
+		want command.Command
 	}{
 		// A key on the prompt shown: bound to its words and when it was
 		// first shown (subscriber.Answer).
-		{tui.Action{Kind: tui.ActionAccept, Prompt: 2, Words: "d2", Shown: t0}, line.Command{Verb: line.VerbAccept, Prompt: 2, Word: "accept", Key: true, Words: "d2", Shown: t0}},
-		{tui.Action{Kind: tui.ActionReject, Prompt: 3}, line.Command{Verb: line.VerbReject, Prompt: 3, Word: "reject", Key: true}},
-		{tui.Action{Kind: tui.ActionAnswer, Prompt: 1, Text: "at seven"}, line.Parse("answer 1 at seven")},
-		{tui.Action{Kind: tui.ActionStop}, line.Parse("stop")},
-		{tui.Action{Kind: tui.ActionQuit}, line.Parse("quit")},
-		{tui.Action{Kind: tui.ActionLine, Text: "pending"}, line.Parse("pending")},
-		{tui.Action{Kind: tui.ActionMute, Agent: "mail"}, line.Parse("mute mail")},
-		{tui.Action{Kind: tui.ActionUnmute, Agent: "mail"}, line.Parse("unmute mail")},
-		{tui.Action{Kind: tui.ActionOnly, Agent: "web"}, line.Parse("only web")},
-		{tui.Action{Kind: tui.ActionAll}, line.Parse("all")},
-		{tui.Action{Kind: tui.ActionQuitAgent, Agent: "web"}, line.Parse("quit web")},
-		{tui.Action{Kind: tui.ActionQuitAgent, Agent: "Demo Assistant"}, line.Command{Verb: line.VerbQuit, Word: "quit", Agent: "Demo Assistant"}},
-		{tui.Action{Kind: tui.ActionQuitAgent}, line.Command{Verb: line.VerbEmpty}},
-		{tui.Action{Kind: tui.ActionMute}, line.Command{Verb: line.VerbEmpty}},
-		{tui.Action{}, line.Command{Verb: line.VerbEmpty}},
+		{Action{Kind: ActionAccept, Prompt: 2, Words: "d2", Shown: t0}, command.Command{Verb: command.VerbAccept, Prompt: 2, Word: "accept", Key: true, Words: "d2", Shown: t0}},
+		{Action{Kind: ActionReject, Prompt: 3}, command.Command{Verb: command.VerbReject, Prompt: 3, Word: "reject", Key: true}},
+		{Action{Kind: ActionAnswer, Prompt: 1, Text: "at seven"}, command.Parse("answer 1 at seven")},
+		{Action{Kind: ActionStop}, command.Parse("stop")},
+		{Action{Kind: ActionQuit}, command.Parse("quit")},
+		{Action{Kind: ActionLine, Text: "pending"}, command.Parse("pending")},
+		{Action{Kind: ActionMute, Agent: "mail"}, command.Parse("mute mail")},
+		{Action{Kind: ActionUnmute, Agent: "mail"}, command.Parse("unmute mail")},
+		{Action{Kind: ActionOnly, Agent: "web"}, command.Parse("only web")},
+		{Action{Kind: ActionAll}, command.Parse("all")},
+		{Action{Kind: ActionQuitAgent, Agent: "web"}, command.Parse("quit web")},
+		{Action{Kind: ActionQuitAgent, Agent: "Demo Assistant"}, command.Command{Verb: command.VerbQuit, Word: "quit", Agent: "Demo Assistant"}},
+		{Action{Kind: ActionQuitAgent}, command.Command{Verb: command.VerbEmpty}},
+		{Action{Kind: ActionMute}, command.Command{Verb: command.VerbEmpty}},
+		{Action{}, command.Command{Verb: command.VerbEmpty}},
 	} {
-		if got := TUICommand(tt.a); got != tt.want {
+		if got := tt.a.Command(); got != tt.want {
 			t.Errorf("%+v is %+v, want %+v", tt.a, got, tt.want)
 		}
 	}
 }
 
-// TUICommands carries every action, in order, and closes when the actions
+// Commands carries every action, in order, and closes when the actions
 // end.
-func TestTUICommands(t *testing.T) {
-	actions := make(chan tui.Action)
-	cmds := TUICommands(actions)
+func TestProgramCommands(t *testing.T) {
+	actions := make(chan Action)
+	cmds := (&Program{actions: actions}).Commands()
 	go func() {
 		defer close(actions)
-		actions <- tui.Action{Kind: tui.ActionMute, Agent: "mail"}
-		actions <- tui.Action{Kind: tui.ActionQuit}
+		actions <- Action{Kind: ActionMute, Agent: "mail"}
+		actions <- Action{Kind: ActionQuit}
 	}()
-	var got []line.Verb
+	var got []command.Verb
 	for c := range cmds {
 		got = append(got, c.Verb)
 	}
-	if len(got) != 2 || got[0] != line.VerbMute || got[1] != line.VerbQuit {
+	if len(got) != 2 || got[0] != command.VerbMute || got[1] != command.VerbQuit {
 		t.Errorf("verbs %v, want mute then quit", got)
 	}
 }

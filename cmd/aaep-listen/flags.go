@@ -9,9 +9,9 @@ import (
 	"time"
 
 	aaepterm "github.com/aaep-term/aaep-term"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/tui"
@@ -116,7 +116,7 @@ every line names its agent. LABEL=ENDPOINT names one (LABEL: letters, digits,
 - and _), as in mail=http://127.0.0.1:8081. --agents FILE lists agents with
 settings of their own (docs/usage.md).
 
-` + line.Usage + `
+` + command.Usage + `
 Flags:
 `
 
