@@ -9,7 +9,6 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
 	"github.com/aaep-term/aaep-term/command"
-	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -47,7 +46,7 @@ type Listener struct {
 	// answers are the braille display's, typed; nil without a display.
 	answers <-chan command.Command
 
-	notes     *outputs.Notes // lines from the sinks' goroutines
+	notes     *Notes         // lines from the sinks' goroutines
 	silencing sync.WaitGroup // "stop" commands whose cancel is still on its way (announcing.go)
 	// inputClosed is the line saying standard input ended, told before the
 	// next prompt offered (where it matters), or at the end.
@@ -69,7 +68,7 @@ type Listener struct {
 // New is a console of cfg writing to out and the other sinks. Its agents
 // are added with StartAgent; Run then tells their updates.
 func New(cfg Config, out Output, sinks ...announce.Sink) *Listener {
-	l := &Listener{cfg: cfg, out: out, notes: outputs.NewNotes(), multi: cfg.Multi}
+	l := &Listener{cfg: cfg, out: out, notes: NewNotes(), multi: cfg.Multi}
 	l.sinks = append([]announce.Sink{out}, sinks...)
 	l.silencer = announce.New(l.announceConfig(), l.sinks...)
 	l.group = subscriber.NewGroup(subscriber.GroupConfig{BatchMax: cfg.BatchMax, Expected: cfg.Expected, Now: cfg.Now, Settle: cfg.Settle})
@@ -78,7 +77,7 @@ func New(cfg Config, out Output, sinks ...announce.Sink) *Listener {
 
 // SetNotes makes notes the lines from the sinks' goroutines, said on the
 // loop's: the outputs opened before the console say their trouble there.
-func (l *Listener) SetNotes(n *outputs.Notes) { l.notes = n }
+func (l *Listener) SetNotes(n *Notes) { l.notes = n }
 
 // SetAudit makes log the audit log of every prompt and decision (--audit).
 func (l *Listener) SetAudit(log *audit.Log) { l.audit = log }

@@ -67,7 +67,7 @@ func listen(ctx context.Context, o *options) error {
 	}
 
 	ui, err := startTUI(o, endpoint) // nil without --tui
-	notes := outputs.NewNotes()
+	notes := console.NewNotes()
 	if err != nil {
 		return err
 	}

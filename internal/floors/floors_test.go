@@ -57,12 +57,12 @@ var floors = map[string]float64{
 
 	// 6: the conformance catalogue.
 	"conform": 6,
+	// The console: a client's (or a group's) updates to announcements and
+	// sinks, and the dispatch of the commands (package command), for
+	// listen and replay play. Below the commands' own helpers.
+	"console": 6.2,
 	// Helpers of the commands: flags, exit codes, opening the outputs.
 	"internal/cliflag": 6.5, "internal/outputs": 6.5,
-	// The console: a client's (or a group's) updates to announcements and
-	// sinks, and the typed-command dispatch, for listen and replay play.
-	// (It stands above internal/outputs, whose Notes it uses.)
-	"console": 6.7,
 
 	// top: the commands and the example programs.
 	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7,
@@ -86,6 +86,9 @@ var forbidden = map[string]map[string]string{
 	},
 	"producer": {"session": "the subscriber engine", "subscriber": "the subscriber engine"},
 	"capture":  {"transport": "networking: the capture format has none"},
+	// The console is configured (console.Config); the commands own the
+	// flags that settle it.
+	"console": {"flag": "the command line (the commands declare the flags)"},
 	"conform": {
 		"announce": "UI", "line": "UI", "tui": "UI", "speech": "UI", "braille": "UI", "notify": "UI",
 	},
