@@ -2,8 +2,10 @@ package console
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -11,28 +13,18 @@ import (
 	"github.com/aaep-term/aaep-term/transport"
 )
 
-// feedConn is a connection that brings the frames the test hands it;
-// entered tells each time the client's reader asks for the next.
-type feedConn struct {
-	in      chan transport.Frame
-	entered chan struct{}
-}
+// framesConn is a connection that brings its frames, then ends.
+type framesConn struct{ frames chan []byte }
 
-func (c feedConn) Recv(ctx context.Context) (transport.Frame, error) {
-	select {
-	case c.entered <- struct{}{}:
-	case <-ctx.Done():
-		return transport.Frame{}, ctx.Err()
+func (c framesConn) Recv(context.Context) (transport.Frame, error) {
+	data, ok := <-c.frames
+	if !ok {
+		return transport.Frame{}, io.EOF
 	}
-	select {
-	case f := <-c.in:
-		return f, nil
-	case <-ctx.Done():
-		return transport.Frame{}, ctx.Err()
-	}
+	return transport.Frame{Data: data, At: time.Now()}, nil
 }
-func (feedConn) Send(context.Context, []byte) error { return nil }
-func (feedConn) Close() error                       { return nil }
+func (framesConn) Send(context.Context, []byte) error { return nil }
+func (framesConn) Close() error                       { return nil }
 
 // An agent joined over a connection of the caller's is told by Drain, in
 // the console's words, with nobody running the loop: the way a program
@@ -41,27 +33,21 @@ func TestJoinedAgentToldByDrain(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
 	l := New(testConfig(false), line.NewWriter(&out, nil, line.WriterOptions{NoTime: true}))
-	conn := feedConn{in: make(chan transport.Frame), entered: make(chan struct{})}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	c := l.Join(AgentSpec{Endpoint: "file:capture"}, func(cfg subscriber.Config) *subscriber.Client {
-		return subscriber.New(ctx, conn, "", cfg)
-	}).Client()
-	defer func() { cancel(); <-c.Done() }()
-	<-conn.entered
-	conn.in <- transport.Frame{Data: []byte(`{"@context":"` + protocol.ContextURL + `","aaep_version":"1.0.0","type":"session.started",` +
+	conn := framesConn{frames: make(chan []byte, 1)}
+	conn.frames <- []byte(`{"@context":"` + protocol.ContextURL + `","aaep_version":"1.0.0","type":"session.started",` +
 		`"event_id":"evt_1","session_id":"sess_1","timestamp":"2026-11-23T12:00:00Z","producer":{"agent_id":"a1","agent_name":"Mail"},` +
-		`"urgency":"normal","summary_normal":"Sorting the inbox."}`)}
-	<-conn.entered // the frame waits for the client's owner
-	if err := c.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+		`"urgency":"normal","summary_normal":"Sorting the inbox."}`)
+	close(conn.frames)
+	c := l.Join(AgentSpec{Endpoint: "file:capture"}, func(cfg subscriber.Config) *subscriber.Client {
+		return subscriber.New(context.Background(), conn, "", cfg)
+	}).Client()
+	<-c.Done() // the frame told, then the end of the connection
 	l.Drain()
 	if got := out.String(); !strings.Contains(got, "Sorting the inbox.") {
 		t.Fatalf("the event was not told:\n%s", got)
 	}
-	if l.Ended() || l.Refused() {
-		t.Fatalf("ended %v, refused %v with the agent still running", l.Ended(), l.Refused())
+	if !l.Ended() || l.Refused() {
+		t.Fatalf("ended %v, refused %v once its only agent ended:\n%s", l.Ended(), l.Refused(), out.String())
 	}
 }
 
