@@ -238,7 +238,7 @@ func (c *cursorPos) row(rows int) int {
 }
 
 // An agent's action says the words line mode reads for it (what it
-// carries out is internal/outputs' TUICommand, tested there).
+// carries out is its Command, tested in command_test.go).
 func TestAgentActionWords(t *testing.T) {
 	for _, tt := range []struct {
 		a    Action

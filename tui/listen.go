@@ -2,8 +2,8 @@ package tui
 
 // listen.go: what a listener needs to run the view: its flags, settled
 // into RunOptions; the honoured terms as the status line shows them. (An
-// Action becomes the typed line.Command it asks for in internal/outputs:
-// tui and line are outputs on one floor and import neither the other.)
+// Action becomes the command.Command it asks for in command.go: the one
+// vocabulary line mode and braille keys give too.)
 
 import (
 	"flag"

@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/console"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
@@ -19,7 +18,7 @@ import (
 // multiRig is a listener of several agents, each over a replyLog, its
 // lines written by a line.Writer as the user reads them.
 type multiRig struct {
-	*listener
+	*console.Listener
 	t     *testing.T
 	conns []*replyLog
 	out   *strings.Builder
@@ -38,13 +37,13 @@ func newMultiRig(t *testing.T, args ...string) *multiRig {
 	o.Now = clock.now
 	out := &strings.Builder{}
 	l := newListener(o, line.NewWriter(out, nil, line.WriterOptions{NoTime: true}))
-	r := &multiRig{listener: l, t: t, out: out, clock: clock}
+	r := &multiRig{Listener: l, t: t, out: out, clock: clock}
 	ctx, cancel := context.WithCancel(context.Background())
 	for _, spec := range o.agentSpecs() {
 		conn := newReplyLog()
-		a := l.addAgent(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
+		c := l.Join(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) }).Client()
 		r.conns = append(r.conns, conn)
-		t.Cleanup(func() { <-a.c.Done() })
+		t.Cleanup(func() { <-c.Done() })
 	}
 	t.Cleanup(cancel)
 	return r
@@ -52,8 +51,8 @@ func newMultiRig(t *testing.T, args ...string) *multiRig {
 
 // handle feeds agent i the events, and tells what came of them.
 func (r *multiRig) handle(i int, evs ...*protocol.Event) {
-	a := r.agents()[i]
-	resume, err := a.c.Pause(context.Background())
+	c := r.Members()[i].Client()
+	resume, err := c.Pause(context.Background())
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -61,32 +60,17 @@ func (r *multiRig) handle(i int, evs ...*protocol.Event) {
 		r.conns[i].push(wireNamed(ev))
 	}
 	resume()
-	if err := a.c.Sync(context.Background()); err != nil {
+	if err := c.Sync(context.Background()); err != nil {
 		r.t.Fatal(err)
 	}
 	r.drain()
 }
 
 // drain tells every update waiting, agent by agent.
-func (r *multiRig) drain() {
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	for _, a := range r.agents() {
-		for {
-			b, err := a.c.NextBatch(done, 0)
-			if err != nil {
-				break
-			}
-			for _, u := range b {
-				r.update(a, u)
-			}
-		}
-	}
-	r.flush()
-}
+func (r *multiRig) drain() { r.Drain() }
 
 func (r *multiRig) command(s string) {
-	r.listener.command(context.Background(), s)
+	r.Listener.Command(context.Background(), s)
 	r.drain()
 }
 
@@ -321,49 +305,16 @@ func TestSetForAgentAndQuitAgent(t *testing.T) {
 		t.Errorf("set … for shop reached bank:\n%s", out)
 	}
 	r.command("quit bank")
-	<-r.agents()[0].c.Done()
+	<-r.Members()[0].Client().Done()
 	r.drain()
-	if !strings.Contains(r.out.String(), "bank has ended; still listening to shop.") || r.ended || r.agents()[1].Ended() {
+	if !strings.Contains(r.out.String(), "bank has ended; still listening to shop.") || r.Ended() || r.Members()[1].Ended() {
 		t.Fatalf("quit bank:\n%s", r.out.String())
 	}
 	r.command("quit shop")
-	<-r.agents()[1].c.Done()
+	<-r.Members()[1].Client().Done()
 	r.drain()
-	if !r.ended || !strings.HasSuffix(r.out.String(), "Every agent has ended.\n") {
+	if !r.Ended() || !strings.HasSuffix(r.out.String(), "Every agent has ended.\n") {
 		t.Fatalf("the run did not end with its last agent:\n%s", r.out.String())
-	}
-}
-
-// An agent added while running (the hook --local uses) is announced and
-// listened to; one said to be gone is closed, and the others go on.
-func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
-	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
-	r := newMultiRig(t, "bank=http://127.0.0.1:1")
-	t.Cleanup(func() { r.group.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
-	added := r.agents()[1]
-	host := strings.TrimPrefix(url, "http://")
-	if !strings.Contains(r.out.String(), "New agent: "+host+".") || !r.multi {
-		t.Fatalf("no new agent said:\n%s", r.out.String())
-	}
-	b := nextBatch(r.group) // its updates come to the loop
-	if b.Member != added.Member {
-		t.Fatalf("a batch of agent %s", b.Member.Tag())
-	}
-	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}, Gone: true})
-	if !strings.Contains(r.out.String(), "Agent "+host+" has gone.") {
-		t.Fatalf("the agent gone was not said:\n%s", r.out.String())
-	}
-	for !added.Ended() {
-		b := nextBatch(r.group)
-		for _, u := range b.Updates {
-			r.update(added, u)
-		}
-	}
-	if r.ended || r.agents()[0].Ended() {
-		t.Fatalf("the run ended with the agent gone:\n%s", r.out.String())
 	}
 }
 
@@ -376,50 +327,5 @@ func TestSameLabelToldApart(t *testing.T) {
 	r.handle(1, named("y", "Anything", "e2", "Second."))
 	if got, want := r.out.String(), "mail: First.\nmail #2: Second.\n"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
-	}
-}
-
-// An agent found after standard input ended (--local) is told at once that
-// nobody can answer, as the others were: its prompts never wait for nobody.
-func TestAgentAddedAfterInputEndedCannotAnswer(t *testing.T) {
-	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "happy")})
-	r := newMultiRig(t, "bank=http://127.0.0.1:1")
-	t.Cleanup(func() { r.group.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r.inputEnded(ctx)
-	r.change(ctx, agentChange{Spec: agentSpec{Endpoint: url}})
-	if a := r.agents()[1]; a.terms.CanConfirm || a.terms.CanClarify {
-		t.Fatalf("an agent added after input ended asks to answer: %+v", a.terms)
-	}
-}
-
-// Agents that come and go for a long time (--local churn) leave the
-// listener's list bounded: the live ones and the last few ended, for the
-// agents command and for prompt numbers (subscriber.DefaultKeepEnded).
-func TestAgentsComeAndGoListBounded(t *testing.T) {
-	_, url := serve(t, producer.Options{})
-	r := newMultiRig(t, "bank=http://127.0.0.1:1")
-	t.Cleanup(func() { r.group.Stop() })
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	for i := range 1000 {
-		r.change(ctx, agentChange{Spec: agentSpec{Label: fmt.Sprintf("a%d", i), Endpoint: url}})
-		as := r.agents()
-		added := as[len(as)-1]
-		for !added.Ended() {
-			b := nextBatch(r.group)
-			for _, u := range b.Updates {
-				r.update(b.Member.Value.(*agent), u)
-			}
-		}
-		if n := len(r.agents()); n > 1+subscriber.DefaultKeepEnded {
-			t.Fatalf("after %d agents came and went, %d listed", i+1, n)
-		}
-	}
-	r.out.Reset()
-	r.command("agents")
-	if n := strings.Count(r.out.String(), "\n"); n != 1+subscriber.DefaultKeepEnded || !strings.Contains(r.out.String(), "a999: ") {
-		t.Fatalf("agents lists %d:\n%s", n, r.out.String())
 	}
 }

@@ -42,8 +42,12 @@ func (o *options) readAgentsFile(path string) error {
 		if e.Label != "" && onLine[strings.ToLower(e.Label)] {
 			return fail("%s: %w", e.Name, agentsfile.LabelTwice(e.Label))
 		}
+		if o.entries == nil {
+			o.entries = map[int]*agentEntry{}
+		}
+		o.entries[len(o.Agents)] = e
 		o.Agents = append(o.Agents, agentSpec{Label: e.Label, Endpoint: e.Endpoint, Muted: e.Mute,
-			Token: e.Token, Header: e.Header, FromFile: true, entry: e, entryName: e.Name,
+			Token: e.Token, Header: e.Header, FromFile: true,
 			ACPMode: e.AgentMode, ACPTask: e.Task, ACPDir: e.Dir})
 	}
 	if o.Endpoint == "" {
@@ -58,21 +62,20 @@ func (o *options) readAgentsFile(path string) error {
 // path is read relative to the file).
 func (o *options) settleAgentsFile() error {
 	for i := range o.Agents {
-		s := &o.Agents[i]
-		if s.entry == nil {
+		e := o.entries[i]
+		if e == nil {
 			continue
 		}
-		if err := o.settleEntry(s); err != nil {
-			return cliflag.Usage(fmt.Errorf("--agents %s: %s: %w", o.agentsFile, s.entryName, err))
+		if err := o.settleEntry(&o.Agents[i], e); err != nil {
+			return cliflag.Usage(fmt.Errorf("--agents %s: %s: %w", o.agentsFile, e.Name, err))
 		}
-		s.entry = nil
 	}
+	o.entries = nil
 	return nil
 }
 
-// settleEntry gives s the terms and policy of its entry.
-func (o *options) settleEntry(s *agentSpec) error {
-	e := s.entry
+// settleEntry gives s the terms and policy of its entry e.
+func (o *options) settleEntry(s *agentSpec, e *agentEntry) error {
 	terms := o.Terms
 	set := func(name, value string) error {
 		t, _, err := terms.Set(name, value)

@@ -79,9 +79,9 @@ func TestAttack14LabelFoundLaterTakesItsName(t *testing.T) {
 func (r *multiRig) addLater(spec agentSpec) {
 	ctx, cancel := context.WithCancel(context.Background())
 	conn := newReplyLog()
-	a := r.addAgent(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
+	c := r.Join(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) }).Client()
 	r.conns = append(r.conns, conn)
-	r.t.Cleanup(func() { <-a.c.Done() })
+	r.t.Cleanup(func() { <-c.Done() })
 	r.t.Cleanup(cancel)
 }
 

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/tui"
@@ -118,16 +117,16 @@ func TestBareAnswerIsNotSwitched(t *testing.T) {
 		{"typed accept, the new prompt asked earlier", true, func(r *gateRig) { r.command("accept") }, "The prompts waiting changed moments ago; nothing was sent"},
 		{"TUI key", false, func(r *gateRig) {
 			p := r.l.c.Pending()[0]
-			r.l.do(context.Background(), outputs.TUICommand(tui.Action{Kind: tui.ActionAccept, Prompt: p.Number, Words: p.Digest(), Shown: r.clock()}))
+			r.l.Do(context.Background(), tui.Action{Kind: tui.ActionAccept, Prompt: p.Number, Words: p.Digest(), Shown: r.clock()}.Command())
 			r.l.drain()
 		}, "Prompt 2 was asked moments ago; nothing was sent"},
 		{"TUI key, the words on screen another prompt's", true, func(r *gateRig) {
 			r.advance(5 * time.Second)
-			r.l.do(context.Background(), outputs.TUICommand(tui.Action{Kind: tui.ActionAccept, Prompt: 2, Words: "digest of prompt 1", Shown: r.clock().Add(-time.Minute)}))
+			r.l.Do(context.Background(), tui.Action{Kind: tui.ActionAccept, Prompt: 2, Words: "digest of prompt 1", Shown: r.clock().Add(-time.Minute)}.Command())
 			r.l.drain()
 		}, "Prompt 2 is not the prompt you were shown; nothing was sent"},
 		{"braille routing key", false, func(r *gateRig) {
-			r.l.do(context.Background(), outputs.TUICommand(tui.Action{Kind: tui.ActionAccept, Prompt: 2}))
+			r.l.Do(context.Background(), tui.Action{Kind: tui.ActionAccept, Prompt: 2}.Command())
 			r.l.drain()
 		}, "Prompt 2 was asked moments ago; nothing was sent"},
 	} {

@@ -4,7 +4,6 @@ import (
 	"flag"
 
 	"github.com/aaep-term/aaep-term/policy"
-	"github.com/aaep-term/aaep-term/subscriber"
 )
 
 // This file wires who decides a prompt without asking — the --policy file,
@@ -34,22 +33,4 @@ func (o *decideOptions) load() error {
 	}
 	o.policy = p
 	return nil
-}
-
-// writeAudit logs what u, from agent a, adds to the --audit log: prompts,
-// what became of them, and decisions; with several agents, each record
-// names its agent as the lines do.
-func (l *listener) writeAudit(a *agent, u subscriber.Update) {
-	if l.audit == nil {
-		return
-	}
-	label := ""
-	if l.multi {
-		label = a.Tag()
-	}
-	if r, ok := u.AuditRecordOf(label); ok {
-		if err := l.audit.Write(r); err != nil {
-			l.sinkFailed(err)
-		}
-	}
 }

@@ -295,7 +295,7 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			}
 			trace = append(trace, "typed "+cmd)
 			r.command(cmd)
-			if r.l.held != nil { // the second step of an accept that cannot be undone: the same consent
+			if r.l.Held() { // the second step of an accept that cannot be undone: the same consent
 				trace = append(trace, "typed yes (the second step)")
 				r.l.sure()
 			}

@@ -19,7 +19,7 @@ func TestFailedReplyCanBeRetried(t *testing.T) {
 	l, out, conn := testListener(t, now, false)
 	conn.setDown(true)
 	var auditBuf bytes.Buffer
-	l.audit = audit.New(&auditBuf)
+	l.SetAudit(audit.New(&auditBuf))
 	yes := true
 	l.handle(&protocol.Event{Type: protocol.TypeAwaitingConfirmation, EventID: "evt_1", SessionID: "sess_1",
 		Producer: protocol.Producer{AgentID: "a"}, Urgency: protocol.UrgencyCritical, Action: "Pay.", Consequence: "Paid.",

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/tui"
@@ -29,6 +29,9 @@ type options struct {
 	// agentsFile is --agents FILE; DemoAgents --demo --agents N.
 	agentsFile string
 	DemoAgents int
+	// entries are the --agents file's entries by their index in Agents,
+	// until settleAgentsFile.
+	entries map[int]*agentEntry
 	// AgentTask and AgentMode are --task and --agent-mode, for acp: agents.
 	AgentTask, AgentMode string
 	// Local: --local, every producer socket in the local directory too
@@ -113,7 +116,7 @@ every line names its agent. LABEL=ENDPOINT names one (LABEL: letters, digits,
 - and _), as in mail=http://127.0.0.1:8081. --agents FILE lists agents with
 settings of their own (docs/usage.md).
 
-` + line.Usage + `
+` + command.Usage + `
 Flags:
 `
 

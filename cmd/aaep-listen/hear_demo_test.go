@@ -30,7 +30,7 @@ func TestDemoWithStdinClosedEnds(t *testing.T) {
 	}
 	out := r.stdout()
 	for _, want := range []string{
-		inputClosedNow,
+		"Standard input is closed, so nobody can answer here: asking the producer to apply each prompt's default decision at once.",
 		"The producer accepted the new terms",
 		"No go-ahead; the payment is off.",
 		"Booking for 8 in the evening.",

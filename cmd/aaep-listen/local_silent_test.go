@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/console"
 	"github.com/aaep-term/aaep-term/producer"
 )
 
@@ -32,7 +33,7 @@ func TestLocalSilentSocketsHoldNoPlace(t *testing.T) {
 	}
 	r := startListener(t, "--plain", "--no-time", "--local")
 	r.waitOutput(t, "Listening for local agents in "+dir+".")
-	r.waitOutputCount(t, "New agent: silent-", maxAgents)
+	r.waitOutputCount(t, "New agent: silent-", console.MaxAgents)
 
 	ln, err := producer.ListenUnix(filepath.Join(dir, "bank.sock"))
 	if err != nil {

@@ -67,7 +67,7 @@ func TestDemoOrderIsStable(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
-		inputClosedAtStart,
+		"Standard input is closed, so nobody can answer here: the subscription says so, and the producer applies each prompt's default decision at once.",
 		"No go-ahead; the payment is off.", // confirm: its default, applied by the producer
 		"Booking for 8 in the evening.",    // clarify: its default
 	} {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/console"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -86,16 +87,15 @@ func (c *replyLog) push(frames ...[]byte) {
 
 // testRig is a listener over a client over a replyLog.
 type testRig struct {
-	*listener
-	a    *agent
-	c    *subscriber.Client // a's
+	*console.Listener
+	c    *subscriber.Client // its one agent's
 	t    testing.TB
 	conn *replyLog
 	wire func(*protocol.Event) []byte // how events go on the wire
 }
 
 // newRig is a listener of options o writing to out, over a replyLog.
-func newRig(t testing.TB, o *options, out output) *testRig {
+func newRig(t testing.TB, o *options, out console.Output) *testRig {
 	conn := newReplyLog()
 	l := newListener(o, out)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -103,9 +103,9 @@ func newRig(t testing.TB, o *options, out output) *testRig {
 	if len(o.Agents) > 0 {
 		spec = o.agentSpecs()[0]
 	}
-	a := l.addAgent(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) })
-	t.Cleanup(func() { cancel(); <-a.c.Done() })
-	return &testRig{listener: l, a: a, c: a.c, t: t, conn: conn, wire: func(ev *protocol.Event) []byte { return wireEvent(ev, false) }}
+	c := l.Join(spec, func(cfg subscriber.Config) *subscriber.Client { return subscriber.New(ctx, conn, "", cfg) }).Client()
+	t.Cleanup(func() { cancel(); <-c.Done() })
+	return &testRig{Listener: l, c: c, t: t, conn: conn, wire: func(ev *protocol.Event) []byte { return wireEvent(ev, false) }}
 }
 
 // testListener is a listener without a producer: what it says goes to
@@ -149,25 +149,13 @@ func (r *testRig) sync() {
 
 // command carries out a typed line and tells what came of it.
 func (r *testRig) command(ctx context.Context, s string) bool {
-	quit := r.listener.command(ctx, s)
+	quit := r.Listener.Command(ctx, s)
 	r.drain()
 	return quit
 }
 
 // drain tells every update waiting.
-func (r *testRig) drain() {
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
-	for {
-		b, err := r.c.NextBatch(done, 0)
-		if err != nil {
-			return
-		}
-		for _, u := range b {
-			r.update(r.a, u)
-		}
-	}
-}
+func (r *testRig) drain() { r.Drain() }
 
 // payPrompt is confirmation id of agent, "Pay id.", with reply token tok.
 func payPrompt(now time.Time, id, agent, tok string) *protocol.Event {

@@ -64,6 +64,12 @@ func (o *options) announceConfig(onError func(error)) announce.Config {
 	return announce.Config{Verbosity: v, OnError: onError, Types: o.Sinks.settings.Types, Languages: o.Terms.Languages}
 }
 
+// fixedVerbosity reports whether the settings file chose the verbosity
+// (--verbosity was not given): "set verbosity" leaves it for agents that come later.
+func (o *options) fixedVerbosity() bool {
+	return o.Sinks.settings.Verbosity != "" && !flagSet(o.Sinks.fs, "verbosity")
+}
+
 // noTime says whether lines go without their time: --no-time, or
 // "timestamps": false in the settings file.
 func (o *options) noTime() bool {
@@ -84,16 +90,4 @@ func (o *options) outputs(tui bool) outputs.Options {
 	so.Pace.DropBackground = o.Terms.CognitiveLoad == "low"
 	so.NotifyBell = so.NotifyBell && !tui
 	return so
-}
-
-// silence carries out "stop": speech and braille drop what waits and stop
-// what is being said, prompts and errors excepted. speech-dispatcher answers
-// only once its voice has stopped, which may take seconds, so the listener
-// goes on meanwhile and the outcome comes as a status line.
-func (l *listener) silence() {
-	l.silencing.Add(1)
-	go func() {
-		defer l.silencing.Done()
-		l.notes.Add(announce.SilenceWords(l.silencer.Silence()))
-	}()
 }

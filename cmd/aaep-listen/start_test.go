@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/internal/golden"
 	"github.com/aaep-term/aaep-term/producer"
 )
 
@@ -57,7 +58,7 @@ func TestQuietStart(t *testing.T) {
 	t.Run("demo", func(t *testing.T) {
 		t.Parallel()
 		lines := startLines(t, 3, "--demo")
-		golden(t, "start.golden", strings.Join(lines, "\n")+"\n")
+		golden.Check(t, "testdata/start.golden", strings.Join(lines, "\n")+"\n")
 		if len(lines) < 3 || !strings.HasPrefix(lines[0], "Listening to ") || !strings.HasPrefix(lines[1], "Demo Assistant: ") {
 			t.Errorf("the demo agent's first words are not on line 2:\n%s", strings.Join(lines, "\n"))
 		}
@@ -131,7 +132,7 @@ func TestInputClosedWithoutHandshake(t *testing.T) {
 		lines = append(lines, sc.Text())
 	}
 	all := strings.Join(lines, "\n")
-	if !strings.Contains(all, inputClosedUntold) || strings.Contains(all, "default decision at once") {
+	if !strings.Contains(all, "Standard input is closed, so nobody can answer here. This producer takes no subscription, so it cannot be told: its prompts are shown and left unanswered.") || strings.Contains(all, "default decision at once") {
 		t.Errorf("what standard input closed means for a producer without a handshake:\n%s", all)
 	}
 }

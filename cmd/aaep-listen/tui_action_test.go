@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
@@ -63,7 +62,7 @@ func TestTUIActionsAsLines(t *testing.T) {
 	} {
 		t.Run(tt.line, func(t *testing.T) {
 			la, outA, connA := actionRig(t)
-			quitA := la.do(t.Context(), outputs.TUICommand(tt.action))
+			quitA := la.Do(t.Context(), tt.action.Command())
 			la.drain()
 			lb, outB, connB := actionRig(t)
 			quitB := lb.command(t.Context(), tt.line)
@@ -94,7 +93,7 @@ func sentText(c *replyLog) string {
 // sends that answer to question 2 and decides nothing about prompt 1.
 func TestTUIAnswerReadingLikeACommand(t *testing.T) {
 	l, _, conn := actionRig(t)
-	quit := l.do(t.Context(), outputs.TUICommand(tui.Action{Kind: tui.ActionAnswer, Prompt: 2, Text: "accept 1"}))
+	quit := l.Do(t.Context(), tui.Action{Kind: tui.ActionAnswer, Prompt: 2, Text: "accept 1"}.Command())
 	l.drain()
 	if quit {
 		t.Fatal("the answer quit")
@@ -121,7 +120,7 @@ func TestTUIAnswerReadingLikeACommand(t *testing.T) {
 // An action of no kind answers nothing.
 func TestTUINoAction(t *testing.T) {
 	l, _, conn := actionRig(t)
-	if l.do(t.Context(), outputs.TUICommand(tui.Action{})) || len(conn.sent) != 0 || len(l.c.Pending()) != 2 {
+	if l.Do(t.Context(), tui.Action{}.Command()) || len(conn.sent) != 0 || len(l.c.Pending()) != 2 {
 		t.Errorf("the empty action did something: sent %q", conn.sent)
 	}
 }

@@ -15,7 +15,7 @@ import (
 // sure takes the second step of an accept that cannot be undone, when one
 // waits, as the user would: with yes. Tests about other things use it.
 func (r *testRig) sure() {
-	if r.held != nil {
+	if r.Held() {
 		r.command(context.Background(), "yes")
 	}
 }

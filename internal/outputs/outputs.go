@@ -14,7 +14,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille"
-	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/notify"
 	"github.com/aaep-term/aaep-term/speech"
 )
@@ -73,7 +73,7 @@ type Set struct {
 	// Answers carries the accept N and reject N commands of the braille
 	// display's routing keys, typed as line mode types them; nil without a
 	// display.
-	Answers <-chan line.Command
+	Answers <-chan command.Command
 	closers []func() error
 	pacers  []*announce.Pacer
 }
@@ -151,11 +151,11 @@ func startBrltty(err error) string {
 // answer is the command a routing key on a braille display's prompt gives:
 // a key on the prompt shown, which answers it only once it was shown long
 // enough (subscriber.Answer).
-func answer(n int, accept bool) line.Command {
+func answer(n int, accept bool) command.Command {
 	if accept {
-		return line.Command{Verb: line.VerbAccept, Prompt: n, Word: "accept", Key: true}
+		return command.Command{Verb: command.VerbAccept, Prompt: n, Word: "accept", Key: true}
 	}
-	return line.Command{Verb: line.VerbReject, Prompt: n, Word: "reject", Key: true}
+	return command.Command{Verb: command.VerbReject, Prompt: n, Word: "reject", Key: true}
 }
 
 func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.PaceConfig, note func(string)) error {
@@ -165,7 +165,7 @@ func (s *Set) openBraille(ctx context.Context, o braille.Options, pc announce.Pa
 	if err != nil {
 		return err
 	}
-	answers := make(chan line.Command, 8)
+	answers := make(chan command.Command, 8)
 	bs, err := braille.NewSink(dctx, c, braille.Config{OnError: Once(note, "The braille display stopped"),
 		Redial:      func(ctx context.Context) (*braille.Client, error) { return braille.Dial(ctx, o) }, // when BRLTTY restarts
 		OnReconnect: func() { note("The braille display is back.") },

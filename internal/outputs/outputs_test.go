@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/command"
 )
 
 func TestCheck(t *testing.T) {
@@ -78,7 +78,7 @@ func TestBrailleAnswerTyped(t *testing.T) {
 		words  string
 	}{{3, true, "accept 3"}, {12, false, "reject 12"}} {
 		got := answer(tc.n, tc.accept)
-		want := line.Parse(tc.words)
+		want := command.Parse(tc.words)
 		want.Arg = ""   // the line as typed, which accept and reject do not read (as tui.Action.Command)
 		want.Key = true // a key on the prompt shown, not a number typed
 		if !reflect.DeepEqual(got, want) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille/brltest"
-	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/speech/speechdtest"
@@ -86,7 +86,7 @@ func TestBrailleShowsWhoAsks(t *testing.T) {
 	b.Press(t, "ROUTE 4") // over "accept"
 	select {
 	case c := <-s.Answers:
-		if c.Verb != line.VerbAccept || c.Prompt != 1 {
+		if c.Verb != command.VerbAccept || c.Prompt != 1 {
 			t.Fatalf("routing key gave %+v, want accept 1", c)
 		}
 	case <-time.After(10 * time.Second):

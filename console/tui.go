@@ -1,27 +1,24 @@
-package main
+package console
 
 import (
 	"context"
 	"io"
-	"os"
 
-	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
-	"github.com/aaep-term/aaep-term/transport"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
-// tuiOutput is the TUI as the listener's output. At every flush it copies
+// TUI is the TUI as the console's output. At every flush it copies
 // the prompts waiting and the agents, on the listener's goroutine, so the
 // TUI never reads the engine.
-type tuiOutput struct {
+type TUI struct {
 	*tui.Program
 	pending func() []tui.Prompt
 	agents  func() []tui.Agent // nil in a run of one agent
 	errOut  io.Writer
+	name    string // the command's, before its failures
 	// terms reads the negotiation of the agent the status line is about
 	// (the only one, or the one heard with "only"): its enforcer, new at
 	// every acceptance (nil before the first), and the capabilities the
@@ -31,49 +28,17 @@ type tuiOutput struct {
 	several   bool // the status line says several agents
 }
 
-// checkTUI refuses --tui where it cannot run, as a usage error: parseFlags
-// calls it, before anything starts, and startTUI again.
-func (o *options) checkTUI() error {
-	switch err := o.TUI.Check(); {
-	case !o.TUI.Enabled:
-		return nil
-	case err != nil:
-		return cliflag.Usage(err)
-	case o.JSON:
-		return cliflag.Usagef("--tui and --json cannot be combined: --json writes records for programs")
-	case !o.IO.InTTY || !o.IO.OutTTY:
-		return cliflag.Usagef("--tui needs a terminal on standard input and output; leave it out for plain lines")
-	}
-	return nil
+// NewTUI is the view p as a console's output; its failures are said on
+// errOut, after name (the command's).
+func NewTUI(p *tui.Program, errOut io.Writer, name string) *TUI {
+	return &TUI{Program: p, errOut: errOut, name: name}
 }
 
-// startTUI starts the debug view when --tui is given; it returns nil otherwise.
-func startTUI(o *options, endpoint string) (*tuiOutput, error) {
-	if !o.TUI.Enabled {
-		return nil, nil
-	}
-	if err := o.checkTUI(); err != nil {
-		return nil, err
-	}
-	getenv := o.Getenv
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	ro, err := o.TUI.RunOptions(o.IO.Color, getenv)
-	if err != nil {
-		return nil, err
-	}
-	ro.Endpoint, ro.Transport, ro.Now = endpoint, transport.Words(endpoint), o.Now
-	ro.SaveDir, _ = os.Getwd()
-	ro.In, ro.Out = o.IO.In, o.IO.Out
-	return &tuiOutput{Program: tui.Start(ro), errOut: o.IO.ErrOut}, nil
-}
-
-// attach makes the TUI the listener's input and prompt source: its
-// actions are line.Commands, carried out by the listener's do, as typed
-// ones are.
-func (t *tuiOutput) attach(l *listener) {
-	l.input = outputs.TUICommands(t.Actions())
+// Attach makes the TUI the console's input and prompt source: its
+// actions are command.Commands (tui.Program.Commands), carried out by
+// the console's Do, as typed ones are.
+func (t *TUI) Attach(l *Listener) {
+	l.input = t.Commands()
 	t.pending = func() []tui.Prompt {
 		ps := l.pending()
 		out := make([]tui.Prompt, len(ps))
@@ -105,7 +70,7 @@ func (t *tuiOutput) attach(l *listener) {
 
 // tuiAgents is every agent as the TUI's agents view shows it; nil in a
 // run of one agent without a label.
-func (l *listener) tuiAgents() []tui.Agent {
+func (l *Listener) tuiAgents() []tui.Agent {
 	if !l.multi {
 		return nil
 	}
@@ -123,23 +88,23 @@ func (l *listener) tuiAgents() []tui.Agent {
 }
 
 // Close ends the TUI; a failure is reported, as the listener is done by then.
-func (t *tuiOutput) Close() error {
+func (t *TUI) Close() error {
 	if err := t.Program.Close(); err != nil {
-		textout.Fprintf(t.errOut, "aaep-listen: %v\n", err)
+		textout.Fprintf(t.errOut, "%s: %v\n", t.name, err)
 	}
 	return nil
 }
 
 // End waits, once the stream has ended, for the user to quit the view (or
 // for ctx to be done); a failure is reported.
-func (t *tuiOutput) End(ctx context.Context) {
+func (t *TUI) End(ctx context.Context) {
 	if err := t.Program.End(ctx); err != nil {
-		textout.Fprintf(t.errOut, "aaep-listen: %v\n", err)
+		textout.Fprintf(t.errOut, "%s: %v\n", t.name, err)
 	}
 }
 
-// Flush implements output.
-func (t *tuiOutput) Flush() error {
+// Flush implements Output.
+func (t *TUI) Flush() error {
 	if t.pending != nil {
 		t.SetPrompts(t.pending())
 	}

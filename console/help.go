@@ -1,4 +1,4 @@
-package main
+package console
 
 // help.go: typed help, short lines a braille display shows forty cells at
 // a time: one line per command, and help COMMAND for more about one.

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
 
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
@@ -16,14 +16,14 @@ import (
 // renegotiate carries out "set NAME VALUE": the client sends the producer
 // a subscription.renegotiate with the one change. The producer's answer
 // comes in the client's stream; a refusal ends the subscription.
-func (l *listener) renegotiate(ctx context.Context, c line.Command) {
+func (l *Listener) renegotiate(ctx context.Context, c command.Command) {
 	for _, a := range l.agentsFor(c) {
 		l.renegotiateOne(ctx, a, c)
 	}
 }
 
 // renegotiateOne asks agent a for the change.
-func (l *listener) renegotiateOne(ctx context.Context, a *agent, c line.Command) {
+func (l *Listener) renegotiateOne(ctx context.Context, a *agent, c command.Command) {
 	say := func(s string) { l.say(l.forAgent(a, s)) }
 	terms, changes, err := a.terms.Set(c.Word, c.Arg)
 	if err != nil {
@@ -38,8 +38,8 @@ func (l *listener) renegotiateOne(ctx context.Context, a *agent, c line.Command)
 	}
 	if c.Word == "verbosity" { // how the listener itself phrases events, whatever the producer says
 		a.ann.SetVerbosity(terms.Verbosity)
-		if len(l.agents()) == 1 {
-			l.o.Verbosity = terms.Verbosity
+		if len(l.agents()) == 1 && !l.cfg.FixedVerbosity {
+			l.cfg.Announce.Verbosity = terms.Verbosity
 		}
 	}
 	err = a.c.Renegotiate(ctx, changes)
@@ -60,7 +60,7 @@ func (l *listener) renegotiateOne(ctx context.Context, a *agent, c line.Command)
 	}
 }
 
-func (l *listener) sayAll(lines []string) {
+func (l *Listener) sayAll(lines []string) {
 	for _, s := range lines {
 		l.say(s)
 	}

@@ -1,35 +1,31 @@
-package main
+package console
 
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/audit"
-	"github.com/aaep-term/aaep-term/internal/outputs"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
-	"github.com/aaep-term/aaep-term/policy"
-	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
 
-// output is what both line mode and --json offer.
-type output interface {
+// Output is what both line mode and --json offer (and the TUI).
+type Output interface {
 	announce.Sink
 	announce.DiagnosticSink
 	Say(now time.Time, text string) error
 	Flush() error
 }
 
-// listener is one run of aaep-listen: the client's updates and the typed
-// commands meet on one goroutine (loop), which owns the outputs.
-type listener struct {
-	o *options
+// Listener is one console: its agents' updates and the typed commands
+// meet on one goroutine (Run), which owns the outputs.
+type Listener struct {
+	cfg Config
 	// group is the agents, their one stream of updates, their prompts.
 	group *subscriber.Group
 	// multi: lines name their agent (several agents, or one with a label).
@@ -37,20 +33,20 @@ type listener struct {
 	only  *agent // "only AGENT": the one heard in full; nil for all
 	// changes, when not nil, brings agents to add or say gone while
 	// running (--local; see addAgent); stopWatching ends them (quit).
-	changes      <-chan agentChange
+	changes      <-chan AgentChange
 	stopWatching func()
 	sinks        []announce.Sink // the outputs every agent's announcer shares
 	// silencer is an announcer over the outputs as they are, for "stop".
 	silencer *announce.Announcer
-	out      output
+	out      Output
 	audit    *audit.Log // --audit; nil without
 	// input is what the user asks for, typed: the TUI's actions, or lines
 	// read and parsed (commands.go); nil reads standard input.
-	input <-chan line.Command
+	input <-chan command.Command
 	// answers are the braille display's, typed; nil without a display.
-	answers <-chan line.Command
+	answers <-chan command.Command
 
-	notes     *outputs.Notes // lines from the sinks' goroutines
+	notes     *Notes         // lines from the sinks' goroutines
 	silencing sync.WaitGroup // "stop" commands whose cancel is still on its way (announcing.go)
 	// inputClosed is the line saying standard input ended, told before the
 	// next prompt offered (where it matters), or at the end.
@@ -64,143 +60,59 @@ type listener struct {
 	// held is an accept that cannot be undone, waiting for yes (commands.go).
 	held *heldAccept
 
-	endErr error // why the run failed, from the End
-	ended  bool  // every agent has ended
+	endErr  error // why the run failed, from the End
+	ended   bool  // every agent has ended
+	refused bool  // a producer refused the subscription and never accepted it
 }
 
-// newListener is a listener of o writing to out and the other sinks.
-func newListener(o *options, out output, sinks ...announce.Sink) *listener {
-	l := &listener{o: o, out: out, notes: outputs.NewNotes()}
+// New is a console of cfg writing to out and the other sinks. Its agents
+// are added with StartAgent; Run then tells their updates.
+func New(cfg Config, out Output, sinks ...announce.Sink) *Listener {
+	l := &Listener{cfg: cfg, out: out, notes: NewNotes(), multi: cfg.Multi}
 	l.sinks = append([]announce.Sink{out}, sinks...)
-	l.silencer = announce.New(o.announceConfig(l.sinkFailed), l.sinks...)
-	specs := o.agentSpecs()
-	l.multi = len(specs) > 1 || len(specs) == 1 && specs[0].Label != "" || o.Local
-	n := len(specs)
-	if o.Local { // agents may come: bound each as for a few more
-		n = max(n, localExpected)
-	}
-	l.group = subscriber.NewGroup(subscriber.GroupConfig{BatchMax: o.batchMax, Expected: n, Now: o.Now, Settle: o.AnswerAfter})
+	l.silencer = announce.New(l.announceConfig(), l.sinks...)
+	l.group = subscriber.NewGroup(subscriber.GroupConfig{BatchMax: cfg.BatchMax, Expected: cfg.Expected, Now: cfg.Now, Settle: cfg.Settle})
 	return l
 }
 
-func listen(ctx context.Context, o *options) error {
-	endpoint := o.Endpoint
-	if o.Demo && o.DemoAgents > 0 {
-		endpoints, stop, err := startDemoAgents(o.DemoAgents, o.DemoSpeed, o.IO.Eprintf)
-		if err != nil {
-			return fmt.Errorf("start the demo agents: %w", err)
-		}
-		defer stop()
-		if err := o.readAgents(endpoints); err != nil {
-			return err
-		}
-		endpoint = o.Endpoint
-	} else if o.Demo {
-		d, err := startDemo(o)
-		if err != nil {
-			return fmt.Errorf("start the demo producer: %w", err)
-		}
-		defer d.stop()
-		endpoint = d.url
-	}
+// SetNotes makes notes the lines from the sinks' goroutines, said on the
+// loop's: the outputs opened before the console say their trouble there.
+func (l *Listener) SetNotes(n *Notes) { l.notes = n }
 
-	ui, err := startTUI(o, endpoint) // nil without --tui
-	notes := outputs.NewNotes()
-	if err != nil {
-		return err
-	}
-	var out output
-	ended := false // the stream ran to its end: the view stays open until the user quits
-	if ui != nil {
-		interrupted := ctx // done on an interrupt, which ends the view too
-		defer func() {
-			if ended {
-				ui.End(interrupted)
-			} else {
-				ui.Close()
-			}
-		}()
-		out = ui
-	} else if o.JSON {
-		out = line.NewJSON(o.IO.Out)
-	} else {
-		var diag io.Writer = o.IO.ErrOut
-		if o.QuietDiagnostics {
-			diag = nil
-		}
-		out = line.NewWriter(o.IO.Out, diag, line.WriterOptions{Color: o.IO.Color, NoTime: o.noTime()})
-	}
-	so := o.outputs(ui != nil)
-	so.Pace.SayAgents = o.severalAgents()                           // speech and braille say who speaks
-	extra := outputs.Open(ctx, so, func(s string) { notes.Add(s) }) // speech, braille, notifications
-	defer extra.Close()
-	l := newListener(o, out, extra.List...)
-	l.notes = notes
-	if o.Decide.AuditFile != "" {
-		if l.audit, err = audit.Open(o.Decide.AuditFile); err != nil {
-			return err
-		}
-		defer l.audit.Close()
-	}
+// SetAudit makes log the audit log of every prompt and decision (--audit).
+func (l *Listener) SetAudit(log *audit.Log) { l.audit = log }
 
-	l.inputAtStart(ui != nil || extra.Answers != nil) // the view or a braille display may answer
-	specs := o.agentSpecs()
-	if o.Demo && o.DemoAgents == 0 {
-		specs[0].Endpoint = endpoint
-	}
-	defer l.closeAll()
-	if o.Local {
-		wctx, stop := context.WithCancel(ctx)
-		defer stop()
-		changes, opening, err := watchLocal(wctx, o.getenv())
-		if err != nil {
-			return err
-		}
-		l.changes, l.stopWatching = changes, stop
-		l.say(opening)
-	}
-	for _, spec := range specs {
-		l.startAgent(ctx, spec)
-	}
-	if ui != nil {
-		ui.attach(l)
-	}
-	l.answers = extra.Answers // braille answers go the way typed ones go
-	err = l.loop(ctx)
-	ended = true
-	return err
+// SetAnswers makes answers the braille display's answers, typed: they go
+// the way typed ones go, but never quit.
+func (l *Listener) SetAnswers(answers <-chan command.Command) { l.answers = answers }
+
+// Watch makes changes the agents to add or say gone while running
+// (--local); stop ends them (quit).
+func (l *Listener) Watch(changes <-chan AgentChange, stop func()) {
+	l.changes, l.stopWatching = changes, stop
 }
 
-// clientConfig is the subscriber's configuration from the flags.
-func (o *options) clientConfig(endpoint string) subscriber.Config {
-	cfg := subscriber.Config{
-		Identity:    session.Identity{ID: o.SubscriberID, Name: "aaep-listen", Version: version},
-		Terms:       o.Terms,
-		ReorderWait: o.ReorderWait,
-		DecidedBy:   o.DecidedBy,
-		Transport:   o.Transport(),
-		Gate:        policy.NewGate(o.Decide.policy, o.AutoReply == protocol.DecisionReject),
-		Manifest:    o.manifestConfig(),
-		Hints:       listenHints,
-		Credentials: o.Credentials(endpoint),
-		Now:         o.Now,
-	}
-	switch {
-	case o.Sign.Off:
-		cfg.NoSignerWords = "--no-sign"
-	case o.Sign.key != nil:
-		cfg.Signer = o.Sign.key
-	}
-	return cfg
+// Refused reports whether a producer refused the subscription and never
+// accepted it (with several agents: any of them).
+func (l *Listener) Refused() bool { return l.refused }
+
+// Say says a line of the console's own.
+func (l *Listener) Say(s string) { l.say(s) }
+
+// announceConfig is the configuration of a new announcer.
+func (l *Listener) announceConfig() announce.Config {
+	c := l.cfg.Announce
+	c.OnError = l.sinkFailed
+	return c
 }
 
-// loop takes the agents' updates a batch at a time, and typed commands,
+// Run takes the agents' updates a batch at a time, and typed commands,
 // until every agent has ended.
-func (l *listener) loop(ctx context.Context) error {
+func (l *Listener) Run(ctx context.Context) error {
 	defer l.group.Stop()
 	lines := l.input
-	if lines == nil && !l.o.eventsOnStdin() { // with -, standard input is the events, not commands
-		lines = line.Read(l.o.IO.In)
+	if lines == nil && !l.cfg.EventsOnStdin { // with -, standard input is the events, not commands
+		lines = line.Read(l.cfg.IO.In)
 	}
 	if l.group.Live() == 0 && l.changes == nil {
 		return nil
@@ -251,7 +163,7 @@ func (l *listener) loop(ctx context.Context) error {
 				}
 				continue
 			}
-			if quit := l.do(ctx, c); quit {
+			if quit := l.Do(ctx, c); quit {
 				l.quitAll()
 				lines, l.answers = nil, nil
 				if l.changes != nil { // --local: no agent comes after quit
@@ -264,8 +176,8 @@ func (l *listener) loop(ctx context.Context) error {
 			}
 			l.flush()
 		case c := <-l.answers:
-			if c.Verb != line.VerbQuit { // accept or reject: never quit
-				l.do(ctx, c)
+			if c.Verb != command.VerbQuit { // accept or reject: never quit
+				l.Do(ctx, c)
 			}
 			l.flush()
 		case <-l.notes.Ready():
@@ -277,7 +189,7 @@ func (l *listener) loop(ctx context.Context) error {
 
 // batch tells one batch of an agent's updates, and reports whether the
 // run has ended with it.
-func (l *listener) batch(b subscriber.Batch) bool {
+func (l *Listener) batch(b subscriber.Batch) bool {
 	for _, u := range b.Updates {
 		l.update(b.Member.Value.(*agent), u)
 	}
@@ -286,7 +198,7 @@ func (l *listener) batch(b subscriber.Batch) bool {
 }
 
 // quitAll closes every subscription: their Ends come in their streams.
-func (l *listener) quitAll() {
+func (l *Listener) quitAll() {
 	for _, a := range l.agents() {
 		if !a.Ended() {
 			go a.c.CloseBecause("You quit.")
@@ -295,7 +207,7 @@ func (l *listener) quitAll() {
 }
 
 // update tells one update of agent a.
-func (l *listener) update(a *agent, u subscriber.Update) {
+func (l *Listener) update(a *agent, u subscriber.Update) {
 	l.group.Seen(a.Member, u)
 	if u.Kind != subscriber.KindStatus && a.connecting != "" {
 		l.sayFor(a, a.connecting) // no connection came first: say where it tried
@@ -329,7 +241,7 @@ func (l *listener) update(a *agent, u subscriber.Update) {
 }
 
 // end tells agent a's End; the run ends with the last agent's.
-func (l *listener) end(a *agent, u subscriber.Update) {
+func (l *Listener) end(a *agent, u subscriber.Update) {
 	// A stop typed just before the end still reaches the daemon
 	// (which would otherwise go on with what it was given) and is
 	// answered.
@@ -338,10 +250,10 @@ func (l *listener) end(a *agent, u subscriber.Update) {
 	if l.only == a {
 		l.only = nil
 	}
-	l.o.refused = l.o.refused || a.Refused()
+	l.refused = l.refused || a.Refused()
 	if err := a.Err(); err != nil {
 		if u.Text != "" {
-			u.Text += " Start aaep-listen again to reconnect."
+			u.Text += " Start " + l.cfg.Name + " again to reconnect."
 		}
 		if l.multi {
 			err = fmt.Errorf("%s: %w", a.Tag(), err)
@@ -369,7 +281,7 @@ func (l *listener) end(a *agent, u subscriber.Update) {
 }
 
 // liveNames lists the agents not ended, in words.
-func (l *listener) liveNames() string {
+func (l *Listener) liveNames() string {
 	var s []string
 	for _, a := range l.agents() {
 		if !a.Ended() {
@@ -381,10 +293,10 @@ func (l *listener) liveNames() string {
 
 // sayFor says a line of the listener's own about agent a: in a run of
 // several agents, it starts with the agent's name.
-func (l *listener) sayFor(a *agent, s string) {
+func (l *Listener) sayFor(a *agent, s string) {
 	if s != "" && l.multi {
 		if f, ok := l.out.(agentSayer); ok { // the TUI: in the agent's row
-			if err := f.SayFor(l.o.Now(), a.Tag(), s); err != nil {
+			if err := f.SayFor(l.cfg.Now(), a.Tag(), s); err != nil {
 				l.sinkFailed(err)
 			}
 			return
@@ -400,27 +312,91 @@ type agentSayer interface {
 	SayFor(now time.Time, agent, text string) error
 }
 
-func (l *listener) say(s string) {
+func (l *Listener) say(s string) {
 	if s == "" {
 		return
 	}
-	if err := l.out.Say(l.o.Now(), s); err != nil {
+	if err := l.out.Say(l.cfg.Now(), s); err != nil {
 		l.sinkFailed(err)
 	}
 }
 
-func (l *listener) flush() {
+func (l *Listener) flush() {
 	if err := l.out.Flush(); err != nil {
 		l.sinkFailed(err)
 	}
 }
 
-func (l *listener) sinkFailed(err error) {
-	l.o.IO.Eprintf("aaep-listen: %v\n", err)
+func (l *Listener) sinkFailed(err error) {
+	l.cfg.IO.Eprintf("%s: %v\n", l.cfg.Name, err)
 }
 
-func (l *listener) takeNotes() {
+func (l *Listener) takeNotes() {
 	for _, s := range l.notes.Take() {
 		l.say(s)
 	}
 }
+
+// writeAudit logs what u, from agent a, adds to the --audit log: prompts,
+// what became of them, and decisions; with several agents, each record
+// names its agent as the lines do.
+func (l *Listener) writeAudit(a *agent, u subscriber.Update) {
+	if l.audit == nil {
+		return
+	}
+	label := ""
+	if l.multi {
+		label = a.Tag()
+	}
+	if r, ok := u.AuditRecordOf(label); ok {
+		if err := l.audit.Write(r); err != nil {
+			l.sinkFailed(err)
+		}
+	}
+}
+
+// silence carries out "stop": speech and braille drop what waits and stop
+// what is being said, prompts and errors excepted. speech-dispatcher answers
+// only once its voice has stopped, which may take seconds, so the listener
+// goes on meanwhile and the outcome comes as a status line.
+func (l *Listener) silence() {
+	l.silencing.Add(1)
+	go func() {
+		defer l.silencing.Done()
+		l.notes.Add(announce.SilenceWords(l.silencer.Silence()))
+	}()
+}
+
+// Join adds an agent whose client start makes, over a connection of the
+// caller's (a capture played, a test's): nobody takes its updates from
+// the group; the caller drives its client and has them told with Drain.
+func (l *Listener) Join(spec AgentSpec, start func(subscriber.Config) *subscriber.Client) *subscriber.Member {
+	return l.addAgent(spec, start).Member
+}
+
+// Drain tells every update the agents' clients have queued, agent by
+// agent, without waiting for more, and flushes the output: Run's work for
+// a caller that drives its clients itself (Join).
+func (l *Listener) Drain() {
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // queued updates only
+	for _, a := range l.agents() {
+		for {
+			us, err := a.c.NextBatch(done, 0)
+			if err != nil {
+				break
+			}
+			for _, u := range us {
+				l.update(a, u)
+			}
+		}
+	}
+	l.flush()
+}
+
+// Ended reports whether every agent has ended, and so the run.
+func (l *Listener) Ended() bool { return l.ended }
+
+// Members are the agents still listed: every live one, and the last few
+// ended (subscriber.Group.Members).
+func (l *Listener) Members() []*subscriber.Member { return l.group.Members() }

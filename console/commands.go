@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"context"
@@ -8,23 +8,23 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
 
-// command carries out one typed line. It reports whether the user quit.
-func (l *listener) command(ctx context.Context, s string) (quit bool) {
-	return l.do(ctx, line.Parse(s))
+// Command carries out one typed line. It reports whether the user quit.
+func (l *Listener) Command(ctx context.Context, s string) (quit bool) {
+	return l.Do(ctx, command.Parse(s))
 }
 
-// do carries out one command: a typed line as line.Parse reads it, or an
-// action of the TUI (tui.go's commandOf). Both come here as one type, so
-// the two cannot drift. It reports whether the user quit.
-func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
-	now := l.o.Now()
+// Do carries out one command: a typed line as command.Parse reads it, or an
+// action of the TUI or a braille key. All come here as one type, so they
+// cannot drift. It reports whether the user quit.
+func (l *Listener) Do(ctx context.Context, c command.Command) (quit bool) {
+	now := l.cfg.Now()
 	if l.secondStep(ctx, c) {
 		return false
 	}
@@ -32,34 +32,34 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 		return false
 	}
 	switch c.Verb {
-	case line.VerbAll, line.VerbOnly, line.VerbCancel: // one agent, and a question waits (or no acp: agent): its answer
-		c = line.Command{Verb: line.VerbText, Arg: strings.TrimSpace(c.Word + " " + c.Agent)}
-	case line.VerbTell: // no acp: agent runs
-		c = line.Command{Verb: line.VerbText, Arg: c.Word + " " + c.Arg}
+	case command.VerbAll, command.VerbOnly, command.VerbCancel: // one agent, and a question waits (or no acp: agent): its answer
+		c = command.Command{Verb: command.VerbText, Arg: strings.TrimSpace(c.Word + " " + c.Agent)}
+	case command.VerbTell: // no acp: agent runs
+		c = command.Command{Verb: command.VerbText, Arg: c.Word + " " + c.Arg}
 	}
 	switch c.Verb {
-	case line.VerbEmpty:
+	case command.VerbEmpty:
 		l.emptyLine(ctx)
-	case line.VerbQuit:
+	case command.VerbQuit:
 		return true // quit AGENT is agentCommand's
 
-	case line.VerbSet:
+	case command.VerbSet:
 		l.renegotiate(ctx, c)
-	case line.VerbHelp:
+	case command.VerbHelp:
 		l.sayAll(helpLines(c.Arg))
-	case line.VerbTerms:
+	case command.VerbTerms:
 		for _, a := range l.agents() {
 			l.sayFor(a, "Terms: "+termsWords(a))
 		}
-	case line.VerbStop:
+	case command.VerbStop:
 		l.silence()
-	case line.VerbPending:
+	case command.VerbPending:
 		l.listPending(now)
-	case line.VerbDetails:
+	case command.VerbDetails:
 		if p := l.pick(ctx, c.Prompt, c.Word, false); p != nil {
 			l.say(l.forAgent(p.a, announce.PromptDetails(p.Prompt, now)))
 		}
-	case line.VerbAccept, line.VerbReject, line.VerbAnswer, line.VerbText:
+	case command.VerbAccept, command.VerbReject, command.VerbAnswer, command.VerbText:
 		l.answer(ctx, c)
 	}
 	return false
@@ -69,7 +69,7 @@ func (l *listener) do(ctx context.Context, c line.Command) (quit bool) {
 // an answer, to a confirmation or to a question. When exactly one prompt
 // waits, it says so and how to answer it (a question's default is named:
 // it applies when the time runs out). Otherwise a blank line says nothing.
-func (l *listener) emptyLine(ctx context.Context) {
+func (l *Listener) emptyLine(ctx context.Context) {
 	pending := l.pending()
 	if len(pending) != 1 {
 		return
@@ -92,7 +92,7 @@ type agentPrompt struct {
 
 // pending lists the prompts of every agent waiting for an answer, by
 // number (numbers are unique across agents: subscriber.Group).
-func (l *listener) pending() []agentPrompt {
+func (l *Listener) pending() []agentPrompt {
 	mps := l.group.Pending()
 	ps := make([]agentPrompt, len(mps))
 	for i, p := range mps {
@@ -111,7 +111,7 @@ func prompts(ps []agentPrompt) []*session.Prompt {
 
 // whyNot says why prompt n cannot be answered: the agent that numbered it
 // knows (settled, expired, its agent gone); "" when none did.
-func (l *listener) whyNot(ctx context.Context, n int) string {
+func (l *Listener) whyNot(ctx context.Context, n int) string {
 	err := l.group.WhyNot(ctx, n)
 	var ended *subscriber.EndedError
 	switch {
@@ -125,7 +125,7 @@ func (l *listener) whyNot(ctx context.Context, n int) string {
 
 // forAgent starts a sentence about agent a with its name, in a run of
 // several agents.
-func (l *listener) forAgent(a *agent, s string) string {
+func (l *Listener) forAgent(a *agent, s string) string {
 	if l.multi {
 		return a.Tag() + ": " + s
 	}
@@ -135,7 +135,7 @@ func (l *listener) forAgent(a *agent, s string) string {
 // pick finds the prompt numbered n waiting for an answer; when n is 0, the
 // only prompt waiting. It tells the user why when there is none, and, for
 // an answer, that nothing was sent.
-func (l *listener) pick(ctx context.Context, n int, word string, answering bool) *agentPrompt {
+func (l *Listener) pick(ctx context.Context, n int, word string, answering bool) *agentPrompt {
 	pending := l.pending()
 	if n > 0 {
 		for i, p := range pending {
@@ -193,9 +193,9 @@ func example(pending []agentPrompt, word string) string {
 // fits is the kind of prompt answer c is for: accept and reject (a, r)
 // answer a confirmation; answer and a line of text, a question; yes and
 // no either (yes or no to a question), unless given always or a reason.
-func fits(c line.Command) string {
+func fits(c command.Command) string {
 	switch {
-	case c.Verb == line.VerbAnswer || c.Verb == line.VerbText:
+	case c.Verb == command.VerbAnswer || c.Verb == command.VerbText:
 		return session.AsksQuestion
 	case c.Always || c.Rationale != "":
 		return session.AsksConfirmation
@@ -214,9 +214,9 @@ func fits(c line.Command) string {
 // through the group, which refuses it when that prompt is not the one
 // shown or, for an answer naming no number, was shown moments ago. Nothing
 // is sent otherwise, and the user hears which prompts wait.
-func (l *listener) answer(ctx context.Context, c line.Command) {
+func (l *Listener) answer(ctx context.Context, c command.Command) {
 	word := c.Word
-	if c.Verb == line.VerbText {
+	if c.Verb == command.VerbText {
 		word = "answer"
 	}
 	p := l.pick(ctx, c.Prompt, word, true)
@@ -234,11 +234,11 @@ func (l *listener) answer(ctx context.Context, c line.Command) {
 		a.To.Words = c.Words // what the TUI drew
 	}
 	switch {
-	case p.Kind() == session.AsksQuestion && (c.Verb == line.VerbAnswer || c.Verb == line.VerbText):
+	case p.Kind() == session.AsksQuestion && (c.Verb == command.VerbAnswer || c.Verb == command.VerbText):
 		a.Text = c.Arg
 	case p.Kind() == session.AsksQuestion:
 		a.Text = c.Word // yes or no to a question
-	case c.Verb == line.VerbAccept:
+	case c.Verb == command.VerbAccept:
 		a.Decision = protocol.DecisionAccept
 	default:
 		a.Decision = protocol.DecisionReject
@@ -252,6 +252,10 @@ func (l *listener) answer(ctx context.Context, c line.Command) {
 	l.send(ctx, a, c.Always, p.a)
 }
 
+// Held reports whether an accept that cannot be undone waits for its
+// second step: the next command, which sends it only when it is yes.
+func (l *Listener) Held() bool { return l.held != nil }
+
 // heldAccept is an accept of a prompt that cannot be undone, waiting for
 // its second step: the next line typed (or TUI action, or braille key).
 type heldAccept struct {
@@ -264,23 +268,23 @@ type heldAccept struct {
 // secondStep takes the line after an accept that cannot be undone: yes
 // sends it; anything else sends nothing, says so and, unless it was an
 // empty line, is carried out as usual. It reports whether c was used up.
-func (l *listener) secondStep(ctx context.Context, c line.Command) bool {
+func (l *Listener) secondStep(ctx context.Context, c command.Command) bool {
 	h := l.held
 	if h == nil {
 		return false
 	}
 	l.held = nil
-	if c.Verb == line.VerbAccept && c.Word == "yes" && (c.Prompt == 0 || c.Prompt == h.number) && !c.Always && c.Rationale == "" {
+	if c.Verb == command.VerbAccept && c.Word == "yes" && (c.Prompt == 0 || c.Prompt == h.number) && !c.Always && c.Rationale == "" {
 		l.send(ctx, h.answer, h.always, h.agent)
 		return true
 	}
 	l.say(fmt.Sprintf("Not sent: prompt %d still waits for your answer.", h.number))
-	return c.Verb == line.VerbEmpty
+	return c.Verb == command.VerbEmpty
 }
 
 // send sends an answer the user gave through the group, and says why when
 // it was refused.
-func (l *listener) send(ctx context.Context, a subscriber.Answer, always bool, ag *agent) {
+func (l *Listener) send(ctx context.Context, a subscriber.Answer, always bool, ag *agent) {
 	err := l.group.Reply(ctx, a)
 	l.keptAlways = l.keptAlways || (always && err == nil)
 	if errors.Is(err, subscriber.ErrTooSoon) {
@@ -297,7 +301,7 @@ const maxAgentName = 40
 
 // agentName names the agent of p: the name its producer gives, cut to
 // maxAgentName characters, after our own tag of it with several agents.
-func (l *listener) agentName(p agentPrompt) string {
+func (l *Listener) agentName(p agentPrompt) string {
 	name := prose.Cut(announce.Agent(p.Event), maxAgentName)
 	if l.multi && name != p.a.Tag() {
 		return p.a.Tag() + ", agent " + name
@@ -308,7 +312,7 @@ func (l *listener) agentName(p agentPrompt) string {
 // waiting names the prompts waiting, each with its agent, number, kind and
 // what answers it, to follow a sentence saying nothing was sent; when none
 // waits, it says so.
-func (l *listener) waiting(pending []agentPrompt) string {
+func (l *Listener) waiting(pending []agentPrompt) string {
 	if len(pending) == 0 {
 		return " No prompt is waiting for an answer."
 	}
@@ -327,14 +331,14 @@ func (l *listener) waiting(pending []agentPrompt) string {
 
 // answered says why an answer was refused; a reply that could not be sent
 // is told by the client's Reply update.
-func (l *listener) answered(a *agent, err error) {
+func (l *Listener) answered(a *agent, err error) {
 	var se *subscriber.SendError
 	if err != nil && !errors.As(err, &se) {
 		l.say(l.forAgent(a, err.Error()))
 	}
 }
 
-func (l *listener) listPending(now time.Time) {
+func (l *Listener) listPending(now time.Time) {
 	pending := l.pending()
 	if len(pending) == 0 {
 		l.say("No prompt is waiting for an answer.")

@@ -1,4 +1,7 @@
-package line
+// Package command is the one vocabulary of what the user asks a listener
+// for: a line typed in line mode, a TUI key, a braille key all become the
+// same Command, which the console carries out.
+package command
 
 import (
 	"strconv"

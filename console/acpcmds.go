@@ -1,4 +1,4 @@
-package main
+package console
 
 // This file wires acp:COMMAND agents: each gets a bridge (package acp) that
 // its client dials, and the typed commands tell and cancel reach it.
@@ -8,30 +8,30 @@ import (
 	"strings"
 
 	"github.com/aaep-term/aaep-term/acp"
-	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
 // bridgeFor gives an acp: agent its bridge, dialled by its client.
-func (l *listener) bridgeFor(a *agent, spec agentSpec, cfg *subscriber.Config) {
+func (l *Listener) bridgeFor(a *agent, spec AgentSpec, cfg *subscriber.Config) {
 	if transport.BindingOf(spec.Endpoint) != transport.BindingACP {
 		return
 	}
-	mode, task := l.o.AgentMode, l.o.AgentTask
+	mode, task := l.cfg.ACPMode, l.cfg.ACPTask
 	if spec.ACPMode != "" {
 		mode = spec.ACPMode
 	}
 	if spec.ACPTask != "" {
 		task = spec.ACPTask
 	}
-	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: mode, Task: task, Dir: spec.ACPDir, Version: version})
+	a.bridge = acp.New(acp.Options{Name: spec.Label, Mode: mode, Task: task, Dir: spec.ACPDir, Version: l.cfg.Version})
 	cfg.Transport.ACP = a.bridge.Dial
 }
 
 // acpAgents are the agents started as acp:COMMAND and still running.
-func (l *listener) acpAgents() []*agent {
+func (l *Listener) acpAgents() []*agent {
 	var as []*agent
 	for _, a := range l.agents() {
 		if a.bridge != nil && !a.Ended() {
@@ -43,13 +43,13 @@ func (l *listener) acpAgents() []*agent {
 
 // acpCommand carries out tell and cancel; it reports false when no acp:
 // agent runs, so the line is taken as text (an answer).
-func (l *listener) acpCommand(c line.Command) bool {
+func (l *Listener) acpCommand(c command.Command) bool {
 	as := l.acpAgents()
 	if len(as) == 0 {
 		return false
 	}
 	switch c.Verb {
-	case line.VerbTell:
+	case command.VerbTell:
 		a, task := as[0], c.Arg
 		if first, rest, ok := strings.Cut(c.Arg, " "); ok {
 			if m := l.group.Find(first); m != nil && m.Value.(*agent).bridge != nil {
@@ -65,7 +65,7 @@ func (l *listener) acpCommand(c line.Command) bool {
 		if err := a.bridge.Tell(task); err != nil {
 			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 		}
-	case line.VerbCancel:
+	case command.VerbCancel:
 		a := as[0]
 		if c.Agent != "" {
 			if a = l.find(c.Agent); a == nil {

@@ -1,4 +1,4 @@
-package main
+package console
 
 // status.go: a quiet start. At normal verbosity each agent gets one line,
 // "Listening to …", once it is connected; how the subscription and its
@@ -17,7 +17,7 @@ import (
 )
 
 // status tells a status update of agent a.
-func (l *listener) status(a *agent, u subscriber.Update) {
+func (l *Listener) status(a *agent, u subscriber.Update) {
 	if l.verbose(a) {
 		l.sayFor(a, u.Text)
 		return
@@ -55,7 +55,7 @@ func (l *listener) status(a *agent, u subscriber.Update) {
 
 // verbose reports whether a's statuses are all said: the user asked for
 // detailed texts.
-func (l *listener) verbose(a *agent) bool {
+func (l *Listener) verbose(a *agent) bool {
 	return a.terms.Verbosity == "detailed"
 }
 

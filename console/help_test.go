@@ -1,36 +1,13 @@
-package main
+package console
 
 import (
-	"context"
-	"flag"
-	"os"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
-	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/command"
+	"github.com/aaep-term/aaep-term/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := "testdata/" + name
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to write it)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s changed (go test -run %s -update, then read the diff):\ngot:\n%s", path, t.Name(), got)
-	}
-}
 
 // Typed help is short lines, one per command, and help COMMAND says more
 // about one, each a sentence: a braille display shows each line in two
@@ -38,8 +15,7 @@ func golden(t *testing.T, name, got string) {
 // 1,000 characters before). testdata/help.golden holds what is said.
 func TestTypedHelpIsShortLines(t *testing.T) {
 	t.Parallel()
-	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	r, out, _ := testListener(t, now, false)
+	r := newRig(t, "http://127.0.0.1:1")
 	typed := []string{"help"}
 	for _, tp := range helpTopics {
 		typed = append(typed, "help "+tp.words[0])
@@ -47,13 +23,14 @@ func TestTypedHelpIsShortLines(t *testing.T) {
 	typed = append(typed, "HELP Accept 2", "h quit")
 	var all strings.Builder
 	for _, s := range typed {
-		out.lines = nil
-		r.command(context.Background(), s)
-		if len(out.lines) == 0 {
+		r.out.Reset()
+		r.command(s)
+		lines := strings.Split(strings.TrimSuffix(r.out.String(), "\n"), "\n")
+		if r.out.Len() == 0 {
 			t.Errorf("%q said nothing", s)
 		}
 		all.WriteString("> " + s + "\n")
-		for _, l := range out.lines {
+		for _, l := range lines {
 			if n := utf8.RuneCountInString(l); n > helpWidth {
 				t.Errorf("%q says a line of %d characters, more than %d: %s", s, n, helpWidth, l)
 			}
@@ -63,7 +40,7 @@ func TestTypedHelpIsShortLines(t *testing.T) {
 	if n := strings.Count(all.String(), "\n") - len(typed); n > 120 {
 		t.Errorf("help says %d lines in all", n)
 	}
-	golden(t, "help.golden", all.String())
+	golden.Check(t, "testdata/help.golden", all.String())
 }
 
 // Every word that starts a command has help of its own, and help followed
@@ -72,7 +49,7 @@ func TestHelpCommandParses(t *testing.T) {
 	t.Parallel()
 	for _, tp := range helpTopics {
 		for _, w := range tp.words {
-			if c := line.Parse("help " + w); c.Verb != line.VerbHelp || c.Arg != w {
+			if c := command.Parse("help " + w); c.Verb != command.VerbHelp || c.Arg != w {
 				t.Errorf("help %s parses as %v %q", w, c.Verb, c.Arg)
 			}
 			if got := helpLines(w); strings.HasPrefix(got[0], "No command") {
@@ -81,7 +58,7 @@ func TestHelpCommandParses(t *testing.T) {
 		}
 	}
 	for _, s := range []string{"help me", "help me choose", "h i"} {
-		if c := line.Parse(s); c.Verb != line.VerbText {
+		if c := command.Parse(s); c.Verb != command.VerbText {
 			t.Errorf("%q parses as %v; want text, an answer", s, c.Verb)
 		}
 	}

@@ -1,11 +1,12 @@
-package main
+package console
 
 import (
 	"context"
 	"fmt"
-	"github.com/aaep-term/aaep-term/subscriber"
 	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/subscriber"
 
 	"github.com/aaep-term/aaep-term/internal/localagents"
 )
@@ -15,7 +16,7 @@ import (
 // agent's label or tag is said in one clean line, and the agent it adds
 // never takes another's name.
 func TestAttack14HostileSocketNames(t *testing.T) {
-	r := newMultiRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2")
+	r := newRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2")
 	t.Cleanup(func() { r.group.Stop() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -45,13 +46,13 @@ func TestAttack14HostileSocketNames(t *testing.T) {
 }
 
 // Hundreds of sockets in the local directory (a hostile producer making
-// them as fast as it can) add at most maxAgents agents, and maxAgents more
+// them as fast as it can) add at most MaxAgents agents, and MaxAgents more
 // being closed to make room (none of these ever said a word): every agent
 // holds its own queue and memory of recent events, so the run's memory
 // stays bounded. The sockets past that are said not subscribed to, each in
 // one line.
 func TestAttack14HundredsOfSocketsBounded(t *testing.T) {
-	r := newMultiRig(t, "mail=http://127.0.0.1:1")
+	r := newRig(t, "mail=http://127.0.0.1:1")
 	t.Cleanup(func() { r.group.Stop() })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -64,10 +65,15 @@ func TestAttack14HundredsOfSocketsBounded(t *testing.T) {
 			open++
 		}
 	}
-	if open > maxAgents || len(r.agents()) > 2*maxAgents {
-		t.Fatalf("%d agents added, %d of them not being closed; want at most %d and %d", len(r.agents()), open, 2*maxAgents, maxAgents)
+	if open > MaxAgents || len(r.agents()) > 2*MaxAgents {
+		t.Fatalf("%d agents added, %d of them not being closed; want at most %d and %d", len(r.agents()), open, 2*MaxAgents, MaxAgents)
 	}
-	if n := strings.Count(r.out.String(), "Not subscribing to the agent "); n != 300+1-2*maxAgents {
-		t.Fatalf("%d sockets said not subscribed to, want %d:\n%s", n, 300+1-2*maxAgents, r.out.String())
+	if n := strings.Count(r.out.String(), "Not subscribing to the agent "); n != 300+1-2*MaxAgents {
+		t.Fatalf("%d sockets said not subscribed to, want %d:\n%s", n, 300+1-2*MaxAgents, r.out.String())
 	}
+}
+
+// localChange is the change aaep-listen --local makes of a local agent.
+func localChange(a localagents.Agent) AgentChange {
+	return AgentChange{Spec: AgentSpec{Label: a.Label, Endpoint: a.Endpoint, Found: true}, Gone: a.Gone, Note: a.Note}
 }

@@ -1,4 +1,4 @@
-package main
+package console
 
 // input.go: what the listener tells the producer when nobody is left to
 // type an answer: standard input is /dev/null from the start, or it ends.
@@ -47,9 +47,9 @@ func noInput(in io.Reader) bool {
 
 // othersAnswer reports whether something other than typed input may answer
 // prompts: a --policy file, --auto-reply, or an "always" answer given.
-func (l *listener) othersAnswer() string {
+func (l *Listener) othersAnswer() string {
 	switch {
-	case l.o.Decide.policy != nil || l.o.AutoReply != "":
+	case l.cfg.RulesAnswer:
 		return inputClosedRules
 	case l.keptAlways:
 		return inputClosedAlways
@@ -57,13 +57,13 @@ func (l *listener) othersAnswer() string {
 	return ""
 }
 
-// inputAtStart is called before subscribing. When standard input can bring
+// InputAtStart is called before subscribing. When standard input can bring
 // nothing and nothing else answers (otherInput: the view or a braille
 // display takes answers), the subscription declares that it cannot answer
 // (spec §5.3.1.4), so the producer applies each prompt's default at once;
 // the line saying so follows the first update.
-func (l *listener) inputAtStart(otherInput bool) {
-	if otherInput || l.o.eventsOnStdin() || !noInput(l.o.IO.In) {
+func (l *Listener) InputAtStart(otherInput bool) {
+	if otherInput || l.cfg.EventsOnStdin || !noInput(l.cfg.IO.In) {
 		return // with -, standard input is the events
 	}
 	l.inputGone = true
@@ -71,17 +71,18 @@ func (l *listener) inputAtStart(otherInput bool) {
 		l.inputClosed = s
 		return
 	}
-	if !l.o.Terms.CanConfirm && !l.o.Terms.CanClarify {
+	if !l.cfg.Terms.CanConfirm && !l.cfg.Terms.CanClarify {
 		return // nothing could answer anyway
 	}
-	l.o.Terms.CanConfirm, l.o.Terms.CanClarify = false, false
+	// Every agent is asked as unable to answer (addAgent).
+	l.cfg.Terms.CanConfirm, l.cfg.Terms.CanClarify = false, false
 	l.opening = inputClosedAtStart
 }
 
 // sayOpening says the line held for the start (inputAtStart) once it is
 // known whether the producer takes a subscription: when one is made, or at
 // the first event of an agent without one.
-func (l *listener) sayOpening(a *agent, u subscriber.Update) {
+func (l *Listener) sayOpening(a *agent, u subscriber.Update) {
 	switch {
 	case l.opening == "":
 	case u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusSubscribed:
@@ -103,7 +104,7 @@ func (l *listener) sayOpening(a *agent, u subscriber.Update) {
 // answer confirmations or clarifications, and a conforming producer applies
 // each prompt's default at once, the waiting ones included. Nothing is
 // answered for the user.
-func (l *listener) inputEnded(ctx context.Context) {
+func (l *Listener) inputEnded(ctx context.Context) {
 	if l.inputGone {
 		return
 	}

@@ -1,4 +1,4 @@
-package main
+package console
 
 // agentcmds.go: the typed commands about agents (agents, mute, unmute,
 // only, all, quit AGENT, set … for AGENT) and agents added or gone while
@@ -9,17 +9,17 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
 
-// agentChange asks the loop to add an agent (Spec) or to say one has gone
+// AgentChange asks the loop to add an agent (Spec) or to say one has gone
 // (Gone, the agent listened to at Spec.Endpoint), or only to say Note (a
 // socket not subscribed to, and why): --local's watcher sends them.
-type agentChange struct {
-	Spec agentSpec
+type AgentChange struct {
+	Spec AgentSpec
 	Gone bool
 	Note string
 }
@@ -27,7 +27,7 @@ type agentChange struct {
 // find is the agent a command names: by label or tag, endpoint, or the
 // name its lines give it, letter case aside. It says which agents there
 // are when none matches.
-func (l *listener) find(name string) *agent {
+func (l *Listener) find(name string) *agent {
 	if m := l.group.Find(name); m != nil {
 		return m.Value.(*agent)
 	}
@@ -36,7 +36,7 @@ func (l *listener) find(name string) *agent {
 }
 
 // allNames lists every agent by its tag, in words.
-func (l *listener) allNames() string {
+func (l *Listener) allNames() string {
 	var s []string
 	for _, a := range l.agents() {
 		s = append(s, a.Tag())
@@ -46,7 +46,7 @@ func (l *listener) allNames() string {
 
 // agentsFor is the agents a command is for: the one it names, else every
 // agent still listened to.
-func (l *listener) agentsFor(c line.Command) []*agent {
+func (l *Listener) agentsFor(c command.Command) []*agent {
 	if c.Agent != "" {
 		if a := l.find(c.Agent); a != nil {
 			return []*agent{a}
@@ -68,38 +68,38 @@ func (l *listener) agentsFor(c line.Command) []*agent {
 
 // agentCommand carries out the commands about agents; it reports whether
 // c was one.
-func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
-	if !l.multi && (c.Verb == line.VerbAll || c.Verb == line.VerbOnly) && l.questionWaits() {
+func (l *Listener) agentCommand(ctx context.Context, c command.Command) bool {
+	if !l.multi && (c.Verb == command.VerbAll || c.Verb == command.VerbOnly) && l.questionWaits() {
 		return false // with one agent, "all" or "only …" typed while a question waits is its answer
 	}
 	switch c.Verb {
-	case line.VerbTell, line.VerbCancel:
+	case command.VerbTell, command.VerbCancel:
 		return l.acpCommand(c)
-	case line.VerbAgents:
+	case command.VerbAgents:
 		for _, a := range l.agents() {
 			l.say(l.agentLine(a))
 		}
-	case line.VerbMute, line.VerbUnmute:
+	case command.VerbMute, command.VerbUnmute:
 		if a := l.find(c.Agent); a != nil {
-			a.muted = c.Verb == line.VerbMute
+			a.muted = c.Verb == command.VerbMute
 			if a.muted {
 				l.say(fmt.Sprintf("%s is muted: only its critical events and prompts are still said. Type unmute %s to hear all of it.", a.Tag(), a.Tag()))
 			} else {
 				l.say(fmt.Sprintf("%s is heard again.", a.Tag()) + l.onlyStill(a))
 			}
 		}
-	case line.VerbOnly:
+	case command.VerbOnly:
 		if a := l.find(c.Agent); a != nil {
 			l.only = a
 			l.say(fmt.Sprintf("Only %s is heard in full; the other agents' critical events and prompts are still said. Type all to hear every agent.", a.Tag()))
 		}
-	case line.VerbAll:
+	case command.VerbAll:
 		l.only = nil
 		for _, a := range l.agents() {
 			a.muted = false
 		}
 		l.say("Every agent is heard in full.")
-	case line.VerbQuit:
+	case command.VerbQuit:
 		if c.Agent == "" {
 			return false // quit: every agent
 		}
@@ -117,7 +117,7 @@ func (l *listener) agentCommand(ctx context.Context, c line.Command) bool {
 }
 
 // onlyStill says, after unmute, that another agent is still the only one.
-func (l *listener) onlyStill(a *agent) string {
+func (l *Listener) onlyStill(a *agent) string {
 	if l.only != nil && l.only != a {
 		return fmt.Sprintf(" But only %s is heard in full until you type all.", l.only.Tag())
 	}
@@ -125,7 +125,7 @@ func (l *listener) onlyStill(a *agent) string {
 }
 
 // questionWaits reports whether a question waits for its answer.
-func (l *listener) questionWaits() bool {
+func (l *Listener) questionWaits() bool {
 	for _, p := range l.pending() {
 		if p.Event.Type == protocol.TypeAwaitingClarify {
 			return true
@@ -136,7 +136,7 @@ func (l *listener) questionWaits() bool {
 
 // agentLine is agent a in the agents list: name, endpoint, state, terms
 // honoured, prompts waiting and events so far.
-func (l *listener) agentLine(a *agent) string {
+func (l *Listener) agentLine(a *agent) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s, %s", a.Tag(), protocol.Name(a.Endpoint()), a.State())
 	if l.quiet(a) {
@@ -152,19 +152,19 @@ func (l *listener) agentLine(a *agent) string {
 	return b.String()
 }
 
-// maxAgents bounds the agents listened to at once when they are found
+// MaxAgents bounds the agents listened to at once when they are found
 // while running (--local): each holds its own queue and memory of recent
 // events, so hundreds of sockets made by one hostile producer would
 // otherwise grow the run's memory with each. Agents being closed to make
-// room (makeRoom) are not counted; they are at most maxAgents more.
-const maxAgents = 64
+// room (makeRoom) are not counted; they are at most MaxAgents more.
+const MaxAgents = 64
 
 // makeRoom reports whether an agent found now may be added: fewer than
-// maxAgents are listened to, or one found earlier has said nothing at all
+// MaxAgents are listened to, or one found earlier has said nothing at all
 // (not subscribed, no event) and is closed to make room, the one found
 // first. A socket that accepts and then never answers so holds no place a
 // producer that speaks needs, however many such sockets there are.
-func (l *listener) makeRoom() bool {
+func (l *Listener) makeRoom() bool {
 	closing := 0
 	var silent *agent
 	for _, a := range l.agents() {
@@ -176,10 +176,10 @@ func (l *listener) makeRoom() bool {
 			silent = a
 		}
 	}
-	if l.group.Live()-closing < maxAgents {
+	if l.group.Live()-closing < MaxAgents {
 		return true
 	}
-	if silent == nil || closing >= maxAgents {
+	if silent == nil || closing >= MaxAgents {
 		return false
 	}
 	silent.closing = true
@@ -188,7 +188,7 @@ func (l *listener) makeRoom() bool {
 }
 
 // change carries out an agent added or gone while running.
-func (l *listener) change(ctx context.Context, ch agentChange) {
+func (l *Listener) change(ctx context.Context, ch AgentChange) {
 	if ch.Note != "" {
 		l.say(ch.Note)
 		return
@@ -208,14 +208,11 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 		if name == "" {
 			name = subscriber.EndpointName(spec.Endpoint)
 		}
-		l.say(fmt.Sprintf("Not subscribing to the agent %s: already listening to %d agents, the most at once.", name, maxAgents))
+		l.say(fmt.Sprintf("Not subscribing to the agent %s: already listening to %d agents, the most at once.", name, MaxAgents))
 		return
 	}
 	if !spec.FromFile {
-		spec.Terms = l.o.Terms
-	}
-	if l.inputGone && l.othersAnswer() == "" { // nobody can answer it, as the others were told
-		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
+		spec.Terms = l.cfg.Terms
 	}
 	a := l.startAgent(ctx, spec)
 	a.found = true
@@ -223,5 +220,5 @@ func (l *listener) change(ctx context.Context, ch agentChange) {
 	l.say(fmt.Sprintf("New agent: %s.", a.Tag()))
 }
 
-// closeAll closes every agent's subscription.
-func (l *listener) closeAll() { l.group.Close() }
+// Close closes every agent's subscription.
+func (l *Listener) Close() { l.group.Close() }

@@ -1,9 +1,10 @@
-package main
+package console
 
 import (
-	"github.com/aaep-term/aaep-term/subscriber"
 	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/subscriber"
 
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -16,7 +17,7 @@ func FuzzAttack14DisplayNeverForges(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		r := newMultiRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3")
+		r := newRig(t, "mail=http://127.0.0.1:1", "http://127.0.0.1:2", "http://127.0.0.1:3")
 		shown := r.group.Display(r.agents()[1].Member, protocol.Name(name))
 		if strings.ContainsAny(shown, "\n\r\x1b") {
 			t.Fatalf("%q shown as %q", name, shown)

@@ -1,4 +1,4 @@
-package line
+package command
 
 import "testing"
 
