@@ -9,7 +9,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/outputs"
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
 	"github.com/aaep-term/aaep-term/tui"
 )
@@ -26,8 +26,8 @@ type tuiOutput struct {
 	// (the only one, or the one heard with "only"): its enforcer, new at
 	// every acceptance (nil before the first), and the capabilities the
 	// producer honours; several when there is no such agent.
-	terms     func() (enf *session.Enforcer, honored protocol.Capabilities, several bool)
-	termsSeen *session.Enforcer
+	terms     func() (enf *subscriber.Acceptance, honored protocol.Capabilities, several bool)
+	termsSeen *subscriber.Acceptance
 	several   bool // the status line says several agents
 }
 
@@ -87,7 +87,7 @@ func (t *tuiOutput) attach(l *listener) {
 		return out
 	}
 	t.agents = l.tuiAgents
-	t.terms = func() (*session.Enforcer, protocol.Capabilities, bool) {
+	t.terms = func() (*subscriber.Acceptance, protocol.Capabilities, bool) {
 		a, all := l.only, l.agents()
 		switch {
 		case a != nil:
@@ -99,7 +99,7 @@ func (t *tuiOutput) attach(l *listener) {
 			return nil, protocol.Capabilities{}, false
 		}
 		terms := a.c.Terms()
-		return terms.Enforcer, terms.Honored, false
+		return terms.Acceptance, terms.Honored, false
 	}
 }
 
