@@ -15,6 +15,8 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // confirmProducer is the real producer playing the "confirm" scenario
@@ -59,8 +61,9 @@ func listen(t *testing.T, b producer.Binding) net.Listener {
 func dial(t *testing.T, s *producer.Server) *subscriber.Client {
 	t.Helper()
 	c, err := subscriber.Dial(context.Background(), s.URL(), subscriber.Config{
-		Identity: session.Identity{ID: "test", Name: "test", Version: "1"},
-		Terms:    session.Terms{CanConfirm: true},
+		Identity:  session.Identity{ID: "test", Name: "test", Version: "1"},
+		Terms:     session.Terms{CanConfirm: true},
+		Transport: transport.Options{GRPCBinding: grpcbind.Binding{}},
 	})
 	if err != nil {
 		t.Fatal(err)
