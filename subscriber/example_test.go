@@ -11,6 +11,7 @@ import (
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // Subscribe to a producer, accept the payment it asks about, and close once
@@ -230,4 +231,40 @@ func ExampleGroup() {
 	// Output:
 	// bank: accept
 	// shop: reject
+}
+
+// Reach a producer over gRPC: the binding is package transport/grpcbind,
+// named in Config.Transport, so that a program that never reaches gRPC
+// does not link it.
+func Example_gRPC() {
+	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
+	srv, err := producer.ServeLoopback(producer.New(producer.Options{Scenarios: confirm}), producer.BindingGRPC)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Stop()
+
+	cfg := subscriber.Config{Identity: subscriber.Identity{ID: "example", Name: "example", Version: "1"}}
+	cfg.Transport.GRPCBinding = grpcbind.Binding{}
+	ctx := context.Background()
+	c, err := subscriber.Dial(ctx, srv.URL(), cfg) // grpc://127.0.0.1:PORT
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			return
+		}
+		if u.Kind == subscriber.KindDelivery && u.Delivery.Event != nil {
+			fmt.Println(u.Delivery.Event.SummaryNormal) // the first event
+			return
+		}
+	}
+	// Output:
+	// Paying the electricity bill from your checking account.
 }
