@@ -28,6 +28,20 @@ const (
 	BindingUnix      = transport.BindingUnix      // the Unix socket binding: unix:PATH
 )
 
+// httpScheme is the start of the URL of a Server of the HTTP handler over
+// b: "ws://" for BindingWebSocket, "http://" for BindingHTTP.
+func httpScheme(b Binding) string {
+	if b == BindingWebSocket {
+		return "ws://"
+	}
+	return "http://"
+}
+
+// noBinding is Serve's error for a binding it does not serve.
+func noBinding(b Binding) error {
+	return fmt.Errorf("producer: no binding %q; the bindings served are %s, %s, %s and %s", b, BindingHTTP, BindingWebSocket, BindingGRPC, BindingUnix)
+}
+
 // shutdownGrace is how long Stop lets HTTP requests still running end by
 // themselves before it cuts them. The producer is closed first, which ends
 // its streams, so this bounds only a handler that will not end.
@@ -54,10 +68,8 @@ func Serve(ln net.Listener, p *Producer, b Binding) (*Server, error) {
 	addr := ln.Addr().String()
 	var s *Server
 	switch b {
-	case BindingHTTP:
-		s = serveHTTP(ln, p, "http://"+addr)
-	case BindingWebSocket:
-		s = serveHTTP(ln, p, "ws://"+addr)
+	case BindingHTTP, BindingWebSocket:
+		s = serveHTTP(ln, p, httpScheme(b)+addr)
 	case BindingGRPC:
 		gs := p.GRPCServer()
 		s = start("grpc://"+addr, func() error { return gs.Serve(ln) }, gs.Stop)
@@ -65,7 +77,7 @@ func Serve(ln net.Listener, p *Producer, b Binding) (*Server, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		s = start("unix:"+addr, func() error { return p.ServeUnix(ctx, ln) }, cancel)
 	default:
-		return nil, fmt.Errorf("producer: no binding %q; the bindings served are %s, %s, %s and %s", b, BindingHTTP, BindingWebSocket, BindingGRPC, BindingUnix)
+		return nil, noBinding(b)
 	}
 	s.before = func() { p.Close() }
 	return s, nil

@@ -147,7 +147,7 @@ func TestServeEachBinding(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Stop()
-			if !strings.HasPrefix(s.URL(), string(b)+":") {
+			if transport.BindingOf(s.URL()) != b {
 				t.Errorf("URL %q does not name the binding %s", s.URL(), b)
 			}
 			replied, completed := hearRun(t, s)
@@ -216,7 +216,7 @@ func TestServeUnknownBinding(t *testing.T) {
 	ln := listen(t, producer.BindingHTTP)
 	defer ln.Close()
 	_, err := producer.Serve(ln, producer.New(producer.Options{}), "carrier-pigeon")
-	if err == nil || !strings.Contains(err.Error(), "http, ws, grpc and unix") {
+	if err == nil || !strings.Contains(err.Error(), "sse, websocket, grpc and unix") {
 		t.Fatalf("error %v", err)
 	}
 }
