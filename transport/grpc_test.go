@@ -395,3 +395,13 @@ func TestGRPCConnectTimeout(t *testing.T) {
 		t.Fatalf("error %v; want the producer at %s said to have not answered within %v", err, ln.Addr(), limit)
 	}
 }
+
+// A program that names no gRPC binding refuses grpc:// endpoints, in words
+// that say why, rather than linking gRPC for everyone.
+func TestGRPCWithoutBinding(t *testing.T) {
+	t.Parallel()
+	_, err := transport.Dial(context.Background(), "grpc://127.0.0.1:1", transport.Options{})
+	if err == nil || !strings.Contains(err.Error(), "no gRPC binding (package transport/grpcbind)") {
+		t.Errorf("Dial without a gRPC binding: %v", err)
+	}
+}
