@@ -610,7 +610,7 @@ func (r *prun) timeoutStep(ctx context.Context, p seen) error {
 func (r *prun) closeStep(ctx context.Context, p seen) error {
 	limit := time.Duration(p.ev.TimeoutSeconds) * time.Second
 	switch {
-	case transport.BindingOf(r.o.Endpoint) == transport.BindingStdio:
+	case r.ep.Binding == transport.BindingStdio:
 		r.result(PCloseDefault, Skip, "Over exec: each subscription is a process of its own, so no other subscription can watch the default apply.", r.frame(p, "the confirmation"))
 	case limit <= 2*grace:
 		r.result(PCloseDefault, Skip, fmt.Sprintf("The confirmation times out after %d seconds, too soon to tell a default on close from one on timeout.", p.ev.TimeoutSeconds), r.frame(p, "the confirmation"))

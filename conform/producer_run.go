@@ -121,7 +121,8 @@ func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
 	if o.Level < 1 || o.Level > 3 {
 		return nil, fmt.Errorf("conform: level %d does not exist (1, 2 or 3)", o.Level)
 	}
-	if err := transport.CheckEndpoint(o.Endpoint); err != nil {
+	ep, err := transport.ParseEndpoint(o.Endpoint)
+	if err != nil {
 		return nil, fmt.Errorf("conform: %w", err)
 	}
 	var trig *trigger
@@ -143,13 +144,13 @@ func TestProducer(ctx context.Context, o ProducerOptions) (*Report, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, maxRun)
 	defer cancel()
-	r := &prun{o: o, trig: trig, start: time.Now(), results: map[string]*Result{}}
+	r := &prun{o: o, ep: ep, trig: trig, start: time.Now(), results: map[string]*Result{}}
 	rep := &Report{
 		Role:    RoleProducer,
 		Level:   o.Level,
 		Fast:    o.Fast,
 		Started: r.start.UTC(),
-		Target:  Target{Endpoint: o.Endpoint, Binding: string(transport.BindingOf(o.Endpoint))},
+		Target:  Target{Endpoint: o.Endpoint, Binding: string(ep.Binding)},
 	}
 	if err := r.run(ctx); err != nil {
 		return nil, err
@@ -237,6 +238,7 @@ func (t *trigger) fire(ctx context.Context) error {
 // prun is one run of the producer tests.
 type prun struct {
 	o     ProducerOptions
+	ep    transport.Endpoint // o.Endpoint, parsed once
 	trig  *trigger
 	start time.Time
 	fired int
@@ -313,13 +315,13 @@ func (r *prun) run(ctx context.Context) error {
 	var err error
 	// main first: a producer may settle at once a prompt nobody connected
 	// can answer.
-	if r.main, err = dialSub(ctx, r.o.Endpoint, r.o.Transport, "main", request("main", mainCaps)); err != nil {
+	if r.main, err = dialSub(ctx, r.ep, r.o.Transport, "main", request("main", mainCaps)); err != nil {
 		return err
 	}
 	defer r.main.close(context.WithoutCancel(ctx))
 	a, af := r.main.accepted(ctx)
 	r.mainAccepted = a
-	if r.obs, err = dialSub(ctx, r.o.Endpoint, r.o.Transport, "observer", request("observer", protocol.Capabilities{})); err != nil {
+	if r.obs, err = dialSub(ctx, r.ep, r.o.Transport, "observer", request("observer", protocol.Capabilities{})); err != nil {
 		return err
 	}
 	defer r.obs.close(context.WithoutCancel(ctx))

@@ -57,7 +57,7 @@ func request(name string, caps protocol.Capabilities) protocol.SubscriptionReque
 }
 
 // dialSub subscribes to endpoint with req and starts reading.
-func dialSub(ctx context.Context, endpoint string, topts transport.Options, name string, req protocol.SubscriptionRequest) (*psub, error) {
+func dialSub(ctx context.Context, ep transport.Endpoint, topts transport.Options, name string, req protocol.SubscriptionRequest) (*psub, error) {
 	body, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("conform: subscription %s: %w", name, err)
@@ -68,9 +68,9 @@ func dialSub(ctx context.Context, endpoint string, topts transport.Options, name
 	topts.Stdio.SubscriptionRequest = body
 	topts.GRPC.SubscriptionRequest = body
 	topts.SSE.MaxReconnects = -1
-	conn, err := transport.Dial(ctx, endpoint, topts)
+	conn, err := transport.DialEndpoint(ctx, ep, topts)
 	if err != nil {
-		return nil, fmt.Errorf("conform: subscription %s to %s: %w", name, endpoint, err)
+		return nil, fmt.Errorf("conform: subscription %s to %s: %w", name, ep, err)
 	}
 	s := &psub{name: name, req: req, conn: conn, changed: make(chan struct{})}
 	go s.read(ctx)

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -49,7 +48,7 @@ func (r *prun) openL3(ctx context.Context, a *protocol.SubscriptionAccepted, af 
 			return nil
 		}
 		var s *psub
-		s, err = dialSub(ctx, r.o.Endpoint, r.o.Transport, name, request(name, caps))
+		s, err = dialSub(ctx, r.ep, r.o.Transport, name, request(name, caps))
 		return s
 	}
 	r.rate = open("rate", protocol.Capabilities{MaxEventsPerSecond: testRate})
@@ -97,7 +96,7 @@ func (r *prun) judgeAccepted(a *protocol.SubscriptionAccepted, f seen) {
 func (r *prun) probeVersion(ctx context.Context) {
 	req := request("version-probe", protocol.Capabilities{})
 	req.AAEPVersion = "99.0.0"
-	s, err := dialSub(ctx, r.o.Endpoint, r.o.Transport, "version-probe", req)
+	s, err := dialSub(ctx, r.ep, r.o.Transport, "version-probe", req)
 	if err != nil {
 		r.result(PAnswerShape, Fail, fmt.Sprintf("A request for AAEP 99.0.0 was not answered with a subscription.rejected: %s.", protocol.Sanitize(err.Error())))
 		return
@@ -122,7 +121,7 @@ func (r *prun) probeVersion(ctx context.Context) {
 // probeSigned subscribes accepting signed manifests only.
 func (r *prun) probeSigned(ctx context.Context) {
 	caps := protocol.Capabilities{AcceptSignedManifestsOnly: true}
-	s, err := dialSub(ctx, r.o.Endpoint, r.o.Transport, "signed-manifest", request("signed-manifest", caps))
+	s, err := dialSub(ctx, r.ep, r.o.Transport, "signed-manifest", request("signed-manifest", caps))
 	if err != nil {
 		r.result(PSignedManifest, Fail, fmt.Sprintf("A subscription accepting signed manifests only was not answered: %s.", protocol.Sanitize(err.Error())))
 		return
@@ -175,24 +174,23 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		}
 		return true
 	}
-	ep := r.o.Endpoint
-	switch transport.BindingOf(ep) {
+	switch r.ep.Binding {
 	case transport.BindingSSE, transport.BindingWebSocket:
-		u, err := url.Parse(ep)
-		if err == nil {
-			u.Scheme = strings.Replace(strings.Replace(u.Scheme, "wss", "https", 1), "ws", "http", 1)
-			u.Path, u.RawQuery = protocol.PathManifest, ""
-			b, err := getURL(ctx, u.String(), r.o.Transport.SSE.Token)
-			if check(u.String(), b, err) {
-				r.result(PManifest, Pass, "The manifest is published at /.well-known/aaep-manifest.json.", r.note("fetched %s", u.String()))
-				return
-			}
+		u := *r.ep.URL
+		u.Scheme = strings.Replace(strings.Replace(u.Scheme, "wss", "https", 1), "ws", "http", 1)
+		u.Path, u.RawQuery = protocol.PathManifest, ""
+		b, err := getURL(ctx, u.String(), r.o.Transport.SSE.Token)
+		if check(u.String(), b, err) {
+			r.result(PManifest, Pass, "The manifest is published at /.well-known/aaep-manifest.json.", r.note("fetched %s", u.String()))
+			return
 		}
 	case transport.BindingGRPC:
-		b, err := transport.GetManifest(ctx, ep, r.o.Transport.GRPC)
-		if check("GetManifest", b, err) {
-			r.result(PManifest, Pass, "The manifest is published through GetManifest.")
-			return
+		if g := r.o.Transport.GRPCBinding; g != nil {
+			b, err := g.GetManifest(ctx, r.ep, r.o.Transport.GRPCOptions())
+			if check("GetManifest", b, err) {
+				r.result(PManifest, Pass, "The manifest is published through GetManifest.")
+				return
+			}
 		}
 	}
 	if a != nil && a.SignedManifest != "" {

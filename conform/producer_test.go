@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // conformScenarios loads the scenarios that exercise every producer test.
@@ -68,6 +69,7 @@ func runLevel3(t testing.TB, endpoint string) *Report {
 func runWith(t testing.TB, o ProducerOptions) *Report {
 	t.Helper()
 	endpoint := o.Endpoint
+	o.Transport.GRPCBinding = grpcbind.Binding{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()

@@ -171,7 +171,11 @@ func TestSignedManifestProbe(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := serveSSE(t, producer.Options{Speed: 1, ManifestKey: key, ManifestFault: tc.fault})
-			r := &prun{o: ProducerOptions{Endpoint: url, Level: 3, ManifestKeys: tc.keys}, start: time.Now(), results: map[string]*Result{}}
+			ep, err := transport.ParseEndpoint(url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &prun{o: ProducerOptions{Endpoint: url, Level: 3, ManifestKeys: tc.keys}, ep: ep, start: time.Now(), results: map[string]*Result{}}
 			r.probeSigned(context.Background())
 			got := r.results[PSignedManifest]
 			if got == nil || got.Status != tc.want {

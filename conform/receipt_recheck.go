@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/url"
 	"slices"
-	"strings"
+
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // RecheckOptions say how a receipt's tests are run again.
@@ -44,17 +44,17 @@ type RecheckEntry struct {
 	Agrees  bool   `json:"agrees"`
 }
 
-// networkSchemes are the endpoints a receipt may send a recheck to: a
-// receipt is someone else's words, so never a command (exec:) or a file.
-var networkSchemes = []string{"http", "https", "ws", "wss", "grpc", "grpcs", "unix"}
+// recheckBindings are the bindings a receipt may send a recheck to: a
+// receipt is someone else's words, so never a command (exec:, acp:) or a
+// file.
+var recheckBindings = []transport.Binding{transport.BindingSSE, transport.BindingWebSocket, transport.BindingGRPC, transport.BindingUnix}
 
 // CheckRecheckEndpoint refuses an endpoint a recheck must not reach: a
 // command to run or a file to read, which a receipt could name to make its
 // verifier run or read something.
 func CheckRecheckEndpoint(endpoint string) error {
-	u, err := url.Parse(endpoint)
-	if err != nil || !slices.Contains(networkSchemes, strings.ToLower(u.Scheme)) {
-		return fmt.Errorf("conform: a recheck reaches producers over the network or a Unix socket only (%s), not %q", strings.Join(networkSchemes, ", "), endpoint)
+	if !slices.Contains(recheckBindings, transport.BindingOf(endpoint)) {
+		return fmt.Errorf("conform: a recheck reaches producers over the network or a Unix socket only (http, https, ws, wss, grpc, grpcs, unix), not %q", endpoint)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // SubscriberOptions say how to test a subscriber.
@@ -68,10 +69,10 @@ type SubscriberOptions struct {
 	Output io.Writer
 }
 
-// The bindings a subscriber can be tested over.
+// The bindings a subscriber can be tested over, by transport's names.
 const (
-	BindingSSE       = "sse"
-	BindingWebSocket = "websocket"
+	BindingSSE       = string(transport.BindingSSE)
+	BindingWebSocket = string(transport.BindingWebSocket)
 )
 
 // The ways of stopping a subscriber run by Exec.

@@ -64,7 +64,7 @@ func (l *Listener) verbose(a *agent) bool {
 // when there are none (no subscription, or none yet).
 func termsWords(a *agent) string {
 	t := a.c.Terms()
-	if t.SubscriptionID == "" && t.Enforcer == nil {
+	if t.SubscriptionID == "" && t.Acceptance == nil {
 		if a.State() == "subscribed" || a.Events() > 0 || a.Ended() {
 			return "no terms: this producer negotiates no subscription."
 		}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
@@ -20,11 +20,11 @@ type TUI struct {
 	errOut  io.Writer
 	name    string // the command's, before its failures
 	// terms reads the negotiation of the agent the status line is about
-	// (the only one, or the one heard with "only"): its enforcer, new at
+	// (the only one, or the one heard with "only"): its acceptance, new at
 	// every acceptance (nil before the first), and the capabilities the
 	// producer honours; several when there is no such agent.
-	terms     func() (enf *session.Enforcer, honored protocol.Capabilities, several bool)
-	termsSeen *session.Enforcer
+	terms     func() (enf *subscriber.Acceptance, honored protocol.Capabilities, several bool)
+	termsSeen *subscriber.Acceptance
 	several   bool // the status line says several agents
 }
 
@@ -52,7 +52,7 @@ func (t *TUI) Attach(l *Listener) {
 		return out
 	}
 	t.agents = l.tuiAgents
-	t.terms = func() (*session.Enforcer, protocol.Capabilities, bool) {
+	t.terms = func() (*subscriber.Acceptance, protocol.Capabilities, bool) {
 		a, all := l.only, l.agents()
 		switch {
 		case a != nil:
@@ -64,7 +64,7 @@ func (t *TUI) Attach(l *Listener) {
 			return nil, protocol.Capabilities{}, false
 		}
 		terms := a.c.Terms()
-		return terms.Enforcer, terms.Honored, false
+		return terms.Acceptance, terms.Honored, false
 	}
 }
 

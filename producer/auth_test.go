@@ -10,6 +10,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // get GETs url with the Authorization header auth (none if empty) and
@@ -93,7 +94,7 @@ func TestTokenGuardsStreamsAndReplies(t *testing.T) {
 		for _, tok := range []string{"", token} {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			conn, err := transport.Dial(ctx, c.endpoint, transport.Options{SSE: transport.SSEOptions{
-				Layout: c.layout, SubscriptionRequest: req, Token: tok}})
+				Layout: c.layout, SubscriptionRequest: req, Token: tok}, GRPCBinding: grpcbind.Binding{}})
 			var got bool
 			if err == nil {
 				for {

@@ -20,6 +20,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/browsertest"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // A subscriber receives the served capture in both layouts, and its reply
@@ -355,7 +356,7 @@ func TestReplayHonoursTerms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			conn, err := transport.Dial(ctx, tc.endpoint, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec, SubscriptionRequest: []byte(req)}})
+			conn, err := transport.Dial(ctx, tc.endpoint, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec, SubscriptionRequest: []byte(req)}, GRPCBinding: grpcbind.Binding{}})
 			if err != nil {
 				t.Fatal(err)
 			}

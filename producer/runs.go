@@ -6,7 +6,6 @@ package producer
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -133,7 +132,7 @@ func ServeRuns(ln net.Listener, r *Runs, b Binding) (*Server, error) {
 	var s *Server
 	switch b {
 	case BindingHTTP, BindingWebSocket:
-		s = serveHTTP(ln, r, string(b)+"://"+addr)
+		s = serveHTTP(ln, r, httpScheme(b)+addr)
 	case BindingGRPC:
 		gs := r.GRPCServer()
 		s = start("grpc://"+addr, func() error { return gs.Serve(ln) }, gs.Stop)
@@ -141,7 +140,7 @@ func ServeRuns(ln net.Listener, r *Runs, b Binding) (*Server, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		s = start("unix:"+addr, func() error { return r.ServeUnix(ctx, ln) }, cancel)
 	default:
-		return nil, fmt.Errorf("producer: no binding %q; the bindings served are http, ws, grpc and unix", b)
+		return nil, noBinding(b)
 	}
 	s.before = func() { r.Close() }
 	return s, nil

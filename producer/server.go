@@ -9,21 +9,38 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/aaep-term/aaep-term/transport"
 )
 
-// Binding names a binding a Server serves a producer over.
-type Binding string
+// Binding names a binding a Server serves a producer over: the names
+// transport dials by, one name for each binding on both sides.
+type Binding = transport.Binding
 
 // The bindings Serve serves. HTTP and WebSocket are one handler (the
 // producer's ServeHTTP), which offers both HTTP layouts with Server-Sent
 // Events and WebSocket at protocol.PathWebSocket; they differ only in the
 // URL a Server gives.
 const (
-	BindingHTTP      Binding = "http" // HTTP with Server-Sent Events: http://HOST:PORT
-	BindingWebSocket Binding = "ws"   // WebSocket: ws://HOST:PORT
-	BindingGRPC      Binding = "grpc" // gRPC: grpc://HOST:PORT
-	BindingUnix      Binding = "unix" // the Unix socket binding: unix:PATH
+	BindingHTTP      = transport.BindingSSE       // HTTP with Server-Sent Events: http://HOST:PORT
+	BindingWebSocket = transport.BindingWebSocket // WebSocket: ws://HOST:PORT
+	BindingGRPC      = transport.BindingGRPC      // gRPC: grpc://HOST:PORT
+	BindingUnix      = transport.BindingUnix      // the Unix socket binding: unix:PATH
 )
+
+// httpScheme is the start of the URL of a Server of the HTTP handler over
+// b: "ws://" for BindingWebSocket, "http://" for BindingHTTP.
+func httpScheme(b Binding) string {
+	if b == BindingWebSocket {
+		return "ws://"
+	}
+	return "http://"
+}
+
+// noBinding is Serve's error for a binding it does not serve.
+func noBinding(b Binding) error {
+	return fmt.Errorf("producer: no binding %q; the bindings served are %s, %s, %s and %s", b, BindingHTTP, BindingWebSocket, BindingGRPC, BindingUnix)
+}
 
 // shutdownGrace is how long Stop lets HTTP requests still running end by
 // themselves before it cuts them. The producer is closed first, which ends
@@ -52,7 +69,7 @@ func Serve(ln net.Listener, p *Producer, b Binding) (*Server, error) {
 	var s *Server
 	switch b {
 	case BindingHTTP, BindingWebSocket:
-		s = serveHTTP(ln, p, string(b)+"://"+addr)
+		s = serveHTTP(ln, p, httpScheme(b)+addr)
 	case BindingGRPC:
 		gs := p.GRPCServer()
 		s = start("grpc://"+addr, func() error { return gs.Serve(ln) }, gs.Stop)
@@ -60,7 +77,7 @@ func Serve(ln net.Listener, p *Producer, b Binding) (*Server, error) {
 		ctx, cancel := context.WithCancel(context.Background())
 		s = start("unix:"+addr, func() error { return p.ServeUnix(ctx, ln) }, cancel)
 	default:
-		return nil, fmt.Errorf("producer: no binding %q; the bindings served are http, ws, grpc and unix", b)
+		return nil, noBinding(b)
 	}
 	s.before = func() { p.Close() }
 	return s, nil

@@ -15,6 +15,8 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // confirmProducer is the real producer playing the "confirm" scenario
@@ -59,8 +61,9 @@ func listen(t *testing.T, b producer.Binding) net.Listener {
 func dial(t *testing.T, s *producer.Server) *subscriber.Client {
 	t.Helper()
 	c, err := subscriber.Dial(context.Background(), s.URL(), subscriber.Config{
-		Identity: session.Identity{ID: "test", Name: "test", Version: "1"},
-		Terms:    session.Terms{CanConfirm: true},
+		Identity:  session.Identity{ID: "test", Name: "test", Version: "1"},
+		Terms:     session.Terms{CanConfirm: true},
+		Transport: transport.Options{GRPCBinding: grpcbind.Binding{}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +147,7 @@ func TestServeEachBinding(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Stop()
-			if !strings.HasPrefix(s.URL(), string(b)+":") {
+			if transport.BindingOf(s.URL()) != b {
 				t.Errorf("URL %q does not name the binding %s", s.URL(), b)
 			}
 			replied, completed := hearRun(t, s)
@@ -213,7 +216,7 @@ func TestServeUnknownBinding(t *testing.T) {
 	ln := listen(t, producer.BindingHTTP)
 	defer ln.Close()
 	_, err := producer.Serve(ln, producer.New(producer.Options{}), "carrier-pigeon")
-	if err == nil || !strings.Contains(err.Error(), "http, ws, grpc and unix") {
+	if err == nil || !strings.Contains(err.Error(), "sse, websocket, grpc and unix") {
 		t.Fatalf("error %v", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // childProducerEnv makes the test binary a stdio producer (see TestMain).
@@ -121,7 +122,7 @@ func TestEveryBinding(t *testing.T) {
 			c, err := subscriber.Dial(ctx, endpoint, subscriber.Config{
 				Identity:  session.Identity{ID: "test", Name: "subscriber-test", Version: "1"},
 				Terms:     session.Terms{Verbosity: "normal", CanConfirm: true, CanClarify: true},
-				Transport: transport.Options{SSE: transport.SSEOptions{Layout: b.layout}},
+				Transport: transport.Options{SSE: transport.SSEOptions{Layout: b.layout}, GRPCBinding: grpcbind.Binding{}},
 				Tap:       func(d subscriber.Direction, _ []byte, _ time.Time) { taps = append(taps, d) },
 			})
 			if err != nil {

@@ -137,8 +137,10 @@ const maxQueued = 4096
 // done should Close the client.
 type Client struct {
 	cfg      Config
-	endpoint string
-	isLive   bool // a producer is at the endpoint, not a file (live)
+	endpoint string             // as the user wrote it, for words
+	ep       transport.Endpoint // parsed once, in newClient
+	epErr    error              // why endpoint does not parse, for Start
+	isLive   bool               // a producer is at the endpoint, not a file (live)
 	now      func() time.Time
 
 	// Owned by the run goroutine.
@@ -193,20 +195,41 @@ type Terms struct {
 	SubscriptionID string
 	Requested      protocol.Capabilities // the request, renegotiations merged in
 	Honored        protocol.Capabilities // what the producer granted
-	// Enforcer applies the honoured terms; nil before the first acceptance.
-	// It changes at every acceptance. Only the client may call it.
-	Enforcer *session.Enforcer
-	Pending  bool // a renegotiation waits for its answer
+	// Acceptance is nil before the first acceptance and a new one at each
+	// (the first and each renegotiation's): a program that shows the
+	// terms tells a new grant by comparing it with the last it saw.
+	Acceptance *Acceptance
+	Pending    bool // a renegotiation waits for its answer
 }
 
-func newClient(endpoint string, cfg Config) *Client {
+// Acceptance marks one acceptance of the subscription (Terms.Acceptance).
+type Acceptance struct{ n int }
+
+// Number is how many acceptances the subscription has had, this one
+// included: 1 for the first.
+func (a *Acceptance) Number() int { return a.number() }
+
+func (a *Acceptance) number() int {
+	if a == nil {
+		return 0
+	}
+	return a.n
+}
+
+// newClient makes the client of endpoint, which ParseEndpoint made ep of
+// or refused with err.
+func newClient(endpoint string, ep transport.Endpoint, err error, cfg Config) *Client {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if err != nil {
+		// New's endpoint only names the producer: its form says enough.
+		ep = transport.Endpoint{Binding: transport.BindingOf(endpoint)}
+	}
 	c := &Client{
 		cause: session.CauseEnded,
-		cfg:   cfg, endpoint: endpoint, now: cfg.Now,
-		isLive: endpoint != "" && transport.BindingOf(endpoint).Answers(),
+		cfg:   cfg, endpoint: endpoint, ep: ep, epErr: err, now: cfg.Now,
+		isLive: endpoint != "" && ep.Binding.Answers(),
 		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
 		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1), critSig: make(chan struct{}, 1),
@@ -220,13 +243,25 @@ func newClient(endpoint string, cfg Config) *Client {
 
 // Start dials endpoint in the background and returns at once: status
 // updates flow from the first "Connecting to …", and a failure to connect
-// comes as the End, with its Err. The run lasts until ctx is done, Close is
-// called, or the subscription ends.
+// comes as the End, with its Err.
+//
+// ctx bounds the whole subscription, not only the dialling: the run lasts
+// until ctx is done, Close is called, or the subscription ends. When ctx is
+// done the client closes the subscription and ends ("Stopped.").
 func Start(ctx context.Context, endpoint string, cfg Config) *Client {
-	c := newClient(endpoint, cfg)
+	ep, err := transport.ParseEndpoint(endpoint)
+	return start(ctx, endpoint, ep, err, cfg)
+}
+
+// start is Start of an endpoint already parsed (err: why it did not parse).
+func start(ctx context.Context, endpoint string, ep transport.Endpoint, err error, cfg Config) *Client {
+	c := newClient(endpoint, ep, err, cfg)
 	opts := c.transportOptions()
 	go c.run(ctx, func(ctx context.Context) (transport.Conn, error) {
-		conn, err := transport.Dial(ctx, endpoint, opts)
+		if c.epErr != nil {
+			return nil, c.epErr
+		}
+		conn, err := transport.DialEndpoint(ctx, c.ep, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -240,6 +275,13 @@ func Start(ctx context.Context, endpoint string, cfg Config) *Client {
 // When the connection fails it returns the error with the client, which has
 // ended: its updates still tell what happened up to the failure, and its End
 // carries the same error.
+//
+// ctx bounds the whole subscription, as it does for Start: unlike
+// net.Dialer's, it is not done with once Dial returns. Cancelling it while
+// Dial waits ends the attempt (the error wraps ctx's); cancelling it later
+// closes the subscription ("Stopped."). To bound only the dialling, give
+// Dial a context that lives as long as the subscription should, and call
+// Close when the dialling takes too long.
 func Dial(ctx context.Context, endpoint string, cfg Config) (*Client, error) {
 	c := Start(ctx, endpoint, cfg)
 	<-c.dialed
@@ -249,8 +291,11 @@ func Dial(ctx context.Context, endpoint string, cfg Config) (*Client, error) {
 // New runs the client over conn, which it then owns and closes; endpoint,
 // when known, names the producer for manifests and status lines. The
 // subscription request, if any, was already made by whoever opened conn.
+//
+// ctx bounds the whole run, as it does for Start.
 func New(ctx context.Context, conn transport.Conn, endpoint string, cfg Config) *Client {
-	c := newClient(endpoint, cfg)
+	ep, err := transport.ParseEndpoint(endpoint)
+	c := newClient(endpoint, ep, err, cfg)
 	go c.run(ctx, func(context.Context) (transport.Conn, error) { return conn, nil })
 	return c
 }
@@ -733,7 +778,7 @@ func (c *Client) snapshot() {
 		snap[i] = *p
 	}
 	t := Terms{SubscriptionID: c.neg.subID, Requested: c.neg.requested, Honored: c.neg.honored,
-		Enforcer: c.neg.enf, Pending: c.neg.pending != nil}
+		Acceptance: c.neg.accepted, Pending: c.neg.pending != nil}
 	c.mu.Lock()
 	c.snap, c.terms = snap, t
 	c.mu.Unlock()

@@ -8,12 +8,13 @@ import (
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // queued is a member of g whose client is never started: its updates are
 // the ones given, queued as the client queues them, then its End.
 func queued(g *Group, label string, us []Update) *Member {
-	m := g.Join(label, "", Config{}, func(cfg Config) *Client { return newClient("", cfg) })
+	m := g.Join(label, "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
 	for _, u := range us {
 		m.c.emit(u)
 	}
@@ -78,7 +79,7 @@ func TestGroupCriticalLane(t *testing.T) {
 // events go when the reader is done with them, not when the client next
 // fills the array (a quiet agent among many kept 256 events this way).
 func TestTakenUpdatesNotKept(t *testing.T) {
-	c := newClient("", Config{})
+	c := newClient("", transport.Endpoint{}, nil, Config{})
 	freed := make(chan struct{}, 1)
 	ev := &protocol.Event{Type: protocol.TypeProgressUpdated}
 	runtime.AddCleanup(ev, func(ch chan struct{}) { ch <- struct{}{} }, freed)

@@ -14,13 +14,22 @@
 // capture being replayed, a test). A producer's stream of updates begins
 // with the first "Connecting to …" the transport says, a file's with
 // "Connected to …"; with New, whose conn was opened before, they begin
-// with what conn delivers. The context given
-// to Dial, Start or New bounds the whole run: when it is done the client
-// closes the subscription and ends ("Stopped.").
+// with what conn delivers. The context given to Dial, Start or New bounds
+// the whole subscription, not only the dialling as net.Dialer's does: when
+// it is done the client closes the subscription and ends ("Stopped.").
+//
+// A gRPC endpoint is reached only when Config.Transport.GRPCBinding is set
+// (to grpcbind.Binding{}, package transport/grpcbind): a program that does
+// not name that package links no gRPC.
+//
+// The types a program handles are named here, as aliases of the packages
+// beneath the client (Identity, RequestedTerms, Delivery, Event, Text,
+// Prompt, the delivery kinds and prompt states, the decisions and core
+// event types), so that a program imports subscriber alone.
 //
 //	c, err := subscriber.Dial(ctx, "http://127.0.0.1:8080", subscriber.Config{
-//		Identity: session.Identity{ID: "me", Name: "my-tool", Version: "1.0"},
-//		Terms:    session.Terms{CanConfirm: true, CanClarify: true},
+//		Identity: subscriber.Identity{ID: "me", Name: "my-tool", Version: "1.0"},
+//		Terms:    subscriber.RequestedTerms{CanConfirm: true, CanClarify: true},
 //	})
 //	if err != nil { … }
 //	defer c.Close()

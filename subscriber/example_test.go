@@ -10,9 +10,8 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/producer"
-	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // Subscribe to a producer, accept the payment it asks about, and close once
@@ -29,8 +28,8 @@ func Example() {
 
 	ctx := context.Background()
 	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{
-		Identity: session.Identity{ID: "example", Name: "example", Version: "1"},
-		Terms:    session.Terms{CanConfirm: true}, // true: this program answers confirmations
+		Identity: subscriber.Identity{ID: "example", Name: "example", Version: "1"},
+		Terms:    subscriber.RequestedTerms{CanConfirm: true}, // true: this program answers confirmations
 	})
 	if err != nil {
 		fmt.Println(err)
@@ -43,19 +42,19 @@ func Example() {
 		}
 		switch u.Kind {
 		case subscriber.KindDelivery:
-			if u.Delivery.Kind != session.KindEvent {
-				continue // reminders, outcomes, warnings: see session.DeliveryKind
+			if u.Delivery.Kind != subscriber.KindEvent {
+				continue // reminders, outcomes, warnings: see subscriber.DeliveryKind
 			}
 			ev, prompt := u.Delivery.Event, u.Delivery.Prompt
 			if ev.SummaryNormal != "" {
-				fmt.Println(ev.SummaryNormal) // a protocol.Text: printing sanitizes it
+				fmt.Println(ev.SummaryNormal) // a subscriber.Text: printing sanitizes it
 			}
-			if prompt != nil && prompt.State == session.PromptPending {
-				if err := c.Confirm(ctx, prompt.Number, protocol.DecisionAccept); err != nil {
+			if prompt != nil && prompt.State == subscriber.PromptPending {
+				if err := c.Confirm(ctx, prompt.Number, subscriber.DecisionAccept); err != nil {
 					fmt.Println(err) // a *PromptError or a *SendError
 				}
 			}
-			if ev.Type == protocol.TypeSessionCompleted {
+			if ev.Type == subscriber.TypeSessionCompleted {
 				c.Close() // Close never waits for this loop: the End is queued
 			}
 		case subscriber.KindReply:
@@ -98,7 +97,7 @@ func ExampleConfig_tap() {
 	}
 	ctx := context.Background()
 	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{
-		Identity: session.Identity{ID: "recorder", Name: "example recorder", Version: "1"},
+		Identity: subscriber.Identity{ID: "recorder", Name: "example recorder", Version: "1"},
 		Tap: func(dir subscriber.Direction, msg []byte, at time.Time) {
 			_ = w.Write(capture.Dir(string(dir)), msg, at) // a real recorder keeps the first error
 		},
@@ -204,8 +203,8 @@ func ExampleGroup() {
 
 	ctx := context.Background()
 	cfg := subscriber.Config{
-		Identity: session.Identity{ID: "example", Name: "example", Version: "1"},
-		Terms:    session.Terms{CanConfirm: true},
+		Identity: subscriber.Identity{ID: "example", Name: "example", Version: "1"},
+		Terms:    subscriber.RequestedTerms{CanConfirm: true},
 	}
 	g := subscriber.NewGroup(subscriber.GroupConfig{Expected: 2})
 	defer g.Stop()
@@ -217,12 +216,12 @@ func ExampleGroup() {
 			return
 		}
 		for _, u := range b.Updates {
-			if u.Kind != subscriber.KindDelivery || u.Delivery.Prompt == nil || u.Delivery.Prompt.State != session.PromptPending {
+			if u.Kind != subscriber.KindDelivery || u.Delivery.Prompt == nil || u.Delivery.Prompt.State != subscriber.PromptPending {
 				continue
 			}
-			decision := protocol.DecisionAccept
+			decision := subscriber.DecisionAccept
 			if b.Member.Tag() == "shop" {
-				decision = protocol.DecisionReject
+				decision = subscriber.DecisionReject
 			}
 			_ = g.Confirm(ctx, u.Delivery.Prompt.Number, decision) // by number alone
 		}
@@ -232,4 +231,40 @@ func ExampleGroup() {
 	// Output:
 	// bank: accept
 	// shop: reject
+}
+
+// Reach a producer over gRPC: the binding is package transport/grpcbind,
+// named in Config.Transport, so that a program that never reaches gRPC
+// does not link it.
+func Example_gRPC() {
+	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
+	srv, err := producer.ServeLoopback(producer.New(producer.Options{Scenarios: confirm}), producer.BindingGRPC)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Stop()
+
+	cfg := subscriber.Config{Identity: subscriber.Identity{ID: "example", Name: "example", Version: "1"}}
+	cfg.Transport.GRPCBinding = grpcbind.Binding{}
+	ctx := context.Background()
+	c, err := subscriber.Dial(ctx, srv.URL(), cfg) // grpc://127.0.0.1:PORT
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer c.Close()
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			return
+		}
+		if u.Kind == subscriber.KindDelivery && u.Delivery.Event != nil {
+			fmt.Println(u.Delivery.Event.SummaryNormal) // the first event
+			return
+		}
+	}
+	// Output:
+	// Paying the electricity bill from your checking account.
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // GroupConfig configures a Group. The zero value is usable.
@@ -177,7 +178,8 @@ func NewGroup(cfg GroupConfig) *Group {
 // Add subscribes to endpoint with cfg (shared by the group: see Join) and
 // starts handing its updates to Next.
 func (g *Group) Add(ctx context.Context, label, endpoint string, cfg Config) *Member {
-	m := g.Join(label, endpoint, cfg, func(cfg Config) *Client { return Start(ctx, endpoint, cfg) })
+	ep, err := transport.ParseEndpoint(endpoint)
+	m := g.join(label, endpoint, endpointName(ep), cfg, func(cfg Config) *Client { return start(ctx, endpoint, ep, err, cfg) })
 	g.Feed(m)
 	return m
 }
@@ -187,10 +189,15 @@ func (g *Group) Add(ctx context.Context, label, endpoint string, cfg Config) *Me
 // compiled schemas shared. Nobody takes its updates until Feed; a caller
 // taking them itself (Client().NextBatch) tells each to Seen.
 func (g *Group) Join(label, endpoint string, cfg Config, start func(Config) *Client) *Member {
+	return g.join(label, endpoint, EndpointName(endpoint), cfg, start)
+}
+
+// join is Join, the endpoint named already (EndpointName).
+func (g *Group) join(label, endpoint, name string, cfg Config, start func(Config) *Client) *Member {
 	g.mu.Lock()
 	m := &Member{g: g, n: g.added, label: label, endpoint: endpoint, state: "connecting"}
 	g.added++
-	g.claimTag(m)
+	g.claimTag(m, name)
 	cfg.PromptNumbers = g.numbers
 	if n := max(g.cfg.Expected, g.live+1); n > 1 {
 		cfg.MaxQueued = max(256, g.cfg.MaxQueued/n)

@@ -6,7 +6,7 @@ package subscriber
 
 import (
 	"fmt"
-	"net/url"
+	"github.com/aaep-term/aaep-term/transport"
 	"slices"
 	"strings"
 	"unicode"
@@ -90,10 +90,10 @@ func (ns names) release(m *Member) {
 // "#N" when another member's tag reads the same ("MAIL" or "mail " beside
 // "mail"). A name a producer gave yields to a tag: the tag is m's own, and
 // that producer's later lines are told apart. g.mu is held.
-func (g *Group) claimTag(m *Member) {
+func (g *Group) claimTag(m *Member, name string) {
 	m.tag = m.label
 	if m.tag == "" {
-		m.tag = EndpointName(m.endpoint)
+		m.tag = name
 	}
 	for i := 2; !g.names.claimTag(m.tag, m); i++ {
 		m.tag = fmt.Sprintf("%s #%d", strings.TrimSuffix(m.tag, fmt.Sprintf(" #%d", i-1)), i)
@@ -123,10 +123,19 @@ func (ns names) claimTag(name string, m *Member) bool {
 // EndpointName is an endpoint as a line names it: host:port (and path) for
 // a URL, else the endpoint itself; sanitized, as it may hold anything.
 func EndpointName(e string) string {
-	if u, err := url.Parse(e); err == nil && u.Host != "" {
-		e = u.Host + strings.TrimSuffix(u.Path, "/")
+	ep, err := transport.ParseEndpoint(e)
+	if err != nil {
+		return protocol.Name(e)
 	}
-	return protocol.Name(e)
+	return endpointName(ep)
+}
+
+// endpointName is EndpointName of an endpoint already parsed.
+func endpointName(ep transport.Endpoint) string {
+	if u := ep.URL; u != nil {
+		return protocol.Name(u.Host + strings.TrimSuffix(u.Path, "/"))
+	}
+	return protocol.Name(ep.String())
 }
 
 // Display is how lines name member m when its producer names its agent

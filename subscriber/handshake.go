@@ -204,7 +204,7 @@ func (c *Client) retrying(conn transport.Conn, opts transport.Options) transport
 	r := &retryConn{
 		dial: func(ctx context.Context, req []byte) (transport.Conn, error) {
 			opts.SSE.SubscriptionRequest = req
-			return transport.Dial(ctx, c.endpoint, opts)
+			return transport.DialEndpoint(ctx, c.ep, opts)
 		},
 		say:    func(s string) { c.readNote(note{text: s, kind: StatusRetry}) },
 		closed: closed, closeOnce: cancel,

@@ -13,11 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
-
-	"google.golang.org/grpc/codes"
 
 	"github.com/aaep-term/aaep-term/internal/creds"
 	"github.com/aaep-term/aaep-term/manifest"
@@ -45,6 +42,9 @@ type ManifestConfig struct {
 	HTTPClient *http.Client
 	// TLSConfig is used for a gRPC endpoint's GetManifest.
 	TLSConfig *tls.Config
+	// GRPCBinding asks a gRPC endpoint for its manifest; nil means
+	// Config.Transport's (or InspectManifest's options').
+	GRPCBinding transport.GRPCBinding
 	// Token and Header go with fetches to the endpoint's own origin.
 	Token  string
 	Header http.Header
@@ -69,24 +69,27 @@ type manifestState struct {
 // Finder fetches manifests for endpoint with m's TLS settings, sending the
 // token and headers only to the endpoint's own origin.
 func (m ManifestConfig) Finder(endpoint string) *manifest.Finder {
+	ep, _ := transport.ParseEndpoint(endpoint) // a file or nothing: no origin, no credentials
+	return m.finder(ep)
+}
+
+// finder is Finder for an endpoint already parsed.
+func (m ManifestConfig) finder(ep transport.Endpoint) *manifest.Finder {
 	now := m.Now
 	if now == nil {
 		now = time.Now
 	}
 	f := &manifest.Finder{Client: m.HTTPClient, Keys: m.Keys, Now: now}
-	if transport.BindingOf(endpoint) == transport.BindingGRPC {
+	if ep.Binding == transport.BindingGRPC && m.GRPCBinding != nil {
 		f.Ask = func(ctx context.Context) ([]byte, error) {
-			b, err := transport.GetManifest(ctx, endpoint, transport.GRPCOptions{Token: m.Token, TLSConfig: m.TLSConfig})
-			var ge *transport.GRPCError
-			if errors.As(err, &ge) && ge.Code == codes.Unimplemented {
+			b, err := m.GRPCBinding.GetManifest(ctx, ep, transport.GRPCOptions{Token: m.Token, TLSConfig: m.TLSConfig})
+			if errors.Is(err, transport.ErrNoManifestCall) {
 				return nil, nil // the producer offers no GetManifest
 			}
 			return b, err
 		}
 	}
-	if eu, err := url.Parse(endpoint); err == nil {
-		f.Credentials = creds.New(eu, m.Token, m.Header)
-	}
+	f.Credentials = creds.New(ep.URL, m.Token, m.Header)
 	return f
 }
 
@@ -104,9 +107,9 @@ func (m ManifestConfig) words(r manifest.Result, f Hints) string {
 }
 
 // transportName is the endpoint's binding as manifests name it; "" for a file.
-func transportName(endpoint string) string {
-	if b := transport.BindingOf(endpoint); b.Answers() {
-		return b.String()
+func transportName(ep transport.Endpoint) string {
+	if ep.Binding.Answers() {
+		return ep.Binding.String()
 	}
 	return ""
 }
@@ -124,7 +127,7 @@ func (c *Client) manifestAccepted(acc protocol.SubscriptionAccepted) {
 	src := manifest.Sources{Inline: acc.SignedManifest, URI: cmp.Or(acc.ManifestURI, acc.Producer.ManifestURI), Endpoint: c.endpoint}
 	off := manifest.Offering{
 		AgentID:   acc.Producer.AgentID,
-		Transport: transportName(c.endpoint),
+		Transport: transportName(c.ep),
 		Levels:    acc.HonoredCapabilities.SupportedConformanceLevels,
 		Languages: acc.HonoredCapabilities.Languages,
 	}
@@ -142,7 +145,7 @@ func (c *Client) manifestEvent(ev *protocol.Event) {
 	}
 	if m.checked == "" {
 		src := manifest.Sources{URI: ev.Producer.ManifestURI, Endpoint: c.endpoint}
-		c.checkManifest(src, manifest.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(c.endpoint)})
+		c.checkManifest(src, manifest.Offering{AgentID: ev.Producer.AgentID, Transport: transportName(c.ep)})
 	}
 	if m.claims == nil || m.claims.Emits(ev.Type) || m.unclaim[ev.Type] || len(m.unclaim) >= maxUnclaimed {
 		return
@@ -187,7 +190,10 @@ func (c *Client) checkManifest(src manifest.Sources, off manifest.Offering) {
 	if mc.Now == nil {
 		mc.Now = c.now
 	}
-	f := mc.Finder(src.Endpoint)
+	if mc.GRPCBinding == nil {
+		mc.GRPCBinding = c.cfg.Transport.GRPCBinding
+	}
+	f := mc.finder(c.ep)
 	if !mc.Require {
 		f.Timeout = quickManifestWait // frames wait meanwhile
 	}
@@ -220,19 +226,25 @@ const manifestWait = 5 * time.Second
 // manifest is and what to check it against, then closes the subscription.
 // note says in words what the producer did when it was not an acceptance.
 func Discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity) (src manifest.Sources, off manifest.Offering, note string) {
-	return discover(ctx, endpoint, opts, id, nil)
+	ep, err := transport.ParseEndpoint(endpoint)
+	return discover(ctx, ep, err, opts, id, nil)
 }
 
-// discover is Discover, its note worded with the hints added.
-func discover(ctx context.Context, endpoint string, opts transport.Options, id session.Identity, hints Hints) (src manifest.Sources, off manifest.Offering, note string) {
+// discover is Discover, its note worded with the hints added; perr is
+// ParseEndpoint's error.
+func discover(ctx context.Context, ep transport.Endpoint, perr error, opts transport.Options, id session.Identity, hints Hints) (src manifest.Sources, off manifest.Offering, note string) {
+	endpoint := ep.String()
 	src = manifest.Sources{Endpoint: endpoint}
-	off = manifest.Offering{Transport: transportName(endpoint)}
+	off = manifest.Offering{Transport: transportName(ep)}
+	if perr != nil {
+		return src, off, "Could not subscribe to " + endpoint + " (" + protocol.Line(perr.Error()) + "); looking for the manifest all the same."
+	}
 	req, _ := json.Marshal(session.Request(id, session.Terms{}))
 	dctx, cancel := context.WithTimeout(ctx, manifestWait)
 	defer cancel()
 	opts.SSE.SubscriptionRequest, opts.SSE.MaxReconnects = req, -1
 	opts.WebSocket.MaxReconnects, opts.Unix.MaxReconnects, opts.GRPC.MaxReconnects = -1, -1, -1
-	conn, err := transport.Dial(dctx, endpoint, opts)
+	conn, err := transport.DialEndpoint(dctx, ep, opts)
 	if err != nil {
 		return src, off, "Could not subscribe to " + endpoint + " (" + protocol.Line(err.Error()) + "); looking for the manifest all the same."
 	}

@@ -36,8 +36,12 @@ type ManifestReport struct {
 // its manifest is (Discover), then fetches it and checks it with m's keys.
 // note says in words what the producer did when it was not an acceptance.
 func InspectManifest(ctx context.Context, endpoint string, opts transport.Options, id session.Identity, m ManifestConfig) (rep ManifestReport, note string) {
-	src, off, note := discover(ctx, endpoint, opts, id, m.Hints)
-	r := m.Finder(endpoint).Find(ctx, src, off)
+	ep, err := transport.ParseEndpoint(endpoint)
+	src, off, note := discover(ctx, ep, err, opts, id, m.Hints)
+	if m.GRPCBinding == nil {
+		m.GRPCBinding = opts.GRPCBinding
+	}
+	r := m.finder(ep).Find(ctx, src, off)
 	rep = ManifestReport{
 		Endpoint: endpoint, From: r.From, Signed: r.Signed, Verified: r.Verified, KID: r.KID, Alg: r.Alg,
 		Problems: r.Problems, Summary: m.Words(r), Manifest: r.Claims,

@@ -21,6 +21,7 @@ import (
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // dropListener remembers the connections it accepted, so a test can cut
@@ -220,6 +221,7 @@ func reconnectRun(t *testing.T, run, drops int, layout transport.Layout, subscri
 	cfg.Transport.WebSocket.LinkOptions = link
 	cfg.Transport.Unix.LinkOptions = link
 	cfg.Transport.GRPC.LinkOptions = link
+	cfg.Transport.GRPCBinding = grpcbind.Binding{}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := subscriber.Dial(ctx, endpoint, cfg)

@@ -92,7 +92,7 @@ func (c *Client) wrap(r session.Reply) (msg []byte, wrapped bool, err error) {
 	if !ok {
 		return r.Body, false, nil
 	}
-	if transport.BindingOf(c.endpoint) == transport.BindingSSE {
+	if c.ep.Binding == transport.BindingSSE {
 		c.sign.pending = &aud
 		return r.Body, false, nil
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/aaep-term/aaep-term/sigrpl"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // The listener signs only for a producer that honoured the signed-replies
@@ -125,7 +126,7 @@ func TestSignedAcceptTakenOnEveryBinding(t *testing.T) {
 			c, err := subscriber.Dial(ctx, endpoint, subscriber.Config{
 				Identity:  session.Identity{ID: "test", Name: "subscriber-test", Version: "1"},
 				Terms:     session.Terms{Verbosity: "normal", CanConfirm: true, CanClarify: true},
-				Transport: transport.Options{SSE: transport.SSEOptions{Layout: b.layout}},
+				Transport: transport.Options{SSE: transport.SSEOptions{Layout: b.layout}, GRPCBinding: grpcbind.Binding{}},
 				Signer:    key,
 			})
 			if err != nil {

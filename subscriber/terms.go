@@ -30,6 +30,7 @@ type negotiation struct {
 	requested protocol.Capabilities // the request, renegotiations merged in
 	honored   protocol.Capabilities
 	enf       *session.Enforcer // nil until the producer accepts
+	accepted  *Acceptance       // new at every acceptance, with enf
 	local     *session.Enforcer // the user's filters alone, while enf is nil
 	// pending is the renegotiation waiting for its answer, nil when none.
 	pending *protocol.Capabilities
@@ -100,6 +101,7 @@ func (c *Client) adopt(m protocol.SubscriptionAccepted, now time.Time) {
 	}
 	old := n.enf
 	n.enf = session.NewEnforcer(n.requested, n.honored)
+	n.accepted = &Acceptance{n: n.accepted.number() + 1}
 	if old != nil {
 		n.enf.Tolerate(now.Add(inFlightGrace))
 	}

@@ -5,8 +5,7 @@ package transport
 import (
 	"context"
 	"fmt"
-	"os"
-	"strings"
+	"net/url"
 )
 
 // Options configures Dial; each binding takes its part. The zero value is
@@ -24,6 +23,11 @@ type Options struct {
 	// callbacks and Token default to the SSE ones, and its TLSConfig to the
 	// WebSocket one.
 	GRPC GRPCOptions
+	// GRPCBinding reaches grpc:// and grpcs:// endpoints: grpcbind.Binding
+	// (package transport/grpcbind) is the one. Nil: such endpoints are
+	// refused, and a program that never names package grpcbind links no
+	// gRPC.
+	GRPCBinding GRPCBinding
 	// File configures file and standard input endpoints. When its OnStatus
 	// or OnDiagnostic is nil, the SSE one is used, so callers can set the
 	// callbacks once.
@@ -35,6 +39,30 @@ type Options struct {
 	ACP func(ctx context.Context, argv []string, opts LinkOptions) (Conn, error)
 }
 
+// Endpoint is an endpoint parsed once, by ParseEndpoint: the binding it
+// names and its parts. It is passed down as it is, as net/http passes a
+// *url.URL: Dial, the bindings, and a subscriber's manifest check and
+// signing read it and parse nothing again. The zero Endpoint names nothing.
+type Endpoint struct {
+	// Binding is the binding that reaches the endpoint.
+	Binding Binding
+	// URL is an SSE, WebSocket or gRPC endpoint's URL, its scheme in
+	// lower case and without a fragment; nil for the other bindings. It
+	// is shared: copy it before changing it.
+	URL *url.URL
+	// Path is a Unix socket's path or producer id, or the path of a file
+	// of events ("-" for standard input).
+	Path string
+	// Argv is the command of an exec:, stdio: or acp: endpoint, split as
+	// SplitCommand says.
+	Argv []string
+
+	raw string // as the user wrote it
+}
+
+// String returns the endpoint as the user wrote it.
+func (e Endpoint) String() string { return e.raw }
+
 // Dial connects to endpoint, choosing the binding from its form:
 //
 //	http://…, https://…        SSE with an HTTP back channel (DialSSE)
@@ -43,13 +71,25 @@ type Options struct {
 //	PATH of an existing file    the same
 //	ws://…, wss://…             WebSocket (DialWebSocket)
 //	unix:PATH, unix:ID          a Unix socket, by path or producer id (DialUnix)
-//	grpc://HOST:PORT, grpcs://…  gRPC, appendix B.5 (DialGRPC)
+//	grpc://HOST:PORT, grpcs://…  gRPC, appendix B.5, by Options.GRPCBinding
 //	exec:COMMAND ARGS…          a spawned producer on stdio JSON-RPC (DialStdio;
 //	                            words split as SplitCommand says); stdio: is the same
 //	acp:COMMAND ARGS…           an ACP agent, bridged by Options.ACP
 //
-// ctx bounds the connection attempt only.
+// It is ParseEndpoint and DialEndpoint. ctx bounds the connection attempt
+// only, as it does for net.Dialer.DialContext.
 func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
+	ep, err := ParseEndpoint(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return DialEndpoint(ctx, ep, opts)
+}
+
+// DialEndpoint connects to an endpoint ParseEndpoint made, as Dial does.
+// ctx bounds the connection attempt only: once DialEndpoint has returned,
+// the connection lasts until Close, whatever becomes of ctx.
+func DialEndpoint(ctx context.Context, ep Endpoint, opts Options) (Conn, error) {
 	if opts.File.OnStatus == nil {
 		opts.File.OnStatus = opts.SSE.OnStatus
 	}
@@ -57,13 +97,9 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 		opts.File.OnDiagnostic = opts.SSE.OnDiagnostic
 	}
 	opts.File.InBand = opts.File.InBand || opts.SSE.InBand
-	if err := CheckEndpoint(endpoint); err != nil {
-		return nil, err
-	}
-	_, rest, _ := strings.Cut(endpoint, ":")
-	switch BindingOf(endpoint) {
+	switch ep.Binding {
 	case BindingSSE:
-		return DialSSE(ctx, endpoint, opts.SSE)
+		return dialSSE(ctx, ep.URL, opts.SSE)
 	case BindingWebSocket:
 		opts.WebSocket.LinkOptions = opts.linkDefaults(opts.WebSocket.LinkOptions)
 		if opts.WebSocket.Token == "" {
@@ -75,70 +111,47 @@ func Dial(ctx context.Context, endpoint string, opts Options) (Conn, error) {
 		if opts.WebSocket.HeaderTimeout == 0 {
 			opts.WebSocket.HeaderTimeout = opts.SSE.HeaderTimeout
 		}
-		return DialWebSocket(ctx, endpoint, opts.WebSocket)
+		return dialWebSocket(ctx, ep.URL, opts.WebSocket)
 	case BindingGRPC:
-		opts.GRPC.LinkOptions = opts.linkDefaults(opts.GRPC.LinkOptions)
-		if opts.GRPC.Token == "" {
-			opts.GRPC.Token = opts.SSE.Token
+		if opts.GRPCBinding == nil {
+			return nil, fmt.Errorf("transport: %q names a gRPC producer, and this program has no gRPC binding (package transport/grpcbind)", ep)
 		}
-		if opts.GRPC.TLSConfig == nil {
-			opts.GRPC.TLSConfig = opts.WebSocket.TLSConfig
-		}
-		if opts.GRPC.ConnectTimeout == 0 {
-			opts.GRPC.ConnectTimeout = opts.SSE.HeaderTimeout
-		}
-		return DialGRPC(ctx, endpoint, opts.GRPC)
+		return opts.GRPCBinding.DialGRPC(ctx, ep, opts.GRPCOptions())
 	case BindingUnix:
 		opts.Unix.LinkOptions = opts.linkDefaults(opts.Unix.LinkOptions)
-		return DialUnix(ctx, strings.TrimPrefix(rest, "//"), opts.Unix)
+		return DialUnix(ctx, ep.Path, opts.Unix)
 	case BindingStdio:
-		argv, err := SplitCommand(rest)
-		if err != nil {
-			return nil, err
-		}
 		opts.Stdio.LinkOptions = opts.linkDefaults(opts.Stdio.LinkOptions)
-		return DialStdio(ctx, argv, opts.Stdio)
+		return DialStdio(ctx, ep.Argv, opts.Stdio)
 	case BindingACP:
-		argv, err := SplitCommand(rest)
-		if err != nil {
-			return nil, err
-		}
 		if opts.ACP == nil {
-			return nil, fmt.Errorf("transport: %q names an ACP agent, and this program has no ACP bridge", endpoint)
+			return nil, fmt.Errorf("transport: %q names an ACP agent, and this program has no ACP bridge", ep)
 		}
-		return opts.ACP(ctx, argv, opts.linkDefaults(opts.Stdio.LinkOptions))
+		return opts.ACP(ctx, ep.Argv, opts.linkDefaults(opts.Stdio.LinkOptions))
+	case BindingFile:
+		if ep.Path != "" {
+			return OpenFileOptions(ep.Path, opts.File)
+		}
 	}
-	return openFileEndpoint(endpoint, opts.File)
+	return nil, fmt.Errorf("transport: cannot tell how to reach %q: %s", ep, endpointForms)
 }
 
-// openFileEndpoint opens an endpoint of BindingFile: file:PATH (or
-// file:///PATH), - for standard input, or the path of an existing file.
-func openFileEndpoint(endpoint string, opts FileOptions) (Conn, error) {
-	scheme, rest, _ := strings.Cut(endpoint, ":")
-	if strings.EqualFold(scheme, "file") {
-		path := rest
-		if p, ok := strings.CutPrefix(rest, "//"); ok {
-			// file:///abs/path, or file://localhost/abs/path
-			path = p
-			if i := strings.IndexByte(p, '/'); i > 0 {
-				if host := p[:i]; host != "localhost" {
-					return nil, fmt.Errorf("transport: %q names a file on another host (%s)", endpoint, host)
-				}
-				path = p[i:]
-			}
-		}
-		if path == "" {
-			return nil, fmt.Errorf("transport: %q names no file", endpoint)
-		}
-		return OpenFileOptions(path, opts)
+// GRPCOptions returns o.GRPC with its handshake, callbacks and Token taken
+// from the SSE options, and its TLSConfig from the WebSocket ones, where
+// it has none.
+func (o Options) GRPCOptions() GRPCOptions {
+	g := o.GRPC
+	g.LinkOptions = o.linkDefaults(g.LinkOptions)
+	if g.Token == "" {
+		g.Token = o.SSE.Token
 	}
-	if endpoint == "-" {
-		return OpenFileOptions("-", opts)
+	if g.TLSConfig == nil {
+		g.TLSConfig = o.WebSocket.TLSConfig
 	}
-	if st, err := os.Stat(endpoint); err == nil && !st.IsDir() {
-		return OpenFileOptions(endpoint, opts)
+	if g.ConnectTimeout == 0 {
+		g.ConnectTimeout = o.SSE.HeaderTimeout
 	}
-	return nil, fmt.Errorf("transport: cannot tell how to reach %q: %s", endpoint, endpointForms)
+	return g
 }
 
 // linkDefaults fills a message binding's handshake and callbacks from the

@@ -67,3 +67,27 @@ func ExampleSSEReader() {
 	// skipped 64 bytes
 	//  evt_3 "{\"n\":\n3}"
 }
+
+// An endpoint is parsed once, into the parts its binding needs; Dial and
+// DialEndpoint take it from there.
+func ExampleParseEndpoint() {
+	for _, s := range []string{"https://agent.example:8443/aaep", "ws://127.0.0.1:9000", "unix:my-agent", "exec:./agent --fast", "grpc://"} {
+		ep, err := transport.ParseEndpoint(s)
+		switch {
+		case err != nil:
+			fmt.Println("error:", err)
+		case ep.URL != nil:
+			fmt.Println(ep.Binding, ep.URL.Host)
+		case ep.Argv != nil:
+			fmt.Println(ep.Binding, ep.Argv)
+		default:
+			fmt.Println(ep.Binding, ep.Path)
+		}
+	}
+	// Output:
+	// sse agent.example:8443
+	// websocket 127.0.0.1:9000
+	// unix my-agent
+	// stdio [./agent --fast]
+	// error: transport: "grpc://" names no host: give one, as in grpc://localhost:8080
+}

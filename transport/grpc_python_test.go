@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // pythonGRPC finds a Python 3 with grpcio (Debian's python3-grpcio). It
@@ -91,7 +92,7 @@ func nextLine(t *testing.T, lines <-chan string) string {
 func TestGRPCPythonProducer(t *testing.T) {
 	endpoint, lines := pythonProducer(t)
 	var n notes
-	c, err := transport.Dial(context.Background(), endpoint, transport.Options{
+	c, err := transport.Dial(context.Background(), endpoint, transport.Options{GRPCBinding: grpcbind.Binding{},
 		SSE:  transport.SSEOptions{Token: "py-token"},
 		GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))},
 	})
@@ -130,20 +131,20 @@ func TestGRPCPythonProducer(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	man, err := transport.GetManifest(ctx, endpoint, transport.GRPCOptions{})
+	man, err := grpcbind.GetManifest(ctx, endpoint, transport.GRPCOptions{})
 	if err != nil || !strings.Contains(string(man), `"agent_id": "python-agent"`) {
 		t.Errorf("GetManifest: %s, %v", man, err)
 	}
 
 	// Without the token, the producer's UNAUTHENTICATED ends the connection.
-	c2, err := transport.Dial(context.Background(), endpoint, transport.Options{
+	c2, err := transport.Dial(context.Background(), endpoint, transport.Options{GRPCBinding: grpcbind.Binding{},
 		GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))},
 	})
 	if err == nil {
 		err = endErr(t, c2)
 		c2.Close()
 	}
-	var ge *transport.GRPCError
+	var ge *grpcbind.GRPCError
 	if !errors.As(err, &ge) || ge.Code != codes.Unauthenticated || ge.Message != "no valid token" {
 		t.Errorf("without the token: %v", err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/aaeppb"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // serveGRPC serves srv on addr ("127.0.0.1:0" for any port) until the test
@@ -56,7 +57,7 @@ func TestGRPCEndToEnd(t *testing.T) {
 	p, _, addr := grpcProducer(t, "127.0.0.1:0")
 	var n notes
 	c, err := transport.Dial(context.Background(), "grpc://"+addr,
-		transport.Options{GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))}})
+		transport.Options{GRPCBinding: grpcbind.Binding{}, GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestGRPCRejected(t *testing.T) {
 	_, _, addr := grpcProducer(t, "127.0.0.1:0")
 	var n notes
 	c, err := transport.Dial(context.Background(), "grpc://"+addr,
-		transport.Options{GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("2.0.0"))}})
+		transport.Options{GRPCBinding: grpcbind.Binding{}, GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("2.0.0"))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestGRPCRejected(t *testing.T) {
 func TestGRPCProducerRestarts(t *testing.T) {
 	first, srv, addr := grpcProducer(t, "127.0.0.1:0")
 	var n notes
-	c, err := transport.Dial(context.Background(), "grpc://"+addr, transport.Options{
+	c, err := transport.Dial(context.Background(), "grpc://"+addr, transport.Options{GRPCBinding: grpcbind.Binding{},
 		GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))},
 	})
 	if err != nil {
@@ -190,7 +191,7 @@ func TestGRPCTLS(t *testing.T) {
 			lo.MaxReconnects = -1
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			c, err := transport.Dial(ctx, "grpcs://"+addr, transport.Options{
+			c, err := transport.Dial(ctx, "grpcs://"+addr, transport.Options{GRPCBinding: grpcbind.Binding{},
 				GRPC: transport.GRPCOptions{LinkOptions: lo, TLSConfig: tc.client},
 			})
 			if tc.wantFail != "" {
@@ -258,7 +259,7 @@ func TestGRPCStatus(t *testing.T) {
 			aaeppb.RegisterAaepServiceServer(srv, ss)
 			addr := serveGRPC(t, srv, "127.0.0.1:0")
 			var n notes
-			c, err := transport.Dial(context.Background(), "grpc://"+addr, transport.Options{
+			c, err := transport.Dial(context.Background(), "grpc://"+addr, transport.Options{GRPCBinding: grpcbind.Binding{},
 				SSE:  transport.SSEOptions{Token: "s3cret"},
 				GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0"))},
 			})
@@ -267,7 +268,7 @@ func TestGRPCStatus(t *testing.T) {
 			}
 			defer c.Close()
 			err = endErr(t, c)
-			var ge *transport.GRPCError
+			var ge *grpcbind.GRPCError
 			if !errors.As(err, &ge) || ge.Code != tc.code || !strings.Contains(err.Error(), tc.words) {
 				t.Fatalf("end: %v, want a GRPCError %s", err, tc.code)
 			}
@@ -295,7 +296,7 @@ func TestGRPCTooLarge(t *testing.T) {
 	var n notes
 	lo := n.link(subscriptionRequest("1.0.0"))
 	lo.MaxFrameBytes = 1000
-	c, err := transport.Dial(context.Background(), "grpc://"+addr, transport.Options{GRPC: transport.GRPCOptions{LinkOptions: lo}})
+	c, err := transport.Dial(context.Background(), "grpc://"+addr, transport.Options{GRPCBinding: grpcbind.Binding{}, GRPC: transport.GRPCOptions{LinkOptions: lo}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,22 +316,22 @@ func TestGRPCGetManifest(t *testing.T) {
 	_, _, addr := grpcProducer(t, "127.0.0.1:0")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	m, err := transport.GetManifest(ctx, "grpc://"+addr, transport.GRPCOptions{})
+	m, err := grpcbind.GetManifest(ctx, "grpc://"+addr, transport.GRPCOptions{})
 	if err != nil || !strings.Contains(string(m), `"agent_id"`) {
 		t.Fatalf("manifest %s, %v", m, err)
 	}
 	srv := grpc.NewServer()
 	aaeppb.RegisterAaepServiceServer(srv, &statusServer{})
-	_, err = transport.GetManifest(ctx, "grpc://"+serveGRPC(t, srv, "127.0.0.1:0"), transport.GRPCOptions{})
-	var ge *transport.GRPCError
-	if !errors.As(err, &ge) || ge.Code != codes.Unimplemented {
+	_, err = grpcbind.GetManifest(ctx, "grpc://"+serveGRPC(t, srv, "127.0.0.1:0"), transport.GRPCOptions{})
+	var ge *grpcbind.GRPCError
+	if !errors.As(err, &ge) || ge.Code != codes.Unimplemented || !errors.Is(err, transport.ErrNoManifestCall) {
 		t.Errorf("from a producer without GetManifest: %v", err)
 	}
 }
 
 func TestGRPCEndpoint(t *testing.T) {
 	for _, ep := range []string{"grpc://127.0.0.1", "grpc://:1", "grpcs://h:1/path", "grpc://u@h:1"} {
-		if _, err := transport.Dial(context.Background(), ep, transport.Options{}); err == nil || !strings.Contains(err.Error(), "gRPC endpoint") {
+		if _, err := transport.Dial(context.Background(), ep, transport.Options{GRPCBinding: grpcbind.Binding{}}); err == nil || !strings.Contains(err.Error(), "gRPC endpoint") {
 			t.Errorf("%s: %v", ep, err)
 		}
 	}
@@ -346,7 +347,7 @@ func TestGRPCCertificateChanges(t *testing.T) {
 	}
 	first, srv, addr := grpcProducer(t, "127.0.0.1:0", creds(trusted))
 	var n notes
-	c, err := transport.Dial(context.Background(), "grpcs://"+addr, transport.Options{
+	c, err := transport.Dial(context.Background(), "grpcs://"+addr, transport.Options{GRPCBinding: grpcbind.Binding{},
 		GRPC: transport.GRPCOptions{LinkOptions: n.link(subscriptionRequest("1.0.0")), TLSConfig: &tls.Config{RootCAs: trusted.pool}},
 	})
 	if err != nil {
@@ -388,9 +389,19 @@ func TestGRPCConnectTimeout(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	const limit = 150 * time.Millisecond
-	_, err = transport.Dial(ctx, "grpc://"+ln.Addr().String(), transport.Options{SSE: transport.SSEOptions{HeaderTimeout: limit}})
+	_, err = transport.Dial(ctx, "grpc://"+ln.Addr().String(), transport.Options{GRPCBinding: grpcbind.Binding{}, SSE: transport.SSEOptions{HeaderTimeout: limit}})
 	var late *transport.HeaderTimeoutError
 	if !errors.As(err, &late) || late.After != limit || !strings.Contains(err.Error(), ln.Addr().String()) {
 		t.Fatalf("error %v; want the producer at %s said to have not answered within %v", err, ln.Addr(), limit)
+	}
+}
+
+// A program that names no gRPC binding refuses grpc:// endpoints, in words
+// that say why, rather than linking gRPC for everyone.
+func TestGRPCWithoutBinding(t *testing.T) {
+	t.Parallel()
+	_, err := transport.Dial(context.Background(), "grpc://127.0.0.1:1", transport.Options{})
+	if err == nil || !strings.Contains(err.Error(), "no gRPC binding (package transport/grpcbind)") {
+		t.Errorf("Dial without a gRPC binding: %v", err)
 	}
 }

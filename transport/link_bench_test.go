@@ -8,9 +8,7 @@ import (
 	"testing"
 
 	"github.com/gorilla/websocket"
-	"google.golang.org/grpc"
 
-	"github.com/aaep-term/aaep-term/internal/aaeppb"
 	"github.com/aaep-term/aaep-term/internal/wire"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -95,45 +93,4 @@ func BenchmarkUnixRecv(b *testing.B) {
 	defer c.Close()
 	recvAll(b, c, b.N)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-}
-
-// BenchmarkGRPCRecv does the same over a gRPC Subscribe stream.
-func BenchmarkGRPCRecv(b *testing.B) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := grpc.NewServer()
-	aaeppb.RegisterAaepServiceServer(srv, benchService{n: b.N})
-	go func() { _ = srv.Serve(ln) }()
-	defer srv.Stop()
-	b.SetBytes(int64(len(benchEvent)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	c, err := DialGRPC(context.Background(), "grpc://"+ln.Addr().String(), GRPCOptions{LinkOptions: LinkOptions{SubscriptionRequest: []byte(wsReq)}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer c.Close()
-	recvAll(b, c, b.N)
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-}
-
-// benchService sends n benchEvents after the subscription request.
-type benchService struct {
-	aaeppb.UnimplementedAaepServiceServer
-	n int
-}
-
-func (s benchService) Subscribe(st grpc.BidiStreamingServer[aaeppb.AaepMessage, aaeppb.AaepMessage]) error {
-	if _, err := st.Recv(); err != nil {
-		return err
-	}
-	for range s.n {
-		if err := st.Send(&aaeppb.AaepMessage{Json: benchEvent}); err != nil {
-			return err
-		}
-	}
-	_, _ = st.Recv() // until the subscriber leaves
-	return nil
 }

@@ -229,14 +229,20 @@ type handshake struct {
 // new answer is delivered as another EventHandshake frame. When DialSSE
 // fails, no StatusClosed is reported: its error says why.
 func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
-	u, err := url.Parse(base)
+	ep, err := ParseEndpoint(base)
 	if err != nil {
-		return nil, fmt.Errorf("transport: bad producer URL %q: %w", base, err)
+		return nil, err
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if ep.Binding != BindingSSE {
 		return nil, fmt.Errorf("transport: producer URL %q is not an http:// or https:// URL", base)
 	}
-	u.Fragment, u.RawFragment = "", ""
+	return dialSSE(ctx, ep.URL, opts)
+}
+
+// dialSSE is DialSSE to a URL ParseEndpoint made.
+func dialSSE(ctx context.Context, u *url.URL, opts SSEOptions) (Conn, error) {
+	cp := *u
+	u = &cp
 	c := &sseConn{o: opts.withDefaults(), base: u, client: opts.HTTPClient, pump: newPump(opts.InBand)}
 	pasted := eventsPathPasted(u, c.o.EventsPath)
 	if c.client == nil {

@@ -578,8 +578,8 @@ func TestSSEDialErrors(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close()
 	for _, tc := range []struct{ name, base, want string }{
-		{"not http", "ftp://x/", "not an http:// or https:// URL"},
-		{"no host", "http:///x", "not an http:// or https:// URL"},
+		{"not http", "ftp://x/", "unknown scheme"},
+		{"no host", "http:///x", "names no host"},
 		{"refused", deadURL, "open the event stream"},
 		{"html stream", html.URL, "answered with text/html, not an event stream"},
 	} {

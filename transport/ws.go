@@ -133,17 +133,23 @@ const DefaultPingInterval = 30 * time.Second
 // 4004 and protocol or policy errors end it with a *CloseError; anything
 // else, or a drop, reconnects and runs the handshake again.
 func DialWebSocket(ctx context.Context, endpoint string, opts WSOptions) (Conn, error) {
-	u, err := url.Parse(endpoint)
+	ep, err := ParseEndpoint(endpoint)
 	if err != nil {
-		return nil, fmt.Errorf("transport: bad WebSocket URL %q: %w", endpoint, err)
+		return nil, err
 	}
-	if (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+	if ep.Binding != BindingWebSocket {
 		return nil, fmt.Errorf("transport: %q is not a ws:// or wss:// URL", endpoint)
 	}
+	return dialWebSocket(ctx, ep.URL, opts)
+}
+
+// dialWebSocket is DialWebSocket to a URL ParseEndpoint made.
+func dialWebSocket(ctx context.Context, u *url.URL, opts WSOptions) (Conn, error) {
+	cp := *u
+	u = &cp
 	if u.Path == "" || u.Path == "/" {
 		u.Path = protocol.PathWebSocket
 	}
-	u.Fragment, u.RawFragment = "", ""
 	header := http.Header{}
 	creds.New(u, opts.Token, opts.Header).Apply(header, u) // the dialer follows no redirect
 	d := &websocket.Dialer{

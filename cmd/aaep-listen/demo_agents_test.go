@@ -13,6 +13,8 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // heard is one update of one demo agent, in the order the test took it.
@@ -35,8 +37,9 @@ func listenToAll(ctx context.Context, t *testing.T, endpoints []string, canAnswe
 			t.Fatalf("endpoint %q has no label", e)
 		}
 		c, err := subscriber.Dial(ctx, url, subscriber.Config{
-			Identity: session.Identity{ID: "demo-test-" + label, Name: "demo test", Version: "1"},
-			Terms:    session.Terms{CanConfirm: canAnswer, CanClarify: canAnswer},
+			Identity:  session.Identity{ID: "demo-test-" + label, Name: "demo test", Version: "1"},
+			Terms:     session.Terms{CanConfirm: canAnswer, CanClarify: canAnswer},
+			Transport: transport.Options{GRPCBinding: grpcbind.Binding{}},
 		})
 		if err != nil {
 			t.Fatalf("dial %s: %v", e, err)

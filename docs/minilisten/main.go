@@ -15,8 +15,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
 
@@ -36,10 +34,10 @@ func main() {
 func listen(ctx context.Context, endpoint string, in io.Reader, out io.Writer) int {
 	// Start returns at once; "Connecting to …" is the first update.
 	c := subscriber.Start(ctx, endpoint, subscriber.Config{
-		Identity: session.Identity{ID: "minilisten", Name: "minilisten", Version: "0.1"},
+		Identity: subscriber.Identity{ID: "minilisten", Name: "minilisten", Version: "0.1"},
 		// Someone types answers, so say so: the producer sends prompts only
 		// to a subscription that can answer them.
-		Terms: session.Terms{CanConfirm: true, CanClarify: true},
+		Terms: subscriber.RequestedTerms{CanConfirm: true, CanClarify: true},
 	})
 	defer c.Close()
 	go answer(ctx, c, in, out)
@@ -69,12 +67,12 @@ func listen(ctx context.Context, endpoint string, in io.Reader, out io.Writer) i
 // plain drops the marks around the producer's words in one of the client's
 // sentences (sanitized already); a richer output would isolate them.
 func plain(text string) string {
-	s, _ := protocol.SplitTheirs(text)
+	s, _ := subscriber.SplitTheirs(text)
 	return s
 }
 
 // show prints one delivery: the event's summary, and how to answer a prompt.
-func show(out io.Writer, d session.Delivery) {
+func show(out io.Writer, d subscriber.Delivery) {
 	if d.Event == nil {
 		return
 	}
@@ -86,7 +84,7 @@ func show(out io.Writer, d session.Delivery) {
 		line += " (" + d.Note + ")"
 	}
 	fmt.Fprintln(out, d.Kind, line)
-	if p := d.Prompt; p != nil && d.Kind == session.KindEvent && p.State == session.PromptPending {
+	if p := d.Prompt; p != nil && d.Kind == subscriber.KindEvent && p.State == subscriber.PromptPending {
 		fmt.Fprintf(out, "Prompt %d waits for your answer.\n", p.Number)
 	}
 }
@@ -100,7 +98,7 @@ func answer(ctx context.Context, c *subscriber.Client, in io.Reader, out io.Writ
 		n, _ := strconv.Atoi(num)
 		var err error
 		switch verb {
-		case protocol.DecisionAccept, protocol.DecisionReject:
+		case subscriber.DecisionAccept, subscriber.DecisionReject:
 			err = c.Confirm(ctx, n, verb)
 		case "answer":
 			err = c.Answer(ctx, n, text)

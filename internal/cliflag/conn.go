@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
 )
 
 // ConnFlag picks the connection flags beyond --token and --header, which
@@ -98,7 +99,8 @@ func (c *Conn) Transport() transport.Options {
 			HTTPClient:    c.TLS.Client,
 			HeaderTimeout: c.ConnectTimeout,
 		},
-		WebSocket: transport.WSOptions{NoSubprotocol: c.WSNoSubprotocol, TLSConfig: c.TLS.Config},
+		WebSocket:   transport.WSOptions{NoSubprotocol: c.WSNoSubprotocol, TLSConfig: c.TLS.Config},
+		GRPCBinding: grpcbind.Binding{},
 	}
 }
 

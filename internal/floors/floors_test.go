@@ -39,7 +39,7 @@ var floors = map[string]float64{
 	// 2: the wire per binding; the pure engine; rules; the capture format.
 	"transport": 2, "session": 2, "policy": 2, "capture": 2, "manifest": 2,
 	// Helpers over transport.
-	"internal/localagents": 2.5,
+	"internal/localagents": 2.5, "transport/grpcbind": 2.1,
 	// A capture played as a connection: its clock, bursts, seeking.
 	"capture/replay": 2.5,
 

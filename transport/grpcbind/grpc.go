@@ -1,8 +1,10 @@
-// grpc.go: the gRPC binding (appendix B.5): one bidirectional Subscribe
-// stream per connection, each AAEP message as the JSON inside an
-// AaepMessage.
-
-package transport
+// Package grpcbind is the gRPC binding of package transport (appendix B.5):
+// one bidirectional Subscribe stream per connection, each AAEP message as
+// the JSON inside an AaepMessage. It is a package of its own so that only
+// the programs that reach gRPC producers link gRPC: they set
+// transport.Options.GRPCBinding (and so subscriber.Config.Transport's) to
+// Binding{}.
+package grpcbind
 
 import (
 	"context"
@@ -27,50 +29,26 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/aaeppb"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
-// GRPCOptions configures DialGRPC. The zero value is usable.
-type GRPCOptions struct {
-	LinkOptions
+// Binding is the gRPC binding: set transport.Options.GRPCBinding to
+// Binding{} to reach grpc:// and grpcs:// endpoints.
+type Binding struct{}
 
-	// Token, if not empty, is sent on every call to this endpoint as
-	// "authorization: Bearer <Token>" metadata.
-	Token string
-	// TLSConfig is used for grpcs:// endpoints (the CA, and the client
-	// certificate for mutual TLS); nil means the system's roots.
-	TLSConfig *tls.Config
-	// StreamDeadline bounds one Subscribe stream; when it passes, the
-	// stream is opened again as after any loss. Zero means
-	// DefaultStreamDeadline.
-	StreamDeadline time.Duration
-	// Keepalive is how often an idle connection pings the producer; one
-	// that does not answer within a third of it is taken for lost. Zero
-	// means DefaultGRPCKeepalive; negative means no pings.
-	Keepalive time.Duration
-	// ConnectTimeout bounds each attempt to reach the producer and open
-	// the Subscribe stream, as SSEOptions.HeaderTimeout bounds the wait
-	// for response headers (--connect-timeout): a producer that accepts
-	// the connection and then says nothing fails the first attempt with a
-	// *HeaderTimeoutError, and a reconnect tries again. Zero means
-	// DefaultHeaderTimeout; negative, gRPC's own 20 seconds.
-	ConnectTimeout time.Duration
+// DialGRPC is Dial, for transport.GRPCBinding.
+func (Binding) DialGRPC(ctx context.Context, ep transport.Endpoint, opts transport.GRPCOptions) (transport.Conn, error) {
+	return dial(ctx, ep, opts)
 }
 
-// connectTimeout is o's bound of one attempt to connect (ConnectTimeout).
-func (o GRPCOptions) connectTimeout() time.Duration {
-	if d := headerTimeout(o.ConnectTimeout); d > 0 {
-		return d
-	}
-	return 20 * time.Second // gRPC's own
+// GetManifest is GetManifest, for transport.GRPCBinding.
+func (Binding) GetManifest(ctx context.Context, ep transport.Endpoint, opts transport.GRPCOptions) ([]byte, error) {
+	return getManifest(ctx, ep, opts)
 }
 
-// DefaultStreamDeadline is the long deadline of one Subscribe stream
-// (appendix B.5.4 asks for hours).
-const DefaultStreamDeadline = 12 * time.Hour
-
-// DefaultGRPCKeepalive is GRPCOptions.Keepalive's default: the most often a
-// producer with gRPC's default enforcement accepts pings.
-const DefaultGRPCKeepalive = 5 * time.Minute
+// sendTimeout bounds one message sent, so a stuck producer cannot freeze
+// the client.
+const sendTimeout = 10 * time.Second
 
 // grpcSlack is what the gRPC message may have beyond the JSON it wraps: the
 // message type and the protobuf framing.
@@ -124,12 +102,9 @@ var grpcCodeWords = map[codes.Code]string{
 
 // grpcTarget checks a grpc:// or grpcs:// endpoint and returns its
 // host:port.
-func grpcTarget(endpoint string) (*url.URL, error) {
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return nil, fmt.Errorf("transport: bad gRPC endpoint %q: %w", endpoint, err)
-	}
-	if u.Scheme != "grpc" && u.Scheme != "grpcs" {
+func grpcTarget(ep transport.Endpoint) (*url.URL, error) {
+	u, endpoint := ep.URL, ep.String()
+	if ep.Binding != transport.BindingGRPC || u == nil {
 		return nil, fmt.Errorf("transport: %q is not a grpc:// or grpcs:// endpoint", endpoint)
 	}
 	if u.Hostname() == "" || u.Port() == "" {
@@ -143,7 +118,7 @@ func grpcTarget(endpoint string) (*url.URL, error) {
 
 // grpcClient makes the client connection for an endpoint; it connects
 // lazily, on the first call.
-func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep, connect time.Duration, maxMsg int, lo LinkOptions) (*grpc.ClientConn, error) {
+func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep, connect time.Duration, maxMsg int, lo transport.LinkOptions) (*grpc.ClientConn, error) {
 	creds := insecure.NewCredentials()
 	if u.Scheme == "grpcs" {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
@@ -169,7 +144,7 @@ func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep, connect t
 		}),
 	}
 	if keep == 0 {
-		keep = DefaultGRPCKeepalive
+		keep = transport.DefaultGRPCKeepalive
 	}
 	if keep > 0 {
 		dopts = append(dopts, grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: keep, Timeout: max(keep/3, time.Second)}))
@@ -195,10 +170,10 @@ func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep, connect t
 	return cc, nil
 }
 
-// DialGRPC connects to a producer at a grpc:// or grpcs:// endpoint
+// Dial connects to a producer at a grpc:// or grpcs:// endpoint
 // (HOST:PORT), opens the Subscribe stream, sends the subscription request as
 // its first message and returns once the stream is open; ctx bounds this
-// first attempt. See LinkOptions for the handshake and reconnects: a lost
+// first attempt. See transport.LinkOptions for the handshake and reconnects: a lost
 // stream is opened again, with backoff, and the request sent again
 // (appendix B.5.4).
 //
@@ -206,39 +181,53 @@ func grpcClient(u *url.URL, token string, tlsConfig *tls.Config, keep, connect t
 // connection (Recv returns io.EOF); UNAUTHENTICATED, PERMISSION_DENIED,
 // UNIMPLEMENTED, INVALID_ARGUMENT, NOT_FOUND and FAILED_PRECONDITION end it
 // with a *GRPCError; anything else reconnects.
-func DialGRPC(ctx context.Context, endpoint string, opts GRPCOptions) (Conn, error) {
-	u, err := grpcTarget(endpoint)
+//
+// It is Binding.DialGRPC; transport.Dial calls it for a grpc:// endpoint
+// when Options.GRPCBinding is Binding{}.
+func Dial(ctx context.Context, endpoint string, opts transport.GRPCOptions) (transport.Conn, error) {
+	ep, err := transport.ParseEndpoint(endpoint)
 	if err != nil {
 		return nil, err
 	}
-	lo := opts.withDefaults()
-	connect := opts.connectTimeout()
+	return dial(ctx, ep, opts)
+}
+
+func dial(ctx context.Context, ep transport.Endpoint, opts transport.GRPCOptions) (transport.Conn, error) {
+	u, err := grpcTarget(ep)
+	if err != nil {
+		return nil, err
+	}
+	lo := opts.WithDefaults()
+	connect := opts.ConnectBound()
 	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, opts.Keepalive, connect, lo.MaxFrameBytes*4+grpcSlack, lo)
 	if err != nil {
 		return nil, err
 	}
 	deadline := opts.StreamDeadline
 	if deadline <= 0 {
-		deadline = DefaultStreamDeadline
+		deadline = transport.DefaultStreamDeadline
 	}
 	client := aaeppb.NewAaepServiceClient(cc)
-	b := binding{
-		name: "gRPC",
-		dial: func(ctx context.Context, _ func(string)) (link, error) {
+	b := transport.LinkBinding{
+		Name: "gRPC",
+		Open: func(ctx context.Context, _ func(string)) (transport.Link, error) {
 			l, err := dialGRPCStream(ctx, client, deadline, connect, lo.MaxFrameBytes)
-			var late *HeaderTimeoutError
+			var late *transport.HeaderTimeoutError
 			if errors.As(err, &late) {
 				late.URL = u.Redacted()
 			}
-			return l, err
+			if err != nil {
+				return nil, err
+			}
+			return l, nil
 		},
-		end: grpcEnding,
+		End: grpcEnding,
 	}
-	if u.Scheme == "grpc" && !IsLoopback(u.Hostname()) {
-		b.warning = fmt.Sprintf("The connection to %s is not encrypted: anyone on the network between you can read the events "+
+	if u.Scheme == "grpc" && !transport.IsLoopback(u.Hostname()) {
+		b.Warning = fmt.Sprintf("The connection to %s is not encrypted: anyone on the network between you can read the events "+
 			"and your answers, and change them. Use grpcs:// if the producer offers it.", u.Host)
 	}
-	c, err := dialLink(ctx, b, opts.LinkOptions)
+	c, err := transport.DialLinkBinding(ctx, b, opts.LinkOptions)
 	if err != nil {
 		cc.Close()
 		return nil, err
@@ -248,7 +237,7 @@ func DialGRPC(ctx context.Context, endpoint string, opts GRPCOptions) (Conn, err
 
 // grpcConn closes the client connection with the Conn.
 type grpcConn struct {
-	Conn
+	transport.Conn
 	cc *grpc.ClientConn
 }
 
@@ -270,7 +259,7 @@ func dialGRPCStream(ctx context.Context, client aaeppb.AaepServiceClient, deadli
 	if !stop() || err != nil {
 		cancel()
 		if ctx.Err() == nil && errors.Is(octx.Err(), context.DeadlineExceeded) {
-			return nil, &HeaderTimeoutError{After: connect}
+			return nil, &transport.HeaderTimeoutError{After: connect}
 		}
 		if err == nil {
 			err = ctx.Err()
@@ -287,14 +276,14 @@ func grpcErr(what string, err error) error {
 	if !ok {
 		return fmt.Errorf("transport: %s: %w", what, err)
 	}
-	ge := &GRPCError{Code: st.Code(), Message: cleanLine(st.Message(), 200)}
+	ge := &GRPCError{Code: st.Code(), Message: transport.ProducerLine(st.Message(), 200)}
 	if grpcFinal(st.Code()) {
-		return &fatalError{err: ge, words: grpcSentence(ge)}
+		return transport.Final(ge, grpcSentence(ge))
 	}
 	if st.Code() == codes.Unavailable && strings.Contains(st.Message(), "authentication handshake failed") {
 		// gRPC reports a refused certificate as UNAVAILABLE; trying
 		// again cannot mend it.
-		return &fatalError{err: ge, words: "The TLS handshake with the producer failed: " + ge.Message + "."}
+		return transport.Final(ge, "The TLS handshake with the producer failed: "+ge.Message+".")
 	}
 	return fmt.Errorf("transport: %s: %w", what, ge)
 }
@@ -319,20 +308,19 @@ func grpcSentence(e *GRPCError) string {
 }
 
 // grpcEnding judges the end of a Subscribe stream by its status.
-func grpcEnding(err error) (ending, bool) {
+func grpcEnding(err error) (transport.LinkEnd, bool) {
 	if errors.Is(err, io.EOF) {
-		return ending{final: io.EOF, words: "The producer ended the gRPC stream.", reason: EndNormal}, true
+		return transport.LinkEnd{Err: io.EOF, Words: "The producer ended the gRPC stream.", Reason: transport.EndNormal}, true
 	}
 	var ge *GRPCError
-	var fatal *fatalError
-	if errors.As(err, &fatal) || !errors.As(err, &ge) {
-		return ending{}, false // the shared rules
+	if !errors.As(err, &ge) {
+		return transport.LinkEnd{}, false // the shared rules
 	}
 	words := grpcSentence(ge)
 	if grpcFinal(ge.Code) {
-		return ending{final: ge, words: words}, true
+		return transport.LinkEnd{Err: ge, Words: words}, true
 	}
-	return ending{words: words}, true // reconnect
+	return transport.LinkEnd{Words: words}, true // reconnect
 }
 
 // grpcLink is one Subscribe stream.
@@ -348,7 +336,7 @@ type grpcLink struct {
 	once    sync.Once
 }
 
-func (g *grpcLink) read() ([]byte, error) {
+func (g *grpcLink) Read() ([]byte, error) {
 	g.reading.Store(true)
 	m, err := g.s.Recv()
 	if err != nil {
@@ -356,12 +344,12 @@ func (g *grpcLink) read() ([]byte, error) {
 		return nil, grpcRecvErr(err)
 	}
 	if len(m.Json) > g.max {
-		return nil, &FrameTooLargeError{Size: int64(len(m.Json)), Limit: g.max}
+		return nil, &transport.FrameTooLargeError{Size: int64(len(m.Json)), Limit: g.max}
 	}
 	return m.Json, nil
 }
 
-func (g *grpcLink) write(ctx context.Context, msg []byte) error {
+func (g *grpcLink) Write(ctx context.Context, msg []byte) error {
 	// Send blocks only on flow control; canceling the stream unblocks it,
 	// as a write deadline does on the other bindings.
 	stop := context.AfterFunc(ctx, g.cancel)
@@ -379,7 +367,7 @@ func (g *grpcLink) write(ctx context.Context, msg []byte) error {
 		if e := grpcRecvErr(rerr); e != nil && !errors.Is(e, io.EOF) {
 			var ge *GRPCError
 			if errors.As(e, &ge) && grpcFinal(ge.Code) {
-				return &fatalError{err: ge, words: grpcSentence(ge)}
+				return transport.Final(ge, grpcSentence(ge))
 			}
 			return e
 		}
@@ -394,7 +382,7 @@ func grpcRecvErr(err error) error {
 		return err
 	}
 	if st, ok := status.FromError(err); ok {
-		return &GRPCError{Code: st.Code(), Message: cleanLine(st.Message(), 200)}
+		return &GRPCError{Code: st.Code(), Message: transport.ProducerLine(st.Message(), 200)}
 	}
 	return err
 }
@@ -407,7 +395,7 @@ const grpcCloseWait = time.Second
 // producer to end it, then cancels it. A message that Send queued (a
 // subscription.close, a last reply) is so written before the stream is
 // torn down: canceling at once could drop it.
-func (g *grpcLink) close(int, string) {
+func (g *grpcLink) Close() {
 	g.once.Do(func() {
 		defer g.cancel()
 		if !g.wmu.TryLock() {
@@ -429,21 +417,34 @@ func (g *grpcLink) close(int, string) {
 
 // GetManifest asks a gRPC producer for its manifest (the GetManifest call
 // of appendix B.5) and returns its JSON or JWS text. A producer that does
-// not offer the call gives a *GRPCError with codes.Unimplemented.
-func GetManifest(ctx context.Context, endpoint string, opts GRPCOptions) ([]byte, error) {
-	u, err := grpcTarget(endpoint)
+// not offer the call gives a *GRPCError with codes.Unimplemented, which
+// wraps transport.ErrNoManifestCall.
+func GetManifest(ctx context.Context, endpoint string, opts transport.GRPCOptions) ([]byte, error) {
+	ep, err := transport.ParseEndpoint(endpoint)
 	if err != nil {
 		return nil, err
 	}
-	lo := opts.withDefaults()
-	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, -1, opts.connectTimeout(), lo.MaxFrameBytes+grpcSlack, lo)
+	return getManifest(ctx, ep, opts)
+}
+
+func getManifest(ctx context.Context, ep transport.Endpoint, opts transport.GRPCOptions) ([]byte, error) {
+	u, err := grpcTarget(ep)
+	if err != nil {
+		return nil, err
+	}
+	lo := opts.WithDefaults()
+	cc, err := grpcClient(u, opts.Token, opts.TLSConfig, -1, opts.ConnectBound(), lo.MaxFrameBytes+grpcSlack, lo)
 	if err != nil {
 		return nil, err
 	}
 	defer cc.Close()
 	m, err := aaeppb.NewAaepServiceClient(cc).GetManifest(ctx, &aaeppb.GetManifestRequest{})
 	if err != nil {
-		return nil, fmt.Errorf("transport: GetManifest from %s: %w", u.Host, grpcRecvErr(err))
+		err = grpcRecvErr(err)
+		if ge := (*GRPCError)(nil); errors.As(err, &ge) && ge.Code == codes.Unimplemented {
+			return nil, fmt.Errorf("transport: GetManifest from %s: %w: %w", u.Host, transport.ErrNoManifestCall, err)
+		}
+		return nil, fmt.Errorf("transport: GetManifest from %s: %w", u.Host, err)
 	}
 	return m.Json, nil
 }
