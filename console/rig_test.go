@@ -79,7 +79,7 @@ func (r *rig) command(s string) {
 // serve serves the demo scenarios named on loopback until the test ends.
 func serve(t *testing.T, names ...string) string {
 	t.Helper()
-	all, err := producer.LoadScenarios(os.DirFS(".."), "testdata/scenarios")
+	all, err := producer.LoadScenarios(os.DirFS("../demo"), "scenarios")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -237,7 +237,7 @@ func ExampleGroup() {
 // named in Config.Transport, so that a program that never reaches gRPC
 // does not link it.
 func Example_gRPC() {
-	all, _ := producer.LoadScenarios(os.DirFS("../testdata/scenarios"), ".")
+	all, _ := producer.LoadScenarios(os.DirFS("../demo/scenarios"), ".")
 	confirm, _ := producer.SelectScenarios(all, []string{"confirm"})
 	srv, err := producer.ServeLoopback(producer.New(producer.Options{Scenarios: confirm}), producer.BindingGRPC)
 	if err != nil {
