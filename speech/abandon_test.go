@@ -74,6 +74,7 @@ func TestAbandonedCommandGivesUpTheConnection(t *testing.T) {
 
 // Speechd dials again when its client was given up, against the real daemon.
 func TestSpeechdDialsAgainAfterGivingUp(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	ctx := context.Background()
 	s, err := NewSpeechd(ctx, addr(d), "user:aaep-test:again")

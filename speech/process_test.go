@@ -82,6 +82,7 @@ func TestProcessCancel(t *testing.T) {
 }
 
 func TestEspeakRealCommand(t *testing.T) {
+	t.Parallel()
 	speechdtest.Need(t, "espeak-ng")
 	wav := filepath.Join(t.TempDir(), "out.wav")
 	c := EspeakCommand(Utterance{Text: "Confirm deleting three files?", Lang: "en"})

@@ -15,6 +15,7 @@ import (
 )
 
 func TestSpeechdSpeaksInOrder(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	sink := &Sink{Backend: newBackend(t, d)}
 	texts := []string{"Agent Ada started.", ".hidden file listed", "Agent Ada finished."}
@@ -78,6 +79,7 @@ func waitTimed(t *testing.T, d *speechdtest.Daemon, n int) []speechdtest.Utteran
 }
 
 func TestSpeechdReconnectsAfterRestart(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	ctx := context.Background()
 	b := newBackend(t, d)
@@ -99,6 +101,7 @@ func TestSpeechdReconnectsAfterRestart(t *testing.T) {
 }
 
 func TestSpeechdCancelAndEvents(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "1")
 	ctx := context.Background()
 	c, err := Dial(ctx, addr(d), "user:aaep-listen:test")
@@ -146,6 +149,7 @@ func TestSpeechdCancelAndEvents(t *testing.T) {
 }
 
 func TestSpeechdBadCommandIsAnError(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	ctx := context.Background()
 	c, err := Dial(ctx, addr(d), "")
@@ -162,6 +166,7 @@ func TestSpeechdBadCommandIsAnError(t *testing.T) {
 }
 
 func TestOpenAutoWithoutDaemon(t *testing.T) {
+	t.Parallel()
 	env := Env{Getenv: func(k string) string {
 		if k == "SPEECHD_ADDRESS" {
 			return "unix_socket:" + t.TempDir() + "/none.sock"
@@ -188,6 +193,7 @@ func announceOK(t *testing.T, s *Sink, an announce.Announcement) {
 }
 
 func TestOpenAutoFallsBackToEspeak(t *testing.T) {
+	t.Parallel()
 	env := Env{Getenv: func(k string) string {
 		if k == "SPEECHD_ADDRESS" {
 			return "unix_socket:" + t.TempDir() + "/none.sock"
@@ -254,6 +260,7 @@ func TestOpenSaysWhatIsMissing(t *testing.T) {
 }
 
 func TestSpeechdLanguagePerAnnouncement(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	sink := &Sink{Backend: newBackend(t, d)}
 	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "E kaaro", Lang: "yo"})
@@ -267,6 +274,7 @@ func TestSpeechdLanguagePerAnnouncement(t *testing.T) {
 
 // A daemon that goes away is reported once, and speech comes back with it.
 func TestSinkReportsAnOutageOnce(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	sink := &Sink{Backend: newBackend(t, d)}
 	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "one"})
