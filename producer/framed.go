@@ -114,8 +114,9 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 		switch {
 		case finished:
 			if _, mute := pe.(silentHangup); mute {
+				// The reason code says it all: a message would say it twice.
 				_ = pe.send(marshal(protocol.SubscriptionClose{Type: protocol.TypeSubscriptionClose,
-					SubscriptionID: sub.id, ReasonCode: reasonFinished, ReasonMessage: "the producer has finished"}))
+					SubscriptionID: sub.id, ReasonCode: reasonFinished}))
 			}
 			pe.end(protocol.CloseSubscriptionEnded, "the producer has finished")
 			p.sentAll(own)
