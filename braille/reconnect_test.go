@@ -87,3 +87,43 @@ func TestSinkSpeakingFollowsTheDisplay(t *testing.T) {
 		t.Fatal("a prompt waiting for its answer holds the display as busy")
 	}
 }
+
+// A BRLTTY that is starting answers BrlAPI before its braille driver is up,
+// with a display of 0×0 cells, and loses what is written then. The sink
+// comes back only once there is a display: a prompt kept while BRLTTY was
+// away is shown then (before, it was written into the starting BRLTTY and
+// never seen: TestSinkReconnectsWhenBrlttyRestarts failed so on a busy
+// machine).
+func TestSinkWaitsForTheDisplayAfterRestart(t *testing.T) {
+	b := brltest.Start(t, 20, "")
+	c, err := Dial(context.Background(), Options{Host: b.Host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var lostN, backN, redials atomic.Int32
+	s, err := NewSink(context.Background(), c, Config{FlashTime: time.Second, RedialEvery: 100 * time.Millisecond,
+		Redial: func(ctx context.Context) (*Client, error) {
+			redials.Add(1)
+			return Dial(ctx, Options{Host: b.Host})
+		},
+		OnError:     func(error) { lostN.Add(1) },
+		OnReconnect: func() { backN.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b.Stop()
+	waitUntil(t, "the loss noticed", func() bool { return lostN.Load() > 0 })
+	s.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Delete files?", Prompt: &session.Prompt{Number: 4}})
+	release := b.RestartHeld(t)
+	// Redials made while BrlAPI answers and no display is up yet.
+	tried := redials.Load()
+	waitUntil(t, "redials to a BRLTTY with no display", func() bool { return redials.Load() >= tried+3 || backN.Load() > 0 })
+	if n := backN.Load(); n != 0 {
+		t.Fatalf("the display was told back while BRLTTY had none (%d redials)", redials.Load()-tried)
+	}
+	release()
+	waitUntil(t, "the display back", func() bool { return backN.Load() == 1 })
+	b.WaitVisual(t, "the prompt kept while BRLTTY was away", prefix("#4 accept reject"))
+}
