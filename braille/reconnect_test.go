@@ -14,6 +14,7 @@ import (
 // When BRLTTY restarts, the sink dials it again: a prompt that came while it
 // was away is shown, and can still be answered with a routing key.
 func TestSinkReconnectsWhenBrlttyRestarts(t *testing.T) {
+	t.Parallel()
 	b := brltest.Start(t, 20, "")
 	c, err := Dial(context.Background(), Options{Host: b.Host})
 	if err != nil {
@@ -95,6 +96,7 @@ func TestSinkSpeakingFollowsTheDisplay(t *testing.T) {
 // never seen: TestSinkReconnectsWhenBrlttyRestarts failed so on a busy
 // machine).
 func TestSinkWaitsForTheDisplayAfterRestart(t *testing.T) {
+	t.Parallel()
 	b := brltest.Start(t, 20, "")
 	c, err := Dial(context.Background(), Options{Host: b.Host})
 	if err != nil {

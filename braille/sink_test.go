@@ -226,6 +226,7 @@ func TestLayoutNeverSplitsGraphemes(t *testing.T) {
 
 // When BRLTTY goes away, announcing (even critical ones) never blocks.
 func TestSinkSurvivesBrlttyGoingAway(t *testing.T) {
+	t.Parallel()
 	b := brltest.Start(t, 20, "")
 	s, _ := newTestSink(t, b, time.Second)
 	b.Stop()

@@ -155,10 +155,34 @@ func greeted(path string) error {
 	return err
 }
 
-// freeHost returns a BrlAPI socket number with no socket yet.
+// hosts are the BrlAPI socket numbers this process's displays took, so
+// that tests running in parallel never pick the same one before its
+// BRLTTY has made the socket. The numbers are the machine's: a registry
+// for the whole process is the narrowest that can hold them.
+var hosts struct {
+	sync.Mutex
+	taken map[int]bool
+}
+
+// freeHost returns a BrlAPI socket number with no socket yet, that no
+// other display of this process took; it is given back when t ends.
 func freeHost(t testing.TB) string {
+	hosts.Lock()
+	defer hosts.Unlock()
+	if hosts.taken == nil {
+		hosts.taken = map[int]bool{}
+	}
 	for n := 20 + os.Getpid()%60; n < 99; n++ {
+		if hosts.taken[n] {
+			continue
+		}
 		if _, err := os.Stat(fmt.Sprintf("/var/lib/BrlAPI/%d", n)); os.IsNotExist(err) {
+			hosts.taken[n] = true
+			t.Cleanup(func() {
+				hosts.Lock()
+				delete(hosts.taken, n)
+				hosts.Unlock()
+			})
 			return fmt.Sprint(n)
 		}
 	}
