@@ -505,7 +505,7 @@ func (b *Bridge) queue(msgs [][]byte) {
 // link is a Bridge as transport.DialLink sees it.
 type link struct{ b *Bridge }
 
-func (l link) Read() ([]byte, error) { return l.b.q.pop() }
+func (l link) Read() ([]byte, error) { return l.b.q.pop(nil) }
 func (l link) Close()                { l.b.Close() }
 func (l link) Write(_ context.Context, msg []byte) error {
 	return l.b.fromSubscriber(msg)

@@ -30,7 +30,9 @@ func (p *Producer) ended() bool {
 }
 
 // endsStreams reports whether the end of the run ends every stream.
-func (p *Producer) endsStreams() bool { return p.opts.EndWhenDone || p.opts.Replay != nil }
+func (p *Producer) endsStreams() bool {
+	return p.opts.EndWhenDone || p.opts.Replay != nil || p.opts.Live != nil
+}
 
 // snapshot is what a stream learns from the producer at one moment.
 type snapshot struct {
@@ -70,7 +72,7 @@ func (p *Producer) since(from uint64, sub *subscription, own *eventLog) snapshot
 // defaultInclude is the event filter of a subscription that asks for none:
 // the core types, or, for a replay, whatever was recorded.
 func (p *Producer) defaultInclude() []string {
-	if p.opts.Replay != nil {
+	if p.opts.Replay != nil || p.opts.Live != nil {
 		return []string{"*"}
 	}
 	return []string{"aaep:agent.*"}
