@@ -28,6 +28,7 @@ type Where struct {
 
 // Served is an agent served to every subscriber that comes.
 type Served struct {
+	Name     string // the agent's agent_id, which names its socket too
 	Bridge   *Bridge
 	Producer *producer.Producer
 	// URLs are the endpoints subscribers dial, one a binding: http://…,
@@ -49,7 +50,7 @@ func ServeAgent(ctx context.Context, argv []string, opts Options, where Where, l
 	if err != nil {
 		return nil, err
 	}
-	s := &Served{Bridge: b, Producer: producer.New(producer.Options{Live: live, Logf: logf})}
+	s := &Served{Name: live.Agent.ID, Bridge: b, Producer: producer.New(producer.Options{Live: live, Logf: logf})}
 	if err := s.listen(where, live.Agent.ID); err != nil {
 		s.Close()
 		return nil, err

@@ -48,7 +48,8 @@ var floors = map[string]float64{
 	"speech/speechdtest": 4, "braille/brltest": 4,
 
 	// 5: the client of one subscription; the one producer.
-	"subscriber": 5, "producer": 5, "acp": 5,
+	"subscriber": 5, "producer": 5,
+	"acp":                    5.2, // an ACP agent as the live source of the producer
 	"internal/acptest":       0,   // the scripted ACP agent of the tests
 	"internal/anthropictest": 0,   // the scripted model of the real-agent tests
 	"":                       5.5, // the files built into the commands (scenarios for producer)
@@ -59,7 +60,7 @@ var floors = map[string]float64{
 	"internal/cliflag": 6.5, "internal/outputs": 6.5,
 
 	// top: the commands and the example programs.
-	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7,
+	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7, "cmd/aaep-bridge": 7,
 	"docs": 7, "docs/minilisten": 7,
 }
 
