@@ -513,7 +513,7 @@ var replyFields = map[string][]string{
 // audience of the reply's signature, checked already: the reply is bound
 // to the subscription it names, and must answer this producer's prompt.
 func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool, aud *sigrpl.Audience) error {
-	if ok, err := p.liveMessage(typ, m, needSub); ok { // live.go
+	if ok, err := p.liveMessage(typ, m); ok { // live.go
 		return err
 	}
 	allowed, ok := replyFields[typ]
@@ -611,13 +611,10 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool,
 		return refuse(http.StatusBadRequest, "the reply is dated %s, after the prompt expired at %s",
 			at.UTC().Format(time.RFC3339), expires.Format(time.RFC3339))
 	}
-	if err := p.liveReply(pr, m, o.Decision); err != nil { // live.go: the agent decides
-		return err
-	}
 	if !p.settle(pr, o, label) {
 		return refuse(http.StatusConflict, "the prompt %s is settled already (%s)", token, pr.outcomeNow(p))
 	}
-	return nil
+	return p.liveReply(pr, m, o.Decision) // live.go: the agent decides
 }
 
 // outcomeNow says how a settled prompt was settled.

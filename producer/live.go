@@ -130,9 +130,12 @@ func (p *Producer) endLive(sess string) {
 	}
 }
 
-// liveReply hands a checked reply to a live source before its prompt is
-// settled, with the decision the producer took it as (a modified action
-// is a reject); nil when the producer is not live.
+// liveReply hands a checked reply to a live source once its prompt is
+// settled by it (so that what the agent does at once, such as ending the
+// session, cannot settle it first), with the decision the producer took
+// it as (a modified action is a reject); nil when the producer is not
+// live. When the source refuses it, the prompt is settled as abandoned
+// instead.
 func (p *Producer) liveReply(pr *prompt, m map[string]json.RawMessage, decision string) error {
 	l := p.opts.Live
 	if l == nil || l.Reply == nil {
@@ -147,16 +150,25 @@ func (p *Producer) liveReply(pr *prompt, m map[string]json.RawMessage, decision 
 		delete(fwd, "modified_action")
 	}
 	if err := l.Reply(marshal(fwd)); err != nil {
-		p.settle(pr, Outcome{Resolution: Abandoned}, "")
+		p.mu.Lock()
+		pr.outcome.Resolution = Abandoned
+		for i := len(p.outcomes) - 1; i >= 0; i-- {
+			if p.outcomes[i].ReplyToken == pr.token {
+				p.outcomes[i].Resolution = Abandoned
+				break
+			}
+		}
+		p.mu.Unlock()
 		return refuse(http.StatusConflict, "the agent refused the reply: %v", err)
 	}
 	return nil
 }
 
 // liveMessage hands an extension message to the live source that takes
-// it. It reports false when typ is no such message. needSub requires a
-// subscription_id naming an open subscription, as replies do.
-func (p *Producer) liveMessage(typ string, m map[string]json.RawMessage, needSub bool) (bool, error) {
+// it. It reports false when typ is no such message. It must name an open
+// subscription (subscription_id): the deployed layout, which has none,
+// cannot send one.
+func (p *Producer) liveMessage(typ string, m map[string]json.RawMessage) (bool, error) {
 	l := p.opts.Live
 	if l == nil || strings.HasPrefix(typ, "aaep:") {
 		return false, nil
@@ -166,16 +178,14 @@ func (p *Producer) liveMessage(typ string, m map[string]json.RawMessage, needSub
 		return false, nil
 	}
 	subID, hasSub := stringField(m, "subscription_id")
-	if needSub && !hasSub {
-		return true, refuse(http.StatusBadRequest, `"subscription_id" is missing`)
+	if !hasSub {
+		return true, refuse(http.StatusBadRequest, `"subscription_id" is missing: %s is taken on a subscription only`, typ)
 	}
-	if hasSub {
-		p.mu.Lock()
-		sub := p.subs[subID]
-		p.mu.Unlock()
-		if sub == nil {
-			return true, refuse(http.StatusBadRequest, "no subscription %s", subID)
-		}
+	p.mu.Lock()
+	sub := p.subs[subID]
+	p.mu.Unlock()
+	if sub == nil {
+		return true, refuse(http.StatusBadRequest, "no subscription %s", subID)
 	}
 	if err := take(marshal(m)); err != nil {
 		return true, refuse(http.StatusConflict, "%v", err)
