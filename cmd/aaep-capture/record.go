@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -341,6 +342,7 @@ func (r *recorder) config(a *agent) subscriber.Config {
 	if o.NoHandshake {
 		opts.SSE.Layout = transport.LayoutLegacy
 	}
+	opts.ACP = acp.Dialer(acp.Options{Name: a.spec.Label, Version: version, RawFile: o.ACPRaw}) // acp: agents, bridged
 	return subscriber.Config{
 		Identity:  session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: version},
 		Terms:     session.Terms{Verbosity: "detailed", CanConfirm: o.AutoReply},
