@@ -178,6 +178,7 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	_ = rc.Flush() // the headers at once: a live agent may say nothing for long
 	p.begin()
 
 	out := p.newStreamOut(seed)
