@@ -239,6 +239,9 @@ func New(opts Options) *Producer {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
 	}
+	if opts.Live != nil {
+		opts.JoinLive = true // a live agent's past is not played again (live.go)
+	}
 	p := &Producer{
 		opts:    opts,
 		done:    make(chan struct{}),
@@ -249,9 +252,6 @@ func New(opts Options) *Producer {
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if opts.Replay != nil {
 		opts.Replay.prepare()
-	}
-	if opts.Live != nil {
-		opts.JoinLive = true // a live agent's past is not played again (live.go)
 	}
 	for _, sc := range opts.Scenarios {
 		if !slices.Contains(p.langs, sc.Language) {
