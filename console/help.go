@@ -78,7 +78,8 @@ var helpTopics = []helpTopic{
 		"all: hear every agent in full again.",
 	}},
 	{[]string{"tell", "cancel"}, "tell TEXT: give an ACP agent a task.", []string{
-		"tell TEXT: give an agent started as acp:COMMAND a task.",
+		"tell TEXT: give an agent started as acp:COMMAND a task,",
+		"or one served by aaep-bridge.",
 		"tell AGENT TEXT: the same, with several agents.",
 		"cancel, or cancel AGENT: cancel the task it is doing.",
 	}},
