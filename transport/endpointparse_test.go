@@ -50,6 +50,7 @@ var endpointReaders = []string{
 	"conform TestProducer transport.ParseEndpoint",
 	"conform CheckRecheckEndpoint transport.BindingOf",
 	"conform redactURL url.Parse", // the endpoint as a receipt names it, after the run
+	"conform CheckTrigger url.Parse", // --trigger's URL: a web hook to call, not an endpoint
 }
 
 // TestEndpointParsedOnce fails when a function of transport, its gRPC
