@@ -145,19 +145,21 @@ func (a *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 	switch method {
 	case "initialize":
 		_ = os.WriteFile(InitFile, params, 0o600)
+		info := map[string]any{"name": "fake-agent", "title": "Fake agent", "version": "1.0"}
+		if a.script == Everywhere {
+			info = map[string]any{"name": text(), "title": text(), "version": text()}
+		}
 		a.result(id, map[string]any{
-			"protocolVersion": 1, "agentCapabilities": map[string]any{}, "authMethods": []any{},
-			"agentInfo": map[string]any{"name": "fake-agent", "title": "Fake agent", "version": "1.0"},
+			"protocolVersion": 1, "agentCapabilities": map[string]any{}, "authMethods": []any{}, "agentInfo": info,
 		})
 	case "session/new":
 		// Claude Code's adapter tells its commands before it answers.
 		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []map[string]any{{"name": "review", "description": "Review"}}})
-		a.result(id, map[string]any{"sessionId": "s1", "modes": map[string]any{
-			"currentModeId": "auto",
-			"availableModes": []map[string]string{
-				{"id": "default", "name": "Ask first"}, {"id": "auto", "name": "Auto"}, {"id": "yolo", "name": "YOLO"},
-			},
-		}})
+		modes := []map[string]string{{"id": "default", "name": "Ask first"}, {"id": "auto", "name": "Auto"}, {"id": "yolo", "name": "YOLO"}}
+		if a.script == Everywhere {
+			modes = append(modes, map[string]string{"id": text(), "name": text(), "description": text()})
+		}
+		a.result(id, map[string]any{"sessionId": "s1", "modes": map[string]any{"currentModeId": "auto", "availableModes": modes}})
 	case "session/set_mode":
 		var p struct {
 			ModeID string `json:"modeId"`
@@ -238,6 +240,8 @@ func (a *fake) play() string {
 	}
 	title := "Write the proof file"
 	switch a.script {
+	case Everywhere:
+		return a.everywhere()
 	case "hostile":
 		title = "Delete \x1b[2J\x1b]0;pwned\x07everything \u202egnp.exe\u202c now\r\nFAKE LINE"
 	case "flood":

@@ -94,6 +94,7 @@ var outputs = []output{
 	{"aaep-conform verify, hostile receipt", false, false, false, conformVerifyForged()},
 	{"aaep-conform verify --json, hostile receipt", true, false, false, conformVerifyForged("--json")},
 	{"aaep-conform subscriber --show-output, hostile subscriber", false, false, false, conformSubscriber},
+	{"aaep-listen, an ACP agent (permission, form, address, stderr, details, agents, terms, help)", false, false, false, acpAgent},
 }
 
 // paddingGaps are the outputs still open to padding (issue 23 item 9) for
