@@ -242,6 +242,12 @@ func (a *fake) play() string {
 	switch a.script {
 	case Everywhere:
 		return a.everywhere()
+	}
+	if seed, ok := strings.CutPrefix(a.script, "consent:"); ok {
+		n, _ := strconv.ParseUint(seed, 10, 64)
+		return a.consent(n)
+	}
+	switch a.script {
 	case "hostile":
 		title = "Delete \x1b[2J\x1b]0;pwned\x07everything \u202egnp.exe\u202c now\r\nFAKE LINE"
 	case "flood":
