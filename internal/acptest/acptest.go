@@ -287,6 +287,8 @@ func (a *fake) play() string {
 		a.update(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "yolo"})
 		return "end_turn"
 	case "stderr":
+		// Claude Code's adapter logs each phase of opening a session.
+		fmt.Fprintf(os.Stderr, "[session/create] sessionId=s1 phase=settings durationMs=8 totalMs=12\n")
 		fmt.Fprintf(os.Stderr, "\x1b[2J\x1b]0;pwned\x07warning \u202eevil\n%s\n", strings.Repeat("long ", 5000))
 		for i := 0; i < 300; i++ {
 			fmt.Fprintf(os.Stderr, "line %d\n", i)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/internal/acptest"
@@ -16,13 +17,20 @@ import (
 // question in URL mode, and its standard error. The listener accepts the
 // permission request (both steps), reads it in full, answers the form
 // with one answer that does not fit (refused, asked again), and asks for
-// the pending and agents lists, the terms and help.
-func acpAgent(t *testing.T, h string) string {
+// the pending and agents lists, the terms and help. flags are added:
+// --verbosity detailed says every quiet status too (the subscription, the
+// producer's notes, "The producer's log: …").
+func acpAgent(flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string { return listenACP(t, h, flags) }
+}
+
+func listenACP(t *testing.T, h string, flags []string) string {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", "--task", "go", "acp:'"+exe+"' -test.run=^$")
+	args := append([]string{"--plain", "--no-sign", "--task", "go"}, flags...)
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), append(args, "acp:'"+exe+"' -test.run=^$")...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "TERM=xterm-256color", acptest.Env+"="+acptest.Everywhere, acptest.TextEnv+"="+h)
 	out := newPrinted()
@@ -55,4 +63,25 @@ func acpAgent(t *testing.T, h string) string {
 		t.Errorf("the accept never reached the agent: %v", err)
 	}
 	return out.String()
+}
+
+// sharedPlainName runs aaep-listen on two producers giving one plain name
+// made of h (printable ASCII, single spaces: only such a name is shared
+// rather than told apart at once): the line saying both are named with
+// their addresses from now on (Group.DisplayNote) quotes it.
+func sharedPlainName(t *testing.T, h string) string {
+	var b strings.Builder
+	for _, r := range h {
+		switch {
+		case r == ' ' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ")):
+		case r >= ' ' && r <= '~' && !strings.ContainsRune("()[]{}<>#", r):
+			b.WriteRune(r)
+		}
+	}
+	name := strings.TrimSpace(b.String())
+	out := listenTwoPrompts(t, nil, producer(t, name, false), producer(t, name, false))
+	if !strings.Contains(out, "Two agents call themselves") {
+		t.Errorf("the shared name was not said:\n%s", clip(out))
+	}
+	return out
 }
