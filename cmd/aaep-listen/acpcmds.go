@@ -51,6 +51,9 @@ func (l *listener) acpCommand(c line.Command) bool {
 	switch c.Verb {
 	case line.VerbTell:
 		a, task := as[0], c.Arg
+		if c.Key { // the TUI's task input: the agent is given apart, the text is all task
+			return l.tellKey(c, as)
+		}
 		if first, rest, ok := strings.Cut(c.Arg, " "); ok {
 			if m := l.group.Find(first); m != nil && m.Value.(*agent).bridge != nil {
 				a, task = m.Value.(*agent), strings.TrimSpace(rest)
@@ -86,6 +89,29 @@ func (l *listener) acpCommand(c line.Command) bool {
 		}
 	default:
 		return false
+	}
+	return true
+}
+
+// tellKey gives the task of the TUI's task input to the agent it names,
+// or to the one acp: agent when it names none.
+func (l *listener) tellKey(c line.Command, as []*agent) bool {
+	a := as[0]
+	switch {
+	case c.Agent != "":
+		if a = l.find(c.Agent); a == nil {
+			return true
+		}
+		if a.bridge == nil {
+			l.say(a.Tag() + " was not started as acp:COMMAND: it takes no task.")
+			return true
+		}
+	case len(as) > 1:
+		l.say(fmt.Sprintf("Several agents take tasks: type tell AGENT TEXT, AGENT one of %s.", tags(as)))
+		return true
+	}
+	if err := a.bridge.Tell(c.Arg); err != nil {
+		l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 	}
 	return true
 }

@@ -117,7 +117,7 @@ func (l *listener) tuiAgents() []tui.Agent {
 	as := make([]tui.Agent, len(all))
 	for i, a := range all {
 		as[i] = tui.Agent{Label: a.Tag(), Endpoint: a.Endpoint(), State: a.State(), Terms: a.TermsWords(),
-			Pending: waiting[a], Events: a.Events(), Muted: l.quiet(a)}
+			Pending: waiting[a], Events: a.Events(), Muted: l.quiet(a), Tasks: a.bridge != nil}
 	}
 	return as
 }

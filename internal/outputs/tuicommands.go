@@ -42,6 +42,8 @@ func TUICommand(a tui.Action) line.Command {
 		return line.Parse(a.Text)
 	case tui.ActionAll:
 		return line.Command{Verb: line.VerbAll, Word: "all"}
+	case tui.ActionTell: // the whole text is the task, for Agent ("": the one agent)
+		return line.Command{Verb: line.VerbTell, Word: "tell", Agent: a.Agent, Arg: a.Text, Key: true}
 	}
 	if v, ok := agentVerbs[a.Kind]; ok && a.Agent != "" {
 		// An agent's action with no agent is nothing: above all,

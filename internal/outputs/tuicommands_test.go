@@ -34,6 +34,10 @@ func TestTUICommand(t *testing.T) {
 		{tui.Action{Kind: tui.ActionQuitAgent, Agent: "web"}, line.Parse("quit web")},
 		{tui.Action{Kind: tui.ActionQuitAgent, Agent: "Demo Assistant"}, line.Command{Verb: line.VerbQuit, Word: "quit", Agent: "Demo Assistant"}},
 		{tui.Action{Kind: tui.ActionQuitAgent}, line.Command{Verb: line.VerbEmpty}},
+		// A task names its agent apart: its first word is task, not an agent.
+		{tui.Action{Kind: tui.ActionTell, Agent: "Demo Assistant", Text: "code review"},
+			line.Command{Verb: line.VerbTell, Word: "tell", Agent: "Demo Assistant", Arg: "code review", Key: true}},
+		{tui.Action{Kind: tui.ActionTell, Text: "code review"}, line.Command{Verb: line.VerbTell, Word: "tell", Arg: "code review", Key: true}},
 		{tui.Action{Kind: tui.ActionMute}, line.Command{Verb: line.VerbEmpty}},
 		{tui.Action{}, line.Command{Verb: line.VerbEmpty}},
 	} {
