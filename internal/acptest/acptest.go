@@ -377,7 +377,8 @@ func (a *fake) play() string {
 	switch a.permissionWhile(call, options, meanwhile) {
 	case "allow_once", "allow_always":
 		_ = os.WriteFile(ProofFile, []byte("ok\n"), 0o600)
-		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"})
+		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
+			"rawOutput": map[string]any{"exit_code": 0, "output": "wrote proof.txt\n"}})
 		a.say("All done. ")
 		a.say("The proof file is written.")
 	case "cancelled":
