@@ -1,7 +1,6 @@
 package acp_test
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,19 +70,7 @@ func TestCopilotCLI(t *testing.T) {
 			env := []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 				"COPILOT_OFFLINE=true", "COPILOT_PROVIDER_TYPE=anthropic", "COPILOT_PROVIDER_BASE_URL=" + model.URL,
 				"COPILOT_PROVIDER_API_KEY=scripted", "COPILOT_MODEL=claude-sonnet-4"}
-			r := startEndpoint(t, "acp:'"+bin+"' --acp --stdio", acp.Options{Name: "copilot", Env: env, Task: "write the proof file"})
-			n := r.prompt(t)
-			if _, ok := r.file("proof.txt"); ok {
-				t.Fatal("the command ran before the answer")
-			}
-			if err := r.c.Confirm(context.Background(), n, decision); err != nil {
-				t.Fatal(err)
-			}
-			r.waitText(t, "waiting for you.")
-			_, ran := r.file("proof.txt")
-			if all := r.text(); ran != (decision == protocol.DecisionAccept) {
-				t.Errorf("after %s the command ran: %v\n%s\nrequests: %q", decision, ran, all, model.Requests())
-			}
+			r := proofTask(t, "acp:'"+bin+"' --acp --stdio", acp.Options{Name: "copilot", Env: env}, decision)
 			// Copilot CLI 1.0.102: after an accept it answers; after a reject
 			// the tool call fails and it ends the turn ("Operation cancelled").
 			want := map[string]string{protocol.DecisionAccept: "I am finished.", protocol.DecisionReject: "Write the proof file: failed."}[decision]
