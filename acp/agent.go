@@ -17,6 +17,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/procgroup"
 	"github.com/aaep-term/aaep-term/internal/wire"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // Limits on what is read from the agent.
@@ -44,8 +45,9 @@ type agent struct {
 }
 
 // startAgent starts argv in its own process group. Its standard error is
-// told through diag as bounded, sanitized lines, the first stderrLines of
-// them; further ones are counted when it ends.
+// told through diag as bounded, sanitized lines marked as the producer's
+// (transport.ProducerSays), the first stderrLines of them; further ones
+// are counted when it ends.
 func startAgent(argv []string, dir string, env []string, maxLine int, killWait time.Duration, diag func(string)) (*agent, error) {
 	shown, hidden := 0, 0 // only readStderr's goroutine touches them
 	child, err := procgroup.Start(argv, procgroup.Options{
@@ -59,7 +61,9 @@ func startAgent(argv []string, dir string, env []string, maxLine int, killWait t
 		OnLine: func(s string) {
 			if shown < stderrLines {
 				shown++
-				diag("The agent wrote on standard error: " + s)
+				// A line of the agent's log is said quietly, one that
+				// reports a problem as a warning (package subscriber).
+				diag(transport.ProducerSays + s)
 				return
 			}
 			hidden++

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -17,9 +18,19 @@ import (
 func TestAcceptRunsTool(t *testing.T) {
 	t.Parallel()
 	r := start(t, "happy", acp.Options{Task: "write the proof file"})
-	n := r.prompt(t)
+	p := r.nthPrompt(t, 1)
+	n := p.Number
 	if _, ok := r.file(acptest.ProofFile); ok {
 		t.Fatal("the tool ran before the user answered")
+	}
+	// details N reads the diff line by line and the command whole.
+	for _, want := range []string{
+		"Consequence: \u2068Changes notes.txt: 1 line removed, 2 added. Runs the command: echo ok > proof.txt\u2069",
+		"changes: notes.txt from line 2, removed: b, added: B / B2; command: echo ok > proof.txt;",
+	} {
+		if d := announce.PromptDetails(p, time.Now()); !strings.Contains(d, want) {
+			t.Errorf("details lack %q:\n%s", want, d)
+		}
 	}
 	if err := r.c.Confirm(context.Background(), n, protocol.DecisionAccept); err != nil {
 		t.Fatal(err)
@@ -35,7 +46,7 @@ func TestAcceptRunsTool(t *testing.T) {
 	if strings.Contains(all, "another session") {
 		t.Errorf("an update sent before session/new was answered was taken for another session's:\n%s", all)
 	}
-	for _, want := range []string{"The proof file is written.", "Write the proof file: done.", "step 2 of 3: Write the proof file", "code is thinking."} {
+	for _, want := range []string{"The proof file is written.", "Write the proof file: done, exit status 0, 1 line of output.", "step 2 of 3: Write the proof file", "code is thinking."} {
 		if !strings.Contains(all, want) {
 			t.Errorf("never said %q:\n%s", want, all)
 		}

@@ -52,35 +52,22 @@ func TestClaudeCode(t *testing.T) {
 			}
 			defer model.Close()
 			endpoint, env := claudeCode(t, model.URL)
-			r := startEndpoint(t, endpoint, acp.Options{Name: "claude", Env: env, Task: "write the proof file"})
-			r.waitText(t, "claude is ready, in mode default.")
-			n := r.prompt(t)
-			if all := r.text(); !strings.Contains(all, "Consequence: Write the proof file. Runs the command: echo ok > proof.txt.") {
+			r := proofTask(t, endpoint, acp.Options{Name: "claude", Env: env}, decision)
+			all := r.text()
+			if !strings.Contains(all, "claude is ready, in mode default.") || !strings.Contains(all, "is done and waiting for you.") {
+				t.Errorf("the mode or the end of the task was not said:\n%s", all)
+			}
+			if !strings.Contains(all, "Consequence: Write the proof file. Runs the command: echo ok > proof.txt.") {
 				t.Errorf("the consequence does not say the command in sentences:\n%s", all)
 			}
-			if _, ok := r.file("proof.txt"); ok {
-				t.Fatal("the command ran before the answer")
-			}
-			if err := r.c.Confirm(context.Background(), n, decision); err != nil {
-				t.Fatal(err)
-			}
-			r.waitText(t, "is done and waiting for you.")
-			proof, ran := r.file("proof.txt")
-			all := r.text()
 			results := model.Results()
 			switch decision {
 			case protocol.DecisionAccept:
-				if !ran || proof != "ok\n" {
-					t.Errorf("proof file %q after accept:\n%s", proof, all)
-				}
-				if !strings.Contains(all, ": done.") || !strings.Contains(all, "I am finished.") {
+				if !strings.Contains(all, ": done") || !strings.Contains(all, "I am finished.") {
 					t.Errorf("the completion or the answer was not said:\n%s", all)
 				}
 			default:
-				if ran {
-					t.Errorf("the command ran after reject:\n%s", all)
-				}
-				if strings.Contains(all, ": done.") || !strings.Contains(all, ": failed.") {
+				if strings.Contains(all, ": done") || !strings.Contains(all, ": failed") {
 					t.Errorf("after reject the tool call was not said failed (and only that):\n%s", all)
 				}
 				if !strings.Contains(all, "I am finished.") {

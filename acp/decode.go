@@ -18,6 +18,7 @@ type update struct {
 	Status     string          `json:"status"`
 	Locations  []location      `json:"locations"`
 	RawInput   json.RawMessage `json:"rawInput"`
+	RawOutput  json.RawMessage `json:"rawOutput"`
 	Entries    []planEntry     `json:"entries"`
 	ModeID     string          `json:"currentModeId"`
 	Commands   []struct {

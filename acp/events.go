@@ -394,7 +394,7 @@ func (b *Bridge) toolCall(u update) [][]byte {
 	}
 	msgs = append(msgs, b.event(protocol.TypeToolInvoked, protocol.UrgencyNormal, fields))
 	if u.Status == "completed" || u.Status == "failed" {
-		msgs = append(msgs, b.toolDone(t, u.Status)...)
+		msgs = append(msgs, b.toolDone(t, u)...)
 	}
 	return msgs
 }
@@ -444,22 +444,30 @@ func (b *Bridge) toolUpdate(u update) [][]byte {
 	if u.Status != "completed" && u.Status != "failed" {
 		return nil
 	}
-	return append(b.ensureSession(), b.toolDone(t, u.Status)...)
+	return append(b.ensureSession(), b.toolDone(t, u)...)
 }
 
-// toolDone builds a tool.completed, once per call. b.mu is held.
-func (b *Bridge) toolDone(t *tool, status string) [][]byte {
+// toolDone builds a tool.completed, once per call, saying the exit
+// status and how much output the update u tells of, the output itself in
+// the detailed summary. b.mu is held.
+func (b *Bridge) toolDone(t *tool, u update) [][]byte {
 	if t.done {
 		return nil
 	}
 	t.done = true
 	fields := map[string]any{"tool": t.name, "tool_call_id": t.id, "status": "success"}
-	title := nonEmpty(t.title, "The tool call")
-	if status == "failed" {
+	summary := nonEmpty(t.title, "The tool call") + ": done"
+	if u.Status == "failed" {
 		fields["status"] = "error"
-		fields["summary_normal"] = title + ": failed."
-	} else {
-		fields["summary_normal"] = title + ": done."
+		summary = nonEmpty(t.title, "The tool call") + ": failed"
+	}
+	words, detail := result(u.RawOutput, u.Content)
+	if words != "" {
+		summary += ", " + words
+	}
+	fields["summary_normal"] = summary + "."
+	if detail != "" {
+		fields["summary_detailed"] = clip(summary+". "+detail, longText)
 	}
 	return [][]byte{b.event(protocol.TypeToolCompleted, protocol.UrgencyNormal, fields)}
 }

@@ -1,14 +1,15 @@
 package acp_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
 
 // geminiVersion is the Gemini CLI the tests drive; scripts/test installs
@@ -56,31 +57,25 @@ func TestGeminiCLI(t *testing.T) {
 		t.Run(decision, func(t *testing.T) {
 			t.Parallel()
 			endpoint, env, _ := geminiCLI(t)
-			r := startEndpoint(t, endpoint, acp.Options{Env: env, Task: "write the proof file"})
-			r.waitText(t, "is ready, in mode default.")
-			n := r.prompt(t)
-			if _, ok := r.file("proof.txt"); ok {
-				t.Fatal("the command ran before the answer")
+			var sd *speechdtest.Daemon
+			var sinks []announce.Sink
+			if decision == protocol.DecisionAccept { // heard through a real speech-dispatcher too
+				sd, sinks = spoken(t)
 			}
-			if err := r.c.Confirm(context.Background(), n, decision); err != nil {
-				t.Fatal(err)
-			}
-			r.waitText(t, "is done and waiting for you.")
-			proof, ran := r.file("proof.txt")
+			r := proofTask(t, endpoint, acp.Options{Env: env}, decision, sinks...)
 			all := r.text()
+			if !strings.Contains(all, "is ready, in mode default.") || !strings.Contains(all, "is done and waiting for you.") {
+				t.Errorf("the mode or the end of the task was not said:\n%s", all)
+			}
 			switch decision {
 			case protocol.DecisionAccept:
-				if !ran || proof != "ok\n" {
-					t.Errorf("proof file %q after accept:\n%s", proof, all)
-				}
-				if !strings.Contains(all, "echo ok > proof.txt: done.") || !strings.Contains(all, "I am finished.") {
+				if !strings.Contains(all, "echo ok > proof.txt: done") || !strings.Contains(all, "I am finished.") {
 					t.Errorf("the completion or the answer was not said:\n%s", all)
 				}
+				// The capture module says punctuation its own way: "echo ok   proof txt".
+				waitSpoken(t, sd, "Confirmation needed, prompt 1", "proof txt: done", "I am finished.", "is done and waiting for you")
 			default:
-				if ran {
-					t.Errorf("the command ran after reject:\n%s", all)
-				}
-				if strings.Contains(all, ": done.") {
+				if strings.Contains(all, ": done") {
 					t.Errorf("a completion was said after reject:\n%s", all)
 				}
 			}

@@ -176,11 +176,13 @@ func TestChosenMode(t *testing.T) {
 
 // The agent's standard error never reaches the lines raw: each line is
 // sanitized and cut, and after the first 200 lines none is said (their
-// count comes when the agent ends).
+// count comes when the agent ends). A line of its log (Claude Code's
+// adapter writes ten as it opens a session) is a quiet status, not a
+// warning; a line that says something went wrong is a warning.
 func TestStderrBounded(t *testing.T) {
 	t.Parallel()
 	r := start(t, "stderr", acp.Options{Task: "go"})
-	r.waitText(t, "standard error: line 197")
+	r.waitText(t, "line 196")
 	r.waitText(t, "code is done and waiting for you.")
 	all := r.text()
 	for _, bad := range []string{"\x1b", "\a", "\u202e"} {
@@ -188,12 +190,25 @@ func TestStderrBounded(t *testing.T) {
 			t.Errorf("%q reached the lines", bad)
 		}
 	}
+	var warned, logged []string
 	for _, l := range strings.Split(all, "\n") {
 		if len(l) > 600 {
 			t.Errorf("a line of %d bytes: %.80s…", len(l), l)
 		}
+		switch {
+		case strings.HasPrefix(l, "warning"):
+			warned = append(warned, l)
+		case strings.HasPrefix(l, "The producer's log: "):
+			logged = append(logged, l)
+		}
 	}
-	if !strings.Contains(all, "standard error: line 197") || strings.Contains(all, "standard error: line 198") {
+	if !strings.Contains(all, "line 196") || strings.Contains(all, "line 197") {
 		t.Errorf("not the first 200 lines said:\n%s", all)
+	}
+	if len(logged) < 190 || !strings.Contains(logged[0], "[session/create] sessionId=s1 phase=settings") {
+		t.Errorf("the agent's log lines are not quiet statuses (%d of them):\n%s", len(logged), all)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "Producer: warning evil") {
+		t.Errorf("warnings %q, want only the line that says something is wrong", warned)
 	}
 }

@@ -88,7 +88,7 @@ func (b *Bridge) permission(ag *agent, m *wire.Message) {
 		"default_decision": "reject",
 		"risk_level":       risk,
 		"irreversible":     irreversible,
-		"extra_context":    map[string]any{"tool_call_id": t.id, "agent_options": optionWords(req.Options)},
+		"extra_context":    extraContext(t.id, tc, req.Options),
 	}
 	if irreversible {
 		fields["reversibility"] = "irreversible"
@@ -96,6 +96,20 @@ func (b *Bridge) permission(ag *agent, m *wire.Message) {
 	msgs = append(msgs, b.event(protocol.TypeAwaitingConfirmation, protocol.UrgencyCritical, fields))
 	b.mu.Unlock()
 	b.queue(msgs)
+}
+
+// extraContext is what details say of a permission request beyond its
+// consequence: the agent's options, each diff line by line, the command
+// whole.
+func extraContext(id string, tc toolCall, opts []option) map[string]any {
+	ctx := map[string]any{"tool_call_id": id, "agent_options": optionWords(opts)}
+	if c := changes(tc); c != "" {
+		ctx["changes"] = c
+	}
+	if cmd := command(tc.RawInput); cmd != "" {
+		ctx["command"] = clip(cmd, 4000)
+	}
+	return ctx
 }
 
 // optionWords lists the agent's options, bounded, for the details.
@@ -158,21 +172,11 @@ func sentence(s string) string {
 // added (after the lines both versions share at their start and end).
 func diffWords(c toolContent) string {
 	path := nonEmpty(c.Path, "a file")
-	newLines := lines(c.NewText)
+	_, removed, added := hunk(c)
 	if c.OldText == nil {
-		return fmt.Sprintf("Creates %s with %s.", path, count(len(newLines), "line"))
+		return fmt.Sprintf("Creates %s with %s.", path, count(len(added), "line"))
 	}
-	oldLines := lines(*c.OldText)
-	i := 0
-	for i < len(oldLines) && i < len(newLines) && oldLines[i] == newLines[i] {
-		i++
-	}
-	j := 0
-	for j < len(oldLines)-i && j < len(newLines)-i && oldLines[len(oldLines)-1-j] == newLines[len(newLines)-1-j] {
-		j++
-	}
-	removed, added := len(oldLines)-i-j, len(newLines)-i-j
-	return fmt.Sprintf("Changes %s: %s removed, %d added.", path, count(removed, "line"), added)
+	return fmt.Sprintf("Changes %s: %s removed, %d added.", path, count(len(removed), "line"), len(added))
 }
 
 // count says n things, in the singular for one.

@@ -57,8 +57,9 @@ func start(t *testing.T, script string, opts acp.Options) *rig {
 	return startEndpoint(t, agentCommand(t), opts)
 }
 
-// startEndpoint runs the agent endpoint names in a fresh working folder.
-func startEndpoint(t *testing.T, endpoint string, opts acp.Options) *rig {
+// startEndpoint runs the agent endpoint names in a fresh working folder;
+// what is announced goes to sinks too (speech, braille).
+func startEndpoint(t *testing.T, endpoint string, opts acp.Options, sinks ...announce.Sink) *rig {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -75,7 +76,7 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options) *rig {
 		<-r.ended
 	})
 	w := line.NewWriter(&lockedWriter{r}, &lockedWriter{r}, line.WriterOptions{NoTime: true})
-	ann := announce.New(announce.Config{}, w)
+	ann := announce.New(announce.Config{}, append([]announce.Sink{w}, sinks...)...)
 	go func() {
 		defer close(r.ended)
 		for {

@@ -56,7 +56,8 @@ type Command struct {
 	// "mute AGENT", "unmute AGENT", "only AGENT", "quit AGENT" and
 	// "set NAME VALUE for AGENT" and "cancel AGENT". Empty means every
 	// agent (quit: all). "tell" leaves its first word in Arg: only the
-	// listener knows whether it names an agent.
+	// listener knows whether it names an agent; a tell given with a key
+	// (the TUI's task input) names its agent here, and Arg is all task.
 	Agent string
 
 	// Key marks an answer given with a key on the prompt on screen (a TUI
@@ -64,7 +65,7 @@ type Command struct {
 	// without a number it applies only to the prompt shown, once the user
 	// had time to take it in. Words is the digest of the prompt shown
 	// (session.Prompt.Digest) and Shown when it was first shown; "" and
-	// zero when not known.
+	// zero when not known. On a tell, Key marks the TUI's task input.
 	Key   bool
 	Words string
 	Shown time.Time

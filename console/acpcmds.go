@@ -53,6 +53,9 @@ func (l *Listener) acpCommand(c command.Command) bool {
 	switch c.Verb {
 	case command.VerbTell:
 		a, task := as[0], c.Arg
+		if c.Key { // the TUI's task input: the agent is given apart, the text is all task
+			return l.tellKey(c, as)
+		}
 		if first, rest, ok := strings.Cut(c.Arg, " "); ok {
 			if m := l.group.Find(first); m != nil && m.Value.(*agent).takesTasks() {
 				a, task = m.Value.(*agent), strings.TrimSpace(rest)
@@ -88,6 +91,29 @@ func (l *Listener) acpCommand(c command.Command) bool {
 		}
 	default:
 		return false
+	}
+	return true
+}
+
+// tellKey gives the task of the TUI's task input to the agent it names,
+// or to the one acp: agent when it names none.
+func (l *Listener) tellKey(c command.Command, as []*agent) bool {
+	a := as[0]
+	switch {
+	case c.Agent != "":
+		if a = l.find(c.Agent); a == nil {
+			return true
+		}
+		if !a.takesTasks() {
+			l.say(a.Tag() + " takes no tasks (neither acp:COMMAND nor a producer that takes them).")
+			return true
+		}
+	case len(as) > 1:
+		l.say(fmt.Sprintf("Several agents take tasks: type tell AGENT TEXT, AGENT one of %s.", tags(as)))
+		return true
+	}
+	if err := a.tell(c.Arg); err != nil {
+		l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 	}
 	return true
 }

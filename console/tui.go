@@ -82,7 +82,7 @@ func (l *Listener) tuiAgents() []tui.Agent {
 	as := make([]tui.Agent, len(all))
 	for i, a := range all {
 		as[i] = tui.Agent{Label: a.Tag(), Endpoint: a.Endpoint(), State: a.State(), Terms: a.TermsWords(),
-			Pending: waiting[a], Events: a.Events(), Muted: l.quiet(a)}
+			Pending: waiting[a], Events: a.Events(), Muted: l.quiet(a), Tasks: a.takesTasks()}
 	}
 	return as
 }

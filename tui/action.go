@@ -19,8 +19,8 @@ type Action struct {
 	// Term is the term ActionSet changes: rate, verbosity, lang, include or
 	// exclude (as line mode's set command names them).
 	Term string
-	// Agent is the agent ActionMute, ActionUnmute, ActionOnly and
-	// ActionQuitAgent are for: its Label exactly as the listener gave it in
+	// Agent is the agent ActionMute, ActionUnmute, ActionOnly,
+	// ActionQuitAgent and ActionTell are for: its Label exactly as the listener gave it in
 	// SetAgents, so the listener finds it without reading words back.
 	Agent string
 	// Words and Shown are what ActionAccept and ActionReject answer: the
@@ -54,6 +54,9 @@ const (
 	ActionOnly      // only Agent: mute every other agent
 	ActionAll       // every agent heard again: undo only and mute
 	ActionQuitAgent // close Agent's subscription only; the others go on
+	// ActionTell gives an agent started as acp:COMMAND the task Text:
+	// Agent, or the one agent that takes tasks when Agent is "".
+	ActionTell
 )
 
 // String says the action in the words of line mode ("accept 2",
@@ -78,6 +81,11 @@ func (a Action) String() string {
 		return a.Text
 	case ActionAll:
 		return "all"
+	case ActionTell:
+		if a.Agent == "" {
+			return "tell " + a.Text
+		}
+		return "tell " + protocol.Name(a.Agent) + " " + a.Text
 	}
 	if w := agentVerbs[a.Kind]; w != "" {
 		// The label is shown: sanitized, as the list names the agent.

@@ -29,6 +29,7 @@ type Agent struct {
 	Pending  int    // prompts waiting for an answer
 	Events   int    // events received so far
 	Muted    bool   // only its critical events and prompts come through
+	Tasks    bool   // it takes tasks: started as acp:COMMAND (the task key gives it one)
 }
 
 // AgentsMsg replaces the agents the view lists (tests; the listener uses

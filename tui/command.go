@@ -36,6 +36,8 @@ func (a Action) Command() command.Command {
 		return command.Parse(a.Text)
 	case ActionAll:
 		return command.Command{Verb: command.VerbAll, Word: "all"}
+	case ActionTell: // the whole text is the task, for Agent ("": the one agent)
+		return command.Command{Verb: command.VerbTell, Word: "tell", Agent: a.Agent, Arg: a.Text, Key: true}
 	}
 	if w, ok := agentVerbs[a.Kind]; ok && a.Agent != "" {
 		// An agent's action with no agent is nothing: above all,

@@ -32,6 +32,10 @@ func TestTUICommand(t *testing.T) {
 		{Action{Kind: ActionAll}, command.Parse("all")},
 		{Action{Kind: ActionQuitAgent, Agent: "web"}, command.Parse("quit web")},
 		{Action{Kind: ActionQuitAgent, Agent: "Demo Assistant"}, command.Command{Verb: command.VerbQuit, Word: "quit", Agent: "Demo Assistant"}},
+		// A task names its agent apart: its first word is task, not an agent.
+		{Action{Kind: ActionTell, Agent: "Demo Assistant", Text: "code review"},
+			command.Command{Verb: command.VerbTell, Word: "tell", Agent: "Demo Assistant", Arg: "code review", Key: true}},
+		{Action{Kind: ActionTell, Text: "code review"}, command.Command{Verb: command.VerbTell, Word: "tell", Arg: "code review", Key: true}},
 		{Action{Kind: ActionQuitAgent}, command.Command{Verb: command.VerbEmpty}},
 		{Action{Kind: ActionMute}, command.Command{Verb: command.VerbEmpty}},
 		{Action{}, command.Command{Verb: command.VerbEmpty}},

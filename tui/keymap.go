@@ -36,6 +36,7 @@ type KeyMap struct {
 	Reject        key.Binding
 	PromptDetails key.Binding
 	Command       key.Binding // a line-mode command: accept 2, pending, details 3
+	Task          key.Binding // a task for an agent started as acp:COMMAND (tell)
 
 	// The agents: their view, the list's agent filter, and what the
 	// listener is asked to do with the agent selected (in the agents view,
@@ -87,6 +88,7 @@ func DefaultKeyMap() KeyMap {
 		Reject:        b("reject prompt", "r"),
 		PromptDetails: b("prompt details", "d"),
 		Command:       b("type a line-mode command (accept 2, pending)", ":"),
+		Task:          b("give an agent a task (tell; in the agents view, the agent selected)", "T"),
 
 		Agents:      b("agents view: each agent's state, prompts and events", "A"),
 		AgentFilter: b("list only the selected agent's events, or every agent's", "f"),
@@ -111,7 +113,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Pause},
 		{k.Filter, k.ClearFilter, k.NextMatch, k.PrevMatch, k.NextCritical, k.PrevCritical, k.Mark, k.NextMark},
 		{k.Details, k.Timestamps, k.Wrap, k.Views, k.Copy, k.Save, k.Renegotiate, k.Silence},
-		{k.Accept, k.Reject, k.PromptDetails, k.Command},
+		{k.Accept, k.Reject, k.PromptDetails, k.Command, k.Task},
 		{k.Agents, k.AgentFilter, k.Mute, k.Only, k.AllAgents, k.QuitAgent, k.Help, k.Quit},
 	}
 }
@@ -125,7 +127,7 @@ func (k *KeyMap) named() map[string]*key.Binding {
 		"next-critical": &k.NextCritical, "previous-critical": &k.PrevCritical, "mark": &k.Mark,
 		"next-mark": &k.NextMark, "details": &k.Details, "timestamps": &k.Timestamps, "wrap": &k.Wrap,
 		"views": &k.Views, "copy": &k.Copy, "save": &k.Save, "renegotiate": &k.Renegotiate, "silence": &k.Silence, "accept": &k.Accept, "reject": &k.Reject,
-		"prompt-details": &k.PromptDetails, "command": &k.Command, "help": &k.Help, "quit": &k.Quit,
+		"prompt-details": &k.PromptDetails, "command": &k.Command, "task": &k.Task, "help": &k.Help, "quit": &k.Quit,
 		"agents": &k.Agents, "agent-filter": &k.AgentFilter, "mute": &k.Mute, "only": &k.Only,
 		"all-agents": &k.AllAgents, "quit-agent": &k.QuitAgent,
 	}

@@ -21,7 +21,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return tea.Batch(cmds...)
 	}
 	switch m.mode {
-	case modeFilter, modeCommand:
+	case modeFilter, modeCommand, modeTask:
 		m.lineKey(msg)
 		return nil
 	case modeAnswer:
@@ -139,6 +139,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Command):
 		m.mode = modeCommand
 		m.input.set("")
+	case key.Matches(msg, k.Task):
+		m.openTask()
 	case key.Matches(msg, k.Silence):
 		m.act(Action{Kind: ActionStop})
 	case key.Matches(msg, k.Renegotiate):
@@ -229,6 +231,9 @@ func (m *Model) find(dir int, ok func(*entry) bool, what string) {
 func (m *Model) lineKey(msg tea.KeyMsg) {
 	switch msg.Type {
 	case tea.KeyEsc:
+		if m.mode == modeTask {
+			m.message = "No task sent."
+		}
 		m.mode = modeList
 	case tea.KeyEnter:
 		text := strings.TrimSpace(m.input.String())
@@ -237,6 +242,8 @@ func (m *Model) lineKey(msg tea.KeyMsg) {
 		switch {
 		case was == modeFilter:
 			m.setFilter(text)
+		case was == modeTask:
+			m.sendTask(text)
 		case text == "":
 			m.message = "Nothing sent: the line was empty."
 		default:

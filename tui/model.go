@@ -79,6 +79,7 @@ const (
 	modeCommand
 	modeHelp
 	modeForm // the renegotiate dialog
+	modeTask // the task input: a line for an agent (tell)
 )
 
 type view int
@@ -141,6 +142,7 @@ type Model struct {
 	lastAgent  string     // the last agent measured for the column
 	agentCol   int        // the agent column's width once several agents are seen; 0 before
 	quitAsk    string     // the agent whose quit waits for the key again (its raw label)
+	taskFor    *agentRow  // the agent the task input is for; nil: the one agent of the run
 	acceptAsk  *Action    // an accept that cannot be undone, waiting for y (keys.go)
 
 	message string

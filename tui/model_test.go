@@ -395,6 +395,16 @@ var keyTests = []struct {
 			t.Errorf("actions: %+v", got)
 		}
 	}},
+	{"T", func(t *testing.T, tm *teatest.TestModel, rec *recorder, _ string) {
+		press(tm, "T")
+		waitScreen(t, tm, "Task: type it; Enter sends it, Escape cancels.")
+		typeText(tm, "fix the test")
+		press(tm, "enter")
+		waitScreen(t, tm, "Sending the agent the task: fix the test")
+		if got := rec.actions(); !slices.Equal(got, []Action{{Kind: ActionTell, Text: "fix the test"}}) {
+			t.Errorf("actions: %+v", got)
+		}
+	}},
 	{"?", func(t *testing.T, tm *teatest.TestModel, _ *recorder, _ string) {
 		press(tm, "?") // 35 keys in 16 rows: three pages
 		waitScreen(t, tm, "Keys, page 1 of 3 (? shows the next page, any other key closes):")

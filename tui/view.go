@@ -75,13 +75,15 @@ func (m *Model) View() string {
 		label := m.clar.answerLabel()
 		cursorRow, col = len(lines), ansi.StringWidth(label)
 		lines = append(lines, m.truncate(label))
-	case m.mode == modeFilter || m.mode == modeCommand || m.mode == modeAnswer && m.clar.widget() != widgetChoice:
+	case m.mode == modeFilter || m.mode == modeCommand || m.mode == modeTask || m.mode == modeAnswer && m.clar.widget() != widgetChoice:
 		label := "Filter: "
 		switch m.mode {
 		case modeAnswer:
 			label = m.clar.answerLabel()
 		case modeCommand:
 			label = "Command: "
+		case modeTask:
+			label = m.taskLabel()
 		}
 		cursorRow = len(lines)
 		col = ansi.StringWidth(label) + m.input.column()

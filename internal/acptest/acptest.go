@@ -145,19 +145,21 @@ func (a *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 	switch method {
 	case "initialize":
 		_ = os.WriteFile(InitFile, params, 0o600)
+		info := map[string]any{"name": "fake-agent", "title": "Fake agent", "version": "1.0"}
+		if a.script == Everywhere {
+			info = map[string]any{"name": text(), "title": text(), "version": text()}
+		}
 		a.result(id, map[string]any{
-			"protocolVersion": 1, "agentCapabilities": map[string]any{}, "authMethods": []any{},
-			"agentInfo": map[string]any{"name": "fake-agent", "title": "Fake agent", "version": "1.0"},
+			"protocolVersion": 1, "agentCapabilities": map[string]any{}, "authMethods": []any{}, "agentInfo": info,
 		})
 	case "session/new":
 		// Claude Code's adapter tells its commands before it answers.
 		a.update(map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []map[string]any{{"name": "review", "description": "Review"}}})
-		a.result(id, map[string]any{"sessionId": "s1", "modes": map[string]any{
-			"currentModeId": "auto",
-			"availableModes": []map[string]string{
-				{"id": "default", "name": "Ask first"}, {"id": "auto", "name": "Auto"}, {"id": "yolo", "name": "YOLO"},
-			},
-		}})
+		modes := []map[string]string{{"id": "default", "name": "Ask first"}, {"id": "auto", "name": "Auto"}, {"id": "yolo", "name": "YOLO"}}
+		if a.script == Everywhere {
+			modes = append(modes, map[string]string{"id": text(), "name": text(), "description": text()})
+		}
+		a.result(id, map[string]any{"sessionId": "s1", "modes": map[string]any{"currentModeId": "auto", "availableModes": modes}})
 	case "session/set_mode":
 		var p struct {
 			ModeID string `json:"modeId"`
@@ -238,6 +240,14 @@ func (a *fake) play() string {
 	}
 	title := "Write the proof file"
 	switch a.script {
+	case Everywhere:
+		return a.everywhere()
+	}
+	if seed, ok := strings.CutPrefix(a.script, "consent:"); ok {
+		n, _ := strconv.ParseUint(seed, 10, 64)
+		return a.consent(n)
+	}
+	switch a.script {
 	case "hostile":
 		title = "Delete \x1b[2J\x1b]0;pwned\x07everything \u202egnp.exe\u202c now\r\nFAKE LINE"
 	case "flood":
@@ -277,6 +287,8 @@ func (a *fake) play() string {
 		a.update(map[string]any{"sessionUpdate": "current_mode_update", "currentModeId": "yolo"})
 		return "end_turn"
 	case "stderr":
+		// Claude Code's adapter logs each phase of opening a session.
+		fmt.Fprintf(os.Stderr, "[session/create] sessionId=s1 phase=settings durationMs=8 totalMs=12\n")
 		fmt.Fprintf(os.Stderr, "\x1b[2J\x1b]0;pwned\x07warning \u202eevil\n%s\n", strings.Repeat("long ", 5000))
 		for i := 0; i < 300; i++ {
 			fmt.Fprintf(os.Stderr, "line %d\n", i)
@@ -365,7 +377,8 @@ func (a *fake) play() string {
 	switch a.permissionWhile(call, options, meanwhile) {
 	case "allow_once", "allow_always":
 		_ = os.WriteFile(ProofFile, []byte("ok\n"), 0o600)
-		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed"})
+		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
+			"rawOutput": map[string]any{"exit_code": 0, "output": "wrote proof.txt\n"}})
 		a.say("All done. ")
 		a.say("The proof file is written.")
 	case "cancelled":

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aaep-term/aaep-term/conform"
+	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/internal/hostile"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -219,6 +220,9 @@ const childMark = "The subscriber wrote: "
 // hostileTestMain runs the test binary as the hostile subscriber when the
 // environment asks, and reports whether it did.
 func hostileTestMain() bool {
+	if script := os.Getenv(acptest.Env); script != "" {
+		os.Exit(acptest.Main(script, os.Stdin, os.Stdout)) // this binary as a scripted ACP agent
+	}
 	h, ok := os.LookupEnv(subscriberEnv)
 	if !ok || len(os.Args) < 2 || !strings.HasPrefix(os.Args[1], "http") {
 		return false

@@ -94,6 +94,9 @@ var outputs = []output{
 	{"aaep-conform verify, hostile receipt", false, false, false, conformVerifyForged()},
 	{"aaep-conform verify --json, hostile receipt", true, false, false, conformVerifyForged("--json")},
 	{"aaep-conform subscriber --show-output, hostile subscriber", false, false, false, conformSubscriber},
+	{"aaep-listen, an ACP agent (permission, form, address, stderr, details, agents, terms, help)", false, false, false, acpAgent()},
+	{"aaep-listen --verbosity detailed, an ACP agent (quiet statuses, the producer's log)", false, false, false, acpAgent("--verbosity", "detailed")},
+	{"aaep-listen, two agents sharing a plain name (Group.DisplayNote)", false, false, false, sharedPlainName},
 }
 
 // paddingGaps are the outputs still open to padding (issue 23 item 9) for

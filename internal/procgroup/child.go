@@ -128,12 +128,13 @@ func (c *Child) readStderr(f *os.File, o Options) {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 4096)
 	for {
-		line, err := br.ReadSlice('\n')
+		slice, err := br.ReadSlice('\n')
+		line := string(slice) // the next read overwrites slice
 		for errors.Is(err, bufio.ErrBufferFull) {
 			_, err = br.ReadSlice('\n')
 		}
 		if o.Clean != nil {
-			if s := o.Clean(string(line)); s != "" {
+			if s := o.Clean(line); s != "" {
 				c.mu.Lock()
 				c.last = append(c.last, s)
 				if len(c.last) > c.keep {

@@ -67,3 +67,26 @@ func TestChildClose(t *testing.T) {
 		t.Errorf("a child that ignores its input ended %+v, want killed", e)
 	}
 }
+
+// Of a line longer than the reader's buffer, the start is told, never the
+// rest: the rest is not a line of its own.
+func TestChildLongStderrLine(t *testing.T) {
+	t.Parallel()
+	var told []string
+	c, err := Start([]string{"sh", "-c", `printf 'START%010000dTAIL\nnext\n' 0 >&2`}, Options{
+		Clean:  strings.TrimSpace,
+		OnLine: func(s string) { told = append(told, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := io.Copy(io.Discard, c.Out); err != nil {
+		t.Fatal(err)
+	}
+	c.Ended()
+	<-c.errDone // every line is told
+	if len(told) != 2 || !strings.HasPrefix(told[0], "START") || strings.Contains(told[0], "TAIL") || told[1] != "next" {
+		t.Errorf("told %.60q, want the start of the long line, then next", told)
+	}
+}

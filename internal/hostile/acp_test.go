@@ -1,0 +1,87 @@
+package hostile_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/acptest"
+)
+
+// acpAgent runs aaep-listen on a scripted ACP agent (this test binary)
+// that puts h in every string it sends: its name and modes, thoughts,
+// plan, tool calls (titles, paths, commands, diffs, output), permission
+// options, unknown update kinds and methods, a form of three fields and a
+// question in URL mode, and its standard error. The listener accepts the
+// permission request (both steps), reads it in full, answers the form
+// with one answer that does not fit (refused, asked again), and asks for
+// the pending and agents lists, the terms and help. flags are added:
+// --verbosity detailed says every quiet status too (the subscription, the
+// producer's notes, "The producer's log: …").
+func acpAgent(flags ...string) func(*testing.T, string) string {
+	return func(t *testing.T, h string) string { return listenACP(t, h, flags) }
+}
+
+func listenACP(t *testing.T, h string, flags []string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--plain", "--no-sign", "--task", "go"}, flags...)
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), append(args, "acp:'"+exe+"' -test.run=^$")...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color", acptest.Env+"="+acptest.Everywhere, acptest.TextEnv+"="+h)
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	for _, step := range []struct{ want, typed string }{
+		{"type: accept 1", "details 1\naccept 1\n"},
+		{"Type yes to send", "yes\n"},
+		{"type: answer 2,", "answer 2 1\n"},
+		{"type: answer 3,", "answer 3 yes\n"},
+		{"type: answer 4,", "answer 4 99\n"}, // does not fit: refused, asked again
+		{"type: answer 5,", "pending\nanswer 5 2\n"},
+		{"waiting for you", "agents\nterms\nhelp tell\nhelp answer\nquit\n"},
+	} {
+		if !out.waitFor(step.want) {
+			t.Errorf("the listener never said %q:\n%s", step.want, clip(out.String()))
+			return out.String()
+		}
+		stdin.Write([]byte(step.typed))
+	}
+	cmd.Wait()
+	if _, err := os.Stat(filepath.Join(cmd.Dir, acptest.ProofFile)); err != nil {
+		t.Errorf("the accept never reached the agent: %v", err)
+	}
+	return out.String()
+}
+
+// sharedPlainName runs aaep-listen on two producers giving one plain name
+// made of h (printable ASCII, single spaces: only such a name is shared
+// rather than told apart at once): the line saying both are named with
+// their addresses from now on (Group.DisplayNote) quotes it.
+func sharedPlainName(t *testing.T, h string) string {
+	var b strings.Builder
+	for _, r := range h {
+		switch {
+		case r == ' ' && (b.Len() == 0 || strings.HasSuffix(b.String(), " ")):
+		case r >= ' ' && r <= '~' && !strings.ContainsRune("()[]{}<>#", r):
+			b.WriteRune(r)
+		}
+	}
+	name := strings.TrimSpace(b.String())
+	out := listenTwoPrompts(t, nil, producer(t, name, false), producer(t, name, false))
+	if !strings.Contains(out, "Two agents call themselves") {
+		t.Errorf("the shared name was not said:\n%s", clip(out))
+	}
+	return out
+}
