@@ -49,7 +49,7 @@ var endpointReaders = []string{
 	// conform
 	"conform TestProducer transport.ParseEndpoint",
 	"conform CheckRecheckEndpoint transport.BindingOf",
-	"conform redactURL url.Parse", // the endpoint as a receipt names it, after the run
+	"conform redactURL url.Parse",    // the endpoint as a receipt names it, after the run
 	"conform CheckTrigger url.Parse", // --trigger's URL: a web hook to call, not an endpoint
 }
 
