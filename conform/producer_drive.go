@@ -318,10 +318,13 @@ func (r *prun) reply(ctx context.Context, p seen, typ, token string, decision st
 		decision = "answer"
 	}
 	b, _ := json.Marshal(m)
-	e := Evidence{At: time.Since(r.start), Dir: "sent", Frame: b}
+	// The reply counts as sent when its write begins: the producer may
+	// act on it, and its next frame be received, before the write returns.
+	at := time.Now()
+	e := Evidence{At: at.Sub(r.start), Dir: "sent", Frame: b}
 	err := r.main.send(ctx, m)
 	if err == nil || isRefusal(err) {
-		r.replies = append(r.replies, sentReply{at: time.Now(), session: p.ev.SessionID, token: token, decision: decision})
+		r.replies = append(r.replies, sentReply{at: at, session: p.ev.SessionID, token: token, decision: decision})
 		return e, nil
 	}
 	return e, fmt.Errorf("conform: sending a reply: %w", err)
