@@ -314,13 +314,22 @@ func (b *Bridge) clarified(token string, raw json.RawMessage) error {
 
 // elicitExpired cancels a question nobody answered in its window.
 func (b *Bridge) elicitExpired(token string) {
+	b.elicitGone(token, "Nobody answered the agent's question in time; it was told the question was cancelled.")
+}
+
+// elicitGone cancels the question of token, if it still waits, and says
+// why.
+func (b *Bridge) elicitGone(token, why string) {
 	b.mu.Lock()
 	e, ok := b.elicits[token]
 	delete(b.elicits, token)
 	ag := b.ag
 	b.mu.Unlock()
 	if ok {
-		b.say("Nobody answered the agent's question in time; it was told the question was cancelled.")
+		if e.expiry != nil {
+			e.expiry.Stop()
+		}
+		b.say(why)
 		_ = ag.write(wire.Result(e.id, []byte(`{"action":"cancel"}`)))
 	}
 }

@@ -41,6 +41,7 @@ func (b *Bridge) Serve(ctx context.Context, argv []string, diag func(string)) (*
 		Agent: agent,
 		Next:  func(ctx context.Context) ([]byte, error) { return b.q.pop(ctx.Done()) },
 		Reply: b.servedReply,
+		Gone:  b.unanswerable,
 		Messages: map[string]func([]byte) error{
 			protocol.TypeTask:       b.taskMessage,
 			protocol.TypeTaskCancel: func([]byte) error { return b.Cancel() },
@@ -58,6 +59,17 @@ func (b *Bridge) servedReply(msg []byte) error {
 		return b.fromSubscriber(msg)
 	}
 	return errors.New("acp: only confirmation and clarification replies are taken")
+}
+
+// unanswerable answers the request or question of token as its default
+// says, since no subscriber is left who can answer it (spec §5.8.2): a
+// permission request is rejected (never accepted), a question cancelled.
+func (b *Bridge) unanswerable(token string) {
+	if b.answer(token, protocol.DecisionReject) == nil {
+		b.say("Nobody who can answer is subscribed any more; the agent was told no, as the protocol asks.")
+		return
+	}
+	b.elicitGone(token, "Nobody who can answer is subscribed any more; the agent was told its question was cancelled.")
 }
 
 // taskMessage gives the agent the task an agtask:task message carries.

@@ -246,10 +246,34 @@ func TestServedAgent(t *testing.T) {
 	}
 }
 
-// A subscriber that leaves while a permission request waits leaves it
-// waiting: nothing is answered, and the next subscriber is offered it and
-// decides.
-func TestServedPromptOutlivesSubscriber(t *testing.T) {
+// A permission request waits while a subscriber who can answer it is
+// left: the first of two leaving changes nothing, the second's accept
+// runs the tool.
+func TestServedPromptOutlivesOneSubscriber(t *testing.T) {
+	t.Parallel()
+	s, dir, _ := serveScripted(t, "happy")
+	first := follow(t, endpointOf(t, s, "http://"))
+	second := follow(t, endpointOf(t, s, "unix:"))
+	first.waitFor(t, "the producer said it takes tasks", first.c.TakesTasks)
+	second.waitFor(t, "the producer said it takes tasks", second.c.TakesTasks)
+	first.tell(t, "write the proof file")
+	first.prompt(t)
+	n := second.prompt(t)
+	first.c.Close()
+	<-first.ended
+	if err := second.c.Confirm(context.Background(), n, protocol.DecisionAccept); err != nil {
+		t.Fatal(err)
+	}
+	second.waitFor(t, "the task ended", func() bool { return second.has(protocol.TypeSessionCompleted) })
+	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err != nil {
+		t.Errorf("no proof file after the second subscriber's accept: %v", err)
+	}
+}
+
+// Once nobody who can answer a permission request is subscribed, its
+// default applies at once (spec §5.8.2): the agent is told no, so it
+// takes the next task, and nothing ran.
+func TestServedPromptRejectedWhenNobodyIsLeft(t *testing.T) {
 	t.Parallel()
 	s, dir, _ := serveScripted(t, "happy")
 	first := follow(t, endpointOf(t, s, "http://"))
@@ -257,16 +281,19 @@ func TestServedPromptOutlivesSubscriber(t *testing.T) {
 	first.prompt(t)
 	first.c.Close()
 	<-first.ended
-	if out, err := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile)); err == nil {
-		t.Fatalf("the request was answered when its subscriber left: %q", out)
-	}
 	second := follow(t, endpointOf(t, s, "unix:"))
-	if err := second.c.Confirm(context.Background(), second.prompt(t), protocol.DecisionAccept); err != nil {
+	second.tell(t, "write the proof file")
+	second.prompt(t) // the agent asks again: its first request was answered
+	out, err := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile))
+	if err != nil {
 		t.Fatal(err)
 	}
-	second.waitFor(t, "the task ended", func() bool { return second.has(protocol.TypeSessionCompleted) })
-	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err != nil {
-		t.Errorf("no proof file after the second subscriber's accept: %v", err)
+	answer, _, _ := strings.Cut(string(out), "\n")
+	if !strings.Contains(answer, `"optionId":"no"`) { // the script's reject_once
+		t.Errorf("the request left by its only subscriber was answered %s, want its reject_once option", answer)
+	}
+	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err == nil {
+		t.Error("the tool ran although nobody accepted")
 	}
 }
 

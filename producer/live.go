@@ -4,9 +4,10 @@ package producer
 // running agent (Options.Live), made elsewhere (package acp bridges an ACP
 // agent), with the same handshake, terms and bindings as the scenarios.
 // The producer checks each reply against the prompt it answers, then hands
-// it to the source, which alone decides; it never settles a prompt by
-// itself: no default applies when nobody can answer, none when a
-// subscriber leaves, none when the prompt's time runs out.
+// it to the source, which alone decides and keeps each prompt's time. The
+// one thing the producer settles itself is what spec §5.8.2 asks: once no
+// subscription that can answer a prompt is left, it tells the source
+// (Live.Gone), whose default then applies at once, as when time runs out.
 
 import (
 	"bytes"
@@ -40,6 +41,12 @@ type Live struct {
 	// is handed the message as sent; its error refuses it (409 Conflict
 	// on HTTP, a log line on the other bindings).
 	Messages map[string]func(msg []byte) error
+	// Gone, when not nil, is called once for a prompt of the source that
+	// nobody left can answer: every subscription that could answer it
+	// closed or lost its connection (spec §5.8.2). The source applies the
+	// prompt's default, as when its time runs out. Nil: the prompt waits
+	// for its time, or for a subscriber to come back.
+	Gone func(token string)
 	// Honored, by extension prefix ("agtask"), is what
 	// honored_capabilities says of each extension a subscription asks for
 	// in its capabilities; an extension not asked for is not said.
@@ -110,7 +117,33 @@ func (p *Producer) openLive(rec record, data []byte) string {
 	p.prompts[token] = pr
 	p.mu.Unlock()
 	p.sentPrompt(token, data)
+	if l := p.opts.Live; l.Gone != nil {
+		def := Outcome{}
+		if ev.Type == protocol.TypeAwaitingConfirmation {
+			def.Decision, _ = ev.str("default_decision")
+		} else {
+			def.Answer, _ = ev.str("default_response")
+		}
+		go p.whenGone(pr, def, l.Gone)
+	}
 	return token
+}
+
+// whenGone settles pr with its default and tells the source, once nobody
+// left can answer it; it returns when pr is settled otherwise or the
+// producer closes.
+func (p *Producer) whenGone(pr *prompt, def Outcome, gone func(token string)) {
+	select {
+	case <-pr.gone:
+		p.mu.Lock()
+		def.Resolution = pr.goneAs
+		p.mu.Unlock()
+		if p.settle(pr, def, "") {
+			gone(pr.token)
+		}
+	case <-pr.settled:
+	case <-p.ctx.Done():
+	}
 }
 
 // endLive settles, as abandoned, the prompts of a session that has ended:
