@@ -68,7 +68,10 @@ func (s agentSink) Announce(an announce.Announcement) error {
 		return nil
 	}
 	an.Source = s.a.Tag() // the user's label or endpoint: agents take turns by it
-	if s.l.multi {
+	switch {
+	case s.l.multi && s.l.cfg.NameByLabel:
+		an.Agent = s.a.Label()
+	case s.l.multi:
 		var note string
 		an.Agent, note = s.l.group.DisplayNote(s.a.Member, an.Agent)
 		s.l.say(note) // two agents now share the name: said once
@@ -81,7 +84,10 @@ func (s agentSink) Diagnostic(d session.Diagnostic) error {
 	if !ok {
 		return nil
 	}
-	if s.l.multi {
+	switch {
+	case s.l.multi && s.l.cfg.NameByLabel:
+		d.Message = s.a.Label() + ": " + d.Message
+	case s.l.multi:
 		d.Message = s.a.Tag() + ": " + d.Message
 	}
 	return ds.Diagnostic(d)
