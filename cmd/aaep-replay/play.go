@@ -114,9 +114,9 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	)
 	switch {
 	case *useTUI:
-		prog := startPlayTUI(tio, name)
+		prog := console.StartPlayTUI(tio, name)
 		defer prog.Close()
-		out, cmds = prog, playCommands(prog.Actions())
+		out, cmds = prog, console.PlayCommands(prog.Actions())
 	case *asJSON:
 		out = line.NewJSON(tio.Out)
 	default:
@@ -138,7 +138,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	}
 	o := replay.Options{Speed: *speed, Idle: *idle, Paused: *paused, Commands: cmds, Stay: *useTUI || tio.InTTY}
 	if *useTUI {
-		o.KeysHelp = playKeysHelp
+		o.KeysHelp = console.PlayKeysHelp
 	}
 	st, err := replay.Load(p, rd, func() (*capture.Reader, error) { return capture.Open(path) }, o)
 	if err != nil {
