@@ -11,7 +11,6 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
-	"github.com/aaep-term/aaep-term/tui"
 )
 
 // testPlayer is console.Player as the tests of this package drive it.
@@ -43,5 +42,3 @@ func termsOf(c protocol.Capabilities) session.Terms { return console.TermsOf(c) 
 
 // maxBurst is the most frames play hands its client as one burst.
 const maxBurst = console.MaxBurst
-
-func playLine(a tui.Action) string { return console.PlayLine(a) }
