@@ -322,7 +322,7 @@ func (l *Listener) sayFor(a *agent, s string) {
 		}
 		name := a.Tag()
 		if l.cfg.NameByLabel {
-			name = protocol.Name(a.Label())
+			name = protocol.Name(a.label)
 		}
 		s = name + ": " + s
 	}
