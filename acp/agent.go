@@ -35,6 +35,7 @@ type agent struct {
 	rd    *wire.Reader
 
 	wmu sync.Mutex // one writer at a time
+	raw *rawLog    // records the lines (Options.RawFile); nil: none
 
 	mu    sync.Mutex // guards the fields below
 	next  int64
@@ -86,6 +87,7 @@ func (a *agent) write(line []byte) error {
 	}
 	a.wmu.Lock()
 	defer a.wmu.Unlock()
+	a.raw.record("o", line)
 	_, err = a.child.In.Write(b)
 	return err
 }

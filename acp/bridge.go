@@ -52,6 +52,9 @@ type Options struct {
 	KillWait time.Duration
 	// Version is the client version told to the agent in initialize.
 	Version string
+	// RawFile, when not empty, is a file every raw ACP line to and from
+	// the agent is appended to, one JSON object a line (raw.go).
+	RawFile string
 	// PromptWindow is how long a permission request waits for the user
 	// before the bridge rejects it (never accepts), as the confirmation's
 	// timeout_seconds says. Zero means a day, the longest AAEP allows; it
@@ -156,10 +159,19 @@ func (b *Bridge) start(ctx context.Context, argv []string, diag func(string)) er
 	if wait <= 0 {
 		wait = time.Second
 	}
+	var raw *rawLog
+	if b.opts.RawFile != "" {
+		var err error
+		if raw, err = openRaw(b.opts.RawFile, b.name); err != nil {
+			return err
+		}
+	}
 	ag, err := startAgent(argv, dir, env, maxLine, wait, b.say)
 	if err != nil {
+		raw.close()
 		return err
 	}
+	ag.raw = raw
 	b.mu.Lock()
 	b.ag = ag
 	b.mu.Unlock()
@@ -317,6 +329,7 @@ func (b *Bridge) serve(ag *agent) {
 		if err != nil {
 			break
 		}
+		ag.raw.record("i", line)
 		m, err := wire.Parse(line)
 		if err != nil {
 			b.report("malformed", fmt.Sprintf("Skipped a line from the agent that is not JSON-RPC 2.0 (%d bytes).", len(line)))
@@ -334,6 +347,7 @@ func (b *Bridge) serve(ag *agent) {
 		}
 	}
 	ag.end()
+	ag.raw.close() // what is written to a dead agent goes nowhere
 	b.mu.Lock()
 	b.dead = true // no task starts now: Tell adds to turns under b.mu
 	b.mu.Unlock()
@@ -505,7 +519,7 @@ func (b *Bridge) queue(msgs [][]byte) {
 // link is a Bridge as transport.DialLink sees it.
 type link struct{ b *Bridge }
 
-func (l link) Read() ([]byte, error) { return l.b.q.pop() }
+func (l link) Read() ([]byte, error) { return l.b.q.pop(nil) }
 func (l link) Close()                { l.b.Close() }
 func (l link) Write(_ context.Context, msg []byte) error {
 	return l.b.fromSubscriber(msg)

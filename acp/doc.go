@@ -9,6 +9,13 @@
 // applies unchanged. [Bridge.Tell] gives the agent a task and
 // [Bridge.Cancel] cancels the one it is doing.
 //
+// [Bridge.Serve] makes the agent the live source of a producer
+// ([producer.Live]), which serves it to any number of subscribers on every
+// binding; [ServeAgent] puts it on HTTP, WebSocket, gRPC and a Unix socket
+// in the local agents' directory (aaep-bridge). Tasks then come over AAEP,
+// as the agent-tasks extension's messages ([protocol.TypeTask]).
+// [Options].RawFile records the raw ACP lines (aaep-capture --acp-raw).
+//
 // Each task (ACP prompt turn) is one AAEP session: session.started when it
 // is given, session.completed, errored or cancelled by the turn's stop
 // reason, whose summary says the agent is waiting for the user. The bridge

@@ -58,7 +58,7 @@ func FuzzUpdate(f *testing.F) {
 			if n == 0 {
 				break
 			}
-			m, _ := b.q.pop()
+			m, _ := b.q.pop(nil)
 			msgs = append(msgs, m)
 		}
 		for _, m := range msgs {

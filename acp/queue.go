@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"errors"
 	"io"
 	"sync"
 )
@@ -65,8 +66,9 @@ func (q *queue) pushFront(msg []byte) {
 }
 
 // pop returns the next message, waiting for one; once the queue is
-// finished and empty, the error it was finished with.
-func (q *queue) pop() ([]byte, error) {
+// finished and empty, the error it was finished with; once done is closed
+// (nil: never), errStopped.
+func (q *queue) pop(done <-chan struct{}) ([]byte, error) {
 	for {
 		q.mu.Lock()
 		if len(q.msgs) > 0 {
@@ -85,9 +87,14 @@ func (q *queue) pop() ([]byte, error) {
 		select {
 		case <-q.ready:
 		case <-q.stop:
+		case <-done:
+			return nil, errStopped
 		}
 	}
 }
+
+// errStopped ends a pop whose caller stopped waiting.
+var errStopped = errors.New("acp: stopped waiting for the agent")
 
 // finish ends the queue: err (io.EOF for a clean end) follows the
 // messages waiting. The first call counts.

@@ -19,7 +19,11 @@ type Record struct {
 	Time string `json:"time"`
 	// What happened: "prompt" (offered to the user), "stale" (arrived
 	// already settled, never offered), "decision" (a reply was sent or tried),
-	// "expired", "cancelled" (withdrawn by the agent), "resolved" (settled
+	// "expired" (its time ran out), "quit" (the user quit and the producer
+	// was told), "quit-untold" (the user quit and the producer could not be
+	// told), "agent-gone" (the agent ended its stream or went away),
+	// "subscription-ended" (ended for another reason, the producer told),
+	// "cancelled" (withdrawn by the agent), "resolved" (settled
 	// elsewhere), "not-offered" (announced but not answerable) or
 	// "left-unanswered" (the listener stopped and the agent still waits).
 	What string `json:"what"`

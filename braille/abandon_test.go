@@ -13,6 +13,7 @@ import (
 // leaves the BrlAPI stream out of step, so the client gives the connection
 // up: the next request fails at once instead of reading a stale reply.
 func TestAbandonedRequestGivesUpTheConnection(t *testing.T) {
+	t.Parallel()
 	b := brltest.Start(t, 20, "")
 	c, err := Dial(context.Background(), Options{Host: b.Host})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestClientAgainstBrltty(t *testing.T) {
+	t.Parallel()
 	b := brltest.Start(t, 20, "")
 	ctx := context.Background()
 	c, err := Dial(ctx, Options{Host: b.Host})
@@ -51,6 +52,7 @@ func TestClientAgainstBrltty(t *testing.T) {
 }
 
 func TestClientKeyFileAuth(t *testing.T) {
+	t.Parallel()
 	key := filepath.Join(t.TempDir(), "brlapi.key")
 	os.WriteFile(key, []byte("0123456789abcdef"), 0o600)
 	b := brltest.Start(t, 12, key)

@@ -358,7 +358,17 @@ func (s *Sink) run(ctx context.Context) {
 			dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 			c, err := s.cfg.Redial(dctx)
 			if err == nil {
-				if cols, rows, serr := c.DisplaySize(dctx); serr == nil && cols*rows > 0 {
+				// Back only with a display, as NewSink asks: a BRLTTY still
+				// starting answers before its braille driver is up, and
+				// what is written then is lost when the driver starts.
+				cols, rows, serr := c.DisplaySize(dctx)
+				if serr == nil && cols*rows <= 0 {
+					serr = fmt.Errorf("braille: BRLTTY reports no display yet (size %d×%d)", cols, rows)
+				}
+				if serr != nil {
+					c.Close()
+					err = serr
+				} else {
 					s.width = cols
 				}
 			}

@@ -4,6 +4,7 @@ package console
 // its client dials, and the typed commands tell and cancel reach it.
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -16,6 +17,7 @@ import (
 
 // bridgeFor gives an acp: agent its bridge, dialled by its client.
 func (l *Listener) bridgeFor(a *agent, spec AgentSpec, cfg *subscriber.Config) {
+	cfg.Tasks = true // a producer that takes tasks (aaep-bridge) says so: tell and cancel reach it
 	if transport.BindingOf(spec.Endpoint) != transport.BindingACP {
 		return
 	}
@@ -34,7 +36,7 @@ func (l *Listener) bridgeFor(a *agent, spec AgentSpec, cfg *subscriber.Config) {
 func (l *Listener) acpAgents() []*agent {
 	var as []*agent
 	for _, a := range l.agents() {
-		if a.bridge != nil && !a.Ended() {
+		if a.takesTasks() && !a.Ended() {
 			as = append(as, a)
 		}
 	}
@@ -52,7 +54,7 @@ func (l *Listener) acpCommand(c command.Command) bool {
 	case command.VerbTell:
 		a, task := as[0], c.Arg
 		if first, rest, ok := strings.Cut(c.Arg, " "); ok {
-			if m := l.group.Find(first); m != nil && m.Value.(*agent).bridge != nil {
+			if m := l.group.Find(first); m != nil && m.Value.(*agent).takesTasks() {
 				a, task = m.Value.(*agent), strings.TrimSpace(rest)
 			} else if len(as) > 1 {
 				l.say(fmt.Sprintf("Several agents take tasks: type tell AGENT TEXT, AGENT one of %s.", tags(as)))
@@ -62,7 +64,7 @@ func (l *Listener) acpCommand(c command.Command) bool {
 			l.say(fmt.Sprintf("Several agents take tasks: type tell AGENT TEXT, AGENT one of %s.", tags(as)))
 			return true
 		}
-		if err := a.bridge.Tell(task); err != nil {
+		if err := a.tell(task); err != nil {
 			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 		}
 	case command.VerbCancel:
@@ -75,11 +77,11 @@ func (l *Listener) acpCommand(c command.Command) bool {
 			l.say(fmt.Sprintf("Several agents run: type cancel AGENT, AGENT one of %s.", tags(as)))
 			return true
 		}
-		if a.bridge == nil {
-			l.say(a.Tag() + " was not started as acp:COMMAND: it takes no cancel.")
+		if !a.takesTasks() {
+			l.say(a.Tag() + " takes no tasks (neither acp:COMMAND nor a producer that takes them): it takes no cancel.")
 			return true
 		}
-		if err := a.bridge.Cancel(); err != nil {
+		if err := a.cancel(); err != nil {
 			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 		} else {
 			l.say("Asked " + a.Tag() + " to cancel its task.")
@@ -96,4 +98,25 @@ func tags(as []*agent) string {
 		s = append(s, a.Tag())
 	}
 	return strings.Join(s, ", ")
+}
+
+// takesTasks reports whether tell and cancel reach a: an acp: agent, or a
+// producer that takes tasks over AAEP (aaep-bridge: the agent-tasks
+// extension).
+func (a *agent) takesTasks() bool { return a.bridge != nil || a.c.TakesTasks() }
+
+// tell gives a the task: through its bridge, or over AAEP.
+func (a *agent) tell(task string) error {
+	if a.bridge != nil {
+		return a.bridge.Tell(task)
+	}
+	return a.c.Tell(context.Background(), task)
+}
+
+// cancel cancels a's task: through its bridge, or over AAEP.
+func (a *agent) cancel() error {
+	if a.bridge != nil {
+		return a.bridge.Cancel()
+	}
+	return a.c.CancelTask(context.Background())
 }

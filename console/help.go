@@ -20,8 +20,11 @@ type helpTopic struct {
 // helpTopics are the typed commands, in the order help lists them. Every
 // line stays under helpWidth characters.
 var helpTopics = []helpTopic{
-	{[]string{"accept", "a", "yes", "y"}, "accept N: accept confirmation N.", []string{
+	{[]string{"accept", "a", "yes", "y"}, "accept N: accept confirmation N; type yes if asked again.", []string{
 		"accept N, a N or yes N: accept confirmation N.",
+		"High risk that cannot be undone takes a second step:",
+		"the action is read back; type yes to send the accept.",
+		"Anything else sends nothing, and the prompt waits.",
 		"yes N also answers question N with yes.",
 		"accept N because REASON: send your reason with it.",
 		"accept always N: accept N and later ones about the same tool.",
@@ -75,7 +78,8 @@ var helpTopics = []helpTopic{
 		"all: hear every agent in full again.",
 	}},
 	{[]string{"tell", "cancel"}, "tell TEXT: give an ACP agent a task.", []string{
-		"tell TEXT: give an agent started as acp:COMMAND a task.",
+		"tell TEXT: give an agent started as acp:COMMAND a task,",
+		"or one served by aaep-bridge.",
 		"tell AGENT TEXT: the same, with several agents.",
 		"cancel, or cancel AGENT: cancel the task it is doing.",
 	}},

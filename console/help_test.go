@@ -63,3 +63,21 @@ func TestHelpCommandParses(t *testing.T) {
 		}
 	}
 }
+
+// An accept of high risk that cannot be undone takes a second step, typing
+// yes (issue 24 items 10, 12): typed help and help accept say so, and
+// help accept says when and what anything else does.
+func TestHelpTellsTheSecondStep(t *testing.T) {
+	t.Parallel()
+	for topic, want := range map[string][]string{
+		"":       {"type yes"},
+		"accept": {"cannot be undone", "type yes", "sends nothing"},
+	} {
+		said := strings.Join(helpLines(topic), "\n")
+		for _, w := range want {
+			if !strings.Contains(said, w) {
+				t.Errorf("help %s does not say %q:\n%s", topic, w, said)
+			}
+		}
+	}
+}

@@ -42,6 +42,12 @@
 // ([Replay].Shared). Replies change nothing; [Options].OnMessage reports
 // them, on every binding.
 //
+// With [Options].Live the producer serves a running agent (package acp
+// bridges an ACP agent so): its events go to every stream, a new stream
+// joins live (with the prompts still waiting), each reply is checked
+// against its prompt and handed to the agent, which alone decides, and
+// the extension messages it takes (tasks) are handed to it too.
+//
 // [Options] add what a subscriber must survive: the habits of deployed
 // producers (Quirks), and duplicated or reordered events (Duplicate, Shuffle),
 // reproducible from a seed. [Flood] writes a fast stream of valid events for

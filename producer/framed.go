@@ -36,6 +36,19 @@ type peer interface {
 	end(code int, reason string)
 }
 
+// silentHangup is a peer whose hang-up cannot say why (a Unix socket,
+// appendix B.4): its subscriber takes any hang-up for a loss and dials
+// again, so a subscription ended for good is first closed in words, with a
+// subscription.close (spec §5.8).
+type silentHangup interface {
+	peer
+	hangupIsSilent()
+}
+
+// reasonFinished is the reason_code of the subscription.close that ends a
+// subscription because the producer's run has ended.
+const reasonFinished = "producer_finished"
+
 // serveFramed serves one subscriber on pe until the connection or the
 // subscription ends. via names the binding for Options.OnMessage; manifest,
 // if not empty, is the manifest_uri announced.
@@ -100,6 +113,11 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 		})
 		switch {
 		case finished:
+			if _, mute := pe.(silentHangup); mute {
+				// The reason code says it all: a message would say it twice.
+				_ = pe.send(marshal(protocol.SubscriptionClose{Type: protocol.TypeSubscriptionClose,
+					SubscriptionID: sub.id, ReasonCode: reasonFinished}))
+			}
 			pe.end(protocol.CloseSubscriptionEnded, "the producer has finished")
 			p.sentAll(own)
 		case p.ctx.Err() != nil:

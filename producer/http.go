@@ -61,6 +61,9 @@ func (p *Producer) agent() Agent {
 	if r := p.opts.Replay; r != nil {
 		return Agent{ID: r.agent.AgentID, Name: r.agent.AgentName, Version: r.agent.AgentVersion}
 	}
+	if l := p.opts.Live; l != nil {
+		return l.Agent
+	}
 	if len(p.opts.Scenarios) > 0 {
 		return p.opts.Scenarios[0].Agent
 	}
@@ -118,6 +121,8 @@ type honored struct {
 	EventFilters               *filters       `json:"event_filters,omitempty"`
 	SupportedConformanceLevels []int          `json:"supported_conformance_levels,omitempty"`
 	Sigrpl                     *sigrplHonored `json:"sigrpl,omitempty"`
+
+	extra map[string]json.RawMessage // extensions a live source offers (live.go)
 }
 
 // Rejection is a subscription.rejected message with the HTTP status it is
@@ -184,6 +189,7 @@ func (p *Producer) subscribe(body []byte, manifest string) (*subscription, any, 
 		return nil, nil, rej
 	}
 	h.Sigrpl = signed
+	h.extra = p.liveHonored(requested) // live.go
 	sub := &subscription{
 		id: "sub_" + randomHex(12), subscriber: subscriber, requested: requested,
 		terms: t, lastUsed: time.Now(), closed: make(chan struct{}), signer: signer,
@@ -507,6 +513,9 @@ var replyFields = map[string][]string{
 // audience of the reply's signature, checked already: the reply is bound
 // to the subscription it names, and must answer this producer's prompt.
 func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool, aud *sigrpl.Audience) error {
+	if ok, err := p.liveMessage(typ, m); ok { // live.go
+		return err
+	}
 	allowed, ok := replyFields[typ]
 	if !ok {
 		return refuse(http.StatusBadRequest, `"type" must be %q or %q (or a subscription message)`,
@@ -605,7 +614,7 @@ func (p *Producer) reply(typ string, m map[string]json.RawMessage, needSub bool,
 	if !p.settle(pr, o, label) {
 		return refuse(http.StatusConflict, "the prompt %s is settled already (%s)", token, pr.outcomeNow(p))
 	}
-	return nil
+	return p.liveReply(pr, m, o.Decision) // live.go: the agent decides
 }
 
 // outcomeNow says how a settled prompt was settled.
@@ -696,6 +705,7 @@ func (p *Producer) renegotiateMsg(m map[string]json.RawMessage, manifest string)
 		merged[k] = v
 	}
 	h, t, notes, rej := p.negotiate(merged)
+	h.extra = p.liveHonored(merged) // live.go
 	if rej != nil {
 		p.opts.Logf("producer: subscription rejected: %v", rej)
 		return rej.status, rej.message(), sub

@@ -105,6 +105,9 @@ type Options struct {
 	// Replay, if not nil, is a recorded session served in place of the
 	// scenarios (replay.go); New prepares it.
 	Replay *Replay
+	// Live, if not nil, is a running agent served in place of the
+	// scenarios (live.go).
+	Live *Live
 	// Break, if not empty, names one requirement of the conformance
 	// chapter to violate (breaks.go), for testing conformance suites.
 	Break string
@@ -236,6 +239,9 @@ func New(opts Options) *Producer {
 	if opts.KeepAlive <= 0 {
 		opts.KeepAlive = 15 * time.Second
 	}
+	if opts.Live != nil {
+		opts.JoinLive = true // a live agent's past is not played again (live.go)
+	}
 	p := &Producer{
 		opts:    opts,
 		done:    make(chan struct{}),
@@ -349,6 +355,10 @@ func (p *Producer) run() {
 	}()
 	if p.opts.Replay != nil {
 		p.runReplay()
+		return
+	}
+	if p.opts.Live != nil {
+		p.runLive()
 		return
 	}
 	at := 1
@@ -616,28 +626,7 @@ type prompt struct {
 // its default applies at once and the agent goes on as if it had never
 // asked (spec §5.3.1.4), which keeps the session's sequence numbers whole.
 func (p *Producer) open(s *session, ev Payload, token string, at time.Time) (*prompt, bool) {
-	var secs int
-	v, _ := ev.Get("timeout_seconds")
-	_ = json.Unmarshal(v, &secs) // checked when the scenario was loaded
-	pr := &prompt{
-		token: token, typ: ev.Type, scenario: s.sc.Name, session: s.id,
-		expires: at.Add(time.Duration(secs) * time.Second),
-		settled: make(chan struct{}), gone: make(chan struct{}),
-	}
-	if ev.Type == protocol.TypeAwaitingConfirmation {
-		pr.allowed, _ = allowedReplies(ev)
-	} else {
-		pr.choices, _ = choices(ev)
-		if v, ok := ev.Get("accepted_response_kinds"); ok {
-			_ = json.Unmarshal(v, &pr.kinds)
-		}
-		if len(pr.kinds) == 0 {
-			pr.kinds = []string{"freetext"}
-			if len(pr.choices) > 0 {
-				pr.kinds = append(pr.kinds, "multiple_choice")
-			}
-		}
-	}
+	pr := newPrompt(ev, token, s.sc.Name, s.id, at)
 	p.mu.Lock()
 	p.prompts[token] = pr
 	send := true
@@ -648,6 +637,34 @@ func (p *Producer) open(s *session, ev Payload, token string, at time.Time) (*pr
 	}
 	p.mu.Unlock()
 	return pr, send
+}
+
+// newPrompt is the prompt ev asks, issued at at with token in session
+// sess of scenario.
+func newPrompt(ev Payload, token, scenario, sess string, at time.Time) *prompt {
+	var secs int
+	v, _ := ev.Get("timeout_seconds")
+	_ = json.Unmarshal(v, &secs) // checked when the scenario was loaded
+	pr := &prompt{
+		token: token, typ: ev.Type, scenario: scenario, session: sess,
+		expires: at.Add(time.Duration(secs) * time.Second),
+		settled: make(chan struct{}), gone: make(chan struct{}),
+	}
+	if ev.Type == protocol.TypeAwaitingConfirmation {
+		pr.allowed, _ = allowedReplies(ev)
+		return pr
+	}
+	pr.choices, _ = choices(ev)
+	if v, ok := ev.Get("accepted_response_kinds"); ok {
+		_ = json.Unmarshal(v, &pr.kinds)
+	}
+	if len(pr.kinds) == 0 {
+		pr.kinds = []string{"freetext"}
+		if len(pr.choices) > 0 {
+			pr.kinds = append(pr.kinds, "multiple_choice")
+		}
+	}
+	return pr
 }
 
 // sentPrompt notes the exact bytes the prompt with token is sent as, before

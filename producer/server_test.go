@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -218,5 +219,42 @@ func TestServeUnknownBinding(t *testing.T) {
 	_, err := producer.Serve(ln, producer.New(producer.Options{}), "carrier-pigeon")
 	if err == nil || !strings.Contains(err.Error(), "sse, websocket, grpc and unix") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A hang-up on a Unix socket cannot say why (appendix B.4), so a run that
+// ends its streams says it in a subscription.close first: the subscriber
+// hears that the producer ended the subscription, and does not take the
+// hang-up for a loss and dial again (before, it did, and with Runs the
+// redial started a run of its own).
+func TestUnixRunEndIsSaid(t *testing.T) {
+	t.Parallel()
+	s, err := producer.Serve(listen(t, producer.BindingUnix), confirmProducer(t), producer.BindingUnix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := dial(t, s)
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			t.Fatalf("no end: %v", err)
+		}
+		if p := u.Delivery.Prompt; u.Kind == subscriber.KindDelivery && u.Delivery.Kind == session.KindEvent && p != nil && p.State == session.PromptPending {
+			if err := c.Confirm(ctx, p.Number, protocol.DecisionAccept); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if u.Kind == subscriber.KindStatus && strings.Contains(strings.ToLower(u.Text), "reconnect") {
+			t.Errorf("the subscriber reconnects: %s", u.Text)
+		}
+		if u.Kind == subscriber.KindEnd {
+			if !strings.Contains(u.Text, "The producer ended the subscription (reason: producer_finished).") {
+				t.Errorf("the end says %q", u.Text)
+			}
+			return
+		}
 	}
 }

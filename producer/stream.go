@@ -30,7 +30,9 @@ func (p *Producer) ended() bool {
 }
 
 // endsStreams reports whether the end of the run ends every stream.
-func (p *Producer) endsStreams() bool { return p.opts.EndWhenDone || p.opts.Replay != nil }
+func (p *Producer) endsStreams() bool {
+	return p.opts.EndWhenDone || p.opts.Replay != nil || p.opts.Live != nil
+}
 
 // snapshot is what a stream learns from the producer at one moment.
 type snapshot struct {
@@ -70,7 +72,7 @@ func (p *Producer) since(from uint64, sub *subscription, own *eventLog) snapshot
 // defaultInclude is the event filter of a subscription that asks for none:
 // the core types, or, for a replay, whatever was recorded.
 func (p *Producer) defaultInclude() []string {
-	if p.opts.Replay != nil {
+	if p.opts.Replay != nil || p.opts.Live != nil {
 		return []string{"*"}
 	}
 	return []string{"aaep:agent.*"}
@@ -176,6 +178,7 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
+	_ = rc.Flush() // the headers at once: a live agent may say nothing for long
 	p.begin()
 
 	out := p.newStreamOut(seed)

@@ -145,6 +145,9 @@ func (u *unixPeer) send(msg []byte) error {
 	return err
 }
 
+// hangupIsSilent marks a Unix socket: its hang-up cannot say why.
+func (u *unixPeer) hangupIsSilent() {}
+
 func (u *unixPeer) answer(_ inbound, msg []byte, _ bool) error { return u.send(msg) }
 
 // end stops writing, so the subscriber reads the end of the stream; the

@@ -14,14 +14,16 @@ import (
 
 // slowCancelServer is an SSIP peer on loopback that answers every command
 // at once except CANCEL, whose answer comes after delay (as
-// speech-dispatcher's does while its module finishes a text).
-func slowCancelServer(t *testing.T, delay time.Duration) Address {
+// speech-dispatcher's does while its module finishes a text). answered is
+// closed once that late answer is written.
+func slowCancelServer(t *testing.T, delay time.Duration) (addr Address, answered <-chan struct{}) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
+	late := make(chan struct{})
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {
@@ -39,16 +41,21 @@ func slowCancelServer(t *testing.T, delay time.Duration) Address {
 			if _, err := c.Write([]byte(answer)); err != nil {
 				return
 			}
+			if strings.HasPrefix(line, "CANCEL") {
+				close(late)
+			}
 		}
 	}()
-	return Address{Network: "tcp", Addr: ln.Addr().String()}
+	return Address{Network: "tcp", Addr: ln.Addr().String()}, late
 }
 
 // A reply not waited for would answer the next command: a CANCEL given up
 // on leaves the client unusable, and the next command fails instead of
 // taking that late "210 OK CANCELED" as its own answer.
 func TestAbandonedCommandGivesUpTheConnection(t *testing.T) {
-	c, err := Dial(context.Background(), slowCancelServer(t, 300*time.Millisecond), "user:aaep-test:abandon")
+	t.Parallel()
+	addr, answered := slowCancelServer(t, 300*time.Millisecond)
+	c, err := Dial(context.Background(), addr, "user:aaep-test:abandon")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +65,7 @@ func TestAbandonedCommandGivesUpTheConnection(t *testing.T) {
 	if err := c.Command(short, "CANCEL self"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("CANCEL with 50 ms: %v, want a deadline error", err)
 	}
-	time.Sleep(500 * time.Millisecond) // the late answer has come by now
+	<-answered // the late answer is on its way to the client
 	err = c.Command(context.Background(), "SET SELF PRIORITY message")
 	if err == nil || !strings.Contains(err.Error(), "given up") {
 		t.Fatalf("the command after an abandoned one: %v, want the connection given up", err)
@@ -67,6 +74,7 @@ func TestAbandonedCommandGivesUpTheConnection(t *testing.T) {
 
 // Speechd dials again when its client was given up, against the real daemon.
 func TestSpeechdDialsAgainAfterGivingUp(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	ctx := context.Background()
 	s, err := NewSpeechd(ctx, addr(d), "user:aaep-test:again")

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 )
 
 func TestSpeechdSpeaksInOrder(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	sink := &Sink{Backend: newBackend(t, d)}
 	texts := []string{"Agent Ada started.", ".hidden file listed", "Agent Ada finished."}
@@ -33,25 +35,51 @@ func TestSpeechdSpeaksInOrder(t *testing.T) {
 	}
 }
 
+// A critical announcement interrupts a normal one being said. Ordered by
+// what the module tells, never by sleeps: the module notes when each text
+// begins and takes 20 seconds over "normal one"; the critical prompt is
+// sent once "normal one" has begun, and must begin next, long before
+// "normal one" could have ended (it failed under load when a sleep stood
+// for "the module is busy" and the prompt had 2.5 seconds).
 func TestSpeechdCriticalInterruptsSlowNormal(t *testing.T) {
-	d := speechdtest.Start(t, "1")
+	t.Parallel()
+	const wpm = 6 // "normal one": two words, 20 seconds
+	d := speechdtest.StartSpeaking(t, wpm)
 	sink := &Sink{Backend: newBackend(t, d)}
 	for _, text := range []string{"normal one", "normal two", "normal three"} {
 		announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Kind: "tool", Text: text})
 	}
-	time.Sleep(200 * time.Millisecond) // the slow module is busy with "normal one"
-	start := time.Now()
-	announceOK(t, sink, announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Confirm deleting files?"})
-	got := d.WaitSpoken(t, 1, 5*time.Second)
-	if len(got) == 0 || got[0] != "Confirm deleting files?" {
-		t.Fatalf("first spoken %q, want the critical prompt first", got)
+	begun := waitTimed(t, d, 1)
+	if begun[0].Text != "normal one" {
+		t.Fatalf("first begun %q, want normal one", begun[0].Text)
 	}
-	if el := time.Since(start); el > 2500*time.Millisecond {
-		t.Fatalf("critical spoken after %v", el)
+	announceOK(t, sink, announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Text: "Confirm deleting files?"})
+	begun = waitTimed(t, d, 2)
+	if begun[1].Text != "Confirm deleting files?" {
+		t.Fatalf("begun %q, then %q; want the critical prompt next", begun[0].Text, begun[1].Text)
+	}
+	if took := begun[1].At.Sub(begun[0].At); took >= 20*time.Second {
+		t.Fatalf("the critical prompt began %v after normal one: it waited for it to end", took)
+	}
+}
+
+// waitTimed waits until the module of d has begun n texts, and returns
+// them; it fails the test after a minute.
+func waitTimed(t *testing.T, d *speechdtest.Daemon, n int) []speechdtest.Utterance {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; {
+		if got := d.Timed(); len(got) >= n {
+			return got
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the module began %d texts in a minute, want %d", len(d.Timed()), n)
+		}
+		time.Sleep(20 * time.Millisecond) // the module writes a file: read it again
 	}
 }
 
 func TestSpeechdReconnectsAfterRestart(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	ctx := context.Background()
 	b := newBackend(t, d)
@@ -61,8 +89,8 @@ func TestSpeechdReconnectsAfterRestart(t *testing.T) {
 	d.WaitSpoken(t, 1, 5*time.Second)
 	d.Stop()
 	d.Restart(t)
-	// The old connection is dead; the backend must notice and dial again.
-	time.Sleep(100 * time.Millisecond)
+	// The old connection is dead; the backend must notice and dial again,
+	// however soon it is asked to speak.
 	if err := b.Speak(ctx, Utterance{Text: "after", Priority: Important, Lang: "yo"}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,6 +101,7 @@ func TestSpeechdReconnectsAfterRestart(t *testing.T) {
 }
 
 func TestSpeechdCancelAndEvents(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "1")
 	ctx := context.Background()
 	c, err := Dial(ctx, addr(d), "user:aaep-listen:test")
@@ -101,15 +130,26 @@ func TestSpeechdCancelAndEvents(t *testing.T) {
 	if err := c.Command(ctx, "CANCEL self"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(1500 * time.Millisecond)
-	for _, l := range d.WaitSpoken(t, 0, 0) {
-		if l == "second" {
-			t.Fatal("second spoken after CANCEL self")
+	// Texts are said in the order they came: once "third", sent after the
+	// cancel, is spoken, "second" would have been if the cancel had not
+	// dropped it.
+	if _, err := c.Speak(ctx, "third"); err != nil {
+		t.Fatal(err)
+	}
+	spoken := d.Lines()
+	for deadline := time.Now().Add(time.Minute); !slices.Contains(spoken, "third"); spoken = d.Lines() {
+		if time.Now().After(deadline) {
+			t.Fatalf("third never spoken: %q", spoken)
 		}
+		time.Sleep(20 * time.Millisecond) // the module writes a file: read it again
+	}
+	if slices.Contains(spoken, "second") {
+		t.Fatalf("second spoken after CANCEL self: %q", spoken)
 	}
 }
 
 func TestSpeechdBadCommandIsAnError(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	ctx := context.Background()
 	c, err := Dial(ctx, addr(d), "")
@@ -126,6 +166,7 @@ func TestSpeechdBadCommandIsAnError(t *testing.T) {
 }
 
 func TestOpenAutoWithoutDaemon(t *testing.T) {
+	t.Parallel()
 	env := Env{Getenv: func(k string) string {
 		if k == "SPEECHD_ADDRESS" {
 			return "unix_socket:" + t.TempDir() + "/none.sock"
@@ -152,6 +193,7 @@ func announceOK(t *testing.T, s *Sink, an announce.Announcement) {
 }
 
 func TestOpenAutoFallsBackToEspeak(t *testing.T) {
+	t.Parallel()
 	env := Env{Getenv: func(k string) string {
 		if k == "SPEECHD_ADDRESS" {
 			return "unix_socket:" + t.TempDir() + "/none.sock"
@@ -218,6 +260,7 @@ func TestOpenSaysWhatIsMissing(t *testing.T) {
 }
 
 func TestSpeechdLanguagePerAnnouncement(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	sink := &Sink{Backend: newBackend(t, d)}
 	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "E kaaro", Lang: "yo"})
@@ -231,6 +274,7 @@ func TestSpeechdLanguagePerAnnouncement(t *testing.T) {
 
 // A daemon that goes away is reported once, and speech comes back with it.
 func TestSinkReportsAnOutageOnce(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	sink := &Sink{Backend: newBackend(t, d)}
 	announceOK(t, sink, announce.Announcement{Priority: announce.Normal, Text: "one"})

@@ -22,6 +22,23 @@ var auditWhat = map[session.DeliveryKind]string{
 	session.KindPromptNotOffered: "not-offered", session.KindPromptLeft: "left-unanswered",
 }
 
+// expiredWhat is the audit log's word for a prompt that stopped waiting
+// for cause, and whether the producer was told, so that its default
+// decision applies: only a prompt whose time ran out is "expired".
+func expiredWhat(cause session.Cause) (what string, told bool) {
+	switch cause {
+	case session.CauseQuit:
+		return "quit", true
+	case session.CauseQuitUntold:
+		return "quit-untold", false
+	case session.CauseGone:
+		return "agent-gone", false
+	case session.CauseEnded:
+		return "subscription-ended", true
+	}
+	return "expired", true
+}
+
 // AuditRecord is the record u adds to an audit log: a prompt offered or
 // what became of it, or a reply sent (or that could not be sent), with who
 // decided. ok is false when u is nothing an audit log keeps. The producer's
@@ -48,8 +65,12 @@ func (u Update) auditRecord() (r audit.Record, ok bool) {
 		if what == "" {
 			return r, false
 		}
+		told := true // the producer knows nobody here will answer
+		if d.Kind == session.KindPromptExpired {
+			what, told = expiredWhat(d.Cause)
+		}
 		r = promptRecord(d.Prompt, what, d.At)
-		if what == "expired" && d.Prompt.Decision != "" {
+		if d.Kind == session.KindPromptExpired && told && d.Prompt.Decision != "" {
 			r.Decision, r.DecidedBy = d.Prompt.Decision, "default"
 		}
 		return r, true

@@ -77,3 +77,32 @@ func TestAuditRecordNamesTheAgent(t *testing.T) {
 		t.Errorf("AuditRecord names agent %q", r.Agent)
 	}
 }
+
+// A prompt that stops waiting is logged with what happened (issue 24 item
+// 3): only a prompt whose time ran out is "expired"; quitting, the agent
+// going away and the subscription ending each say so, and the default
+// decision is logged as applied only where the producer was told.
+func TestAuditSaysWhyAPromptStoppedWaiting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		cause    session.Cause
+		what     string
+		decision string
+	}{
+		{session.CauseTimeout, "expired", "reject"},
+		{session.CauseQuit, "quit", "reject"},
+		{session.CauseQuitUntold, "quit-untold", ""},
+		{session.CauseGone, "agent-gone", ""},
+		{session.CauseEnded, "subscription-ended", "reject"},
+	} {
+		t.Run(tc.cause.String(), func(t *testing.T) {
+			ev := &protocol.Event{Type: protocol.TypeAwaitingConfirmation, DefaultDecision: "reject"}
+			p := &session.Prompt{Number: 1, Event: ev, State: session.PromptExpired, Decision: "reject", DecidedBy: "default"}
+			u := subscriber.Update{Kind: subscriber.KindDelivery, Delivery: session.Delivery{Kind: session.KindPromptExpired, Prompt: p, Event: ev, Cause: tc.cause}}
+			r, ok := u.AuditRecord()
+			if !ok || r.What != tc.what || r.Decision != tc.decision {
+				t.Errorf("audit record what %q, decision %q (%v); want %q, %q", r.What, r.Decision, ok, tc.what, tc.decision)
+			}
+		})
+	}
+}

@@ -44,6 +44,9 @@ type Config struct {
 	// Signer, when not nil, signs replies and its public key is offered in
 	// the subscription request.
 	Signer Signer
+	// Tasks asks the producer whether it takes tasks (the agent-tasks
+	// extension, protocol.TasksPrefix): Client.TakesTasks says its answer.
+	Tasks bool
 	// NoSignerWords, when Signer is nil, says why in reply updates
 	// (such as "--no-sign"); empty means "no signing key".
 	NoSignerWords string

@@ -45,6 +45,9 @@ func (cfg Config) Request() protocol.SubscriptionRequest {
 	if cfg.Manifest.Require {
 		req.Capabilities.AcceptSignedManifestsOnly = true
 	}
+	if cfg.Tasks { // tasks.go
+		askTasks(&req)
+	}
 	return req
 }
 

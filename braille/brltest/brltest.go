@@ -70,8 +70,37 @@ func (d *Display) Restart(t testing.TB) {
 	d.launch(t)
 }
 
+// RestartHeld starts BRLTTY again after Stop, as Restart does, but holds
+// its braille driver back: BrlAPI answers, with no display yet (size 0×0),
+// as a BRLTTY still starting does. release lets the driver start and
+// waits until the display is up.
+func (d *Display) RestartHeld(t testing.TB) (release func()) {
+	t.Helper()
+	d.stopOnce = sync.Once{}
+	ready := d.start(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := greeted("/var/lib/BrlAPI/" + d.host)
+		if err == nil {
+			return func() { t.Helper(); ready(t) }
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("BrlAPI did not come up: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // launch starts brltty and its virtual display and waits until BrlAPI answers.
 func (d *Display) launch(t testing.TB) {
+	t.Helper()
+	d.start(t)(t)
+}
+
+// start starts brltty and takes its virtual display's connection; ready
+// tells the driver the display's size and waits until BrlAPI answers and
+// the display has shown something.
+func (d *Display) start(t testing.TB) (ready func(testing.TB)) {
 	t.Helper()
 	dir, host, auth, width := d.dir, d.host, d.auth, d.width
 	os.Remove(filepath.Join(dir, "vr.sock"))
@@ -92,21 +121,25 @@ func (d *Display) launch(t testing.TB) {
 		t.Fatalf("brltty did not connect to the display: %v", err)
 	}
 	d.display = conn
-	seen := len(d.Visuals())
-	fmt.Fprintf(conn, "cells %d\n", width)
-	go d.read(conn)
-	// Ready when BrlAPI listens and the display has shown something.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if len(d.Visuals()) > seen {
-			if err = greeted("/var/lib/BrlAPI/" + host); err == nil {
-				return
+	return func(t testing.TB) {
+		t.Helper()
+		seen := len(d.Visuals())
+		fmt.Fprintf(conn, "cells %d\n", width)
+		go d.read(conn)
+		// Ready when BrlAPI listens and the display has shown something.
+		deadline := time.Now().Add(10 * time.Second)
+		var err error
+		for {
+			if len(d.Visuals()) > seen {
+				if err = greeted("/var/lib/BrlAPI/" + host); err == nil {
+					return
+				}
 			}
+			if time.Now().After(deadline) {
+				t.Fatalf("BrlAPI did not come up: %v", err)
+			}
+			time.Sleep(100 * time.Millisecond)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("BrlAPI did not come up: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -122,10 +155,34 @@ func greeted(path string) error {
 	return err
 }
 
-// freeHost returns a BrlAPI socket number with no socket yet.
+// hosts are the BrlAPI socket numbers this process's displays took, so
+// that tests running in parallel never pick the same one before its
+// BRLTTY has made the socket. The numbers are the machine's: a registry
+// for the whole process is the narrowest that can hold them.
+var hosts struct {
+	sync.Mutex
+	taken map[int]bool
+}
+
+// freeHost returns a BrlAPI socket number with no socket yet, that no
+// other display of this process took; it is given back when t ends.
 func freeHost(t testing.TB) string {
+	hosts.Lock()
+	defer hosts.Unlock()
+	if hosts.taken == nil {
+		hosts.taken = map[int]bool{}
+	}
 	for n := 20 + os.Getpid()%60; n < 99; n++ {
+		if hosts.taken[n] {
+			continue
+		}
 		if _, err := os.Stat(fmt.Sprintf("/var/lib/BrlAPI/%d", n)); os.IsNotExist(err) {
+			hosts.taken[n] = true
+			t.Cleanup(func() {
+				hosts.Lock()
+				delete(hosts.taken, n)
+				hosts.Unlock()
+			})
 			return fmt.Sprint(n)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/prose"
@@ -52,6 +53,7 @@ type Options struct {
 	RotateSize int64              // --rotate-size in bytes; 0: one file
 	AutoReply  bool               // --auto-reply reject
 	Progress   ProgressMode
+	ACPRaw     string // --acp-raw: the file the raw ACP lines of acp: agents go to
 	Now        func() time.Time
 	// Hint, when not nil, says what the user may do about an endpoint's
 	// error ("" when nothing); it is said after the error.
@@ -367,6 +369,7 @@ func (r *recorder) config(a *agent) subscriber.Config {
 	if o.NoHandshake {
 		opts.SSE.Layout = transport.LayoutLegacy
 	}
+	opts.ACP = acp.Dialer(acp.Options{Name: a.spec.Label, Version: Version, RawFile: o.ACPRaw}) // acp: agents, bridged
 	return subscriber.Config{
 		Identity:  session.Identity{ID: "aaep-term-capture", Name: "aaep-capture", Version: Version},
 		Terms:     session.Terms{Verbosity: "detailed", CanConfirm: o.AutoReply},

@@ -131,6 +131,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.StringVar(&rotate, "rotate-size", "", "start a new file (FILE.1, FILE.2, …) before one grows past `SIZE`, e.g. 100M")
 	fs.StringVar(&autoReply, "auto-reply", "", "answer confirmations without asking: only \"reject\" is allowed (default: never answer)")
 	fs.BoolVar(&noProgress, "no-progress", false, "no progress line on standard error, even on a terminal")
+	fs.StringVar(&o.ACPRaw, "acp-raw", "", "also append every raw ACP line of each acp: agent to `FILE` (JSON lines, not redacted; docs/capture.md)")
 	rest, err := cliflag.Parse(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

@@ -193,18 +193,28 @@ func TestAaepListenIsLevel3Conformant(t *testing.T) {
 
 // One target serves any number of conformance runs (issue 24 item 19):
 // the commands of docs/conformance.md, pasted one after the other, each
-// pass. Before, the second run failed every test with "The producer sent
-// no event at all".
+// pass, on every binding it serves. Before, the second run failed every
+// test with "The producer sent no event at all" (over HTTP, then still on
+// the Unix socket, which served one run per start).
 func TestTargetServesRunAfterRun(t *testing.T) {
 	t.Parallel()
-	at := startTarget(t)
-	for i := 1; i <= 2; i++ {
-		tio, _, out, errOut := term.Test()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		code := run(ctx, []string{"producer", "http://" + at.HTTP, "--level", "1"}, systemDeps(tio, func(string) string { return "" }))
-		cancel()
-		if code != exitConforming {
-			t.Fatalf("run %d: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", i, code, out, errOut)
-		}
+	for _, binding := range []string{"http", "unix"} {
+		t.Run(binding, func(t *testing.T) {
+			t.Parallel()
+			at := startTarget(t, "--unix", filepath.Join(t.TempDir(), "p.sock"))
+			args := []string{"producer", "http://" + at.HTTP, "--level", "1"}
+			if binding == "unix" {
+				args = []string{"producer", "unix:" + at.Unix, "--level", "1", "--manifest", targetManifest(t)}
+			}
+			for i := 1; i <= 2; i++ {
+				tio, _, out, errOut := term.Test()
+				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+				code := run(ctx, args, systemDeps(tio, func(string) string { return "" }))
+				cancel()
+				if code != exitConforming {
+					t.Fatalf("run %d: exit %d, want 0\nstdout:\n%s\nstderr:\n%s", i, code, out, errOut)
+				}
+			}
+		})
 	}
 }

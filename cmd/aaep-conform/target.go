@@ -31,11 +31,10 @@ aaep-conform producer can pass against it, and anyone can reproduce the
 claim the README states. Prompts are played for real: whatever the suite
 answers decides what the scenario does next (no real action is taken).
 
-Over HTTP and WebSocket it serves any number of conformance runs, one after
-another: the subscriptions of one run share its scenarios, and a
+It serves any number of conformance runs, one after another, on each
+binding: the subscriptions of one run share its scenarios, and a
 subscription that comes once every stream of the run before has left starts
-a fresh run of its own. The Unix socket serves one run (it cannot tell a
-subscriber that a run is over): start the target again for another.
+a fresh run of its own.
 
   --addr        HTTP (spec and deployed layouts) and WebSocket; a free
                 loopback port by default. One line says each endpoint.
@@ -142,10 +141,9 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 			stopAll()
 			return exitCannot, err
 		}
-		// One run: a Unix socket cannot tell a subscriber its run is over
-		// (appendix B.4), so the subscriber dials again, and a redial
-		// would start a run of its own.
-		us, err := producer.Serve(uln, newRun(), producer.BindingUnix)
+		// The same runs: a run that ends closes its Unix subscriptions
+		// with a subscription.close, so they do not dial again.
+		us, err := producer.ServeRuns(uln, runs, producer.BindingUnix)
 		if err != nil {
 			uln.Close()
 			stopAll()

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/speech"
 	"github.com/aaep-term/aaep-term/speech/speechdtest"
 )
 
@@ -20,17 +23,41 @@ import (
 // waiting, and must never be spoken. (What the module is already saying
 // when stop comes may still reach its file: the generic module finishes its
 // command.) That speech goes on after stop is TestPacerSilence's part.
+// Nothing waits a fixed time: once stop was told, a marker of the same
+// priority is queued by another speech-dispatcher client; the daemon says
+// messages in the order they came, so when the marker is spoken, anything
+// of the listener's that stop left queued would have been spoken first.
 func TestStopCancelsSpeech(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "2")
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "cancel")})
-	r := startListenerEnv(t, []string{"SPEECHD_ADDRESS=" + d.Address()}, "--plain", "--speech", "speechd", url)
+	r := startListenerWith(t, []string{"SPEECHD_ADDRESS=" + d.Address()}, "--plain", "--speech", "speechd", url)
 	r.waitOutput(t, "Translation stopped at your request")
 	fmt.Fprintln(r.stdin, "stop")
 	r.waitOutput(t, "Stopped;")
 	if !regexp.MustCompile(`Stopped; \d+ announcements? (was|were) not spoken`).MatchString(r.stdout()) {
 		t.Errorf("stop did not say what it dropped:\n%s", r.stdout())
 	}
-	time.Sleep(7 * time.Second) // long enough for the module to say three more texts
+	const marker = "Marker after stop."
+	b, _, err := speech.Open(context.Background(), "speechd", "test:marker:main", speech.Env{Getenv: func(k string) string {
+		if k == "SPEECHD_ADDRESS" {
+			return d.Address()
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if err := b.Speak(context.Background(), speech.Utterance{Text: marker, Priority: speech.Message}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); !slices.Contains(d.Lines(), marker); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the marker was never spoken:\n%s", strings.Join(d.Lines(), "\n"))
+		}
+		time.Sleep(50 * time.Millisecond) // the daemon's module writes a file: read it again
+	}
 	if spoken := strings.Join(d.Lines(), "\n"); strings.Contains(spoken, "Translation stopped") {
 		t.Errorf("the end of the session was spoken after stop:\n%s", spoken)
 	}

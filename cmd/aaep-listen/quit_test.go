@@ -70,7 +70,7 @@ func TestQuitWithPromptPending(t *testing.T) {
 			if strings.Contains(out, "expired") {
 				t.Errorf("told the prompt expired although the user quit:\n%s", out)
 			}
-			if got := strings.Join(what, ","); got != "prompt,expired" {
+			if got := strings.Join(what, ","); got != "prompt,quit" {
 				t.Errorf("audit log: %s", got)
 			}
 			// The producer applies the default once the subscription closes.

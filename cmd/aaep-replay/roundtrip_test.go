@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -82,16 +83,25 @@ func TestRoundTrip(t *testing.T) {
 	// through its tap as aaep-capture does, announced by the player's words.
 	var live bytes.Buffer
 	lp := newPlayer(&live, io.Discard, true, "normal", false)
+	// The live client's clock is the time of the last frame the tap
+	// recorded, the clock play reads back: a prompt's time left is then the
+	// same live and replayed however late a busy machine handles its frame
+	// (with the wall clock, live said "1 minute 59 seconds" where the
+	// replay said "2 minutes").
+	var clock atomic.Int64
+	clock.Store(start.UnixNano())
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c, err := subscriber.Dial(ctx, srv.URL, subscriber.Config{
 		Identity: session.Identity{ID: "roundtrip", Name: "roundtrip"},
 		Terms:    session.Terms{CanConfirm: true, CanClarify: true},
+		Now:      func() time.Time { return time.Unix(0, clock.Load()) },
 		// The manifest is not looked for: frames would wait for the
 		// check, live, and come as one burst that the capture's receive
 		// times do not show.
 		Manifest: subscriber.ManifestConfig{HTTPClient: &http.Client{Transport: refuse{}}},
 		Tap: func(dir subscriber.Direction, data []byte, at time.Time) {
+			clock.Store(at.UnixNano())
 			d := capture.In
 			if dir == subscriber.Sent {
 				d = capture.Out

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -37,22 +38,28 @@ func TestServeToListener(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			srv := startServe(t, ctx, replay, "serve", "--speed", "2", "--linger", "3s", corpus+"clean.aaep")
+			// The streams stay open until the listener quits, once serve has
+			// received both rejections: with --linger 3s, at load 20 the
+			// rejections came after the stream had ended.
+			srv := startServe(t, ctx, replay, "serve", "--speed", "2", "--linger", "1m", corpus+"clean.aaep")
 			said := srv.said
 			await(t, ctx, said, "Serving 18 messages of ", "serve")
 			endpoint := srv.bindings(t, ctx)[tc.label]
 			await(t, ctx, said, "Waiting for a subscriber; each one gets the capture from its start.", "serve")
 
-			heard := listenRejecting(t, ctx, listen, append([]string{endpoint}, tc.flags...)...)
-			if !strings.Contains(heard, "Transfer $500 to savings") {
-				t.Errorf("the listener did not announce the prompt:\n%s", heard)
-			}
+			stdin, wait := startRejecting(t, ctx, listen, append([]string{endpoint}, tc.flags...)...)
 			// The producer prints what it received in the order it came.
 			for _, tok := range []string{"rpl_clean01token", "rpl_clean02token"} {
 				l := await(t, ctx, said, tok, "serve")
 				if !strings.HasPrefix(l, "Received on "+tc.via+": ") || !strings.Contains(l, `"decision":"reject"`) {
 					t.Errorf("the rejection of %s was received as %q, want on %s", tok, l, tc.via)
 				}
+			}
+			fmt.Fprintln(stdin, "quit")
+			heard := wait()
+			stdin.Close()
+			if !strings.Contains(heard, "Transfer $500 to savings") {
+				t.Errorf("the listener did not announce the prompt:\n%s", heard)
 			}
 			srv.stop(t, ctx, true)
 		})
@@ -100,22 +107,37 @@ func TestServeOnce(t *testing.T) {
 // said on standard output.
 func listenRejecting(t *testing.T, ctx context.Context, listen string, args ...string) string {
 	t.Helper()
+	stdin, wait := startRejecting(t, ctx, listen, args...)
+	defer stdin.Close()
+	return wait()
+}
+
+// startRejecting starts the listener as listenRejecting does; wait waits
+// for it to end and returns what it said. Standard input stays open until
+// it is closed: no "end of input"; a line "quit" written to it ends the
+// listener.
+func startRejecting(t *testing.T, ctx context.Context, listen string, args ...string) (stdin io.WriteCloser, wait func() string) {
+	t.Helper()
 	home := t.TempDir()
 	cmd := exec.CommandContext(ctx, listen, append(args, "--auto-reply", "reject", "--no-sign", "--plain")...)
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "TERM=dumb")
-	// Standard input stays open until the listener is done: no "end of input".
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stdin.Close()
 	cmd.WaitDelay = 5 * time.Second
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("aaep-listen: %v\n%s\n%s", err, out.String(), errOut.String())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	return out.String()
+	return stdin, func() string {
+		t.Helper()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("aaep-listen: %v\n%s\n%s", err, out.String(), errOut.String())
+		}
+		return out.String()
+	}
 }
 
 // served is a running aaep-replay serve and what it says, line by line.

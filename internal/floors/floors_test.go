@@ -52,7 +52,8 @@ var floors = map[string]float64{
 	"speech/speechdtest": 4, "braille/brltest": 4,
 
 	// 5: the client of one subscription; the one producer.
-	"subscriber": 5, "producer": 5, "acp": 5,
+	"subscriber": 5, "producer": 5,
+	"acp":                    5.2, // an ACP agent as the live source of the producer
 	"internal/acptest":       0,   // the scripted ACP agent of the tests
 	"internal/anthropictest": 0,   // the scripted model of the real-agent tests
 	"demo":                   5.5, // the demo producer's scenarios and agents
@@ -70,7 +71,7 @@ var floors = map[string]float64{
 	// top: the commands and the example programs.
 	// Helpers only the commands use: build info, the agents file, serving a producer.
 	"cmd/internal/buildinfo": 6.5, "cmd/internal/buildinfo/buildinfotest": 6.6, "cmd/internal/agentsfile": 6.6, "cmd/internal/serve": 6.6,
-	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7,
+	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7, "cmd/aaep-bridge": 7,
 	"docs": 7, "docs/minilisten": 7,
 }
 

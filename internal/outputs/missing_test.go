@@ -105,3 +105,47 @@ func TestOpenSaysWhatToStart(t *testing.T) {
 		}
 	})
 }
+
+// Each missing output is said once, in one line that names it once and
+// says what to install or start (issue 24 item 2): before, speech said "No
+// speech: speech: …", its own prefix inside ours.
+func TestMissingOutputSaidOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name   string
+		o      Options
+		env    map[string]string
+		prefix string // the line begins so, and names the output nowhere else that way
+		want   string // what to do
+	}{
+		{"speechd without a daemon", Options{Speech: "speechd"},
+			map[string]string{"SPEECHD_ADDRESS": "unix_socket:" + dir + "/no-speechd.sock"}, "No speech: ", "start speech-dispatcher"},
+		{"speechd without an address", Options{Speech: "speechd"}, nil, "No speech: ", "start speech-dispatcher"},
+		{"unknown speech", Options{Speech: "robot"}, nil, "No speech: ", "want auto"},
+		{"braille without BRLTTY", Options{Braille: "auto", BrlAPIHost: dir + "/no-such-socket:9"},
+			map[string]string{"BRLAPI_AUTH": "none"}, "No braille: ", "Start brltty"},
+		{"notify without a session", Options{Notify: "on"}, nil, "No desktop notifications: ", "dbus-run-session"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.o.Getenv = func(k string) string { return tc.env[k] }
+			var notes []string
+			s := Open(context.Background(), tc.o, func(n string) { notes = append(notes, n) })
+			defer s.Close()
+			if len(notes) != 1 {
+				t.Fatalf("notes %q, want one", notes)
+			}
+			n := notes[0]
+			t.Log(n)
+			if !strings.HasPrefix(n, tc.prefix) || !strings.Contains(n, tc.want) {
+				t.Errorf("%q: want it to begin %q and say %q", n, tc.prefix, tc.want)
+			}
+			rest := strings.ToLower(strings.TrimPrefix(n, tc.prefix))
+			for _, twice := range []string{"speech: ", "braille: ", "notify: ", "notifications: "} {
+				if strings.HasPrefix(rest, twice) {
+					t.Errorf("%q names the output twice", n)
+				}
+			}
+		})
+	}
+}

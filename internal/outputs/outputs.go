@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -100,7 +101,7 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 		b, msg, err := speech.Open(ctx, o.Speech, o.ClientName, speech.Env{Getenv: getenv})
 		switch {
 		case err != nil:
-			note(fmt.Sprintf("No speech: %v.", err))
+			note(fmt.Sprintf("No speech: %s.", reason(err, "speech")))
 		case b == nil:
 			note(msg + ".")
 		default:
@@ -116,7 +117,7 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 			bo.Host = o.BrlAPIHost
 		}
 		if err := s.openBraille(ctx, bo, o.Pace, note); err != nil {
-			note(fmt.Sprintf("No braille: %v. %s", err, startBrltty(err)))
+			note(fmt.Sprintf("No braille: %s. %s", reason(err, "braille"), startBrltty(err)))
 		} else {
 			note("braille: BRLTTY display.")
 		}
@@ -126,7 +127,7 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 		err := notify.Check(cctx, getenv("DBUS_SESSION_BUS_ADDRESS"))
 		cancel()
 		if err != nil {
-			note(fmt.Sprintf("No desktop notifications: %v.", err))
+			note(fmt.Sprintf("No desktop notifications: %s.", reason(err, "notify")))
 		} else {
 			ns := notify.NewSink(notify.NewDesktop(o.NotifyBell), notify.Config{Level: level, OnError: Once(note, "Desktop notifications failed")})
 			s.List = append(s.List, ns)
@@ -134,6 +135,12 @@ func Open(ctx context.Context, o Options, note func(string)) *Set {
 		}
 	}
 	return s
+}
+
+// reason is err's words without the "pkg: " its package begins them with,
+// for a line that names the output already ("No speech: …").
+func reason(err error, pkg string) string {
+	return strings.TrimPrefix(err.Error(), pkg+": ")
 }
 
 // startBrltty says what to do when BRLTTY could not be reached, or what

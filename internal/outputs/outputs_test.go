@@ -32,6 +32,7 @@ func TestCheck(t *testing.T) {
 // Nothing asked for opens nothing; a braille display that cannot be reached
 // is told in one line and leaves no output behind.
 func TestOpenNothingAndMissingBraille(t *testing.T) {
+	t.Parallel()
 	var notes []string
 	note := func(s string) { notes = append(notes, s) }
 	s := Open(context.Background(), Options{}, note)
@@ -72,6 +73,7 @@ func TestOnce(t *testing.T) {
 // A routing key on a braille prompt is the typed command, the same value
 // line mode gives for the words: nothing is written out and parsed back.
 func TestBrailleAnswerTyped(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		n      int
 		accept bool

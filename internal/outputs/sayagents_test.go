@@ -18,6 +18,7 @@ import (
 // watched: the name when it changes, always before a critical prompt, and
 // nothing added while one agent is.
 func TestSpeechSaysWhoSpeaks(t *testing.T) {
+	t.Parallel()
 	d := speechdtest.Start(t, "")
 	var notes []string
 	s := Open(context.Background(), Options{Speech: "speechd", ClientName: "user:aaep-listen:test",
@@ -68,6 +69,7 @@ func words(s string) string {
 // A real braille display shows who asks before a prompt, after the answer
 // words, and its routing keys still answer the prompt.
 func TestBrailleShowsWhoAsks(t *testing.T) {
+	t.Parallel()
 	b := brltest.Start(t, 40, "")
 	var notes []string
 	s := Open(context.Background(), Options{Braille: "auto", BrlAPIHost: b.Host, Pace: announce.PaceConfig{SayAgents: true},

@@ -1,0 +1,75 @@
+package acp
+
+// This file serves a bridged agent to any number of AAEP subscribers: the
+// bridge is the source of a live producer (producer.Live), which speaks
+// every binding, and tasks reach it as messages of our agent-tasks
+// extension (protocol.TypeTask, docs/extensions.md).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
+)
+
+// maxTask is the longest task text a served agent takes, in bytes.
+const maxTask = 64 << 10
+
+// Serve starts the agent argv and returns it as the live source of a
+// producer (producer.Options.Live), which serves it to every subscriber:
+// the producer checks their replies and hands them to the bridge, which
+// answers the agent exactly as for one subscriber in process. Nothing is
+// accepted by itself: a permission request waits until a subscriber
+// answers it, Cancel, or its window (Options.PromptWindow) ends in a
+// reject, whoever comes or goes. diag takes the bridge's problem notes
+// (nil: dropped). ctx bounds the start. Close the bridge to stop the agent.
+func (b *Bridge) Serve(ctx context.Context, argv []string, diag func(string)) (*producer.Live, error) {
+	if err := b.start(ctx, argv, diag); err != nil {
+		b.Close()
+		return nil, err
+	}
+	// The producer is the bridge's one subscriber, answering for all of
+	// its own: it takes confirmations and questions.
+	b.accepted(json.RawMessage(`{"supports_confirmation_reply":true,"supports_clarification_reply":true}`))
+	b.mu.Lock()
+	agent := producer.Agent{ID: nonEmpty(b.name, "acp"), Name: b.title, Version: b.version}
+	b.mu.Unlock()
+	return &producer.Live{
+		Agent: agent,
+		Next:  func(ctx context.Context) ([]byte, error) { return b.q.pop(ctx.Done()) },
+		Reply: b.servedReply,
+		Messages: map[string]func([]byte) error{
+			protocol.TypeTask:       b.taskMessage,
+			protocol.TypeTaskCancel: func([]byte) error { return b.Cancel() },
+		},
+		Honored: map[string]json.RawMessage{protocol.TasksPrefix: protocol.TasksCapability},
+	}, nil
+}
+
+// servedReply takes a reply the producer checked: only replies reach the
+// bridge this way, never a subscription's close, which would end the
+// agent for everyone.
+func (b *Bridge) servedReply(msg []byte) error {
+	switch protocol.PeekType(msg) {
+	case protocol.TypeConfirmationReply, protocol.TypeClarificationReply:
+		return b.fromSubscriber(msg)
+	}
+	return errors.New("acp: only confirmation and clarification replies are taken")
+}
+
+// taskMessage gives the agent the task an agtask:task message carries.
+func (b *Bridge) taskMessage(msg []byte) error {
+	var m struct {
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(msg, &m); err != nil {
+		return fmt.Errorf("acp: %s: %w", protocol.TypeTask, err)
+	}
+	if len(m.Text) > maxTask {
+		return fmt.Errorf("acp: the task is %d bytes long, over the limit of %d", len(m.Text), maxTask)
+	}
+	return b.Tell(m.Text)
+}

@@ -1,0 +1,303 @@
+package acp_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/internal/acptest"
+	"github.com/aaep-term/aaep-term/internal/localagents"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// follower is one AAEP subscriber of a served agent: the real subscriber
+// engine over a real binding, remembering the events and prompts it got.
+type follower struct {
+	c       *subscriber.Client
+	mu      sync.Mutex
+	types   []string
+	prompts []*session.Prompt
+	changed chan struct{}
+	ended   chan struct{}
+}
+
+// follow subscribes to endpoint, asking for tasks.
+func follow(t *testing.T, endpoint string) *follower {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &follower{changed: make(chan struct{}, 1), ended: make(chan struct{})}
+	f.c = subscriber.Start(ctx, endpoint, subscriber.Config{
+		Identity: session.Identity{ID: "serve-test", Name: "serve-test", Version: "1"},
+		Terms:    session.Terms{CanConfirm: true, CanClarify: true},
+		Tasks:    true,
+	})
+	t.Cleanup(func() {
+		f.c.Close()
+		cancel()
+		<-f.ended
+	})
+	go func() {
+		defer close(f.ended)
+		for {
+			u, err := f.c.Next(ctx)
+			if err != nil {
+				return
+			}
+			f.mu.Lock()
+			if u.Kind == subscriber.KindDelivery {
+				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
+					f.types = append(f.types, ev.Type)
+				}
+				if p := u.Delivery.Prompt; p != nil {
+					f.prompts = append(f.prompts, p)
+				}
+			}
+			f.mu.Unlock()
+			select {
+			case f.changed <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	return f
+}
+
+// waitFor waits until ok holds, checking it at each update; the test's
+// deadline is the only time limit.
+func (f *follower) waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline, has := t.Deadline()
+	if !has {
+		deadline = time.Now().Add(5 * time.Minute)
+	}
+	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	defer guard.Stop()
+	for !ok() {
+		select {
+		case <-f.changed:
+		case <-f.ended:
+			if !ok() {
+				t.Fatalf("the subscription ended before %s: %v", what, f.seen())
+			}
+		case <-guard.C:
+			t.Fatalf("never %s: %v", what, f.seen())
+		}
+	}
+}
+
+func (f *follower) seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.types...)
+}
+
+func (f *follower) has(typ string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, t := range f.types {
+		if t == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// prompt waits for the first confirmation offered and returns its number.
+func (f *follower) prompt(t *testing.T) int {
+	t.Helper()
+	f.waitFor(t, "a confirmation", func() bool {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return len(f.prompts) > 0
+	})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.prompts[0].Number
+}
+
+// tell gives the agent task over AAEP, once the subscription says the
+// producer takes tasks.
+func (f *follower) tell(t *testing.T, task string) {
+	t.Helper()
+	f.waitFor(t, "the producer said it takes tasks", f.c.TakesTasks)
+	if err := f.c.Tell(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serveScripted serves the scripted agent playing script, named code, in
+// a fresh working folder, on loopback and in a local agents' directory.
+func serveScripted(t *testing.T, script string) (s *acp.Served, dir, local string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveAgent(t, []string{exe, "-test.run=^$"}, acp.Options{Name: "code", Env: append(os.Environ(), acptest.Env+"="+script)})
+}
+
+func serveAgent(t *testing.T, argv []string, opts acp.Options) (s *acp.Served, dir, local string) {
+	t.Helper()
+	dir, local = t.TempDir(), filepath.Join(t.TempDir(), "aaep")
+	if opts.Dir == "" {
+		opts.Dir = dir
+	}
+	var mu sync.Mutex
+	over := false // the agent's last words may come after the test
+	logf := func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !over {
+			t.Logf(format, args...)
+		}
+	}
+	s, err := acp.ServeAgent(context.Background(), argv, opts, acp.Where{Addr: "127.0.0.1:0", LocalDir: local}, logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		s.Close()
+		mu.Lock()
+		over = true
+		mu.Unlock()
+	})
+	return s, opts.Dir, local
+}
+
+// endpointOf is the served endpoint of the binding that starts with
+// prefix.
+func endpointOf(t *testing.T, s *acp.Served, prefix string) string {
+	t.Helper()
+	for _, u := range s.URLs {
+		if strings.HasPrefix(u, prefix) {
+			return u
+		}
+	}
+	t.Fatalf("no %s endpoint among %v", prefix, s.URLs)
+	return ""
+}
+
+// localEndpoint finds the served agent as aaep-listen --local does: a
+// socket in the local agents' directory, labelled by its name.
+func localEndpoint(t *testing.T, dir, label string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes, err := localagents.Watch(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for a := range (localagents.Ready{}).Agents(ctx, changes) {
+		if a.Label == label {
+			return a.Endpoint
+		}
+		t.Logf("another agent: %+v", a)
+	}
+	t.Fatalf("no local agent %s", label)
+	return ""
+}
+
+// A served agent takes its task over AAEP (agtask:task) and asks before
+// it acts; the subscriber's accept runs the tool, its reject runs
+// nothing: over SSE, and over the Unix socket aaep-listen --local finds.
+func TestServedAgent(t *testing.T) {
+	t.Parallel()
+	for _, binding := range []string{"http", "unix"} {
+		for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
+			t.Run(binding+"/"+decision, func(t *testing.T) {
+				t.Parallel()
+				s, dir, local := serveScripted(t, "happy")
+				endpoint := endpointOf(t, s, "http://")
+				if binding == "unix" {
+					endpoint = localEndpoint(t, local, "code")
+				}
+				if transport.BindingOf(endpoint) == transport.BindingACP {
+					t.Fatalf("endpoint %s", endpoint)
+				}
+				f := follow(t, endpoint)
+				f.tell(t, "write the proof file")
+				n := f.prompt(t)
+				if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err == nil {
+					t.Fatal("the tool ran before the answer")
+				}
+				if err := f.c.Confirm(context.Background(), n, decision); err != nil {
+					t.Fatal(err)
+				}
+				f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
+				_, err := os.Stat(filepath.Join(dir, acptest.ProofFile))
+				if ran := err == nil; ran != (decision == protocol.DecisionAccept) {
+					t.Errorf("%s: the tool ran: %v", decision, ran)
+				}
+				out, _ := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile))
+				want := map[string]string{protocol.DecisionAccept: `"optionId":"yes"`, protocol.DecisionReject: `"optionId":"no"`}[decision]
+				if !strings.Contains(string(out), want) {
+					t.Errorf("the agent was answered %q, want %s", out, want)
+				}
+			})
+		}
+	}
+}
+
+// A subscriber that leaves while a permission request waits leaves it
+// waiting: nothing is answered, and the next subscriber is offered it and
+// decides.
+func TestServedPromptOutlivesSubscriber(t *testing.T) {
+	t.Parallel()
+	s, dir, _ := serveScripted(t, "happy")
+	first := follow(t, endpointOf(t, s, "http://"))
+	first.tell(t, "write the proof file")
+	first.prompt(t)
+	first.c.Close()
+	<-first.ended
+	if out, err := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile)); err == nil {
+		t.Fatalf("the request was answered when its subscriber left: %q", out)
+	}
+	second := follow(t, endpointOf(t, s, "unix:"))
+	if err := second.c.Confirm(context.Background(), second.prompt(t), protocol.DecisionAccept); err != nil {
+		t.Fatal(err)
+	}
+	second.waitFor(t, "the task ended", func() bool { return second.has(protocol.TypeSessionCompleted) })
+	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err != nil {
+		t.Errorf("no proof file after the second subscriber's accept: %v", err)
+	}
+}
+
+// The real Gemini CLI, served: its task comes over AAEP, and a
+// subscriber over SSE answers its permission request: accept runs the
+// command (the file exists), reject runs nothing.
+func TestServedGeminiCLI(t *testing.T) {
+	t.Parallel()
+	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			endpoint, env, _ := geminiCLI(t)
+			argv, err := transport.SplitCommand(strings.TrimPrefix(endpoint, "acp:"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, dir, _ := serveAgent(t, argv, acp.Options{Name: "gemini", Env: env})
+			f := follow(t, endpointOf(t, s, "http://"))
+			f.tell(t, "write the proof file")
+			n := f.prompt(t)
+			if err := f.c.Confirm(context.Background(), n, decision); err != nil {
+				t.Fatal(err)
+			}
+			f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
+			proof, err := os.ReadFile(filepath.Join(dir, "proof.txt"))
+			switch {
+			case decision == protocol.DecisionAccept && string(proof) != "ok\n":
+				t.Errorf("proof file %q (%v) after accept", proof, err)
+			case decision == protocol.DecisionReject && err == nil:
+				t.Error("the command ran after reject")
+			}
+		})
+	}
+}

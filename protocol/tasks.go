@@ -1,0 +1,41 @@
+package protocol
+
+// tasks.go: the messages of aaep-term's agent-tasks extension
+// (docs/extensions.md), by which a subscriber gives a served agent a task
+// or cancels the one it is doing.
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The agent-tasks extension.
+const (
+	// TasksNamespace is the extension's namespace URI.
+	TasksNamespace = "urn:aaep-term:ext:agent-tasks:v1"
+	// TasksPrefix is its prefix, and its capability's key in capabilities
+	// and honored_capabilities.
+	TasksPrefix = "agtask"
+	// TypeTask gives the agent a task.
+	TypeTask = TasksPrefix + ":task"
+	// TypeTaskCancel cancels the task the agent is doing.
+	TypeTaskCancel = TasksPrefix + ":cancel"
+)
+
+// TasksCapability is the capability a subscriber asks for under
+// TasksPrefix, and a producer that takes tasks honours.
+var TasksCapability = json.RawMessage(`{"task":true,"cancel":true}`)
+
+// TaskMessage is an agent-tasks message of typ (TypeTask with the task's
+// text, or TypeTaskCancel) on the subscription subID, dated at.
+func TaskMessage(typ, subID, text string, at time.Time) []byte {
+	m := map[string]string{"type": typ, "timestamp": at.UTC().Format(time.RFC3339Nano)}
+	if subID != "" {
+		m["subscription_id"] = subID
+	}
+	if typ == TypeTask {
+		m["text"] = text
+	}
+	b, _ := json.Marshal(m) // strings always encode
+	return b
+}
