@@ -1,6 +1,7 @@
 // Package command is the one vocabulary of what the user asks a listener
-// for: a line typed in line mode, a TUI key, a braille key all become the
-// same Command, which the console carries out.
+// for: a line typed in line mode, a TUI key, a braille key, a control of a
+// capture played all become the same Command, which the console (or the
+// replay engine) carries out.
 package command
 
 import (
@@ -33,11 +34,26 @@ const (
 	VerbTell                // tell [AGENT] TEXT: give an ACP agent a task
 	VerbCancel              // cancel [AGENT]: cancel an ACP agent's task
 	VerbTerms               // terms: the terms each agent's producer grants
+
+	// Verbs of a capture played (ParsePlay); VerbHelp and VerbQuit too.
+	VerbPause    // stop before the next message
+	VerbResume   // go on at the current speed
+	VerbStep     // play the next message, then stay paused
+	VerbSeek     // go to a time: absolute, or relative with + or -
+	VerbNext     // jump to the next critical event or mark
+	VerbPrevious // jump back to the previous one
+	VerbMark     // set a mark here
+	VerbSpeed    // change (or say) the speed
+	VerbWhere    // say where playing is
+	VerbToggle   // pause when playing, resume when paused
+	VerbFaster   // double the speed
+	VerbSlower   // halve the speed
 )
 
 func (v Verb) String() string {
 	return [...]string{"text", "accept", "reject", "answer", "pending", "details", "help", "quit", "empty", "set", "stop",
-		"agents", "mute", "unmute", "only", "all", "tell", "cancel", "terms"}[v]
+		"agents", "mute", "unmute", "only", "all", "tell", "cancel", "terms",
+		"pause", "resume", "step", "seek", "next", "previous", "mark", "speed", "where", "toggle", "faster", "slower"}[v]
 }
 
 // Command is one typed line.
@@ -73,6 +89,15 @@ type Command struct {
 	// was given (the TUI's and the braille display's own question): an
 	// accept that cannot be undone is then not asked again.
 	Sure bool
+
+	// Of a capture played (ParsePlay): At is VerbSeek's target, or its
+	// offset when Relative; Critical, for VerbNext and VerbPrevious, a
+	// critical event (else a mark); Speed is VerbSpeed's (negative: only
+	// say it).
+	At       time.Duration
+	Relative bool
+	Critical bool
+	Speed    float64
 }
 
 // Parse reads one typed line. It never fails: what is not a command is text.

@@ -23,6 +23,9 @@ type agent struct {
 	c     *subscriber.Client // the member's
 	ann   *announce.Announcer
 	terms session.Terms
+	// label is spec.Label as given, not told apart from another's
+	// (Config.NameByLabel names the agent by it).
+	label string
 	// bridge runs an agent started as acp:COMMAND (acpcmds.go); nil for
 	// any other.
 	bridge *acp.Bridge
@@ -68,7 +71,10 @@ func (s agentSink) Announce(an announce.Announcement) error {
 		return nil
 	}
 	an.Source = s.a.Tag() // the user's label or endpoint: agents take turns by it
-	if s.l.multi {
+	switch {
+	case s.l.multi && s.l.cfg.NameByLabel:
+		an.Agent = s.a.label
+	case s.l.multi:
 		var note string
 		an.Agent, note = s.l.group.DisplayNote(s.a.Member, an.Agent)
 		s.l.say(note) // two agents now share the name: said once
@@ -81,7 +87,10 @@ func (s agentSink) Diagnostic(d session.Diagnostic) error {
 	if !ok {
 		return nil
 	}
-	if s.l.multi {
+	switch {
+	case s.l.multi && s.l.cfg.NameByLabel:
+		d.Message = s.a.label + ": " + d.Message
+	case s.l.multi:
 		d.Message = s.a.Tag() + ": " + d.Message
 	}
 	return ds.Diagnostic(d)
@@ -115,7 +124,7 @@ func (l *Listener) addAgent(spec AgentSpec, start func(subscriber.Config) *subsc
 	if l.inputGone && l.othersAnswer() == "" { // nobody can answer it, as the others were told
 		spec.Terms.CanConfirm, spec.Terms.CanClarify = false, false
 	}
-	a := &agent{terms: spec.Terms, muted: spec.Muted}
+	a := &agent{terms: spec.Terms, muted: spec.Muted, label: spec.Label}
 	cfg := l.announceConfig()
 	if spec.Verbosity != "" {
 		cfg.Verbosity = spec.Verbosity

@@ -59,6 +59,25 @@ type Config struct {
 
 	// Client is the client configuration of the agent spec describes.
 	Client func(spec AgentSpec) subscriber.Config
+
+	// How a capture played (aaep-replay play, Player) is told apart from
+	// a live run; NewPlayer sets them all.
+	//
+	// Verbatim: every status is said word for word as it comes, with no
+	// quiet start.
+	Verbatim bool
+	// HideSentReplies: replies the client sent are not told (the player
+	// names what the recorded subscriber sent, its own way).
+	HideSentReplies bool
+	// NameByLabel: lines name an agent by its label as given (a
+	// connection of the capture, which may start again), not by the name
+	// the group tells apart.
+	NameByLabel bool
+	// UpdateTime: each line of an update is at the update's time (the
+	// recorded clock), not Now.
+	UpdateTime bool
+	// PlainEnd: an agent's End is said as it comes and the run goes on.
+	PlainEnd bool
 }
 
 // AgentSpec is one agent to listen to, as the command line or --agents

@@ -11,6 +11,8 @@ import (
 	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/line"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 )
 
@@ -59,6 +61,12 @@ type Listener struct {
 	keptAlways bool
 	// held is an accept that cannot be undone, waiting for yes (commands.go).
 	held *heldAccept
+
+	// muted drops every update untold but its End's mark (a capture
+	// played fast up to a seek's target); at is the time of the update
+	// being told (Config.UpdateTime).
+	muted bool
+	at    time.Time
 
 	endErr  error // why the run failed, from the End
 	ended   bool  // every agent has ended
@@ -209,6 +217,10 @@ func (l *Listener) quitAll() {
 // update tells one update of agent a.
 func (l *Listener) update(a *agent, u subscriber.Update) {
 	l.group.Seen(a.Member, u)
+	if l.muted {
+		return
+	}
+	l.at = u.At
 	if u.Kind != subscriber.KindStatus && a.connecting != "" {
 		l.sayFor(a, a.connecting) // no connection came first: say where it tried
 		a.connecting = ""
@@ -219,6 +231,9 @@ func (l *Listener) update(a *agent, u subscriber.Update) {
 	switch u.Kind {
 	case subscriber.KindDelivery:
 		d := u.Delivery
+		if l.cfg.HideSentReplies && d.Kind == session.KindReplySent {
+			return
+		}
 		if l.inputClosed != "" && d.Prompt != nil {
 			l.say(l.inputClosed)
 			l.inputClosed = ""
@@ -242,6 +257,10 @@ func (l *Listener) update(a *agent, u subscriber.Update) {
 
 // end tells agent a's End; the run ends with the last agent's.
 func (l *Listener) end(a *agent, u subscriber.Update) {
+	if l.cfg.PlainEnd {
+		l.sayFor(a, u.Text)
+		return
+	}
 	// A stop typed just before the end still reaches the daemon
 	// (which would otherwise go on with what it was given) and is
 	// answered.
@@ -296,14 +315,27 @@ func (l *Listener) liveNames() string {
 func (l *Listener) sayFor(a *agent, s string) {
 	if s != "" && l.multi {
 		if f, ok := l.out.(agentSayer); ok { // the TUI: in the agent's row
-			if err := f.SayFor(l.cfg.Now(), a.Tag(), s); err != nil {
+			if err := f.SayFor(l.now(), a.Tag(), s); err != nil {
 				l.sinkFailed(err)
 			}
 			return
 		}
-		s = a.Tag() + ": " + s
+		name := a.Tag()
+		if l.cfg.NameByLabel {
+			name = protocol.Name(a.label)
+		}
+		s = name + ": " + s
 	}
 	l.say(s)
+}
+
+// now is the time of a line said now: the update's being told with
+// Config.UpdateTime, else Config.Now.
+func (l *Listener) now() time.Time {
+	if l.cfg.UpdateTime {
+		return l.at
+	}
+	return l.cfg.Now()
 }
 
 // agentSayer is an output that shows a line about one agent as that
@@ -316,7 +348,7 @@ func (l *Listener) say(s string) {
 	if s == "" {
 		return
 	}
-	if err := l.out.Say(l.cfg.Now(), s); err != nil {
+	if err := l.out.Say(l.now(), s); err != nil {
 		l.sinkFailed(err)
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 // status tells a status update of agent a.
 func (l *Listener) status(a *agent, u subscriber.Update) {
-	if l.verbose(a) {
+	if l.verbose(a) || l.cfg.Verbatim {
 		l.sayFor(a, u.Text)
 		return
 	}

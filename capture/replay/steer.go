@@ -15,6 +15,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/prose"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/command"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -393,39 +394,39 @@ func (s *Steered) command(line string, ok bool) bool {
 		}
 		return true
 	}
-	c, err := ParseCommand(line)
+	c, err := command.ParsePlay(line)
 	if err != nil {
 		s.tell(prose.Stop(capitalFirst(err.Error())))
 		return true
 	}
 	switch c.Verb {
-	case Quit:
+	case command.VerbQuit:
 		s.end("Stopped.")
 		return false
-	case Help:
-		for _, l := range strings.Split(playHelp, "\n") {
+	case command.VerbHelp:
+		for _, l := range strings.Split(command.PlayHelp, "\n") {
 			s.tell(strings.TrimSpace(l))
 		}
-	case Toggle:
+	case command.VerbToggle:
 		if s.paused {
 			return s.command("resume", true)
 		}
 		return s.command("pause", true)
-	case Faster, Slower:
+	case command.VerbFaster, command.VerbSlower:
 		switch {
 		case s.speed <= 0:
 			s.tell("Already as fast as possible; speed X sets a pace.")
 			return true
-		case c.Verb == Faster:
+		case c.Verb == command.VerbFaster:
 			s.speed = min(s.speed*2, 1000)
 		default:
 			s.speed /= 2
 		}
 		s.tell(fmt.Sprintf("Speed %s.", speedWords(s.speed)))
-	case Pause:
+	case command.VerbPause:
 		s.paused = true
 		s.tell("Paused at " + s.where() + ". Type resume to go on.")
-	case Resume:
+	case command.VerbResume:
 		s.paused = false
 		s.lastWall = time.Now()
 		if !s.has {
@@ -433,27 +434,27 @@ func (s *Steered) command(line string, ok bool) bool {
 		} else {
 			s.tell(fmt.Sprintf("Playing at speed %s.", speedWords(s.speed)))
 		}
-	case Step:
+	case command.VerbStep:
 		s.paused = true
 		if !s.has {
 			s.tell("At the end of the capture: nothing more to play.")
 		} else {
 			s.play()
 		}
-	case Speed:
+	case command.VerbSpeed:
 		if c.Speed >= 0 {
 			s.speed = c.Speed
 			s.tell(fmt.Sprintf("Speed %s.", speedWords(s.speed)))
 		} else {
 			s.tell(fmt.Sprintf("Speed %s; speed X changes it.", speedWords(s.speed)))
 		}
-	case Where:
+	case command.VerbWhere:
 		state := "playing at speed " + speedWords(s.speed)
 		if s.paused {
 			state = "paused"
 		}
 		s.tell(fmt.Sprintf("At %s, %s.", s.where(), state))
-	case Mark:
+	case command.VerbMark:
 		switch {
 		case slices.Contains(s.marks, s.next):
 		case len(s.marks) >= maxMarks:
@@ -464,7 +465,7 @@ func (s *Steered) command(line string, ok bool) bool {
 			slices.Sort(s.marks)
 		}
 		s.tell("Mark set at " + s.where() + ".")
-	case Seek:
+	case command.VerbSeek:
 		target := c.At
 		if c.Relative {
 			if s.next > 0 { // from the record played last
@@ -482,7 +483,7 @@ func (s *Steered) command(line string, ok bool) bool {
 			return true
 		})
 		s.jump(i, fmt.Sprintf("Went to %s", clock(max(target, 0))))
-	case Next, Previous:
+	case command.VerbNext, command.VerbPrevious:
 		s.jumpTo(c)
 	}
 	return true
@@ -497,14 +498,14 @@ func (s *Steered) search(f func(i int, rec capture.Record, at time.Time) bool) {
 }
 
 // jumpTo goes to the next or previous critical event or mark and plays it.
-func (s *Steered) jumpTo(c Command) {
+func (s *Steered) jumpTo(c command.Command) {
 	is, what := s.sessionStart, "mark"
 	if c.Critical {
 		is, what = s.critical, "critical event"
 	}
 	mark := func(i int) bool { return !c.Critical && slices.Contains(s.marks, i) }
 	target := -1
-	if c.Verb == Next {
+	if c.Verb == command.VerbNext {
 		s.search(func(i int, rec capture.Record, _ time.Time) bool {
 			if i >= s.next && (mark(i) || is(rec)) {
 				target = i
@@ -526,13 +527,13 @@ func (s *Steered) jumpTo(c Command) {
 	}
 	if target < 0 {
 		dir := "after"
-		if c.Verb == Previous {
+		if c.Verb == command.VerbPrevious {
 			dir = "before"
 		}
 		s.tell(fmt.Sprintf("No %s %s this point.", what, dir))
 		return
 	}
-	s.jump(target, fmt.Sprintf("Jumped to the %s %s", map[Verb]string{Next: "next", Previous: "previous"}[c.Verb], what))
+	s.jump(target, fmt.Sprintf("Jumped to the %s %s", map[command.Verb]string{command.VerbNext: "next", command.VerbPrevious: "previous"}[c.Verb], what))
 	if s.has {
 		s.play()
 	}

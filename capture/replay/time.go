@@ -5,6 +5,7 @@ package replay
 
 import (
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
@@ -65,3 +66,13 @@ func eventTime(msg []byte) time.Time {
 
 // isFrame reports whether r is a frame the client received.
 func isFrame(r capture.Record) bool { return r.Dir == capture.In && !r.Note && !r.IsText() }
+
+// clock writes d as minutes and seconds with tenths: 1:30.0.
+func clock(d time.Duration) string {
+	neg := ""
+	if d < 0 {
+		neg, d = "-", -d
+	}
+	tenths := d.Round(100*time.Millisecond) / (100 * time.Millisecond)
+	return fmt.Sprintf("%s%d:%02d.%d", neg, tenths/600, tenths/10%60, tenths%10)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/cmd/internal/serve"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 
 	"github.com/aaep-term/aaep-term/demo"
@@ -17,7 +18,7 @@ import (
 
 // demoOptions are the flags of serve --demo.
 type demoOptions struct {
-	where     bindings
+	where     serve.Where
 	scenarios string   // comma-separated names; "" plays all
 	loop      bool     // play the scenarios again and again
 	origins   []string // producer.Options.AllowOrigins
@@ -37,7 +38,7 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
 	}
-	say := sayer(tio, o.where.stdio)
+	say := serve.Sayer(tio, o.where.Stdio)
 	count := fmt.Sprintf("%d %s", len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
 	opts := producer.Options{Scenarios: scenarios, Speed: 1, Logf: say, Loop: o.loop, EndWhenDone: !o.loop,
 		JoinLive: true, AllowOrigins: o.origins}
@@ -45,19 +46,20 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 		say("The demo has played its %s: its streams are ended. A subscriber that connects now hears it again from the start.", count)
 	}
 	runs := producer.NewRuns(func() *producer.Producer { return producer.New(opts) }, say)
-	return serveProducer(ctx, tio, runs, o.where, nil, say, func(at listening) {
+	err = serve.Producer(ctx, tio, runs, o.where, nil, say, func(at serve.At) {
 		live := fmt.Sprintf("Serving the demo producer (%s), live: prompts wait for a reply until they time out.", count)
 		switch {
 		case o.loop:
 			live += " The scenarios play again and again (--loop)."
-		case !at.stdio:
+		case !at.Stdio:
 			live += " Streams end when the scenarios have played."
 		}
-		if at.stdio {
+		if at.Stdio {
 			say("%s On standard input and output.", live)
 			return
 		}
 		say("%s Press Control-C to stop.", live)
-		at.say(say)
+		at.Say(say)
 	})
+	return cliflag.ExitCode(err), err
 }

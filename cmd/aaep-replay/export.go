@@ -17,6 +17,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/console"
 	"github.com/aaep-term/aaep-term/internal/safefile"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/line"
@@ -74,8 +75,9 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			}
 			return exitOK, t.WriteHTML(w)
 		}
-		p := newPlayer(w, tio.ErrOut, false, *verbosity, noTime)
-		if err := p.play(ctx, rd, 0, 0); err != nil {
+		out := line.NewWriter(w, tio.ErrOut, line.WriterOptions{Location: time.UTC, NoTime: noTime})
+		p := console.NewPlayer(console.PlayConfig{Name: "aaep-replay", ErrOut: tio.ErrOut, Verbosity: *verbosity}, out)
+		if err := p.Play(ctx, rd, 0, 0); err != nil {
 			return exitUnreadable, err
 		}
 		return exitOK, nil

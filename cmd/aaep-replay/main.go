@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -141,8 +140,6 @@ func codeOf(err error) int {
 	}
 	return exitViolations
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // openOne opens the one FILE a command takes; what is the command's verb.
 // Its errors are all exit code 2.

@@ -5,13 +5,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"net"
-	"sync"
 	"time"
 
+	"github.com/aaep-term/aaep-term/cmd/internal/serve"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 
 	"github.com/aaep-term/aaep-term/capture"
@@ -86,7 +84,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return codeOf(err), err
 	}
-	where := bindings{addr: *addr, stdio: *stdio}
+	where := serve.Where{Addr: *addr, Stdio: *stdio}
 	switch {
 	case *stdio && (*noWait || *once):
 		return exitUnreadable, cliflag.Usagef("--stdio serves one subscriber on standard input and output: it goes with neither --no-wait nor --once")
@@ -114,7 +112,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
-	say := sayer(tio, *stdio)
+	say := serve.Sayer(tio, *stdio)
 	if h != nil && len(h.Connections) > 0 {
 		// One producer serves one agent: the capture's first, or --agent.
 		c, ok := capture.FindConnection(h.Connections, *agentName)
@@ -145,13 +143,13 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *once {
 		stop = finished
 	}
-	return serveProducer(ctx, tio, producer.OneRun(p), where, stop, say, func(at listening) {
-		if at.stdio {
+	err = serve.Producer(ctx, tio, producer.OneRun(p), where, stop, say, func(at serve.At) {
+		if at.Stdio {
 			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
 			return
 		}
 		say("Serving %d messages of %s. Press Control-C to stop.", replay.Len(), files[0])
-		at.say(say)
+		at.Say(say)
 		if *noWait {
 			say("Playing now, whether a subscriber is there or not.")
 			go func() { _ = p.Run(ctx) }()
@@ -159,107 +157,5 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			say("Waiting for a subscriber; each one gets the capture from its start.")
 		}
 	})
-}
-
-// sayer returns a function that prints one line at a time, from any
-// goroutine: on standard output, or on standard error when standard output
-// carries the protocol (--stdio).
-func sayer(tio *term.IO, stdio bool) func(format string, args ...any) {
-	var mu sync.Mutex
-	return func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		if stdio {
-			tio.Eprintf(format+"\n", args...)
-			return
-		}
-		tio.Printf(format+"\n", args...)
-	}
-}
-
-// bindings say where to serve a producer: HTTP (both layouts) and
-// WebSocket at addr, gRPC on a free port of the same host; or, with stdio,
-// one subscriber on standard input and output and nothing else. No Unix
-// socket: that binding cannot tell a subscriber the stream is over (spec
-// appendix B.4), so one that reconnects would hear a capture again and
-// again.
-type bindings struct {
-	addr  string
-	stdio bool
-}
-
-// listening is where a producer is served.
-type listening struct {
-	http, grpc string
-	stdio      bool
-}
-
-// say says where each binding listens, one line each. An address is
-// never followed by punctuation, so it can be copied as printed.
-func (at listening) say(say func(string, ...any)) {
-	a := at.http
-	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s)", a, protocol.PathSubscriptions, protocol.PathReplies)
-	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them); replies to POST http://%s%s", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
-	say("WebSocket: ws://%s%s (subprotocol aaep.v1)", a, protocol.PathWebSocket)
-	say("gRPC: grpc://%s", at.grpc)
-}
-
-// serveProducer serves runs where b says. It calls started once every
-// binding listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is
-// closed or sent on (with stdio: until the subscriber, who gets the
-// current run, is done), then says it stopped.
-func serveProducer(ctx context.Context, tio *term.IO, runs *producer.Runs, b bindings, stop <-chan struct{}, say func(string, ...any), started func(listening)) (int, error) {
-	defer runs.Close()
-	if b.stdio {
-		p := runs.Current()
-		started(listening{stdio: true})
-		err := p.ServeStdio(ctx, tio.In, tio.Out) // the protocol's channel, not lines for a person
-		p.Close()
-		if err != nil {
-			return exitViolations, fmt.Errorf("serve on standard input and output: %w", err)
-		}
-		say("Stopped serving.")
-		return exitOK, nil
-	}
-	ln, err := cliflag.Listen(b.addr)
-	if err != nil {
-		return cliflag.ExitCode(err), err
-	}
-	host, _, err := net.SplitHostPort(ln.Addr().String())
-	if err != nil {
-		ln.Close()
-		return exitViolations, fmt.Errorf("listen on %s: %w", b.addr, err)
-	}
-	gln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-	if err != nil {
-		ln.Close()
-		return exitViolations, fmt.Errorf("listen for gRPC on %s: %w", host, err)
-	}
-	hs, err := producer.ServeRuns(ln, runs, producer.BindingHTTP) // WebSocket too: the same handler
-	if err != nil {
-		ln.Close()
-		gln.Close()
-		return exitViolations, err
-	}
-	gs, err := producer.ServeRuns(gln, runs, producer.BindingGRPC)
-	if err != nil {
-		hs.Stop()
-		gln.Close()
-		return exitViolations, err
-	}
-	started(listening{http: ln.Addr().String(), grpc: gln.Addr().String()})
-
-	select {
-	case <-ctx.Done():
-	case <-stop:
-	case <-hs.Done():
-	case <-gs.Done():
-	}
-	hs.Stop() // closes the runs first: every stream and connection ends, so stopping does not wait on them
-	gs.Stop()
-	if err := errors.Join(hs.Err(), gs.Err()); err != nil {
-		return exitViolations, fmt.Errorf("serve: %w", err)
-	}
-	say("Stopped serving.")
-	return exitOK, nil
+	return cliflag.ExitCode(err), err
 }

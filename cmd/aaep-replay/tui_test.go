@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/capture/replay"
-
 	"github.com/aaep-term/aaep-term/internal/ttytest"
-	"github.com/aaep-term/aaep-term/tui"
 )
 
 // play --tui in a real terminal: the capture shows in the debug view, and
@@ -59,25 +56,4 @@ func commandLineOpen(screen string) bool {
 		}
 	}
 	return false
-}
-
-// Of the view's actions only quit, or a line the user typed or bound,
-// ends playing: the silence key (s) used to send "stop", which quits.
-func TestPlayLineQuitsOnlyOnQuit(t *testing.T) {
-	for _, a := range []tui.Action{
-		{Kind: tui.ActionStop}, {Kind: tui.ActionAccept, Prompt: 1}, {Kind: tui.ActionReject, Prompt: 1},
-		{Kind: tui.ActionAnswer, Prompt: 2, Text: "quit"}, {Kind: tui.ActionSet, Term: "rate", Text: "5"}, {},
-	} {
-		if c, err := replay.ParseCommand(playLine(a)); err == nil && c.Verb == replay.Quit {
-			t.Errorf("%+v quits playing (%q)", a, playLine(a))
-		}
-	}
-	for _, a := range []tui.Action{{Kind: tui.ActionQuit}, {Kind: tui.ActionLine, Text: "q"}} {
-		if c, err := replay.ParseCommand(playLine(a)); err != nil || c.Verb != replay.Quit {
-			t.Errorf("%+v does not quit playing (%q): %v", a, playLine(a), err)
-		}
-	}
-	if got := playLine(tui.Action{Kind: tui.ActionLine, Text: "seek +10s"}); got != "seek +10s" {
-		t.Errorf("a bound line became %q", got)
-	}
 }

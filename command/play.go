@@ -1,6 +1,7 @@
-// command.go: the typed commands that steer playing.
+package command
 
-package replay
+// play.go: the commands that steer a capture played (aaep-replay play):
+// typed lines, and the TUI's keys as the lines they stand for.
 
 import (
 	"fmt"
@@ -10,38 +11,8 @@ import (
 	"time"
 )
 
-// Verb is what a play command does.
-type Verb int
-
-// The verbs of the play commands.
-const (
-	Pause    Verb = iota + 1 // stop before the next message
-	Resume                   // go on at the current speed
-	Step                     // play the next message, then stay paused
-	Seek                     // go to a time: absolute, or relative with + or -
-	Next                     // jump to the next critical event or mark
-	Previous                 // jump back to the previous one
-	Mark                     // set a mark here
-	Speed                    // change (or say) the speed
-	Where                    // say where playing is
-	Toggle                   // pause when playing, resume when paused
-	Faster                   // double the speed
-	Slower                   // halve the speed
-	Help                     // list the commands
-	Quit                     // stop playing
-)
-
-// Command is one parsed play command.
-type Command struct {
-	Verb     Verb
-	At       time.Duration // Seek: target, or offset when Relative
-	Relative bool
-	Critical bool    // Next, Previous: a critical event (else a mark)
-	Speed    float64 // Speed; negative: only say it
-}
-
-// playHelp lists the play commands, one per line, in words (no columns).
-const playHelp = `Commands while playing, one per line:
+// PlayHelp lists the play commands, one per line, in words (no columns).
+const PlayHelp = `Commands while playing, one per line:
 pause, or p: stop before the next message.
 resume, or r: go on.
 step, or s: play the next message, then stay paused.
@@ -56,8 +27,10 @@ where, or w: say where playing is.
 help, or h: this list.
 quit, or q: stop.`
 
-// ParseCommand reads one typed line. Errors are sentences for the user.
-func ParseCommand(line string) (Command, error) {
+// ParsePlay reads one line typed while a capture plays: a play verb
+// (VerbPause … VerbSlower, VerbHelp, VerbQuit). Errors are sentences for
+// the user.
+func ParsePlay(line string) (Command, error) {
 	f := strings.Fields(strings.ToLower(line))
 	if len(f) == 0 {
 		return Command{}, fmt.Errorf("type a command; help lists them")
@@ -71,37 +44,37 @@ func ParseCommand(line string) (Command, error) {
 	}
 	switch f[0] {
 	case "pause", "p":
-		return one(Command{Verb: Pause})
+		return one(Command{Verb: VerbPause})
 	case "resume", "play", "r", "continue":
-		return one(Command{Verb: Resume})
+		return one(Command{Verb: VerbResume})
 	case "step", "s":
-		return one(Command{Verb: Step})
+		return one(Command{Verb: VerbStep})
 	case "mark", "m":
-		return one(Command{Verb: Mark})
+		return one(Command{Verb: VerbMark})
 	case "toggle":
-		return one(Command{Verb: Toggle})
+		return one(Command{Verb: VerbToggle})
 	case "faster":
-		return one(Command{Verb: Faster})
+		return one(Command{Verb: VerbFaster})
 	case "slower":
-		return one(Command{Verb: Slower})
+		return one(Command{Verb: VerbSlower})
 	case "where", "w", "position":
-		return one(Command{Verb: Where})
+		return one(Command{Verb: VerbWhere})
 	case "help", "h", "?":
-		return one(Command{Verb: Help})
+		return one(Command{Verb: VerbHelp})
 	case "quit", "q", "exit", "stop":
-		return one(Command{Verb: Quit})
+		return one(Command{Verb: VerbQuit})
 	case "nc":
-		return one(Command{Verb: Next, Critical: true})
+		return one(Command{Verb: VerbNext, Critical: true})
 	case "pc":
-		return one(Command{Verb: Previous, Critical: true})
+		return one(Command{Verb: VerbPrevious, Critical: true})
 	case "nm":
-		return one(Command{Verb: Next})
+		return one(Command{Verb: VerbNext})
 	case "pm":
-		return one(Command{Verb: Previous})
+		return one(Command{Verb: VerbPrevious})
 	case "next", "previous", "prev", "back":
-		v := Next
+		v := VerbNext
 		if f[0] != "next" {
-			v = Previous
+			v = VerbPrevious
 		}
 		switch arg {
 		case "critical", "critical event", "":
@@ -112,15 +85,15 @@ func ParseCommand(line string) (Command, error) {
 		return Command{}, fmt.Errorf("%s what? Say %s critical or %s mark", f[0], f[0], f[0])
 	case "speed":
 		if arg == "" {
-			return Command{Verb: Speed, Speed: -1}, nil
+			return Command{Verb: VerbSpeed, Speed: -1}, nil
 		}
 		x, err := strconv.ParseFloat(strings.TrimSuffix(arg, "x"), 64)
 		if err != nil || x < 0 || x > 1000 || math.IsNaN(x) {
 			return Command{}, fmt.Errorf("speed takes a number from 0 to 1000, such as 2 or 0.5, not %q", arg)
 		}
-		return Command{Verb: Speed, Speed: x}, nil
+		return Command{Verb: VerbSpeed, Speed: x}, nil
 	case "seek", "go", "goto":
-		c := Command{Verb: Seek}
+		c := Command{Verb: VerbSeek}
 		back := strings.HasPrefix(arg, "-")
 		if back || strings.HasPrefix(arg, "+") {
 			c.Relative, arg = true, strings.TrimSpace(arg[1:])
@@ -164,14 +137,4 @@ func parseClock(s string) (time.Duration, error) {
 		return 0, bad
 	}
 	return time.Duration(total * float64(time.Second)), nil
-}
-
-// clock writes d as minutes and seconds with tenths: 1:30.0.
-func clock(d time.Duration) string {
-	neg := ""
-	if d < 0 {
-		neg, d = "-", -d
-	}
-	tenths := d.Round(100*time.Millisecond) / (100 * time.Millisecond)
-	return fmt.Sprintf("%s%d:%02d.%d", neg, tenths/600, tenths/10%60, tenths%10)
 }

@@ -1,4 +1,4 @@
-package main
+package console
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/line"
 )
 
 // BenchmarkPlay plays a capture of 200,000 events as fast as possible
@@ -49,8 +50,8 @@ func BenchmarkPlay(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		p := newPlayer(io.Discard, io.Discard, true, "normal", false)
-		if err := p.play(context.Background(), rd, 0, time.Second); err != nil {
+		p := NewPlayer(PlayConfig{Name: "aaep-replay", ErrOut: io.Discard, Verbosity: "normal"}, line.NewJSON(io.Discard))
+		if err := p.Play(context.Background(), rd, 0, time.Second); err != nil {
 			b.Fatal(err)
 		}
 		rd.Close()

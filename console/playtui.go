@@ -1,6 +1,7 @@
-// tui.go: play --tui: the capture in the debug view of aaep-listen.
+package console
 
-package main
+// playtui.go: a capture played in the debug view of aaep-listen (play
+// --tui): the keys that steer playing and the view's actions as lines.
 
 import (
 	"os"
@@ -9,9 +10,9 @@ import (
 	"github.com/aaep-term/aaep-term/tui"
 )
 
-// startPlayTUI starts the debug view for playing source. Its command key
+// StartPlayTUI starts the debug view for playing source. Its command key
 // sends typed lines, which steer playing like the lines typed in line mode.
-func startPlayTUI(tio *term.IO, source string) *tui.Program {
+func StartPlayTUI(tio *term.IO, source string) *tui.Program {
 	theme := tui.ThemeColor
 	if !tio.Color {
 		theme = tui.ThemeNone
@@ -30,25 +31,25 @@ func startPlayTUI(tio *term.IO, source string) *tui.Program {
 	})
 }
 
-// playCommands are the view's actions as lines that steer playing, in
+// PlayCommands are the view's actions as lines that steer playing, in
 // order; it closes when actions closes.
-func playCommands(actions <-chan tui.Action) <-chan string {
+func PlayCommands(actions <-chan tui.Action) <-chan string {
 	out := make(chan string)
 	go func() {
 		defer close(out)
 		for a := range actions {
-			out <- playLine(a)
+			out <- PlayLine(a)
 		}
 	}()
 	return out
 }
 
-// playLine is the line that steers playing for a: a binding's or the
+// PlayLine is the line that steers playing for a: a binding's or the
 // command key's line as it is, quit for quit. Playing answers no prompt
 // and silences nothing, so any other action is its words, which playing
 // says it does not take; the silence key is not "stop", which would end
 // playing.
-func playLine(a tui.Action) string {
+func PlayLine(a tui.Action) string {
 	switch a.Kind {
 	case tui.ActionLine:
 		return a.Text
@@ -76,5 +77,5 @@ var playKeys = []tui.Binding{
 	{Keys: []string{"W"}, Command: "where", Help: "say where playing is"},
 }
 
-// playKeysHelp says the keys of playKeys in words, for the TUI's first lines.
-const playKeysHelp = "Keys: P pause or resume, . step, ] and [ next and previous critical event, } and { next and previous mark, M set a mark, + and - move 10 seconds, > and < faster and slower, W where; : types a command such as seek 1m30s."
+// PlayKeysHelp says the keys of playKeys in words, for the TUI's first lines.
+const PlayKeysHelp = "Keys: P pause or resume, . step, ] and [ next and previous critical event, } and { next and previous mark, M set a mark, + and - move 10 seconds, > and < faster and slower, W where; : types a command such as seek 1m30s."
