@@ -39,7 +39,7 @@ func codexCommand(t *testing.T, bin, base string) (endpoint string, env []string
 	}
 	endpoint = "acp:'" + bin + "'" +
 		` -c model_provider=fake -c model_providers.fake.name=fake` +
-		` -c 'model_providers.fake.base_url="` + base + `"'` +
+		` -c model_providers.fake.base_url=` + base +
 		` -c model_providers.fake.wire_api=responses -c model_providers.fake.env_key=CODEX_API_KEY`
 	return endpoint, env
 }
