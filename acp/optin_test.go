@@ -13,7 +13,7 @@ import (
 )
 
 // OptInEnv, set to 1, runs the tests of real agents too large or too slow
-// for every run (Copilot CLI): they fetch their package from npm into the
+// for every run (Copilot CLI, Codex): they fetch their package from npm into the
 // agents cache when it is missing. CI does not set it.
 const OptInEnv = "AAEP_OPTIN_AGENTS"
 

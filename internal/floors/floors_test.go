@@ -56,6 +56,7 @@ var floors = map[string]float64{
 	"acp":                    5.2, // an ACP agent as the live source of the producer
 	"internal/acptest":       0,   // the scripted ACP agent of the tests
 	"internal/anthropictest": 0,   // the scripted model of the real-agent tests
+	"internal/openaitest":    0,   // the scripted Responses API model of the Codex test
 	"demo":                   5.5, // the demo producer's scenarios and agents
 	"capture/record":         5.5, // a recording: subscribers whose taps write a capture
 
