@@ -215,3 +215,44 @@ func TestAskedBeforeAnnounced(t *testing.T) {
 	}
 	r.checkValid(t)
 }
+
+// An agent that announces a call it asked about only once allowed
+// (Codex) has it announced once; one that ends its turn cancelled after a
+// reject without a word on the call (Codex again) has the call said to
+// have no result. Neither leaves a tool call "still running".
+func TestCallAnnouncedAfterAskingOrLeftOpen(t *testing.T) {
+	t.Parallel()
+	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			r := start(t, "codexlike", acp.Options{Task: "go"})
+			if err := r.c.Confirm(context.Background(), r.prompt(t), decision); err != nil {
+				t.Fatal(err)
+			}
+			end := "code is done and waiting for you."
+			if decision == protocol.DecisionReject {
+				end = "The task was cancelled. code is waiting for you."
+			}
+			r.waitText(t, end)
+			all := r.text()
+			if strings.Contains(all, "still running") {
+				t.Errorf("a tool call was left running:\n%s", all)
+			}
+			r.mu.Lock()
+			invoked, completed := 0, 0
+			for _, ev := range r.events {
+				switch ev.Type {
+				case protocol.TypeToolInvoked:
+					invoked++
+				case protocol.TypeToolCompleted:
+					completed++
+				}
+			}
+			r.mu.Unlock()
+			if invoked != 1 || completed != 1 {
+				t.Errorf("%d tool.invoked and %d tool.completed, want one each:\n%s", invoked, completed, all)
+			}
+			r.checkValid(t)
+		})
+	}
+}

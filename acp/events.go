@@ -39,6 +39,7 @@ type turn struct {
 // tool is a tool call the agent announced.
 type tool struct {
 	id    string // call_…
+	seq   int    // the order it was announced in
 	name  string // the AAEP tool name, from its kind
 	title string
 	done  bool
@@ -369,12 +370,17 @@ func (b *Bridge) rememberTool(acpID, kind, title string) *tool {
 		}
 	}
 	b.toolSeq++
-	t := &tool{id: fmt.Sprintf("call_%d%s", b.toolSeq, randomID(4)), name: toolName(kind), title: title}
+	t := &tool{id: fmt.Sprintf("call_%d%s", b.toolSeq, randomID(4)), seq: b.toolSeq, name: toolName(kind), title: title}
 	b.tools[acpID] = t
 	return t
 }
 
 func (b *Bridge) toolCall(u update) [][]byte {
+	if _, known := b.tools[u.ToolCallID]; known && u.ToolCallID != "" {
+		// Announced already, when it was asked about (Codex announces a
+		// call once allowed): it is an update, not a second call.
+		return b.toolUpdate(u)
+	}
 	msgs := b.ensureSession()
 	b.aaep.thinking = false
 	title := ""
@@ -445,6 +451,29 @@ func (b *Bridge) toolUpdate(u update) [][]byte {
 		return nil
 	}
 	return append(b.ensureSession(), b.toolDone(t, u)...)
+}
+
+// closeTools ends, in the order they were announced, the tool calls the
+// agent said no end of before its turn ended (Codex, after a reject):
+// each gets a tool.completed with no result, status error, so that none
+// is left running. b.mu is held.
+func (b *Bridge) closeTools() [][]byte {
+	var open []*tool
+	for _, t := range b.tools {
+		if !t.done {
+			open = append(open, t)
+		}
+	}
+	slices.SortFunc(open, func(x, y *tool) int { return x.seq - y.seq })
+	var msgs [][]byte
+	for _, t := range open {
+		t.done = true
+		msgs = append(msgs, b.event(protocol.TypeToolCompleted, protocol.UrgencyNormal, map[string]any{
+			"tool": t.name, "tool_call_id": t.id, "status": "error",
+			"summary_normal": nonEmpty(t.title, "The tool call") + ": no result; the task ended before the agent said how it went.",
+		}))
+	}
+	return msgs
 }
 
 // toolDone builds a tool.completed, once per call, saying the exit
@@ -527,6 +556,7 @@ func (b *Bridge) endTurn(t *turn, res json.RawMessage, err error) {
 		}))
 		s.output = ""
 	}
+	msgs = append(msgs, b.closeTools()...)
 	lost := b.takePermissions()
 	forms := b.takeElicitations()
 	waiting := " " + b.who() + " is waiting for you."

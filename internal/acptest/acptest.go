@@ -335,7 +335,9 @@ func (a *fake) play() string {
 		"locations": []map[string]any{{"path": "proof.txt"}},
 		"content":   []map[string]any{{"type": "diff", "path": "notes.txt", "oldText": old, "newText": "a\nB\nB2\nc\n"}},
 	}
-	if a.script != "asksfirst" { // Gemini CLI asks before it announces the call
+	// Gemini CLI asks before it announces the call; Codex (codexlike)
+	// announces it once allowed, and ends the turn cancelled on a reject.
+	if a.script != "asksfirst" && a.script != "codexlike" {
 		a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": title, "kind": "execute", "status": "pending",
 			"rawInput": map[string]any{"command": "echo ok > proof.txt"}})
 	}
@@ -376,6 +378,9 @@ func (a *fake) play() string {
 	}
 	switch a.permissionWhile(call, options, meanwhile) {
 	case "allow_once", "allow_always":
+		if a.script == "codexlike" {
+			a.update(map[string]any{"sessionUpdate": "tool_call", "toolCallId": "t1", "title": title, "kind": "execute", "status": "in_progress"})
+		}
 		_ = os.WriteFile(ProofFile, []byte("ok\n"), 0o600)
 		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "completed",
 			"rawOutput": map[string]any{"exit_code": 0, "output": "wrote proof.txt\n"}})
@@ -384,6 +389,9 @@ func (a *fake) play() string {
 	case "cancelled":
 		return "cancelled"
 	default:
+		if a.script == "codexlike" {
+			return "cancelled"
+		}
 		a.update(map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": "t1", "status": "failed"})
 		a.say("You said no, so I wrote nothing.")
 	}
