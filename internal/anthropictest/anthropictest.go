@@ -13,6 +13,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -37,6 +38,7 @@ func Shell(command, description, answer string) Script {
 
 // ToolResult is what the agent told its model the command did.
 type ToolResult struct {
+	ID      string // the tool_use_id it answers
 	Content string // the tool_result's text
 	IsError bool   // the agent marked it an error (a reject, a failure)
 }
@@ -78,7 +80,8 @@ func (s *Server) Close() {
 	<-s.done
 }
 
-// Results returns the tool results the agent sent back, in order.
+// Results returns the tool results the agent sent back, in order, each
+// once however often the agent sent it.
 func (s *Server) Results() []ToolResult {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -114,10 +117,11 @@ type request struct {
 }
 
 type block struct {
-	Type    string          `json:"type"`
-	Content json.RawMessage `json:"content"` // tool_result: a string or text blocks
-	IsError bool            `json:"is_error"`
-	Text    string          `json:"text"`
+	Type      string          `json:"type"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"` // tool_result: a string or text blocks
+	IsError   bool            `json:"is_error"`
+	Text      string          `json:"text"`
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
@@ -159,7 +163,7 @@ func (s *Server) messages(w http.ResponseWriter, req request) {
 	var result *ToolResult
 	for _, b := range last {
 		if b.Type == "tool_result" {
-			result = &ToolResult{Content: resultText(b.Content), IsError: b.IsError}
+			result = &ToolResult{ID: b.ToolUseID, Content: resultText(b.Content), IsError: b.IsError}
 		}
 	}
 	var blocks []map[string]any
@@ -167,7 +171,11 @@ func (s *Server) messages(w http.ResponseWriter, req request) {
 	switch {
 	case result != nil:
 		s.mu.Lock()
-		s.results = append(s.results, *result)
+		// An agent that sends its request again (a retry, when the
+		// answer was slow) tells the same result again: it counts once.
+		if !slices.ContainsFunc(s.results, func(r ToolResult) bool { return r.ID != "" && r.ID == result.ID }) {
+			s.results = append(s.results, *result)
+		}
 		s.mu.Unlock()
 		blocks = []map[string]any{{"type": "text", "text": s.script.Answer}}
 	case tool != "":
