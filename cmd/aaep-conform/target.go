@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -121,37 +120,20 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	}
 	runs := producer.NewRuns(newRun, nil)
 	defer runs.Close()
-	servers := make([]*producer.Server, 0, 2)
-	stopAll := func() {
-		for _, s := range servers {
-			s.Stop() // the first closes the runs: every stream ends, so stopping does not wait on them
-		}
-	}
-	hs, err := producer.ServeRuns(ln, runs, producer.BindingHTTP) // WebSocket too: the same handler
-	if err != nil {
-		ln.Close()
-		return exitCannot, err
-	}
-	servers = append(servers, hs)
+	ls := producer.Listeners{HTTP: ln}
 	at := targetAt{HTTP: ln.Addr().String()}
-	var unixDone <-chan struct{}
 	if *unixPath != "" {
-		uln, err := producer.ListenUnix(*unixPath)
-		if err != nil {
-			stopAll()
-			return exitCannot, err
-		}
 		// The same runs: a run that ends closes its Unix subscriptions
 		// with a subscription.close, so they do not dial again.
-		us, err := producer.ServeRuns(uln, runs, producer.BindingUnix)
-		if err != nil {
-			uln.Close()
-			stopAll()
+		if ls.Unix, err = producer.ListenUnix(*unixPath); err != nil {
+			ln.Close()
 			return exitCannot, err
 		}
 		at.Unix = *unixPath
-		servers = append(servers, us)
-		unixDone = us.Done()
+	}
+	srv, err := producer.ServeBindings(runs, ls)
+	if err != nil {
+		return exitCannot, err
 	}
 	d.io.Printf("Serving the conformance target, a fresh run for each test run. Press Control-C to stop.\n")
 	d.io.Printf("HTTP, spec layout: http://%s\n", at.HTTP)
@@ -164,17 +146,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if d.targetReady != nil {
 		d.targetReady(at)
 	}
-	select {
-	case <-ctx.Done():
-	case <-hs.Done(): // failed
-	case <-unixDone: // failed; nil without --unix
-	}
-	stopAll()
-	var errs []error
-	for _, s := range servers {
-		errs = append(errs, s.Err())
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := srv.Wait(ctx, nil); err != nil {
 		return exitCannot, fmt.Errorf("serve: %w", err)
 	}
 	d.io.Printf("Stopped serving.\n")
