@@ -1,39 +1,38 @@
-// lines.go: the subscriber's own output, shown only line by line and
-// sanitized.
+package conform
 
-package main
+// This file splits a child process's output into lines, so that it can be
+// shown line by line and sanitized: not an escape sequence, not a line
+// that looks like ours.
 
 import (
 	"bytes"
 	"sync"
 	"unicode/utf8"
-
-	"github.com/aaep-term/aaep-term/internal/term"
 )
 
-// maxShownLine is the longest piece of a subscriber's line shown at once;
-// a longer line is shown in pieces, each a line of its own.
-const maxShownLine = 4096
+// MaxShownLine is the longest piece of a line Lines shows at once; a
+// longer line is shown in pieces, each a line of its own.
+const MaxShownLine = 4096
 
-// childLines is an io.Writer for a child process's output: it shows each
-// complete line on standard error through term.IO, which sanitizes it, after
-// a prefix saying whose words they are. No byte the child writes reaches the
-// terminal as it is: not an escape sequence, not a line of ours.
-type childLines struct {
-	io     *term.IO
-	prefix string
-	mu     sync.Mutex // stdout and stderr may be copied at once
-	buf    []byte
+// Lines is an io.Writer for a child process's output: it hands Show each
+// complete line, without its line end, for whoever shows it to sanitize
+// and mark as the child's words. Write and Flush may be called from several
+// goroutines at once (standard output and standard error copied together).
+type Lines struct {
+	Show func(line string)
+
+	mu  sync.Mutex
+	buf []byte
 }
 
-func (c *childLines) Write(p []byte) (int, error) {
+func (c *Lines) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.buf = append(c.buf, p...)
 	for {
 		i := bytes.IndexByte(c.buf, '\n')
 		if i < 0 {
-			if len(c.buf) >= maxShownLine {
+			if len(c.buf) >= MaxShownLine {
 				n := pieceLen(c.buf)
 				c.show(c.buf[:n])
 				c.buf = append(c.buf[:0], c.buf[n:]...)
@@ -42,7 +41,7 @@ func (c *childLines) Write(p []byte) (int, error) {
 			return len(p), nil
 		}
 		line := c.buf[:i]
-		for len(line) > maxShownLine {
+		for len(line) > MaxShownLine {
 			n := pieceLen(line)
 			c.show(line[:n])
 			line = line[n:]
@@ -52,20 +51,20 @@ func (c *childLines) Write(p []byte) (int, error) {
 	}
 }
 
-// pieceLen is how much of b, longer than maxShownLine, to show as one
-// piece: at most maxShownLine bytes, ending where a character begins, so
+// pieceLen is how much of b, longer than MaxShownLine, to show as one
+// piece: at most MaxShownLine bytes, ending where a character begins, so
 // no character is cut in two (and shown as two replacement characters).
 func pieceLen(b []byte) int {
-	for n := maxShownLine; n > maxShownLine-utf8.UTFMax; n-- {
+	for n := MaxShownLine; n > MaxShownLine-utf8.UTFMax; n-- {
 		if utf8.RuneStart(b[n]) {
 			return n
 		}
 	}
-	return maxShownLine // not UTF-8 there: the sanitizer replaces it anyway
+	return MaxShownLine // not UTF-8 there: the sanitizer replaces it anyway
 }
 
 // Flush shows what is left of a last line without its newline.
-func (c *childLines) Flush() {
+func (c *Lines) Flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.buf) > 0 {
@@ -74,6 +73,6 @@ func (c *childLines) Flush() {
 	}
 }
 
-func (c *childLines) show(line []byte) {
-	c.io.Eprintf("%s%s\n", c.prefix, string(bytes.TrimSuffix(line, []byte("\r"))))
+func (c *Lines) show(line []byte) {
+	c.Show(string(bytes.TrimSuffix(line, []byte("\r"))))
 }

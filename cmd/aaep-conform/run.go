@@ -15,6 +15,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/manifest"
 )
 
@@ -322,6 +323,29 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 // answersPrompts is said before a Level 2 or 3 producer run, and instead
 // of it without --answer-prompts: the suite answers for real.
 const answersPrompts = "This run accepts and rejects the agent's prompts for real: an action it accepts really happens (on a live agent, a payment would be made)."
+
+// childLines shows a child process's output on standard error line by line
+// (conform.Lines), each after a prefix saying whose words they are; term.IO
+// sanitizes them. No byte the child writes reaches the terminal as it is.
+type childLines struct {
+	io     *term.IO
+	prefix string
+	once   sync.Once
+	lines  conform.Lines
+}
+
+// maxShownLine is the longest piece of a child's line shown at once.
+const maxShownLine = conform.MaxShownLine
+
+func (c *childLines) split() *conform.Lines {
+	c.once.Do(func() { c.lines.Show = func(s string) { c.io.Eprintf("%s%s\n", c.prefix, s) } })
+	return &c.lines
+}
+
+func (c *childLines) Write(p []byte) (int, error) { return c.split().Write(p) }
+
+// Flush shows what is left of a last line without its newline.
+func (c *childLines) Flush() { c.split().Flush() }
 
 // writerOrNil keeps a nil *childLines from becoming a non-nil io.Writer.
 func writerOrNil(c *childLines) io.Writer {
