@@ -419,3 +419,26 @@ func TestTargetNameOfASubscriber(t *testing.T) {
 		}
 	}
 }
+
+// The target's manifest is one line of JSON, as aaep-conform target
+// --print-manifest prints it, and each run TargetRuns makes is a fresh
+// producer.
+func TestTargetManifest(t *testing.T) {
+	newRun, err := TargetRuns(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := TargetManifest(newRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(m) || bytes.ContainsRune(m, '\n') || !bytes.Contains(m, []byte(`"agent_id":"aaep-conform-target"`)) {
+		t.Errorf("manifest %s", m)
+	}
+	a, b := newRun(), newRun()
+	defer a.Close()
+	defer b.Close()
+	if a == b {
+		t.Error("two runs are one producer")
+	}
+}

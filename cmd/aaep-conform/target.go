@@ -4,13 +4,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -56,18 +52,6 @@ type targetAt struct {
 	Unix string // the socket's path, if any
 }
 
-// newTarget is our producer playing the target scenarios: one run, made
-// afresh by the function it returns.
-func newTarget(logf func(string, ...any), origins []string) (func() *producer.Producer, error) {
-	scenarios, err := conform.TargetScenarios()
-	if err != nil {
-		return nil, err
-	}
-	return func() *producer.Producer {
-		return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf, AllowOrigins: origins})
-	}, nil
-}
-
 func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("target", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "serve HTTP and WebSocket on `HOST:PORT` (port 0 picks a free one)")
@@ -86,24 +70,17 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if *stdio && *unixPath != "" {
 		return exitCannot, cliflag.Usagef("--stdio serves standard input and output only: it goes without --unix")
 	}
-	newRun, err := newTarget(nil, origins.Or(producer.AnyOrigin))
+	newRun, err := conform.TargetRuns(nil, origins.Or(producer.AnyOrigin))
 	if err != nil {
 		return exitCannot, err
 	}
 	switch {
 	case *printManifest:
-		p := newRun()
-		defer p.Close()
-		rec := httptest.NewRecorder()
-		p.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, protocol.PathManifest, nil))
-		if rec.Code != http.StatusOK {
-			return exitCannot, fmt.Errorf("the target's manifest: status %d", rec.Code)
+		m, err := conform.TargetManifest(newRun)
+		if err != nil {
+			return exitCannot, err
 		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, rec.Body.Bytes()); err != nil {
-			return exitCannot, fmt.Errorf("the target's manifest: %w", err)
-		}
-		d.io.Printf("%s\n", compact.String())
+		d.io.Printf("%s\n", m)
 		return exitConforming, nil
 	case *stdio: // one subscriber: one run
 		p := newRun()
