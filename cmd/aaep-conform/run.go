@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -78,7 +77,7 @@ type runFlags struct {
 	htmlOut  string
 	receipt  string
 	signKey  string
-	validFor validity
+	validFor conform.Validity
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -88,7 +87,7 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.htmlOut, "html", "", "also write the accessible HTML report to `FILE`")
 	fs.StringVar(&f.receipt, "receipt", "", "write a signed receipt of the run to `FILE` (needs --sign-key)")
 	fs.StringVar(&f.signKey, "sign-key", "", "private `KEY` file that signs the receipt: PEM or JWK, ES256 (P-256) or Ed25519 (make one with aaep-conform key)")
-	f.validFor = validity(conform.DefaultValidity)
+	f.validFor = conform.Validity(conform.DefaultValidity)
 	fs.Var(&f.validFor, "valid-for", "how long the receipt is valid: days such as 90d, or a duration such as 36h")
 }
 
@@ -114,38 +113,6 @@ func (f *runFlags) check() (*conform.SigningKey, error) {
 		return nil, cliflag.Usage(err)
 	}
 	return k, nil
-}
-
-// validity is the --valid-for flag: "90d" or a Go duration.
-type validity time.Duration
-
-func (v *validity) String() string {
-	d := time.Duration(*v)
-	if d%(24*time.Hour) == 0 {
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
-	}
-	return d.String()
-}
-
-func (v *validity) Set(s string) error {
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil {
-			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
-		}
-	}
-	if d <= 0 || d > 10*366*24*time.Hour {
-		return fmt.Errorf("a receipt is valid for more than nothing and at most ten years, not %s", s)
-	}
-	*v = validity(d)
-	return nil
 }
 
 func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
