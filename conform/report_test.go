@@ -3,10 +3,12 @@ package conform
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -440,5 +442,39 @@ func TestTargetManifest(t *testing.T) {
 	defer b.Close()
 	if a == b {
 		t.Error("two runs are one producer")
+	}
+}
+
+// Printer prints each result once, from any goroutine, however often it is
+// told of it, and Finish adds those it was not told of, the summary and
+// the claim (or why there is none).
+func TestPrinter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  *Report
+		last string
+	}{
+		{"claim", sampleReport(1, Pass, Pass), "AAEP Level 1 conformant"},
+		{"no claim", sampleReport(1, Pass, Fail), "Not AAEP Level 1 conformant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines []string // one a Printf: the details hold hostile newlines
+			var mu sync.Mutex
+			p := &Printer{Printf: func(format string, a ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				lines = append(lines, fmt.Sprintf(format, a...))
+			}}
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Go(func() { p.Result(tc.rep.Results[0]) })
+			}
+			wg.Wait()
+			p.Finish(tc.rep)
+			if len(lines) != 4 || !strings.Contains(lines[0], tc.rep.Results[0].ID) || !strings.Contains(lines[1], tc.rep.Results[1].ID) ||
+				!strings.HasPrefix(lines[2], "Level 1 producer tests of ") || !strings.Contains(lines[3], tc.last) {
+				t.Errorf("printed: %q", lines)
+			}
+		})
 	}
 }

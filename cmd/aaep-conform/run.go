@@ -176,7 +176,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if f.level >= 2 {
 		d.io.Eprintf("%s\n", answersPrompts)
 	}
-	p := newPrinter(d)
+	p := &conform.Printer{Printf: d.io.Printf}
 	rep, err := d.testProducer(ctx, conform.ProducerOptions{
 		Endpoint:     endpoint,
 		Level:        conform.Level(f.level),
@@ -187,7 +187,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		Hold:         hold,
 		Quiet:        quiet,
 		Transport:    conn.Transport(),
-		Progress:     p.result,
+		Progress:     p.Result,
 	})
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test %s: %w", endpoint, err)
@@ -253,7 +253,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	if key != nil && key.Warning != "" {
 		d.io.Eprintf("%s\n", key.Warning)
 	}
-	p := newPrinter(d)
+	p := &conform.Printer{Printf: d.io.Printf}
 	rep, err := d.testSubscriber(ctx, conform.SubscriberOptions{
 		Level:           conform.Level(f.level),
 		Fast:            f.fast,
@@ -273,7 +273,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 				d.io.Printf("Serving as a scripted producer; connect the subscriber to test to %s\n", endpoint)
 			}
 		},
-		Progress: p.result,
+		Progress: p.Result,
 	})
 	if output != nil {
 		output.Flush() // the subscriber has stopped: its last words, before ours
@@ -322,31 +322,9 @@ func writerOrNil(c *childLines) io.Writer {
 	return c
 }
 
-// printer prints each result once, when the suite reports it through
-// Progress (which may be called from the suite's goroutines; the catalogue
-// calls it once a result is final, at the end of the run) or, for those
-// the suite did not report, at the end.
-type printer struct {
-	d       *deps
-	mu      sync.Mutex
-	printed map[string]bool
-}
-
-func newPrinter(d *deps) *printer { return &printer{d: d, printed: map[string]bool{}} }
-
-func (p *printer) result(r conform.Result) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.printed[r.ID] {
-		return
-	}
-	p.printed[r.ID] = true
-	p.d.io.Printf("%s %s: %s\n", r.Status.Word(), r.ID, r.Detail)
-}
-
 // finish prints what the report adds up to, writes the reports and the
 // receipt asked for, and returns the exit code.
-func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.SigningKey, p *printer, d *deps) (int, error) {
+func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.SigningKey, p *conform.Printer, d *deps) (int, error) {
 	if rep == nil {
 		return exitCannot, fmt.Errorf("the suite returned no report")
 	}
@@ -358,16 +336,7 @@ func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.Si
 	if rep.Finished.IsZero() {
 		rep.Finished = d.now()
 	}
-	for _, r := range rep.Results {
-		p.result(r)
-	}
-	tio := d.io
-	tio.Printf("Level %v %s tests of %s: %s\n", rep.Level, role, rep.Target.Name(), rep.Summary())
-	if claim := rep.Claim(); claim != "" {
-		tio.Printf("%s.\n", claim)
-	} else {
-		tio.Printf("%s\n", rep.NotConforming())
-	}
+	p.Finish(rep)
 	if err := writeReports(rep, f, key, d); err != nil {
 		return exitCannot, err
 	}
