@@ -478,3 +478,24 @@ func TestPrinter(t *testing.T) {
 		})
 	}
 }
+
+// A release names its version; a build from a clone its commit, marked
+// dirty with local changes; a build that recorded neither is Unversioned.
+func TestSuiteVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version, commit string
+		modified        bool
+		want            string
+	}{
+		{"v1.2.0", "abc", false, "v1.2.0"},
+		{"(devel)", "0123456789abcdef0123", false, "devel+0123456789ab"},
+		{"(devel)", "0123456789abcdef0123", true, "devel+0123456789ab-dirty"},
+		{"(devel)", "abc", false, "devel+abc"},
+		{"(devel)", "unknown", false, Unversioned},
+		{"", "", true, Unversioned},
+	} {
+		if got := SuiteVersion(tc.version, tc.commit, tc.modified); got != tc.want {
+			t.Errorf("SuiteVersion(%q, %q, %v) = %q, want %q", tc.version, tc.commit, tc.modified, got, tc.want)
+		}
+	}
+}
