@@ -7,7 +7,6 @@ package acp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -34,7 +33,7 @@ type Served struct {
 	// URLs are the endpoints subscribers dial, one a binding: http://…,
 	// ws://…/aaep/v1/ws, grpc://…, unix:PATH.
 	URLs    []string
-	servers []*producer.Server
+	servers *producer.Servers
 }
 
 // ServeAgent starts the agent argv with opts and serves it where says.
@@ -59,46 +58,40 @@ func ServeAgent(ctx context.Context, argv []string, opts Options, where Where, l
 	return s, nil
 }
 
-// listen starts a server on each binding where names.
+// listen serves the producer on each binding where names.
 func (s *Served) listen(where Where, name string) error {
-	add := func(ln net.Listener, b producer.Binding, url string) error {
-		srv, err := producer.Serve(ln, s.Producer, b)
-		if err != nil {
-			ln.Close()
-			return err
+	var ls producer.Listeners
+	closeAll := func() {
+		for _, ln := range []net.Listener{ls.HTTP, ls.GRPC, ls.Unix} {
+			if ln != nil {
+				ln.Close()
+			}
 		}
-		s.servers = append(s.servers, srv)
-		s.URLs = append(s.URLs, url)
-		return nil
 	}
 	if where.Addr != "" {
 		ln, err := net.Listen("tcp", where.Addr)
 		if err != nil {
 			return fmt.Errorf("acp: listen on %s: %w", where.Addr, err)
 		}
-		addr := ln.Addr().String()
-		if err := add(ln, producer.BindingHTTP, "http://"+addr); err != nil {
-			return err
-		}
-		s.URLs = append(s.URLs, "ws://"+addr+"/aaep/v1/ws") // the same handler
-		host, _, _ := net.SplitHostPort(addr)
-		gln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
-		if err != nil {
-			return fmt.Errorf("acp: listen for gRPC on %s: %w", host, err)
-		}
-		if err := add(gln, producer.BindingGRPC, "grpc://"+gln.Addr().String()); err != nil {
-			return err
+		ls.HTTP = ln
+		if ls.GRPC, err = producer.ListenBeside(ln); err != nil {
+			closeAll()
+			return fmt.Errorf("acp: %w", err)
 		}
 	}
 	if where.LocalDir != "" {
-		path, ln, err := localSocket(where.LocalDir, name)
+		_, ln, err := localSocket(where.LocalDir, name)
 		if err != nil {
+			closeAll()
 			return err
 		}
-		if err := add(ln, producer.BindingUnix, "unix:"+path); err != nil {
-			return err
-		}
+		ls.Unix = ln
 	}
+	srv, err := producer.ServeBindings(producer.OneRun(s.Producer), ls)
+	if err != nil {
+		return err
+	}
+	s.servers, s.URLs = srv, srv.URLs()
 	return nil
 }
 
@@ -146,19 +139,18 @@ func (s *Served) Done() <-chan struct{} { return s.Producer.Done() }
 
 // Err is why a server failed; nil when none did.
 func (s *Served) Err() error {
-	var errs []error
-	for _, srv := range s.servers {
-		errs = append(errs, srv.Err())
+	if s.servers == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	return s.servers.Err()
 }
 
 // Close stops the agent (its process group is killed if it does not exit
 // by itself), ends every stream and connection, and stops the servers.
 func (s *Served) Close() {
 	s.Bridge.Close()
-	for _, srv := range s.servers {
-		srv.Stop() // the first closes the producer
+	if s.servers != nil {
+		s.servers.Stop() // closes the producer first
 	}
 	s.Producer.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +21,41 @@ const (
 
 // DefaultValidity is how long a receipt is valid unless told otherwise.
 const DefaultValidity = 90 * 24 * time.Hour
+
+// Validity is how long a receipt is valid, as a person writes it: days
+// such as 90d, or a duration such as 36h; more than nothing and at most ten
+// years. It is a flag.Value.
+type Validity time.Duration
+
+func (v *Validity) String() string {
+	d := time.Duration(*v)
+	if d%(24*time.Hour) == 0 {
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
+	}
+	return d.String()
+}
+
+// Set parses s as a Validity.
+func (v *Validity) Set(s string) error {
+	var d time.Duration
+	if n, ok := strings.CutSuffix(s, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil {
+			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
+		}
+		d = time.Duration(days) * 24 * time.Hour
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
+		}
+	}
+	if d <= 0 || d > 10*366*24*time.Hour {
+		return fmt.Errorf("a receipt is valid for more than nothing and at most ten years, not %s", s)
+	}
+	*v = Validity(d)
+	return nil
+}
 
 var b64 = base64.RawURLEncoding
 

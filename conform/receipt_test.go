@@ -402,3 +402,31 @@ func BenchmarkVerifyReceipt(b *testing.B) {
 		})
 	}
 }
+
+// A receipt's validity is written as days or a Go duration, more than
+// nothing and at most ten years, and read back as it was written.
+func TestValidity(t *testing.T) {
+	for _, tc := range []struct {
+		in, want, err string
+	}{
+		{in: "90d", want: "90d"},
+		{in: "36h", want: "36h0m0s"},
+		{in: "48h", want: "2d"},
+		{in: "-3d", err: "at most ten years"},
+		{in: "0s", err: "more than nothing"},
+		{in: "4000d", err: "at most ten years"},
+		{in: "xd", err: "want days such as 90d"},
+		{in: "soon", err: "want days such as 90d"},
+	} {
+		var v Validity
+		err := v.Set(tc.in)
+		switch {
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: err %v, want %q", tc.in, err, tc.err)
+		case tc.err == "" && err != nil:
+			t.Errorf("%s: %v", tc.in, err)
+		case tc.err == "" && v.String() != tc.want:
+			t.Errorf("%s reads back as %s, want %s", tc.in, v.String(), tc.want)
+		}
+	}
+}

@@ -142,6 +142,24 @@ func ClaimSentence(name string, l Level, s Suite, date time.Time) string {
 // plainly instead of naming a version.
 const Unversioned = "unversioned"
 
+// SuiteVersion is the Suite.Version of a build: its module version when it
+// is a release (v…), or for a build from a clone "devel+" and the commit it
+// was built from ("-dirty" with local changes), so that a claim names a
+// build one can find; Unversioned when it recorded neither.
+func SuiteVersion(version, commit string, modified bool) string {
+	if len(version) > 1 && version[0] == 'v' {
+		return version
+	}
+	if commit == "" || commit == "unknown" {
+		return Unversioned
+	}
+	v := "devel+" + commit[:min(12, len(commit))]
+	if modified {
+		v += "-dirty"
+	}
+	return v
+}
+
 // ResultsDigest is the SHA-256 (hex) of the canonical JSON of the full
 // results, evidence included: a receipt holds it, so a report can be matched
 // to its receipt.

@@ -3,10 +3,12 @@ package conform
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -416,6 +418,84 @@ func TestTargetNameOfASubscriber(t *testing.T) {
 	} {
 		if got := c.t.Name(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.t, got, c.want)
+		}
+	}
+}
+
+// The target's manifest is one line of JSON, as aaep-conform target
+// --print-manifest prints it, and each run TargetRuns makes is a fresh
+// producer.
+func TestTargetManifest(t *testing.T) {
+	newRun, err := TargetRuns(nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := TargetManifest(newRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !json.Valid(m) || bytes.ContainsRune(m, '\n') || !bytes.Contains(m, []byte(`"agent_id":"aaep-conform-target"`)) {
+		t.Errorf("manifest %s", m)
+	}
+	a, b := newRun(), newRun()
+	defer a.Close()
+	defer b.Close()
+	if a == b {
+		t.Error("two runs are one producer")
+	}
+}
+
+// Printer prints each result once, from any goroutine, however often it is
+// told of it, and Finish adds those it was not told of, the summary and
+// the claim (or why there is none).
+func TestPrinter(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  *Report
+		last string
+	}{
+		{"claim", sampleReport(1, Pass, Pass), "AAEP Level 1 conformant"},
+		{"no claim", sampleReport(1, Pass, Fail), "Not AAEP Level 1 conformant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var lines []string // one a Printf: the details hold hostile newlines
+			var mu sync.Mutex
+			p := &Printer{Printf: func(format string, a ...any) {
+				mu.Lock()
+				defer mu.Unlock()
+				lines = append(lines, fmt.Sprintf(format, a...))
+			}}
+			var wg sync.WaitGroup
+			for range 3 {
+				wg.Go(func() { p.Result(tc.rep.Results[0]) })
+			}
+			wg.Wait()
+			p.Finish(tc.rep)
+			if len(lines) != 4 || !strings.Contains(lines[0], tc.rep.Results[0].ID) || !strings.Contains(lines[1], tc.rep.Results[1].ID) ||
+				!strings.HasPrefix(lines[2], "Level 1 producer tests of ") || !strings.Contains(lines[3], tc.last) {
+				t.Errorf("printed: %q", lines)
+			}
+		})
+	}
+}
+
+// A release names its version; a build from a clone its commit, marked
+// dirty with local changes; a build that recorded neither is Unversioned.
+func TestSuiteVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version, commit string
+		modified        bool
+		want            string
+	}{
+		{"v1.2.0", "abc", false, "v1.2.0"},
+		{"(devel)", "0123456789abcdef0123", false, "devel+0123456789ab"},
+		{"(devel)", "0123456789abcdef0123", true, "devel+0123456789ab-dirty"},
+		{"(devel)", "abc", false, "devel+abc"},
+		{"(devel)", "unknown", false, Unversioned},
+		{"", "", true, Unversioned},
+	} {
+		if got := SuiteVersion(tc.version, tc.commit, tc.modified); got != tc.want {
+			t.Errorf("SuiteVersion(%q, %q, %v) = %q, want %q", tc.version, tc.commit, tc.modified, got, tc.want)
 		}
 	}
 }

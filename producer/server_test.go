@@ -58,10 +58,10 @@ func listen(t *testing.T, b producer.Binding) net.Listener {
 	return ln
 }
 
-// dial subscribes to s with a real client that answers confirmations.
-func dial(t *testing.T, s *producer.Server) *subscriber.Client {
+// dial subscribes to url with a real client that answers confirmations.
+func dial(t *testing.T, url string) *subscriber.Client {
 	t.Helper()
-	c, err := subscriber.Dial(context.Background(), s.URL(), subscriber.Config{
+	c, err := subscriber.Dial(context.Background(), url, subscriber.Config{
 		Identity:  session.Identity{ID: "test", Name: "test", Version: "1"},
 		Terms:     session.Terms{CanConfirm: true},
 		Transport: transport.Options{GRPCBinding: grpcbind.Binding{}},
@@ -72,13 +72,13 @@ func dial(t *testing.T, s *producer.Server) *subscriber.Client {
 	return c
 }
 
-// hearRun subscribes to s with a real client, answers the confirmation,
+// hearRun subscribes to url with a real client, answers the confirmation,
 // and hears the run to its end; it reports whether the reply was taken and
 // the session completed.
-func hearRun(t *testing.T, s *producer.Server) (replied, completed bool) {
+func hearRun(t *testing.T, url string) (replied, completed bool) {
 	t.Helper()
 	ctx := context.Background()
-	c := dial(t, s)
+	c := dial(t, url)
 	for {
 		u, err := c.Next(ctx)
 		if errors.Is(err, io.EOF) {
@@ -125,9 +125,9 @@ func TestRunsServeOneRunAfterAnother(t *testing.T) {
 				// the last stream leave, which may come just after the
 				// client closed it: a subscriber in that moment is told
 				// the run has finished, and comes again, as any would.
-				replied, completed := hearRun(t, s)
+				replied, completed := hearRun(t, s.URL())
 				for try := 0; !replied && !completed && run > 1 && try < 50; try++ {
-					replied, completed = hearRun(t, s)
+					replied, completed = hearRun(t, s.URL())
 				}
 				if !replied || !completed {
 					t.Fatalf("run %d: replied %v, session completed %v", run, replied, completed)
@@ -151,7 +151,7 @@ func TestServeEachBinding(t *testing.T) {
 			if transport.BindingOf(s.URL()) != b {
 				t.Errorf("URL %q does not name the binding %s", s.URL(), b)
 			}
-			replied, completed := hearRun(t, s)
+			replied, completed := hearRun(t, s.URL())
 			if !replied || !completed {
 				t.Errorf("replied %v, session completed %v", replied, completed)
 			}
@@ -180,7 +180,7 @@ func TestServeStopEndsOpenStreams(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			c := dial(t, s)
+			c := dial(t, s.URL())
 			defer c.Close()
 			for { // until the prompt waits
 				u, err := c.Next(ctx)
@@ -236,7 +236,7 @@ func TestUnixRunEndIsSaid(t *testing.T) {
 	defer s.Stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c := dial(t, s)
+	c := dial(t, s.URL())
 	for {
 		u, err := c.Next(ctx)
 		if err != nil {

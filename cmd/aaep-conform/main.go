@@ -104,23 +104,12 @@ func (d *deps) suite() conform.Suite {
 	}
 }
 
-// suiteVersion is the module version of a release build, or for a build
-// from a clone "devel+" and the commit it was built from (with "-dirty"
-// for local changes), so that a claim names a build one can find. A build
-// that recorded neither (go build -buildvcs=false, not through
-// scripts/build) is conform.Unversioned, and its claims say so.
+// suiteVersion is this build's version as a claim names it
+// (conform.SuiteVersion). A build that recorded neither a version nor a
+// commit (go build -buildvcs=false, not through scripts/build) is
+// conform.Unversioned, and its claims say so.
 func suiteVersion(i buildinfo.Info) string {
-	if len(i.Version) > 1 && i.Version[0] == 'v' {
-		return i.Version
-	}
-	if i.Commit == "" || i.Commit == "unknown" {
-		return conform.Unversioned
-	}
-	v := "devel+" + i.Commit[:min(12, len(i.Commit))]
-	if i.Modified {
-		v += "-dirty"
-	}
-	return v
+	return conform.SuiteVersion(i.Version, i.Commit, i.Modified)
 }
 
 // run carries out one command line and returns the exit code.

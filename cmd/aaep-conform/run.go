@@ -8,13 +8,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
+	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/manifest"
 )
 
@@ -77,7 +77,7 @@ type runFlags struct {
 	htmlOut  string
 	receipt  string
 	signKey  string
-	validFor validity
+	validFor conform.Validity
 }
 
 func (f *runFlags) add(fs *flag.FlagSet) {
@@ -87,7 +87,7 @@ func (f *runFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&f.htmlOut, "html", "", "also write the accessible HTML report to `FILE`")
 	fs.StringVar(&f.receipt, "receipt", "", "write a signed receipt of the run to `FILE` (needs --sign-key)")
 	fs.StringVar(&f.signKey, "sign-key", "", "private `KEY` file that signs the receipt: PEM or JWK, ES256 (P-256) or Ed25519 (make one with aaep-conform key)")
-	f.validFor = validity(conform.DefaultValidity)
+	f.validFor = conform.Validity(conform.DefaultValidity)
 	fs.Var(&f.validFor, "valid-for", "how long the receipt is valid: days such as 90d, or a duration such as 36h")
 }
 
@@ -113,38 +113,6 @@ func (f *runFlags) check() (*conform.SigningKey, error) {
 		return nil, cliflag.Usage(err)
 	}
 	return k, nil
-}
-
-// validity is the --valid-for flag: "90d" or a Go duration.
-type validity time.Duration
-
-func (v *validity) String() string {
-	d := time.Duration(*v)
-	if d%(24*time.Hour) == 0 {
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d"
-	}
-	return d.String()
-}
-
-func (v *validity) Set(s string) error {
-	var d time.Duration
-	if n, ok := strings.CutSuffix(s, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil {
-			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
-		}
-		d = time.Duration(days) * 24 * time.Hour
-	} else {
-		var err error
-		if d, err = time.ParseDuration(s); err != nil {
-			return fmt.Errorf("want days such as 90d or a duration such as 36h, not %q", s)
-		}
-	}
-	if d <= 0 || d > 10*366*24*time.Hour {
-		return fmt.Errorf("a receipt is valid for more than nothing and at most ten years, not %s", s)
-	}
-	*v = validity(d)
-	return nil
 }
 
 func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
@@ -208,7 +176,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	if f.level >= 2 {
 		d.io.Eprintf("%s\n", answersPrompts)
 	}
-	p := newPrinter(d)
+	p := &conform.Printer{Printf: d.io.Printf}
 	rep, err := d.testProducer(ctx, conform.ProducerOptions{
 		Endpoint:     endpoint,
 		Level:        conform.Level(f.level),
@@ -219,7 +187,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 		Hold:         hold,
 		Quiet:        quiet,
 		Transport:    conn.Transport(),
-		Progress:     p.result,
+		Progress:     p.Result,
 	})
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test %s: %w", endpoint, err)
@@ -285,7 +253,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	if key != nil && key.Warning != "" {
 		d.io.Eprintf("%s\n", key.Warning)
 	}
-	p := newPrinter(d)
+	p := &conform.Printer{Printf: d.io.Printf}
 	rep, err := d.testSubscriber(ctx, conform.SubscriberOptions{
 		Level:           conform.Level(f.level),
 		Fast:            f.fast,
@@ -305,7 +273,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 				d.io.Printf("Serving as a scripted producer; connect the subscriber to test to %s\n", endpoint)
 			}
 		},
-		Progress: p.result,
+		Progress: p.Result,
 	})
 	if output != nil {
 		output.Flush() // the subscriber has stopped: its last words, before ours
@@ -323,6 +291,29 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 // of it without --answer-prompts: the suite answers for real.
 const answersPrompts = "This run accepts and rejects the agent's prompts for real: an action it accepts really happens (on a live agent, a payment would be made)."
 
+// childLines shows a child process's output on standard error line by line
+// (conform.Lines), each after a prefix saying whose words they are; term.IO
+// sanitizes them. No byte the child writes reaches the terminal as it is.
+type childLines struct {
+	io     *term.IO
+	prefix string
+	once   sync.Once
+	lines  conform.Lines
+}
+
+// maxShownLine is the longest piece of a child's line shown at once.
+const maxShownLine = conform.MaxShownLine
+
+func (c *childLines) split() *conform.Lines {
+	c.once.Do(func() { c.lines.Show = func(s string) { c.io.Eprintf("%s%s\n", c.prefix, s) } })
+	return &c.lines
+}
+
+func (c *childLines) Write(p []byte) (int, error) { return c.split().Write(p) }
+
+// Flush shows what is left of a last line without its newline.
+func (c *childLines) Flush() { c.split().Flush() }
+
 // writerOrNil keeps a nil *childLines from becoming a non-nil io.Writer.
 func writerOrNil(c *childLines) io.Writer {
 	if c == nil {
@@ -331,31 +322,9 @@ func writerOrNil(c *childLines) io.Writer {
 	return c
 }
 
-// printer prints each result once, when the suite reports it through
-// Progress (which may be called from the suite's goroutines; the catalogue
-// calls it once a result is final, at the end of the run) or, for those
-// the suite did not report, at the end.
-type printer struct {
-	d       *deps
-	mu      sync.Mutex
-	printed map[string]bool
-}
-
-func newPrinter(d *deps) *printer { return &printer{d: d, printed: map[string]bool{}} }
-
-func (p *printer) result(r conform.Result) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.printed[r.ID] {
-		return
-	}
-	p.printed[r.ID] = true
-	p.d.io.Printf("%s %s: %s\n", r.Status.Word(), r.ID, r.Detail)
-}
-
 // finish prints what the report adds up to, writes the reports and the
 // receipt asked for, and returns the exit code.
-func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.SigningKey, p *printer, d *deps) (int, error) {
+func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.SigningKey, p *conform.Printer, d *deps) (int, error) {
 	if rep == nil {
 		return exitCannot, fmt.Errorf("the suite returned no report")
 	}
@@ -367,16 +336,7 @@ func finish(rep *conform.Report, role conform.Role, f *runFlags, key *conform.Si
 	if rep.Finished.IsZero() {
 		rep.Finished = d.now()
 	}
-	for _, r := range rep.Results {
-		p.result(r)
-	}
-	tio := d.io
-	tio.Printf("Level %v %s tests of %s: %s\n", rep.Level, role, rep.Target.Name(), rep.Summary())
-	if claim := rep.Claim(); claim != "" {
-		tio.Printf("%s.\n", claim)
-	} else {
-		tio.Printf("%s\n", rep.NotConforming())
-	}
+	p.Finish(rep)
 	if err := writeReports(rep, f, key, d); err != nil {
 		return exitCannot, err
 	}

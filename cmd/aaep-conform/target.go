@@ -4,14 +4,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -57,18 +52,6 @@ type targetAt struct {
 	Unix string // the socket's path, if any
 }
 
-// newTarget is our producer playing the target scenarios: one run, made
-// afresh by the function it returns.
-func newTarget(logf func(string, ...any), origins []string) (func() *producer.Producer, error) {
-	scenarios, err := conform.TargetScenarios()
-	if err != nil {
-		return nil, err
-	}
-	return func() *producer.Producer {
-		return producer.New(producer.Options{Scenarios: scenarios, Speed: 1, EndWhenDone: true, Logf: logf, AllowOrigins: origins})
-	}, nil
-}
-
 func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("target", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "serve HTTP and WebSocket on `HOST:PORT` (port 0 picks a free one)")
@@ -87,24 +70,17 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if *stdio && *unixPath != "" {
 		return exitCannot, cliflag.Usagef("--stdio serves standard input and output only: it goes without --unix")
 	}
-	newRun, err := newTarget(nil, origins.Or(producer.AnyOrigin))
+	newRun, err := conform.TargetRuns(nil, origins.Or(producer.AnyOrigin))
 	if err != nil {
 		return exitCannot, err
 	}
 	switch {
 	case *printManifest:
-		p := newRun()
-		defer p.Close()
-		rec := httptest.NewRecorder()
-		p.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, protocol.PathManifest, nil))
-		if rec.Code != http.StatusOK {
-			return exitCannot, fmt.Errorf("the target's manifest: status %d", rec.Code)
+		m, err := conform.TargetManifest(newRun)
+		if err != nil {
+			return exitCannot, err
 		}
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, rec.Body.Bytes()); err != nil {
-			return exitCannot, fmt.Errorf("the target's manifest: %w", err)
-		}
-		d.io.Printf("%s\n", compact.String())
+		d.io.Printf("%s\n", m)
 		return exitConforming, nil
 	case *stdio: // one subscriber: one run
 		p := newRun()
@@ -121,37 +97,20 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	}
 	runs := producer.NewRuns(newRun, nil)
 	defer runs.Close()
-	servers := make([]*producer.Server, 0, 2)
-	stopAll := func() {
-		for _, s := range servers {
-			s.Stop() // the first closes the runs: every stream ends, so stopping does not wait on them
-		}
-	}
-	hs, err := producer.ServeRuns(ln, runs, producer.BindingHTTP) // WebSocket too: the same handler
-	if err != nil {
-		ln.Close()
-		return exitCannot, err
-	}
-	servers = append(servers, hs)
+	ls := producer.Listeners{HTTP: ln}
 	at := targetAt{HTTP: ln.Addr().String()}
-	var unixDone <-chan struct{}
 	if *unixPath != "" {
-		uln, err := producer.ListenUnix(*unixPath)
-		if err != nil {
-			stopAll()
-			return exitCannot, err
-		}
 		// The same runs: a run that ends closes its Unix subscriptions
 		// with a subscription.close, so they do not dial again.
-		us, err := producer.ServeRuns(uln, runs, producer.BindingUnix)
-		if err != nil {
-			uln.Close()
-			stopAll()
+		if ls.Unix, err = producer.ListenUnix(*unixPath); err != nil {
+			ln.Close()
 			return exitCannot, err
 		}
 		at.Unix = *unixPath
-		servers = append(servers, us)
-		unixDone = us.Done()
+	}
+	srv, err := producer.ServeBindings(runs, ls)
+	if err != nil {
+		return exitCannot, err
 	}
 	d.io.Printf("Serving the conformance target, a fresh run for each test run. Press Control-C to stop.\n")
 	d.io.Printf("HTTP, spec layout: http://%s\n", at.HTTP)
@@ -164,17 +123,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	if d.targetReady != nil {
 		d.targetReady(at)
 	}
-	select {
-	case <-ctx.Done():
-	case <-hs.Done(): // failed
-	case <-unixDone: // failed; nil without --unix
-	}
-	stopAll()
-	var errs []error
-	for _, s := range servers {
-		errs = append(errs, s.Err())
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := srv.Wait(ctx, nil); err != nil {
 		return exitCannot, fmt.Errorf("serve: %w", err)
 	}
 	d.io.Printf("Stopped serving.\n")

@@ -5,10 +5,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
@@ -76,68 +74,32 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	if err := conn.Load(d.getenv); err != nil {
 		return exitCannot, err
 	}
-	var keys []*conform.PublicKey
-	if keyFile != "" {
-		k, err := conform.LoadPublicKey(keyFile)
-		if err != nil {
-			return exitCannot, err
-		}
-		keys = append(keys, k)
-	} else {
-		ks, problems, err := conform.LoadTrustedKeys(keysDir)
-		if err != nil {
-			return exitCannot, err
-		}
-		for _, p := range problems {
-			d.io.Eprintf("aaep-conform verify: left out of the trusted keys: %v\n", p)
-		}
-		keys = ks
-	}
-	file := rest[0]
-	data, err := conform.ReadReceipt(file)
+	out, err := conform.CheckReceiptFile(rest[0], conform.CheckOptions{
+		KeyFile: keyFile, KeysDir: keysDir, Report: reportFile, Strict: strict,
+		Now: d.now(), Suite: d.suite(),
+		LeftOut: func(err error) { d.io.Eprintf("aaep-conform verify: left out of the trusted keys: %v\n", err) },
+	})
 	if err != nil {
 		return exitCannot, err
 	}
-
-	out := conform.VerifyReport{File: file}
-	v, err := conform.VerifyReceipt(data, conform.VerifyOptions{Keys: keys, Now: d.now(), Suite: d.suite()})
-	var refused *conform.Refusal
-	switch {
-	case errors.As(err, &refused):
-		out.Reason = refused.Reason
-		return exitNot, printVerify(&out, asJSON, d)
-	case err != nil:
-		return exitCannot, err
+	if !out.Valid {
+		return exitNot, printVerify(out, asJSON, d)
 	}
-	if strict && len(v.Notes) > 0 {
-		out.Reason = "--strict: " + strings.Join(v.Notes, " ")
-		return exitNot, printVerify(&out, asJSON, d)
-	}
-	out.Valid, out.Receipt, out.Notes, out.Claim = true, v.Receipt, v.Notes, v.Receipt.Claim()
-	out.KeyID, out.KeyFile = v.Key.KeyID(), v.Key.Source
 	code := exitConforming
-	if reportFile != "" {
-		b, err := conform.ReadReport(reportFile)
-		if err != nil {
-			return exitCannot, err
-		}
-		out.Report = reportFile
-		if err := conform.MatchReport(v.Receipt, b); err != nil {
-			out.ReportMismatch = err.Error()
-			code = exitNot
-		}
+	if out.ReportMismatch != "" {
+		code = exitNot
 	}
-	if recheck && v.Receipt.LevelTested >= 2 {
+	if recheck && out.Receipt.LevelTested >= 2 {
 		if !answer {
-			printVerify(&out, asJSON, d)
-			return exitCannot, cliflag.Usagef("--recheck: %s Rechecking a Level %d receipt answers them, so it needs --answer-prompts to say you mean it.", answersPrompts, v.Receipt.LevelTested)
+			printVerify(out, asJSON, d)
+			return exitCannot, cliflag.Usagef("--recheck: %s Rechecking a Level %d receipt answers them, so it needs --answer-prompts to say you mean it.", answersPrompts, out.Receipt.LevelTested)
 		}
 		d.io.Eprintf("%s\n", answersPrompts)
 	}
 	if recheck {
-		rc, err := conform.RecheckReceipt(ctx, v.Receipt, conform.RecheckOptions{
+		rc, err := conform.RecheckReceipt(ctx, out.Receipt, conform.RecheckOptions{
 			Producer: conform.ProducerOptions{
-				Fast:      v.Receipt.Fast,
+				Fast:      out.Receipt.Fast,
 				Transport: conn.Transport(),
 			},
 			Endpoint:  endpoint,
@@ -146,7 +108,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 			Catalogue: d.producerTests(),
 		})
 		if err != nil {
-			printVerify(&out, asJSON, d)
+			printVerify(out, asJSON, d)
 			return exitCannot, fmt.Errorf("recheck: %w", err)
 		}
 		out.Recheck = rc
@@ -154,7 +116,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 			code = exitNot
 		}
 	}
-	return code, printVerify(&out, asJSON, d)
+	return code, printVerify(out, asJSON, d)
 }
 
 // printVerify prints the verification report: lines, or --json.

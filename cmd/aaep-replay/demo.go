@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aaep-term/aaep-term/cmd/internal/serve"
-	"github.com/aaep-term/aaep-term/internal/cliflag"
-
 	"github.com/aaep-term/aaep-term/demo"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -18,7 +16,7 @@ import (
 
 // demoOptions are the flags of serve --demo.
 type demoOptions struct {
-	where     serve.Where
+	where     where
 	scenarios string   // comma-separated names; "" plays all
 	loop      bool     // play the scenarios again and again
 	origins   []string // producer.Options.AllowOrigins
@@ -38,7 +36,7 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, cliflag.Usagef("--demo-scenarios: %v", err)
 	}
-	say := serve.Sayer(tio, o.where.Stdio)
+	say := sayer(tio, o.where.Stdio)
 	count := fmt.Sprintf("%d %s", len(scenarios), prose.Plural(len(scenarios), "scenario", "scenarios"))
 	opts := producer.Options{Scenarios: scenarios, Speed: 1, Logf: say, Loop: o.loop, EndWhenDone: !o.loop,
 		JoinLive: true, AllowOrigins: o.origins}
@@ -46,7 +44,7 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 		say("The demo has played its %s: its streams are ended. A subscriber that connects now hears it again from the start.", count)
 	}
 	runs := producer.NewRuns(func() *producer.Producer { return producer.New(opts) }, say)
-	err = serve.Producer(ctx, tio, runs, o.where, nil, say, func(at serve.At) {
+	err = serveRuns(ctx, tio, runs, o.where, nil, say, func(at servedAt) {
 		live := fmt.Sprintf("Serving the demo producer (%s), live: prompts wait for a reply until they time out.", count)
 		switch {
 		case o.loop:

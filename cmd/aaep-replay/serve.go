@@ -7,12 +7,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"sync"
 	"time"
 
-	"github.com/aaep-term/aaep-term/cmd/internal/serve"
-	"github.com/aaep-term/aaep-term/internal/cliflag"
-
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -84,7 +83,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return codeOf(err), err
 	}
-	where := serve.Where{Addr: *addr, Stdio: *stdio}
+	where := where{Addr: *addr, Stdio: *stdio}
 	switch {
 	case *stdio && (*noWait || *once):
 		return exitUnreadable, cliflag.Usagef("--stdio serves one subscriber on standard input and output: it goes with neither --no-wait nor --once")
@@ -112,7 +111,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
-	say := serve.Sayer(tio, *stdio)
+	say := sayer(tio, *stdio)
 	if h != nil && len(h.Connections) > 0 {
 		// One producer serves one agent: the capture's first, or --agent.
 		c, ok := capture.FindConnection(h.Connections, *agentName)
@@ -143,7 +142,7 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *once {
 		stop = finished
 	}
-	err = serve.Producer(ctx, tio, producer.OneRun(p), where, stop, say, func(at serve.At) {
+	err = serveRuns(ctx, tio, producer.OneRun(p), where, stop, say, func(at servedAt) {
 		if at.Stdio {
 			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
 			return
@@ -158,4 +157,85 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		}
 	})
 	return cliflag.ExitCode(err), err
+}
+
+// sayer returns a function that prints one line at a time, from any
+// goroutine: on standard output, or on standard error when standard output
+// carries the protocol (--stdio).
+func sayer(tio *term.IO, stdio bool) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stdio {
+			tio.Eprintf(format+"\n", args...)
+			return
+		}
+		tio.Printf(format+"\n", args...)
+	}
+}
+
+// where says where to serve: HTTP (both layouts) and WebSocket at addr,
+// gRPC on a free port of the same host; or, with stdio, one subscriber on
+// standard input and output and nothing else. No Unix socket: that binding
+// cannot tell a subscriber the stream is over (spec appendix B.4), so one
+// that reconnects would hear a capture again and again.
+type where struct {
+	Addr  string
+	Stdio bool
+}
+
+// servedAt is where runs are served: the HTTP and WebSocket address and
+// the gRPC one, or standard input and output.
+type servedAt struct {
+	HTTP, GRPC string
+	Stdio      bool
+}
+
+// Say says where each binding listens, one line each. An address is
+// never followed by punctuation, so it can be copied as printed.
+func (at servedAt) Say(say func(string, ...any)) {
+	a := at.HTTP
+	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s)", a, protocol.PathSubscriptions, protocol.PathReplies)
+	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them); replies to POST http://%s%s", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
+	say("WebSocket: ws://%s%s (subprotocol aaep.v1)", a, protocol.PathWebSocket)
+	say("gRPC: grpc://%s", at.GRPC)
+}
+
+// serveRuns serves runs where w says. It calls started once every binding
+// listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is closed
+// or sent on (with Stdio: until the subscriber, who gets the current run,
+// is done), then says it stopped. A wrong address is a cliflag usage error.
+func serveRuns(ctx context.Context, tio *term.IO, runs *producer.Runs, w where, stop <-chan struct{}, say func(string, ...any), started func(servedAt)) error {
+	defer runs.Close()
+	if w.Stdio {
+		p := runs.Current()
+		started(servedAt{Stdio: true})
+		err := p.ServeStdio(ctx, tio.In, tio.Out) // the protocol's channel, not lines for a person
+		p.Close()
+		if err != nil {
+			return fmt.Errorf("serve on standard input and output: %w", err)
+		}
+		say("Stopped serving.")
+		return nil
+	}
+	ln, err := cliflag.Listen(w.Addr)
+	if err != nil {
+		return err
+	}
+	gln, err := producer.ListenBeside(ln)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	srv, err := producer.ServeBindings(runs, producer.Listeners{HTTP: ln, GRPC: gln})
+	if err != nil {
+		return err
+	}
+	started(servedAt{HTTP: ln.Addr().String(), GRPC: gln.Addr().String()})
+	if err := srv.Wait(ctx, stop); err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	say("Stopped serving.")
+	return nil
 }

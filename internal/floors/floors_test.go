@@ -70,8 +70,8 @@ var floors = map[string]float64{
 	"internal/cliflag": 6.5, "internal/outputs": 6.5,
 
 	// top: the commands and the example programs.
-	// Helpers only the commands use: build info, the agents file, serving a producer.
-	"cmd/internal/buildinfo": 6.5, "cmd/internal/buildinfo/buildinfotest": 6.6, "cmd/internal/agentsfile": 6.6, "cmd/internal/serve": 6.6,
+	// Helpers only the commands use: build info, the agents file.
+	"cmd/internal/buildinfo": 6.5, "cmd/internal/buildinfo/buildinfotest": 6.6, "cmd/internal/agentsfile": 6.6,
 	"cmd/aaep-listen": 7, "cmd/aaep-capture": 7, "cmd/aaep-replay": 7, "cmd/aaep-conform": 7, "cmd/aaep-bridge": 7,
 	"docs": 7, "docs/minilisten": 7,
 }
