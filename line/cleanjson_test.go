@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/internal/hostile"
@@ -30,6 +31,26 @@ func sanitizeAll(v any) any {
 	return v
 }
 
+// keysCollide reports whether two keys of one object in v are the same
+// once sanitized ("a" and "a\x7f"): CleanJSON then writes both, as the
+// producer sent them, and a decoder keeps only the last, so the decoded
+// output is not sanitizeAll's map, whose order is Go's.
+func keysCollide(v any) bool {
+	switch v := v.(type) {
+	case []any:
+		return slices.ContainsFunc(v, keysCollide)
+	case map[string]any:
+		seen := map[string]bool{}
+		for k, e := range v {
+			if seen[protocol.Line(k)] || keysCollide(e) {
+				return true
+			}
+			seen[protocol.Line(k)] = true
+		}
+	}
+	return false
+}
+
 func checkCleanJSON(t *testing.T, raw []byte) {
 	t.Helper()
 	var in any
@@ -41,7 +62,11 @@ func checkCleanJSON(t *testing.T, raw []byte) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("CleanJSON(%q) = %q, not JSON: %v", raw, out, err)
 	}
-	if want := sanitizeAll(in); !reflect.DeepEqual(got, want) {
+	if keysCollide(in) {
+		if p := hostile.ProblemsJSON(string(out)); len(p) > 0 {
+			t.Fatalf("CleanJSON(%q) = %q: %v", raw, out, p)
+		}
+	} else if want := sanitizeAll(in); !reflect.DeepEqual(got, want) {
 		t.Fatalf("CleanJSON(%q) = %q, want the strings of %v", raw, out, want)
 	}
 	if again := CleanJSON(out); !bytes.Equal(again, out) {

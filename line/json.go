@@ -116,7 +116,9 @@ func (j *JSON) Flush() error {
 // included, passed through protocol.Line, in the same order. A document
 // whose strings need no change (no backslash escape, no two spaces in a
 // row, and no DEL or byte outside ASCII that the sanitizer would change)
-// is returned as is.
+// is returned as is. Two keys of an object that are the same once
+// sanitized ("a" and "a" with a DEL) are both kept, in the producer's
+// order, so that neither value is hidden from whoever reads the line.
 func CleanJSON(raw []byte) json.RawMessage {
 	if !bytes.ContainsRune(raw, '\\') && !bytes.Contains(raw, []byte("  ")) &&
 		(!hasDELOrNonASCII(raw) || protocol.Line(string(raw)) == string(raw)) {
