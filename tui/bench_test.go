@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -97,13 +98,12 @@ type floodResult struct {
 }
 
 // TestKeysAnsweredDuringFlood: during a flood of 10,000 events a second,
-// every key press still reaches the screen (within 2 s, so a stall fails;
+// every key press still reaches the screen (within 10 s, so a stall fails;
 // how fast is measured by BenchmarkKeyResponseDuringFlood).
 func TestKeysAnsweredDuringFlood(t *testing.T) {
-	r := floodKeyResponse(t, 2)
-	if r.presses < 10 || r.events < 10_000 {
-		t.Errorf("only %d keys during %d events; the test proves little", r.presses, r.events)
-	}
+	// The flood and the presses go on until there were at least 10 presses
+	// during 10,000 events, however slowly a busy machine lets them come.
+	floodKeyResponse(t, 2, 10, 10_000)
 }
 
 // BenchmarkKeyResponseDuringFlood reports the time from a key written to
@@ -117,7 +117,7 @@ func BenchmarkKeyResponseDuringFlood(b *testing.B) {
 	}
 	var r floodResult
 	for b.Loop() {
-		r = floodKeyResponse(b, seconds)
+		r = floodKeyResponse(b, seconds, 0, 0)
 	}
 	b.ReportMetric(float64(r.mean.Microseconds())/1000, "mean-ms")
 	b.ReportMetric(float64(r.worst.Microseconds())/1000, "worst-ms")
@@ -125,9 +125,11 @@ func BenchmarkKeyResponseDuringFlood(b *testing.B) {
 	b.ReportMetric(float64(r.events), "events")
 }
 
-// floodKeyResponse floods a running program for seconds and presses the
-// pause key every 100 ms, timing each press to the frame that shows it.
-func floodKeyResponse(t testing.TB, seconds int) floodResult {
+// floodKeyResponse floods a running program for seconds, and after that
+// until at least minPresses keys were pressed during minEvents events, and
+// presses the pause key every 100 ms, timing each press to the frame that
+// shows it.
+func floodKeyResponse(t testing.TB, seconds, minPresses, minEvents int) floodResult {
 	in, keys := io.Pipe()
 	out := &frameWatch{seen: make(chan time.Time, 1)}
 	pr := Start(RunOptions{Options: Options{Theme: ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard)}, In: in, Out: out})
@@ -144,6 +146,7 @@ func floodKeyResponse(t testing.TB, seconds int) floodResult {
 
 	stop := make(chan struct{})
 	flooded := make(chan int)
+	var sent atomic.Int64
 	go func() {
 		n := 0
 		tk := time.NewTicker(10 * time.Millisecond)
@@ -160,6 +163,7 @@ func floodKeyResponse(t testing.TB, seconds int) floodResult {
 						Agent: "Flood", SessionID: "s-1", Text: "chunk " + strconv.Itoa(n)})
 				}
 				_ = pr.Flush()
+				sent.Store(int64(n))
 			}
 		}
 	}()
@@ -169,7 +173,7 @@ func floodKeyResponse(t testing.TB, seconds int) floodResult {
 	presses := 0
 	end := time.Now().Add(time.Duration(seconds) * time.Second)
 	paused := false
-	for time.Now().Before(end) {
+	for time.Now().Before(end) || presses < minPresses || sent.Load() < int64(minEvents) {
 		time.Sleep(100 * time.Millisecond)
 		word := "PAUSED"
 		if paused {
@@ -184,8 +188,8 @@ func floodKeyResponse(t testing.TB, seconds int) floodResult {
 		case at := <-out.seen:
 			d := at.Sub(start)
 			worst, total = max(worst, d), total+d
-		case <-time.After(2 * time.Second):
-			t.Fatalf("no frame showed %s within 2 s of the key", word)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no frame showed %s within 10 s of the key", word)
 		}
 		paused = !paused
 		presses++
