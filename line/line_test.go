@@ -155,3 +155,28 @@ func TestJSONSafetyWarningRule(t *testing.T) {
 		t.Errorf("rules %q, want %q:\n%s", rules, want, out.String())
 	}
 }
+
+// A replayed prompt is shown with no instruction to answer it: nothing can
+// answer a recording. A live one says how.
+func TestReplayGivesNoAnswerHint(t *testing.T) {
+	prompt := &session.Prompt{Number: 1, State: session.PromptPending}
+	for _, tt := range []struct {
+		replay bool
+		want   string
+	}{
+		{false, "CRITICAL Bank: Pay? To answer, type: accept 1, or: reject 1.\n"},
+		{true, "CRITICAL Bank: Pay?\n"},
+	} {
+		var out bytes.Buffer
+		w := NewWriter(&out, nil, WriterOptions{NoTime: true, Replay: tt.replay})
+		if err := w.Announce(announce.Announcement{Priority: announce.Critical, Kind: "confirmation", Agent: "Bank", Text: "Pay?", Prompt: prompt}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if got := out.String(); got != tt.want {
+			t.Errorf("replay %v: got %q, want %q", tt.replay, got, tt.want)
+		}
+	}
+}

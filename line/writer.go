@@ -25,6 +25,7 @@ type Writer struct {
 	loc   *time.Location
 	color bool
 	time  bool // each line starts with its time
+	hints bool // a prompt's line says how to answer it
 	buf   []byte
 }
 
@@ -38,6 +39,9 @@ type WriterOptions struct {
 	// NoTime leaves the time ("14:22:11 ") off the start of every line, for
 	// people who do not want it read before each one.
 	NoTime bool
+	// Replay marks the lines of a recorded session: its prompts cannot be
+	// answered, so no line says how to answer one.
+	Replay bool
 }
 
 // NewWriter returns a Writer. diag may be nil to hide diagnostics.
@@ -46,7 +50,7 @@ func NewWriter(out, diag io.Writer, opts WriterOptions) *Writer {
 	if loc == nil {
 		loc = time.Local
 	}
-	return &Writer{out: bufio.NewWriterSize(out, 64*1024), diag: diag, loc: loc, color: opts.Color, time: !opts.NoTime}
+	return &Writer{out: bufio.NewWriterSize(out, 64*1024), diag: diag, loc: loc, color: opts.Color, time: !opts.NoTime, hints: !opts.Replay}
 }
 
 // Announce writes one line for a.
@@ -68,7 +72,7 @@ func (w *Writer) Announce(a announce.Announcement) error {
 	} else {
 		b = appendIsolated(b, a.Text, a.RTL) // all of it may be the producer's
 	}
-	if hint := answerHint(a); hint != "" {
+	if hint := answerHint(a); hint != "" && w.hints {
 		b = append(b, ' ')
 		b = append(b, hint...)
 	}

@@ -75,7 +75,7 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 			}
 			return exitOK, t.WriteHTML(w)
 		}
-		out := line.NewWriter(w, tio.ErrOut, line.WriterOptions{Location: time.UTC, NoTime: noTime})
+		out := line.NewWriter(w, tio.ErrOut, line.WriterOptions{Location: time.UTC, NoTime: noTime, Replay: true})
 		p := console.NewPlayer(console.PlayConfig{Name: "aaep-replay", ErrOut: tio.ErrOut, Verbosity: *verbosity}, out)
 		if err := p.Play(ctx, rd, 0, 0); err != nil {
 			return exitUnreadable, err

@@ -120,7 +120,7 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	case *asJSON:
 		out = line.NewJSON(tio.Out)
 	default:
-		out = line.NewWriter(tio.Out, tio.ErrOut, line.WriterOptions{Location: time.UTC, NoTime: noTime})
+		out = line.NewWriter(tio.Out, tio.ErrOut, line.WriterOptions{Location: time.UTC, NoTime: noTime, Replay: true})
 	}
 	p := console.NewPlayer(console.PlayConfig{Name: "aaep-replay", ErrOut: tio.ErrOut, Verbosity: *verbosity, Source: "file:" + name}, out)
 	p.UseNames(rd)
