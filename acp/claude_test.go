@@ -2,39 +2,14 @@ package acp_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/internal/anthropictest"
+	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
 )
-
-// The Claude Code the tests drive, through the ACP adapter; scripts/test
-// installs both into the agents cache.
-const (
-	claudeVersion  = "2.1.332" // @anthropic-ai/claude-code-linux-x64
-	adapterVersion = "0.101.0" // @agentclientprotocol/claude-agent-acp
-)
-
-// claudeCode returns the command that starts Claude Code over ACP,
-// through its adapter, with the scripted model at model, and the clean
-// environment to start it in: nothing leaves the machine.
-func claudeCode(t *testing.T, model string) (endpoint string, env []string) {
-	t.Helper()
-	cache := agentsCache(t)
-	claude := filepath.Join(cache, "claude-code-"+claudeVersion, "package", "claude")
-	adapter := filepath.Join(cache, "claude-agent-acp-"+adapterVersion, "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
-	node := needAgent(t, "Claude Code "+claudeVersion+" with claude-agent-acp "+adapterVersion, claude, adapter)
-	home := t.TempDir()
-	env = []string{
-		"PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"CLAUDE_CODE_EXECUTABLE=" + claude, "ANTHROPIC_BASE_URL=" + model, "ANTHROPIC_API_KEY=scripted",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-	}
-	return "acp:'" + node + "' '" + adapter + "'", env
-}
 
 // The real Claude Code, through its ACP adapter and with a scripted
 // model, starts in mode auto; the bridge selects default, so it asks
@@ -51,8 +26,8 @@ func TestClaudeCode(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer model.Close()
-			endpoint, env := claudeCode(t, model.URL)
-			r := proofTask(t, endpoint, acp.Options{Name: "claude", Env: env}, decision)
+			claude := realagent.Claude(t, model.URL)
+			r := proofTask(t, claude.Endpoint, acp.Options{Name: "claude", Env: claude.Env}, decision)
 			all := r.text()
 			if !strings.Contains(all, "claude is ready, in mode default.") || !strings.Contains(all, "is done and waiting for you.") {
 				t.Errorf("the mode or the end of the task was not said:\n%s", all)
@@ -102,8 +77,8 @@ func TestClaudeCodeQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	endpoint, env := claudeCode(t, model.URL)
-	r := startEndpoint(t, endpoint, acp.Options{Name: "claude", Env: env, Task: "set up the database"})
+	claude := realagent.Claude(t, model.URL)
+	r := startEndpoint(t, claude.Endpoint, acp.Options{Name: "claude", Env: claude.Env, Task: "set up the database"})
 	p := r.nthPrompt(t, 1)
 	r.waitText(t, "Choices: 1, Postgres; 2, MySQL")
 	if err := r.c.Answer(context.Background(), p.Number, "2"); err != nil {

@@ -305,12 +305,12 @@ func TestServedGeminiCLI(t *testing.T) {
 	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
 		t.Run(decision, func(t *testing.T) {
 			t.Parallel()
-			endpoint, env, _ := geminiCLI(t)
-			argv, err := transport.SplitCommand(strings.TrimPrefix(endpoint, "acp:"))
+			g := gemini(t)
+			argv, err := transport.SplitCommand(strings.TrimPrefix(g.Endpoint, "acp:"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, dir, _ := serveAgent(t, argv, acp.Options{Name: "gemini", Env: env})
+			s, dir, _ := serveAgent(t, argv, acp.Options{Name: "gemini", Env: g.Env})
 			f := follow(t, endpointOf(t, s, "http://"))
 			f.tell(t, "write the proof file")
 			n := f.prompt(t)
