@@ -245,7 +245,11 @@ func (a *fake) play() string {
 	}
 	if seed, ok := strings.CutPrefix(a.script, "consent:"); ok {
 		n, _ := strconv.ParseUint(seed, 10, 64)
-		return a.consent(n)
+		return a.consent(n, true)
+	}
+	if seed, ok := strings.CutPrefix(a.script, "consent-asks:"); ok {
+		n, _ := strconv.ParseUint(seed, 10, 64)
+		return a.consent(n, false)
 	}
 	switch a.script {
 	case "hostile":
