@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -83,5 +84,63 @@ func sharedPlainName(t *testing.T, h string) string {
 	if !strings.Contains(out, "Two agents call themselves") {
 		t.Errorf("the shared name was not said:\n%s", clip(out))
 	}
+	return out
+}
+
+// bridgeLines runs aaep-bridge on a scripted ACP agent that puts h in
+// every string it sends (its name, modes, tool calls, standard error…),
+// named h itself (--name), and returns what it prints: one line an
+// endpoint, naming the agent, and the bridge's and the producer's log
+// lines about it (its mode, its standard error, a subscriber that
+// follows it: this test's own, over HTTP).
+func bridgeLines(t *testing.T, h string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := os.MkdirTemp("", "hb") // short: a socket's path has room for about 100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(local)
+	cmd := exec.Command(filepath.Join(bin, "aaep-bridge"), "--name", h, "--local-dir", local, "--task", "go", "--", exe, "-test.run=^$")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), acptest.Env+"="+acptest.Everywhere, acptest.TextEnv+"="+h)
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	serving := regexp.MustCompile(`Serving .* at (http://\S+)`)
+	if !out.waitFor(func(s string) bool { return strings.Count(s, "Serving ") >= 4 && serving.MatchString(s) }) {
+		t.Errorf("aaep-bridge never said its endpoints:\n%s", clip(out.String()))
+		return out.String()
+	}
+	// A subscriber follows it: the producer logs it, and the agent's
+	// stream (its task begun) reaches it.
+	url := serving.FindStringSubmatch(out.String())[1]
+	sub := listenerOn(t, url)
+	if !out.waitFor("subscribed as") || !sub.waitFor("type: accept") {
+		t.Errorf("the subscription was not logged, or the agent's request never reached the subscriber:\n%s\n%s", clip(out.String()), clip(sub.String()))
+	}
+	return out.String()
+}
+
+// listenerOn runs aaep-listen on url, its standard input open, until the
+// test ends; what it prints is returned as it comes.
+func listenerOn(t *testing.T, url string) *printed {
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", url)
+	cmd.Dir = t.TempDir()
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe() // open: someone may answer
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
 	return out
 }
