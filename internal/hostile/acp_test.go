@@ -1,14 +1,20 @@
 package hostile_test
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/aaep-term/aaep-term/internal/acptest"
+	"github.com/aaep-term/aaep-term/tui"
 )
 
 // acpAgent runs aaep-listen on a scripted ACP agent (this test binary)
@@ -143,4 +149,22 @@ func listenerOn(t *testing.T, url string) *printed {
 	}
 	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
 	return out
+}
+
+// tuiTaskInput opens the TUI's task input (the task key) for an agent that
+// takes tasks named h, beside another that does not, and types a task:
+// the input's line "Task for AGENT: " and the message line name it. The
+// model is driven in this process (tui.Model, as aaep-listen --tui runs
+// it), its screen returned as the terminal would get it.
+func tuiTaskInput(t *testing.T, h string) string {
+	m := tui.New(tui.Options{Theme: tui.ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC})
+	m.Update(tea.WindowSizeMsg{Width: 250, Height: 40})
+	m.Update(tui.AgentsMsg{{Label: h, Endpoint: "acp:agent", State: "connected", Tasks: true}, {Label: "other", Endpoint: "http://127.0.0.1:9/", State: "connected"}})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("T")})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("write it")})
+	screen := m.View()
+	if !strings.Contains(screen, "Task for ") {
+		t.Errorf("the task input was not opened:\n%s", clip(screen))
+	}
+	return screen
 }

@@ -97,6 +97,7 @@ var outputs = []output{
 	{"aaep-listen, an ACP agent (permission, form, address, stderr, details, agents, terms, help)", false, false, false, acpAgent()},
 	{"aaep-listen --verbosity detailed, an ACP agent (quiet statuses, the producer's log)", false, false, false, acpAgent("--verbosity", "detailed")},
 	{"aaep-listen, two agents sharing a plain name (Group.DisplayNote)", false, false, false, sharedPlainName},
+	{"aaep-listen --tui task input (Task for AGENT:), hostile agent name (tui.Model in this process)", false, false, false, tuiTaskInput},
 	{"aaep-bridge, its endpoint lines and its log lines naming the agent (--name and the agent hostile)", false, false, false, bridgeLines},
 }
 
