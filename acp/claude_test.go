@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/anthropictest"
 	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -17,20 +18,15 @@ import (
 // answer and the end of the task are said; reject runs nothing, the tool
 // call is said failed and the agent goes on to its answer.
 func TestClaudeCode(t *testing.T) {
-	t.Parallel()
-	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
-		t.Run(decision, func(t *testing.T) {
-			t.Parallel()
-			model, err := anthropictest.Start(anthropictest.Shell("echo ok > proof.txt", "Write the proof file", "I am finished."))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer model.Close()
-			claude := realagent.Claude(t, model.URL)
-			r := proofTask(t, claude.Endpoint, acp.Options{Name: "claude", Env: claude.Env}, decision)
-			all := r.text()
-			if !strings.Contains(all, "claude is ready, in mode default.") || !strings.Contains(all, "is done and waiting for you.") {
-				t.Errorf("the mode or the end of the task was not said:\n%s", all)
+	acceptAndReject(t, func(t *testing.T, decision string) (realagent.Agent, acp.Options, []announce.Sink, func(string)) {
+		model, err := anthropictest.Start(anthropictest.Shell("echo ok > proof.txt", "Write the proof file", "I am finished."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(model.Close)
+		return realagent.Claude(t, model.URL), acp.Options{Name: "claude"}, nil, func(all string) {
+			if !strings.Contains(all, "claude is ready") {
+				t.Errorf("the agent was not named claude:\n%s", all)
 			}
 			if !strings.Contains(all, "Consequence: Write the proof file. Runs the command: echo ok > proof.txt.") {
 				t.Errorf("the consequence does not say the command in sentences:\n%s", all)
@@ -55,9 +51,8 @@ func TestClaudeCode(t *testing.T) {
 			if t.Failed() {
 				t.Logf("requests to the scripted model: %q", model.Requests())
 			}
-			r.checkValid(t)
-		})
-	}
+		}
+	})
 }
 
 // Claude Code's question tool (AskUserQuestion) reaches a client that

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/internal/acptest"
@@ -74,11 +73,7 @@ func follow(t *testing.T, endpoint string) *follower {
 // deadline is the only time limit.
 func (f *follower) waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline, has := t.Deadline()
-	if !has {
-		deadline = time.Now().Add(5 * time.Minute)
-	}
-	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	guard := acptest.Guard(t)
 	defer guard.Stop()
 	for !ok() {
 		select {

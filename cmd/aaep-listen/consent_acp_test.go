@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/session"
@@ -105,11 +104,7 @@ func joinACP(t *testing.T, r *gateRig, seed uint64) *acpConsent {
 // until ok holds; the test's deadline is the only time limit.
 func (a *acpConsent) wait(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline, has := t.Deadline()
-	if !has {
-		deadline = time.Now().Add(5 * time.Minute)
-	}
-	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	guard := acptest.Guard(t)
 	defer guard.Stop()
 	for {
 		if err := a.c.Sync(context.Background()); err != nil {
