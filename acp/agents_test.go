@@ -2,47 +2,14 @@ package acp_test
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
 )
-
-// agentsCache is the folder scripts/test installs real agents into.
-func agentsCache(t *testing.T) string {
-	t.Helper()
-	if c := os.Getenv("AAEP_AGENTS_CACHE"); c != "" {
-		return c
-	}
-	c, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.Join(c, "aaep-term", "agents")
-}
-
-// needAgent skips the test when a real agent's files (or node) are
-// missing, and fails it when CI is set.
-func needAgent(t *testing.T, what string, files ...string) (node string) {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	for _, f := range files {
-		if _, serr := os.Stat(f); serr != nil && err == nil {
-			err = serr
-		}
-	}
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed, or node is missing (%v): scripts/test installs it", what, err)
-		}
-		t.Skipf("%s is not installed (%v): scripts/test installs it", what, err)
-	}
-	return node
-}
 
 // proofTask runs a real agent told to write the proof file (its scripted
 // model runs echo ok > proof.txt): it waits for the permission request,
@@ -66,4 +33,27 @@ func proofTask(t *testing.T, endpoint string, opts acp.Options, decision string,
 		t.Errorf("after %s the proof file is %q (there: %v):\n%s", decision, proof, ran, r.text())
 	}
 	return r
+}
+
+// acceptAndReject runs a real agent's proof task twice in parallel, the
+// permission accepted and rejected: start makes the agent (with its
+// scripted model) for the run, the options and sinks to run it with, and
+// check, which checks what that agent says besides what every one says:
+// its mode, and that its task ended.
+func acceptAndReject(t *testing.T, start func(t *testing.T, decision string) (agent realagent.Agent, opts acp.Options, sinks []announce.Sink, check func(all string))) {
+	t.Parallel()
+	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			agent, opts, sinks, check := start(t, decision)
+			opts.Env = agent.Env
+			r := proofTask(t, agent.Endpoint, opts, decision, sinks...)
+			all := r.text()
+			if !strings.Contains(all, "is ready, in mode default.") || !strings.Contains(all, "is done and waiting for you.") {
+				t.Errorf("the mode or the end of the task was not said:\n%s", all)
+			}
+			check(all)
+			r.checkValid(t)
+		})
+	}
 }

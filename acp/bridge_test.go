@@ -256,3 +256,23 @@ func TestCallAnnouncedAfterAskingOrLeftOpen(t *testing.T) {
 		})
 	}
 }
+
+// Codex (codex-acp) appends to its permission request's text the command
+// again, as the rule it proposes, and its decisions by their internal
+// names. Its consequence is said in words: its reason, the command and
+// the folder it runs in, without those lists.
+func TestCodexConsequenceInWords(t *testing.T) {
+	t.Parallel()
+	r := start(t, "codexlike", acp.Options{Task: "go"})
+	r.prompt(t)
+	all := r.text()
+	want := "Consequence: Write the proof file. Runs the command: /bin/bash -lc echo ok > proof.txt, in the folder " + acptest.CodexDir + "."
+	if !strings.Contains(all, want) {
+		t.Errorf("the consequence is not %q:\n%s", want, all)
+	}
+	for _, raw := range []string{"Proposed Amendment", "Available Decisions", "ApprovedExecpolicyAmendment"} {
+		if strings.Contains(all, raw) {
+			t.Errorf("Codex's list %q was said:\n%s", raw, all)
+		}
+	}
+}

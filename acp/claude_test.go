@@ -2,39 +2,15 @@ package acp_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
+	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/internal/anthropictest"
+	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
 )
-
-// The Claude Code the tests drive, through the ACP adapter; scripts/test
-// installs both into the agents cache.
-const (
-	claudeVersion  = "2.1.332" // @anthropic-ai/claude-code-linux-x64
-	adapterVersion = "0.101.0" // @agentclientprotocol/claude-agent-acp
-)
-
-// claudeCode returns the command that starts Claude Code over ACP,
-// through its adapter, with the scripted model at model, and the clean
-// environment to start it in: nothing leaves the machine.
-func claudeCode(t *testing.T, model string) (endpoint string, env []string) {
-	t.Helper()
-	cache := agentsCache(t)
-	claude := filepath.Join(cache, "claude-code-"+claudeVersion, "package", "claude")
-	adapter := filepath.Join(cache, "claude-agent-acp-"+adapterVersion, "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")
-	node := needAgent(t, "Claude Code "+claudeVersion+" with claude-agent-acp "+adapterVersion, claude, adapter)
-	home := t.TempDir()
-	env = []string{
-		"PATH=" + filepath.Dir(node) + ":/usr/bin:/bin", "HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"),
-		"CLAUDE_CODE_EXECUTABLE=" + claude, "ANTHROPIC_BASE_URL=" + model, "ANTHROPIC_API_KEY=scripted",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1",
-	}
-	return "acp:'" + node + "' '" + adapter + "'", env
-}
 
 // The real Claude Code, through its ACP adapter and with a scripted
 // model, starts in mode auto; the bridge selects default, so it asks
@@ -42,20 +18,15 @@ func claudeCode(t *testing.T, model string) (endpoint string, env []string) {
 // answer and the end of the task are said; reject runs nothing, the tool
 // call is said failed and the agent goes on to its answer.
 func TestClaudeCode(t *testing.T) {
-	t.Parallel()
-	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
-		t.Run(decision, func(t *testing.T) {
-			t.Parallel()
-			model, err := anthropictest.Start(anthropictest.Shell("echo ok > proof.txt", "Write the proof file", "I am finished."))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer model.Close()
-			endpoint, env := claudeCode(t, model.URL)
-			r := proofTask(t, endpoint, acp.Options{Name: "claude", Env: env}, decision)
-			all := r.text()
-			if !strings.Contains(all, "claude is ready, in mode default.") || !strings.Contains(all, "is done and waiting for you.") {
-				t.Errorf("the mode or the end of the task was not said:\n%s", all)
+	acceptAndReject(t, func(t *testing.T, decision string) (realagent.Agent, acp.Options, []announce.Sink, func(string)) {
+		model, err := anthropictest.Start(anthropictest.Shell("echo ok > proof.txt", "Write the proof file", "I am finished."))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(model.Close)
+		return realagent.Claude(t, model.URL), acp.Options{Name: "claude"}, nil, func(all string) {
+			if !strings.Contains(all, "claude is ready") {
+				t.Errorf("the agent was not named claude:\n%s", all)
 			}
 			if !strings.Contains(all, "Consequence: Write the proof file. Runs the command: echo ok > proof.txt.") {
 				t.Errorf("the consequence does not say the command in sentences:\n%s", all)
@@ -80,9 +51,8 @@ func TestClaudeCode(t *testing.T) {
 			if t.Failed() {
 				t.Logf("requests to the scripted model: %q", model.Requests())
 			}
-			r.checkValid(t)
-		})
-	}
+		}
+	})
 }
 
 // Claude Code's question tool (AskUserQuestion) reaches a client that
@@ -102,8 +72,8 @@ func TestClaudeCodeQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer model.Close()
-	endpoint, env := claudeCode(t, model.URL)
-	r := startEndpoint(t, endpoint, acp.Options{Name: "claude", Env: env, Task: "set up the database"})
+	claude := realagent.Claude(t, model.URL)
+	r := startEndpoint(t, claude.Endpoint, acp.Options{Name: "claude", Env: claude.Env, Task: "set up the database"})
 	p := r.nthPrompt(t, 1)
 	r.waitText(t, "Choices: 1, Postgres; 2, MySQL")
 	if err := r.c.Answer(context.Background(), p.Number, "2"); err != nil {

@@ -68,8 +68,9 @@ func TestCodex(t *testing.T) {
 			if !strings.Contains(all, "codex is ready, in mode read-only.") {
 				t.Errorf("the mode was not said:\n%s", all)
 			}
-			if !strings.Contains(all, "Runs the command: /bin/bash -lc echo ok > proof.txt.") {
-				t.Errorf("the consequence does not say the command:\n%s", all)
+			if !strings.Contains(all, "Consequence: Write the proof file. Runs the command: /bin/bash -lc echo ok > proof.txt, in the folder ") ||
+				strings.Contains(all, "Available Decisions") {
+				t.Errorf("the consequence does not say the reason and the command in words, or says Codex's lists:\n%s", all)
 			}
 			outputs := model.Outputs()
 			switch decision {

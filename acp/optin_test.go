@@ -9,6 +9,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/internal/anthropictest"
+	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -32,11 +33,11 @@ func optIn(t *testing.T) {
 // folder name, unless it is there, and returns the folder.
 func fetchAgent(t *testing.T, name, pkg string) string {
 	t.Helper()
-	dir := filepath.Join(agentsCache(t), name)
+	dir := filepath.Join(realagent.Cache(t), name)
 	if _, err := os.Stat(filepath.Join(dir, "package")); err == nil {
 		return dir
 	}
-	tmp, err := os.MkdirTemp(agentsCache(t), name+".partial-")
+	tmp, err := os.MkdirTemp(realagent.Cache(t), name+".partial-")
 	if err != nil {
 		t.Fatal(err)
 	}

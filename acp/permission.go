@@ -141,13 +141,17 @@ func consequence(tc toolCall) string {
 		case "diff":
 			parts = append(parts, diffWords(c))
 		case "content":
-			if c.Content.Type == "text" && strings.TrimSpace(c.Content.Text) != "" {
-				parts = append(parts, sentence(clip(c.Content.Text, 1000)))
+			if text := ownWords(c.Content.Text, tc.RawInput); c.Content.Type == "text" && text != "" {
+				parts = append(parts, sentence(clip(text, 1000)))
 			}
 		}
 	}
 	if cmd := command(tc.RawInput); cmd != "" {
-		parts = append(parts, "Runs the command: "+clip(cmd, 2000))
+		run := "Runs the command: " + clip(cmd, 2000)
+		if dir := stringField(tc.RawInput, "cwd"); dir != "" {
+			run += ", in the folder " + clip(dir, 500)
+		}
+		parts = append(parts, run)
 	}
 	if len(parts) == 0 && len(tc.Locations) > 0 {
 		parts = append(parts, "Touches "+details("", tc.Locations, nil)+".")

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/announce"
@@ -136,11 +135,7 @@ func (r *rig) text() string {
 // the only time limit.
 func (r *rig) waitFor(t *testing.T, what string, ok func(string) bool) {
 	t.Helper()
-	deadline, has := t.Deadline()
-	if !has {
-		deadline = time.Now().Add(5 * time.Minute)
-	}
-	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	guard := acptest.Guard(t)
 	defer guard.Stop()
 	for {
 		if ok(r.text()) {

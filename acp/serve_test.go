@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/internal/acptest"
@@ -74,11 +73,7 @@ func follow(t *testing.T, endpoint string) *follower {
 // deadline is the only time limit.
 func (f *follower) waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline, has := t.Deadline()
-	if !has {
-		deadline = time.Now().Add(5 * time.Minute)
-	}
-	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	guard := acptest.Guard(t)
 	defer guard.Stop()
 	for !ok() {
 		select {
@@ -305,12 +300,12 @@ func TestServedGeminiCLI(t *testing.T) {
 	for _, decision := range []string{protocol.DecisionAccept, protocol.DecisionReject} {
 		t.Run(decision, func(t *testing.T) {
 			t.Parallel()
-			endpoint, env, _ := geminiCLI(t)
-			argv, err := transport.SplitCommand(strings.TrimPrefix(endpoint, "acp:"))
+			g := gemini(t)
+			argv, err := transport.SplitCommand(strings.TrimPrefix(g.Endpoint, "acp:"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, dir, _ := serveAgent(t, argv, acp.Options{Name: "gemini", Env: env})
+			s, dir, _ := serveAgent(t, argv, acp.Options{Name: "gemini", Env: g.Env})
 			f := follow(t, endpointOf(t, s, "http://"))
 			f.tell(t, "write the proof file")
 			n := f.prompt(t)

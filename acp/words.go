@@ -7,6 +7,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -124,4 +125,40 @@ func result(raw, content json.RawMessage) (words, detail string) {
 		detail = "Output: " + clip(lineList(text), 4000)
 	}
 	return words, detail
+}
+
+// codexLists are the headings under which codex-acp appends to a
+// permission request's text what its raw input and options say already:
+// the command again, as the rule it proposes for "don't ask again", and
+// its decisions by their internal names.
+var codexLists = []string{"Proposed Amendment:", "Proposed Execpolicy Amendment:", "Proposed Network Policy Amendment", "Available Decisions:"}
+
+// ownWords is the text of a permission request's content as the user
+// hears it: Codex's (its raw input lists available_decisions) without
+// the lists it appends, from the first line that starts one; the command
+// and the options are said from the raw input and the options instead.
+// Any other agent's text is kept whole.
+func ownWords(text string, raw json.RawMessage) string {
+	var in map[string]json.RawMessage
+	if json.Unmarshal(raw, &in) != nil || in["available_decisions"] == nil {
+		return strings.TrimSpace(text)
+	}
+	var kept []string
+	for _, l := range strings.Split(text, "\n") {
+		if slices.ContainsFunc(codexLists, func(h string) bool { return strings.HasPrefix(strings.TrimSpace(l), h) }) {
+			break
+		}
+		kept = append(kept, l)
+	}
+	return strings.TrimSpace(strings.Join(kept, "\n"))
+}
+
+// stringField is raw's field name when it is a string, else "".
+func stringField(raw json.RawMessage, name string) string {
+	var in map[string]json.RawMessage
+	var s string
+	if json.Unmarshal(raw, &in) != nil || json.Unmarshal(in[name], &s) != nil {
+		return ""
+	}
+	return s
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/aaep-term/aaep-term/internal/acptest"
 )
@@ -112,11 +111,7 @@ func (r *acpRun) text() string {
 // is the only limit.
 func (r *acpRun) waitCount(t *testing.T, want string, n int) {
 	t.Helper()
-	deadline, ok := t.Deadline()
-	if !ok {
-		deadline = time.Now().Add(5 * time.Minute)
-	}
-	guard := time.NewTimer(time.Until(deadline) - 5*time.Second)
+	guard := acptest.Guard(t)
 	defer guard.Stop()
 	for strings.Count(r.text(), want) < n {
 		select {

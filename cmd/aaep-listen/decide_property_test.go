@@ -88,7 +88,10 @@ func consentRule(p *session.Prompt, label string) string {
 // points, expiry, questions asked beside confirmations, prompts withdrawn
 // and replaced by riskier ones just before the user types, and a relaying
 // agent that asks something harmless under another agent's reply token
-// (issue 23 item 1's attack, within one listener). No accept may
+// (issue 23 item 1's attack, within one listener), and a scripted ACP
+// agent behind the bridge whose eight permission requests (hostile titles,
+// options of every shape) wait among them; it must get allow_once only for
+// an accept this property lets through, never allow_always. No accept may
 // leave without a typed accept for that very prompt (a bare one only when
 // that prompt, a confirmation, was the only one waiting, shown
 // subscriber.Settle ago or more, with the prompts waiting unchanged as
@@ -98,7 +101,7 @@ func consentRule(p *session.Prompt, label string) string {
 func TestNoAcceptWithoutConsent(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { consentRun(t, seed, 400) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { consentRun(t, seed, 400, true) })
 	}
 }
 
@@ -106,13 +109,15 @@ func TestNoAcceptWithoutConsent(t *testing.T) {
 func FuzzConsent(f *testing.F) {
 	f.Add(uint64(13))
 	f.Add(uint64(1 << 40))
-	f.Fuzz(func(t *testing.T, seed uint64) { consentRun(t, seed, 300) })
+	f.Fuzz(func(t *testing.T, seed uint64) { consentRun(t, seed, 300, false) })
 }
 
 // alwaysModel is the test's memory of "accept always" answers.
 type alwaysModel struct{ agent, session, tool string }
 
-func consentRun(t *testing.T, seed uint64, steps int) {
+// consentRun plays seed's stream for steps; withACP adds the scripted ACP
+// agent (a process per run: too slow for fuzzing).
+func consentRun(t *testing.T, seed uint64, steps int, withACP bool) {
 	rng := rand.New(rand.NewPCG(seed, seed*7919))
 	mode := seed % 3 // 0: nothing configured, 1: the policy file, 2: --auto-reply reject
 	policyFile := ""
@@ -124,6 +129,13 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	label := []string{"", "ops", "mail"}[seed/3%3]
 	r := newGateRigAs(t, label, policyFile, mode == 2)
 	r.wire = true
+	// A scripted ACP agent, its permission requests waiting beside the
+	// others' prompts from the start (consent_acp_test.go).
+	var acpAgent *acpConsent
+	if withACP {
+		acpAgent = joinACP(t, r, seed)
+	}
+	consented := map[string]*session.Prompt{} // the accepts the property let through, by reply token
 	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
 	always := map[alwaysModel]*protocol.Event{} // accept always answers and the prompt answered
 	var tokens []string
@@ -135,14 +147,14 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 	last := map[int]string{}       // the prompts waiting at the last step, with their tokens
 	watch := func() {              // the test's own record of what the user was shown, and when
 		now := map[int]string{}
-		for _, p := range r.l.c.Pending() {
+		for _, p := range pendingWith(r, acpAgent) {
 			now[p.Number] = p.Event.ReplyToken
 			if _, ok := shownAt[p.Number]; !ok {
 				shownAt[p.Number], changed = r.clock(), r.clock()
 			}
 		}
 		for n, tok := range last {
-			if _, ok := now[n]; !ok && r.answerSent(tok) == "" {
+			if _, ok := now[n]; !ok && r.answerSent(tok) == "" && !acpAgent.answered(tok) {
 				if d, _ := r.decision(tok); d == "" {
 					changed = r.clock() // withdrawn, expired: not the user's doing
 				}
@@ -198,8 +210,9 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 				t.Fatalf("seed %d: prompt %d (agent %s labelled %q, session %s, tool %q) accepted by %q without consent (typed for %d): %s\n%s",
 					seed, p.Number, key.agent, label, key.session, p.Tool, m.DecidedBy, typedFor, p.Event.Raw, strings.Join(trace, "\n"))
 			}
+			consented[m.Token] = p
 		}
-		for _, msg := range r.conn.sent {
+		for _, msg := range append(r.conn.sent, acpAgent.replies()...) {
 			if !bytes.Contains(msg, []byte(`"decision":"accept"`)) {
 				continue
 			}
@@ -253,7 +266,7 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 			})
 			trace = append(trace, fmt.Sprintf("state.changed %s %s", agent, sess))
 		case op < 9: // the user types
-			pending := r.l.c.Pending()
+			pending := pendingWith(r, acpAgent)
 			n := 0
 			if len(pending) > 0 && rng.IntN(4) > 0 {
 				n = pending[rng.IntN(len(pending))].Number
@@ -342,4 +355,5 @@ func consentRun(t *testing.T, seed uint64, steps int) {
 		}
 		check(typedFor)
 	}
+	acpAgent.finish(t, consented, func() string { return fmt.Sprintf("seed %d:\n%s", seed, strings.Join(trace, "\n")) })
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/sigrpl"
@@ -25,7 +26,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	keepGoCaches() // before HOME moves: "go build" in the tests keeps its caches
+	keepGoCaches()       // before HOME moves: "go build" in the tests keeps its caches
+	realagent.PinCache() // and the real agents are still found
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	os.Setenv("HOME", dir)
 	code := m.Run()

@@ -19,6 +19,10 @@ import (
 // Env names the script; a test binary whose environment sets it runs Main.
 const Env = "AAEP_ACPTEST_SCRIPT"
 
+// CodexDir is the working folder the codexlike script's command says it
+// runs in, as Codex says it.
+const CodexDir = "/home/user/project"
+
 // Files the agent writes in its working directory.
 const (
 	ProofFile   = "proof.txt"   // the tool "ran": written only after an allow
@@ -245,7 +249,11 @@ func (a *fake) play() string {
 	}
 	if seed, ok := strings.CutPrefix(a.script, "consent:"); ok {
 		n, _ := strconv.ParseUint(seed, 10, 64)
-		return a.consent(n)
+		return a.consent(n, true)
+	}
+	if seed, ok := strings.CutPrefix(a.script, "consent-asks:"); ok {
+		n, _ := strconv.ParseUint(seed, 10, 64)
+		return a.consent(n, false)
 	}
 	switch a.script {
 	case "hostile":
@@ -342,6 +350,19 @@ func (a *fake) play() string {
 			"rawInput": map[string]any{"command": "echo ok > proof.txt"}})
 	}
 	options := usual
+	if a.script == "codexlike" { // as codex-acp 0.16.0 asks (TestCodex's raw ACP lines)
+		argv := []string{"/bin/bash", "-lc", "echo ok > proof.txt"}
+		call["content"] = []map[string]any{{"type": "content", "content": map[string]any{"type": "text",
+			"text": "Write the proof file\nProposed Amendment: /bin/bash\n-lc\necho ok > proof.txt\nAvailable Decisions: Approved\nApprovedExecpolicyAmendment\nAbort"}}}
+		call["rawInput"] = map[string]any{"call_id": "call_001", "command": argv, "cwd": CodexDir, "reason": "Write the proof file",
+			"proposed_execpolicy_amendment": argv,
+			"available_decisions":           []any{"approved", map[string]any{"approved_execpolicy_amendment": map[string]any{"proposed_execpolicy_amendment": argv}}, "abort"},
+			"parsed_cmd":                    []map[string]string{{"type": "unknown", "cmd": "echo ok > proof.txt"}}}
+		delete(call, "locations")
+		options = []map[string]string{{"optionId": "approved", "name": "Yes, proceed", "kind": "allow_once"},
+			{"optionId": "approved-execpolicy-amendment", "name": "Yes, and don't ask again for commands that start with `/bin/bash -lc echo ok > proof.txt`", "kind": "allow_always"},
+			{"optionId": "abort", "name": "No, and tell Codex what to do differently", "kind": "reject_once"}}
+	}
 	switch a.script {
 	case "die":
 		a.send(map[string]any{"id": "last", "method": "session/request_permission",

@@ -23,6 +23,11 @@ const ConsentFile = "consent.txt"
 // it are waiting at once, each titled "#N " and hostile words.
 func ConsentScript(seed uint64) string { return "consent:" + strconv.FormatUint(seed, 10) }
 
+// ConsentAsksScript is ConsentScript with permission requests only, no
+// forms: all ConsentAsks of them come at once, when the task starts, and
+// nothing more until every one is answered.
+func ConsentAsksScript(seed uint64) string { return "consent-asks:" + strconv.FormatUint(seed, 10) }
+
 // ConsentAsks is how many requests the consent script makes.
 const ConsentAsks = 8
 
@@ -46,7 +51,7 @@ var ConsentOptions = [][]map[string]string{
 	nil,
 }
 
-func (a *fake) consent(seed uint64) string {
+func (a *fake) consent(seed uint64, forms bool) string {
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -58,7 +63,7 @@ func (a *fake) consent(seed uint64) string {
 	}
 	for n := range ConsentAsks {
 		h := consentHostile[rng.IntN(len(consentHostile))]
-		if rng.IntN(3) == 0 {
+		if rng.IntN(3) == 0 && forms {
 			wg.Add(1)
 			form := map[string]any{"mode": "form", "sessionId": "s1", "message": fmt.Sprintf("#%d %s", n, h), "requestedSchema": map[string]any{
 				"type": "object",

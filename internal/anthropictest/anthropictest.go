@@ -11,11 +11,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/aaep-term/aaep-term/internal/modeltest"
 )
 
 // Script is what the model does.
@@ -43,41 +44,27 @@ type ToolResult struct {
 	IsError bool   // the agent marked it an error (a reject, a failure)
 }
 
-// Server is a running scripted model. Close it when done.
+// Server is a running scripted model. Close it when done. Its URL is
+// the base URL to give the agent (http://127.0.0.1:PORT); Requests lists
+// the requests it served.
 type Server struct {
-	// URL is the base URL to give the agent (http://127.0.0.1:PORT).
-	URL string
+	*modeltest.Server
 
 	script Script
-	srv    *http.Server
-	ln     net.Listener
-	done   chan struct{}
 
-	mu       sync.Mutex
-	results  []ToolResult
-	asked    int      // tool_use answers sent
-	requests []string // method, path, model and tools of every request, for a test's failure message
+	mu      sync.Mutex
+	results []ToolResult
+	asked   int // tool_use answers sent
 }
 
 // Start serves the script on a loopback port.
 func Start(script Script) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("anthropictest: listen: %w", err)
+	s := &Server{script: script}
+	var err error
+	if s.Server, err = modeltest.Start("anthropictest", http.HandlerFunc(s.serve)); err != nil {
+		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String(), script: script, ln: ln, done: make(chan struct{})}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(ln)
-	}()
 	return s, nil
-}
-
-// Close stops the server.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	<-s.done
 }
 
 // Results returns the tool results the agent sent back, in order, each
@@ -93,14 +80,6 @@ func (s *Server) Asked() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.asked
-}
-
-// Requests returns one line per request served: method, path, model and
-// the tools offered.
-func (s *Server) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.requests...)
 }
 
 // request is the part of a Messages API request the script reads.
@@ -128,13 +107,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	var req request
 	_ = json.Unmarshal(body, &req)
-	s.mu.Lock()
 	var tools []string
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)
 	}
-	s.requests = append(s.requests, r.Method+" "+r.URL.Path+" "+req.Model+" ["+strings.Join(tools, " ")+"]")
-	s.mu.Unlock()
+	s.Served(r, req.Model, tools)
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/count_tokens"):
 		w.Header().Set("Content-Type", "application/json")

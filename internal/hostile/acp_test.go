@@ -1,13 +1,20 @@
 package hostile_test
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 
 	"github.com/aaep-term/aaep-term/internal/acptest"
+	"github.com/aaep-term/aaep-term/tui"
 )
 
 // acpAgent runs aaep-listen on a scripted ACP agent (this test binary)
@@ -84,4 +91,80 @@ func sharedPlainName(t *testing.T, h string) string {
 		t.Errorf("the shared name was not said:\n%s", clip(out))
 	}
 	return out
+}
+
+// bridgeLines runs aaep-bridge on a scripted ACP agent that puts h in
+// every string it sends (its name, modes, tool calls, standard error…),
+// named h itself (--name), and returns what it prints: one line an
+// endpoint, naming the agent, and the bridge's and the producer's log
+// lines about it (its mode, its standard error, a subscriber that
+// follows it: this test's own, over HTTP).
+func bridgeLines(t *testing.T, h string) string {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local, err := os.MkdirTemp("", "hb") // short: a socket's path has room for about 100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(local)
+	cmd := exec.Command(filepath.Join(bin, "aaep-bridge"), "--name", h, "--local-dir", local, "--task", "go", "--", exe, "-test.run=^$")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), acptest.Env+"="+acptest.Everywhere, acptest.TextEnv+"="+h)
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	serving := regexp.MustCompile(`Serving .* at (http://\S+)`)
+	if !out.waitFor(func(s string) bool { return strings.Count(s, "Serving ") >= 4 && serving.MatchString(s) }) {
+		t.Errorf("aaep-bridge never said its endpoints:\n%s", clip(out.String()))
+		return out.String()
+	}
+	// A subscriber follows it: the producer logs it, and the agent's
+	// stream (its task begun) reaches it.
+	url := serving.FindStringSubmatch(out.String())[1]
+	sub := listenerOn(t, url)
+	if !out.waitFor("subscribed as") || !sub.waitFor("type: accept") {
+		t.Errorf("the subscription was not logged, or the agent's request never reached the subscriber:\n%s\n%s", clip(out.String()), clip(sub.String()))
+	}
+	return out.String()
+}
+
+// listenerOn runs aaep-listen on url, its standard input open, until the
+// test ends; what it prints is returned as it comes.
+func listenerOn(t *testing.T, url string) *printed {
+	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", url)
+	cmd.Dir = t.TempDir()
+	out := newPrinted()
+	cmd.Stdout, cmd.Stderr = out, out
+	stdin, err := cmd.StdinPipe() // open: someone may answer
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+	return out
+}
+
+// tuiTaskInput opens the TUI's task input (the task key) for an agent that
+// takes tasks named h, beside another that does not, and types a task:
+// the input's line "Task for AGENT: " and the message line name it. The
+// model is driven in this process (tui.Model, as aaep-listen --tui runs
+// it), its screen returned as the terminal would get it.
+func tuiTaskInput(t *testing.T, h string) string {
+	m := tui.New(tui.Options{Theme: tui.ThemeNone, Renderer: lipgloss.NewRenderer(io.Discard), Location: time.UTC})
+	m.Update(tea.WindowSizeMsg{Width: 250, Height: 40})
+	m.Update(tui.AgentsMsg{{Label: h, Endpoint: "acp:agent", State: "connected", Tasks: true}, {Label: "other", Endpoint: "http://127.0.0.1:9/", State: "connected"}})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("T")})
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("write it")})
+	screen := m.View()
+	if !strings.Contains(screen, "Task for ") {
+		t.Errorf("the task input was not opened:\n%s", clip(screen))
+	}
+	return screen
 }

@@ -97,6 +97,8 @@ var outputs = []output{
 	{"aaep-listen, an ACP agent (permission, form, address, stderr, details, agents, terms, help)", false, false, false, acpAgent()},
 	{"aaep-listen --verbosity detailed, an ACP agent (quiet statuses, the producer's log)", false, false, false, acpAgent("--verbosity", "detailed")},
 	{"aaep-listen, two agents sharing a plain name (Group.DisplayNote)", false, false, false, sharedPlainName},
+	{"aaep-listen --tui task input (Task for AGENT:), hostile agent name (tui.Model in this process)", false, false, false, tuiTaskInput},
+	{"aaep-bridge, its endpoint lines and its log lines naming the agent (--name and the agent hostile)", false, false, false, bridgeLines},
 }
 
 // paddingGaps are the outputs still open to padding (issue 23 item 9) for
@@ -282,7 +284,7 @@ func TestMain(m *testing.M) {
 	bin = dir
 	cmd := exec.Command("go", "build", "-o", dir, "github.com/aaep-term/aaep-term/cmd/aaep-listen",
 		"github.com/aaep-term/aaep-term/cmd/aaep-capture", "github.com/aaep-term/aaep-term/cmd/aaep-replay",
-		"github.com/aaep-term/aaep-term/cmd/aaep-conform")
+		"github.com/aaep-term/aaep-term/cmd/aaep-conform", "github.com/aaep-term/aaep-term/cmd/aaep-bridge")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)

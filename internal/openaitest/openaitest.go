@@ -11,10 +11,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/aaep-term/aaep-term/internal/modeltest"
 )
 
 // Script is what the model does.
@@ -37,41 +38,29 @@ func Shell(command, justification, answer string) Script {
 		"cmd": command, "sandbox_permissions": "require_escalated", "justification": justification}}
 }
 
-// Server is a running scripted model. Close it when done.
+// Server is a running scripted model. Close it when done. Requests lists
+// the requests it served.
 type Server struct {
+	*modeltest.Server
 	// URL is the base URL to give the agent (http://127.0.0.1:PORT/v1).
 	URL string
 
 	script Script
-	srv    *http.Server
-	ln     net.Listener
-	done   chan struct{}
 
-	mu       sync.Mutex
-	outputs  []string // the function_call_output texts the agent sent back
-	called   int      // function calls sent
-	requests []string // method, path, model and tools of every request, for a test's failure message
+	mu      sync.Mutex
+	outputs []string // the function_call_output texts the agent sent back
+	called  int      // function calls sent
 }
 
 // Start serves the script on a loopback port.
 func Start(script Script) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("openaitest: listen: %w", err)
+	s := &Server{script: script}
+	var err error
+	if s.Server, err = modeltest.Start("openaitest", http.HandlerFunc(s.serve)); err != nil {
+		return nil, err
 	}
-	s := &Server{URL: "http://" + ln.Addr().String() + "/v1", script: script, ln: ln, done: make(chan struct{})}
-	s.srv = &http.Server{Handler: http.HandlerFunc(s.serve)}
-	go func() {
-		defer close(s.done)
-		_ = s.srv.Serve(ln)
-	}()
+	s.URL = s.Server.URL + "/v1"
 	return s, nil
-}
-
-// Close stops the server.
-func (s *Server) Close() {
-	_ = s.srv.Close()
-	<-s.done
 }
 
 // Outputs returns the outputs of the function call the agent sent back,
@@ -87,14 +76,6 @@ func (s *Server) Called() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.called
-}
-
-// Requests returns one line per request served: method, path, model and
-// the tools offered.
-func (s *Server) Requests() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.requests...)
 }
 
 // request is the part of a Responses API request the script reads.
@@ -119,9 +100,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	for _, t := range req.Tools {
 		tools = append(tools, t.Name)
 	}
-	s.mu.Lock()
-	s.requests = append(s.requests, r.Method+" "+r.URL.Path+" "+req.Model+" ["+strings.Join(tools, " ")+"]")
-	s.mu.Unlock()
+	s.Served(r, req.Model, tools)
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/responses"):
 		s.respond(w, req, tools)
