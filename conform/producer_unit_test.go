@@ -107,10 +107,10 @@ func TestProducerTriggerRefused(t *testing.T) {
 // producers serve (GET /events, POST /messages): no handshake, so no
 // Level 3.
 func TestProducerDeployedLayout(t *testing.T) {
-	url := serveSSE(t, producer.Options{Speed: 1})
+	t.Parallel()
 	var topts transport.Options
 	topts.SSE.Layout = transport.LayoutLegacy
-	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: url, Level: 2, Fast: true, Transport: topts}))
+	wantAllPass(t, runMem(t, producer.Options{Speed: 1}, ProducerOptions{Level: 2, Fast: true, Transport: topts}))
 }
 
 // TestProducerFastSkipsLongTimeouts runs the demo scenarios, whose prompts
@@ -123,7 +123,7 @@ func TestProducerFastSkipsLongTimeouts(t *testing.T) {
 	}
 	// The demo asks once; three confirmations reach the timeout step.
 	scs := append(append([]producer.Scenario{}, demos...), demos[0], demos[0])
-	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: scs, Speed: 0.05}), Level: 2, Fast: true})
+	rep := runMem(t, producer.Options{Scenarios: scs, Speed: 0.05}, ProducerOptions{Level: 2, Fast: true})
 	for _, r := range rep.Results {
 		if r.ID == PTimeoutDefault {
 			if r.Status != Skip || !strings.Contains(r.Detail, "fast mode") || !strings.Contains(r.Detail, "120 seconds") {
@@ -257,7 +257,7 @@ func TestProducerDemoLevel1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: demos, Speed: 0.1}), Level: 1, Fast: true, Quiet: time.Second})
+	rep := runMem(t, producer.Options{Scenarios: demos, Speed: 0.1}, ProducerOptions{Level: 1, Fast: true, Quiet: time.Second})
 	for _, r := range rep.Results {
 		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
 		if r.Status == Fail || r.Status == Skip {
@@ -303,7 +303,7 @@ func TestProducerReplyStamps(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var stamps []string
-	url := serveSSE(t, producer.Options{Speed: 1, OnMessage: func(_ string, msg []byte) {
+	popts := producer.Options{Speed: 1, OnMessage: func(_ string, msg []byte) {
 		var m struct {
 			Type      string `json:"type"`
 			Timestamp string `json:"timestamp"`
@@ -313,8 +313,8 @@ func TestProducerReplyStamps(t *testing.T) {
 			stamps = append(stamps, m.Timestamp)
 			mu.Unlock()
 		}
-	}})
-	runWith(t, ProducerOptions{Endpoint: url, Level: 2, Fast: true, Quiet: time.Second})
+	}}
+	runMem(t, popts, ProducerOptions{Level: 2, Fast: true, Quiet: time.Second})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(stamps) == 0 {
