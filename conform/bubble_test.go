@@ -65,23 +65,29 @@ func (memAddr) Network() string { return "mem" }
 func (memAddr) String() string  { return "aaep.test:80" }
 
 // serveMem serves our producer with opts (the target scenarios when they
-// name none) over HTTP on a memNet, in the
-// calling test's bubble, and returns its URL and the client that reaches
-// it. The cleanup closes the producer, the server and the client's
-// connections, so that no goroutine of the bubble is left.
+// name none) as serveHandlerMem does, and closes it when the test ends.
 func serveMem(t *testing.T, opts producer.Options) (string, *http.Client) {
 	t.Helper()
 	if opts.Scenarios == nil {
 		opts.Scenarios = conformScenarios(t)
 	}
 	p := producer.New(opts)
+	url, client := serveHandlerMem(t, p)
+	t.Cleanup(func() { p.Close() }) // before the server's cleanup: its streams end first
+	return url, client
+}
+
+// serveHandlerMem serves h over HTTP on a memNet of its own, in the calling
+// test's bubble, and returns its URL and the client that reaches it. The
+// cleanup closes the server and the client's connections, so that no
+// goroutine of the bubble is left.
+func serveHandlerMem(t *testing.T, h http.Handler) (string, *http.Client) {
 	n := newMemNet()
-	srv := &http.Server{Handler: p}
+	srv := &http.Server{Handler: h}
 	served := make(chan struct{})
 	go func() { defer close(served); _ = srv.Serve(n) }()
 	tr := &http.Transport{DialContext: n.DialContext}
 	t.Cleanup(func() {
-		p.Close()
 		_ = srv.Close()
 		<-served
 		tr.CloseIdleConnections()
