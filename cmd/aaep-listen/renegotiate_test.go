@@ -116,17 +116,14 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 // waitOutcomes waits until p has settled n prompts.
 func waitOutcomes(t *testing.T, p *producer.Producer, n int) []producer.Outcome {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		outs := p.Outcomes()
-		if len(outs) >= n {
-			return outs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the producer settled %d prompts, want %d: %+v", len(outs), n, outs)
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The bound is the test's last resort, not what it waits on.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	outs, err := p.WaitOutcomes(ctx, n)
+	if err != nil {
+		t.Fatalf("the producer settled %d prompts, want %d: %+v", len(outs), n, outs)
 	}
+	return outs
 }
 
 // SIGTERM closes the subscription like quit: the producer is told, and
