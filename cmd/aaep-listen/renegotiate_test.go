@@ -130,6 +130,7 @@ func waitOutcomes(t *testing.T, p *producer.Producer, n int) []producer.Outcome 
 // applies the default decision of the confirmation still waiting; the
 // listener announces that default.
 func TestSIGTERMClosesSubscription(t *testing.T) {
+	t.Parallel()
 	var log logBook
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Logf: log.logf})
 	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket)
@@ -218,6 +219,7 @@ func TestRenegotiationRefused(t *testing.T) {
 // On the deployed layout there is no subscription to renegotiate: the user
 // is told so, and nothing is sent.
 func TestRenegotiateWithoutHandshake(t *testing.T) {
+	t.Parallel()
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: true})
 	r := startListener(t, "--plain", "--no-sign", url)
 	r.waitOutput(t, "Confirmation needed")
