@@ -26,7 +26,8 @@ var (
 	binErr  error
 )
 
-// listenerBinary builds aaep-listen once for the end-to-end tests.
+// listenerBinary builds aaep-listen once for the end-to-end tests, with the
+// race detector when the tests have it.
 func listenerBinary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -36,7 +37,11 @@ func listenerBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "aaep-listen")
-		out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
+		args := []string{"build", "-o", binPath}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
