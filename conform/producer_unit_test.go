@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aaep-term/aaep-term/demo"
@@ -69,23 +70,26 @@ func TestForgeChangesToken(t *testing.T) {
 // producers do on POST /sessions: the request arrives as written, and the
 // run goes on to judge the sessions it started.
 func TestProducerTrigger(t *testing.T) {
-	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
+	t.Parallel()
 	var mu sync.Mutex
 	var got []string
-	mux := http.NewServeMux()
-	mux.Handle("/", p)
-	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, r.Header.Get("Content-Type")+" "+string(b))
-		mu.Unlock()
-		w.WriteHeader(http.StatusAccepted)
+	synctest.Test(t, func(t *testing.T) {
+		p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
+		mux := http.NewServeMux()
+		mux.Handle("/", p)
+		mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			got = append(got, r.Header.Get("Content-Type")+" "+string(b))
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+		})
+		url, client := serveHandlerMem(t, mux)
+		t.Cleanup(func() { p.Close() })
+		o := ProducerOptions{Endpoint: url, Level: 2, Fast: true, Trigger: "POST " + url + `/sessions {"user_message": "Pay the bill."}`}
+		o.Transport.SSE.HTTPClient = client
+		wantAllPass(t, runWith(t, o))
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { p.Close(); srv.Close() })
-	rep := runWith(t, ProducerOptions{Endpoint: srv.URL, Level: 2, Fast: true,
-		Trigger: "POST " + srv.URL + `/sessions {"user_message": "Pay the bill."}`})
-	wantAllPass(t, rep)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) == 0 || got[0] != `application/json {"user_message": "Pay the bill."}` {
