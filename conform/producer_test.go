@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -59,30 +60,36 @@ func manifestFile(t testing.TB) string {
 	return name
 }
 
-// runLevel3 runs the whole Level 3 catalogue against endpoint, fast.
-func runLevel3(t testing.TB, endpoint string) *Report {
-	t.Helper()
-	return runWith(t, ProducerOptions{Endpoint: endpoint, Level: 3, Fast: true})
-}
-
 // runWith runs the producer tests as o says.
 func runWith(t testing.TB, o ProducerOptions) *Report {
 	t.Helper()
-	endpoint := o.Endpoint
+	rep, took, err := runProducer(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkTook(t, o, took)
+	return rep
+}
+
+// runProducer runs the producer tests as o says, reaching gRPC endpoints
+// too, and says how long the run took.
+func runProducer(o ProducerOptions) (*Report, time.Duration, error) {
 	o.Transport.GRPCBinding = grpcbind.Binding{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
 	rep, err := TestProducer(ctx, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(start)
-	t.Logf("Level %d against %s took %v", o.Level, endpoint, took.Round(time.Millisecond))
+	return rep, time.Since(start), err
+}
+
+// checkTook logs how long the run of o took and fails a fast Level 3 run
+// that took more than a minute.
+func checkTook(t testing.TB, o ProducerOptions, took time.Duration) {
+	t.Helper()
+	t.Logf("Level %d against %s took %v", o.Level, o.Endpoint, took.Round(time.Millisecond))
 	if o.Level == 3 && o.Fast && took > time.Minute {
 		t.Errorf("a fast Level 3 run took %v, more than the minute it may", took.Round(time.Millisecond))
 	}
-	return rep
 }
 
 // wantAllPass fails for every result that is not a pass, but the skips
@@ -109,20 +116,64 @@ func wantAllPass(t *testing.T, rep *Report, skips ...string) {
 	}
 }
 
-func TestProducerSSE(t *testing.T) {
+// TestProducerBindings runs the whole Level 3 catalogue against our
+// producer over each binding, on real sockets and a real process: every
+// test passes. The runs spend their time waiting on the producer (the
+// holds, a prompt's timeout, the quiet at the end), so they are started
+// together, as the mutants are, rather than gated by -parallel (two at a
+// time on two cores).
+func TestProducerBindings(t *testing.T) {
 	t.Parallel()
-	url := serveSSE(t, producer.Options{Speed: 1, Logf: t.Logf})
-	wantAllPass(t, runLevel3(t, url))
+	bindings := []struct {
+		name  string
+		serve func(t *testing.T) ProducerOptions // the endpoint, served until t ends
+		skips []string
+	}{
+		{"sse", func(t *testing.T) ProducerOptions {
+			return ProducerOptions{Endpoint: serveSSE(t, producer.Options{Speed: 1, Logf: t.Logf})}
+		}, nil},
+		{"websocket", func(t *testing.T) ProducerOptions {
+			url := serveSSE(t, producer.Options{Speed: 1})
+			return ProducerOptions{Endpoint: "ws" + strings.TrimPrefix(url, "http") + protocol.PathWebSocket}
+		}, nil},
+		{"unix", serveUnix, nil},
+		{"grpc", serveGRPC, nil},
+		// Over exec: every subscription is a process of its own: no other
+		// subscription can see the default a close applies.
+		{"stdio", serveStdio, []string{PCloseDefault}},
+	}
+	type outcome struct {
+		o    ProducerOptions
+		rep  *Report
+		took time.Duration
+		err  error
+	}
+	done := make([]outcome, len(bindings))
+	var wg sync.WaitGroup
+	for i, b := range bindings {
+		o := b.serve(t)
+		o.Level, o.Fast = 3, true
+		wg.Go(func() {
+			rep, took, err := runProducer(o)
+			done[i] = outcome{o, rep, took, err}
+		})
+	}
+	wg.Wait()
+	for i, b := range bindings {
+		t.Run(b.name, func(t *testing.T) {
+			d := done[i]
+			if d.err != nil {
+				t.Fatal(d.err)
+			}
+			checkTook(t, d.o, d.took)
+			wantAllPass(t, d.rep, b.skips...)
+		})
+	}
 }
 
-func TestProducerWebSocket(t *testing.T) {
-	t.Parallel()
-	url := serveSSE(t, producer.Options{Speed: 1})
-	wantAllPass(t, runLevel3(t, "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket))
-}
-
-func TestProducerUnix(t *testing.T) {
-	t.Parallel()
+// serveUnix serves our producer on a Unix socket; its manifest is
+// documented in a file.
+func serveUnix(t *testing.T) ProducerOptions {
 	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
 	path := filepath.Join(t.TempDir(), "aaep.sock")
 	ln, err := producer.ListenUnix(path)
@@ -133,11 +184,11 @@ func TestProducerUnix(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- p.ServeUnix(ctx, ln) }()
 	t.Cleanup(func() { p.Close(); cancel(); <-done })
-	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: "unix:" + path, Level: 3, Fast: true, Manifest: manifestFile(t)}))
+	return ProducerOptions{Endpoint: "unix:" + path, Manifest: manifestFile(t)}
 }
 
-func TestProducerGRPC(t *testing.T) {
-	t.Parallel()
+// serveGRPC serves our producer over gRPC on a loopback port.
+func serveGRPC(t *testing.T) ProducerOptions {
 	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -146,7 +197,7 @@ func TestProducerGRPC(t *testing.T) {
 	gs := p.GRPCServer()
 	go func() { _ = gs.Serve(ln) }()
 	t.Cleanup(func() { p.Close(); gs.Stop() })
-	wantAllPass(t, runLevel3(t, "grpc://"+ln.Addr().String()))
+	return ProducerOptions{Endpoint: "grpc://" + ln.Addr().String()}
 }
 
 // stdioEnv makes the test binary a stdio producer of the conformance
@@ -175,8 +226,9 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func TestProducerStdio(t *testing.T) {
-	t.Parallel()
+// serveStdio is the endpoint that runs the test binary as a stdio producer
+// (see TestMain); its manifest is documented in a file.
+func serveStdio(t *testing.T) ProducerOptions {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -184,9 +236,7 @@ func TestProducerStdio(t *testing.T) {
 	// env(1) sets the child's environment, not this process's: the test
 	// may run in parallel.
 	ep := "exec:" + transport.JoinCommand([]string{"env", stdioEnv + "=1", exe, "-test.run=^$"})
-	// Over exec: every subscription is a process of its own: no other
-	// subscription can see the default a close applies.
-	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: ep, Level: 3, Fast: true, Manifest: manifestFile(t)}), PCloseDefault)
+	return ProducerOptions{Endpoint: ep, Manifest: manifestFile(t)}
 }
 
 // TestProducerBreaks runs the Level 3 catalogue against our producer broken
