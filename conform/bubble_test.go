@@ -2,6 +2,7 @@ package conform
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -114,4 +115,15 @@ func runMem(t *testing.T, popts producer.Options, o ProducerOptions) *Report {
 		t.FailNow() // the run failed in the bubble and said why
 	}
 	return rep
+}
+
+// memSubscriber returns a memNet for the suite to serve the subscriber
+// tests on and the fake subscriber of mode run in this process, reaching
+// it there (SubscriberOptions.listener and run), in the calling test's
+// bubble. The cleanup closes the subscriber's connections.
+func memSubscriber(t *testing.T, mode string) (net.Listener, func(context.Context, string, io.Reader, io.Writer) error) {
+	n := newMemNet()
+	tr := &http.Transport{DialContext: n.DialContext}
+	t.Cleanup(tr.CloseIdleConnections)
+	return n, inProcess(mode, &http.Client{Transport: tr})
 }
