@@ -23,7 +23,7 @@ import (
 )
 
 // mutant is a small subscriber of the HTTP binding, run by the test
-// binary itself (runFake), that reads the lines aaep-listen reads and
+// binary itself (runFake) or in the suite's process (inProcess), that reads the lines aaep-listen reads and
 // announces events one line each. Its mode is either a conforming
 // variant, or a mutant breaking exactly one MUST of the spec.
 type mutant struct {
@@ -418,8 +418,8 @@ func TestSubscriberMutants(t *testing.T) {
 	}
 	// Each mutant runs in this process, on a network in memory, all of
 	// them together in a synctest bubble: the windows and patience the
-	// suite waits out pass on the bubble's clock. TestSubscriberFlood runs
-	// one as a process of its own, as --exec does.
+	// suite waits out pass on the bubble's clock. TestStagePassesCheck runs
+	// the fake as a process of its own, as --exec does.
 	reports := make([]*Report, len(rows))
 	errs := make([]error, len(rows))
 	synctest.Test(t, func(t *testing.T) {
