@@ -13,9 +13,10 @@ import (
 )
 
 // memNet is a network in memory, made of net.Pipe connections: a test in a
-// synctest bubble serves our producer on it and the suite dials it, so
-// every wait of the run (a held prompt, a timeout, a quiet stream) is on
-// the bubble's clock, which moves on at once when every goroutine waits.
+// synctest bubble serves our producer (or the suite's stage) on it and the
+// suite (or a fake subscriber) dials it, so every wait of the run (a held
+// prompt, a timeout, a quiet stream) is on the bubble's clock, which moves
+// on at once when every goroutine waits.
 // Real sockets would not let it: a goroutine reading one is not durably
 // blocked.
 type memNet struct {
