@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -60,36 +59,30 @@ func manifestFile(t testing.TB) string {
 	return name
 }
 
+// runLevel3 runs the whole Level 3 catalogue against endpoint, fast.
+func runLevel3(t testing.TB, endpoint string) *Report {
+	t.Helper()
+	return runWith(t, ProducerOptions{Endpoint: endpoint, Level: 3, Fast: true})
+}
+
 // runWith runs the producer tests as o says.
 func runWith(t testing.TB, o ProducerOptions) *Report {
 	t.Helper()
-	rep, took, err := runProducer(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkTook(t, o, took)
-	return rep
-}
-
-// runProducer runs the producer tests as o says, reaching gRPC endpoints
-// too, and says how long the run took.
-func runProducer(o ProducerOptions) (*Report, time.Duration, error) {
+	endpoint := o.Endpoint
 	o.Transport.GRPCBinding = grpcbind.Binding{}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
 	rep, err := TestProducer(ctx, o)
-	return rep, time.Since(start), err
-}
-
-// checkTook logs how long the run of o took and fails a fast Level 3 run
-// that took more than a minute.
-func checkTook(t testing.TB, o ProducerOptions, took time.Duration) {
-	t.Helper()
-	t.Logf("Level %d against %s took %v", o.Level, o.Endpoint, took.Round(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	t.Logf("Level %d against %s took %v", o.Level, endpoint, took.Round(time.Millisecond))
 	if o.Level == 3 && o.Fast && took > time.Minute {
 		t.Errorf("a fast Level 3 run took %v, more than the minute it may", took.Round(time.Millisecond))
 	}
+	return rep
 }
 
 // wantAllPass fails for every result that is not a pass, but the skips
@@ -116,64 +109,20 @@ func wantAllPass(t *testing.T, rep *Report, skips ...string) {
 	}
 }
 
-// TestProducerBindings runs the whole Level 3 catalogue against our
-// producer over each binding, on real sockets and a real process: every
-// test passes. The runs spend their time waiting on the producer (the
-// holds, a prompt's timeout, the quiet at the end), so they are started
-// together, as the mutants are, rather than gated by -parallel (two at a
-// time on two cores).
-func TestProducerBindings(t *testing.T) {
+func TestProducerSSE(t *testing.T) {
 	t.Parallel()
-	bindings := []struct {
-		name  string
-		serve func(t *testing.T) ProducerOptions // the endpoint, served until t ends
-		skips []string
-	}{
-		{"sse", func(t *testing.T) ProducerOptions {
-			return ProducerOptions{Endpoint: serveSSE(t, producer.Options{Speed: 1, Logf: t.Logf})}
-		}, nil},
-		{"websocket", func(t *testing.T) ProducerOptions {
-			url := serveSSE(t, producer.Options{Speed: 1})
-			return ProducerOptions{Endpoint: "ws" + strings.TrimPrefix(url, "http") + protocol.PathWebSocket}
-		}, nil},
-		{"unix", serveUnix, nil},
-		{"grpc", serveGRPC, nil},
-		// Over exec: every subscription is a process of its own: no other
-		// subscription can see the default a close applies.
-		{"stdio", serveStdio, []string{PCloseDefault}},
-	}
-	type outcome struct {
-		o    ProducerOptions
-		rep  *Report
-		took time.Duration
-		err  error
-	}
-	done := make([]outcome, len(bindings))
-	var wg sync.WaitGroup
-	for i, b := range bindings {
-		o := b.serve(t)
-		o.Level, o.Fast = 3, true
-		wg.Go(func() {
-			rep, took, err := runProducer(o)
-			done[i] = outcome{o, rep, took, err}
-		})
-	}
-	wg.Wait()
-	for i, b := range bindings {
-		t.Run(b.name, func(t *testing.T) {
-			d := done[i]
-			if d.err != nil {
-				t.Fatal(d.err)
-			}
-			checkTook(t, d.o, d.took)
-			wantAllPass(t, d.rep, b.skips...)
-		})
-	}
+	url := serveSSE(t, producer.Options{Speed: 1, Logf: t.Logf})
+	wantAllPass(t, runLevel3(t, url))
 }
 
-// serveUnix serves our producer on a Unix socket; its manifest is
-// documented in a file.
-func serveUnix(t *testing.T) ProducerOptions {
+func TestProducerWebSocket(t *testing.T) {
+	t.Parallel()
+	url := serveSSE(t, producer.Options{Speed: 1})
+	wantAllPass(t, runLevel3(t, "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket))
+}
+
+func TestProducerUnix(t *testing.T) {
+	t.Parallel()
 	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
 	path := filepath.Join(t.TempDir(), "aaep.sock")
 	ln, err := producer.ListenUnix(path)
@@ -184,11 +133,11 @@ func serveUnix(t *testing.T) ProducerOptions {
 	done := make(chan error, 1)
 	go func() { done <- p.ServeUnix(ctx, ln) }()
 	t.Cleanup(func() { p.Close(); cancel(); <-done })
-	return ProducerOptions{Endpoint: "unix:" + path, Manifest: manifestFile(t)}
+	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: "unix:" + path, Level: 3, Fast: true, Manifest: manifestFile(t)}))
 }
 
-// serveGRPC serves our producer over gRPC on a loopback port.
-func serveGRPC(t *testing.T) ProducerOptions {
+func TestProducerGRPC(t *testing.T) {
+	t.Parallel()
 	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -197,7 +146,7 @@ func serveGRPC(t *testing.T) ProducerOptions {
 	gs := p.GRPCServer()
 	go func() { _ = gs.Serve(ln) }()
 	t.Cleanup(func() { p.Close(); gs.Stop() })
-	return ProducerOptions{Endpoint: "grpc://" + ln.Addr().String()}
+	wantAllPass(t, runLevel3(t, "grpc://"+ln.Addr().String()))
 }
 
 // stdioEnv makes the test binary a stdio producer of the conformance
@@ -226,9 +175,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// serveStdio is the endpoint that runs the test binary as a stdio producer
-// (see TestMain); its manifest is documented in a file.
-func serveStdio(t *testing.T) ProducerOptions {
+func TestProducerStdio(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +184,9 @@ func serveStdio(t *testing.T) ProducerOptions {
 	// env(1) sets the child's environment, not this process's: the test
 	// may run in parallel.
 	ep := "exec:" + transport.JoinCommand([]string{"env", stdioEnv + "=1", exe, "-test.run=^$"})
-	return ProducerOptions{Endpoint: ep, Manifest: manifestFile(t)}
+	// Over exec: every subscription is a process of its own: no other
+	// subscription can see the default a close applies.
+	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: ep, Level: 3, Fast: true, Manifest: manifestFile(t)}), PCloseDefault)
 }
 
 // TestProducerBreaks runs the Level 3 catalogue against our producer broken
