@@ -14,16 +14,15 @@ import (
 )
 
 // listenCommand builds the real aaep-listen and returns the --exec line
-// that runs it in plain line mode against the suite; flags may be added at
-// its end.
-func listenCommand(t *testing.T) string {
+// that runs it in plain line mode against the suite, plus extra flags.
+func listenCommand(t *testing.T, extra ...string) string {
 	t.Helper()
 	bin := ttytest.Build(t, "../cmd/aaep-listen", "aaep-listen")
 	// Its environment goes on its command line (env(1)), not into this
 	// process's, so tests using it may run in parallel.
 	home := t.TempDir()
 	env := []string{"env", "HOME=" + home, "XDG_CONFIG_HOME=" + home, "TERM=dumb"}
-	return strings.Join(append(env, bin, "{endpoint}", "--plain", "--no-sign"), " ")
+	return strings.Join(append(append(env, bin, "{endpoint}", "--plain", "--no-sign"), extra...), " ")
 }
 
 func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
