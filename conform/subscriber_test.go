@@ -27,16 +27,6 @@ func listenCommand(t *testing.T, extra ...string) string {
 
 func runSubscriber(t *testing.T, o SubscriberOptions) map[string]Result {
 	t.Helper()
-	rep, out, err := subscriberRun(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return results(t, rep, out)
-}
-
-// subscriberRun runs the subscriber tests as o says and returns what the
-// subscriber wrote too.
-func subscriberRun(o SubscriberOptions) (*Report, string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out strings.Builder // shown when the test fails
@@ -44,14 +34,10 @@ func subscriberRun(o SubscriberOptions) (*Report, string, error) {
 		o.Output = &lockedWriter{w: &out}
 	}
 	rep, err := TestSubscriber(ctx, o)
-	return rep, out.String(), err
-}
-
-// results logs what the subscriber wrote and every result, and returns the
-// results by test ID.
-func results(t *testing.T, rep *Report, out string) map[string]Result {
-	t.Helper()
-	t.Logf("the subscriber wrote:\n%s", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the subscriber wrote:\n%s", out.String())
 	got := map[string]Result{}
 	for _, r := range rep.Results {
 		got[r.ID] = r
@@ -60,83 +46,45 @@ func results(t *testing.T, rep *Report, out string) map[string]Result {
 	return got
 }
 
-// The real aaep-listen passes every subscriber test of the level asked
-// for, over both bindings the suite serves; told to reject every
-// confirmation without asking (--auto-reply reject), it fails exactly the
-// tests that no reply comes without a user action and that each reply
-// says what the user typed (it rejected before the user could accept),
-// and no other. The runs spend their time waiting (the unanswered
-// prompt's window, the subscriber's announcements), so they are started
-// together rather than gated by -parallel (two at a time on two cores),
-// and judged in a subtest each.
+// The real aaep-listen passes every subscriber test at Level 3, over
+// both bindings the suite serves.
 func TestSubscriberListen(t *testing.T) {
 	t.Parallel()
-	plain := listenCommand(t)
-	autoReply := plain + " --auto-reply reject" // extra flags go last (listenCommand)
-	passAll := func(t *testing.T, got map[string]Result) {
-		for id, r := range got {
-			if r.Status != Pass {
-				t.Errorf("%s: %s, want pass: %s\n%+v", id, r.Status, r.Detail, r.Evidence)
+	exec := listenCommand(t)
+	for _, binding := range []string{BindingSSE, BindingWebSocket} {
+		t.Run(binding, func(t *testing.T) {
+			t.Parallel()
+			got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: exec, Binding: binding, Shutdown: ShutdownInterrupt})
+			if len(got) != len(SubscriberTests()) {
+				t.Errorf("%d results, want %d", len(got), len(SubscriberTests()))
 			}
+			for id, r := range got {
+				if r.Status != Pass {
+					t.Errorf("%s: %s, want pass: %s\n%+v", id, r.Status, r.Detail, r.Evidence)
+				}
+			}
+		})
+	}
+}
+
+// A subscriber that answers on its own — aaep-listen told to reject every
+// confirmation without asking — fails exactly the tests that no reply comes
+// without a user action and that each reply says what the user typed (it
+// rejected before the user could accept), and no other.
+func TestSubscriberAutoReply(t *testing.T) {
+	t.Parallel()
+	got := runSubscriber(t, SubscriberOptions{Level: 3, Exec: listenCommand(t, "--auto-reply", "reject")})
+	for id, r := range got {
+		want := Pass
+		if id == idSubNoAuto || id == idSubAsTyped {
+			want = Fail
+		}
+		if r.Status != want {
+			t.Errorf("%s: %s, want %s: %s", id, r.Status, want, r.Detail)
 		}
 	}
-	runs := []struct {
-		name  string
-		o     SubscriberOptions
-		check func(t *testing.T, got map[string]Result)
-	}{
-		{"sse", SubscriberOptions{Level: 3, Exec: plain, Binding: BindingSSE, Shutdown: ShutdownInterrupt}, passAll},
-		{"websocket", SubscriberOptions{Level: 3, Exec: plain, Binding: BindingWebSocket, Shutdown: ShutdownInterrupt}, passAll},
-		// At Levels 1 and 2 only their tests run.
-		{"level 1", SubscriberOptions{Level: 1, Exec: plain, Shutdown: ShutdownInterrupt}, passAll},
-		{"level 2", SubscriberOptions{Level: 2, Exec: plain, Shutdown: ShutdownInterrupt}, passAll},
-		{"auto-reply", SubscriberOptions{Level: 3, Exec: autoReply}, func(t *testing.T, got map[string]Result) {
-			for id, r := range got {
-				want := Pass
-				if id == idSubNoAuto || id == idSubAsTyped {
-					want = Fail
-				}
-				if r.Status != want {
-					t.Errorf("%s: %s, want %s: %s", id, r.Status, want, r.Detail)
-				}
-			}
-			if r := got[idSubNoAuto]; !strings.Contains(r.Detail, "before the user did anything") {
-				t.Errorf("the failure does not say why: %q", r.Detail)
-			}
-		}},
-	}
-	type outcome struct {
-		rep *Report
-		out string
-		err error
-	}
-	done := make([]outcome, len(runs))
-	var wg sync.WaitGroup
-	for i, r := range runs {
-		wg.Go(func() {
-			rep, out, err := subscriberRun(r.o)
-			done[i] = outcome{rep, out, err}
-		})
-	}
-	wg.Wait()
-	for i, r := range runs {
-		t.Run(r.name, func(t *testing.T) {
-			d := done[i]
-			if d.err != nil {
-				t.Fatal(d.err)
-			}
-			got := results(t, d.rep, d.out)
-			want := 0
-			for _, tc := range SubscriberTests() {
-				if tc.Level <= r.o.Level {
-					want++
-				}
-			}
-			if len(got) != want {
-				t.Errorf("level %d: %d results, want %d", r.o.Level, len(got), want)
-			}
-			r.check(t, got)
-		})
+	if r := got[idSubNoAuto]; !strings.Contains(r.Detail, "before the user did anything") {
+		t.Errorf("the failure does not say why: %q", r.Detail)
 	}
 }
 
@@ -182,6 +130,29 @@ type blockingReader struct{ done <-chan struct{} }
 func (b blockingReader) Read([]byte) (int, error) {
 	<-b.done
 	return 0, io.EOF
+}
+
+// At Levels 1 and 2 only their tests run, and aaep-listen passes them.
+func TestSubscriberLevels(t *testing.T) {
+	t.Parallel()
+	command := listenCommand(t)
+	for _, level := range []Level{1, 2} {
+		got := runSubscriber(t, SubscriberOptions{Level: level, Exec: command, Shutdown: ShutdownInterrupt})
+		want := 0
+		for _, tc := range SubscriberTests() {
+			if tc.Level <= level {
+				want++
+			}
+		}
+		if len(got) != want {
+			t.Errorf("level %d: %d results, want %d", level, len(got), want)
+		}
+		for id, r := range got {
+			if r.Status != Pass {
+				t.Errorf("level %d: %s: %s, want pass: %s", level, id, r.Status, r.Detail)
+			}
+		}
+	}
 }
 
 // lockedWriter is a writer for two goroutines (the subscriber's output
