@@ -3,11 +3,10 @@ package conform
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/transport"
@@ -21,14 +20,18 @@ func TestAttackProducerSilentPassesNothing(t *testing.T) {
 	t.Parallel()
 	first := conformScenarios(t)[0]
 	first.Steps = first.Steps[:1] // the session's start, then nothing
-	p := producer.New(producer.Options{Speed: 1, Scenarios: []producer.Scenario{first}})
-	srv := httptest.NewServer(p)
-	t.Cleanup(func() { p.Close(); srv.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	rep, err := TestProducer(ctx, ProducerOptions{Endpoint: srv.URL, Level: 3, Fast: true})
-	if err != nil {
-		t.Fatalf("the run ended in an error instead of a report: %v", err)
+	var rep *Report
+	synctest.Test(t, func(t *testing.T) {
+		url, client := serveMem(t, producer.Options{Speed: 1, Scenarios: []producer.Scenario{first}})
+		o := ProducerOptions{Endpoint: url, Level: 3, Fast: true}
+		o.Transport.SSE.HTTPClient = client
+		var err error
+		if rep, err = TestProducer(t.Context(), o); err != nil {
+			t.Fatalf("the run ended in an error instead of a report: %v", err)
+		}
+	})
+	if rep == nil {
+		t.FailNow()
 	}
 	// What this producer never sends: a test about it has nothing to judge.
 	nothing := []string{PStateChanges, PToolBracketing, PNoSecrets, PCoalescing, PFilters}

@@ -15,13 +15,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
@@ -78,36 +78,42 @@ func TestProducerMutants(t *testing.T) {
 		took time.Duration
 	}
 	mutants := producerMutants()
-	done := make([]chan outcome, len(mutants))
-	for i := range mutants {
-		m := &mutants[i]
-		opts := producer.Options{Speed: 1}
-		if m.opts != nil {
-			m.opts(&opts)
+	done := make([]outcome, len(mutants))
+	synctest.Test(t, func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i := range mutants {
+			m := &mutants[i]
+			opts := producer.Options{Speed: 1, EndWhenDone: true}
+			if m.opts != nil {
+				m.opts(&opts)
+			}
+			po := ProducerOptions{Level: m.level, Fast: true, Hold: mutantHold}
+			po.Endpoint, po.Transport.SSE.HTTPClient = serveMutation(t, m, opts)
+			if po.Level == 0 {
+				po.Level = 2
+			}
+			if m.run != nil {
+				m.run(&po)
+			}
+			wg.Go(func() {
+				ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+				defer cancel()
+				start := time.Now()
+				rep, err := TestProducer(ctx, po)
+				done[i] = outcome{rep, err, time.Since(start)}
+			})
 		}
-		x := newMutation(t, m, serveSSE(t, opts))
-		po := ProducerOptions{Endpoint: x.url, Level: m.level, Fast: true, Hold: mutantHold}
-		if po.Level == 0 {
-			po.Level = 2
-		}
-		if m.run != nil {
-			m.run(&po)
-		}
-		done[i] = make(chan outcome, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			start := time.Now()
-			rep, err := TestProducer(ctx, po)
-			done[i] <- outcome{rep, err, time.Since(start)}
-		}()
-	}
+		wg.Wait()
+	})
 	for i := range mutants {
 		m := &mutants[i]
 		t.Run(m.name, func(t *testing.T) {
-			o := <-done[i]
+			o := done[i]
 			if o.err != nil {
 				t.Fatal(o.err)
+			}
+			if o.rep == nil {
+				t.Fatal("the run did not end")
 			}
 			t.Logf("the run took %v", o.took.Round(time.Millisecond))
 			judgeMutant(t, m, o.rep)
@@ -161,8 +167,8 @@ func judgeMutant(t *testing.T, m *pmutant, rep *Report) {
 // mutation is a proxy in front of our producer that applies one mutant.
 type mutation struct {
 	m     *pmutant
-	url   string // the proxy's
 	up    *url.URL
+	upc   *http.Client // reaches up
 	proxy *httputil.ReverseProxy
 	done  chan struct{}
 
@@ -177,23 +183,35 @@ type mutation struct {
 	mainSub string              // the first subscription that may answer
 }
 
-func newMutation(t *testing.T, m *pmutant, upstream string) *mutation {
+// serveMutation serves our producer with opts behind the proxy of m, both
+// on memNets in the calling test's bubble, and returns the proxy's URL and
+// the client that reaches it.
+func serveMutation(t *testing.T, m *pmutant, opts producer.Options) (string, *http.Client) {
+	t.Helper()
+	up, upc := serveMem(t, opts)
+	x := newMutation(t, m, up, upc)
+	url, client := serveHandlerMem(t, x)
+	t.Cleanup(func() { close(x.done) })
+	return url, client
+}
+
+// newMutation makes the proxy of m in front of upstream, which client
+// reaches.
+func newMutation(t *testing.T, m *pmutant, upstream string, client *http.Client) *mutation {
 	t.Helper()
 	u, err := url.Parse(upstream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &mutation{m: m, up: u, done: make(chan struct{}),
+	x := &mutation{m: m, up: u, upc: client, done: make(chan struct{}),
 		out: map[string][][]byte{}, last: map[string]jsonObject{}, state: map[string]string{},
 		waiting: map[string]string{}, cut: map[string]bool{}, replied: map[string]bool{}, choices: map[string][]string{}}
 	x.proxy = &httputil.ReverseProxy{
 		Rewrite:        func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.Host = r.In.Host },
 		FlushInterval:  -1,
 		ModifyResponse: x.response,
+		Transport:      client.Transport,
 	}
-	srv := httptest.NewServer(x)
-	t.Cleanup(func() { close(x.done); srv.Close() })
-	x.url = srv.URL
 	return x
 }
 
@@ -389,7 +407,7 @@ func (x *mutation) actAlone(token string) {
 		"subscription_id": sub, "timestamp": time.Now().UTC().Format("2006-01-02T15:04:05.000Z")})
 	u := *x.up
 	u.Path = protocol.PathReplies
-	resp, err := http.Post(u.String(), "application/json", bytes.NewReader(b))
+	resp, err := x.upc.Post(u.String(), "application/json", bytes.NewReader(b))
 	if err == nil {
 		resp.Body.Close()
 	}
@@ -656,8 +674,15 @@ func producerMutants() []pmutant {
 func TestProducerHoldsToTimeout(t *testing.T) {
 	t.Parallel()
 	m := &pmutant{name: "acts-after-silence", silence: 1500 * time.Millisecond}
-	x := newMutation(t, m, serveSSE(t, producer.Options{Speed: 1}))
-	rep := runWith(t, ProducerOptions{Endpoint: x.url, Level: 2, Fast: true, Quiet: time.Second})
+	var rep *Report
+	synctest.Test(t, func(t *testing.T) {
+		o := ProducerOptions{Level: 2, Fast: true, Quiet: time.Second}
+		o.Endpoint, o.Transport.SSE.HTTPClient = serveMutation(t, m, producer.Options{Speed: 1, EndWhenDone: true})
+		rep = runWith(t, o)
+	})
+	if rep == nil {
+		t.FailNow()
+	}
 	for _, r := range rep.Results {
 		if r.ID == PConfirmBlocks {
 			if r.Status != Fail {

@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -14,18 +16,23 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // mutant is a small subscriber of the HTTP binding, run by the test
-// binary itself (runFake), that reads the lines aaep-listen reads and
+// binary itself (runFake) or in the suite's process (inProcess), that reads the lines aaep-listen reads and
 // announces events one line each. Its mode is either a conforming
 // variant, or a mutant breaking exactly one MUST of the spec.
 type mutant struct {
 	endpoint, mode string
 	sub            string // the subscription ID; "" without a handshake
+	client         *http.Client
+	out            io.Writer     // its standard output
+	crash          func()        // ends it at once, as exit status 3
+	done           chan struct{} // closed when it has ended
 
 	mu      sync.Mutex
 	prompts []map[string]json.RawMessage // in the order they came: prompt n is prompts[n-1]
@@ -43,7 +50,7 @@ func field(ev map[string]json.RawMessage, name string) string {
 
 func (m *mutant) post(path string, v any) (map[string]json.RawMessage, error) {
 	b, _ := json.Marshal(v)
-	resp, err := http.Post(m.endpoint+path, "application/json", bytes.NewReader(b))
+	resp, err := m.client.Post(m.endpoint+path, "application/json", bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +63,40 @@ func (m *mutant) post(path string, v any) (map[string]json.RawMessage, error) {
 // fakeSubscriber runs the mutant of mode against endpoint until its
 // standard input ends.
 func fakeSubscriber(endpoint, mode string) error {
-	m := &mutant{endpoint: endpoint, mode: mode, seen: map[string]bool{}, next: map[string]int64{},
-		held: map[string]map[int64]map[string]json.RawMessage{}}
+	return runMutant(context.Background(), endpoint, mode, http.DefaultClient, os.Stdin, os.Stdout, func() { os.Exit(3) })
+}
+
+// errCrashed is how a mutant run in the suite's process ends when its
+// process would have exited with status 3.
+var errCrashed = errors.New("exit status 3")
+
+// inProcess runs the mutant of mode in the suite's process
+// (SubscriberOptions.run), reaching the suite with client.
+func inProcess(mode string, client *http.Client) func(context.Context, string, io.Reader, io.Writer) error {
+	return func(ctx context.Context, endpoint string, stdin io.Reader, stdout io.Writer) error {
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		crash := func() {
+			cancel(errCrashed)
+			if c, ok := stdin.(io.Closer); ok {
+				c.Close()
+			}
+		}
+		err := runMutant(ctx, endpoint, mode, client, stdin, stdout, crash)
+		if ctx.Err() != nil {
+			return context.Cause(ctx) // ended as a process would be: no close sent
+		}
+		return err
+	}
+}
+
+// runMutant runs the mutant of mode against endpoint until stdin ends or
+// ctx does, reaching it with client and announcing on stdout; crash ends
+// it at once.
+func runMutant(ctx context.Context, endpoint, mode string, client *http.Client, stdin io.Reader, stdout io.Writer, crash func()) error {
+	m := &mutant{endpoint: endpoint, mode: mode, client: client, out: stdout, crash: crash, done: make(chan struct{}),
+		seen: map[string]bool{}, next: map[string]int64{}, held: map[string]map[int64]map[string]json.RawMessage{}}
+	defer close(m.done)
 	if mode != "l1-bare" && mode != "bare" {
 		caps := map[string]any{"supports_confirmation_reply": mode != "mute", "supports_clarification_reply": mode != "mute", "max_events_per_second": 100}
 		if mode == "filters" || mode == "filter-critical" {
@@ -87,11 +126,11 @@ func fakeSubscriber(endpoint, mode string) error {
 		}
 	}
 	go m.stream()
-	in := bufio.NewScanner(os.Stdin)
+	in := bufio.NewScanner(stdin)
 	for in.Scan() {
 		m.typed(strings.Fields(in.Text()))
 	}
-	if m.sub == "" || mode == "noclose" {
+	if ctx.Err() != nil || m.sub == "" || mode == "noclose" {
 		return nil
 	}
 	sub := m.sub
@@ -114,7 +153,7 @@ func (m *mutant) stream() {
 		if last != "" {
 			req.Header.Set("Last-Event-ID", last)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := m.client.Do(req)
 		if err != nil {
 			return
 		}
@@ -133,7 +172,9 @@ func (m *mutant) stream() {
 			last = field(ev, "event_id")
 			unknown := !slices.Contains(protocol.CoreTypes, protocol.NormalizeType(field(ev, "type")))
 			if unknown && m.mode == "crash-unknown" {
-				os.Exit(3)
+				resp.Body.Close()
+				m.crash()
+				return
 			}
 			reconnect = unknown && m.mode == "unknown"
 			m.receive(ev)
@@ -157,7 +198,7 @@ func (m *mutant) receive(ev map[string]json.RawMessage) {
 		var seq int64 = -1
 		json.Unmarshal(ev["sequence_number"], &seq) //nolint:errcheck // absent
 		if !timestampOK.MatchString(field(ev, "timestamp")) || (typ == protocol.TypeSessionStarted && seq != 0) {
-			fmt.Printf("invalid event dropped: %s\n", id)
+			fmt.Fprintf(m.out, "invalid event dropped: %s\n", id)
 			return
 		}
 	}
@@ -243,15 +284,20 @@ func (m *mutant) announce(ev map[string]json.RawMessage) {
 // behind the burst of 50 background events).
 func (m *mutant) say(line string) {
 	if m.mode != "paced" {
-		fmt.Println(line)
+		fmt.Fprintln(m.out, line)
 		return
 	}
 	if m.queue == nil {
 		m.queue = make(chan string, 1000)
 		go func() {
-			for l := range m.queue {
-				fmt.Println(l)
-				time.Sleep(60 * time.Millisecond) // the fault: a pace critical events wait behind
+			for {
+				select {
+				case l := <-m.queue:
+					fmt.Fprintln(m.out, l)
+					time.Sleep(60 * time.Millisecond) // the fault: a pace critical events wait behind
+				case <-m.done:
+					return
+				}
 			}
 		}()
 	}
@@ -370,20 +416,23 @@ func TestSubscriberMutants(t *testing.T) {
 		{"no-reorder", 3, idSubOrder, 2},
 		{"paced", 3, idSubPressure, 2},
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	// The default -parallel is the number of cores: the runs are started
-	// together here instead, since each mostly waits.
+	// Each mutant runs in this process, on a network in memory, all of
+	// them together in a synctest bubble: the windows and patience the
+	// suite waits out pass on the bubble's clock. TestStagePassesCheck runs
+	// the fake as a process of its own, as --exec does.
 	reports := make([]*Report, len(rows))
 	errs := make([]error, len(rows))
-	var wg sync.WaitGroup
-	for i, r := range rows {
-		wg.Go(func() {
-			reports[i], errs[i] = TestSubscriber(ctx, SubscriberOptions{Level: r.level, Exec: fakeCommand(r.mode),
-				Window: 2 * time.Second, Patience: 5 * time.Second})
-		})
-	}
-	wg.Wait()
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		var wg sync.WaitGroup
+		for i, r := range rows {
+			o := SubscriberOptions{Level: r.level, Window: 2 * time.Second, Patience: 5 * time.Second}
+			o.listener, o.run = memSubscriber(t, r.mode)
+			wg.Go(func() { reports[i], errs[i] = TestSubscriber(ctx, o) })
+		}
+		wg.Wait()
+	})
 	for i, r := range rows {
 		if errs[i] == nil {
 			t.Logf("%s: %v", r.mode, reports[i].Finished.Sub(reports[i].Started).Round(100*time.Millisecond))

@@ -28,7 +28,8 @@ type ProducerOptions struct {
 	// Fast skips waits longer than a few seconds (prompt timeouts): the
 	// tests that need them are skipped and say so.
 	Fast bool
-	// Trigger, if not empty, starts a session: "METHOD URL [BODY]".
+	// Trigger, if not empty, starts a session: "METHOD URL [BODY]". It is
+	// sent with Transport.SSE.HTTPClient when that is set.
 	Trigger string
 	// Only, if not empty, keeps just these test IDs in the report (verify
 	// --recheck). The run is the same either way: every test is judged
@@ -210,8 +211,9 @@ func parseTrigger(s string) (*trigger, error) {
 	return t, nil
 }
 
-// fire sends the trigger's request; any status but 2xx is an error.
-func (t *trigger) fire(ctx context.Context) error {
+// fire sends the trigger's request with client (nil: the default client);
+// any status but 2xx is an error.
+func (t *trigger) fire(ctx context.Context, client *http.Client) error {
 	var body io.Reader
 	if t.body != "" {
 		body = strings.NewReader(t.body)
@@ -223,7 +225,10 @@ func (t *trigger) fire(ctx context.Context) error {
 	if t.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("conform: trigger: %w", err)
 	}
@@ -376,7 +381,7 @@ func (r *prun) fire(ctx context.Context) error {
 		return nil
 	}
 	r.fired++
-	return r.trig.fire(ctx)
+	return r.trig.fire(ctx, r.o.Transport.SSE.HTTPClient)
 }
 
 // sessions returns the sessions of fs in the order they were first seen,

@@ -179,7 +179,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		u := *r.ep.URL
 		u.Scheme = strings.Replace(strings.Replace(u.Scheme, "wss", "https", 1), "ws", "http", 1)
 		u.Path, u.RawQuery = protocol.PathManifest, ""
-		b, err := getURL(ctx, u.String(), r.o.Transport.SSE.Token)
+		b, err := getURL(ctx, r.o.Transport.SSE.HTTPClient, u.String(), r.o.Transport.SSE.Token)
 		if check(u.String(), b, err) {
 			r.result(PManifest, Pass, "The manifest is published at /.well-known/aaep-manifest.json.", r.note("fetched %s", u.String()))
 			return
@@ -201,7 +201,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		var b []byte
 		var err error
 		if strings.HasPrefix(m, "http://") || strings.HasPrefix(m, "https://") {
-			b, err = getURL(ctx, m, "")
+			b, err = getURL(ctx, r.o.Transport.SSE.HTTPClient, m, "")
 		} else {
 			b, err = readLimited(strings.TrimPrefix(m, "file://"), manifest.MaxBytes, "manifest")
 		}
@@ -211,7 +211,7 @@ func (r *prun) judgeManifest(ctx context.Context, a *protocol.SubscriptionAccept
 		}
 	}
 	if a != nil && a.ManifestURI != "" && (strings.HasPrefix(a.ManifestURI, "http://") || strings.HasPrefix(a.ManifestURI, "https://")) {
-		b, err := getURL(ctx, a.ManifestURI, "")
+		b, err := getURL(ctx, r.o.Transport.SSE.HTTPClient, a.ManifestURI, "")
 		if check(a.ManifestURI, b, err) {
 			r.result(PManifest, Pass, "The manifest is published at the acceptance's manifest_uri.", r.note("fetched %s", a.ManifestURI))
 			return
@@ -249,8 +249,8 @@ func jwsManifest(b []byte) error {
 	return nil
 }
 
-// getURL fetches a small document.
-func getURL(ctx context.Context, u, token string) ([]byte, error) {
+// getURL fetches a small document with client (nil: the default client).
+func getURL(ctx context.Context, client *http.Client, u, token string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, handshakeWait)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -260,7 +260,10 @@ func getURL(ctx context.Context, u, token string) ([]byte, error) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}

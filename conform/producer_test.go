@@ -215,7 +215,7 @@ func TestProducerBreaks(t *testing.T) {
 			if !ok {
 				t.Fatalf("no expectation for break %s", name)
 			}
-			rep := runLevel3(t, serveSSE(t, producer.Options{Speed: 1, Break: name}))
+			rep := runMem(t, producer.Options{Speed: 1, Break: name}, ProducerOptions{Level: 3, Fast: true})
 			for _, r := range rep.Results {
 				wanted := slices.Contains(fails, r.ID)
 				switch {
@@ -244,5 +244,5 @@ func TestProducerAnyOrder(t *testing.T) {
 	for _, name := range []string{"timeout", "clarify", "error", "reject", "accept", "close"} {
 		scs = append(scs, byName[name])
 	}
-	wantAllPass(t, runLevel3(t, serveSSE(t, producer.Options{Scenarios: scs, Speed: 1})))
+	wantAllPass(t, runMem(t, producer.Options{Scenarios: scs, Speed: 1}, ProducerOptions{Level: 3, Fast: true}))
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/aaep-term/aaep-term/demo"
@@ -69,23 +70,26 @@ func TestForgeChangesToken(t *testing.T) {
 // producers do on POST /sessions: the request arrives as written, and the
 // run goes on to judge the sessions it started.
 func TestProducerTrigger(t *testing.T) {
-	p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
+	t.Parallel()
 	var mu sync.Mutex
 	var got []string
-	mux := http.NewServeMux()
-	mux.Handle("/", p)
-	mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		got = append(got, r.Header.Get("Content-Type")+" "+string(b))
-		mu.Unlock()
-		w.WriteHeader(http.StatusAccepted)
+	synctest.Test(t, func(t *testing.T) {
+		p := producer.New(producer.Options{Scenarios: conformScenarios(t), Speed: 1, EndWhenDone: true})
+		mux := http.NewServeMux()
+		mux.Handle("/", p)
+		mux.HandleFunc("POST /sessions", func(w http.ResponseWriter, r *http.Request) {
+			b, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			got = append(got, r.Header.Get("Content-Type")+" "+string(b))
+			mu.Unlock()
+			w.WriteHeader(http.StatusAccepted)
+		})
+		url, client := serveHandlerMem(t, mux)
+		t.Cleanup(func() { p.Close() })
+		o := ProducerOptions{Endpoint: url, Level: 2, Fast: true, Trigger: "POST " + url + `/sessions {"user_message": "Pay the bill."}`}
+		o.Transport.SSE.HTTPClient = client
+		wantAllPass(t, runWith(t, o))
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(func() { p.Close(); srv.Close() })
-	rep := runWith(t, ProducerOptions{Endpoint: srv.URL, Level: 2, Fast: true,
-		Trigger: "POST " + srv.URL + `/sessions {"user_message": "Pay the bill."}`})
-	wantAllPass(t, rep)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(got) == 0 || got[0] != `application/json {"user_message": "Pay the bill."}` {
@@ -107,10 +111,10 @@ func TestProducerTriggerRefused(t *testing.T) {
 // producers serve (GET /events, POST /messages): no handshake, so no
 // Level 3.
 func TestProducerDeployedLayout(t *testing.T) {
-	url := serveSSE(t, producer.Options{Speed: 1})
+	t.Parallel()
 	var topts transport.Options
 	topts.SSE.Layout = transport.LayoutLegacy
-	wantAllPass(t, runWith(t, ProducerOptions{Endpoint: url, Level: 2, Fast: true, Transport: topts}))
+	wantAllPass(t, runMem(t, producer.Options{Speed: 1}, ProducerOptions{Level: 2, Fast: true, Transport: topts}))
 }
 
 // TestProducerFastSkipsLongTimeouts runs the demo scenarios, whose prompts
@@ -123,7 +127,7 @@ func TestProducerFastSkipsLongTimeouts(t *testing.T) {
 	}
 	// The demo asks once; three confirmations reach the timeout step.
 	scs := append(append([]producer.Scenario{}, demos...), demos[0], demos[0])
-	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: scs, Speed: 0.05}), Level: 2, Fast: true})
+	rep := runMem(t, producer.Options{Scenarios: scs, Speed: 0.05}, ProducerOptions{Level: 2, Fast: true})
 	for _, r := range rep.Results {
 		if r.ID == PTimeoutDefault {
 			if r.Status != Skip || !strings.Contains(r.Detail, "fast mode") || !strings.Contains(r.Detail, "120 seconds") {
@@ -257,7 +261,7 @@ func TestProducerDemoLevel1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := runWith(t, ProducerOptions{Endpoint: serveSSE(t, producer.Options{Scenarios: demos, Speed: 0.1}), Level: 1, Fast: true, Quiet: time.Second})
+	rep := runMem(t, producer.Options{Scenarios: demos, Speed: 0.1}, ProducerOptions{Level: 1, Fast: true, Quiet: time.Second})
 	for _, r := range rep.Results {
 		t.Logf("%s %s: %s", r.Status, r.ID, r.Detail)
 		if r.Status == Fail || r.Status == Skip {
@@ -303,7 +307,7 @@ func TestProducerReplyStamps(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
 	var stamps []string
-	url := serveSSE(t, producer.Options{Speed: 1, OnMessage: func(_ string, msg []byte) {
+	popts := producer.Options{Speed: 1, OnMessage: func(_ string, msg []byte) {
 		var m struct {
 			Type      string `json:"type"`
 			Timestamp string `json:"timestamp"`
@@ -313,8 +317,8 @@ func TestProducerReplyStamps(t *testing.T) {
 			stamps = append(stamps, m.Timestamp)
 			mu.Unlock()
 		}
-	}})
-	runWith(t, ProducerOptions{Endpoint: url, Level: 2, Fast: true, Quiet: time.Second})
+	}}
+	runMem(t, popts, ProducerOptions{Level: 2, Fast: true, Quiet: time.Second})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(stamps) == 0 {

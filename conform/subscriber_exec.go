@@ -17,11 +17,12 @@ import (
 // lines on its standard input. Everything it writes to its standard output
 // and error goes where the options say.
 type typist struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	st    *stage
-	done  chan struct{} // closed when the process has ended
-	err   error         // how it ended, once done is closed
+	stdin     io.WriteCloser
+	st        *stage
+	done      chan struct{} // closed when the process has ended
+	err       error         // how it ended, once done is closed
+	interrupt func()        // sends SIGINT, as Control-C in a terminal does
+	kill      func()        // ends it and whatever it started
 
 	once sync.Once
 }
@@ -49,7 +50,11 @@ func startSubscriber(ctx context.Context, command string, st *stage, out, keep i
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("conform: running the subscriber: %w", err)
 	}
-	u := &typist{cmd: cmd, stdin: stdin, st: st, done: make(chan struct{})}
+	u := &typist{stdin: stdin, st: st, done: make(chan struct{}), kill: func() { procgroup.Kill(cmd) }}
+	u.interrupt = func() {
+		st.note("note", nil, "sent SIGINT to the subscriber")
+		cmd.Process.Signal(os.Interrupt) //nolint:errcheck // already gone
+	}
 	go func() {
 		u.err = cmd.Wait()
 		procgroup.Kill(cmd) // its helpers, when it ended on its own
@@ -94,12 +99,6 @@ func (u *typist) running() bool {
 	}
 }
 
-// interrupt sends SIGINT, as Control-C in a terminal does.
-func (u *typist) interrupt() {
-	u.st.note("note", nil, "sent SIGINT to the subscriber")
-	u.cmd.Process.Signal(os.Interrupt) //nolint:errcheck // already gone
-}
-
 // stop ends the subscriber if it still runs and waits for it.
 func (u *typist) stop() {
 	u.once.Do(func() { u.stdin.Close() })
@@ -108,6 +107,36 @@ func (u *typist) stop() {
 		return
 	case <-time.After(2 * time.Second):
 	}
-	procgroup.Kill(u.cmd)
+	u.kill()
 	<-u.done
+}
+
+// runInProcess runs a subscriber in this process (SubscriberOptions.run),
+// as startSubscriber runs a command: its typing comes through a pipe, and
+// an interrupt or a kill ends its context and its input, as they would
+// end a process that does not handle them.
+func runInProcess(ctx context.Context, run func(context.Context, string, io.Reader, io.Writer) error, endpoint string, st *stage, out, keep io.Writer) *typist {
+	w := keep
+	if out != nil {
+		w = io.MultiWriter(keep, out)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	in, stdin := io.Pipe()
+	end := func() { cancel(); in.CloseWithError(context.Canceled) }
+	u := &typist{stdin: stdin, st: st, done: make(chan struct{}), kill: end}
+	u.interrupt = func() {
+		st.note("note", nil, "sent SIGINT to the subscriber")
+		end()
+	}
+	go func() {
+		u.err = run(ctx, endpoint, in, w)
+		end()
+		st.note("note", nil, fmt.Sprintf("the subscriber ended (%v)", exitText(u.err)))
+		close(u.done)
+	}()
+	go func() { // the suite's context ends the subscriber too
+		<-ctx.Done()
+		end()
+	}()
+	return u
 }

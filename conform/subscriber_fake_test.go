@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -37,12 +38,19 @@ func runFake() bool {
 // keeps at most maxHeard messages, and says how many more came.
 func TestSubscriberFlood(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	rep, err := TestSubscriber(ctx, SubscriberOptions{Level: 3, Exec: fakeCommand("flood"),
-		Only: []string{idSubConnect, idSubLowerTerms}, Window: time.Second, Patience: 3 * time.Second}) // three times Patience to open the stream after its storm
-	if err != nil {
-		t.Fatal(err)
+	var rep *Report
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		o := SubscriberOptions{Level: 3, Only: []string{idSubConnect, idSubLowerTerms}, Window: time.Second, Patience: 3 * time.Second} // three times Patience to open the stream after its storm
+		o.listener, o.run = memSubscriber(t, "flood")
+		var err error
+		if rep, err = TestSubscriber(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if rep == nil {
+		t.FailNow()
 	}
 	if len(rep.Results) != 2 {
 		t.Fatalf("%d results, want the 2 asked for", len(rep.Results))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -67,6 +68,15 @@ type SubscriberOptions struct {
 	// subscriber's words, not the suite's: a command should show them
 	// only when asked, and sanitized.
 	Output io.Writer
+
+	// listener and run, when set (by this package's tests), serve the
+	// suite on listener instead of Addr and run the subscriber in this
+	// process instead of Exec: run is given the endpoint, the user's typing
+	// and where to write, returns when the subscriber ends, and its
+	// context ends as SIGINT or a kill would end a process. Both may then
+	// run in a synctest bubble, on its clock.
+	listener net.Listener
+	run      func(ctx context.Context, endpoint string, stdin io.Reader, stdout io.Writer) error
 }
 
 // The bindings a subscriber can be tested over, by transport's names.
@@ -173,7 +183,7 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 		return nil, fmt.Errorf("conform: level %d: the levels are 1, 2 and 3", o.Level)
 	}
 	o.defaults()
-	st, err := newStage(o.Addr)
+	st, err := newStage(o.Addr, o.listener)
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +208,11 @@ func TestSubscriber(ctx context.Context, o SubscriberOptions) (*Report, error) {
 		Started: time.Now(),
 	}
 	var user *typist
-	if o.Exec != "" {
+	switch {
+	case o.run != nil:
+		user = runInProcess(ctx, o.run, endpoint, st, o.Output, st)
+		defer user.stop()
+	case o.Exec != "":
 		user, err = startSubscriber(ctx, strings.ReplaceAll(o.Exec, "{endpoint}", endpoint), st, o.Output, st)
 		if err != nil {
 			return nil, err

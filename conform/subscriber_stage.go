@@ -68,13 +68,15 @@ const (
 	maxSaid    = 4 << 20
 )
 
-func newStage(addr string) (*stage, error) {
+func newStage(addr string, ln net.Listener) (*stage, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("conform: serving the subscriber tests: %w", err)
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return nil, fmt.Errorf("conform: serving the subscriber tests: %w", err)
+		}
 	}
 	s := &stage{
 		start:    time.Now(),

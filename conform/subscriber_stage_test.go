@@ -163,7 +163,7 @@ func (a emittedAt) after(b emittedAt) bool { return a.session == b.session && a.
 // across two writes is found.
 func TestStageOutputBounded(t *testing.T) {
 	t.Parallel()
-	st, err := newStage("")
+	st, err := newStage("", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

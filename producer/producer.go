@@ -205,7 +205,8 @@ type Producer struct {
 	subs     map[string]*subscription
 	prompts  map[string]*prompt // by reply token, settled ones included
 	outcomes []Outcome
-	streams  uint64 // streams opened so far; seeds each one's chaos
+	settled  chan struct{} // closed and replaced when a prompt is settled; never nil
+	streams  uint64        // streams opened so far; seeds each one's chaos
 	// anonymous counts the open streams of the deployed layout: they hold
 	// no subscription but see every prompt and may answer it.
 	anonymous int
@@ -246,6 +247,7 @@ func New(opts Options) *Producer {
 		opts:    opts,
 		done:    make(chan struct{}),
 		changed: make(chan struct{}),
+		settled: make(chan struct{}),
 		subs:    map[string]*subscription{},
 		prompts: map[string]*prompt{},
 	}
@@ -318,6 +320,25 @@ func (p *Producer) Outcomes() []Outcome {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.outcomes)
+}
+
+// WaitOutcomes waits until at least n prompts have been settled and returns
+// the outcomes, as Outcomes does; when ctx ends first, it returns those
+// settled so far and ctx's error.
+func (p *Producer) WaitOutcomes(ctx context.Context, n int) ([]Outcome, error) {
+	for {
+		p.mu.Lock()
+		outs, settled := slices.Clone(p.outcomes), p.settled
+		p.mu.Unlock()
+		if len(outs) >= n {
+			return outs, nil
+		}
+		select {
+		case <-settled:
+		case <-ctx.Done():
+			return outs, ctx.Err()
+		}
+	}
 }
 
 // begin starts the run, unless it has started; a replay that each stream
@@ -689,6 +710,8 @@ func (p *Producer) settle(pr *prompt, o Outcome, label string) bool {
 	o.At = p.opts.Now()
 	pr.outcome, pr.label = o, label
 	p.outcomes = append(p.outcomes, o)
+	close(p.settled)
+	p.settled = make(chan struct{})
 	close(pr.settled)
 	p.opts.Logf("producer: %s %s %s (%s%s)", pr.typ, pr.token, o.Resolution, o.Decision, o.Answer)
 	return true

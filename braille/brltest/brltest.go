@@ -31,8 +31,14 @@ type Display struct {
 	width    int
 
 	mu      sync.Mutex
-	visuals []string // every Visual line BRLTTY showed, in order; guarded by mu
+	visuals []string      // every Visual line BRLTTY showed, in order; guarded by mu
+	shown   chan struct{} // closed and replaced when a Visual line comes; guarded by mu
 }
+
+// upWait bounds the waits for BRLTTY to come up and for its display to
+// show something: generous, since BRLTTY starts slowly on a loaded machine.
+// It is the test's last resort, not what it waits on.
+const upWait = 15 * time.Second
 
 // Start starts brltty with a width-cell virtual display for t and stops it
 // when t ends. With keyFile set, BrlAPI asks for that key. Without brltty the
@@ -56,7 +62,7 @@ func Start(t testing.TB, width int, keyFile string) *Display {
 	if keyFile != "" {
 		auth = "keyfile:" + keyFile
 	}
-	d := &Display{Host: ":" + host, dir: dir, host: host, auth: auth, width: width}
+	d := &Display{Host: ":" + host, dir: dir, host: host, auth: auth, width: width, shown: make(chan struct{})}
 	d.launch(t)
 	t.Cleanup(d.Stop)
 	return d
@@ -78,17 +84,8 @@ func (d *Display) RestartHeld(t testing.TB) (release func()) {
 	t.Helper()
 	d.stopOnce = sync.Once{}
 	ready := d.start(t)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		err := greeted("/var/lib/BrlAPI/" + d.host)
-		if err == nil {
-			return func() { t.Helper(); ready(t) }
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("BrlAPI did not come up: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	d.waitGreeted(t)
+	return func() { t.Helper(); ready(t) }
 }
 
 // launch starts brltty and its virtual display and waits until BrlAPI answers.
@@ -126,20 +123,28 @@ func (d *Display) start(t testing.TB) (ready func(testing.TB)) {
 		seen := len(d.Visuals())
 		fmt.Fprintf(conn, "cells %d\n", width)
 		go d.read(conn)
-		// Ready when BrlAPI listens and the display has shown something.
-		deadline := time.Now().Add(10 * time.Second)
-		var err error
-		for {
-			if len(d.Visuals()) > seen {
-				if err = greeted("/var/lib/BrlAPI/" + host); err == nil {
-					return
-				}
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("BrlAPI did not come up: %v", err)
-			}
-			time.Sleep(100 * time.Millisecond)
+		// Ready when the display has shown something and BrlAPI listens.
+		d.waitVisuals(t, "anything", func(v []string) bool { return len(v) > seen })
+		d.waitGreeted(t)
+	}
+}
+
+// waitGreeted waits until BrlAPI on d's socket greets a client with its
+// version packet. BRLTTY tells no one when its socket is ready, so this is
+// the one wait here that polls: it tries every 100 ms, for upWait at most.
+func (d *Display) waitGreeted(t testing.TB) {
+	t.Helper()
+	path := "/var/lib/BrlAPI/" + d.host
+	deadline := time.Now().Add(upWait)
+	for {
+		err := greeted(path)
+		if err == nil {
+			return
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("BrlAPI did not come up in %v: %v", upWait, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -196,6 +201,8 @@ func (d *Display) read(conn net.Conn) {
 		if rest, ok := strings.CutPrefix(sc.Text(), "Visual "); ok {
 			d.mu.Lock()
 			d.visuals = append(d.visuals, strings.Trim(rest, "\""))
+			close(d.shown)
+			d.shown = make(chan struct{})
 			d.mu.Unlock()
 		}
 	}
@@ -230,19 +237,35 @@ func (d *Display) Visuals() []string {
 // WaitVisual waits until the display's current text satisfies ok, and returns it.
 func (d *Display) WaitVisual(t testing.TB, what string, ok func(string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second) // generous: BRLTTY restarts slowly on a loaded machine
+	v := d.waitVisuals(t, what, func(v []string) bool { return ok(last(v)) })
+	return last(v)
+}
+
+// last is the last of v, or "" when v is empty.
+func last(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[len(v)-1]
+}
+
+// waitVisuals waits until what the display showed satisfies ok, woken by
+// each line it shows, for upWait at most, and returns it.
+func (d *Display) waitVisuals(t testing.TB, what string, ok func([]string) bool) []string {
+	t.Helper()
+	timeout := time.NewTimer(upWait)
+	defer timeout.Stop()
 	for {
-		seen := d.Visuals()
-		var last string
-		if len(seen) > 0 {
-			last = seen[len(seen)-1]
+		d.mu.Lock()
+		seen, shown := append([]string(nil), d.visuals...), d.shown
+		d.mu.Unlock()
+		if ok(seen) {
+			return seen
 		}
-		if ok(last) {
-			return last
-		}
-		if time.Now().After(deadline) {
+		select {
+		case <-shown:
+		case <-timeout.C:
 			t.Fatalf("display never showed %s; it showed %q", what, seen)
 		}
-		time.Sleep(30 * time.Millisecond)
 	}
 }

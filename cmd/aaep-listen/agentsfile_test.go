@@ -24,6 +24,7 @@ func agentsFile(t *testing.T, body string) string {
 // its own, a relative policy path is the file's; errors name the entry and
 // the key.
 func TestAgentsFile(t *testing.T) {
+	t.Parallel()
 	good := `[{"endpoint": "http://127.0.0.1:1", "label": "mail", "verbosity": "terse", "rate": 5, "lang": ["yo", "en"],
 	   "include": ["tool.*"], "policy": "policy.json", "mute": true, "token": "t1", "headers": {"X-Team": "a"}},
 	  {"endpoint": "ws://127.0.0.1:2/aaep/v1/ws"}]`
@@ -73,6 +74,7 @@ func TestAgentsFile(t *testing.T) {
 // An entry may not take the label of an agent on the command line; the
 // error names the entry, and "-" does not go with a file.
 func TestAgentsFileAndCommandLine(t *testing.T) {
+	t.Parallel()
 	file := agentsFile(t, `[{"endpoint": "http://127.0.0.1:2", "label": "MAIL"}]`)
 	for _, tc := range []struct {
 		args []string

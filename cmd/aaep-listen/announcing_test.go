@@ -64,6 +64,7 @@ func TestStopCancelsSpeech(t *testing.T) {
 }
 
 func TestConfigFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	good := filepath.Join(dir, "announce.json")
 	os.WriteFile(good, []byte(`{"verbosity":"terse","pace_wpm":240,"types":{"progress.updated":{"speak":false}}}`), 0o600)

@@ -11,6 +11,7 @@ import (
 // labels alike are refused; nothing of the file reaches the error
 // unsanitized.
 func TestAttack14HostileAgentsFiles(t *testing.T) {
+	t.Parallel()
 	huge := "[" + strings.Repeat(" ", 2<<20) + `{"endpoint": "http://127.0.0.1:1"}]`
 	for _, tc := range []struct {
 		name, body, path, want string

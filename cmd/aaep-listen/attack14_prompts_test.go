@@ -14,6 +14,7 @@ import (
 // gets a number of its own, and each answer goes only to the connection of
 // the agent that asked it. The numbers are never given twice.
 func TestAttack14CopiedPromptCannotTakeAnotherAgentsAnswer(t *testing.T) {
+	t.Parallel()
 	r := newMultiRig(t, "bank=http://127.0.0.1:1", "http://127.0.0.1:2")
 	now := time.Unix(1700000000, 0)
 	r.handle(0, payPrompt(now, "b1", "bank", "tok_b"))

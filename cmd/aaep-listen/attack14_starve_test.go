@@ -38,6 +38,7 @@ func stallProducer(t *testing.T, body string) string {
 // event. Order, not time: the alarm is sent once the flood's first lines
 // are out, and must be written before the flood's end.
 func TestAttack14CriticalEventNotStarvedByHostileAgents(t *testing.T) {
+	t.Parallel()
 	const flood = 40000
 	alarm := newAlarmProducer(t, "honest")
 	watch := &alarmWatch{seen: make(chan time.Duration, 4)}

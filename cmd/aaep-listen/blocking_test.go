@@ -98,6 +98,7 @@ func TestProducerBlocksUntilTheReply(t *testing.T) {
 // A producer that runs an irreversible high-risk tool without asking gets a
 // critical safety warning, in --json as on every output.
 func TestUnconfirmedToolWarnsInJSON(t *testing.T) {
+	t.Parallel()
 	sc, err := producer.ParseScenario([]byte(`{"name": "rogue", "title": "Deletes without asking",
 	  "agent": {"agent_id": "rogue", "agent_name": "Rogue"},
 	  "steps": [{"after_ms": 0, "event": {"type": "agent.session.started", "summary_normal": "Cleaning up."}},

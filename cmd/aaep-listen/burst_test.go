@@ -15,6 +15,7 @@ import (
 // its place. With --auto-reply reject, the policy answers each prompt as it
 // is told (the producer ignores an answer to one already settled).
 func TestBurstHoldsSettledPrompts(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	confirm := func(id, tok string) *protocol.Event { return payPrompt(now, id, "a", tok) }
 	moved := &protocol.Event{Type: protocol.TypeStateChanged, EventID: "evt_moved", SessionID: "sess_evt_1",
@@ -62,6 +63,7 @@ func TestBurstHoldsSettledPrompts(t *testing.T) {
 // the events after it, then its settling in the place of the event that
 // settles it.
 func TestBurstKeepsSequenceOrder(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	ev := func(seq int64, set func(*protocol.Event)) *protocol.Event {
 		e := &protocol.Event{Type: protocol.TypeToolInvoked, Tool: "read_file", EventID: fmt.Sprintf("evt_%d", seq), SessionID: "sess_h",

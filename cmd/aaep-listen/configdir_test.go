@@ -15,6 +15,7 @@ import (
 // and the subscriber id all come from the one config directory the
 // environment names, whatever the process's own environment says.
 func TestConfigDirOneAnswer(t *testing.T) {
+	t.Parallel()
 	config := t.TempDir()
 	env := func(k string) string {
 		switch k {

@@ -61,6 +61,7 @@ func trickler(t *testing.T) string {
 // headers, the user hears "Connecting to …" at once, and, when the
 // connect deadline passes, a line that says the producer did not answer.
 func TestConnectDeadline(t *testing.T) {
+	t.Parallel()
 	url := trickler(t)
 	r := startListener(t, "--plain", "--no-sign", "--connect-timeout", "300ms", url)
 	r.waitOutput(t, "Connecting to "+url+".")

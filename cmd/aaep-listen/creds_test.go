@@ -41,6 +41,7 @@ func (s *credSink) got() []string {
 // by a redirect, is on another port: that port never sees the bearer
 // token or a --header, and the producer's own origin does.
 func TestManifestFetchCredentials(t *testing.T) {
+	t.Parallel()
 	other := &credSink{}
 	otherSrv := httptest.NewServer(other)
 	t.Cleanup(otherSrv.Close)

@@ -165,6 +165,7 @@ func lowReversible(ev *protocol.Event) {
 // An "accept always" is the answer of one agent: another agent reusing the
 // session id is asked.
 func TestAlwaysIsPerAgent(t *testing.T) {
+	t.Parallel()
 	r := newGateRig(t, "")
 	first := r.confirm("drafter", "sess_1", "save_draft", lowReversible)
 	r.command("accept always 1")
@@ -187,6 +188,7 @@ func TestAlwaysIsPerAgent(t *testing.T) {
 // A remembered "accept always" is checked again at every use: a prompt
 // riskier than the one answered is asked, and the line says why.
 func TestAlwaysAsksAgainWhenRiskier(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		set  func(*protocol.Event)
@@ -234,6 +236,7 @@ func TestAlwaysAsksAgainWhenRiskier(t *testing.T) {
 // undone for the policy as for the announcement: a rule for reversible
 // actions does not accept it.
 func TestPolicyReadsReversibilityAsAnnounced(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		set  func(*protocol.Event)

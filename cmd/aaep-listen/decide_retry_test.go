@@ -15,6 +15,7 @@ import (
 // delivered, and can be given again while the prompt is live; once
 // delivered, it is not sent again.
 func TestFailedReplyCanBeRetried(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	l, out, conn := testListener(t, now, false)
 	conn.setDown(true)

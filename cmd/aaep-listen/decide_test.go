@@ -115,6 +115,7 @@ func TestPolicyDecides(t *testing.T) {
 // A rule that would accept irreversible high-risk actions without saying so
 // is refused before anything connects.
 func TestPolicyRefusedAtLoad(t *testing.T) {
+	t.Parallel()
 	pol := writeFile(t, "policy.json", `{"rules":[{"name":"yes-to-all","decision":"accept"}]}`)
 	cmd := exec.Command(listenerBinary(t), "--plain", "--policy", pol, "http://127.0.0.1:1")
 	out, err := cmd.CombinedOutput()
@@ -155,6 +156,7 @@ func draftsScenario(t *testing.T, name string) producer.Scenario {
 // tool in that session, and only that session; the audit log says who
 // decided each.
 func TestAcceptAlways(t *testing.T) {
+	t.Parallel()
 	log := filepath.Join(t.TempDir(), "audit.jsonl")
 	p, url := serve(t, producer.Options{Scenarios: []producer.Scenario{draftsScenario(t, "one"), draftsScenario(t, "two")}})
 	r := startListener(t, "--plain", "--no-sign", "--audit", log, url)

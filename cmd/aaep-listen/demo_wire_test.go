@@ -11,6 +11,7 @@ import (
 // the three demo agents, each named, each finished and ended, and the run
 // ends once, by itself, with status 0.
 func TestDemoThreeAgentsThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(listenerBinary(t), "--plain", "--no-time", "--demo", "--agents", "3", "--demo-speed", "0")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "TZ=UTC")
 	var stderr strings.Builder
@@ -45,6 +46,7 @@ func TestDemoThreeAgentsThroughTheBinary(t *testing.T) {
 // --demo --agents N takes a number of demo agents, and not the demo flags
 // that choose one producer's scenarios or binding: usage errors.
 func TestDemoAgentsFlags(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--demo", "--agents", "0"},
 		{"--demo", "--agents", "9"},

@@ -26,7 +26,8 @@ var (
 	binErr  error
 )
 
-// listenerBinary builds aaep-listen once for the end-to-end tests.
+// listenerBinary builds aaep-listen once for the end-to-end tests, with the
+// race detector when the tests have it.
 func listenerBinary(t *testing.T) string {
 	t.Helper()
 	binOnce.Do(func() {
@@ -36,7 +37,11 @@ func listenerBinary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "aaep-listen")
-		out, err := exec.Command("go", "build", "-race", "-o", binPath, ".").CombinedOutput()
+		args := []string{"build", "-o", binPath}
+		if raceBuild {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 		if err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -67,6 +72,7 @@ type listenerRun struct {
 	mu     sync.Mutex
 	out    bytes.Buffer
 	errOut bytes.Buffer
+	wrote  chan struct{} // closed and replaced when stdout grows; guarded by mu
 	done   chan error
 }
 
@@ -79,14 +85,20 @@ func startListener(t *testing.T, args ...string) *listenerRun {
 // startListenerEnv it may be used by parallel tests.
 func startListenerWith(t *testing.T, env []string, args ...string) *listenerRun {
 	t.Helper()
-	r := &listenerRun{done: make(chan error, 1)}
+	r := &listenerRun{done: make(chan error, 1), wrote: make(chan struct{})}
 	r.cmd = exec.Command(listenerBinary(t), args...)
 	r.cmd.Env = append(append(os.Environ(), "NO_COLOR=1", "TZ=UTC"), env...)
 	var err error
 	if r.stdin, err = r.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	r.cmd.Stdout = writerFunc(func(p []byte) { r.mu.Lock(); r.out.Write(p); r.mu.Unlock() })
+	r.cmd.Stdout = writerFunc(func(p []byte) {
+		r.mu.Lock()
+		r.out.Write(p)
+		close(r.wrote)
+		r.wrote = make(chan struct{})
+		r.mu.Unlock()
+	})
 	r.cmd.Stderr = writerFunc(func(p []byte) { r.mu.Lock(); r.errOut.Write(p); r.mu.Unlock() })
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -103,14 +115,24 @@ func (f writerFunc) Write(p []byte) (int, error) { f(p); return len(p), nil }
 func (r *listenerRun) stdout() string { r.mu.Lock(); defer r.mu.Unlock(); return r.out.String() }
 func (r *listenerRun) stderr() string { r.mu.Lock(); defer r.mu.Unlock(); return r.errOut.String() }
 
+// waitOutput waits until stdout shows want, woken by each write; the bound
+// is the test's last resort, not what it waits on.
 func (r *listenerRun) waitOutput(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(r.stdout(), want) {
-		if time.Now().After(deadline) {
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	for {
+		r.mu.Lock()
+		out, wrote := r.out.String(), r.wrote
+		r.mu.Unlock()
+		if strings.Contains(out, want) {
+			return
+		}
+		select {
+		case <-wrote:
+		case <-timeout.C:
 			t.Fatalf("output never showed %q:\n%s\nstderr:\n%s", want, r.stdout(), r.stderr())
 		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -138,6 +160,7 @@ func serve(t *testing.T, opts producer.Options) (*producer.Producer, string) {
 // A confirmation answered on piped stdin reaches the producer and changes
 // what it does next, in both HTTP layouts.
 func TestPipedAnswerChangesWhatTheProducerDoes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, answer string
 		quirks       bool
@@ -170,6 +193,7 @@ func TestPipedAnswerChangesWhatTheProducerDoes(t *testing.T) {
 
 // --auto-reply reject answers without the user, and says so.
 func TestAutoReplyReject(t *testing.T) {
+	t.Parallel()
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	r := startListener(t, "--plain", "--auto-reply", "reject", url)
 	r.wait(t)
@@ -210,6 +234,7 @@ func records(t *testing.T, out string) []record {
 // A producer that duplicates and shuffles its events still has each one
 // announced once, in order, and the streamed answer reads right.
 func TestDuplicatedShuffledEventsAnnouncedOnceInOrder(t *testing.T) {
+	t.Parallel()
 	for _, quirks := range []bool{false, true} {
 		t.Run(fmt.Sprintf("quirks=%v", quirks), func(t *testing.T) {
 			// The reference: the same scenarios without chaos.
@@ -298,6 +323,7 @@ func TestDuplicatedShuffledEventsAnnouncedOnceInOrder(t *testing.T) {
 // reports each problem, announces every valid event, prints no escape
 // sequence, and ends cleanly.
 func TestHostileProducer(t *testing.T) {
+	t.Parallel()
 	ev := func(seq int, typ, extra string) string {
 		return fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:%s","event_id":"evt_h%d","session_id":"sess_h","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"hostile","agent_name":"Hostile Agent"}%s}`, typ, seq, seq, extra)
 	}

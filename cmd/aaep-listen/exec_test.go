@@ -14,6 +14,7 @@ import (
 )
 
 func TestExecEndpoint(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -67,6 +67,7 @@ func TestGRPCRefusalEveryReason(t *testing.T) {
 // the client certificate a producer requires, the listener does not
 // subscribe.
 func TestGRPCTLSListener(t *testing.T) {
+	t.Parallel()
 	pki := newPKI(t)
 	for _, tc := range []struct {
 		name    string
@@ -133,6 +134,7 @@ func (s *phoenixGRPC) Subscribe(st grpc.BidiStreamingServer[aaeppb.AaepMessage, 
 // A gRPC producer restarted mid-session: the listener opens the stream
 // again, sends the request again, and announces each event once.
 func TestGRPCProducerRestartsListener(t *testing.T) {
+	t.Parallel()
 	ph := &phoenixGRPC{}
 	srv := grpc.NewServer()
 	aaeppb.RegisterAaepServiceServer(srv, ph)
@@ -160,6 +162,7 @@ func TestGRPCProducerRestartsListener(t *testing.T) {
 // --demo --demo-grpc plays the demo over gRPC; an answer goes back signed
 // in the framed sigrpl:signed.reply form, which the demo producer checks.
 func TestDemoGRPC(t *testing.T) {
+	t.Parallel()
 	r := startListener(t, "--plain", "--demo", "--demo-grpc", "--demo-speed", "0", "--demo-scenarios", "confirm")
 	r.waitOutput(t, "Listening to grpc://127.0.0.1:")
 	r.waitOutput(t, "Confirmation needed")

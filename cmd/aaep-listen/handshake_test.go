@@ -12,6 +12,7 @@ import (
 // name no flag: listenHints adds them), and an unknown code is quoted,
 // sanitized.
 func TestRejectionWords(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		code string
 		hint subscriber.Hint
@@ -45,6 +46,7 @@ func TestRejectionWords(t *testing.T) {
 // aaep-listen says exactly what it said when the library put its flags in
 // its words: the library's words with listenHints are the old sentences.
 func TestListenHintsKeepTheWords(t *testing.T) {
+	t.Parallel()
 	hints := subscriber.Hints(listenHints)
 	for _, tt := range []struct{ got, want string }{
 		{hints.RejectionWords("authentication_required"),

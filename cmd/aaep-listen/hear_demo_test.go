@@ -7,6 +7,7 @@ import (
 
 // --demo-speed goes the way aaep-replay --speed goes.
 func TestDemoPace(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ speed, pace float64 }{
 		{1, 1}, {2, 0.5}, {0.5, 2}, {4, 0.25}, {0, 0},
 	} {
@@ -23,6 +24,7 @@ func TestDemoPace(t *testing.T) {
 // applies its defaults through the protocol; nothing is answered for the
 // user.
 func TestDemoWithStdinClosedEnds(t *testing.T) {
+	t.Parallel()
 	r := startListener(t, "--plain", "--no-sign", "--demo", "--demo-speed", "0", "--demo-scenarios", "confirm,clarify")
 	r.stdin.Close()
 	if err := <-r.done; err != nil {

@@ -14,6 +14,7 @@ import (
 // With exactly one prompt waiting it says that nothing was sent and how to
 // answer, naming a question's default; the prompt still waits.
 func TestEmptyLineAnswersNothing(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	question := func() *protocol.Event {
 		return &protocol.Event{Type: protocol.TypeAwaitingClarify, EventID: "evt_q", SessionID: "sess_q",

@@ -88,6 +88,7 @@ func TestFiltersShortFormNoFalseGaps(t *testing.T) {
 // "set include" and "set exclude" read the short form too, and name a
 // pattern that matches no known type.
 func TestSetFilterNamesUnknownPattern(t *testing.T) {
+	t.Parallel()
 	l, out, _ := testListener(t, time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC), false)
 	l.command(context.Background(), "set exclude tool.*,progres.updated")
 	want := "The exclude filter aaep:agent.progres.updated matches no known event type; check its spelling (such as tool.* or agent.progress.updated)."

@@ -14,6 +14,7 @@ import (
 // names the fix, both by "aaep-listen key" and when the listener loads it;
 // a key behind a symbolic link is refused, saying why.
 func TestKeyFileWarnings(t *testing.T) {
+	t.Parallel()
 	path, _ := keyFile(t)
 	os.Chmod(path, 0o644)
 	tio, _, out, errOut := term.Test()
@@ -43,6 +44,7 @@ func TestKeyFileWarnings(t *testing.T) {
 // --key NEWFILE makes the key at that path, 0600, for the key command and
 // for the listener, as the default path does; the next run reads the same key.
 func TestKeyFlagMakesNewFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "keys", "new.pem")
 	tio, _, out, errOut := term.Test()

@@ -11,6 +11,7 @@ import (
 // --layout is checked the same way by aaep-listen and aaep-listen
 // manifest: a misspelt layout is a usage error, never quietly "auto".
 func TestLayoutChecked(t *testing.T) {
+	t.Parallel()
 	tio, _, _, errOut := term.Test()
 	code := runManifest(context.Background(), []string{"--layout", "spek", "http://127.0.0.1:1"}, tio, noEnv)
 	if code != 2 || !strings.Contains(errOut.String(), `layout must be auto, spec or legacy, not "spek"`) {

@@ -39,6 +39,7 @@ func (r *listenerRun) exitCode(t *testing.T) int {
 // subscription with its own sentence, and the listener exits 1; a good one
 // lets the session run to its end.
 func TestRequireSignedManifest(t *testing.T) {
+	t.Parallel()
 	key, dir := manifestKey(t, "ES256")
 	for _, tc := range []struct {
 		name  string
@@ -94,6 +95,7 @@ func TestRequireSignedManifest(t *testing.T) {
 
 // Over WebSocket the inline signed manifest is checked the same way.
 func TestRequireSignedManifestWebSocket(t *testing.T) {
+	t.Parallel()
 	key, dir := manifestKey(t, "EdDSA")
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestForged})
 	ws := "ws" + strings.TrimPrefix(url, "http") + protocol.PathWebSocket
@@ -107,6 +109,7 @@ func TestRequireSignedManifestWebSocket(t *testing.T) {
 // Over gRPC too, and aaep-listen manifest reads the signed manifest from the
 // acceptance on the Subscribe stream.
 func TestSignedManifestGRPC(t *testing.T) {
+	t.Parallel()
 	key, dir := manifestKey(t, "EdDSA")
 	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestForged})
 	r := startListener(t, "--plain", "--require-signed-manifest", "--trusted-keys", dir, url)
@@ -124,6 +127,7 @@ func TestSignedManifestGRPC(t *testing.T) {
 // A gRPC producer that sends no manifest in its acceptance is asked through
 // its GetManifest call (no web address is guessed for it).
 func TestManifestByGetManifest(t *testing.T) {
+	t.Parallel()
 	_, url := serveProducerGRPC(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	r := startListener(t, "--plain", "--verbosity", "detailed", url) // nothing amiss is said only when asked
 	r.waitOutput(t, "The producer's manifest is not signed.")
@@ -140,6 +144,7 @@ func TestManifestByGetManifest(t *testing.T) {
 // Without the flag, the result is one line and the session goes on; when
 // nothing is amiss, it is said only when asked (--verbosity detailed).
 func TestManifestAnnounced(t *testing.T) {
+	t.Parallel()
 	key, dir := manifestKey(t, "ES256")
 	for _, tc := range []struct {
 		name string
@@ -168,6 +173,7 @@ func TestManifestAnnounced(t *testing.T) {
 // "aaep-listen manifest" prints the claims and the verdict, in lines and
 // in JSON, with exit status 0 only when verified.
 func TestManifestCommand(t *testing.T) {
+	t.Parallel()
 	key, dir := manifestKey(t, "ES256")
 	_, signed := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key})
 	_, unsigned := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
@@ -233,6 +239,7 @@ func noEnv(string) string { return "" }
 
 // Events of types the manifest does not claim are reported, once a type.
 func TestManifestEventTypes(t *testing.T) {
+	t.Parallel()
 	key, dir := manifestKey(t, "ES256")
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), ManifestKey: key, ManifestFault: producer.ManifestNarrow})
 	r := startListener(t, "--plain", "--auto-reply", "reject", "--require-signed-manifest", "--trusted-keys", dir, url)

@@ -34,6 +34,7 @@ func greedyProducer(honored string) *scriptedProducer {
 // A producer that grants 50 events per second when 2 were asked is named
 // for it; its flood is reported once, and every critical event is shown.
 func TestProducerGrantsMoreThanAsked(t *testing.T) {
+	t.Parallel()
 	p := greedyProducer(`{"max_events_per_second":50,"supports_confirmation_reply":true,"supported_conformance_levels":[1,2,3]}`)
 	srv := httptest.NewServer(p)
 	defer srv.Close()
@@ -65,6 +66,7 @@ func TestProducerGrantsMoreThanAsked(t *testing.T) {
 // With --strict, such a producer gets a subscription.close and the user
 // is told why.
 func TestStrictClosesOnGreedyProducer(t *testing.T) {
+	t.Parallel()
 	p := greedyProducer(`{"max_events_per_second":2,"languages":["fr"]}`)
 	srv := httptest.NewServer(p)
 	defer srv.Close()

@@ -13,6 +13,7 @@ import (
 // off the start of every line the real listener prints; without either,
 // each line starts with it.
 func TestNoTimeLines(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	events := filepath.Join(dir, "events.jsonl")
 	ev := `{"aaep_version":"1.0.0","type":"aaep:agent.session.started","event_id":"e1","session_id":"s1","sequence":1,` +

@@ -14,6 +14,7 @@ import (
 // the producer for a state change after the session's end. The error comes
 // last now, after the gap is declared and event 7 is told.
 func TestCriticalEventDoesNotOvertakeHeldOnes(t *testing.T) {
+	t.Parallel()
 	event := func(seq int, typ, summary string, extra map[string]any) string {
 		ev := map[string]any{"@context": "https://aaep-protocol.org/context/v1", "type": "aaep:agent." + typ,
 			"event_id": fmt.Sprintf("evt_order%04d", seq), "session_id": "sess_order",

@@ -151,6 +151,7 @@ func TestProducerClosesSubscription(t *testing.T) {
 // whatever it holds: an answer that is neither subscription.accepted nor
 // subscription.rejected gets a diagnostic and is not announced.
 func TestSubscriptionAnswerIsNoEvent(t *testing.T) {
+	t.Parallel()
 	fake := closeEvent(0, "agent.session.completed", `,"summary_normal":"Your transfer was approved."`)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {

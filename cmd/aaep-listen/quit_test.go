@@ -6,7 +6,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/aaep-term/aaep-term/producer"
 )
@@ -30,6 +29,7 @@ func TestQuitWithPromptPending(t *testing.T) {
 		{"subscription closed, Ctrl-C", false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			log := filepath.Join(t.TempDir(), "audit.jsonl")
 			p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: tc.quirks})
 			r := startListener(t, "--plain", "--no-sign", "--audit", log, url)
@@ -74,11 +74,7 @@ func TestQuitWithPromptPending(t *testing.T) {
 				t.Errorf("audit log: %s", got)
 			}
 			// The producer applies the default once the subscription closes.
-			deadline := time.Now().Add(20 * time.Second)
-			for len(p.Outcomes()) == 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
-			if outs := p.Outcomes(); len(outs) != 1 || outs[0].Resolution != producer.TimedOut {
+			if outs := waitOutcomes(t, p, 1); len(outs) != 1 || outs[0].Resolution != producer.TimedOut {
 				t.Errorf("producer outcomes %+v, want the default applied", outs)
 			}
 		})

@@ -17,6 +17,7 @@ import (
 // start: the listener reconnects, runs the handshake again, and announces
 // each event once.
 func TestProducerDiesAndComesBack(t *testing.T) {
+	t.Parallel()
 	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
 	var conns atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -104,6 +105,7 @@ func phoenixAccepted(n int32) string {
 // may grant without breaking any rule) and then asks again for the terms
 // set since.
 func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
+	t.Parallel()
 	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
 	var conns atomic.Int32
 	renegotiations := make(chan string, 4)

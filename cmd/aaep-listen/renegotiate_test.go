@@ -116,23 +116,21 @@ func TestRenegotiateAndCloseEveryBinding(t *testing.T) {
 // waitOutcomes waits until p has settled n prompts.
 func waitOutcomes(t *testing.T, p *producer.Producer, n int) []producer.Outcome {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		outs := p.Outcomes()
-		if len(outs) >= n {
-			return outs
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the producer settled %d prompts, want %d: %+v", len(outs), n, outs)
-		}
-		time.Sleep(20 * time.Millisecond)
+	// The bound is the test's last resort, not what it waits on.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	outs, err := p.WaitOutcomes(ctx, n)
+	if err != nil {
+		t.Fatalf("the producer settled %d prompts, want %d: %+v", len(outs), n, outs)
 	}
+	return outs
 }
 
 // SIGTERM closes the subscription like quit: the producer is told, and
 // applies the default decision of the confirmation still waiting; the
 // listener announces that default.
 func TestSIGTERMClosesSubscription(t *testing.T) {
+	t.Parallel()
 	var log logBook
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Logf: log.logf})
 	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(url, "http")+protocol.PathWebSocket)
@@ -221,6 +219,7 @@ func TestRenegotiationRefused(t *testing.T) {
 // On the deployed layout there is no subscription to renegotiate: the user
 // is told so, and nothing is sent.
 func TestRenegotiateWithoutHandshake(t *testing.T) {
+	t.Parallel()
 	_, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm"), Quirks: true})
 	r := startListener(t, "--plain", "--no-sign", url)
 	r.waitOutput(t, "Confirmation needed")

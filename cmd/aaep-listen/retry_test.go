@@ -110,6 +110,7 @@ func acceptance(map[string]any) (int, string) {
 // countdown in whole lines; a prefix clash is retried at once without the
 // clashing extension; then the subscription goes on.
 func TestRejectedThenRetried(t *testing.T) {
+	t.Parallel()
 	p := &scriptedProducer{answers: []func(map[string]any) (int, string){
 		rejection("rate_limit", "Too many subscribers right now.", 1),
 		func(req map[string]any) (int, string) {

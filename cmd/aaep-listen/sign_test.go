@@ -64,6 +64,7 @@ func keyFile(t *testing.T) (string, *sigrpl.Key) {
 // prompt with the listener's signed answer, over HTTP, WebSocket and gRPC
 // (the framed sigrpl:signed.reply form on the last two).
 func TestSignedAnswerAccepted(t *testing.T) {
+	t.Parallel()
 	path, k := keyFile(t)
 	for _, binding := range []string{"sse", "websocket", "grpc"} {
 		t.Run(binding, func(t *testing.T) {
@@ -117,6 +118,7 @@ func TestRefusedSignatureAnnounced(t *testing.T) {
 
 // Without a key the answer still goes, and the user is told it is unsigned.
 func TestUnsignedAnswerAnnounced(t *testing.T) {
+	t.Parallel()
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	r := startListener(t, "--plain", "--no-sign", url)
 	r.waitOutput(t, "Confirmation needed")
@@ -131,6 +133,7 @@ func TestUnsignedAnswerAnnounced(t *testing.T) {
 // "aaep-listen key" makes the key once, 0600, in the config directory and
 // shows the same thumbprint every time.
 func TestKeyCommand(t *testing.T) {
+	t.Parallel()
 	config := t.TempDir()
 	key := func(args ...string) string {
 		t.Helper()

@@ -17,6 +17,7 @@ import (
 // A confirmation shown on a braille display is accepted with a routing key
 // over "accept", and the producer goes on as accepted.
 func TestBraillePromptAnsweredWithRoutingKey(t *testing.T) {
+	t.Parallel()
 	d := brltest.Start(t, 40, "")
 	p, url := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	r := startListener(t, "--plain", "--braille", "auto", "--brlapi-host", d.Host, "--answer-after", "0", url)
@@ -98,6 +99,7 @@ func startListenerEnv(t *testing.T, env []string, args ...string) *listenerRun {
 }
 
 func TestSinkFlagsChecked(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"--speech", "loud"}, {"--braille", "on"}, {"--notify", "always"}} {
 		tio, _, _, _ := term.Test()
 		if _, err := parseFlags(append(args, "--demo"), tio, os.Getenv); err == nil {

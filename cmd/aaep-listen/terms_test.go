@@ -15,6 +15,7 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 // The term flags reach the subscription request as the spec spells them.
 func TestTermFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want session.Terms
@@ -60,6 +61,7 @@ func TestTermFlags(t *testing.T) {
 }
 
 func TestTermFlagsRefused(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"--rate", "-2"}, {"--lang", "en,1x"}, {"--coalesce", "line"}, {"--include", "agent.*.started"},
 		{"--cognitive-load", "extreme"}, {"--pace-wpm", "20"}, {"--verbosity", "loud"},
@@ -86,6 +88,7 @@ func termsEqual(a, b session.Terms) bool {
 // typed input (with --json too, and without a terminal), a policy or
 // --auto-reply; only an endpoint with no back channel cannot.
 func TestHonestCapabilities(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want bool

@@ -32,6 +32,7 @@ func serveTLS(t *testing.T, pki *testPKI, clientAuth tls.ClientAuthType) (*produ
 // --client-key; without the CA, or without a client certificate where one
 // is required, the listener does not connect.
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	pki := newPKI(t)
 	for _, tc := range []struct {
 		name    string
@@ -77,6 +78,7 @@ func TestTLS(t *testing.T) {
 }
 
 func TestTLSFlags(t *testing.T) {
+	t.Parallel()
 	pki := newPKI(t)
 	notPEM := filepath.Join(t.TempDir(), "ca.pem")
 	if err := os.WriteFile(notPEM, []byte("hello"), 0o600); err != nil {

@@ -70,6 +70,7 @@ func waitFor(t *testing.T, screen func() string, want string, within time.Durati
 // In a real terminal with NO_COLOR, line mode writes words only: the screen,
 // captured with its attributes, holds no escape sequence at all.
 func TestTerminalPlainModeHasNoEscapes(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	screen, _ := tmuxSession(t, "NO_COLOR=1 TERM=xterm-256color "+bin+" --demo --demo-speed 0 --demo-scenarios happy,error")
 	s := waitFor(t, screen, "EXITED rc=0", 30*time.Second)
@@ -86,6 +87,7 @@ func TestTerminalPlainModeHasNoEscapes(t *testing.T) {
 // Ctrl-C on an idle stream ends the listener promptly and cleanly, and the
 // prompt still waiting is announced with its default decision.
 func TestTerminalInterruptWhileIdle(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	screen, keys := tmuxSession(t, bin+" --plain --demo --demo-speed 0 --demo-scenarios confirm")
 	waitFor(t, screen, "To answer, type: accept 1", 30*time.Second)
@@ -102,6 +104,7 @@ func TestTerminalInterruptWhileIdle(t *testing.T) {
 
 // A confirmation answered by typing in a real terminal changes what the agent does.
 func TestTerminalAnswerByTyping(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	screen, keys := tmuxSession(t, bin+" --plain --demo --demo-speed 0 --demo-scenarios confirm")
 	waitFor(t, screen, "To answer, type: accept 1", 30*time.Second)

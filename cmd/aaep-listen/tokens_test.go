@@ -15,6 +15,7 @@ import (
 // why it cannot be answered. (With --auto-reply, the first would rightly be
 // answered as it is told, before the second arrives, in a burst or not.)
 func TestReusedTokenNothingSent(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	confirm := func(id, agent string) *protocol.Event { return payPrompt(now, id, agent, "rpl_same") }
 	var lines [2]string

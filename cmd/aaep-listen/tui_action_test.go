@@ -44,6 +44,7 @@ func actionRig(t *testing.T) (*testRig, *sayLog, *replyLog) {
 // says the same lines and quits alike. They meet in one function (do), so
 // this holds by construction; the table shows it for every kind.
 func TestTUIActionsAsLines(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		action tui.Action
 		line   string
@@ -92,6 +93,7 @@ func sentText(c *replyLog) string {
 // TUI answering question 2 with "accept 1" (its own question's words)
 // sends that answer to question 2 and decides nothing about prompt 1.
 func TestTUIAnswerReadingLikeACommand(t *testing.T) {
+	t.Parallel()
 	l, _, conn := actionRig(t)
 	quit := l.Do(t.Context(), tui.Action{Kind: tui.ActionAnswer, Prompt: 2, Text: "accept 1"}.Command())
 	l.drain()
@@ -119,6 +121,7 @@ func TestTUIAnswerReadingLikeACommand(t *testing.T) {
 
 // An action of no kind answers nothing.
 func TestTUINoAction(t *testing.T) {
+	t.Parallel()
 	l, _, conn := actionRig(t)
 	if l.Do(t.Context(), tui.Action{}.Command()) || len(conn.sent) != 0 || len(l.c.Pending()) != 2 {
 		t.Errorf("the empty action did something: sent %q", conn.sent)

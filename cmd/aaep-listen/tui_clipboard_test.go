@@ -12,6 +12,7 @@ import (
 // takes it (set-clipboard on); otherwise the event goes to a file, and the
 // message line says where and why.
 func TestTUICopyFollowsTmuxSetClipboard(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	for _, tt := range []struct{ option, want string }{
 		{"on", "Copied the event JSON"},

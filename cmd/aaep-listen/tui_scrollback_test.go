@@ -19,6 +19,7 @@ var historyLine = regexp.MustCompile(`^\d\d:\d\d:\d\d \S`)
 // and no fragment of the view's status rows is left in them. The demo runs
 // at its own pace, so the view is drawn between the lines printed.
 func TestTUIScrollbackClean(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	term := ttytest.Start(t, 80, 24, []string{"NO_COLOR=1", "TERM=xterm-256color"},
 		bin+" --tui --demo --demo-speed 1 --demo-scenarios happy,error")
@@ -71,6 +72,7 @@ func TestTUIScrollbackClean(t *testing.T) {
 // bound, a row shows its text (the fixed columns give way), and at the end
 // of the stream the view stays open, saying so with the quit key bound.
 func TestTUIRemapAndNarrowScreen(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	keyFile := filepath.Join(t.TempDir(), "tui-keys")
 	if err := os.WriteFile(keyFile, []byte("accept = A\nreject = X\nquit = Q\n"), 0o600); err != nil {

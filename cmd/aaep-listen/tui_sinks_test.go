@@ -13,6 +13,7 @@ import (
 // what the view shows and the braille display shows the prompt, and the
 // answer given in the view is spoken too.
 func TestTUIAlongsideSpeechAndBraille(t *testing.T) {
+	t.Parallel()
 	speechdtest.Need(t, "speech-dispatcher")
 	bin := buildListener(t)
 	sd := speechdtest.Start(t, "")

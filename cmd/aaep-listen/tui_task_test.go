@@ -15,6 +15,7 @@ import (
 // the agent the task (the line says what was sent, the agent then asks),
 // and the agent's request is answered with a key.
 func TestTUITaskInput(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	exe, err := os.Executable()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // and excluded types and enter renegotiate both, one after the other, and
 // the status line then shows what the producer granted.
 func TestTUIRenegotiate(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	tt := startTUITerminal(t, "NO_COLOR=1 TERM=xterm-256color "+bin+
 		" --tui --rate 50 --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after

@@ -95,6 +95,7 @@ func (tt *tuiTerminal) waitMatch(re *regexp.Regexp) []string {
 // acts on it; with NO_COLOR nothing on screen is styled; the cursor sits
 // on the prompt, then on the selected row.
 func TestTUIAnswerFromKeyboard(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	tt := startTUITerminal(t, "NO_COLOR=1 TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --answer-after 0 --demo-scenarios confirm") // the key right away: not about --answer-after
 	waitFor(t, tt.screen, "CONFIRMATION NEEDED, prompt 1 from Demo Assistant", 30*time.Second)
@@ -125,6 +126,7 @@ func TestTUIAnswerFromKeyboard(t *testing.T) {
 // Pausing holds the list still while events keep arriving and counting;
 // a filter narrows the list; q closes the subscription.
 func TestTUIPauseAndFilter(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	tt := startTUITerminal(t, "TERM=xterm-256color "+bin+" --tui --demo --demo-speed 1 --demo-scenarios happy,confirm")
 	waitFor(t, tt.screen, "Looking up tomorrow's weather", 30*time.Second)
@@ -167,6 +169,7 @@ func TestTUIPauseAndFilter(t *testing.T) {
 // A question is answered by choosing from its list in the TUI, and a
 // line-mode command typed after : works as in line mode.
 func TestTUIAnswerQuestion(t *testing.T) {
+	t.Parallel()
 	bin := buildListener(t)
 	tt := startTUITerminal(t, "TERM=xterm-256color "+bin+" --tui --demo --demo-speed 0 --demo-scenarios clarify")
 	waitFor(t, tt.screen, "Choices: 1 7 in the evening, 2 8 in the evening", 30*time.Second)
@@ -194,6 +197,7 @@ func TestTUIAnswerQuestion(t *testing.T) {
 // Tea v1 asks for the background colour when it loads): on a terminal, plain
 // output holds no escape sequence at all.
 func TestPlainModeSendsNoTerminalQuery(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("script"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("script (util-linux) is needed to run aaep-listen on a pseudo-terminal")

@@ -15,6 +15,7 @@ import (
 // and output not a terminal. Nothing is made (a signing key, a demo) before
 // a usage error is found.
 func TestUsageErrorsExitTwo(t *testing.T) {
+	t.Parallel()
 	bin := listenerBinary(t)
 	dir := t.TempDir()
 	tests := []struct {

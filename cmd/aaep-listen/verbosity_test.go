@@ -10,6 +10,7 @@ import (
 // --verbosity, the settings file and "set verbosity" take the same words:
 // verbose is detailed.
 func TestVerbosityWords(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ word, want string }{
 		{"terse", "terse"}, {"normal", "normal"}, {"detailed", "detailed"}, {"verbose", "detailed"}, {"VERBOSE", "detailed"},
 	} {

@@ -14,6 +14,7 @@ import (
 // example uses a word that fits a prompt waiting (it said "for example:
 // answer 1" of a confirmation before).
 func TestSayWhichNamesAFittingExample(t *testing.T) {
+	t.Parallel()
 	r := newMultiRig(t, "bank=http://127.0.0.1:1", "shop=http://127.0.0.1:2")
 	now := time.Unix(1700000000, 0)
 	r.handle(0, payPrompt(now, "p1", "bank", "tok_p1"))

@@ -24,6 +24,7 @@ func (r *listenerRun) waitOutputCount(t *testing.T, want string, n int) {
 // TestManifestNotFoundSaysTried: after a failed fetch the address is where
 // the manifest was looked for, not where it was found.
 func TestManifestNotFoundSaysTried(t *testing.T) {
+	t.Parallel()
 	var out strings.Builder
 	writeManifest(&out, subscriber.ManifestReport{From: "http://127.0.0.1:1/manifest.json", Summary: "The producer's manifest could not be fetched."})
 	if got := out.String(); strings.Contains(got, "Found:") || !strings.Contains(got, "Tried: http://127.0.0.1:1/manifest.json") {
