@@ -139,11 +139,11 @@ func TestOneAgentFailing(t *testing.T) {
 	}
 }
 
-// Usage: labels must be unique, and plain JSONL cannot hold several agents.
+// Usage: labels must be unique and name an endpoint. (That plain JSONL
+// cannot hold several agents is record.Options.Check's: TestCheck.)
 func TestAgentsUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"-o", "x", "a=http://127.0.0.1:1", "a=http://127.0.0.1:2"},
-		{"-o", "x", "--format", "jsonl", "http://127.0.0.1:1", "http://127.0.0.1:2"},
 		{"-o", "x", "a="},
 	} {
 		tio, _, _, _ := term.Test()

@@ -108,8 +108,8 @@ func TestRotateSize(t *testing.T) {
 		})
 	}
 	tio, _, _, _ := term.Test()
-	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--rotate-size", "1M"}, tio); err == nil {
-		t.Error("--rotate-size with standard output accepted")
+	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "f", "--rotate-size", "1Q"}, tio); err == nil || !strings.Contains(err.Error(), "--rotate-size") {
+		t.Errorf("--rotate-size 1Q: %v", err)
 	}
 }
 
