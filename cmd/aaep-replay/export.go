@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -67,7 +66,10 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	return writeTo(*output, tio.Out, func(w io.Writer) (int, error) {
 		switch *format {
 		case "jsonl":
-			return exportJSONL(rd, w)
+			if err := capture.ExportJSONL(rd, w); err != nil {
+				return exitUnreadable, err
+			}
+			return exitOK, nil
 		case "html":
 			t, err := capture.BuildTrace(rd, files[0], capture.CheckOptions{})
 			if err != nil {
@@ -82,29 +84,6 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		}
 		return exitOK, nil
 	})
-}
-
-// exportJSONL writes the received events of rd to w as plain JSON lines.
-func exportJSONL(rd *capture.Reader, w io.Writer) (int, error) {
-	cw, err := capture.NewWriter(w, capture.Header{}, time.Now(), capture.WriterOptions{JSONL: true})
-	if err != nil {
-		return exitViolations, err
-	}
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return exitOK, nil
-		}
-		if err != nil {
-			return exitUnreadable, err
-		}
-		if rec.Note || rec.IsText() || rec.Dir != capture.In {
-			continue
-		}
-		if err := cw.Write(capture.In, rec.Msg, time.Time{}); err != nil {
-			return exitViolations, err
-		}
-	}
 }
 
 // writeTo runs fn on the file at path ("-" is stdout, unless stdout is
