@@ -19,8 +19,7 @@ func main() {
 
 // run parses args and records; it returns the process exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
-	if buildinfo.Requested(args) {
-		buildinfo.Read("aaep-capture").Print(tio)
+	if buildinfo.Answer("aaep-capture", args, tio) {
 		return 0
 	}
 	o, err := parseFlags(args, tio)

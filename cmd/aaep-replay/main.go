@@ -70,8 +70,7 @@ func main() {
 
 // run carries out one command line and returns the exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
-	if buildinfo.Requested(args) {
-		buildinfo.Read("aaep-replay").Print(tio)
+	if buildinfo.Answer("aaep-replay", args, tio) {
 		return exitOK
 	}
 	cmds := &cliflag.Commands{Program: "aaep-replay", Usage: usageText, Failed: exitViolations, List: []cliflag.Command{
