@@ -4,13 +4,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/line"
 )
 
 const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--report FILE] [--recheck] [--strict] [--json]
@@ -125,13 +123,7 @@ func printVerify(r *conform.VerifyReport, asJSON bool, d *deps) error {
 		r.WriteText(d.io.Out)
 		return nil
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	// One line, every string in it sanitized as a line, decoded or not
-	// (line.CleanJSON, as every --json of ours): a receipt's names are
-	// whatever its maker wrote, and a valid signature cleans nothing.
-	d.io.Printf("%s\n", string(line.CleanJSON(b)))
-	return nil
+	// Every string sanitized as a line: a receipt's names are whatever
+	// its maker wrote, and a valid signature cleans nothing.
+	return cliflag.WriteJSON(d.io.Out, r, false)
 }

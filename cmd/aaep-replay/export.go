@@ -4,9 +4,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -144,15 +142,7 @@ func runStats(args []string, tio *term.IO) (int, error) {
 		return exitUnreadable, err
 	}
 	if *asJSON {
-		// Every string from the capture is sanitized, as --json records are.
-		var doc []byte
-		if doc, err = json.Marshal(st); err == nil {
-			var out bytes.Buffer
-			if err = json.Indent(&out, line.CleanJSON(doc), "", "  "); err == nil {
-				out.WriteByte('\n')
-				_, err = tio.Out.Write(out.Bytes())
-			}
-		}
+		err = cliflag.WriteJSON(tio.Out, st, true) // every string from the capture sanitized
 	} else {
 		err = st.WriteText(tio.Out)
 	}
