@@ -1,23 +1,98 @@
-package main
+package record
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
-	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/demo"
+	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// --filter keeps the matching event types, every critical event and every
-// message that is not an event.
+// cleanJSONL is a plain JSONL capture of the corpus, recorded from as the
+// endpoint file:PATH.
+const cleanJSONL = "../testdata/corpus/clean.jsonl"
+
+// recordFrom records endpoint as o says (into a new file unless o.Output
+// names one), checked first as aaep-capture checks it, and returns the
+// output and what was said on standard error.
+func recordFrom(t *testing.T, endpoint string, o Options) (path, stderr string) {
+	t.Helper()
+	if o.Output == "" {
+		o.Output = filepath.Join(t.TempDir(), "session.aaep")
+	}
+	var errOut bytes.Buffer
+	o.Agents, o.Err, o.Now = []agentspec.Spec{{Endpoint: endpoint}}, &errOut, time.Now
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := o.Check()
+	if err == nil {
+		err = Run(ctx, &o)
+	}
+	if err != nil {
+		t.Fatalf("record %s: %v\n%s", endpoint, err, errOut.String())
+	}
+	return o.Output, errOut.String()
+}
+
+// readAll reads every record of the capture at path.
+func readAll(t *testing.T, path string) (*capture.Reader, []capture.Record) {
+	t.Helper()
+	r, err := capture.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	var recs []capture.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return r, recs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+}
+
+// promptingProducer serves the demo producer on loopback with prompts that
+// wait 3 s for a reply, time enough for an automatic one to settle them.
+func promptingProducer(t *testing.T) (*producer.Producer, string) {
+	t.Helper()
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() { p.Close(); srv.Close() })
+	return p, srv.URL
+}
+
+// A filter (--filter) keeps the matching event types, every critical
+// event and every message that is not an event, and the start line says so.
 func TestFilter(t *testing.T) {
-	path, stderr := captureFrom(t, "file:"+cleanJSONL, "--no-redact", "--filter", "tool.*")
+	t.Parallel()
+	f, err := capture.ParseTypeFilter("tool.*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, stderr := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true, Filter: f})
 	if !strings.Contains(stderr, `Only event types matching "tool.*" are kept`) || !strings.Contains(stderr, "left out by --filter") {
 		t.Errorf("stderr: %s", stderr)
 	}
@@ -32,34 +107,17 @@ func TestFilter(t *testing.T) {
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("recorded %v, want %v", kinds, want)
 	}
-	tio, _, _, _ := term.Test()
-	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--filter", "tool.["}, tio); err == nil || !strings.Contains(err.Error(), "--filter") {
-		t.Errorf("bad pattern: %v", err)
-	}
-	for _, tc := range []struct {
-		args []string
-		want string
-	}{
-		{[]string{"--include", "tool.*"}, "tool.*"},
-		{[]string{"--exclude", "progress.*, output.*"}, "-progress.*,-output.*"},
-		{[]string{"--filter", "tool.*", "--include", "session.*", "--exclude", "tool.completed"}, "tool.*,session.*,-tool.completed"},
-	} {
-		o, err := parseFlags(append([]string{"--endpoint", "x", "-o", "-"}, tc.args...), tio)
-		if err != nil {
-			t.Errorf("%q: %v", tc.args, err)
-		} else if o.Filter.String() != tc.want {
-			t.Errorf("%q: filter %q, want %q", tc.args, o.Filter.String(), tc.want)
-		}
-	}
 }
 
-// --rotate-size spreads the recording over FILE, FILE.1, …: each file a
-// capture with its own header, none larger than the limit, and together
-// every message once, in order.
+// RotateSize (--rotate-size) spreads the recording over FILE, FILE.1, …:
+// each file a capture with its own header, none larger than the limit,
+// and together every message once, in order.
 func TestRotateSize(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"aaep", "jsonl"} {
 		t.Run(format, func(t *testing.T) {
-			path, stderr := captureFrom(t, "file:"+cleanJSONL, "--no-redact", "--rotate-size", "2K", "--format", format)
+			t.Parallel()
+			path, stderr := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true, RotateSize: 2048, JSONL: format == "jsonl"})
 			_, want := readAll(t, cleanJSONL)
 			var got []string
 			files, _ := filepath.Glob(path + "*")
@@ -107,17 +165,15 @@ func TestRotateSize(t *testing.T) {
 			}
 		})
 	}
-	tio, _, _, _ := term.Test()
-	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "f", "--rotate-size", "1Q"}, tio); err == nil || !strings.Contains(err.Error(), "--rotate-size") {
-		t.Errorf("--rotate-size 1Q: %v", err)
-	}
 }
 
-// --auto-reply reject answers every confirmation with a rejection that the
-// producer receives, and records it; the start message says so.
+// AutoReply (--auto-reply reject) answers every confirmation with a
+// rejection that the producer receives, and records it; the start message
+// says so.
 func TestAutoReplyReject(t *testing.T) {
+	t.Parallel()
 	p, url := promptingProducer(t)
-	path, stderr := captureFrom(t, url, "--auto-reply", "reject")
+	path, stderr := recordFrom(t, url, Options{AutoReply: true})
 	if !strings.Contains(stderr, "every confirmation is rejected (--auto-reply reject)") || !strings.Contains(stderr, "Your --auto-reply policy rejected:") {
 		t.Errorf("stderr: %s", stderr)
 	}
@@ -149,8 +205,68 @@ func TestAutoReplyReject(t *testing.T) {
 	if settled != prompts {
 		t.Errorf("the producer settled %d confirmations, %d were recorded", settled, prompts)
 	}
-	tio, _, _, _ := term.Test()
-	if _, err := parseFlags([]string{"--endpoint", "x", "-o", "-", "--auto-reply", "accept"}, tio); err == nil || !strings.Contains(err.Error(), "never automatic") {
-		t.Errorf("--auto-reply accept: %v", err)
+}
+
+// Recording the same input as .aaep and as JSONL gives the same messages,
+// byte for byte, and both read back as the input.
+func TestFormatsAgree(t *testing.T) {
+	t.Parallel()
+	aaep, _ := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true})
+	jsonl, _ := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true, JSONL: true})
+	_, want := readAll(t, cleanJSONL)
+	_, a := readAll(t, aaep)
+	_, b := readAll(t, jsonl)
+	var got []string
+	for _, r := range a {
+		if !r.Note {
+			got = append(got, string(r.Msg))
+		}
+	}
+	if len(got) != len(want) || len(b) != len(want) {
+		t.Fatalf("%d messages in .aaep, %d in jsonl, want %d", len(got), len(b), len(want))
+	}
+	for i := range want {
+		if got[i] != string(want[i].Msg) || string(b[i].Msg) != string(want[i].Msg) {
+			t.Errorf("message %d differs", i)
+		}
+	}
+}
+
+// MaxEvents (--max-events) stops after that many messages; the output "-"
+// is Out (standard output).
+func TestMaxEventsStdout(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	_, stderr := recordFrom(t, cleanJSONL, Options{Output: "-", Out: &out, MaxEvents: 3, JSONL: true})
+	if n := strings.Count(out.String(), "\n"); n != 3 {
+		t.Errorf("%d lines on standard output, want 3", n)
+	}
+	if !strings.Contains(stderr, "Reached --max-events 3") || !strings.Contains(stderr, "Recorded 3 messages") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// Duration (--duration) stops a recording of a producer that is still
+// talking.
+func TestDuration(t *testing.T) {
+	t.Parallel()
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := producer.New(producer.Options{Scenarios: all, Speed: 1, EndWhenDone: true})
+	srv := httptest.NewServer(p)
+	defer func() { p.Close(); srv.Close() }()
+	start := time.Now()
+	path, stderr := recordFrom(t, srv.URL, Options{Duration: 300 * time.Millisecond})
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %s", d)
+	}
+	if !strings.Contains(stderr, "--duration is over") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	r, recs := readAll(t, path)
+	if r.Kind() != capture.KindCapture || len(recs) == 0 {
+		t.Errorf("kind %s, %d records", r.Kind(), len(recs))
 	}
 }
