@@ -3,7 +3,6 @@ package record
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http/httptest"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/producer"
@@ -49,41 +49,6 @@ func recordFrom(t *testing.T, endpoint string, o Options) (path, stderr string) 
 	return o.Output, errOut.String()
 }
 
-// readAll reads every record of the capture at path.
-func readAll(t *testing.T, path string) (*capture.Reader, []capture.Record) {
-	t.Helper()
-	r, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return r, recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
-}
-
-// promptingProducer serves the demo producer on loopback with prompts that
-// wait 3 s for a reply, time enough for an automatic one to settle them.
-func promptingProducer(t *testing.T) (*producer.Producer, string) {
-	t.Helper()
-	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
-	srv := httptest.NewServer(p)
-	t.Cleanup(func() { p.Close(); srv.Close() })
-	return p, srv.URL
-}
-
 // A filter (--filter) keeps the matching event types, every critical
 // event and every message that is not an event, and the start line says so.
 func TestFilter(t *testing.T) {
@@ -96,7 +61,7 @@ func TestFilter(t *testing.T) {
 	if !strings.Contains(stderr, `Only event types matching "tool.*" are kept`) || !strings.Contains(stderr, "left out by --filter") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	_, recs := readAll(t, path)
+	_, recs := capturetest.ReadAll(t, path)
 	kinds := map[string]int{}
 	for _, r := range recs {
 		if !r.Note {
@@ -118,7 +83,7 @@ func TestRotateSize(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			path, stderr := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true, RotateSize: 2048, JSONL: format == "jsonl"})
-			_, want := readAll(t, cleanJSONL)
+			_, want := capturetest.ReadAll(t, cleanJSONL)
 			var got []string
 			files, _ := filepath.Glob(path + "*")
 			if len(files) < 3 {
@@ -139,7 +104,7 @@ func TestRotateSize(t *testing.T) {
 				if st.Mode().Perm() != 0o600 {
 					t.Errorf("%s mode %v", name, st.Mode().Perm())
 				}
-				r, recs := readAll(t, name)
+				r, recs := capturetest.ReadAll(t, name)
 				if format == "aaep" && (r.Kind() != capture.KindCapture || r.Header() == nil) {
 					t.Errorf("%s: kind %s, header %v", name, r.Kind(), r.Header())
 				}
@@ -172,12 +137,12 @@ func TestRotateSize(t *testing.T) {
 // says so.
 func TestAutoReplyReject(t *testing.T) {
 	t.Parallel()
-	p, url := promptingProducer(t)
+	p, url := capturetest.PromptingProducer(t)
 	path, stderr := recordFrom(t, url, Options{AutoReply: true})
 	if !strings.Contains(stderr, "every confirmation is rejected (--auto-reply reject)") || !strings.Contains(stderr, "Your --auto-reply policy rejected:") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	_, recs := readAll(t, path)
+	_, recs := capturetest.ReadAll(t, path)
 	prompts, rejections := 0, 0
 	for _, r := range recs {
 		switch typ := protocol.PeekType(r.Msg); {
@@ -213,9 +178,9 @@ func TestFormatsAgree(t *testing.T) {
 	t.Parallel()
 	aaep, _ := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true})
 	jsonl, _ := recordFrom(t, "file:"+cleanJSONL, Options{NoRedact: true, JSONL: true})
-	_, want := readAll(t, cleanJSONL)
-	_, a := readAll(t, aaep)
-	_, b := readAll(t, jsonl)
+	_, want := capturetest.ReadAll(t, cleanJSONL)
+	_, a := capturetest.ReadAll(t, aaep)
+	_, b := capturetest.ReadAll(t, jsonl)
 	var got []string
 	for _, r := range a {
 		if !r.Note {
@@ -265,7 +230,7 @@ func TestDuration(t *testing.T) {
 	if !strings.Contains(stderr, "--duration is over") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	r, recs := readAll(t, path)
+	r, recs := capturetest.ReadAll(t, path)
 	if r.Kind() != capture.KindCapture || len(recs) == 0 {
 		t.Errorf("kind %s, %d records", r.Kind(), len(recs))
 	}

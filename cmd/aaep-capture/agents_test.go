@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -40,7 +41,7 @@ func TestBinaryTwoAgents(t *testing.T) {
 			t.Errorf("standard error lacks %q:\n%s", w, errText)
 		}
 	}
-	r, recs := readAll(t, path)
+	r, recs := capturetest.ReadAll(t, path)
 	h := r.Header()
 	if h == nil || h.Capture != 2 || len(h.Connections) != 2 {
 		t.Fatalf("header %+v", h)
@@ -124,7 +125,7 @@ func TestOneAgentFailing(t *testing.T) {
 			t.Errorf("standard error lacks %q:\n%s", w, text)
 		}
 	}
-	r, recs := readAll(t, path)
+	r, recs := capturetest.ReadAll(t, path)
 	if len(r.Header().Connections) != 2 {
 		t.Fatalf("header %+v", r.Header())
 	}
@@ -158,8 +159,8 @@ func TestAgentsUsage(t *testing.T) {
 // own connection; one stopped before the producer accepted it has none to
 // close), and nothing received after the limit is written.
 func TestMaxEventsStopsAllAgents(t *testing.T) {
-	_, a := promptingProducer(t)
-	_, b := promptingProducer(t)
+	_, a := capturetest.PromptingProducer(t)
+	_, b := capturetest.PromptingProducer(t)
 	path := filepath.Join(t.TempDir(), "two.aaep")
 	tio, _, _, errOut := term.Test()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -167,7 +168,7 @@ func TestMaxEventsStopsAllAgents(t *testing.T) {
 	if code := run(ctx, []string{"--no-progress", "-o", path, "--max-events", "6", "a=" + a, "b=" + b}, tio); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	_, recs := readAll(t, path)
+	_, recs := capturetest.ReadAll(t, path)
 	in, closes, accepted := 0, map[string]int{}, map[string]int{}
 	for _, rec := range recs {
 		switch {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -240,7 +241,7 @@ func TestProducerKilledSaid(t *testing.T) {
 	if lost < 0 || back < lost {
 		t.Errorf("the connection is not said lost before it is back:\n%s", out)
 	}
-	_, recs := readAll(t, path)
+	_, recs := capturetest.ReadAll(t, path)
 	notes := 0
 	for _, rec := range recs {
 		if rec.Note {
@@ -288,7 +289,7 @@ func TestCloseSentWhenStopped(t *testing.T) {
 			if len(closes) != 1 || !bytes.Contains(closes[0], []byte(`"subscription_id":"sub_`)) {
 				t.Fatalf("the producer was sent %d subscription.close: %s", len(closes), closes)
 			}
-			_, recs := readAll(t, path)
+			_, recs := capturetest.ReadAll(t, path)
 			if last := recs[len(recs)-1]; last.Dir != capture.Out || protocol.PeekType(last.Msg) != protocol.TypeSubscriptionClose {
 				t.Errorf("the capture does not end with the close it sent: %s", last.Msg)
 			}
@@ -390,7 +391,7 @@ func TestAutoReplyOncePerPrompt(t *testing.T) {
 		t.Errorf("standard error does not say what was rejected:\n%s", stderr)
 	}
 	// The replies are in the capture, as sent.
-	_, frecs := readAll(t, path)
+	_, frecs := capturetest.ReadAll(t, path)
 	out := 0
 	for _, r := range frecs {
 		if r.Dir == capture.Out && protocol.PeekType(r.Msg) == protocol.TypeConfirmationReply {
@@ -415,7 +416,7 @@ func TestHonestCapabilities(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tt.wantConfirm), func(t *testing.T) {
 			path, _ := captureFrom(t, startProducer(t, false), tt.flags...)
-			_, recs := readAll(t, path)
+			_, recs := capturetest.ReadAll(t, path)
 			var req protocol.SubscriptionRequest
 			for _, r := range recs {
 				if r.Dir == capture.Out && protocol.PeekType(r.Msg) == protocol.TypeSubscriptionRequest {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"net"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
@@ -40,20 +40,6 @@ func startProducer(t *testing.T, quirks bool) string {
 		srv.Close()
 	})
 	return srv.URL
-}
-
-// promptingProducer serves the demo producer on loopback with prompts that
-// wait 3 s for a reply, time enough for an automatic one to settle them.
-func promptingProducer(t *testing.T) (*producer.Producer, string) {
-	t.Helper()
-	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := producer.New(producer.Options{Scenarios: all, Speed: 0, EndWhenDone: true, PromptTimeout: 3 * time.Second})
-	srv := httptest.NewServer(p)
-	t.Cleanup(func() { p.Close(); srv.Close() })
-	return p, srv.URL
 }
 
 // startProducerGRPC serves the demo producer over gRPC on loopback and
@@ -88,26 +74,6 @@ func captureFrom(t *testing.T, url string, flags ...string) (path, stderr string
 	return path, errOut.String()
 }
 
-func readAll(t *testing.T, path string) (*capture.Reader, []capture.Record) {
-	t.Helper()
-	r, err := capture.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	var recs []capture.Record
-	for {
-		rec, err := r.Next()
-		if err == io.EOF {
-			return r, recs
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, rec)
-	}
-}
-
 // A demo session captured from a real loopback producer, over SSE and over
 // gRPC, checks clean and traces every session to its end.
 func TestCaptureCheckTrace(t *testing.T) {
@@ -122,7 +88,7 @@ func checkTrace(t *testing.T, url, binding string) {
 	if !strings.Contains(stderr, "never answered") {
 		t.Errorf("the start message does not say prompts are not answered: %q", stderr)
 	}
-	r, recs := readAll(t, path)
+	r, recs := capturetest.ReadAll(t, path)
 	if r.Kind() != capture.KindCapture || r.Header() == nil || !r.Header().Redacted {
 		t.Fatalf("kind %q header %+v", r.Kind(), r.Header())
 	}
@@ -187,8 +153,8 @@ func TestCaptureJSONL(t *testing.T) {
 	aaep, _ := captureFrom(t, url, "--no-handshake")
 	url2 := startProducer(t, true)
 	jsonl, _ := captureFrom(t, url2, "--no-handshake", "--format", "jsonl")
-	_, a := readAll(t, aaep)
-	r, b := readAll(t, jsonl)
+	_, a := capturetest.ReadAll(t, aaep)
+	r, b := capturetest.ReadAll(t, jsonl)
 	if r.Kind() != capture.KindJSONL {
 		t.Fatalf("kind %q", r.Kind())
 	}
@@ -247,7 +213,7 @@ func TestFlags(t *testing.T) {
 // the handshake.
 func TestCaptureJSONLEventsOnly(t *testing.T) {
 	jsonl, _ := captureFrom(t, startProducer(t, false), "--format", "jsonl", "--auto-reply", "reject")
-	_, recs := readAll(t, jsonl)
+	_, recs := capturetest.ReadAll(t, jsonl)
 	if len(recs) == 0 {
 		t.Fatal("no events")
 	}
@@ -257,7 +223,7 @@ func TestCaptureJSONLEventsOnly(t *testing.T) {
 		}
 	}
 	aaep, _ := captureFrom(t, startProducer(t, false))
-	_, recs = readAll(t, aaep)
+	_, recs = capturetest.ReadAll(t, aaep)
 	kept := 0
 	for _, rec := range recs {
 		if !rec.Note && protocol.PeekType(rec.Msg) == protocol.TypeSubscriptionAccepted {
@@ -273,9 +239,9 @@ func TestCaptureJSONLEventsOnly(t *testing.T) {
 // reject) checks clean: a reply on that layout has no subscription to name,
 // which is no violation; at most a note that the capture has no handshake.
 func TestCheckOwnLegacyReplies(t *testing.T) {
-	_, url := promptingProducer(t)
+	_, url := capturetest.PromptingProducer(t)
 	path, _ := captureFrom(t, url, "--no-handshake", "--auto-reply", "reject")
-	_, recs := readAll(t, path)
+	_, recs := capturetest.ReadAll(t, path)
 	c, err := capture.NewChecker(capture.CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
