@@ -4,13 +4,19 @@
 package capturetest
 
 import (
+	"bytes"
+	"context"
+	"net"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/demo"
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // ReadAll reads every record of the capture at path; the reader is closed
@@ -42,4 +48,106 @@ func PromptingProducer(t testing.TB) (*producer.Producer, string) {
 	srv := httptest.NewServer(p)
 	t.Cleanup(func() { p.Close(); srv.Close() })
 	return p, srv.URL
+}
+
+// LiveProducer serves opts on addr ("" for any loopback port), the demo
+// scenarios all at once when opts names neither scenarios nor a replay,
+// and stays open when they are done. It is closed when the test ends.
+func LiveProducer(t testing.TB, addr string, opts producer.Options) *httptest.Server {
+	t.Helper()
+	if opts.Scenarios == nil && opts.Replay == nil {
+		all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Scenarios = all
+	}
+	p := producer.New(opts)
+	srv := httptest.NewUnstartedServer(p)
+	if addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Listener.Close()
+		srv.Listener = ln
+	}
+	srv.Start()
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		p.Close()
+		srv.Close()
+	})
+	return srv
+}
+
+// Watch is an output (standard error) that tells waiters when a text has
+// been written.
+type Watch struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced at every write
+}
+
+// NewWatch returns an empty Watch.
+func NewWatch() *Watch { return &Watch{changed: make(chan struct{})} }
+
+func (w *Watch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	close(w.changed)
+	w.changed = make(chan struct{})
+	return w.buf.Write(p)
+}
+
+func (w *Watch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// Wait waits until text has been written n times in all, or fails the
+// test when ctx ends first.
+func (w *Watch) Wait(t testing.TB, ctx context.Context, text string, n int) {
+	t.Helper()
+	for {
+		w.mu.Lock()
+		got, changed := strings.Count(w.buf.String(), text), w.changed
+		w.mu.Unlock()
+		if got >= n {
+			return
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			t.Fatalf("waited in vain for %q (%d times) on standard error:\n%s", text, n, w.String())
+		}
+	}
+}
+
+// Sent collects what subscribers send a producer (its On is
+// producer.Options.OnMessage).
+type Sent struct {
+	mu   sync.Mutex
+	msgs [][]byte
+}
+
+// On keeps msg.
+func (s *Sent) On(_ string, msg []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.msgs = append(s.msgs, bytes.Clone(msg))
+}
+
+// OfType returns the messages of type typ sent so far.
+func (s *Sent) OfType(typ string) [][]byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out [][]byte
+	for _, m := range s.msgs {
+		if protocol.PeekType(m) == typ {
+			out = append(out, m)
+		}
+	}
+	return out
 }
