@@ -5,8 +5,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"io"
 	"time"
 
 	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
@@ -123,10 +121,4 @@ func run(ctx context.Context, args []string, d *deps) int {
 		{Name: "target", Run: func(a []string) (int, error) { return runTarget(ctx, a, d) }},
 	}}
 	return cmds.Run(args, d.io.Out, d.io.ErrOut)
-}
-
-// parse parses flags that may come before or after the operands, printing
-// the command's help on --help (cliflag.ParseHelp). It returns the operands.
-func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
-	return cliflag.ParseHelp(fs, args, usage, out)
 }

@@ -135,7 +135,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.DurationVar(&quiet, "quiet", 0, "how long the producer may send nothing, every session seen ended, before the run is over (default "+conform.DefaultQuiet.String()+")")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
 	conn.Register(fs, cliflag.ConnAll) // the listener's connection flags
-	rest, err := parse(fs, args, producerUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, producerUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}
@@ -219,7 +219,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.DurationVar(&window, "window", 0, "the timeout of the confirmation nobody answers: from when it reaches the subscriber until it has passed and a second more, no reply may come (default 5s; 3s with --fast; whole seconds)")
 	fs.DurationVar(&patience, "patience", 0, "how long a reply may take once the user acted, and an announcement once its event was sent (default 10s); the subscriber has three times as long to connect")
 	fs.BoolVar(&showOutput, "show-output", false, "with --exec, show the subscriber's own output on standard error, line by line, sanitized and marked as its words")
-	rest, err := parse(fs, args, subscriberUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, subscriberUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}

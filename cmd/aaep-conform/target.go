@@ -60,7 +60,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	printManifest := fs.Bool("print-manifest", false, "print the manifest the target serves, and stop")
 	var origins cliflag.Origins
 	origins.Register(fs, "*")
-	rest, err := parse(fs, args, targetUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, targetUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}

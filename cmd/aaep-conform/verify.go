@@ -57,7 +57,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.BoolVar(&strict, "strict", false, "refuse a receipt made by a newer aaep-conform or with a test catalogue we do not know, instead of noting it")
 	fs.BoolVar(&asJSON, "json", false, "write the verification report as one JSON document instead of lines")
 	conn.Register(fs, cliflag.ConnTLS)
-	rest, err := parse(fs, args, verifyUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, verifyUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}

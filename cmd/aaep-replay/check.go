@@ -42,9 +42,9 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "write one JSON document with every file's problems instead of lines")
 	schemaOnly := fs.Bool("schema-only", false, "check each message on its own (any AAEP message); also accepts a single JSON document or a JSON array")
-	files, err := parse(fs, args, checkUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, checkUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	if len(files) == 0 {
 		return exitUnreadable, cliflag.Usagef("give at least one FILE to check")

@@ -42,9 +42,9 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	fs.StringVar(output, "o", "-", "short for --output")
 	verbosity := fs.String("verbosity", "normal", "for text: how much to say: terse, normal or detailed")
 	times := addTimeFlags(fs)
-	files, err := parse(fs, args, exportUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, exportUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	noTime, err := times.off(os.Getenv)
 	if err != nil {
@@ -128,9 +128,9 @@ Flags:
 func runStats(args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "write one JSON document instead of lines")
-	files, err := parse(fs, args, statsUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, statsUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	rd, err := openOne(files, "count")
 	if err != nil {

@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"flag"
-	"io"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
@@ -82,21 +80,6 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		{Name: "stats", Run: func(a []string) (int, error) { return runStats(a, tio) }},
 	}, Flags: func(a []string) (int, error) { return runTrace(a, tio, true) }} // aaep-replay --input FILE --visualize
 	return cmds.Run(args, tio.Out, tio.ErrOut)
-}
-
-// parse parses flags that may come before or after the operands, printing
-// the command's help on --help (cliflag.ParseHelp). It returns the operands.
-func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
-	return cliflag.ParseHelp(fs, args, usage, out)
-}
-
-// codeOf is the exit code for an error of a command: exitUnreadable for a
-// *cliflag.UsageError.
-func codeOf(err error) int {
-	if cliflag.ExitCode(err) == cliflag.ExitUsage {
-		return exitUnreadable
-	}
-	return exitViolations
 }
 
 // openOne opens the one FILE a command takes; what is the command's verb.

@@ -79,9 +79,9 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	var origins cliflag.Origins
 	origins.Register(fs, "none; with --demo, *")
-	files, err := parse(fs, args, serveUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, serveUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	where := where{Addr: *addr, Stdio: *stdio}
 	switch {
