@@ -11,7 +11,8 @@ import (
 // Command is one subcommand of a program (check in "aaep-replay check
 // FILE"). Run is given the arguments after its name and returns the exit
 // code and the error to tell, if any: ErrHelp once the command printed its
-// help, a *UsageError for a command line it cannot carry out.
+// help, a *UsageError for a command line it cannot carry out (for these
+// two the code returned does not count).
 type Command struct {
 	Name string
 	Run  func(args []string) (int, error)
