@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 
@@ -89,16 +88,4 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 		}
 	}
 	return code, nil
-}
-
-// openInput opens a file, or standard input for "-".
-func openInput(path string) (io.Reader, func(), error) {
-	if path == "-" {
-		return os.Stdin, func() {}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
 }

@@ -102,12 +102,13 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	case *loop && *once:
 		return exitUnreadable, cliflag.Usagef("--loop and --once contradict each other")
 	}
-	src, closeSrc, err := openInput(files[0])
+	rd, err := capture.Open(files[0])
 	if err != nil {
 		return exitUnreadable, err
 	}
-	recs, h, err := capture.ReadAll(src)
-	closeSrc()
+	recs, err := rd.Records()
+	h := rd.Header()
+	rd.Close()
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
