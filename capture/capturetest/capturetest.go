@@ -151,3 +151,15 @@ func (s *Sent) OfType(typ string) [][]byte {
 	}
 	return out
 }
+
+// ClosedEndpoint is an http:// endpoint on a loopback port that nothing
+// listens on any more: dialling it is refused.
+func ClosedEndpoint(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+	return "http://" + ln.Addr().String()
+}

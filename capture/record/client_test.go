@@ -24,12 +24,15 @@ import (
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
-// runRecord records endpoint into path as o says, in the background, with
-// no progress line; the returned function waits for the recording to end
-// and returns its error.
+// runRecord records endpoint (or, for "", o.Agents) into path as o
+// says, in the background, with no progress line; the returned function
+// waits for the recording to end and returns its error.
 func runRecord(ctx context.Context, endpoint, path string, o Options) (stderr *capturetest.Watch, wait func() error) {
 	stderr = capturetest.NewWatch()
-	o.Agents, o.Output, o.Out, o.Err, o.Now = []agentspec.Spec{{Endpoint: endpoint}}, path, io.Discard, stderr, time.Now
+	o.Output, o.Out, o.Err, o.Now = path, io.Discard, stderr, time.Now
+	if endpoint != "" {
+		o.Agents = []agentspec.Spec{{Endpoint: endpoint}}
+	}
 	done := make(chan error, 1)
 	go func() { done <- Run(ctx, &o) }()
 	return stderr, func() error { return <-done }

@@ -24,8 +24,8 @@ import (
 // endpoint file:PATH.
 const cleanJSONL = "../testdata/corpus/clean.jsonl"
 
-// recordFrom records endpoint as o says (into a new file unless o.Output
-// names one), checked first as aaep-capture checks it, and returns the
+// recordFrom records endpoint (or, for "", o.Agents) as o says (into a
+// new file unless o.Output names one), checked first as aaep-capture checks it, and returns the
 // output and what was said on standard error.
 func recordFrom(t *testing.T, endpoint string, o Options) (path, stderr string) {
 	t.Helper()
@@ -33,7 +33,10 @@ func recordFrom(t *testing.T, endpoint string, o Options) (path, stderr string) 
 		o.Output = filepath.Join(t.TempDir(), "session.aaep")
 	}
 	var errOut bytes.Buffer
-	o.Agents, o.Err, o.Now = []agentspec.Spec{{Endpoint: endpoint}}, &errOut, time.Now
+	o.Err, o.Now = &errOut, time.Now
+	if endpoint != "" {
+		o.Agents = []agentspec.Spec{{Endpoint: endpoint}}
+	}
 	if o.Out == nil {
 		o.Out = io.Discard
 	}

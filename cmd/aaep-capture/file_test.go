@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -18,12 +18,7 @@ const cleanJSONL = "../../capture/testdata/corpus/clean.jsonl"
 // An endpoint that cannot be reached is exit 1 with the reason, and leaves
 // no file behind: neither a stub capture nor a truncated earlier file.
 func TestUnreachable(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close() // nothing listens there now
+	closed := capturetest.ClosedEndpoint(t) // nothing listens there
 	for _, tt := range []struct{ name, endpoint, before string }{
 		{"closed port", closed, ""},
 		{"closed port, file exists", closed, "an earlier capture\n"},
