@@ -163,3 +163,47 @@ func ClosedEndpoint(t testing.TB) string {
 	ln.Close()
 	return "http://" + ln.Addr().String()
 }
+
+// DemoProducer is the demo producer playing every scenario at once,
+// without pauses, its prompts timing out after 50 ms; quirks plays them as
+// the deployed layout's producers do (no handshake).
+func DemoProducer(t testing.TB, quirks bool) *producer.Producer {
+	t.Helper()
+	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return producer.New(producer.Options{Scenarios: all, Speed: 0, Quirks: quirks, EndWhenDone: true,
+		PromptTimeout: 50 * time.Millisecond})
+}
+
+// StartDemo serves DemoProducer on loopback over HTTP and returns its URL.
+// It is closed when the test ends.
+func StartDemo(t testing.TB, quirks bool) string {
+	t.Helper()
+	p := DemoProducer(t, quirks)
+	srv := httptest.NewServer(p)
+	t.Cleanup(func() {
+		p.Close()
+		srv.Close()
+	})
+	return srv.URL
+}
+
+// StartDemoGRPC serves DemoProducer on loopback over gRPC and returns its
+// grpc:// endpoint. It is closed when the test ends.
+func StartDemoGRPC(t testing.TB) string {
+	t.Helper()
+	p := DemoProducer(t, false)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := p.GRPCServer()
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		p.Close()
+		srv.Stop()
+	})
+	return "grpc://" + ln.Addr().String()
+}

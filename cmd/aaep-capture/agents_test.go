@@ -24,7 +24,7 @@ func TestBinaryTwoAgents(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	sse, grpc := startProducer(t, false), startProducerGRPC(t)
+	sse, grpc := capturetest.StartDemo(t, false), capturetest.StartDemoGRPC(t)
 	path := filepath.Join(t.TempDir(), "two.aaep")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

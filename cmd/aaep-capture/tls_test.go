@@ -21,7 +21,7 @@ import (
 // signed is recorded with --ca FILE; without it aaep-capture refuses the
 // connection and says how to give the authority.
 func TestCaptureTLS(t *testing.T) {
-	p := demoProducer(t, false)
+	p := capturetest.DemoProducer(t, false)
 	srv := httptest.NewUnstartedServer(p)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
 	srv.StartTLS()
