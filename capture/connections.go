@@ -15,16 +15,16 @@ func ReadAll(src io.Reader) ([]Record, *Header, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	recs, err := r.rest()
+	recs, err := r.Records()
 	if err != nil {
 		return nil, nil, err
 	}
 	return recs, r.Header(), nil
 }
 
-// rest reads every record left, up to the end or the first error (with
-// the records read before it).
-func (r *Reader) rest() ([]Record, error) {
+// Records reads every record left, up to the end or the first error
+// (with the records read before it).
+func (r *Reader) Records() ([]Record, error) {
 	var recs []Record
 	for {
 		rec, err := r.Next()

@@ -28,7 +28,7 @@ func ReadDocuments(src io.Reader) ([]Record, []Diagnostic, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	recs, err := r.rest()
+	recs, err := r.Records()
 	return recs, r.diags, err
 }
 

@@ -79,3 +79,51 @@ func TestStatsOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// The figures of clean.aaep, which the corpus generator wrote with known
+// content: two confirmations (one accepted, one rejected), a tool call
+// answered by each, one output of two chunks; and of tool-pairing.aaep,
+// whose violations are counted.
+func TestStatsFigures(t *testing.T) {
+	t.Parallel()
+	stats := func(name string) *Stats {
+		t.Helper()
+		r, err := Open("testdata/corpus/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		st, err := BuildStats(r, name, CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	st := stats("clean.aaep")
+	tot := st.Total
+	if len(st.Sessions) == 0 || len(st.Agents) != 1 || st.Agents[0].ID != "bank-agent" || st.Agents[0].Name != "Bank Helper" {
+		t.Fatalf("sessions %d agents %+v", len(st.Sessions), st.Agents)
+	}
+	if tot.Confirmations.Asked < 2 || tot.Confirmations.Accepted < 1 || tot.Confirmations.Rejected < 1 {
+		t.Errorf("confirmations %+v", tot.Confirmations)
+	}
+	if tot.Tools.Calls < 2 || tot.Tools.Success != tot.Tools.Calls || tot.Tools.SuccessPct != 100 {
+		t.Errorf("tools %+v", tot.Tools)
+	}
+	if tot.Output.Bytes != len("Transferred $500. New balance: $12,000.") || tot.Output.Outputs != 1 || tot.Output.Complete != 1 {
+		t.Errorf("output %+v", tot.Output)
+	}
+	if tot.Violations != 0 {
+		t.Errorf("%d violations in a clean capture", tot.Violations)
+	}
+	s := st.Sessions[0]
+	if s.ID != "sess_clean01" || s.DurationS != 0.65 || s.Ended != "aaep:agent.session.completed" {
+		t.Errorf("first session %+v", s)
+	}
+	if got := s.Confirmations.DecideMS; got.N != 1 || got.P50 < 49 || got.P50 > 51 {
+		t.Errorf("time to decide %+v, want 50 ms (0.30 s to 0.35 s)", got)
+	}
+	if v := stats("tool-pairing.aaep").Total.Violations; v == 0 {
+		t.Errorf("tool-pairing: %d violations", v)
+	}
+}

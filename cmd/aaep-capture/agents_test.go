@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/capture"
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/internal/term"
 )
 
@@ -24,7 +24,7 @@ func TestBinaryTwoAgents(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	sse, grpc := startProducer(t, false), startProducerGRPC(t)
+	sse, grpc := capturetest.StartDemo(t, false), capturetest.StartDemoGRPC(t)
 	path := filepath.Join(t.TempDir(), "two.aaep")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -40,7 +40,7 @@ func TestBinaryTwoAgents(t *testing.T) {
 			t.Errorf("standard error lacks %q:\n%s", w, errText)
 		}
 	}
-	r, recs := readAll(t, path)
+	r, recs := capturetest.ReadAll(t, path)
 	h := r.Header()
 	if h == nil || h.Capture != 2 || len(h.Connections) != 2 {
 		t.Fatalf("header %+v", h)
@@ -99,97 +99,16 @@ func TestBinaryTwoAgents(t *testing.T) {
 	}
 }
 
-// One endpoint that cannot be reached never stops the others: the other is
-// recorded to its end, standard error names the one that failed, and the
-// exit status says something went wrong.
-func TestOneAgentFailing(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	ln.Close() // nothing listens there now
-	live := startProducer(t, false)
-	path := filepath.Join(t.TempDir(), "two.aaep")
-	tio, _, _, errOut := term.Test()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	code := run(ctx, []string{"--no-progress", "-o", path, "--connect-timeout", "2s", "gone=" + dead, live}, tio)
-	if code != 1 {
-		t.Errorf("exit %d, want 1", code)
-	}
-	text := errOut.String()
-	for _, w := range []string{"\ngone: It could not be recorded (said above). Recorded 0 messages.\n", "\ngone: aaep-capture: connect to ", "\n" + live + ": Subscribed", " from 1 of 2 agents to "} {
-		if !strings.Contains(text, w) {
-			t.Errorf("standard error lacks %q:\n%s", w, text)
-		}
-	}
-	r, recs := readAll(t, path)
-	if len(r.Header().Connections) != 2 {
-		t.Fatalf("header %+v", r.Header())
-	}
-	events := 0
-	for _, rec := range recs {
-		if rec.Conn == "c2" && !rec.Note && rec.Dir == capture.In {
-			events++
-		}
-	}
-	if events < 20 {
-		t.Errorf("only %d messages of the live agent", events)
-	}
-}
-
-// Usage: labels must be unique, and plain JSONL cannot hold several agents.
+// Usage: labels must be unique and name an endpoint. (That plain JSONL
+// cannot hold several agents is record.Options.Check's: TestCheck.)
 func TestAgentsUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"-o", "x", "a=http://127.0.0.1:1", "a=http://127.0.0.1:2"},
-		{"-o", "x", "--format", "jsonl", "http://127.0.0.1:1", "http://127.0.0.1:2"},
 		{"-o", "x", "a="},
 	} {
 		tio, _, _, _ := term.Test()
 		if _, err := parseFlags(args, tio); err == nil || errors.Is(err, errHelp) {
 			t.Errorf("%q: accepted", args)
 		}
-	}
-}
-
-// --max-events counts over every agent and stops them all: each
-// subscription made is closed (subscription.close recorded as sent on its
-// own connection; one stopped before the producer accepted it has none to
-// close), and nothing received after the limit is written.
-func TestMaxEventsStopsAllAgents(t *testing.T) {
-	_, a := promptingProducer(t)
-	_, b := promptingProducer(t)
-	path := filepath.Join(t.TempDir(), "two.aaep")
-	tio, _, _, errOut := term.Test()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if code := run(ctx, []string{"--no-progress", "-o", path, "--max-events", "6", "a=" + a, "b=" + b}, tio); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	_, recs := readAll(t, path)
-	in, closes, accepted := 0, map[string]int{}, map[string]int{}
-	for _, rec := range recs {
-		switch {
-		case rec.Dir == capture.In && !rec.Note:
-			in++
-			if strings.Contains(string(rec.Msg), `"subscription.accepted"`) {
-				accepted[rec.Conn]++
-			}
-		case rec.Dir == capture.Out && strings.Contains(string(rec.Msg), `"subscription.close"`):
-			closes[rec.Conn]++
-		}
-	}
-	bad := in != 6 || len(accepted) == 0
-	for _, c := range []string{"c1", "c2"} {
-		// An acceptance that came after the limit is not recorded, but
-		// its close still is.
-		bad = bad || closes[c] > 1 || accepted[c] > closes[c]
-	}
-	if bad {
-		t.Errorf("%d received messages recorded, closes %v, subscriptions %v; want 6 and one close per subscription\n%s", in, closes, accepted, errOut)
-	}
-	if !strings.Contains(errOut.String(), "\na: Reached --max-events 6. Recorded ") || !strings.Contains(errOut.String(), "\nb: Reached --max-events 6. Recorded ") {
-		t.Errorf("standard error:\n%s", errOut)
 	}
 }

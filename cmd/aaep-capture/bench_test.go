@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/capture/record"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -78,7 +79,7 @@ func benchRecord(b *testing.B, bin string, events int, stream http.Handler) {
 // demoEvents returns the events the demo producer sends, every scenario
 // once, without quirks: all valid.
 func demoEvents(tb testing.TB) [][]byte {
-	srv := httptest.NewServer(demoProducer(tb, false))
+	srv := httptest.NewServer(capturetest.DemoProducer(tb, false))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -7,9 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,31 +16,9 @@ import (
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 var errHelp = errors.New("help requested")
-
-// options is everything a capture run needs.
-type options struct {
-	IO *term.IO
-	// Conn is the connection flags: --token (or AAEP_TOKEN), --header,
-	// --layout and --connect-timeout.
-	Conn cliflag.Conn
-	// Options are the recording's, but for the connection, settled from
-	// Conn when it starts (recording).
-	record.Options
-}
-
-// recording is the recording o asks for, its connection settled from the
-// flags and the environment.
-func (o *options) recording(getenv func(string) string) *record.Options {
-	o.Conn.SettleToken(getenv)
-	r := o.Options
-	r.Transport, r.Token, r.Header = o.Conn.Transport(), o.Conn.Token, o.Conn.Header
-	r.Out, r.Err, r.Hint = o.IO.Out, o.IO.ErrOut, cliflag.Hint
-	return &r
-}
 
 const usageText = `Usage: aaep-capture --endpoint ENDPOINT --output FILE [flags]
        aaep-capture --output FILE [flags] [LABEL=]ENDPOINT…
@@ -107,12 +83,15 @@ Examples:
 Flags:
 `
 
-func parseFlags(args []string, tio *term.IO) (*options, error) {
-	o := &options{IO: tio, Options: record.Options{Now: time.Now}}
+// parseFlags reads the command line into the recording it asks for, its
+// connection settled from the flags and the environment. What the
+// recording cannot do is refused by its Check.
+func parseFlags(args []string, tio *term.IO) (*record.Options, error) {
+	o := &record.Options{Now: time.Now, Out: tio.Out, Err: tio.ErrOut, Hint: cliflag.Hint}
 	fs := flag.NewFlagSet("aaep-capture", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var format string
-	var endpoint string
+	var format, endpoint string
+	var conn cliflag.Conn
 	fs.StringVar(&endpoint, "endpoint", "", "the producer `ENDPOINT` to record (or give [LABEL=]ENDPOINT… after the flags)")
 	fs.StringVar(&o.Output, "output", "", "the `FILE` to write; - is standard output")
 	fs.StringVar(&o.Output, "o", "", "short for --output")
@@ -121,7 +100,7 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.DurationVar(&o.Duration, "duration", 0, "stop after this long, e.g. 30s or 5m (default: until the stream ends)")
 	fs.IntVar(&o.MaxEvents, "max-events", 0, "stop after recording this many messages (default: no limit)")
 	fs.BoolVar(&o.NoHandshake, "no-handshake", false, "passive capture: do not subscribe, read the deployed layout's stream")
-	o.Conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTimeout|cliflag.ConnTLS)
+	conn.Register(fs, cliflag.ConnLayout|cliflag.ConnTimeout|cliflag.ConnTLS)
 	var filter, rotate, autoReply string
 	var noProgress bool
 	fs.StringVar(&filter, "filter", "", "record only these event types: `GLOBS` such as tool.*,-progress.* (critical events always)")
@@ -133,12 +112,11 @@ func parseFlags(args []string, tio *term.IO) (*options, error) {
 	fs.BoolVar(&noProgress, "no-progress", false, "no progress line on standard error, even on a terminal")
 	fs.StringVar(&o.ACPRaw, "acp-raw", "", "also append every raw ACP line of each acp: agent to `FILE` (JSON lines, not redacted; docs/capture.md)")
 	rest, err := cliflag.Parse(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			tio.Usage(usageText)
-			fs.SetOutput(tio.Out)
-			fs.PrintDefaults()
-			tio.Usage(`
+	if errors.Is(err, flag.ErrHelp) {
+		tio.Usage(usageText)
+		fs.SetOutput(tio.Out)
+		fs.PrintDefaults()
+		tio.Usage(`
 Environment:
   AAEP_TOKEN   bearer token, when --token is not given
 
@@ -146,40 +124,27 @@ Exit status: 0 when the recording ended normally, 1 when the producer could
 not be reached or refused the subscription, or the file could not be
 written, 2 for a usage error.
 `)
-			return nil, errHelp
-		}
+		return nil, errHelp
+	}
+	if err == nil {
+		err = conn.Load(os.Getenv)
+	}
+	if err != nil {
 		return nil, err
 	}
-	if err := o.Conn.TLS.Load(); err != nil {
-		return nil, err
-	}
+	o.Transport, o.Token, o.Header = conn.Transport(), conn.Token, conn.Header
 	if endpoint != "" {
 		rest = append([]string{endpoint}, rest...)
 	}
-	if len(rest) == 0 {
-		return nil, fmt.Errorf("give the producer to record with --endpoint")
-	}
 	if o.Agents, err = agentspec.ParseAll(rest); err != nil {
-		return nil, err
-	}
-	if o.Output == "" {
-		return nil, fmt.Errorf("give the file to write with --output (or -o - for standard output)")
-	}
-	if err := checkOutput(o.Output); err != nil {
 		return nil, err
 	}
 	switch format {
 	case "aaep":
 	case "jsonl":
 		o.JSONL = true
-		if len(o.Agents) > 1 {
-			return nil, fmt.Errorf("--format jsonl cannot say which agent sent an event; record several endpoints in the aaep format")
-		}
 	default:
 		return nil, fmt.Errorf("--format must be aaep or jsonl, not %q", format)
-	}
-	if o.NoHandshake && o.Conn.Layout == transport.LayoutSpec {
-		return nil, fmt.Errorf("--no-handshake and --layout spec contradict each other: the spec layout needs the handshake")
 	}
 	if o.Filter, err = capture.ParseTypeFilter(filterExpr(filter, include, exclude)); err != nil {
 		return nil, fmt.Errorf("--%w", err)
@@ -187,9 +152,6 @@ written, 2 for a usage error.
 	if rotate != "" {
 		if o.RotateSize, err = record.ParseSize(rotate); err != nil {
 			return nil, fmt.Errorf("--rotate-size: %w", err)
-		}
-		if o.Output == "-" {
-			return nil, fmt.Errorf("--rotate-size needs a file to write, not standard output")
 		}
 	}
 	switch autoReply {
@@ -200,9 +162,6 @@ written, 2 for a usage error.
 		return nil, fmt.Errorf("--auto-reply only allows \"reject\": accepting on your behalf is never automatic")
 	}
 	o.Progress = record.ProgressModeFor(tio.ErrTTY, noProgress, os.Getenv)
-	if o.Duration < 0 || o.MaxEvents < 0 {
-		return nil, fmt.Errorf("--duration and --max-events must not be negative")
-	}
 	return o, nil
 }
 
@@ -216,28 +175,4 @@ func filterExpr(filter, include, exclude string) string {
 		}
 	}
 	return strings.Trim(strings.Join(parts, ","), ",")
-}
-
-// checkOutput refuses an output that cannot be written, before anything
-// is sent to the producer: a directory, or a file in a folder that is not
-// there. What else can go wrong (permissions, a symbolic link) is found
-// when the file is opened.
-func checkOutput(path string) error {
-	if path == "-" {
-		return nil
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return fmt.Errorf("--output %s is a directory: name the file to write, such as %s", path, filepath.Join(path, "session.aaep"))
-	}
-	dir := filepath.Dir(path)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("--output %s: the folder %s is not there; create it first", path, dir)
-	case err != nil:
-		return fmt.Errorf("--output %s: %w", path, err)
-	case !fi.IsDir():
-		return fmt.Errorf("--output %s: %s is not a folder", path, dir)
-	}
-	return nil
 }

@@ -5,14 +5,12 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 
 	"github.com/aaep-term/aaep-term/capture/record"
 	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/transport"
 )
 
 func main() {
@@ -21,13 +19,12 @@ func main() {
 
 // run parses args and records; it returns the process exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
-	if buildinfo.Requested(args) {
-		buildinfo.Read("aaep-capture").Print(tio)
+	if buildinfo.Answer("aaep-capture", args, tio) {
 		return 0
 	}
 	o, err := parseFlags(args, tio)
-	for i := 0; err == nil && i < len(o.Agents); i++ {
-		err = transport.CheckEndpoint(o.Agents[i].Endpoint) // before the output file is made
+	if err == nil {
+		err = o.Check() // before anything is sent, or the output file made
 	}
 	switch {
 	case errors.Is(err, errHelp):
@@ -36,7 +33,7 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 		tio.Eprintf("aaep-capture: %v\nRun aaep-capture --help for usage.\n", err)
 		return 2
 	}
-	if err := record.Run(ctx, o.recording(os.Getenv)); err != nil {
+	if err := record.Run(ctx, o); err != nil {
 		// An error may carry a producer's words (an HTTP error body).
 		tio.Eprintf("aaep-capture: %s\n", protocol.Line(err.Error()))
 		if hint := cliflag.Hint(err); hint != "" {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -20,7 +21,7 @@ import (
 // signed is recorded with --ca FILE; without it aaep-capture refuses the
 // connection and says how to give the authority.
 func TestCaptureTLS(t *testing.T) {
-	p := demoProducer(t, false)
+	p := capturetest.DemoProducer(t, false)
 	srv := httptest.NewUnstartedServer(p)
 	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
 	srv.StartTLS()
@@ -33,7 +34,7 @@ func TestCaptureTLS(t *testing.T) {
 	for _, url := range []string{srv.URL, wss} {
 		t.Run(url[:strings.Index(url, ":")], func(t *testing.T) {
 			path, _ := captureFrom(t, url, "--ca", ca, "--max-events", "5")
-			if _, recs := readAll(t, path); len(recs) == 0 {
+			if _, recs := capturetest.ReadAll(t, path); len(recs) == 0 {
 				t.Fatalf("nothing recorded from %s", url)
 			}
 

@@ -25,7 +25,7 @@ func runKey(args []string, d *deps) (int, error) {
 	var out, typ string
 	fs.StringVar(&out, "out", "", "write the private key to `FILE` and the public key to FILE.pub (required)")
 	fs.StringVar(&typ, "type", string(conform.KeyES256), "the key `TYPE`: ES256 (ECDSA P-256) or EdDSA (Ed25519)")
-	rest, err := parse(fs, args, keyUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, keyUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}

@@ -5,9 +5,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"io"
 	"time"
 
 	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
@@ -25,8 +22,6 @@ const (
 )
 
 const program = "aaep-conform"
-
-var errHelp = cliflag.ErrHelp
 
 const usageText = `Usage: aaep-conform COMMAND [flags] …
 
@@ -114,55 +109,16 @@ func suiteVersion(i buildinfo.Info) string {
 
 // run carries out one command line and returns the exit code.
 func run(ctx context.Context, args []string, d *deps) int {
-	tio := d.io
 	if buildinfo.Requested(args) {
-		d.info.Print(tio)
+		d.info.Print(d.io)
 		return exitConforming
 	}
-	if len(args) == 0 {
-		tio.EUsage("aaep-conform: say what to do.\n\n" + usageText)
-		return exitCannot
-	}
-	cmd, rest := args[0], args[1:]
-	var (
-		code int
-		err  error
-	)
-	switch cmd {
-	case "producer":
-		code, err = runProducer(ctx, rest, d)
-	case "subscriber":
-		code, err = runSubscriber(ctx, rest, d)
-	case "verify":
-		code, err = runVerify(ctx, rest, d)
-	case "key":
-		code, err = runKey(rest, d)
-	case "target":
-		code, err = runTarget(ctx, rest, d)
-	case "help", "-h", "-help", "--help":
-		tio.Usage(usageText)
-		return exitConforming
-	default:
-		tio.Eprintf("%s\nRun aaep-conform help for the commands.\n", cliflag.UnknownCommand("aaep-conform", cmd, []string{"producer", "subscriber", "verify", "key", "target", "help"}))
-		return exitCannot
-	}
-	switch {
-	case errors.Is(err, errHelp):
-		return exitConforming
-	case cliflag.ExitCode(err) == cliflag.ExitUsage:
-		tio.Eprintf("aaep-conform %s: %v\nRun aaep-conform %s --help for usage.\n", cmd, err, cmd)
-		return exitCannot
-	case err != nil:
-		tio.Eprintf("aaep-conform %s: %v\n", cmd, err)
-		if code == exitConforming {
-			code = exitCannot
-		}
-	}
-	return code
-}
-
-// parse parses flags that may come before or after the operands, printing
-// the command's help on --help (cliflag.ParseHelp). It returns the operands.
-func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
-	return cliflag.ParseHelp(fs, args, usage, out)
+	cmds := &cliflag.Commands{Program: program, Usage: usageText, Failed: exitCannot, List: []cliflag.Command{
+		{Name: "producer", Run: func(a []string) (int, error) { return runProducer(ctx, a, d) }},
+		{Name: "subscriber", Run: func(a []string) (int, error) { return runSubscriber(ctx, a, d) }},
+		{Name: "verify", Run: func(a []string) (int, error) { return runVerify(ctx, a, d) }},
+		{Name: "key", Run: func(a []string) (int, error) { return runKey(a, d) }},
+		{Name: "target", Run: func(a []string) (int, error) { return runTarget(ctx, a, d) }},
+	}}
+	return cmds.Run(args, d.io.Out, d.io.ErrOut)
 }

@@ -525,16 +525,3 @@ func TestSubscriberOutputSanitized(t *testing.T) {
 		}
 	}
 }
-
-// A child's line longer than maxShownLine is shown in pieces, each marked.
-func TestChildLinesLong(t *testing.T) {
-	tio, _, _, errOut := term.Test()
-	c := &childLines{io: tio, prefix: "S: "}
-	c.Write([]byte(strings.Repeat("x", 2*maxShownLine+10)))
-	c.Write([]byte("\n"))
-	c.Flush()
-	ls := lines(errOut.String())
-	if len(ls) != 3 || len(ls[0]) != 3+maxShownLine || ls[2] != "S: "+strings.Repeat("x", 10) {
-		t.Errorf("%d lines: %q", len(ls), ls)
-	}
-}

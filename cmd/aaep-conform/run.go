@@ -9,12 +9,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/manifest"
 )
 
@@ -137,7 +135,7 @@ func runProducer(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.DurationVar(&quiet, "quiet", 0, "how long the producer may send nothing, every session seen ended, before the run is over (default "+conform.DefaultQuiet.String()+")")
 	fs.StringVar(&trigger, "trigger", "", "start each session with an HTTP request: `'METHOD URL [BODY]'`, one argument")
 	conn.Register(fs, cliflag.ConnAll) // the listener's connection flags
-	rest, err := parse(fs, args, producerUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, producerUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}
@@ -221,7 +219,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.DurationVar(&window, "window", 0, "the timeout of the confirmation nobody answers: from when it reaches the subscriber until it has passed and a second more, no reply may come (default 5s; 3s with --fast; whole seconds)")
 	fs.DurationVar(&patience, "patience", 0, "how long a reply may take once the user acted, and an announcement once its event was sent (default 10s); the subscriber has three times as long to connect")
 	fs.BoolVar(&showOutput, "show-output", false, "with --exec, show the subscriber's own output on standard error, line by line, sanitized and marked as its words")
-	rest, err := parse(fs, args, subscriberUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, subscriberUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}
@@ -242,9 +240,12 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 	case window < 0 || patience < 0:
 		return exitCannot, cliflag.Usagef("--window and --patience are durations such as 2s, not negative")
 	}
-	var output *childLines
+	// The subscriber's words, shown line by line (conform.Lines), marked
+	// as its words and sanitized (term.IO): none reaches the terminal raw.
+	lines := &conform.Lines{Show: func(s string) { d.io.Eprintf("The subscriber wrote: %s\n", s) }}
+	var output io.Writer
 	if showOutput {
-		output = &childLines{io: d.io, prefix: "The subscriber wrote: "}
+		output = lines
 	}
 	key, err := f.check()
 	if err != nil {
@@ -267,7 +268,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 		Shutdown:        shutdown,
 		Window:          window,
 		Patience:        patience,
-		Output:          writerOrNil(output),
+		Output:          output,
 		Ready: func(endpoint string) {
 			if execCmd == "" {
 				d.io.Printf("Serving as a scripted producer; connect the subscriber to test to %s\n", endpoint)
@@ -275,9 +276,7 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 		},
 		Progress: p.Result,
 	})
-	if output != nil {
-		output.Flush() // the subscriber has stopped: its last words, before ours
-	}
+	lines.Flush() // the subscriber has stopped: its last words, before ours
 	if err != nil {
 		return exitCannot, fmt.Errorf("could not test the subscriber: %w", err)
 	}
@@ -290,37 +289,6 @@ func runSubscriber(ctx context.Context, args []string, d *deps) (int, error) {
 // answersPrompts is said before a Level 2 or 3 producer run, and instead
 // of it without --answer-prompts: the suite answers for real.
 const answersPrompts = "This run accepts and rejects the agent's prompts for real: an action it accepts really happens (on a live agent, a payment would be made)."
-
-// childLines shows a child process's output on standard error line by line
-// (conform.Lines), each after a prefix saying whose words they are; term.IO
-// sanitizes them. No byte the child writes reaches the terminal as it is.
-type childLines struct {
-	io     *term.IO
-	prefix string
-	once   sync.Once
-	lines  conform.Lines
-}
-
-// maxShownLine is the longest piece of a child's line shown at once.
-const maxShownLine = conform.MaxShownLine
-
-func (c *childLines) split() *conform.Lines {
-	c.once.Do(func() { c.lines.Show = func(s string) { c.io.Eprintf("%s%s\n", c.prefix, s) } })
-	return &c.lines
-}
-
-func (c *childLines) Write(p []byte) (int, error) { return c.split().Write(p) }
-
-// Flush shows what is left of a last line without its newline.
-func (c *childLines) Flush() { c.split().Flush() }
-
-// writerOrNil keeps a nil *childLines from becoming a non-nil io.Writer.
-func writerOrNil(c *childLines) io.Writer {
-	if c == nil {
-		return nil
-	}
-	return c
-}
 
 // finish prints what the report adds up to, writes the reports and the
 // receipt asked for, and returns the exit code.

@@ -6,12 +6,10 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/producer"
-	"github.com/aaep-term/aaep-term/protocol"
 )
 
 const targetUsage = `Usage: aaep-conform target [--addr HOST:PORT] [--unix PATH]
@@ -47,10 +45,7 @@ Flags:
 `
 
 // targetAt is where a target serves, for the lines printed and for tests.
-type targetAt struct {
-	HTTP string // host:port of HTTP and WebSocket
-	Unix string // the socket's path, if any
-}
+type targetAt = cliflag.Served
 
 func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	fs := flag.NewFlagSet("target", flag.ContinueOnError)
@@ -60,7 +55,7 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 	printManifest := fs.Bool("print-manifest", false, "print the manifest the target serves, and stop")
 	var origins cliflag.Origins
 	origins.Register(fs, "*")
-	rest, err := parse(fs, args, targetUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, targetUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}
@@ -91,40 +86,22 @@ func runTarget(ctx context.Context, args []string, d *deps) (int, error) {
 		}
 		return exitConforming, nil
 	}
-	ln, err := cliflag.Listen(*addr)
-	if err != nil {
-		return exitCannot, err
-	}
 	runs := producer.NewRuns(newRun, nil)
 	defer runs.Close()
-	ls := producer.Listeners{HTTP: ln}
-	at := targetAt{HTTP: ln.Addr().String()}
-	if *unixPath != "" {
-		// The same runs: a run that ends closes its Unix subscriptions
-		// with a subscription.close, so they do not dial again.
-		if ls.Unix, err = producer.ListenUnix(*unixPath); err != nil {
-			ln.Close()
-			return exitCannot, err
+	// The same runs on every binding: a run that ends closes its Unix
+	// subscriptions with a subscription.close, so they do not dial again.
+	err = cliflag.Serve(ctx, runs, cliflag.Where{Addr: *addr, Unix: *unixPath}, nil, func(at cliflag.Served) {
+		d.io.Printf("Serving the conformance target, a fresh run for each test run. Press Control-C to stop.\n")
+		for _, l := range at.Lines() {
+			d.io.Printf("%s\n", l)
 		}
-		at.Unix = *unixPath
-	}
-	srv, err := producer.ServeBindings(runs, ls)
+		d.io.Printf("Test it with: aaep-conform producer --level 3 --answer-prompts http://%s\n", at.HTTP)
+		if d.targetReady != nil {
+			d.targetReady(at)
+		}
+	})
 	if err != nil {
 		return exitCannot, err
-	}
-	d.io.Printf("Serving the conformance target, a fresh run for each test run. Press Control-C to stop.\n")
-	d.io.Printf("HTTP, spec layout: http://%s\n", at.HTTP)
-	d.io.Printf("HTTP, deployed layout (no handshake): http://%s%s\n", at.HTTP, protocol.PathLegacyEvents)
-	d.io.Printf("WebSocket: ws://%s%s\n", at.HTTP, protocol.PathWebSocket)
-	if at.Unix != "" {
-		d.io.Printf("Unix socket: unix:%s\n", at.Unix)
-	}
-	d.io.Printf("Test it with: aaep-conform producer --level 3 --answer-prompts http://%s\n", at.HTTP)
-	if d.targetReady != nil {
-		d.targetReady(at)
-	}
-	if err := srv.Wait(ctx, nil); err != nil {
-		return exitCannot, fmt.Errorf("serve: %w", err)
 	}
 	d.io.Printf("Stopped serving.\n")
 	return exitConforming, nil

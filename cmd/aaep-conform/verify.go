@@ -4,13 +4,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/cliflag"
-	"github.com/aaep-term/aaep-term/line"
 )
 
 const verifyUsage = `Usage: aaep-conform verify RECEIPT (--key FILE | --trusted-keys DIR) [--report FILE] [--recheck] [--strict] [--json]
@@ -59,7 +57,7 @@ func runVerify(ctx context.Context, args []string, d *deps) (int, error) {
 	fs.BoolVar(&strict, "strict", false, "refuse a receipt made by a newer aaep-conform or with a test catalogue we do not know, instead of noting it")
 	fs.BoolVar(&asJSON, "json", false, "write the verification report as one JSON document instead of lines")
 	conn.Register(fs, cliflag.ConnTLS)
-	rest, err := parse(fs, args, verifyUsage, d.io.Out)
+	rest, err := cliflag.ParseHelp(fs, args, verifyUsage, d.io.Out)
 	if err != nil {
 		return exitCannot, err
 	}
@@ -125,13 +123,7 @@ func printVerify(r *conform.VerifyReport, asJSON bool, d *deps) error {
 		r.WriteText(d.io.Out)
 		return nil
 	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	// One line, every string in it sanitized as a line, decoded or not
-	// (line.CleanJSON, as every --json of ours): a receipt's names are
-	// whatever its maker wrote, and a valid signature cleans nothing.
-	d.io.Printf("%s\n", string(line.CleanJSON(b)))
-	return nil
+	// Every string sanitized as a line: a receipt's names are whatever
+	// its maker wrote, and a valid signature cleans nothing.
+	return cliflag.WriteJSON(d.io.Out, r, false)
 }

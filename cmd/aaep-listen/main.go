@@ -20,8 +20,7 @@ func main() { cliflag.Main(run) }
 // run parses args and listens; it returns the process exit code.
 func run(ctx context.Context, args []string) int {
 	io := term.System(false)
-	if buildinfo.Requested(args) {
-		buildinfo.Read("aaep-listen").Print(io)
+	if buildinfo.Answer("aaep-listen", args, io) {
 		return 0
 	}
 	if len(args) > 0 && args[0] == "key" {

@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/internal/textout"
-	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/subscriber"
 	"github.com/aaep-term/aaep-term/transport"
@@ -71,9 +69,7 @@ func runManifest(ctx context.Context, args []string, tio *term.IO, getenv func(s
 	}
 	rep, note := subscriber.InspectManifest(ctx, o.Endpoint, o.Transport(), session.Identity{ID: "aaep-listen-manifest", Name: "aaep-listen", Version: version}, o.manifestConfig())
 	if asJSON {
-		b, _ := json.Marshal(rep) // plain values always marshal
-		b = line.CleanJSON(b)     // the producer's strings, sanitized as every --json record
-		tio.Printf("%s\n", b)
+		_ = cliflag.WriteJSON(tio.Out, rep, false) // the producer's strings sanitized; plain values always marshal
 	} else {
 		if note != "" {
 			tio.Printf("%s\n", note)

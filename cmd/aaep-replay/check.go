@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/aaep-term/aaep-term/internal/cliflag"
 
@@ -42,9 +41,9 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "write one JSON document with every file's problems instead of lines")
 	schemaOnly := fs.Bool("schema-only", false, "check each message on its own (any AAEP message); also accepts a single JSON document or a JSON array")
-	files, err := parse(fs, args, checkUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, checkUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	if len(files) == 0 {
 		return exitUnreadable, cliflag.Usagef("give at least one FILE to check")
@@ -89,16 +88,4 @@ func runCheck(args []string, tio *term.IO) (int, error) {
 		}
 	}
 	return code, nil
-}
-
-// openInput opens a file, or standard input for "-".
-func openInput(path string) (io.Reader, func(), error) {
-	if path == "-" {
-		return os.Stdin, func() {}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	return f, func() { f.Close() }, nil
 }

@@ -151,11 +151,12 @@ func TestPlayFetchesNoManifest(t *testing.T) {
 	}
 }
 
-// A usage error of any command exits 2 and points at --help.
+// A usage error of any command exits 2 and points at its --help (the
+// words every command says, cliflag.Commands).
 func TestUsageErrorHint(t *testing.T) {
 	for _, args := range [][]string{{"play", "--speed", "-1", "x.aaep"}, {"play", "--bogus"}, {"export", "--format", "pdf", "x"}, {"check"}} {
 		code, _, errOut := runReplay(t, args...)
-		if code != 2 || !strings.Contains(errOut, "(see --help)") || strings.Count(errOut, "\n") != 1 {
+		if code != 2 || !strings.Contains(errOut, "Run aaep-replay "+args[0]+" --help for usage.") || strings.Count(errOut, "\n") != 2 {
 			t.Errorf("%q: exit %d, stderr %q", args, code, errOut)
 		}
 	}

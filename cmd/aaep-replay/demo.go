@@ -44,20 +44,22 @@ func serveDemo(ctx context.Context, o demoOptions, tio *term.IO) (int, error) {
 		say("The demo has played its %s: its streams are ended. A subscriber that connects now hears it again from the start.", count)
 	}
 	runs := producer.NewRuns(func() *producer.Producer { return producer.New(opts) }, say)
-	err = serveRuns(ctx, tio, runs, o.where, nil, say, func(at servedAt) {
+	err = serveRuns(ctx, tio, runs, o.where, nil, say, func(at cliflag.Served) {
 		live := fmt.Sprintf("Serving the demo producer (%s), live: prompts wait for a reply until they time out.", count)
 		switch {
 		case o.loop:
 			live += " The scenarios play again and again (--loop)."
-		case !at.Stdio:
+		case !o.where.Stdio:
 			live += " Streams end when the scenarios have played."
 		}
-		if at.Stdio {
+		if o.where.Stdio {
 			say("%s On standard input and output.", live)
 			return
 		}
 		say("%s Press Control-C to stop.", live)
-		at.Say(say)
+		for _, l := range at.Lines() {
+			say("%s", l)
+		}
 	})
 	return cliflag.ExitCode(err), err
 }

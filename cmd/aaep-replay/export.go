@@ -4,10 +4,7 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,9 +42,9 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	fs.StringVar(output, "o", "-", "short for --output")
 	verbosity := fs.String("verbosity", "normal", "for text: how much to say: terse, normal or detailed")
 	times := addTimeFlags(fs)
-	files, err := parse(fs, args, exportUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, exportUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	noTime, err := times.off(os.Getenv)
 	if err != nil {
@@ -67,7 +64,10 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	return writeTo(*output, tio.Out, func(w io.Writer) (int, error) {
 		switch *format {
 		case "jsonl":
-			return exportJSONL(rd, w)
+			if err := capture.ExportJSONL(rd, w); err != nil {
+				return exitUnreadable, err
+			}
+			return exitOK, nil
 		case "html":
 			t, err := capture.BuildTrace(rd, files[0], capture.CheckOptions{})
 			if err != nil {
@@ -82,29 +82,6 @@ func runExport(ctx context.Context, args []string, tio *term.IO) (int, error) {
 		}
 		return exitOK, nil
 	})
-}
-
-// exportJSONL writes the received events of rd to w as plain JSON lines.
-func exportJSONL(rd *capture.Reader, w io.Writer) (int, error) {
-	cw, err := capture.NewWriter(w, capture.Header{}, time.Now(), capture.WriterOptions{JSONL: true})
-	if err != nil {
-		return exitViolations, err
-	}
-	for {
-		rec, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			return exitOK, nil
-		}
-		if err != nil {
-			return exitUnreadable, err
-		}
-		if rec.Note || rec.IsText() || rec.Dir != capture.In {
-			continue
-		}
-		if err := cw.Write(capture.In, rec.Msg, time.Time{}); err != nil {
-			return exitViolations, err
-		}
-	}
 }
 
 // writeTo runs fn on the file at path ("-" is stdout, unless stdout is
@@ -151,9 +128,9 @@ Flags:
 func runStats(args []string, tio *term.IO) (int, error) {
 	fs := flag.NewFlagSet("stats", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "write one JSON document instead of lines")
-	files, err := parse(fs, args, statsUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, statsUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	rd, err := openOne(files, "count")
 	if err != nil {
@@ -165,15 +142,7 @@ func runStats(args []string, tio *term.IO) (int, error) {
 		return exitUnreadable, err
 	}
 	if *asJSON {
-		// Every string from the capture is sanitized, as --json records are.
-		var doc []byte
-		if doc, err = json.Marshal(st); err == nil {
-			var out bytes.Buffer
-			if err = json.Indent(&out, line.CleanJSON(doc), "", "  "); err == nil {
-				out.WriteByte('\n')
-				_, err = tio.Out.Write(out.Bytes())
-			}
-		}
+		err = cliflag.WriteJSON(tio.Out, st, true) // every string from the capture sanitized
 	} else {
 		err = st.WriteText(tio.Out)
 	}

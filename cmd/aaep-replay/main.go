@@ -4,9 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"io"
 
 	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/cmd/internal/buildinfo"
@@ -21,8 +18,6 @@ const (
 	exitViolations = 1 // check found violations; other commands: failed
 	exitUnreadable = 2 // usage error, or input that cannot be read
 )
-
-var errHelp = cliflag.ErrHelp
 
 const usageText = `Usage: aaep-replay COMMAND [flags] FILE…
        aaep-replay --input FILE --visualize [--html OUT]
@@ -73,72 +68,18 @@ func main() {
 
 // run carries out one command line and returns the exit code.
 func run(ctx context.Context, args []string, tio *term.IO) int {
-	if buildinfo.Requested(args) {
-		buildinfo.Read("aaep-replay").Print(tio)
+	if buildinfo.Answer("aaep-replay", args, tio) {
 		return exitOK
 	}
-	if len(args) == 0 {
-		tio.EUsage("aaep-replay: say what to do.\n\n" + usageText)
-		return exitUnreadable
-	}
-	cmd, rest := args[0], args[1:]
-	var code int
-	var err error
-	switch cmd {
-	case "check":
-		code, err = runCheck(rest, tio)
-	case "trace":
-		code, err = runTrace(rest, tio, false)
-	case "play":
-		code, err = runPlay(ctx, rest, tio)
-	case "serve":
-		code, err = runServe(ctx, rest, tio)
-	case "export":
-		code, err = runExport(ctx, rest, tio)
-	case "stats":
-		code, err = runStats(rest, tio)
-	case "help", "-h", "-help", "--help":
-		tio.Usage(usageText)
-		return exitOK
-	default:
-		if isFlag(cmd) {
-			// aaep-replay --input FILE --visualize
-			code, err = runTrace(args, tio, true)
-			break
-		}
-		tio.Eprintf("%s\nRun aaep-replay help for the commands.\n", cliflag.UnknownCommand("aaep-replay", cmd, []string{"check", "trace", "play", "serve", "export", "stats", "help"}))
-		return exitUnreadable
-	}
-	switch {
-	case errors.Is(err, errHelp):
-		return exitOK
-	case cliflag.ExitCode(err) == cliflag.ExitUsage:
-		tio.Eprintf("aaep-replay %s: %v (see --help)\n", cmd, err)
-		code = exitUnreadable
-	case err != nil:
-		tio.Eprintf("aaep-replay %s: %v\n", cmd, err)
-		if code == exitOK {
-			code = exitViolations
-		}
-	}
-	return code
-}
-
-func isFlag(s string) bool { return len(s) > 1 && s[0] == '-' }
-
-// parse parses flags that may come before or after the operands, printing
-// the command's help on --help (cliflag.ParseHelp). It returns the operands.
-func parse(fs *flag.FlagSet, args []string, usage string, out io.Writer) ([]string, error) {
-	return cliflag.ParseHelp(fs, args, usage, out)
-}
-
-// codeOf is the exit code for an error of a command: exitUnreadable for a
-// *cliflag.UsageError.
-func codeOf(err error) int {
-	if cliflag.ExitCode(err) == cliflag.ExitUsage {
-		return exitUnreadable
-	}
-	return exitViolations
+	cmds := &cliflag.Commands{Program: "aaep-replay", Usage: usageText, Failed: exitViolations, List: []cliflag.Command{
+		{Name: "check", Run: func(a []string) (int, error) { return runCheck(a, tio) }},
+		{Name: "trace", Run: func(a []string) (int, error) { return runTrace(a, tio, false) }},
+		{Name: "play", Run: func(a []string) (int, error) { return runPlay(ctx, a, tio) }},
+		{Name: "serve", Run: func(a []string) (int, error) { return runServe(ctx, a, tio) }},
+		{Name: "export", Run: func(a []string) (int, error) { return runExport(ctx, a, tio) }},
+		{Name: "stats", Run: func(a []string) (int, error) { return runStats(a, tio) }},
+	}, Flags: func(a []string) (int, error) { return runTrace(a, tio, true) }} // aaep-replay --input FILE --visualize
+	return cmds.Run(args, tio.Out, tio.ErrOut)
 }
 
 // openOne opens the one FILE a command takes; what is the command's verb.

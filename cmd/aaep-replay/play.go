@@ -66,9 +66,9 @@ func runPlay(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	times := addTimeFlags(fs)
 	so := outputs.Options{ClientName: "user:aaep-replay:main", Getenv: os.Getenv}
 	outputs.AddFlags(fs, &so)
-	files, err := parse(fs, args, playUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, playUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	if *speed < 0 {
 		return exitUnreadable, cliflag.Usagef("--speed must not be negative")

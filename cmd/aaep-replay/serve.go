@@ -79,9 +79,9 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	var origins cliflag.Origins
 	origins.Register(fs, "none; with --demo, *")
-	files, err := parse(fs, args, serveUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, serveUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	where := where{Addr: *addr, Stdio: *stdio}
 	switch {
@@ -102,12 +102,13 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	case *loop && *once:
 		return exitUnreadable, cliflag.Usagef("--loop and --once contradict each other")
 	}
-	src, closeSrc, err := openInput(files[0])
+	rd, err := capture.Open(files[0])
 	if err != nil {
 		return exitUnreadable, err
 	}
-	recs, h, err := capture.ReadAll(src)
-	closeSrc()
+	recs, err := rd.Records()
+	h := rd.Header()
+	rd.Close()
 	if err != nil {
 		return exitUnreadable, fmt.Errorf("%s: %w", files[0], err)
 	}
@@ -142,13 +143,15 @@ func runServe(ctx context.Context, args []string, tio *term.IO) (int, error) {
 	if *once {
 		stop = finished
 	}
-	err = serveRuns(ctx, tio, producer.OneRun(p), where, stop, say, func(at servedAt) {
-		if at.Stdio {
+	err = serveRuns(ctx, tio, producer.OneRun(p), where, stop, say, func(at cliflag.Served) {
+		if *stdio {
 			say("Serving %d messages of %s on standard input and output.", replay.Len(), files[0])
 			return
 		}
 		say("Serving %d messages of %s. Press Control-C to stop.", replay.Len(), files[0])
-		at.Say(say)
+		for _, l := range at.Lines() {
+			say("%s", l)
+		}
 		if *noWait {
 			say("Playing now, whether a subscriber is there or not.")
 			go func() { _ = p.Run(ctx) }()
@@ -175,8 +178,8 @@ func sayer(tio *term.IO, stdio bool) func(format string, args ...any) {
 	}
 }
 
-// where says where to serve: HTTP (both layouts) and WebSocket at addr,
-// gRPC on a free port of the same host; or, with stdio, one subscriber on
+// where says where to serve: HTTP (both layouts) and WebSocket at Addr,
+// gRPC on a free port of the same host; or, with Stdio, one subscriber on
 // standard input and output and nothing else. No Unix socket: that binding
 // cannot tell a subscriber the stream is over (spec appendix B.4), so one
 // that reconnects would hear a capture again and again.
@@ -185,56 +188,23 @@ type where struct {
 	Stdio bool
 }
 
-// servedAt is where runs are served: the HTTP and WebSocket address and
-// the gRPC one, or standard input and output.
-type servedAt struct {
-	HTTP, GRPC string
-	Stdio      bool
-}
-
-// Say says where each binding listens, one line each. An address is
-// never followed by punctuation, so it can be copied as printed.
-func (at servedAt) Say(say func(string, ...any)) {
-	a := at.HTTP
-	say("HTTP, spec layout: http://%s (POST %s, then the stream it names; replies to POST %s)", a, protocol.PathSubscriptions, protocol.PathReplies)
-	say("HTTP, deployed layout: http://%s%s (unnamed events; ?named=1 names them); replies to POST http://%s%s", a, protocol.PathLegacyEvents, a, protocol.PathLegacyReplies)
-	say("WebSocket: ws://%s%s (subprotocol aaep.v1)", a, protocol.PathWebSocket)
-	say("gRPC: grpc://%s", at.GRPC)
-}
-
 // serveRuns serves runs where w says. It calls started once every binding
-// listens, and serves until ctx ends (SIGINT, SIGTERM) or stop is closed
-// or sent on (with Stdio: until the subscriber, who gets the current run,
-// is done), then says it stopped. A wrong address is a cliflag usage error.
-func serveRuns(ctx context.Context, tio *term.IO, runs *producer.Runs, w where, stop <-chan struct{}, say func(string, ...any), started func(servedAt)) error {
+// listens (with Stdio, a zero Served), and serves until ctx ends (SIGINT,
+// SIGTERM) or stop is closed or sent on (with Stdio: until the subscriber,
+// who gets the current run, is done), then says it stopped. A wrong
+// address is a cliflag usage error.
+func serveRuns(ctx context.Context, tio *term.IO, runs *producer.Runs, w where, stop <-chan struct{}, say func(string, ...any), started func(cliflag.Served)) error {
 	defer runs.Close()
 	if w.Stdio {
 		p := runs.Current()
-		started(servedAt{Stdio: true})
+		started(cliflag.Served{})
 		err := p.ServeStdio(ctx, tio.In, tio.Out) // the protocol's channel, not lines for a person
 		p.Close()
 		if err != nil {
 			return fmt.Errorf("serve on standard input and output: %w", err)
 		}
-		say("Stopped serving.")
-		return nil
-	}
-	ln, err := cliflag.Listen(w.Addr)
-	if err != nil {
+	} else if err := cliflag.Serve(ctx, runs, cliflag.Where{Addr: w.Addr, GRPC: true}, stop, started); err != nil {
 		return err
-	}
-	gln, err := producer.ListenBeside(ln)
-	if err != nil {
-		ln.Close()
-		return err
-	}
-	srv, err := producer.ServeBindings(runs, producer.Listeners{HTTP: ln, GRPC: gln})
-	if err != nil {
-		return err
-	}
-	started(servedAt{HTTP: ln.Addr().String(), GRPC: gln.Addr().String()})
-	if err := srv.Wait(ctx, stop); err != nil {
-		return fmt.Errorf("serve: %w", err)
 	}
 	say("Stopped serving.")
 	return nil

@@ -33,9 +33,9 @@ func runTrace(args []string, tio *term.IO, inputForm bool) (int, error) {
 	html := fs.String("html", "", "also write the trace as an HTML report to `OUT`")
 	input := fs.String("input", "", "the capture `FILE` to trace (same as the argument)")
 	visualize := fs.Bool("visualize", false, "draw the state-machine trace (the implementer's guide form)")
-	files, err := parse(fs, args, traceUsage, tio.Out)
+	files, err := cliflag.ParseHelp(fs, args, traceUsage, tio.Out)
 	if err != nil {
-		return codeOf(err), err
+		return exitUnreadable, err
 	}
 	if *input != "" {
 		files = append(files, *input)

@@ -59,6 +59,7 @@ var floors = map[string]float64{
 	"internal/openaitest":    0,   // the scripted Responses API model of the Codex test
 	"demo":                   5.5, // the demo producer's scenarios and agents
 	"capture/record":         5.5, // a recording: subscribers whose taps write a capture
+	"capture/capturetest":    5.6, // what the tests of recordings share: a file read whole, a prompting demo producer
 
 	// 6: the conformance catalogue.
 	"conform": 6,

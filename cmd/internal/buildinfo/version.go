@@ -117,6 +117,16 @@ func (i Info) Print(p Printer) {
 	}
 }
 
+// Answer prints the version of program to p (Read, Print) when args ask
+// for it (Requested), and reports whether they did.
+func Answer(program string, args []string, p Printer) bool {
+	if !Requested(args) {
+		return false
+	}
+	Read(program).Print(p)
+	return true
+}
+
 // Requested reports whether args ask for the version: a first argument of
 // version, or --version (-version) among the flags, before any "--" or
 // --exec whose arguments belong to another program.

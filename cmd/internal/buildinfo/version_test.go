@@ -1,6 +1,7 @@
 package buildinfo
 
 import (
+	"fmt"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -50,6 +51,25 @@ func TestRequested(t *testing.T) {
 	} {
 		if got := Requested(strings.Fields(args)); got != want {
 			t.Errorf("Requested(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
+
+type lines []string
+
+func (l *lines) Printf(format string, a ...any) {
+	*l = append(*l, strings.TrimSuffix(fmt.Sprintf(format, a...), "\n"))
+}
+
+// Answer prints the version only when the command line asks for it.
+func TestAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{{[]string{"version"}, true}, {[]string{"play", "--version"}, true}, {[]string{"play", "x.aaep"}, false}, {nil, false}} {
+		var got lines
+		if Answer("aaep-x", tc.args, &got) != tc.want || (len(got) > 0) != tc.want || tc.want && !strings.HasPrefix(got[0], "aaep-x version ") {
+			t.Errorf("%q: printed %q, want printed %v", tc.args, got, tc.want)
 		}
 	}
 }

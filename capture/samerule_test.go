@@ -1,4 +1,4 @@
-package main
+package capture
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aaep-term/aaep-term/capture"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -120,11 +119,11 @@ func TestListenerAndCheckerShareTheConfirmationRule(t *testing.T) {
 func flagBoth(t *testing.T, src io.Reader) (checked, flagged []string) {
 	t.Helper()
 	at := time.Date(2026, 6, 30, 14, 22, 10, 0, time.UTC)
-	r, err := capture.NewReader(src)
+	r, err := NewReader(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := capture.NewChecker(capture.CheckOptions{})
+	c, err := NewChecker(CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +153,7 @@ func flagBoth(t *testing.T, src io.Reader) (checked, flagged []string) {
 
 // Over every capture of the checker's corpus, the two flag the same events.
 func TestListenerAndCheckerAgreeOnTheCorpus(t *testing.T) {
-	files, err := filepath.Glob("../../capture/testdata/corpus/*.aaep")
+	files, err := filepath.Glob("testdata/corpus/*.aaep")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus: %v", err)
 	}
