@@ -895,15 +895,17 @@ func isASCII(s string) bool {
 func (x *decodeState) checkObject(r *rule, sp span) bool {
 	var seen uint64
 	count, ok := 0, true
-	x.members(sp, func(k []byte, v span) {
+	x.eachMember(sp, func(k, v span) {
 		count++
-		if p, known := r.props[string(k)]; known {
-			bit := uint64(1) << r.propIndex(string(k))
+		// The member's rule by its position among the sorted names: no
+		// map look-up, and the position is its bit.
+		if i := r.index(x.b[k.start:k.end], k.esc); i >= 0 {
+			bit := uint64(1) << i
 			if seen&bit != 0 {
 				x.unsure = true
 			}
 			seen |= bit
-			ok = ok && x.check(p, v)
+			ok = ok && x.check(r.list[i], v)
 			return
 		}
 		switch {
@@ -913,33 +915,35 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 			ok = ok && x.check(r.values, v)
 		}
 	})
-	if !ok || r.minProps >= 0 && count < r.minProps {
+	if !ok || r.minProps >= 0 && count < r.minProps || seen&r.reqMask != r.reqMask {
 		return false
 	}
-	for _, name := range r.required {
-		if seen&(1<<r.propIndex(name)) == 0 {
-			return false
-		}
-	}
-	if len(r.anyOfReq) == 0 {
+	if len(r.anyMasks) == 0 {
 		return true
 	}
-	for _, group := range r.anyOfReq {
-		all := true
-		for _, name := range group {
-			i := r.propIndex(name)
-			if i == 63 {
-				x.unsure = true
-			}
-			if seen&(1<<i) == 0 {
-				all = false
-			}
+	for _, m := range r.anyMasks {
+		if m&(1<<63) != 0 {
+			x.unsure = true // a name that is not a property: left to the schema validator
 		}
-		if all {
+		if seen&m == m {
 			return true
 		}
 	}
 	return false
+}
+
+// index is the position among r.names of a member's name (its bytes in
+// the event, esc if they hold escapes), or -1 when it is not a property.
+func (r *rule) index(key []byte, esc bool) int {
+	if esc {
+		key = []byte(unescape(key))
+	}
+	for i, n := range r.names {
+		if n == string(key) {
+			return i
+		}
+	}
+	return -1
 }
 
 // propIndex is the bit of a known property (its index in sorted order), or

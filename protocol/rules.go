@@ -27,6 +27,9 @@ type rule struct {
 	unique    bool
 	props     map[string]*rule
 	names     []string // props' names, sorted: bit positions while checking an object
+	list      []*rule  // props' rules in the order of names
+	reqMask   uint64   // the bits of required's names
+	anyMasks  []uint64 // the bits of each of anyOfReq's lists
 	required  []string
 	closed    bool  // additionalProperties: false
 	values    *rule // additionalProperties: a schema
@@ -183,6 +186,21 @@ func compileRule(v any, where string) (*rule, error) {
 	if len(r.names) > 62 {
 		return nil, fmt.Errorf("%s: too many properties for the fast decoder", where)
 	}
+	for _, name := range r.names {
+		r.list = append(r.list, r.props[name])
+	}
+	// A name that is not a property has bit 63, which no member sets: a
+	// list that needs it is never satisfied here, as before.
+	for _, name := range r.required {
+		r.reqMask |= 1 << r.propIndex(name)
+	}
+	for _, group := range r.anyOfReq {
+		var m uint64
+		for _, name := range group {
+			m |= 1 << r.propIndex(name)
+		}
+		r.anyMasks = append(r.anyMasks, m)
+	}
 	return r, nil
 }
 
@@ -198,6 +216,7 @@ func (r *rule) resolve(defs map[string]*rule) error {
 				return fmt.Errorf("unresolved reference %q", p.reference)
 			}
 			r.props[name] = d
+			r.list[slices.Index(r.names, name)] = d
 		}
 		if err := p.resolve(defs); err != nil {
 			return err
