@@ -766,12 +766,12 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 		}
 	}
 	switch r.typ {
-	case "string":
+	case tString:
 		s, ok := x.str(sp)
 		// The scanner saw every byte of a string without escapes: with
 		// none of 0x80 or above, it is ASCII, and need not be read again.
 		return ok && x.checkString(r, s, !sp.esc && !sp.high)
-	case "integer":
+	case tInteger:
 		v, exact, ok := x.integer(sp)
 		if !ok {
 			return false
@@ -781,7 +781,7 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 			return true
 		}
 		return inRange(r, float64(v))
-	case "number":
+	case tNumber:
 		v, exact, ok := x.number(sp)
 		if !ok {
 			return false
@@ -791,13 +791,13 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 			return true
 		}
 		return inRange(r, v)
-	case "boolean":
+	case tBoolean:
 		return sp.kind == kBool && x.checkConst(r, sp)
-	case "object":
+	case tObject:
 		return sp.kind == kObject && x.checkObject(r, sp)
-	case "array":
+	case tArray:
 		return sp.kind == kArray && x.checkArray(r, sp)
-	case "":
+	case tAny:
 		return x.checkConst(r, sp)
 	}
 	x.unsure = true

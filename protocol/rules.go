@@ -12,7 +12,7 @@ import (
 // our event schemas use are supported; compileRule refuses any other, so the
 // fast path cannot silently ignore a rule the schema has.
 type rule struct {
-	typ       string // "string", "integer", "number", "boolean", "object", "array" or ""
+	typ       ruleType
 	konst     any    // string or bool; nil when absent
 	enum      []string
 	minLen    int // -1 when absent
@@ -38,6 +38,41 @@ type rule struct {
 	oneOf     []*rule
 	reference string // $ref to another file, resolved by the caller
 	and       *rule  // another rule the value must also satisfy
+}
+
+// ruleType is a rule's "type" keyword, so that checking a value switches
+// on a number rather than comparing strings.
+type ruleType uint8
+
+const (
+	tAny     ruleType = iota // no type keyword (or not a single one)
+	tString                  // "string"
+	tInteger                 // "integer"
+	tNumber                  // "number"
+	tBoolean                 // "boolean"
+	tObject                  // "object"
+	tArray                   // "array"
+	tOther                   // any other: left to the schema validator
+)
+
+func ruleTypeOf(name string) ruleType {
+	switch name {
+	case "":
+		return tAny
+	case "string":
+		return tString
+	case "integer":
+		return tInteger
+	case "number":
+		return tNumber
+	case "boolean":
+		return tBoolean
+	case "object":
+		return tObject
+	case "array":
+		return tArray
+	}
+	return tOther
 }
 
 // eventRules is the fast form of one event type's schema (envelope included).
@@ -79,7 +114,8 @@ func compileRule(v any, where string) (*rule, error) {
 		var err error
 		switch k {
 		case "type":
-			r.typ, ok = x.(string)
+			name, _ := x.(string)
+			r.typ = ruleTypeOf(name)
 		case "const":
 			r.konst = x
 		case "enum":
