@@ -13,7 +13,7 @@ import (
 // fast path cannot silently ignore a rule the schema has.
 type rule struct {
 	typ       ruleType
-	konst     any    // string or bool; nil when absent
+	konst     any // string or bool; nil when absent
 	enum      []string
 	minLen    int // -1 when absent
 	maxLen    int
