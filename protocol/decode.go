@@ -97,7 +97,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.memo.reset()
 	members, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
-	sc.object(func(key span) {
+	// The members, in a loop rather than sc.object's callback: this runs
+	// for every member of every event.
+	var key span
+	for more := sc.open(); more; more = sc.more() {
+		if !sc.key(&key) {
+			break
+		}
 		members++
 		name := b[key.start:key.end]
 		if key.esc {
@@ -112,7 +118,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			} else {
 				dup = true // too many to judge here: the schema validator will
 			}
-			return
+			continue
 		}
 		if !d.spans[f].seen {
 			d.seen = append(d.seen, f)
@@ -121,10 +127,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
 		if (f == fProducer || f == fLocalizationHints) && sc.next() == '{' {
 			sc.memoObject(&d.spans[f], &d.memo)
-			return
+			continue
 		}
 		sc.value(&d.spans[f])
-	})
+	}
 	if sc.err == nil && sc.next() != 0 {
 		sc.fail("more data after the event")
 	}
@@ -359,7 +365,9 @@ func (s *scanner) memoObject(sp *span, m *objMemo) {
 // members calls fn with each member of an object value, in order, its
 // name unescaped.
 func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
-	x.eachMember(sp, func(k, v span) { x.member(k, v, fn) })
+	for _, m := range x.objMembers(sp) {
+		fn(x.name(m.key), m.val)
+	}
 }
 
 // key is a member's name: a substring of the event (no copy) unless it
@@ -371,38 +379,40 @@ func (x *decodeState) key(k span) string {
 	return x.src[k.start:k.end]
 }
 
-// eachMember calls fn with the spans of each member of an object value, in
-// order.
-func (x *decodeState) eachMember(sp span, fn func(k, v span)) {
-	ms, ok := x.memo.find(sp.start)
-	if !ok && len(x.memo.objs) < maxMemo {
-		sc := scanner{b: x.b, i: int(sp.start)}
+// name is a member's name as bytes: the event's own unless it has escapes.
+func (x *decodeState) name(k span) []byte {
+	if k.esc {
+		return []byte(unescape(x.b[k.start:k.end]))
+	}
+	return x.b[k.start:k.end]
+}
+
+// objMembers returns the members of an object value, in order: the ones
+// remembered when the object was scanned before in this call, or else
+// scanned now (and remembered while the memo has room). The slice is
+// valid for the rest of the call; ranging over it needs no callback, so
+// filling the event and checking it stay plain loops.
+func (x *decodeState) objMembers(sp span) []member {
+	if ms, ok := x.memo.find(sp.start); ok {
+		return ms
+	}
+	sc := scanner{b: x.b, i: int(sp.start)}
+	if len(x.memo.objs) < maxMemo {
 		var whole span
 		sc.memoObject(&whole, x.memo)
 		o := x.memo.objs[len(x.memo.objs)-1]
-		ms, ok = x.memo.members[o.lo:o.hi], true
+		return x.memo.members[o.lo:o.hi]
 	}
-	if !ok {
-		sc := scanner{b: x.b, i: int(sp.start)}
-		sc.object(func(k span) {
-			var v span
-			sc.value(&v)
-			fn(k, v)
-		})
-		return
-	}
-	for _, m := range ms {
-		fn(m.key, m.val)
-	}
-}
-
-// member calls fn with an object member, its name unescaped.
-func (x *decodeState) member(k, v span, fn func(key []byte, v span)) {
-	key := x.b[k.start:k.end]
-	if k.esc {
-		key = []byte(unescape(key))
-	}
-	fn(key, v)
+	// The memo is full: the members go after the others, unremembered.
+	// Appending may move the array; a slice returned earlier keeps the
+	// old one, whose members are the same.
+	lo := len(x.memo.members)
+	sc.object(func(k span) {
+		var v span
+		sc.value(&v)
+		x.memo.members = append(x.memo.members, member{k, v})
+	})
+	return x.memo.members[lo:]
 }
 
 func (x *decodeState) raw(sp span) json.RawMessage {
@@ -459,7 +469,9 @@ func (x *decodeState) populate() {
 		case fExtensions:
 			if sp.kind == kObject {
 				ev.Extensions = map[string]json.RawMessage{}
-				x.eachMember(sp, func(k, v span) { ev.Extensions[x.key(k)] = x.b[v.start:v.end] })
+				for _, m := range x.objMembers(sp) {
+					ev.Extensions[x.key(m.key)] = x.b[m.val.start:m.val.end]
+				}
 			}
 		case fSummaryTerse:
 			ev.SummaryTerse = x.text(sp)
@@ -601,9 +613,9 @@ func (x *decodeState) producer(sp span) {
 		return
 	}
 	p := &x.ev.Producer
-	x.members(sp, func(k []byte, v span) {
-		s, _ := x.str(v)
-		switch string(k) {
+	for _, m := range x.objMembers(sp) {
+		s, _ := x.str(m.val)
+		switch string(x.name(m.key)) {
 		case "agent_id":
 			p.AgentID = s
 		case "agent_version":
@@ -615,7 +627,7 @@ func (x *decodeState) producer(sp span) {
 		case "manifest_uri":
 			p.ManifestURI = s
 		}
-	})
+	}
 }
 
 func (x *decodeState) localization(sp span) {
@@ -623,8 +635,9 @@ func (x *decodeState) localization(sp span) {
 		return
 	}
 	l := &x.ev.Localization
-	x.members(sp, func(k []byte, v span) {
-		switch string(k) {
+	for _, m := range x.objMembers(sp) {
+		v := m.val
+		switch string(x.name(m.key)) {
 		case "primary_language":
 			l.PrimaryLanguage, _ = x.str(v)
 		case "text_direction":
@@ -638,7 +651,7 @@ func (x *decodeState) localization(sp span) {
 		case "calendar":
 			l.Calendar, _ = x.str(v)
 		}
-	})
+	}
 }
 
 func (x *decodeState) progress(sp span) {
@@ -646,8 +659,9 @@ func (x *decodeState) progress(sp span) {
 		return
 	}
 	p := &x.ev.Progress
-	x.members(sp, func(k []byte, v span) {
-		switch string(k) {
+	for _, m := range x.objMembers(sp) {
+		v := m.val
+		switch string(x.name(m.key)) {
 		case "percent":
 			p.Percent, _, p.HasPercent = x.number(v)
 		case "step":
@@ -657,7 +671,7 @@ func (x *decodeState) progress(sp span) {
 		case "description":
 			p.Description = x.text(v)
 		}
-	})
+	}
 }
 
 func (x *decodeState) choices(sp span) {
@@ -895,7 +909,8 @@ func isASCII(s string) bool {
 func (x *decodeState) checkObject(r *rule, sp span) bool {
 	var seen uint64
 	count, ok := 0, true
-	x.eachMember(sp, func(k, v span) {
+	for _, m := range x.objMembers(sp) {
+		k, v := m.key, m.val
 		count++
 		// The member's rule by its position among the sorted names: no
 		// map look-up, and the position is its bit.
@@ -906,7 +921,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 			}
 			seen |= bit
 			ok = ok && x.check(r.list[i], v)
-			return
+			continue
 		}
 		switch {
 		case r.closed:
@@ -914,7 +929,7 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 		case r.values != nil:
 			ok = ok && x.check(r.values, v)
 		}
-	})
+	}
 	if !ok || r.minProps >= 0 && count < r.minProps || seen&r.reqMask != r.reqMask {
 		return false
 	}
