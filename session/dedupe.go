@@ -45,17 +45,36 @@ func (w *window[V]) has(k uint64) bool {
 // put remembers v for k. A key already present keeps its place in the
 // window and takes the new value.
 func (w *window[V]) put(k uint64, v V) {
+	if _, ok := w.m[k]; ok {
+		w.m[k] = v
+		return
+	}
+	w.insert(k, v)
+}
+
+// seenOrAdd reports whether k is remembered, and remembers it (with the
+// zero value) when not: one look-up of the map, not two.
+func (w *window[V]) seenOrAdd(k uint64) bool {
+	if _, ok := w.m[k]; ok {
+		return true
+	}
+	var zero V
+	w.insert(k, zero)
+	return false
+}
+
+// insert remembers v for k, which is not remembered, forgetting the
+// oldest key when the window is full.
+func (w *window[V]) insert(k uint64, v V) {
 	if w.m == nil {
 		w.m = make(map[uint64]V)
 	}
-	if _, ok := w.m[k]; !ok {
-		if len(w.ring) < w.max {
-			w.ring = append(w.ring, k)
-		} else {
-			delete(w.m, w.ring[w.next])
-			w.ring[w.next] = k
-			w.next = (w.next + 1) % w.max
-		}
+	if len(w.ring) < w.max {
+		w.ring = append(w.ring, k)
+	} else {
+		delete(w.m, w.ring[w.next])
+		w.ring[w.next] = k
+		w.next = (w.next + 1) % w.max
 	}
 	w.m[k] = v
 }
@@ -91,11 +110,7 @@ func NewDedupe(max int) *Dedupe {
 func (d *Dedupe) seenOrAdd(k uint64) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.w.has(k) {
-		return true
-	}
-	d.w.add(k)
-	return false
+	return d.w.seenOrAdd(k)
 }
 
 // has reports whether k is remembered, and whether the window is full

@@ -274,11 +274,7 @@ func (e *Engine) duplicate(ev *protocol.Event) bool {
 	if e.cfg.Dedupe != nil {
 		return e.cfg.Dedupe.seenOrAdd(k)
 	}
-	if e.seen.has(k) {
-		return true
-	}
-	e.seen.add(k)
-	return false
+	return e.seen.seenOrAdd(k)
 }
 
 // deliver announces ev: lifecycle checks, prompt cancellation and tracking,
