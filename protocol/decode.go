@@ -50,12 +50,28 @@ type Decoder struct {
 	Schemas *Schemas // nil: compiled on first use
 
 	spans     [nField]span
-	seen      []field  // the fields whose spans are set, in the order met
-	strangers []member // top-level members no event type defines, up to maxStrangers
-	memo      objMemo  // the members of objects scanned once in this call
-	slow      int      // how many events needed the schema validator (for tests)
-	allSlow   bool     // every event goes to the schema validator (for tests)
+	seen      []field         // the fields whose spans are set, in the order met
+	strangers []member        // top-level members no event type defines, up to maxStrangers
+	memo      objMemo         // the members of objects scanned once in this call
+	verdicts  [nField]verdict // each member's last value that passed its rule
+	slow      int             // how many events needed the schema validator (for tests)
+	allSlow   bool            // every event goes to the schema validator (for tests)
 }
+
+// verdict remembers a top-level member's last value that satisfied its
+// rule, surely (the schema validator was not needed for it). A rule's
+// verdict depends on the value's kind and bytes alone, so the same bytes
+// under the same rule need not be checked again: the producer, the
+// localization hints, the context and version of a stream repeat from
+// event to event.
+type verdict struct {
+	r    *rule
+	kind kind
+	val  []byte // a copy, owned by the Decoder
+}
+
+// maxVerdict bounds the bytes a verdict keeps.
+const maxVerdict = 256
 
 // member is a member of an object: its key and its value.
 type member struct{ key, val span }
@@ -146,7 +162,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -191,6 +207,8 @@ type decodeState struct {
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
 	memo   *objMemo
+	// verdicts are the Decoder's, or nil: every value is checked.
+	verdicts *[nField]verdict
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -721,7 +739,7 @@ func (x *decodeState) validate(er *eventRules) {
 			}
 			continue
 		}
-		if !x.check(r, sp) {
+		if !x.checkField(f, r, sp) {
 			x.bad = true
 			return
 		}
@@ -734,6 +752,27 @@ func (x *decodeState) validate(er *eventRules) {
 			x.bad = true
 		}
 	}
+}
+
+// checkField is check for top-level member f, skipped when its value is
+// the one last found valid under the same rule.
+func (x *decodeState) checkField(f field, r *rule, sp span) bool {
+	if x.verdicts == nil {
+		return x.check(r, sp)
+	}
+	val := x.b[sp.start:sp.end]
+	v := &x.verdicts[f]
+	if v.r == r && v.kind == sp.kind && string(v.val) == string(val) {
+		return true
+	}
+	unsure := x.unsure
+	x.unsure = false
+	ok := x.check(r, sp)
+	if ok && !x.unsure && len(val) <= maxVerdict {
+		v.r, v.kind, v.val = r, sp.kind, append(v.val[:0], val...)
+	}
+	x.unsure = x.unsure || unsure
+	return ok
 }
 
 // strangers judges the top-level members that no event type defines: on a
