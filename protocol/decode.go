@@ -141,7 +141,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		dup = dup || d.spans[f].seen
 		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
-		if (f == fProducer || f == fLocalizationHints) && sc.next() == '{' {
+		if sc.next() == '{' {
+			// Its members are remembered as they are scanned: filling
+			// the event and checking it read them again (the producer,
+			// the localization hints and progress of every event).
 			sc.memoObject(&d.spans[f], &d.memo)
 			continue
 		}
