@@ -29,9 +29,6 @@ type window[V any] struct {
 	m    map[uint64]V
 }
 
-// hashSet is a window of keys alone.
-type hashSet = window[struct{}]
-
 func (w *window[V]) get(k uint64) (V, bool) {
 	v, ok := w.m[k]
 	return v, ok
@@ -50,17 +47,6 @@ func (w *window[V]) put(k uint64, v V) {
 		return
 	}
 	w.insert(k, v)
-}
-
-// seenOrAdd reports whether k is remembered, and remembers it (with the
-// zero value) when not: one look-up of the map, not two.
-func (w *window[V]) seenOrAdd(k uint64) bool {
-	if _, ok := w.m[k]; ok {
-		return true
-	}
-	var zero V
-	w.insert(k, zero)
-	return false
 }
 
 // insert remembers v for k, which is not remembered, forgetting the
