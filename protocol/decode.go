@@ -54,6 +54,7 @@ type Decoder struct {
 	strangers []member        // top-level members no event type defines, up to maxStrangers
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
+	stamp     stamp           // the last timestamp read
 	slow      int             // how many events needed the schema validator (for tests)
 	allSlow   bool            // every event goes to the schema validator (for tests)
 }
@@ -68,6 +69,13 @@ type verdict struct {
 	r    *rule
 	kind kind
 	val  []byte // a copy, owned by the Decoder
+}
+
+// stamp is a timestamp fastTime read, and what it read: the events of a
+// busy stream often carry the same millisecond.
+type stamp struct {
+	s string
+	t time.Time
 }
 
 // maxVerdict bounds the bytes a verdict keeps.
@@ -165,7 +173,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -212,6 +220,7 @@ type decodeState struct {
 	memo   *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
+	stamp    *stamp // the Decoder's last timestamp, or nil
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -470,7 +479,7 @@ func (x *decodeState) populate() {
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
 			if s, ok := x.str(sp); ok {
-				ev.Timestamp, x.fastTimeOK = fastTime(s)
+				ev.Timestamp, x.fastTimeOK = x.time(s)
 				if !x.fastTimeOK {
 					ev.Timestamp, _ = parseTimestamp(s)
 				}
@@ -504,6 +513,21 @@ func (x *decodeState) populate() {
 			x.payload(f, sp)
 		}
 	}
+}
+
+// time is fastTime, remembering the last timestamp it read.
+func (x *decodeState) time(s string) (time.Time, bool) {
+	if x.stamp == nil {
+		return fastTime(s)
+	}
+	if s == x.stamp.s && s != "" {
+		return x.stamp.t, true
+	}
+	t, ok := fastTime(s)
+	if ok {
+		*x.stamp = stamp{s, t}
+	}
+	return t, ok
 }
 
 // payload fills the members specific to event types.
