@@ -91,7 +91,13 @@ func (s *scanner) value(sp *span) {
 		return
 	case c == '{':
 		sp.kind = kObject
-		s.object(func(span) { s.skip() })
+		var key span
+		for more := s.open(); more; more = s.more() {
+			if !s.key(&key) {
+				break
+			}
+			s.skip()
+		}
 	case c == '[':
 		sp.kind = kArray
 		s.array(func() { s.skip() })
