@@ -386,3 +386,34 @@ func TestOpenToolCallsBounded(t *testing.T) {
 		t.Errorf("Finish: %v", fin)
 	}
 }
+
+// TestCheckAllKeepsOrder: with decoding spread over several goroutines,
+// every record is checked once and the steps come in the records' order.
+func TestCheckAllKeepsOrder(t *testing.T) {
+	var buf bytes.Buffer
+	const n = 20*batchSize + 7
+	if err := writeToolCapture(&buf, n); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, count := 0, 0
+	if err := c.CheckAll(r, func(st Step) {
+		if st.Record.Line <= last {
+			t.Fatalf("line %d checked after line %d", st.Record.Line, last)
+		}
+		last = st.Record.Line
+		count++
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if count != n {
+		t.Errorf("%d records checked of %d", count, n)
+	}
+}
