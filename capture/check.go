@@ -88,7 +88,15 @@ const (
 // agent and its ID together, so that one agent's events are never held
 // against another's session of the same ID.
 func sessionKey(conn string, ev *protocol.Event) string {
-	return conn + "\x00" + ev.Producer.AgentID + "\x00" + ev.SessionID
+	var buf [128]byte
+	return string(appendSessionKey(buf[:0], conn, ev))
+}
+
+// appendSessionKey appends the sessionKey of ev to b.
+func appendSessionKey(b []byte, conn string, ev *protocol.Event) []byte {
+	b = append(append(b, conn...), 0)
+	b = append(append(b, ev.Producer.AgentID...), 0)
+	return append(b, ev.SessionID...)
 }
 
 // tokenKey is how the checker knows a prompt by its reply token: on its
@@ -113,6 +121,7 @@ type Checker struct {
 	o         CheckOptions
 	dec       protocol.Decoder
 	sessions  map[string]*sessState // by sessionKey: agent and session ID
+	keyBuf    []byte                // sequence's sessionKey, built without allocating
 	ended     *ring[string]         // keys of ended sessions, to report events after the end
 	seen      *ring[uint64]         // hashes of agent + event_id, for duplicates
 	seed      maphash.Seed

@@ -32,9 +32,12 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	if ev.SessionID == "" {
 		return
 	}
-	key := sessionKey(rec.Conn, ev)
-	s := c.sessions[key]
+	// The key is built in the checker's buffer: looking a session up
+	// with it allocates nothing, only a new session's key is a string.
+	c.keyBuf = appendSessionKey(c.keyBuf[:0], rec.Conn, ev)
+	s := c.sessions[string(c.keyBuf)]
 	if s == nil {
+		key := string(c.keyBuf)
 		if c.ended.has(key) {
 			if ev.IsTerminal() {
 				a.add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; a second %s came after its end.", sid, typeName(ev.Type))
@@ -88,7 +91,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
-		conf := &confirmation{session: ev.SessionID, key: key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
+		conf := &confirmation{session: ev.SessionID, key: s.key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
 			irreversible: irreversible(ev), ask: ev}
 		// Right after the tool call it covers, it is that call's (late)
 		// confirmation, as the listener links it: no later call uses it.
