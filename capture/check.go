@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/keywindow"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -123,7 +124,7 @@ type Checker struct {
 	sessions  map[string]*sessState // by sessionKey: agent and session ID
 	keyBuf    []byte                // sequence's sessionKey, built without allocating
 	ended     *ring[string]         // keys of ended sessions, to report events after the end
-	seen      *ring[uint64]         // hashes of agent + event_id, for duplicates
+	seen      keywindow.Window[int] // hashes of agent + event_id, for duplicates: their lines
 	seed      maphash.Seed
 	tokens    map[string]*confirmation
 	tokenIDs  *ring[string]         // bounds tokens
@@ -166,7 +167,7 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}, conns: map[string]*connCheck{}}
 	c.dec.Schemas = o.Schemas
 	c.ended = newRing[string](endedWindow)
-	c.seen = newRing[uint64](dedupeWindow)
+	c.seen = keywindow.New[int](dedupeWindow)
 	c.seed = maphash.MakeSeed()
 	c.tokenIDs = newRing[string](tokenWindow)
 	return c, nil

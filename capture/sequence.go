@@ -24,7 +24,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		h.WriteString(ev.Producer.AgentID)
 		h.WriteByte(0)
 		h.WriteString(ev.EventID)
-		if prev, _, _ := c.seen.add(h.Sum64(), rec.Line); prev != 0 {
+		if prev, seen := c.seen.Add(h.Sum64(), rec.Line); seen {
 			a.add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", protocol.Sanitize(ev.EventID), prev)
 			return // a repeat says nothing new about the session
 		}

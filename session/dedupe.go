@@ -3,6 +3,8 @@ package session
 import (
 	"hash/maphash"
 	"sync"
+
+	"github.com/aaep-term/aaep-term/internal/keywindow"
 )
 
 // hasher turns pairs of strings into 64-bit keys, so bounded sets remember
@@ -18,6 +20,27 @@ func (x *hasher) sum(a, b string) uint64 {
 	x.h.WriteString(b)
 	return x.h.Sum64()
 }
+
+// hashSet is a window of keys alone.
+type hashSet struct{ w keywindow.Window[struct{}] }
+
+func newHashSet(max int) hashSet { return hashSet{keywindow.New[struct{}](max)} }
+
+func (s *hashSet) has(k uint64) bool { return s.w.Has(k) }
+
+// add remembers k. A key already present keeps its place in the window.
+func (s *hashSet) add(k uint64) { s.w.Add(k, struct{}{}) }
+
+// seenOrAdd reports whether k is remembered, and remembers it when not.
+func (s *hashSet) seenOrAdd(k uint64) bool {
+	_, seen := s.w.Add(k, struct{}{})
+	return seen
+}
+
+func (s *hashSet) len() int { return s.w.Len() }
+
+// full reports whether adding a new key forgets one.
+func (s *hashSet) full() bool { return s.w.Full() }
 
 // window remembers a value for each of the max keys put last; when it is
 // full, putting a new key forgets the oldest. Its memory grows with use, up
@@ -89,7 +112,7 @@ func NewDedupe(max int) *Dedupe {
 	if max <= 0 {
 		max = defaultDedupeWindow
 	}
-	return &Dedupe{w: hashSet{max: max}}
+	return &Dedupe{w: newHashSet(max)}
 }
 
 // seenOrAdd reports whether k is remembered, and remembers it when not.
@@ -104,7 +127,7 @@ func (d *Dedupe) seenOrAdd(k uint64) bool {
 func (d *Dedupe) has(k uint64) (has, full bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.w.has(k), len(d.w.ring) == d.w.max
+	return d.w.has(k), d.w.full()
 }
 
 // Len is how many keys are remembered.

@@ -1,15 +1,36 @@
-package session
+package keywindow
 
 import (
 	"math/rand/v2"
 	"testing"
 )
 
-// TestHashSetAgreesWithWindow: the table of keys remembers and forgets
-// exactly what a window of keys in a map does, through growing, a full
-// window forgetting its oldest, keys that collide (small, clustered) and
-// the key 0.
-func TestHashSetAgreesWithWindow(t *testing.T) {
+// model is what a Window must do, the plain way: a map and the keys in the
+// order they were added.
+type model struct {
+	max   int
+	vals  map[uint64]int
+	order []uint64
+}
+
+func (m *model) add(k uint64, v int) (int, bool) {
+	if prev, ok := m.vals[k]; ok {
+		return prev, true
+	}
+	if len(m.order) == m.max {
+		delete(m.vals, m.order[0])
+		m.order = m.order[1:]
+	}
+	m.vals[k] = v
+	m.order = append(m.order, k)
+	return 0, false
+}
+
+// TestWindowAgreesWithModel: the table remembers and forgets exactly what
+// a map with the keys in order does, values included, through growing, a
+// full window forgetting its oldest, keys that collide (small, clustered)
+// and the key 0.
+func TestWindowAgreesWithModel(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		max  int
@@ -22,40 +43,38 @@ func TestHashSetAgreesWithWindow(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, uint64(tc.max)))
-			s, w := hashSet{max: tc.max}, window[struct{}]{max: tc.max}
+			w, m := New[int](tc.max), model{max: tc.max, vals: map[uint64]int{}}
 			for i := range 50_000 {
 				k := tc.key(r)
-				if got, want := s.has(k), w.has(k); got != want {
-					t.Fatalf("step %d: has(%#x) = %v, the window says %v", i, k, got, want)
+				_, want := m.vals[k]
+				if got := w.Has(k); got != want {
+					t.Fatalf("step %d: Has(%#x) = %v, want %v", i, k, got, want)
 				}
-				if r.IntN(2) == 0 {
-					if got, want := s.seenOrAdd(k), w.has(k); got != want {
-						t.Fatalf("step %d: seenOrAdd(%#x) = %v, the window says %v", i, k, got, want)
-					}
-				} else {
-					s.add(k)
+				gotV, got := w.Add(k, i+1)
+				wantV, want := m.add(k, i+1)
+				if got != want || gotV != wantV {
+					t.Fatalf("step %d: Add(%#x) = %d, %v; want %d, %v", i, k, gotV, got, wantV, want)
 				}
-				w.add(k)
-				if s.len() != w.len() {
-					t.Fatalf("step %d: %d keys, the window has %d", i, s.len(), w.len())
+				if w.Len() != len(m.order) || w.Full() != (len(m.order) == tc.max) {
+					t.Fatalf("step %d: %d keys (full %v), want %d", i, w.Len(), w.Full(), len(m.order))
 				}
 			}
-			for k := range w.m {
-				if !s.has(k) {
-					t.Fatalf("%#x forgotten, the window has it", k)
+			for k, v := range m.vals {
+				if got, ok := w.Get(k); !ok || got != v {
+					t.Fatalf("Get(%#x) = %d, %v; want %d", k, got, ok, v)
 				}
 			}
 			in := 0
-			for _, k := range s.slots {
+			for _, k := range w.slots {
 				if k != 0 {
 					in++
 				}
 			}
-			if s.zero {
+			if w.zero {
 				in++
 			}
-			if in != w.len() || len(s.slots) > 4*tc.max+16 {
-				t.Fatalf("%d keys in a table of %d slots, the window has %d", in, len(s.slots), w.len())
+			if in != len(m.order) || len(w.slots) > 4*tc.max+16 {
+				t.Fatalf("%d keys in a table of %d slots, want %d", in, len(w.slots), len(m.order))
 			}
 		})
 	}
