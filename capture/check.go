@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"hash/maphash"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/keywindow"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -87,7 +89,15 @@ const (
 // agent and its ID together, so that one agent's events are never held
 // against another's session of the same ID.
 func sessionKey(conn string, ev *protocol.Event) string {
-	return conn + "\x00" + ev.Producer.AgentID + "\x00" + ev.SessionID
+	var buf [128]byte
+	return string(appendSessionKey(buf[:0], conn, ev))
+}
+
+// appendSessionKey appends the sessionKey of ev to b.
+func appendSessionKey(b []byte, conn string, ev *protocol.Event) []byte {
+	b = append(append(b, conn...), 0)
+	b = append(append(b, ev.Producer.AgentID...), 0)
+	return append(b, ev.SessionID...)
 }
 
 // tokenKey is how the checker knows a prompt by its reply token: on its
@@ -112,8 +122,9 @@ type Checker struct {
 	o         CheckOptions
 	dec       protocol.Decoder
 	sessions  map[string]*sessState // by sessionKey: agent and session ID
+	keyBuf    []byte                // sequence's sessionKey, built without allocating
 	ended     *ring[string]         // keys of ended sessions, to report events after the end
-	seen      *ring[uint64]         // hashes of agent + event_id, for duplicates
+	seen      keywindow.Window[int] // hashes of agent + event_id, for duplicates: their lines
 	seed      maphash.Seed
 	tokens    map[string]*confirmation
 	tokenIDs  *ring[string]         // bounds tokens
@@ -156,7 +167,7 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 	c := &Checker{o: o, sessions: map[string]*sessState{}, tokens: map[string]*confirmation{}, conns: map[string]*connCheck{}}
 	c.dec.Schemas = o.Schemas
 	c.ended = newRing[string](endedWindow)
-	c.seen = newRing[uint64](dedupeWindow)
+	c.seen = keywindow.New[int](dedupeWindow)
 	c.seed = maphash.MakeSeed()
 	c.tokenIDs = newRing[string](tokenWindow)
 	return c, nil
@@ -297,16 +308,42 @@ const batchSize = 256
 
 // CheckAll checks every record of r in order, calling fn with each step;
 // Finish is left to the caller. Reading, decoding and the sequencing rules
-// run as a pipeline of three goroutines. It returns the error that stopped
+// run as a pipeline: one goroutine reads, one per processor (up to four)
+// decodes, and the calling one applies the sequencing rules in order. It returns the error that stopped
 // the reading, if any; io.EOF is no error.
 func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 	done := make(chan struct{})
 	defer close(done)
-	var readErr error // written before records is closed
-	records := make(chan []Record, 4)
+	// Decoding is most of the work: it runs on as many goroutines as
+	// there are processors (up to four), each with its own decoder. The
+	// batches are dealt to them in turn and their results taken in the
+	// same turn, so the steps keep the records' order.
+	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
+	ins, outs := make([]chan []Record, workers), make([]chan []Step, workers)
+	for w := range workers {
+		ins[w], outs[w] = make(chan []Record, 2), make(chan []Step, 2)
+		go func(in <-chan []Record, out chan<- []Step) {
+			defer close(out)
+			dec := protocol.Decoder{Schemas: c.o.Schemas}
+			for recs := range in {
+				batch := make([]Step, len(recs))
+				for i, rec := range recs {
+					batch[i] = c.prepare(&dec, rec)
+				}
+				if !send(out, batch, done) {
+					return
+				}
+			}
+		}(ins[w], outs[w])
+	}
+	var readErr error // written before the workers' inputs are closed
 	go func() {
-		defer close(records)
-		batch := make([]Record, 0, batchSize)
+		defer func() {
+			for _, in := range ins {
+				close(in)
+			}
+		}()
+		batch, n := make([]Record, 0, batchSize), 0
 		for {
 			rec, err := r.Next()
 			if err != nil {
@@ -317,31 +354,21 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 			}
 			batch = append(batch, rec)
 			if len(batch) == batchSize {
-				if !send(records, batch, done) {
+				if !send(ins[n%workers], batch, done) {
 					return
 				}
-				batch = make([]Record, 0, batchSize)
+				batch, n = make([]Record, 0, batchSize), n+1
 			}
 		}
 		if len(batch) > 0 {
-			send(records, batch, done)
+			send(ins[n%workers], batch, done)
 		}
 	}()
-	steps := make(chan []Step, 4)
-	go func() {
-		defer close(steps)
-		dec := protocol.Decoder{Schemas: c.o.Schemas}
-		for recs := range records {
-			batch := make([]Step, len(recs))
-			for i, rec := range recs {
-				batch[i] = c.prepare(&dec, rec)
-			}
-			if !send(steps, batch, done) {
-				return
-			}
+	for n := 0; ; n++ {
+		b, ok := <-outs[n%workers]
+		if !ok {
+			break // the batches dealt before it are all taken
 		}
-	}()
-	for b := range steps {
 		for i := range b {
 			c.apply(&b[i])
 			fn(b[i])

@@ -386,3 +386,63 @@ func TestOpenToolCallsBounded(t *testing.T) {
 		t.Errorf("Finish: %v", fin)
 	}
 }
+
+// TestCheckAllKeepsOrder: with decoding spread over several goroutines,
+// every record is checked once and the steps come in the records' order.
+func TestCheckAllKeepsOrder(t *testing.T) {
+	var buf bytes.Buffer
+	const n = 20*batchSize + 7
+	if err := writeToolCapture(&buf, n); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, count := 0, 0
+	if err := c.CheckAll(r, func(st Step) {
+		if st.Record.Line <= last {
+			t.Fatalf("line %d checked after line %d", st.Record.Line, last)
+		}
+		last = st.Record.Line
+		count++
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if count != n {
+		t.Errorf("%d records checked of %d", count, n)
+	}
+}
+
+// TestCheckEventAllocations: checking an event of a session already known
+// allocates the decoded event and little else: finding the session builds
+// its key in the checker's buffer, not a new string each time (3
+// allocations an event before, 2 now).
+func TestCheckEventAllocations(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]Record, 200)
+	for i := range recs {
+		body := `"type":"aaep:agent.state.changed","from_state":"thinking","to_state":"working"`
+		if i == 0 {
+			body = `"type":"aaep:agent.session.started"`
+		}
+		ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1",%s,"event_id":"evt_%x","session_id":"sess_1","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`, body, i, i)
+		recs[i] = Record{Line: i + 2, HasT: true, Dir: In, Msg: []byte(ev)}
+	}
+	c.Check(recs[0])
+	i := 1
+	allocs := testing.AllocsPerRun(100, func() {
+		c.Check(recs[i])
+		i++
+	})
+	if allocs > 2 {
+		t.Errorf("checking an event allocates %.1f times, want at most 2", allocs)
+	}
+}

@@ -289,7 +289,15 @@ func (r *Reader) Next() (Record, error) {
 		}
 	}
 	rec := r.queue[0]
-	r.queue = r.queue[1:]
+	if len(r.queue) == 1 {
+		// The last one: the array is used again for the next line's
+		// records (slicing past it would leave no room, and every
+		// record would allocate a new one).
+		r.queue[0] = Record{}
+		r.queue = r.queue[:0]
+	} else {
+		r.queue = r.queue[1:]
+	}
 	return rec, nil
 }
 

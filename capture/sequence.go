@@ -24,7 +24,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		h.WriteString(ev.Producer.AgentID)
 		h.WriteByte(0)
 		h.WriteString(ev.EventID)
-		if prev, _, _ := c.seen.add(h.Sum64(), rec.Line); prev != 0 {
+		if prev, seen := c.seen.Add(h.Sum64(), rec.Line); seen {
 			a.add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", protocol.Sanitize(ev.EventID), prev)
 			return // a repeat says nothing new about the session
 		}
@@ -32,9 +32,12 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	if ev.SessionID == "" {
 		return
 	}
-	key := sessionKey(rec.Conn, ev)
-	s := c.sessions[key]
+	// The key is built in the checker's buffer: looking a session up
+	// with it allocates nothing, only a new session's key is a string.
+	c.keyBuf = appendSessionKey(c.keyBuf[:0], rec.Conn, ev)
+	s := c.sessions[string(c.keyBuf)]
 	if s == nil {
+		key := string(c.keyBuf)
 		if c.ended.has(key) {
 			if ev.IsTerminal() {
 				a.add("bracketing", "4.5.1", SeverityViolation, "Session %s already ended; a second %s came after its end.", sid, typeName(ev.Type))
@@ -88,7 +91,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
-		conf := &confirmation{session: ev.SessionID, key: key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
+		conf := &confirmation{session: ev.SessionID, key: s.key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
 			irreversible: irreversible(ev), ask: ev}
 		// Right after the tool call it covers, it is that call's (late)
 		// confirmation, as the listener links it: no later call uses it.

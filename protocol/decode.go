@@ -50,12 +50,36 @@ type Decoder struct {
 	Schemas *Schemas // nil: compiled on first use
 
 	spans     [nField]span
-	seen      []field  // the fields whose spans are set, in the order met
-	strangers []member // top-level members no event type defines, up to maxStrangers
-	memo      objMemo  // the members of objects scanned once in this call
-	slow      int      // how many events needed the schema validator (for tests)
-	allSlow   bool     // every event goes to the schema validator (for tests)
+	seen      []field         // the fields whose spans are set, in the order met
+	strangers []member        // top-level members no event type defines, up to maxStrangers
+	memo      objMemo         // the members of objects scanned once in this call
+	verdicts  [nField]verdict // each member's last value that passed its rule
+	stamp     stamp           // the last timestamp read
+	slow      int             // how many events needed the schema validator (for tests)
+	allSlow   bool            // every event goes to the schema validator (for tests)
 }
+
+// verdict remembers a top-level member's last value that satisfied its
+// rule, surely (the schema validator was not needed for it). A rule's
+// verdict depends on the value's kind and bytes alone, so the same bytes
+// under the same rule need not be checked again: the producer, the
+// localization hints, the context and version of a stream repeat from
+// event to event.
+type verdict struct {
+	r    *rule
+	kind kind
+	val  []byte // a copy, owned by the Decoder
+}
+
+// stamp is a timestamp fastTime read, and what it read: the events of a
+// busy stream often carry the same millisecond.
+type stamp struct {
+	s string
+	t time.Time
+}
+
+// maxVerdict bounds the bytes a verdict keeps.
+const maxVerdict = 256
 
 // member is a member of an object: its key and its value.
 type member struct{ key, val span }
@@ -97,7 +121,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.memo.reset()
 	members, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
-	sc.object(func(key span) {
+	// The members, in a loop rather than sc.object's callback: this runs
+	// for every member of every event.
+	var key span
+	for more := sc.open(); more; more = sc.more() {
+		if !sc.key(&key) {
+			break
+		}
 		members++
 		name := b[key.start:key.end]
 		if key.esc {
@@ -112,19 +142,22 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			} else {
 				dup = true // too many to judge here: the schema validator will
 			}
-			return
+			continue
 		}
 		if !d.spans[f].seen {
 			d.seen = append(d.seen, f)
 		}
 		dup = dup || d.spans[f].seen
 		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
-		if (f == fProducer || f == fLocalizationHints) && sc.next() == '{' {
+		if sc.next() == '{' {
+			// Its members are remembered as they are scanned: filling
+			// the event and checking it read them again (the producer,
+			// the localization hints and progress of every event).
 			sc.memoObject(&d.spans[f], &d.memo)
-			return
+			continue
 		}
 		sc.value(&d.spans[f])
-	})
+	}
 	if sc.err == nil && sc.next() != 0 {
 		sc.fail("more data after the event")
 	}
@@ -140,7 +173,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -185,6 +218,9 @@ type decodeState struct {
 	bad    bool // a schema rule is broken
 	unsure bool // the fast path cannot decide; the schema validator will
 	memo   *objMemo
+	// verdicts are the Decoder's, or nil: every value is checked.
+	verdicts *[nField]verdict
+	stamp    *stamp // the Decoder's last timestamp, or nil
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -359,7 +395,9 @@ func (s *scanner) memoObject(sp *span, m *objMemo) {
 // members calls fn with each member of an object value, in order, its
 // name unescaped.
 func (x *decodeState) members(sp span, fn func(key []byte, v span)) {
-	x.eachMember(sp, func(k, v span) { x.member(k, v, fn) })
+	for _, m := range x.objMembers(sp) {
+		fn(x.name(m.key), m.val)
+	}
 }
 
 // key is a member's name: a substring of the event (no copy) unless it
@@ -371,38 +409,40 @@ func (x *decodeState) key(k span) string {
 	return x.src[k.start:k.end]
 }
 
-// eachMember calls fn with the spans of each member of an object value, in
-// order.
-func (x *decodeState) eachMember(sp span, fn func(k, v span)) {
-	ms, ok := x.memo.find(sp.start)
-	if !ok && len(x.memo.objs) < maxMemo {
-		sc := scanner{b: x.b, i: int(sp.start)}
+// name is a member's name as bytes: the event's own unless it has escapes.
+func (x *decodeState) name(k span) []byte {
+	if k.esc {
+		return []byte(unescape(x.b[k.start:k.end]))
+	}
+	return x.b[k.start:k.end]
+}
+
+// objMembers returns the members of an object value, in order: the ones
+// remembered when the object was scanned before in this call, or else
+// scanned now (and remembered while the memo has room). The slice is
+// valid for the rest of the call; ranging over it needs no callback, so
+// filling the event and checking it stay plain loops.
+func (x *decodeState) objMembers(sp span) []member {
+	if ms, ok := x.memo.find(sp.start); ok {
+		return ms
+	}
+	sc := scanner{b: x.b, i: int(sp.start)}
+	if len(x.memo.objs) < maxMemo {
 		var whole span
 		sc.memoObject(&whole, x.memo)
 		o := x.memo.objs[len(x.memo.objs)-1]
-		ms, ok = x.memo.members[o.lo:o.hi], true
+		return x.memo.members[o.lo:o.hi]
 	}
-	if !ok {
-		sc := scanner{b: x.b, i: int(sp.start)}
-		sc.object(func(k span) {
-			var v span
-			sc.value(&v)
-			fn(k, v)
-		})
-		return
-	}
-	for _, m := range ms {
-		fn(m.key, m.val)
-	}
-}
-
-// member calls fn with an object member, its name unescaped.
-func (x *decodeState) member(k, v span, fn func(key []byte, v span)) {
-	key := x.b[k.start:k.end]
-	if k.esc {
-		key = []byte(unescape(key))
-	}
-	fn(key, v)
+	// The memo is full: the members go after the others, unremembered.
+	// Appending may move the array; a slice returned earlier keeps the
+	// old one, whose members are the same.
+	lo := len(x.memo.members)
+	sc.object(func(k span) {
+		var v span
+		sc.value(&v)
+		x.memo.members = append(x.memo.members, member{k, v})
+	})
+	return x.memo.members[lo:]
 }
 
 func (x *decodeState) raw(sp span) json.RawMessage {
@@ -439,7 +479,7 @@ func (x *decodeState) populate() {
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
 			if s, ok := x.str(sp); ok {
-				ev.Timestamp, x.fastTimeOK = fastTime(s)
+				ev.Timestamp, x.fastTimeOK = x.time(s)
 				if !x.fastTimeOK {
 					ev.Timestamp, _ = parseTimestamp(s)
 				}
@@ -459,7 +499,9 @@ func (x *decodeState) populate() {
 		case fExtensions:
 			if sp.kind == kObject {
 				ev.Extensions = map[string]json.RawMessage{}
-				x.eachMember(sp, func(k, v span) { ev.Extensions[x.key(k)] = x.b[v.start:v.end] })
+				for _, m := range x.objMembers(sp) {
+					ev.Extensions[x.key(m.key)] = x.b[m.val.start:m.val.end]
+				}
 			}
 		case fSummaryTerse:
 			ev.SummaryTerse = x.text(sp)
@@ -471,6 +513,21 @@ func (x *decodeState) populate() {
 			x.payload(f, sp)
 		}
 	}
+}
+
+// time is fastTime, remembering the last timestamp it read.
+func (x *decodeState) time(s string) (time.Time, bool) {
+	if x.stamp == nil {
+		return fastTime(s)
+	}
+	if s == x.stamp.s && s != "" {
+		return x.stamp.t, true
+	}
+	t, ok := fastTime(s)
+	if ok {
+		*x.stamp = stamp{s, t}
+	}
+	return t, ok
 }
 
 // payload fills the members specific to event types.
@@ -601,9 +658,9 @@ func (x *decodeState) producer(sp span) {
 		return
 	}
 	p := &x.ev.Producer
-	x.members(sp, func(k []byte, v span) {
-		s, _ := x.str(v)
-		switch string(k) {
+	for _, m := range x.objMembers(sp) {
+		s, _ := x.str(m.val)
+		switch string(x.name(m.key)) {
 		case "agent_id":
 			p.AgentID = s
 		case "agent_version":
@@ -615,7 +672,7 @@ func (x *decodeState) producer(sp span) {
 		case "manifest_uri":
 			p.ManifestURI = s
 		}
-	})
+	}
 }
 
 func (x *decodeState) localization(sp span) {
@@ -623,8 +680,9 @@ func (x *decodeState) localization(sp span) {
 		return
 	}
 	l := &x.ev.Localization
-	x.members(sp, func(k []byte, v span) {
-		switch string(k) {
+	for _, m := range x.objMembers(sp) {
+		v := m.val
+		switch string(x.name(m.key)) {
 		case "primary_language":
 			l.PrimaryLanguage, _ = x.str(v)
 		case "text_direction":
@@ -638,7 +696,7 @@ func (x *decodeState) localization(sp span) {
 		case "calendar":
 			l.Calendar, _ = x.str(v)
 		}
-	})
+	}
 }
 
 func (x *decodeState) progress(sp span) {
@@ -646,8 +704,9 @@ func (x *decodeState) progress(sp span) {
 		return
 	}
 	p := &x.ev.Progress
-	x.members(sp, func(k []byte, v span) {
-		switch string(k) {
+	for _, m := range x.objMembers(sp) {
+		v := m.val
+		switch string(x.name(m.key)) {
 		case "percent":
 			p.Percent, _, p.HasPercent = x.number(v)
 		case "step":
@@ -657,7 +716,7 @@ func (x *decodeState) progress(sp span) {
 		case "description":
 			p.Description = x.text(v)
 		}
-	})
+	}
 }
 
 func (x *decodeState) choices(sp span) {
@@ -707,7 +766,7 @@ func (x *decodeState) validate(er *eventRules) {
 			}
 			continue
 		}
-		if !x.check(r, sp) {
+		if !x.checkField(f, r, sp) {
 			x.bad = true
 			return
 		}
@@ -720,6 +779,27 @@ func (x *decodeState) validate(er *eventRules) {
 			x.bad = true
 		}
 	}
+}
+
+// checkField is check for top-level member f, skipped when its value is
+// the one last found valid under the same rule.
+func (x *decodeState) checkField(f field, r *rule, sp span) bool {
+	if x.verdicts == nil {
+		return x.check(r, sp)
+	}
+	val := x.b[sp.start:sp.end]
+	v := &x.verdicts[f]
+	if v.r == r && v.kind == sp.kind && string(v.val) == string(val) {
+		return true
+	}
+	unsure := x.unsure
+	x.unsure = false
+	ok := x.check(r, sp)
+	if ok && !x.unsure && len(val) <= maxVerdict {
+		v.r, v.kind, v.val = r, sp.kind, append(v.val[:0], val...)
+	}
+	x.unsure = x.unsure || unsure
+	return ok
 }
 
 // strangers judges the top-level members that no event type defines: on a
@@ -766,12 +846,12 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 		}
 	}
 	switch r.typ {
-	case "string":
+	case tString:
 		s, ok := x.str(sp)
 		// The scanner saw every byte of a string without escapes: with
 		// none of 0x80 or above, it is ASCII, and need not be read again.
 		return ok && x.checkString(r, s, !sp.esc && !sp.high)
-	case "integer":
+	case tInteger:
 		v, exact, ok := x.integer(sp)
 		if !ok {
 			return false
@@ -781,7 +861,7 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 			return true
 		}
 		return inRange(r, float64(v))
-	case "number":
+	case tNumber:
 		v, exact, ok := x.number(sp)
 		if !ok {
 			return false
@@ -791,13 +871,13 @@ func (x *decodeState) check1(r *rule, sp span) bool {
 			return true
 		}
 		return inRange(r, v)
-	case "boolean":
+	case tBoolean:
 		return sp.kind == kBool && x.checkConst(r, sp)
-	case "object":
+	case tObject:
 		return sp.kind == kObject && x.checkObject(r, sp)
-	case "array":
+	case tArray:
 		return sp.kind == kArray && x.checkArray(r, sp)
-	case "":
+	case tAny:
 		return x.checkConst(r, sp)
 	}
 	x.unsure = true
@@ -895,16 +975,19 @@ func isASCII(s string) bool {
 func (x *decodeState) checkObject(r *rule, sp span) bool {
 	var seen uint64
 	count, ok := 0, true
-	x.members(sp, func(k []byte, v span) {
+	for _, m := range x.objMembers(sp) {
+		k, v := m.key, m.val
 		count++
-		if p, known := r.props[string(k)]; known {
-			bit := uint64(1) << r.propIndex(string(k))
+		// The member's rule by its position among the sorted names: no
+		// map look-up, and the position is its bit.
+		if i := r.index(x.b[k.start:k.end], k.esc); i >= 0 {
+			bit := uint64(1) << i
 			if seen&bit != 0 {
 				x.unsure = true
 			}
 			seen |= bit
-			ok = ok && x.check(p, v)
-			return
+			ok = ok && x.check(r.list[i], v)
+			continue
 		}
 		switch {
 		case r.closed:
@@ -912,34 +995,36 @@ func (x *decodeState) checkObject(r *rule, sp span) bool {
 		case r.values != nil:
 			ok = ok && x.check(r.values, v)
 		}
-	})
-	if !ok || r.minProps >= 0 && count < r.minProps {
+	}
+	if !ok || r.minProps >= 0 && count < r.minProps || seen&r.reqMask != r.reqMask {
 		return false
 	}
-	for _, name := range r.required {
-		if seen&(1<<r.propIndex(name)) == 0 {
-			return false
-		}
-	}
-	if len(r.anyOfReq) == 0 {
+	if len(r.anyMasks) == 0 {
 		return true
 	}
-	for _, group := range r.anyOfReq {
-		all := true
-		for _, name := range group {
-			i := r.propIndex(name)
-			if i == 63 {
-				x.unsure = true
-			}
-			if seen&(1<<i) == 0 {
-				all = false
-			}
+	for _, m := range r.anyMasks {
+		if m&(1<<63) != 0 {
+			x.unsure = true // a name that is not a property: left to the schema validator
 		}
-		if all {
+		if seen&m == m {
 			return true
 		}
 	}
 	return false
+}
+
+// index is the position among r.names of a member's name (its bytes in
+// the event, esc if they hold escapes), or -1 when it is not a property.
+func (r *rule) index(key []byte, esc bool) int {
+	if esc {
+		key = []byte(unescape(key))
+	}
+	for i, n := range r.names {
+		if n == string(key) {
+			return i
+		}
+	}
+	return -1
 }
 
 // propIndex is the bit of a known property (its index in sorted order), or

@@ -661,3 +661,32 @@ func TestDecodeMemberColon(t *testing.T) {
 		}
 	}
 }
+
+// TestDecoderRemembersOnlyWhatPassed: a Decoder skips checking a member
+// whose value it found valid under the same rule in an earlier event, and
+// only that one: a different value of the member, or an invalid one, is
+// checked each time.
+func TestDecoderRemembersOnlyWhatPassed(t *testing.T) {
+	const producer = `"producer":{"agent_id":"research-assistant","agent_name":"Research Assistant","agent_version":"2.3.1"}`
+	invalidProducer := strings.Replace(typical, producer, `"producer":{"agent_name":"Research Assistant"}`, 1)
+	d := Decoder{Schemas: schemas(t)}
+	for i, tc := range []struct {
+		in    string
+		valid bool
+	}{
+		{typical, true},
+		{typical, true},
+		{invalidProducer, false},
+		{invalidProducer, false},
+		{typical, true},
+		{strings.Replace(typical, `"risk_level":"low"`, `"risk_level":"lowest"`, 1), false},
+		{strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal "`, 1), false},
+		{strings.Replace(typical, `"sequence_number":3`, `"sequence_number":"3"`, 1), false},
+		{typical, true},
+	} {
+		_, err := d.Decode([]byte(tc.in))
+		if (err == nil) != tc.valid {
+			t.Errorf("event %d: Decode = %v, want valid %v", i, err, tc.valid)
+		}
+	}
+}

@@ -12,8 +12,8 @@ import (
 // our event schemas use are supported; compileRule refuses any other, so the
 // fast path cannot silently ignore a rule the schema has.
 type rule struct {
-	typ       string // "string", "integer", "number", "boolean", "object", "array" or ""
-	konst     any    // string or bool; nil when absent
+	typ       ruleType
+	konst     any // string or bool; nil when absent
 	enum      []string
 	minLen    int // -1 when absent
 	maxLen    int
@@ -27,6 +27,9 @@ type rule struct {
 	unique    bool
 	props     map[string]*rule
 	names     []string // props' names, sorted: bit positions while checking an object
+	list      []*rule  // props' rules in the order of names
+	reqMask   uint64   // the bits of required's names
+	anyMasks  []uint64 // the bits of each of anyOfReq's lists
 	required  []string
 	closed    bool  // additionalProperties: false
 	values    *rule // additionalProperties: a schema
@@ -35,6 +38,41 @@ type rule struct {
 	oneOf     []*rule
 	reference string // $ref to another file, resolved by the caller
 	and       *rule  // another rule the value must also satisfy
+}
+
+// ruleType is a rule's "type" keyword, so that checking a value switches
+// on a number rather than comparing strings.
+type ruleType uint8
+
+const (
+	tAny     ruleType = iota // no type keyword (or not a single one)
+	tString                  // "string"
+	tInteger                 // "integer"
+	tNumber                  // "number"
+	tBoolean                 // "boolean"
+	tObject                  // "object"
+	tArray                   // "array"
+	tOther                   // any other: left to the schema validator
+)
+
+func ruleTypeOf(name string) ruleType {
+	switch name {
+	case "":
+		return tAny
+	case "string":
+		return tString
+	case "integer":
+		return tInteger
+	case "number":
+		return tNumber
+	case "boolean":
+		return tBoolean
+	case "object":
+		return tObject
+	case "array":
+		return tArray
+	}
+	return tOther
 }
 
 // eventRules is the fast form of one event type's schema (envelope included).
@@ -76,7 +114,8 @@ func compileRule(v any, where string) (*rule, error) {
 		var err error
 		switch k {
 		case "type":
-			r.typ, ok = x.(string)
+			name, _ := x.(string)
+			r.typ = ruleTypeOf(name)
 		case "const":
 			r.konst = x
 		case "enum":
@@ -183,6 +222,21 @@ func compileRule(v any, where string) (*rule, error) {
 	if len(r.names) > 62 {
 		return nil, fmt.Errorf("%s: too many properties for the fast decoder", where)
 	}
+	for _, name := range r.names {
+		r.list = append(r.list, r.props[name])
+	}
+	// A name that is not a property has bit 63, which no member sets: a
+	// list that needs it is never satisfied here, as before.
+	for _, name := range r.required {
+		r.reqMask |= 1 << r.propIndex(name)
+	}
+	for _, group := range r.anyOfReq {
+		var m uint64
+		for _, name := range group {
+			m |= 1 << r.propIndex(name)
+		}
+		r.anyMasks = append(r.anyMasks, m)
+	}
 	return r, nil
 }
 
@@ -198,6 +252,7 @@ func (r *rule) resolve(defs map[string]*rule) error {
 				return fmt.Errorf("unresolved reference %q", p.reference)
 			}
 			r.props[name] = d
+			r.list[slices.Index(r.names, name)] = d
 		}
 		if err := p.resolve(defs); err != nil {
 			return err

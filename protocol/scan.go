@@ -91,7 +91,13 @@ func (s *scanner) value(sp *span) {
 		return
 	case c == '{':
 		sp.kind = kObject
-		s.object(func(span) { s.skip() })
+		var key span
+		for more := s.open(); more; more = s.more() {
+			if !s.key(&key) {
+				break
+			}
+			s.skip()
+		}
 	case c == '[':
 		sp.kind = kArray
 		s.array(func() { s.skip() })
@@ -300,45 +306,70 @@ func (s *scanner) skip() {
 // object scans an object at s.i, calling member with each member's key;
 // member must scan the value (s.value or s.skip).
 func (s *scanner) object(member func(key span)) {
+	var key span
+	for more := s.open(); more; more = s.more() {
+		if !s.key(&key) {
+			return
+		}
+		member(key)
+	}
+}
+
+// open begins an object at s.i; false means it is empty (and ended) or
+// the scan failed. The loop that reads it without a callback:
+//
+//	for more := s.open(); more; more = s.more() {
+//		if !s.key(&k) { break }
+//		… scan the value …
+//	}
+func (s *scanner) open() bool {
 	if !s.enter() {
-		return
+		return false
 	}
 	s.i++ // '{'
 	if s.next() == '}' {
 		s.i++
 		s.depth--
-		return
+		return false
 	}
-	for s.err == nil {
-		if s.next() != '"' {
-			s.fail("expected a member name")
-			return
-		}
-		var key span
-		s.str(&key)
-		if s.err != nil {
-			return
-		}
-		if s.next() != ':' {
-			s.expected(':')
-			return
-		}
+	return s.err == nil
+}
+
+// key scans a member's name and its colon; false means the scan failed.
+func (s *scanner) key(key *span) bool {
+	if s.next() != '"' {
+		s.fail("expected a member name")
+		return false
+	}
+	s.str(key)
+	if s.err != nil {
+		return false
+	}
+	if s.next() != ':' {
+		s.expected(':')
+		return false
+	}
+	s.i++
+	return true
+}
+
+// more ends a member: true when another follows, false at the end of
+// the object or when the scan failed.
+func (s *scanner) more() bool {
+	if s.err != nil {
+		return false
+	}
+	switch s.next() {
+	case ',':
 		s.i++
-		member(key)
-		if s.err != nil {
-			return
-		}
-		switch s.next() {
-		case ',':
-			s.i++
-		case '}':
-			s.i++
-			s.depth--
-			return
-		default:
-			s.fail("expected ',' or '}' after an object member")
-			return
-		}
+		return s.err == nil
+	case '}':
+		s.i++
+		s.depth--
+		return false
+	default:
+		s.fail("expected ',' or '}' after an object member")
+		return false
 	}
 }
 

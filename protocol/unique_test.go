@@ -130,5 +130,19 @@ func FuzzFastAndSlowAgree(f *testing.F) {
 		if !reflect.DeepEqual(ef, es) {
 			t.Fatalf("the two paths decoded different events:\n%+v\n%+v", ef, es)
 		}
+		// A decoder that has decoded events before (typical, then this
+		// one) remembers the members it found valid, and skips checking
+		// them again: it decides as a fresh one does.
+		warm := Decoder{Schemas: s}
+		warm.Decode([]byte(typical))
+		warm.Decode(b)
+		ew, errW := warm.Decode(b)
+		if (errW == nil) != (errF == nil) || errW != nil && asValidation(errW) == nil && errW.Error() != errF.Error() ||
+			!slices.Equal(pointers(asValidation(errW), false), pointers(vf, false)) {
+			t.Fatalf("a decoder used before: %v; a fresh one: %v", errW, errF)
+		}
+		if !reflect.DeepEqual(ew, ef) {
+			t.Fatalf("a decoder used before decoded a different event:\n%+v\n%+v", ew, ef)
+		}
 	})
 }

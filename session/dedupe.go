@@ -3,6 +3,8 @@ package session
 import (
 	"hash/maphash"
 	"sync"
+
+	"github.com/aaep-term/aaep-term/internal/keywindow"
 )
 
 // hasher turns pairs of strings into 64-bit keys, so bounded sets remember
@@ -19,6 +21,27 @@ func (x *hasher) sum(a, b string) uint64 {
 	return x.h.Sum64()
 }
 
+// hashSet is a window of keys alone.
+type hashSet struct{ w keywindow.Window[struct{}] }
+
+func newHashSet(max int) hashSet { return hashSet{keywindow.New[struct{}](max)} }
+
+func (s *hashSet) has(k uint64) bool { return s.w.Has(k) }
+
+// add remembers k. A key already present keeps its place in the window.
+func (s *hashSet) add(k uint64) { s.w.Add(k, struct{}{}) }
+
+// seenOrAdd reports whether k is remembered, and remembers it when not.
+func (s *hashSet) seenOrAdd(k uint64) bool {
+	_, seen := s.w.Add(k, struct{}{})
+	return seen
+}
+
+func (s *hashSet) len() int { return s.w.Len() }
+
+// full reports whether adding a new key forgets one.
+func (s *hashSet) full() bool { return s.w.Full() }
+
 // window remembers a value for each of the max keys put last; when it is
 // full, putting a new key forgets the oldest. Its memory grows with use, up
 // to max entries.
@@ -28,9 +51,6 @@ type window[V any] struct {
 	next int      // the ring slot to overwrite next, once full
 	m    map[uint64]V
 }
-
-// hashSet is a window of keys alone.
-type hashSet = window[struct{}]
 
 func (w *window[V]) get(k uint64) (V, bool) {
 	v, ok := w.m[k]
@@ -45,17 +65,25 @@ func (w *window[V]) has(k uint64) bool {
 // put remembers v for k. A key already present keeps its place in the
 // window and takes the new value.
 func (w *window[V]) put(k uint64, v V) {
+	if _, ok := w.m[k]; ok {
+		w.m[k] = v
+		return
+	}
+	w.insert(k, v)
+}
+
+// insert remembers v for k, which is not remembered, forgetting the
+// oldest key when the window is full.
+func (w *window[V]) insert(k uint64, v V) {
 	if w.m == nil {
 		w.m = make(map[uint64]V)
 	}
-	if _, ok := w.m[k]; !ok {
-		if len(w.ring) < w.max {
-			w.ring = append(w.ring, k)
-		} else {
-			delete(w.m, w.ring[w.next])
-			w.ring[w.next] = k
-			w.next = (w.next + 1) % w.max
-		}
+	if len(w.ring) < w.max {
+		w.ring = append(w.ring, k)
+	} else {
+		delete(w.m, w.ring[w.next])
+		w.ring[w.next] = k
+		w.next = (w.next + 1) % w.max
 	}
 	w.m[k] = v
 }
@@ -84,18 +112,14 @@ func NewDedupe(max int) *Dedupe {
 	if max <= 0 {
 		max = defaultDedupeWindow
 	}
-	return &Dedupe{w: hashSet{max: max}}
+	return &Dedupe{w: newHashSet(max)}
 }
 
 // seenOrAdd reports whether k is remembered, and remembers it when not.
 func (d *Dedupe) seenOrAdd(k uint64) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.w.has(k) {
-		return true
-	}
-	d.w.add(k)
-	return false
+	return d.w.seenOrAdd(k)
 }
 
 // has reports whether k is remembered, and whether the window is full
@@ -103,7 +127,7 @@ func (d *Dedupe) seenOrAdd(k uint64) bool {
 func (d *Dedupe) has(k uint64) (has, full bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.w.has(k), len(d.w.ring) == d.w.max
+	return d.w.has(k), d.w.full()
 }
 
 // Len is how many keys are remembered.

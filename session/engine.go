@@ -128,10 +128,10 @@ func New(cfg Config, out Output) *Engine {
 	return &Engine{
 		cfg:      cfg,
 		out:      out,
-		seen:     hashSet{max: cfg.DedupeWindow},
-		done:     hashSet{max: outputWindow},
-		tokens:   hashSet{max: tokenWindow},
-		answered: hashSet{max: tokenWindow},
+		seen:     newHashSet(cfg.DedupeWindow),
+		done:     newHashSet(outputWindow),
+		tokens:   newHashSet(tokenWindow),
+		answered: newHashSet(tokenWindow),
 		gone:     window[goneSession]{max: cfg.MaxSessions},
 		sessions: make(map[sessionKey]*sessionState),
 		maxHeld:  max(defaultMaxHeld, cfg.ReorderWindow),
@@ -274,11 +274,7 @@ func (e *Engine) duplicate(ev *protocol.Event) bool {
 	if e.cfg.Dedupe != nil {
 		return e.cfg.Dedupe.seenOrAdd(k)
 	}
-	if e.seen.has(k) {
-		return true
-	}
-	e.seen.add(k)
-	return false
+	return e.seen.seenOrAdd(k)
 }
 
 // deliver announces ev: lifecycle checks, prompt cancellation and tracking,

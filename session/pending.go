@@ -41,7 +41,7 @@ func (b *promptBounds) add(pp *pendingPrompt) {
 	if b.agents == nil {
 		b.agents = make(map[string]*agentPrompts)
 		b.tokens = make(map[uint64]*tokenUse)
-		b.warned = hashSet{max: tokenWindow}
+		b.warned = newHashSet(tokenWindow)
 	}
 	agent := pp.p.Event.Producer.AgentID
 	a := b.agents[agent]

@@ -105,7 +105,7 @@ func (e *Engine) sentAgain(ev *protocol.Event) bool {
 		has, full := e.cfg.Dedupe.has(k)
 		return has || full
 	}
-	return len(e.seen.ring) == e.seen.max || e.seen.has(k)
+	return e.seen.full() || e.seen.has(k)
 }
 
 // resend drops ev, already announced in s, and counts it in s's burst.

@@ -1,0 +1,143 @@
+// Package keywindow remembers the last keys added, each with a value: a
+// bounded set of 64-bit keys (hashes) that forgets the oldest when full,
+// looked up for every event by the listener's dedupe and the checker's.
+package keywindow
+
+import "math/bits"
+
+// Window remembers a value for each of the max keys added last; adding a
+// new key when it is full forgets the oldest. Its memory grows with use,
+// up to max keys. The keys are in a table of its own rather than a map:
+// at most half its slots are used and a key's slot is found by one
+// multiplication, so looking a key up (in a window of 65,536) reads one
+// or two neighbouring slots, where a map of that size probes its groups.
+// The zero Window remembers nothing; make one with New.
+type Window[V any] struct {
+	max   int
+	ring  []uint64 // keys in the order they were added; once full, a ring
+	next  int      // the ring slot to overwrite next, once full
+	slots []uint64 // open addressing with linear probing; 0 is empty
+	vals  []V      // the value of the key in the same slot
+	shift uint     // 64 - log2(len(slots))
+	n     int      // keys in slots
+	zero  bool     // the key 0 is remembered (slots cannot hold it)
+	zeroV V        // its value
+}
+
+// New returns a window of max keys (at least one).
+func New[V any](n int) Window[V] {
+	return Window[V]{max: max(n, 1)}
+}
+
+// home is the slot where k's probe starts (Fibonacci hashing: the top
+// bits of k times 2⁶⁴/φ, so keys that are not random spread too).
+func (w *Window[V]) home(k uint64) int {
+	return int((k * 0x9e3779b97f4a7c15) >> w.shift)
+}
+
+// find returns k's slot, or the empty slot where it would go.
+func (w *Window[V]) find(k uint64) int {
+	mask := len(w.slots) - 1
+	i := w.home(k)
+	for w.slots[i] != k && w.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	return i
+}
+
+// Get returns the value of k, and whether k is remembered.
+func (w *Window[V]) Get(k uint64) (v V, ok bool) {
+	if k == 0 {
+		return w.zeroV, w.zero
+	}
+	if len(w.slots) == 0 {
+		return v, false
+	}
+	if i := w.find(k); w.slots[i] == k {
+		return w.vals[i], true
+	}
+	return v, false
+}
+
+// Has reports whether k is remembered.
+func (w *Window[V]) Has(k uint64) bool {
+	_, ok := w.Get(k)
+	return ok
+}
+
+// Add remembers k with v unless k is remembered already: then it keeps
+// its value and its place, and Add returns that value and true.
+func (w *Window[V]) Add(k uint64, v V) (prev V, seen bool) {
+	if prev, ok := w.Get(k); ok {
+		return prev, true
+	}
+	if len(w.ring) < w.max {
+		w.ring = append(w.ring, k)
+	} else {
+		w.remove(w.ring[w.next])
+		w.ring[w.next] = k
+		w.next = (w.next + 1) % w.max
+	}
+	w.insert(k, v)
+	return prev, false
+}
+
+// Len is how many keys are remembered.
+func (w *Window[V]) Len() int { return len(w.ring) }
+
+// Full reports whether adding a new key forgets one (so an absent key may
+// have been added before).
+func (w *Window[V]) Full() bool { return len(w.ring) == w.max }
+
+// insert puts k, which is not in the table, in it.
+func (w *Window[V]) insert(k uint64, v V) {
+	if k == 0 {
+		w.zero, w.zeroV = true, v
+		return
+	}
+	if 2*(w.n+1) > len(w.slots) {
+		w.grow()
+	}
+	i := w.find(k)
+	w.slots[i], w.vals[i] = k, v
+	w.n++
+}
+
+// grow doubles the table (16 slots at first) and puts the keys back.
+func (w *Window[V]) grow() {
+	oldK, oldV := w.slots, w.vals
+	w.slots = make([]uint64, max(16, 2*len(oldK)))
+	w.vals = make([]V, len(w.slots))
+	w.shift = 64 - uint(bits.Len(uint(len(w.slots)-1)))
+	for j, k := range oldK {
+		if k != 0 {
+			i := w.find(k)
+			w.slots[i], w.vals[i] = k, oldV[j]
+		}
+	}
+}
+
+// remove takes k out of the table, moving back the keys after it that
+// could not have their own slot, so that no probe stops short of them.
+func (w *Window[V]) remove(k uint64) {
+	var zero V
+	if k == 0 {
+		w.zero, w.zeroV = false, zero
+		return
+	}
+	i := w.find(k)
+	if w.slots[i] != k {
+		return
+	}
+	mask := len(w.slots) - 1
+	for j := (i + 1) & mask; w.slots[j] != 0; j = (j + 1) & mask {
+		// The key at j may fill the hole at i if i lies on its probe
+		// from its home to j.
+		if (j-w.home(w.slots[j]))&mask >= (j-i)&mask {
+			w.slots[i], w.vals[i] = w.slots[j], w.vals[j]
+			i = j
+		}
+	}
+	w.slots[i], w.vals[i] = 0, zero
+	w.n--
+}
