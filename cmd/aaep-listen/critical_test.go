@@ -53,9 +53,16 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 					args = append(args, fmt.Sprintf("a%d=%s", k, url))
 					want += critical
 				}
-				w := &alarmTimes{want: want, done: make(chan struct{})}
+				w := &alarmTimes{want: want, done: make(chan struct{}), agents: load.agents, ready: make(chan struct{})}
 				diags := &criticalCount{word: "warning"}
 				stop := runListener(b, w, diags, args...)
+				select { // every agent connected, its first event told
+				case <-w.ready:
+				case <-time.After(60 * time.Second):
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					b.Fatalf("%d agents of %d ready", w.readyN, load.agents)
+				}
 				close(start)
 				select {
 				case <-w.done:
@@ -80,10 +87,11 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 	}
 }
 
-// inPhaseProducer serves agent k's events: rate a second for seconds once
-// start is closed, in ticks of 10 ms, 16 sessions; event i is critical when
-// (i+k)%10 == 9, its summary "Alarm N." carrying the time it was written in
-// nanoseconds. It returns its URL and how many critical events it sends.
+// inPhaseProducer serves agent k's events: first one saying "Ready.", its
+// warm-up, then rate a second for seconds once start is closed, in ticks of
+// 10 ms, 16 sessions; event i is critical when (i+k)%10 == 9, its summary
+// "Alarm N." carrying the time it was written in nanoseconds. It returns its
+// URL and how many critical events it sends.
 func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{}) (string, int) {
 	n := rate * seconds
 	critical := 0
@@ -95,6 +103,11 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 	agent := fmt.Sprintf("agent%d", k)
 	url := streamOnce(tb, func(w http.ResponseWriter, r *http.Request) {
 		f := w.(http.Flusher)
+		// The warm-up: an agent's first event makes the listener check
+		// its manifest, once, at its connection; the bursts come after.
+		fmt.Fprintf(w, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%sxw","session_id":"sess_%sxw","sequence_number":0,`+
+			`"timestamp":%q,"producer":{"agent_id":%q},"urgency":"background","summary_normal":"Ready."}`+"\n\n",
+			protocol.ContextURL, protocol.Version, protocol.TypeSessionStarted, agent, agent, time.Now().UTC().Format(time.RFC3339Nano), agent)
 		f.Flush()
 		<-start
 		tick := time.NewTicker(10 * time.Millisecond)
@@ -128,18 +141,27 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 }
 
 // alarmTimes is the listener's standard output: it times every "Alarm N."
-// line from N, and closes done when want have come.
+// line from N, and closes done when want have come; it closes ready when
+// the "Ready." lines of all agents have come.
 type alarmTimes struct {
-	mu    sync.Mutex
-	times []time.Duration
-	want  int
-	done  chan struct{}
+	mu     sync.Mutex
+	times  []time.Duration
+	want   int
+	done   chan struct{}
+	agents int
+	readyN int
+	ready  chan struct{}
 }
 
 func (w *alarmTimes) Write(p []byte) (int, error) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.readyN < w.agents {
+		if w.readyN += bytes.Count(p, []byte("Ready.")); w.readyN >= w.agents {
+			close(w.ready)
+		}
+	}
 	eachAlarm(p, func(sent time.Time) {
 		w.times = append(w.times, now.Sub(sent))
 		if len(w.times) == w.want {
