@@ -286,6 +286,16 @@ func (g *Group) Next(ctx context.Context) (Batch, error) {
 	return b, nil
 }
 
+// Done gives back the array of b, taken from Next, Batches or Critical
+// and told: the caller keeps no part of b.Updates (it may have copied
+// updates out of it). Its member's client queues its next updates in it,
+// so a batch costs no allocation.
+func (g *Group) Done(b Batch) {
+	if b.Member != nil {
+		b.Member.c.giveBack(b.Updates)
+	}
+}
+
 // Batches is the channel Next reads batches without a critical update
 // from, for a caller selecting on it beside other channels; such a caller
 // takes Critical first when both are ready. Each batch taken from either
