@@ -117,18 +117,7 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 			<-tick.C
 			now := time.Now()
 			for j := 0; j < max(1, rate/100) && i < n; j, i = j+1, i+1 {
-				s, seq := i%16, int64(i/16)
-				typ, urgency, summary := protocol.TypeProgressUpdated, "background", fmt.Sprintf("Step %d.", i)
-				payload := fmt.Sprintf(`,"progress":{"step":%d}`, i+1)
-				if seq == 0 {
-					typ, payload = protocol.TypeSessionStarted, ""
-				}
-				if (i+k)%10 == 9 {
-					urgency, summary = "critical", fmt.Sprintf("Alarm %d.", now.UnixNano())
-				}
-				buf = fmt.Appendf(buf, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%sx%d","session_id":"sess_%sx%d","sequence_number":%d,`+
-					`"timestamp":%q,"producer":{"agent_id":%q},"urgency":%q,"summary_normal":%q%s}`+"\n\n",
-					protocol.ContextURL, protocol.Version, typ, agent, i, agent, s, seq, now.UTC().Format(time.RFC3339Nano), agent, urgency, summary, payload)
+				buf = appendInPhase(buf, agent, k, i, now)
 			}
 			if _, err := w.Write(buf); err != nil {
 				return
@@ -138,6 +127,48 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 		}
 	})
 	return url, critical
+}
+
+// appendInPhase appends event i of agent k (named agent), written at now,
+// in its SSE frame. It appends without fmt: the producers share the
+// listener's process and cores, and what they spend is spent in the same
+// instants as the listener's work.
+func appendInPhase(buf []byte, agent string, k, i int, now time.Time) []byte {
+	s, seq := i%16, i/16
+	typ := protocol.TypeProgressUpdated
+	if seq == 0 {
+		typ = protocol.TypeSessionStarted
+	}
+	buf = append(buf, `data: {"@context":"`+protocol.ContextURL+`","aaep_version":"`+protocol.Version+`","type":"`...)
+	buf = append(buf, typ...)
+	buf = append(buf, `","event_id":"evt_`...)
+	buf = append(buf, agent...)
+	buf = append(buf, 'x')
+	buf = strconv.AppendInt(buf, int64(i), 10)
+	buf = append(buf, `","session_id":"sess_`...)
+	buf = append(buf, agent...)
+	buf = append(buf, 'x')
+	buf = strconv.AppendInt(buf, int64(s), 10)
+	buf = append(buf, `","sequence_number":`...)
+	buf = strconv.AppendInt(buf, int64(seq), 10)
+	buf = append(buf, `,"timestamp":"`...)
+	buf = now.UTC().AppendFormat(buf, time.RFC3339Nano)
+	buf = append(buf, `","producer":{"agent_id":"`...)
+	buf = append(buf, agent...)
+	if (i+k)%10 == 9 {
+		buf = append(buf, `"},"urgency":"critical","summary_normal":"Alarm `...)
+		buf = strconv.AppendInt(buf, now.UnixNano(), 10)
+	} else {
+		buf = append(buf, `"},"urgency":"background","summary_normal":"Step `...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+	}
+	buf = append(buf, `."`...)
+	if seq != 0 {
+		buf = append(buf, `,"progress":{"step":`...)
+		buf = strconv.AppendInt(buf, int64(i+1), 10)
+		buf = append(buf, '}')
+	}
+	return append(buf, "}\n\n"...)
 }
 
 // alarmTimes is the listener's standard output: it times every "Alarm N."
