@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"sync"
@@ -45,13 +49,10 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 			seconds := envInt("AAEP_BENCH_SECONDS", 3)
 			var all []time.Duration
 			for b.Loop() {
-				start := make(chan struct{})
 				args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
-				want := 0
-				for k := range load.agents {
-					url, critical := inPhaseProducer(b, k, load.rate, seconds, start)
+				urls, want, start := inPhaseProducers(b, load.agents, load.rate, seconds)
+				for k, url := range urls {
 					args = append(args, fmt.Sprintf("a%d=%s", k, url))
-					want += critical
 				}
 				w := &alarmTimes{want: want, done: make(chan struct{}), agents: load.agents, ready: make(chan struct{})}
 				diags := &criticalCount{word: "warning"}
@@ -63,7 +64,7 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 					defer w.mu.Unlock()
 					b.Fatalf("%d agents of %d ready", w.readyN, load.agents)
 				}
-				close(start)
+				start()
 				select {
 				case <-w.done:
 				case <-time.After(time.Duration(seconds+60) * time.Second):
@@ -84,6 +85,77 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 			b.ReportMetric(float64(all[len(all)-1].Microseconds())/1000, "max-ms")
 			b.ReportMetric(float64(len(all)), "critical")
 		})
+	}
+}
+
+// inPhaseProducers starts the agents' producers (inPhaseProducer) in a
+// process of their own, as agents are: in the listener's, their 200
+// goroutines and timers would share its scheduler and take turns with its
+// goroutines in the very instants of the bursts. With AAEP_BENCH_INPROCESS=1
+// they run in this process, as before. It returns their URLs, how many
+// critical events they send together, and start, which starts them.
+func inPhaseProducers(tb testing.TB, agents, rate, seconds int) (urls []string, critical int, start func()) {
+	if os.Getenv("AAEP_BENCH_INPROCESS") == "1" {
+		ch := make(chan struct{})
+		for k := range agents {
+			url, n := inPhaseProducer(tb, k, rate, seconds, ch)
+			urls, critical = append(urls, url), critical+n
+		}
+		return urls, critical, func() { close(ch) }
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInPhaseProducers$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("AAEP_INPHASE_PRODUCERS=%d,%d,%d", agents, rate, seconds))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		in.Close() // the producers' process ends
+		cmd.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	for len(urls) < agents && lines.Scan() {
+		var url string
+		var n int
+		if _, err := fmt.Sscan(lines.Text(), &url, &n); err == nil {
+			urls, critical = append(urls, url), critical+n
+		}
+	}
+	if len(urls) < agents {
+		tb.Fatalf("the producers' process gave %d URLs of %d: %v", len(urls), agents, lines.Err())
+	}
+	go io.Copy(io.Discard, out)
+	return urls, critical, func() { fmt.Fprintln(in, "start") }
+}
+
+// TestInPhaseProducers is the producers' process of BenchmarkCriticalInPhase
+// (inPhaseProducers): with AAEP_INPHASE_PRODUCERS=agents,rate,seconds it
+// serves them, says each one's URL and number of critical events on a line,
+// starts them at the line "start" on standard input and ends when that
+// closes. Without the variable it does nothing.
+func TestInPhaseProducers(t *testing.T) {
+	var agents, rate, seconds int
+	if _, err := fmt.Sscanf(os.Getenv("AAEP_INPHASE_PRODUCERS"), "%d,%d,%d", &agents, &rate, &seconds); err != nil {
+		return
+	}
+	start := make(chan struct{})
+	for k := range agents {
+		url, n := inPhaseProducer(t, k, rate, seconds, start)
+		fmt.Println(url, n)
+	}
+	lines := bufio.NewScanner(os.Stdin)
+	for lines.Scan() && lines.Text() != "start" {
+	}
+	close(start)
+	for lines.Scan() {
 	}
 }
 
