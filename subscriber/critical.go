@@ -54,6 +54,17 @@ func (c *Client) take(n int) []Update {
 	return out
 }
 
+// lastCritical is the index of the last critical update of b; -1 when
+// none is.
+func lastCritical(b []Update) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i].Critical() {
+			return i
+		}
+	}
+	return -1
+}
+
 // maxSpare bounds the array a client keeps for its next burst (giveBack):
 // a burst larger than that is rare, and its array goes.
 const maxSpare = 2 * DefaultBatchMax

@@ -158,3 +158,31 @@ func TestGroupDoneReusesBatches(t *testing.T) {
 	}
 	runtime.KeepAlive(m)
 }
+
+// Of a batch holding a critical update, only the updates up to the last
+// critical one go on the critical lane: those after it wait their turn on
+// the other lane, behind nothing of their own member.
+func TestGroupCriticalLaneEndsAtTheAlarm(t *testing.T) {
+	g := NewGroup(GroupConfig{})
+	defer g.Stop()
+	us := append(normal(3, "early"), alarm)
+	us = append(us, normal(5, "late")...)
+	m := queued(g, "alarmed", us)
+	g.Feed(m)
+	b := <-g.Critical()
+	if len(b.Updates) != 4 || b.Updates[3].Text != "alarm" {
+		t.Fatalf("critical lane: %d updates, the last %q; want the 4 up to the alarm", len(b.Updates), b.Updates[len(b.Updates)-1].Text)
+	}
+	var rest []Update
+	for len(rest) < 6 {
+		rest = append(rest, (<-g.Batches()).Updates...)
+	}
+	for i, u := range rest[:5] {
+		if want := fmt.Sprintf("late %d", i); u.Text != want {
+			t.Fatalf("update %d after the alarm is %q, want %q", i, u.Text, want)
+		}
+	}
+	if rest[5].Kind != KindEnd {
+		t.Fatalf("the last update is %v, want the End", rest[5].Kind)
+	}
+}
