@@ -304,7 +304,7 @@ func (g *Group) Done(b Batch) {
 // must be told to Seen, update by update.
 func (g *Group) Batches() <-chan Batch { return g.batches }
 
-// Critical is the channel of batches that hold a critical update: take
+// Critical is the channel of batches that end in a critical update: take
 // them before those of Batches.
 func (g *Group) Critical() <-chan Batch { return g.critical }
 
