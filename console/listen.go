@@ -201,6 +201,7 @@ func (l *Listener) batch(b subscriber.Batch) bool {
 	for _, u := range b.Updates {
 		l.update(b.Member.Value.(*agent), u)
 	}
+	l.group.Done(b)
 	l.flush()
 	return l.ended
 }

@@ -185,6 +185,10 @@ type Client struct {
 	// (critical.go). Guarded by mu.
 	crit    int
 	critSig chan struct{}
+	// spare is an array of a batch told and given back (Group.Done),
+	// cleared: the queue's next array once it is empty, so a burst of
+	// updates costs no allocation. Guarded by mu.
+	spare []Update
 
 	// shownSettled holds, oldest first, the last maxShownSettled prompts
 	// of shown that settled since; an older one is forgotten. Guarded by mu.
@@ -675,6 +679,9 @@ func (c *Client) emit(u Update) {
 		u.Delivery.Prompt = &cp
 	}
 	c.mu.Lock()
+	if c.queue == nil {
+		c.queue, c.spare = c.spare, nil
+	}
 	c.queue = append(c.queue, u)
 	// ended is set with the End queued, under one lock: a reader that
 	// took the End finds it set when it asks again.

@@ -54,6 +54,38 @@ func (c *Client) take(n int) []Update {
 	return out
 }
 
+// lastCritical is the index of the last critical update of b; -1 when
+// none is.
+func lastCritical(b []Update) int {
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i].Critical() {
+			return i
+		}
+	}
+	return -1
+}
+
+// maxSpare bounds the array a client keeps for its next burst (giveBack):
+// a burst larger than that is rare, and its array goes.
+const maxSpare = 2 * DefaultBatchMax
+
+// giveBack takes back the array of updates b, taken from c and told: the
+// caller keeps none of them. Cleared, it holds no event; the queue takes it
+// once it is empty. take caps every batch, so b's array is no part of the
+// queue's.
+func (c *Client) giveBack(b []Update) {
+	if cap(b) == 0 || cap(b) > maxSpare {
+		return
+	}
+	b = b[:cap(b)]
+	clear(b)
+	c.mu.Lock()
+	if cap(b) > cap(c.spare) { // the larger: the bursts of this client grow it
+		c.spare = b[:0]
+	}
+	c.mu.Unlock()
+}
+
 // criticalQueued is signalled when a critical update is queued; it may
 // already have been taken by then (takeCritical returns nothing).
 func (c *Client) criticalQueued() <-chan struct{} { return c.critSig }

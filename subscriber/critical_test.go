@@ -1,6 +1,7 @@
 package subscriber
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"testing"
@@ -113,5 +114,75 @@ func TestGroupSharesOneDedupeWindow(t *testing.T) {
 		if m.c.cfg.Dedupe == nil || m.c.cfg.Dedupe != ms[0].c.cfg.Dedupe {
 			t.Fatalf("member %s has a dedupe window of its own", m.Tag())
 		}
+	}
+}
+
+// A batch told and given back (Done) is where the member's next updates
+// are queued: a burst costs no allocation once the array has grown, and
+// the array given back keeps none of the events told.
+func TestGroupDoneReusesBatches(t *testing.T) {
+	g := NewGroup(GroupConfig{})
+	defer g.Stop()
+	m := g.Join("m", "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
+	burst := normal(10, "x")
+	tell := func() {
+		for _, u := range burst {
+			m.c.emit(u)
+		}
+		b, err := m.c.NextBatch(context.Background(), 0)
+		if err != nil || len(b) != len(burst) {
+			t.Fatalf("batch of %d, %v; want %d", len(b), err, len(burst))
+		}
+		g.Done(Batch{Member: m, Updates: b})
+	}
+	if n := testing.AllocsPerRun(100, tell); n != 0 {
+		t.Errorf("a burst of %d updates told: %.1f allocations, want 0", len(burst), n)
+	}
+
+	freed := make(chan struct{}, 1)
+	ev := &protocol.Event{Type: protocol.TypeProgressUpdated}
+	runtime.AddCleanup(ev, func(ch chan struct{}) { ch <- struct{}{} }, freed)
+	m.c.emit(Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: ev}})
+	ev = nil
+	b, err := m.c.NextBatch(context.Background(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Done(Batch{Member: m, Updates: b})
+	b = nil
+	runtime.GC()
+	select {
+	case <-freed:
+	case <-time.After(time.Minute):
+		t.Fatal("the event of a batch given back is still kept by the client")
+	}
+	runtime.KeepAlive(m)
+}
+
+// Of a batch holding a critical update, only the updates up to the last
+// critical one go on the critical lane: those after it wait their turn on
+// the other lane, behind nothing of their own member.
+func TestGroupCriticalLaneEndsAtTheAlarm(t *testing.T) {
+	g := NewGroup(GroupConfig{})
+	defer g.Stop()
+	us := append(normal(3, "early"), alarm)
+	us = append(us, normal(5, "late")...)
+	m := queued(g, "alarmed", us)
+	g.Feed(m)
+	b := <-g.Critical()
+	if len(b.Updates) != 4 || b.Updates[3].Text != "alarm" {
+		t.Fatalf("critical lane: %d updates, the last %q; want the 4 up to the alarm", len(b.Updates), b.Updates[len(b.Updates)-1].Text)
+	}
+	var rest []Update
+	for len(rest) < 6 {
+		rest = append(rest, (<-g.Batches()).Updates...)
+	}
+	for i, u := range rest[:5] {
+		if want := fmt.Sprintf("late %d", i); u.Text != want {
+			t.Fatalf("update %d after the alarm is %q, want %q", i, u.Text, want)
+		}
+	}
+	if rest[5].Kind != KindEnd {
+		t.Fatalf("the last update is %v, want the End", rest[5].Kind)
 	}
 }

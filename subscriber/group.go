@@ -241,26 +241,28 @@ func (g *Group) Feed(m *Member) {
 
 // send hands b, updates of m in order, to the stream, and reports false
 // once the group is stopped. A batch holding a critical update goes on the
-// critical lane, which readers take first. While b waits its turn on the
-// other lane, a critical update of m queued after it is taken at once with
-// every update of m between them, and all go on the critical lane as one
-// batch: a critical update overtakes other members' updates, never an
-// earlier one of its own member, whose order stays as it happened.
+// critical lane, which readers take first, up to its last critical update;
+// what follows it waits its turn on the other lane. While b waits its turn
+// on the other lane, a critical update of m queued after it is taken at
+// once with every update of m between them, and all go on the critical lane
+// as one batch: a critical update overtakes other members' updates, never
+// an earlier one of its own member, whose order stays as it happened.
 func (g *Group) send(m *Member, b []Update) bool {
-	for {
-		lane := g.batches
-		if slices.ContainsFunc(b, Update.Critical) {
-			lane = g.critical
+	for len(b) > 0 {
+		lane, n := g.batches, len(b)
+		if i := lastCritical(b); i >= 0 {
+			lane, n = g.critical, i+1
 		}
 		select {
-		case lane <- Batch{m, b}:
-			return true
+		case lane <- Batch{m, b[:n:n]}: // capped: the reader's appends and Done cannot reach the rest
+			b = b[n:]
 		case <-m.c.criticalQueued():
 			b = append(b, m.c.takeCritical()...) // b is capped: appending copies
 		case <-g.stopped:
 			return false
 		}
 	}
+	return true
 }
 
 // Next is the next batch of one member's updates, in the order they
@@ -286,13 +288,23 @@ func (g *Group) Next(ctx context.Context) (Batch, error) {
 	return b, nil
 }
 
+// Done gives back the array of b, taken from Next, Batches or Critical
+// and told: the caller keeps no part of b.Updates (it may have copied
+// updates out of it). Its member's client queues its next updates in it,
+// so a batch costs no allocation.
+func (g *Group) Done(b Batch) {
+	if b.Member != nil {
+		b.Member.c.giveBack(b.Updates)
+	}
+}
+
 // Batches is the channel Next reads batches without a critical update
 // from, for a caller selecting on it beside other channels; such a caller
 // takes Critical first when both are ready. Each batch taken from either
 // must be told to Seen, update by update.
 func (g *Group) Batches() <-chan Batch { return g.batches }
 
-// Critical is the channel of batches that hold a critical update: take
+// Critical is the channel of batches that end in a critical update: take
 // them before those of Batches.
 func (g *Group) Critical() <-chan Batch { return g.critical }
 

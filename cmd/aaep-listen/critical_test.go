@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"slices"
 	"strconv"
 	"sync"
@@ -45,18 +49,22 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 			seconds := envInt("AAEP_BENCH_SECONDS", 3)
 			var all []time.Duration
 			for b.Loop() {
-				start := make(chan struct{})
 				args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
-				want := 0
-				for k := range load.agents {
-					url, critical := inPhaseProducer(b, k, load.rate, seconds, start)
+				urls, want, start := inPhaseProducers(b, load.agents, load.rate, seconds)
+				for k, url := range urls {
 					args = append(args, fmt.Sprintf("a%d=%s", k, url))
-					want += critical
 				}
-				w := &alarmTimes{want: want, done: make(chan struct{})}
+				w := &alarmTimes{want: want, done: make(chan struct{}), agents: load.agents, ready: make(chan struct{})}
 				diags := &criticalCount{word: "warning"}
 				stop := runListener(b, w, diags, args...)
-				close(start)
+				select { // every agent connected, its first event told
+				case <-w.ready:
+				case <-time.After(60 * time.Second):
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					b.Fatalf("%d agents of %d ready", w.readyN, load.agents)
+				}
+				start()
 				select {
 				case <-w.done:
 				case <-time.After(time.Duration(seconds+60) * time.Second):
@@ -80,10 +88,82 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 	}
 }
 
-// inPhaseProducer serves agent k's events: rate a second for seconds once
-// start is closed, in ticks of 10 ms, 16 sessions; event i is critical when
-// (i+k)%10 == 9, its summary "Alarm N." carrying the time it was written in
-// nanoseconds. It returns its URL and how many critical events it sends.
+// inPhaseProducers starts the agents' producers (inPhaseProducer) in a
+// process of their own, as agents are: in the listener's, their 200
+// goroutines and timers would share its scheduler and take turns with its
+// goroutines in the very instants of the bursts. With AAEP_BENCH_INPROCESS=1
+// they run in this process, as before. It returns their URLs, how many
+// critical events they send together, and start, which starts them.
+func inPhaseProducers(tb testing.TB, agents, rate, seconds int) (urls []string, critical int, start func()) {
+	if os.Getenv("AAEP_BENCH_INPROCESS") == "1" {
+		ch := make(chan struct{})
+		for k := range agents {
+			url, n := inPhaseProducer(tb, k, rate, seconds, ch)
+			urls, critical = append(urls, url), critical+n
+		}
+		return urls, critical, func() { close(ch) }
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestInPhaseProducers$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("AAEP_INPHASE_PRODUCERS=%d,%d,%d", agents, rate, seconds))
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		in.Close() // the producers' process ends
+		cmd.Wait()
+	})
+	lines := bufio.NewScanner(out)
+	for len(urls) < agents && lines.Scan() {
+		var url string
+		var n int
+		if _, err := fmt.Sscan(lines.Text(), &url, &n); err == nil {
+			urls, critical = append(urls, url), critical+n
+		}
+	}
+	if len(urls) < agents {
+		tb.Fatalf("the producers' process gave %d URLs of %d: %v", len(urls), agents, lines.Err())
+	}
+	go io.Copy(io.Discard, out)
+	return urls, critical, func() { fmt.Fprintln(in, "start") }
+}
+
+// TestInPhaseProducers is the producers' process of BenchmarkCriticalInPhase
+// (inPhaseProducers): with AAEP_INPHASE_PRODUCERS=agents,rate,seconds it
+// serves them, says each one's URL and number of critical events on a line,
+// starts them at the line "start" on standard input and ends when that
+// closes. Without the variable it does nothing.
+func TestInPhaseProducers(t *testing.T) {
+	var agents, rate, seconds int
+	if _, err := fmt.Sscanf(os.Getenv("AAEP_INPHASE_PRODUCERS"), "%d,%d,%d", &agents, &rate, &seconds); err != nil {
+		return
+	}
+	start := make(chan struct{})
+	for k := range agents {
+		url, n := inPhaseProducer(t, k, rate, seconds, start)
+		fmt.Println(url, n)
+	}
+	lines := bufio.NewScanner(os.Stdin)
+	for lines.Scan() && lines.Text() != "start" {
+	}
+	close(start)
+	for lines.Scan() {
+	}
+}
+
+// inPhaseProducer serves agent k's events: first one saying "Ready.", its
+// warm-up, then rate a second for seconds once start is closed, in ticks of
+// 10 ms, 16 sessions; event i is critical when (i+k)%10 == 9, its summary
+// "Alarm N." carrying the time it was written in nanoseconds. It returns its
+// URL and how many critical events it sends.
 func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{}) (string, int) {
 	n := rate * seconds
 	critical := 0
@@ -95,6 +175,11 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 	agent := fmt.Sprintf("agent%d", k)
 	url := streamOnce(tb, func(w http.ResponseWriter, r *http.Request) {
 		f := w.(http.Flusher)
+		// The warm-up: an agent's first event makes the listener check
+		// its manifest, once, at its connection; the bursts come after.
+		fmt.Fprintf(w, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%sxw","session_id":"sess_%sxw","sequence_number":0,`+
+			`"timestamp":%q,"producer":{"agent_id":%q},"urgency":"background","summary_normal":"Ready."}`+"\n\n",
+			protocol.ContextURL, protocol.Version, protocol.TypeSessionStarted, agent, agent, time.Now().UTC().Format(time.RFC3339Nano), agent)
 		f.Flush()
 		<-start
 		tick := time.NewTicker(10 * time.Millisecond)
@@ -104,18 +189,7 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 			<-tick.C
 			now := time.Now()
 			for j := 0; j < max(1, rate/100) && i < n; j, i = j+1, i+1 {
-				s, seq := i%16, int64(i/16)
-				typ, urgency, summary := protocol.TypeProgressUpdated, "background", fmt.Sprintf("Step %d.", i)
-				payload := fmt.Sprintf(`,"progress":{"step":%d}`, i+1)
-				if seq == 0 {
-					typ, payload = protocol.TypeSessionStarted, ""
-				}
-				if (i+k)%10 == 9 {
-					urgency, summary = "critical", fmt.Sprintf("Alarm %d.", now.UnixNano())
-				}
-				buf = fmt.Appendf(buf, `data: {"@context":%q,"aaep_version":%q,"type":%q,"event_id":"evt_%sx%d","session_id":"sess_%sx%d","sequence_number":%d,`+
-					`"timestamp":%q,"producer":{"agent_id":%q},"urgency":%q,"summary_normal":%q%s}`+"\n\n",
-					protocol.ContextURL, protocol.Version, typ, agent, i, agent, s, seq, now.UTC().Format(time.RFC3339Nano), agent, urgency, summary, payload)
+				buf = appendInPhase(buf, agent, k, i, now)
 			}
 			if _, err := w.Write(buf); err != nil {
 				return
@@ -127,19 +201,70 @@ func inPhaseProducer(tb testing.TB, k, rate, seconds int, start <-chan struct{})
 	return url, critical
 }
 
+// appendInPhase appends event i of agent k (named agent), written at now,
+// in its SSE frame. It appends without fmt: the producers share the
+// listener's process and cores, and what they spend is spent in the same
+// instants as the listener's work.
+func appendInPhase(buf []byte, agent string, k, i int, now time.Time) []byte {
+	s, seq := i%16, i/16
+	typ := protocol.TypeProgressUpdated
+	if seq == 0 {
+		typ = protocol.TypeSessionStarted
+	}
+	buf = append(buf, `data: {"@context":"`+protocol.ContextURL+`","aaep_version":"`+protocol.Version+`","type":"`...)
+	buf = append(buf, typ...)
+	buf = append(buf, `","event_id":"evt_`...)
+	buf = append(buf, agent...)
+	buf = append(buf, 'x')
+	buf = strconv.AppendInt(buf, int64(i), 10)
+	buf = append(buf, `","session_id":"sess_`...)
+	buf = append(buf, agent...)
+	buf = append(buf, 'x')
+	buf = strconv.AppendInt(buf, int64(s), 10)
+	buf = append(buf, `","sequence_number":`...)
+	buf = strconv.AppendInt(buf, int64(seq), 10)
+	buf = append(buf, `,"timestamp":"`...)
+	buf = now.UTC().AppendFormat(buf, time.RFC3339Nano)
+	buf = append(buf, `","producer":{"agent_id":"`...)
+	buf = append(buf, agent...)
+	if (i+k)%10 == 9 {
+		buf = append(buf, `"},"urgency":"critical","summary_normal":"Alarm `...)
+		buf = strconv.AppendInt(buf, now.UnixNano(), 10)
+	} else {
+		buf = append(buf, `"},"urgency":"background","summary_normal":"Step `...)
+		buf = strconv.AppendInt(buf, int64(i), 10)
+	}
+	buf = append(buf, `."`...)
+	if seq != 0 {
+		buf = append(buf, `,"progress":{"step":`...)
+		buf = strconv.AppendInt(buf, int64(i+1), 10)
+		buf = append(buf, '}')
+	}
+	return append(buf, "}\n\n"...)
+}
+
 // alarmTimes is the listener's standard output: it times every "Alarm N."
-// line from N, and closes done when want have come.
+// line from N, and closes done when want have come; it closes ready when
+// the "Ready." lines of all agents have come.
 type alarmTimes struct {
-	mu    sync.Mutex
-	times []time.Duration
-	want  int
-	done  chan struct{}
+	mu     sync.Mutex
+	times  []time.Duration
+	want   int
+	done   chan struct{}
+	agents int
+	readyN int
+	ready  chan struct{}
 }
 
 func (w *alarmTimes) Write(p []byte) (int, error) {
 	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.readyN < w.agents {
+		if w.readyN += bytes.Count(p, []byte("Ready.")); w.readyN >= w.agents {
+			close(w.ready)
+		}
+	}
 	eachAlarm(p, func(sent time.Time) {
 		w.times = append(w.times, now.Sub(sent))
 		if len(w.times) == w.want {
