@@ -1,5 +1,7 @@
-// Package cliflag holds the command-line values the aaep-term commands share,
-// each checked as it is parsed.
+// Package cliflag holds what the aaep-term commands share about their
+// command lines: the values, each checked as it is parsed; the dispatch of
+// subcommands with their usage errors and exit codes; the --json document;
+// and serving a producer on the bindings asked for.
 package cliflag
 
 import (
