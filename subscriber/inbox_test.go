@@ -1,0 +1,35 @@
+package subscriber
+
+import "testing"
+
+// An inbox makes room for the bursts it gets: a client whose producer
+// sends one event at a time keeps no array of maxInbox frames (at 200
+// agents those were a third of the heap), and after a flood its room
+// shrinks back.
+func TestInboxRoomFitsTheBursts(t *testing.T) {
+	in := newInbox()
+	burst := func(n int) (room int) {
+		for range n {
+			in.put(decoded{}, nil, nil)
+		}
+		in.mu.Lock()
+		room = cap(in.frames)
+		in.mu.Unlock()
+		in.done(in.take())
+		return room
+	}
+	for range 3 {
+		if room := burst(1); room > minInboxRoom {
+			t.Fatalf("room for %d frames after bursts of one, want at most %d", room, minInboxRoom)
+		}
+	}
+	if room := burst(maxInbox); room < maxInbox {
+		t.Fatalf("room for %d frames in a burst of %d", room, maxInbox)
+	}
+	for range 3 {
+		burst(1)
+	}
+	if room := burst(1); room > minInboxRoom {
+		t.Fatalf("room for %d frames after a flood and bursts of one, want at most %d", room, minInboxRoom)
+	}
+}
