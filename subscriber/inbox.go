@@ -82,10 +82,8 @@ func (in *inbox) take() []decoded {
 }
 
 // done gives back the slice of a burst that take returned, once handled.
-// A slice far larger than the last burst goes: a flood's room is not
-// kept once the agent is back to a few events at a time.
 func (in *inbox) done(b []decoded) {
-	if in.spare == nil && cap(b) <= min(maxInbox, 4*max(minInboxRoom, in.last)) {
+	if in.spare == nil && cap(b) <= maxInbox {
 		clear(b) // the events go with the updates, not with the inbox
 		in.spare = b[:0]
 	}
