@@ -37,7 +37,8 @@ func TestLocalAgentFoundAndGone(t *testing.T) {
 	n := r.numberOf(t, "mail")
 	fmt.Fprintf(r.stdin, "accept %s\nyes\n", n)
 	r.waitOutput(t, "mail: Sent your answer to prompt "+n)
-	if o := p.Outcomes(); len(o) != 1 || o[0].Resolution != producer.Accepted {
+	// Sent over the socket is not yet read by the producer: wait for it.
+	if o := waitOutcomes(t, p, 1); len(o) != 1 || o[0].Resolution != producer.Accepted {
 		t.Errorf("the local producer: %+v, want accepted\n%s", o, r.stdout())
 	}
 
