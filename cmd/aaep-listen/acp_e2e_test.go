@@ -136,13 +136,12 @@ func (r *acpRun) typeLine(t *testing.T, s string) {
 	}
 }
 
-// aaep-listen 'acp:COMMAND' runs the agent in the listener's working
-// directory with the --task given; accept lets its tool run, tell gives it
-// another task, cancel cancels that one, and quit stops the agent.
-func TestListenACPAgent(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	r := startACPListener(t, dir, "happy", "--plain", "--no-time", "--task", "write the proof file")
+// acceptThenCancel is what the user does with an agent playing the happy
+// script in dir: its request (prompt 1) accepted, both steps, and the
+// proof file written only then; another task told, and cancelled, its
+// request (prompt 2) answered cancelled.
+func (r *acpRun) acceptThenCancel(t *testing.T, dir string) {
+	t.Helper()
 	r.wait(t, "Confirmation needed, prompt 1: Write the proof file.")
 	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err == nil {
 		t.Fatal("the tool ran before the answer")
@@ -158,11 +157,21 @@ func TestListenACPAgent(t *testing.T) {
 	r.wait(t, "Confirmation needed, prompt 2")
 	r.typeLine(t, "cancel")
 	r.wait(t, "The task was cancelled.")
-	r.typeLine(t, "quit")
-	<-r.done
 	if outcome, _ := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile)); !strings.Contains(string(outcome), `"optionId":"yes"`) || !strings.Contains(string(outcome), `"cancelled"`) {
 		t.Errorf("the agent was answered %s", outcome)
 	}
+}
+
+// aaep-listen 'acp:COMMAND' runs the agent in the listener's working
+// directory with the --task given; accept lets its tool run, tell gives it
+// another task, cancel cancels that one, and quit stops the agent.
+func TestListenACPAgent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	r := startACPListener(t, dir, "happy", "--plain", "--no-time", "--task", "write the proof file")
+	r.acceptThenCancel(t, dir)
+	r.typeLine(t, "quit")
+	<-r.done
 	if modes, _ := os.ReadFile(filepath.Join(dir, acptest.ModeFile)); strings.TrimSpace(string(modes)) != "default" {
 		t.Errorf("modes set: %q", modes)
 	}

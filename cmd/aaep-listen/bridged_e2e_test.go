@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,19 +44,5 @@ func TestListenBridgedAgent(t *testing.T) {
 		r.waitCount(t, "Terms:", n)
 	}
 	r.typeLine(t, "tell write the proof file")
-	r.wait(t, "Confirmation needed, prompt 1: Write the proof file.")
-	r.typeLine(t, "accept 1")
-	r.wait(t, "which cannot be undone? Type yes to send")
-	r.typeLine(t, "yes")
-	r.wait(t, "done and waiting for you.")
-	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err != nil {
-		t.Fatalf("no proof file after accept: %v\n%s", err, r.text())
-	}
-	r.typeLine(t, "tell write it again")
-	r.wait(t, "Confirmation needed, prompt 2")
-	r.typeLine(t, "cancel")
-	r.wait(t, "The task was cancelled.")
-	if outcome, _ := os.ReadFile(filepath.Join(dir, acptest.OutcomeFile)); !strings.Contains(string(outcome), `"optionId":"yes"`) || !strings.Contains(string(outcome), `"cancelled"`) {
-		t.Errorf("the agent was answered %s", outcome)
-	}
+	r.acceptThenCancel(t, dir)
 }
