@@ -64,6 +64,7 @@ var eventNumber = regexp.MustCompile(`event (\d+)`)
 // critical text kills the one being said, as speech-dispatcher does with
 // its synthesizer. The virtual-clock twin is in announce/pace_test.go.
 func TestPacedFloodStaysWithinFiveSecondsRealDaemon(t *testing.T) {
+	t.Parallel() // a daemon of its own; the flood's ten seconds are real time
 	pacedFlood(t, 180, 180, 5*time.Second)
 }
 
@@ -73,6 +74,7 @@ func TestPacedFloodStaysWithinFiveSecondsRealDaemon(t *testing.T) {
 // growing in speech-dispatcher's queue (about 15 s after 10 s of flood
 // when the Pacer cannot hear the end events).
 func TestPacedFloodWithASlowerVoiceRealDaemon(t *testing.T) {
+	t.Parallel() // a daemon of its own; the flood's ten seconds are real time
 	pacedFlood(t, 120, 180, 8*time.Second)
 }
 
