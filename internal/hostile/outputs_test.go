@@ -144,8 +144,10 @@ func TestHostileOutput(t *testing.T) {
 			t.Parallel() // each output runs its own commands and servers
 			outs := runTogether(t, o, cases)
 			for i, c := range cases {
-				out := outs[i]
-				if outs == nil {
+				var out string
+				if outs != nil {
+					out = outs[i]
+				} else {
 					out = o.run(t, c.S)
 				}
 				if !o.hides && !strings.Contains(out, hostile.Anchor) {
