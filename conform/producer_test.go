@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/testpar"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
@@ -172,6 +173,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	testpar.Widen(6) // its tests mostly wait on peers and processes
 	os.Exit(m.Run())
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/conform"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/internal/testpar"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
 )
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 	if os.Getenv(stdioProducerEnv) != "" {
 		os.Exit(run(context.Background(), []string{"target", "--stdio"}, systemDeps(term.System(true), os.Getenv)))
 	}
+	testpar.Widen(6) // its tests mostly wait on peers and processes
 	os.Exit(m.Run())
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/realagent"
+	"github.com/aaep-term/aaep-term/internal/testpar"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/sigrpl"
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 	realagent.PinCache() // and the real agents are still found
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	os.Setenv("HOME", dir)
+	testpar.Widen(4) // its tests mostly wait on peers and processes
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -22,6 +22,7 @@ import (
 	"github.com/aaep-term/aaep-term/announce"
 	"github.com/aaep-term/aaep-term/braille"
 	"github.com/aaep-term/aaep-term/internal/hostile"
+	"github.com/aaep-term/aaep-term/internal/testpar"
 	"github.com/aaep-term/aaep-term/line"
 	"github.com/aaep-term/aaep-term/notify"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -322,6 +323,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintf(os.Stderr, "build: %v\n%s", err, out)
 		os.Exit(1)
 	}
+	testpar.Widen(4) // its tests mostly wait on peers and processes
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

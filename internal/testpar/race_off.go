@@ -1,0 +1,5 @@
+//go:build !race
+
+package testpar
+
+const raceEnabled = false
