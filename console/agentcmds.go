@@ -13,6 +13,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // AgentChange asks the loop to add an agent (Spec) or to say one has gone
@@ -138,7 +139,7 @@ func (l *Listener) questionWaits() bool {
 // honoured, prompts waiting and events so far.
 func (l *Listener) agentLine(a *agent) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s, %s", a.Tag(), protocol.Name(a.Endpoint()), a.State())
+	fmt.Fprintf(&b, "%s: %s, %s", a.Tag(), protocol.Name(transport.Shown(a.Endpoint())), a.State())
 	if l.quiet(a) {
 		b.WriteString(", muted (critical events and prompts only)")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/aaep-term/aaep-term/internal/textout"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
 	"github.com/aaep-term/aaep-term/tui"
 )
 
@@ -81,7 +82,7 @@ func (l *Listener) tuiAgents() []tui.Agent {
 	all := l.agents()
 	as := make([]tui.Agent, len(all))
 	for i, a := range all {
-		as[i] = tui.Agent{Label: a.Tag(), Endpoint: a.Endpoint(), State: a.State(), Terms: a.TermsWords(),
+		as[i] = tui.Agent{Label: a.Tag(), Endpoint: transport.Shown(a.Endpoint()), State: a.State(), Terms: a.TermsWords(),
 			Pending: waiting[a], Events: a.Events(), Muted: l.quiet(a), Tasks: a.takesTasks()}
 	}
 	return as

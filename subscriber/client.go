@@ -622,13 +622,13 @@ func (c *Client) show(n note) {
 	switch n.status {
 	case transport.StatusConnecting:
 		c.saidConnecting = true
-		c.say(StatusConnecting, "Connecting to "+c.endpoint+"."+detail)
+		c.say(StatusConnecting, "Connecting to "+transport.Shown(c.endpoint)+"."+detail)
 		if c.cfg.Credentials != "" {
 			c.say(StatusCredentials, c.cfg.Credentials)
 		}
 	case transport.StatusConnected:
 		c.sayHeld()
-		c.say(StatusConnected, "Connected to "+c.endpoint+"."+detail)
+		c.say(StatusConnected, "Connected to "+transport.Shown(c.endpoint)+"."+detail)
 	case transport.StatusReconnecting:
 		// No earlier event will come on this connection: release what
 		// waited for one, so it is told before the connection's end. The

@@ -32,6 +32,7 @@ var endpointReaders = []string{
 	"transport DialSSE ParseEndpoint",
 	"transport DialWebSocket ParseEndpoint",
 	"transport Words BindingOf",
+	"transport Shown BindingOf", // an endpoint as said to people: nothing is dialled with it
 	"transport dialSSE creds.New",
 	"transport dialWebSocket creds.New",
 	"transport/grpcbind Dial transport.ParseEndpoint",

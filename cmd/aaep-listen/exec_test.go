@@ -11,6 +11,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 func TestExecEndpoint(t *testing.T) {
@@ -103,5 +104,22 @@ func TestRequireSignedManifestStdio(t *testing.T) {
 	r.waitOutput(t, "which is not among your trusted keys")
 	if code := r.exitCode(t); code != 1 {
 		t.Fatalf("exit %d\n%s", code, r.stdout())
+	}
+}
+
+// A command's environment given through env(1) in the endpoint keeps its
+// values out of what is said: they are often keys.
+func TestEndpointEnvValuesNotSaid(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "exec:" + transport.JoinCommand([]string{"env", "AAEP_TEST_KEY=hunter2", childProducerEnv + "=1", exe, "-test.run=^$"})
+	r := startListener(t, "--plain", "--auto-reply", "reject", endpoint)
+	r.waitOutput(t, "Listening to exec:env AAEP_TEST_KEY=… "+childProducerEnv+"=… ")
+	r.wait(t)
+	if out := r.stdout() + r.stderr(); strings.Contains(out, "hunter2") {
+		t.Errorf("the key was said:\n%s", out)
 	}
 }
