@@ -6,11 +6,12 @@ package subscriber
 
 import (
 	"fmt"
-	"github.com/aaep-term/aaep-term/transport"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/aaep-term/aaep-term/transport"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -125,7 +126,7 @@ func (ns names) claimTag(name string, m *Member) bool {
 func EndpointName(e string) string {
 	ep, err := transport.ParseEndpoint(e)
 	if err != nil {
-		return protocol.Name(e)
+		return protocol.Name(transport.Shown(e))
 	}
 	return endpointName(ep)
 }
@@ -135,7 +136,7 @@ func endpointName(ep transport.Endpoint) string {
 	if u := ep.URL; u != nil {
 		return protocol.Name(u.Host + strings.TrimSuffix(u.Path, "/"))
 	}
-	return protocol.Name(ep.String())
+	return protocol.Name(transport.Shown(ep.String()))
 }
 
 // Display is how lines name member m when its producer names its agent

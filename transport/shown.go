@@ -18,12 +18,12 @@ func Shown(endpoint string) string {
 	if err != nil || len(argv) == 0 || path.Base(argv[0]) != "env" {
 		return endpoint
 	}
-	return scheme + ":" + JoinCommand(HideEnv(argv))
+	return scheme + ":" + JoinCommand(hideEnv(argv))
 }
 
-// HideEnv returns argv with the values of the assignments an env(1) at its
+// hideEnv returns argv with the values of the assignments an env(1) at its
 // start gives its command replaced by "…"; argv itself is not changed.
-func HideEnv(argv []string) []string {
+func hideEnv(argv []string) []string {
 	if len(argv) == 0 || path.Base(argv[0]) != "env" {
 		return argv
 	}

@@ -171,7 +171,7 @@ func startStdio(argv []string, opts StdioOptions, max int, diag func(string)) (l
 			words: "The producer could not be started."}
 	}
 	return &stdioLink{
-		child: child, name: strconv.Quote(strings.Join(HideEnv(argv), " ")),
+		child: child, name: strconv.Quote(strings.Join(hideEnv(argv), " ")),
 		rd: wire.NewReader(child.Out, wire.FramingLines, max), diag: diag,
 	}, nil
 }

@@ -162,7 +162,7 @@ func newAgents(specs []agentspec.Spec) []*agent {
 	for i, s := range specs {
 		a := &agent{spec: s, name: s.Label}
 		if a.name == "" {
-			a.name = protocol.Name(s.Endpoint)
+			a.name = protocol.Name(transport.Shown(s.Endpoint))
 		}
 		if len(specs) > 1 {
 			a.id = fmt.Sprintf("c%d", i+1)
@@ -316,7 +316,7 @@ func startMessage(o *Options) string {
 		for i, a := range newAgents(o.Agents) {
 			names[i] = a.name
 			if a.spec.Label != "" {
-				names[i] += " (" + protocol.Name(a.spec.Endpoint) + ")"
+				names[i] += " (" + protocol.Name(transport.Shown(a.spec.Endpoint)) + ")"
 			}
 		}
 		what = fmt.Sprintf("%d agents, %s,", len(names), strings.Join(names, ", "))

@@ -115,10 +115,16 @@ func TestEndpointEnvValuesNotSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	endpoint := "exec:" + transport.JoinCommand([]string{"env", "AAEP_TEST_KEY=hunter2", childProducerEnv + "=1", exe, "-test.run=^$"})
-	r := startListener(t, "--plain", "--auto-reply", "reject", endpoint)
+	endpoint := func(key string) string {
+		return "exec:" + transport.JoinCommand([]string{"env", "AAEP_TEST_KEY=" + key, childProducerEnv + "=1", exe, "-test.run=^$"})
+	}
+	// Two agents without labels: each line names its agent by its endpoint.
+	r := startListener(t, "--plain", "--auto-reply", "reject", endpoint("hunter2"), endpoint("hunter3"))
 	r.waitOutput(t, "Listening to exec:env AAEP_TEST_KEY=… "+childProducerEnv+"=… ")
 	r.wait(t)
+	if out := r.stdout() + r.stderr(); strings.Contains(out, "hunter3") {
+		t.Errorf("the second key was said:\n%s", out)
+	}
 	if out := r.stdout() + r.stderr(); strings.Contains(out, "hunter2") {
 		t.Errorf("the key was said:\n%s", out)
 	}
