@@ -1,7 +1,6 @@
 package acp_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 func TestHostileTitles(t *testing.T) {
 	t.Parallel()
 	r := start(t, "hostile", acp.Options{Task: "go"})
-	if err := r.c.Confirm(context.Background(), r.prompt(t), protocol.DecisionAccept); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), r.prompt(t), protocol.DecisionAccept); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "waiting for you")
@@ -132,7 +131,7 @@ func TestAgentDiesMidRequest(t *testing.T) {
 	t.Parallel()
 	r := start(t, "die", acp.Options{Task: "go"})
 	r.waitText(t, "code ended before finishing the task; the task is lost.")
-	<-r.ended
+	acptest.Wait(t, "the subscription", r.ended)
 	all := r.text()
 	if strings.Contains(all, "Sent your answer") {
 		t.Errorf("an answer was sent:\n%s", all)
@@ -140,7 +139,7 @@ func TestAgentDiesMidRequest(t *testing.T) {
 	if !strings.Contains(all, "exit status 3") {
 		t.Errorf("how the agent ended was not said:\n%s", all)
 	}
-	if err := r.c.Confirm(context.Background(), 1, protocol.DecisionAccept); err == nil {
+	if err := r.c.Confirm(acptest.Context(t), 1, protocol.DecisionAccept); err == nil {
 		t.Error("the lost prompt could still be accepted")
 	}
 	r.checkValid(t)
@@ -210,5 +209,19 @@ func TestStderrBounded(t *testing.T) {
 	}
 	if len(warned) != 1 || !strings.Contains(warned[0], "Producer: warning evil") {
 		t.Errorf("warnings %q, want only the line that says something is wrong", warned)
+	}
+}
+
+// An agent that writes more on standard error while it starts than the
+// client can queue before it has the connection still opens (Dial waited
+// on a Recv nobody could call before, and the test hung): its first lines
+// are said, as many as from any agent.
+func TestStderrWhileStarting(t *testing.T) {
+	t.Parallel()
+	r := start(t, "stderr-start", acp.Options{})
+	r.waitText(t, "code is ready")
+	r.waitText(t, "starting, step 199")
+	if strings.Contains(r.text(), "starting, step 200") {
+		t.Errorf("more than 200 lines said:\n%s", r.text())
 	}
 }

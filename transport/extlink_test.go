@@ -3,9 +3,12 @@ package transport
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An acp: endpoint needs the program's bridge: without one Dial says so;
@@ -80,5 +83,67 @@ func TestDialLink(t *testing.T) {
 	}
 	if _, err = c.Recv(context.Background()); !errors.Is(err, io.EOF) || EndReasonOf(c, err) != EndNormal {
 		t.Fatalf("the end: %v", err)
+	}
+}
+
+// Problems told while Dial runs (a bridged agent's standard error as it
+// starts) never make Dial wait for a Recv nobody can call yet: Dial
+// returns, the first ones are said in order, before "connected", and how
+// many were left out is said once. (Dial hung at the 64th before.)
+func TestDialLinkProblemsWhileDialing(t *testing.T) {
+	t.Parallel()
+	const told = 3 * dialBacklog
+	p := &pipeLink{in: make(chan []byte, 1), wrote: make(chan []byte, 1), closed: make(chan struct{})}
+	dialed := make(chan error, 1)
+	var c Conn
+	go func() {
+		var err error
+		c, err = DialLink(context.Background(), "test", func(_ context.Context, diag func(string)) (Link, error) {
+			for i := range told {
+				diag(fmt.Sprintf("line %d", i))
+			}
+			return p, nil
+		}, LinkOptions{InBand: true})
+		dialed <- err
+	}()
+	deadline, ok := t.Deadline()
+	if !ok {
+		deadline = time.Now().Add(time.Minute)
+	}
+	guard := time.NewTimer(time.Until(deadline) / 2)
+	defer guard.Stop()
+	select {
+	case err := <-dialed:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-guard.C:
+		t.Fatal("Dial never returned")
+	}
+	defer c.Close()
+	var want []string
+	want = append(want, "status connecting")
+	for i := range dialBacklog - 1 { // "connecting" took one place
+		want = append(want, fmt.Sprintf("problem line %d", i))
+	}
+	want = append(want, "status connected",
+		fmt.Sprintf("problem %d more problems were reported while connecting; they are not shown.", told-dialBacklog+1))
+	var got []string
+	for len(got) < len(want) {
+		f, err := c.Recv(context.Background())
+		if err != nil {
+			t.Fatalf("after %d notes: %v", len(got), err)
+		}
+		switch n := f.Note; {
+		case n == nil:
+			t.Fatalf("a frame %q among the notes", f.Data)
+		case n.Problem:
+			got = append(got, "problem "+n.Text)
+		default:
+			got = append(got, "status "+n.Status.String())
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("notes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -131,7 +131,7 @@ type linkConn struct {
 // dialLink makes the first connection and starts the reader; ctx bounds the
 // first connection only.
 func dialLink(ctx context.Context, b binding, opts LinkOptions) (Conn, error) {
-	c := &linkConn{o: opts.withDefaults(), b: b, pump: newPump(opts.InBand)}
+	c := &linkConn{o: opts.withDefaults(), b: b, pump: newDialPump(opts.InBand)}
 	c.status(StatusConnecting, "")
 	if b.warning != "" {
 		c.diag(b.warning)
@@ -142,6 +142,7 @@ func dialLink(ctx context.Context, b binding, opts LinkOptions) (Conn, error) {
 		return nil, err
 	}
 	c.status(StatusConnected, "")
+	c.pump.handOver()
 	go c.run(l)
 	return c, nil
 }

@@ -4,6 +4,7 @@ package transport
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
@@ -41,12 +42,49 @@ type pump struct {
 	// inBand: notes are queued as frames for Recv (Frame.Note), not told
 	// to callbacks.
 	inBand bool
+
+	// dialing: Dial has not returned the connection, so nobody can call
+	// Recv yet and waiting for room would never end (a producer that
+	// writes a hundred lines on standard error while Dial waits for its
+	// handshake would hang Dial). Meanwhile put does not wait, and the
+	// problems told beyond dialBacklog are counted, not queued. Guarded
+	// by mu; handOver ends it.
+	dialing bool
+	dropped int // problems not queued while dialing; guarded by mu
 }
+
+// dialBacklog is how many frames may wait while Dial runs; problems told
+// beyond it are counted, and the count is said once Dial is done.
+const dialBacklog = 4 * frameQueue
 
 func newPump(inBand bool) *pump {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &pump{ctx: ctx, cancel: cancel, queue: make([]Frame, 0, frameQueue+1),
 		ready: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{}), inBand: inBand}
+}
+
+// newDialPump is newPump for a connection Dial opens before returning it:
+// until handOver, nothing waits for Recv.
+func newDialPump(inBand bool) *pump {
+	p := newPump(inBand)
+	p.dialing = true
+	return p
+}
+
+// handOver ends dialing, just before Dial returns the connection (and
+// before the reader goroutine starts): from now on put waits for Recv.
+// Problems left out while dialing are said here, as one note.
+func (p *pump) handOver() {
+	p.mu.Lock()
+	p.dialing = false
+	n := p.dropped
+	p.dropped = 0
+	if n > 0 {
+		text := fmt.Sprintf("%d more problems were reported while connecting; they are not shown.", n)
+		p.queue = append(p.queue, Frame{Note: &Note{Problem: true, Text: text}, At: time.Now()})
+	}
+	p.mu.Unlock()
+	signal(p.ready)
 }
 
 // tell says n: in band, it is queued for Recv after every frame queued
@@ -57,6 +95,7 @@ func newPump(inBand bool) *pump {
 // caught up, as it did with callbacks. Nil callbacks are skipped.
 func (p *pump) tell(n Note, onStatus StatusFunc, onProblem func(string)) {
 	switch {
+	case p.inBand && n.Problem && p.leftOut():
 	case p.inBand:
 		p.put(Frame{Note: &n, At: time.Now()})
 		if !n.Problem && n.Status == StatusReconnecting {
@@ -80,8 +119,20 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// put queues f for Recv, then waits while the queue is full; false means the
-// connection was closed meanwhile.
+// leftOut reports whether a problem told now is counted rather than
+// queued: Dial is running and dialBacklog frames wait already.
+func (p *pump) leftOut() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.dialing || len(p.queue)-p.head < dialBacklog {
+		return false
+	}
+	p.dropped++
+	return true
+}
+
+// put queues f for Recv, then waits while the queue is full (not while
+// dialing); false means the connection was closed meanwhile.
 func (p *pump) put(f Frame) bool {
 	n := p.insert(f)
 	for n >= frameQueue {
@@ -96,7 +147,8 @@ func (p *pump) put(f Frame) bool {
 }
 
 // insert queues f for Recv after every frame queued before it, without
-// waiting, and returns how many frames wait.
+// waiting, and returns how many frames wait (none while dialing: then
+// put must not wait).
 func (p *pump) insert(f Frame) int {
 	p.mu.Lock()
 	if len(p.queue) == cap(p.queue) && p.head > 0 { // reuse the room taken frames left
@@ -106,6 +158,9 @@ func (p *pump) insert(f Frame) int {
 	}
 	p.queue = append(p.queue, f)
 	n := len(p.queue) - p.head
+	if p.dialing {
+		n = 0 // nobody takes frames yet: waiting would never end
+	}
 	p.mu.Unlock()
 	signal(p.ready)
 	return n

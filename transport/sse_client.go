@@ -243,7 +243,7 @@ func DialSSE(ctx context.Context, base string, opts SSEOptions) (Conn, error) {
 func dialSSE(ctx context.Context, u *url.URL, opts SSEOptions) (Conn, error) {
 	cp := *u
 	u = &cp
-	c := &sseConn{o: opts.withDefaults(), base: u, client: opts.HTTPClient, pump: newPump(opts.InBand)}
+	c := &sseConn{o: opts.withDefaults(), base: u, client: opts.HTTPClient, pump: newDialPump(opts.InBand)}
 	pasted := eventsPathPasted(u, c.o.EventsPath)
 	if c.client == nil {
 		c.ownTr = http.DefaultTransport.(*http.Transport).Clone()
@@ -268,6 +268,7 @@ func dialSSE(ctx context.Context, u *url.URL, opts SSEOptions) (Conn, error) {
 	if resp != nil {
 		c.status(StatusConnected, note)
 	}
+	c.pump.handOver()
 	go c.run(hs, resp, cancel)
 	return c, nil
 }

@@ -149,6 +149,13 @@ func (a *fake) handle(id json.RawMessage, method string, params json.RawMessage)
 	switch method {
 	case "initialize":
 		_ = os.WriteFile(InitFile, params, 0o600)
+		if a.script == "stderr-start" {
+			// A noisy start: more lines than the client's queue holds,
+			// before the client can take any (Dial is still running).
+			for i := 0; i < 300; i++ {
+				fmt.Fprintf(os.Stderr, "starting, step %d\n", i)
+			}
+		}
 		info := map[string]any{"name": "fake-agent", "title": "Fake agent", "version": "1.0"}
 		if a.script == Everywhere {
 			info = map[string]any{"name": text(), "title": text(), "version": text()}
