@@ -1,12 +1,12 @@
 package acp_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -24,7 +24,7 @@ func proofTask(t *testing.T, endpoint string, opts acp.Options, decision string,
 	if _, ok := r.file("proof.txt"); ok {
 		t.Fatal("the command ran before the answer")
 	}
-	if err := r.c.Confirm(context.Background(), n, decision); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), n, decision); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "waiting for you.")

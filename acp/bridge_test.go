@@ -1,7 +1,6 @@
 package acp_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +31,7 @@ func TestAcceptRunsTool(t *testing.T) {
 			t.Errorf("details lack %q:\n%s", want, d)
 		}
 	}
-	if err := r.c.Confirm(context.Background(), n, protocol.DecisionAccept); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), n, protocol.DecisionAccept); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "code is done and waiting for you.")
@@ -62,7 +61,7 @@ func TestAcceptRunsTool(t *testing.T) {
 func TestRejectRunsNothing(t *testing.T) {
 	t.Parallel()
 	r := start(t, "happy", acp.Options{Task: "write the proof file"})
-	if err := r.c.Confirm(context.Background(), r.prompt(t), protocol.DecisionReject); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), r.prompt(t), protocol.DecisionReject); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "code is done and waiting for you.")
@@ -107,7 +106,7 @@ func TestPermissionOptions(t *testing.T) {
 		t.Run(tc.script, func(t *testing.T) {
 			t.Parallel()
 			r := start(t, tc.script, acp.Options{Task: "go"})
-			if err := r.c.Confirm(context.Background(), r.prompt(t), protocol.DecisionAccept); err != nil {
+			if err := r.c.Confirm(acptest.Context(t), r.prompt(t), protocol.DecisionAccept); err != nil {
 				t.Fatal(err)
 			}
 			r.waitFor(t, "the task's end", func(s string) bool { return strings.Contains(s, "waiting for you") })
@@ -156,7 +155,7 @@ func TestTell(t *testing.T) {
 	if err := r.bridge.Tell("another"); err == nil || !strings.Contains(err.Error(), "still working") {
 		t.Errorf("a second task while one goes on: %v", err)
 	}
-	if err := r.c.Confirm(context.Background(), r.prompt(t), protocol.DecisionAccept); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), r.prompt(t), protocol.DecisionAccept); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "code is done and waiting for you.")
@@ -196,7 +195,7 @@ func TestStopReasons(t *testing.T) {
 func TestAskedBeforeAnnounced(t *testing.T) {
 	t.Parallel()
 	r := start(t, "asksfirst", acp.Options{Task: "go"})
-	if err := r.c.Confirm(context.Background(), r.prompt(t), protocol.DecisionAccept); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), r.prompt(t), protocol.DecisionAccept); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "code is done and waiting for you.")
@@ -226,7 +225,7 @@ func TestCallAnnouncedAfterAskingOrLeftOpen(t *testing.T) {
 		t.Run(decision, func(t *testing.T) {
 			t.Parallel()
 			r := start(t, "codexlike", acp.Options{Task: "go"})
-			if err := r.c.Confirm(context.Background(), r.prompt(t), decision); err != nil {
+			if err := r.c.Confirm(acptest.Context(t), r.prompt(t), decision); err != nil {
 				t.Fatal(err)
 			}
 			end := "code is done and waiting for you."

@@ -1,12 +1,12 @@
 package acp_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/aaep-term/aaep-term/acp"
 	"github.com/aaep-term/aaep-term/announce"
+	"github.com/aaep-term/aaep-term/internal/acptest"
 	"github.com/aaep-term/aaep-term/internal/anthropictest"
 	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -76,12 +76,12 @@ func TestClaudeCodeQuestion(t *testing.T) {
 	r := startEndpoint(t, claude.Endpoint, acp.Options{Name: "claude", Env: claude.Env, Task: "set up the database"})
 	p := r.nthPrompt(t, 1)
 	r.waitText(t, "Choices: 1, Postgres; 2, MySQL")
-	if err := r.c.Answer(context.Background(), p.Number, "2"); err != nil {
+	if err := r.c.Answer(acptest.Context(t), p.Number, "2"); err != nil {
 		t.Fatal(err)
 	}
 	// The adapter adds a free-text field ("Other") to each question.
 	p = r.nthPrompt(t, 2)
-	if err := r.c.Answer(context.Background(), p.Number, "-"); err != nil {
+	if err := r.c.Answer(acptest.Context(t), p.Number, "-"); err != nil {
 		t.Fatal(err)
 	}
 	r.waitText(t, "is done and waiting for you.")

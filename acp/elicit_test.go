@@ -1,7 +1,6 @@
 package acp_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -29,7 +28,7 @@ func TestElicitationForm(t *testing.T) {
 	for i, a := range answers {
 		p := r.nthPrompt(t, i+1)
 		r.waitText(t, a.words)
-		if err := r.c.Answer(context.Background(), p.Number, a.text); err != nil {
+		if err := r.c.Answer(acptest.Context(t), p.Number, a.text); err != nil {
 			t.Fatalf("answer %q to prompt %d: %v", a.text, p.Number, err)
 		}
 	}

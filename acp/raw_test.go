@@ -29,7 +29,7 @@ func TestRawACPLines(t *testing.T) {
 	}
 	dir := t.TempDir()
 	raw := filepath.Join(t.TempDir(), "raw.jsonl")
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(acptest.Context(t))
 	defer cancel()
 	c := subscriber.Start(ctx, "acp:'"+exe+"' -test.run=^$", subscriber.Config{
 		Identity: session.Identity{ID: "raw-test", Name: "raw-test", Version: "1"},
@@ -58,7 +58,7 @@ func TestRawACPLines(t *testing.T) {
 		done = u.Delivery.Event != nil && u.Delivery.Event.Type == protocol.TypeSessionCompleted
 	}
 	c.Close()
-	<-c.Done()
+	acptest.Wait(t, "the subscription, once closed,", c.Done())
 	f, err := os.Open(raw)
 	if err != nil {
 		t.Fatal(err)

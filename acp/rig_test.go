@@ -72,7 +72,7 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options, sinks ...ann
 	})
 	t.Cleanup(func() {
 		r.c.Close()
-		<-r.ended
+		acptest.Wait(t, "the subscription, once closed,", r.ended)
 	})
 	w := line.NewWriter(&lockedWriter{r}, &lockedWriter{r}, line.WriterOptions{NoTime: true})
 	ann := announce.New(announce.Config{}, append([]announce.Sink{w}, sinks...)...)
@@ -83,33 +83,37 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options, sinks ...ann
 			if err != nil {
 				return
 			}
-			r.mu.Lock()
+			// The sinks (speech among them) are called without r.mu: a
+			// slow one must not keep a waiting test from what was said.
 			switch u.Kind {
 			case subscriber.KindDelivery:
+				r.mu.Lock()
 				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
 					r.events = append(r.events, ev)
 				}
 				if p := u.Delivery.Prompt; p != nil && !slices.ContainsFunc(r.prompts, func(q *session.Prompt) bool { return q.Number == p.Number }) {
 					r.prompts = append(r.prompts, p)
 				}
+				r.mu.Unlock()
 				ann.Deliver(u.Delivery)
 			case subscriber.KindDiagnostic:
 				if strings.Contains(u.Diagnostic.Code, "invalid") || strings.Contains(u.Diagnostic.Code, "schema") {
+					r.mu.Lock()
 					r.invalid = append(r.invalid, u.Diagnostic.Code+": "+u.Diagnostic.Message)
+					r.mu.Unlock()
 				}
 				ann.Diagnose(u.Diagnostic)
 			case subscriber.KindStatus, subscriber.KindReply:
-				r.lines.WriteString(u.Text + "\n")
+				r.say(u.Text + "\n")
 			case subscriber.KindEnd:
-				r.lines.WriteString(u.Text + "\n")
+				r.say(u.Text + "\n")
 				if u.Err != nil {
-					r.lines.WriteString("Error: " + u.Err.Error() + "\n")
+					r.say("Error: " + u.Err.Error() + "\n")
 				}
 			case subscriber.KindBreak:
 				ann.Flush(u.At)
 			}
 			w.Flush()
-			r.mu.Unlock()
 			select {
 			case r.changed <- struct{}{}:
 			default:
@@ -121,8 +125,18 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options, sinks ...ann
 
 type lockedWriter struct{ r *rig }
 
-// Write is called with r.mu held, from the reading goroutine.
-func (w *lockedWriter) Write(p []byte) (int, error) { return w.r.lines.Write(p) }
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.r.mu.Lock()
+	defer w.r.mu.Unlock()
+	return w.r.lines.Write(p)
+}
+
+// say adds s to what was said.
+func (r *rig) say(s string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines.WriteString(s)
+}
 
 // text returns everything said so far.
 func (r *rig) text() string {
@@ -131,8 +145,8 @@ func (r *rig) text() string {
 	return r.lines.String()
 }
 
-// waitFor waits until ok holds of what was said; the test's deadline is
-// the only time limit.
+// waitFor waits until ok holds of what was said, for as long as
+// acptest.Guard lets it.
 func (r *rig) waitFor(t *testing.T, what string, ok func(string) bool) {
 	t.Helper()
 	guard := acptest.Guard(t)
@@ -149,7 +163,7 @@ func (r *rig) waitFor(t *testing.T, what string, ok func(string) bool) {
 			}
 			t.Fatalf("the run ended before %s:\n%s", what, r.text())
 		case <-guard.C:
-			t.Fatalf("never %s:\n%s", what, r.text())
+			acptest.Stuck(t, "never %s:\n%s", what, r.text())
 		}
 	}
 }

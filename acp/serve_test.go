@@ -41,7 +41,7 @@ func follow(t *testing.T, endpoint string) *follower {
 	t.Cleanup(func() {
 		f.c.Close()
 		cancel()
-		<-f.ended
+		acptest.Wait(t, "the subscription, once closed,", f.ended)
 	})
 	go func() {
 		defer close(f.ended)
@@ -69,8 +69,8 @@ func follow(t *testing.T, endpoint string) *follower {
 	return f
 }
 
-// waitFor waits until ok holds, checking it at each update; the test's
-// deadline is the only time limit.
+// waitFor waits until ok holds, checking it at each update, for as long
+// as acptest.Guard lets it.
 func (f *follower) waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
 	guard := acptest.Guard(t)
@@ -83,7 +83,7 @@ func (f *follower) waitFor(t *testing.T, what string, ok func() bool) {
 				t.Fatalf("the subscription ended before %s: %v", what, f.seen())
 			}
 		case <-guard.C:
-			t.Fatalf("never %s: %v", what, f.seen())
+			acptest.Stuck(t, "never %s: %v", what, f.seen())
 		}
 	}
 }
@@ -123,7 +123,7 @@ func (f *follower) prompt(t *testing.T) int {
 func (f *follower) tell(t *testing.T, task string) {
 	t.Helper()
 	f.waitFor(t, "the producer said it takes tasks", f.c.TakesTasks)
-	if err := f.c.Tell(context.Background(), task); err != nil {
+	if err := f.c.Tell(acptest.Context(t), task); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -184,8 +184,7 @@ func endpointOf(t *testing.T, s *acp.Served, prefix string) string {
 // socket in the local agents' directory, labelled by its name.
 func localEndpoint(t *testing.T, dir, label string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := acptest.Context(t)
 	changes, err := localagents.Watch(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +222,7 @@ func TestServedAgent(t *testing.T) {
 				if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err == nil {
 					t.Fatal("the tool ran before the answer")
 				}
-				if err := f.c.Confirm(context.Background(), n, decision); err != nil {
+				if err := f.c.Confirm(acptest.Context(t), n, decision); err != nil {
 					t.Fatal(err)
 				}
 				f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
@@ -255,8 +254,8 @@ func TestServedPromptOutlivesOneSubscriber(t *testing.T) {
 	first.prompt(t)
 	n := second.prompt(t)
 	first.c.Close()
-	<-first.ended
-	if err := second.c.Confirm(context.Background(), n, protocol.DecisionAccept); err != nil {
+	acptest.Wait(t, "the first subscription, once closed,", first.ended)
+	if err := second.c.Confirm(acptest.Context(t), n, protocol.DecisionAccept); err != nil {
 		t.Fatal(err)
 	}
 	second.waitFor(t, "the task ended", func() bool { return second.has(protocol.TypeSessionCompleted) })
@@ -275,7 +274,7 @@ func TestServedPromptRejectedWhenNobodyIsLeft(t *testing.T) {
 	first.tell(t, "write the proof file")
 	first.prompt(t)
 	first.c.Close()
-	<-first.ended
+	acptest.Wait(t, "the first subscription, once closed,", first.ended)
 	second := follow(t, endpointOf(t, s, "unix:"))
 	second.tell(t, "write the proof file")
 	second.prompt(t) // the agent asks again: its first request was answered
@@ -309,7 +308,7 @@ func TestServedGeminiCLI(t *testing.T) {
 			f := follow(t, endpointOf(t, s, "http://"))
 			f.tell(t, "write the proof file")
 			n := f.prompt(t)
-			if err := f.c.Confirm(context.Background(), n, decision); err != nil {
+			if err := f.c.Confirm(acptest.Context(t), n, decision); err != nil {
 				t.Fatal(err)
 			}
 			f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })

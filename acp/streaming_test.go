@@ -1,7 +1,6 @@
 package acp_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -31,7 +30,7 @@ func TestStreamingWhileAskingKeepsThePrompt(t *testing.T) {
 	if strings.Contains(r.text(), "withdrawn") {
 		t.Fatalf("the prompt was said withdrawn while the agent talked:\n%s", r.text())
 	}
-	if err := r.c.Confirm(context.Background(), n, protocol.DecisionAccept); err != nil {
+	if err := r.c.Confirm(acptest.Context(t), n, protocol.DecisionAccept); err != nil {
 		t.Fatalf("accept after the agent talked on: %v\n%s", err, r.text())
 	}
 	r.waitText(t, "code is done and waiting for you.")

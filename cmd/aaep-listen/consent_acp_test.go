@@ -119,7 +119,7 @@ func (a *acpConsent) wait(t *testing.T, what string, ok func() bool) {
 		case <-a.c.Done():
 			t.Fatalf("the ACP agent ended before %s:\n%s", what, a.r.out.all())
 		case <-guard.C:
-			t.Fatalf("never %s:\n%s", what, a.r.out.all())
+			acptest.Stuck(t, "never %s:\n%s", what, a.r.out.all())
 		}
 	}
 }
