@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -40,6 +41,7 @@ type pipeLink struct {
 	in     chan []byte
 	wrote  chan []byte
 	closed chan struct{}
+	once   sync.Once
 }
 
 func (p *pipeLink) Read() ([]byte, error) {
@@ -55,7 +57,7 @@ func (p *pipeLink) Read() ([]byte, error) {
 }
 
 func (p *pipeLink) Write(_ context.Context, msg []byte) error { p.wrote <- msg; return nil }
-func (p *pipeLink) Close()                                    { close(p.closed) }
+func (p *pipeLink) Close()                                    { p.once.Do(func() { close(p.closed) }) }
 
 // DialLink sends the subscription request first, passes the answer up as
 // the handshake, then the messages, and ends cleanly when the link does.
