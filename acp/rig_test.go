@@ -85,16 +85,10 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options, sinks ...ann
 			}
 			// The sinks (speech among them) are called without r.mu: a
 			// slow one must not keep a waiting test from what was said.
+			// A delivery is recorded once its lines are written, so that a
+			// test that has a prompt finds what was said of it.
 			switch u.Kind {
 			case subscriber.KindDelivery:
-				r.mu.Lock()
-				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
-					r.events = append(r.events, ev)
-				}
-				if p := u.Delivery.Prompt; p != nil && !slices.ContainsFunc(r.prompts, func(q *session.Prompt) bool { return q.Number == p.Number }) {
-					r.prompts = append(r.prompts, p)
-				}
-				r.mu.Unlock()
 				ann.Deliver(u.Delivery)
 			case subscriber.KindDiagnostic:
 				if strings.Contains(u.Diagnostic.Code, "invalid") || strings.Contains(u.Diagnostic.Code, "schema") {
@@ -114,6 +108,16 @@ func startEndpoint(t *testing.T, endpoint string, opts acp.Options, sinks ...ann
 				ann.Flush(u.At)
 			}
 			w.Flush()
+			if u.Kind == subscriber.KindDelivery {
+				r.mu.Lock()
+				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
+					r.events = append(r.events, ev)
+				}
+				if p := u.Delivery.Prompt; p != nil && !slices.ContainsFunc(r.prompts, func(q *session.Prompt) bool { return q.Number == p.Number }) {
+					r.prompts = append(r.prompts, p)
+				}
+				r.mu.Unlock()
+			}
 			select {
 			case r.changed <- struct{}{}:
 			default:
