@@ -130,16 +130,22 @@ func Run(ctx context.Context, o *Options) error {
 }
 
 // header is the capture's header: version 1 naming the one endpoint, or
-// version 2 naming every connection.
+// version 2 naming every connection. Unless NoRedact, an endpoint's
+// environment values (exec:env KEY=VALUE …) are redacted, as secrets in
+// the messages are: a capture is a file people pass around.
 func header(o *Options, agents []*agent) capture.Header {
 	h := capture.Header{Subscriber: "aaep-capture", Tool: "aaep-capture " + Version}
+	written := transport.Shown
+	if o.NoRedact {
+		written = func(endpoint string) string { return endpoint }
+	}
 	if len(agents) == 1 {
-		h.Endpoint = agents[0].spec.Endpoint
+		h.Endpoint = written(agents[0].spec.Endpoint)
 		h.Transport = transport.BindingOf(h.Endpoint).String()
 		return h
 	}
 	for _, a := range agents {
-		h.Connections = append(h.Connections, capture.Connection{ID: a.id, Label: a.spec.Label, Endpoint: a.spec.Endpoint,
+		h.Connections = append(h.Connections, capture.Connection{ID: a.id, Label: a.spec.Label, Endpoint: written(a.spec.Endpoint),
 			Transport: transport.BindingOf(a.spec.Endpoint).String(), Subscriber: "aaep-capture"})
 	}
 	return h
@@ -310,7 +316,7 @@ func startMessage(o *Options) string {
 	if o.AutoReply {
 		prompts = "Prompts are recorded; every confirmation is rejected (--auto-reply reject), questions are never answered."
 	}
-	what := protocol.Sanitize(o.Agents[0].Endpoint)
+	what := protocol.Sanitize(transport.Shown(o.Agents[0].Endpoint))
 	if len(o.Agents) > 1 {
 		names := make([]string, len(o.Agents))
 		for i, a := range newAgents(o.Agents) {
