@@ -36,8 +36,8 @@ func markOf(cmd *exec.Cmd) string {
 }
 
 // maxRounds bounds the passes over /proc: a pass that kills nothing ends
-// the work, and one that kills something is followed by another, for a
-// process forked meanwhile.
+// the work, and one that kills something (or finds a process it cannot
+// read yet) is followed by another, for a process forked meanwhile.
 const maxRounds = 8
 
 // killMarked kills every process whose environment holds cmd's mark, as
@@ -54,22 +54,45 @@ func killMarked(cmd *exec.Cmd) {
 		if err != nil {
 			return
 		}
-		killed := false
+		again := false // something was killed, or could not be read yet
 		for _, e := range entries {
 			pid, err := strconv.Atoi(e.Name())
 			if err != nil || pid == self {
 				continue
 			}
 			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err != nil || !hasEntry(env, want) {
-				continue
+			switch {
+			case err != nil:
+			case len(env) == 0:
+				// A process in the middle of execve shows no environment
+				// for a moment (as do zombies and kernel threads, which
+				// need no killing): look again in the next pass.
+				again = again || midExec(e.Name())
+			case hasEntry(env, want):
+				again = syscall.Kill(pid, syscall.SIGKILL) == nil || again
 			}
-			killed = syscall.Kill(pid, syscall.SIGKILL) == nil || killed
 		}
-		if !killed {
+		if !again {
 			return
 		}
 	}
+}
+
+// midExec reports whether the process pid, which shows no environment,
+// may be one between two programs (execve), rather than a zombie or a
+// kernel thread (a child of kthreadd, pid 2).
+func midExec(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ppid …; comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	f := strings.Fields(string(stat[i+1:]))
+	return len(f) >= 2 && f[0] != "Z" && f[0] != "X" && f[1] != "2" && pid != "2"
 }
 
 // hasEntry reports whether env, NUL-separated entries, holds entry (with
