@@ -253,8 +253,7 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	// listener's does: a handshake or reply message is judged by its own
 	// schema, anything else as an event.
 	ev, err := dec.Decode(rec.Msg)
-	var ne *protocol.NotEventError
-	if errors.As(err, &ne) {
+	if ne := notEvent(err); ne != nil {
 		st.Type = ne.Type
 		if err := c.o.Schemas.Check(rec.Msg); err != nil {
 			if ne.Kind == protocol.KindReply && rec.Dir == Out {
@@ -288,6 +287,20 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 		c.eventRules(&st, ev)
 	}
 	return st
+}
+
+// notEvent returns err as a *protocol.NotEventError, or nil. The target
+// of errors.As is declared only when there is an error: declared for
+// every event, it escaped to the heap, one allocation an event.
+func notEvent(err error) *protocol.NotEventError {
+	if err == nil {
+		return nil
+	}
+	var ne *protocol.NotEventError
+	if errors.As(err, &ne) {
+		return ne
+	}
+	return nil
 }
 
 // apply does the part of a check that depends on earlier records.
