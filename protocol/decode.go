@@ -204,6 +204,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 type eventBox struct {
 	Event
 	context                   [1]string
+	ext                       [1]Extension
 	recoverable, irreversible bool
 }
 
@@ -445,6 +446,15 @@ func (x *decodeState) objMembers(sp span) []member {
 	return x.memo.members[lo:]
 }
 
+// json is the value of sp as sent, whatever its kind: a string with its
+// quotes.
+func (x *decodeState) json(sp span) json.RawMessage {
+	if sp.kind == kString {
+		return json.RawMessage(x.b[sp.start-1 : sp.end+1])
+	}
+	return json.RawMessage(x.b[sp.start:sp.end])
+}
+
 func (x *decodeState) raw(sp span) json.RawMessage {
 	if sp.kind != kObject {
 		return nil
@@ -498,10 +508,7 @@ func (x *decodeState) populate() {
 			ev.CorrelationID, _ = x.str(sp)
 		case fExtensions:
 			if sp.kind == kObject {
-				ev.Extensions = map[string]json.RawMessage{}
-				for _, m := range x.objMembers(sp) {
-					ev.Extensions[x.key(m.key)] = x.b[m.val.start:m.val.end]
-				}
+				x.extensions(sp)
 			}
 		case fSummaryTerse:
 			ev.SummaryTerse = x.text(sp)
@@ -512,6 +519,29 @@ func (x *decodeState) populate() {
 		default:
 			x.payload(f, sp)
 		}
+	}
+}
+
+// extensions fills the event's extensions from the object at sp. The
+// first is kept in the event's own room (most events carry one or none),
+// so it costs no allocation; a repeated name keeps its last value, in the
+// place of its first.
+func (x *decodeState) extensions(sp span) {
+	ev := x.ev
+	ev.Extensions = x.box.ext[:0]
+members:
+	for _, m := range x.objMembers(sp) {
+		name, data := x.key(m.key), x.json(m.val)
+		for i := range ev.Extensions {
+			if ev.Extensions[i].Name == name {
+				ev.Extensions[i].Data = data
+				continue members
+			}
+		}
+		ev.Extensions = append(ev.Extensions, Extension{Name: name, Data: data})
+	}
+	if len(ev.Extensions) == 0 {
+		ev.Extensions = nil
 	}
 }
 
