@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unsafe"
 )
 
 // DefaultMaxFrameBytes is the largest message a Conn accepts when its options
@@ -79,6 +80,7 @@ type SSEReader struct {
 	data      []byte
 	evType    string
 	typeCache string
+	ids       []byte // the block ids are cut from (idString)
 	idBuf     string // the last event ID buffer: the latest valid "id:"
 	lastID    string // idBuf as of the last blank line
 	pending   bool   // a field line was seen since the last dispatch
@@ -371,7 +373,7 @@ func (r *SSEReader) setField(f sseField, value []byte) {
 			return
 		}
 		if string(value) != r.idBuf {
-			r.idBuf = string(value)
+			r.idBuf = r.idString(value)
 		}
 	case fieldRetry:
 		d, ok := parseRetry(value)
@@ -381,6 +383,26 @@ func (r *SSEReader) setField(f sseField, value []byte) {
 		}
 		r.retry, r.hasRetry = d, true
 	}
+}
+
+// idBlock is the size of the blocks the ids of a stream are cut from.
+const idBlock = 1 << 10
+
+// idString returns v as a string. Ids are cut from a block of the
+// reader's, allocated once for many ids (most streams give every event a
+// new one), and never written again once cut: a string keeps its bytes.
+// A kept id keeps its block, at most idBlock bytes, alive; a long id is a
+// string of its own.
+func (r *SSEReader) idString(v []byte) string {
+	if len(v) == 0 || len(v) > idBlock/16 {
+		return string(v)
+	}
+	if cap(r.ids)-len(r.ids) < len(v) {
+		r.ids = make([]byte, 0, idBlock)
+	}
+	start := len(r.ids)
+	r.ids = append(r.ids, v...)
+	return unsafe.String(&r.ids[start], len(v))
 }
 
 // parseRetry reads a retry value: ASCII digits only, in milliseconds.
