@@ -76,6 +76,11 @@ type SSEReader struct {
 	skipLF  bool // the last line ended with CR: drop a directly following LF
 	final   error
 
+	// own makes each event's Data the caller's to keep: a new slice an
+	// event, made to its size, instead of one buffer the caller copies
+	// from (sseConn: one copy of every frame fewer).
+	own bool
+
 	// The event being built.
 	data      []byte
 	evType    string
@@ -432,6 +437,9 @@ func (r *SSEReader) appendData(p []byte) {
 		r.markOversize(int64(len(p)))
 		return
 	}
+	if r.data == nil && r.own {
+		r.data = make([]byte, 0, len(p)+1) // the usual one line and its newline
+	}
 	r.data = append(r.data, p...)
 }
 
@@ -487,7 +495,11 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 		return SSEEvent{}, false, nil
 	}
 	ev = SSEEvent{Type: r.evType, Data: r.data[:len(r.data)-1], ID: r.lastID}
-	r.data = r.data[:0] // ev.Data stays valid until the next append
+	if r.own {
+		r.data = nil // ev.Data is the caller's
+	} else {
+		r.data = r.data[:0] // ev.Data stays valid until the next append
+	}
 	return ev, true, nil
 }
 

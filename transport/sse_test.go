@@ -390,3 +390,42 @@ func TestSSEReaderIDAllocations(t *testing.T) {
 		t.Errorf("last event ID %q, want %q", rd.LastEventID(), ids[len(ids)-1])
 	}
 }
+
+// A reader whose events' data is the caller's (as sseConn reads) gives
+// each event a slice of its own, made to its size: the data read earlier
+// stays as it was, and an event costs one allocation, where the conn
+// copied every frame out of the reader's buffer before.
+func TestSSEReaderOwnData(t *testing.T) {
+	const n = 500
+	var b bytes.Buffer
+	for i := range n + 1 {
+		if i%7 == 0 {
+			fmt.Fprintf(&b, "data: {\"n\":%d,\ndata: \"two\":\"lines\"}\n\n", i)
+		} else {
+			fmt.Fprintf(&b, "id: %d\ndata: {\"n\":%d}\n\n", i, i)
+		}
+	}
+	rd := NewSSEReader(&b)
+	rd.own = true
+	data := make([][]byte, 0, n+1)
+	next := func() {
+		ev, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, ev.Data)
+	}
+	next()
+	if a := testing.AllocsPerRun(n-1, next); a > 1.2 {
+		t.Errorf("reading an event allocates %.2f times, want about 1 (its data)", a)
+	}
+	for i, d := range data {
+		want := fmt.Sprintf(`{"n":%d}`, i)
+		if i%7 == 0 {
+			want = fmt.Sprintf("{\"n\":%d,\n\"two\":\"lines\"}", i)
+		}
+		if string(d) != want {
+			t.Fatalf("event %d's data is %q, want %q", i, d, want)
+		}
+	}
+}
