@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -105,6 +106,41 @@ func TestExtensionsInOrder(t *testing.T) {
 		}
 		if _, ok := ev.Extension("x_none"); ok {
 			t.Errorf("%s: Extension(x_none) found", tc.exts)
+		}
+	}
+}
+
+// Many extensions, past the few searched one by one for a repeat: every
+// name once, in the order first sent, with its last value.
+func TestManyExtensions(t *testing.T) {
+	const names = 3000
+	var b strings.Builder
+	var want []Extension
+	for round := range 2 {
+		for i := range names {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			name := fmt.Sprintf("x_%d", i)
+			fmt.Fprintf(&b, `%q:%d`, name, round*names+i)
+			if round == 0 {
+				want = append(want, Extension{Name: name})
+			}
+			want[i].Data = []byte(fmt.Sprint(round*names + i))
+		}
+	}
+	var d Decoder
+	in := strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","extensions":{`+b.String()+`}`, 1)
+	ev, _ := d.Decode([]byte(in))
+	if ev == nil {
+		t.Fatal("no event")
+	}
+	if len(ev.Extensions) != len(want) {
+		t.Fatalf("%d extensions, want %d", len(ev.Extensions), len(want))
+	}
+	for i, w := range want {
+		if g := ev.Extensions[i]; g.Name != w.Name || string(g.Data) != string(w.Data) {
+			t.Fatalf("extension %d is %s=%s, want %s=%s", i, g.Name, g.Data, w.Name, w.Data)
 		}
 	}
 }
