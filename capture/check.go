@@ -253,8 +253,7 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	// listener's does: a handshake or reply message is judged by its own
 	// schema, anything else as an event.
 	ev, err := dec.Decode(rec.Msg)
-	var ne *protocol.NotEventError
-	if errors.As(err, &ne) {
+	if ne := notEvent(err); ne != nil {
 		st.Type = ne.Type
 		if err := c.o.Schemas.Check(rec.Msg); err != nil {
 			if ne.Kind == protocol.KindReply && rec.Dir == Out {
@@ -290,6 +289,20 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	return st
 }
 
+// notEvent returns err as a *protocol.NotEventError, or nil. The target
+// of errors.As is declared only when there is an error: declared for
+// every event, it escaped to the heap, one allocation an event.
+func notEvent(err error) *protocol.NotEventError {
+	if err == nil {
+		return nil
+	}
+	var ne *protocol.NotEventError
+	if errors.As(err, &ne) {
+		return ne
+	}
+	return nil
+}
+
 // apply does the part of a check that depends on earlier records.
 func (c *Checker) apply(st *Step) {
 	c.line = st.Record.Line
@@ -320,16 +333,19 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 	// same turn, so the steps keep the records' order.
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
 	ins, outs := make([]chan []Record, workers), make([]chan []Step, workers)
+	// The batches go round: each is handed back once done with.
+	freeRecs, freeSteps := make(batches[Record], 3*workers+2), make(batches[Step], 3*workers+2)
 	for w := range workers {
 		ins[w], outs[w] = make(chan []Record, 2), make(chan []Step, 2)
 		go func(in <-chan []Record, out chan<- []Step) {
 			defer close(out)
 			dec := protocol.Decoder{Schemas: c.o.Schemas}
 			for recs := range in {
-				batch := make([]Step, len(recs))
+				batch := freeSteps.get()[:len(recs)]
 				for i, rec := range recs {
 					batch[i] = c.prepare(&dec, rec)
 				}
+				freeRecs.put(recs)
 				if !send(out, batch, done) {
 					return
 				}
@@ -343,7 +359,7 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 				close(in)
 			}
 		}()
-		batch, n := make([]Record, 0, batchSize), 0
+		batch, n := freeRecs.get(), 0
 		for {
 			rec, err := r.Next()
 			if err != nil {
@@ -357,7 +373,7 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 				if !send(ins[n%workers], batch, done) {
 					return
 				}
-				batch, n = make([]Record, 0, batchSize), n+1
+				batch, n = freeRecs.get(), n+1
 			}
 		}
 		if len(batch) > 0 {
@@ -373,8 +389,34 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 			c.apply(&b[i])
 			fn(b[i])
 		}
+		freeSteps.put(b)
 	}
 	return readErr
+}
+
+// batches holds batches of a pipeline that were done with, to be taken
+// again instead of new ones: 232 bytes a record (its Record and its Step)
+// were allocated, cleared and collected for every record.
+type batches[T any] chan []T
+
+// get returns an empty batch with room for batchSize.
+func (b batches[T]) get() []T {
+	select {
+	case s := <-b:
+		return s
+	default:
+		return make([]T, 0, batchSize)
+	}
+}
+
+// put hands s back, cleared so that it keeps nothing alive, unless enough
+// are waiting already.
+func (b batches[T]) put(s []T) {
+	clear(s)
+	select {
+	case b <- s[:0]:
+	default:
+	}
 }
 
 // send hands v over on ch unless done is closed first.

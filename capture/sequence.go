@@ -209,26 +209,31 @@ func irreversible(ev *protocol.Event) bool {
 // outputChunk checks streamed output (§4.5.4, appendix A.6).
 func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, a adder) {
 	o := s.outputs[ev.OutputID]
-	what := "the session's output"
-	if ev.OutputID != "" {
-		what = "output " + protocol.Sanitize(ev.OutputID)
-	}
 	if o == nil {
 		o = &output{lastPos: -1}
 		s.outputs[ev.OutputID] = o
 	}
 	switch {
 	case o.complete != 0 && ev.Complete:
-		a.add("output-completion", "4.5.4", SeverityViolation, "A second completing chunk for %s; it was already completed on line %d.", what, o.complete)
+		a.add("output-completion", "4.5.4", SeverityViolation, "A second completing chunk for %s; it was already completed on line %d.", outputWords(ev), o.complete)
 	case o.complete != 0:
-		a.add("output-completion", "4.5.4", SeverityViolation, "A chunk for %s came after it was completed on line %d.", what, o.complete)
+		a.add("output-completion", "4.5.4", SeverityViolation, "A chunk for %s came after it was completed on line %d.", outputWords(ev), o.complete)
 	case ev.Position < o.lastPos:
-		a.add("output-position", "4.5.4", SeverityViolation, "The position of %s went back from %d to %d; positions must increase (appendix A.6).", what, o.lastPos, ev.Position)
+		a.add("output-position", "4.5.4", SeverityViolation, "The position of %s went back from %d to %d; positions must increase (appendix A.6).", outputWords(ev), o.lastPos, ev.Position)
 	}
 	o.lastPos = max(o.lastPos, ev.Position)
 	if ev.Complete && o.complete == 0 {
 		o.complete = c.line
 	}
+}
+
+// outputWords names the output a chunk belongs to, for a violation (made
+// only then: every chunk of a stream is checked).
+func outputWords(ev *protocol.Event) string {
+	if ev.OutputID != "" {
+		return "output " + protocol.Sanitize(ev.OutputID)
+	}
+	return "the session's output"
 }
 
 // end closes a session at its terminal event: what it left open is reported.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -204,6 +205,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 type eventBox struct {
 	Event
 	context                   [1]string
+	ext                       [1]Extension
 	recoverable, irreversible bool
 }
 
@@ -445,6 +447,15 @@ func (x *decodeState) objMembers(sp span) []member {
 	return x.memo.members[lo:]
 }
 
+// json is the value of sp as sent, whatever its kind: a string with its
+// quotes.
+func (x *decodeState) json(sp span) json.RawMessage {
+	if sp.kind == kString {
+		return json.RawMessage(x.b[sp.start-1 : sp.end+1])
+	}
+	return json.RawMessage(x.b[sp.start:sp.end])
+}
+
 func (x *decodeState) raw(sp span) json.RawMessage {
 	if sp.kind != kObject {
 		return nil
@@ -498,10 +509,7 @@ func (x *decodeState) populate() {
 			ev.CorrelationID, _ = x.str(sp)
 		case fExtensions:
 			if sp.kind == kObject {
-				ev.Extensions = map[string]json.RawMessage{}
-				for _, m := range x.objMembers(sp) {
-					ev.Extensions[x.key(m.key)] = x.b[m.val.start:m.val.end]
-				}
+				x.extensions(sp)
 			}
 		case fSummaryTerse:
 			ev.SummaryTerse = x.text(sp)
@@ -514,6 +522,49 @@ func (x *decodeState) populate() {
 		}
 	}
 }
+
+// extensions fills the event's extensions from the object at sp. The
+// first is kept in the event's own room (most events carry one or none),
+// so it costs no allocation; a repeated name keeps its last value, in the
+// place of its first. A repeat is looked for among the few kept so far,
+// or in a map once there are more than maxLinearExtensions, so that an
+// object of many members costs no more than its length.
+func (x *decodeState) extensions(sp span) {
+	ev := x.ev
+	ev.Extensions = x.box.ext[:0]
+	var at map[string]int // name → index, once there are many
+	for _, m := range x.objMembers(sp) {
+		name, data := x.key(m.key), x.json(m.val)
+		i := -1
+		if at != nil {
+			if j, ok := at[name]; ok {
+				i = j
+			}
+		} else {
+			i = slices.IndexFunc(ev.Extensions, func(e Extension) bool { return e.Name == name })
+		}
+		if i >= 0 {
+			ev.Extensions[i].Data = data
+			continue
+		}
+		ev.Extensions = append(ev.Extensions, Extension{Name: name, Data: data})
+		if at != nil {
+			at[name] = len(ev.Extensions) - 1
+		} else if len(ev.Extensions) > maxLinearExtensions {
+			at = make(map[string]int, 2*len(ev.Extensions))
+			for j, e := range ev.Extensions {
+				at[e.Name] = j
+			}
+		}
+	}
+	if len(ev.Extensions) == 0 {
+		ev.Extensions = nil
+	}
+}
+
+// maxLinearExtensions is how many extensions are searched one by one for
+// a repeated name before a map is made.
+const maxLinearExtensions = 8
 
 // time is fastTime, remembering the last timestamp it read.
 func (x *decodeState) time(s string) (time.Time, bool) {

@@ -159,7 +159,7 @@ func TestDecodePayloads(t *testing.T) {
 			}},
 		{`"type":"aaep:agent.output.streaming","chunk":"Hello. ","position":0,"complete":true,"output_id":"out_1","coalesce_hint":"sentence","language":"yo-NG","extensions":{"medai":{"x":1}}`,
 			func(e *Event) bool {
-				return e.Chunk == "Hello. " && e.Complete && e.OutputID == "out_1" && string(e.Extensions["medai"]) == `{"x":1}`
+				return e.Chunk == "Hello. " && e.Complete && e.OutputID == "out_1" && string(ext(e, "medai")) == `{"x":1}`
 			}},
 		{`"type":"medai:patient.consulted","summary_normal":"Consulted."`,
 			func(e *Event) bool { return e.Type == "medai:patient.consulted" && e.SummaryNormal == "Consulted." }},
@@ -689,4 +689,10 @@ func TestDecoderRemembersOnlyWhatPassed(t *testing.T) {
 			t.Errorf("event %d: Decode = %v, want valid %v", i, err, tc.valid)
 		}
 	}
+}
+
+// ext is the data of e's extension name, or nil.
+func ext(e *Event, name string) []byte {
+	d, _ := e.Extension(name)
+	return d
 }

@@ -68,6 +68,13 @@ type Choice struct {
 	Label Text
 }
 
+// Extension is one member of an event's extensions object: the name of an
+// extension (its namespace prefix) and its data as sent.
+type Extension struct {
+	Name string
+	Data json.RawMessage
+}
+
 // Event is one decoded AAEP event. It is a flat union of the envelope and the
 // payload fields of all 12 core types; fields a type does not use stay zero.
 // Fields holding producer prose are [Text] so they are sanitized when printed.
@@ -93,7 +100,10 @@ type Event struct {
 	Urgency       Urgency // as sent; "" when absent
 	Localization  LocalizationHints
 	CorrelationID string
-	Extensions    map[string]json.RawMessage
+	// Extensions are the members of the event's extensions object, in the
+	// order sent, each name once (a repeated name keeps its last value);
+	// see [Event.Extension].
+	Extensions []Extension
 
 	SummaryTerse    Text
 	SummaryNormal   Text
@@ -173,6 +183,17 @@ type Event struct {
 	TargetURI         string
 	PackagedContext   json.RawMessage
 	UrgencyForHandoff string
+}
+
+// Extension returns the data of the extension named name, and whether the
+// event carries it.
+func (e *Event) Extension(name string) (json.RawMessage, bool) {
+	for _, x := range e.Extensions {
+		if x.Name == name {
+			return x.Data, true
+		}
+	}
+	return nil, false
 }
 
 // IsCritical reports whether the event must never be filtered, rate limited,

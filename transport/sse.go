@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"time"
+	"unsafe"
 )
 
 // DefaultMaxFrameBytes is the largest message a Conn accepts when its options
@@ -75,10 +76,16 @@ type SSEReader struct {
 	skipLF  bool // the last line ended with CR: drop a directly following LF
 	final   error
 
+	// own makes each event's Data the caller's to keep: a new slice an
+	// event, made to its size, instead of one buffer the caller copies
+	// from (sseConn: one copy of every frame fewer).
+	own bool
+
 	// The event being built.
 	data      []byte
 	evType    string
 	typeCache string
+	ids       []byte // the block ids are cut from (idString)
 	idBuf     string // the last event ID buffer: the latest valid "id:"
 	lastID    string // idBuf as of the last blank line
 	pending   bool   // a field line was seen since the last dispatch
@@ -371,7 +378,7 @@ func (r *SSEReader) setField(f sseField, value []byte) {
 			return
 		}
 		if string(value) != r.idBuf {
-			r.idBuf = string(value)
+			r.idBuf = r.idString(value)
 		}
 	case fieldRetry:
 		d, ok := parseRetry(value)
@@ -381,6 +388,26 @@ func (r *SSEReader) setField(f sseField, value []byte) {
 		}
 		r.retry, r.hasRetry = d, true
 	}
+}
+
+// idBlock is the size of the blocks the ids of a stream are cut from.
+const idBlock = 1 << 10
+
+// idString returns v as a string. Ids are cut from a block of the
+// reader's, allocated once for many ids (most streams give every event a
+// new one), and never written again once cut: a string keeps its bytes.
+// A kept id keeps its block, at most idBlock bytes, alive; a long id is a
+// string of its own.
+func (r *SSEReader) idString(v []byte) string {
+	if len(v) == 0 || len(v) > idBlock/16 {
+		return string(v)
+	}
+	if cap(r.ids)-len(r.ids) < len(v) {
+		r.ids = make([]byte, 0, idBlock)
+	}
+	start := len(r.ids)
+	r.ids = append(r.ids, v...)
+	return unsafe.String(&r.ids[start], len(v))
 }
 
 // parseRetry reads a retry value: ASCII digits only, in milliseconds.
@@ -409,6 +436,9 @@ func (r *SSEReader) appendData(p []byte) {
 	if len(r.data)+len(p) > r.limit() {
 		r.markOversize(int64(len(p)))
 		return
+	}
+	if r.data == nil && r.own {
+		r.data = make([]byte, 0, len(p)+1) // the usual one line and its newline
 	}
 	r.data = append(r.data, p...)
 }
@@ -465,7 +495,11 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 		return SSEEvent{}, false, nil
 	}
 	ev = SSEEvent{Type: r.evType, Data: r.data[:len(r.data)-1], ID: r.lastID}
-	r.data = r.data[:0] // ev.Data stays valid until the next append
+	if r.own {
+		r.data = nil // ev.Data is the caller's
+	} else {
+		r.data = r.data[:0] // ev.Data stays valid until the next append
+	}
 	return ev, true, nil
 }
 

@@ -606,6 +606,7 @@ func isFatal(err error) bool {
 // read delivers the frames of one stream until it ends; n counts them.
 func (c *sseConn) read(resp *http.Response) (n int, err error) {
 	rd := NewSSEReader(resp.Body)
+	rd.own = true // each frame's data is read into its own slice, not copied
 	rd.MaxFrameBytes = c.o.MaxFrameBytes
 	rd.OnDiagnostic = c.diag
 	rd.SetLastEventID(c.lastID)
@@ -630,7 +631,7 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 			c.connectedUnsaid = false
 			c.status(StatusConnected, "")
 		}
-		if !c.put(Frame{Data: bytes.Clone(ev.Data), ID: ev.ID, Event: ev.Type, At: time.Now()}) {
+		if !c.put(Frame{Data: ev.Data, ID: ev.ID, Event: ev.Type, At: time.Now()}) {
 			return n, ErrClosed
 		}
 		n++

@@ -358,3 +358,74 @@ func BenchmarkSSEReader(b *testing.B) {
 		})
 	}
 }
+
+// Reading an event with an id of its own allocates nothing an event: the
+// ids are cut from blocks of the reader's (each id was a new string
+// before, one allocation an event), and each keeps its value.
+func TestSSEReaderIDAllocations(t *testing.T) {
+	const n = 1000
+	var b bytes.Buffer
+	for i := range n + 1 {
+		fmt.Fprintf(&b, "id: evt_%016x\ndata: {}\n\n", i)
+	}
+	rd := NewSSEReader(&b)
+	ids := make([]string, 0, n+1)
+	next := func() {
+		ev, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ev.ID)
+	}
+	next()
+	if a := testing.AllocsPerRun(n-1, next); a > 0.1 {
+		t.Errorf("reading an event with a new id allocates %.2f times, want about none", a)
+	}
+	for i, id := range ids {
+		if want := fmt.Sprintf("evt_%016x", i); id != want {
+			t.Fatalf("id %d is %q, want %q", i, id, want)
+		}
+	}
+	if rd.LastEventID() != ids[len(ids)-1] {
+		t.Errorf("last event ID %q, want %q", rd.LastEventID(), ids[len(ids)-1])
+	}
+}
+
+// A reader whose events' data is the caller's (as sseConn reads) gives
+// each event a slice of its own, made to its size: the data read earlier
+// stays as it was, and an event costs one allocation, where the conn
+// copied every frame out of the reader's buffer before.
+func TestSSEReaderOwnData(t *testing.T) {
+	const n = 500
+	var b bytes.Buffer
+	for i := range n + 1 {
+		if i%7 == 0 {
+			fmt.Fprintf(&b, "data: {\"n\":%d,\ndata: \"two\":\"lines\"}\n\n", i)
+		} else {
+			fmt.Fprintf(&b, "id: %d\ndata: {\"n\":%d}\n\n", i, i)
+		}
+	}
+	rd := NewSSEReader(&b)
+	rd.own = true
+	data := make([][]byte, 0, n+1)
+	next := func() {
+		ev, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, ev.Data)
+	}
+	next()
+	if a := testing.AllocsPerRun(n-1, next); a > 1.2 {
+		t.Errorf("reading an event allocates %.2f times, want about 1 (its data)", a)
+	}
+	for i, d := range data {
+		want := fmt.Sprintf(`{"n":%d}`, i)
+		if i%7 == 0 {
+			want = fmt.Sprintf("{\"n\":%d,\n\"two\":\"lines\"}", i)
+		}
+		if string(d) != want {
+			t.Fatalf("event %d's data is %q, want %q", i, d, want)
+		}
+	}
+}
