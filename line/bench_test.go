@@ -1,6 +1,7 @@
 package line
 
 import (
+	"bytes"
 	"io"
 	"testing"
 	"time"
@@ -31,5 +32,46 @@ func BenchmarkAnnounceLine(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a.Deliver(d)
+	}
+}
+
+// A Writer that remembers the last second and agent it wrote writes every
+// line as a new Writer would: names and times that change, come back,
+// differ only in their fraction of a second, or go back in time.
+func TestWriterRemembersOnlyTheSame(t *testing.T) {
+	at := time.Date(2026, 11, 29, 23, 59, 59, 100, time.UTC)
+	lines := []struct {
+		at    time.Time
+		agent string
+	}{
+		{at, "Load test producer"},
+		{at.Add(800 * time.Millisecond), "Load test producer"},
+		{at.Add(900 * time.Millisecond), "وكيل"},
+		{at.Add(time.Second), "Load test producer"},
+		{at, "Load\x1b[31m producer"},
+		{at.Add(-time.Hour), ""},
+		{at.Add(-time.Hour), "Load test producer"},
+	}
+	var all bytes.Buffer
+	kept := NewWriter(&all, nil, WriterOptions{Location: time.FixedZone("x", 5400)})
+	var want bytes.Buffer
+	for _, l := range lines {
+		an := announce.Announcement{At: l.at, Agent: l.agent, Text: "Step.", Theirs: []protocol.Span{}}
+		if err := kept.Announce(an); err != nil {
+			t.Fatal(err)
+		}
+		fresh := NewWriter(&want, nil, WriterOptions{Location: time.FixedZone("x", 5400)})
+		if err := fresh.Announce(an); err != nil {
+			t.Fatal(err)
+		}
+		if err := fresh.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := kept.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if all.String() != want.String() {
+		t.Errorf("a Writer writing on:\n%s\nnew Writers:\n%s", all.String(), want.String())
 	}
 }
