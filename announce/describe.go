@@ -42,7 +42,13 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		return "reply-sent", prose.Stop(fmt.Sprintf("Sent your answer to prompt %d: %s", number(d.Prompt), replyWords(ev, d.Reply)))
 	}
 
-	summary := ev.Summary(verbosity).String()
+	kind, summary := alone(ev, verbosity)
+	if summary != "" {
+		return kind, protocol.Theirs(summary)
+	}
+	if kind == "" {
+		summary = ev.Summary(verbosity).String()
+	}
 	// or gives the producer's own words, marked as theirs, else ours.
 	or := func(s string) string {
 		if summary != "" {
@@ -52,9 +58,6 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
-		if summary != "" { // ours would go unused: not built
-			return "started", protocol.Theirs(summary)
-		}
 		return "started", prose.Join("Started", theirs(ev.RequestText))
 	case protocol.TypeSessionCompleted:
 		return "completed", "Finished: " + or(prose.Join("The task is complete", theirs(ev.OutputSummary)))
@@ -67,14 +70,8 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		}
 		return "cancelled", text
 	case protocol.TypeStateChanged:
-		if summary != "" {
-			return "state", protocol.Theirs(summary)
-		}
 		return "state", stateWords(ev.ToState)
 	case protocol.TypeProgressUpdated:
-		if summary != "" {
-			return "progress", protocol.Theirs(summary)
-		}
 		return "progress", progressWords(ev)
 	case protocol.TypeToolInvoked:
 		return "tool", or(prose.Join("Using "+toolName(ev), theirs(ev.ArgsSummary))) + riskWords(ev)
@@ -96,6 +93,23 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 	// An event type we do not know: its own words, or its name.
 	return "event", or("An event of a type this listener does not know: " +
 		protocol.Theirs(strings.TrimPrefix(protocol.Sanitize(ev.Type), "aaep:")) + ".")
+}
+
+// alone returns the kind of ev and its producer's summary at verbosity
+// when the event is announced in those words alone, nothing of ours built
+// beside them (a session started, a state changed, progress); "" otherwise.
+func alone(ev *protocol.Event, verbosity string) (kind, summary string) {
+	switch ev.Type {
+	case protocol.TypeSessionStarted:
+		kind = "started"
+	case protocol.TypeStateChanged:
+		kind = "state"
+	case protocol.TypeProgressUpdated:
+		kind = "progress"
+	default:
+		return "", ""
+	}
+	return kind, ev.Summary(verbosity).String()
 }
 
 // expiredWords says why prompt d stopped waiting with its default

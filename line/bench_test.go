@@ -75,3 +75,14 @@ func TestWriterRemembersOnlyTheSame(t *testing.T) {
 		t.Errorf("a Writer writing on:\n%s\nnew Writers:\n%s", all.String(), want.String())
 	}
 }
+
+// One event of a flood, put in words and written as a line, allocates
+// nothing.
+func TestAnnounceLineAllocations(t *testing.T) {
+	w := NewWriter(io.Discard, io.Discard, WriterOptions{Location: time.UTC})
+	a := announce.New(announce.Config{}, w)
+	d := floodDelivery(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
+	if n := testing.AllocsPerRun(1000, func() { a.Deliver(d) }); n > 0 {
+		t.Errorf("a flood event's line allocates %v times, want 0", n)
+	}
+}
