@@ -37,6 +37,7 @@ func TestDeliverSummaryAllocations(t *testing.T) {
 		{Type: protocol.TypeProgressUpdated, Progress: protocol.Progress{Step: 3}, SummaryNormal: "Load test progress: 3."},
 		{Type: protocol.TypeStateChanged, ToState: "thinking", SummaryNormal: "Thinking it over."},
 		{Type: protocol.TypeSessionStarted, RequestText: "Summarize", SummaryNormal: "Started on it."},
+		{Type: protocol.TypeToolCompleted, Tool: "fetch_report", Status: "ok", SummaryNormal: "Fetched the report."},
 	} {
 		ev.Producer = protocol.Producer{AgentID: "flood", AgentName: "Load test producer"}
 		d := session.Delivery{Event: ev}
@@ -74,6 +75,23 @@ func TestTheirsAloneAsMarked(t *testing.T) {
 		}
 		if len(r.got) != 1 || r.got[0].Text != text || !slices.Equal(r.got[0].Theirs, spans) {
 			t.Errorf("%q: got %+v, want %q %v", summary, r.got, text, spans)
+		}
+	}
+}
+
+// The producer's summary in place of our words: ours are not built to be
+// thrown away. Marking the summary as theirs and adding our label or the
+// risk are the two allocations.
+func TestDescribeSummaryInsteadOfOurs(t *testing.T) {
+	yes := true
+	for _, ev := range []*protocol.Event{
+		{Type: protocol.TypeToolInvoked, Tool: "fetch_report", ArgsSummary: "the March figures", RiskLevel: "high", Irreversible: &yes, SummaryNormal: "Fetching the report."},
+		{Type: protocol.TypeSessionCompleted, OutputSummary: "Three reports compared.", SummaryNormal: "All done."},
+		{Type: protocol.TypeHandoffRequested, Reason: "It needs a person.", SummaryNormal: "Handing over to you."},
+	} {
+		d := session.Delivery{Event: ev}
+		if a := testing.AllocsPerRun(200, func() { _, _ = describe(d, "normal") }); a > 2 {
+			t.Errorf("%s with a summary: describe allocates %v times, want 2 at most", ev.Type, a)
 		}
 	}
 }

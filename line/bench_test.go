@@ -3,6 +3,7 @@ package line
 import (
 	"bytes"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,36 @@ func BenchmarkAnnounceLine(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		a.Deliver(d)
+	}
+}
+
+// BenchmarkAnnounceLineTypes is BenchmarkAnnounceLine for other events of
+// a working agent, with and without the producer's summary.
+func BenchmarkAnnounceLineTypes(b *testing.B) {
+	yes := true
+	for _, ev := range []protocol.Event{
+		{Type: protocol.TypeToolInvoked, Tool: "fetch_report", ArgsSummary: "the March figures", RiskLevel: "high", Irreversible: &yes, SummaryNormal: "Fetching the March report."},
+		{Type: protocol.TypeToolInvoked, Tool: "fetch_report", ArgsSummary: "the March figures"},
+		{Type: protocol.TypeToolCompleted, Tool: "fetch_report", Status: "ok", SummaryNormal: "Fetched the March report."},
+		{Type: protocol.TypeToolCompleted, Tool: "fetch_report", Status: "ok"},
+		{Type: protocol.TypeSessionCompleted, OutputSummary: "Three reports compared.", SummaryNormal: "All done: three reports compared."},
+		{Type: protocol.TypeSessionCompleted, OutputSummary: "Three reports compared."},
+	} {
+		name := strings.TrimPrefix(ev.Type, "aaep:agent.")
+		if ev.SummaryNormal != "" {
+			name += "/summary"
+		}
+		b.Run(name, func(b *testing.B) {
+			w := NewWriter(io.Discard, io.Discard, WriterOptions{Location: time.UTC})
+			a := announce.New(announce.Config{}, w)
+			ev.Producer = protocol.Producer{AgentID: "a", AgentName: "Reporting agent"}
+			ev.SessionID = "sess_1"
+			d := session.Delivery{At: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Event: &ev}
+			b.ReportAllocs()
+			for b.Loop() {
+				a.Deliver(d)
+			}
+		})
 	}
 }
 
