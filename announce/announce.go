@@ -1,9 +1,10 @@
 package announce
 
 import (
-	"github.com/aaep-term/aaep-term/internal/prose"
+	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
 )
@@ -97,6 +98,13 @@ type Announcer struct {
 	sinks     []Sink
 	streams   *streams
 	langNoted map[sessionKey]bool // sessions told they are not in the user's language
+	spans     []protocol.Span     // what is left of the block emitTheirs takes from
+	// named is the producer named last and its name, sanitized: the
+	// events of one agent repeat it, and the same name reads the same.
+	named struct {
+		id, said string
+		name     protocol.Text
+	}
 }
 
 // New returns an Announcer writing to sinks.
@@ -120,7 +128,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 				a.emitPending(d.At, *evicted)
 			}
 			for _, text := range ready {
-				a.emit(a.base(d, "output", protocol.Theirs(text)))
+				a.emitTheirs(a.base(d, "output", text))
 			}
 			return
 		case ev.IsTerminal():
@@ -132,7 +140,14 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			}
 		}
 	}
-	kind, text := describe(d, a.verbosity(ev))
+	verbosity := a.verbosity(ev)
+	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
+		if kind, summary := alone(ev, verbosity); summary != "" {
+			a.emitTheirs(a.base(d, kind, summary))
+			return
+		}
+	}
+	kind, text := describe(d, verbosity)
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
@@ -163,7 +178,7 @@ func (a *Announcer) emitPending(at time.Time, p pending) {
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
 	if ev := d.Event; ev != nil {
-		an.Agent = agentName(ev)
+		an.Agent = a.agentName(ev)
 		an.AgentID = ev.Producer.AgentID
 		an.SessionID = ev.SessionID
 		an.Lang = ev.Localization.PrimaryLanguage
@@ -199,16 +214,59 @@ func (a *Announcer) emit(an Announcement) {
 	if an.Theirs == nil {
 		an.Theirs = []protocol.Span{}
 	}
+	a.send(an)
+}
+
+// send passes an, its Theirs set, to the sinks.
+func (a *Announcer) send(an Announcement) {
 	a.override(&an)
 	for _, s := range a.sinks {
 		a.report(s.Announce(an))
 	}
 }
 
+// emitTheirs is emit for an announcement whose text is all the
+// producer's words, sanitized and not marked: marking them (protocol.Theirs)
+// to take the marks out again is skipped when it would change nothing else,
+// their first and last characters being ASCII and not blank, and no byte
+// of theirs the first of a mark's (U+2068 and U+2069 begin with 0xE2).
+func (a *Announcer) emitTheirs(an Announcement) {
+	t := an.Text
+	if t == "" || !graphicASCII(t[0]) || !graphicASCII(t[len(t)-1]) || strings.IndexByte(t, 0xe2) >= 0 {
+		an.Text = protocol.Theirs(t)
+		a.emit(an)
+		return
+	}
+	if len(a.spans) == 0 {
+		a.spans = make([]protocol.Span, spanBlock)
+	}
+	an.Theirs, a.spans = a.spans[:1:1], a.spans[1:]
+	an.Theirs[0] = protocol.Span{Start: 0, End: len(t)}
+	a.send(an)
+}
+
+// spanBlock is how many one-span Theirs an Announcer allocates at a time:
+// each announcement keeps its own element, never written again.
+const spanBlock = 128
+
+// graphicASCII reports an ASCII letter, digit or mark: not blank, not a
+// control character.
+func graphicASCII(c byte) bool { return c > ' ' && c < 0x7f }
+
 func (a *Announcer) report(err error) {
 	if err != nil && a.cfg.OnError != nil {
 		a.cfg.OnError(err)
 	}
+}
+
+// agentName is agentName(ev), remembered while the producer's ID and name
+// stay the same.
+func (a *Announcer) agentName(ev *protocol.Event) string {
+	n := &a.named
+	if ev.Producer.AgentID != n.id || ev.Producer.AgentName != n.name || n.said == "" {
+		n.id, n.name, n.said = ev.Producer.AgentID, ev.Producer.AgentName, agentName(ev)
+	}
+	return n.said
 }
 
 // agentName names the agent that sent ev, or says it is unknown.

@@ -42,42 +42,40 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		return "reply-sent", prose.Stop(fmt.Sprintf("Sent your answer to prompt %d: %s", number(d.Prompt), replyWords(ev, d.Reply)))
 	}
 
-	summary := ev.Summary(verbosity).String()
-	// or gives the producer's own words, marked as theirs, else ours.
-	or := func(s string) string {
+	kind, summary := alone(ev, verbosity)
+	if summary != "" {
+		return kind, protocol.Theirs(summary)
+	}
+	if kind == "" {
+		summary = ev.Summary(verbosity).String()
+	}
+	// or gives the producer's own words, marked as theirs, else ours,
+	// built only when they are said.
+	or := func(ours func() string) string {
 		if summary != "" {
 			return protocol.Theirs(summary)
 		}
-		return s
+		return ours()
 	}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
-		if summary != "" { // ours would go unused: not built
-			return "started", protocol.Theirs(summary)
-		}
 		return "started", prose.Join("Started", theirs(ev.RequestText))
 	case protocol.TypeSessionCompleted:
-		return "completed", "Finished: " + or(prose.Join("The task is complete", theirs(ev.OutputSummary)))
+		return "completed", "Finished: " + or(func() string { return prose.Join("The task is complete", theirs(ev.OutputSummary)) })
 	case protocol.TypeSessionErrored:
-		return "errored", prose.Join(append([]string{"Error: " + or("the agent stopped because of an error")}, errorDetail(ev)...)...)
+		return "errored", prose.Join(append([]string{"Error: " + or(func() string { return "the agent stopped because of an error" })}, errorDetail(ev)...)...)
 	case protocol.TypeSessionCancelled:
-		text := "Cancelled" + cancelledBy(ev.CancelledBy) + ": " + or("the task was stopped")
+		text := "Cancelled" + cancelledBy(ev.CancelledBy) + ": " + or(func() string { return "the task was stopped" })
 		if p := ev.PartialResult.String(); p != "" {
 			text = prose.Join(text, "Partial result: "+protocol.Theirs(p))
 		}
 		return "cancelled", text
 	case protocol.TypeStateChanged:
-		if summary != "" {
-			return "state", protocol.Theirs(summary)
-		}
 		return "state", stateWords(ev.ToState)
 	case protocol.TypeProgressUpdated:
-		if summary != "" {
-			return "progress", protocol.Theirs(summary)
-		}
 		return "progress", progressWords(ev)
 	case protocol.TypeToolInvoked:
-		return "tool", or(prose.Join("Using "+toolName(ev), theirs(ev.ArgsSummary))) + riskWords(ev)
+		return "tool", or(func() string { return prose.Join("Using "+toolName(ev), theirs(ev.ArgsSummary)) }) + riskWords(ev)
 	case protocol.TypeToolCompleted:
 		return "tool-done", toolDone(ev, summary)
 	case protocol.TypeAwaitingConfirmation:
@@ -86,7 +84,7 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		return "clarification", clarificationWords(d)
 	case protocol.TypeHandoffRequested:
 		text := "Hand-off requested" + handoffTarget(ev.TargetKind)
-		if why := or(theirs(ev.Reason)); why != "" {
+		if why := or(func() string { return theirs(ev.Reason) }); why != "" {
 			return "handoff", prose.Stop(text + ": " + why)
 		}
 		return "handoff", text + "."
@@ -94,8 +92,33 @@ func describe(d session.Delivery, verbosity string) (kind, text string) {
 		return "output", theirs(ev.Chunk)
 	}
 	// An event type we do not know: its own words, or its name.
-	return "event", or("An event of a type this listener does not know: " +
-		protocol.Theirs(strings.TrimPrefix(protocol.Sanitize(ev.Type), "aaep:")) + ".")
+	return "event", or(func() string {
+		return "An event of a type this listener does not know: " +
+			protocol.Theirs(strings.TrimPrefix(protocol.Sanitize(ev.Type), "aaep:")) + "."
+	})
+}
+
+// alone returns the kind of ev and its producer's summary at verbosity
+// when the event is announced in those words alone, nothing of ours built
+// beside them (a session started, a state changed, progress, a tool call
+// that did not fail); "" otherwise.
+func alone(ev *protocol.Event, verbosity string) (kind, summary string) {
+	switch ev.Type {
+	case protocol.TypeSessionStarted:
+		kind = "started"
+	case protocol.TypeStateChanged:
+		kind = "state"
+	case protocol.TypeProgressUpdated:
+		kind = "progress"
+	case protocol.TypeToolCompleted:
+		if ev.Status == "error" || ev.Status == "timeout" {
+			return "", ""
+		}
+		kind = "tool-done"
+	default:
+		return "", ""
+	}
+	return kind, ev.Summary(verbosity).String()
 }
 
 // expiredWords says why prompt d stopped waiting with its default
@@ -165,18 +188,16 @@ func clarificationWords(d session.Delivery) string {
 }
 
 func toolDone(ev *protocol.Event, summary string) string {
-	name := toolName(ev)
-	said := protocol.Theirs(summary)
 	switch ev.Status {
 	case "error":
-		return prose.Join("Tool failed: "+name, said, theirs(ev.ErrorMessage))
+		return prose.Join("Tool failed: "+toolName(ev), protocol.Theirs(summary), theirs(ev.ErrorMessage))
 	case "timeout":
-		return prose.Join("Tool timed out: "+name, said)
+		return prose.Join("Tool timed out: "+toolName(ev), protocol.Theirs(summary))
 	}
 	if summary != "" {
-		return said
+		return protocol.Theirs(summary)
 	}
-	return "Finished " + name + "."
+	return "Finished " + toolName(ev) + "."
 }
 
 // errorDetail says what kind of error it is and what the producer

@@ -3,7 +3,12 @@
 
 package line
 
-import "github.com/aaep-term/aaep-term/protocol"
+import (
+	"encoding/binary"
+	"unicode/utf8"
+
+	"github.com/aaep-term/aaep-term/protocol"
+)
 
 // Direction isolates of UAX #9: FSI takes its direction from the first strong
 // letter inside; PDI ends it. protocol.Sanitize strips any isolates and
@@ -16,7 +21,7 @@ const (
 // appendIsolated appends s as appendOneLine does, between direction isolates
 // when it is declared right to left or holds right-to-left letters.
 func appendIsolated(b []byte, s string, rtl bool) []byte {
-	if !rtl && !protocol.HasRTL(s) {
+	if !rtl && !hasRTL(s) {
 		return appendOneLine(b, s)
 	}
 	b = append(b, fsi...)
@@ -40,4 +45,21 @@ func appendTheirs(b []byte, text string, spans []protocol.Span, rtl bool) []byte
 		at = sp.End
 	}
 	return appendOneLine(b, text[at:])
+}
+
+// hasRTL is protocol.HasRTL, answered at once for ASCII text, eight bytes
+// at a time: no letter of a right-to-left script is ASCII.
+func hasRTL(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if binary.LittleEndian.Uint64([]byte(s[i:i+8]))&0x8080808080808080 != 0 {
+			return protocol.HasRTL(s[i:])
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return protocol.HasRTL(s[i:])
+		}
+	}
+	return false
 }

@@ -91,3 +91,14 @@ func TestSayIsolatesTheirs(t *testing.T) {
 		}
 	}
 }
+
+// hasRTL answers as protocol.HasRTL does, wherever the first letter
+// beyond ASCII stands.
+func TestHasRTLAgrees(t *testing.T) {
+	for _, s := range []string{"", "a", "Load test progress: 12345.", "שלום", "abcdefgh שלום", "abcdefghijklmnop é",
+		"abcdefghijklmnopq\u0627", "abc\u0627", "abcdefg\u05d0", "é and then ascii only", "𞤀 adlam", "abcdefgh𞤀"} {
+		if got, want := hasRTL(s), protocol.HasRTL(s); got != want {
+			t.Errorf("hasRTL(%q) = %v, protocol.HasRTL says %v", s, got, want)
+		}
+	}
+}

@@ -27,6 +27,14 @@ type Writer struct {
 	time  bool // each line starts with its time
 	hints bool // a prompt's line says how to answer it
 	buf   []byte
+
+	// The last second stamped and the last agent named, with what was
+	// written for them: a flood of lines repeats both, and the same input
+	// gives the same bytes, so they are formatted and sanitized once.
+	second    int64
+	stamped   []byte
+	agent     string
+	agentLine []byte
 }
 
 // WriterOptions configure a Writer. The zero value writes local times, no colour.
@@ -64,8 +72,7 @@ func (w *Writer) Announce(a announce.Announcement) error {
 		}
 	}
 	if a.Agent != "" {
-		b = appendIsolated(b, protocol.Name(a.Agent), false)
-		b = append(b, ": "...)
+		b = w.appendAgent(b, a.Agent)
 	}
 	if a.Theirs != nil {
 		b = appendTheirs(b, a.Text, a.Theirs, a.RTL)
@@ -122,14 +129,29 @@ func (w *Writer) Say(now time.Time, text string) error {
 	return w.Flush()
 }
 
+// appendAgent appends the agent's name, sanitized as a name and isolated
+// when it is right to left, and ": ".
+func (w *Writer) appendAgent(b []byte, agent string) []byte {
+	if agent != w.agent || w.agentLine == nil {
+		w.agentLine = append(appendIsolated(w.agentLine[:0], protocol.Name(agent), false), ": "...)
+		w.agent = agent
+	}
+	return append(b, w.agentLine...)
+}
+
 // stamp appends the time a line starts with, and its space; nothing with
 // WriterOptions.NoTime.
 func (w *Writer) stamp(b []byte, t time.Time) []byte {
 	if !w.time {
 		return b
 	}
-	b = t.In(w.loc).AppendFormat(b, "15:04:05")
-	return append(b, ' ')
+	// A second is written the same whatever its fraction: the clock time
+	// of a Unix second does not change within it.
+	if sec := t.Unix(); sec != w.second || w.stamped == nil {
+		w.stamped = append(t.In(w.loc).AppendFormat(w.stamped[:0], "15:04:05"), ' ')
+		w.second = sec
+	}
+	return append(b, w.stamped...)
 }
 
 // Flush writes buffered lines.

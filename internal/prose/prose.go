@@ -10,34 +10,58 @@ import (
 	"unicode/utf8"
 )
 
-// enders end a sentence: Latin, ellipsis, CJK, Arabic and Urdu stops,
-// question and exclamation marks.
-const enders = ".!?…。？！؟۔‼⁇⁈⁉"
+// isEnder reports a mark that ends a sentence: Latin, ellipsis, CJK,
+// Arabic and Urdu stops, question and exclamation marks.
+func isEnder(r rune) bool {
+	switch r {
+	case '.', '!', '?', '…', '。', '？', '！', '؟', '۔', '‼', '⁇', '⁈', '⁉':
+		return true
+	}
+	return false
+}
 
-// closers may follow a sentence's last mark: quotes, brackets, and the
-// mark that ends a producer's words (protocol.Theirs).
-const closers = "\"')]}»”’›」』】\u2069"
+// isCloser reports a mark that may follow a sentence's last mark: quotes,
+// brackets, and the mark that ends a producer's words (protocol.Theirs).
+func isCloser(r rune) bool {
+	switch r {
+	case '"', '\'', ')', ']', '}', '»', '”', '’', '›', '」', '』', '】', '\u2069':
+		return true
+	}
+	return false
+}
 
-// weak ends a phrase, not a sentence: "Context:" becomes "Context.".
-const weak = ",;:"
+// isWeak reports a mark that ends a phrase, not a sentence: "Context:"
+// becomes "Context.".
+func isWeak(c byte) bool { return c == ',' || c == ';' || c == ':' }
+
+// trimBlanks cuts the spaces and tabs s ends with.
+func trimBlanks(s string) string {
+	i := len(s)
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	return s[:i]
+}
+
+// trimClosers cuts the closing marks s ends with.
+func trimClosers(s string) string {
+	for s != "" {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if !isCloser(r) {
+			break
+		}
+		s = s[:len(s)-n]
+	}
+	return s
+}
 
 // Ends reports whether s, ignoring trailing spaces, already ends a sentence:
 // its last mark is one of . ! ? … (or a CJK or Arabic stop), possibly
 // followed by closing quotes or brackets.
 func Ends(s string) bool {
-	s = strings.TrimRight(s, " \t")
-	for s != "" {
-		r, n := utf8.DecodeLastRuneInString(s)
-		switch {
-		case strings.ContainsRune(enders, r):
-			return true
-		case strings.ContainsRune(closers, r):
-			s = s[:len(s)-n]
-		default:
-			return false
-		}
-	}
-	return false
+	s = trimClosers(trimBlanks(s))
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return s != "" && isEnder(r)
 }
 
 // Stop ends s as a sentence: a full stop is added only when s does not
@@ -54,13 +78,17 @@ func Stop(s string) string {
 // stop is Stop in pieces, so that Join can build its text without a
 // string for each sentence: s ended is body+tail, then "." when dot.
 func stop(s string) (body, tail string, dot bool) {
-	s = strings.TrimRight(s, " \t")
-	if s == "" || Ends(s) {
+	s = trimBlanks(s)
+	b := trimClosers(s)
+	if r, _ := utf8.DecodeLastRuneInString(b); s == "" || b != "" && isEnder(r) {
 		return s, "", false
 	}
 	// A comma, colon or semicolon before the closers gives way to the stop.
-	b := strings.TrimRight(s, closers)
-	return strings.TrimRight(b, weak+" \t"), s[len(b):], true
+	i := len(b)
+	for i > 0 && (isWeak(b[i-1]) || b[i-1] == ' ' || b[i-1] == '\t') {
+		i--
+	}
+	return b[:i], s[len(b):], true
 }
 
 // Join joins the non-empty parts as sentences, each ended by Stop, with one
