@@ -44,10 +44,8 @@ func TestSinkFlashPansAndLeaves(t *testing.T) {
 	s, _ := newTestSink(t, b, 700*time.Millisecond)
 	s.Announce(announce.Announcement{Priority: announce.Normal, Kind: "started", Text: "Agent Ada\tstarted\nthe nightly build."})
 	b.WaitVisual(t, "the first window", prefix("Agent Ada started th"))
-	b.Press(t, "FWINRT")
-	b.WaitVisual(t, "the second window", prefix("e nightly build."))
-	b.Press(t, "FWINLT")
-	b.WaitVisual(t, "the first window again", prefix("Agent Ada started th"))
+	pressUntil(t, b, "FWINRT", "the second window", prefix("e nightly build."))
+	pressUntil(t, b, "FWINLT", "the first window again", prefix("Agent Ada started th"))
 	// After the flash time the display goes back to BRLTTY: its own screen
 	// comes back once it redraws, which a key of its own makes it do.
 	waitUntil(t, "the flash time over", func() bool { return !s.Speaking() })
@@ -64,11 +62,9 @@ func TestSinkPromptAnsweredByRoutingKey(t *testing.T) {
 	// Critical prompts stay past the flash time, and other keys do not dismiss them.
 	time.Sleep(500 * time.Millisecond)
 	b.Press(t, "LNDN")
-	b.Press(t, "FWINRT")
-	b.WaitVisual(t, "the prompt's second window", prefix("ete files?"))
+	pressUntil(t, b, "FWINRT", "the prompt's second window", prefix("ete files?"))
 	b.Press(t, "FWINRT") // at the end: a prompt stays
-	b.Press(t, "FWINLT")
-	b.WaitVisual(t, "the prompt's first window", prefix("#2 accept reject Del"))
+	pressUntil(t, b, "FWINLT", "the prompt's first window", prefix("#2 accept reject Del"))
 	b.Press(t, "ROUTE 18") // over the question: nothing
 	// Over "reject":
 	pressForAnswer(t, b, "ROUTE 11", answers, answer{2, false})
