@@ -131,24 +131,18 @@ func (l *Listener) Run(ctx context.Context) error {
 	critFirst := true
 	for {
 		if critFirst {
-			select {
-			case b := <-l.group.Critical():
+			if b, ok := l.group.TakeCritical(); ok {
 				if l.batch(b) {
 					return l.endErr
 				}
 				critFirst = false
 				continue
-			default:
 			}
 		}
 		critFirst = true
 		select {
-		case b := <-l.group.Critical():
-			if l.batch(b) {
-				return l.endErr
-			}
-		case b := <-l.group.Batches():
-			if l.batch(b) {
+		case <-l.group.Ready():
+			if b, ok := l.group.Take(); ok && l.batch(b) {
 				return l.endErr
 			}
 		case ch, ok := <-l.changes:

@@ -17,24 +17,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/subscriber"
 )
-
-// nextBatch is the next batch of g's stream as the listener's loop takes
-// it: one with a critical update first.
-func nextBatch(g *subscriber.Group) subscriber.Batch {
-	select {
-	case b := <-g.Critical():
-		return b
-	default:
-	}
-	select {
-	case b := <-g.Critical():
-		return b
-	case b := <-g.Batches():
-		return b
-	}
-}
 
 // BenchmarkCriticalInPhase runs many agents into one listener, all sending
 // in the same instants (ticks of 10 ms from one start), one event in ten
