@@ -38,8 +38,10 @@ func TestGroupFeedsWithoutGoroutines(t *testing.T) {
 	for _, m := range ms {
 		g.Feed(m)
 	}
-	if after := runtime.NumGoroutine(); after > before {
-		t.Fatalf("feeding 100 members started %d goroutines, want none", after-before)
+	// Other tests' goroutines may come and go meanwhile: one per member
+	// would be 100 more.
+	if after := runtime.NumGoroutine(); after-before >= len(ms)/2 {
+		t.Fatalf("feeding %d members started %d goroutines, want none", len(ms), after-before)
 	}
 	for _, m := range ms {
 		m.c.emit(Update{Kind: KindStatus, Text: m.Tag()})
