@@ -142,10 +142,11 @@ func (l *Listener) Run(ctx context.Context) error {
 				continue
 			}
 		}
+		afterCritical := !critFirst
 		critFirst = true
 		select {
 		case <-l.group.Ready():
-			if l.drain() {
+			if l.drain(!afterCritical) {
 				return l.endErr
 			}
 		case ch, ok := <-l.changes:
@@ -197,13 +198,13 @@ func (l *Listener) Run(ctx context.Context) error {
 const maxDrain = 256
 
 // drain tells the batches waiting, maxDrain at most, and reports whether
-// the run has ended. A batch with a critical update goes first, though
+// the run has ended. A batch with a critical update goes first (from the
+// first batch when critFirst: the batch told before was not one), though
 // never twice in a row, and is written at once; the others' lines are
-// written together at the end, in one write where they fit, not one
-// write per agent.
-func (l *Listener) drain() bool {
+// written together at the end, in one write where they fit, not one write
+// per agent.
+func (l *Listener) drain(critFirst bool) bool {
 	defer l.flush()
-	critFirst := true
 	for range maxDrain {
 		var b subscriber.Batch
 		ok, critical := false, false
