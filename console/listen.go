@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -131,24 +132,21 @@ func (l *Listener) Run(ctx context.Context) error {
 	critFirst := true
 	for {
 		if critFirst {
-			select {
-			case b := <-l.group.Critical():
-				if l.batch(b) {
+			if b, ok := l.group.TakeCritical(); ok {
+				l.batch(b)
+				l.flush()
+				if l.ended {
 					return l.endErr
 				}
 				critFirst = false
 				continue
-			default:
 			}
 		}
+		afterCritical := !critFirst
 		critFirst = true
 		select {
-		case b := <-l.group.Critical():
-			if l.batch(b) {
-				return l.endErr
-			}
-		case b := <-l.group.Batches():
-			if l.batch(b) {
+		case <-l.group.Ready():
+			if l.drain(!afterCritical) {
 				return l.endErr
 			}
 		case ch, ok := <-l.changes:
@@ -195,15 +193,51 @@ func (l *Listener) Run(ctx context.Context) error {
 	}
 }
 
-// batch tells one batch of an agent's updates, and reports whether the
-// run has ended with it.
-func (l *Listener) batch(b subscriber.Batch) bool {
+// maxDrain is the most batches drain tells before the loop looks at
+// typed commands again: a burst of a few hundred agents.
+const maxDrain = 256
+
+// drain tells the batches waiting, maxDrain at most, and reports whether
+// the run has ended. A batch with a critical update goes first (from the
+// first batch when critFirst: the batch told before was not one), though
+// never twice in a row, and is written at once; the others' lines are
+// written together at the end, in one write where they fit, not one write
+// per agent.
+func (l *Listener) drain(critFirst bool) bool {
+	defer l.flush()
+	for range maxDrain {
+		var b subscriber.Batch
+		ok, critical := false, false
+		if critFirst {
+			b, ok = l.group.TakeCritical()
+			critical = ok
+		}
+		if !ok {
+			if b, ok = l.group.Take(); !ok {
+				break
+			}
+		}
+		// A batch taken in turn may hold a critical update too.
+		urgent := critical || slices.ContainsFunc(b.Updates, subscriber.Update.Critical)
+		l.batch(b)
+		if l.ended {
+			return true
+		}
+		if urgent {
+			l.flush()
+		}
+		critFirst = !critical
+	}
+	return false
+}
+
+// batch tells one batch of an agent's updates (unflushed) and gives it
+// back.
+func (l *Listener) batch(b subscriber.Batch) {
 	for _, u := range b.Updates {
 		l.update(b.Member.Value.(*agent), u)
 	}
 	l.group.Done(b)
-	l.flush()
-	return l.ended
 }
 
 // quitAll closes every subscription: their Ends come in their streams.

@@ -98,15 +98,13 @@ func serve(t *testing.T, names ...string) string {
 // nextBatch waits for the next batch of the console's agents' updates,
 // one with a critical update first, as Run takes them.
 func (r *rig) nextBatch() subscriber.Batch {
-	select {
-	case b := <-r.group.Critical():
-		return b
-	default:
-	}
-	select {
-	case b := <-r.group.Critical():
-		return b
-	case b := <-r.group.Batches():
-		return b
+	for {
+		if b, ok := r.group.TakeCritical(); ok {
+			return b
+		}
+		if b, ok := r.group.Take(); ok {
+			return b
+		}
+		<-r.group.Ready()
 	}
 }

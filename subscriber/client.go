@@ -181,10 +181,12 @@ type Client struct {
 	drained   chan struct{}
 	closeOnce sync.Once
 	// crit is the number of updates queued up to and including the last
-	// critical one (0: none waiting); critSig says one was queued
-	// (critical.go). Guarded by mu.
-	crit    int
-	critSig chan struct{}
+	// critical one (0: none waiting; critical.go). Guarded by mu.
+	crit int
+	// listed, when not nil, is told that an update was queued after none,
+	// or a critical one: a Group takes the updates (Group.Feed). Guarded
+	// by mu.
+	listed func(critical bool)
 	// spare is an array of a batch told and given back (Group.Done),
 	// cleared: the queue's next array once it is empty, so a burst of
 	// updates costs no allocation. Guarded by mu.
@@ -239,7 +241,7 @@ func newClient(endpoint string, ep transport.Endpoint, err error, cfg Config) *C
 		isLive: endpoint != "" && ep.Binding.Answers(),
 		in:     newInbox(), recvErr: make(chan error, 1),
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
-		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1), critSig: make(chan struct{}, 1),
+		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]time.Time{},
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow, Dedupe: cfg.Dedupe}, (*engineOutput)(c))
@@ -691,12 +693,13 @@ func (c *Client) emit(u Update) {
 	if critical {
 		c.crit = len(c.queue)
 	}
+	listed := c.listed
 	c.mu.Unlock()
 	if first {
 		signal(c.qsig) // the reader takes all it may, and looks again before it waits
 	}
-	if critical {
-		signal(c.critSig)
+	if listed != nil && (first || critical) {
+		listed(critical)
 	}
 }
 
@@ -722,24 +725,8 @@ func (c *Client) NextBatch(ctx context.Context, max int) ([]Update, error) { ret
 func (c *Client) next(ctx context.Context, max int) ([]Update, error) {
 	for {
 		c.mu.Lock()
-		if n := len(c.queue); n > 0 {
-			if max <= 0 || max > n {
-				max = n
-			}
-			full := n >= c.maxQueued()
-			// The reader gets the updates' own slice, capped so that its
-			// appends cannot reach the updates queued after it, which go on
-			// filling the same array while it has room for a batch as large:
-			// no copy, and about one array for two batches (of a bounded
-			// size: a huge batch taken once does not make a huge array).
-			out := c.take(max)
+		if out := c.takeUpTo(max); out != nil {
 			c.mu.Unlock()
-			if full {
-				select {
-				case c.drained <- struct{}{}:
-				default:
-				}
-			}
 			return out, nil
 		}
 		ended := c.ended

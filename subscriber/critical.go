@@ -86,9 +86,23 @@ func (c *Client) giveBack(b []Update) {
 	c.mu.Unlock()
 }
 
-// criticalQueued is signalled when a critical update is queued; it may
-// already have been taken by then (takeCritical returns nothing).
-func (c *Client) criticalQueued() <-chan struct{} { return c.critSig }
+// takeUpTo takes the first max updates waiting (all when max <= 0, or
+// fewer wait), in order; nil when none waits. c.mu is held. A queue that
+// was full has room again: the owner goroutine, which stopped reading from
+// the producer, is told (drained).
+func (c *Client) takeUpTo(max int) []Update {
+	n := len(c.queue)
+	if n == 0 {
+		return nil
+	}
+	if max <= 0 || max > n {
+		max = n
+	}
+	if n >= c.maxQueued() {
+		signal(c.drained)
+	}
+	return c.take(max)
+}
 
 // takeCritical takes the queued updates up to and including the last
 // critical one, in order; nil when no critical update waits.
@@ -98,10 +112,5 @@ func (c *Client) takeCritical() []Update {
 	if c.crit == 0 {
 		return nil
 	}
-	full := len(c.queue) >= c.maxQueued()
-	out := c.take(c.crit)
-	if full {
-		signal(c.drained)
-	}
-	return out
+	return c.takeUpTo(c.crit)
 }

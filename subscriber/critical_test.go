@@ -34,10 +34,9 @@ func normal(n int, who string) []Update {
 var alarm = Update{Kind: KindDelivery, Text: "alarm", Delivery: session.Delivery{Kind: session.KindEvent,
 	Event: &protocol.Event{Type: protocol.TypeProgressUpdated, Urgency: protocol.UrgencyCritical}}}
 
-// A critical update goes ahead of every other member's batches, on the
-// critical lane, with every earlier update of its own member, in order:
-// here the member's first batch of 64 had already been taken to wait its
-// turn when the critical update behind it was found.
+// A critical update goes ahead of every other member's batches
+// (TakeCritical), with every earlier update of its own member, in order:
+// here 100 of them, more than a batch (BatchMax 64) of its turn.
 func TestGroupCriticalLane(t *testing.T) {
 	g := NewGroup(GroupConfig{Expected: 2})
 	defer g.Stop()
@@ -47,8 +46,8 @@ func TestGroupCriticalLane(t *testing.T) {
 	alarmed := queued(g, "alarmed", us)
 	g.Feed(noisy)
 	g.Feed(alarmed)
-	b := <-g.Critical()
-	if b.Member != alarmed || len(b.Updates) != 101 {
+	b, ok := g.TakeCritical()
+	if !ok || b.Member != alarmed || len(b.Updates) != 101 {
 		t.Fatalf("critical lane: %d updates of %s, want the 101 of alarmed up to its alarm", len(b.Updates), b.Member.Tag())
 	}
 	for i, u := range b.Updates[:100] {
@@ -62,7 +61,7 @@ func TestGroupCriticalLane(t *testing.T) {
 	// The rest of each member comes in order on the other lane.
 	next := map[*Member]int{}
 	for next[alarmed] < 6 || next[noisy] < 1001 {
-		b := <-g.Batches()
+		b := mustTake(t, g)
 		for _, u := range b.Updates {
 			want := fmt.Sprintf("noisy %d", next[b.Member])
 			if b.Member == alarmed {
@@ -159,9 +158,9 @@ func TestGroupDoneReusesBatches(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
-// Of a batch holding a critical update, only the updates up to the last
-// critical one go on the critical lane: those after it wait their turn on
-// the other lane, behind nothing of their own member.
+// Of a member's updates holding a critical one, only those up to the last
+// critical one are taken ahead (TakeCritical): those after it wait their
+// turn, behind nothing of their own member.
 func TestGroupCriticalLaneEndsAtTheAlarm(t *testing.T) {
 	g := NewGroup(GroupConfig{})
 	defer g.Stop()
@@ -169,13 +168,13 @@ func TestGroupCriticalLaneEndsAtTheAlarm(t *testing.T) {
 	us = append(us, normal(5, "late")...)
 	m := queued(g, "alarmed", us)
 	g.Feed(m)
-	b := <-g.Critical()
-	if len(b.Updates) != 4 || b.Updates[3].Text != "alarm" {
+	b, ok := g.TakeCritical()
+	if !ok || len(b.Updates) != 4 || b.Updates[3].Text != "alarm" {
 		t.Fatalf("critical lane: %d updates, the last %q; want the 4 up to the alarm", len(b.Updates), b.Updates[len(b.Updates)-1].Text)
 	}
 	var rest []Update
 	for len(rest) < 6 {
-		rest = append(rest, (<-g.Batches()).Updates...)
+		rest = append(rest, mustTake(t, g).Updates...)
 	}
 	for i, u := range rest[:5] {
 		if want := fmt.Sprintf("late %d", i); u.Text != want {
@@ -185,4 +184,14 @@ func TestGroupCriticalLaneEndsAtTheAlarm(t *testing.T) {
 	if rest[5].Kind != KindEnd {
 		t.Fatalf("the last update is %v, want the End", rest[5].Kind)
 	}
+}
+
+// mustTake is the next batch of g, which must be waiting.
+func mustTake(t *testing.T, g *Group) Batch {
+	t.Helper()
+	b, ok := g.Take()
+	if !ok {
+		t.Fatal("no batch waits")
+	}
+	return b
 }

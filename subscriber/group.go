@@ -75,12 +75,9 @@ const maxOwners = 8192
 type Group struct {
 	cfg     GroupConfig
 	numbers func() int
-	batches chan Batch
-	// critical is the lane of batches that end in a critical update
-	// (critical.go): a reader takes them before those of batches.
-	critical chan Batch
-	stopped  chan struct{}
-	stop     sync.Once
+	turns   turns // the fed members whose updates wait to be taken (groupturns.go)
+	stopped chan struct{}
+	stop    sync.Once
 
 	mu      sync.Mutex
 	members []*Member // live, and the last KeepEnded ended, in the order added
@@ -111,6 +108,10 @@ type Member struct {
 	tag      string // label, else the endpoint shortened
 	endpoint string
 	c        *Client
+
+	// Under g.turns.mu: listed in g.turns' members in turn, and in its
+	// alarms.
+	inTurn, inAlarms bool
 
 	// Under g.mu:
 	ended      bool
@@ -171,7 +172,7 @@ func NewGroup(cfg GroupConfig) *Group {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Group{cfg: cfg, numbers: session.Numbers(), batches: make(chan Batch), critical: make(chan Batch), stopped: make(chan struct{}),
+	return &Group{cfg: cfg, numbers: session.Numbers(), turns: newTurns(), stopped: make(chan struct{}),
 		owners: map[int]owned{}, names: newNames()}
 }
 
@@ -224,71 +225,34 @@ func (g *Group) join(label, endpoint, name string, cfg Config, start func(Config
 	return m
 }
 
-// Feed starts handing m's updates to Next, BatchMax at a time, until its
-// End. The members' feeds queue on one channel in turn, so each waits for
-// at most one batch of every other; a batch with a critical update goes
-// ahead of them on the critical lane (see send).
-func (g *Group) Feed(m *Member) {
-	go func() {
-		for {
-			b, err := m.c.NextBatch(context.Background(), g.cfg.BatchMax)
-			if err != nil || !g.send(m, b) {
-				return
-			}
-		}
-	}()
-}
-
-// send hands b, updates of m in order, to the stream, and reports false
-// once the group is stopped. A batch holding a critical update goes on the
-// critical lane, which readers take first, up to its last critical update;
-// what follows it waits its turn on the other lane. While b waits its turn
-// on the other lane, a critical update of m queued after it is taken at
-// once with every update of m between them, and all go on the critical lane
-// as one batch: a critical update overtakes other members' updates, never
-// an earlier one of its own member, whose order stays as it happened.
-func (g *Group) send(m *Member, b []Update) bool {
-	for len(b) > 0 {
-		lane, n := g.batches, len(b)
-		if i := lastCritical(b); i >= 0 {
-			lane, n = g.critical, i+1
-		}
-		select {
-		case lane <- Batch{m, b[:n:n]}: // capped: the reader's appends and Done cannot reach the rest
-			b = b[n:]
-		case <-m.c.criticalQueued():
-			b = append(b, m.c.takeCritical()...) // b is capped: appending copies
-		case <-g.stopped:
-			return false
-		}
-	}
-	return true
-}
+// Feed starts handing m's updates to Next (and Take), BatchMax at a time,
+// until its End. No goroutine of its own carries them: m's client lists m
+// when it queues an update, and whoever takes the stream takes them from
+// the client (groupturns.go).
+func (g *Group) Feed(m *Member) { m.c.feed(func(critical bool) { g.turns.list(m, critical) }) }
 
 // Next is the next batch of one member's updates, in the order they
-// happened for it: a batch with a critical update first, else batches of
-// different members in turn. Each update is Seen before it is returned.
+// happened for it: a member's updates up to a critical one first, else the
+// next member's in turn. Each update is Seen before it is returned.
 func (g *Group) Next(ctx context.Context) (Batch, error) {
-	var b Batch
-	select {
-	case b = <-g.critical:
-	default:
+	for {
+		if b, ok := g.take(alarmsFirst); ok {
+			for _, u := range b.Updates {
+				g.Seen(b.Member, u)
+			}
+			return b, nil
+		}
 		select {
-		case b = <-g.critical:
-		case b = <-g.batches:
+		case <-g.turns.ready:
 		case <-ctx.Done():
 			return Batch{}, ctx.Err()
 		case <-g.stopped:
 			return Batch{}, ErrClosed
 		}
 	}
-	for _, u := range b.Updates {
-		g.Seen(b.Member, u)
-	}
-	return b, nil
 }
 
-// Done gives back the array of b, taken from Next, Batches or Critical
+// Done gives back the array of b, taken from Next, Take or TakeCritical
 // and told: the caller keeps no part of b.Updates (it may have copied
 // updates out of it). Its member's client queues its next updates in it,
 // so a batch costs no allocation.
@@ -298,17 +262,25 @@ func (g *Group) Done(b Batch) {
 	}
 }
 
-// Batches is the channel Next reads batches without a critical update
-// from, for a caller selecting on it beside other channels; such a caller
-// takes Critical first when both are ready. Each batch taken from either
-// must be told to Seen, update by update.
-func (g *Group) Batches() <-chan Batch { return g.batches }
+// Ready holds a token while a batch may wait to be taken (Take), for a
+// caller selecting on it beside other channels. Each batch taken with
+// Take or TakeCritical must be told to Seen, update by update.
+func (g *Group) Ready() <-chan struct{} { return g.turns.ready }
 
-// Critical is the channel of batches that end in a critical update: take
-// them before those of Batches.
-func (g *Group) Critical() <-chan Batch { return g.critical }
+// TakeCritical is the next batch that ends in a critical update, without
+// waiting and without Seen: a member's updates up to its last critical one,
+// the member with a critical update queued first taken first; false when
+// no critical update waits. A caller taking these first takes a turn with
+// Take now and then, or a member sending only critical updates would keep
+// the others waiting.
+func (g *Group) TakeCritical() (Batch, bool) { return g.take(alarmsOnly) }
 
-// Stop ends the feeds: nothing more comes from Next. It closes no client
+// Take is the next batch of the member in turn (members take turns in the
+// order their updates came, BatchMax at a time), without waiting and
+// without Seen; false when none waits.
+func (g *Group) Take() (Batch, bool) { return g.take(inTurn) }
+
+// Stop ends the stream: Next returns ErrClosed. It closes no client
 // (Close does).
 func (g *Group) Stop() { g.stop.Do(func() { close(g.stopped) }) }
 

@@ -9,32 +9,17 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/metrics"
 	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
-	"github.com/aaep-term/aaep-term/subscriber"
 )
-
-// nextBatch is the next batch of g's stream as the listener's loop takes
-// it: one with a critical update first.
-func nextBatch(g *subscriber.Group) subscriber.Batch {
-	select {
-	case b := <-g.Critical():
-		return b
-	default:
-	}
-	select {
-	case b := <-g.Critical():
-		return b
-	case b := <-g.Batches():
-		return b
-	}
-}
 
 // BenchmarkCriticalInPhase runs many agents into one listener, all sending
 // in the same instants (ticks of 10 ms from one start), one event in ten
@@ -48,6 +33,8 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 		b.Run(fmt.Sprintf("agents=%d,rate=%d", load.agents, load.rate), func(b *testing.B) {
 			seconds := envInt("AAEP_BENCH_SECONDS", 3)
 			var all []time.Duration
+			var cpu time.Duration
+			sched := newSchedLatencies()
 			for b.Loop() {
 				args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
 				urls, want, start := inPhaseProducers(b, load.agents, load.rate, seconds)
@@ -64,12 +51,16 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 					defer w.mu.Unlock()
 					b.Fatalf("%d agents of %d ready", w.readyN, load.agents)
 				}
+				cpu0 := cpuTime()
+				sched.start()
 				start()
 				select {
 				case <-w.done:
 				case <-time.After(time.Duration(seconds+60) * time.Second):
 					b.Fatalf("%d critical lines of %d", len(w.times), want)
 				}
+				sched.stop()
+				cpu += cpuTime() - cpu0
 				stop()
 				if n := diags.get(); n > 0 {
 					b.Fatalf("%d warnings about valid events", n)
@@ -84,6 +75,13 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 			b.ReportMetric(at(0.99), "p99-ms")
 			b.ReportMetric(float64(all[len(all)-1].Microseconds())/1000, "max-ms")
 			b.ReportMetric(float64(len(all)), "critical")
+			// The listener's work, which the load of the machine changes
+			// less than the latencies: its CPU time per event (the
+			// producers run in their own process unless
+			// AAEP_BENCH_INPROCESS=1), and how long its goroutines waited
+			// to run once ready (p99, runtime/metrics).
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N*load.agents*load.rate*seconds), "cpu-µs/event")
+			b.ReportMetric(sched.p99()*1e6, "sched-p99-µs")
 		})
 	}
 }
@@ -337,4 +335,67 @@ func TestCriticalFloodDoesNotStarveCommands(t *testing.T) {
 	r.waitOutput(t, "Alarm.")
 	fmt.Fprintln(r.stdin, "quit")
 	r.wait(t)
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// schedLatencies sums the runtime's histogram of how long goroutines
+// waited to run once ready (/sched/latencies:seconds) over the spans
+// between start and stop.
+type schedLatencies struct {
+	s     []metrics.Sample
+	from  []uint64
+	sum   []uint64
+	edges []float64
+}
+
+func newSchedLatencies() *schedLatencies {
+	return &schedLatencies{s: []metrics.Sample{{Name: "/sched/latencies:seconds"}}}
+}
+
+func (l *schedLatencies) read() []uint64 {
+	metrics.Read(l.s)
+	if l.s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return nil
+	}
+	h := l.s[0].Value.Float64Histogram()
+	l.edges = h.Buckets
+	return slices.Clone(h.Counts)
+}
+
+func (l *schedLatencies) start() { l.from = l.read() }
+
+func (l *schedLatencies) stop() {
+	to := l.read()
+	if len(to) != len(l.from) {
+		return
+	}
+	if l.sum == nil {
+		l.sum = make([]uint64, len(to))
+	}
+	for i := range to {
+		l.sum[i] += to[i] - l.from[i]
+	}
+}
+
+// p99 is the 99th percentile in seconds (the upper edge of its bucket).
+func (l *schedLatencies) p99() float64 {
+	var n uint64
+	for _, c := range l.sum {
+		n += c
+	}
+	var seen uint64
+	for i, c := range l.sum {
+		if seen += c; n > 0 && float64(seen) >= 0.99*float64(n) {
+			return l.edges[i+1]
+		}
+	}
+	return 0
 }
