@@ -114,7 +114,6 @@ func hintRuns(t *testing.T, hints subscriber.Hints) []string {
 // refusal of any reason, a manifest's key or requirement, strict terms,
 // an automatic reply, nor anything a hostile handshake brings out.
 func TestLibraryWordsNameNoProgram(t *testing.T) {
-	t.Parallel()
 	said := hintRuns(t, nil)
 	if len(said) < 100 {
 		t.Fatalf("only %d texts: the runs said too little to prove anything", len(said))
@@ -129,7 +128,6 @@ func TestLibraryWordsNameNoProgram(t *testing.T) {
 // A program's Hints reach every situation the library words for it, and
 // what they return is said.
 func TestHintsAreSaid(t *testing.T) {
-	t.Parallel()
 	var mu sync.Mutex
 	seen := map[subscriber.Hint]bool{}
 	said := hintRuns(t, func(h subscriber.Hint, words string) string {

@@ -91,7 +91,6 @@ func reduce(t *testing.T, c *Client) string {
 // then the end, with its words, once — however the reader and the owner
 // goroutine happen to be scheduled. Run 200 times.
 func TestNotesInBandKeepTheirPlace(t *testing.T) {
-	t.Parallel()
 	want := "C|D0001|D0002|P(too large)|R|C|D0003|D0004|E(End of the input.)"
 	for run := range 200 {
 		conn := newScriptConn(
