@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/testpar"
+	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/transport"
@@ -174,7 +175,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	testpar.Widen(6) // its tests mostly wait on peers and processes
-	os.Exit(m.Run())
+	os.Exit(ttytest.Main(m))
 }
 
 func TestProducerStdio(t *testing.T) {

@@ -99,6 +99,7 @@ func TestWebSocketRenegotiation(t *testing.T) {
 }
 
 func TestServeStdio(t *testing.T) {
+	t.Parallel()
 	// Played in real time (about 4 s), so the ping sent after subscribing is
 	// answered before the run ends and the producer ends the connection.
 	p, _ := serve(t, Options{Scenarios: scenarios(t, "happy"), EndWhenDone: true, Speed: 1})

@@ -128,6 +128,7 @@ const testRequest = `{"type":"subscription.request","aaep_version":"1.0.0","subs
 // Over WebSocket (subprotocol aaep.v1, handshake first): every event, each
 // stamped with the time it was sent; a reply on the socket reaches the server.
 func TestReplayWebSocket(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2030, 5, 6, 7, 8, 9, 0, time.UTC)
 	r := Replay{Speed: 1, Records: cleanRecords(t)}
 	var mu sync.Mutex
@@ -263,6 +264,7 @@ func TestRoundID(t *testing.T) {
 // sent from then on, the stream ends with the playing, and a stream asked
 // for after that is told not to reconnect.
 func TestReplayShared(t *testing.T) {
+	t.Parallel()
 	done := make(chan struct{})
 	r := Replay{Speed: 1, Shared: true, OnDone: func() { close(done) }, Records: cleanRecords(t)}
 	p := New(Options{Replay: &r, Logf: t.Logf})
@@ -558,6 +560,7 @@ func TestReplaySpecStreamOnce(t *testing.T) {
 // has queued it: a server that shuts down from OnDone (aaep-replay serve
 // --once) still delivers every event, on every binding.
 func TestReplayOnDoneAfterSent(t *testing.T) {
+	t.Parallel()
 	for _, binding := range []string{"sse", "websocket"} {
 		for run := range 40 {
 			var p *Producer

@@ -132,6 +132,7 @@ func (s *streamLog) streamsOf(id string) string {
 // each event, that is checked event by event. 10 runs × 5 drops per
 // binding.
 func TestReconnectOrderWithTheRealProducer(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name       string
 		layout     transport.Layout
@@ -167,6 +168,7 @@ func TestReconnectOrderWithTheRealProducer(t *testing.T) {
 	const runs, drops = 10, 5
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			for run := range runs {
 				reconnectRun(t, run, drops, tc.layout, tc.subscribes, tc.serve)
 				if t.Failed() {

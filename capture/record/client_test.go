@@ -43,6 +43,7 @@ func runRecord(ctx context.Context, endpoint, path string, o Options) (stderr *c
 // tried again; a retry it allows is made, and one that stands ends the
 // recording with an error.
 func TestRejectionExplained(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		refuse  producer.Refusal
@@ -127,6 +128,7 @@ func TestProducerKilledSaid(t *testing.T) {
 // However the capture stops, it tells the producer: the producer sees a
 // subscription.close naming the subscription.
 func TestCloseSentWhenStopped(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		o    Options
@@ -172,6 +174,7 @@ func TestCloseSentWhenStopped(t *testing.T) {
 // a prompt replayed (the same event again, or the same reply token under a
 // new event ID) is rejected once, never again.
 func TestAutoReplyOncePerPrompt(t *testing.T) {
+	t.Parallel()
 	f, err := os.Open("../testdata/corpus/clean.aaep")
 	if err != nil {
 		t.Fatal(err)

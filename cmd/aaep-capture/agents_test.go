@@ -20,6 +20,7 @@ import (
 // and on each of its lines; it checks clean per connection (both producers
 // play the same sessions, IDs and all), and stats count each agent apart.
 func TestBinaryTwoAgents(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/capture/capturetest"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 )
@@ -19,6 +20,7 @@ import (
 // The real binary, stopped by an interrupt as Control-C sends it, closes
 // its subscription and ends normally.
 func TestBinaryInterruptCloses(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -99,12 +101,10 @@ func TestNoHandBuiltRequest(t *testing.T) {
 	}
 }
 
-// buildBinary builds aaep-capture for a test and returns its path.
+// buildBinary builds aaep-capture, once for the tests, and returns its path.
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "aaep-capture")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
+	return ttytest.Build(t, ".", "aaep-capture")
 }
+
+func TestMain(m *testing.M) { os.Exit(ttytest.Main(m)) } // the binary the tests build

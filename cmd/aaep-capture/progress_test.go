@@ -34,7 +34,8 @@ func slowProducer(t *testing.T) string {
 // In a real terminal (tmux) the progress line shows on standard error and is
 // rewritten in place.
 func TestProgressTerminal(t *testing.T) {
-	bin := ttytest.Build(t, ".", "aaep-capture")
+	t.Parallel()
+	bin := buildBinary(t)
 	url := slowProducer(t)
 	out := filepath.Join(t.TempDir(), "s.aaep")
 	term := ttytest.Start(t, 150, 20, []string{"TERM=xterm-256color"},
@@ -63,7 +64,8 @@ func TestProgressTerminal(t *testing.T) {
 // When standard error is not a terminal, no progress is written at all:
 // no carriage returns, only whole lines.
 func TestProgressNotTerminal(t *testing.T) {
-	bin := ttytest.Build(t, ".", "aaep-capture")
+	t.Parallel()
+	bin := buildBinary(t)
 	url := slowProducer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

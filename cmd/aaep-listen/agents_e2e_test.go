@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // childPIDFileEnv names a file the stdio producer (childProducer) writes
@@ -46,6 +47,7 @@ func (r *listenerRun) numberOf(t *testing.T, agent string) string {
 // run: each asks, the prompts get numbers unique across the two, every
 // line names its agent, and each answer reaches the producer that asked.
 func TestTwoAgentsTwoBindingsAnswersReachTheirProducer(t *testing.T) {
+	t.Parallel()
 	pa, urlA := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	pb, urlB := serve(t, producer.Options{Scenarios: scenarios(t, "confirm")})
 	wsB := "ws" + strings.TrimPrefix(urlB, "http") + "/aaep/v1/ws"
@@ -86,15 +88,17 @@ func TestTwoAgentsTwoBindingsAnswersReachTheirProducer(t *testing.T) {
 // and its prompt is still answered; the dead one's prompt is said to be
 // left, and answering it says it can no longer be answered.
 func TestAgentKilledMidPromptOtherGoesOn(t *testing.T) {
+	t.Parallel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	t.Setenv(childProducerEnv, "1")
-	t.Setenv(childPIDFileEnv, pidFile)
+	// env(1) sets the producer's environment, not this process's: the test
+	// runs in parallel. env execs the producer, which keeps its process ID.
+	dies := transport.JoinCommand([]string{"env", childProducerEnv + "=1", childPIDFileEnv + "=" + pidFile, exe, "-test.run=^$"})
 	pb, urlB := serve(t, producer.Options{Scenarios: scenarios(t, "confirm", "happy")})
-	r := startListener(t, "--plain", "--no-time", "dies=exec:"+exe+" -test.run=^$", "lives="+urlB)
+	r := startListener(t, "--plain", "--no-time", "dies=exec:"+dies, "lives="+urlB)
 	nd, nl := r.numberOf(t, "dies"), r.numberOf(t, "lives")
 	b, err := os.ReadFile(pidFile)
 	if err != nil {

@@ -99,9 +99,10 @@ func consentRule(p *session.Prompt, label string) string {
 // session and tool that was no less risky (and never for a high-stakes
 // one), or a rule of the policy file that accepts that prompt.
 func TestNoAcceptWithoutConsent(t *testing.T) {
+	t.Parallel()
 	seeds := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 	for _, seed := range seeds {
-		t.Run(fmt.Sprint(seed), func(t *testing.T) { consentRun(t, seed, 400, true) })
+		t.Run(fmt.Sprint(seed), func(t *testing.T) { t.Parallel(); consentRun(t, seed, 400, true) })
 	}
 }
 

@@ -10,46 +10,24 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/producer"
-)
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
 )
 
 // listenerBinary builds aaep-listen once for the end-to-end tests, with the
 // race detector when the tests have it.
 func listenerBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "aaep-listen-e2e")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "aaep-listen")
-		args := []string{"build", "-o", binPath}
-		if raceBuild {
-			args = append(args, "-race")
-		}
-		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	if raceBuild {
+		return ttytest.Build(t, ".", "aaep-listen", "-race")
 	}
-	return binPath
+	return ttytest.Build(t, ".", "aaep-listen")
 }
 
 func scenarios(t *testing.T, names ...string) []producer.Scenario {

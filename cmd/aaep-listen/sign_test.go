@@ -11,6 +11,7 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/realagent"
 	"github.com/aaep-term/aaep-term/internal/testpar"
+	"github.com/aaep-term/aaep-term/internal/ttytest"
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/sigrpl"
@@ -32,7 +33,7 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_CONFIG_HOME", dir)
 	os.Setenv("HOME", dir)
 	testpar.Widen(4) // its tests mostly wait on peers and processes
-	code := m.Run()
+	code := ttytest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

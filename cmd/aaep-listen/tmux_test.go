@@ -7,17 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/ttytest"
 )
 
-// buildListener compiles aaep-listen into a temporary directory.
+// buildListener builds aaep-listen, without the race detector, once for
+// the tests that run it in a real terminal.
 func buildListener(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "aaep-listen")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return ttytest.Build(t, ".", "aaep-listen")
 }
 
 // tmuxSession runs command in a real terminal (a detached tmux session of

@@ -115,6 +115,7 @@ func TestPlayTwoAgents(t *testing.T) {
 
 // serve serves one agent of a capture of several: the first, or --agent's.
 func TestServeOneAgent(t *testing.T) {
+	t.Parallel()
 	code, _, errOut := runReplay(t, "serve", "--agent", "nosuch", twoAgents)
 	if code != exitUnreadable || !strings.Contains(errOut, "--agent nosuch: the capture holds no such agent; it holds mail, code") {
 		t.Errorf("exit %d: %s", code, errOut)

@@ -13,11 +13,14 @@ import (
 
 	"github.com/aaep-term/aaep-term/internal/spectest"
 	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/internal/ttytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const corpus = "../../capture/testdata/corpus/"
+
+func TestMain(m *testing.M) { os.Exit(ttytest.Main(m)) } // the binaries the tests build
 
 // runReplay runs aaep-replay with args and returns its exit code and output.
 func runReplay(t *testing.T, args ...string) (code int, stdout, stderr string) {

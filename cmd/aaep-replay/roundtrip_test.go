@@ -58,6 +58,7 @@ func announcements(t *testing.T, out []byte) []string {
 // A demo session captured while a live engine announces it plays back with
 // the same announcements, and checks clean.
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	all, err := producer.LoadScenarios(demo.Scenarios, "scenarios")
 	if err != nil {
 		t.Fatal(err)

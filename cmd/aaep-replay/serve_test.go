@@ -24,6 +24,7 @@ import (
 // both prompts reach the replaying producer, which prints them with the
 // binding they came by.
 func TestServeToListener(t *testing.T) {
+	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	listen := ttytest.Build(t, "../aaep-listen", "aaep-listen")
 	for _, tc := range []struct {
@@ -36,6 +37,7 @@ func TestServeToListener(t *testing.T) {
 		{"grpc", "gRPC: ", "gRPC", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			// The streams stay open until the listener quits, once serve has
@@ -85,6 +87,7 @@ func TestServeStdio(t *testing.T) {
 
 // serve --once ends by itself once one stream has sent the whole capture.
 func TestServeOnce(t *testing.T) {
+	t.Parallel()
 	replay := ttytest.Build(t, ".", "aaep-replay")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

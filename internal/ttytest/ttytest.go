@@ -8,21 +8,92 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
 
+// builds holds the binaries Build made in this test process, each built
+// once: a suite's tests share them instead of linking the same command
+// again for each test (aaep-replay's tests linked three commands 14 times).
+var builds struct {
+	mu  sync.Mutex
+	dir string            // made on first use, removed by Main
+	of  map[string]*built // by package, name and flags
+}
+
+// built is one binary of builds; done is closed once it is made.
+type built struct {
+	done chan struct{}
+	path string
+	err  error
+}
+
 // Build compiles the main package pkg ("." for the current directory, or a
-// path such as ../aaep-listen) into a temporary directory and returns the
-// binary's path.
-func Build(t testing.TB, pkg, name string) string {
+// path such as ../aaep-listen) with the go build flags given (such as
+// "-race") and returns the binary's path, named name. The binary is built
+// once per test process and shared by every test that asks for the same
+// package, name and flags, the parallel ones too; a package whose tests
+// call Build runs them through Main, which removes the binaries.
+func Build(t testing.TB, pkg, name string, flags ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), name)
-	out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput()
+	abs, err := filepath.Abs(pkg)
 	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	return bin
+	key := strings.Join(append([]string{abs, name}, flags...), "\x00")
+	builds.mu.Lock()
+	if builds.of == nil {
+		builds.of = map[string]*built{}
+	}
+	b, ok := builds.of[key]
+	if !ok {
+		b = &built{done: make(chan struct{})}
+		builds.of[key] = b
+		if builds.dir == "" {
+			builds.dir, b.err = os.MkdirTemp("", "ttytest-build")
+		}
+	}
+	// Each binary in a directory of its own: two may share a name.
+	dir := filepath.Join(builds.dir, fmt.Sprint(len(builds.of)))
+	builds.mu.Unlock()
+	if !ok {
+		if b.err == nil {
+			b.path, b.err = build(filepath.Join(dir, name), abs, flags)
+		}
+		close(b.done)
+	}
+	<-b.done
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// build runs go build of pkg into bin, in a directory of its own.
+func build(bin, pkg string, flags []string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(bin), 0o700); err != nil {
+		return "", err
+	}
+	args := append(append([]string{"build", "-o", bin}, flags...), pkg)
+	if out, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin, nil
+}
+
+// Main runs the tests of m and then removes the binaries Build made; a
+// TestMain calls it in place of m.Run:
+//
+//	func TestMain(m *testing.M) { os.Exit(ttytest.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	builds.mu.Lock()
+	defer builds.mu.Unlock()
+	if builds.dir != "" {
+		os.RemoveAll(builds.dir)
+	}
+	return code
 }
 
 // Terminal is a command running in a tmux window.
