@@ -47,10 +47,14 @@ func Context(t testing.TB) context.Context {
 // the log: what was stuck, and where.
 func Stuck(t testing.TB, format string, args ...any) {
 	t.Helper()
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	t.Logf("every goroutine, as the wait gave up:\n%s", buf)
+	t.Logf("every goroutine, as the wait gave up:\n%s", stacks())
 	t.Fatalf(format, args...)
+}
+
+// stacks is every goroutine's stack (the first MiB of them).
+func stacks() []byte {
+	buf := make([]byte, 1<<20)
+	return buf[:runtime.Stack(buf, true)]
 }
 
 // Wait waits for done, as a cleanup may: if it does not close in time,
@@ -63,8 +67,6 @@ func Wait(t testing.TB, what string, done <-chan struct{}) {
 	select {
 	case <-done:
 	case <-g.C:
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		t.Errorf("%s did not end within %v; every goroutine:\n%s", what, MaxWait, buf)
+		t.Errorf("%s did not end within %v; every goroutine:\n%s", what, MaxWait, stacks())
 	}
 }
