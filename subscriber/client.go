@@ -172,7 +172,7 @@ type Client struct {
 
 	// The update queue.
 	mu        sync.Mutex
-	queue     []Update          // guarded by mu
+	queue     updateQueue       // guarded by mu
 	ended     bool              // the End is queued; guarded by mu
 	shown     map[int]time.Time // prompts offered in an update already taken, and when; guarded by mu
 	snap      []session.Prompt  // copies of the pending prompts, at the last snapshot; guarded by mu
@@ -187,9 +187,9 @@ type Client struct {
 	// or a critical one: a Group takes the updates (Group.Feed). Guarded
 	// by mu.
 	listed func(critical bool)
-	// spare is an array of a batch told and given back (Group.Done),
-	// cleared: the queue's next array once it is empty, so a burst of
-	// updates costs no allocation. Guarded by mu.
+	// spare is the array of a batch told and given back (Group.Done),
+	// cleared: the next batch is copied into it, so a stream of updates
+	// costs no allocation. Guarded by mu.
 	spare []Update
 
 	// shownSettled holds, oldest first, the last maxShownSettled prompts
@@ -481,7 +481,7 @@ func (c *Client) quitCause() session.Cause {
 func (c *Client) room() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.queue) < c.maxQueued()
+	return c.queue.len() < c.maxQueued()
 }
 
 func (c *Client) resetTimer(t *time.Timer) {
@@ -681,17 +681,14 @@ func (c *Client) emit(u Update) {
 		u.Delivery.Prompt = &cp
 	}
 	c.mu.Lock()
-	if c.queue == nil {
-		c.queue, c.spare = c.spare, nil
-	}
-	c.queue = append(c.queue, u)
+	c.queue.push(u)
 	// ended is set with the End queued, under one lock: a reader that
 	// took the End finds it set when it asks again.
 	c.ended = c.ended || u.Kind == KindEnd
-	first := len(c.queue) == 1
+	first := c.queue.len() == 1
 	critical := u.Critical()
 	if critical {
-		c.crit = len(c.queue)
+		c.crit = c.queue.len()
 	}
 	listed := c.listed
 	c.mu.Unlock()

@@ -23,23 +23,12 @@ func (u Update) Critical() bool {
 }
 
 // take removes the first n updates from the queue and returns them; c.mu
-// is held. The reader gets the updates' own slice, capped so that its
-// appends cannot reach the updates queued after it, which go on filling
-// the same array while it has room for a batch as large: no copy, and
-// about one array for two batches (of a bounded size: a huge batch taken
-// once does not make a huge array). An emptied queue starts a new array.
+// is held. They are copied into the array of a batch given back (giveBack)
+// when there is one, so that a client whose reader gives its batches back
+// allocates nothing for a stream of updates.
 func (c *Client) take(n int) []Update {
-	out := c.queue[:n:n]
-	c.queue = c.queue[n:]
-	switch {
-	case len(c.queue) == 0:
-		// Nothing left: the array goes with the reader's batch. Kept, it
-		// would keep the updates taken, and their events, for as long as
-		// the client waits for more (a quiet agent of many: 256 events).
-		c.queue = nil
-	case cap(c.queue)-len(c.queue) < min(n, maxQueued):
-		c.queue = append(make([]Update, 0, len(c.queue)+min(2*n, maxQueued)), c.queue...)
-	}
+	out := c.queue.take(c.spare, n)
+	c.spare = nil
 	c.crit = max(0, c.crit-n)
 	for _, u := range out {
 		p := u.Delivery.Prompt
@@ -70,9 +59,8 @@ func lastCritical(b []Update) int {
 const maxSpare = 2 * DefaultBatchMax
 
 // giveBack takes back the array of updates b, taken from c and told: the
-// caller keeps none of them. Cleared, it holds no event; the queue takes it
-// once it is empty. take caps every batch, so b's array is no part of the
-// queue's.
+// caller keeps none of them. Cleared, it holds no event; the next batch
+// taken is copied into it.
 func (c *Client) giveBack(b []Update) {
 	if cap(b) == 0 || cap(b) > maxSpare {
 		return
@@ -91,7 +79,7 @@ func (c *Client) giveBack(b []Update) {
 // was full has room again: the owner goroutine, which stopped reading from
 // the producer, is told (drained).
 func (c *Client) takeUpTo(max int) []Update {
-	n := len(c.queue)
+	n := c.queue.len()
 	if n == 0 {
 		return nil
 	}

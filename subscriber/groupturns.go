@@ -112,7 +112,7 @@ func (g *Group) take(o order) (Batch, bool) {
 func (c *Client) feed(listed func(critical bool)) {
 	c.mu.Lock()
 	c.listed = listed
-	waiting, critical := len(c.queue) > 0, c.crit > 0
+	waiting, critical := c.queue.len() > 0, c.crit > 0
 	c.mu.Unlock()
 	if waiting {
 		listed(critical)
@@ -125,5 +125,5 @@ func (c *Client) takeTurn(max int) (us []Update, more bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	us = c.takeUpTo(max)
-	return us, len(c.queue) > 0
+	return us, c.queue.len() > 0
 }

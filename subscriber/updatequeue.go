@@ -1,0 +1,67 @@
+package subscriber
+
+// updatequeue.go: the updates a client has queued and nobody has taken
+// yet, kept without an allocation per update or per batch.
+
+import "slices"
+
+// keptRing is the largest ring an emptied queue keeps for its next burst;
+// a larger one goes, so that a quiet agent of many holds little.
+const keptRing = 32
+
+// updateQueue holds updates oldest first, in a ring that doubles when full
+// and is never copied to take a batch: taking copies the batch out and
+// clears the slots it leaves, so the queue keeps no update (and no event)
+// already taken. Its owner holds the client's lock.
+type updateQueue struct {
+	ring []Update // len(ring) is 0 or a power of two
+	head int      // the oldest update is ring[head]
+	n    int      // updates waiting
+}
+
+func (q *updateQueue) len() int { return q.n }
+
+// push adds u after the updates waiting.
+func (q *updateQueue) push(u Update) {
+	if q.n == len(q.ring) {
+		q.grow()
+	}
+	q.ring[(q.head+q.n)&(len(q.ring)-1)] = u
+	q.n++
+}
+
+func (q *updateQueue) grow() {
+	ring := make([]Update, max(minRing, 2*len(q.ring)))
+	q.copyOut(ring, q.n)
+	q.ring, q.head = ring, 0
+}
+
+// minRing is the ring a queue starts with: room for a burst of a few
+// updates, as most agents send.
+const minRing = 8
+
+// copyOut copies the oldest n updates, in order, to dst[:n].
+func (q *updateQueue) copyOut(dst []Update, n int) {
+	k := copy(dst[:n], q.ring[q.head:])
+	copy(dst[k:n], q.ring[:n-k])
+}
+
+// take removes the oldest n updates (n <= len) and appends them to dst.
+// An emptied queue lets a large ring go.
+func (q *updateQueue) take(dst []Update, n int) []Update {
+	start := len(dst)
+	dst = slices.Grow(dst, n)[:start+n]
+	q.copyOut(dst[start:], n)
+	for i := range n {
+		q.ring[(q.head+i)&(len(q.ring)-1)] = Update{}
+	}
+	q.head = (q.head + n) & (len(q.ring) - 1)
+	q.n -= n
+	if q.n == 0 {
+		q.head = 0
+		if len(q.ring) > keptRing {
+			q.ring = nil
+		}
+	}
+	return dst
+}

@@ -1,0 +1,95 @@
+package subscriber
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// The queue gives back what was pushed, in order, however pushes and takes
+// interleave (wrapping round its ring and growing it), and keeps nothing
+// it gave.
+func TestUpdateQueueOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []int // > 0: push that many; < 0: take that many
+	}{
+		{"push then take all", []int{5, -5}},
+		{"wrap round", []int{6, -4, 5, -7}},
+		{"grow while wrapped", []int{7, -5, 12, -14}},
+		{"grow twice", []int{40, -3, 100, -137}},
+		{"one at a time", []int{1, -1, 1, 1, -2, 3, -1, -2}},
+		{"large ring let go when empty", []int{keptRing + 1, -(keptRing + 1), 2, -2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var q updateQueue
+			var want []string
+			next := 0
+			for _, s := range tt.steps {
+				if s > 0 {
+					for range s {
+						text := fmt.Sprint("u", next)
+						next++
+						q.push(Update{Text: text})
+						want = append(want, text)
+					}
+					continue
+				}
+				got := q.take(nil, -s)
+				for i, u := range got {
+					if u.Text != want[i] {
+						t.Fatalf("took %q at %d, want %q", u.Text, i, want[i])
+					}
+				}
+				want = want[-s:]
+				if q.len() != len(want) {
+					t.Fatalf("%d waiting, want %d", q.len(), len(want))
+				}
+				kept := 0
+				for _, u := range q.ring {
+					if u.Text != "" {
+						kept++
+					}
+				}
+				if kept != q.len() {
+					t.Fatalf("the ring holds %d updates, %d wait: it keeps updates taken", kept, q.len())
+				}
+			}
+			if len(q.ring) > keptRing && q.len() == 0 {
+				t.Errorf("an emptied queue keeps a ring of %d", len(q.ring))
+			}
+		})
+	}
+}
+
+// A client flooded faster than it is read never empties its queue; taking a
+// batch from it and giving the batch back costs no allocation (before, the
+// queue's array was copied into a new one every second batch taken).
+func TestFloodTakesWithoutAllocation(t *testing.T) {
+	g := NewGroup(GroupConfig{})
+	defer g.Stop()
+	m := g.Join("m", "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
+	burst := normal(DefaultBatchMax, "x")
+	for _, u := range burst { // a backlog the reader never catches up with
+		m.c.emit(u)
+	}
+	const rounds = 64 // AllocsPerRun rounds down: one allocation in rounds shows
+	tell := func() {
+		for range rounds {
+			for _, u := range burst {
+				m.c.emit(u)
+			}
+			b, err := m.c.NextBatch(context.Background(), DefaultBatchMax)
+			if err != nil || len(b) != DefaultBatchMax {
+				t.Fatalf("batch of %d, %v; want %d", len(b), err, DefaultBatchMax)
+			}
+			g.Done(Batch{Member: m, Updates: b})
+		}
+	}
+	if n := testing.AllocsPerRun(20, tell); n != 0 {
+		t.Errorf("%d batches of %d taken from a backlog: %.0f allocations, want 0", rounds, DefaultBatchMax, n)
+	}
+}
