@@ -1,0 +1,45 @@
+package gcpace
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+)
+
+// After each collection the percent is set so that the next one comes at
+// the floor (far above twice this test's small heap), and Stop restores
+// the percent in force before.
+func TestPacedToTheFloor(t *testing.T) {
+	paced := make(chan int, 16)
+	p := start(64<<20, func(percent int) { paced <- percent })
+	first := <-paced // set by start itself
+	runtime.GC()
+	again := <-paced // after the collection
+	p.Stop()
+	for _, got := range []int{first, again} {
+		if got <= 100 {
+			t.Errorf("percent %d with a heap far below the floor; want above 100", got)
+		}
+	}
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("percent %d after Stop, want the 100 before Start", got)
+	}
+}
+
+// A floor below twice the heap alive leaves the collector's pace alone.
+func TestFloorBelowTheHeap(t *testing.T) {
+	paced := make(chan int, 16)
+	p := start(1, func(percent int) { paced <- percent })
+	defer p.Stop()
+	if got := <-paced; got != 100 {
+		t.Errorf("percent %d with a floor of 1 byte, want 100", got)
+	}
+}
+
+// The user's GOGC wins.
+func TestGOGCWins(t *testing.T) {
+	if p := FromEnv(func(k string) string { return map[string]string{"GOGC": "200"}[k] }); p != nil {
+		p.Stop()
+		t.Error("paced although GOGC was set")
+	}
+}
