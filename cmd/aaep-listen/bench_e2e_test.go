@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/gcpace"
 	"github.com/aaep-term/aaep-term/internal/term"
 	"github.com/aaep-term/aaep-term/producer"
 )
@@ -130,8 +131,10 @@ func BenchmarkEndToEnd200k(b *testing.B) {
 // BenchmarkEndToEndInProcess is the listener of BenchmarkEndToEnd200k run
 // in this process (parseFlags then listen, lines to /dev/null),
 // so that -cpuprofile and -memprofile see it; the producer shares the
-// process and appears in the profile under producer.Flood.
+// process and appears in the profile under producer.Flood. The collector
+// is paced as the command paces it (gcpace, unless GOGC is set).
 func BenchmarkEndToEndInProcess(b *testing.B) {
+	defer gcpace.FromEnv(os.Getenv).Stop()
 	const floodEvents = 200_000
 	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/gcpace"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -27,8 +28,10 @@ import (
 // agents' critical events meet the others' ordinary ones. It times each
 // critical event from its producer's write to its line and reports p50, p99
 // and the maximum in milliseconds. AAEP_BENCH_SECONDS sets the run's
-// length (3 s).
+// length (3 s). The collector is paced as the command paces it
+// (gcpace, unless GOGC is set).
 func BenchmarkCriticalInPhase(b *testing.B) {
+	defer gcpace.FromEnv(os.Getenv).Stop()
 	for _, load := range []struct{ agents, rate int }{{200, 100}, {50, 1000}} {
 		b.Run(fmt.Sprintf("agents=%d,rate=%d", load.agents, load.rate), func(b *testing.B) {
 			seconds := envInt("AAEP_BENCH_SECONDS", 3)
