@@ -5,8 +5,10 @@ package subscriber
 
 import "slices"
 
-// keptRing is the largest ring an emptied queue keeps for its next burst;
-// a larger one goes, so that a quiet agent of many holds little.
+// keptRing is the largest ring an emptied queue always keeps for its next
+// burst. A larger one is kept only while its bursts fill more than a
+// quarter of it, so that an agent that floods keeps its ring and a quiet
+// agent of many holds little.
 const keptRing = 32
 
 // updateQueue holds updates oldest first, in a ring that doubles when full
@@ -17,6 +19,7 @@ type updateQueue struct {
 	ring []Update // len(ring) is 0 or a power of two
 	head int      // the oldest update is ring[head]
 	n    int      // updates waiting
+	peak int      // the most updates waiting since the queue was last empty
 }
 
 func (q *updateQueue) len() int { return q.n }
@@ -28,6 +31,7 @@ func (q *updateQueue) push(u Update) {
 	}
 	q.ring[(q.head+q.n)&(len(q.ring)-1)] = u
 	q.n++
+	q.peak = max(q.peak, q.n)
 }
 
 func (q *updateQueue) grow() {
@@ -47,7 +51,7 @@ func (q *updateQueue) copyOut(dst []Update, n int) {
 }
 
 // take removes the oldest n updates (n <= len) and appends them to dst.
-// An emptied queue lets a large ring go.
+// An emptied queue lets a large ring go when its last burst was small.
 func (q *updateQueue) take(dst []Update, n int) []Update {
 	start := len(dst)
 	dst = slices.Grow(dst, n)[:start+n]
@@ -59,9 +63,10 @@ func (q *updateQueue) take(dst []Update, n int) []Update {
 	q.n -= n
 	if q.n == 0 {
 		q.head = 0
-		if len(q.ring) > keptRing {
+		if len(q.ring) > keptRing && 4*q.peak <= len(q.ring) {
 			q.ring = nil
 		}
+		q.peak = 0
 	}
 	return dst
 }
