@@ -262,27 +262,49 @@ func TestRoundID(t *testing.T) {
 
 // --no-wait plays at once: a subscriber joining late gets only what is
 // sent from then on, the stream ends with the playing, and a stream asked
-// for after that is told not to reconnect.
+// for after that is told not to reconnect. The capture pauses 5 s after
+// its third event: the late subscriber joins in that pause, once the first
+// has heard three events, so what each gets does not depend on how fast
+// the machine is.
 func TestReplayShared(t *testing.T) {
 	t.Parallel()
+	const before, pause = 3, 5.0
+	recs := cleanRecords(t)
+	served := 0
+	for i := range recs {
+		if served >= before {
+			recs[i].T += pause
+		}
+		if recs[i].Dir == capture.In && !recs[i].Note {
+			served++
+		}
+	}
 	done := make(chan struct{})
-	r := Replay{Speed: 1, Shared: true, OnDone: func() { close(done) }, Records: cleanRecords(t)}
+	r := Replay{Speed: 1, Shared: true, OnDone: func() { close(done) }, Records: recs}
 	p := New(Options{Replay: &r, Logf: t.Logf})
 	hs := httptest.NewServer(p)
 	t.Cleanup(func() { p.Close(); hs.Close() })
 	url := hs.URL
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	go func() { _ = p.Run(ctx) }()
-	time.Sleep(400 * time.Millisecond) // a few events are sent to nobody
-	conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
-	if err != nil {
-		t.Fatal(err)
+	dial := func() transport.Conn {
+		conn, err := transport.Dial(ctx, url, transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutLegacy}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conn
 	}
+	first := dial()
+	defer first.Close()
+	go func() { _ = p.Run(ctx) }()
+	early, _ := receive(t, ctx, first, before)
+	conn := dial()
 	evs, _ := receive(t, ctx, conn, 0)
 	conn.Close()
-	if len(evs) == 0 || len(evs) >= 18 {
-		t.Errorf("a late subscriber got %d events, want some but not all 18", len(evs))
+	if want := r.Len() - before; len(evs) != want {
+		t.Errorf("a subscriber joining after %d events got %d, want the %d sent after", before, len(evs), want)
+	} else if evs[0]["event_id"] == early[0]["event_id"] {
+		t.Errorf("the late subscriber got the first event, %v", evs[0]["event_id"])
 	}
 	select {
 	case <-done:
