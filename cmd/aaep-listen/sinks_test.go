@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +60,13 @@ func TestSpeechFollowsTheAnnouncements(t *testing.T) {
 	if !strings.Contains(out, "speech: speech-dispatcher at unix_socket:") {
 		t.Errorf("the listener did not say which speech it uses:\n%s", out)
 	}
-	time.Sleep(500 * time.Millisecond)
-	spoken := d.WaitSpoken(t, 6, 5*time.Second)
+	// Until the end is spoken: the daemon speaks behind the lines.
+	spoken := d.WaitSpokenUntil(t, func(lines []string) bool {
+		return slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Finished") })
+	}, time.Minute)
+	if len(spoken) == 0 {
+		t.Fatal("nothing was spoken")
+	}
 	// The capture module turns punctuation into spaces: compare words.
 	words := func(s string) string {
 		return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') }), " ")

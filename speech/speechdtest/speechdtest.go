@@ -153,10 +153,18 @@ func (d *Daemon) Lines() []string {
 // WaitSpoken polls until want lines were spoken or within has passed.
 func (d *Daemon) WaitSpoken(t testing.TB, want int, within time.Duration) []string {
 	t.Helper()
+	return d.WaitSpokenUntil(t, func(lines []string) bool { return len(lines) >= want }, within)
+}
+
+// WaitSpokenUntil polls (the daemon's module writes a file: it is read
+// again) until done holds for the lines spoken so far, or within has
+// passed; it returns the lines.
+func (d *Daemon) WaitSpokenUntil(t testing.TB, done func(lines []string) bool, within time.Duration) []string {
+	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		lines := d.Lines()
-		if len(lines) >= want || time.Now().After(deadline) {
+		if done(lines) || time.Now().After(deadline) {
 			return lines
 		}
 		time.Sleep(50 * time.Millisecond)
