@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aaep-term/aaep-term/transport"
+
 	"github.com/go-jose/go-jose/v4"
 )
 
@@ -163,9 +165,11 @@ func (rc *Receipt) Sign(k *SigningKey) (string, error) {
 
 // publicTarget is the target as a receipt, a public statement, may name it:
 // a password in the endpoint's URL, and query values whose names say they
-// are secrets (token, key, secret, password, auth), are replaced by xxxxx.
+// are secrets (token, key, secret, password, auth), are replaced by xxxxx;
+// the values an exec: or acp: command's env(1) sets are left out, their
+// names kept (transport.Shown). A recheck never dials a command.
 func publicTarget(t Target) Target {
-	t.Endpoint = redactURL(t.Endpoint)
+	t.Endpoint = transport.Shown(redactURL(t.Endpoint))
 	return t
 }
 

@@ -345,7 +345,8 @@ func FuzzVerifyReceipt(f *testing.F) {
 	})
 }
 
-// A receipt is public: the credentials an endpoint's URL carries stay out.
+// A receipt is public: the credentials an endpoint's URL carries, and the
+// values a command's environment is given, stay out.
 func TestReceiptRedactsCredentials(t *testing.T) {
 	k := mustKey(t, KeyEdDSA)
 	r := sampleReport(1, Pass)
@@ -357,6 +358,13 @@ func TestReceiptRedactsCredentials(t *testing.T) {
 	got := rc.Implementation.Endpoint
 	if strings.Contains(got, "hunter2") || strings.Contains(got, "s3cr3t") || !strings.Contains(got, "mode=live") || !strings.Contains(got, "agent.example/aaep") {
 		t.Errorf("endpoint in the receipt: %q", got)
+	}
+	r.Target.Endpoint = "acp:env GEMINI_API_KEY=s3cr3t gemini --experimental-acp"
+	if rc, err = NewReceipt(r, k, testNow, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rc.Implementation.Endpoint, "acp:env GEMINI_API_KEY=… gemini --experimental-acp"; got != want {
+		t.Errorf("endpoint in the receipt: %q, want %q", got, want)
 	}
 	for _, keep := range []string{"unix:/run/aaep/agent", "ws://127.0.0.1:8080/aaep/v1/ws"} {
 		if got := redactURL(keep); got != keep {
