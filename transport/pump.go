@@ -131,17 +131,25 @@ func (p *pump) leftOut() bool {
 	return true
 }
 
-// put queues f for Recv, then waits while the queue is full (not while
-// dialing); false means the connection was closed meanwhile.
+// lowWater is how few frames may wait before a reader that found the
+// queue full reads on: it then reads a burst, not one frame per frame
+// taken. Woken at every frame taken, a reader ahead of Recv ran in turn
+// with it, on one core, a wake-up per frame.
+const lowWater = frameQueue / 2
+
+// put queues f for Recv, then, when the queue is full, waits until Recv
+// has taken it down to lowWater frames (not while dialing); false means
+// the connection was closed meanwhile.
 func (p *pump) put(f Frame) bool {
-	n := p.insert(f)
-	for n >= frameQueue {
+	if p.insert(f) < frameQueue {
+		return true
+	}
+	for p.queued() > lowWater {
 		select {
 		case <-p.room:
 		case <-p.ctx.Done():
 			return false
 		}
-		n = p.queued()
 	}
 	return true
 }
@@ -186,8 +194,13 @@ func (p *pump) take() (Frame, bool) {
 	if p.head == len(p.queue) {
 		p.queue, p.head = p.queue[:0], 0
 	}
+	n := len(p.queue) - p.head
 	p.mu.Unlock()
-	signal(p.room)
+	if n <= lowWater {
+		// Only now may a waiting reader go on (put), and settle waits
+		// for none.
+		signal(p.room)
+	}
 	return f, true
 }
 
