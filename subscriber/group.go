@@ -254,8 +254,8 @@ func (g *Group) Next(ctx context.Context) (Batch, error) {
 
 // Done gives back the array of b, taken from Next, Take or TakeCritical
 // and told: the caller keeps no part of b.Updates (it may have copied
-// updates out of it). Its member's client queues its next updates in it,
-// so a batch costs no allocation.
+// updates out of it). Its member's next batch is copied into it, so a
+// batch costs no allocation.
 func (g *Group) Done(b Batch) {
 	if b.Member != nil {
 		b.Member.c.giveBack(b.Updates)
