@@ -22,7 +22,11 @@ import (
 // with exit 2.
 func TestConformLateStreamHeaders(t *testing.T) {
 	t.Parallel()
-	const d = 50 * time.Millisecond
+	// The deadline still bounds the taking of the request, which this
+	// process does: at 50 ms, under -race beside scripts/stress, the
+	// request was not taken in time (run 6 of 20), as aaep-listen's
+	// TestLateStreamHeaders found before.
+	const d = time.Second
 	all, err := producer.LoadScenarios(os.DirFS("../../demo/scenarios"), ".")
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +39,7 @@ func TestConformLateStreamHeaders(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == protocol.PathLegacyEvents {
 			select { // the suite's deadline started before the request came
-			case <-time.After(4 * d):
+			case <-time.After(2 * d):
 			case <-r.Context().Done():
 				return
 			}
