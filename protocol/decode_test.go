@@ -540,6 +540,24 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// flood is an event of producer.Flood's stream (what aaep-listen's
+// end-to-end benchmark reads): numbers right-aligned in slots of spaces.
+const flood = `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.progress.updated","event_id":"evt_8a00f8700000000000000002","session_id":"sess_8a00f87000000000","sequence_number":                   1,"timestamp":"2026-11-29T12:52:11.025Z","producer":{"agent_id":"aaep-term-flood","agent_name":"Load test producer","agent_version":"1.0.0"},"verbosity":"normal","urgency":"background","localization_hints":{"primary_language":"en-US","text_direction":"ltr"},"progress":{"step":                   1},"summary_normal":"Load test progress: ."}`
+
+// BenchmarkDecodeFlood decodes the events of a flood, one decoder for all
+// as a listener has.
+func BenchmarkDecodeFlood(b *testing.B) {
+	var d Decoder
+	in := []byte(flood)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Decode(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkDecodeStdlib is the yardstick: encoding/json into a struct of
 // the same members, validating nothing.
 func BenchmarkDecodeStdlib(b *testing.B) {
