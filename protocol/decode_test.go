@@ -558,6 +558,30 @@ func BenchmarkDecodeFlood(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeStream decodes a stream of 1,024 events, as a listener
+// does: the typical event with its ID, sequence number, timestamp and
+// tool call ID new in each, the rest repeated.
+func BenchmarkDecodeStream(b *testing.B) {
+	events := make([][]byte, 1024)
+	t0 := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
+	for i := range events {
+		ev := strings.Replace(typical, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, i), 1)
+		ev = strings.Replace(ev, `"sequence_number":3`, fmt.Sprintf(`"sequence_number":%d`, i), 1)
+		ev = strings.Replace(ev, `"2026-06-30T14:22:11.342Z"`, `"`+t0.Add(time.Duration(i)*time.Millisecond).Format("2006-01-02T15:04:05.000Z")+`"`, 1)
+		events[i] = []byte(strings.Replace(ev, `"call_17"`, fmt.Sprintf(`"call_%d"`, i), 1))
+	}
+	var d Decoder
+	b.SetBytes(int64(len(events[0])))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := d.Decode(events[i%len(events)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 // BenchmarkDecodeStdlib is the yardstick: encoding/json into a struct of
 // the same members, validating nothing.
 func BenchmarkDecodeStdlib(b *testing.B) {
