@@ -66,11 +66,24 @@ type Decoder struct {
 // under the same rule need not be checked again: the producer, the
 // localization hints, the context and version of a stream repeat from
 // event to event.
+//
+// A member whose value changes from event to event (the event's ID, its
+// sequence number, a tool call's ID) would be compared and copied for
+// nothing: after missMax misses in a row its verdict rests for restFor
+// events, then is tried once again.
 type verdict struct {
-	r    *rule
-	kind kind
-	val  []byte // a copy, owned by the Decoder
+	r      *rule
+	kind   kind
+	misses uint8  // misses in a row
+	rest   uint8  // events left before the verdict is looked at again
+	val    []byte // a copy, owned by the Decoder
 }
+
+// missMax and restFor tune how verdicts rest (see verdict).
+const (
+	missMax = 4
+	restFor = 64
+)
 
 // stamp is a timestamp fastTime read, and what it read: the events of a
 // busy stream often carry the same millisecond.
@@ -838,10 +851,18 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 	if x.verdicts == nil {
 		return x.check(r, sp)
 	}
-	val := x.b[sp.start:sp.end]
 	v := &x.verdicts[f]
+	if v.rest > 0 {
+		v.rest--
+		return x.check(r, sp)
+	}
+	val := x.b[sp.start:sp.end]
 	if v.r == r && v.kind == sp.kind && string(v.val) == string(val) {
+		v.misses = 0
 		return true
+	}
+	if v.misses++; v.misses >= missMax {
+		v.misses, v.rest = missMax-1, restFor // one more miss after the rest: rest again
 	}
 	unsure := x.unsure
 	x.unsure = false

@@ -733,6 +733,37 @@ func TestDecoderRemembersOnlyWhatPassed(t *testing.T) {
 	}
 }
 
+// A member whose value changes with every event rests its verdict (it is
+// neither compared nor copied), is checked all the same, and has it again
+// once its value repeats (within two rests).
+func TestVerdictRests(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	decode := func(in string, valid bool) {
+		t.Helper()
+		if _, err := d.Decode([]byte(in)); (err == nil) != valid {
+			t.Fatalf("Decode = %v, want valid %v", err, valid)
+		}
+	}
+	id := func(i int) string {
+		return strings.Replace(typical, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, i), 1)
+	}
+	for i := range missMax {
+		decode(id(i), true)
+	}
+	if d.verdicts[fEventID].rest == 0 {
+		t.Fatalf("after %d new event IDs the verdict does not rest", missMax)
+	}
+	decode(strings.Replace(typical, `"evt_00000000000000a1"`, `"evt_-1"`, 1), false)
+	// The first look after the rest compares with the last new ID, and
+	// misses; the next finds the repeated one.
+	for i := range 2*restFor + 3 {
+		decode(typical, true) // the same ID again and again
+		if i == 2*restFor+2 && (d.verdicts[fEventID].rest != 0 || d.verdicts[fEventID].misses != 0) {
+			t.Errorf("a repeated ID: verdict rests %d, %d misses", d.verdicts[fEventID].rest, d.verdicts[fEventID].misses)
+		}
+	}
+}
+
 // ext is the data of e's extension name, or nil.
 func ext(e *Event, name string) []byte {
 	d, _ := e.Extension(name)
