@@ -158,19 +158,21 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			}
 			continue
 		}
-		if !d.spans[f].seen {
+		sp := &d.spans[f]
+		if sp.seen {
+			dup = true
+			undoTwice = undoTwice || f == fIrreversible || f == fReversibility
+		} else {
 			d.seen = append(d.seen, f)
 		}
-		dup = dup || d.spans[f].seen
-		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
 		if sc.next() == '{' {
 			// Its members are remembered as they are scanned: filling
 			// the event and checking it read them again (the producer,
 			// the localization hints and progress of every event).
-			sc.memoObject(&d.spans[f], &d.memo)
+			sc.memoObject(sp, &d.memo)
 			continue
 		}
-		sc.value(&d.spans[f])
+		sc.value(sp)
 	}
 	if sc.err == nil && sc.next() != 0 {
 		sc.fail("more data after the event")

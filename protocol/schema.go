@@ -43,6 +43,8 @@ type Schemas struct {
 	fastEnvelope *eventRules
 	fastByType   map[string]*eventRules
 
+	judges map[string]judge // judgeOf of every type with a schema
+
 	once sync.Once
 	full *fullSchemas // set by once
 }
@@ -70,6 +72,10 @@ func NewSchemas() (*Schemas, error) {
 	}
 	if s.fastEnvelope, s.fastByType, err = compileEvents(); err != nil {
 		return nil, fmt.Errorf("protocol: fast decoder: %w", err)
+	}
+	s.judges = make(map[string]judge, len(s.names))
+	for name := range s.names {
+		s.judges[name] = s.judge(name)
 	}
 	return s, nil
 }
@@ -206,6 +212,14 @@ type judge struct {
 // (KindOf): its own schema when it has one, else the envelope. Both the
 // decoder and the schema validator choose through it.
 func (s *Schemas) judgeOf(typ string) judge {
+	if j, ok := s.judges[typ]; ok {
+		return j // one look-up for a type with a schema
+	}
+	return s.judge(typ)
+}
+
+// judge is judgeOf, worked out.
+func (s *Schemas) judge(typ string) judge {
 	if k := KindOf(typ); k != KindEvent {
 		return judge{kind: k, typ: typ}
 	}
