@@ -1047,6 +1047,9 @@ func isASCII(s string) bool {
 }
 
 func (x *decodeState) checkObject(r *rule, sp span) bool {
+	if len(r.names) == 0 && r.reqMask == 0 && len(r.anyMasks) == 0 && !r.closed && r.values == nil && r.minProps <= 0 {
+		return true // nothing is asked of its members (an extension's data): not read again
+	}
 	var seen uint64
 	count, ok := 0, true
 	for _, m := range x.objMembers(sp) {

@@ -764,6 +764,28 @@ func TestVerdictRests(t *testing.T) {
 	}
 }
 
+// An extension's data need only be an object: checking it does not read
+// its members again (a capture's padded note, hundreds of bytes, was
+// scanned twice), and what is not an object is still refused.
+func TestExtensionDataReadOnce(t *testing.T) {
+	const data = `{"note":"a long note, read once"}`
+	in := strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","extensions":{"x_bench":`+data+`}`, 1)
+	d := Decoder{Schemas: schemas(t)}
+	if _, err := d.Decode([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	at := int32(strings.Index(in, data))
+	for _, o := range d.memo.objs {
+		if o.start == at {
+			t.Error("the extension's data was scanned again to check it")
+		}
+	}
+	bad := strings.Replace(in, data, `"a note"`, 1)
+	if _, err := d.Decode([]byte(bad)); asValidation(err) == nil {
+		t.Errorf("an extension's data that is no object: %v", err)
+	}
+}
+
 // ext is the data of e's extension name, or nil.
 func ext(e *Event, name string) []byte {
 	d, _ := e.Extension(name)
