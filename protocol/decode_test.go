@@ -786,6 +786,31 @@ func TestExtensionDataReadOnce(t *testing.T) {
 	}
 }
 
+// Timestamps in the same second are read for their fraction alone, and
+// come out as time.Parse reads them, whatever came before.
+func TestTimestampsOfOneSecond(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	for _, ts := range []string{
+		"2026-06-30T14:22:11.342Z", "2026-06-30T14:22:11.5Z", "2026-06-30T14:22:11Z",
+		"2026-06-30T14:22:11.123456789123Z", "2026-06-30T14:22:11.342+02:00",
+		"2026-06-30T14:22:11.343+02:00", "2026-06-30T14:22:11.343-02:00", "2026-06-30T14:22:11.9Z",
+		"2026-06-30T14:22:12.001Z", "2026-06-30T14:22:11.Z", "2026-06-30T14:22:11.1Zx", "2026-06-30T14:22:11.2Z",
+	} {
+		in := strings.Replace(typical, "2026-06-30T14:22:11.342Z", ts, 1)
+		ev, err := d.Decode([]byte(in))
+		want, perr := time.Parse(time.RFC3339Nano, ts)
+		if perr != nil {
+			if asValidation(err) == nil {
+				t.Errorf("%s: Decode = %v, want a validation error", ts, err)
+			}
+			continue
+		}
+		if err != nil || !ev.Timestamp.Equal(want) {
+			t.Errorf("%s: Decode = %v, %v; want %v", ts, ev.Timestamp, err, want)
+		}
+	}
+}
+
 // ext is the data of e's extension name, or nil.
 func ext(e *Event, name string) []byte {
 	d, _ := e.Extension(name)
