@@ -54,6 +54,22 @@ func TestNewSchemasCompilesTheValidatorLate(t *testing.T) {
 	}
 }
 
+// The schema validator's form is compiled once, however many goroutines
+// need it first at the same time (a checker's decoders share one Schemas).
+func TestSchemasCompiledOnceConcurrently(t *testing.T) {
+	s := schemas(t)
+	bad := []byte(strings.Replace(typical, `"risk_level":"low"`, `"risk_level":"lowish"`, 1))
+	errs := make(chan error)
+	for range 4 {
+		go func() { errs <- s.Check(bad) }()
+	}
+	for range 4 {
+		if ve := asValidation(<-errs); ve == nil || len(ve.Problems) != 1 {
+			t.Errorf("Check of an invalid risk level: %v", ve)
+		}
+	}
+}
+
 // A producer's words alone, as most announcements are, are split from
 // their marks without a new text: only the one range is allocated.
 func TestSplitTheirsAloneAllocations(t *testing.T) {
