@@ -273,7 +273,7 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	}
 	session, id := "", ""
 	if ev != nil {
-		session, id = protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
+		session, id = ev.SessionID, ev.EventID
 		// An event without an extension type's prefix that breaks the
 		// envelope is judged, but not followed by the sequencing rules.
 		if err == nil || strings.Contains(ev.Type, ":") {
@@ -604,7 +604,7 @@ func appendNew(list []string, s string) []string {
 
 // eventRules checks the rules that concern one event on its own.
 func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
-	session, id := protocol.Sanitize(ev.SessionID), protocol.Sanitize(ev.EventID)
+	session, id := ev.SessionID, ev.EventID
 	if protocol.CriticalType(ev.Type) && ev.Urgency != protocol.UrgencyCritical {
 		got := string(ev.Urgency)
 		if got == "" {
@@ -634,10 +634,12 @@ func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 	}
 }
 
-// v builds a Violation. Its message is one line, whatever producer text
-// is in it.
+// v builds a Violation. session and id are as the producer sent them:
+// they are sanitized here, only for a violation (not for every event).
+// Its message is one line, whatever producer text is in it.
 func (c *Checker) v(rec Record, session, id, rule, section, severity, msg string) Violation {
-	return Violation{Line: rec.Line, Session: session, EventID: id, Rule: rule, Section: section, Severity: severity, Message: oneLine(msg)}
+	return Violation{Line: rec.Line, Session: protocol.Sanitize(session), EventID: protocol.Sanitize(id), Rule: rule, Section: section,
+		Severity: severity, Message: oneLine(msg)}
 }
 
 // lineBreaks turns every line break Sanitize leaves into a space.

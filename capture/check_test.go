@@ -290,6 +290,33 @@ func TestReplySubscription(t *testing.T) {
 	}
 }
 
+// Every violation's session and event ID are sanitized, whichever rule
+// made it: the warning of a second reply named the session as the
+// producer sent it, escape sequences and all.
+func TestViolationIDsSanitized(t *testing.T) {
+	const ask = `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.awaiting.confirmation","event_id":"evt_1\u001b[2J","session_id":"sess_1\u001b[2J","sequence_number":0,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"urgency":"critical","reply_token":"rpl_1","action":"Pay.","risk_level":"low","irreversible":false,"default_decision":"reject","timeout_seconds":60}`
+	const reply = `{"type":"confirmation.reply","reply_token":"rpl_1","decision":"reject","timestamp":"2026-06-30T14:22:11.342Z"}`
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []Violation
+	for i, rec := range []Record{{Dir: In, Msg: []byte(ask)}, {Dir: Out, Msg: []byte(reply)}, {Dir: Out, Msg: []byte(reply)}} {
+		rec.Line = i + 2
+		all = append(all, c.Check(rec).Violations...)
+	}
+	rules := map[string]bool{}
+	for _, v := range all {
+		rules[v.Rule] = true
+		if strings.ContainsRune(v.Session+v.EventID, '\x1b') {
+			t.Errorf("%s: session %q, event %q", v.Rule, v.Session, v.EventID)
+		}
+	}
+	if !rules["reply-once"] || !rules["schema"] {
+		t.Errorf("rules %v, want reply-once and schema among them", rules)
+	}
+}
+
 // A gap in sequence numbers is a loss, unless the subscription's honoured
 // terms let the producer leave events out of its stream: then it is said
 // as a warning that names those terms.

@@ -66,17 +66,33 @@ type Decoder struct {
 // under the same rule need not be checked again: the producer, the
 // localization hints, the context and version of a stream repeat from
 // event to event.
+//
+// A member whose value changes from event to event (the event's ID, its
+// sequence number, a tool call's ID) would be compared and copied for
+// nothing: after missMax misses in a row its verdict rests for restFor
+// events, then is tried once again.
 type verdict struct {
-	r    *rule
-	kind kind
-	val  []byte // a copy, owned by the Decoder
+	r      *rule
+	kind   kind
+	misses uint8  // misses in a row
+	rest   uint8  // events left before the verdict is looked at again
+	val    []byte // a copy, owned by the Decoder
 }
 
+// missMax and restFor tune how verdicts rest (see verdict).
+const (
+	missMax = 4
+	restFor = 64
+)
+
 // stamp is a timestamp fastTime read, and what it read: the events of a
-// busy stream often carry the same millisecond.
+// busy stream often carry the same millisecond, and more often the same
+// second, whose date and time then need not be read again.
 type stamp struct {
-	s string
-	t time.Time
+	s     string
+	t     time.Time
+	whole time.Time // t without its fraction of a second
+	zone  string    // what follows the fraction: "Z" or an offset
 }
 
 // maxVerdict bounds the bytes a verdict keeps.
@@ -145,19 +161,21 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			}
 			continue
 		}
-		if !d.spans[f].seen {
+		sp := &d.spans[f]
+		if sp.seen {
+			dup = true
+			undoTwice = undoTwice || f == fIrreversible || f == fReversibility
+		} else {
 			d.seen = append(d.seen, f)
 		}
-		dup = dup || d.spans[f].seen
-		undoTwice = undoTwice || d.spans[f].seen && (f == fIrreversible || f == fReversibility)
 		if sc.next() == '{' {
 			// Its members are remembered as they are scanned: filling
 			// the event and checking it read them again (the producer,
 			// the localization hints and progress of every event).
-			sc.memoObject(&d.spans[f], &d.memo)
+			sc.memoObject(sp, &d.memo)
 			continue
 		}
-		sc.value(&d.spans[f])
+		sc.value(sp)
 	}
 	if sc.err == nil && sc.next() != 0 {
 		sc.fail("more data after the event")
@@ -566,19 +584,29 @@ func (x *decodeState) extensions(sp span) {
 // a repeated name before a map is made.
 const maxLinearExtensions = 8
 
-// time is fastTime, remembering the last timestamp it read.
+// time is fastTime, remembering the last timestamp it read: the same
+// timestamp again is not read again, and one in the same second (the same
+// 19 first bytes and zone) only for its fraction.
 func (x *decodeState) time(s string) (time.Time, bool) {
-	if x.stamp == nil {
+	st := x.stamp
+	if st == nil {
 		return fastTime(s)
 	}
-	if s == x.stamp.s && s != "" {
-		return x.stamp.t, true
+	if s == st.s && s != "" {
+		return st.t, true
 	}
-	t, ok := fastTime(s)
-	if ok {
-		*x.stamp = stamp{s, t}
+	if len(s) > 19 && len(st.s) > 19 && s[:19] == st.s[:19] {
+		if nsec, zone, ok := fraction(s[19:]); ok && zone == st.zone {
+			st.s, st.t = s, st.whole.Add(time.Duration(nsec))
+			return st.t, true
+		}
 	}
-	return t, ok
+	whole, nsec, zone, ok := fastSecond(s)
+	if !ok {
+		return time.Time{}, false
+	}
+	*st = stamp{s: s, t: whole.Add(time.Duration(nsec)), whole: whole, zone: zone}
+	return st.t, true
 }
 
 // payload fills the members specific to event types.
@@ -838,10 +866,18 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 	if x.verdicts == nil {
 		return x.check(r, sp)
 	}
-	val := x.b[sp.start:sp.end]
 	v := &x.verdicts[f]
+	if v.rest > 0 {
+		v.rest--
+		return x.check(r, sp)
+	}
+	val := x.b[sp.start:sp.end]
 	if v.r == r && v.kind == sp.kind && string(v.val) == string(val) {
+		v.misses = 0
 		return true
+	}
+	if v.misses++; v.misses >= missMax {
+		v.misses, v.rest = missMax-1, restFor // one more miss after the rest: rest again
 	}
 	unsure := x.unsure
 	x.unsure = false
@@ -1024,6 +1060,9 @@ func isASCII(s string) bool {
 }
 
 func (x *decodeState) checkObject(r *rule, sp span) bool {
+	if len(r.names) == 0 && r.reqMask == 0 && len(r.anyMasks) == 0 && !r.closed && r.values == nil && r.minProps <= 0 {
+		return true // nothing is asked of its members (an extension's data): not read again
+	}
 	var seen uint64
 	count, ok := 0, true
 	for _, m := range x.objMembers(sp) {
@@ -1222,8 +1261,16 @@ func shapeOK(s string) bool {
 
 // fastTime parses the common date-time shape without allocating.
 func fastTime(s string) (time.Time, bool) {
+	whole, nsec, _, ok := fastSecond(s)
+	return whole.Add(time.Duration(nsec)), ok
+}
+
+// fastSecond is fastTime in parts: the time without its fraction of a
+// second, the fraction in nanoseconds, and the zone after it ("Z" or an
+// offset).
+func fastSecond(s string) (whole time.Time, nsec int, zone string, ok bool) {
 	if !shapeOK(s) {
-		return time.Time{}, false
+		return time.Time{}, 0, "", false
 	}
 	n := func(i, j int) int {
 		v := 0
@@ -1235,35 +1282,45 @@ func fastTime(s string) (time.Time, bool) {
 	year, month, day := n(0, 4), n(5, 7), n(8, 10)
 	hour, minute, sec := n(11, 13), n(14, 16), n(17, 19)
 	if month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour > 23 || minute > 59 || sec > 59 {
-		return time.Time{}, false
+		return time.Time{}, 0, "", false
 	}
-	rest, nsec := s[19:], 0
-	if rest[0] == '.' {
-		k := 1
-		for k < len(rest) && isDigit(rest[k]) {
-			if k <= 9 {
-				nsec = nsec*10 + int(rest[k]-'0')
-			}
-			k++
-		}
-		for d := k - 1; d < 9; d++ {
-			nsec *= 10
-		}
-		rest = rest[k:]
-	}
-	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
-	if rest != "Z" {
+	nsec, zone, _ = fraction(s[19:]) // shapeOK checked it
+	whole = time.Date(year, time.Month(month), day, hour, minute, sec, 0, time.UTC)
+	if zone != "Z" {
 		oh, om := n(len(s)-5, len(s)-3), n(len(s)-2, len(s))
 		if oh > 23 || om > 59 {
-			return time.Time{}, false
+			return time.Time{}, 0, "", false
 		}
 		off := time.Duration(oh)*time.Hour + time.Duration(om)*time.Minute
-		if rest[0] == '+' {
+		if zone[0] == '+' {
 			off = -off
 		}
-		t = t.Add(off)
+		whole = whole.Add(off)
 	}
-	return t, true
+	return whole, nsec, zone, true
+}
+
+// fraction reads what follows a date-time's seconds: an optional fraction
+// (a point and at least one digit; digits past the ninth are dropped) and
+// the rest, the zone, unread. ok is false for a point without digits.
+func fraction(rest string) (nsec int, zone string, ok bool) {
+	if rest == "" || rest[0] != '.' {
+		return 0, rest, true
+	}
+	k := 1
+	for k < len(rest) && isDigit(rest[k]) {
+		if k <= 9 {
+			nsec = nsec*10 + int(rest[k]-'0')
+		}
+		k++
+	}
+	if k == 1 {
+		return 0, "", false
+	}
+	for d := k - 1; d < 9; d++ {
+		nsec *= 10
+	}
+	return nsec, rest[k:], true
 }
 
 // daysIn is the number of days in a month of the proleptic Gregorian

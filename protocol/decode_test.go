@@ -540,6 +540,48 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
+// flood is an event of producer.Flood's stream (what aaep-listen's
+// end-to-end benchmark reads): numbers right-aligned in slots of spaces.
+const flood = `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0","type":"aaep:agent.progress.updated","event_id":"evt_8a00f8700000000000000002","session_id":"sess_8a00f87000000000","sequence_number":                   1,"timestamp":"2026-11-29T12:52:11.025Z","producer":{"agent_id":"aaep-term-flood","agent_name":"Load test producer","agent_version":"1.0.0"},"verbosity":"normal","urgency":"background","localization_hints":{"primary_language":"en-US","text_direction":"ltr"},"progress":{"step":                   1},"summary_normal":"Load test progress: ."}`
+
+// BenchmarkDecodeFlood decodes the events of a flood, one decoder for all
+// as a listener has.
+func BenchmarkDecodeFlood(b *testing.B) {
+	var d Decoder
+	in := []byte(flood)
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Decode(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeStream decodes a stream of 1,024 events, as a listener
+// does: the typical event with its ID, sequence number, timestamp and
+// tool call ID new in each, the rest repeated.
+func BenchmarkDecodeStream(b *testing.B) {
+	events := make([][]byte, 1024)
+	t0 := time.Date(2026, 6, 30, 14, 22, 11, 0, time.UTC)
+	for i := range events {
+		ev := strings.Replace(typical, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, i), 1)
+		ev = strings.Replace(ev, `"sequence_number":3`, fmt.Sprintf(`"sequence_number":%d`, i), 1)
+		ev = strings.Replace(ev, `"2026-06-30T14:22:11.342Z"`, `"`+t0.Add(time.Duration(i)*time.Millisecond).Format("2006-01-02T15:04:05.000Z")+`"`, 1)
+		events[i] = []byte(strings.Replace(ev, `"call_17"`, fmt.Sprintf(`"call_%d"`, i), 1))
+	}
+	var d Decoder
+	b.SetBytes(int64(len(events[0])))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := d.Decode(events[i%len(events)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 // BenchmarkDecodeStdlib is the yardstick: encoding/json into a struct of
 // the same members, validating nothing.
 func BenchmarkDecodeStdlib(b *testing.B) {
@@ -687,6 +729,84 @@ func TestDecoderRemembersOnlyWhatPassed(t *testing.T) {
 		_, err := d.Decode([]byte(tc.in))
 		if (err == nil) != tc.valid {
 			t.Errorf("event %d: Decode = %v, want valid %v", i, err, tc.valid)
+		}
+	}
+}
+
+// A member whose value changes with every event rests its verdict (it is
+// neither compared nor copied), is checked all the same, and has it again
+// once its value repeats (within two rests).
+func TestVerdictRests(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	decode := func(in string, valid bool) {
+		t.Helper()
+		if _, err := d.Decode([]byte(in)); (err == nil) != valid {
+			t.Fatalf("Decode = %v, want valid %v", err, valid)
+		}
+	}
+	id := func(i int) string {
+		return strings.Replace(typical, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, i), 1)
+	}
+	for i := range missMax {
+		decode(id(i), true)
+	}
+	if d.verdicts[fEventID].rest == 0 {
+		t.Fatalf("after %d new event IDs the verdict does not rest", missMax)
+	}
+	decode(strings.Replace(typical, `"evt_00000000000000a1"`, `"evt_-1"`, 1), false)
+	// The first look after the rest compares with the last new ID, and
+	// misses; the next finds the repeated one.
+	for i := range 2*restFor + 3 {
+		decode(typical, true) // the same ID again and again
+		if i == 2*restFor+2 && (d.verdicts[fEventID].rest != 0 || d.verdicts[fEventID].misses != 0) {
+			t.Errorf("a repeated ID: verdict rests %d, %d misses", d.verdicts[fEventID].rest, d.verdicts[fEventID].misses)
+		}
+	}
+}
+
+// An extension's data need only be an object: checking it does not read
+// its members again (a capture's padded note, hundreds of bytes, was
+// scanned twice), and what is not an object is still refused.
+func TestExtensionDataReadOnce(t *testing.T) {
+	const data = `{"note":"a long note, read once"}`
+	in := strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal","extensions":{"x_bench":`+data+`}`, 1)
+	d := Decoder{Schemas: schemas(t)}
+	if _, err := d.Decode([]byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	at := int32(strings.Index(in, data))
+	for _, o := range d.memo.objs {
+		if o.start == at {
+			t.Error("the extension's data was scanned again to check it")
+		}
+	}
+	bad := strings.Replace(in, data, `"a note"`, 1)
+	if _, err := d.Decode([]byte(bad)); asValidation(err) == nil {
+		t.Errorf("an extension's data that is no object: %v", err)
+	}
+}
+
+// Timestamps in the same second are read for their fraction alone, and
+// come out as time.Parse reads them, whatever came before.
+func TestTimestampsOfOneSecond(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	for _, ts := range []string{
+		"2026-06-30T14:22:11.342Z", "2026-06-30T14:22:11.5Z", "2026-06-30T14:22:11Z",
+		"2026-06-30T14:22:11.123456789123Z", "2026-06-30T14:22:11.342+02:00",
+		"2026-06-30T14:22:11.343+02:00", "2026-06-30T14:22:11.343-02:00", "2026-06-30T14:22:11.9Z",
+		"2026-06-30T14:22:12.001Z", "2026-06-30T14:22:11.Z", "2026-06-30T14:22:11.1Zx", "2026-06-30T14:22:11.2Z",
+	} {
+		in := strings.Replace(typical, "2026-06-30T14:22:11.342Z", ts, 1)
+		ev, err := d.Decode([]byte(in))
+		want, perr := time.Parse(time.RFC3339Nano, ts)
+		if perr != nil {
+			if asValidation(err) == nil {
+				t.Errorf("%s: Decode = %v, want a validation error", ts, err)
+			}
+			continue
+		}
+		if err != nil || !ev.Timestamp.Equal(want) {
+			t.Errorf("%s: Decode = %v, %v; want %v", ts, ev.Timestamp, err, want)
 		}
 	}
 }

@@ -72,6 +72,17 @@ func (s *scanner) next() byte {
 	return 0
 }
 
+// peek returns the byte at s.i, or 0 at the end. Compact JSON has no
+// white space, so where a scan goes on to a member's name, colon or value,
+// `if c := s.peek(); c <= ' ' { c = s.next() }` decides with one test
+// (next itself does not fit the inliner's budget as a test and a call).
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
 // expected fails: c is not the next byte.
 func (s *scanner) expected(c byte) {
 	if s.i >= len(s.b) {
@@ -83,7 +94,10 @@ func (s *scanner) expected(c byte) {
 
 // value scans any value and records it in sp.
 func (s *scanner) value(sp *span) {
-	c := s.next()
+	c := s.peek()
+	if c <= ' ' {
+		c = s.next()
+	}
 	sp.start, sp.esc, sp.high, sp.seen = int32(s.i), false, false, true
 	switch {
 	case c == '"':
@@ -172,16 +186,25 @@ func (s *scanner) digits() int {
 
 // str scans a string whose opening quote is at s.i.
 func (s *scanner) str(sp *span) {
-	sp.kind = kString
+	sp.kind, sp.esc, sp.high = kString, false, false
+	b := s.b
 	i := s.i + 1
 	sp.start = int32(i)
-	// Most strings are plain to their closing quote: one look ends them.
-	j := plain(s.b, i, sp.high)
-	if j < len(s.b) && s.b[j] == '"' {
-		s.endStr(sp, j)
-		return
+	// Most strings are plain to their closing quote: plain's look, inline
+	// (a call a string cost as much as its short look).
+	for ; i <= len(b)-8; i += 8 {
+		x := binary.LittleEndian.Uint64(b[i : i+8])
+		q, bs := x^lanesQuote, x^lanesBack
+		if special := ((q - lanes1) | (bs - lanes1) | (x - lanesSpace) | x) & lanesHigh; special != 0 {
+			i += bits.TrailingZeros64(special) / 8
+			if b[i] == '"' {
+				s.endStr(sp, i)
+				return
+			}
+			break
+		}
 	}
-	s.strRest(sp, j)
+	s.strRest(sp, i)
 }
 
 // endStr ends the string of sp at its closing quote, at j.
@@ -337,7 +360,7 @@ func (s *scanner) open() bool {
 
 // key scans a member's name and its colon; false means the scan failed.
 func (s *scanner) key(key *span) bool {
-	if s.next() != '"' {
+	if s.peek() != '"' && s.next() != '"' {
 		s.fail("expected a member name")
 		return false
 	}
@@ -345,7 +368,7 @@ func (s *scanner) key(key *span) bool {
 	if s.err != nil {
 		return false
 	}
-	if s.next() != ':' {
+	if s.peek() != ':' && s.next() != ':' {
 		s.expected(':')
 		return false
 	}
@@ -359,7 +382,11 @@ func (s *scanner) more() bool {
 	if s.err != nil {
 		return false
 	}
-	switch s.next() {
+	c := s.peek()
+	if c <= ' ' {
+		c = s.next()
+	}
+	switch c {
 	case ',':
 		s.i++
 		return s.err == nil

@@ -9,6 +9,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	schemakind "github.com/santhosh-tekuri/jsonschema/v6/kind"
@@ -30,67 +31,118 @@ func SchemaFS() fs.FS { return schemaFiles }
 // path of validation; [Decoder] uses it to explain what is wrong with an
 // event and tests use it to keep the fast path honest. A Schemas is
 // immutable and safe for concurrent use.
+//
+// The schema validator's form is compiled the first time it is needed (an
+// invalid event, a handshake message, [Schemas.Check]): a stream of valid
+// events never needs it, and compiling it takes about 45 ms and 7 MB.
 type Schemas struct {
-	byType   map[string]*jsonschema.Schema // "aaep:agent.tool.invoked", "subscription.request", …
-	envelope *jsonschema.Schema
-	printer  *message.Printer
+	names   map[string]bool // the types with a schema of their own, compact form
+	printer *message.Printer
 
 	// The fast decoder's form of the event schemas.
 	fastEnvelope *eventRules
 	fastByType   map[string]*eventRules
+
+	judges map[string]judge // judgeOf of every type with a schema
+
+	once sync.Once
+	full *fullSchemas // set by once
 }
 
-// NewSchemas compiles the embedded schemas.
+// fullSchemas is the schema validator's form of every schema.
+type fullSchemas struct {
+	byType   map[string]*jsonschema.Schema // "aaep:agent.tool.invoked", "subscription.request", …
+	envelope *jsonschema.Schema
+	err      error // why they did not compile
+}
+
+// NewSchemas reads the embedded schemas and compiles the fast decoder's
+// form of the event schemas; the schema validator's form is compiled when
+// first needed.
 func NewSchemas() (*Schemas, error) {
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	c.DefaultDraft(jsonschema.Draft2020)
-	names, err := fs.Glob(schemaFiles, "schemas/*.schema.json")
+	files, err := fs.Glob(schemaFiles, "schemas/*.schema.json")
 	if err != nil {
 		return nil, err
 	}
-	ids := make(map[string]string, len(names))
-	for _, name := range names {
-		b, err := schemaFiles.ReadFile(name)
-		if err != nil {
-			return nil, err
+	s := &Schemas{names: make(map[string]bool, len(files)), printer: message.NewPrinter(language.English)}
+	for _, f := range files {
+		if name := schemaName(f); name != "envelope" {
+			s.names[name] = true
 		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
-		if err != nil {
-			return nil, fmt.Errorf("protocol: schema %s: %w", name, err)
-		}
-		id, _ := doc.(map[string]any)["$id"].(string)
-		if err := c.AddResource(id, doc); err != nil {
-			return nil, fmt.Errorf("protocol: schema %s: %w", name, err)
-		}
-		ids[strings.TrimSuffix(path.Base(name), ".schema.json")] = id
-	}
-	s := &Schemas{byType: make(map[string]*jsonschema.Schema, len(ids)), printer: message.NewPrinter(language.English)}
-	for name, id := range ids {
-		sch, err := c.Compile(id)
-		if err != nil {
-			return nil, fmt.Errorf("protocol: compile schema %s: %w", name, err)
-		}
-		switch {
-		case name == "envelope":
-			s.envelope = sch
-		case strings.HasPrefix(name, "agent."):
-			s.byType["aaep:"+name] = sch
-		default:
-			s.byType[name] = sch
-		}
-	}
-	if s.envelope == nil {
-		return nil, errors.New("protocol: the envelope schema is missing")
 	}
 	if s.fastEnvelope, s.fastByType, err = compileEvents(); err != nil {
 		return nil, fmt.Errorf("protocol: fast decoder: %w", err)
 	}
+	s.judges = make(map[string]judge, len(s.names))
+	for name := range s.names {
+		s.judges[name] = s.judge(name)
+	}
 	return s, nil
 }
 
+// schemaName is the type a schema file is for, in compact form
+// ("aaep:agent.tool.invoked", "subscription.request"), or "envelope".
+func schemaName(file string) string {
+	name := strings.TrimSuffix(path.Base(file), ".schema.json")
+	if strings.HasPrefix(name, "agent.") {
+		return "aaep:" + name
+	}
+	return name
+}
+
+// compiled returns the schema validator's form of the schemas, compiling
+// them on the first call.
+func (s *Schemas) compiled() *fullSchemas {
+	s.once.Do(func() { s.full = compileFull() })
+	return s.full
+}
+
+// compileFull compiles every embedded schema for the schema validator.
+func compileFull() *fullSchemas {
+	fail := func(err error) *fullSchemas { return &fullSchemas{err: err} }
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	c.DefaultDraft(jsonschema.Draft2020)
+	files, err := fs.Glob(schemaFiles, "schemas/*.schema.json")
+	if err != nil {
+		return fail(err)
+	}
+	ids := make(map[string]string, len(files))
+	for _, f := range files {
+		b, err := schemaFiles.ReadFile(f)
+		if err != nil {
+			return fail(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+		if err != nil {
+			return fail(fmt.Errorf("protocol: schema %s: %w", f, err))
+		}
+		id, _ := doc.(map[string]any)["$id"].(string)
+		if err := c.AddResource(id, doc); err != nil {
+			return fail(fmt.Errorf("protocol: schema %s: %w", f, err))
+		}
+		ids[schemaName(f)] = id
+	}
+	full := &fullSchemas{byType: make(map[string]*jsonschema.Schema, len(ids))}
+	for name, id := range ids {
+		sch, err := c.Compile(id)
+		if err != nil {
+			return fail(fmt.Errorf("protocol: compile schema %s: %w", name, err))
+		}
+		if name == "envelope" {
+			full.envelope = sch
+		} else {
+			full.byType[name] = sch
+		}
+	}
+	if full.envelope == nil {
+		return fail(errors.New("protocol: the envelope schema is missing"))
+	}
+	return full
+}
+
 // Has reports whether typ (compact form) has a schema of its own.
-func (s *Schemas) Has(typ string) bool { _, ok := s.byType[typ]; return ok }
+func (s *Schemas) Has(typ string) bool { return s.names[typ] }
 
 // Check validates one JSON message: an event (of a core type, or of an
 // extension type against the envelope only), a handshake message or a
@@ -122,9 +174,13 @@ func (s *Schemas) problems(v any) []Problem {
 		c["type"] = n
 		m, typ = c, n
 	}
+	full := s.compiled()
+	if full.err != nil {
+		return []Problem{{Message: full.err.Error()}}
+	}
 	j := s.judgeOf(typ)
 	var out []Problem
-	if err := j.full.Validate(m); err != nil {
+	if err := full.schema(j).Validate(m); err != nil {
 		var ve *jsonschema.ValidationError
 		if !errors.As(err, &ve) {
 			return []Problem{{Message: err.Error()}}
@@ -147,22 +203,38 @@ func (s *Schemas) problems(v any) []Problem {
 // judge is how messages of one type are judged.
 type judge struct {
 	kind        Kind
-	full        *jsonschema.Schema // the schema validator's form
-	fast        *eventRules        // the decoder's form; nil for handshake and reply messages
-	unknownCore bool               // an "aaep:" type that is no core event type
+	typ         string      // the type whose own schema judges, or "" for the envelope
+	fast        *eventRules // the decoder's form; nil for handshake and reply messages
+	unknownCore bool        // an "aaep:" type that is no core event type
 }
 
 // judgeOf chooses the schema of a normalized message type, by its kind
 // (KindOf): its own schema when it has one, else the envelope. Both the
 // decoder and the schema validator choose through it.
 func (s *Schemas) judgeOf(typ string) judge {
+	if j, ok := s.judges[typ]; ok {
+		return j // one look-up for a type with a schema
+	}
+	return s.judge(typ)
+}
+
+// judge is judgeOf, worked out.
+func (s *Schemas) judge(typ string) judge {
 	if k := KindOf(typ); k != KindEvent {
-		return judge{kind: k, full: s.byType[typ]}
+		return judge{kind: k, typ: typ}
 	}
-	if full, ok := s.byType[typ]; ok {
-		return judge{kind: KindEvent, full: full, fast: s.fastByType[typ]}
+	if s.names[typ] {
+		return judge{kind: KindEvent, typ: typ, fast: s.fastByType[typ]}
 	}
-	return judge{kind: KindEvent, full: s.envelope, fast: s.fastEnvelope, unknownCore: strings.HasPrefix(typ, "aaep:")}
+	return judge{kind: KindEvent, fast: s.fastEnvelope, unknownCore: strings.HasPrefix(typ, "aaep:")}
+}
+
+// schema is the schema validator's form of what j judges by.
+func (f *fullSchemas) schema(j judge) *jsonschema.Schema {
+	if j.typ == "" {
+		return f.envelope
+	}
+	return f.byType[j.typ]
 }
 
 // leaves flattens a jsonschema error tree to its leaf problems.
