@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/gcpace"
 	"github.com/aaep-term/aaep-term/internal/proctest"
 )
 
@@ -63,8 +64,10 @@ func writeToolCapture(w io.Writer, n int) error {
 // 585-byte events (toolEvent): reading, full validation and every
 // sequencing rule, as CheckAll runs them. It reports events per second,
 // and per second of processor time (the whole process's, both cores and
-// the collector included), which a loaded machine disturbs less.
+// the collector included), which a loaded machine disturbs less. The
+// collector is paced as aaep-replay paces it (gcpace, unless GOGC is set).
 func BenchmarkCheck200k(b *testing.B) {
+	defer gcpace.FromEnv(os.Getenv).Stop()
 	const n = 200_000
 	path := filepath.Join(b.TempDir(), "200k.aaep")
 	f, err := os.Create(path)
