@@ -358,7 +358,12 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 		p.unseen = true
 		st.note("note", nil, fmt.Sprintf("prompt %d was not announced within %v; the user answers it all the same", p.n, wait))
 	}
-	// Nobody has acted yet: a reply already there came on its own.
+	// Nobody has acted yet: a reply already there came on its own. What
+	// comes from here on counts as after the user acted (typed). Marked
+	// after this look, a reply that came between it and the user's line
+	// was counted neither way, and the suite waited for it in vain ("no
+	// reply within 10s" to an --auto-reply under load).
+	typed := st.mark()
 	if h, ok := st.await(ctx, mark, 0, anyReply); ok {
 		p.early = append(p.early, h)
 	}
@@ -375,7 +380,6 @@ func ask(ctx context.Context, st *stage, o SubscriberOptions, user *typist, earl
 	}
 	line = strings.NewReplacer("{n}", fmt.Sprint(p.n), "{token}", p.token, "{text}", p.answer).Replace(line)
 	p.acted = st.since()
-	typed := st.mark()
 	user.say(line)
 	// The first reply after the user acted that is not to an earlier
 	// prompt is this prompt's, whatever token it carries; a subscriber that
