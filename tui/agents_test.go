@@ -446,3 +446,42 @@ func TestSayFor(t *testing.T) {
 		t.Errorf("item %+v", it)
 	}
 }
+
+// Producer text that pads itself with blanks, plain or look-alike, cannot
+// push words onto a row of their own in the lines printed above the view,
+// which the terminal wraps, nor widen a row of the list, a prompt or a
+// message: every run of blanks is one space.
+func TestPaddedTextFolds(t *testing.T) {
+	pad := "HOST" + strings.Repeat(" \u2003\u3000\u205f\u00a0\u2800\t", 30) + "12:00:00 CRITICAL Bank: confirm"
+	opts := testOptions(t.TempDir(), &recorder{})
+	opts.History = true
+	m := New(opts)
+	m.cur = &cursorPos{}
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(ItemsMsg{{At: t0, Priority: announce.Critical, Kind: "prompt", Agent: "bank", Text: pad}})
+	m.Update(PromptsMsg{{Number: 1, Agent: "bank", Topic: pad, Default: pad, Details: []string{pad}}})
+	screens := []string{m.View()}
+	for seq := m.ring.first(); seq <= m.ring.last(); seq++ {
+		screens = append(screens, m.historyLine(m.ring.get(seq)))
+	}
+	if len(screens) == 1 {
+		t.Fatal("no line to print above the view; the test proves nothing")
+	}
+	for _, s := range screens {
+		for _, row := range strings.Split(s, "\n") {
+			i := strings.Index(row, "HOST")
+			if i < 0 {
+				continue
+			}
+			blanks := 0
+			for _, r := range row[i:] {
+				if !protocol.IsBlank(r) {
+					blanks = 0
+				} else if blanks++; blanks > 1 {
+					t.Errorf("a run of blanks after the producer's text begins: %q", row)
+					break
+				}
+			}
+		}
+	}
+}

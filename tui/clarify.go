@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 )
@@ -192,7 +193,7 @@ func (m *Model) clarifyView(n int) (rows []string, row int, ok bool) {
 	if c == nil || c.widget() != widgetChoice {
 		return nil, 0, false
 	}
-	lines := []string{fmt.Sprintf("CHOICES for prompt %d: %s", c.prompt.Number, oneLine(c.prompt.Topic))}
+	lines := []string{fmt.Sprintf("CHOICES for prompt %d: %s", c.prompt.Number, protocol.Line(c.prompt.Topic))}
 	top := 0
 	if list := n - 1; c.choice >= list {
 		top = c.choice - list + 1

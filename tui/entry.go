@@ -49,7 +49,7 @@ type entry struct {
 
 func newEntry(it Item, seq uint64) entry {
 	it.Agent, it.SessionID, it.Text = protocol.Name(it.Agent), protocol.Name(it.SessionID), protocol.Sanitize(it.Text)
-	e := entry{Item: it, seq: seq, line: oneLine(it.Text), typeName: it.Kind}
+	e := entry{Item: it, seq: seq, line: protocol.Line(it.Text), typeName: it.Kind}
 	if ev := it.Event; ev != nil {
 		if ev.Type != "" {
 			e.typeName = protocol.Name(ev.Type)
@@ -83,13 +83,6 @@ func (e *entry) urgency() string {
 		return "diagnostic"
 	}
 	return e.Priority.String()
-}
-
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\r\n\t") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // shortType drops the "aaep:agent." prefix every core type shares.

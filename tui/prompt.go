@@ -50,14 +50,14 @@ func PromptOf(p *session.Prompt) Prompt {
 	}
 	for _, f := range announce.PromptFacts(p) {
 		if !f.Headline { // the headline shows the topic, risk and default
-			pr.Details = append(pr.Details, oneLine(f.String()))
+			pr.Details = append(pr.Details, protocol.Line(f.String()))
 		}
 	}
 	if ev.Type == protocol.TypeAwaitingClarify {
 		pr.Question = true
 		var choices []string
 		for i, c := range ev.Choices {
-			label := oneLine(c.Label.String())
+			label := protocol.Line(c.Label.String())
 			choices = append(choices, fmt.Sprintf("%d %s", i+1, label))
 			pr.ChoiceLabels = append(pr.ChoiceLabels, label)
 		}
@@ -139,12 +139,12 @@ func (p *Prompt) headParts(now time.Time) (lead string, facts []string) {
 	if p.Agent != "" {
 		b.WriteString(" from " + prose.Cut(p.Agent, maxHeadAgent))
 	}
-	b.WriteString(": " + oneLine(p.Topic))
+	b.WriteString(": " + protocol.Line(p.Topic))
 	if p.Risk != "" {
 		facts = append(facts, "Risk "+prose.Cut(p.Risk, maxHeadRisk))
 	}
 	if p.Default != "" {
-		facts = append(facts, "Default "+prose.Cut(oneLine(p.Default), maxHeadDefault))
+		facts = append(facts, "Default "+prose.Cut(protocol.Line(p.Default), maxHeadDefault))
 	}
 	if !p.Deadline.IsZero() {
 		left := p.Deadline.Sub(now).Round(time.Second)

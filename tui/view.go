@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/aaep-term/aaep-term/internal/prose"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aaep-term/aaep-term/internal/prose"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
@@ -195,7 +196,7 @@ func (m *Model) alsoWaiting() []string {
 		if m.severalAgents() && q.Agent != "" {
 			n += " from " + q.Agent
 		}
-		long = append(long, fmt.Sprintf("%s (%s)", n, oneLine(q.Topic)))
+		long = append(long, fmt.Sprintf("%s (%s)", n, protocol.Line(q.Topic)))
 		short = append(short, n)
 	}
 	line := "Also waiting: " + strings.Join(long, ", ")
