@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ func TestProducerDiesAndComesBack(t *testing.T) {
 	t.Parallel()
 	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
 	var conns atomic.Int32
+	drop := make(chan struct{}) // closed once the first connection's events are announced
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !websocket.IsWebSocketUpgrade(r) { // the manifest, say
 			http.NotFound(w, r)
@@ -48,7 +50,7 @@ func TestProducerDiesAndComesBack(t *testing.T) {
 			send(string(phoenixEvent(i)))
 		}
 		if n == 1 {
-			time.Sleep(100 * time.Millisecond)
+			<-drop
 			c.UnderlyingConn().Close()
 			return
 		}
@@ -56,7 +58,12 @@ func TestProducerDiesAndComesBack(t *testing.T) {
 		_ = c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(4000, "done"), time.Now().Add(time.Second))
 	}))
 	defer srv.Close()
+	var once sync.Once
+	release := func() { once.Do(func() { close(drop) }) }
+	defer release() // before srv.Close, which waits for the handler
 	r := startListener(t, "--plain", "--no-sign", "ws"+strings.TrimPrefix(srv.URL, "http"))
+	r.waitOutput(t, "Count 4.")
+	release()
 	r.wait(t)
 	out := r.stdout()
 	for i := range 10 {
@@ -109,6 +116,7 @@ func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
 	up := websocket.Upgrader{Subprotocols: []string{"aaep.v1"}}
 	var conns atomic.Int32
 	renegotiations := make(chan string, 4)
+	drop := make(chan struct{}) // closed once the first connection's new terms are announced
 	accepted := func(rate int) string {
 		return fmt.Sprintf(`{"type":"subscription.accepted","subscription_id":"sub_again1","aaep_version":"1.0.0",`+
 			`"producer":{"agent_id":"phoenix","agent_name":"Phoenix"},"honored_capabilities":{"max_events_per_second":%d}}`, rate)
@@ -149,7 +157,7 @@ func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
 			send(accepted(3))
 			if n == 1 {
 				send(event(1, "agent.progress.updated", `"progress":{"percent":50}`))
-				time.Sleep(100 * time.Millisecond)
+				<-drop
 				c.UnderlyingConn().Close() // die
 				return
 			}
@@ -160,9 +168,14 @@ func TestRenegotiatedTermsAskedAgainAfterReconnect(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
+	var once sync.Once
+	release := func() { once.Do(func() { close(drop) }) }
+	defer release() // before srv.Close, which waits for the handler
 	r := startListener(t, "--plain", "--no-sign", "--rate", "50", "ws"+strings.TrimPrefix(srv.URL, "http"))
 	r.waitOutput(t, "Again 0.")
 	fmt.Fprintln(r.stdin, "set rate 3")
+	r.waitOutput(t, "The producer accepted the new terms.")
+	release()
 	r.wait(t)
 	out, errOut := r.stdout(), r.stderr()
 	close(renegotiations)
