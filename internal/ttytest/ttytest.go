@@ -137,6 +137,20 @@ func (tt *Terminal) Tmux(args ...string) string {
 // Screen is the visible screen as text.
 func (tt *Terminal) Screen() string { return tt.Tmux("capture-pane", "-p", "-t", "t") }
 
+// Written starts keeping what the command writes to the terminal from now
+// on, and returns a function that reads what was kept so far: a line
+// drawn for a moment and then rewritten or cleared is in it even if no
+// look at the screen fell in that moment.
+func (tt *Terminal) Written() func() string {
+	tt.t.Helper()
+	f := filepath.Join(tt.t.TempDir(), "written")
+	tt.Tmux("pipe-pane", "-O", "-t", "t", "cat >> '"+f+"'")
+	return func() string {
+		b, _ := os.ReadFile(f) // not there until the command writes
+		return string(b)
+	}
+}
+
 // Keys types keys (tmux send-keys names: Enter, Escape, C-c, or text).
 func (tt *Terminal) Keys(k ...string) { tt.Tmux(append([]string{"send-keys", "-t", "t"}, k...)...) }
 
