@@ -177,8 +177,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		sc.value(sp)
 	}
-	if sc.err == nil && sc.next() != 0 {
-		sc.fail("more data after the event")
+	// Only white space may follow the event (next's 0 would also be a
+	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).
+	if sc.err == nil {
+		if sc.ws(); sc.i != len(b) {
+			sc.fail("more data after the event")
+		}
 	}
 	if sc.err != nil {
 		if sc.maxDepth > lim.HardMaxDepth {

@@ -246,11 +246,12 @@ func TestDecodeHostile(t *testing.T) {
 		return []byte(strings.Replace(typical, `"Fetching the Q3 report for EMEA."`, s, 1))
 	}
 	t.Run("not JSON", func(t *testing.T) {
-		for _, in := range []string{"", "   ", "nope", "[1,2]", `{"a":}`, `{"a":1} x`, `{"a":"\x01"}`, `{"a":"\u12"}`, `{"a":01}`} {
+		for _, in := range []string{"", "   ", "nope", "[1,2]", `{"a":}`, `{"a":1} x`, `{"a":"\x01"}`, `{"a":"\u12"}`, `{"a":01}`,
+			typical + "\x00", typical + " \x00}", `{"a":1}` + "\x00"} {
 			ev, err := d.Decode([]byte(in))
 			var se *SyntaxError
 			if ev != nil || !errors.As(err, &se) {
-				t.Errorf("Decode(%q) = %v, %v; want nil and a SyntaxError", in, ev, err)
+				t.Errorf("Decode(%q): an event: %v, error %v; want none and a SyntaxError", in, ev != nil, err)
 			}
 		}
 	})
