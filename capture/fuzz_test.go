@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // FuzzReader feeds arbitrary input to the reader and the checker: neither
@@ -108,8 +110,8 @@ func lateInputs() map[string][]byte {
 // Check, one after the other (the reader validates each message and
 // notes each time going back), and with CheckAll, which leaves those two
 // checks to its decoding. The steps, the diagnostics and Finish must be
-// the same.
-func checkBoth(t *testing.T, in []byte) {
+// the same. The checkers use schemas s.
+func checkBoth(t *testing.T, s *protocol.Schemas, in []byte) {
 	type result struct {
 		steps  []string
 		diags  []Diagnostic
@@ -126,7 +128,7 @@ func checkBoth(t *testing.T, in []byte) {
 		if err != nil {
 			return res, false
 		}
-		c, err := NewChecker(CheckOptions{})
+		c, err := NewChecker(CheckOptions{Schemas: s})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,8 +164,12 @@ func checkBoth(t *testing.T, in []byte) {
 // TestCheckAllAgreesWithCheck: CheckAll skips, keeps and reports what
 // reading and checking one record after the other does.
 func TestCheckAllAgreesWithCheck(t *testing.T) {
+	s, err := protocol.NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, in := range lateInputs() {
-		t.Run(name, func(t *testing.T) { checkBoth(t, in) })
+		t.Run(name, func(t *testing.T) { checkBoth(t, s, in) })
 	}
 }
 
@@ -176,5 +182,9 @@ func FuzzCheckAll(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"aaep_capture":1,"started_at":"x"}` + "\n" + `[0.5,"i",` + sampleEvent + "]\n"))
-	f.Fuzz(checkBoth)
+	s, err := protocol.NewSchemas()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) { checkBoth(t, s, in) })
 }
