@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,4 +189,20 @@ func FuzzCheckAll(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) { checkBoth(t, s, in) })
+}
+
+// FuzzRecordTime: a record's time reads as strconv.ParseFloat reads it,
+// bit for bit, or fails where it fails.
+func FuzzRecordTime(f *testing.F) {
+	for _, s := range []string{"0", "0.5", "12.345678", "00.5", "1.", ".5", "1e3", "-1", "123456789012345", "1234567890123456",
+		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := recordTime([]byte(s))
+		want, werr := strconv.ParseFloat(s, 64)
+		if (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("recordTime(%q) = %v, %v; ParseFloat: %v, %v", s, got, err, want, werr)
+		}
+	})
 }

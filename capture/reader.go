@@ -481,7 +481,7 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	for j < len(t) && (t[j] >= '0' && t[j] <= '9' || t[j] == '.' || t[j] == 'e' || t[j] == 'E' || t[j] == '+' || t[j] == '-') {
 		j++
 	}
-	sec, err := strconv.ParseFloat(string(t[i:j]), 64)
+	sec, err := recordTime(t[i:j])
 	if err != nil || sec < 0 {
 		return Record{}, false
 	}
@@ -528,6 +528,38 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	r.keepTime(&rec)
 	return rec, true
 }
+
+// recordTime reads a record's time as strconv.ParseFloat does, the usual
+// "12.345678" without it (its look-ups of special values, its conversion
+// of the text to a string): digits, a point and digits, at most 15 of them,
+// are a whole number m < 2^53 over 10^d, d <= 15, both exact as float64,
+// so the quotient, rounded once, is the number rounded, as ParseFloat
+// rounds it.
+func recordTime(b []byte) (float64, error) {
+	var m uint64
+	digits, point := 0, -1
+	for k, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0 && k > 0 && k < len(b)-1:
+			point = k
+		default:
+			return strconv.ParseFloat(string(b), 64)
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return strconv.ParseFloat(string(b), 64)
+	}
+	if point < 0 {
+		return float64(m), nil
+	}
+	return float64(m) / pow10[len(b)-1-point], nil
+}
+
+// pow10 are the powers of ten recordTime divides by, exact as float64.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it
 // returns where the message ends and the ID, or len(t)-1 and "" when t
