@@ -206,3 +206,19 @@ func FuzzRecordTime(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReaderHelpers: the reader's hand-made searches agree with the
+// bytes package's.
+func FuzzReaderHelpers(f *testing.F) {
+	for _, s := range []string{"", "y", `"type"`, `{"type":1}`, `"typ"type"`, `yy"type"y`, "a\r\n", "\n\r\r", `{"@context":"x","type":"aaep:agent.state.changed"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := hasTypeName(b), bytes.Contains(b, []byte(`"type"`)); got != want {
+			t.Fatalf("hasTypeName(%q) = %v, bytes.Contains: %v", b, got, want)
+		}
+		if got, want := trimEOL(b), bytes.TrimRight(b, "\r\n"); !bytes.Equal(got, want) {
+			t.Fatalf("trimEOL(%q) = %q, bytes.TrimRight: %q", b, got, want)
+		}
+	})
+}

@@ -321,7 +321,7 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		}
 		r.line++
 		last = errors.Is(err, io.EOF)
-		if skipped == 0 && len(long)+len(bytes.TrimRight(chunk, "\r\n")) > MaxLineBytes {
+		if skipped == 0 && len(long)+len(trimEOL(chunk)) > MaxLineBytes {
 			skipped, long = len(long), nil
 		}
 		if skipped > 0 {
@@ -335,8 +335,18 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		if long != nil {
 			chunk = append(long, chunk...)
 		}
-		return bytes.TrimRight(chunk, "\r\n"), last, nil
+		return trimEOL(chunk), last, nil
 	}
+}
+
+// trimEOL is b without the line breaks ('\r', '\n') that end it, as
+// bytes.TrimRight(b, "\r\n") cuts them, without making its set of
+// bytes for every line.
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // parse queues the records of one non-blank line; lines that hold none are
@@ -594,7 +604,7 @@ func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b =
 
 // isNote reports whether msg is a transport note: it has "transport" and no "type".
 func isNote(msg []byte) bool {
-	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (bytes.Contains(msg, []byte(`"type"`)) || !bytes.Contains(msg, []byte(`"transport"`))) {
+	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (hasTypeName(msg) || !bytes.Contains(msg, []byte(`"transport"`))) {
 		return false
 	}
 	var n struct {
@@ -602,6 +612,23 @@ func isNote(msg []byte) bool {
 		Transport json.RawMessage `json:"transport"`
 	}
 	return json.Unmarshal(msg, &n) == nil && n.Transport != nil && n.Type == nil
+}
+
+// hasTypeName reports whether msg holds `"type"`, as bytes.Contains does,
+// going from one 'y' to the next: bytes.Index stops at every quote, and a
+// message is full of them.
+func hasTypeName(msg []byte) bool {
+	for i := 0; i < len(msg); i++ {
+		j := bytes.IndexByte(msg[i:], 'y')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= 2 && i+4 <= len(msg) && string(msg[i-2:i+4]) == `"type"` {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Reader) diag(line int, msg string, truncated bool) {
