@@ -252,7 +252,6 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 			SeverityViolation, "The frame is not JSON, so it is no AAEP message at all."))
 		return st
 	}
-	st.Type = protocol.PeekType(rec.Msg)
 	// The decoder decides what the message is (protocol.KindOf), as the
 	// listener's does: a handshake or reply message is judged by its own
 	// schema, anything else as an event.
@@ -260,6 +259,7 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	if rec.line != nil && !isJSON(rec.Msg, err) {
 		return Step{Record: rec, notJSON: true}
 	}
+	st.Type = dec.PeekedType(rec.Msg, ev)
 	if ne := notEvent(err); ne != nil {
 		st.Type = ne.Type
 		if err := c.o.Schemas.Check(rec.Msg); err != nil {

@@ -58,6 +58,12 @@ type Decoder struct {
 	stamp     stamp           // the last timestamp read
 	slow      int             // how many events needed the schema validator (for tests)
 	allSlow   bool            // every event goes to the schema validator (for tests)
+	// last is the event the last Decode call returned, and plain says
+	// that its message repeated no member and escaped no member's name,
+	// nesting no deeper than PeekType reads: its type is then what
+	// PeekType finds (PeekedType).
+	last  *Event
+	plain bool
 }
 
 // verdict remembers a top-level member's last value that satisfied its
@@ -136,7 +142,8 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
 	d.memo.reset()
-	members, dup, undoTwice := 0, false, false
+	d.last = nil
+	members, dup, undoTwice, escaped := 0, false, false, false
 	d.strangers = d.strangers[:0]
 	// The members, in a loop rather than sc.object's callback: this runs
 	// for every member of every event.
@@ -148,7 +155,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		members++
 		name := b[key.start:key.end]
 		if key.esc {
-			name = []byte(unescape(name))
+			name, escaped = []byte(unescape(name)), true
 		}
 		f := lookupField(name)
 		if f == noField {
@@ -196,10 +203,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
+	d.last, d.plain = &box.Event, !dup && !escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
+		d.last = nil
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
 	x.bad = j.unknownCore
@@ -1169,10 +1178,25 @@ func NormalizeType(t string) string {
 	return t
 }
 
+// PeekedType returns PeekType(b) for b, the message that the Decoder's
+// last call of Decode returned ev for, without scanning b again when it
+// need not: the event's type, unless a member of b was repeated or had an
+// escaped name (PeekType takes the first "type" member that is a string,
+// by its name as written; the event, the last).
+func (d *Decoder) PeekedType(b []byte, ev *Event) string {
+	if ev != nil && ev == d.last && d.plain {
+		return ev.Type
+	}
+	return PeekType(b)
+}
+
+// peekDepth is the nesting PeekType reads.
+const peekDepth = 64
+
 // PeekType returns the normalized "type" of a JSON object message without
 // decoding the rest, or "" when there is none.
 func PeekType(b []byte) string {
-	sc := scanner{b: b, hardMax: 64}
+	sc := scanner{b: b, hardMax: peekDepth}
 	if sc.next() != '{' {
 		return ""
 	}

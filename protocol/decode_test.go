@@ -634,14 +634,45 @@ func BenchmarkSchemaValidate(b *testing.B) {
 // FuzzPeekType: any input, however broken, gives a type or "" without
 // panicking, and a type only when the input holds one.
 func FuzzPeekType(f *testing.F) {
-	for _, s := range []string{`{"type":"aaep:agent.session.started"}`, `{"a":"b","type":"}`, `{"type":`, `[`} {
+	for _, s := range []string{`{"type":"aaep:agent.session.started"}`, `{"a":"b","type":"}`, `{"type":`, `[`,
+		typical, `{"type":1,"type":"aaep:agent.tool.invoked"}`, `{"t\u0079pe":"aaep:agent.tool.invoked"}`, `{"type":"aaep:agent.tool.invoked","t\u0079pe":"x"}`,
+		`{"type":"https://aaep-protocol.org/types/agent.tool.invoked"}`, `{"x":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `,"type":"aaep:agent.tool.invoked"}`} {
 		f.Add([]byte(s))
 	}
+	s := schemas(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if typ := PeekType(b); typ != "" && !bytes.Contains(b, []byte(`"type"`)) {
+		typ := PeekType(b)
+		if typ != "" && !bytes.Contains(b, []byte(`"type"`)) {
 			t.Errorf("PeekType(%q) = %q without a type member", b, typ)
 		}
+		// A Decoder tells it of the message it decoded without reading it again.
+		d := Decoder{Schemas: s}
+		ev, _ := d.Decode(b)
+		if got := d.PeekedType(b, ev); got != typ {
+			t.Errorf("PeekedType(%q) = %q, PeekType %q", b, got, typ)
+		}
 	})
+}
+
+// TestPeekedType: a Decoder tells the type PeekType finds of the event it
+// decoded last; of another event it asks PeekType.
+func TestPeekedType(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	b := []byte(typical)
+	ev, err := d.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.PeekedType(b, ev); got != TypeToolInvoked {
+		t.Errorf("PeekedType = %q", got)
+	}
+	other := []byte(strings.Replace(typical, `"tool":"fetch_report"`, `"tool":"x","tool":"fetch_report"`, 1))
+	if _, err := d.Decode(other); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.PeekedType(b, ev); got != TypeToolInvoked {
+		t.Errorf("PeekedType of an event decoded before the last = %q", got)
+	}
 }
 
 // A string's length is counted in characters, not bytes, whether its
