@@ -99,9 +99,14 @@ func sessionKey(conn string, ev *protocol.Event) string {
 
 // appendSessionKey appends the sessionKey of ev to b.
 func appendSessionKey(b []byte, conn string, ev *protocol.Event) []byte {
+	return append(appendAgentKey(b, conn, ev), ev.SessionID...)
+}
+
+// appendAgentKey appends what the keys of ev's session and of ev itself
+// begin with: its connection and its agent, each ended by a 0.
+func appendAgentKey(b []byte, conn string, ev *protocol.Event) []byte {
 	b = append(append(b, conn...), 0)
-	b = append(append(b, ev.Producer.AgentID...), 0)
-	return append(b, ev.SessionID...)
+	return append(append(b, ev.Producer.AgentID...), 0)
 }
 
 // tokenKey is how the checker knows a prompt by its reply token: on its
