@@ -59,11 +59,13 @@ type Decoder struct {
 	slow      int             // how many events needed the schema validator (for tests)
 	allSlow   bool            // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
-	// that its message repeated no member and nested no deeper than
-	// PeekType reads: without an escaped name, its type is then what
-	// PeekType finds (PeekedType).
-	last  *Event
-	plain bool
+	// that its message repeated no member, escaped no member's name and
+	// nested no deeper than PeekType reads: its type is then what
+	// PeekType finds (PeekedType). escaped is set where a name is
+	// unescaped, seldom (kept in the member loop, it cost every event).
+	last    *Event
+	plain   bool
+	escaped bool
 }
 
 // verdict remembers a top-level member's last value that satisfied its
@@ -142,7 +144,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
 	d.memo.reset()
-	d.last = nil
+	d.last, d.escaped = nil, false
 	members, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
 	// The members, in a loop rather than sc.object's callback: this runs
@@ -155,7 +157,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		members++
 		name := b[key.start:key.end]
 		if key.esc {
-			name = []byte(unescape(name))
+			name, d.escaped = []byte(unescape(name)), true
 		}
 		f := lookupField(name)
 		if f == noField {
@@ -203,7 +205,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
-	d.last, d.plain = &box.Event, !dup && sc.maxDepth <= peekDepth
+	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
@@ -1180,12 +1182,11 @@ func NormalizeType(t string) string {
 
 // PeekedType returns PeekType(b) for b, the message that the Decoder's
 // last call of Decode returned ev for, without scanning b again when it
-// need not: the event's type, unless a member of b was repeated or b
-// holds a backslash, which may escape a name (PeekType takes the first
-// "type" member that is a string, by its name as written; the event, the
-// last).
+// need not: the event's type, unless a member of b was repeated or had an
+// escaped name (PeekType takes the first "type" member that is a string,
+// by its name as written; the event, the last).
 func (d *Decoder) PeekedType(b []byte, ev *Event) string {
-	if ev != nil && ev == d.last && d.plain && bytes.IndexByte(b, '\\') < 0 {
+	if ev != nil && ev == d.last && d.plain {
 		return ev.Type
 	}
 	return PeekType(b)
