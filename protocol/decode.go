@@ -124,6 +124,7 @@ const maxStrangers = 16
 // its Raw bytes, and its strings share b's memory; b must not be modified
 // afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
+	d.last, d.escaped = nil, false // until an event is decoded (PeekedType)
 	if d.Schemas == nil {
 		s, err := NewSchemas()
 		if err != nil {
@@ -144,7 +145,6 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
 	d.memo.reset()
-	d.last, d.escaped = nil, false
 	members, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
 	// The members, in a loop rather than sc.object's callback: this runs
