@@ -673,6 +673,14 @@ func TestPeekedType(t *testing.T) {
 	if got := d.PeekedType(b, ev); got != TypeToolInvoked {
 		t.Errorf("PeekedType of an event decoded before the last = %q", got)
 	}
+	// An event is not taken for a message refused after it.
+	ev, _ = d.Decode(b)
+	if _, err := d.Decode([]byte("[1]")); err == nil {
+		t.Fatal("[1] decoded")
+	}
+	if got := d.PeekedType([]byte("[1]"), ev); got != "" {
+		t.Errorf("PeekedType of [1] after an event = %q", got)
+	}
 }
 
 // A string's length is counted in characters, not bytes, whether its
