@@ -61,6 +61,10 @@ type Step struct {
 	Event      *protocol.Event // nil unless the record is an event that could be decoded
 	Msg        map[string]any  // the fields of a non-event message (replies, handshake)
 	Violations []Violation
+	// notJSON is set by CheckAll's decoding for a record whose message
+	// is not JSON (Reader.late): the step is dropped, as the reader drops
+	// such a line, with its diagnostic (lateChecks).
+	notJSON bool
 }
 
 // CheckOptions configures a Checker. The zero value checks everything.
@@ -95,9 +99,14 @@ func sessionKey(conn string, ev *protocol.Event) string {
 
 // appendSessionKey appends the sessionKey of ev to b.
 func appendSessionKey(b []byte, conn string, ev *protocol.Event) []byte {
+	return append(appendAgentKey(b, conn, ev), ev.SessionID...)
+}
+
+// appendAgentKey appends what the keys of ev's session and of ev itself
+// begin with: its connection and its agent, each ended by a 0.
+func appendAgentKey(b []byte, conn string, ev *protocol.Event) []byte {
 	b = append(append(b, conn...), 0)
-	b = append(append(b, ev.Producer.AgentID...), 0)
-	return append(b, ev.SessionID...)
+	return append(append(b, ev.Producer.AgentID...), 0)
 }
 
 // tokenKey is how the checker knows a prompt by its reply token: on its
@@ -248,11 +257,14 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 			SeverityViolation, "The frame is not JSON, so it is no AAEP message at all."))
 		return st
 	}
-	st.Type = protocol.PeekType(rec.Msg)
 	// The decoder decides what the message is (protocol.KindOf), as the
 	// listener's does: a handshake or reply message is judged by its own
 	// schema, anything else as an event.
 	ev, err := dec.Decode(rec.Msg)
+	if rec.line != nil && !isJSON(rec.Msg, err) {
+		return Step{Record: rec, notJSON: true}
+	}
+	st.Type = dec.PeekedType(rec.Msg, ev)
 	if ne := notEvent(err); ne != nil {
 		st.Type = ne.Type
 		if err := c.o.Schemas.Check(rec.Msg); err != nil {
@@ -352,6 +364,11 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 			}
 		}(ins[w], outs[w])
 	}
+	// The reader leaves two checks to this pipeline, made below in the
+	// records' order: whether a record's message is JSON, which its
+	// decoding decides (its bytes are scanned once), and its time.
+	late := lateChecks{lastT: r.lastT}
+	r.late = true
 	var readErr error // written before the workers' inputs are closed
 	go func() {
 		defer func() {
@@ -386,11 +403,15 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 			break // the batches dealt before it are all taken
 		}
 		for i := range b {
+			if !late.admit(r, &b[i]) {
+				continue
+			}
 			c.apply(&b[i])
 			fn(b[i])
 		}
 		freeSteps.put(b)
 	}
+	r.endLate(&late) // the reading is over: the workers' outputs are closed
 	return readErr
 }
 

@@ -4,8 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // FuzzReader feeds arbitrary input to the reader and the checker: neither
@@ -71,4 +79,146 @@ func hasConn(h *Header, id string) bool {
 		}
 	}
 	return false
+}
+
+// lateInputs are captures whose records CheckAll must skip or keep as the
+// reader does on its own, though it leaves two of the reader's checks to
+// the decoding (lateChecks): messages that are not JSON in lines that
+// are, or are not, JSON, times going back after them, and more
+// diagnostics than are kept.
+func lateInputs() map[string][]byte {
+	const head = `{"aaep_capture":1,"started_at":"x"}` + "\n"
+	v2 := `{"aaep_capture":2,"started_at":"x","connections":[{"id":"c1","endpoint":"e"}]}` + "\n"
+	ev := func(t string) string { return `[` + t + `,"i",` + sampleEvent + "]\n" }
+	deep := `{"a":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`
+	var many strings.Builder
+	many.WriteString(head)
+	for i := range 700 {
+		fmt.Fprintf(&many, "[%d,\"i\",{\"a\":}]\n[%d,\"x\",{}]\n[%d,\"i\",%s]\n", 900-i, i, i%7, sampleEvent)
+	}
+	return map[string][]byte{
+		"two objects for a message":   []byte(head + ev("0.5") + `[0.6,"i",{"a":1},{"b":2}]` + "\n" + ev("0.7")),
+		"three objects for a message": []byte(head + `[0.6,"i",{"a":1},{"b":2},{"c":3}]` + "\n" + ev("0.7")),
+		"not JSON, later in time":     []byte(head + ev("1") + `[9,"i",{"type":"a}]` + "\n" + ev("2") + ev("1.5")),
+		"a NUL after the message":     []byte(head + `[0.5,"i",` + sampleEvent + "\x00}]\n" + ev("0.1")),
+		"connections":                 []byte(v2 + `[0.5,"i",{"a":1},{"b":2},"c1"]` + "\n" + `[0.6,"i",{"a" 1},"c1"]` + "\n" + `[0.4,"i",` + sampleEvent + `,"c1"]` + "\n"),
+		"nested deeper than events":   []byte(head + `[3,"i",` + deep + "]\n" + `[2,"i",` + strings.Replace(deep, "[]", "[}", 1) + "]\n" + ev("1")),
+		"no header":                   []byte(`[5,"i",{"a":x}]` + "\n" + ev("4") + `[3,"i",{"a":x}]` + "\n"),
+		"more diagnostics than kept":  []byte(many.String()),
+	}
+}
+
+// checkBoth checks in twice: each record read with Next and checked with
+// Check, one after the other (the reader validates each message and
+// notes each time going back), and with CheckAll, which leaves those two
+// checks to its decoding. The steps, the diagnostics and Finish must be
+// the same. The checkers use schemas s.
+func checkBoth(t *testing.T, s *protocol.Schemas, in []byte) {
+	type result struct {
+		steps  []string
+		diags  []Diagnostic
+		more   int
+		failed bool
+		finish []Violation
+	}
+	show := func(st Step) string {
+		r := st.Record
+		return fmt.Sprintf("line %d %v %s %q %s %v t=%v/%v type %q event %v: %+v", r.Line, r.Note, r.Dir, r.Conn, r.Msg, r.HasT, r.T, r.HasT, st.Type, st.Event != nil, st.Violations)
+	}
+	run := func(all bool) (res result, ok bool) {
+		r, err := NewReader(bytes.NewReader(in))
+		if err != nil {
+			return res, false
+		}
+		c, err := NewChecker(CheckOptions{Schemas: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if all {
+			res.failed = c.CheckAll(r, func(st Step) { res.steps = append(res.steps, show(st)) }) != nil
+		} else {
+			for {
+				rec, err := r.Next()
+				if err != nil {
+					res.failed = !errors.Is(err, io.EOF)
+					break
+				}
+				res.steps = append(res.steps, show(c.Check(rec)))
+			}
+		}
+		res.diags, res.more = r.Diagnostics()
+		res.finish = c.Finish()
+		return res, true
+	}
+	one, ok := run(false)
+	if !ok {
+		return
+	}
+	all, _ := run(true)
+	if !reflect.DeepEqual(one, all) {
+		if !slices.Equal(one.steps, all.steps) {
+			t.Errorf("steps one by one:\n%s\nwith CheckAll:\n%s", strings.Join(one.steps, "\n"), strings.Join(all.steps, "\n"))
+		}
+		t.Fatalf("one by one: %+v\nwith CheckAll: %+v", one, all)
+	}
+}
+
+// TestCheckAllAgreesWithCheck: CheckAll skips, keeps and reports what
+// reading and checking one record after the other does.
+func TestCheckAllAgreesWithCheck(t *testing.T) {
+	s, err := protocol.NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range lateInputs() {
+		t.Run(name, func(t *testing.T) { checkBoth(t, s, in) })
+	}
+}
+
+// FuzzCheckAll: CheckAll agrees with reading and checking one record after
+// the other on any input (checkBoth).
+func FuzzCheckAll(f *testing.F) {
+	for _, in := range lateInputs() {
+		if len(in) < 4096 {
+			f.Add(in)
+		}
+	}
+	f.Add([]byte(`{"aaep_capture":1,"started_at":"x"}` + "\n" + `[0.5,"i",` + sampleEvent + "]\n"))
+	s, err := protocol.NewSchemas()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) { checkBoth(t, s, in) })
+}
+
+// FuzzRecordTime: a record's time reads as strconv.ParseFloat reads it,
+// bit for bit, or fails where it fails.
+func FuzzRecordTime(f *testing.F) {
+	for _, s := range []string{"0", "0.5", "12.345678", "00.5", "1.", ".5", "1e3", "-1", "123456789012345", "1234567890123456",
+		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := recordTime([]byte(s))
+		want, werr := strconv.ParseFloat(s, 64)
+		if (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("recordTime(%q) = %v, %v; ParseFloat: %v, %v", s, got, err, want, werr)
+		}
+	})
+}
+
+// FuzzReaderHelpers: the reader's hand-made searches agree with the
+// bytes package's.
+func FuzzReaderHelpers(f *testing.F) {
+	for _, s := range []string{"", "y", `"type"`, `{"type":1}`, `"typ"type"`, `yy"type"y`, "a\r\n", "\n\r\r", `{"@context":"x","type":"aaep:agent.state.changed"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := hasTypeName(b), bytes.Contains(b, []byte(`"type"`)); got != want {
+			t.Fatalf("hasTypeName(%q) = %v, bytes.Contains: %v", b, got, want)
+		}
+		if got, want := trimEOL(b), bytes.TrimRight(b, "\r\n"); !bytes.Equal(got, want) {
+			t.Fatalf("trimEOL(%q) = %q, bytes.TrimRight: %q", b, got, want)
+		}
+	})
 }

@@ -55,6 +55,11 @@ type Reader struct {
 	diags   []Diagnostic
 	dropped int
 	lastT   float64
+	// late is set while CheckAll reads: a capture record's message is
+	// not validated here (the decoder's scan decides whether it is JSON)
+	// and whether its time goes back is left to CheckAll too, which makes
+	// both checks in the records' order (lateChecks).
+	late bool
 	// conns are the connections the header names, by ID; nil when it
 	// names none (version 1, or no header).
 	conns map[string]Connection
@@ -219,18 +224,9 @@ func (r *Reader) Connection(id string) Connection {
 	return Connection{ID: id}
 }
 
-// connOK reports whether a record may name the connection id, saying why
-// not in a diagnostic: a version-1 capture names none, a version-2 one only
-// those of its header.
-func (r *Reader) connOK(id string) bool {
-	if why := r.connProblem(id); why != "" {
-		r.diag(r.line, fmt.Sprintf("Skipped line %d: %s", r.line, why), false)
-		return false
-	}
-	return true
-}
-
-// connProblem says why a record may not name the connection id, "" when it may.
+// connProblem says why a record may not name the connection id, "" when
+// it may: a version-1 capture names none, a version-2 one only those of
+// its header.
 func (r *Reader) connProblem(id string) string {
 	switch {
 	case !ValidConnID(id):
@@ -325,7 +321,7 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		}
 		r.line++
 		last = errors.Is(err, io.EOF)
-		if skipped == 0 && len(long)+len(bytes.TrimRight(chunk, "\r\n")) > MaxLineBytes {
+		if skipped == 0 && len(long)+len(trimEOL(chunk)) > MaxLineBytes {
 			skipped, long = len(long), nil
 		}
 		if skipped > 0 {
@@ -339,8 +335,18 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		if long != nil {
 			chunk = append(long, chunk...)
 		}
-		return bytes.TrimRight(chunk, "\r\n"), last, nil
+		return trimEOL(chunk), last, nil
 	}
+}
+
+// trimEOL is b without the line breaks ('\r', '\n') that end it, as
+// bytes.TrimRight(b, "\r\n") cuts them, without making its set of
+// bytes for every line.
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
 }
 
 // parse queues the records of one non-blank line; lines that hold none are
@@ -396,42 +402,85 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 
 // record reads [t, dir, msg], or [t, dir, msg, connection] in version 2.
 func (r *Reader) record(t []byte) (Record, bool) {
-	var parts []json.RawMessage
-	if err := json.Unmarshal(t, &parts); err != nil || len(parts) != 3 && len(parts) != 4 {
-		r.diag(r.line, fmt.Sprintf("Skipped line %d: a record must be [time, direction, message].", r.line), false)
+	rec, why := r.recordOf(t, r.line)
+	if why != "" {
+		r.diag(r.line, why, false)
 		return Record{}, false
 	}
-	rec := Record{Line: r.line, HasT: true}
+	r.keepTime(&rec)
+	return rec, true
+}
+
+// recordOf reads the record t, valid JSON, of line n; why says why it is
+// skipped ("" when it is not). It reads nothing of r but the connections
+// of its header, which do not change once read, so CheckAll may call it
+// while the reading goes on (notJSON).
+func (r *Reader) recordOf(t []byte, n int) (rec Record, why string) {
+	var parts []json.RawMessage
+	if err := json.Unmarshal(t, &parts); err != nil || len(parts) != 3 && len(parts) != 4 {
+		return Record{}, fmt.Sprintf("Skipped line %d: a record must be [time, direction, message].", n)
+	}
+	rec = Record{Line: n, HasT: true}
 	if len(parts) == 4 {
 		if json.Unmarshal(parts[3], &rec.Conn) != nil {
 			rec.Conn = "\x00" // not a string: not valid
 		}
-		if !r.connOK(rec.Conn) {
-			return Record{}, false
+		if why := r.connProblem(rec.Conn); why != "" {
+			return Record{}, fmt.Sprintf("Skipped line %d: %s", n, why)
 		}
 	}
 	var dir string
 	if json.Unmarshal(parts[0], &rec.T) != nil || rec.T < 0 {
-		r.diag(r.line, fmt.Sprintf("Skipped line %d: the time of a record must be a number of seconds, zero or more.", r.line), false)
-		return Record{}, false
+		return Record{}, fmt.Sprintf("Skipped line %d: the time of a record must be a number of seconds, zero or more.", n)
 	}
 	if json.Unmarshal(parts[1], &dir) != nil || (dir != string(In) && dir != string(Out)) {
-		r.diag(r.line, fmt.Sprintf("Skipped line %d: the direction of a record must be \"i\" (received) or \"o\" (sent).", r.line), false)
-		return Record{}, false
+		return Record{}, fmt.Sprintf("Skipped line %d: the direction of a record must be \"i\" (received) or \"o\" (sent).", n)
 	}
 	rec.Dir = Dir(dir)
 	msg := bytes.TrimSpace(parts[2])
 	if len(msg) == 0 || (msg[0] != '{' && msg[0] != '"') {
-		r.diag(r.line, fmt.Sprintf("Skipped line %d: the message of a record must be a JSON object (or a string for a frame that was not JSON).", r.line), false)
-		return Record{}, false
+		return Record{}, fmt.Sprintf("Skipped line %d: the message of a record must be a JSON object (or a string for a frame that was not JSON).", n)
 	}
 	rec.Msg = bytes.Clone(msg)
 	rec.Note = msg[0] == '{' && isNote(msg)
-	if rec.T < r.lastT {
-		r.diag(r.line, fmt.Sprintf("Line %d goes back in time: %.3f s after %.3f s on an earlier line.", r.line, rec.T, r.lastT), false)
+	return rec, ""
+}
+
+// keepTime notes a record whose time goes back, or, while CheckAll reads
+// (r.late), leaves that to it, marking the record: whether an earlier
+// record counts depends on whether its message was JSON, which CheckAll's
+// decoding decides.
+func (r *Reader) keepTime(rec *Record) {
+	if r.late {
+		rec.late, rec.diags = true, len(r.diags)+r.dropped
+		return
+	}
+	if why := backInTime(*rec, r.lastT); why != "" {
+		r.diag(rec.Line, why, false)
 	}
 	r.lastT = max(r.lastT, rec.T)
-	return rec, true
+}
+
+// backInTime is the diagnostic of a record whose time is before last,
+// the latest time of the records before it; "" when it is not.
+func backInTime(rec Record, last float64) string {
+	if rec.T >= last {
+		return ""
+	}
+	return fmt.Sprintf("Line %d goes back in time: %.3f s after %.3f s on an earlier line.", rec.Line, rec.T, last)
+}
+
+// notJSON is the diagnostic the reader makes of the line of rec, a record
+// of CheckAll's reading whose message its decoding found is not JSON: what
+// parseLine says of such a line (the line is not JSON, or is JSON but not
+// a record).
+func (r *Reader) notJSON(rec Record) string {
+	if protocol.Valid(rec.line) {
+		if _, why := r.recordOf(rec.line, rec.Line); why != "" {
+			return why
+		}
+	}
+	return fmt.Sprintf("Skipped line %d: it is not valid JSON.", rec.Line)
 }
 
 // quickRecord splits a record [t,"d",{…}] without decoding its message;
@@ -442,7 +491,7 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	for j < len(t) && (t[j] >= '0' && t[j] <= '9' || t[j] == '.' || t[j] == 'e' || t[j] == 'E' || t[j] == '+' || t[j] == '-') {
 		j++
 	}
-	sec, err := strconv.ParseFloat(string(t[i:j]), 64)
+	sec, err := recordTime(t[i:j])
 	if err != nil || sec < 0 {
 		return Record{}, false
 	}
@@ -467,20 +516,60 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 		return Record{}, false
 	}
 	msg := bytes.TrimSpace(t[k+1 : end])
-	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !protocol.Valid(msg) {
+	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !r.late && !protocol.Valid(msg) {
 		return Record{}, false
 	}
 	if conn != "" && r.connProblem(conn) != "" {
 		return Record{}, false // the slow path says why
 	}
-	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: bytes.Clone(msg), Conn: conn}
-	rec.Note = isNote(rec.Msg)
-	if rec.T < r.lastT {
-		r.diag(r.line, fmt.Sprintf("Line %d goes back in time: %.3f s after %.3f s on an earlier line.", r.line, rec.T, r.lastT), false)
+	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Conn: conn}
+	if r.late {
+		// The decoder's scan decides whether the message is JSON, so
+		// that its bytes are scanned once; the line is kept for what
+		// the reader says of it if not (notJSON). The message is a part
+		// of it, not a copy.
+		rec.line = bytes.Clone(t)
+		at := cap(t) - cap(msg) // where msg, a part of t, begins
+		rec.Msg = rec.line[at : at+len(msg) : at+len(msg)]
+	} else {
+		rec.Msg = bytes.Clone(msg)
 	}
-	r.lastT = max(r.lastT, rec.T)
+	rec.Note = isNote(rec.Msg)
+	r.keepTime(&rec)
 	return rec, true
 }
+
+// recordTime reads a record's time as strconv.ParseFloat does, the usual
+// "12.345678" without it (its look-ups of special values, its conversion
+// of the text to a string): digits, a point and digits, at most 15 of them,
+// are a whole number m < 2^53 over 10^d, d <= 15, both exact as float64,
+// so the quotient, rounded once, is the number rounded, as ParseFloat
+// rounds it.
+func recordTime(b []byte) (float64, error) {
+	var m uint64
+	digits, point := 0, -1
+	for k, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+		case c == '.' && point < 0 && k > 0 && k < len(b)-1:
+			point = k
+		default:
+			return strconv.ParseFloat(string(b), 64)
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return strconv.ParseFloat(string(b), 64)
+	}
+	if point < 0 {
+		return float64(m), nil
+	}
+	return float64(m) / pow10[len(b)-1-point], nil
+}
+
+// pow10 are the powers of ten recordTime divides by, exact as float64.
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it
 // returns where the message ends and the ID, or len(t)-1 and "" when t
@@ -515,7 +604,7 @@ func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b =
 
 // isNote reports whether msg is a transport note: it has "transport" and no "type".
 func isNote(msg []byte) bool {
-	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (bytes.Contains(msg, []byte(`"type"`)) || !bytes.Contains(msg, []byte(`"transport"`))) {
+	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (hasTypeName(msg) || !bytes.Contains(msg, []byte(`"transport"`))) {
 		return false
 	}
 	var n struct {
@@ -523,6 +612,23 @@ func isNote(msg []byte) bool {
 		Transport json.RawMessage `json:"transport"`
 	}
 	return json.Unmarshal(msg, &n) == nil && n.Transport != nil && n.Type == nil
+}
+
+// hasTypeName reports whether msg holds `"type"`, as bytes.Contains does,
+// going from one 'y' to the next: bytes.Index stops at every quote, and a
+// message is full of them.
+func hasTypeName(msg []byte) bool {
+	for i := 0; i < len(msg); i++ {
+		j := bytes.IndexByte(msg[i:], 'y')
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i >= 2 && i+4 <= len(msg) && string(msg[i-2:i+4]) == `"type"` {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Reader) diag(line int, msg string, truncated bool) {

@@ -82,6 +82,15 @@ type Record struct {
 	// Note is true for a transport note ({"transport":…}: connects and
 	// disconnects), which is not an AAEP message.
 	Note bool
+
+	// late marks a record of CheckAll's reading (Reader.late) whose
+	// reader's checks are left to CheckAll (lateChecks); diags is how many
+	// diagnostics the reader had made before it, and line, when not nil,
+	// the whole line of a record whose message was not validated (it is
+	// a part of line), which CheckAll's decoding validates.
+	late  bool
+	diags int
+	line  []byte
 }
 
 // IsText reports whether the record holds a frame that was not JSON, kept as

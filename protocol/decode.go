@@ -58,6 +58,14 @@ type Decoder struct {
 	stamp     stamp           // the last timestamp read
 	slow      int             // how many events needed the schema validator (for tests)
 	allSlow   bool            // every event goes to the schema validator (for tests)
+	// last is the event the last Decode call returned, and plain says
+	// that its message repeated no member, escaped no member's name and
+	// nested no deeper than PeekType reads: its type is then what
+	// PeekType finds (PeekedType). escaped is set where a name is
+	// unescaped, seldom (kept in the member loop, it cost every event).
+	last    *Event
+	plain   bool
+	escaped bool
 }
 
 // verdict remembers a top-level member's last value that satisfied its
@@ -116,6 +124,7 @@ const maxStrangers = 16
 // its Raw bytes, and its strings share b's memory; b must not be modified
 // afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
+	d.last, d.escaped = nil, false // until an event is decoded (PeekedType)
 	if d.Schemas == nil {
 		s, err := NewSchemas()
 		if err != nil {
@@ -148,7 +157,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		members++
 		name := b[key.start:key.end]
 		if key.esc {
-			name = []byte(unescape(name))
+			name, d.escaped = []byte(unescape(name)), true
 		}
 		f := lookupField(name)
 		if f == noField {
@@ -177,8 +186,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		sc.value(sp)
 	}
-	if sc.err == nil && sc.next() != 0 {
-		sc.fail("more data after the event")
+	// Only white space may follow the event (next's 0 would also be a
+	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).
+	if sc.err == nil {
+		if sc.ws(); sc.i != len(b) {
+			sc.fail("more data after the event")
+		}
 	}
 	if sc.err != nil {
 		if sc.maxDepth > lim.HardMaxDepth {
@@ -192,10 +205,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
+	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
+		d.last = nil
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
 	x.bad = j.unknownCore
@@ -1165,10 +1180,25 @@ func NormalizeType(t string) string {
 	return t
 }
 
+// PeekedType returns PeekType(b) for b, the message that the Decoder's
+// last call of Decode returned ev for, without scanning b again when it
+// need not: the event's type, unless a member of b was repeated or had an
+// escaped name (PeekType takes the first "type" member that is a string,
+// by its name as written; the event, the last).
+func (d *Decoder) PeekedType(b []byte, ev *Event) string {
+	if ev != nil && ev == d.last && d.plain {
+		return ev.Type
+	}
+	return PeekType(b)
+}
+
+// peekDepth is the nesting PeekType reads.
+const peekDepth = 64
+
 // PeekType returns the normalized "type" of a JSON object message without
 // decoding the rest, or "" when there is none.
 func PeekType(b []byte) string {
-	sc := scanner{b: b, hardMax: 64}
+	sc := scanner{b: b, hardMax: peekDepth}
 	if sc.next() != '{' {
 		return ""
 	}

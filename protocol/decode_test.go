@@ -246,11 +246,12 @@ func TestDecodeHostile(t *testing.T) {
 		return []byte(strings.Replace(typical, `"Fetching the Q3 report for EMEA."`, s, 1))
 	}
 	t.Run("not JSON", func(t *testing.T) {
-		for _, in := range []string{"", "   ", "nope", "[1,2]", `{"a":}`, `{"a":1} x`, `{"a":"\x01"}`, `{"a":"\u12"}`, `{"a":01}`} {
+		for _, in := range []string{"", "   ", "nope", "[1,2]", `{"a":}`, `{"a":1} x`, `{"a":"\x01"}`, `{"a":"\u12"}`, `{"a":01}`,
+			typical + "\x00", typical + " \x00}", `{"a":1}` + "\x00"} {
 			ev, err := d.Decode([]byte(in))
 			var se *SyntaxError
 			if ev != nil || !errors.As(err, &se) {
-				t.Errorf("Decode(%q) = %v, %v; want nil and a SyntaxError", in, ev, err)
+				t.Errorf("Decode(%q): an event: %v, error %v; want none and a SyntaxError", in, ev != nil, err)
 			}
 		}
 	})
@@ -633,14 +634,53 @@ func BenchmarkSchemaValidate(b *testing.B) {
 // FuzzPeekType: any input, however broken, gives a type or "" without
 // panicking, and a type only when the input holds one.
 func FuzzPeekType(f *testing.F) {
-	for _, s := range []string{`{"type":"aaep:agent.session.started"}`, `{"a":"b","type":"}`, `{"type":`, `[`} {
+	for _, s := range []string{`{"type":"aaep:agent.session.started"}`, `{"a":"b","type":"}`, `{"type":`, `[`,
+		typical, `{"type":1,"type":"aaep:agent.tool.invoked"}`, `{"t\u0079pe":"aaep:agent.tool.invoked"}`, `{"type":"aaep:agent.tool.invoked","t\u0079pe":"x"}`,
+		`{"type":"https://aaep-protocol.org/types/agent.tool.invoked"}`, `{"x":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `,"type":"aaep:agent.tool.invoked"}`} {
 		f.Add([]byte(s))
 	}
+	s := schemas(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if typ := PeekType(b); typ != "" && !bytes.Contains(b, []byte(`"type"`)) {
+		typ := PeekType(b)
+		if typ != "" && !bytes.Contains(b, []byte(`"type"`)) {
 			t.Errorf("PeekType(%q) = %q without a type member", b, typ)
 		}
+		// A Decoder tells it of the message it decoded without reading it again.
+		d := Decoder{Schemas: s}
+		ev, _ := d.Decode(b)
+		if got := d.PeekedType(b, ev); got != typ {
+			t.Errorf("PeekedType(%q) = %q, PeekType %q", b, got, typ)
+		}
 	})
+}
+
+// TestPeekedType: a Decoder tells the type PeekType finds of the event it
+// decoded last; of another event it asks PeekType.
+func TestPeekedType(t *testing.T) {
+	d := Decoder{Schemas: schemas(t)}
+	b := []byte(typical)
+	ev, err := d.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.PeekedType(b, ev); got != TypeToolInvoked {
+		t.Errorf("PeekedType = %q", got)
+	}
+	other := []byte(strings.Replace(typical, `"tool":"fetch_report"`, `"tool":"x","tool":"fetch_report"`, 1))
+	if _, err := d.Decode(other); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.PeekedType(b, ev); got != TypeToolInvoked {
+		t.Errorf("PeekedType of an event decoded before the last = %q", got)
+	}
+	// An event is not taken for a message refused after it.
+	ev, _ = d.Decode(b)
+	if _, err := d.Decode([]byte("[1]")); err == nil {
+		t.Fatal("[1] decoded")
+	}
+	if got := d.PeekedType([]byte("[1]"), ev); got != "" {
+		t.Errorf("PeekedType of [1] after an event = %q", got)
+	}
 }
 
 // A string's length is counted in characters, not bytes, whether its

@@ -191,17 +191,21 @@ func (s *scanner) str(sp *span) {
 	i := s.i + 1
 	sp.start = int32(i)
 	// Most strings are plain to their closing quote: plain's look, inline
-	// (a call a string cost as much as its short look).
-	for ; i <= len(b)-8; i += 8 {
-		x := binary.LittleEndian.Uint64(b[i : i+8])
-		q, bs := x^lanesQuote, x^lanesBack
-		if special := ((q - lanes1) | (bs - lanes1) | (x - lanesSpace) | x) & lanesHigh; special != 0 {
-			i += bits.TrailingZeros64(special) / 8
-			if b[i] == '"' {
-				s.endStr(sp, i)
-				return
+	// (a call a string cost as much as its short look). i > 0 (the quote
+	// is before it) lets the compiler see every read in bounds: it
+	// checked two bounds a word.
+	if i > 0 {
+		for ; i <= len(b)-8; i += 8 {
+			x := binary.LittleEndian.Uint64(b[i : i+8])
+			q, bs := x^lanesQuote, x^lanesBack
+			if special := ((q - lanes1) | (bs - lanes1) | (x - lanesSpace) | x) & lanesHigh; special != 0 {
+				i += bits.TrailingZeros64(special) / 8
+				if b[i] == '"' {
+					s.endStr(sp, i)
+					return
+				}
+				break
 			}
-			break
 		}
 	}
 	s.strRest(sp, i)
