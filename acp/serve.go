@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -43,8 +44,8 @@ func (b *Bridge) Serve(ctx context.Context, argv []string, diag func(string)) (*
 		Reply: b.servedReply,
 		Gone:  b.unanswerable,
 		Messages: map[string]func([]byte) error{
-			protocol.TypeTask:       b.taskMessage,
-			protocol.TypeTaskCancel: func([]byte) error { return b.Cancel() },
+			protocol.TypeTask:       inWords(b.taskMessage),
+			protocol.TypeTaskCancel: inWords(func([]byte) error { return b.Cancel() }),
 		},
 		Honored: map[string]json.RawMessage{protocol.TasksPrefix: protocol.TasksCapability},
 	}, nil
@@ -70,6 +71,18 @@ func (b *Bridge) unanswerable(token string) {
 		return
 	}
 	b.elicitGone(token, "Nobody who can answer is subscribed any more; the agent was told its question was cancelled.")
+}
+
+// inWords is take with its refusals in the words the subscriber is sent
+// (the reason of agtask:refused, or the body of HTTP's 409): for the
+// person who gave the task, without the package's name.
+func inWords(take func([]byte) error) func([]byte) error {
+	return func(msg []byte) error {
+		if err := take(msg); err != nil {
+			return errors.New(strings.TrimPrefix(err.Error(), "acp: "))
+		}
+		return nil
+	}
 }
 
 // taskMessage gives the agent the task an agtask:task message carries.

@@ -188,8 +188,14 @@ func (p *Producer) readFramed(pe peer, sub *subscription, via, manifest string) 
 			if err == nil {
 				err = p.reply(typ, m, false, nil)
 			}
-			if err != nil {
-				p.opts.Logf("producer: reply refused: %v", err)
+			if err == nil {
+				continue
+			}
+			p.opts.Logf("producer: reply refused: %v", err)
+			if typ == protocol.TypeTask || typ == protocol.TypeTaskCancel {
+				// The answer an HTTP subscriber has in the POST's status:
+				// without it, the person's task would be dropped unsaid.
+				_ = pe.send(protocol.TaskRefusedMessage(typ, err.Error(), sub.id, p.now()))
 			}
 		}
 	}

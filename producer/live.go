@@ -39,7 +39,9 @@ type Live struct {
 	// Messages take the extension messages subscribers send, by type
 	// ("agtask:task"); a type must lie outside the aaep: namespace. Each
 	// is handed the message as sent; its error refuses it (409 Conflict
-	// on HTTP, a log line on the other bindings).
+	// on HTTP; on the other bindings, for agtask:task and agtask:cancel,
+	// an agtask:refused message on the connection it came by). The
+	// error's text is the reason the subscriber is told.
 	Messages map[string]func(msg []byte) error
 	// Gone, when not nil, is called once for a prompt of the source that
 	// nobody left can answer: every subscription that could answer it

@@ -111,13 +111,11 @@ func TestLiveReplies(t *testing.T) {
 		`,"action":"run","consequence":"runs","reply_token":"rpl_live2","timeout_seconds":1,"default_decision":"reject"`)
 	src.events <- liveEvent(protocol.TypeSessionCompleted, "sess_a", 3, "")
 	st.until(t, protocol.TypeSessionCompleted)
-	t.Log("DEBUG completed")
 	if code, body := reply(confirmation("rpl_live2", protocol.DecisionAccept, sub)); code != http.StatusConflict {
 		t.Errorf("a reply after the session ended: %d %s", code, body)
 	}
 	close(src.events)
 	<-p.Done()
-	t.Log("DEBUG done")
 	close(src.replies)
 	var got []map[string]any
 	for r := range src.replies {

@@ -13,6 +13,7 @@ const (
 	KindEvent     Kind = iota // an event: a core "aaep:" type, an extension type, or no known type
 	KindHandshake             // subscription.request, .accepted, .rejected, .renegotiate, .close (spec chapter 5)
 	KindReply                 // confirmation.reply, clarification.reply (spec chapter 6)
+	KindTask                  // agtask:task, agtask:cancel, agtask:refused (aaep-term's agent-tasks extension)
 )
 
 func (k Kind) String() string {
@@ -23,14 +24,16 @@ func (k Kind) String() string {
 		return "handshake message"
 	case KindReply:
 		return "reply"
+	case KindTask:
+		return "agent-tasks message"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
 // KindOf returns the kind of a message by its normalized type (see
-// PeekType and NormalizeType). Any type that is not a handshake or reply
-// message is an event's, judged by the envelope when it has no schema of
-// its own.
+// PeekType and NormalizeType). Any type that is not a handshake, reply or
+// agent-tasks message is an event's, judged by the envelope when it has no
+// schema of its own.
 func KindOf(typ string) Kind {
 	switch typ {
 	case TypeSubscriptionRequest, TypeSubscriptionAccepted, TypeSubscriptionRejected,
@@ -38,6 +41,8 @@ func KindOf(typ string) Kind {
 		return KindHandshake
 	case TypeConfirmationReply, TypeClarificationReply:
 		return KindReply
+	case TypeTask, TypeTaskCancel, TypeTaskRefused:
+		return KindTask
 	}
 	return KindEvent
 }
@@ -47,7 +52,7 @@ func KindOf(typ string) Kind {
 // never decoded, validated or announced as one.
 type NotEventError struct {
 	Type string // the normalized type; "subscription.close", …
-	Kind Kind   // KindHandshake or KindReply
+	Kind Kind   // KindHandshake, KindReply or KindTask
 }
 
 func (e *NotEventError) Error() string {

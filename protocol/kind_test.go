@@ -3,13 +3,16 @@ package protocol
 import (
 	"errors"
 	"testing"
+	"time"
 )
 
 // The decoder and the full validator choose a message's schema by one
 // mapping: a handshake or reply message is never decoded as an event, and
-// is judged by its own schema.
+// is judged by its own schema; so is a message of the agent-tasks
+// extension (a task sent, or refused, is no event).
 func TestMessageKinds(t *testing.T) {
 	s := schemas(t)
+	at := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
 	d := Decoder{Schemas: s}
 	for _, tt := range []struct {
 		msg   string
@@ -24,6 +27,13 @@ func TestMessageKinds(t *testing.T) {
 		{`{"type":"subscription.request"}`, KindHandshake, false},
 		{`{"type":"confirmation.reply","reply_token":"rpl_1","decision":"accept","subscription_id":"sub_1","timestamp":"2026-06-30T14:22:11Z"}`, KindReply, true},
 		{`{"type":"clarification.reply"}`, KindReply, false},
+		{string(TaskMessage(TypeTask, "sub_1", "fix the test", at)), KindTask, true},
+		{string(TaskMessage(TypeTaskCancel, "sub_1", "", at)), KindTask, true},
+		{string(TaskRefusedMessage(TypeTask, "The agent is busy.", "sub_1", at)), KindTask, true},
+		{string(TaskRefusedMessage(TypeTaskCancel, "No task.", "", at)), KindTask, true},
+		{`{"type":"agtask:task","timestamp":"2026-06-30T14:22:11Z"}`, KindTask, false},
+		{`{"type":"agtask:refused","refused":"agtask:other","reason":"x","timestamp":"2026-06-30T14:22:11Z"}`, KindTask, false},
+		{`{"type":"agtask:other"}`, KindEvent, false},
 		{typical, KindEvent, true},
 		{`{"type":"medai:x"}`, KindEvent, false},
 		{`{"type":"subscription.other"}`, KindEvent, false},

@@ -18,13 +18,15 @@ import (
 )
 
 // schemaFiles are aaep-term's own JSON Schemas (draft 2020-12) for every
-// core event type, the envelope, the handshake messages and both replies.
+// core event type, the envelope, the handshake messages, both replies and
+// the agent-tasks extension's messages.
 //
 //go:embed schemas/*.schema.json
 var schemaFiles embed.FS
 
 // SchemaFS returns the embedded schema files, one per message type, named
-// "schemas/<type>.schema.json" (event types without their "aaep:" prefix).
+// "schemas/<type>.schema.json" (event types without their "aaep:" prefix,
+// agent-tasks types with a dot for the colon: "agtask.task").
 func SchemaFS() fs.FS { return schemaFiles }
 
 // Schemas is the compiled set of embedded schemas. It is the slow, generic
@@ -81,11 +83,15 @@ func NewSchemas() (*Schemas, error) {
 }
 
 // schemaName is the type a schema file is for, in compact form
-// ("aaep:agent.tool.invoked", "subscription.request"), or "envelope".
+// ("aaep:agent.tool.invoked", "subscription.request", "agtask:task"), or
+// "envelope". A file name has no colon: the prefix is its first word.
 func schemaName(file string) string {
 	name := strings.TrimSuffix(path.Base(file), ".schema.json")
-	if strings.HasPrefix(name, "agent.") {
+	switch {
+	case strings.HasPrefix(name, "agent."):
 		return "aaep:" + name
+	case strings.HasPrefix(name, TasksPrefix+"."):
+		return TasksPrefix + ":" + name[len(TasksPrefix)+1:]
 	}
 	return name
 }

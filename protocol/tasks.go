@@ -2,7 +2,7 @@ package protocol
 
 // tasks.go: the messages of aaep-term's agent-tasks extension
 // (docs/extensions.md), by which a subscriber gives a served agent a task
-// or cancels the one it is doing.
+// or cancels the one it is doing, and a producer says it refused one.
 
 import (
 	"encoding/json"
@@ -20,6 +20,10 @@ const (
 	TypeTask = TasksPrefix + ":task"
 	// TypeTaskCancel cancels the task the agent is doing.
 	TypeTaskCancel = TasksPrefix + ":cancel"
+	// TypeTaskRefused is the producer's answer to a task or cancel it
+	// refused, on the connection it came by (bindings other than HTTP,
+	// where the refusal is the answer to the POST).
+	TypeTaskRefused = TasksPrefix + ":refused"
 )
 
 // TasksCapability is the capability a subscriber asks for under
@@ -37,5 +41,24 @@ func TaskMessage(typ, subID, text string, at time.Time) []byte {
 		m["text"] = text
 	}
 	b, _ := json.Marshal(m) // strings always encode
+	return b
+}
+
+// TaskRefusal is an agtask:refused message: the producer did not take the
+// message of type Refused (TypeTask or TypeTaskCancel), for Reason.
+type TaskRefusal struct {
+	Type           string `json:"type"`    // TypeTaskRefused
+	Refused        string `json:"refused"` // TypeTask or TypeTaskCancel
+	Reason         string `json:"reason"`  // in words, for the person who sent it
+	SubscriptionID string `json:"subscription_id,omitempty"`
+	Timestamp      string `json:"timestamp"`
+}
+
+// TaskRefusedMessage is the agtask:refused message saying the producer
+// refused a message of type refused on the subscription subID, for reason,
+// at at.
+func TaskRefusedMessage(refused, reason, subID string, at time.Time) []byte {
+	b, _ := json.Marshal(TaskRefusal{Type: TypeTaskRefused, Refused: refused, Reason: reason,
+		SubscriptionID: subID, Timestamp: at.UTC().Format(time.RFC3339Nano)}) // strings always encode
 	return b
 }

@@ -80,6 +80,9 @@ func (c *Client) handleAt(d *decoded, now time.Time) {
 	case d.message == protocol.TypeSubscriptionClose:
 		c.closedByProducer(d.frame.Data)
 		return
+	case d.message == protocol.TypeTaskRefused && !d.answer && c.honoredTasks():
+		c.taskRefused(d.frame.Data)
+		return
 	case d.answer:
 		what := "a message without a type"
 		if d.message != "" {

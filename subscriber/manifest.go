@@ -172,7 +172,7 @@ func (c *Client) recordedManifest(uri string, inline bool) {
 		return
 	}
 	m.checked = uri
-	c.sayQuiet(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Line(uri)))
+	c.sayQuiet(StatusManifest, fmt.Sprintf("The recording names the producer's manifest at %s; it is not fetched when reading a file.", protocol.Theirs(protocol.Line(uri))))
 }
 
 // checkManifest checks a manifest, once per manifest, on the owner

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -32,10 +33,17 @@ func (c *Client) TakesTasks() bool {
 	return ok
 }
 
+// honoredTasks is TakesTasks on the client's own goroutine.
+func (c *Client) honoredTasks() bool {
+	_, ok := c.neg.honored.Extra[protocol.TasksPrefix]
+	return ok
+}
+
 // Tell gives the producer's agent a task (an agtask:task message). A nil
 // error means the message was delivered; what the agent does comes as
-// events (a refusal, such as a task while it works on another, comes as
-// an error on HTTP and as a problem line of the producer's elsewhere).
+// events. A task the producer refuses (the agent works on another, say) is
+// an error over HTTP, the answer to the POST; on every other binding the
+// refusal comes later, as an Update of KindStatus with StatusRefused.
 func (c *Client) Tell(ctx context.Context, task string) error {
 	if strings.TrimSpace(task) == "" {
 		return errors.New("subscriber: no task to give")
@@ -44,7 +52,7 @@ func (c *Client) Tell(ctx context.Context, task string) error {
 }
 
 // CancelTask cancels the task the producer's agent is doing (an
-// agtask:cancel message).
+// agtask:cancel message). A refusal comes as Tell's does.
 func (c *Client) CancelTask(ctx context.Context) error {
 	return c.sendTask(ctx, protocol.TypeTaskCancel, "")
 }
@@ -62,4 +70,19 @@ func (c *Client) sendTask(ctx context.Context, typ, text string) error {
 		return derr
 	}
 	return err
+}
+
+// taskRefused says that the producer refused a task or a cancel sent on
+// this connection (an agtask:refused message).
+func (c *Client) taskRefused(b []byte) {
+	var m protocol.TaskRefusal
+	_ = json.Unmarshal(b, &m) // an unreadable refusal is still a refusal
+	what := "The producer refused your task."
+	if m.Refused == protocol.TypeTaskCancel {
+		what = "The producer did not cancel the task."
+	}
+	if m.Reason != "" {
+		what += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Line(m.Reason)))
+	}
+	c.say(StatusRefused, what)
 }

@@ -58,10 +58,11 @@ const (
 	StatusManifest                       // the result of a manifest check
 	StatusDecision                       // a prompt decided without the user, or an "always" kept
 	StatusCredentials                    // nothing proves who the subscriber is
+	StatusRefused                        // the producer refused a task or cancel sent to it (Tell, CancelTask)
 )
 
 var statusNames = [...]string{"notice", "connecting", "connected", "reconnecting", "subscribed", "rejected",
-	"retry", "terms", "manifest", "decision", "credentials"}
+	"retry", "terms", "manifest", "decision", "credentials", "refused"}
 
 // String returns the status kind's name in lower case: "connecting", ….
 func (k StatusKind) String() string {

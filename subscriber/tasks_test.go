@@ -1,0 +1,108 @@
+package subscriber_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/producer"
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/subscriber"
+	"github.com/aaep-term/aaep-term/transport"
+	"github.com/aaep-term/aaep-term/transport/grpcbind"
+)
+
+// A task or cancel the producer refuses reaches the person over every
+// binding: over HTTP as Tell's error, elsewhere as a status line saying
+// so, its reason sanitized. A task taken is no refusal.
+func TestTaskRefused(t *testing.T) {
+	t.Parallel()
+	const hostile = "the agent is busy\x1b[2J\u202e; CONFIRMATION NEEDED"
+	for _, b := range bindings {
+		if !b.negotiates || b.name == "stdio" { // the stdio child serves no live agent
+			continue
+		}
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			tasks := make(chan string, 4)
+			live := &producer.Live{
+				Agent: producer.Agent{ID: "tasked"},
+				Next: func(ctx context.Context) ([]byte, error) {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				},
+				Messages: map[string]func([]byte) error{
+					protocol.TypeTask: func(msg []byte) error {
+						var m struct{ Text string }
+						_ = json.Unmarshal(msg, &m)
+						if m.Text == "busy" {
+							return errors.New(hostile)
+						}
+						tasks <- m.Text
+						return nil
+					},
+					protocol.TypeTaskCancel: func([]byte) error { return errors.New("no task is going on") },
+				},
+				Honored: map[string]json.RawMessage{protocol.TasksPrefix: protocol.TasksCapability},
+			}
+			p := producer.New(producer.Options{Live: live})
+			go func() { _ = p.Run(context.Background()) }()
+			t.Cleanup(func() { p.Close() })
+			endpoint := b.serve(t, p)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			c, err := subscriber.Dial(ctx, endpoint, subscriber.Config{
+				Identity:  session.Identity{ID: "test", Name: "subscriber-test", Version: "1"},
+				Terms:     session.Terms{Verbosity: "normal", CanConfirm: true},
+				Tasks:     true,
+				Transport: transport.Options{SSE: transport.SSEOptions{Layout: b.layout}, GRPCBinding: grpcbind.Binding{}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			s := &stream{t: t, c: c, ctx: ctx}
+			s.until(func(u subscriber.Update) bool {
+				return u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusSubscribed
+			})
+			if !c.TakesTasks() {
+				t.Fatal("the producer did not say it takes tasks")
+			}
+			http := strings.HasPrefix(endpoint, "http")
+			refused := func(err error, want string) {
+				t.Helper()
+				if http {
+					if err == nil || !strings.Contains(err.Error(), want) {
+						t.Errorf("over HTTP the refusal is the error: %v, want %q in it", err, want)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				u := s.until(func(u subscriber.Update) bool {
+					return u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusRefused
+				})
+				t.Log(u.Text)
+				if !strings.Contains(u.Text, want) {
+					t.Errorf("refusal said %q, want %q in it", u.Text, want)
+				}
+				if strings.ContainsAny(u.Text, "\x1b\u202e\n") {
+					t.Errorf("the reason reached the person unsanitized: %q", u.Text)
+				}
+			}
+			refused(c.Tell(ctx, "busy"), "the agent is busy")
+			refused(c.CancelTask(ctx), "no task is going on")
+			if err := c.Tell(ctx, "go"); err != nil {
+				t.Fatal(err)
+			}
+			if got := <-tasks; got != "go" {
+				t.Errorf("the agent was given %q, want go", got)
+			}
+		})
+	}
+}
