@@ -5,6 +5,7 @@ package console
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -68,7 +69,7 @@ func (l *Listener) acpCommand(c command.Command) bool {
 			return true
 		}
 		if err := a.tell(task); err != nil {
-			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
+			l.taskNotTaken(a, err)
 		}
 	case command.VerbCancel:
 		a := as[0]
@@ -85,7 +86,7 @@ func (l *Listener) acpCommand(c command.Command) bool {
 			return true
 		}
 		if err := a.cancel(); err != nil {
-			l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
+			l.taskNotTaken(a, err)
 		} else {
 			l.say("Asked " + a.Tag() + " to cancel its task.")
 		}
@@ -113,9 +114,20 @@ func (l *Listener) tellKey(c command.Command, as []*agent) bool {
 		return true
 	}
 	if err := a.tell(c.Arg); err != nil {
-		l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
+		l.taskNotTaken(a, err)
 	}
 	return true
+}
+
+// taskNotTaken says why a's task or cancel was not taken: a producer's refusal
+// over HTTP in the words its refusal has on the other bindings.
+func (l *Listener) taskNotTaken(a *agent, err error) {
+	var tr *subscriber.TaskRefusedError
+	if errors.As(err, &tr) {
+		l.sayFor(a, tr.Words())
+		return
+	}
+	l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
 }
 
 func tags(as []*agent) string {

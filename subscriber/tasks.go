@@ -8,10 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/transport"
 )
 
 // ErrNoTasks is returned by Tell and CancelTask when the producer did not
@@ -42,8 +44,9 @@ func (c *Client) honoredTasks() bool {
 // Tell gives the producer's agent a task (an agtask:task message). A nil
 // error means the message was delivered; what the agent does comes as
 // events. A task the producer refuses (the agent works on another, say) is
-// an error over HTTP, the answer to the POST; on every other binding the
-// refusal comes later, as an Update of KindStatus with StatusRefused.
+// a *TaskRefusedError over HTTP, the answer to the POST; on every other
+// binding the refusal comes later, as an Update of KindStatus with
+// StatusRefused.
 func (c *Client) Tell(ctx context.Context, task string) error {
 	if strings.TrimSpace(task) == "" {
 		return errors.New("subscriber: no task to give")
@@ -69,7 +72,53 @@ func (c *Client) sendTask(ctx context.Context, typ, text string) error {
 	}); derr != nil {
 		return derr
 	}
-	return err
+	return refusedOverHTTP(typ, err)
+}
+
+// TaskRefusedError is the error of Tell or CancelTask over HTTP when the
+// producer refused the message (409 Conflict). On the other bindings the
+// refusal comes later, as an Update with StatusRefused in Words' words.
+type TaskRefusedError struct {
+	Refused string        // protocol.TypeTask or protocol.TypeTaskCancel
+	Reason  protocol.Text // the producer's words; may be empty
+}
+
+func (e *TaskRefusedError) Error() string {
+	what := "subscriber: the producer refused the task"
+	if e.Refused == protocol.TypeTaskCancel {
+		what = "subscriber: the producer did not cancel the task"
+	}
+	if e.Reason == "" {
+		return what
+	}
+	return what + ": " + e.Reason.Line()
+}
+
+// Words says the refusal to a person, in one sanitized line, the
+// producer's words marked as theirs.
+func (e *TaskRefusedError) Words() string {
+	what := "The producer refused your task."
+	if e.Refused == protocol.TypeTaskCancel {
+		what = "The producer did not cancel the task."
+	}
+	if e.Reason != "" {
+		what += " " + prose.Stop("It says: "+protocol.Theirs(e.Reason.Line()))
+	}
+	return what
+}
+
+// refusedOverHTTP is err as a *TaskRefusedError when it is the producer's
+// 409 answer to a message of type typ, else err.
+func refusedOverHTTP(typ string, err error) error {
+	var he *transport.HTTPError
+	if !errors.As(err, &he) || he.StatusCode != http.StatusConflict {
+		return err
+	}
+	reason := he.Message
+	if reason == "" {
+		reason = he.Code
+	}
+	return &TaskRefusedError{Refused: typ, Reason: reason}
 }
 
 // taskRefused says that the producer refused a task or a cancel sent on
@@ -77,12 +126,5 @@ func (c *Client) sendTask(ctx context.Context, typ, text string) error {
 func (c *Client) taskRefused(b []byte) {
 	var m protocol.TaskRefusal
 	_ = json.Unmarshal(b, &m) // an unreadable refusal is still a refusal
-	what := "The producer refused your task."
-	if m.Refused == protocol.TypeTaskCancel {
-		what = "The producer did not cancel the task."
-	}
-	if m.Reason != "" {
-		what += " " + prose.Stop("It says: "+protocol.Theirs(protocol.Line(m.Reason)))
-	}
-	c.say(StatusRefused, what)
+	c.say(StatusRefused, (&TaskRefusedError{Refused: m.Refused, Reason: protocol.Text(m.Reason)}).Words())
 }

@@ -76,8 +76,9 @@ func TestTaskRefused(t *testing.T) {
 			refused := func(err error, want string) {
 				t.Helper()
 				if http {
-					if err == nil || !strings.Contains(err.Error(), want) {
-						t.Errorf("over HTTP the refusal is the error: %v, want %q in it", err, want)
+					var tr *subscriber.TaskRefusedError
+					if !errors.As(err, &tr) || !strings.Contains(tr.Words(), want) || strings.ContainsAny(tr.Words(), "\x1b\u202e\n") {
+						t.Errorf("over HTTP the refusal is the error: %v, want a TaskRefusedError saying %q", err, want)
 					}
 					return
 				}
