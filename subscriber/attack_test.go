@@ -70,8 +70,8 @@ func hostileFrames(h string, which uint8) string {
 		"negotiation_notes": h, "producer": prod, "honored_capabilities": map[string]any{"languages": []string{h}}})
 	ev(map[string]any{"type": h, "event_id": h, "sequence_number": 2, "summary_normal": h, "error_code": h})
 	put(map[string]any{"type": h, "reason_code": h, "message": h, "error": h})
-	// A refused task's reason (the agent-tasks extension), on a
-	// subscription that took tasks.
+	// A refusal of a task never sent (the agent-tasks extension), on a
+	// subscription that takes tasks: a diagnostic.
 	put(map[string]any{"type": protocol.TypeSubscriptionAccepted, "subscription_id": "sub_tasks", "aaep_version": "1.0.0",
 		"producer": prod, "honored_capabilities": map[string]any{protocol.TasksPrefix: map[string]any{"task": true}}})
 	put(map[string]any{"type": protocol.TypeTaskRefused, "refused": protocol.TypeTask, "reason": h, "subscription_id": h})

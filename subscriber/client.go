@@ -162,6 +162,7 @@ type Client struct {
 	rejectedBy     *RejectedError    // the refusal that stands, until a retry is accepted
 	saidConnecting bool
 	finished       bool
+	tasksSent      int // agtask messages sent that no agtask:refused has answered
 
 	// Requests to the run goroutine.
 	reqs    chan func()

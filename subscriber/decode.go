@@ -81,7 +81,7 @@ func (c *Client) handleAt(d *decoded, now time.Time) {
 		c.closedByProducer(d.frame.Data)
 		return
 	case d.message == protocol.TypeTaskRefused && !d.answer && c.honoredTasks():
-		c.taskRefused(d.frame.Data)
+		c.taskRefused(d.frame.Data, now)
 		return
 	case d.answer:
 		what := "a message without a type"

@@ -10,9 +10,11 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -69,6 +71,9 @@ func (c *Client) sendTask(ctx context.Context, typ, text string) error {
 		ctx, cancel := context.WithTimeout(ctx, sendTimeout)
 		defer cancel()
 		err = c.send(ctx, protocol.TaskMessage(typ, c.neg.subID, text, c.now()))
+		if err == nil && c.ep.Binding != transport.BindingSSE {
+			c.tasksSent++ // over HTTP the answer to the POST was the refusal
+		}
 	}); derr != nil {
 		return derr
 	}
@@ -122,8 +127,16 @@ func refusedOverHTTP(typ string, err error) error {
 }
 
 // taskRefused says that the producer refused a task or a cancel sent on
-// this connection (an agtask:refused message).
-func (c *Client) taskRefused(b []byte) {
+// this connection (an agtask:refused message). A producer cannot say more
+// refusals than messages were sent to it: it cannot make you hear that
+// you gave a task you never gave.
+func (c *Client) taskRefused(b []byte, now time.Time) {
+	if c.tasksSent == 0 {
+		c.diagnose(session.Diagnostic{At: now, Code: "invalid", Message: "The producer sent " + protocol.TypeTaskRefused +
+			" although no task or cancel waits for its answer; it is not announced."})
+		return
+	}
+	c.tasksSent--
 	var m protocol.TaskRefusal
 	_ = json.Unmarshal(b, &m) // an unreadable refusal is still a refusal
 	c.say(StatusRefused, (&TaskRefusedError{Refused: m.Refused, Reason: protocol.Text(m.Reason)}).Words())

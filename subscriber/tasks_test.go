@@ -107,3 +107,28 @@ func TestTaskRefused(t *testing.T) {
 		})
 	}
 }
+
+// A producer cannot make a person hear that a task of theirs was refused
+// when none was sent: a refusal with no task or cancel waiting for its
+// answer is a diagnostic, never said as a refusal.
+func TestUnaskedRefusalNotSaid(t *testing.T) {
+	t.Parallel()
+	frames := `{"type":"subscription.accepted","subscription_id":"sub_1","aaep_version":"1.0.0","producer":{"agent_id":"a"},"honored_capabilities":{"agtask":{"task":true}}}
+{"type":"agtask:refused","refused":"agtask:task","reason":"You asked to delete everything.","subscription_id":"sub_1","timestamp":"2026-11-29T00:00:00Z"}
+`
+	c := subscriber.New(context.Background(), transport.NewNDJSONConn(strings.NewReader(frames), transport.FileOptions{}), "file:refusal.jsonl",
+		subscriber.Config{Tasks: true})
+	defer c.Close()
+	var diagnosed bool
+	eachUpdate(t, c, func(u subscriber.Update) {
+		if u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusRefused {
+			t.Errorf("an unasked refusal was said: %q", u.Text)
+		}
+		if u.Kind == subscriber.KindDiagnostic && strings.Contains(u.Diagnostic.Message, protocol.TypeTaskRefused) {
+			diagnosed = true
+		}
+	})
+	if !diagnosed {
+		t.Error("no diagnostic for the unasked refusal")
+	}
+}
