@@ -358,24 +358,21 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 // connection's notes (its status, its problems) come through Recv among
 // the frames and take the same way, so they keep their place: this is the
 // only way anything from the connection reaches the owner.
-//
-// What the connection has received already when Recv returns is taken with
-// it as one burst (transport.Waiting), and a large burst is decoded on two
-// goroutines (burstReader): decoding is the longest stage of a flood, and
-// one goroutine left the second core half idle. Recv is called again only
-// once the whole burst is in the inbox, so anything Recv itself puts there
-// (the retry's countdown) still comes after the frames received before it.
 func (c *Client) read(ctx context.Context) {
-	r := burstReader{dec: protocol.Decoder{Schemas: c.cfg.Schemas}}
-	defer r.stop()
-	put := func(d decoded) bool { return c.in.put(d, ctx.Done(), c.done) }
+	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
 	for {
 		f, err := c.conn.Recv(ctx)
 		if err != nil {
 			c.recvErr <- err // after every frame received: they are in the inbox
 			return
 		}
-		if !r.decodeEach(r.take(c.conn, f), put) {
+		d := decoded{frame: f}
+		if n := f.Note; n != nil {
+			d.note = &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}
+		} else {
+			d = decode(&dec, f)
+		}
+		if !c.in.put(d, ctx.Done(), c.done) {
 			return
 		}
 	}

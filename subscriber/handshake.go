@@ -248,7 +248,14 @@ func (r *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
 	for {
 		f, err := r.conn().Recv(ctx)
 		if err == nil {
-			r.handOver(f)
+			if f.Event == transport.EventHandshake && protocol.PeekType(f.Data) == protocol.TypeSubscriptionRejected {
+				// Hand it over, then wait until the owner has told it,
+				// so the retry's lines come after.
+				r.mu.Lock()
+				r.rejection = nil
+				r.mu.Unlock()
+				r.pendingTold()
+			}
 			return f, nil
 		}
 		if !errors.Is(err, io.EOF) || !r.waitTold(ctx) {
@@ -277,32 +284,6 @@ func (r *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
 		}
 		r.cur, r.req, r.rejection, r.answered = next, req, nil, false
 		r.mu.Unlock()
-	}
-}
-
-// TryRecv implements transport.Waiting when the current connection does:
-// a frame it received already. The end, and subscribing again, is Recv's.
-func (r *retryConn) TryRecv() (transport.Frame, bool) {
-	w, ok := r.conn().(transport.Waiting)
-	if !ok {
-		return transport.Frame{}, false
-	}
-	f, ok := w.TryRecv()
-	if ok {
-		r.handOver(f)
-	}
-	return f, ok
-}
-
-// handOver notes a frame Recv or TryRecv returns: a rejection is handed
-// over, and Recv waits, at the connection's end, until the owner has told
-// it, so the retry's lines come after.
-func (r *retryConn) handOver(f transport.Frame) {
-	if f.Event == transport.EventHandshake && protocol.PeekType(f.Data) == protocol.TypeSubscriptionRejected {
-		r.mu.Lock()
-		r.rejection = nil
-		r.mu.Unlock()
-		r.pendingTold()
 	}
 }
 

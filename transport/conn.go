@@ -121,16 +121,6 @@ type Ender interface {
 	EndReason() EndReason
 }
 
-// Waiting is a Conn that hands over, without waiting, a frame it has
-// received already. Every Conn of this package is one. TryRecv returns the
-// next frame Recv would return when one is waiting, and false when none is
-// (the connection's end included: only Recv tells it). It is called by the
-// goroutine that calls Recv, never at the same time, so that a reader can
-// take a burst of what arrived and decode it on two goroutines.
-type Waiting interface {
-	TryRecv() (Frame, bool)
-}
-
 // EndReasonOf returns why c ended, once Recv has returned its final error:
 // c's own reason when it is an Ender; otherwise EndNormal when err is
 // io.EOF, EndClosed when it is ErrClosed, and EndFailed for anything else.

@@ -246,15 +246,6 @@ func (p *pump) recv(ctx context.Context) (Frame, error) {
 	}
 }
 
-// TryRecv implements Waiting: a frame already queued, if any, while the
-// connection is not closed.
-func (p *pump) TryRecv() (Frame, bool) {
-	if p.closed.Load() {
-		return Frame{}, false
-	}
-	return p.take()
-}
-
 // close marks the connection closed and stops the reader; it reports whether
 // this call was the first.
 func (p *pump) close() bool {
