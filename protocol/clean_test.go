@@ -1,0 +1,78 @@
+package protocol
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// cleanByRune is clean as it was, a byte or rune at a time: clean's
+// eight-byte look must agree with it.
+func cleanByRune(s string, show bool) (ok, long bool) {
+	run := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return false, run >= maxClusterRunes || hasCombinable(s[i:])
+			}
+			run = 0
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r < 0xa0) || isBidiControl(r) || isLineBreak(r) ||
+			isHidden(r) || r == 0x200c || r == 0x200d || (show && isInvisible(r)) {
+			return false, run >= maxClusterRunes || hasCombinable(s[i:])
+		}
+		if r >= 0x300 {
+			if run++; run >= maxClusterRunes {
+				long = true
+			}
+		} else {
+			run = 0
+		}
+		i += size
+	}
+	return true, long
+}
+
+// Every byte that ends a printable ASCII run, at every place in and around
+// an eight-byte word, is seen as the rune-by-rune look sees it.
+func TestCleanAgreesByteByByte(t *testing.T) {
+	odd := []string{"\x00", "\x1f", "\t", "\n", "\x7f", " ", "~", "\x80", "\xff", "é", "\u200d", "\u202e", "\u0301", "\u2028"}
+	for n := range 20 {
+		for at := range n + 1 {
+			for _, o := range odd {
+				s := strings.Repeat("a", at) + o + strings.Repeat("b", n-at)
+				for _, show := range []bool{false, true} {
+					ok, long := clean(s, show)
+					wok, wlong := cleanByRune(s, show)
+					if ok != wok || long != wlong {
+						t.Fatalf("clean(%q, %v) = %v, %v; a rune at a time %v, %v", s, show, ok, long, wok, wlong)
+					}
+				}
+			}
+		}
+	}
+	// A run of combining marks broken by eight ASCII bytes is two runs.
+	marks := strings.Repeat("\u0301", maxClusterRunes-1)
+	for _, s := range []string{marks + "abcdefgh" + marks, "é" + marks + "\u0301", "abcdefgh" + marks + "\u0301x"} {
+		ok, long := clean(s, false)
+		if wok, wlong := cleanByRune(s, false); ok != wok || long != wlong {
+			t.Fatalf("clean(%q) = %v, %v; a rune at a time %v, %v", s, ok, long, wok, wlong)
+		}
+	}
+}
+
+func FuzzCleanAgrees(f *testing.F) {
+	for _, s := range []string{"", "Load test progress: 12345.", "abcdefgh\x7fijk", "abcdefg\x1b[31m", "e\u0301abcdefgh", "line\nbreak\tand tab", "\u202eevil"} {
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, s string, show bool) {
+		ok, long := clean(s, show)
+		if wok, wlong := cleanByRune(s, show); ok != wok || long != wlong {
+			t.Errorf("clean(%q, %v) = %v, %v; a rune at a time %v, %v", s, show, ok, long, wok, wlong)
+		}
+	})
+}
