@@ -76,3 +76,13 @@ func FuzzCleanAgrees(f *testing.F) {
 		}
 	})
 }
+
+// The table of letters and digits holds ASCII's, and no other byte.
+func TestAlnumByte(t *testing.T) {
+	for c := range 256 {
+		want := c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if got := isAlnum(byte(c)); got != want {
+			t.Errorf("isAlnum(%#x) = %v, want %v", c, got, want)
+		}
+	}
+}
