@@ -86,3 +86,42 @@ func TestAlnumByte(t *testing.T) {
 		}
 	}
 }
+
+// allAlnum, eight bytes at a time, agrees with isAlnum a byte at a time:
+// every byte, at every place of a word and of the tail.
+func TestAllAlnumAgrees(t *testing.T) {
+	byByte := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if !isAlnum(s[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for n := range 20 {
+		for at := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a0Z9", 5)[:n])
+				b[at] = byte(c)
+				if got, want := allAlnum(string(b)), byByte(string(b)); got != want {
+					t.Fatalf("allAlnum(%q) = %v, a byte at a time %v", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+func FuzzAllAlnumAgrees(f *testing.F) {
+	for _, s := range []string{"", "abcdefgh", "0123456789abcdefXYZ", "abc@defg", "abcdefg[", "evt_0000", "\x80abcdefg"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want := true
+		for i := 0; i < len(s); i++ {
+			want = want && isAlnum(s[i])
+		}
+		if got := allAlnum(s); got != want {
+			t.Errorf("allAlnum(%q) = %v, a byte at a time %v", s, got, want)
+		}
+	})
+}
