@@ -6,33 +6,28 @@ import (
 	"unicode/utf8"
 )
 
-// cleanByRune is clean as it was, a byte or rune at a time: clean's
+// cleanByRune is clean's rules a rune at a time, with the runes as range
+// reads them (an invalid byte is a U+FFFD of one byte): clean's
 // eight-byte look must agree with it.
 func cleanByRune(s string, show bool) (ok, long bool) {
 	run := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-				return false, run >= maxClusterRunes || hasCombinable(s[i:])
-			}
-			run = 0
-			i++
-			continue
+	for i, r := range s {
+		var bad bool
+		if r < utf8.RuneSelf {
+			bad = r < 0x20 && r != '\n' && r != '\t' || r == 0x7f
+		} else {
+			invalid := r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD")
+			bad = invalid || r < 0xa0 || isBidiControl(r) || isLineBreak(r) || isHidden(r) ||
+				r == 0x200c || r == 0x200d || show && isInvisible(r)
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && size == 1) || (r >= 0x80 && r < 0xa0) || isBidiControl(r) || isLineBreak(r) ||
-			isHidden(r) || r == 0x200c || r == 0x200d || (show && isInvisible(r)) {
+		if bad {
 			return false, run >= maxClusterRunes || hasCombinable(s[i:])
 		}
-		if r >= 0x300 {
-			if run++; run >= maxClusterRunes {
-				long = true
-			}
-		} else {
+		run++
+		if r < 0x300 {
 			run = 0
 		}
-		i += size
+		long = long || run >= maxClusterRunes
 	}
 	return true, long
 }
