@@ -34,7 +34,7 @@ func TestAgentAddedAndGoneWhileRunning(t *testing.T) {
 	for !added.Ended() {
 		b := r.nextBatch()
 		for _, u := range b.Updates {
-			r.update(added, u)
+			r.update(added, &u)
 		}
 	}
 	if r.ended || r.agents()[0].Ended() {
@@ -73,7 +73,7 @@ func TestAgentsComeAndGoListBounded(t *testing.T) {
 		for !added.Ended() {
 			b := r.nextBatch()
 			for _, u := range b.Updates {
-				r.update(b.Member.Value.(*agent), u)
+				r.update(b.Member.Value.(*agent), &u)
 			}
 		}
 		if n := len(r.agents()); n > 1+subscriber.DefaultKeepEnded {

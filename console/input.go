@@ -82,7 +82,7 @@ func (l *Listener) InputAtStart(otherInput bool) {
 // sayOpening says the line held for the start (inputAtStart) once it is
 // known whether the producer takes a subscription: when one is made, or at
 // the first event of an agent without one.
-func (l *Listener) sayOpening(a *agent, u subscriber.Update) {
+func (l *Listener) sayOpening(a *agent, u *subscriber.Update) {
 	switch {
 	case l.opening == "":
 	case u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusSubscribed:

@@ -395,8 +395,8 @@ func (p *Player) hear(ctx context.Context, a *agent) error {
 		if err != nil {
 			return err
 		}
-		for _, u := range us {
-			p.l.update(a, u)
+		for i := range us {
+			p.l.update(a, &us[i])
 		}
 	}
 }

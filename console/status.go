@@ -17,7 +17,7 @@ import (
 )
 
 // status tells a status update of agent a.
-func (l *Listener) status(a *agent, u subscriber.Update) {
+func (l *Listener) status(a *agent, u *subscriber.Update) {
 	if l.verbose(a) || l.cfg.Verbatim {
 		l.sayFor(a, u.Text)
 		return

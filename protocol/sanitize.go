@@ -130,6 +130,18 @@ func joins(r rune) bool {
 func clean(s string, show bool) (ok, long bool) {
 	run := 0
 	for i := 0; i < len(s); {
+		if i <= len(s)-8 {
+			// Eight bytes at a time while they are printable ASCII
+			// (0x20 to 0x7e: no top bit, none below a space, none
+			// that 0x7f becomes 0x80 by adding one), as most text is.
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if (x|(x-lanesSpace)|(x+lanes1))&lanesHigh == 0 {
+				run = 0
+				i += 8
+				continue
+			}
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {

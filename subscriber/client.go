@@ -687,7 +687,7 @@ func (c *Client) emit(u Update) {
 	// took the End finds it set when it asks again.
 	c.ended = c.ended || u.Kind == KindEnd
 	first := c.queue.len() == 1
-	critical := u.Critical()
+	critical := u.critical()
 	if critical {
 		c.crit = c.queue.len()
 	}

@@ -11,7 +11,11 @@ import "github.com/aaep-term/aaep-term/session"
 // a delivery of a critical event (it says so, or its type is critical), or
 // what the user must hear about a prompt at once (expired, left, not
 // offered, a safety warning), as announce gives them critical priority.
-func (u Update) Critical() bool {
+func (u Update) Critical() bool { return u.critical() }
+
+// critical is Critical without a copy of the update: the client asks it of
+// every update it queues.
+func (u *Update) critical() bool {
 	if u.Kind != KindDelivery {
 		return false
 	}
@@ -47,7 +51,7 @@ func (c *Client) take(n int) []Update {
 // none is.
 func lastCritical(b []Update) int {
 	for i := len(b) - 1; i >= 0; i-- {
-		if b[i].Critical() {
+		if b[i].critical() {
 			return i
 		}
 	}

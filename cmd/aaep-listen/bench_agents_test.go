@@ -82,7 +82,11 @@ func (w *alarmWatch) Write(p []byte) (int, error) {
 
 // floodProducer serves n events as fast as they are taken (producer.Flood),
 // once; later requests are told the stream is over.
-func floodProducer(tb testing.TB, n int) string {
+func floodProducer(tb testing.TB, n int) string { return floodProducerAfter(tb, n, "") }
+
+// floodProducerAfter is floodProducer whose stream begins with preamble
+// (SSE fields without data, such as "retry: 10\n\n"), then the flood.
+func floodProducerAfter(tb testing.TB, n int, preamble string) string {
 	var served atomic.Int32
 	flood := producer.FloodHandler(n, 64)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -90,7 +94,7 @@ func floodProducer(tb testing.TB, n int) string {
 			w.WriteHeader(http.StatusNoContent)
 			return
 		}
-		flood.ServeHTTP(w, r)
+		flood.ServeHTTP(&prefixed{w, preamble}, r)
 	}))
 	tb.Cleanup(srv.Close)
 	return srv.URL
@@ -314,3 +318,22 @@ func newPacedProducer(tb testing.TB, agent string, rate, seconds int, named bool
 	tb.Cleanup(p.srv.Close)
 	return p
 }
+
+// prefixed writes its preamble before the first bytes written to it.
+type prefixed struct {
+	http.ResponseWriter
+	preamble string
+}
+
+func (p *prefixed) Write(b []byte) (int, error) {
+	if pre := p.preamble; pre != "" {
+		p.preamble = ""
+		if _, err := io.WriteString(p.ResponseWriter, pre); err != nil {
+			return 0, err
+		}
+	}
+	return p.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController flush the stream.
+func (p *prefixed) Unwrap() http.ResponseWriter { return p.ResponseWriter }

@@ -19,6 +19,10 @@ import (
 // DefaultFloor is the floor the commands use: 64 MiB.
 const DefaultFloor = 64 << 20
 
+// heapMinimum is the runtime's least heap goal at a percent of 100 (its
+// defaultHeapMinimum); at another percent it is scaled by percent/100.
+const heapMinimum = 4 << 20
+
 // Pacer sets the collector's percent after each collection so that the
 // next one comes when the heap reaches the floor or twice what is alive,
 // whichever is more (never less than the percent in force before Start).
@@ -92,7 +96,11 @@ func (p *Pacer) pace() {
 	}
 	percent := p.base
 	if p.base > 0 && live*uint64(100+p.base)/100 < p.floor {
-		percent = int((p.floor - live) * 100 / live)
+		// The runtime's least goal is heapMinimum scaled by the percent,
+		// whatever is alive: above floor*100/heapMinimum (1,600 for 64
+		// MiB) that alone passes the floor. Before the first collection
+		// nothing is counted alive, and it is the only goal.
+		percent = int(min((p.floor-live)*100/live, p.floor*100/heapMinimum))
 	}
 	debug.SetGCPercent(percent)
 	if p.onPace != nil {
