@@ -53,6 +53,10 @@ type Replay struct {
 	// own, so it may Close the producer.
 	OnDone func()
 
+	// after, when not nil, is the clock of the pauses (tests); nil: real
+	// timers.
+	after func(time.Duration) <-chan time.Time
+
 	msgs  [][]byte  // the events served, one line each
 	meta  []recMeta // what serving each needs to know of it (replay_wire.go)
 	times []float64 // when each was received; meaningful when timed[i]
@@ -211,9 +215,14 @@ func (r *Replay) play(ctx context.Context, start int, now func() time.Time, emit
 		if d <= 0 {
 			return ctx.Err() == nil
 		}
-		timer.Reset(d)
+		c := timer.C
+		if r.after != nil {
+			c = r.after(d)
+		} else {
+			timer.Reset(d)
+		}
 		select {
-		case <-timer.C:
+		case <-c:
 			return true
 		case <-ctx.Done():
 			return false

@@ -280,7 +280,16 @@ func TestReplayShared(t *testing.T) {
 		}
 	}
 	done := make(chan struct{})
-	r := Replay{Speed: 1, Shared: true, OnDone: func() { close(done) }, Records: recs}
+	// The pause lasts until the second subscriber is in, however long
+	// that takes on a busy machine.
+	resume := make(chan time.Time)
+	after := func(d time.Duration) <-chan time.Time {
+		if d >= pause*time.Second {
+			return resume
+		}
+		return time.After(d)
+	}
+	r := Replay{Speed: 1, Shared: true, OnDone: func() { close(done) }, Records: recs, after: after}
 	p := New(Options{Replay: &r, Logf: t.Logf})
 	hs := httptest.NewServer(p)
 	t.Cleanup(func() { p.Close(); hs.Close() })
@@ -299,6 +308,7 @@ func TestReplayShared(t *testing.T) {
 	go func() { _ = p.Run(ctx) }()
 	early, _ := receive(t, ctx, first, before)
 	conn := dial()
+	close(resume)
 	evs, _ := receive(t, ctx, conn, 0)
 	conn.Close()
 	if want := r.Len() - before; len(evs) != want {

@@ -172,6 +172,15 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 		}
 	}
 
+	// Where the stream starts is fixed before the subscriber hears it is
+	// connected: whatever is sent once it has heard so reaches it.
+	var cursor uint64
+	var first []record // JoinLive: the prompts waiting before the stream began
+	if own == nil {
+		cursor = p.startIndex(r.Header.Get("Last-Event-ID"))
+		first = p.waiting(cursor)
+	}
+
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -197,11 +206,7 @@ func (p *Producer) serveStream(w http.ResponseWriter, r *http.Request, sub *subs
 	t := time.NewTicker(every)
 	defer t.Stop()
 	out.comment = comment
-	var cursor uint64
-	if own == nil {
-		cursor = p.startIndex(r.Header.Get("Last-Event-ID"))
-		out.first = p.waiting(cursor)
-	}
+	out.first = first
 	if p.feed(ctx, sub, own, out, cursor, t.C, func() error {
 		if _, err := w.Write(out.buf.Bytes()); err != nil {
 			return err
