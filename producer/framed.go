@@ -76,6 +76,15 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 		pe.end(protocol.CloseRejected, rej.code)
 		return
 	}
+	// Where the stream starts is fixed before the subscriber hears it is
+	// accepted: whatever is sent once it has heard so reaches it.
+	var own *eventLog
+	var cursor uint64
+	var waiting []record
+	if !p.ownPlaying() {
+		cursor = p.startIndex("")
+		waiting = p.waiting(cursor)
+	}
 	if err := pe.answer(first, marshal(acc), false); err != nil {
 		p.dropSubscription(sub)
 		return
@@ -86,14 +95,9 @@ func (p *Producer) serveFramed(ctx context.Context, pe peer, via, manifest strin
 	sub.streams++
 	p.mu.Unlock()
 	p.begin()
-	var own *eventLog
-	var cursor uint64
 	if p.ownPlaying() {
 		own, _ = p.playOwn(ctx, "", sub) // a new subscription: always from the start
-	} else {
-		cursor = p.startIndex("")
 	}
-	waiting := p.waiting(cursor)
 
 	fed := make(chan struct{})
 	go func() {
