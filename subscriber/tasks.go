@@ -107,10 +107,14 @@ func (e *TaskRefusedError) Words() string {
 		what = "The producer did not cancel the task."
 	}
 	if e.Reason != "" {
-		what += " " + prose.Stop("It says: "+protocol.Theirs(e.Reason.Line()))
+		what += " " + prose.Stop("It says: "+protocol.Theirs(prose.Cut(e.Reason.Line(), maxReasonWords)))
 	}
 	return what
 }
+
+// maxReasonWords is the most characters of a refusal's reason said: the
+// extension allows 4,096 bytes, a producer may send more.
+const maxReasonWords = 1000
 
 // refusedOverHTTP is err as a *TaskRefusedError when it is the producer's
 // 409 answer to a message of type typ, else err.

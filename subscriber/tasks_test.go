@@ -39,8 +39,11 @@ func TestTaskRefused(t *testing.T) {
 					protocol.TypeTask: func(msg []byte) error {
 						var m struct{ Text string }
 						_ = json.Unmarshal(msg, &m)
-						if m.Text == "busy" {
+						switch m.Text {
+						case "busy":
 							return errors.New(hostile)
+						case "long": // said in its first 1,000 characters
+							return errors.New(strings.Repeat("no ", 100_000))
 						}
 						tasks <- m.Text
 						return nil
@@ -97,6 +100,13 @@ func TestTaskRefused(t *testing.T) {
 				}
 			}
 			refused(c.Tell(ctx, "busy"), "the agent is busy")
+			// Cut to 1,000 characters (over HTTP, the transport reads no
+			// error body that long, and the refusal is said without it).
+			long := strings.Repeat("no ", 333) + "…"
+			if http {
+				long = "The producer refused your task."
+			}
+			refused(c.Tell(ctx, "long"), long)
 			refused(c.CancelTask(ctx), "no task is going on")
 			if err := c.Tell(ctx, "go"); err != nil {
 				t.Fatal(err)
