@@ -138,16 +138,37 @@ func (tt *Terminal) Tmux(args ...string) string {
 func (tt *Terminal) Screen() string { return tt.Tmux("capture-pane", "-p", "-t", "t") }
 
 // Written starts keeping what the command writes to the terminal from now
-// on, and returns a function that reads what was kept so far: a line
-// drawn for a moment and then rewritten or cleared is in it even if no
-// look at the screen fell in that moment.
+// on, and returns a function that stops keeping and returns what was kept:
+// a line drawn for a moment and then rewritten or cleared is in it even if
+// no look at the screen fell in that moment. Call it once the command has
+// written all it will (it has exited); later calls return the same.
 func (tt *Terminal) Written() func() string {
 	tt.t.Helper()
-	f := filepath.Join(tt.t.TempDir(), "written")
-	tt.Tmux("pipe-pane", "-O", "-t", "t", "cat >> '"+f+"'")
+	dir := tt.t.TempDir()
+	f, done := filepath.Join(dir, "written"), filepath.Join(dir, "done")
+	// tmux hands the pane's output to cat as it comes; what cat has not
+	// written yet is only in the file once cat has read its end.
+	tt.Tmux("pipe-pane", "-O", "-t", "t", "cat >> '"+f+"'; : > '"+done+"'")
+	var once sync.Once
+	var kept string
 	return func() string {
-		b, _ := os.ReadFile(f) // not there until the command writes
-		return string(b)
+		once.Do(func() {
+			tt.Tmux("pipe-pane", "-t", "t") // no command: the pipe is closed
+			deadline := time.Now().Add(30 * time.Second)
+			for {
+				if _, err := os.Stat(done); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					tt.t.Errorf("ttytest: what was written to the terminal was not all kept within 30 s")
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			b, _ := os.ReadFile(f) // not there when nothing was written
+			kept = string(b)
+		})
+		return kept
 	}
 }
 
