@@ -715,6 +715,8 @@ func sectionOf(typ string) string {
 		return "6.3"
 	case protocol.TypeClarificationReply:
 		return "6.5"
+	case protocol.TypeTask, protocol.TypeTaskCancel, protocol.TypeTaskRefused:
+		return "7.1" // an extension's messages, judged by its own schemas
 	}
 	return "3.9"
 }
