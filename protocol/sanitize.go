@@ -117,9 +117,11 @@ func sanitize(s string, show bool) string {
 
 // joins reports whether r is a visible non-ASCII character that the
 // sanitizer keeps: the context in which joiners and variation selectors
-// have a use.
+// have a use. A blank is none (the single-line forms fold it to a space,
+// beside which a joiner is dropped), nor is the end of the text
+// (utf8.RuneError, as DecodeRuneInString reports it).
 func joins(r rune) bool {
-	return r >= 0xa0 && !isBidiControl(r) && !isInvisible(r) && !isLineBreak(r)
+	return r >= 0xa0 && r != utf8.RuneError && !isBlank(r) && !isBidiControl(r) && !isInvisible(r) && !isLineBreak(r)
 }
 
 // clean reports whether s needs no sanitizing: valid UTF-8 without control,
