@@ -97,6 +97,10 @@ type Bridge struct {
 	toolSeq   int
 	closed    bool
 	dead      bool // the agent's output has ended
+	// served: subscribers come and go (Serve), so the AAEP session opens
+	// at the first task, when someone is there to hear it. Set before the
+	// agent starts, then never.
+	served bool
 	turns     sync.WaitGroup
 }
 
@@ -273,10 +277,17 @@ func (b *Bridge) open(ctx context.Context, dir string) error {
 	}
 	b.emitMu.Lock()
 	b.mu.Lock()
-	msgs := b.startSession(b.readyWords())
+	ready := b.readyWords()
+	var msgs [][]byte
+	if !b.served {
+		msgs = b.startSession(ready)
+	}
 	b.mu.Unlock()
 	b.queue(msgs)
 	b.emitMu.Unlock()
+	if b.served {
+		b.say(ready) // to whoever runs the bridge: no subscriber is there yet
+	}
 	// The updates that came meanwhile, in order; the session counts as
 	// open only once none is left, so later ones cannot pass them.
 	for {
@@ -437,9 +448,9 @@ func (b *Bridge) Tell(task string) error {
 		b.mu.Lock()
 		var msgs [][]byte
 		if b.aaep.open {
-			msgs = append(msgs, b.stateEvent("waiting", "working", "You gave "+b.who()+" a task: "+task, protocol.UrgencyNormal))
+			msgs = append(msgs, b.stateEvent("waiting", "working", b.taskWords(task), protocol.UrgencyNormal))
 		} else {
-			msgs = b.startSession("You gave " + b.who() + " a task: " + task)
+			msgs = b.startSession(b.taskWords(task))
 		}
 		b.mu.Unlock()
 		b.queue(msgs)

@@ -217,8 +217,19 @@ func (b *Bridge) readyWords() string {
 	if approvesByItself(b.mode) {
 		s += " " + modeWarning(b.mode)
 	}
-	if b.opts.Task == "" {
+	if b.opts.Task == "" && !b.served {
 		s += " It waits for your task: type tell and the task."
+	}
+	return s
+}
+
+// taskWords opens the session of a task. A served agent's subscribers
+// never heard it was ready, so they hear first that it acts without
+// asking them, if its mode says so. b.mu is held.
+func (b *Bridge) taskWords(task string) string {
+	s := "You gave " + b.who() + " a task: " + task
+	if b.served && approvesByItself(b.mode) {
+		s = modeWarning(b.mode) + " " + s
 	}
 	return s
 }
@@ -548,7 +559,7 @@ func (b *Bridge) endTurn(t *turn, res json.RawMessage, err error) {
 	}
 	var msgs [][]byte
 	if !b.aaep.open {
-		msgs = b.startSession("You gave " + b.who() + " a task: " + t.task)
+		msgs = b.startSession(b.taskWords(t.task))
 	}
 	if s := &b.aaep; s.output != "" {
 		msgs = append(msgs, b.event(protocol.TypeOutputStreaming, protocol.UrgencyNormal, map[string]any{

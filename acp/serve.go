@@ -28,6 +28,9 @@ const maxTask = 64 << 10
 // reject, whoever comes or goes. diag takes the bridge's problem notes
 // (nil: dropped). ctx bounds the start. Close the bridge to stop the agent.
 func (b *Bridge) Serve(ctx context.Context, argv []string, diag func(string)) (*producer.Live, error) {
+	b.mu.Lock()
+	b.served = true
+	b.mu.Unlock()
 	if err := b.start(ctx, argv, diag); err != nil {
 		b.Close()
 		return nil, err

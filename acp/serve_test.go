@@ -25,6 +25,8 @@ type follower struct {
 	types   []string
 	prompts []*session.Prompt
 	refused []string // what the producer said of each task it refused
+	started []string // each session.started's words
+	notes   []string // the engine's diagnostics, as code: message
 	changed chan struct{}
 	ended   chan struct{}
 }
@@ -55,10 +57,16 @@ func follow(t *testing.T, endpoint string) *follower {
 			if u.Kind == subscriber.KindDelivery {
 				if ev := u.Delivery.Event; ev != nil && u.Delivery.Kind == session.KindEvent {
 					f.types = append(f.types, ev.Type)
+					if ev.Type == protocol.TypeSessionStarted {
+						f.started = append(f.started, ev.SummaryNormal.Line())
+					}
 				}
 				if p := u.Delivery.Prompt; p != nil {
 					f.prompts = append(f.prompts, p)
 				}
+			}
+			if u.Kind == subscriber.KindDiagnostic {
+				f.notes = append(f.notes, u.Diagnostic.Code+": "+u.Diagnostic.Message)
 			}
 			if u.Kind == subscriber.KindStatus && u.Status == subscriber.StatusRefused {
 				f.refused = append(f.refused, u.Text)
@@ -130,6 +138,26 @@ func (f *follower) refusals() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.refused)
+}
+
+// heardWhole fails t unless the subscriber heard the session from its
+// start: the first event it got is session.started, whose words are
+// start's, and the engine never said it joined mid-way.
+func (f *follower) heardWhole(t *testing.T, start string) {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.types) == 0 || f.types[0] != protocol.TypeSessionStarted {
+		t.Errorf("the first events were %v, want %s first", f.types, protocol.TypeSessionStarted)
+	}
+	if len(f.started) == 0 || !strings.HasPrefix(f.started[0], start) {
+		t.Errorf("the sessions started with %q, want the first to begin %q", f.started, start)
+	}
+	for _, n := range f.notes {
+		if strings.HasPrefix(n, "joined:") {
+			t.Errorf("the subscriber joined the session mid-way: %s", n)
+		}
+	}
 }
 
 // prompt waits for the first confirmation offered and returns its number.
@@ -249,6 +277,7 @@ func TestServedAgent(t *testing.T) {
 					t.Fatal(err)
 				}
 				f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
+				f.heardWhole(t, "You gave code a task: write the proof file")
 				_, err := os.Stat(filepath.Join(dir, acptest.ProofFile))
 				if ran := err == nil; ran != (decision == protocol.DecisionAccept) {
 					t.Errorf("%s: the tool ran: %v", decision, ran)
@@ -261,6 +290,28 @@ func TestServedAgent(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A served agent opens its session at the first task, not when it is
+// ready, before anyone can subscribe; so its subscribers hear that its
+// mode acts without asking them as the task's session starts.
+func TestServedModeWarning(t *testing.T) {
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := serveAgent(t, []string{exe, "-test.run=^$"}, acp.Options{
+		Name: "code", Mode: "auto", Env: append(os.Environ(), acptest.Env+"=happy"),
+	})
+	f := follow(t, endpointOf(t, s, "http://"))
+	f.tell(t, "write the proof file")
+	n := f.prompt(t) // auto asks too, in the scripted agent
+	if err := f.c.Confirm(acptest.Context(t), n, protocol.DecisionReject); err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
+	f.heardWhole(t, "Warning: in mode auto the agent acts without asking you. You gave code a task: write the proof file")
 }
 
 // A permission request waits while a subscriber who can answer it is

@@ -16,7 +16,7 @@ import (
 // task over AAEP (the agent-tasks extension), a second task while it
 // works is refused in the same words on both, accept lets its tool run,
 // and cancel cancels the next task, whose permission request is answered
-// cancelled.
+// cancelled. Each task's session is heard from its start.
 func TestListenBridgedAgent(t *testing.T) {
 	t.Parallel()
 	exe, err := os.Executable()
@@ -54,6 +54,11 @@ func TestListenBridgedAgent(t *testing.T) {
 			r.typeLine(t, "tell something else")
 			r.wait(t, "The producer refused your task. It says: code is still working on a task; cancel it or wait for its end.")
 			r.acceptThenCancel(t, dir)
+			// The agent's sessions open at its tasks, so the listener
+			// hears each from its start.
+			if out := r.text(); !strings.Contains(out, "You gave code a task: write the proof file") || strings.Contains(out, "Joined session") {
+				t.Errorf("a task's session was not heard from its start:\n%s", out)
+			}
 		})
 	}
 }
