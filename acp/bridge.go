@@ -101,7 +101,7 @@ type Bridge struct {
 	// at the first task, when someone is there to hear it. Set before the
 	// agent starts, then never.
 	served bool
-	turns     sync.WaitGroup
+	turns  sync.WaitGroup
 }
 
 // New returns a bridge that Dial starts.
