@@ -97,11 +97,12 @@ type Bridge struct {
 	toolSeq   int
 	closed    bool
 	dead      bool // the agent's output has ended
+	turns     sync.WaitGroup
+
 	// served: subscribers come and go (Serve), so the AAEP session opens
 	// at the first task, when someone is there to hear it. Set before the
 	// agent starts, then never.
 	served bool
-	turns  sync.WaitGroup
 }
 
 // New returns a bridge that Dial starts.
