@@ -100,6 +100,7 @@ var outputs = []output{
 	{"aaep-listen, two agents sharing a plain name (Group.DisplayNote)", false, false, false, sharedPlainName},
 	{"aaep-listen --tui task input (Task for AGENT:), hostile agent name (tui.Model in this process)", false, false, false, tuiTaskInput},
 	{"aaep-bridge, its endpoint lines and its log lines naming the agent (--name and the agent hostile)", false, false, false, bridgeLines},
+	{"aaep-listen, a task refused (agtask:refused over the Unix socket, 409 over HTTP), hostile reason", false, false, false, refusedTask},
 }
 
 // together are the outputs whose runs mostly wait (on a peer's patience,
