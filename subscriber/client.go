@@ -832,9 +832,16 @@ func (c *Client) diagnose(d session.Diagnostic) {
 
 // settledAlready reports whether err is a producer refusing a reply because
 // its prompt is settled already (409 Conflict: another reply came first).
-func settledAlready(err error) bool {
+func settledAlready(err error) bool { return conflict(err) != nil }
+
+// conflict is err's HTTP answer when it is 409 Conflict, the producer
+// refusing what was sent over HTTP; else nil.
+func conflict(err error) *transport.HTTPError {
 	var h *transport.HTTPError
-	return errors.As(err, &h) && h.StatusCode == http.StatusConflict
+	if errors.As(err, &h) && h.StatusCode == http.StatusConflict {
+		return h
+	}
+	return nil
 }
 
 // Sync waits until the client has handled every frame that its reading

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -119,8 +118,8 @@ const maxReasonWords = 1000
 // refusedOverHTTP is err as a *TaskRefusedError when it is the producer's
 // 409 answer to a message of type typ, else err.
 func refusedOverHTTP(typ string, err error) error {
-	var he *transport.HTTPError
-	if !errors.As(err, &he) || he.StatusCode != http.StatusConflict {
+	he := conflict(err)
+	if he == nil {
 		return err
 	}
 	reason := he.Message
