@@ -429,15 +429,15 @@ type sessionUpdate struct {
 // end as the session's end. The agent takes one task at a time.
 func (b *Bridge) Tell(task string) error {
 	if strings.TrimSpace(task) == "" {
-		return errors.New("acp: no task to give")
+		return &NotTaken{"There is no task to give."}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch {
 	case b.closed || b.dead || b.ag == nil || b.session == "":
-		return errors.New("acp: the agent is not running")
+		return &NotTaken{"The agent is not running."}
 	case b.turn != nil:
-		return fmt.Errorf("acp: %s is still working on a task; cancel it or wait for its end", b.who())
+		return &NotTaken{b.who() + " is still working on a task; cancel it or wait for its end."}
 	}
 	t := &turn{task: task}
 	b.turn = t
@@ -472,11 +472,11 @@ func (b *Bridge) Cancel() error {
 	ag, sess, t := b.ag, b.session, b.turn
 	if ag == nil || b.closed {
 		b.mu.Unlock()
-		return errors.New("acp: the agent is not running")
+		return &NotTaken{"The agent is not running."}
 	}
 	if t == nil {
 		b.mu.Unlock()
-		return fmt.Errorf("acp: %s is doing no task", b.who())
+		return &NotTaken{b.who() + " is doing no task."}
 	}
 	t.cancelled = true
 	perms := b.takePermissions()
@@ -489,10 +489,19 @@ func (b *Bridge) Cancel() error {
 		_ = ag.write(cancelledElicitation(e.id))
 	}
 	if err := ag.notify("session/cancel", map[string]string{"sessionId": sess}); err != nil {
-		return fmt.Errorf("acp: send session/cancel: %w", err)
+		return &NotTaken{"The cancel could not be sent to the agent: " + err.Error() + "."}
 	}
 	return nil
 }
+
+// NotTaken is a task or a cancel the bridge did not take (Tell, Cancel),
+// with why in words for the person who gave it.
+type NotTaken struct{ words string }
+
+func (e *NotTaken) Error() string { return "acp: " + e.words }
+
+// Words say why, in one sanitized line: the agent's name is its own.
+func (e *NotTaken) Words() string { return protocol.Line(e.words) }
 
 // Mode returns the agent's current mode, and whether in it the agent
 // acts without asking.

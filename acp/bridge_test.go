@@ -1,6 +1,7 @@
 package acp_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -137,10 +138,17 @@ func TestCancel(t *testing.T) {
 	if _, ok := r.file(acptest.ProofFile); ok {
 		t.Error("the tool ran after cancel")
 	}
-	if err := r.bridge.Cancel(); err == nil {
-		t.Error("a second cancel with no task found one")
+	if err := r.bridge.Cancel(); !isNotTaken(err, "code is doing no task.") {
+		t.Errorf("a second cancel with no task: %v", err)
 	}
 	r.checkValid(t)
+}
+
+// isNotTaken reports whether err is the bridge not taking a task or a
+// cancel, in words.
+func isNotTaken(err error, words string) bool {
+	nt, ok := errors.AsType[*acp.NotTaken](err)
+	return ok && nt.Words() == words && err.Error() == "acp: "+words
 }
 
 // Tell gives a task; a second one while the first goes on is refused.
@@ -152,8 +160,12 @@ func TestTell(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.prompt(t)
-	if err := r.bridge.Tell("another"); err == nil || !strings.Contains(err.Error(), "still working") {
+	err := r.bridge.Tell("another")
+	if !isNotTaken(err, "code is still working on a task; cancel it or wait for its end.") {
 		t.Errorf("a second task while one goes on: %v", err)
+	}
+	if err := r.bridge.Tell(" \t"); !isNotTaken(err, "There is no task to give.") {
+		t.Errorf("a blank task: %v", err)
 	}
 	if err := r.c.Confirm(acptest.Context(t), r.prompt(t), protocol.DecisionAccept); err != nil {
 		t.Fatal(err)

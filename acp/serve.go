@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/aaep-term/aaep-term/producer"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -77,14 +76,15 @@ func (b *Bridge) unanswerable(token string) {
 }
 
 // inWords is take with its refusals in the words the subscriber is sent
-// (the reason of agtask:refused, or the body of HTTP's 409): for the
-// person who gave the task, without the package's name.
+// (the reason of agtask:refused, or the body of HTTP's 409): a NotTaken's
+// words, for the person who gave the task.
 func inWords(take func([]byte) error) func([]byte) error {
 	return func(msg []byte) error {
-		if err := take(msg); err != nil {
-			return errors.New(strings.TrimPrefix(err.Error(), "acp: "))
+		err := take(msg)
+		if nt, ok := errors.AsType[*NotTaken](err); ok {
+			return errors.New(nt.Words())
 		}
-		return nil
+		return err
 	}
 }
 
@@ -94,10 +94,10 @@ func (b *Bridge) taskMessage(msg []byte) error {
 		Text string `json:"text"`
 	}
 	if err := json.Unmarshal(msg, &m); err != nil {
-		return fmt.Errorf("acp: %s: %w", protocol.TypeTask, err)
+		return &NotTaken{fmt.Sprintf("The task message is not one the agent takes (%s): %v.", protocol.TypeTask, err)}
 	}
 	if len(m.Text) > maxTask {
-		return fmt.Errorf("acp: the task is %d bytes long, over the limit of %d", len(m.Text), maxTask)
+		return &NotTaken{fmt.Sprintf("The task is %d bytes long, over the limit of %d.", len(m.Text), maxTask)}
 	}
 	return b.Tell(m.Text)
 }

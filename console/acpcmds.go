@@ -120,14 +120,19 @@ func (l *Listener) tellKey(c command.Command, as []*agent) bool {
 }
 
 // taskNotTaken says why a's task or cancel was not taken: a producer's refusal
-// over HTTP in the words its refusal has on the other bindings.
+// over HTTP in the words its refusal has on the other bindings, or the
+// bridge's of an acp: agent.
 func (l *Listener) taskNotTaken(a *agent, err error) {
 	var tr *subscriber.TaskRefusedError
 	if errors.As(err, &tr) {
 		l.sayFor(a, tr.Words())
 		return
 	}
-	l.say(protocol.Line(strings.TrimPrefix(err.Error(), "acp: ")))
+	if nt, ok := errors.AsType[*acp.NotTaken](err); ok {
+		l.sayFor(a, nt.Words())
+		return
+	}
+	l.say(protocol.Line(err.Error()))
 }
 
 func tags(as []*agent) string {
