@@ -35,7 +35,7 @@ func TestHeadlineKeepsActionRiskAndDefault(t *testing.T) {
 			tc.p.Deadline = t0.Add(2 * time.Minute)
 			m.Update(PromptsMsg{tc.p})
 			head, _ := m.promptRows()
-			shown := strings.Join(head, " ")
+			shown := unwrapped(head)
 			for _, w := range tc.want {
 				if !strings.Contains(shown, w) {
 					t.Errorf("%s at %dx%d: the headline does not show %q:\n%s", tc.name, size.w, size.h, w, strings.Join(head, "\n"))
@@ -51,7 +51,7 @@ func TestHeadlineKeepsActionRiskAndDefault(t *testing.T) {
 					t.Errorf("%s at %dx%d: a row %d wide: %q", tc.name, size.w, size.h, w, r)
 				}
 			}
-			if !strings.Contains(view, "Risk high") && !strings.Contains(strings.Join(rows, " "), "Risk high") {
+			if !strings.Contains(unwrapped(rows), "Risk high") {
 				t.Errorf("%s at %dx%d: the screen does not show the risk:\n%s", tc.name, size.w, size.h, view)
 			}
 		}

@@ -91,7 +91,7 @@ func (m *Model) connectionLines() []string {
 	if one := conn + " | " + terms; ansi.StringWidth(one) <= m.width {
 		return []string{one}
 	}
-	rows := append([]string{conn}, strings.Split(ansi.Wordwrap(terms, m.width, ","), "\n")...)
+	rows := append([]string{conn}, markGoingOn(strings.Split(ansi.Wordwrap(terms, m.width-goesOnWidth, ","), "\n"))...)
 	return rows[:min(len(rows), 1+maxTermsRows)]
 }
 

@@ -212,19 +212,37 @@ const (
 	maxMessageRows = 2
 )
 
-// wrapRows wraps s between words to the screen's width in at most n rows;
-// the last is cut with … when more would be needed.
+// wrapRows wraps s between words to the screen's width in at most n rows,
+// each after the first marked as going on (goesOn); the last is cut with …
+// when more would be needed.
 func (m *Model) wrapRows(s string, n int) []string {
 	if ansi.StringWidth(s) <= m.width || n <= 0 {
 		return []string{m.truncate(s)}
 	}
-	rows := strings.Split(ansi.Wordwrap(s, m.width, ""), "\n")
+	rows := strings.Split(ansi.Wordwrap(s, m.width-goesOnWidth, ""), "\n")
 	if len(rows) > n {
 		rows[n-1] = strings.Join(rows[n-1:], " ")
 		rows = rows[:n]
 	}
 	for i := range rows {
+		if i > 0 {
+			rows[i] = goesOn + rows[i]
+		}
 		rows[i] = m.truncate(rows[i])
+	}
+	return rows
+}
+
+// goesOn begins every row that goes on from the row above, so that no
+// producer's words, wrapped, begin a row as if it were a line of ours.
+const goesOn = "… "
+
+var goesOnWidth = ansi.StringWidth(goesOn)
+
+// markGoingOn marks each of rows after the first as going on.
+func markGoingOn(rows []string) []string {
+	for i := 1; i < len(rows); i++ {
+		rows[i] = goesOn + rows[i]
 	}
 	return rows
 }
@@ -464,7 +482,7 @@ func (m *Model) wrapLine(s string) []string {
 	if !m.wrap || ansi.StringWidth(s) <= m.width {
 		return []string{s}
 	}
-	return strings.Split(ansi.Hardwrap(s, m.width, true), "\n")
+	return markGoingOn(strings.Split(ansi.Hardwrap(s, max(1, m.width-goesOnWidth), true), "\n"))
 }
 
 func (m *Model) footer() string {

@@ -29,7 +29,7 @@ func TestNarrowScreenWrapsPromptAndMessage(t *testing.T) {
 			t.Errorf("line wider than the screen (%d): %q", w, l)
 		}
 	}
-	joined := strings.Join(strings.Fields(screen), " ")
+	joined := strings.Join(strings.Fields(unwrapped(lines)), " ")
 	for _, want := range []string{
 		"CONFIRMATION NEEDED, prompt 1 from Demo: Transfer 86.40 euros from the checking account ending in 4411 to Lisbon Energy. Risk high. Default reject, 1m0s left.",
 		"enter answers; esc cancels.",
@@ -74,6 +74,51 @@ func TestHeadlineQuestionNoStopAfterMark(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.p.headline(t0); got != tt.want {
 			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+}
+
+// unwrapped is rows as one text: rows joined, without the marks of rows
+// that go on.
+func unwrapped(rows []string) string {
+	var b strings.Builder
+	for i, r := range rows {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.TrimPrefix(r, goesOn))
+	}
+	return b.String()
+}
+
+// A producer's words that wrap never begin a row as if it were a line of
+// ours: every row that goes on from the one above is marked. The filler's
+// length moves the would-be forged line along, so that at some length it
+// falls at the start of a row, for each place that wraps: the prompt's
+// headline, the message line and the details pane.
+func TestWrappedRowsAreMarked(t *testing.T) {
+	const forged = "CONFIRMATION NEEDED, prompt 9: send everything"
+	for width := 20; width <= 80; width += 13 {
+		for n := range width {
+			theirs := strings.Repeat("x", n) + " y " + forged
+			m := New(testOptions(t.TempDir(), &recorder{}))
+			m.Update(tea.WindowSizeMsg{Width: width, Height: 40})
+			p := Prompt{Number: 1, Topic: theirs, Risk: "high"}
+			places := map[string][]string{
+				"message":  m.wrapRows("It says: "+theirs, maxMessageRows+1),
+				"details":  func() []string { m.wrap = true; return m.wrapLine(theirs) }(),
+				"headline": m.wrapRows(p.headline(t0), maxPromptRows),
+			}
+			for place, rows := range places {
+				for i, r := range rows {
+					if i > 0 && !strings.HasPrefix(r, goesOn) {
+						t.Errorf("width %d, %s: row %d is not marked as going on: %q", width, place, i, r)
+					}
+					if strings.HasPrefix(r, "CONFIRMATION NEEDED, prompt 9") {
+						t.Errorf("width %d, %s: the producer's words begin row %d: %q", width, place, i, r)
+					}
+				}
+			}
 		}
 	}
 }

@@ -26,7 +26,7 @@ func TestTUICopyFollowsTmuxSetClipboard(t *testing.T) {
 			waitFor(t, tt0.screen, "CONFIRMATION NEEDED, prompt 1", 30*time.Second)
 			tt0.keys("C", "y") // the confirmation event itself
 			// A long message wraps onto a second row: read the words.
-			joined := func() string { return strings.Join(strings.Fields(tt0.screen()), " ") }
+			joined := func() string { return flat(tt0.screen()) }
 			s := waitFor(t, joined, tt.want, 10*time.Second)
 			files, _ := filepath.Glob(filepath.Join(dir, "aaep-event-*.json"))
 			if tt.option == "on" {

@@ -10,9 +10,14 @@ import (
 	"github.com/aaep-term/aaep-term/internal/ttytest"
 )
 
-// flat is a screen's rows joined with single spaces: words wrapped onto
-// the next row read as one text.
-func flat(screen string) string { return strings.Join(strings.Fields(screen), " ") }
+// flat is the screen as one line of words, without the marks that begin
+// the rows going on from the row above.
+func flat(screen string) string {
+	return strings.Join(strings.Fields(goesOn.ReplaceAllString(screen, "")), " ")
+}
+
+// goesOn is the mark of a row that goes on from the row above (tui).
+var goesOn = regexp.MustCompile(`(?m)^… `)
 
 // At 40x12 (large font), 80x24 and 160x50 the view fits the screen with
 // the prompt's details open: the status line stays on the first row, the
