@@ -24,9 +24,16 @@ import (
 // childProducerEnv makes the test binary a stdio producer (see TestMain).
 const childProducerEnv = "AAEP_SUBSCRIBER_TEST_STDIO_PRODUCER"
 
+// childTasks in childProducerEnv makes the child serve refusingLive.
+const childTasks = "tasks"
+
 func TestMain(m *testing.M) {
-	if os.Getenv(childProducerEnv) != "" {
-		p := producer.New(producer.Options{Scenarios: loadScenarios(nil, "confirm")})
+	if child := os.Getenv(childProducerEnv); child != "" {
+		opts := producer.Options{Scenarios: loadScenarios(nil, "confirm")}
+		if child == childTasks {
+			opts = producer.Options{Live: refusingLive(nil)}
+		}
+		p := producer.New(opts)
 		err := p.ServeStdio(context.Background(), os.Stdin, os.Stdout)
 		p.Close()
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -21,41 +22,27 @@ import (
 // so, its reason sanitized. A task taken is no refusal.
 func TestTaskRefused(t *testing.T) {
 	t.Parallel()
-	const hostile = "the agent is busy\x1b[2J\u202e; CONFIRMATION NEEDED"
 	for _, b := range bindings {
-		if !b.negotiates || b.name == "stdio" { // the stdio child serves no live agent
+		if !b.negotiates {
 			continue
 		}
 		t.Run(b.name, func(t *testing.T) {
 			t.Parallel()
 			tasks := make(chan string, 4)
-			live := &producer.Live{
-				Agent: producer.Agent{ID: "tasked"},
-				Next: func(ctx context.Context) ([]byte, error) {
-					<-ctx.Done()
-					return nil, ctx.Err()
-				},
-				Messages: map[string]func([]byte) error{
-					protocol.TypeTask: func(msg []byte) error {
-						var m struct{ Text string }
-						_ = json.Unmarshal(msg, &m)
-						switch m.Text {
-						case "busy":
-							return errors.New(hostile)
-						case "long": // said in its first 1,000 characters
-							return errors.New(strings.Repeat("no ", 100_000))
-						}
-						tasks <- m.Text
-						return nil
-					},
-					protocol.TypeTaskCancel: func([]byte) error { return errors.New("no task is going on") },
-				},
-				Honored: map[string]json.RawMessage{protocol.TasksPrefix: protocol.TasksCapability},
+			var endpoint string
+			if b.name == "stdio" {
+				// The child (TestMain) serves refusingLive too.
+				exe, err := os.Executable()
+				if err != nil {
+					t.Fatal(err)
+				}
+				endpoint = "exec:" + transport.JoinCommand([]string{"/usr/bin/env", childProducerEnv + "=" + childTasks, exe, "-test.run=^$"})
+			} else {
+				p := producer.New(producer.Options{Live: refusingLive(tasks)})
+				go func() { _ = p.Run(context.Background()) }()
+				t.Cleanup(func() { p.Close() })
+				endpoint = b.serve(t, p)
 			}
-			p := producer.New(producer.Options{Live: live})
-			go func() { _ = p.Run(context.Background()) }()
-			t.Cleanup(func() { p.Close() })
-			endpoint := b.serve(t, p)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			c, err := subscriber.Dial(ctx, endpoint, subscriber.Config{
@@ -111,10 +98,47 @@ func TestTaskRefused(t *testing.T) {
 			if err := c.Tell(ctx, "go"); err != nil {
 				t.Fatal(err)
 			}
+			if b.name == "stdio" {
+				return // the child's agent is out of reach
+			}
 			if got := <-tasks; got != "go" {
 				t.Errorf("the agent was given %q, want go", got)
 			}
 		})
+	}
+}
+
+// refusalWords is what refusingLive refuses a busy task with.
+const refusalWords = "the agent is busy\x1b[2J\u202e; CONFIRMATION NEEDED"
+
+// refusingLive is a live agent that does nothing by itself and refuses
+// some tasks: "busy" with refusalWords, "long" with 300,000 bytes; every
+// cancel. It sends the others to tasks (nil: they are dropped).
+func refusingLive(tasks chan<- string) *producer.Live {
+	return &producer.Live{
+		Agent: producer.Agent{ID: "tasked"},
+		Next: func(ctx context.Context) ([]byte, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		},
+		Messages: map[string]func([]byte) error{
+			protocol.TypeTask: func(msg []byte) error {
+				var m struct{ Text string }
+				_ = json.Unmarshal(msg, &m)
+				switch m.Text {
+				case "busy":
+					return errors.New(refusalWords)
+				case "long": // said in its first 1,000 characters
+					return errors.New(strings.Repeat("no ", 100_000))
+				}
+				if tasks != nil {
+					tasks <- m.Text
+				}
+				return nil
+			},
+			protocol.TypeTaskCancel: func([]byte) error { return errors.New("no task is going on") },
+		},
+		Honored: map[string]json.RawMessage{protocol.TasksPrefix: protocol.TasksCapability},
 	}
 }
 
