@@ -56,8 +56,13 @@ type Decoder struct {
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
 	stamp     stamp           // the last timestamp read
-	slow      int             // how many events needed the schema validator (for tests)
-	allSlow   bool            // every event goes to the schema validator (for tests)
+	// layout is the last event's top-level members in order (noField
+	// for one whose name is not a known field as written): a stream's
+	// events mostly repeat it, so the name at each place is compared with
+	// its pattern before it is scanned (keyPattern).
+	layout  []field
+	slow    int  // how many events needed the schema validator (for tests)
+	allSlow bool // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -151,15 +156,33 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// for every member of every event.
 	var key span
 	for more := sc.open(); more; more = sc.more() {
-		if !sc.key(&key) {
-			break
+		f := noField
+		if members < len(d.layout) {
+			if lf := d.layout[members]; lf < nField {
+				if p := &keyPatterns[lf]; p.at(b, sc.i) {
+					f = lf
+					sc.i += p.n
+					if n := p.n - 3; n > sc.longStr {
+						sc.longStr = n
+					}
+				}
+			}
+		}
+		if f == noField {
+			if !sc.key(&key) {
+				break
+			}
+			name := b[key.start:key.end]
+			if key.esc {
+				name, d.escaped = []byte(unescape(name)), true
+			}
+			if f = lookupField(name); key.esc {
+				d.layout = setLayout(d.layout, members, noField)
+			} else {
+				d.layout = setLayout(d.layout, members, f)
+			}
 		}
 		members++
-		name := b[key.start:key.end]
-		if key.esc {
-			name, d.escaped = []byte(unescape(name)), true
-		}
-		f := lookupField(name)
 		if f == noField {
 			var v span
 			sc.value(&v)
@@ -185,6 +208,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			continue
 		}
 		sc.value(sp)
+	}
+	if members < len(d.layout) {
+		d.layout = d.layout[:members]
 	}
 	// Only white space may follow the event (next's 0 would also be a
 	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).
@@ -231,6 +257,16 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return x.ev, &ValidationError{Problems: problems}
 	}
 	return x.ev, nil
+}
+
+// setLayout records f as the field of the i-th member, i at most
+// len(layout).
+func setLayout(layout []field, i int, f field) []field {
+	if i < len(layout) {
+		layout[i] = f
+		return layout
+	}
+	return append(layout, f)
 }
 
 // eventBox is an event allocated with room for what it usually points

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -855,4 +856,37 @@ func TestTimestampsOfOneSecond(t *testing.T) {
 func ext(e *Event, name string) []byte {
 	d, _ := e.Extension(name)
 	return d
+}
+
+// A decoder compares each member's name with the one the last event had at
+// that place (layout) before it scans it: events whose members come in
+// another order, with white space, escaped names, unknown members or cut
+// short decode as a fresh decoder decodes them.
+func TestLayoutPredictsNames(t *testing.T) {
+	s := schemas(t)
+	warm := Decoder{Schemas: s}
+	for i, in := range []string{
+		typical,
+		typical,
+		strings.Replace(typical, `"aaep_version":"1.0.0","type":"aaep:agent.tool.invoked"`, `"type":"aaep:agent.tool.invoked","aaep_version":"1.0.0"`, 1),
+		strings.Replace(typical, `"event_id":`, `"event_id" :`, 1),
+		strings.Replace(typical, `"event_id":`, `"event\u005fid":`, 1),
+		strings.Replace(typical, `"urgency":"normal",`, `"urgency":"normal","colour":"red",`, 1),
+		strings.Replace(typical, `"urgency":"normal",`, `"urgencyx":"normal",`, 1),
+		strings.Replace(typical, `"urgency":"normal",`, `"urgenc":"normal",`, 1),
+		typical[:len(typical)-40],
+		`{"@context":"x","type":`,
+		`{"type":"aaep:agent.tool.invoked"}`,
+		typical,
+	} {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(in))
+		ew, errW := warm.Decode([]byte(in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+	}
+	if len(warm.layout) != 17 || warm.layout[0] != fAtContext || warm.layout[16] != fSummaryNormal {
+		t.Errorf("layout after the typical event: %v", warm.layout)
+	}
 }
