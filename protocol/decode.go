@@ -55,6 +55,7 @@ type Decoder struct {
 	strangers []member        // top-level members no event type defines, up to maxStrangers
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
+	same      [nField]uint8   // each member's value against its verdict, as scanned
 	stamp     stamp           // the last timestamp read
 	// layout is the last event's top-level members in order (noField
 	// for one whose name is not a known field as written): a stream's
@@ -84,13 +85,35 @@ type Decoder struct {
 // sequence number, a tool call's ID) would be compared and copied for
 // nothing: after missMax misses in a row its verdict rests for restFor
 // events, then is tried once again.
+//
+// The bytes of a string, object or array are compared as the member is
+// scanned (Decoder.same): when they are the same, the value is not scanned
+// at all, and what the scan would have found (its span, the longest string
+// and the nesting in it, an object's members) is taken from the verdict.
+// A string's, object's or array's bytes, from its first to its closing
+// quote or bracket, decide all that whatever follows them.
 type verdict struct {
 	r      *rule
 	kind   kind
 	misses uint8  // misses in a row
 	rest   uint8  // events left before the verdict is looked at again
-	val    []byte // a copy, owned by the Decoder
+	val    []byte // a copy, owned by the Decoder: the span's bytes
+	// What the scan found in val: a string's escapes and bytes ≥ 0x80,
+	// the longest string in an object or array and how deep it nests
+	// (1 for one without objects or arrays in it), an object's members
+	// at their places in val.
+	esc, high bool
+	longStr   int
+	depth     int
+	members   []member
 }
+
+// What the scan found of a member's value against its verdict.
+const (
+	sameUnknown uint8 = iota // not compared (a number, a literal, a verdict resting)
+	sameYes                  // the verdict's bytes, not scanned
+	sameNo                   // other bytes
+)
 
 // missMax and restFor tune how verdicts rest (see verdict).
 const (
@@ -200,7 +223,16 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		} else {
 			d.seen = append(d.seen, f)
 		}
-		if sc.next() == '{' {
+		c := sc.peek()
+		if c <= ' ' {
+			c = sc.next()
+		}
+		if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+			if d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo); d.same[f] == sameYes {
+				continue
+			}
+		}
+		if c == '{' {
 			// Its members are remembered as they are scanned: filling
 			// the event and checking it read them again (the producer,
 			// the localization hints and progress of every event).
@@ -232,7 +264,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, same: &d.same, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -257,6 +289,48 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return x.ev, &ValidationError{Problems: problems}
 	}
 	return x.ev, nil
+}
+
+// sameAs compares the value at s.i with v's. The same bytes are taken as
+// they are, unscanned: sp is set as the scan would set it, s goes past
+// them, and an object's members are remembered in m as memoObject would.
+// A number or literal is not compared (its end depends on what follows).
+func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
+	n, i, b := len(v.val), s.i, s.b
+	switch v.kind {
+	case kString:
+		if i < 0 || n+2 > len(b)-i || b[i] != '"' || b[i+n+1] != '"' || string(b[i+1:i+1+n]) != string(v.val) {
+			return sameNo
+		}
+		*sp = span{start: int32(i + 1), end: int32(i + 1 + n), kind: kString, esc: v.esc, high: v.high, seen: true}
+		if n > s.longStr {
+			s.longStr = n
+		}
+		s.i = i + n + 2
+		return sameYes
+	case kObject, kArray:
+		if s.hardMax > 0 && s.depth+v.depth > s.hardMax {
+			return sameUnknown // beyond the limit: the scan says where
+		}
+		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.val) {
+			return sameNo
+		}
+		*sp = span{start: int32(i), end: int32(i + n), kind: v.kind, seen: true}
+		s.longStr = max(s.longStr, v.longStr)
+		s.maxDepth = max(s.maxDepth, s.depth+v.depth)
+		s.i = i + n
+		if v.kind == kObject && len(m.objs) < maxMemo {
+			lo := len(m.members)
+			for _, mb := range v.members {
+				mb.key.start, mb.key.end = mb.key.start+sp.start, mb.key.end+sp.start
+				mb.val.start, mb.val.end = mb.val.start+sp.start, mb.val.end+sp.start
+				m.members = append(m.members, mb)
+			}
+			m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+		}
+		return sameYes
+	}
+	return sameUnknown
 }
 
 // setLayout records f as the field of the i-th member, i at most
@@ -291,7 +365,8 @@ type decodeState struct {
 	memo   *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
-	stamp    *stamp // the Decoder's last timestamp, or nil
+	same     *[nField]uint8 // with verdicts: each value against its verdict, as scanned
+	stamp    *stamp         // the Decoder's last timestamp, or nil
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -923,7 +998,11 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 		return x.check(r, sp)
 	}
 	val := x.b[sp.start:sp.end]
-	if v.r == r && v.kind == sp.kind && string(v.val) == string(val) {
+	same := x.same[f]
+	if same == sameUnknown && v.kind == sp.kind && string(v.val) == string(val) {
+		same = sameYes
+	}
+	if v.r == r && same == sameYes {
 		v.misses = 0
 		return true
 	}
@@ -934,10 +1013,31 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 	x.unsure = false
 	ok := x.check(r, sp)
 	if ok && !x.unsure && len(val) <= maxVerdict {
-		v.r, v.kind, v.val = r, sp.kind, append(v.val[:0], val...)
+		x.keep(v, r, sp)
 	}
 	x.unsure = x.unsure || unsure
 	return ok
+}
+
+// keep makes the value at sp, found valid under r, v's.
+func (x *decodeState) keep(v *verdict, r *rule, sp span) {
+	val := x.b[sp.start:sp.end]
+	v.r, v.kind, v.val = r, sp.kind, append(v.val[:0], val...)
+	v.esc, v.high, v.longStr, v.depth, v.members = sp.esc, sp.high, len(val), 0, v.members[:0]
+	if sp.kind != kObject && sp.kind != kArray {
+		return
+	}
+	sc := scanner{b: v.val} // what the scan found in it, seldom needed
+	var whole span
+	sc.value(&whole)
+	v.longStr, v.depth = sc.longStr, sc.maxDepth
+	if sp.kind == kObject {
+		for _, m := range x.objMembers(sp) {
+			m.key.start, m.key.end = m.key.start-sp.start, m.key.end-sp.start
+			m.val.start, m.val.end = m.val.start-sp.start, m.val.end-sp.start
+			v.members = append(v.members, m)
+		}
+	}
 }
 
 // strangers judges the top-level members that no event type defines: on a
