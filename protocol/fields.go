@@ -325,16 +325,24 @@ var keyPatterns = func() (ps [nField]keyPattern) {
 	return ps
 }()
 
-// at reports whether b holds the pattern at i. It reads whole words, so it
-// says false, not knowing, when fewer than p.words*8 bytes are left.
+// at reports whether b holds the pattern at i. It reads two or four whole
+// words, without a branch a word, so it says false, not knowing, when
+// fewer than 16 or 32 bytes are left.
 func (p *keyPattern) at(b []byte, i int) bool {
-	if i < 0 || len(b)-i < 8*p.words {
-		return false
-	}
-	for k := range p.words {
-		if binary.LittleEndian.Uint64(b[i+8*k:])&p.mask[k] != p.w[k] {
+	if p.words <= 2 {
+		if i < 0 || i > len(b)-16 {
 			return false
 		}
+		w := b[i : i+16]
+		return (binary.LittleEndian.Uint64(w)^p.w[0])&p.mask[0]|
+			(binary.LittleEndian.Uint64(w[8:])^p.w[1])&p.mask[1] == 0
 	}
-	return true
+	if i < 0 || i > len(b)-32 {
+		return false
+	}
+	w := b[i : i+32]
+	return (binary.LittleEndian.Uint64(w)^p.w[0])&p.mask[0]|
+		(binary.LittleEndian.Uint64(w[8:])^p.w[1])&p.mask[1]|
+		(binary.LittleEndian.Uint64(w[16:])^p.w[2])&p.mask[2]|
+		(binary.LittleEndian.Uint64(w[24:])^p.w[3])&p.mask[3] == 0
 }
