@@ -57,11 +57,12 @@ type Decoder struct {
 	verdicts  [nField]verdict // each member's last value that passed its rule
 	same      [nField]uint8   // each member's value against its verdict, as scanned
 	stamp     stamp           // the last timestamp read
-	// layout is the last event's top-level members in order (noField
-	// for one whose name is not a known field as written): a stream's
-	// events mostly repeat it, so the name at each place is compared with
-	// its pattern before it is scanned (keyPattern).
-	layout  []field
+	// follows is, for each known member, the member that followed it
+	// in the last event that had it (follows[nField]: the first member,
+	// follows[nField+1]: the one after a member no event type defines).
+	// A stream's events mostly repeat that order, so the next name is
+	// compared with its pattern before it is scanned (keyPattern).
+	follows [nField + 2]field
 	slow    int  // how many events needed the schema validator (for tests)
 	allSlow bool // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
@@ -178,16 +179,15 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// The members, in a loop rather than sc.object's callback: this runs
 	// for every member of every event.
 	var key span
+	prev := nField // the member before this one
 	for more := sc.open(); more; more = sc.more() {
 		f := noField
-		if members < len(d.layout) {
-			if lf := d.layout[members]; lf < nField {
-				if p := &keyPatterns[lf]; p.at(b, sc.i) {
-					f = lf
-					sc.i += p.n
-					if n := p.n - 3; n > sc.longStr {
-						sc.longStr = n
-					}
+		if lf := d.follows[prev]; lf < nField {
+			if p := &keyPatterns[lf]; p.at(b, sc.i) {
+				f = lf
+				sc.i += p.n
+				if n := p.n - 3; n > sc.longStr {
+					sc.longStr = n
 				}
 			}
 		}
@@ -199,11 +199,11 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			if key.esc {
 				name, d.escaped = []byte(unescape(name)), true
 			}
-			if f = lookupField(name); key.esc {
-				d.layout = setLayout(d.layout, members, noField)
-			} else {
-				d.layout = setLayout(d.layout, members, f)
-			}
+			f = lookupField(name)
+			d.follows[prev] = f
+		}
+		if prev = f; f == noField {
+			prev = nField + 1
 		}
 		members++
 		if f == noField {
@@ -240,9 +240,6 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			continue
 		}
 		sc.value(sp)
-	}
-	if members < len(d.layout) {
-		d.layout = d.layout[:members]
 	}
 	// Only white space may follow the event (next's 0 would also be a
 	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).
@@ -331,16 +328,6 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 		return sameYes
 	}
 	return sameUnknown
-}
-
-// setLayout records f as the field of the i-th member, i at most
-// len(layout).
-func setLayout(layout []field, i int, f field) []field {
-	if i < len(layout) {
-		layout[i] = f
-		return layout
-	}
-	return append(layout, f)
 }
 
 // eventBox is an event allocated with room for what it usually points

@@ -858,10 +858,10 @@ func ext(e *Event, name string) []byte {
 	return d
 }
 
-// A decoder compares each member's name with the one the last event had at
-// that place (layout) before it scans it: events whose members come in
-// another order, with white space, escaped names, unknown members or cut
-// short decode as a fresh decoder decodes them.
+// A decoder compares each member's name with the one that followed the
+// member before it in the last event (follows) before it scans it: events
+// whose members come in another order, with white space, escaped names,
+// unknown members or cut short decode as a fresh decoder decodes them.
 func TestLayoutPredictsNames(t *testing.T) {
 	s := schemas(t)
 	warm := Decoder{Schemas: s}
@@ -886,8 +886,8 @@ func TestLayoutPredictsNames(t *testing.T) {
 			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
 		}
 	}
-	if len(warm.layout) != 17 || warm.layout[0] != fAtContext || warm.layout[16] != fSummaryNormal {
-		t.Errorf("layout after the typical event: %v", warm.layout)
+	if f := warm.follows; f[nField] != fAtContext || f[fAtContext] != fAaepVersion || f[fSummaryTerse] != fSummaryNormal {
+		t.Errorf("what follows what after the typical event: %v", f)
 	}
 }
 
