@@ -99,6 +99,7 @@ type verdict struct {
 	misses uint8  // misses in a row
 	rest   uint8  // events left before the verdict is looked at again
 	val    []byte // a copy, owned by the Decoder: the span's bytes
+	tok    []byte // val as written: a string's with its quotes (val is in it)
 	// What the scan found in val: a string's escapes and bytes ≥ 0x80,
 	// the longest string in an object or array and how deep it nests
 	// (1 for one without objects or arrays in it), an object's members
@@ -293,23 +294,23 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 // them, and an object's members are remembered in m as memoObject would.
 // A number or literal is not compared (its end depends on what follows).
 func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
-	n, i, b := len(v.val), s.i, s.b
+	n, i, b := len(v.tok), s.i, s.b
 	switch v.kind {
 	case kString:
-		if i < 0 || n+2 > len(b)-i || b[i] != '"' || b[i+n+1] != '"' || string(b[i+1:i+1+n]) != string(v.val) {
+		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
 			return sameNo
 		}
-		*sp = span{start: int32(i + 1), end: int32(i + 1 + n), kind: kString, esc: v.esc, high: v.high, seen: true}
-		if n > s.longStr {
-			s.longStr = n
+		*sp = span{start: int32(i + 1), end: int32(i + n - 1), kind: kString, esc: v.esc, high: v.high, seen: true}
+		if n-2 > s.longStr {
+			s.longStr = n - 2
 		}
-		s.i = i + n + 2
+		s.i = i + n
 		return sameYes
 	case kObject, kArray:
 		if s.hardMax > 0 && s.depth+v.depth > s.hardMax {
 			return sameUnknown // beyond the limit: the scan says where
 		}
-		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.val) {
+		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
 			return sameNo
 		}
 		*sp = span{start: int32(i), end: int32(i + n), kind: v.kind, seen: true}
@@ -1014,9 +1015,13 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 
 // keep makes the value at sp, found valid under r, v's.
 func (x *decodeState) keep(v *verdict, r *rule, sp span) {
-	val := x.b[sp.start:sp.end]
-	v.r, v.kind, v.val = r, sp.kind, append(v.val[:0], val...)
-	v.esc, v.high, v.longStr, v.depth, v.members = sp.esc, sp.high, len(val), 0, v.members[:0]
+	start, end := sp.start, sp.end
+	if sp.kind == kString {
+		start, end = start-1, end+1 // its quotes
+	}
+	v.r, v.kind, v.tok = r, sp.kind, append(v.tok[:0], x.b[start:end]...)
+	v.val = v.tok[sp.start-start : len(v.tok)-int(end-sp.end)]
+	v.esc, v.high, v.longStr, v.depth, v.members = sp.esc, sp.high, int(sp.end-sp.start), 0, v.members[:0]
 	if sp.kind != kObject && sp.kind != kArray {
 		return
 	}
