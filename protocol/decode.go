@@ -55,9 +55,16 @@ type Decoder struct {
 	strangers []member        // top-level members no event type defines, up to maxStrangers
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
+	same      [nField]uint8   // each member's value against its verdict, as scanned
 	stamp     stamp           // the last timestamp read
-	slow      int             // how many events needed the schema validator (for tests)
-	allSlow   bool            // every event goes to the schema validator (for tests)
+	// follows is, for each known member, the member that followed it
+	// in the last event that had it (follows[nField]: the first member,
+	// follows[nField+1]: the one after a member no event type defines).
+	// A stream's events mostly repeat that order, so the next name is
+	// compared with its pattern before it is scanned (keyPattern).
+	follows [nField + 2]field
+	slow    int  // how many events needed the schema validator (for tests)
+	allSlow bool // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -79,13 +86,36 @@ type Decoder struct {
 // sequence number, a tool call's ID) would be compared and copied for
 // nothing: after missMax misses in a row its verdict rests for restFor
 // events, then is tried once again.
+//
+// The bytes of a string, object or array are compared as the member is
+// scanned (Decoder.same): when they are the same, the value is not scanned
+// at all, and what the scan would have found (its span, the longest string
+// and the nesting in it, an object's members) is taken from the verdict.
+// A string's, object's or array's bytes, from its first to its closing
+// quote or bracket, decide all that whatever follows them.
 type verdict struct {
 	r      *rule
 	kind   kind
 	misses uint8  // misses in a row
 	rest   uint8  // events left before the verdict is looked at again
-	val    []byte // a copy, owned by the Decoder
+	val    []byte // a copy, owned by the Decoder: the span's bytes
+	tok    []byte // val as written: a string's with its quotes (val is in it)
+	// What the scan found in val: a string's escapes and bytes ≥ 0x80,
+	// the longest string in an object or array and how deep it nests
+	// (1 for one without objects or arrays in it), an object's members
+	// at their places in val.
+	esc, high bool
+	longStr   int
+	depth     int
+	members   []member
 }
+
+// What the scan found of a member's value against its verdict.
+const (
+	sameUnknown uint8 = iota // not compared (a number, a literal, a verdict resting)
+	sameYes                  // the verdict's bytes, not scanned
+	sameNo                   // other bytes
+)
 
 // missMax and restFor tune how verdicts rest (see verdict).
 const (
@@ -150,16 +180,33 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// The members, in a loop rather than sc.object's callback: this runs
 	// for every member of every event.
 	var key span
+	prev := nField // the member before this one
 	for more := sc.open(); more; more = sc.more() {
-		if !sc.key(&key) {
-			break
+		f := noField
+		if lf := d.follows[prev]; lf < nField {
+			if p := &keyPatterns[lf]; p.at(b, sc.i) {
+				f = lf
+				sc.i += p.n
+				if n := p.n - 3; n > sc.longStr {
+					sc.longStr = n
+				}
+			}
+		}
+		if f == noField {
+			if !sc.key(&key) {
+				break
+			}
+			name := b[key.start:key.end]
+			if key.esc {
+				name, d.escaped = []byte(unescape(name)), true
+			}
+			f = lookupField(name)
+			d.follows[prev] = f
+		}
+		if prev = f; f == noField {
+			prev = nField + 1
 		}
 		members++
-		name := b[key.start:key.end]
-		if key.esc {
-			name, d.escaped = []byte(unescape(name)), true
-		}
-		f := lookupField(name)
 		if f == noField {
 			var v span
 			sc.value(&v)
@@ -177,7 +224,16 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		} else {
 			d.seen = append(d.seen, f)
 		}
-		if sc.next() == '{' {
+		c := sc.peek()
+		if c <= ' ' {
+			c = sc.next()
+		}
+		if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+			if d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo); d.same[f] == sameYes {
+				continue
+			}
+		}
+		if c == '{' {
 			// Its members are remembered as they are scanned: filling
 			// the event and checking it read them again (the producer,
 			// the localization hints and progress of every event).
@@ -206,7 +262,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, stamp: &d.stamp}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, same: &d.same, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -233,6 +289,48 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	return x.ev, nil
 }
 
+// sameAs compares the value at s.i with v's. The same bytes are taken as
+// they are, unscanned: sp is set as the scan would set it, s goes past
+// them, and an object's members are remembered in m as memoObject would.
+// A number or literal is not compared (its end depends on what follows).
+func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
+	n, i, b := len(v.tok), s.i, s.b
+	switch v.kind {
+	case kString:
+		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
+			return sameNo
+		}
+		*sp = span{start: int32(i + 1), end: int32(i + n - 1), kind: kString, esc: v.esc, high: v.high, seen: true}
+		if n-2 > s.longStr {
+			s.longStr = n - 2
+		}
+		s.i = i + n
+		return sameYes
+	case kObject, kArray:
+		if s.hardMax > 0 && s.depth+v.depth > s.hardMax {
+			return sameUnknown // beyond the limit: the scan says where
+		}
+		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
+			return sameNo
+		}
+		*sp = span{start: int32(i), end: int32(i + n), kind: v.kind, seen: true}
+		s.longStr = max(s.longStr, v.longStr)
+		s.maxDepth = max(s.maxDepth, s.depth+v.depth)
+		s.i = i + n
+		if v.kind == kObject && len(m.objs) < maxMemo {
+			lo := len(m.members)
+			for _, mb := range v.members {
+				mb.key.start, mb.key.end = mb.key.start+sp.start, mb.key.end+sp.start
+				mb.val.start, mb.val.end = mb.val.start+sp.start, mb.val.end+sp.start
+				m.members = append(m.members, mb)
+			}
+			m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+		}
+		return sameYes
+	}
+	return sameUnknown
+}
+
 // eventBox is an event allocated with room for what it usually points
 // to, so that decoding it is one allocation.
 type eventBox struct {
@@ -255,7 +353,8 @@ type decodeState struct {
 	memo   *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
-	stamp    *stamp // the Decoder's last timestamp, or nil
+	same     *[nField]uint8 // with verdicts: each value against its verdict, as scanned
+	stamp    *stamp         // the Decoder's last timestamp, or nil
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -845,6 +944,12 @@ func (x *decodeState) validate(er *eventRules) {
 	}
 	for _, f := range x.seen {
 		r := er.fields[f]
+		if x.verdicts != nil && x.same[f] == sameYes && x.verdicts[f].r == r && r != nil {
+			// The bytes its verdict found valid under r (checkField's
+			// first test, without the call: most members of a stream).
+			x.verdicts[f].misses = 0
+			continue
+		}
 		sp := x.spans[f]
 		if r == nil && er.closed {
 			x.bad = true // a member of another type: not defined for this one
@@ -887,7 +992,11 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 		return x.check(r, sp)
 	}
 	val := x.b[sp.start:sp.end]
-	if v.r == r && v.kind == sp.kind && string(v.val) == string(val) {
+	same := x.same[f]
+	if same == sameUnknown && v.kind == sp.kind && string(v.val) == string(val) {
+		same = sameYes
+	}
+	if v.r == r && same == sameYes {
 		v.misses = 0
 		return true
 	}
@@ -898,10 +1007,35 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 	x.unsure = false
 	ok := x.check(r, sp)
 	if ok && !x.unsure && len(val) <= maxVerdict {
-		v.r, v.kind, v.val = r, sp.kind, append(v.val[:0], val...)
+		x.keep(v, r, sp)
 	}
 	x.unsure = x.unsure || unsure
 	return ok
+}
+
+// keep makes the value at sp, found valid under r, v's.
+func (x *decodeState) keep(v *verdict, r *rule, sp span) {
+	start, end := sp.start, sp.end
+	if sp.kind == kString {
+		start, end = start-1, end+1 // its quotes
+	}
+	v.r, v.kind, v.tok = r, sp.kind, append(v.tok[:0], x.b[start:end]...)
+	v.val = v.tok[sp.start-start : len(v.tok)-int(end-sp.end)]
+	v.esc, v.high, v.longStr, v.depth, v.members = sp.esc, sp.high, int(sp.end-sp.start), 0, v.members[:0]
+	if sp.kind != kObject && sp.kind != kArray {
+		return
+	}
+	sc := scanner{b: v.val} // what the scan found in it, seldom needed
+	var whole span
+	sc.value(&whole)
+	v.longStr, v.depth = sc.longStr, sc.maxDepth
+	if sp.kind == kObject {
+		for _, m := range x.objMembers(sp) {
+			m.key.start, m.key.end = m.key.start-sp.start, m.key.end-sp.start
+			m.val.start, m.val.end = m.val.start-sp.start, m.val.end-sp.start
+			v.members = append(v.members, m)
+		}
+	}
 }
 
 // strangers judges the top-level members that no event type defines: on a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -855,4 +856,85 @@ func TestTimestampsOfOneSecond(t *testing.T) {
 func ext(e *Event, name string) []byte {
 	d, _ := e.Extension(name)
 	return d
+}
+
+// A decoder compares each member's name with the one that followed the
+// member before it in the last event (follows) before it scans it: events
+// whose members come in another order, with white space, escaped names,
+// unknown members or cut short decode as a fresh decoder decodes them.
+func TestLayoutPredictsNames(t *testing.T) {
+	s := schemas(t)
+	warm := Decoder{Schemas: s}
+	for i, in := range []string{
+		typical,
+		typical,
+		strings.Replace(typical, `"aaep_version":"1.0.0","type":"aaep:agent.tool.invoked"`, `"type":"aaep:agent.tool.invoked","aaep_version":"1.0.0"`, 1),
+		strings.Replace(typical, `"event_id":`, `"event_id" :`, 1),
+		strings.Replace(typical, `"event_id":`, `"event\u005fid":`, 1),
+		strings.Replace(typical, `"urgency":"normal",`, `"urgency":"normal","colour":"red",`, 1),
+		strings.Replace(typical, `"urgency":"normal",`, `"urgencyx":"normal",`, 1),
+		strings.Replace(typical, `"urgency":"normal",`, `"urgenc":"normal",`, 1),
+		typical[:len(typical)-40],
+		`{"@context":"x","type":`,
+		`{"type":"aaep:agent.tool.invoked"}`,
+		typical,
+	} {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(in))
+		ew, errW := warm.Decode([]byte(in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+	}
+	if f := warm.follows; f[nField] != fAtContext || f[fAtContext] != fAaepVersion || f[fSummaryTerse] != fSummaryNormal {
+		t.Errorf("what follows what after the typical event: %v", f)
+	}
+}
+
+// A value whose bytes are its verdict's is not scanned again: its span,
+// the longest string and the nesting in it, and an object's members come
+// from the verdict. Whatever surrounds it, and whatever the limits, the
+// event decodes as a fresh decoder decodes it.
+func TestSameValuesNotScanned(t *testing.T) {
+	s := schemas(t)
+	nested := strings.Replace(typical, `"urgency":"normal",`, `"urgency":"normal","extensions":{"x_a":{"b":{"c":{"d":"`+strings.Repeat("é", 40)+`"}}}},`, 1)
+	escaped := strings.Replace(typical, `"Fetching."`, `"Fetch\u0069ng \"it\"."`, 1)
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in  string
+		lim Limits
+	}{
+		{typical, Limits{}},
+		{typical, Limits{}},
+		{strings.Replace(typical, `"agent_version":"2.3.1"}`, `"agent_version":"2.3.1"}x`, 1), Limits{}},
+		{strings.Replace(typical, `"agent_version":"2.3.1"}`, `"agent_version":"2.3.1"} `, 1), Limits{}},
+		{strings.Replace(typical, `"urgency":"normal"`, `"urgency":"normal"x`, 1), Limits{}},
+		{strings.Replace(typical, `"urgency":"normal"`, `"urgency": "normal"`, 1), Limits{}},
+		{typical[:strings.Index(typical, `"normal"`)+5], Limits{}},
+		{nested, Limits{}},
+		{nested, Limits{}},
+		{nested, Limits{MaxDepth: 4}},
+		{nested, Limits{MaxString: 60}},
+		{nested, Limits{HardMaxDepth: 4}},
+		{nested, Limits{}},
+		{escaped, Limits{}},
+		{escaped, Limits{}},
+		{strings.Replace(typical, `"producer":{`, `"producer":{"agent_id":"research-assistant",`, 1), Limits{}},
+		{typical, Limits{}},
+	} {
+		fresh := Decoder{Schemas: s, Limits: tc.lim}
+		warm.Limits = tc.lim
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if i == 1 || i == 8 || i == 14 {
+			for _, f := range []field{fAtContext, fProducer, fLocalizationHints, fSummaryTerse} {
+				if warm.same[f] != sameYes {
+					t.Errorf("event %d: %s was scanned again", i, fieldNames[f])
+				}
+			}
+		}
+	}
 }

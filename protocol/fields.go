@@ -2,6 +2,8 @@
 
 package protocol
 
+import "encoding/binary"
+
 // field identifies a top-level member of an event.
 type field uint8
 
@@ -296,4 +298,51 @@ func lookupField(key []byte) field {
 		return fUrgencyForHandoff
 	}
 	return noField
+}
+
+// keyPattern is a member's name as it is usually written, `"name":`, in
+// words of eight bytes: where the members of a stream's events come in the
+// same order, the decoder compares the next bytes with the name the last
+// event had at that place, instead of scanning the name and looking it up.
+type keyPattern struct {
+	n     int       // bytes of `"name":`
+	words int       // words to compare: n rounded up to eight bytes
+	w     [4]uint64 // the words, the last filled with zeros past n
+	mask  [4]uint64 // which bytes of each word are compared
+}
+
+// keyPatterns are the patterns of the known members, indexed by field.
+var keyPatterns = func() (ps [nField]keyPattern) {
+	for f, name := range fieldNames {
+		q := `"` + name + `":`
+		p := &ps[f]
+		p.n, p.words = len(q), (len(q)+7)/8
+		for k := range len(q) {
+			p.w[k/8] |= uint64(q[k]) << (8 * (k % 8))
+			p.mask[k/8] |= 0xff << (8 * (k % 8))
+		}
+	}
+	return ps
+}()
+
+// at reports whether b holds the pattern at i. It reads two or four whole
+// words, without a branch a word, so it says false, not knowing, when
+// fewer than 16 or 32 bytes are left.
+func (p *keyPattern) at(b []byte, i int) bool {
+	if p.words <= 2 {
+		if i < 0 || i > len(b)-16 {
+			return false
+		}
+		w := b[i : i+16]
+		return (binary.LittleEndian.Uint64(w)^p.w[0])&p.mask[0]|
+			(binary.LittleEndian.Uint64(w[8:])^p.w[1])&p.mask[1] == 0
+	}
+	if i < 0 || i > len(b)-32 {
+		return false
+	}
+	w := b[i : i+32]
+	return (binary.LittleEndian.Uint64(w)^p.w[0])&p.mask[0]|
+		(binary.LittleEndian.Uint64(w[8:])^p.w[1])&p.mask[1]|
+		(binary.LittleEndian.Uint64(w[16:])^p.w[2])&p.mask[2]|
+		(binary.LittleEndian.Uint64(w[24:])^p.w[3])&p.mask[3] == 0
 }
