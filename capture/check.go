@@ -201,9 +201,10 @@ type sessState struct {
 	confirms  []*confirmation // asked, not yet followed by the action they guard
 	decided   *confirmation   // the last decided confirmation awaiting its follow-up
 	state     string          // the last agent state announced by state.changed, "" before any
-	// unconfirmed is the tool call just before, when no confirmation
-	// covered it: a confirmation right after it is its own (deployed order).
-	unconfirmed *protocol.Event
+	// unconfirmed is the action of the tool call just before, when no
+	// confirmation covered it: a confirmation right after it is its own
+	// (deployed order).
+	unconfirmed action
 	// forgottenTools counts its open tool calls the checker forgot
 	// (calls) and has not seen completed since.
 	forgottenTools int
@@ -220,7 +221,7 @@ type confirmation struct {
 	token        string // tokenKey: connection and reply token
 	line         int
 	irreversible bool
-	ask          *protocol.Event // the confirmation: the action it names
+	ask          *protocol.Event // the confirmation (a Clone): the action it names
 	decision     string          // "accept" or "reject" once a reply was recorded
 	replyLine    int
 	consumed     bool
@@ -228,7 +229,7 @@ type confirmation struct {
 
 // Check checks one record and returns what was made of it.
 func (c *Checker) Check(rec Record) Step {
-	st := c.prepare(&c.dec, rec)
+	st := c.prepare(&c.dec, rec, nil)
 	c.apply(&st)
 	return st
 }
@@ -246,8 +247,9 @@ func stamp(st *Step) {
 
 // prepare does the part of a check that needs no memory of earlier records:
 // decoding, the schemas and the rules of single messages. It may run in
-// another goroutine than apply, with its own Decoder.
-func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
+// another goroutine than apply, with its own Decoder. The event is decoded
+// into room, when not nil, else into a new one.
+func (c *Checker) prepare(dec *protocol.Decoder, rec Record, room *protocol.EventRoom) Step {
 	st := Step{Record: rec}
 	if rec.Note {
 		return st
@@ -260,7 +262,13 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 	// The decoder decides what the message is (protocol.KindOf), as the
 	// listener's does: a handshake or reply message is judged by its own
 	// schema, anything else as an event.
-	ev, err := dec.Decode(rec.Msg)
+	var ev *protocol.Event
+	var err error
+	if room != nil {
+		ev, err = dec.DecodeInto(rec.Msg, room)
+	} else {
+		ev, err = dec.Decode(rec.Msg)
+	}
 	if rec.line != nil && !isJSON(rec.Msg, err) {
 		return Step{Record: rec, notJSON: true}
 	}
@@ -336,6 +344,11 @@ const batchSize = 256
 // run as a pipeline: one goroutine reads, one per processor (up to four)
 // decodes, and the calling one applies the sequencing rules in order. It returns the error that stopped
 // the reading, if any; io.EOF is no error.
+//
+// A step's Event is valid only until fn returns: its memory is used again
+// for a later record (a new event for every record was most of what the
+// check allocated). Its strings, which share the record's bytes, stay
+// valid; fn keeps a Clone of an event it needs later.
 func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 	done := make(chan struct{})
 	defer close(done)
@@ -344,18 +357,19 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 	// batches are dealt to them in turn and their results taken in the
 	// same turn, so the steps keep the records' order.
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
-	ins, outs := make([]chan []Record, workers), make([]chan []Step, workers)
+	ins, outs := make([]chan []Record, workers), make([]chan *stepBatch, workers)
 	// The batches go round: each is handed back once done with.
-	freeRecs, freeSteps := make(batches[Record], 3*workers+2), make(batches[Step], 3*workers+2)
+	freeRecs, freeSteps := make(batches[Record], 3*workers+2), make(stepBatches, 3*workers+2)
 	for w := range workers {
-		ins[w], outs[w] = make(chan []Record, 2), make(chan []Step, 2)
-		go func(in <-chan []Record, out chan<- []Step) {
+		ins[w], outs[w] = make(chan []Record, 2), make(chan *stepBatch, 2)
+		go func(in <-chan []Record, out chan<- *stepBatch) {
 			defer close(out)
 			dec := protocol.Decoder{Schemas: c.o.Schemas}
 			for recs := range in {
-				batch := freeSteps.get()[:len(recs)]
+				batch := freeSteps.get()
+				batch.steps = batch.steps[:len(recs)]
 				for i, rec := range recs {
-					batch[i] = c.prepare(&dec, rec)
+					batch.steps[i] = c.prepare(&dec, rec, &batch.rooms[i])
 				}
 				freeRecs.put(recs)
 				if !send(out, batch, done) {
@@ -402,12 +416,13 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 		if !ok {
 			break // the batches dealt before it are all taken
 		}
-		for i := range b {
-			if !late.admit(r, &b[i]) {
+		for i := range b.steps {
+			st := &b.steps[i]
+			if !late.admit(r, st) {
 				continue
 			}
-			c.apply(&b[i])
-			fn(b[i])
+			c.apply(st)
+			fn(*st)
 		}
 		freeSteps.put(b)
 	}
@@ -436,6 +451,38 @@ func (b batches[T]) put(s []T) {
 	clear(s)
 	select {
 	case b <- s[:0]:
+	default:
+	}
+}
+
+// stepBatch is a batch of prepared steps with the rooms their events are
+// decoded into (rooms[i] is steps[i]'s): it goes round as the batches of
+// records do, and its rooms with it, so that no record allocates an event.
+type stepBatch struct {
+	steps []Step
+	rooms [batchSize]protocol.EventRoom
+}
+
+// stepBatches holds the step batches done with, as batches does.
+type stepBatches chan *stepBatch
+
+// get returns an empty step batch.
+func (b stepBatches) get() *stepBatch {
+	select {
+	case s := <-b:
+		return s
+	default:
+		return &stepBatch{steps: make([]Step, 0, batchSize)}
+	}
+}
+
+// put hands s back, its steps cleared; its rooms are emptied by the next
+// event decoded into each.
+func (b stepBatches) put(s *stepBatch) {
+	clear(s.steps)
+	s.steps = s.steps[:0]
+	select {
+	case b <- s:
 	default:
 	}
 }
