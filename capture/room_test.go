@@ -99,3 +99,45 @@ func TestCheckAllKeepsNoRoom(t *testing.T) {
 		t.Errorf("Finish: %v", finish)
 	}
 }
+
+// CheckAll allocates no event for a record: what is left is the record's
+// copy of its line (about one allocation a record; two before, with the
+// event).
+func TestCheckAllAllocations(t *testing.T) {
+	s, err := protocol.NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	const n = 20_000
+	b.WriteString(`{"aaep_capture":1,"started_at":"2026-06-30T14:22:10Z","redacted":true}` + "\n")
+	for i := range n {
+		body := `"type":"aaep:agent.state.changed","from_state":"thinking","to_state":"working"`
+		if i == 0 {
+			body = `"type":"aaep:agent.session.started","summary_normal":"Hi."`
+		}
+		fmt.Fprintf(&b, `[%d.5,"i",{"@context":"https://aaep-protocol.org/context/v1",%s,"event_id":"evt_%d","session_id":"sess_1","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"urgency":"normal"}]`+"\n",
+			i, body, i, i)
+	}
+	in := b.Bytes()
+	allocs := testing.AllocsPerRun(2, func() {
+		r, err := NewReader(bytes.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := NewChecker(CheckOptions{Schemas: s})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CheckAll(r, func(st Step) {
+			if len(st.Violations) > 0 {
+				t.Fatal(st.Violations)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if a := allocs / n; a > 1.1 {
+		t.Errorf("CheckAll allocates %.2f times a record, want at most 1.1", a)
+	}
+}
