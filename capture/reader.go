@@ -273,15 +273,21 @@ func (r *Reader) Next() (Record, error) {
 			continue
 		}
 		line, last, err := r.readLine()
-		if errors.Is(err, io.EOF) {
-			r.done = true
-			continue
-		}
 		if err != nil {
+			if errors.Is(err, io.EOF) {
+				r.done = true
+				continue
+			}
 			return Record{}, err
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			r.parse(t, last)
+		if t := trimSpace(line); len(t) > 0 {
+			rec, ok := r.parseLine(t, last)
+			if ok && len(r.queue) == 0 {
+				return rec, nil // the usual line of one record, not queued
+			}
+			if ok {
+				r.queue = append(r.queue, rec)
+			}
 		}
 	}
 	rec := r.queue[0]
@@ -304,6 +310,11 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 	skipped := 0
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		if err == nil && long == nil && skipped == 0 && len(chunk) <= MaxLineBytes {
+			// The usual line, in the buffer whole, ended by its newline.
+			r.line++
+			return trimEOL(chunk), false, nil
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if skipped > 0 || len(long)+len(chunk) > MaxLineBytes {
 				skipped += len(long) + len(chunk)
@@ -337,6 +348,16 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 		}
 		return trimEOL(chunk), last, nil
 	}
+}
+
+// trimSpace is bytes.TrimSpace(b), without its loops when b neither
+// begins nor ends with a byte that may be (part of) white space, as a
+// record's line does: a printable ASCII byte is none.
+func trimSpace(b []byte) []byte {
+	if len(b) > 0 && b[0] > ' ' && b[0] < 0x7f && b[len(b)-1] > ' ' && b[len(b)-1] < 0x7f {
+		return b
+	}
+	return bytes.TrimSpace(b)
 }
 
 // trimEOL is b without the line breaks ('\r', '\n') that end it, as
@@ -486,12 +507,7 @@ func (r *Reader) notJSON(rec Record) string {
 // quickRecord splits a record [t,"d",{…}] without decoding its message;
 // false means the line is not that simple and must be read the slow way.
 func (r *Reader) quickRecord(t []byte) (Record, bool) {
-	i := skipSpace(t, 1)
-	j := i
-	for j < len(t) && (t[j] >= '0' && t[j] <= '9' || t[j] == '.' || t[j] == 'e' || t[j] == 'E' || t[j] == '+' || t[j] == '-') {
-		j++
-	}
-	sec, err := recordTime(t[i:j])
+	sec, j, err := timeAt(t, skipSpace(t, 1))
 	if err != nil || sec < 0 {
 		return Record{}, false
 	}
@@ -503,7 +519,10 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	if k+3 > len(t) || t[k] != '"' || t[k+2] != '"' || (t[k+1] != 'i' && t[k+1] != 'o') {
 		return Record{}, false
 	}
-	dir := Dir(t[k+1 : k+2])
+	dir := In
+	if t[k+1] == 'o' {
+		dir = Out
+	}
 	k = skipSpace(t, k+3)
 	if k >= len(t) || t[k] != ',' {
 		return Record{}, false
@@ -515,7 +534,7 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	if end <= k+1 { // [t,"d","ID"]: an ID where the message should be
 		return Record{}, false
 	}
-	msg := bytes.TrimSpace(t[k+1 : end])
+	msg := trimSpace(t[k+1 : end])
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !r.late && !protocol.Valid(msg) {
 		return Record{}, false
 	}
@@ -528,7 +547,8 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 		// that its bytes are scanned once; the line is kept for what
 		// the reader says of it if not (notJSON). The message is a part
 		// of it, not a copy.
-		rec.line = bytes.Clone(t)
+		rec.line = make([]byte, len(t)) // make and copy: not cleared first, as bytes.Clone's growslice is
+		copy(rec.line, t)
 		at := cap(t) - cap(msg) // where msg, a part of t, begins
 		rec.Msg = rec.line[at : at+len(msg) : at+len(msg)]
 	} else {
@@ -539,36 +559,60 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	return rec, true
 }
 
-// recordTime reads a record's time as strconv.ParseFloat does, the usual
-// "12.345678" without it (its look-ups of special values, its conversion
-// of the text to a string): digits, a point and digits, at most 15 of them,
-// are a whole number m < 2^53 over 10^d, d <= 15, both exact as float64,
-// so the quotient, rounded once, is the number rounded, as ParseFloat
-// rounds it.
-func recordTime(b []byte) (float64, error) {
+// timeAt reads the time that begins t[i:], the bytes of a number there
+// (digits, '.', 'e', 'E', '+', '-'), as strconv.ParseFloat reads them, and
+// returns where they end. The usual "12.345678" is read in the same pass
+// that finds its end, without ParseFloat (its look-ups of special values,
+// its conversion of the text to a string): digits, a point and digits, at
+// most 15 of them, are a whole number m < 2^53 over 10^d, d <= 15, both
+// exact as float64, so the quotient, rounded once, is the number rounded,
+// as ParseFloat rounds it.
+func timeAt(t []byte, i int) (sec float64, end int, err error) {
 	var m uint64
-	digits, point := 0, -1
-	for k, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-		case c == '.' && point < 0 && k > 0 && k < len(b)-1:
-			point = k
-		default:
-			return strconv.ParseFloat(string(b), 64)
+	point, j := -1, i
+	for ; j < len(t); j++ {
+		c := t[j]
+		if d := c - '0'; d <= 9 {
+			m = m*10 + uint64(d)
+			continue
 		}
+		if c != '.' || point >= 0 {
+			break
+		}
+		point = j
 	}
-	if digits == 0 || digits > 15 {
-		return strconv.ParseFloat(string(b), 64)
+	n := j - i // digits and point
+	switch {
+	case j < len(t) && isNumberByte(t[j]), // an exponent, a sign, a second point
+		n == 0, point == i, point == j-1, // no digits before or after the point
+		point < 0 && n > 15, n > 16:
+		for j < len(t) && isNumberByte(t[j]) {
+			j++
+		}
+		sec, err = strconv.ParseFloat(string(t[i:j]), 64)
+		return sec, j, err
+	case point < 0:
+		return float64(m), j, nil
 	}
-	if point < 0 {
-		return float64(m), nil
-	}
-	return float64(m) / pow10[len(b)-1-point], nil
+	return float64(m) / pow10[j-1-point], j, nil
 }
 
-// pow10 are the powers of ten recordTime divides by, exact as float64.
+// isNumberByte reports whether b may be part of a JSON number.
+func isNumberByte(b byte) bool {
+	return b >= '0' && b <= '9' || b == '.' || b == 'e' || b == 'E' || b == '+' || b == '-'
+}
+
+// recordTime reads b, a record's time, as strconv.ParseFloat does
+// (timeAt).
+func recordTime(b []byte) (float64, error) {
+	sec, j, err := timeAt(b, 0)
+	if j != len(b) {
+		return strconv.ParseFloat(string(b), 64)
+	}
+	return sec, err
+}
+
+// pow10 are the powers of ten timeAt divides by, exact as float64.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it
