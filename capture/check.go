@@ -398,14 +398,16 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 		}()
 		batch, n := free.get(), 0
 		for {
-			rec, err := r.Next()
-			if err != nil {
+			// The record is read into its step (cleared by put, or new).
+			i := len(batch.steps)
+			batch.steps = batch.steps[:i+1]
+			if err := r.next(&batch.steps[i].Record); err != nil {
+				batch.steps = batch.steps[:i]
 				if !errors.Is(err, io.EOF) {
 					readErr = err
 				}
 				break
 			}
-			batch.steps = append(batch.steps, Step{Record: rec})
 			if len(batch.steps) == batchSize {
 				if !send(ins[n%workers], batch, done) {
 					return

@@ -261,14 +261,22 @@ func (r *Reader) Close() error {
 // not records. It returns io.EOF at the end of the input; any other error
 // means the input could not be read further.
 func (r *Reader) Next() (Record, error) {
+	var rec Record
+	err := r.next(&rec)
+	return rec, err
+}
+
+// next is Next, setting *rec (CheckAll reads into its batch's steps, with
+// no copy of each record on the way); *rec is unchanged on an error.
+func (r *Reader) next(rec *Record) error {
 	for len(r.queue) == 0 {
 		if r.done {
 			r.noteCut()
-			return Record{}, io.EOF
+			return io.EOF
 		}
 		if r.docs != nil {
 			if err := r.nextDocument(); err != nil {
-				return Record{}, err
+				return err
 			}
 			continue
 		}
@@ -278,19 +286,18 @@ func (r *Reader) Next() (Record, error) {
 				r.done = true
 				continue
 			}
-			return Record{}, err
+			return err
 		}
-		if t := trimSpace(line); len(t) > 0 {
-			rec, ok := r.parseLine(t, last)
-			if ok && len(r.queue) == 0 {
-				return rec, nil // the usual line of one record, not queued
-			}
-			if ok {
-				r.queue = append(r.queue, rec)
-			}
+		t := trimSpace(line)
+		switch {
+		case len(t) == 0:
+		case !last && t[0] == '[' && r.quickRecord(t, rec):
+			return nil // the usual line of one record, not queued
+		default:
+			r.parseSlow(t, last)
 		}
 	}
-	rec := r.queue[0]
+	*rec = r.queue[0]
 	if len(r.queue) == 1 {
 		// The last one: the array is used again for the next line's
 		// records (slicing past it would leave no room, and every
@@ -300,7 +307,7 @@ func (r *Reader) Next() (Record, error) {
 	} else {
 		r.queue = r.queue[1:]
 	}
-	return rec, nil
+	return nil
 }
 
 // readLine returns the next line without its ending; last reports that it
@@ -382,10 +389,24 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 	if !last && t[0] == '[' {
 		// The fast path for the records of a capture: the record is split
 		// by hand and only its message validated.
-		if rec, ok := r.quickRecord(t); ok {
+		var rec Record
+		if r.quickRecord(t, &rec) {
 			return rec, true
 		}
 	}
+	return r.slowLine(t, last)
+}
+
+// parseSlow queues the records of the non-blank line t that quickRecord
+// did not read; a line that holds none is skipped with a diagnostic.
+func (r *Reader) parseSlow(t []byte, last bool) {
+	if rec, ok := r.slowLine(t, last); ok {
+		r.queue = append(r.queue, rec)
+	}
+}
+
+// slowLine is parseLine without its fast path.
+func (r *Reader) slowLine(t []byte, last bool) (Record, bool) {
 	if !protocol.Valid(t) {
 		if last {
 			r.diag(r.line, fmt.Sprintf("Line %d, the last one, is cut short (the recording probably stopped while writing it); it was skipped.", r.line), true)
@@ -504,20 +525,21 @@ func (r *Reader) notJSON(rec Record) string {
 	return fmt.Sprintf("Skipped line %d: it is not valid JSON.", rec.Line)
 }
 
-// quickRecord splits a record [t,"d",{…}] without decoding its message;
-// false means the line is not that simple and must be read the slow way.
-func (r *Reader) quickRecord(t []byte) (Record, bool) {
+// quickRecord splits a record [t,"d",{…}] into *rec without decoding its
+// message; false means the line is not that simple and must be read the
+// slow way (*rec is then unchanged).
+func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	sec, j, err := timeAt(t, skipSpace(t, 1))
 	if err != nil || sec < 0 {
-		return Record{}, false
+		return false
 	}
 	k := skipSpace(t, j)
 	if k >= len(t) || t[k] != ',' {
-		return Record{}, false
+		return false
 	}
 	k = skipSpace(t, k+1)
 	if k+3 > len(t) || t[k] != '"' || t[k+2] != '"' || (t[k+1] != 'i' && t[k+1] != 'o') {
-		return Record{}, false
+		return false
 	}
 	dir := In
 	if t[k+1] == 'o' {
@@ -525,23 +547,23 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 	}
 	k = skipSpace(t, k+3)
 	if k >= len(t) || t[k] != ',' {
-		return Record{}, false
+		return false
 	}
 	if k+1 >= len(t) || t[len(t)-1] != ']' {
-		return Record{}, false
+		return false
 	}
 	end, conn := connSuffix(t)
 	if end <= k+1 { // [t,"d","ID"]: an ID where the message should be
-		return Record{}, false
+		return false
 	}
 	msg := trimSpace(t[k+1 : end])
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !r.late && !protocol.Valid(msg) {
-		return Record{}, false
+		return false
 	}
 	if conn != "" && r.connProblem(conn) != "" {
-		return Record{}, false // the slow path says why
+		return false // the slow path says why
 	}
-	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Conn: conn}
+	*rec = Record{Line: r.line, T: sec, HasT: true, Dir: dir, Conn: conn}
 	if r.late {
 		// The decoder's scan decides whether the message is JSON, so
 		// that its bytes are scanned once; the line is kept for what
@@ -555,8 +577,8 @@ func (r *Reader) quickRecord(t []byte) (Record, bool) {
 		rec.Msg = bytes.Clone(msg)
 	}
 	rec.Note = isNote(rec.Msg)
-	r.keepTime(&rec)
-	return rec, true
+	r.keepTime(rec)
+	return true
 }
 
 // timeAt reads the time that begins t[i:], the bytes of a number there

@@ -13,13 +13,16 @@ import (
 
 // sequence checks ev, received, against what its session did before.
 func (c *Checker) sequence(st *Step, ev *protocol.Event) {
-	rec := st.Record
+	rec := &st.Record
 	a := adder{st}
+	// Both keys below begin with the agent's: it is built once.
+	c.keyBuf = appendAgentKey(c.keyBuf[:0], rec.Conn, ev)
+	agent := len(c.keyBuf)
 	if ev.EventID != "" {
 		// The key of an event is its session's key with the event ID
 		// for the session ID, built in the checker's buffer and hashed
 		// at once (five writes to a maphash.Hash cost twice as much).
-		c.keyBuf = append(appendAgentKey(c.keyBuf[:0], rec.Conn, ev), ev.EventID...)
+		c.keyBuf = append(c.keyBuf, ev.EventID...)
 		if prev, seen := c.seen.Add(maphash.Bytes(c.seed, c.keyBuf), rec.Line); seen {
 			a.add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", protocol.Sanitize(ev.EventID), prev)
 			return // a repeat says nothing new about the session
@@ -30,7 +33,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	}
 	// The key is built in the checker's buffer: looking a session up
 	// with it allocates nothing, only a new session's key is a string.
-	c.keyBuf = appendSessionKey(c.keyBuf[:0], rec.Conn, ev)
+	c.keyBuf = append(c.keyBuf[:agent], ev.SessionID...) // appendSessionKey
 	s := c.sessions[string(c.keyBuf)]
 	if s == nil {
 		key := string(c.keyBuf)
