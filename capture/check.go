@@ -462,8 +462,9 @@ func (b stepBatches) get() *stepBatch {
 }
 
 // put hands s back, its steps cleared so that they keep nothing alive,
-// unless enough are waiting already; its rooms are emptied by the next
-// event decoded into each.
+// unless enough are waiting already. Its rooms are emptied by the next
+// event decoded into each; until then they keep their last events' lines
+// alive, a bounded number (CheckAll's batches are).
 func (b stepBatches) put(s *stepBatch) {
 	clear(s.steps)
 	s.steps = s.steps[:0]
