@@ -569,7 +569,7 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 		// that its bytes are scanned once; the line is kept for what
 		// the reader says of it if not (notJSON). The message is a part
 		// of it, not a copy.
-		rec.line = make([]byte, len(t)) // make and copy: not cleared first, as bytes.Clone's growslice is
+		rec.line = make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
 		copy(rec.line, t)
 		at := cap(t) - cap(msg) // where msg, a part of t, begins
 		rec.Msg = rec.line[at : at+len(msg) : at+len(msg)]
