@@ -497,7 +497,7 @@ func (r *Reader) keepTime(rec *Record) {
 		rec.late, rec.diags = true, len(r.diags)+r.dropped
 		return
 	}
-	if why := backInTime(*rec, r.lastT); why != "" {
+	if why := backInTime(rec, r.lastT); why != "" {
 		r.diag(rec.Line, why, false)
 	}
 	r.lastT = max(r.lastT, rec.T)
@@ -505,7 +505,7 @@ func (r *Reader) keepTime(rec *Record) {
 
 // backInTime is the diagnostic of a record whose time is before last,
 // the latest time of the records before it; "" when it is not.
-func backInTime(rec Record, last float64) string {
+func backInTime(rec *Record, last float64) string {
 	if rec.T >= last {
 		return ""
 	}
