@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -148,4 +149,36 @@ func TestCheckMemoryFlat(t *testing.T) {
 		t.Fatalf("Finish says nothing of the tool calls forgotten: %v", vs)
 	}
 	t.Log(vs[len(vs)-1])
+}
+
+// BenchmarkReadCheckAll is the reading of BenchmarkCheck200k alone, as
+// CheckAll reads (the late checks left to it), of 20,000 of its records
+// held in memory: splitting each record, its time, the copy of its line.
+func BenchmarkReadCheckAll(b *testing.B) {
+	var buf bytes.Buffer
+	const n = 20_000
+	if err := writeToolCapture(&buf, n); err != nil {
+		b.Fatal(err)
+	}
+	in := buf.Bytes()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		r, err := NewReader(bytes.NewReader(in))
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.late = true
+		count := 0
+		for {
+			if _, err := r.Next(); err != nil {
+				break
+			}
+			count++
+		}
+		if count != n {
+			b.Fatalf("%d records read of %d", count, n)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(n*b.N), "ns/record")
 }

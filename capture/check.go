@@ -201,9 +201,10 @@ type sessState struct {
 	confirms  []*confirmation // asked, not yet followed by the action they guard
 	decided   *confirmation   // the last decided confirmation awaiting its follow-up
 	state     string          // the last agent state announced by state.changed, "" before any
-	// unconfirmed is the tool call just before, when no confirmation
-	// covered it: a confirmation right after it is its own (deployed order).
-	unconfirmed *protocol.Event
+	// unconfirmed is the action of the tool call just before, when no
+	// confirmation covered it: a confirmation right after it is its own
+	// (deployed order).
+	unconfirmed action
 	// forgottenTools counts its open tool calls the checker forgot
 	// (calls) and has not seen completed since.
 	forgottenTools int
@@ -220,7 +221,7 @@ type confirmation struct {
 	token        string // tokenKey: connection and reply token
 	line         int
 	irreversible bool
-	ask          *protocol.Event // the confirmation: the action it names
+	ask          *protocol.Event // the confirmation (a Clone): the action it names
 	decision     string          // "accept" or "reject" once a reply was recorded
 	replyLine    int
 	consumed     bool
@@ -228,7 +229,8 @@ type confirmation struct {
 
 // Check checks one record and returns what was made of it.
 func (c *Checker) Check(rec Record) Step {
-	st := c.prepare(&c.dec, rec)
+	st := Step{Record: rec}
+	c.prepare(&c.dec, &st, nil)
 	c.apply(&st)
 	return st
 }
@@ -244,25 +246,34 @@ func stamp(st *Step) {
 	}
 }
 
-// prepare does the part of a check that needs no memory of earlier records:
-// decoding, the schemas and the rules of single messages. It may run in
-// another goroutine than apply, with its own Decoder.
-func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
-	st := Step{Record: rec}
+// prepare does the part of a check that needs no memory of earlier records,
+// on st, which holds only its record: decoding, the schemas and the rules
+// of single messages. It may run in another goroutine than apply, with its
+// own Decoder. The event is decoded into room, when not nil, else into a
+// new one.
+func (c *Checker) prepare(dec *protocol.Decoder, st *Step, room *protocol.EventRoom) {
+	rec := &st.Record
 	if rec.Note {
-		return st
+		return
 	}
 	if rec.IsText() {
-		st.Violations = append(st.Violations, c.v(rec, "", "", "json", "3.8",
+		st.Violations = append(st.Violations, c.v(*rec, "", "", "json", "3.8",
 			SeverityViolation, "The frame is not JSON, so it is no AAEP message at all."))
-		return st
+		return
 	}
 	// The decoder decides what the message is (protocol.KindOf), as the
 	// listener's does: a handshake or reply message is judged by its own
 	// schema, anything else as an event.
-	ev, err := dec.Decode(rec.Msg)
+	var ev *protocol.Event
+	var err error
+	if room != nil {
+		ev, err = dec.DecodeInto(rec.Msg, room)
+	} else {
+		ev, err = dec.Decode(rec.Msg)
+	}
 	if rec.line != nil && !isJSON(rec.Msg, err) {
-		return Step{Record: rec, notJSON: true}
+		st.notJSON = true
+		return
 	}
 	st.Type = dec.PeekedType(rec.Msg, ev)
 	if ne := notEvent(err); ne != nil {
@@ -274,14 +285,14 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 				err = withoutMissing(err, "/subscription_id")
 			}
 			if err != nil {
-				c.schemaProblems(&st, "", "", err)
+				c.schemaProblems(st, "", "", err)
 			}
 		}
 		var m map[string]any
 		if json.Unmarshal(rec.Msg, &m) == nil {
 			st.Msg = m
 		}
-		return st
+		return
 	}
 	session, id := "", ""
 	if ev != nil {
@@ -293,12 +304,11 @@ func (c *Checker) prepare(dec *protocol.Decoder, rec Record) Step {
 		}
 	}
 	if err != nil {
-		c.schemaProblems(&st, session, id, err)
+		c.schemaProblems(st, session, id, err)
 	}
 	if st.Event != nil {
-		c.eventRules(&st, ev)
+		c.eventRules(st, ev)
 	}
-	return st
 }
 
 // notEvent returns err as a *protocol.NotEventError, or nil. The target
@@ -328,14 +338,21 @@ func (c *Checker) apply(st *Step) {
 	stamp(st)
 }
 
-// batchSize is how many prepared records CheckAll hands over at a time.
-const batchSize = 256
+// batchSize is how many records CheckAll hands over at a time: 128, so
+// that the rooms of the batches on their way (stepBatch, 1.4 KB a record)
+// stay a few megabytes.
+const batchSize = 128
 
 // CheckAll checks every record of r in order, calling fn with each step;
 // Finish is left to the caller. Reading, decoding and the sequencing rules
 // run as a pipeline: one goroutine reads, one per processor (up to four)
 // decodes, and the calling one applies the sequencing rules in order. It returns the error that stopped
 // the reading, if any; io.EOF is no error.
+//
+// A step's Event is valid only until fn returns: its memory is used again
+// for a later record (a new event for every record was most of what the
+// check allocated). Its strings, which share the record's bytes, stay
+// valid; fn keeps a Clone of an event it needs later.
 func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 	done := make(chan struct{})
 	defer close(done)
@@ -344,20 +361,23 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 	// batches are dealt to them in turn and their results taken in the
 	// same turn, so the steps keep the records' order.
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 4)
-	ins, outs := make([]chan []Record, workers), make([]chan []Step, workers)
-	// The batches go round: each is handed back once done with.
-	freeRecs, freeSteps := make(batches[Record], 3*workers+2), make(batches[Step], 3*workers+2)
+	ins, outs := make([]chan *stepBatch, workers), make([]chan *stepBatch, workers)
+	// The batches go round: each is handed back once done with. The
+	// reader puts its records in a batch's steps, a decoder prepares
+	// them in place. The free batches' channel holds as many as can be
+	// on their way at once (one being filled, two waiting for each
+	// decoder, one in each, two waiting after each, one being applied),
+	// so none is ever dropped and made again.
+	free := make(stepBatches, 5*workers+2)
 	for w := range workers {
-		ins[w], outs[w] = make(chan []Record, 2), make(chan []Step, 2)
-		go func(in <-chan []Record, out chan<- []Step) {
+		ins[w], outs[w] = make(chan *stepBatch, 2), make(chan *stepBatch, 2)
+		go func(in <-chan *stepBatch, out chan<- *stepBatch) {
 			defer close(out)
 			dec := protocol.Decoder{Schemas: c.o.Schemas}
-			for recs := range in {
-				batch := freeSteps.get()[:len(recs)]
-				for i, rec := range recs {
-					batch[i] = c.prepare(&dec, rec)
+			for batch := range in {
+				for i := range batch.steps {
+					c.prepare(&dec, &batch.steps[i], &batch.rooms[i])
 				}
-				freeRecs.put(recs)
 				if !send(out, batch, done) {
 					return
 				}
@@ -376,24 +396,26 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 				close(in)
 			}
 		}()
-		batch, n := freeRecs.get(), 0
+		batch, n := free.get(), 0
 		for {
-			rec, err := r.Next()
-			if err != nil {
+			// The record is read into its step (cleared by put, or new).
+			i := len(batch.steps)
+			batch.steps = batch.steps[:i+1]
+			if err := r.next(&batch.steps[i].Record); err != nil {
+				batch.steps = batch.steps[:i]
 				if !errors.Is(err, io.EOF) {
 					readErr = err
 				}
 				break
 			}
-			batch = append(batch, rec)
-			if len(batch) == batchSize {
+			if len(batch.steps) == batchSize {
 				if !send(ins[n%workers], batch, done) {
 					return
 				}
-				batch, n = freeRecs.get(), n+1
+				batch, n = free.get(), n+1
 			}
 		}
-		if len(batch) > 0 {
+		if len(batch.steps) > 0 {
 			send(ins[n%workers], batch, done)
 		}
 	}()
@@ -402,40 +424,52 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 		if !ok {
 			break // the batches dealt before it are all taken
 		}
-		for i := range b {
-			if !late.admit(r, &b[i]) {
+		for i := range b.steps {
+			st := &b.steps[i]
+			if !late.admit(r, st) {
 				continue
 			}
-			c.apply(&b[i])
-			fn(b[i])
+			c.apply(st)
+			fn(*st)
 		}
-		freeSteps.put(b)
+		free.put(b)
 	}
 	r.endLate(&late) // the reading is over: the workers' outputs are closed
 	return readErr
 }
 
-// batches holds batches of a pipeline that were done with, to be taken
-// again instead of new ones: 232 bytes a record (its Record and its Step)
-// were allocated, cleared and collected for every record.
-type batches[T any] chan []T
+// stepBatch is a batch of CheckAll's steps with the rooms their events are
+// decoded into (rooms[i] is steps[i]'s). Batches go round, rooms and all,
+// from the reader to a decoder to the sequencing rules and back, so that
+// no record allocates its event or its step.
+type stepBatch struct {
+	steps []Step
+	rooms [batchSize]protocol.EventRoom
+}
 
-// get returns an empty batch with room for batchSize.
-func (b batches[T]) get() []T {
+// stepBatches holds the batches that were done with, to be taken again
+// instead of new ones.
+type stepBatches chan *stepBatch
+
+// get returns an empty batch.
+func (b stepBatches) get() *stepBatch {
 	select {
 	case s := <-b:
 		return s
 	default:
-		return make([]T, 0, batchSize)
+		return &stepBatch{steps: make([]Step, 0, batchSize)}
 	}
 }
 
-// put hands s back, cleared so that it keeps nothing alive, unless enough
-// are waiting already.
-func (b batches[T]) put(s []T) {
-	clear(s)
+// put hands s back, its steps cleared so that they keep nothing alive,
+// unless enough are waiting already. Its rooms are emptied by the next
+// event decoded into each; until then they keep their last events' lines
+// alive, a bounded number (CheckAll's batches are).
+func (b stepBatches) put(s *stepBatch) {
+	clear(s.steps)
+	s.steps = s.steps[:0]
 	select {
-	case b <- s[:0]:
+	case b <- s:
 	default:
 	}
 }

@@ -192,7 +192,8 @@ func FuzzCheckAll(f *testing.F) {
 }
 
 // FuzzRecordTime: a record's time reads as strconv.ParseFloat reads it,
-// bit for bit, or fails where it fails.
+// bit for bit, or fails where it fails, alone (recordTime) and where it
+// begins a record (timeAt).
 func FuzzRecordTime(f *testing.F) {
 	for _, s := range []string{"0", "0.5", "12.345678", "00.5", "1.", ".5", "1e3", "-1", "123456789012345", "1234567890123456",
 		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004"} {
@@ -203,6 +204,18 @@ func FuzzRecordTime(f *testing.F) {
 		want, werr := strconv.ParseFloat(s, 64)
 		if (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("recordTime(%q) = %v, %v; ParseFloat: %v, %v", s, got, err, want, werr)
+		}
+		// timeAt in a record: the number's bytes end where they end, and
+		// are read as ParseFloat reads them.
+		line := []byte("[" + s + `,"i",{}]`)
+		end := 1
+		for end < len(line) && isNumberByte(line[end]) {
+			end++
+		}
+		got, j, err := timeAt(line, 1)
+		want, werr = strconv.ParseFloat(string(line[1:end]), 64)
+		if j != end || (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
+			t.Fatalf("timeAt(%q, 1) = %v, %d, %v; want %v, %d, %v", line, got, j, err, want, end, werr)
 		}
 	})
 }

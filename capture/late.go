@@ -34,7 +34,7 @@ func (l *lateChecks) admit(r *Reader, st *Step) bool {
 		l.add(rec, r.notJSON(*rec))
 		return false
 	}
-	if why := backInTime(*rec, l.lastT); why != "" {
+	if why := backInTime(rec, l.lastT); why != "" {
 		l.add(rec, why)
 	}
 	l.lastT = max(l.lastT, rec.T)

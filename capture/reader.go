@@ -261,30 +261,43 @@ func (r *Reader) Close() error {
 // not records. It returns io.EOF at the end of the input; any other error
 // means the input could not be read further.
 func (r *Reader) Next() (Record, error) {
+	var rec Record
+	err := r.next(&rec)
+	return rec, err
+}
+
+// next is Next, setting *rec (CheckAll reads into its batch's steps, with
+// no copy of each record on the way); *rec is unchanged on an error.
+func (r *Reader) next(rec *Record) error {
 	for len(r.queue) == 0 {
 		if r.done {
 			r.noteCut()
-			return Record{}, io.EOF
+			return io.EOF
 		}
 		if r.docs != nil {
 			if err := r.nextDocument(); err != nil {
-				return Record{}, err
+				return err
 			}
 			continue
 		}
 		line, last, err := r.readLine()
-		if errors.Is(err, io.EOF) {
-			r.done = true
-			continue
-		}
 		if err != nil {
-			return Record{}, err
+			if errors.Is(err, io.EOF) {
+				r.done = true
+				continue
+			}
+			return err
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			r.parse(t, last)
+		t := trimSpace(line)
+		switch {
+		case len(t) == 0:
+		case !last && t[0] == '[' && r.quickRecord(t, rec):
+			return nil // the usual line of one record, not queued
+		default:
+			r.parseSlow(t, last)
 		}
 	}
-	rec := r.queue[0]
+	*rec = r.queue[0]
 	if len(r.queue) == 1 {
 		// The last one: the array is used again for the next line's
 		// records (slicing past it would leave no room, and every
@@ -294,7 +307,7 @@ func (r *Reader) Next() (Record, error) {
 	} else {
 		r.queue = r.queue[1:]
 	}
-	return rec, nil
+	return nil
 }
 
 // readLine returns the next line without its ending; last reports that it
@@ -304,6 +317,11 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 	skipped := 0
 	for {
 		chunk, err := r.br.ReadSlice('\n')
+		if err == nil && long == nil && skipped == 0 && len(chunk) <= MaxLineBytes {
+			// The usual line, in the buffer whole, ended by its newline.
+			r.line++
+			return trimEOL(chunk), false, nil
+		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			if skipped > 0 || len(long)+len(chunk) > MaxLineBytes {
 				skipped += len(long) + len(chunk)
@@ -339,6 +357,16 @@ func (r *Reader) readLine() (line []byte, last bool, err error) {
 	}
 }
 
+// trimSpace is bytes.TrimSpace(b), without its loops when b neither
+// begins nor ends with a byte that may be (part of) white space, as a
+// record's line does: a printable ASCII byte is none.
+func trimSpace(b []byte) []byte {
+	if len(b) > 0 && b[0] > ' ' && b[0] < 0x7f && b[len(b)-1] > ' ' && b[len(b)-1] < 0x7f {
+		return b
+	}
+	return bytes.TrimSpace(b)
+}
+
 // trimEOL is b without the line breaks ('\r', '\n') that end it, as
 // bytes.TrimRight(b, "\r\n") cuts them, without making its set of
 // bytes for every line.
@@ -361,10 +389,24 @@ func (r *Reader) parseLine(t []byte, last bool) (Record, bool) {
 	if !last && t[0] == '[' {
 		// The fast path for the records of a capture: the record is split
 		// by hand and only its message validated.
-		if rec, ok := r.quickRecord(t); ok {
+		var rec Record
+		if r.quickRecord(t, &rec) {
 			return rec, true
 		}
 	}
+	return r.slowLine(t, last)
+}
+
+// parseSlow queues the records of the non-blank line t that quickRecord
+// did not read; a line that holds none is skipped with a diagnostic.
+func (r *Reader) parseSlow(t []byte, last bool) {
+	if rec, ok := r.slowLine(t, last); ok {
+		r.queue = append(r.queue, rec)
+	}
+}
+
+// slowLine is parseLine without its fast path.
+func (r *Reader) slowLine(t []byte, last bool) (Record, bool) {
 	if !protocol.Valid(t) {
 		if last {
 			r.diag(r.line, fmt.Sprintf("Line %d, the last one, is cut short (the recording probably stopped while writing it); it was skipped.", r.line), true)
@@ -455,7 +497,7 @@ func (r *Reader) keepTime(rec *Record) {
 		rec.late, rec.diags = true, len(r.diags)+r.dropped
 		return
 	}
-	if why := backInTime(*rec, r.lastT); why != "" {
+	if why := backInTime(rec, r.lastT); why != "" {
 		r.diag(rec.Line, why, false)
 	}
 	r.lastT = max(r.lastT, rec.T)
@@ -463,7 +505,7 @@ func (r *Reader) keepTime(rec *Record) {
 
 // backInTime is the diagnostic of a record whose time is before last,
 // the latest time of the records before it; "" when it is not.
-func backInTime(rec Record, last float64) string {
+func backInTime(rec *Record, last float64) string {
 	if rec.T >= last {
 		return ""
 	}
@@ -483,92 +525,121 @@ func (r *Reader) notJSON(rec Record) string {
 	return fmt.Sprintf("Skipped line %d: it is not valid JSON.", rec.Line)
 }
 
-// quickRecord splits a record [t,"d",{…}] without decoding its message;
-// false means the line is not that simple and must be read the slow way.
-func (r *Reader) quickRecord(t []byte) (Record, bool) {
-	i := skipSpace(t, 1)
-	j := i
-	for j < len(t) && (t[j] >= '0' && t[j] <= '9' || t[j] == '.' || t[j] == 'e' || t[j] == 'E' || t[j] == '+' || t[j] == '-') {
-		j++
-	}
-	sec, err := recordTime(t[i:j])
+// quickRecord splits a record [t,"d",{…}] into *rec without decoding its
+// message; false means the line is not that simple and must be read the
+// slow way (*rec is then unchanged).
+func (r *Reader) quickRecord(t []byte, rec *Record) bool {
+	sec, j, err := timeAt(t, skipSpace(t, 1))
 	if err != nil || sec < 0 {
-		return Record{}, false
+		return false
 	}
 	k := skipSpace(t, j)
 	if k >= len(t) || t[k] != ',' {
-		return Record{}, false
+		return false
 	}
 	k = skipSpace(t, k+1)
 	if k+3 > len(t) || t[k] != '"' || t[k+2] != '"' || (t[k+1] != 'i' && t[k+1] != 'o') {
-		return Record{}, false
+		return false
 	}
-	dir := Dir(t[k+1 : k+2])
+	dir := In
+	if t[k+1] == 'o' {
+		dir = Out
+	}
 	k = skipSpace(t, k+3)
 	if k >= len(t) || t[k] != ',' {
-		return Record{}, false
+		return false
 	}
 	if k+1 >= len(t) || t[len(t)-1] != ']' {
-		return Record{}, false
+		return false
 	}
 	end, conn := connSuffix(t)
 	if end <= k+1 { // [t,"d","ID"]: an ID where the message should be
-		return Record{}, false
+		return false
 	}
-	msg := bytes.TrimSpace(t[k+1 : end])
+	msg := trimSpace(t[k+1 : end])
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !r.late && !protocol.Valid(msg) {
-		return Record{}, false
+		return false
 	}
 	if conn != "" && r.connProblem(conn) != "" {
-		return Record{}, false // the slow path says why
+		return false // the slow path says why
 	}
-	rec := Record{Line: r.line, T: sec, HasT: true, Dir: dir, Conn: conn}
+	*rec = Record{Line: r.line, T: sec, HasT: true, Dir: dir, Conn: conn}
 	if r.late {
 		// The decoder's scan decides whether the message is JSON, so
 		// that its bytes are scanned once; the line is kept for what
 		// the reader says of it if not (notJSON). The message is a part
 		// of it, not a copy.
-		rec.line = bytes.Clone(t)
+		rec.line = make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
+		copy(rec.line, t)
 		at := cap(t) - cap(msg) // where msg, a part of t, begins
 		rec.Msg = rec.line[at : at+len(msg) : at+len(msg)]
 	} else {
 		rec.Msg = bytes.Clone(msg)
 	}
 	rec.Note = isNote(rec.Msg)
-	r.keepTime(&rec)
-	return rec, true
+	r.keepTime(rec)
+	return true
 }
 
-// recordTime reads a record's time as strconv.ParseFloat does, the usual
-// "12.345678" without it (its look-ups of special values, its conversion
-// of the text to a string): digits, a point and digits, at most 15 of them,
-// are a whole number m < 2^53 over 10^d, d <= 15, both exact as float64,
-// so the quotient, rounded once, is the number rounded, as ParseFloat
-// rounds it.
-func recordTime(b []byte) (float64, error) {
-	var m uint64
-	digits, point := 0, -1
-	for k, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-			digits++
-		case c == '.' && point < 0 && k > 0 && k < len(b)-1:
-			point = k
-		default:
-			return strconv.ParseFloat(string(b), 64)
-		}
+// timeAt reads the time that begins t[i:], the bytes of a number there
+// (digits, '.', 'e', 'E', '+', '-'), as strconv.ParseFloat reads them, and
+// returns where they end. The usual "12.345678" is read in the same pass
+// that finds its end, without ParseFloat (its look-ups of special values,
+// its conversion of the text to a string): digits, a point and digits, at
+// most 15 of them, are a whole number m < 2^53 over 10^d, d <= 15, both
+// exact as float64, so the quotient, rounded once, is the number rounded,
+// as ParseFloat rounds it.
+func timeAt(t []byte, i int) (sec float64, end int, err error) {
+	// Two plain loops, the digits before the point and after it: one
+	// loop that also looked for the point cost twice as much a digit.
+	m, j := digits(t, i, 0)
+	point := -1
+	if j < len(t) && t[j] == '.' {
+		point = j
+		m, j = digits(t, j+1, m)
 	}
-	if digits == 0 || digits > 15 {
+	n := j - i // digits and point
+	switch {
+	case j < len(t) && isNumberByte(t[j]), // an exponent, a sign, a second point
+		n == 0, point == i, point == j-1, // no digits before or after the point
+		point < 0 && n > 15, n > 16:
+		for j < len(t) && isNumberByte(t[j]) {
+			j++
+		}
+		sec, err = strconv.ParseFloat(string(t[i:j]), 64)
+		return sec, j, err
+	case point < 0:
+		return float64(m), j, nil
+	}
+	return float64(m) / pow10[j-1-point], j, nil
+}
+
+// digits reads the decimal digits that begin t[j:] onto m: it returns
+// m·10ⁿ plus their value, n their number, and where they end.
+func digits(t []byte, j int, m uint64) (uint64, int) {
+	for j < len(t) && t[j]-'0' <= 9 {
+		m = m*10 + uint64(t[j]-'0')
+		j++
+	}
+	return m, j
+}
+
+// isNumberByte reports whether b may be part of a JSON number.
+func isNumberByte(b byte) bool {
+	return b >= '0' && b <= '9' || b == '.' || b == 'e' || b == 'E' || b == '+' || b == '-'
+}
+
+// recordTime reads b, a record's time, as strconv.ParseFloat does
+// (timeAt).
+func recordTime(b []byte) (float64, error) {
+	sec, j, err := timeAt(b, 0)
+	if j != len(b) {
 		return strconv.ParseFloat(string(b), 64)
 	}
-	if point < 0 {
-		return float64(m), nil
-	}
-	return float64(m) / pow10[len(b)-1-point], nil
+	return sec, err
 }
 
-// pow10 are the powers of ten recordTime divides by, exact as float64.
+// pow10 are the powers of ten timeAt divides by, exact as float64.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it

@@ -13,13 +13,16 @@ import (
 
 // sequence checks ev, received, against what its session did before.
 func (c *Checker) sequence(st *Step, ev *protocol.Event) {
-	rec := st.Record
+	rec := &st.Record
 	a := adder{st}
+	// Both keys below begin with the agent's: it is built once.
+	c.keyBuf = appendAgentKey(c.keyBuf[:0], rec.Conn, ev)
+	agent := len(c.keyBuf)
 	if ev.EventID != "" {
 		// The key of an event is its session's key with the event ID
 		// for the session ID, built in the checker's buffer and hashed
 		// at once (five writes to a maphash.Hash cost twice as much).
-		c.keyBuf = append(appendAgentKey(c.keyBuf[:0], rec.Conn, ev), ev.EventID...)
+		c.keyBuf = append(c.keyBuf, ev.EventID...)
 		if prev, seen := c.seen.Add(maphash.Bytes(c.seed, c.keyBuf), rec.Line); seen {
 			a.add("duplicate", "3.2.3", SeverityViolation, "Event %s was already sent on line %d; event IDs must be unique.", protocol.Sanitize(ev.EventID), prev)
 			return // a repeat says nothing new about the session
@@ -30,7 +33,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	}
 	// The key is built in the checker's buffer: looking a session up
 	// with it allocates nothing, only a new session's key is a string.
-	c.keyBuf = appendSessionKey(c.keyBuf[:0], rec.Conn, ev)
+	c.keyBuf = append(c.keyBuf[:agent], ev.SessionID...) // appendSessionKey
 	s := c.sessions[string(c.keyBuf)]
 	if s == nil {
 		key := string(c.keyBuf)
@@ -59,7 +62,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	s.events++
 	c.order(s, ev, a)
 	unconfirmed := s.unconfirmed
-	s.unconfirmed = nil
+	s.unconfirmed = action{}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
 		s.started = true
@@ -87,11 +90,13 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
+		// The confirmation is kept: a Clone, since ev's memory is used
+		// again for a later event (CheckAll).
 		conf := &confirmation{session: ev.SessionID, key: s.key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
-			irreversible: irreversible(ev), ask: ev}
+			irreversible: irreversible(ev), ask: ev.Clone()}
 		// Right after the tool call it covers, it is that call's (late)
 		// confirmation, as the listener links it: no later call uses it.
-		conf.consumed = unconfirmed != nil && protocol.Covers(ev, unconfirmed)
+		conf.consumed = unconfirmed.coveredBy(ev)
 		s.confirms = append(s.confirms, conf)
 		if ev.ReplyToken != "" {
 			if _, old, ok := c.tokenIDs.add(conf.token, rec.Line); ok {
@@ -169,7 +174,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 	}
 	conf := s.confirmationFor(ev)
 	if conf == nil {
-		s.unconfirmed = ev
+		s.unconfirmed = actionOf(ev)
 	}
 	if protocol.UnconfirmedIrreversible(irreversible(ev), conf != nil, s.fromStart) {
 		a.add(protocol.RuleUnconfirmedIrreversible, protocol.SectionUnconfirmedIrreversible, SeverityViolation,
@@ -187,6 +192,29 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 		a.add("confirmation", "4.5.3", SeverityViolation, "%s was invoked although its confirmation (line %d) was rejected on line %d.",
 			capital(toolWords(ev)), conf.line, conf.replyLine)
 	}
+}
+
+// action is what protocol.Covers reads of a tool call, the action it
+// names: kept instead of the event, whose memory is used again for a later
+// event (CheckAll), and which a Clone for every tool call would allocate.
+type action struct {
+	set                             bool
+	toolCallID, correlationID, tool string
+}
+
+// actionOf is the action tool call ev names.
+func actionOf(ev *protocol.Event) action {
+	return action{set: true, toolCallID: ev.ToolCallID, correlationID: ev.CorrelationID, tool: ev.Tool}
+}
+
+// coveredBy reports whether confirmation conf covers the tool call of a
+// (protocol.Covers); false when a is not set.
+func (a action) coveredBy(conf *protocol.Event) bool {
+	if !a.set {
+		return false
+	}
+	t := protocol.Event{ToolCallID: a.toolCallID, CorrelationID: a.correlationID, Tool: a.tool}
+	return protocol.Covers(conf, &t)
 }
 
 // confirmationFor returns the oldest confirmation not yet followed by its

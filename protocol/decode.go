@@ -73,6 +73,9 @@ type Decoder struct {
 	last    *Event
 	plain   bool
 	escaped bool
+	// into is the room the next event is decoded into (DecodeInto); nil:
+	// a new event.
+	into *eventBox
 }
 
 // verdict remembers a top-level member's last value that satisfied its
@@ -260,7 +263,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// a capture): b is not modified afterwards (see above), so the strings
 	// cut from src, which the event keeps, cannot change either.
 	src := unsafe.String(unsafe.SliceData(b), len(b))
-	box := &eventBox{Event: Event{Raw: b, undoTwice: undoTwice}}
+	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, same: &d.same, stamp: &d.stamp}
 	x.populate()
