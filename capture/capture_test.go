@@ -193,6 +193,10 @@ func TestReaderInputs(t *testing.T) {
 		{"scalar", "42\n", KindJSONL, 0, []string{"must be a JSON object"}},
 		{"newer version", `{"aaep_capture":9,"started_at":"x"}` + "\n", KindCapture, 0, []string{"version 9"}},
 		{"bare message amid records", header + "\n" + sampleEvent + "\n", KindCapture, 1, []string{"bare message"}},
+		// A time JSON does not write is no record's, on the quick path
+		// as on the slow one.
+		{"times JSON does not write", header + "\n[00.5,\"i\",{}]\n[.5,\"i\",{}]\n[+1,\"i\",{}]\n[1.,\"i\",{}]\n[1.e5,\"i\",{}]\n[01, \"i\",{}]\n", KindCapture, 0,
+			[]string{"line 2: it is not valid JSON", "line 3: it is not valid JSON", "line 4: it is not valid JSON", "line 5: it is not valid JSON", "line 6: it is not valid JSON", "line 7: it is not valid JSON"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r, recs := readRecords(t, []byte(tt.in))

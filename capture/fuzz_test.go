@@ -235,3 +235,44 @@ func FuzzReaderHelpers(f *testing.F) {
 		}
 	})
 }
+
+// isJSONNumber agrees with encoding/json on what is a number: the quick
+// path of a record takes no time the slow path would not.
+func FuzzIsJSONNumber(f *testing.F) {
+	for _, s := range []string{"0", "12.345678", "00.5", ".5", "+1", "1.", "1.e5", "-0", "1e-05", "1E+2", "0.0e0", "-", "01", "1e", "9007199254740993"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		want := len(b) > 0 && json.Valid(b)
+		for _, c := range b {
+			want = want && isNumberByte(c)
+		}
+		if got := isJSONNumber(b); got != want {
+			t.Fatalf("isJSONNumber(%q) = %v, want %v", b, got, want)
+		}
+	})
+}
+
+// A transport note has the member "transport" and no "type", by their
+// exact names: "Transport" or "TYPE" are other members.
+func TestIsNoteExactNames(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		note bool
+	}{
+		{`{"transport":"sse","note":"reconnected"}`, true},
+		{`{"note":"x","transport":"sse"}`, true},
+		{`{"transport":"sse","type":"aaep:agent.state.changed"}`, false},
+		{`{"Transport":"sse"}`, false},
+		{`{"TRANSPORT":"sse","note":"x"}`, false},
+		{`{"transport":"sse","TYPE":"x"}`, true},
+		{`{"transport":"sse","t\u0079pe":"x"}`, false},
+		{`{"tr\u0061nsport":"sse"}`, true},
+		{`{"transport":null}`, true},
+		{`{"transport":"sse"`, false},
+	} {
+		if got := isNote([]byte(tc.msg)); got != tc.note {
+			t.Errorf("isNote(%s) = %v, want %v", tc.msg, got, tc.note)
+		}
+	}
+}

@@ -529,8 +529,9 @@ func (r *Reader) notJSON(rec Record) string {
 // message; false means the line is not that simple and must be read the
 // slow way (*rec is then unchanged).
 func (r *Reader) quickRecord(t []byte, rec *Record) bool {
-	sec, j, err := timeAt(t, skipSpace(t, 1))
-	if err != nil || sec < 0 {
+	i := skipSpace(t, 1)
+	sec, j, err := timeAt(t, i)
+	if err != nil || sec < 0 || !isJSONNumber(t[i:j]) {
 		return false
 	}
 	k := skipSpace(t, j)
@@ -624,6 +625,40 @@ func digits(t []byte, j int, m uint64) (uint64, int) {
 	return m, j
 }
 
+// isJSONNumber reports whether b is a number as JSON writes it: a leading
+// zero only alone, digits on both sides of a point and after an exponent.
+// strconv.ParseFloat, and so timeAt, takes more ("00.5", ".5", "+1").
+func isJSONNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i]-'1' <= 8:
+		_, i = digits(b, i, 0)
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := i + 1
+		if _, i = digits(b, j, 0); i == j {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		j := i + 1
+		if j < len(b) && (b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		if _, i = digits(b, j, 0); i == j {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
 // isNumberByte reports whether b may be part of a JSON number.
 func isNumberByte(b byte) bool {
 	return b >= '0' && b <= '9' || b == '.' || b == 'e' || b == 'E' || b == '+' || b == '-'
@@ -673,16 +708,21 @@ func connSuffix(t []byte) (int, string) {
 
 func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\r' || b == '\n' }
 
-// isNote reports whether msg is a transport note: it has "transport" and no "type".
+// isNote reports whether msg is a transport note: it has "transport" and no "type",
+// names compared exactly as JSON writes them (an escaped name is its
+// text), not as encoding/json matches a struct's fields, ignoring case.
 func isNote(msg []byte) bool {
-	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (hasTypeName(msg) || !bytes.Contains(msg, []byte(`"transport"`))) {
+	if !bytes.HasPrefix(msg, []byte(`{"transport"`)) && (hasTypeName(msg) ||
+		!bytes.Contains(msg, []byte(`"transport"`)) && bytes.IndexByte(msg, '\\') < 0) {
 		return false
 	}
-	var n struct {
-		Type      json.RawMessage `json:"type"`
-		Transport json.RawMessage `json:"transport"`
+	var n map[string]json.RawMessage
+	if json.Unmarshal(msg, &n) != nil {
+		return false
 	}
-	return json.Unmarshal(msg, &n) == nil && n.Transport != nil && n.Type == nil
+	_, transport := n["transport"]
+	_, typ := n["type"]
+	return transport && !typ
 }
 
 // hasTypeName reports whether msg holds `"type"`, as bytes.Contains does,
