@@ -361,23 +361,36 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 // only way anything from the connection reaches the owner.
 func (c *Client) read(ctx context.Context) {
 	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
+	// What the connection has received is taken at once (one hand-off a
+	// burst, not one a frame), then decoded and put a frame at a time, so
+	// the owner starts on the first while the rest are decoded.
+	burst := make([]transport.Frame, 0, readBurst)
 	for {
-		f, err := c.conn.Recv(ctx)
+		var err error
+		burst, err = transport.RecvBatch(ctx, c.conn, burst[:0], readBurst)
 		if err != nil {
 			c.recvErr <- err // after every frame received: they are in the inbox
 			return
 		}
-		d := decoded{frame: f}
-		if n := f.Note; n != nil {
-			d.note = &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}
-		} else {
-			d = decode(&dec, f)
+		for i := range burst {
+			f := &burst[i]
+			var d decoded
+			if n := f.Note; n != nil {
+				d = decoded{frame: *f, note: &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}}
+			} else {
+				d = decode(&dec, *f)
+			}
+			if !c.in.put(d, ctx.Done(), c.done) {
+				return
+			}
 		}
-		if !c.in.put(d, ctx.Done(), c.done) {
-			return
-		}
+		clear(burst) // the frames go with the inbox, not with this slice
 	}
 }
+
+// readBurst is the most frames the reading goroutine takes from the
+// connection at once: the transport's queue of frames (64).
+const readBurst = 64
 
 // readNote puts a line of the client's own in the inbox from the reading
 // goroutine, after the frames read before it (the retry's countdown, said

@@ -204,6 +204,29 @@ func (p *pump) take() (Frame, bool) {
 	return f, true
 }
 
+// takeAll appends to dst the frames waiting, oldest first, at most limit,
+// under one lock; it reports how many it took.
+func (p *pump) takeAll(dst []Frame, limit int) ([]Frame, int) {
+	p.mu.Lock()
+	k := min(len(p.queue)-p.head, limit)
+	if k == 0 {
+		p.mu.Unlock()
+		return dst, 0
+	}
+	dst = append(dst, p.queue[p.head:p.head+k]...)
+	clear(p.queue[p.head : p.head+k])
+	p.head += k
+	if p.head == len(p.queue) {
+		p.queue, p.head = p.queue[:0], 0
+	}
+	n := len(p.queue) - p.head
+	p.mu.Unlock()
+	if n <= lowWater {
+		signal(p.room) // as take: a waiting reader may go on
+	}
+	return dst, k
+}
+
 // finish records why the reader ended. Recv returns err once the frames
 // already queued are taken.
 func (p *pump) finish(err error, reason EndReason) {
@@ -242,6 +265,32 @@ func (p *pump) recv(ctx context.Context) (Frame, error) {
 				return f, nil
 			}
 			return Frame{}, p.err
+		}
+	}
+}
+
+// recvBatch implements BatchReceiver.RecvBatch as recv implements Recv.
+func (p *pump) recvBatch(ctx context.Context, dst []Frame, limit int) ([]Frame, error) {
+	limit = max(limit, 1)
+	for {
+		if p.closed.Load() {
+			return dst, ErrClosed
+		}
+		var k int
+		if dst, k = p.takeAll(dst, limit); k > 0 {
+			return dst, nil
+		}
+		select {
+		case <-p.ready:
+		case <-ctx.Done():
+			return dst, ctx.Err()
+		case <-p.ctx.Done():
+			return dst, ErrClosed
+		case <-p.done:
+			if dst, k = p.takeAll(dst, limit); k > 0 {
+				return dst, nil
+			}
+			return dst, p.err
 		}
 	}
 }

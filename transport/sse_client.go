@@ -679,6 +679,11 @@ func (c *sseConn) releaseIdle() {
 // give up.
 func (c *sseConn) Recv(ctx context.Context) (Frame, error) { return c.pump.recv(ctx) }
 
+// RecvBatch implements BatchReceiver.
+func (c *sseConn) RecvBatch(ctx context.Context, dst []Frame, limit int) ([]Frame, error) {
+	return c.pump.recvBatch(ctx, dst, limit)
+}
+
 // Send implements Conn: it POSTs msg to the replies path (appendix B) or the
 // messages path (legacy) and returns nil on any 2xx answer, or an
 // *HTTPError. The producer's answer to a subscription.renegotiate, which
