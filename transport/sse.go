@@ -438,7 +438,14 @@ func (r *SSEReader) appendData(p []byte) {
 		return
 	}
 	if r.data == nil && r.own {
-		r.data = make([]byte, 0, len(p)+1) // the usual one line and its newline
+		// The usual one line and its newline. Made and copied in one
+		// step (the compiler's make-and-copy), the slice is not cleared
+		// before it is written: a flood's frames are most of the bytes
+		// the listener allocates.
+		d := make([]byte, len(p)+1)
+		copy(d, p)
+		r.data = d[:len(p)]
+		return
 	}
 	r.data = append(r.data, p...)
 }

@@ -15,10 +15,19 @@ import (
 // parseAll runs an SSEReader to the end and describes what it returned, one
 // string per event or error, so results can be compared across readers.
 func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []string, diags []string) {
+	return parseWith(t, src, limit, false)
+}
+
+// parseWith is parseAll, with each event's data a slice of its own when
+// own is set (as sseConn reads): the data are then formatted only at the
+// end, so that a later read writing over an earlier event's data shows.
+func parseWith(t testing.TB, src io.Reader, limit int, own bool) (out []string, comments []string, diags []string) {
 	rd := NewSSEReader(src)
+	rd.own = own
 	rd.MaxFrameBytes = limit
 	rd.OnComment = func(b []byte) { comments = append(comments, string(b)) }
 	rd.OnDiagnostic = func(s string) { diags = append(diags, s) }
+	var evs []SSEEvent // own: out's events by index, formatted at the end
 	for i := 0; ; i++ {
 		if i > 1_000_000 {
 			t.Fatal("reader does not end")
@@ -28,6 +37,7 @@ func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []
 		switch {
 		case errors.As(err, &tl):
 			out = append(out, fmt.Sprintf("too large %d id=%s", tl.Size, tl.ID))
+			evs = append(evs, SSEEvent{})
 			continue
 		case err != nil:
 			r, ok := rd.Retry()
@@ -35,7 +45,17 @@ func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []
 			if _, err2 := rd.Next(); err2 != err {
 				t.Fatalf("error not sticky: %v then %v", err, err2)
 			}
+			for i, ev := range evs {
+				if ev.Data != nil {
+					out[i] = fmt.Sprintf("%s|%s|%q", ev.Type, ev.ID, ev.Data)
+				}
+			}
 			return
+		}
+		if own {
+			out = append(out, "")
+			evs = append(evs, ev)
+			continue
 		}
 		out = append(out, fmt.Sprintf("%s|%s|%q", ev.Type, ev.ID, ev.Data))
 	}
@@ -298,6 +318,12 @@ func FuzzSSEReader(f *testing.F) {
 		if strings.Join(whole, "\n") != strings.Join(chunked, "\n") || strings.Join(wc, "\n") != strings.Join(cc, "\n") {
 			t.Fatalf("chunked reads differ:\n%q\n%q", whole, chunked)
 		}
+		// Nor does reading each event's data into a slice of its own,
+		// kept while the reader goes on.
+		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true)
+		if strings.Join(whole, "\n") != strings.Join(owned, "\n") || strings.Join(wc, "\n") != strings.Join(oc, "\n") {
+			t.Fatalf("data of their own differ:\n%q\n%q", whole, owned)
+		}
 		// Events written from any values come back as they were.
 		values := bytes.Split(in, []byte{0})
 		stream, want := encodeEvents(values)
@@ -333,7 +359,8 @@ func BenchmarkSSEReader(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
 		fields bool
-	}{{"legacy", false}, {"spec", true}} {
+		own    bool // each event's data a slice of its own, as sseConn reads
+	}{{"legacy", false, false}, {"spec", true, false}, {"spec-own", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			stream := benchStream(bc.fields)
 			b.SetBytes(int64(len(stream)))
@@ -342,6 +369,7 @@ func BenchmarkSSEReader(b *testing.B) {
 			for b.Loop() {
 				src.Reset(stream)
 				rd := NewSSEReader(src)
+				rd.own = bc.own
 				for {
 					ev, err := rd.Next()
 					if err != nil {
