@@ -557,7 +557,7 @@ func (c *Client) finish(why string, err error) {
 	now := c.now()
 	c.eng.Flush(now)
 	c.endBurst(now)
-	c.emit(Update{Kind: KindBreak, At: now})
+	c.emit(&Update{Kind: KindBreak, At: now})
 	c.eng.EndBecause(now, c.endKind(), c.cause)
 	c.snapshot()
 	c.emitEnd(why, err)
@@ -651,7 +651,7 @@ func (c *Client) show(n note) {
 		// frames before this note are handled already; those after it
 		// come from the next connection.
 		c.eng.Flush(now)
-		c.emit(Update{Kind: KindBreak, At: now})
+		c.emit(&Update{Kind: KindBreak, At: now})
 		// Said when the next thing happens, unless that is the
 		// producer's normal end: then nothing was lost.
 		c.sayHeld()
@@ -675,7 +675,7 @@ func (c *Client) say(kind StatusKind, text string) {
 	if text == "" {
 		return
 	}
-	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
+	c.emit(&Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
 }
 
 // sayQuiet is say for a status that changes nothing the user will hear
@@ -684,12 +684,14 @@ func (c *Client) sayQuiet(kind StatusKind, text string) {
 	if text == "" {
 		return
 	}
-	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text, Quiet: true})
+	c.emit(&Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text, Quiet: true})
 }
 
-// emit queues u, never dropping it. A prompt a delivery carries is copied,
-// so the reader may keep it while the engine goes on.
-func (c *Client) emit(u Update) {
+// emit queues a copy of *u, never dropping it. A prompt a delivery
+// carries is copied (in *u too), so the reader may keep it while the
+// engine goes on. A pointer: an update is some three hundred bytes, and
+// each event of a flood is one.
+func (c *Client) emit(u *Update) {
 	if p := u.Delivery.Prompt; p != nil {
 		cp := *p
 		u.Delivery.Prompt = &cp
@@ -715,7 +717,7 @@ func (c *Client) emit(u Update) {
 }
 
 func (c *Client) emitEnd(why string, err error) {
-	c.emit(Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
+	c.emit(&Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
 }
 
 // Next returns the next update, waiting for one; io.EOF once the End was
@@ -834,13 +836,13 @@ func (c *Client) onDeliver(d session.Delivery) {
 
 // deliver queues d and the prompts the gate may answer.
 func (c *Client) deliver(d session.Delivery) {
-	c.emit(Update{Kind: KindDelivery, At: d.At, Delivery: d})
+	c.emit(&Update{Kind: KindDelivery, At: d.At, Delivery: d})
 	c.queueForGate(d)
 }
 
 // diagnose queues a diagnostic.
 func (c *Client) diagnose(d session.Diagnostic) {
-	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
+	c.emit(&Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
 }
 
 // settledAlready reports whether err is a producer refusing a reply because
