@@ -128,7 +128,8 @@ func (a *Announcer) Deliver(d session.Delivery) {
 				a.emitPending(d.At, *evicted)
 			}
 			for _, text := range ready {
-				a.emitTheirs(a.base(d, "output", text))
+				an := a.base(d, "output", text)
+				a.emitTheirs(&an)
 			}
 			return
 		case ev.IsTerminal():
@@ -136,14 +137,15 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
 				an := a.base(d, "output", protocol.Theirs(text))
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
-				a.emit(an)
+				a.emit(&an)
 			}
 		}
 	}
 	verbosity := a.verbosity(ev)
 	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
 		if kind, summary := alone(ev, verbosity); summary != "" {
-			a.emitTheirs(a.base(d, kind, summary))
+			an := a.base(d, kind, summary)
+			a.emitTheirs(&an)
 			return
 		}
 	}
@@ -151,7 +153,8 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
-	a.emit(a.base(d, kind, text))
+	an := a.base(d, kind, text)
+	a.emit(&an)
 }
 
 // Diagnose passes d to the sinks that show diagnostics.
@@ -172,7 +175,7 @@ func (a *Announcer) Flush(now time.Time) {
 
 // emitPending reads out text held for an output that is not being fed now.
 func (a *Announcer) emitPending(at time.Time, p pending) {
-	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: protocol.Theirs(p.text), Lang: p.lang, RTL: p.rtl})
+	a.emit(&Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: protocol.Theirs(p.text), Lang: p.lang, RTL: p.rtl})
 }
 
 func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
@@ -206,7 +209,7 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 
 // emit passes an to the sinks, with the marks of the producer's words
 // (protocol.Theirs) taken out of its text and kept as its Theirs ranges.
-func (a *Announcer) emit(an Announcement) {
+func (a *Announcer) emit(an *Announcement) {
 	an.Text, an.Theirs = protocol.SplitTheirs(an.Text)
 	if an.Text == "" {
 		return
@@ -218,10 +221,10 @@ func (a *Announcer) emit(an Announcement) {
 }
 
 // send passes an, its Theirs set, to the sinks.
-func (a *Announcer) send(an Announcement) {
-	a.override(&an)
+func (a *Announcer) send(an *Announcement) {
+	a.override(an)
 	for _, s := range a.sinks {
-		a.report(s.Announce(an))
+		a.report(s.Announce(*an))
 	}
 }
 
@@ -230,7 +233,7 @@ func (a *Announcer) send(an Announcement) {
 // to take the marks out again is skipped when it would change nothing else,
 // their first and last characters being ASCII and not blank, and no byte
 // of theirs the first of a mark's (U+2068 and U+2069 begin with 0xE2).
-func (a *Announcer) emitTheirs(an Announcement) {
+func (a *Announcer) emitTheirs(an *Announcement) {
 	t := an.Text
 	if t == "" || !graphicASCII(t[0]) || !graphicASCII(t[len(t)-1]) || strings.IndexByte(t, 0xe2) >= 0 {
 		an.Text = protocol.Theirs(t)

@@ -216,5 +216,5 @@ func (a *Announcer) noteLanguage(d session.Delivery, lang string) {
 		protocol.Sanitize(lang), protocol.Sanitize(strings.Join(a.cfg.Languages, ", "))))
 	// Our own words, in English: a voice left in the event's language would garble them.
 	an.Priority, an.Event, an.Prompt, an.Lang, an.RTL = Normal, nil, nil, "en", false
-	a.emit(an)
+	a.emit(&an)
 }
