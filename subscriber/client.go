@@ -362,9 +362,11 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 func (c *Client) read(ctx context.Context) {
 	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
 	// What the connection has received is taken at once (one hand-off a
-	// burst, not one a frame), then decoded and put a frame at a time, so
-	// the owner starts on the first while the rest are decoded.
+	// burst, not one a frame), then decoded and put in the inbox a few
+	// frames at a time, so the owner starts on the first while the rest
+	// are decoded.
 	burst := make([]transport.Frame, 0, readBurst)
+	var group [putGroup]decoded
 	for {
 		var err error
 		burst, err = transport.RecvBatch(ctx, c.conn, burst[:0], readBurst)
@@ -372,21 +374,31 @@ func (c *Client) read(ctx context.Context) {
 			c.recvErr <- err // after every frame received: they are in the inbox
 			return
 		}
+		k := 0
 		for i := range burst {
 			f := &burst[i]
-			var d decoded
 			if n := f.Note; n != nil {
-				d = decoded{frame: *f, note: &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}}
+				group[k] = decoded{frame: *f, note: &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}}
 			} else {
-				d = decode(&dec, *f)
+				group[k] = decode(&dec, *f)
 			}
-			if !c.in.put(d, ctx.Done(), c.done) {
+			if k++; k < len(group) && i < len(burst)-1 {
+				continue
+			}
+			if !c.in.putAll(group[:k], ctx.Done(), c.done) {
 				return
 			}
+			clear(group[:k]) // the frames go with the inbox, not with these slices
+			k = 0
 		}
-		clear(burst) // the frames go with the inbox, not with this slice
+		clear(burst)
 	}
 }
+
+// putGroup is how many decoded frames the reading goroutine puts in the
+// inbox at once: one lock for a few frames, and the owner is not kept
+// waiting for a whole burst.
+const putGroup = 8
 
 // readBurst is the most frames the reading goroutine takes from the
 // connection at once: the transport's queue of frames (64).
@@ -823,20 +835,20 @@ func (c *Client) Terms() Terms {
 // engineOutput is the client as the engine's session.Output.
 type engineOutput Client
 
-func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(d) }
+func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(&d) }
 func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d) }
 
 // onDeliver takes a delivery from the engine: the negotiated terms filter
 // events.
-func (c *Client) onDeliver(d session.Delivery) {
+func (c *Client) onDeliver(d *session.Delivery) {
 	if c.admit(d) {
 		c.deliver(d)
 	}
 }
 
 // deliver queues d and the prompts the gate may answer.
-func (c *Client) deliver(d session.Delivery) {
-	c.emit(&Update{Kind: KindDelivery, At: d.At, Delivery: d})
+func (c *Client) deliver(d *session.Delivery) {
+	c.emit(&Update{Kind: KindDelivery, At: d.At, Delivery: *d})
 	c.queueForGate(d)
 }
 

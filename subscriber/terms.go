@@ -135,7 +135,7 @@ func (c *Client) askAgain() {
 
 // admit applies the negotiated terms to an event about to be announced;
 // other deliveries always pass.
-func (c *Client) admit(d session.Delivery) bool {
+func (c *Client) admit(d *session.Delivery) bool {
 	enf := c.neg.enf
 	if enf == nil {
 		enf = c.localFilter()
