@@ -71,6 +71,9 @@ type SSEReader struct {
 	w   int   // end of valid bytes in buf
 	scn int   // bytes from r known to hold no line ending
 	err error // sticky error from src
+	// reads counts the reads from src that returned bytes: frames
+	// completed by the same read arrived at the same moment.
+	reads int
 
 	started bool // the byte order mark check is done
 	skipLF  bool // the last line ended with CR: drop a directly following LF
@@ -197,6 +200,9 @@ func (r *SSEReader) fill() {
 	for i := 0; i < 100; i++ {
 		n, err := r.src.Read(r.buf[r.w:])
 		r.w += n
+		if n > 0 {
+			r.reads++
+		}
 		if err != nil {
 			r.err = err
 			return

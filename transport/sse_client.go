@@ -610,6 +610,10 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 	rd.MaxFrameBytes = c.o.MaxFrameBytes
 	rd.OnDiagnostic = c.diag
 	rd.SetLastEventID(c.lastID)
+	// The frames one read brought arrived together: they are stamped
+	// with one reading of the clock, taken as the first is parsed.
+	var at time.Time
+	stamped := -1 // rd.reads when at was taken
 	for {
 		ev, err := rd.Next()
 		c.lastID = rd.LastEventID()
@@ -631,7 +635,10 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 			c.connectedUnsaid = false
 			c.status(StatusConnected, "")
 		}
-		if !c.put(Frame{Data: ev.Data, ID: ev.ID, Event: ev.Type, At: time.Now()}) {
+		if rd.reads != stamped {
+			at, stamped = time.Now(), rd.reads
+		}
+		if !c.put(Frame{Data: ev.Data, ID: ev.ID, Event: ev.Type, At: at}) {
 			return n, ErrClosed
 		}
 		n++

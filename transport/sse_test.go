@@ -457,3 +457,38 @@ func TestSSEReaderOwnData(t *testing.T) {
 		}
 	}
 }
+
+// The reader counts the reads that brought bytes, so that sseConn stamps
+// the frames one read brought with one reading of the clock.
+func TestSSEReaderCountsReads(t *testing.T) {
+	src := &chunks{parts: []string{"data: a\n\ndata: b\n\nda", "ta: c\n\n", "", "data: d\n\n"}}
+	rd := NewSSEReader(src)
+	for _, want := range []struct {
+		data  string
+		reads int
+	}{{"a", 1}, {"b", 1}, {"c", 2}, {"d", 3}} {
+		ev, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(ev.Data) != want.data || rd.reads != want.reads {
+			t.Fatalf("event %q after %d reads, want %q after %d", ev.Data, rd.reads, want.data, want.reads)
+		}
+	}
+}
+
+// chunks reads its parts one a call; an empty part is a read of nothing.
+type chunks struct{ parts []string }
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.parts[0])
+	if n < len(c.parts[0]) {
+		c.parts[0] = c.parts[0][n:]
+		return n, nil
+	}
+	c.parts = c.parts[1:]
+	return n, nil
+}
