@@ -118,7 +118,9 @@ func New(cfg Config, sinks ...Sink) *Announcer {
 // Deliver words d and announces it; streamed output may be held until a
 // sentence is complete.
 func (a *Announcer) Deliver(d session.Delivery) {
-	d = a.localize(d)
+	if len(a.cfg.Languages) > 0 {
+		d = a.localize(d)
+	}
 	ev := d.Event
 	if d.Kind == session.KindEvent && ev != nil {
 		switch {
@@ -128,14 +130,16 @@ func (a *Announcer) Deliver(d session.Delivery) {
 				a.emitPending(d.At, *evicted)
 			}
 			for _, text := range ready {
-				an := a.base(d, "output", text)
+				var an Announcement
+				a.base(&an, &d, "output", text)
 				a.emitTheirs(&an)
 			}
 			return
 		case ev.IsTerminal():
 			// Whatever the agent said last is read before it finishes.
 			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
-				an := a.base(d, "output", protocol.Theirs(text))
+				var an Announcement
+				a.base(&an, &d, "output", protocol.Theirs(text))
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
 				a.emit(&an)
 			}
@@ -144,7 +148,8 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	verbosity := a.verbosity(ev)
 	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
 		if kind, summary := alone(ev, verbosity); summary != "" {
-			an := a.base(d, kind, summary)
+			var an Announcement
+			a.base(&an, &d, kind, summary)
 			a.emitTheirs(&an)
 			return
 		}
@@ -153,7 +158,8 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
-	an := a.base(d, kind, text)
+	var an Announcement
+	a.base(&an, &d, kind, text)
 	a.emit(&an)
 }
 
@@ -178,8 +184,12 @@ func (a *Announcer) emitPending(at time.Time, p pending) {
 	a.emit(&Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: protocol.Theirs(p.text), Lang: p.lang, RTL: p.rtl})
 }
 
-func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
-	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
+// base fills *an with what every announcement of d says: its time, kind
+// and text, the agent, the session, the language and the priority. Filled
+// in place: an announcement is some 240 bytes, and a flood's every event
+// is one.
+func (a *Announcer) base(an *Announcement, d *session.Delivery, kind, text string) {
+	*an = Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
 	if ev := d.Event; ev != nil {
 		an.Agent = a.agentName(ev)
 		an.AgentID = ev.Producer.AgentID
@@ -200,11 +210,10 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 	case session.KindPromptExpired, session.KindSafetyWarning, session.KindPromptNotOffered, session.KindPromptLeft:
 		an.Priority = Critical
 	case session.KindPromptReminder:
-		an.Priority = reminderPriority(d)
+		an.Priority = reminderPriority(*d)
 	case session.KindPromptCancelled, session.KindPromptStale, session.KindReplySent, session.KindPromptResolved:
 		an.Priority = Normal
 	}
-	return an
 }
 
 // emit passes an to the sinks, with the marks of the producer's words
