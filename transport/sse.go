@@ -271,19 +271,25 @@ func (r *SSEReader) fieldLine(line []byte, complete bool) {
 		f     sseField
 		value []byte
 	)
-	colon := bytes.IndexByte(line, ':')
-	switch {
-	case colon == 0:
-		f, value = fieldComment, line[1:]
-	case colon < 0 && !complete:
-		// A field name longer than the buffer names no field we know.
-		f = fieldIgnore
-	default:
-		name := line
-		if colon > 0 {
-			name, value = line[:colon], line[colon+1:]
+	colon := -1
+	if complete {
+		f, value, colon = knownField(line)
+	}
+	if colon < 0 {
+		colon = bytes.IndexByte(line, ':')
+		switch {
+		case colon == 0:
+			f, value = fieldComment, line[1:]
+		case colon < 0 && !complete:
+			// A field name longer than the buffer names no field we know.
+			f = fieldIgnore
+		default:
+			name := line
+			if colon > 0 {
+				name, value = line[:colon], line[colon+1:]
+			}
+			f = fieldOf(name)
 		}
-		f = fieldOf(name)
 	}
 	if f != fieldComment {
 		r.pending = true
@@ -355,6 +361,22 @@ func (r *SSEReader) piece(p []byte, complete bool) {
 	if cap(r.scratch) > sseBufSize {
 		r.scratch = nil
 	}
+}
+
+// knownField recognizes the lines a stream is mostly made of, "data:",
+// "id:" and "event:", by their first bytes, so that their colon is not
+// searched for: it returns the field, its value (the bytes after the
+// colon) and where the colon is; -1 for any other line.
+func knownField(line []byte) (f sseField, value []byte, colon int) {
+	switch {
+	case len(line) >= 5 && string(line[:5]) == "data:":
+		return fieldData, line[5:], 4
+	case len(line) >= 3 && string(line[:3]) == "id:":
+		return fieldID, line[3:], 2
+	case len(line) >= 6 && string(line[:6]) == "event:":
+		return fieldEvent, line[6:], 5
+	}
+	return fieldIgnore, nil, -1
 }
 
 func fieldOf(name []byte) sseField {

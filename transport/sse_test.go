@@ -492,3 +492,26 @@ func (c *chunks) Read(p []byte) (int, error) {
 	c.parts = c.parts[1:]
 	return n, nil
 }
+
+// knownField, which spares the usual lines the search for their colon,
+// says what the search says of every line it knows, and knows no other.
+func TestKnownFieldAsSearched(t *testing.T) {
+	for _, line := range []string{
+		"data:", "data: x", "data:x:y", "data", "dat:", "datum: x", "Data: x",
+		"id:", "id: 7", "id", "idx: 7", "i:",
+		"event:", "event: aaep.event", "events: x", "event",
+		":data: x", "", "retry: 10",
+	} {
+		f, value, colon := knownField([]byte(line))
+		if colon < 0 {
+			if c := strings.IndexByte(line, ':'); c > 0 && fieldOf([]byte(line[:c])) != fieldIgnore && fieldOf([]byte(line[:c])) != fieldRetry {
+				t.Errorf("%q: not known, but it is a %v line", line, fieldOf([]byte(line[:c])))
+			}
+			continue
+		}
+		c := strings.IndexByte(line, ':')
+		if colon != c || f != fieldOf([]byte(line[:c])) || string(value) != line[c+1:] {
+			t.Errorf("%q: field %v, value %q, colon %d; the search says %v, %q, %d", line, f, value, colon, fieldOf([]byte(line[:c])), line[c+1:], c)
+		}
+	}
+}
