@@ -65,6 +65,10 @@ type SSEReader struct {
 	// ignored although it looked meant (a malformed retry, an id with NUL).
 	OnDiagnostic func(msg string)
 
+	// beforeRead, if not nil, is called before every read from src, which
+	// may wait: sseConn queues the frames it holds.
+	beforeRead func()
+
 	src io.Reader
 	buf []byte
 	r   int   // start of unread bytes in buf
@@ -198,6 +202,9 @@ func (r *SSEReader) fill() {
 		r.r = 0
 	}
 	for i := 0; i < 100; i++ {
+		if r.beforeRead != nil {
+			r.beforeRead()
+		}
 		n, err := r.src.Read(r.buf[r.w:])
 		r.w += n
 		if n > 0 {
