@@ -118,7 +118,9 @@ func New(cfg Config, sinks ...Sink) *Announcer {
 // Deliver words d and announces it; streamed output may be held until a
 // sentence is complete.
 func (a *Announcer) Deliver(d session.Delivery) {
-	d = a.localize(d)
+	if len(a.cfg.Languages) > 0 {
+		d = a.localize(d)
+	}
 	ev := d.Event
 	if d.Kind == session.KindEvent && ev != nil {
 		switch {
@@ -128,22 +130,27 @@ func (a *Announcer) Deliver(d session.Delivery) {
 				a.emitPending(d.At, *evicted)
 			}
 			for _, text := range ready {
-				a.emitTheirs(a.base(d, "output", text))
+				var an Announcement
+				a.base(&an, &d, "output", text)
+				a.emitTheirs(&an)
 			}
 			return
 		case ev.IsTerminal():
 			// Whatever the agent said last is read before it finishes.
 			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
-				an := a.base(d, "output", protocol.Theirs(text))
+				var an Announcement
+				a.base(&an, &d, "output", protocol.Theirs(text))
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
-				a.emit(an)
+				a.emit(&an)
 			}
 		}
 	}
 	verbosity := a.verbosity(ev)
 	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
 		if kind, summary := alone(ev, verbosity); summary != "" {
-			a.emitTheirs(a.base(d, kind, summary))
+			var an Announcement
+			a.base(&an, &d, kind, summary)
+			a.emitTheirs(&an)
 			return
 		}
 	}
@@ -151,7 +158,9 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
-	a.emit(a.base(d, kind, text))
+	var an Announcement
+	a.base(&an, &d, kind, text)
+	a.emit(&an)
 }
 
 // Diagnose passes d to the sinks that show diagnostics.
@@ -172,11 +181,15 @@ func (a *Announcer) Flush(now time.Time) {
 
 // emitPending reads out text held for an output that is not being fed now.
 func (a *Announcer) emitPending(at time.Time, p pending) {
-	a.emit(Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: protocol.Theirs(p.text), Lang: p.lang, RTL: p.rtl})
+	a.emit(&Announcement{At: at, Priority: Normal, Kind: "output", Agent: p.agent, AgentID: p.agentID, SessionID: p.session, Text: protocol.Theirs(p.text), Lang: p.lang, RTL: p.rtl})
 }
 
-func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
-	an := Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
+// base fills *an with what every announcement of d says: its time, kind
+// and text, the agent, the session, the language and the priority. Filled
+// in place: an announcement is some 240 bytes, and a flood's every event
+// is one.
+func (a *Announcer) base(an *Announcement, d *session.Delivery, kind, text string) {
+	*an = Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
 	if ev := d.Event; ev != nil {
 		an.Agent = a.agentName(ev)
 		an.AgentID = ev.Producer.AgentID
@@ -197,16 +210,15 @@ func (a *Announcer) base(d session.Delivery, kind, text string) Announcement {
 	case session.KindPromptExpired, session.KindSafetyWarning, session.KindPromptNotOffered, session.KindPromptLeft:
 		an.Priority = Critical
 	case session.KindPromptReminder:
-		an.Priority = reminderPriority(d)
+		an.Priority = reminderPriority(*d)
 	case session.KindPromptCancelled, session.KindPromptStale, session.KindReplySent, session.KindPromptResolved:
 		an.Priority = Normal
 	}
-	return an
 }
 
 // emit passes an to the sinks, with the marks of the producer's words
 // (protocol.Theirs) taken out of its text and kept as its Theirs ranges.
-func (a *Announcer) emit(an Announcement) {
+func (a *Announcer) emit(an *Announcement) {
 	an.Text, an.Theirs = protocol.SplitTheirs(an.Text)
 	if an.Text == "" {
 		return
@@ -218,10 +230,10 @@ func (a *Announcer) emit(an Announcement) {
 }
 
 // send passes an, its Theirs set, to the sinks.
-func (a *Announcer) send(an Announcement) {
-	a.override(&an)
+func (a *Announcer) send(an *Announcement) {
+	a.override(an)
 	for _, s := range a.sinks {
-		a.report(s.Announce(an))
+		a.report(s.Announce(*an))
 	}
 }
 
@@ -230,7 +242,7 @@ func (a *Announcer) send(an Announcement) {
 // to take the marks out again is skipped when it would change nothing else,
 // their first and last characters being ASCII and not blank, and no byte
 // of theirs the first of a mark's (U+2068 and U+2069 begin with 0xE2).
-func (a *Announcer) emitTheirs(an Announcement) {
+func (a *Announcer) emitTheirs(an *Announcement) {
 	t := an.Text
 	if t == "" || !graphicASCII(t[0]) || !graphicASCII(t[len(t)-1]) || strings.IndexByte(t, 0xe2) >= 0 {
 		an.Text = protocol.Theirs(t)

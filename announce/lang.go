@@ -212,9 +212,10 @@ func (a *Announcer) noteLanguage(d session.Delivery, lang string) {
 		return
 	}
 	a.langNoted[k] = true
-	an := a.base(d, "language", fmt.Sprintf("Note: this session is in %s, which is not among your languages (%s); it is read as written.",
+	var an Announcement
+	a.base(&an, &d, "language", fmt.Sprintf("Note: this session is in %s, which is not among your languages (%s); it is read as written.",
 		protocol.Sanitize(lang), protocol.Sanitize(strings.Join(a.cfg.Languages, ", "))))
 	// Our own words, in English: a voice left in the event's language would garble them.
 	an.Priority, an.Event, an.Prompt, an.Lang, an.RTL = Normal, nil, nil, "en", false
-	a.emit(an)
+	a.emit(&an)
 }

@@ -66,7 +66,7 @@ type agentSink struct {
 	next announce.Sink
 }
 
-func (s agentSink) Announce(an announce.Announcement) error {
+func (s *agentSink) Announce(an announce.Announcement) error {
 	if s.l.quiet(s.a) && an.Priority != announce.Critical && an.Prompt == nil {
 		return nil
 	}
@@ -82,7 +82,7 @@ func (s agentSink) Announce(an announce.Announcement) error {
 	return s.next.Announce(an)
 }
 
-func (s agentSink) Diagnostic(d session.Diagnostic) error {
+func (s *agentSink) Diagnostic(d session.Diagnostic) error {
 	ds, ok := s.next.(announce.DiagnosticSink)
 	if !ok {
 		return nil
@@ -131,7 +131,7 @@ func (l *Listener) addAgent(spec AgentSpec, start func(subscriber.Config) *subsc
 	}
 	sinks := make([]announce.Sink, len(l.sinks))
 	for i, s := range l.sinks {
-		sinks[i] = agentSink{l: l, a: a, next: s}
+		sinks[i] = &agentSink{l: l, a: a, next: s}
 	}
 	a.ann = announce.New(cfg, sinks...)
 	ccfg := l.cfg.Client(spec)

@@ -254,7 +254,7 @@ func (l *Listener) quitAll() {
 // pointer, as the updates of a flood are told by the hundred thousand and
 // an Update is some three hundred bytes to copy at every call.
 func (l *Listener) update(a *agent, u *subscriber.Update) {
-	l.group.Seen(a.Member, *u)
+	l.group.Seen(a.Member, u)
 	if l.muted {
 		return
 	}

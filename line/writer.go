@@ -79,7 +79,7 @@ func (w *Writer) Announce(a announce.Announcement) error {
 	} else {
 		b = appendIsolated(b, a.Text, a.RTL) // all of it may be the producer's
 	}
-	if hint := answerHint(a); hint != "" && w.hints {
+	if hint := answerHint(&a); hint != "" && w.hints {
 		b = append(b, ' ')
 		b = append(b, hint...)
 	}
@@ -163,7 +163,7 @@ func (w *Writer) Flush() error {
 }
 
 // answerHint tells the user how to answer a prompt that is waiting.
-func answerHint(a announce.Announcement) string {
+func answerHint(a *announce.Announcement) string {
 	if a.Prompt == nil || a.Prompt.State != session.PromptPending {
 		return ""
 	}

@@ -2,23 +2,32 @@ package session
 
 import (
 	"hash/maphash"
+	"math/bits"
 	"sync"
 
 	"github.com/aaep-term/aaep-term/internal/keywindow"
 )
 
 // hasher turns pairs of strings into 64-bit keys, so bounded sets remember
-// 8 bytes per entry instead of the strings. Its seed is random per Engine,
-// so a producer cannot choose colliding IDs.
-type hasher struct{ h maphash.Hash }
+// 8 bytes per entry instead of the strings. Its seeds are random per
+// Engine, so a producer cannot choose colliding IDs.
+type hasher struct {
+	h      maphash.Hash
+	seeded bool
+	seeds  [2]maphash.Seed // of sum's two halves
+}
 
-// sum returns the key of the pair (a, b).
+// sum returns the key of the pair (a, b): the hashes of a and of b under
+// seeds of their own, combined. Two pairs share a key only when the
+// hashes happen to, whether a or b differ (a NUL inside an ID makes no
+// pairs equal). Each is one call of the runtime's string hash, not a
+// copy of the strings into a buffer to hash: the dedupe window sums every
+// event's key.
 func (x *hasher) sum(a, b string) uint64 {
-	x.h.Reset()
-	x.h.WriteString(a)
-	x.h.WriteByte(0)
-	x.h.WriteString(b)
-	return x.h.Sum64()
+	if !x.seeded {
+		x.seeds, x.seeded = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, true
+	}
+	return maphash.String(x.seeds[0], a) ^ bits.RotateLeft64(maphash.String(x.seeds[1], b), 32)
 }
 
 // hashSet is a window of keys alone.

@@ -361,23 +361,48 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 // only way anything from the connection reaches the owner.
 func (c *Client) read(ctx context.Context) {
 	dec := protocol.Decoder{Schemas: c.cfg.Schemas}
+	// What the connection has received is taken at once (one hand-off a
+	// burst, not one a frame), then decoded and put in the inbox a few
+	// frames at a time, so the owner starts on the first while the rest
+	// are decoded.
+	burst := make([]transport.Frame, 0, readBurst)
+	var group [putGroup]decoded
 	for {
-		f, err := c.conn.Recv(ctx)
+		var err error
+		burst, err = transport.RecvBatch(ctx, c.conn, burst[:0], readBurst)
 		if err != nil {
 			c.recvErr <- err // after every frame received: they are in the inbox
 			return
 		}
-		d := decoded{frame: f}
-		if n := f.Note; n != nil {
-			d.note = &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}
-		} else {
-			d = decode(&dec, f)
+		k := 0
+		for i := range burst {
+			f := &burst[i]
+			if n := f.Note; n != nil {
+				group[k] = decoded{frame: *f, note: &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}}
+			} else {
+				group[k] = decode(&dec, *f)
+			}
+			if k++; k < len(group) && i < len(burst)-1 {
+				continue
+			}
+			if !c.in.putAll(group[:k], ctx.Done(), c.done) {
+				return
+			}
+			clear(group[:k]) // the frames go with the inbox, not with these slices
+			k = 0
 		}
-		if !c.in.put(d, ctx.Done(), c.done) {
-			return
-		}
+		clear(burst)
 	}
 }
+
+// putGroup is how many decoded frames the reading goroutine puts in the
+// inbox at once: one lock for a few frames, and the owner is not kept
+// waiting for a whole burst.
+const putGroup = 8
+
+// readBurst is the most frames the reading goroutine takes from the
+// connection at once: the transport's queue of frames (64).
+const readBurst = 64
 
 // readNote puts a line of the client's own in the inbox from the reading
 // goroutine, after the frames read before it (the retry's countdown, said
@@ -544,7 +569,7 @@ func (c *Client) finish(why string, err error) {
 	now := c.now()
 	c.eng.Flush(now)
 	c.endBurst(now)
-	c.emit(Update{Kind: KindBreak, At: now})
+	c.emit(&Update{Kind: KindBreak, At: now})
 	c.eng.EndBecause(now, c.endKind(), c.cause)
 	c.snapshot()
 	c.emitEnd(why, err)
@@ -638,7 +663,7 @@ func (c *Client) show(n note) {
 		// frames before this note are handled already; those after it
 		// come from the next connection.
 		c.eng.Flush(now)
-		c.emit(Update{Kind: KindBreak, At: now})
+		c.emit(&Update{Kind: KindBreak, At: now})
 		// Said when the next thing happens, unless that is the
 		// producer's normal end: then nothing was lost.
 		c.sayHeld()
@@ -662,7 +687,7 @@ func (c *Client) say(kind StatusKind, text string) {
 	if text == "" {
 		return
 	}
-	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
+	c.emit(&Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text})
 }
 
 // sayQuiet is say for a status that changes nothing the user will hear
@@ -671,12 +696,14 @@ func (c *Client) sayQuiet(kind StatusKind, text string) {
 	if text == "" {
 		return
 	}
-	c.emit(Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text, Quiet: true})
+	c.emit(&Update{Kind: KindStatus, At: c.now(), Status: kind, Text: text, Quiet: true})
 }
 
-// emit queues u, never dropping it. A prompt a delivery carries is copied,
-// so the reader may keep it while the engine goes on.
-func (c *Client) emit(u Update) {
+// emit queues a copy of *u, never dropping it. A prompt a delivery
+// carries is copied (in *u too), so the reader may keep it while the
+// engine goes on. A pointer: an update is some three hundred bytes, and
+// each event of a flood is one.
+func (c *Client) emit(u *Update) {
 	if p := u.Delivery.Prompt; p != nil {
 		cp := *p
 		u.Delivery.Prompt = &cp
@@ -702,7 +729,7 @@ func (c *Client) emit(u Update) {
 }
 
 func (c *Client) emitEnd(why string, err error) {
-	c.emit(Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
+	c.emit(&Update{Kind: KindEnd, At: c.now(), Text: why, Err: err})
 }
 
 // Next returns the next update, waiting for one; io.EOF once the End was
@@ -808,26 +835,26 @@ func (c *Client) Terms() Terms {
 // engineOutput is the client as the engine's session.Output.
 type engineOutput Client
 
-func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(d) }
+func (o *engineOutput) Deliver(d session.Delivery)    { (*Client)(o).onDeliver(&d) }
 func (o *engineOutput) Diagnose(d session.Diagnostic) { (*Client)(o).diagnose(d) }
 
 // onDeliver takes a delivery from the engine: the negotiated terms filter
 // events.
-func (c *Client) onDeliver(d session.Delivery) {
+func (c *Client) onDeliver(d *session.Delivery) {
 	if c.admit(d) {
 		c.deliver(d)
 	}
 }
 
 // deliver queues d and the prompts the gate may answer.
-func (c *Client) deliver(d session.Delivery) {
-	c.emit(Update{Kind: KindDelivery, At: d.At, Delivery: d})
+func (c *Client) deliver(d *session.Delivery) {
+	c.emit(&Update{Kind: KindDelivery, At: d.At, Delivery: *d})
 	c.queueForGate(d)
 }
 
 // diagnose queues a diagnostic.
 func (c *Client) diagnose(d session.Diagnostic) {
-	c.emit(Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
+	c.emit(&Update{Kind: KindDiagnostic, At: d.At, Diagnostic: d})
 }
 
 // settledAlready reports whether err is a producer refusing a reply because

@@ -17,9 +17,9 @@ import (
 func queued(g *Group, label string, us []Update) *Member {
 	m := g.Join(label, "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
 	for _, u := range us {
-		m.c.emit(u)
+		m.c.emit(&u)
 	}
-	m.c.emit(Update{Kind: KindEnd})
+	m.c.emit(&Update{Kind: KindEnd})
 	return m
 }
 
@@ -83,10 +83,10 @@ func TestTakenUpdatesNotKept(t *testing.T) {
 	freed := make(chan struct{}, 1)
 	ev := &protocol.Event{Type: protocol.TypeProgressUpdated}
 	runtime.AddCleanup(ev, func(ch chan struct{}) { ch <- struct{}{} }, freed)
-	c.emit(Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: ev}})
+	c.emit(&Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: ev}})
 	ev = nil
 	for _, u := range normal(4, "x") {
-		c.emit(u)
+		c.emit(&u)
 	}
 	c.mu.Lock()
 	c.take(2) // the reader's batches, dropped at once
@@ -126,7 +126,7 @@ func TestGroupDoneReusesBatches(t *testing.T) {
 	burst := normal(10, "x")
 	tell := func() {
 		for _, u := range burst {
-			m.c.emit(u)
+			m.c.emit(&u)
 		}
 		b, err := m.c.NextBatch(context.Background(), 0)
 		if err != nil || len(b) != len(burst) {
@@ -141,7 +141,7 @@ func TestGroupDoneReusesBatches(t *testing.T) {
 	freed := make(chan struct{}, 1)
 	ev := &protocol.Event{Type: protocol.TypeProgressUpdated}
 	runtime.AddCleanup(ev, func(ch chan struct{}) { ch <- struct{}{} }, freed)
-	m.c.emit(Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: ev}})
+	m.c.emit(&Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: ev}})
 	ev = nil
 	b, err := m.c.NextBatch(context.Background(), 0)
 	if err != nil {

@@ -23,7 +23,7 @@ func (c *Client) gate() *policy.Gate {
 
 // queueForGate keeps each newly offered confirmation, to be decided once
 // the engine has returned.
-func (c *Client) queueForGate(d session.Delivery) {
+func (c *Client) queueForGate(d *session.Delivery) {
 	if d.Kind == session.KindEvent && d.Prompt != nil && d.Prompt.State == session.PromptPending &&
 		d.Event.Type == protocol.TypeAwaitingConfirmation {
 		c.auto = append(c.auto, d.Prompt)
@@ -46,7 +46,7 @@ func (c *Client) answerByGate(now time.Time) {
 		}
 		if verdict == policy.Accept && facts.HighStakes() {
 			// Announced every time, on every output, as a warning.
-			c.deliver(session.Delivery{Kind: session.KindSafetyWarning, At: now, Event: p.Event, Prompt: p,
+			c.deliver(&session.Delivery{Kind: session.KindSafetyWarning, At: now, Event: p.Event, Prompt: p,
 				Note: fmt.Sprintf("%s accepts prompt %d without asking you, although it cannot be undone and its risk is %s: %s",
 					why, p.Number, orUnknown(facts.Risk), p.Event.Action.String())})
 		} else {

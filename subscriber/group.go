@@ -237,8 +237,8 @@ func (g *Group) Feed(m *Member) { m.c.feed(func(critical bool) { g.turns.list(m,
 func (g *Group) Next(ctx context.Context) (Batch, error) {
 	for {
 		if b, ok := g.take(alarmsFirst); ok {
-			for _, u := range b.Updates {
-				g.Seen(b.Member, u)
+			for i := range b.Updates {
+				g.Seen(b.Member, &b.Updates[i])
 			}
 			return b, nil
 		}
@@ -294,8 +294,10 @@ func (g *Group) Close() {
 
 // Seen records that update u of member m was taken: the member's state,
 // terms words and events, the prompt it numbered, its End. An ended member
-// past the last KeepEnded ended is forgotten.
-func (g *Group) Seen(m *Member, u Update) {
+// past the last KeepEnded ended is forgotten. u is neither kept nor changed:
+// a pointer, as a flood's updates are seen by the hundred thousand and an
+// Update is some three hundred bytes to copy.
+func (g *Group) Seen(m *Member, u *Update) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	switch u.Kind {

@@ -13,7 +13,7 @@ func TestGroupOwnersBounded(t *testing.T) {
 	g := NewGroup(GroupConfig{})
 	m := &Member{g: g, tag: "mail"}
 	for n := 1; n <= 5*maxOwners; n += 3 {
-		g.Seen(m, Update{Kind: KindDelivery, Delivery: session.Delivery{Prompt: &session.Prompt{Number: n}}})
+		g.Seen(m, &Update{Kind: KindDelivery, Delivery: session.Delivery{Prompt: &session.Prompt{Number: n}}})
 		if len(g.owners) > maxOwners {
 			t.Fatalf("after prompt %d the owner table holds %d numbers, want at most %d", n, len(g.owners), maxOwners)
 		}

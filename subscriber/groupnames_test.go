@@ -41,7 +41,7 @@ func agreeGroup(t testing.TB, cfg Config, labels ...string) *Group {
 	for i, l := range labels {
 		m := g.Join(l, fmt.Sprintf("http://127.0.0.1:%d/p", i%3), cfg, func(cfg Config) *Client { return Start(ctx, "http://127.0.0.1:1", cfg) })
 		if i%4 == 3 { // ended: the last ended stays, the others are forgotten
-			g.Seen(m, Update{Kind: KindEnd})
+			g.Seen(m, &Update{Kind: KindEnd})
 		}
 	}
 	return g

@@ -34,7 +34,7 @@ func BenchmarkGroupFanIn(b *testing.B) {
 					if (i+burst)%10 == 9 {
 						u = alarm
 					}
-					m.c.emit(u)
+					m.c.emit(&u)
 				}
 				alarms, ordinary := n/10, 0
 				for taken := 0; taken < n; {

@@ -44,7 +44,7 @@ func TestGroupFeedsWithoutGoroutines(t *testing.T) {
 		t.Fatalf("feeding %d members started %d goroutines, want none", len(ms), after-before)
 	}
 	for _, m := range ms {
-		m.c.emit(Update{Kind: KindStatus, Text: m.Tag()})
+		m.c.emit(&Update{Kind: KindStatus, Text: m.Tag()})
 	}
 	for _, m := range ms {
 		b, err := g.Next(context.Background())
@@ -89,7 +89,7 @@ func TestGroupTurns(t *testing.T) {
 					ms[q.member] = m
 				}
 				for _, u := range q.us {
-					m.c.emit(u)
+					m.c.emit(&u)
 				}
 			}
 			var got []string

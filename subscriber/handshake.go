@@ -245,42 +245,58 @@ func (r *retryConn) rejected(m protocol.SubscriptionRejected) {
 
 // Recv implements transport.Conn.
 func (r *retryConn) Recv(ctx context.Context) (transport.Frame, error) {
+	var one [1]transport.Frame
+	b, err := r.RecvBatch(ctx, one[:0], 1)
+	if err != nil {
+		return transport.Frame{}, err
+	}
+	return b[0], nil
+}
+
+// RecvBatch implements transport.BatchReceiver: a burst of the current
+// connection's frames at once, and the retries of Recv between
+// connections.
+func (r *retryConn) RecvBatch(ctx context.Context, dst []transport.Frame, limit int) ([]transport.Frame, error) {
 	for {
-		f, err := r.conn().Recv(ctx)
+		n := len(dst)
+		var err error
+		dst, err = transport.RecvBatch(ctx, r.conn(), dst, limit)
 		if err == nil {
-			if f.Event == transport.EventHandshake && protocol.PeekType(f.Data) == protocol.TypeSubscriptionRejected {
-				// Hand it over, then wait until the owner has told it,
-				// so the retry's lines come after.
-				r.mu.Lock()
-				r.rejection = nil
-				r.mu.Unlock()
-				r.pendingTold()
+			for i := n; i < len(dst); i++ {
+				if f := &dst[i]; f.Event == transport.EventHandshake && protocol.PeekType(f.Data) == protocol.TypeSubscriptionRejected {
+					// Hand it over, then wait until the owner has told it,
+					// so the retry's lines come after.
+					r.mu.Lock()
+					r.rejection = nil
+					r.mu.Unlock()
+					r.pendingTold()
+				}
 			}
-			return f, nil
+			return dst, nil
 		}
 		if !errors.Is(err, io.EOF) || !r.waitTold(ctx) {
-			return f, err
+			return dst, err
 		}
 		req, wait, line, ok := r.plan()
 		if !ok {
-			return f, err
+			return dst, err
 		}
 		if line != "" {
 			r.say(line) // not under r.mu: it waits for room in the client's inbox
 		}
 		if !r.countdown(ctx, wait) {
-			return f, transport.ErrClosed
+			return dst, transport.ErrClosed
 		}
 		body, _ := json.Marshal(req)
 		next, derr := r.dial(ctx, body)
 		if derr != nil {
-			return f, fmt.Errorf("subscribe again: %w", derr)
+			return dst, fmt.Errorf("subscribe again: %w", derr)
 		}
 		r.mu.Lock()
 		if r.closed.Err() != nil {
 			r.mu.Unlock()
 			next.Close()
-			return f, transport.ErrClosed
+			return dst, transport.ErrClosed
 		}
 		r.cur, r.req, r.rejection, r.answered = next, req, nil, false
 		r.mu.Unlock()

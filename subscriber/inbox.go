@@ -38,7 +38,15 @@ func newInbox() *inbox {
 // the owner to take them, or for stop or quit to be closed; then it reports
 // false and d is not added.
 func (in *inbox) put(d decoded, stop, quit <-chan struct{}) bool {
-	for {
+	one := [1]decoded{d}
+	return in.putAll(one[:], stop, quit)
+}
+
+// putAll adds ds, in order, after the frames waiting: as many at once as
+// there is room for, under one lock. While the inbox is full it waits as
+// put does; false means some of ds were not added.
+func (in *inbox) putAll(ds []decoded, stop, quit <-chan struct{}) bool {
+	for len(ds) > 0 {
 		in.mu.Lock()
 		if n := len(in.frames); n < maxInbox {
 			if in.frames == nil {
@@ -49,12 +57,14 @@ func (in *inbox) put(d decoded, stop, quit <-chan struct{}) bool {
 				// collector scans (200 agents: 14.7 MB).
 				in.frames = make([]decoded, 0, min(maxInbox, max(minInboxRoom, 2*in.last)))
 			}
-			in.frames = append(in.frames, d)
+			k := min(maxInbox-n, len(ds))
+			in.frames = append(in.frames, ds[:k]...)
 			in.mu.Unlock()
 			if n == 0 {
 				signal(in.ready) // the owner takes all, so it needs waking only for the first
 			}
-			return true
+			ds = ds[k:]
+			continue
 		}
 		in.mu.Unlock()
 		select {
@@ -65,6 +75,7 @@ func (in *inbox) put(d decoded, stop, quit <-chan struct{}) bool {
 			return false
 		}
 	}
+	return true
 }
 
 // take returns every frame waiting, oldest first, and leaves the inbox

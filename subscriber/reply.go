@@ -125,16 +125,16 @@ func (c *Client) sendReply(ctx context.Context, r session.Reply, now time.Time) 
 	}
 	if settledAlready(err) && c.eng.SettledElsewhere(r, now) {
 		sr.SettledElsewhere = true // another subscriber answered first; the engine told it
-		c.emit(Update{Kind: KindReply, At: now, Reply: sr})
+		c.emit(&Update{Kind: KindReply, At: now, Reply: sr})
 		return sr.Err
 	}
 	if err != nil {
-		c.emit(Update{Kind: KindReply, At: now, Reply: sr, Text: fmt.Sprintf(
+		c.emit(&Update{Kind: KindReply, At: now, Reply: sr, Text: fmt.Sprintf(
 			"Could not send your answer to prompt %d: %v. The prompt is still waiting; try again.", r.Prompt.Number, err)})
 		return sr.Err
 	}
 	c.eng.Sent(r, now)
-	c.emit(Update{Kind: KindReply, At: now, Reply: sr, Text: c.signedWords(wrapped)})
+	c.emit(&Update{Kind: KindReply, At: now, Reply: sr, Text: c.signedWords(wrapped)})
 	return nil
 }
 

@@ -135,7 +135,7 @@ func (c *Client) askAgain() {
 
 // admit applies the negotiated terms to an event about to be announced;
 // other deliveries always pass.
-func (c *Client) admit(d session.Delivery) bool {
+func (c *Client) admit(d *session.Delivery) bool {
 	enf := c.neg.enf
 	if enf == nil {
 		enf = c.localFilter()
@@ -153,7 +153,7 @@ func (c *Client) admit(d session.Delivery) bool {
 // localFilter applies the user's include and exclude filters where no
 // producer agreed to them (a file, the deployed layout); nil without filters.
 func (c *Client) localFilter() *session.Enforcer {
-	t := c.cfg.Terms
+	t := &c.cfg.Terms // not a copy of the terms at every event
 	if c.neg.local == nil && t.Filters() {
 		c.neg.local = session.NewLocalFilter(protocol.EventFilters{Include: t.Include, Exclude: t.Exclude})
 	}

@@ -24,12 +24,12 @@ type updateQueue struct {
 
 func (q *updateQueue) len() int { return q.n }
 
-// push adds u after the updates waiting.
-func (q *updateQueue) push(u Update) {
+// push adds a copy of *u after the updates waiting.
+func (q *updateQueue) push(u *Update) {
 	if q.n == len(q.ring) {
 		q.grow()
 	}
-	q.ring[(q.head+q.n)&(len(q.ring)-1)] = u
+	q.ring[(q.head+q.n)&(len(q.ring)-1)] = *u
 	q.n++
 	q.peak = max(q.peak, q.n)
 }
@@ -56,8 +56,11 @@ func (q *updateQueue) take(dst []Update, n int) []Update {
 	start := len(dst)
 	dst = slices.Grow(dst, n)[:start+n]
 	q.copyOut(dst[start:], n)
-	for i := range n {
-		q.ring[(q.head+i)&(len(q.ring)-1)] = Update{}
+	if end := q.head + n; end <= len(q.ring) {
+		clear(q.ring[q.head:end])
+	} else {
+		clear(q.ring[q.head:])
+		clear(q.ring[:end-len(q.ring)])
 	}
 	q.head = (q.head + n) & (len(q.ring) - 1)
 	q.n -= n

@@ -33,7 +33,7 @@ func TestUpdateQueueOrder(t *testing.T) {
 					for range s {
 						text := fmt.Sprint("u", next)
 						next++
-						q.push(Update{Text: text})
+						q.push(&Update{Text: text})
 						want = append(want, text)
 					}
 					continue
@@ -77,7 +77,7 @@ func TestFloodTakesWithoutAllocation(t *testing.T) {
 	m := g.Join("m", "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
 	burst := normal(DefaultBatchMax, "x")
 	for _, u := range burst { // a backlog the reader never catches up with
-		m.c.emit(u)
+		m.c.emit(&u)
 	}
 	ring := func() *Update {
 		m.c.mu.Lock()
@@ -87,7 +87,7 @@ func TestFloodTakesWithoutAllocation(t *testing.T) {
 	var firstRing, batch *Update
 	for round := range 64 {
 		for _, u := range burst {
-			m.c.emit(u)
+			m.c.emit(&u)
 		}
 		b, err := m.c.NextBatch(context.Background(), DefaultBatchMax)
 		if err != nil || len(b) != DefaultBatchMax {
@@ -112,7 +112,7 @@ func TestUpdateQueueKeepsARingItFills(t *testing.T) {
 	var taken []Update
 	burst := func(n int) {
 		for range n {
-			q.push(Update{Text: "x"})
+			q.push(&Update{Text: "x"})
 		}
 		taken = q.take(taken[:0], n)
 	}

@@ -55,6 +55,34 @@ type Conn interface {
 	Close() error
 }
 
+// BatchReceiver is a Conn that can hand over at once every frame it has
+// received and Recv has not returned: a flooded reader then takes a burst
+// for the cost of one Recv, not one hand-off a frame.
+//
+// RecvBatch waits as Recv does for the first frame, then appends to dst
+// every frame already waiting, oldest first, at most limit in all (a
+// limit below 1 counts as 1),
+// and returns the extended slice; the frames and their order are the ones
+// the same number of Recv calls would have returned. It returns an error,
+// Recv's, only when it appends no frame. The same goroutine rule as Recv's
+// holds: only one goroutine may call Recv or RecvBatch at a time.
+type BatchReceiver interface {
+	RecvBatch(ctx context.Context, dst []Frame, limit int) ([]Frame, error)
+}
+
+// RecvBatch receives from c as BatchReceiver says: at once when c is one,
+// else one frame by Recv.
+func RecvBatch(ctx context.Context, c Conn, dst []Frame, limit int) ([]Frame, error) {
+	if b, ok := c.(BatchReceiver); ok {
+		return b.RecvBatch(ctx, dst, limit)
+	}
+	f, err := c.Recv(ctx)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, f), nil
+}
+
 // Status is the state of a connection, reported to the user on every change.
 type Status int
 

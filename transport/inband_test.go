@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -62,5 +65,43 @@ func TestInBandFileNotes(t *testing.T) {
 	want := `connected | {"a":1} | problem | {"a":3} | closed | error: EOF`
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+// The frames one read brings are queued a few at a time, and a problem
+// found among them (an id with a NUL, a message too large) still comes
+// out of Recv between the frames before it and those after it.
+func TestInBandProblemsKeepTheirPlaceAmongHeldFrames(t *testing.T) {
+	const n = 40
+	var b strings.Builder
+	want := []string{"connecting", "connected"}
+	for i := range n {
+		switch i {
+		case 7:
+			b.WriteString("id: a\x00b\n") // ignored and told: a problem
+			want = append(want, "problem")
+		case 20:
+			fmt.Fprintf(&b, "data: %s\n\n", strings.Repeat("x", 200)) // over the limit: skipped and told
+			want = append(want, "problem")
+		}
+		fmt.Fprintf(&b, "data: {\"i\":%d}\n\n", i)
+		want = append(want, fmt.Sprintf(`{"i":%d}`, i))
+	}
+	want = append(want, "reconnecting", "closed", "error: "+io.EOF.Error())
+	stream := b.String()
+	var served atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if served.Swap(true) {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		streamHeaders(w)
+		write(w, stream) // one write: the frames arrive together
+	}))
+	t.Cleanup(srv.Close)
+	c := dial(t, srv.URL, SSEOptions{Layout: LayoutLegacy, InBand: true, MaxFrameBytes: 100,
+		InitialBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
+	if got := recvInBand(t, c); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("\n got %q\nwant %q", got, want)
 	}
 }

@@ -362,6 +362,11 @@ func (c *linkConn) diag(msg string) {
 // otherwise the error that made the connection give up.
 func (c *linkConn) Recv(ctx context.Context) (Frame, error) { return c.pump.recv(ctx) }
 
+// RecvBatch implements BatchReceiver.
+func (c *linkConn) RecvBatch(ctx context.Context, dst []Frame, limit int) ([]Frame, error) {
+	return c.pump.recvBatch(ctx, dst, limit)
+}
+
 // ErrReconnecting is returned by Send while a connection that was lost is
 // being made again; the message was not sent.
 var ErrReconnecting = errors.New("transport: not connected to the producer right now (reconnecting); the message was not sent")

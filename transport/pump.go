@@ -11,7 +11,8 @@ import (
 	"time"
 )
 
-// frameQueue is how many frames a reader goroutine may run ahead of Recv.
+// frameQueue is how many frames a reader goroutine may run ahead of Recv
+// (a reader that queues several at once, putAll, a few more).
 const frameQueue = 64
 
 // pump joins a binding's single reader goroutine to Recv and Close. The
@@ -154,17 +155,39 @@ func (p *pump) put(f Frame) bool {
 	return true
 }
 
+// putAll is put for several frames, queued in order under one lock; it
+// waits, as put does, once they are all queued.
+func (p *pump) putAll(fs []Frame) bool {
+	if len(fs) == 0 || p.insertAll(fs) < frameQueue {
+		return true
+	}
+	for p.queued() > lowWater {
+		select {
+		case <-p.room:
+		case <-p.ctx.Done():
+			return false
+		}
+	}
+	return true
+}
+
 // insert queues f for Recv after every frame queued before it, without
 // waiting, and returns how many frames wait (none while dialing: then
 // put must not wait).
 func (p *pump) insert(f Frame) int {
+	one := [1]Frame{f}
+	return p.insertAll(one[:])
+}
+
+// insertAll is insert for several frames, in order.
+func (p *pump) insertAll(fs []Frame) int {
 	p.mu.Lock()
-	if len(p.queue) == cap(p.queue) && p.head > 0 { // reuse the room taken frames left
+	if len(p.queue)+len(fs) > cap(p.queue) && p.head > 0 { // reuse the room taken frames left
 		n := copy(p.queue, p.queue[p.head:])
 		clear(p.queue[n:])
 		p.queue, p.head = p.queue[:n], 0
 	}
-	p.queue = append(p.queue, f)
+	p.queue = append(p.queue, fs...)
 	n := len(p.queue) - p.head
 	if p.dialing {
 		n = 0 // nobody takes frames yet: waiting would never end
@@ -202,6 +225,29 @@ func (p *pump) take() (Frame, bool) {
 		signal(p.room)
 	}
 	return f, true
+}
+
+// takeAll appends to dst the frames waiting, oldest first, at most limit,
+// under one lock; it reports how many it took.
+func (p *pump) takeAll(dst []Frame, limit int) ([]Frame, int) {
+	p.mu.Lock()
+	k := min(len(p.queue)-p.head, limit)
+	if k == 0 {
+		p.mu.Unlock()
+		return dst, 0
+	}
+	dst = append(dst, p.queue[p.head:p.head+k]...)
+	clear(p.queue[p.head : p.head+k])
+	p.head += k
+	if p.head == len(p.queue) {
+		p.queue, p.head = p.queue[:0], 0
+	}
+	n := len(p.queue) - p.head
+	p.mu.Unlock()
+	if n <= lowWater {
+		signal(p.room) // as take: a waiting reader may go on
+	}
+	return dst, k
 }
 
 // finish records why the reader ended. Recv returns err once the frames
@@ -242,6 +288,32 @@ func (p *pump) recv(ctx context.Context) (Frame, error) {
 				return f, nil
 			}
 			return Frame{}, p.err
+		}
+	}
+}
+
+// recvBatch implements BatchReceiver.RecvBatch as recv implements Recv.
+func (p *pump) recvBatch(ctx context.Context, dst []Frame, limit int) ([]Frame, error) {
+	limit = max(limit, 1)
+	for {
+		if p.closed.Load() {
+			return dst, ErrClosed
+		}
+		var k int
+		if dst, k = p.takeAll(dst, limit); k > 0 {
+			return dst, nil
+		}
+		select {
+		case <-p.ready:
+		case <-ctx.Done():
+			return dst, ctx.Err()
+		case <-p.ctx.Done():
+			return dst, ErrClosed
+		case <-p.done:
+			if dst, k = p.takeAll(dst, limit); k > 0 {
+				return dst, nil
+			}
+			return dst, p.err
 		}
 	}
 }

@@ -1,8 +1,16 @@
 package transport
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A reader that found the queue full reads on only once Recv has taken it
@@ -37,4 +45,92 @@ func TestFullQueueReadsOnAtLowWater(t *testing.T) {
 		}
 	}
 	<-returned
+}
+
+// RecvBatch takes every frame waiting, up to its limit, in the order Recv
+// would have returned them, and returns the end only once none is left.
+func TestPumpRecvBatchTakesWhatWaits(t *testing.T) {
+	p := newPump(false)
+	for i := range 10 {
+		p.put(Frame{ID: strconv.Itoa(i)})
+	}
+	ctx := context.Background()
+	got, err := p.recvBatch(ctx, nil, 4)
+	if err != nil || ids(got) != "0 1 2 3" {
+		t.Fatalf("first batch of at most 4: %q, %v; want 0 1 2 3", ids(got), err)
+	}
+	f, err := p.recv(ctx)
+	if err != nil || f.ID != "4" {
+		t.Fatalf("Recv after the batch: %q, %v; want 4", f.ID, err)
+	}
+	got, err = p.recvBatch(ctx, got[:0], 64)
+	if err != nil || ids(got) != "5 6 7 8 9" {
+		t.Fatalf("second batch: %q, %v; want 5 6 7 8 9", ids(got), err)
+	}
+	p.put(Frame{ID: "10"})
+	p.finish(io.EOF, EndNormal)
+	got, err = p.recvBatch(ctx, got[:0], 0) // a limit below 1 is 1
+	if err != nil || ids(got) != "10" {
+		t.Fatalf("the frame queued before the end: %q, %v; want 10", ids(got), err)
+	}
+	if got, err = p.recvBatch(ctx, got[:0], 64); err != io.EOF || len(got) != 0 {
+		t.Fatalf("after the last frame: %q, %v; want nothing and io.EOF", ids(got), err)
+	}
+}
+
+// Over a real stream, batches and single frames together return every
+// frame once, in the stream's order.
+func TestSSERecvBatchKeepsOrder(t *testing.T) {
+	t.Parallel()
+	const n = 300
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		streamHeaders(w)
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "id: %d\ndata: {\"n\":%d}\n\n", i, i)
+		}
+		write(w, b.String())
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	c := dial(t, srv.URL, SSEOptions{Layout: LayoutLegacy})
+	br, ok := c.(BatchReceiver)
+	if !ok {
+		t.Fatal("an SSE connection is no BatchReceiver")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var got []Frame
+	for turn := 0; len(got) < n; turn++ {
+		if turn%3 == 2 {
+			f, err := c.Recv(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, f)
+			continue
+		}
+		before := len(got)
+		var err error
+		if got, err = br.RecvBatch(ctx, got, 7); err != nil {
+			t.Fatal(err)
+		}
+		if k := len(got) - before; k < 1 || k > 7 {
+			t.Fatalf("a batch of at most 7 held %d frames", k)
+		}
+	}
+	for i, f := range got {
+		if want := fmt.Sprintf(`{"n":%d}`, i); f.ID != strconv.Itoa(i) || string(f.Data) != want {
+			t.Fatalf("frame %d is id %q, %s; want id %d, %s", i, f.ID, f.Data, i, want)
+		}
+	}
+}
+
+// ids lists the frames' IDs, separated by spaces.
+func ids(fs []Frame) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = f.ID
+	}
+	return strings.Join(s, " ")
 }

@@ -65,12 +65,19 @@ type SSEReader struct {
 	// ignored although it looked meant (a malformed retry, an id with NUL).
 	OnDiagnostic func(msg string)
 
+	// beforeRead, if not nil, is called before every read from src, which
+	// may wait: sseConn queues the frames it holds.
+	beforeRead func()
+
 	src io.Reader
 	buf []byte
 	r   int   // start of unread bytes in buf
 	w   int   // end of valid bytes in buf
 	scn int   // bytes from r known to hold no line ending
 	err error // sticky error from src
+	// reads counts the reads from src that returned bytes: frames
+	// completed by the same read arrived at the same moment.
+	reads int
 
 	started bool // the byte order mark check is done
 	skipLF  bool // the last line ended with CR: drop a directly following LF
@@ -195,8 +202,14 @@ func (r *SSEReader) fill() {
 		r.r = 0
 	}
 	for i := 0; i < 100; i++ {
+		if r.beforeRead != nil {
+			r.beforeRead()
+		}
 		n, err := r.src.Read(r.buf[r.w:])
 		r.w += n
+		if n > 0 {
+			r.reads++
+		}
 		if err != nil {
 			r.err = err
 			return
@@ -265,19 +278,25 @@ func (r *SSEReader) fieldLine(line []byte, complete bool) {
 		f     sseField
 		value []byte
 	)
-	colon := bytes.IndexByte(line, ':')
-	switch {
-	case colon == 0:
-		f, value = fieldComment, line[1:]
-	case colon < 0 && !complete:
-		// A field name longer than the buffer names no field we know.
-		f = fieldIgnore
-	default:
-		name := line
-		if colon > 0 {
-			name, value = line[:colon], line[colon+1:]
+	colon := -1
+	if complete {
+		f, value, colon = knownField(line)
+	}
+	if colon < 0 {
+		colon = bytes.IndexByte(line, ':')
+		switch {
+		case colon == 0:
+			f, value = fieldComment, line[1:]
+		case colon < 0 && !complete:
+			// A field name longer than the buffer names no field we know.
+			f = fieldIgnore
+		default:
+			name := line
+			if colon > 0 {
+				name, value = line[:colon], line[colon+1:]
+			}
+			f = fieldOf(name)
 		}
-		f = fieldOf(name)
 	}
 	if f != fieldComment {
 		r.pending = true
@@ -349,6 +368,22 @@ func (r *SSEReader) piece(p []byte, complete bool) {
 	if cap(r.scratch) > sseBufSize {
 		r.scratch = nil
 	}
+}
+
+// knownField recognizes the lines a stream is mostly made of, "data:",
+// "id:" and "event:", by their first bytes, so that their colon is not
+// searched for: it returns the field, its value (the bytes after the
+// colon) and where the colon is; -1 for any other line.
+func knownField(line []byte) (f sseField, value []byte, colon int) {
+	switch {
+	case len(line) >= 5 && string(line[:5]) == "data:":
+		return fieldData, line[5:], 4
+	case len(line) >= 3 && string(line[:3]) == "id:":
+		return fieldID, line[3:], 2
+	case len(line) >= 6 && string(line[:6]) == "event:":
+		return fieldEvent, line[6:], 5
+	}
+	return fieldIgnore, nil, -1
 }
 
 func fieldOf(name []byte) sseField {
@@ -438,7 +473,14 @@ func (r *SSEReader) appendData(p []byte) {
 		return
 	}
 	if r.data == nil && r.own {
-		r.data = make([]byte, 0, len(p)+1) // the usual one line and its newline
+		// The usual one line and its newline. Made and copied in one
+		// step (the compiler's make-and-copy), the slice is not cleared
+		// before it is written: a flood's frames are most of the bytes
+		// the listener allocates.
+		d := make([]byte, len(p)+1)
+		copy(d, p)
+		r.data = d[:len(p)]
+		return
 	}
 	r.data = append(r.data, p...)
 }

@@ -608,10 +608,32 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 	rd := NewSSEReader(resp.Body)
 	rd.own = true // each frame's data is read into its own slice, not copied
 	rd.MaxFrameBytes = c.o.MaxFrameBytes
-	rd.OnDiagnostic = c.diag
 	rd.SetLastEventID(c.lastID)
+	// The frames parsed from bytes already read are queued together, a
+	// few at a time under one lock, and always before the reader reads
+	// on (it may wait for the network) and before anything is said: a
+	// frame is held only while the next one is parsed.
+	var held []Frame
+	closed := false
+	flush := func() {
+		if !c.putAll(held) {
+			closed = true
+		}
+		clear(held)
+		held = held[:0]
+	}
+	rd.beforeRead = flush
+	rd.OnDiagnostic = func(msg string) { flush(); c.diag(msg) }
+	defer flush() // the frames before the end come before the words about it
+	// The frames one read brought arrived together: they are stamped
+	// with one reading of the clock, taken as the first is parsed.
+	var at time.Time
+	stamped := -1 // rd.reads when at was taken
 	for {
 		ev, err := rd.Next()
+		if closed {
+			return n, ErrClosed
+		}
 		c.lastID = rd.LastEventID()
 		if d, ok := rd.Retry(); ok {
 			c.retry = max(d, minRetry)
@@ -619,6 +641,7 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 		if err != nil {
 			var tl *FrameTooLargeError
 			if errors.As(err, &tl) {
+				flush()
 				c.diag(fmt.Sprintf("Skipped a message from the producer that is too large: %d bytes, the limit is %d bytes.", tl.Size, tl.Limit))
 				continue
 			}
@@ -629,14 +652,22 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 		}
 		if c.connectedUnsaid {
 			c.connectedUnsaid = false
-			c.status(StatusConnected, "")
+			c.status(StatusConnected, "") // nothing is held yet
 		}
-		if !c.put(Frame{Data: ev.Data, ID: ev.ID, Event: ev.Type, At: time.Now()}) {
-			return n, ErrClosed
+		if rd.reads != stamped {
+			at, stamped = time.Now(), rd.reads
 		}
-		n++
+		held = append(held, Frame{Data: ev.Data, ID: ev.ID, Event: ev.Type, At: at})
+		if n++; len(held) == heldFrames {
+			if flush(); closed {
+				return n, ErrClosed
+			}
+		}
 	}
 }
+
+// heldFrames is the most frames sseConn.read holds before queueing them.
+const heldFrames = 16
 
 // lossWords says in plain words why a stream ended.
 func lossWords(err error) string {
@@ -678,6 +709,11 @@ func (c *sseConn) releaseIdle() {
 // ErrClosed after Close, and otherwise the error that made the connection
 // give up.
 func (c *sseConn) Recv(ctx context.Context) (Frame, error) { return c.pump.recv(ctx) }
+
+// RecvBatch implements BatchReceiver.
+func (c *sseConn) RecvBatch(ctx context.Context, dst []Frame, limit int) ([]Frame, error) {
+	return c.pump.recvBatch(ctx, dst, limit)
+}
 
 // Send implements Conn: it POSTs msg to the replies path (appendix B) or the
 // messages path (legacy) and returns nil on any 2xx answer, or an

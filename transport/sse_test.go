@@ -15,10 +15,19 @@ import (
 // parseAll runs an SSEReader to the end and describes what it returned, one
 // string per event or error, so results can be compared across readers.
 func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []string, diags []string) {
+	return parseWith(t, src, limit, false)
+}
+
+// parseWith is parseAll, with each event's data a slice of its own when
+// own is set (as sseConn reads): the data are then formatted only at the
+// end, so that a later read writing over an earlier event's data shows.
+func parseWith(t testing.TB, src io.Reader, limit int, own bool) (out []string, comments []string, diags []string) {
 	rd := NewSSEReader(src)
+	rd.own = own
 	rd.MaxFrameBytes = limit
 	rd.OnComment = func(b []byte) { comments = append(comments, string(b)) }
 	rd.OnDiagnostic = func(s string) { diags = append(diags, s) }
+	var evs []SSEEvent // own: out's events by index, formatted at the end
 	for i := 0; ; i++ {
 		if i > 1_000_000 {
 			t.Fatal("reader does not end")
@@ -28,6 +37,7 @@ func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []
 		switch {
 		case errors.As(err, &tl):
 			out = append(out, fmt.Sprintf("too large %d id=%s", tl.Size, tl.ID))
+			evs = append(evs, SSEEvent{})
 			continue
 		case err != nil:
 			r, ok := rd.Retry()
@@ -35,7 +45,17 @@ func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []
 			if _, err2 := rd.Next(); err2 != err {
 				t.Fatalf("error not sticky: %v then %v", err, err2)
 			}
+			for i, ev := range evs {
+				if ev.Data != nil {
+					out[i] = fmt.Sprintf("%s|%s|%q", ev.Type, ev.ID, ev.Data)
+				}
+			}
 			return
+		}
+		if own {
+			out = append(out, "")
+			evs = append(evs, ev)
+			continue
 		}
 		out = append(out, fmt.Sprintf("%s|%s|%q", ev.Type, ev.ID, ev.Data))
 	}
@@ -298,6 +318,12 @@ func FuzzSSEReader(f *testing.F) {
 		if strings.Join(whole, "\n") != strings.Join(chunked, "\n") || strings.Join(wc, "\n") != strings.Join(cc, "\n") {
 			t.Fatalf("chunked reads differ:\n%q\n%q", whole, chunked)
 		}
+		// Nor does reading each event's data into a slice of its own,
+		// kept while the reader goes on.
+		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true)
+		if strings.Join(whole, "\n") != strings.Join(owned, "\n") || strings.Join(wc, "\n") != strings.Join(oc, "\n") {
+			t.Fatalf("data of their own differ:\n%q\n%q", whole, owned)
+		}
 		// Events written from any values come back as they were.
 		values := bytes.Split(in, []byte{0})
 		stream, want := encodeEvents(values)
@@ -333,7 +359,8 @@ func BenchmarkSSEReader(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
 		fields bool
-	}{{"legacy", false}, {"spec", true}} {
+		own    bool // each event's data a slice of its own, as sseConn reads
+	}{{"legacy", false, false}, {"spec", true, false}, {"spec-own", true, true}} {
 		b.Run(bc.name, func(b *testing.B) {
 			stream := benchStream(bc.fields)
 			b.SetBytes(int64(len(stream)))
@@ -342,6 +369,7 @@ func BenchmarkSSEReader(b *testing.B) {
 			for b.Loop() {
 				src.Reset(stream)
 				rd := NewSSEReader(src)
+				rd.own = bc.own
 				for {
 					ev, err := rd.Next()
 					if err != nil {
@@ -426,6 +454,64 @@ func TestSSEReaderOwnData(t *testing.T) {
 		}
 		if string(d) != want {
 			t.Fatalf("event %d's data is %q, want %q", i, d, want)
+		}
+	}
+}
+
+// The reader counts the reads that brought bytes, so that sseConn stamps
+// the frames one read brought with one reading of the clock.
+func TestSSEReaderCountsReads(t *testing.T) {
+	src := &chunks{parts: []string{"data: a\n\ndata: b\n\nda", "ta: c\n\n", "", "data: d\n\n"}}
+	rd := NewSSEReader(src)
+	for _, want := range []struct {
+		data  string
+		reads int
+	}{{"a", 1}, {"b", 1}, {"c", 2}, {"d", 3}} {
+		ev, err := rd.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(ev.Data) != want.data || rd.reads != want.reads {
+			t.Fatalf("event %q after %d reads, want %q after %d", ev.Data, rd.reads, want.data, want.reads)
+		}
+	}
+}
+
+// chunks reads its parts one a call; an empty part is a read of nothing.
+type chunks struct{ parts []string }
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.parts) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.parts[0])
+	if n < len(c.parts[0]) {
+		c.parts[0] = c.parts[0][n:]
+		return n, nil
+	}
+	c.parts = c.parts[1:]
+	return n, nil
+}
+
+// knownField, which spares the usual lines the search for their colon,
+// says what the search says of every line it knows, and knows no other.
+func TestKnownFieldAsSearched(t *testing.T) {
+	for _, line := range []string{
+		"data:", "data: x", "data:x:y", "data", "dat:", "datum: x", "Data: x",
+		"id:", "id: 7", "id", "idx: 7", "i:",
+		"event:", "event: aaep.event", "events: x", "event",
+		":data: x", "", "retry: 10",
+	} {
+		f, value, colon := knownField([]byte(line))
+		if colon < 0 {
+			if c := strings.IndexByte(line, ':'); c > 0 && fieldOf([]byte(line[:c])) != fieldIgnore && fieldOf([]byte(line[:c])) != fieldRetry {
+				t.Errorf("%q: not known, but it is a %v line", line, fieldOf([]byte(line[:c])))
+			}
+			continue
+		}
+		c := strings.IndexByte(line, ':')
+		if colon != c || f != fieldOf([]byte(line[:c])) || string(value) != line[c+1:] {
+			t.Errorf("%q: field %v, value %q, colon %d; the search says %v, %q, %d", line, f, value, colon, fieldOf([]byte(line[:c])), line[c+1:], c)
 		}
 	}
 }

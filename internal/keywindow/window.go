@@ -68,18 +68,45 @@ func (w *Window[V]) Has(k uint64) bool {
 // Add remembers k with v unless k is remembered already: then it keeps
 // its value and its place, and Add returns that value and true.
 func (w *Window[V]) Add(k uint64, v V) (prev V, seen bool) {
-	if prev, ok := w.Get(k); ok {
-		return prev, true
+	if k == 0 {
+		if w.zero {
+			return w.zeroV, true
+		}
+	} else if len(w.slots) > 0 {
+		// One probe: it finds k, or the empty slot where k goes.
+		if i := w.find(k); w.slots[i] == k {
+			return w.vals[i], true
+		} else if len(w.ring) == w.max || 2*(w.n+1) <= len(w.slots) {
+			// A full window forgets a key for this one, so the table
+			// needs no more room: k goes in its slot, then the oldest
+			// key goes out (removing may move k back along its probe).
+			w.slots[i], w.vals[i] = k, v
+			w.n++
+			if old, full := w.push(k); full {
+				w.remove(old)
+			}
+			return prev, false
+		}
 	}
-	if len(w.ring) < w.max {
-		w.ring = append(w.ring, k)
-	} else {
-		w.remove(w.ring[w.next])
-		w.ring[w.next] = k
-		w.next = (w.next + 1) % w.max
+	old, full := w.push(k)
+	if full {
+		w.remove(old)
 	}
 	w.insert(k, v)
 	return prev, false
+}
+
+// push puts k last in the ring; when the window was full, it returns the
+// oldest key, which k took the place of, for the caller to remove.
+func (w *Window[V]) push(k uint64) (old uint64, full bool) {
+	if len(w.ring) < w.max {
+		w.ring = append(w.ring, k)
+		return 0, false
+	}
+	old = w.ring[w.next]
+	w.ring[w.next] = k
+	w.next = (w.next + 1) % w.max
+	return old, true
 }
 
 // Len is how many keys are remembered.

@@ -79,3 +79,18 @@ func TestWindowAgreesWithModel(t *testing.T) {
 		})
 	}
 }
+
+// A full window that forgets a key for every new one keeps its table: at
+// most half full, never grown further (a window of 65,536 keys, the
+// listener's dedupe, is a table of 131,072 slots).
+func TestFullWindowKeepsItsTable(t *testing.T) {
+	const n = 1 << 10
+	w := New[struct{}](n)
+	r := rand.New(rand.NewPCG(2, 3))
+	for range 20 * n {
+		w.Add(r.Uint64()|1, struct{}{})
+	}
+	if !w.Full() || len(w.slots) != 2*n || w.n != n {
+		t.Fatalf("%d keys in a table of %d slots (full %v), want %d in %d", w.n, len(w.slots), w.Full(), n, 2*n)
+	}
+}
