@@ -3,6 +3,7 @@
 package ttytest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -144,26 +145,22 @@ func (tt *Terminal) Screen() string { return tt.Tmux("capture-pane", "-p", "-t",
 // written all it will (it has exited); later calls return the same.
 func (tt *Terminal) Written() func() string {
 	tt.t.Helper()
-	dir := tt.t.TempDir()
-	f, done := filepath.Join(dir, "written"), filepath.Join(dir, "done")
+	f := filepath.Join(tt.t.TempDir(), "written")
 	// tmux hands the pane's output to cat as it comes; what cat has not
-	// written yet is only in the file once cat has read its end.
-	tt.Tmux("pipe-pane", "-O", "-t", "t", "cat >> '"+f+"'; : > '"+done+"'")
+	// written yet is only in the file once cat has read its end. Then the
+	// pipe's shell signals a tmux channel, which tmux remembers if nobody
+	// waits on it yet.
+	done := fmt.Sprintf("written-%p", tt)
+	tt.Tmux("pipe-pane", "-O", "-t", "t", fmt.Sprintf("cat >> '%s'; tmux -S '%s' wait-for -S '%s'", f, tt.sock, done))
 	var once sync.Once
 	var kept string
 	return func() string {
 		once.Do(func() {
 			tt.Tmux("pipe-pane", "-t", "t") // no command: the pipe is closed
-			deadline := time.Now().Add(30 * time.Second)
-			for {
-				if _, err := os.Stat(done); err == nil {
-					break
-				}
-				if time.Now().After(deadline) {
-					tt.t.Errorf("ttytest: what was written to the terminal was not all kept within 30 s")
-					break
-				}
-				time.Sleep(10 * time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if err := exec.CommandContext(ctx, "tmux", "-S", tt.sock, "wait-for", done).Run(); err != nil {
+				tt.t.Errorf("ttytest: what was written to the terminal was not all kept: %v", err)
 			}
 			b, _ := os.ReadFile(f) // not there when nothing was written
 			kept = string(b)
