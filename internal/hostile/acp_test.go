@@ -104,11 +104,8 @@ func bridgeLines(t *testing.T, h string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, err := os.MkdirTemp("", "hb") // short: a socket's path has room for about 100 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(local)
+	local, remove := socketDir(t)
+	defer remove()
 	cmd := exec.Command(filepath.Join(bin, "aaep-bridge"), "--name", h, "--local-dir", local, "--task", "go", "--", exe, "-test.run=^$")
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), acptest.Env+"="+acptest.Everywhere, acptest.TextEnv+"="+h)
@@ -133,22 +130,40 @@ func bridgeLines(t *testing.T, h string) string {
 	return out.String()
 }
 
+// socketDir makes a directory for Unix sockets, with a short path (a
+// socket's has room for about 100 bytes), and a function that removes it.
+func socketDir(t *testing.T) (dir string, remove func()) {
+	dir, err := os.MkdirTemp("", "hs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, func() { os.RemoveAll(dir) }
+}
+
 // listenerOn runs aaep-listen on url, its standard input open, until the
 // test ends; what it prints is returned as it comes.
 func listenerOn(t *testing.T, url string) *printed {
+	out, _, stop := typedListenerOn(t, url)
+	t.Cleanup(stop)
+	return out
+}
+
+// typedListenerOn runs aaep-listen on url and returns what it prints, as
+// it comes, its standard input, and stop, which ends it.
+func typedListenerOn(t *testing.T, url string) (out *printed, stdin io.Writer, stop func()) {
 	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", url)
 	cmd.Dir = t.TempDir()
-	out := newPrinted()
+	cmd.Env = append(os.Environ(), "TERM=xterm-256color") // --plain must hold even where colour could be
+	out = newPrinted()
 	cmd.Stdout, cmd.Stderr = out, out
-	stdin, err := cmd.StdinPipe() // open: someone may answer
+	in, err := cmd.StdinPipe() // open: someone may answer
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	return out
+	return out, in, func() { in.Close(); cmd.Process.Kill(); cmd.Wait() }
 }
 
 // tuiTaskInput opens the TUI's task input (the task key) for an agent that

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,11 +36,8 @@ func refusedTask(t *testing.T, h string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "hr") // short: a socket's path has room for about 100 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
+	dir, remove := socketDir(t)
+	defer remove()
 	uln, err := aaep.ListenUnix(filepath.Join(dir, "bank.sock"))
 	if err != nil {
 		t.Fatal(err)
@@ -65,18 +60,8 @@ func refusedTask(t *testing.T, h string) string {
 // says it takes tasks, and returns all it printed once the refusal is
 // said.
 func tellRefused(t *testing.T, url string) string {
-	cmd := exec.Command(filepath.Join(bin, "aaep-listen"), "--plain", "--no-sign", url)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	out := newPrinted()
-	cmd.Stdout, cmd.Stderr = out, out
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
+	out, stdin, stop := typedListenerOn(t, url)
+	defer stop()
 	// "Listening to" may come before the producer's acceptance is taken:
 	// ask for the terms until they say the producer takes tasks.
 	if !out.waitFor("Listening to") {
