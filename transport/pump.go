@@ -142,17 +142,8 @@ const lowWater = frameQueue / 2
 // has taken it down to lowWater frames (not while dialing); false means
 // the connection was closed meanwhile.
 func (p *pump) put(f Frame) bool {
-	if p.insert(f) < frameQueue {
-		return true
-	}
-	for p.queued() > lowWater {
-		select {
-		case <-p.room:
-		case <-p.ctx.Done():
-			return false
-		}
-	}
-	return true
+	one := [1]Frame{f}
+	return p.putAll(one[:])
 }
 
 // putAll is put for several frames, queued in order under one lock; it
@@ -204,29 +195,6 @@ func (p *pump) queued() int {
 	return len(p.queue) - p.head
 }
 
-// take returns the oldest frame waiting, if any.
-func (p *pump) take() (Frame, bool) {
-	p.mu.Lock()
-	if p.head == len(p.queue) {
-		p.mu.Unlock()
-		return Frame{}, false
-	}
-	f := p.queue[p.head]
-	p.queue[p.head] = Frame{}
-	p.head++
-	if p.head == len(p.queue) {
-		p.queue, p.head = p.queue[:0], 0
-	}
-	n := len(p.queue) - p.head
-	p.mu.Unlock()
-	if n <= lowWater {
-		// Only now may a waiting reader go on (put), and settle waits
-		// for none.
-		signal(p.room)
-	}
-	return f, true
-}
-
 // takeAll appends to dst the frames waiting, oldest first, at most limit,
 // under one lock; it reports how many it took.
 func (p *pump) takeAll(dst []Frame, limit int) ([]Frame, int) {
@@ -245,7 +213,9 @@ func (p *pump) takeAll(dst []Frame, limit int) ([]Frame, int) {
 	n := len(p.queue) - p.head
 	p.mu.Unlock()
 	if n <= lowWater {
-		signal(p.room) // as take: a waiting reader may go on
+		// Only now may a waiting reader go on (put), and settle waits
+		// for none.
+		signal(p.room)
 	}
 	return dst, k
 }
@@ -270,26 +240,12 @@ func (p *pump) EndReason() EndReason {
 // recv implements Conn.Recv. A frame already waiting is returned even when
 // ctx is done.
 func (p *pump) recv(ctx context.Context) (Frame, error) {
-	for {
-		if p.closed.Load() {
-			return Frame{}, ErrClosed
-		}
-		if f, ok := p.take(); ok {
-			return f, nil
-		}
-		select {
-		case <-p.ready:
-		case <-ctx.Done():
-			return Frame{}, ctx.Err()
-		case <-p.ctx.Done():
-			return Frame{}, ErrClosed
-		case <-p.done:
-			if f, ok := p.take(); ok {
-				return f, nil
-			}
-			return Frame{}, p.err
-		}
+	var one [1]Frame
+	fs, err := p.recvBatch(ctx, one[:0], 1)
+	if len(fs) == 0 {
+		return Frame{}, err
 	}
+	return fs[0], nil
 }
 
 // recvBatch implements BatchReceiver.RecvBatch as recv implements Recv.

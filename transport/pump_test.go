@@ -32,7 +32,7 @@ func TestFullQueueReadsOnAtLowWater(t *testing.T) {
 		runtime.Gosched()
 	}
 	for p.queued() > lowWater {
-		if _, ok := p.take(); !ok {
+		if _, k := p.takeAll(nil, 1); k == 0 {
 			t.Fatal("nothing to take")
 		}
 		runtime.Gosched() // a reader woken now would run now
