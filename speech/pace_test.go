@@ -158,8 +158,11 @@ func pacedFlood(t *testing.T, voice, wpm int, bound time.Duration) {
 			t.Errorf("critical error #%d was not spoken; spoken: %q", i, said)
 		}
 	}
-	if len(said) < 8 {
-		t.Errorf("only %d texts spoken in %v: %q", len(said), floodEnd.Sub(start), said)
+	// What the flood holds for certain: every critical error, at least one
+	// note of the chatter skipped, and the last event. How many more fit
+	// between them depends on the voice and on how busy the machine is.
+	if want := total/criticalEvery + 2; len(said) < want {
+		t.Errorf("only %d texts spoken in %v, want at least %d: %q", len(said), floodEnd.Sub(start), want, said)
 	}
 	t.Logf("%d texts spoken for %d events; worst lag %v; %d line announcements", len(said), total, worst, lines.n)
 }
