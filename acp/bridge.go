@@ -45,7 +45,8 @@ type Options struct {
 	// DefaultMode when the agent offers it.
 	Mode string
 	// Task, when not empty, is given to the agent as soon as its session
-	// is open.
+	// is open; a served agent's (Serve), once its first subscriber
+	// listens.
 	Task string
 	// KillWait is how long Close lets the agent exit by itself once its
 	// input is closed, before killing its process group. Zero: one second.
@@ -184,7 +185,7 @@ func (b *Bridge) start(ctx context.Context, argv []string, diag func(string)) er
 	if err := b.open(ctx, dir); err != nil {
 		return err
 	}
-	if b.opts.Task != "" {
+	if b.opts.Task != "" && !b.served { // served: at the first stream (Serve)
 		return b.Tell(b.opts.Task)
 	}
 	return nil

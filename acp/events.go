@@ -217,8 +217,11 @@ func (b *Bridge) readyWords() string {
 	if approvesByItself(b.mode) {
 		s += " " + modeWarning(b.mode)
 	}
-	if b.opts.Task == "" && !b.served {
+	switch {
+	case b.opts.Task == "" && !b.served:
 		s += " It waits for your task: type tell and the task."
+	case b.opts.Task != "" && b.served:
+		s += " It begins its task when the first subscriber listens."
 	}
 	return s
 }

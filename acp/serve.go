@@ -40,17 +40,36 @@ func (b *Bridge) Serve(ctx context.Context, argv []string, diag func(string)) (*
 	b.mu.Lock()
 	agent := producer.Agent{ID: nonEmpty(b.name, "acp"), Name: b.title, Version: b.version}
 	b.mu.Unlock()
+	var watched func()
+	if b.opts.Task != "" {
+		watched = b.firstTask
+	}
 	return &producer.Live{
-		Agent: agent,
-		Next:  func(ctx context.Context) ([]byte, error) { return b.q.pop(ctx.Done()) },
-		Reply: b.servedReply,
-		Gone:  b.unanswerable,
+		Watched: watched,
+		Agent:   agent,
+		Next:    func(ctx context.Context) ([]byte, error) { return b.q.pop(ctx.Done()) },
+		Reply:   b.servedReply,
+		Gone:    b.unanswerable,
 		Messages: map[string]func([]byte) error{
 			protocol.TypeTask:       inWords(b.taskMessage),
 			protocol.TypeTaskCancel: inWords(func([]byte) error { return b.Cancel() }),
 		},
 		Honored: map[string]json.RawMessage{protocol.TasksPrefix: protocol.TasksCapability},
 	}, nil
+}
+
+// firstTask gives a served agent the task of Options.Task once its first
+// subscriber listens, so that it hears the task's session from its start
+// (and the warning of a mode that acts without asking), not from the
+// middle of it. A refusal is told to whoever runs the bridge.
+func (b *Bridge) firstTask() {
+	if err := b.Tell(b.opts.Task); err != nil {
+		words := err.Error()
+		if nt, ok := errors.AsType[*NotTaken](err); ok {
+			words = nt.Words()
+		}
+		b.say("The task given at the start was not given: " + words)
+	}
 }
 
 // servedReply takes a reply the producer checked: only replies reach the

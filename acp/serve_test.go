@@ -183,11 +183,19 @@ func (f *follower) tell(t *testing.T, task string) {
 // a fresh working folder, on loopback and in a local agents' directory.
 func serveScripted(t *testing.T, script string) (s *acp.Served, dir, local string) {
 	t.Helper()
+	return serveScriptedWith(t, script, acp.Options{})
+}
+
+// serveScriptedWith is serveScripted with opts besides its name and the
+// agent's environment.
+func serveScriptedWith(t *testing.T, script string, opts acp.Options) (s *acp.Served, dir, local string) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serveAgent(t, []string{exe, "-test.run=^$"}, acp.Options{Name: "code", Env: append(os.Environ(), acptest.Env+"="+script)})
+	opts.Name, opts.Env = "code", append(os.Environ(), acptest.Env+"="+script)
+	return serveAgent(t, []string{exe, "-test.run=^$"}, opts)
 }
 
 func serveAgent(t *testing.T, argv []string, opts acp.Options) (s *acp.Served, dir, local string) {
@@ -297,13 +305,7 @@ func TestServedAgent(t *testing.T) {
 // mode acts without asking them as the task's session starts.
 func TestServedModeWarning(t *testing.T) {
 	t.Parallel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _, _ := serveAgent(t, []string{exe, "-test.run=^$"}, acp.Options{
-		Name: "code", Mode: "auto", Env: append(os.Environ(), acptest.Env+"=happy"),
-	})
+	s, _, _ := serveScriptedWith(t, "happy", acp.Options{Mode: "auto"})
 	f := follow(t, endpointOf(t, s, "http://"))
 	f.tell(t, "write the proof file")
 	n := f.prompt(t) // auto asks too, in the scripted agent
@@ -312,6 +314,25 @@ func TestServedModeWarning(t *testing.T) {
 	}
 	f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
 	f.heardWhole(t, "Warning: in mode auto the agent acts without asking you. You gave code a task: write the proof file")
+}
+
+// A served agent's task from the command line (Options.Task, aaep-bridge
+// --task) waits for its first subscriber: one that comes after the agent
+// is ready hears the task's session from its start, not "joined mid-way".
+// Before, the task was given at once and its first events went to nobody.
+func TestServedTaskWaitsForItsSubscriber(t *testing.T) {
+	t.Parallel()
+	s, dir, _ := serveScriptedWith(t, "happy", acp.Options{Task: "write the proof file"})
+	f := follow(t, endpointOf(t, s, "http://"))
+	n := f.prompt(t)
+	if err := f.c.Confirm(acptest.Context(t), n, protocol.DecisionAccept); err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor(t, "the task ended", func() bool { return f.has(protocol.TypeSessionCompleted) })
+	f.heardWhole(t, "You gave code a task: write the proof file")
+	if _, err := os.Stat(filepath.Join(dir, acptest.ProofFile)); err != nil {
+		t.Errorf("no proof file after the accept: %v", err)
+	}
 }
 
 // A permission request waits while a subscriber who can answer it is

@@ -49,6 +49,12 @@ type Live struct {
 	// prompt's default, as when its time runs out. Nil: the prompt waits
 	// for its time, or for a subscriber to come back.
 	Gone func(token string)
+	// Watched, when not nil, is called once, when the first stream
+	// begins, after its place in the run is fixed: everything the source
+	// sends from then on reaches that stream. A source that should not
+	// begin unwatched (a task given on the command line) begins then. It
+	// must not block.
+	Watched func()
 	// Honored, by extension prefix ("agtask"), is what
 	// honored_capabilities says of each extension a subscription asks for
 	// in its capabilities; an extension not asked for is not said.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,4 +130,38 @@ func TestLiveReplies(t *testing.T) {
 	if len(src.tasks) != 1 {
 		t.Errorf("the agent was handed %d tasks, want 1", len(src.tasks))
 	}
+}
+
+// A live agent is let begin (Live.Watched) once, when the first stream's
+// place in the run is fixed: not for a subscription without a stream,
+// not again for a second stream; what it sends from then on reaches the
+// first stream.
+func TestLiveWatched(t *testing.T) {
+	t.Parallel()
+	src, live := newLiveSource()
+	var watched atomic.Int32
+	live.Watched = func() { watched.Add(1) }
+	p, srv := serve(t, Options{Live: live, KeepAlive: time.Hour})
+	go func() { _ = p.Run(context.Background()) }()
+	if code, _, body := post(t, srv.URL+protocol.PathSubscriptions, map[string]any{
+		"type": "subscription.request", "aaep_version": "1.0.0", "subscriber_id": "streamless",
+		"capabilities": map[string]any{},
+	}); code != http.StatusCreated {
+		t.Fatalf("subscribe: %d %s", code, body)
+	}
+	if n := watched.Load(); n != 0 {
+		t.Fatalf("watched %d times before any stream", n)
+	}
+	_, first := subscribe(t, srv, nil)
+	if n := watched.Load(); n != 1 {
+		t.Fatalf("watched %d times once the first stream began, want 1", n)
+	}
+	src.events <- liveEvent(protocol.TypeSessionStarted, "sess_a", 0, "")
+	first.until(t, protocol.TypeSessionStarted)
+	subscribe(t, srv, nil)
+	if n := watched.Load(); n != 1 {
+		t.Errorf("watched %d times after a second stream, want 1", n)
+	}
+	close(src.events)
+	<-p.Done()
 }

@@ -186,14 +186,15 @@ type Outcome struct {
 // Producer plays scenarios to every stream it serves. It is an http.Handler;
 // its methods are safe for concurrent use.
 type Producer struct {
-	opts   Options
-	mux    http.Handler
-	langs  []string // languages of the scenarios, for the handshake
-	ctx    context.Context
-	cancel context.CancelFunc
-	start  sync.Once
-	done   chan struct{}  // closed when the run has ended
-	conns  sync.WaitGroup // connections being served on a message binding
+	opts    Options
+	mux     http.Handler
+	langs   []string // languages of the scenarios, for the handshake
+	ctx     context.Context
+	cancel  context.CancelFunc
+	start   sync.Once
+	watched sync.Once      // calls Live.Watched at the first stream (startIndex)
+	done    chan struct{}  // closed when the run has ended
+	conns   sync.WaitGroup // connections being served on a message binding
 
 	mu       sync.Mutex
 	hist     eventLog      // the latest events of the run, oldest first; guarded by mu

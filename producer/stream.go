@@ -95,8 +95,18 @@ func (p *Producer) anonymousTerms() terms {
 // Last-Event-ID when the history holds it, else at the oldest event kept
 // (the last quirkReplay in Quirks mode, where events carry no id to resume
 // from). A stream of a shared replay, or a new one with JoinLive, begins
-// with what is sent from now on (see waiting).
+// with what is sent from now on (see waiting). The first stream of a live
+// agent, its place fixed, lets the agent begin (Live.Watched).
 func (p *Producer) startIndex(lastID string) uint64 {
+	i := p.startAt(lastID)
+	if l := p.opts.Live; l != nil && l.Watched != nil {
+		p.watched.Do(l.Watched)
+	}
+	return i
+}
+
+// startAt is startIndex's place in the history.
+func (p *Producer) startAt(lastID string) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	end := p.hist.end()

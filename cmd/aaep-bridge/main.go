@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, tio *term.IO) int {
 	stdio := fs.Bool("stdio", false, "serve one subscriber in JSON-RPC on standard input and output, and nothing else")
 	fs.StringVar(&opts.Name, "name", "", "the agent's `NAME` in events and its socket's name (default: the command's base name)")
 	fs.StringVar(&opts.Mode, "agent-mode", "", "the `MODE` to choose (default: the one named default, in which the agent asks before acting)")
-	fs.StringVar(&opts.Task, "task", "", "the first task (`TEXT`), given once the agent's session is open")
+	fs.StringVar(&opts.Task, "task", "", "the first task (`TEXT`), given once the first subscriber listens (with --stdio, once it has subscribed)")
 	fs.StringVar(&opts.Dir, "dir", "", "the agent's working `DIR`ectory and its session's cwd (default: this one)")
 	argv, err := cliflag.Parse(fs, args)
 	switch {
