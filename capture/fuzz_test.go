@@ -196,7 +196,8 @@ func FuzzCheckAll(f *testing.F) {
 // begins a record (timeAt).
 func FuzzRecordTime(f *testing.F) {
 	for _, s := range []string{"0", "0.5", "12.345678", "00.5", "1.", ".5", "1e3", "-1", "123456789012345", "1234567890123456",
-		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004"} {
+		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004",
+		"05", "00.5", "0.5", "12345678.12345678", "123456789", "/9:", "1\xfa2", "99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -216,6 +217,23 @@ func FuzzRecordTime(f *testing.F) {
 		want, werr = strconv.ParseFloat(string(line[1:end]), 64)
 		if j != end || (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("timeAt(%q, 1) = %v, %d, %v; want %v, %d, %v", line, got, j, err, want, end, werr)
+		}
+		// jsonTimeAt, the record's reading: timeAt, and whether the
+		// number is written as JSON writes one (isJSONNumber).
+		jgot, jj, ok := jsonTimeAt(line, 1)
+		if wantOK := err == nil && isJSONNumber(line[1:j]); jj != j || ok != wantOK || ok && math.Float64bits(jgot) != math.Float64bits(got) {
+			t.Fatalf("jsonTimeAt(%q, 1) = %v, %d, %v; want %v, %d, %v", line, jgot, jj, ok, got, j, wantOK)
+		}
+		// digits, eight bytes at a time, reads what a byte loop reads.
+		for at := range min(len(line), 10) {
+			m, k := digits(line, at, 7)
+			wm, wk := uint64(7), at
+			for wk < len(line) && line[wk] >= '0' && line[wk] <= '9' {
+				wm, wk = wm*10+uint64(line[wk]-'0'), wk+1
+			}
+			if m != wm || k != wk {
+				t.Fatalf("digits(%q, %d, 7) = %d, %d; a byte loop: %d, %d", line, at, m, k, wm, wk)
+			}
 		}
 	})
 }

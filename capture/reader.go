@@ -6,10 +6,12 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -530,8 +532,8 @@ func (r *Reader) notJSON(rec Record) string {
 // slow way (*rec is then unchanged).
 func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	i := skipSpace(t, 1)
-	sec, j, err := timeAt(t, i)
-	if err != nil || sec < 0 || !isJSONNumber(t[i:j]) {
+	sec, j, ok := jsonTimeAt(t, i)
+	if !ok || sec < 0 {
 		return false
 	}
 	k := skipSpace(t, j)
@@ -584,15 +586,37 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 
 // timeAt reads the time that begins t[i:], the bytes of a number there
 // (digits, '.', 'e', 'E', '+', '-'), as strconv.ParseFloat reads them, and
-// returns where they end. The usual "12.345678" is read in the same pass
-// that finds its end, without ParseFloat (its look-ups of special values,
-// its conversion of the text to a string): digits, a point and digits, at
-// most 15 of them, are a whole number m < 2^53 over 10^d, d <= 15, both
-// exact as float64, so the quotient, rounded once, is the number rounded,
-// as ParseFloat rounds it.
+// returns where they end.
 func timeAt(t []byte, i int) (sec float64, end int, err error) {
-	// Two plain loops, the digits before the point and after it: one
-	// loop that also looked for the point cost twice as much a digit.
+	sec, end, _, err = readTime(t, i)
+	return sec, end, err
+}
+
+// jsonTimeAt is timeAt for a record's time, which must be written as JSON
+// writes a number (isJSONNumber): ok is false for any other, and for one
+// ParseFloat does not read. The usual time, digits, a point and digits,
+// is told to be JSON by its first two bytes, without a second pass over
+// its digits.
+func jsonTimeAt(t []byte, i int) (sec float64, end int, ok bool) {
+	sec, end, plain, err := readTime(t, i)
+	if plain {
+		// Digits on both sides of any point, no sign, no exponent: a
+		// number as JSON writes it unless it has a leading zero that is
+		// not alone ("05", "00.5").
+		return sec, end, t[i] != '0' || end == i+1 || t[i+1] == '.'
+	}
+	return sec, end, err == nil && isJSONNumber(t[i:end])
+}
+
+// readTime is timeAt; plain reports that the number was digits, or digits,
+// a point and digits (at most 15 of them), read without ParseFloat (its
+// look-ups of special values, its conversion of the text to a string):
+// such digits are a whole number m < 2^53 over 10^d, d <= 15, both exact
+// as float64, so the quotient, rounded once, is the number rounded, as
+// ParseFloat rounds it.
+func readTime(t []byte, i int) (sec float64, end int, plain bool, err error) {
+	// The digits before the point, then those after it: one loop that
+	// also looked for the point cost twice as much a digit.
 	m, j := digits(t, i, 0)
 	point := -1
 	if j < len(t) && t[j] == '.' {
@@ -608,22 +632,57 @@ func timeAt(t []byte, i int) (sec float64, end int, err error) {
 			j++
 		}
 		sec, err = strconv.ParseFloat(string(t[i:j]), 64)
-		return sec, j, err
+		return sec, j, false, err
 	case point < 0:
-		return float64(m), j, nil
+		return float64(m), j, true, nil
 	}
-	return float64(m) / pow10[j-1-point], j, nil
+	return float64(m) / pow10[j-1-point], j, true, nil
 }
 
 // digits reads the decimal digits that begin t[j:] onto m: it returns
-// m·10ⁿ plus their value, n their number, and where they end.
+// m·10ⁿ plus their value, n their number, and where they end. Eight
+// bytes are read at a time, as one word (a byte loop cost 11 instructions
+// a digit): the digits among them are those before the first byte that
+// is not one, and their value is made in three multiplications.
 func digits(t []byte, j int, m uint64) (uint64, int) {
+	for j+8 <= len(t) {
+		x := binary.LittleEndian.Uint64(t[j:])
+		// A byte of notDigit is 0 for a digit: its top half is 3, and
+		// adding 6 does not carry into it. A carry out of a byte that
+		// is not a digit only changes the bytes after it.
+		const threes, top = 0x3030303030303030, 0xF0F0F0F0F0F0F0F0
+		notDigit := (x&top ^ threes) | ((x+0x0606060606060606)&top ^ threes)
+		n := bits.TrailingZeros64(notDigit) >> 3 // 8 when all are digits
+		if n == 0 {
+			return m, j
+		}
+		// The digits' values, the first in the lowest byte; the bytes
+		// after them (a borrow goes only to those) shifted out, so that
+		// the word holds eight digits, zeros first.
+		x = (x - threes) << (64 - 8*n)
+		m = m*pow10u[n] + eightDigits(x)
+		j += n
+		if n < 8 {
+			return m, j
+		}
+	}
 	for j < len(t) && t[j]-'0' <= 9 {
 		m = m*10 + uint64(t[j]-'0')
 		j++
 	}
 	return m, j
 }
+
+// eightDigits is the value of the eight decimal digits in x, one a byte,
+// the first (the most significant) in its lowest byte: pairs, then fours,
+// then the eight, each step one multiplication.
+func eightDigits(x uint64) uint64 {
+	x = x*10 + x>>8 // pairs, in bytes 0, 2, 4, 6
+	return ((x&0x000000FF000000FF)*(100+1000000<<32) + (x>>16&0x000000FF000000FF)*(1+10000<<32)) >> 32
+}
+
+// pow10u are the powers of ten digits multiplies by.
+var pow10u = [...]uint64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // isJSONNumber reports whether b is a number as JSON writes it: a leading
 // zero only alone, digits on both sides of a point and after an exponent.
