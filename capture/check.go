@@ -132,6 +132,7 @@ type Checker struct {
 	dec       protocol.Decoder
 	sessions  map[string]*sessState // by sessionKey: agent and session ID
 	keyBuf    []byte                // sequence's sessionKey, built without allocating
+	toolBuf   []byte                // sequence's toolKey, likewise
 	ended     *ring[string]         // keys of ended sessions, to report events after the end
 	seen      keywindow.Window[int] // hashes of agent + event_id, for duplicates: their lines
 	seed      maphash.Seed
