@@ -224,7 +224,7 @@ func FuzzRecordTime(f *testing.F) {
 		if wantOK := err == nil && isJSONNumber(line[1:j]); jj != j || ok != wantOK || ok && math.Float64bits(jgot) != math.Float64bits(got) {
 			t.Fatalf("jsonTimeAt(%q, 1) = %v, %d, %v; want %v, %d, %v", line, jgot, jj, ok, got, j, wantOK)
 		}
-		// digits, eight bytes at a time, reads what a byte loop reads.
+		// digits reads what a plain byte loop reads.
 		for at := range min(len(line), 10) {
 			m, k := digits(line, at, 7)
 			wm, wk := uint64(7), at

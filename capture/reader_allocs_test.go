@@ -29,7 +29,7 @@ func TestReaderNextAllocations(t *testing.T) {
 
 // A record's time is read as JSON writes a number, or the record is left
 // to the slow path: a leading zero only alone, digits on both sides of a
-// point, however many digits the word-at-a-time reading takes at once.
+// point, whatever its number of digits.
 func TestJSONTimeAt(t *testing.T) {
 	for _, tc := range []struct {
 		time string
