@@ -541,3 +541,33 @@ func TestCheckEventAllocations(t *testing.T) {
 		}
 	}
 }
+
+// A ring forgets its oldest key past its size, and its keys grow with use:
+// a new checker's rings hold no room for keys (every collection scans it).
+func TestRingGrowsWithUse(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cap(c.ended.keys) + cap(c.tokenIDs.keys); n != 0 {
+		t.Errorf("a new checker's rings have room for %d keys, want 0", n)
+	}
+	r := newRing[int](3)
+	for k := 1; k <= 7; k++ {
+		prev, forgot, did := r.add(k, 10*k)
+		if want := k > 3; prev != 0 || did != want || did && forgot != k-3 {
+			t.Errorf("add(%d) = %d, %d, %v", k, prev, forgot, did)
+		}
+		if prev, _, did := r.add(k, 0); prev != 10*k || did {
+			t.Errorf("add(%d) again = %d, %v; want %d, false", k, prev, did, 10*k)
+		}
+	}
+	for k := 1; k <= 7; k++ {
+		if r.has(k) != (k > 4) {
+			t.Errorf("has(%d) = %v", k, r.has(k))
+		}
+	}
+	if len(r.keys) != 3 || len(r.set) != 3 {
+		t.Errorf("%d keys, %d in the set; want 3", len(r.keys), len(r.set))
+	}
+}
