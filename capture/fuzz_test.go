@@ -241,7 +241,7 @@ func FuzzRecordTime(f *testing.F) {
 // FuzzReaderHelpers: the reader's hand-made searches agree with the
 // bytes package's.
 func FuzzReaderHelpers(f *testing.F) {
-	for _, s := range []string{"", "y", `"type"`, `{"type":1}`, `"typ"type"`, `yy"type"y`, "a\r\n", "\n\r\r", `{"@context":"x","type":"aaep:agent.state.changed"}`} {
+	for _, s := range []string{"", "y", `"type"`, `{"type":1}`, `"typ"type"`, `yy"type"y`, "a\r\n", "\n\r\r", `{"@context":"x","type":"aaep:agent.state.changed"}`, " \t\r\n\f\v\x00\x85\xa0x"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -250,6 +250,9 @@ func FuzzReaderHelpers(f *testing.F) {
 		}
 		if got, want := trimEOL(b), bytes.TrimRight(b, "\r\n"); !bytes.Equal(got, want) {
 			t.Fatalf("trimEOL(%q) = %q, bytes.TrimRight: %q", b, got, want)
+		}
+		if got, want := skipSpace(b, 0), len(b)-len(bytes.TrimLeft(b, " \t\r\n")); got != want {
+			t.Fatalf("skipSpace(%q, 0) = %d, bytes.TrimLeft leaves %d", b, got, want)
 		}
 	})
 }
