@@ -641,16 +641,13 @@ func readTime(t []byte, i int) (sec float64, end int, plain bool, err error) {
 }
 
 // digits reads the decimal digits that begin t[j:] onto m: it returns
-// m·10ⁿ plus their value, n their number, and where they end. (Reading
-// eight bytes at a time, as one word, cost more for the few digits of a
-// time: 68 instructions a call.)
+// m·10ⁿ plus their value, n their number, and where they end. (Eight
+// bytes read at a time, as one word, cost 68 instructions a call, and a
+// range loop 16 a digit: more than this loop's 11 for the few digits of a
+// time.)
 func digits(t []byte, j int, m uint64) (uint64, int) {
-	for _, b := range t[j:] {
-		d := b - '0'
-		if d > 9 {
-			break
-		}
-		m = m*10 + uint64(d)
+	for j < len(t) && t[j]-'0' <= 9 {
+		m = m*10 + uint64(t[j]-'0')
 		j++
 	}
 	return m, j
