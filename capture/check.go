@@ -273,9 +273,19 @@ func (c *Checker) prepare(dec *protocol.Decoder, st *Step, room *protocol.EventR
 	} else {
 		ev, err = dec.Decode(rec.Msg)
 	}
-	if rec.line != nil && !isJSON(rec.Msg, err) {
-		st.notJSON = true
-		return
+	if rec.line != nil {
+		// The reader left two questions to the decoding (quickRecord):
+		// whether the message is JSON, and whether it is a transport
+		// note, which it is not if it decoded as an event (it has a
+		// "type").
+		if !isJSON(rec.Msg, err) {
+			st.notJSON = true
+			return
+		}
+		if err != nil && isNote(rec.Msg) {
+			rec.Note = true
+			return
+		}
 	}
 	st.Type = dec.PeekedType(rec.Msg, ev)
 	if ne := notEvent(err); ne != nil {

@@ -105,6 +105,9 @@ func lateInputs() map[string][]byte {
 		"nested deeper than events":   []byte(head + `[3,"i",` + deep + "]\n" + `[2,"i",` + strings.Replace(deep, "[]", "[}", 1) + "]\n" + ev("1")),
 		"no header":                   []byte(`[5,"i",{"a":x}]` + "\n" + ev("4") + `[3,"i",{"a":x}]` + "\n"),
 		"more diagnostics than kept":  []byte(many.String()),
+		"transport notes": []byte(head + ev("0.1") + `[0.2,"i",{"transport":"sse","note":"reconnected"}]` + "\n" + `[0.3,"i",{"note":"x","transport":"sse","TYPE":1}]` + "\n" +
+			`[0.4,"i",{"transport":"sse","t\u0079pe":"x"}]` + "\n" + `[0.5,"i",{"transport":"sse",}]` + "\n" + `[0.6,"i",{"tr\u0061nsport":null}]` + "\n" +
+			`[0.7,"o",{"transport":"sse"}]` + "\n" + `[0.8,"i",` + strings.Replace(sampleEvent, "{", `{"transport":"sse",`, 1) + "]\n" + ev("0.9")),
 	}
 }
 

@@ -580,7 +580,10 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	// The record is written whole, once: its step's memory is on the
 	// heap, and each pointer written there again costs a write barrier's
 	// test.
-	*rec = Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: msg, Conn: conn, Note: isNote(msg), line: line}
+	// While CheckAll reads, whether the message is a transport note is
+	// left to its decoding too (prepare): an event that decodes has a
+	// "type", which isNote looked for first.
+	*rec = Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: msg, Conn: conn, Note: !r.late && isNote(msg), line: line}
 	r.keepTime(rec)
 	return true
 }
