@@ -288,7 +288,10 @@ func (r *Reader) next(rec *Record) error {
 			}
 			return err
 		}
-		t := trimSpace(line)
+		t := line
+		if len(t) == 0 || t[0] != '[' || t[len(t)-1] != ']' { // a record's line needs no trimming (trimSpace is a call)
+			t = trimSpace(line)
+		}
 		switch {
 		case len(t) == 0:
 		case !last && t[0] == '[' && r.quickRecord(t, rec):
@@ -557,7 +560,10 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	if end <= k+1 { // [t,"d","ID"]: an ID where the message should be
 		return false
 	}
-	msg := trimSpace(t[k+1 : end])
+	msg := t[k+1 : end]
+	if len(msg) == 0 || msg[0] != '{' || msg[len(msg)-1] != '}' { // an object needs no trimming (trimSpace is a call)
+		msg = trimSpace(msg)
+	}
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !r.late && !protocol.Valid(msg) {
 		return false
 	}
@@ -577,13 +583,17 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	} else {
 		msg = bytes.Clone(msg)
 	}
-	// The record is written whole, once: its step's memory is on the
-	// heap, and each pointer written there again costs a write barrier's
-	// test.
-	// While CheckAll reads, whether the message is a transport note is
-	// left to its decoding too (prepare): an event that decodes has a
-	// "type", which isNote looked for first.
-	*rec = Record{Line: r.line, T: sec, HasT: true, Dir: dir, Msg: msg, Conn: conn, Note: !r.late && isNote(msg), line: line}
+	// Each field is written once, one by one: the step's memory is on
+	// the heap, and a struct written whole there (*rec = Record{…}) cost
+	// 64 instructions. While CheckAll reads, whether the message is a
+	// transport note is left to its decoding too (prepare): an event that
+	// decodes has a "type", which isNote looked for first.
+	rec.Line, rec.T, rec.HasT, rec.Dir, rec.Msg, rec.Conn, rec.line = r.line, sec, true, dir, msg, conn, line
+	if r.late {
+		rec.Note, rec.late, rec.diags = false, true, len(r.diags)+r.dropped // keepTime, without its call
+		return true
+	}
+	rec.Note, rec.late, rec.diags = isNote(msg), false, 0
 	r.keepTime(rec)
 	return true
 }
@@ -598,27 +608,21 @@ func timeAt(t []byte, i int) (sec float64, end int, err error) {
 
 // jsonTimeAt is timeAt for a record's time, which must be written as JSON
 // writes a number (isJSONNumber): ok is false for any other, and for one
-// ParseFloat does not read. The usual time, digits, a point and digits,
-// is told to be JSON by its first two bytes, without a second pass over
-// its digits.
+// ParseFloat does not read.
 func jsonTimeAt(t []byte, i int) (sec float64, end int, ok bool) {
-	sec, end, plain, err := readTime(t, i)
-	if plain {
-		// Digits on both sides of any point, no sign, no exponent: a
-		// number as JSON writes it unless it has a leading zero that is
-		// not alone ("05", "00.5").
-		return sec, end, t[i] != '0' || end == i+1 || t[i+1] == '.'
-	}
-	return sec, end, err == nil && isJSONNumber(t[i:end])
+	sec, end, json, err := readTime(t, i)
+	return sec, end, json && err == nil
 }
 
-// readTime is timeAt; plain reports that the number was digits, or digits,
-// a point and digits (at most 15 of them), read without ParseFloat (its
+// readTime is timeAt; json reports whether the number is written as JSON
+// writes one (isJSONNumber). The usual time, digits, or digits, a point
+// and digits (at most 15 of them), is read without ParseFloat (its
 // look-ups of special values, its conversion of the text to a string):
 // such digits are a whole number m < 2^53 over 10^d, d <= 15, both exact
 // as float64, so the quotient, rounded once, is the number rounded, as
-// ParseFloat rounds it.
-func readTime(t []byte, i int) (sec float64, end int, plain bool, err error) {
+// ParseFloat rounds it. It is told to be JSON by its first two bytes,
+// without a second pass over its digits.
+func readTime(t []byte, i int) (sec float64, end int, json bool, err error) {
 	// The digits before the point, then those after it: one loop that
 	// also looked for the point cost twice as much a digit.
 	m, j := digits(t, i, 0)
@@ -636,11 +640,16 @@ func readTime(t []byte, i int) (sec float64, end int, plain bool, err error) {
 			j++
 		}
 		sec, err = strconv.ParseFloat(string(t[i:j]), 64)
-		return sec, j, false, err
-	case point < 0:
-		return float64(m), j, true, nil
+		return sec, j, err == nil && isJSONNumber(t[i:j]), err
 	}
-	return float64(m) / pow10[j-1-point], j, true, nil
+	// Digits on both sides of any point, no sign, no exponent: a number
+	// as JSON writes it unless it has a leading zero that is not alone
+	// ("05", "00.5").
+	json = t[i] != '0' || n == 1 || t[i+1] == '.'
+	if point < 0 {
+		return float64(m), j, json, nil
+	}
+	return float64(m) / pow10[j-1-point], j, json, nil
 }
 
 // digits reads the decimal digits that begin t[j:] onto m: it returns
