@@ -61,8 +61,12 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	}
 	s.events++
 	c.order(s, ev, a)
-	unconfirmed := s.unconfirmed
-	s.unconfirmed = action{}
+	var unconfirmed action // the tool call just before, if no confirmation covered it
+	if s.unconfirmed.set {
+		// Cleared only when set: clearing its strings on the heap for
+		// every event cost a write barrier's test each.
+		unconfirmed, s.unconfirmed = s.unconfirmed, action{}
+	}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
 		s.started = true
