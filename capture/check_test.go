@@ -437,6 +437,11 @@ func TestEndedSessionsCallsNotForgotten(t *testing.T) {
 	if vs := check("sess_a", `"type":"aaep:agent.session.completed","summary_normal":"Done."`); len(vs) != 1 || !strings.Contains(vs[0].Message, "with 1 tool call never completed") {
 		t.Fatalf("at the end of sess_a: %v", vs)
 	}
+	// The circle keeps the ended session for its call, and the session
+	// keeps nothing else alive (its maps, its ID sharing a line).
+	if s := c.calls.ring[0].session; s == nil || s.tools != nil || s.outputs != nil || s.id != "" {
+		t.Errorf("the circle's first call names %+v, want sess_a, emptied", s)
+	}
 	check("sess_b", `"type":"aaep:agent.session.started","summary_normal":"Hi."`)
 	for i := 1; i <= toolWindow+1; i++ {
 		if vs := check("sess_b", tool("invoked", i)+`,"summary_normal":"Fetching."`); len(vs) > 0 {

@@ -309,10 +309,12 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 
 // drop forgets the session s: it is no longer open, and the tool calls the
 // circle of calls still names in it (calls.add) are no longer its open
-// calls (they were counted, or forgotten with it).
+// calls (they were counted, or forgotten with it). The circle may keep s
+// for up to toolWindow calls more, so s then keeps nothing else alive:
+// not its maps, nor its ID, which shares the line of its first event.
 func (c *Checker) drop(s *sessState) {
 	delete(c.sessions, s.key)
-	s.tools, s.outputs, s.confirms, s.decided, s.unconfirmed = nil, nil, nil, nil, action{}
+	s.tools, s.outputs, s.confirms, s.decided, s.unconfirmed, s.id = nil, nil, nil, nil, action{}, ""
 }
 
 // forgetOne forgets an open session to keep memory bounded; Finish says how
