@@ -414,6 +414,51 @@ func TestOpenToolCallsBounded(t *testing.T) {
 	}
 }
 
+// A session that ended with a tool call open has no open calls any more:
+// when the circle of calls comes round to that call, toolWindow calls
+// later, it is not forgotten again (it was counted at the end), and one of
+// a session that was forgotten is not either.
+func TestEndedSessionsCallsNotForgotten(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 0
+	check := func(session, body string) []Violation {
+		line++
+		ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1",%s,"event_id":"evt_%x","session_id":"%s","timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"}}`, body, line, session)
+		return c.Check(Record{Line: line, Dir: In, Msg: []byte(ev)}).Violations
+	}
+	tool := func(typ string, i int) string {
+		return fmt.Sprintf(`"type":"aaep:agent.tool.%s","tool":"fetch","tool_call_id":"call_%d"`, typ, i)
+	}
+	check("sess_a", `"type":"aaep:agent.session.started","summary_normal":"Hi."`)
+	check("sess_a", tool("invoked", 0)+`,"summary_normal":"Fetching."`)
+	if vs := check("sess_a", `"type":"aaep:agent.session.completed","summary_normal":"Done."`); len(vs) != 1 || !strings.Contains(vs[0].Message, "with 1 tool call never completed") {
+		t.Fatalf("at the end of sess_a: %v", vs)
+	}
+	// The circle keeps the ended session for its call, and the session
+	// keeps nothing else alive (its maps, its ID sharing a line).
+	if s := c.calls.ring[0].session; s == nil || s.tools != nil || s.outputs != nil || s.id != "" {
+		t.Errorf("the circle's first call names %+v, want sess_a, emptied", s)
+	}
+	check("sess_b", `"type":"aaep:agent.session.started","summary_normal":"Hi."`)
+	for i := 1; i <= toolWindow+1; i++ {
+		if vs := check("sess_b", tool("invoked", i)+`,"summary_normal":"Fetching."`); len(vs) > 0 {
+			t.Fatalf("call %d: %v", i, vs)
+		}
+		if vs := check("sess_b", tool("completed", i)+`,"status":"success"`); len(vs) > 0 {
+			t.Fatalf("completion of call %d: %v", i, vs)
+		}
+	}
+	if fin := c.Finish(); len(fin) != 1 || fin[0].Rule != "bracketing" {
+		t.Errorf("Finish: %v, want only sess_b's bracketing", fin)
+	}
+	if c.calls.forgotten != 0 || c.calls.neverCompleted != 1 {
+		t.Errorf("%d calls forgotten, %d never completed; want 0 and 1", c.calls.forgotten, c.calls.neverCompleted)
+	}
+}
+
 // TestCheckAllKeepsOrder: with decoding spread over several goroutines,
 // every record is checked once and the steps come in the records' order.
 func TestCheckAllKeepsOrder(t *testing.T) {
@@ -499,5 +544,35 @@ func TestCheckEventAllocations(t *testing.T) {
 		if allocs/2 > tc.want {
 			t.Errorf("%s: checking an event allocates %.1f times, want at most %.1f", tc.name, allocs/2, tc.want)
 		}
+	}
+}
+
+// A ring forgets its oldest key past its size, and its keys grow with use:
+// a new checker's rings hold no room for keys (every collection scans it).
+func TestRingGrowsWithUse(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := cap(c.ended.keys) + cap(c.tokenIDs.keys); n != 0 {
+		t.Errorf("a new checker's rings have room for %d keys, want 0", n)
+	}
+	r := newRing[int](3)
+	for k := 1; k <= 7; k++ {
+		prev, forgot, did := r.add(k, 10*k)
+		if want := k > 3; prev != 0 || did != want || did && forgot != k-3 {
+			t.Errorf("add(%d) = %d, %d, %v", k, prev, forgot, did)
+		}
+		if prev, _, did := r.add(k, 0); prev != 10*k || did {
+			t.Errorf("add(%d) again = %d, %v; want %d, false", k, prev, did, 10*k)
+		}
+	}
+	for k := 1; k <= 7; k++ {
+		if r.has(k) != (k > 4) {
+			t.Errorf("has(%d) = %v", k, r.has(k))
+		}
+	}
+	if len(r.keys) != 3 || len(r.set) != 3 {
+		t.Errorf("%d keys, %d in the set; want 3", len(r.keys), len(r.set))
 	}
 }

@@ -272,7 +272,7 @@ func isObjectArray(t []byte) bool {
 }
 
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+	for i < len(b) && isJSONSpace(b[i]) {
 		i++
 	}
 	return i

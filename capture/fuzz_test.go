@@ -105,6 +105,9 @@ func lateInputs() map[string][]byte {
 		"nested deeper than events":   []byte(head + `[3,"i",` + deep + "]\n" + `[2,"i",` + strings.Replace(deep, "[]", "[}", 1) + "]\n" + ev("1")),
 		"no header":                   []byte(`[5,"i",{"a":x}]` + "\n" + ev("4") + `[3,"i",{"a":x}]` + "\n"),
 		"more diagnostics than kept":  []byte(many.String()),
+		"transport notes": []byte(head + ev("0.1") + `[0.2,"i",{"transport":"sse","note":"reconnected"}]` + "\n" + `[0.3,"i",{"note":"x","transport":"sse","TYPE":1}]` + "\n" +
+			`[0.4,"i",{"transport":"sse","t\u0079pe":"x"}]` + "\n" + `[0.5,"i",{"transport":"sse",}]` + "\n" + `[0.6,"i",{"tr\u0061nsport":null}]` + "\n" +
+			`[0.7,"o",{"transport":"sse"}]` + "\n" + `[0.8,"i",` + strings.Replace(sampleEvent, "{", `{"transport":"sse",`, 1) + "]\n" + ev("0.9")),
 	}
 }
 
@@ -196,7 +199,8 @@ func FuzzCheckAll(f *testing.F) {
 // begins a record (timeAt).
 func FuzzRecordTime(f *testing.F) {
 	for _, s := range []string{"0", "0.5", "12.345678", "00.5", "1.", ".5", "1e3", "-1", "123456789012345", "1234567890123456",
-		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004"} {
+		"0.000000000000001", "9007199254740993", "1.2.3", "", "0.1", "4.35", "199.999", "0.30000000000000004",
+		"05", "00.5", "0.5", "12345678.12345678", "123456789", "/9:", "1\xfa2", "99999999999999999999"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -217,13 +221,30 @@ func FuzzRecordTime(f *testing.F) {
 		if j != end || (err == nil) != (werr == nil) || err == nil && math.Float64bits(got) != math.Float64bits(want) {
 			t.Fatalf("timeAt(%q, 1) = %v, %d, %v; want %v, %d, %v", line, got, j, err, want, end, werr)
 		}
+		// jsonTimeAt, the record's reading: timeAt, and whether the
+		// number is written as JSON writes one (isJSONNumber).
+		jgot, jj, ok := jsonTimeAt(line, 1)
+		if wantOK := err == nil && isJSONNumber(line[1:j]); jj != j || ok != wantOK || ok && math.Float64bits(jgot) != math.Float64bits(got) {
+			t.Fatalf("jsonTimeAt(%q, 1) = %v, %d, %v; want %v, %d, %v", line, jgot, jj, ok, got, j, wantOK)
+		}
+		// digits reads what a plain byte loop reads.
+		for at := range min(len(line), 10) {
+			m, k := digits(line, at, 7)
+			wm, wk := uint64(7), at
+			for wk < len(line) && line[wk] >= '0' && line[wk] <= '9' {
+				wm, wk = wm*10+uint64(line[wk]-'0'), wk+1
+			}
+			if m != wm || k != wk {
+				t.Fatalf("digits(%q, %d, 7) = %d, %d; a byte loop: %d, %d", line, at, m, k, wm, wk)
+			}
+		}
 	})
 }
 
 // FuzzReaderHelpers: the reader's hand-made searches agree with the
 // bytes package's.
 func FuzzReaderHelpers(f *testing.F) {
-	for _, s := range []string{"", "y", `"type"`, `{"type":1}`, `"typ"type"`, `yy"type"y`, "a\r\n", "\n\r\r", `{"@context":"x","type":"aaep:agent.state.changed"}`} {
+	for _, s := range []string{"", "y", `"type"`, `{"type":1}`, `"typ"type"`, `yy"type"y`, "a\r\n", "\n\r\r", `{"@context":"x","type":"aaep:agent.state.changed"}`, " \t\r\n\f\v\x00\x85\xa0x"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -232,6 +253,9 @@ func FuzzReaderHelpers(f *testing.F) {
 		}
 		if got, want := trimEOL(b), bytes.TrimRight(b, "\r\n"); !bytes.Equal(got, want) {
 			t.Fatalf("trimEOL(%q) = %q, bytes.TrimRight: %q", b, got, want)
+		}
+		if got, want := skipSpace(b, 0), len(b)-len(bytes.TrimLeft(b, " \t\r\n")); got != want {
+			t.Fatalf("skipSpace(%q, 0) = %d, bytes.TrimLeft leaves %d", b, got, want)
 		}
 	})
 }

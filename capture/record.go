@@ -87,7 +87,8 @@ type Record struct {
 	// reader's checks are left to CheckAll (lateChecks); diags is how many
 	// diagnostics the reader had made before it, and line, when not nil,
 	// the whole line of a record whose message was not validated (it is
-	// a part of line), which CheckAll's decoding validates.
+	// a part of line), which CheckAll's decoding validates; it also tells
+	// whether the message is a transport note (Note is not set yet).
 	late  bool
 	diags int
 	line  []byte

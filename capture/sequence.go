@@ -61,8 +61,12 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	}
 	s.events++
 	c.order(s, ev, a)
-	unconfirmed := s.unconfirmed
-	s.unconfirmed = action{}
+	var unconfirmed action // the tool call just before, if no confirmation covered it
+	if s.unconfirmed.set {
+		// Cleared only when set: clearing its strings on the heap for
+		// every event cost a write barrier's test each.
+		unconfirmed, s.unconfirmed = s.unconfirmed, action{}
+	}
 	switch ev.Type {
 	case protocol.TypeSessionStarted:
 		s.started = true
@@ -74,11 +78,14 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeToolInvoked:
 		c.toolInvoked(s, ev, a)
 	case protocol.TypeToolCompleted:
-		key := toolKey(ev)
-		_, ok := s.tools[key]
+		// The key is built in the checker's buffer: looking it up
+		// allocates nothing (toolKey's concatenation cost 150
+		// instructions a call).
+		c.toolBuf = appendToolKey(c.toolBuf[:0], ev)
+		_, ok := s.tools[string(c.toolBuf)]
 		switch {
 		case ok:
-			delete(s.tools, key)
+			delete(s.tools, string(c.toolBuf))
 		case s.forgottenTools > 0:
 			// One of the calls forgotten to bound memory, as far as the
 			// checker can tell.
@@ -159,12 +166,13 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 
 // toolInvoked pairs a tool call and checks that an irreversible one was confirmed (§4.5.3).
 func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
-	key := toolKey(ev)
-	if line, ok := s.tools[key]; ok && ev.ToolCallID != "" {
+	c.toolBuf = appendToolKey(c.toolBuf[:0], ev)
+	if line, ok := s.tools[string(c.toolBuf)]; ok && ev.ToolCallID != "" {
 		a.add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", capital(toolWords(ev)), line)
 	}
+	key := string(c.toolBuf) // kept: the one allocation of a tool call
 	s.tools[key] = c.line
-	c.calls.add(c.sessions, s.key, key, c.line)
+	c.calls.add(s, key, c.line)
 	if d := s.decided; d != nil && d.decision == protocol.DecisionReject && !d.consumed {
 		d.consumed = true
 		s.decided = nil
@@ -295,15 +303,25 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 			delete(c.tokens, conf.token)
 		}
 	}
-	delete(c.sessions, s.key)
+	c.drop(s)
 	c.ended.add(s.key, 1)
+}
+
+// drop forgets the session s: it is no longer open, and the tool calls the
+// circle of calls still names in it (calls.add) are no longer its open
+// calls (they were counted, or forgotten with it). The circle may keep s
+// for up to toolWindow calls more, so s then keeps nothing else alive:
+// not its maps, nor its ID, which shares the line of its first event.
+func (c *Checker) drop(s *sessState) {
+	delete(c.sessions, s.key)
+	s.tools, s.outputs, s.confirms, s.decided, s.unconfirmed, s.id = nil, nil, nil, nil, action{}, ""
 }
 
 // forgetOne forgets an open session to keep memory bounded; Finish says how
 // many were forgotten.
 func (c *Checker) forgetOne() {
-	for id := range c.sessions {
-		delete(c.sessions, id)
+	for _, s := range c.sessions {
+		c.drop(s)
 		c.forgotten++
 		return
 	}
@@ -341,11 +359,19 @@ func sortViolations(vs []Violation) {
 	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Line < vs[j].Line })
 }
 
+// toolKey is how a session's tool call is known: by its call ID, or, when
+// it has none, by its tool.
 func toolKey(ev *protocol.Event) string {
+	var buf [64]byte
+	return string(appendToolKey(buf[:0], ev))
+}
+
+// appendToolKey appends the toolKey of ev to b.
+func appendToolKey(b []byte, ev *protocol.Event) []byte {
 	if ev.ToolCallID != "" {
-		return "id\x00" + ev.ToolCallID
+		return append(append(b, "id\x00"...), ev.ToolCallID...)
 	}
-	return "tool\x00" + ev.Tool
+	return append(append(b, "tool\x00"...), ev.Tool...)
 }
 
 func toolWords(ev *protocol.Event) string {
@@ -367,25 +393,27 @@ type calls struct {
 	forgotten, completed, neverCompleted int
 }
 
-// openCall is a tool call: its session's key, its toolKey, its line.
+// openCall is a tool call: its session, its toolKey, its line. A session
+// that ended or was forgotten (Checker.drop) has no open calls.
 type openCall struct {
-	session, tool string
-	line          int
+	session *sessState
+	tool    string
+	line    int
 }
 
-// add remembers the call tool of session key at line, forgetting the
-// oldest call of the circle if its session (one of sessions) still has it
-// open.
-func (cs *calls) add(sessions map[string]*sessState, key, tool string, line int) {
+// add remembers the call tool of session s at line, forgetting the oldest
+// call of the circle if its session still has it open. (The session is
+// kept, not its key: looking the key up cost a map look-up a call.)
+func (cs *calls) add(s *sessState, tool string, line int) {
 	if cs.ring == nil {
 		cs.ring = make([]openCall, toolWindow)
 	}
 	old := cs.ring[cs.next]
-	if s := sessions[old.session]; s != nil && old.line != 0 && s.tools[old.tool] == old.line {
-		delete(s.tools, old.tool)
-		s.forgottenTools++
+	if o := old.session; o != nil && o.tools[old.tool] == old.line {
+		delete(o.tools, old.tool)
+		o.forgottenTools++
 		cs.forgotten++
 	}
-	cs.ring[cs.next] = openCall{key, tool, line}
+	cs.ring[cs.next] = openCall{s, tool, line}
 	cs.next = (cs.next + 1) % len(cs.ring)
 }
