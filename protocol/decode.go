@@ -55,8 +55,14 @@ type Decoder struct {
 	strangers []member        // top-level members no event type defines, up to maxStrangers
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
-	same      [nField]uint8   // each member's value against its verdict, as scanned
-	stamp     stamp           // the last timestamp read
+	// older are, for each member whose value changes, the values that
+	// passed before its verdict's (made when one first does): a stream
+	// of several sessions and event types rotates a few values of a
+	// member (its session IDs, its summaries), so the value at hand is
+	// often one of them (recall).
+	older [nField]*[nOlder]verdict
+	same  [nField]uint8 // each member's value against its verdict, as scanned
+	stamp stamp         // the last timestamp read
 	// follows is, for each known member, the member that followed it
 	// in the last event that had it (follows[nField]: the first member,
 	// follows[nField+1]: the one after a member no event type defines).
@@ -87,8 +93,9 @@ type Decoder struct {
 //
 // A member whose value changes from event to event (the event's ID, its
 // sequence number, a tool call's ID) would be compared and copied for
-// nothing: after missMax misses in a row its verdict rests for restFor
-// events, then is tried once again.
+// nothing: after missMax misses in a row (once its older values are all
+// taken, see Decoder.older) its verdict rests for restFor events, then is
+// tried once again.
 //
 // The bytes of a string, object or array are compared as the member is
 // scanned (Decoder.same): when they are the same, the value is not scanned
@@ -138,6 +145,9 @@ type stamp struct {
 
 // maxVerdict bounds the bytes a verdict keeps.
 const maxVerdict = 256
+
+// nOlder is how many values a member keeps besides its verdict's.
+const nOlder = 3
 
 // member is a member of an object: its key and its value.
 type member struct{ key, val span }
@@ -235,6 +245,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			if d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo); d.same[f] == sameYes {
 				continue
 			}
+			if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, &sc, sp) {
+				d.same[f] = sameYes
+				continue
+			}
 		}
 		if c == '{' {
 			// Its members are remembered as they are scanned: filling
@@ -265,7 +279,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, same: &d.same, stamp: &d.stamp}
+	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -290,6 +304,24 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return x.ev, &ValidationError{Problems: problems}
 	}
 	return x.ev, nil
+}
+
+// recall compares the value at sc.i with f's older verdicts (its verdict's
+// bytes were other): when it is one of them, taken as sameAs takes it,
+// that one becomes f's verdict and the verdict takes its place among the
+// older, so a value met again goes first.
+func (d *Decoder) recall(f field, sc *scanner, sp *span) bool {
+	o := d.older[f]
+	for j := range o {
+		if sc.sameAs(&o[j], sp, &d.memo) == sameYes {
+			v := &d.verdicts[f]
+			misses, rest := v.misses, v.rest
+			*v, o[j] = o[j], *v
+			v.misses, v.rest = misses, rest
+			return true
+		}
+	}
+	return false
 }
 
 // sameAs compares the value at s.i with v's. The same bytes are taken as
@@ -356,8 +388,9 @@ type decodeState struct {
 	memo   *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
-	same     *[nField]uint8 // with verdicts: each value against its verdict, as scanned
-	stamp    *stamp         // the Decoder's last timestamp, or nil
+	older    *[nField]*[nOlder]verdict // with verdicts: the values before them
+	same     *[nField]uint8            // with verdicts: each value against its verdict, as scanned
+	stamp    *stamp                    // the Decoder's last timestamp, or nil
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -1003,17 +1036,41 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 		v.misses = 0
 		return true
 	}
-	if v.misses++; v.misses >= missMax {
-		v.misses, v.rest = missMax-1, restFor // one more miss after the rest: rest again
+	// A miss counts once the older values are all taken: until then each
+	// is kept, as a stream of a few sessions or types fills them.
+	if o := x.older[f]; o != nil && o[nOlder-1].r != nil {
+		if v.misses++; v.misses >= missMax {
+			v.misses, v.rest = missMax-1, restFor // one more miss after the rest: rest again
+		}
 	}
 	unsure := x.unsure
 	x.unsure = false
 	ok := x.check(r, sp)
 	if ok && !x.unsure && len(val) <= maxVerdict {
+		x.retire(f)
 		x.keep(v, r, sp)
 	}
 	x.unsure = x.unsure || unsure
 	return ok
+}
+
+// retire moves f's verdict, about to be replaced, to the first of its
+// older ones (made now if it has none), the last of which is dropped; the
+// verdict keeps the dropped one's memory, to be filled again by keep.
+func (x *decodeState) retire(f field) {
+	v := &x.verdicts[f]
+	if v.r == nil {
+		return // nothing passed yet
+	}
+	o := x.older[f]
+	if o == nil {
+		o = new([nOlder]verdict)
+		x.older[f] = o
+	}
+	last := o[nOlder-1]
+	copy(o[1:], o[:nOlder-1])
+	o[0] = *v
+	v.tok, v.members = last.tok[:0], last.members[:0]
 }
 
 // keep makes the value at sp, found valid under r, v's.

@@ -788,11 +788,16 @@ func TestVerdictRests(t *testing.T) {
 	id := func(i int) string {
 		return strings.Replace(typical, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, i), 1)
 	}
-	for i := range missMax {
+	// The first new ID is kept, the next nOlder fill the older values,
+	// and missMax more miss.
+	for i := range 1 + nOlder + missMax {
+		if i == nOlder+missMax && d.verdicts[fEventID].rest != 0 {
+			t.Fatalf("after %d new event IDs the verdict rests", i)
+		}
 		decode(id(i), true)
 	}
 	if d.verdicts[fEventID].rest == 0 {
-		t.Fatalf("after %d new event IDs the verdict does not rest", missMax)
+		t.Fatalf("after %d new event IDs the verdict does not rest", 1+nOlder+missMax)
 	}
 	decode(strings.Replace(typical, `"evt_00000000000000a1"`, `"evt_-1"`, 1), false)
 	// The first look after the rest compares with the last new ID, and
@@ -936,5 +941,50 @@ func TestSameValuesNotScanned(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOlderValuesRecalled decodes a stream whose members rotate a few
+// values (sessions interleaved, event types in turn): a value one of a
+// member's older verdicts passed is compared, not scanned, and the warm
+// decoder still decodes every event as a fresh one does, when the value
+// is followed by garbage, cut short, or recalled under a rule that
+// rejects it (urgency "normal" on an error, whose urgency must be
+// critical; "normal" passed the envelope's rule before).
+func TestOlderValuesRecalled(t *testing.T) {
+	s := schemas(t)
+	errored := `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.session.errored","event_id":"evt_2","session_id":"sess_1","timestamp":"2026-06-30T14:22:12Z","producer":{"agent_id":"a"},"urgency":"critical","error_category":"tool","recoverable":true,"summary_normal":"It broke."}`
+	session := func(ev string, n int) string {
+		return strings.Replace(ev, `"sess_000000000007"`, fmt.Sprintf(`"sess_%d"`, n), 1)
+	}
+	var stream []string
+	for i := range 12 {
+		stream = append(stream, session(typical, i%4))
+	}
+	stream = append(stream,
+		errored,
+		strings.Replace(session(typical, 1), `"normal"`, `"low"`, 1),
+		session(typical, 2),
+		strings.Replace(errored, `"critical"`, `"normal"`, 1), // recalled, then rejected
+		strings.Replace(errored, `"critical"`, `"low"`, 1),
+		strings.Replace(session(typical, 2), `"sess_2"`, `"sess_2"x`, 1),
+		strings.Replace(session(typical, 3), `"sess_3"`, `"sess_3`, 1)[:strings.Index(typical, `"session_id"`)+20],
+		strings.Replace(session(typical, 0), `"sess_0"`, `"sess_0" `, 1),
+		session(typical, 1),
+	)
+	warm := Decoder{Schemas: s}
+	for i, in := range stream {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(in))
+		ew, errW := warm.Decode([]byte(in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if i >= 4 && i < 12 && warm.same[fSessionID] != sameYes {
+			t.Errorf("event %d: the session ID of an earlier event was scanned again", i)
+		}
+	}
+	if errW := fmt.Sprint(warm.Decode([]byte(strings.Replace(errored, `"critical"`, `"normal"`, 1)))); !strings.Contains(errW, "urgency") && !strings.Contains(errW, "critical") {
+		t.Errorf("urgency normal on an error: %s", errW)
 	}
 }
