@@ -988,3 +988,44 @@ func TestOlderValuesRecalled(t *testing.T) {
 		t.Errorf("urgency normal on an error: %s", errW)
 	}
 }
+
+// Members that several types define alike share one rule, so that a
+// value that passed one type's passes another's without a check (the
+// summaries, the tool of invoked and completed); a type that narrows an
+// envelope member (an error's critical urgency) keeps its own, and so do
+// members defined otherwise. A summary that passed in one type is then
+// not checked again in another.
+func TestAlikeRulesShared(t *testing.T) {
+	s := schemas(t)
+	rules := func(typ string) *eventRules { return s.judgeOf(typ).fast }
+	invoked, completed, progress, errored, started := rules("aaep:agent.tool.invoked"), rules("aaep:agent.tool.completed"), rules("aaep:agent.progress.updated"), rules("aaep:agent.session.errored"), rules("aaep:agent.session.started")
+	for _, tc := range []struct {
+		name string
+		a, b *rule
+		same bool
+	}{
+		{"summary_normal", invoked.fields[fSummaryNormal], progress.fields[fSummaryNormal], true},
+		{"summary_terse", invoked.fields[fSummaryTerse], errored.fields[fSummaryTerse], true},
+		{"tool", invoked.fields[fTool], completed.fields[fTool], true},
+		{"tool_call_id", invoked.fields[fToolCallID], completed.fields[fToolCallID], true},
+		{"expected_duration_ms", invoked.fields[fExpectedDurationMS], started.fields[fExpectedDurationMS], true},
+		{"urgency", errored.fields[fUrgency], invoked.fields[fUrgency], false},
+		{"type", invoked.fields[fType], completed.fields[fType], false},
+		{"summary_normal and summary_terse", invoked.fields[fSummaryNormal], invoked.fields[fSummaryTerse], false},
+	} {
+		if tc.a == nil || tc.b == nil || (tc.a == tc.b) != tc.same {
+			t.Errorf("%s: one rule %v, want %v", tc.name, tc.a == tc.b, tc.same)
+		}
+	}
+	d := Decoder{Schemas: s}
+	invokedEv := captureEvent(16) // the tool invoked: "Fetching the report."
+	progressEv := bytes.Replace(captureEvent(20), []byte("Half of the figures are in."), []byte("Fetching the report."), 1)
+	for _, in := range [][]byte{invokedEv, progressEv} {
+		if _, err := d.Decode(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.same[fSummaryNormal] != sameYes || d.older[fSummaryNormal] != nil {
+		t.Errorf("a summary that passed in one type was checked again in another")
+	}
+}
