@@ -194,28 +194,36 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// for every member of every event.
 	var key span
 	prev := nField // the member before this one
-	for more := sc.open(); more; more = sc.more() {
-		f := noField
-		if lf := d.follows[prev]; lf < nField {
-			if p := &keyPatterns[lf]; p.at(b, sc.i) {
-				f = lf
-				sc.i += p.n
-				if n := p.n - 3; n > sc.longStr {
-					sc.longStr = n
+	f := noField   // the member at hand
+	// named: f's name, and the comma before it, were matched with the
+	// pattern of what followed prev (at the end of the loop), without
+	// more's call to end the member before.
+	named := false
+	for more := sc.open(); more; {
+		if !named {
+			f = noField
+			if lf := d.follows[prev]; lf < nField {
+				if p := &keyPatterns[lf]; p.at(b, sc.i) {
+					f = lf
+					sc.i += p.n
+					if n := p.n - 3; n > sc.longStr {
+						sc.longStr = n
+					}
 				}
 			}
-		}
-		if f == noField {
-			if !sc.key(&key) {
-				break
+			if f == noField {
+				if !sc.key(&key) {
+					break
+				}
+				name := b[key.start:key.end]
+				if key.esc {
+					name, d.escaped = []byte(unescape(name)), true
+				}
+				f = lookupField(name)
+				d.follows[prev] = f
 			}
-			name := b[key.start:key.end]
-			if key.esc {
-				name, d.escaped = []byte(unescape(name)), true
-			}
-			f = lookupField(name)
-			d.follows[prev] = f
 		}
+		named = false
 		if prev = f; f == noField {
 			prev = nField + 1
 		}
@@ -228,36 +236,49 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			} else {
 				dup = true // too many to judge here: the schema validator will
 			}
-			continue
-		}
-		sp := &d.spans[f]
-		if sp.seen {
-			dup = true
-			undoTwice = undoTwice || f == fIrreversible || f == fReversibility
 		} else {
-			d.seen = append(d.seen, f)
+			sp := &d.spans[f]
+			if sp.seen {
+				dup = true
+				undoTwice = undoTwice || f == fIrreversible || f == fReversibility
+			} else {
+				d.seen = append(d.seen, f)
+			}
+			c := sc.peek()
+			if c <= ' ' {
+				c = sc.next()
+			}
+			if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+				d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo)
+				if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, &sc, sp) {
+					d.same[f] = sameYes
+				}
+			}
+			switch {
+			case d.same[f] == sameYes:
+			case c == '{':
+				// Its members are remembered as they are scanned: filling
+				// the event and checking it read them again (the producer,
+				// the localization hints and progress of every event).
+				sc.memoObject(sp, &d.memo)
+			default:
+				sc.value(sp)
+			}
 		}
-		c := sc.peek()
-		if c <= ' ' {
-			c = sc.next()
-		}
-		if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
-			if d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo); d.same[f] == sameYes {
+		// The next member is most often the one that followed this one
+		// before: its name is compared, with the comma, where the value
+		// ends (compact JSON), and more is not called.
+		if lf := d.follows[prev]; lf < nField && sc.err == nil {
+			if p := &commaKeyPatterns[lf]; p.at(b, sc.i) {
+				f, named = lf, true
+				sc.i += p.n
+				if n := p.n - 4; n > sc.longStr {
+					sc.longStr = n
+				}
 				continue
 			}
-			if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, &sc, sp) {
-				d.same[f] = sameYes
-				continue
-			}
 		}
-		if c == '{' {
-			// Its members are remembered as they are scanned: filling
-			// the event and checking it read them again (the producer,
-			// the localization hints and progress of every event).
-			sc.memoObject(sp, &d.memo)
-			continue
-		}
-		sc.value(sp)
+		more = sc.more()
 	}
 	// Only white space may follow the event (next's 0 would also be a
 	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).

@@ -311,10 +311,15 @@ type keyPattern struct {
 	mask  [4]uint64 // which bytes of each word are compared
 }
 
-// keyPatterns are the patterns of the known members, indexed by field.
-var keyPatterns = func() (ps [nField]keyPattern) {
+// keyPatterns are the patterns of the known members, indexed by field;
+// commaKeyPatterns, the same after the comma that ends the member before,
+// `,"name":`.
+var keyPatterns, commaKeyPatterns = patterns(""), patterns(",")
+
+// patterns makes the known members' patterns, each after prefix.
+func patterns(prefix string) (ps [nField]keyPattern) {
 	for f, name := range fieldNames {
-		q := `"` + name + `":`
+		q := prefix + `"` + name + `":`
 		p := &ps[f]
 		p.n, p.words = len(q), (len(q)+7)/8
 		for k := range len(q) {
@@ -323,7 +328,7 @@ var keyPatterns = func() (ps [nField]keyPattern) {
 		}
 	}
 	return ps
-}()
+}
 
 // at reports whether b holds the pattern at i. It reads two or four whole
 // words, without a branch a word, so it says false, not knowing, when
