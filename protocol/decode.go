@@ -267,9 +267,11 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		// The next member is most often the one that followed this one
 		// before: its name is compared, with the comma, where the value
-		// ends (compact JSON), and more is not called.
+		// ends (compact JSON), and more is not called. Away from the
+		// event's end the comparison is inlined (match).
 		if lf := d.follows[prev]; lf < nField && sc.err == nil {
-			if p := &commaKeyPatterns[lf]; p.at(b, sc.i) {
+			p, i := &commaKeyPatterns[lf], sc.i
+			if i >= 0 && i <= len(b)-32 && p.match((*[32]byte)(b[i:i+32])) || i > len(b)-32 && p.at(b, i) {
 				f, named = lf, true
 				sc.i += p.n
 				if n := p.n - 4; n > sc.longStr {

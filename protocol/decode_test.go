@@ -1029,3 +1029,41 @@ func TestAlikeRulesShared(t *testing.T) {
 		t.Errorf("a summary that passed in one type was checked again in another")
 	}
 }
+
+// The next member's name is compared with the comma before it where a
+// value ends, four words inlined away from the event's end and fewer near
+// it. Spaced, cut short, misspelt or missing, the names decode as a fresh
+// decoder decodes them, and a predicted name counts as a string of its
+// length against the string limit (sequence_number, 15 bytes, is the
+// longest string here).
+func TestNextNameWithComma(t *testing.T) {
+	s := schemas(t)
+	const ev = `{"type":"t","sequence_number":1,"urgency":"low","session_id":"s"}`
+	for _, lim := range []Limits{{}, {MaxString: 15}, {MaxString: 14}} {
+		warm := Decoder{Schemas: s, Limits: lim}
+		for i, in := range []string{
+			ev,
+			ev,
+			strings.Replace(ev, `,"urgency"`, `, "urgency"`, 1),
+			strings.Replace(ev, `1,"urgency"`, `1 ,"urgency"`, 1),
+			strings.Replace(ev, `"low",`, `"low",,`, 1),
+			strings.Replace(ev, `"urgency"`, `"urgencyx"`, 1),
+			strings.Replace(ev, `"urgency":`, `"urgency" :`, 1),
+			ev[:len(ev)-1],
+			ev[:strings.Index(ev, `"session_id"`)+len(`"session_id"`)],
+			ev[:strings.Index(ev, `"session_id"`)+len(`"session_id":`)] + `}`,
+			ev[:strings.Index(ev, `,"session_id"`)] + `,}`,
+			strings.Replace(ev, `"s"}`, `"s","urgency":"low"}`, 1),
+			ev,
+			typical,
+			ev,
+		} {
+			fresh := Decoder{Schemas: s, Limits: lim}
+			ef, errF := fresh.Decode([]byte(in))
+			ew, errW := warm.Decode([]byte(in))
+			if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+				t.Errorf("%+v, event %d: a decoder used before: %v; a fresh one: %v", lim, i, errW, errF)
+			}
+		}
+	}
+}

@@ -351,3 +351,13 @@ func (p *keyPattern) at(b []byte, i int) bool {
 		(binary.LittleEndian.Uint64(w[16:])^p.w[2])&p.mask[2]|
 		(binary.LittleEndian.Uint64(w[24:])^p.w[3])&p.mask[3] == 0
 }
+
+// match is at for the 32 bytes at i (i ≤ len(b)-32): all four words,
+// those past the pattern's masked to nothing, without a call (it is
+// inlined where the next member is predicted).
+func (p *keyPattern) match(w *[32]byte) bool {
+	return (binary.LittleEndian.Uint64(w[:8])^p.w[0])&p.mask[0]|
+		(binary.LittleEndian.Uint64(w[8:16])^p.w[1])&p.mask[1]|
+		(binary.LittleEndian.Uint64(w[16:24])^p.w[2])&p.mask[2]|
+		(binary.LittleEndian.Uint64(w[24:32])^p.w[3])&p.mask[3] == 0
+}
