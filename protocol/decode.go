@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -118,6 +119,22 @@ type verdict struct {
 	longStr   int
 	depth     int
 	members   []member
+	// A tok of up to 16 bytes (most repeated values: a session's ID, a
+	// version, an urgency, a word) in two words, and which of their
+	// bytes are tok's: compared inline, without memequal's call.
+	short, mask [2]uint64
+}
+
+// is reports whether the n bytes of b at i (i ≥ 0, n ≤ len(b)-i) are
+// v.tok, of length n. A tok of up to 16 bytes is compared in v.short's
+// two words when 16 bytes are left at i.
+func (v *verdict) is(b []byte, i, n int) bool {
+	if n <= 16 && i <= len(b)-16 {
+		w := (*[16]byte)(b[i : i+16])
+		return (binary.LittleEndian.Uint64(w[:8])^v.short[0])&v.mask[0]|
+			(binary.LittleEndian.Uint64(w[8:])^v.short[1])&v.mask[1] == 0
+	}
+	return string(b[i:i+n]) == string(v.tok)
 }
 
 // What the scan found of a member's value against its verdict.
@@ -355,7 +372,7 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 	n, i, b := len(v.tok), s.i, s.b
 	switch v.kind {
 	case kString:
-		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
+		if i < 0 || n > len(b)-i || !v.is(b, i, n) {
 			return sameNo
 		}
 		*sp = span{start: int32(i + 1), end: int32(i + n - 1), kind: kString, esc: v.esc, high: v.high, seen: true}
@@ -368,7 +385,7 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 		if s.hardMax > 0 && s.depth+v.depth > s.hardMax {
 			return sameUnknown // beyond the limit: the scan says where
 		}
-		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
+		if i < 0 || n > len(b)-i || !v.is(b, i, n) {
 			return sameNo
 		}
 		*sp = span{start: int32(i), end: int32(i + n), kind: v.kind, seen: true}
@@ -1103,6 +1120,13 @@ func (x *decodeState) keep(v *verdict, r *rule, sp span) {
 		start, end = start-1, end+1 // its quotes
 	}
 	v.r, v.kind, v.tok = r, sp.kind, append(v.tok[:0], x.b[start:end]...)
+	v.short, v.mask = [2]uint64{}, [2]uint64{}
+	if len(v.tok) <= 16 {
+		for k, c := range v.tok {
+			v.short[k/8] |= uint64(c) << (8 * (k % 8))
+			v.mask[k/8] |= 0xff << (8 * (k % 8))
+		}
+	}
 	v.val = v.tok[sp.start-start : len(v.tok)-int(end-sp.end)]
 	v.esc, v.high, v.longStr, v.depth, v.members = sp.esc, sp.high, int(sp.end-sp.start), 0, v.members[:0]
 	if sp.kind != kObject && sp.kind != kArray {

@@ -1067,3 +1067,46 @@ func TestNextNameWithComma(t *testing.T) {
 		}
 	}
 }
+
+// A value of up to 16 bytes with its quotes is compared with its verdict
+// in two words under a mask: a value that differs in its first, eighth,
+// ninth or last byte, or is longer or shorter, is scanned, and one near
+// the event's end (fewer than 16 bytes left) is compared byte by byte.
+func TestShortValuesCompared(t *testing.T) {
+	s := schemas(t)
+	ev := strings.Replace(strings.Replace(typical, `"sess_000000000007"`, `"sess_0123456789"`, 1), `"urgency":"normal",`, ``, 1)
+	ev = ev[:len(ev)-1] + `,"urgency":"normal"}` // in its last 16 bytes
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in   string
+		same bool // the session ID and urgency are their verdicts'
+	}{
+		{ev, false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"Sess_0123456789"`, 1), false},
+		{ev, true}, // an older value again
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_01X3456789"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_012X456789"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_012345678X"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_012345678"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_01234567890"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"normal"}`, `"normax"}`, 1), false},
+		{strings.Replace(ev, `"normal"}`, `"normal"x`, 1), true}, // the same bytes, then garbage
+		{ev, true},
+	} {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if got := warm.same[fSessionID] == sameYes && warm.same[fUrgency] == sameYes; got != tc.same {
+			t.Errorf("event %d: compared with the verdicts %v (%d, %d), want %v", i, got, warm.same[fSessionID], warm.same[fUrgency], tc.same)
+		}
+	}
+}
