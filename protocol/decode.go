@@ -213,9 +213,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	prev := nField // the member before this one
 	f := noField   // the member at hand
 	// named: f's name, and the comma before it, were matched with the
-	// pattern of what followed prev (at the end of the loop), without
-	// more's call to end the member before.
-	named := false
+	// pattern of what followed prev (by run), without more's call to end
+	// the member before; decided: run compared its value with its
+	// verdicts, which it is not.
+	named, decided := false, false
 	for more := sc.open(); more; {
 		if !named {
 			f = noField
@@ -265,7 +266,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			if c <= ' ' {
 				c = sc.next()
 			}
-			if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+			if decided {
+				decided = false
+			} else if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
 				d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo)
 				if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, &sc, sp) {
 					d.same[f] = sameYes
@@ -282,18 +285,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 				sc.value(sp)
 			}
 		}
-		// The next member is most often the one that followed this one
-		// before: its name is compared, with the comma, where the value
-		// ends (compact JSON), and more is not called. Away from the
-		// event's end the comparison is inlined (match).
-		if lf := d.follows[prev]; lf < nField && sc.err == nil {
-			p, i := &commaKeyPatterns[lf], sc.i
-			if i >= 0 && i <= len(b)-32 && p.match((*[32]byte)(b[i:i+32])) || i > len(b)-32 && p.at(b, i) {
-				f, named = lf, true
-				sc.i += p.n
-				if n := p.n - 4; n > sc.longStr {
-					sc.longStr = n
-				}
+		// The next members are most often those that followed this one
+		// before, with the same values: run takes them.
+		if sc.err == nil {
+			if prev, f, named, decided = d.run(&sc, prev, &members); named {
 				continue
 			}
 		}
@@ -344,6 +339,50 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return x.ev, &ValidationError{Problems: problems}
 	}
 	return x.ev, nil
+}
+
+// run takes the members from sc.i on (a comma, where a member ends) as
+// long as each is the one that followed the member before in the last
+// event that had it, its name written as then (with the comma before it,
+// compact; more is not called), and its value the bytes of one of its
+// verdicts (sameAs, recall): most of a stream's members. A loop of its
+// own, with few values to keep across its calls, costs less a member than
+// the member loop. It returns the last member taken (prev when none) and
+// how it stopped: at the comma of a member it does not know (named
+// false), or after the name of member f (named), whose value is to be
+// scanned (decided: compared with its verdicts, d.same says how) or
+// looked at first by the member loop (repeated, with white space, its
+// verdict resting).
+func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, named, decided bool) {
+	b := sc.b
+	for {
+		f = d.follows[prev]
+		if f >= nField {
+			return prev, noField, false, false
+		}
+		// Away from the event's end the name is compared inline (match).
+		p, i := &commaKeyPatterns[f], sc.i
+		if !(i >= 0 && i <= len(b)-32 && p.match((*[32]byte)(b[i:i+32])) || i > len(b)-32 && p.at(b, i)) {
+			return prev, noField, false, false
+		}
+		sc.i = i + p.n
+		if n := p.n - 4; n > sc.longStr {
+			sc.longStr = n
+		}
+		sp, v := &d.spans[f], &d.verdicts[f]
+		if sp.seen || v.rest != 0 || sc.i >= len(b) || b[sc.i] <= ' ' {
+			return prev, f, true, false
+		}
+		if d.same[f] = sc.sameAs(v, sp, &d.memo); d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
+			d.same[f] = sameYes
+		}
+		if d.same[f] != sameYes {
+			return prev, f, true, true
+		}
+		d.seen = append(d.seen, f)
+		*members++
+		prev = f
+	}
 }
 
 // recall compares the value at sc.i with f's older verdicts (its verdict's
