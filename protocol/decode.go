@@ -1077,6 +1077,11 @@ func (x *decodeState) validate(er *eventRules) {
 			// Rules are chosen by the normalized type, which matches its const.
 			if sp.kind != kString || x.ev.Type == "" {
 				x.bad = true
+			} else if x.verdicts != nil && sp.end-sp.start <= maxVerdict {
+				// Its verdict: the same bytes are the same type, whose
+				// rules (r among them) they choose again.
+				x.retire(f)
+				x.keep(&x.verdicts[f], r, sp)
 			}
 			continue
 		}

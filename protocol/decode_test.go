@@ -1110,3 +1110,39 @@ func TestShortValuesCompared(t *testing.T) {
 		}
 	}
 }
+
+// The type keeps a verdict as other members do: the same bytes are the
+// same type, whose rules they choose again, so a repeated type is compared
+// and not scanned, in its compact or full form, and decodes as a fresh
+// decoder decodes it, whatever the rest of the event.
+func TestTypeVerdict(t *testing.T) {
+	s := schemas(t)
+	full := strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"https://aaep-protocol.org/types/agent.tool.invoked"`, 1)
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in   string
+		same bool // the type is its verdict's
+	}{
+		{typical, false},
+		{typical, true},
+		{full, false},
+		{full, true},
+		{typical, true},
+		{strings.Replace(typical, `"tool":"fetch_report",`, ``, 1), true}, // a required member missing
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"aaep:agent.tool.invoked "`, 1), false},
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"aaep:agent.tool.invokeD"`, 1), false},
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"x_vendor.custom"`, 1), false},
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"x_vendor.custom"`, 1), true},
+		{typical, true},
+	} {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if got := warm.same[fType] == sameYes; got != tc.same {
+			t.Errorf("event %d: the type compared with its verdicts %v, want %v", i, got, tc.same)
+		}
+	}
+}
