@@ -390,9 +390,17 @@ func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, nam
 // that one becomes f's verdict and the verdict takes its place among the
 // older, so a value met again goes first.
 func (d *Decoder) recall(f field, sc *scanner, sp *span) bool {
-	o := d.older[f]
+	o, b, i := d.older[f], sc.b, sc.i
 	for j := range o {
-		if sc.sameAs(&o[j], sp, &d.memo) == sameYes {
+		// A value of another length, or of up to 16 bytes and others,
+		// is told inline, without sameAs's call: a stream's sessions
+		// in turn are met in the worst order for a value moved first.
+		w := &o[j]
+		n := len(w.tok)
+		if n == 0 || i < 0 || n > len(b)-i || b[i+n-1] != w.tok[n-1] || n <= 16 && !w.is(b, i, n) {
+			continue
+		}
+		if sc.sameAs(w, sp, &d.memo) == sameYes {
 			v := &d.verdicts[f]
 			misses, rest := v.misses, v.rest
 			*v, o[j] = o[j], *v
