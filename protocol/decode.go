@@ -547,10 +547,22 @@ func (x *decodeState) str(sp span) (string, bool) {
 	return x.src[sp.start:sp.end], true
 }
 
-// text returns a string value as Text ("" for other kinds).
-func (x *decodeState) text(sp span) Text {
+// strVal is str's string alone ("" for other kinds), small enough to be
+// inlined for its usual case, a string without escapes: filling the event
+// takes most members' values so.
+func (x *decodeState) strVal(sp span) string {
+	if sp.kind == kString && !sp.esc {
+		return x.src[sp.start:sp.end]
+	}
+	return x.strValOther(sp)
+}
+
+// strValOther is strVal for a string with escapes or another kind.
+//
+//go:noinline
+func (x *decodeState) strValOther(sp span) string {
 	s, _ := x.str(sp)
-	return Text(s)
+	return s
 }
 
 // integer returns an integer value. exact is false when the literal is not
@@ -733,14 +745,13 @@ func (x *decodeState) populate() {
 				ev.Context = x.strings(sp)
 			}
 		case fAaepVersion:
-			ev.AAEPVersion, _ = x.str(sp)
+			ev.AAEPVersion = x.strVal(sp)
 		case fType:
-			t, _ := x.str(sp)
-			ev.Type = NormalizeType(t)
+			ev.Type = NormalizeType(x.strVal(sp))
 		case fEventID:
-			ev.EventID, _ = x.str(sp)
+			ev.EventID = x.strVal(sp)
 		case fSessionID:
-			ev.SessionID, _ = x.str(sp)
+			ev.SessionID = x.strVal(sp)
 		case fSequenceNumber:
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
@@ -754,24 +765,23 @@ func (x *decodeState) populate() {
 		case fProducer:
 			x.producer(sp)
 		case fVerbosity:
-			ev.Verbosity, _ = x.str(sp)
+			ev.Verbosity = x.strVal(sp)
 		case fUrgency:
-			u, _ := x.str(sp)
-			ev.Urgency = Urgency(u)
+			ev.Urgency = Urgency(x.strVal(sp))
 		case fLocalizationHints:
 			x.localization(sp)
 		case fCorrelationID:
-			ev.CorrelationID, _ = x.str(sp)
+			ev.CorrelationID = x.strVal(sp)
 		case fExtensions:
 			if sp.kind == kObject {
 				x.extensions(sp)
 			}
 		case fSummaryTerse:
-			ev.SummaryTerse = x.text(sp)
+			ev.SummaryTerse = Text(x.strVal(sp))
 		case fSummaryNormal:
-			ev.SummaryNormal = x.text(sp)
+			ev.SummaryNormal = Text(x.strVal(sp))
 		case fSummaryDetailed:
-			ev.SummaryDetailed = x.text(sp)
+			ev.SummaryDetailed = Text(x.strVal(sp))
 		default:
 			x.payload(f, sp)
 		}
@@ -849,7 +859,7 @@ func (x *decodeState) time(s string) (time.Time, bool) {
 // payload fills the members specific to event types.
 func (x *decodeState) payload(f field, sp span) {
 	ev := x.ev
-	str := func() string { s, _ := x.str(sp); return s }
+	str := func() string { return x.strVal(sp) }
 	num := func() int64 { v, _, _ := x.integer(sp); return v }
 	flag := func(in *bool) *bool { // in: the box's room for it
 		if v, ok := x.boolean(sp); ok {
@@ -862,9 +872,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fExpectedDurationMS:
 		ev.ExpectedDurationMS = num()
 	case fRequestedBy:
-		ev.RequestedBy = x.text(sp)
+		ev.RequestedBy = Text(x.strVal(sp))
 	case fRequestText:
-		ev.RequestText = x.text(sp)
+		ev.RequestText = Text(x.strVal(sp))
 	case fToolsAvailable:
 		ev.ToolsAvailable = x.strings(sp)
 	case fDurationMS:
@@ -872,7 +882,7 @@ func (x *decodeState) payload(f field, sp span) {
 	case fToolInvocationsCount:
 		ev.ToolInvocationsCount = num()
 	case fOutputSummary:
-		ev.OutputSummary = x.text(sp)
+		ev.OutputSummary = Text(x.strVal(sp))
 	case fResultURI:
 		ev.ResultURI = str()
 	case fErrorCategory:
@@ -884,13 +894,13 @@ func (x *decodeState) payload(f field, sp span) {
 	case fRecoverable:
 		ev.Recoverable = flag(&x.box.recoverable)
 	case fRemediationHint:
-		ev.RemediationHint = x.text(sp)
+		ev.RemediationHint = Text(x.strVal(sp))
 	case fCancelledBy:
 		ev.CancelledBy = str()
 	case fCancellationReason:
 		ev.CancellationReason = str()
 	case fPartialResult:
-		ev.PartialResult = x.text(sp)
+		ev.PartialResult = Text(x.strVal(sp))
 	case fFromState:
 		ev.FromState = str()
 	case fToState:
@@ -904,9 +914,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fToolCallID:
 		ev.ToolCallID = str()
 	case fDescription:
-		ev.Description = x.text(sp)
+		ev.Description = Text(x.strVal(sp))
 	case fArgsSummary:
-		ev.ArgsSummary = x.text(sp)
+		ev.ArgsSummary = Text(x.strVal(sp))
 	case fRiskLevel:
 		ev.RiskLevel = str()
 	case fIrreversible:
@@ -914,9 +924,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fStatus:
 		ev.Status = str()
 	case fErrorMessage:
-		ev.ErrorMessage = x.text(sp)
+		ev.ErrorMessage = Text(x.strVal(sp))
 	case fChunk:
-		ev.Chunk = x.text(sp)
+		ev.Chunk = Text(x.strVal(sp))
 	case fPosition:
 		ev.Position = num()
 	case fComplete:
@@ -934,9 +944,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fTimeoutSeconds:
 		ev.TimeoutSeconds = num()
 	case fAction:
-		ev.Action = x.text(sp)
+		ev.Action = Text(x.strVal(sp))
 	case fConsequence:
-		ev.Consequence = x.text(sp)
+		ev.Consequence = Text(x.strVal(sp))
 	case fDefaultDecision:
 		ev.DefaultDecision = str()
 	case fReversibility:
@@ -946,18 +956,18 @@ func (x *decodeState) payload(f field, sp span) {
 	case fExtraContext:
 		ev.ExtraContext = x.raw(sp)
 	case fQuestion:
-		ev.Question = x.text(sp)
+		ev.Question = Text(x.strVal(sp))
 	case fAcceptedResponseKinds:
 		ev.AcceptedResponseKinds = x.strings(sp)
 	case fChoices:
 		x.choices(sp)
 	case fContext:
-		ev.ClarifyContext = x.text(sp)
+		ev.ClarifyContext = Text(x.strVal(sp))
 	case fDefaultResponse:
-		ev.DefaultResponse = x.text(sp)
+		ev.DefaultResponse = Text(x.strVal(sp))
 		ev.HasDefaultResponse = sp.kind == kString
 	case fReason:
-		ev.Reason = x.text(sp)
+		ev.Reason = Text(x.strVal(sp))
 	case fTargetKind:
 		ev.TargetKind = str()
 	case fTargetURI:
@@ -975,7 +985,7 @@ func (x *decodeState) producer(sp span) {
 	}
 	p := &x.ev.Producer
 	for _, m := range x.objMembers(sp) {
-		s, _ := x.str(m.val)
+		s := x.strVal(m.val)
 		switch string(x.name(m.key)) {
 		case "agent_id":
 			p.AgentID = s
@@ -1000,9 +1010,9 @@ func (x *decodeState) localization(sp span) {
 		v := m.val
 		switch string(x.name(m.key)) {
 		case "primary_language":
-			l.PrimaryLanguage, _ = x.str(v)
+			l.PrimaryLanguage = x.strVal(v)
 		case "text_direction":
-			l.TextDirection, _ = x.str(v)
+			l.TextDirection = x.strVal(v)
 		case "available_languages":
 			l.AvailableLanguages = x.strings(v)
 		case "fallback_chain":
@@ -1030,7 +1040,7 @@ func (x *decodeState) progress(sp span) {
 		case "total_steps":
 			p.TotalSteps, _, _ = x.integer(v)
 		case "description":
-			p.Description = x.text(v)
+			p.Description = Text(x.strVal(v))
 		}
 	}
 }
@@ -1049,7 +1059,7 @@ func (x *decodeState) choices(sp span) {
 			case "value":
 				c.Value, _ = x.str(v)
 			case "label":
-				c.Label = x.text(v)
+				c.Label = Text(x.strVal(v))
 			}
 		})
 		x.ev.Choices = append(x.ev.Choices, c)

@@ -1146,3 +1146,24 @@ func TestTypeVerdict(t *testing.T) {
 		}
 	}
 }
+
+// strVal, inlined where the event is filled, is str's string for every
+// kind: a plain string, one with escapes, and "" for other kinds.
+func TestStrVal(t *testing.T) {
+	b := []byte(`["plain","esc\u0061ped\n",12,{"a":"b"},null,"é"]`)
+	x := decodeState{b: b, src: string(b)}
+	n := 0
+	x.items(span{start: 0, end: int32(len(b)), kind: kArray}, func(sp span) {
+		n++
+		want, _ := x.str(sp)
+		if got := x.strVal(sp); got != want {
+			t.Errorf("item %d: strVal %q, str %q", n, got, want)
+		}
+	})
+	if n != 6 {
+		t.Errorf("%d items read", n)
+	}
+	if got := x.strVal(span{start: 2, end: 7, kind: kString, esc: true}); got != "plain" {
+		t.Errorf("an escaped span: %q", got)
+	}
+}
