@@ -70,8 +70,11 @@ type Decoder struct {
 	// A stream's events mostly repeat that order, so the next name is
 	// compared with its pattern before it is scanned (keyPattern).
 	follows [nField + 2]field
-	slow    int  // how many events needed the schema validator (for tests)
-	allSlow bool // every event goes to the schema validator (for tests)
+	// lim is Limits with its defaults, worked out again when Limits is
+	// no longer limitsSet, or first (withDefaults leaves no limit zero).
+	limitsSet, lim Limits
+	slow           int  // how many events needed the schema validator (for tests)
+	allSlow        bool // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -192,7 +195,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		d.Schemas = s
 	}
-	lim := d.Limits.withDefaults()
+	if d.Limits != d.limitsSet || d.lim.HardMaxBytes == 0 {
+		d.limitsSet, d.lim = d.Limits, d.Limits.withDefaults()
+	}
+	lim := d.lim
 	if len(b) > lim.HardMaxBytes {
 		return nil, &LimitError{What: "size", Value: len(b), Limit: lim.HardMaxBytes}
 	}
@@ -334,7 +340,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		problems = d.Schemas.problems(v)
 	}
-	problems = append(problems, x.limits(lim, members, &sc)...)
+	if len(b) > lim.MaxBytes || sc.maxDepth > lim.MaxDepth || members+len(x.ev.Extensions) > lim.MaxFields || sc.longStr > lim.MaxString {
+		problems = append(problems, x.limits(lim, members, &sc)...)
+	}
 	if len(problems) > 0 {
 		return x.ev, &ValidationError{Problems: problems}
 	}
