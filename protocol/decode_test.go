@@ -1167,3 +1167,35 @@ func TestStrVal(t *testing.T) {
 		t.Errorf("an escaped span: %q", got)
 	}
 }
+
+// Each soft limit exceeded is reported, by a decoder whose limits change
+// from event to event as by a fresh one, and none is reported at the
+// limit itself.
+func TestSoftLimitsReported(t *testing.T) {
+	s := schemas(t)
+	warm := Decoder{Schemas: s}
+	in := []byte(typical)
+	for i, tc := range []struct {
+		lim  Limits
+		want string
+	}{
+		{Limits{}, ""},
+		{Limits{MaxBytes: len(typical) - 1}, "bytes"},
+		{Limits{MaxBytes: len(typical)}, ""},
+		{Limits{MaxFields: 10}, "top-level members"},
+		{Limits{MaxDepth: 1}, "nested"},
+		{Limits{MaxString: 10}, "a string of"},
+		{Limits{}, ""},
+	} {
+		warm.Limits = tc.lim
+		fresh := Decoder{Schemas: s, Limits: tc.lim}
+		_, errW := warm.Decode(in)
+		_, errF := fresh.Decode(in)
+		if fmt.Sprint(errW) != fmt.Sprint(errF) {
+			t.Errorf("case %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if got := fmt.Sprint(errW); tc.want == "" && errW != nil || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("case %d: %v, want %q", i, errW, tc.want)
+		}
+	}
+}
