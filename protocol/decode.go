@@ -51,8 +51,9 @@ type Decoder struct {
 	Limits  Limits
 	Schemas *Schemas // nil: compiled on first use
 
-	spans     [nField]span
-	seen      []field         // the fields whose spans are set, in the order met
+	spans     [nField]span    // the members' values, those of met alone set
+	met       fieldSet        // the members met in this event
+	seen      []field         // the fields met, in the order met
 	strangers []member        // top-level members no event type defines, up to maxStrangers
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
@@ -203,9 +204,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &LimitError{What: "size", Value: len(b), Limit: lim.HardMaxBytes}
 	}
 	sc := scanner{b: b, hardMax: lim.HardMaxDepth}
-	for _, f := range d.seen {
-		d.spans[f] = span{}
-	}
+	// The spans of the last event stay: only those of members met (met)
+	// are read.
+	d.met = fieldSet{}
 	d.seen = d.seen[:0]
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
@@ -262,10 +263,11 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			}
 		} else {
 			sp := &d.spans[f]
-			if sp.seen {
+			if d.met.has(f) {
 				dup = true
 				undoTwice = undoTwice || f == fIrreversible || f == fReversibility
 			} else {
+				d.met.add(f)
 				d.seen = append(d.seen, f)
 			}
 			c := sc.peek()
@@ -320,7 +322,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
+	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
 	x.populate()
 	j := d.Schemas.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -378,7 +380,7 @@ func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, nam
 			sc.longStr = n
 		}
 		sp, v := &d.spans[f], &d.verdicts[f]
-		if sp.seen || v.rest != 0 || sc.i >= len(b) || b[sc.i] <= ' ' {
+		if d.met.has(f) || v.rest != 0 || sc.i >= len(b) || b[sc.i] <= ' ' {
 			return prev, f, true, false
 		}
 		if d.same[f] = sc.sameAs(v, sp, &d.memo); d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
@@ -387,6 +389,7 @@ func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, nam
 		if d.same[f] != sameYes {
 			return prev, f, true, true
 		}
+		d.met.add(f)
 		d.seen = append(d.seen, f)
 		*members++
 		prev = f
@@ -473,8 +476,9 @@ type eventBox struct {
 // decodeState is one Decode call's working state.
 type decodeState struct {
 	b      []byte
-	src    string // b as a string, so unescaped strings are substrings of it
-	spans  *[nField]span
+	src    string        // b as a string, so unescaped strings are substrings of it
+	spans  *[nField]span // those of met alone are this event's
+	met    *fieldSet
 	seen   []field // the fields met, each once
 	ev     *Event  // &box.Event
 	box    *eventBox
@@ -524,6 +528,14 @@ func (m *objMemo) find(start int32) ([]member, bool) {
 		}
 	}
 	return nil, false
+}
+
+// span is member f's value, or nothing when the event has no f.
+func (x *decodeState) span(f field) span {
+	if !x.met.has(f) {
+		return span{}
+	}
+	return x.spans[f]
 }
 
 // limits reports the soft limits the event exceeds.
@@ -1077,11 +1089,9 @@ func (x *decodeState) choices(sp span) {
 // validate checks the members against the type's rules; it sets x.bad for
 // a broken rule and x.unsure where only the schema validator can tell.
 func (x *decodeState) validate(er *eventRules) {
-	for _, f := range er.required {
-		if !x.spans[f].seen {
-			x.bad = true
-			return
-		}
+	if !x.met.hasAll(er.requiredSet) {
+		x.bad = true
+		return
 	}
 	for _, f := range x.seen {
 		r := er.fields[f]
@@ -1117,9 +1127,9 @@ func (x *decodeState) validate(er *eventRules) {
 		}
 	}
 	if er.rejectDefault {
-		irr, _ := x.boolean(x.spans[fIrreversible])
-		risk, _ := x.str(x.spans[fRiskLevel])
-		dd := x.spans[fDefaultDecision]
+		irr, _ := x.boolean(x.span(fIrreversible))
+		risk, _ := x.str(x.span(fRiskLevel))
+		dd := x.span(fDefaultDecision)
 		if irr && (risk == "medium" || risk == "high") && dd.seen && x.ev.DefaultDecision != DecisionReject {
 			x.bad = true
 		}

@@ -1199,3 +1199,45 @@ func TestSoftLimitsReported(t *testing.T) {
 		}
 	}
 }
+
+// The spans of the members of the last event stay in the decoder (only
+// those of members met are read): a member the event lacks is missing,
+// whatever the last event had (a required one; the irreversible flag,
+// risk and default of a confirmation's rule).
+func TestStaleSpansNotRead(t *testing.T) {
+	s := schemas(t)
+	const conf = `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.awaiting.confirmation","event_id":"evt_3","session_id":"sess_1","timestamp":"2026-06-30T14:22:13Z","producer":{"agent_id":"a"},"urgency":"critical","action":"Delete the file.","consequence":"It is gone.","risk_level":"high","irreversible":true,"default_decision":"reject","timeout_seconds":30,"reply_token":"rpl_1","allowed_replies":["accept","reject"]}`
+	accept := strings.Replace(conf, `"default_decision":"reject"`, `"default_decision":"accept"`, 1)
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in    string
+		valid bool
+	}{
+		{conf, true},
+		{accept, false},
+		{strings.Replace(accept, `"irreversible":true,`, ``, 1), true},
+		{accept, false},
+		// where the last event's irreversible true was, a t
+		{strings.Replace(strings.Replace(accept, `"irreversible":true,`, ``, 1), `"It is gone."`, `"It is gone`+strings.Repeat("t", 40)+`"`, 1), true},
+		{accept, false},
+		{strings.Replace(accept, `"risk_level":"high",`, ``, 1), true},
+		{typical, true},
+		{strings.Replace(typical, `"tool":"fetch_report",`, ``, 1), false},
+		{strings.Replace(typical, `"event_id":"evt_00000000000000a1",`, ``, 1), false},
+		{typical, true},
+	} {
+		fresh := Decoder{Schemas: s}
+		slow := warm.slow
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if (errW == nil) != tc.valid {
+			t.Errorf("event %d: %v, want valid %v", i, errW, tc.valid)
+		}
+		if warm.slow-slow != fresh.slow {
+			t.Errorf("event %d: the schema validator judged it for a decoder used before, not for a fresh one", i)
+		}
+	}
+}

@@ -361,3 +361,22 @@ func (p *keyPattern) match(w *[32]byte) bool {
 		(binary.LittleEndian.Uint64(w[16:24])^p.w[2])&p.mask[2]|
 		(binary.LittleEndian.Uint64(w[24:32])^p.w[3])&p.mask[3] == 0
 }
+
+// fieldSet is a set of fields, a bit each.
+type fieldSet [(nField + 63) / 64]uint64
+
+// has reports whether f is in s.
+func (s *fieldSet) has(f field) bool { return s[f/64]&(1<<(f%64)) != 0 }
+
+// add puts f in s.
+func (s *fieldSet) add(f field) { s[f/64] |= 1 << (f % 64) }
+
+// hasAll reports whether every field of t is in s.
+func (s *fieldSet) hasAll(t fieldSet) bool {
+	for i := range s {
+		if s[i]&t[i] != t[i] {
+			return false
+		}
+	}
+	return true
+}

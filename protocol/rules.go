@@ -77,8 +77,9 @@ func ruleTypeOf(name string) ruleType {
 
 // eventRules is the fast form of one event type's schema (envelope included).
 type eventRules struct {
-	fields   [nField]*rule
-	required []field
+	fields      [nField]*rule
+	required    []field
+	requiredSet fieldSet // required's fields
 	// closed: a member at the top level that fields does not define is a
 	// problem (a core type's unevaluatedProperties: false; spec section 7.2),
 	// unless its name matches one of patterns and its value the pattern's rule.
@@ -312,6 +313,7 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 				}
 				if !slices.Contains(er.required, f) {
 					er.required = append(er.required, f)
+					er.requiredSet.add(f)
 				}
 			}
 		}
