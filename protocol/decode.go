@@ -212,7 +212,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
 	d.memo.reset()
-	members, dup, undoTwice := 0, false, false
+	// others counts the members not in d.seen (repeated, or no event
+	// type's): the event has len(d.seen)+others.
+	others, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
 	// The members, in a loop rather than sc.object's callback: this runs
 	// for every member of every event.
@@ -252,8 +254,8 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		if prev = f; f == noField {
 			prev = nField + 1
 		}
-		members++
 		if f == noField {
+			others++
 			var v span
 			sc.value(&v)
 			if len(d.strangers) < maxStrangers {
@@ -264,6 +266,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		} else {
 			sp := &d.spans[f]
 			if d.met.has(f) {
+				others++
 				dup = true
 				undoTwice = undoTwice || f == fIrreversible || f == fReversibility
 			} else {
@@ -296,12 +299,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		// The next members are most often those that followed this one
 		// before, with the same values: run takes them.
 		if sc.err == nil {
-			if prev, f, named, decided = d.run(&sc, prev, &members); named {
+			if prev, f, named, decided = d.run(&sc, prev); named {
 				continue
 			}
 		}
 		more = sc.more()
 	}
+	members := len(d.seen) + others
 	// Only white space may follow the event (next's 0 would also be a
 	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).
 	if sc.err == nil {
@@ -360,10 +364,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 // the member loop. It returns the last member taken (prev when none) and
 // how it stopped: at the comma of a member it does not know (named
 // false), or after the name of member f (named), whose value is to be
-// scanned (decided: compared with its verdicts, d.same says how) or
-// looked at first by the member loop (repeated, with white space, its
-// verdict resting).
-func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, named, decided bool) {
+// scanned (decided: compared with its verdicts, d.same says how: white
+// space before it is other bytes) or looked at first by the member loop
+// (repeated, its verdict resting).
+func (d *Decoder) run(sc *scanner, prev field) (last, f field, named, decided bool) {
 	b := sc.b
 	for {
 		f = d.follows[prev]
@@ -380,7 +384,7 @@ func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, nam
 			sc.longStr = n
 		}
 		sp, v := &d.spans[f], &d.verdicts[f]
-		if d.met.has(f) || v.rest != 0 || sc.i >= len(b) || b[sc.i] <= ' ' {
+		if d.met.has(f) || v.rest != 0 {
 			return prev, f, true, false
 		}
 		if d.same[f] = sc.sameAs(v, sp, &d.memo); d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
@@ -391,7 +395,6 @@ func (d *Decoder) run(sc *scanner, prev field, members *int) (last, f field, nam
 		}
 		d.met.add(f)
 		d.seen = append(d.seen, f)
-		*members++
 		prev = f
 	}
 }

@@ -1182,7 +1182,7 @@ func TestSoftLimitsReported(t *testing.T) {
 		{Limits{}, ""},
 		{Limits{MaxBytes: len(typical) - 1}, "bytes"},
 		{Limits{MaxBytes: len(typical)}, ""},
-		{Limits{MaxFields: 10}, "top-level members"},
+		{Limits{MaxFields: 10}, "has 17 top-level members"},
 		{Limits{MaxDepth: 1}, "nested"},
 		{Limits{MaxString: 10}, "a string of"},
 		{Limits{}, ""},
@@ -1191,6 +1191,13 @@ func TestSoftLimitsReported(t *testing.T) {
 		fresh := Decoder{Schemas: s, Limits: tc.lim}
 		_, errW := warm.Decode(in)
 		_, errF := fresh.Decode(in)
+		if i == 3 {
+			// A member no type defines and a repeated one count too.
+			more := strings.Replace(typical, `"urgency":"normal",`, `"urgency":"normal","colour":"red","urgency":"normal",`, 1)
+			if _, err := warm.Decode([]byte(more)); !strings.Contains(fmt.Sprint(err), "has 19 top-level members") {
+				t.Errorf("a stranger and a repeated member: %v", err)
+			}
+		}
 		if fmt.Sprint(errW) != fmt.Sprint(errF) {
 			t.Errorf("case %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
 		}
