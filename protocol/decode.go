@@ -74,8 +74,15 @@ type Decoder struct {
 	// lim is Limits with its defaults, worked out again when Limits is
 	// no longer limitsSet, or first (withDefaults leaves no limit zero).
 	limitsSet, lim Limits
-	slow           int  // how many events needed the schema validator (for tests)
-	allSlow        bool // every event goes to the schema validator (for tests)
+	// judged is what judged chose for the type last judged, a copy of
+	// which is judgedType[:judgedLen], by judgedBy: a stream repeats its
+	// types (Decoder.judgeOf).
+	judged     judge
+	judgedBy   *Schemas
+	judgedType [64]byte
+	judgedLen  int
+	slow       int  // how many events needed the schema validator (for tests)
+	allSlow    bool // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -328,7 +335,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
 	x.populate()
-	j := d.Schemas.judgeOf(x.ev.Type)
+	j := d.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
 		d.last = nil
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
@@ -353,6 +360,22 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return x.ev, &ValidationError{Problems: problems}
 	}
 	return x.ev, nil
+}
+
+// judgeOf is d.Schemas.judgeOf(typ), without its map's look-up when typ
+// is the type judged last (a copy of it is kept, not the event's bytes).
+func (d *Decoder) judgeOf(typ string) judge {
+	if n := d.judgedLen; n == len(typ) && n > 0 && d.judgedBy == d.Schemas && string(d.judgedType[:n]) == typ {
+		return d.judged
+	}
+	j := d.Schemas.judgeOf(typ)
+	d.judgedLen = 0
+	// An event's judge names its type by the Schemas' own string, or not
+	// at all: kept, it keeps nothing of the message.
+	if j.kind == KindEvent && len(typ) <= len(d.judgedType) {
+		d.judged, d.judgedBy, d.judgedLen = j, d.Schemas, copy(d.judgedType[:], typ)
+	}
+	return j
 }
 
 // run takes the members from sc.i on (a comma, where a member ends) as

@@ -1248,3 +1248,40 @@ func TestStaleSpansNotRead(t *testing.T) {
 		}
 	}
 }
+
+// The decoder keeps the judge of the type it judged last: the same type
+// again is judged as the Schemas judge it, other types, a type too long
+// to keep, a handshake's type (not kept) and a type judged by other
+// Schemas than the last are looked up again.
+func TestJudgeOfRemembered(t *testing.T) {
+	s := schemas(t)
+	other, err := NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "x_vendor." + strings.Repeat("long", 20)
+	d := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		typ string
+		by  *Schemas
+	}{
+		{"aaep:agent.tool.invoked", s},
+		{"aaep:agent.tool.invoked", s},
+		{"aaep:agent.tool.completed", s},
+		{"aaep:agent.tool.invoked", other},
+		{"aaep:agent.tool.invoked", other},
+		{"aaep:agent.tool.invoked", s},
+		{long, s},
+		{long, s},
+		{"aaep:subscription.request", s},
+		{"aaep:subscription.request", s},
+		{"x_vendor.custom", s},
+		{"x_vendor.custom", s},
+		{"aaep:agent.tool.invoked", s},
+	} {
+		d.Schemas = tc.by
+		if got, want := d.judgeOf(tc.typ), tc.by.judgeOf(tc.typ); got != want {
+			t.Errorf("case %d, %s: judged %+v, want %+v", i, tc.typ, got, want)
+		}
+	}
+}
