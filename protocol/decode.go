@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -50,21 +51,38 @@ type Decoder struct {
 	Limits  Limits
 	Schemas *Schemas // nil: compiled on first use
 
-	spans     [nField]span
-	seen      []field         // the fields whose spans are set, in the order met
+	spans     [nField]span    // the members' values, those of met alone set
+	met       fieldSet        // the members met in this event
+	seen      []field         // the fields met, in the order met
 	strangers []member        // top-level members no event type defines, up to maxStrangers
 	memo      objMemo         // the members of objects scanned once in this call
 	verdicts  [nField]verdict // each member's last value that passed its rule
-	same      [nField]uint8   // each member's value against its verdict, as scanned
-	stamp     stamp           // the last timestamp read
+	// older are, for each member whose value changes, the values that
+	// passed before its verdict's (made when one first does): a stream
+	// of several sessions and event types rotates a few values of a
+	// member (its session IDs, its summaries), so the value at hand is
+	// often one of them (recall).
+	older [nField]*[nOlder]verdict
+	same  [nField]uint8 // each member's value against its verdict, as scanned
+	stamp stamp         // the last timestamp read
 	// follows is, for each known member, the member that followed it
 	// in the last event that had it (follows[nField]: the first member,
 	// follows[nField+1]: the one after a member no event type defines).
 	// A stream's events mostly repeat that order, so the next name is
 	// compared with its pattern before it is scanned (keyPattern).
 	follows [nField + 2]field
-	slow    int  // how many events needed the schema validator (for tests)
-	allSlow bool // every event goes to the schema validator (for tests)
+	// lim is Limits with its defaults, worked out again when Limits is
+	// no longer limitsSet, or first (withDefaults leaves no limit zero).
+	limitsSet, lim Limits
+	// judged is what judged chose for the type last judged, a copy of
+	// which is judgedType[:judgedLen], by judgedBy: a stream repeats its
+	// types (Decoder.judgeOf).
+	judged     judge
+	judgedBy   *Schemas
+	judgedType [64]byte
+	judgedLen  int
+	slow       int  // how many events needed the schema validator (for tests)
+	allSlow    bool // every event goes to the schema validator (for tests)
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -87,8 +105,9 @@ type Decoder struct {
 //
 // A member whose value changes from event to event (the event's ID, its
 // sequence number, a tool call's ID) would be compared and copied for
-// nothing: after missMax misses in a row its verdict rests for restFor
-// events, then is tried once again.
+// nothing: after missMax misses in a row (once its older values are all
+// taken, see Decoder.older) its verdict rests for restFor events, then is
+// tried once again.
 //
 // The bytes of a string, object or array are compared as the member is
 // scanned (Decoder.same): when they are the same, the value is not scanned
@@ -111,6 +130,22 @@ type verdict struct {
 	longStr   int
 	depth     int
 	members   []member
+	// A tok of up to 16 bytes (most repeated values: a session's ID, a
+	// version, an urgency, a word) in two words, and which of their
+	// bytes are tok's: compared inline, without memequal's call.
+	short, mask [2]uint64
+}
+
+// is reports whether the n bytes of b at i (i ≥ 0, n ≤ len(b)-i) are
+// v.tok, of length n. A tok of up to 16 bytes is compared in v.short's
+// two words when 16 bytes are left at i.
+func (v *verdict) is(b []byte, i, n int) bool {
+	if n <= 16 && i <= len(b)-16 {
+		w := (*[16]byte)(b[i : i+16])
+		return (binary.LittleEndian.Uint64(w[:8])^v.short[0])&v.mask[0]|
+			(binary.LittleEndian.Uint64(w[8:])^v.short[1])&v.mask[1] == 0
+	}
+	return string(b[i:i+n]) == string(v.tok)
 }
 
 // What the scan found of a member's value against its verdict.
@@ -139,6 +174,9 @@ type stamp struct {
 // maxVerdict bounds the bytes a verdict keeps.
 const maxVerdict = 256
 
+// nOlder is how many values a member keeps besides its verdict's.
+const nOlder = 3
+
 // member is a member of an object: its key and its value.
 type member struct{ key, val span }
 
@@ -165,52 +203,66 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		d.Schemas = s
 	}
-	lim := d.Limits.withDefaults()
+	if d.Limits != d.limitsSet || d.lim.HardMaxBytes == 0 {
+		d.limitsSet, d.lim = d.Limits, d.Limits.withDefaults()
+	}
+	lim := d.lim
 	if len(b) > lim.HardMaxBytes {
 		return nil, &LimitError{What: "size", Value: len(b), Limit: lim.HardMaxBytes}
 	}
 	sc := scanner{b: b, hardMax: lim.HardMaxDepth}
-	for _, f := range d.seen {
-		d.spans[f] = span{}
-	}
+	// The spans of the last event stay: only those of members met (met)
+	// are read.
+	d.met = fieldSet{}
 	d.seen = d.seen[:0]
 	if sc.next() != '{' {
 		return nil, &SyntaxError{Offset: int64(sc.i), Msg: "an AAEP event must be a JSON object"}
 	}
 	d.memo.reset()
-	members, dup, undoTwice := 0, false, false
+	// others counts the members not in d.seen (repeated, or no event
+	// type's): the event has len(d.seen)+others.
+	others, dup, undoTwice := 0, false, false
 	d.strangers = d.strangers[:0]
 	// The members, in a loop rather than sc.object's callback: this runs
 	// for every member of every event.
 	var key span
 	prev := nField // the member before this one
-	for more := sc.open(); more; more = sc.more() {
-		f := noField
-		if lf := d.follows[prev]; lf < nField {
-			if p := &keyPatterns[lf]; p.at(b, sc.i) {
-				f = lf
-				sc.i += p.n
-				if n := p.n - 3; n > sc.longStr {
-					sc.longStr = n
+	f := noField   // the member at hand
+	// named: f's name, and the comma before it, were matched with the
+	// pattern of what followed prev (by run), without more's call to end
+	// the member before; decided: run compared its value with its
+	// verdicts, which it is not.
+	named, decided := false, false
+	for more := sc.open(); more; {
+		if !named {
+			f = noField
+			if lf := d.follows[prev]; lf < nField {
+				if p := &keyPatterns[lf]; p.at(b, sc.i) {
+					f = lf
+					sc.i += p.n
+					if n := p.n - 3; n > sc.longStr {
+						sc.longStr = n
+					}
 				}
 			}
-		}
-		if f == noField {
-			if !sc.key(&key) {
-				break
+			if f == noField {
+				if !sc.key(&key) {
+					break
+				}
+				name := b[key.start:key.end]
+				if key.esc {
+					name, d.escaped = []byte(unescape(name)), true
+				}
+				f = lookupField(name)
+				d.follows[prev] = f
 			}
-			name := b[key.start:key.end]
-			if key.esc {
-				name, d.escaped = []byte(unescape(name)), true
-			}
-			f = lookupField(name)
-			d.follows[prev] = f
 		}
+		named = false
 		if prev = f; f == noField {
 			prev = nField + 1
 		}
-		members++
 		if f == noField {
+			others++
 			var v span
 			sc.value(&v)
 			if len(d.strangers) < maxStrangers {
@@ -218,33 +270,49 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			} else {
 				dup = true // too many to judge here: the schema validator will
 			}
-			continue
-		}
-		sp := &d.spans[f]
-		if sp.seen {
-			dup = true
-			undoTwice = undoTwice || f == fIrreversible || f == fReversibility
 		} else {
-			d.seen = append(d.seen, f)
+			sp := &d.spans[f]
+			if d.met.has(f) {
+				others++
+				dup = true
+				undoTwice = undoTwice || f == fIrreversible || f == fReversibility
+			} else {
+				d.met.add(f)
+				d.seen = append(d.seen, f)
+			}
+			c := sc.peek()
+			if c <= ' ' {
+				c = sc.next()
+			}
+			if decided {
+				decided = false
+			} else if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+				d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo)
+				if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, &sc, sp) {
+					d.same[f] = sameYes
+				}
+			}
+			switch {
+			case d.same[f] == sameYes:
+			case c == '{':
+				// Its members are remembered as they are scanned: filling
+				// the event and checking it read them again (the producer,
+				// the localization hints and progress of every event).
+				sc.memoObject(sp, &d.memo)
+			default:
+				sc.value(sp)
+			}
 		}
-		c := sc.peek()
-		if c <= ' ' {
-			c = sc.next()
-		}
-		if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
-			if d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo); d.same[f] == sameYes {
+		// The next members are most often those that followed this one
+		// before, with the same values: run takes them.
+		if sc.err == nil {
+			if prev, f, named, decided = d.run(&sc, prev); named {
 				continue
 			}
 		}
-		if c == '{' {
-			// Its members are remembered as they are scanned: filling
-			// the event and checking it read them again (the producer,
-			// the localization hints and progress of every event).
-			sc.memoObject(sp, &d.memo)
-			continue
-		}
-		sc.value(sp)
+		more = sc.more()
 	}
+	members := len(d.seen) + others
 	// Only white space may follow the event (next's 0 would also be a
 	// NUL byte: `{…}\x00…` was taken for an event, not being JSON).
 	if sc.err == nil {
@@ -265,9 +333,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	src := unsafe.String(unsafe.SliceData(b), len(b))
 	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
-	x := decodeState{b: b, src: src, spans: &d.spans, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, same: &d.same, stamp: &d.stamp}
+	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
 	x.populate()
-	j := d.Schemas.judgeOf(x.ev.Type)
+	j := d.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
 		d.last = nil
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
@@ -285,11 +353,99 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		}
 		problems = d.Schemas.problems(v)
 	}
-	problems = append(problems, x.limits(lim, members, &sc)...)
+	if len(b) > lim.MaxBytes || sc.maxDepth > lim.MaxDepth || members+len(x.ev.Extensions) > lim.MaxFields || sc.longStr > lim.MaxString {
+		problems = append(problems, x.limits(lim, members, &sc)...)
+	}
 	if len(problems) > 0 {
 		return x.ev, &ValidationError{Problems: problems}
 	}
 	return x.ev, nil
+}
+
+// judgeOf is d.Schemas.judgeOf(typ), without its map's look-up when typ
+// is the type judged last (a copy of it is kept, not the event's bytes).
+func (d *Decoder) judgeOf(typ string) judge {
+	if n := d.judgedLen; n == len(typ) && n > 0 && d.judgedBy == d.Schemas && string(d.judgedType[:n]) == typ {
+		return d.judged
+	}
+	j := d.Schemas.judgeOf(typ)
+	d.judgedLen = 0
+	// An event's judge names its type by the Schemas' own string, or not
+	// at all: kept, it keeps nothing of the message.
+	if j.kind == KindEvent && len(typ) <= len(d.judgedType) {
+		d.judged, d.judgedBy, d.judgedLen = j, d.Schemas, copy(d.judgedType[:], typ)
+	}
+	return j
+}
+
+// run takes the members from sc.i on (a comma, where a member ends) as
+// long as each is the one that followed the member before in the last
+// event that had it, its name written as then (with the comma before it,
+// compact; more is not called), and its value the bytes of one of its
+// verdicts (sameAs, recall): most of a stream's members. A loop of its
+// own, with few values to keep across its calls, costs less a member than
+// the member loop. It returns the last member taken (prev when none) and
+// how it stopped: at the comma of a member it does not know (named
+// false), or after the name of member f (named), whose value is to be
+// scanned (decided: compared with its verdicts, d.same says how: white
+// space before it is other bytes) or looked at first by the member loop
+// (repeated, its verdict resting).
+func (d *Decoder) run(sc *scanner, prev field) (last, f field, named, decided bool) {
+	b := sc.b
+	for {
+		f = d.follows[prev]
+		if f >= nField {
+			return prev, noField, false, false
+		}
+		// Away from the event's end the name is compared inline (match).
+		p, i := &commaKeyPatterns[f], sc.i
+		if !(i >= 0 && i <= len(b)-32 && p.match((*[32]byte)(b[i:i+32])) || i > len(b)-32 && p.at(b, i)) {
+			return prev, noField, false, false
+		}
+		sc.i = i + p.n
+		if n := p.n - 4; n > sc.longStr {
+			sc.longStr = n
+		}
+		sp, v := &d.spans[f], &d.verdicts[f]
+		if d.met.has(f) || v.rest != 0 {
+			return prev, f, true, false
+		}
+		if d.same[f] = sc.sameAs(v, sp, &d.memo); d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
+			d.same[f] = sameYes
+		}
+		if d.same[f] != sameYes {
+			return prev, f, true, true
+		}
+		d.met.add(f)
+		d.seen = append(d.seen, f)
+		prev = f
+	}
+}
+
+// recall compares the value at sc.i with f's older verdicts (its verdict's
+// bytes were other): when it is one of them, taken as sameAs takes it,
+// that one becomes f's verdict and the verdict takes its place among the
+// older, so a value met again goes first.
+func (d *Decoder) recall(f field, sc *scanner, sp *span) bool {
+	o, b, i := d.older[f], sc.b, sc.i
+	for j := range o {
+		// A value of another length, or of up to 16 bytes and others,
+		// is told inline, without sameAs's call: a stream's sessions
+		// in turn are met in the worst order for a value moved first.
+		w := &o[j]
+		n := len(w.tok)
+		if n == 0 || i < 0 || n > len(b)-i || b[i+n-1] != w.tok[n-1] || n <= 16 && !w.is(b, i, n) {
+			continue
+		}
+		if sc.sameAs(w, sp, &d.memo) == sameYes {
+			v := &d.verdicts[f]
+			misses, rest := v.misses, v.rest
+			*v, o[j] = o[j], *v
+			v.misses, v.rest = misses, rest
+			return true
+		}
+	}
+	return false
 }
 
 // sameAs compares the value at s.i with v's. The same bytes are taken as
@@ -300,7 +456,7 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 	n, i, b := len(v.tok), s.i, s.b
 	switch v.kind {
 	case kString:
-		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
+		if i < 0 || n > len(b)-i || !v.is(b, i, n) {
 			return sameNo
 		}
 		*sp = span{start: int32(i + 1), end: int32(i + n - 1), kind: kString, esc: v.esc, high: v.high, seen: true}
@@ -313,7 +469,7 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 		if s.hardMax > 0 && s.depth+v.depth > s.hardMax {
 			return sameUnknown // beyond the limit: the scan says where
 		}
-		if i < 0 || n > len(b)-i || string(b[i:i+n]) != string(v.tok) {
+		if i < 0 || n > len(b)-i || !v.is(b, i, n) {
 			return sameNo
 		}
 		*sp = span{start: int32(i), end: int32(i + n), kind: v.kind, seen: true}
@@ -346,8 +502,9 @@ type eventBox struct {
 // decodeState is one Decode call's working state.
 type decodeState struct {
 	b      []byte
-	src    string // b as a string, so unescaped strings are substrings of it
-	spans  *[nField]span
+	src    string        // b as a string, so unescaped strings are substrings of it
+	spans  *[nField]span // those of met alone are this event's
+	met    *fieldSet
 	seen   []field // the fields met, each once
 	ev     *Event  // &box.Event
 	box    *eventBox
@@ -356,8 +513,9 @@ type decodeState struct {
 	memo   *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
-	same     *[nField]uint8 // with verdicts: each value against its verdict, as scanned
-	stamp    *stamp         // the Decoder's last timestamp, or nil
+	older    *[nField]*[nOlder]verdict // with verdicts: the values before them
+	same     *[nField]uint8            // with verdicts: each value against its verdict, as scanned
+	stamp    *stamp                    // the Decoder's last timestamp, or nil
 	// fastTimeOf is the timestamp, which fastTime read (fastTimeOK) or
 	// not: its date-time format need not be read again.
 	fastTimeOf string
@@ -398,6 +556,14 @@ func (m *objMemo) find(start int32) ([]member, bool) {
 	return nil, false
 }
 
+// span is member f's value, or nothing when the event has no f.
+func (x *decodeState) span(f field) span {
+	if !x.met.has(f) {
+		return span{}
+	}
+	return x.spans[f]
+}
+
 // limits reports the soft limits the event exceeds.
 func (x *decodeState) limits(lim Limits, members int, sc *scanner) []Problem {
 	var out []Problem
@@ -427,10 +593,22 @@ func (x *decodeState) str(sp span) (string, bool) {
 	return x.src[sp.start:sp.end], true
 }
 
-// text returns a string value as Text ("" for other kinds).
-func (x *decodeState) text(sp span) Text {
+// strVal is str's string alone ("" for other kinds), small enough to be
+// inlined for its usual case, a string without escapes: filling the event
+// takes most members' values so.
+func (x *decodeState) strVal(sp span) string {
+	if sp.kind == kString && !sp.esc {
+		return x.src[sp.start:sp.end]
+	}
+	return x.strValOther(sp)
+}
+
+// strValOther is strVal for a string with escapes or another kind.
+//
+//go:noinline
+func (x *decodeState) strValOther(sp span) string {
 	s, _ := x.str(sp)
-	return Text(s)
+	return s
 }
 
 // integer returns an integer value. exact is false when the literal is not
@@ -613,14 +791,13 @@ func (x *decodeState) populate() {
 				ev.Context = x.strings(sp)
 			}
 		case fAaepVersion:
-			ev.AAEPVersion, _ = x.str(sp)
+			ev.AAEPVersion = x.strVal(sp)
 		case fType:
-			t, _ := x.str(sp)
-			ev.Type = NormalizeType(t)
+			ev.Type = NormalizeType(x.strVal(sp))
 		case fEventID:
-			ev.EventID, _ = x.str(sp)
+			ev.EventID = x.strVal(sp)
 		case fSessionID:
-			ev.SessionID, _ = x.str(sp)
+			ev.SessionID = x.strVal(sp)
 		case fSequenceNumber:
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
@@ -634,24 +811,23 @@ func (x *decodeState) populate() {
 		case fProducer:
 			x.producer(sp)
 		case fVerbosity:
-			ev.Verbosity, _ = x.str(sp)
+			ev.Verbosity = x.strVal(sp)
 		case fUrgency:
-			u, _ := x.str(sp)
-			ev.Urgency = Urgency(u)
+			ev.Urgency = Urgency(x.strVal(sp))
 		case fLocalizationHints:
 			x.localization(sp)
 		case fCorrelationID:
-			ev.CorrelationID, _ = x.str(sp)
+			ev.CorrelationID = x.strVal(sp)
 		case fExtensions:
 			if sp.kind == kObject {
 				x.extensions(sp)
 			}
 		case fSummaryTerse:
-			ev.SummaryTerse = x.text(sp)
+			ev.SummaryTerse = Text(x.strVal(sp))
 		case fSummaryNormal:
-			ev.SummaryNormal = x.text(sp)
+			ev.SummaryNormal = Text(x.strVal(sp))
 		case fSummaryDetailed:
-			ev.SummaryDetailed = x.text(sp)
+			ev.SummaryDetailed = Text(x.strVal(sp))
 		default:
 			x.payload(f, sp)
 		}
@@ -729,7 +905,7 @@ func (x *decodeState) time(s string) (time.Time, bool) {
 // payload fills the members specific to event types.
 func (x *decodeState) payload(f field, sp span) {
 	ev := x.ev
-	str := func() string { s, _ := x.str(sp); return s }
+	str := func() string { return x.strVal(sp) }
 	num := func() int64 { v, _, _ := x.integer(sp); return v }
 	flag := func(in *bool) *bool { // in: the box's room for it
 		if v, ok := x.boolean(sp); ok {
@@ -742,9 +918,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fExpectedDurationMS:
 		ev.ExpectedDurationMS = num()
 	case fRequestedBy:
-		ev.RequestedBy = x.text(sp)
+		ev.RequestedBy = Text(x.strVal(sp))
 	case fRequestText:
-		ev.RequestText = x.text(sp)
+		ev.RequestText = Text(x.strVal(sp))
 	case fToolsAvailable:
 		ev.ToolsAvailable = x.strings(sp)
 	case fDurationMS:
@@ -752,7 +928,7 @@ func (x *decodeState) payload(f field, sp span) {
 	case fToolInvocationsCount:
 		ev.ToolInvocationsCount = num()
 	case fOutputSummary:
-		ev.OutputSummary = x.text(sp)
+		ev.OutputSummary = Text(x.strVal(sp))
 	case fResultURI:
 		ev.ResultURI = str()
 	case fErrorCategory:
@@ -764,13 +940,13 @@ func (x *decodeState) payload(f field, sp span) {
 	case fRecoverable:
 		ev.Recoverable = flag(&x.box.recoverable)
 	case fRemediationHint:
-		ev.RemediationHint = x.text(sp)
+		ev.RemediationHint = Text(x.strVal(sp))
 	case fCancelledBy:
 		ev.CancelledBy = str()
 	case fCancellationReason:
 		ev.CancellationReason = str()
 	case fPartialResult:
-		ev.PartialResult = x.text(sp)
+		ev.PartialResult = Text(x.strVal(sp))
 	case fFromState:
 		ev.FromState = str()
 	case fToState:
@@ -784,9 +960,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fToolCallID:
 		ev.ToolCallID = str()
 	case fDescription:
-		ev.Description = x.text(sp)
+		ev.Description = Text(x.strVal(sp))
 	case fArgsSummary:
-		ev.ArgsSummary = x.text(sp)
+		ev.ArgsSummary = Text(x.strVal(sp))
 	case fRiskLevel:
 		ev.RiskLevel = str()
 	case fIrreversible:
@@ -794,9 +970,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fStatus:
 		ev.Status = str()
 	case fErrorMessage:
-		ev.ErrorMessage = x.text(sp)
+		ev.ErrorMessage = Text(x.strVal(sp))
 	case fChunk:
-		ev.Chunk = x.text(sp)
+		ev.Chunk = Text(x.strVal(sp))
 	case fPosition:
 		ev.Position = num()
 	case fComplete:
@@ -814,9 +990,9 @@ func (x *decodeState) payload(f field, sp span) {
 	case fTimeoutSeconds:
 		ev.TimeoutSeconds = num()
 	case fAction:
-		ev.Action = x.text(sp)
+		ev.Action = Text(x.strVal(sp))
 	case fConsequence:
-		ev.Consequence = x.text(sp)
+		ev.Consequence = Text(x.strVal(sp))
 	case fDefaultDecision:
 		ev.DefaultDecision = str()
 	case fReversibility:
@@ -826,18 +1002,18 @@ func (x *decodeState) payload(f field, sp span) {
 	case fExtraContext:
 		ev.ExtraContext = x.raw(sp)
 	case fQuestion:
-		ev.Question = x.text(sp)
+		ev.Question = Text(x.strVal(sp))
 	case fAcceptedResponseKinds:
 		ev.AcceptedResponseKinds = x.strings(sp)
 	case fChoices:
 		x.choices(sp)
 	case fContext:
-		ev.ClarifyContext = x.text(sp)
+		ev.ClarifyContext = Text(x.strVal(sp))
 	case fDefaultResponse:
-		ev.DefaultResponse = x.text(sp)
+		ev.DefaultResponse = Text(x.strVal(sp))
 		ev.HasDefaultResponse = sp.kind == kString
 	case fReason:
-		ev.Reason = x.text(sp)
+		ev.Reason = Text(x.strVal(sp))
 	case fTargetKind:
 		ev.TargetKind = str()
 	case fTargetURI:
@@ -855,7 +1031,7 @@ func (x *decodeState) producer(sp span) {
 	}
 	p := &x.ev.Producer
 	for _, m := range x.objMembers(sp) {
-		s, _ := x.str(m.val)
+		s := x.strVal(m.val)
 		switch string(x.name(m.key)) {
 		case "agent_id":
 			p.AgentID = s
@@ -880,9 +1056,9 @@ func (x *decodeState) localization(sp span) {
 		v := m.val
 		switch string(x.name(m.key)) {
 		case "primary_language":
-			l.PrimaryLanguage, _ = x.str(v)
+			l.PrimaryLanguage = x.strVal(v)
 		case "text_direction":
-			l.TextDirection, _ = x.str(v)
+			l.TextDirection = x.strVal(v)
 		case "available_languages":
 			l.AvailableLanguages = x.strings(v)
 		case "fallback_chain":
@@ -910,7 +1086,7 @@ func (x *decodeState) progress(sp span) {
 		case "total_steps":
 			p.TotalSteps, _, _ = x.integer(v)
 		case "description":
-			p.Description = x.text(v)
+			p.Description = Text(x.strVal(v))
 		}
 	}
 }
@@ -929,7 +1105,7 @@ func (x *decodeState) choices(sp span) {
 			case "value":
 				c.Value, _ = x.str(v)
 			case "label":
-				c.Label = x.text(v)
+				c.Label = Text(x.strVal(v))
 			}
 		})
 		x.ev.Choices = append(x.ev.Choices, c)
@@ -939,11 +1115,9 @@ func (x *decodeState) choices(sp span) {
 // validate checks the members against the type's rules; it sets x.bad for
 // a broken rule and x.unsure where only the schema validator can tell.
 func (x *decodeState) validate(er *eventRules) {
-	for _, f := range er.required {
-		if !x.spans[f].seen {
-			x.bad = true
-			return
-		}
+	if !x.met.hasAll(er.requiredSet) {
+		x.bad = true
+		return
 	}
 	for _, f := range x.seen {
 		r := er.fields[f]
@@ -965,6 +1139,11 @@ func (x *decodeState) validate(er *eventRules) {
 			// Rules are chosen by the normalized type, which matches its const.
 			if sp.kind != kString || x.ev.Type == "" {
 				x.bad = true
+			} else if x.verdicts != nil && sp.end-sp.start <= maxVerdict {
+				// Its verdict: the same bytes are the same type, whose
+				// rules (r among them) they choose again.
+				x.retire(f)
+				x.keep(&x.verdicts[f], r, sp)
 			}
 			continue
 		}
@@ -974,9 +1153,9 @@ func (x *decodeState) validate(er *eventRules) {
 		}
 	}
 	if er.rejectDefault {
-		irr, _ := x.boolean(x.spans[fIrreversible])
-		risk, _ := x.str(x.spans[fRiskLevel])
-		dd := x.spans[fDefaultDecision]
+		irr, _ := x.boolean(x.span(fIrreversible))
+		risk, _ := x.str(x.span(fRiskLevel))
+		dd := x.span(fDefaultDecision)
 		if irr && (risk == "medium" || risk == "high") && dd.seen && x.ev.DefaultDecision != DecisionReject {
 			x.bad = true
 		}
@@ -1003,17 +1182,41 @@ func (x *decodeState) checkField(f field, r *rule, sp span) bool {
 		v.misses = 0
 		return true
 	}
-	if v.misses++; v.misses >= missMax {
-		v.misses, v.rest = missMax-1, restFor // one more miss after the rest: rest again
+	// A miss counts once the older values are all taken: until then each
+	// is kept, as a stream of a few sessions or types fills them.
+	if o := x.older[f]; o != nil && o[nOlder-1].r != nil {
+		if v.misses++; v.misses >= missMax {
+			v.misses, v.rest = missMax-1, restFor // one more miss after the rest: rest again
+		}
 	}
 	unsure := x.unsure
 	x.unsure = false
 	ok := x.check(r, sp)
 	if ok && !x.unsure && len(val) <= maxVerdict {
+		x.retire(f)
 		x.keep(v, r, sp)
 	}
 	x.unsure = x.unsure || unsure
 	return ok
+}
+
+// retire moves f's verdict, about to be replaced, to the first of its
+// older ones (made now if it has none), the last of which is dropped; the
+// verdict keeps the dropped one's memory, to be filled again by keep.
+func (x *decodeState) retire(f field) {
+	v := &x.verdicts[f]
+	if v.r == nil {
+		return // nothing passed yet
+	}
+	o := x.older[f]
+	if o == nil {
+		o = new([nOlder]verdict)
+		x.older[f] = o
+	}
+	last := o[nOlder-1]
+	copy(o[1:], o[:nOlder-1])
+	o[0] = *v
+	v.tok, v.members = last.tok[:0], last.members[:0]
 }
 
 // keep makes the value at sp, found valid under r, v's.
@@ -1023,6 +1226,13 @@ func (x *decodeState) keep(v *verdict, r *rule, sp span) {
 		start, end = start-1, end+1 // its quotes
 	}
 	v.r, v.kind, v.tok = r, sp.kind, append(v.tok[:0], x.b[start:end]...)
+	v.short, v.mask = [2]uint64{}, [2]uint64{}
+	if len(v.tok) <= 16 {
+		for k, c := range v.tok {
+			v.short[k/8] |= uint64(c) << (8 * (k % 8))
+			v.mask[k/8] |= 0xff << (8 * (k % 8))
+		}
+	}
 	v.val = v.tok[sp.start-start : len(v.tok)-int(end-sp.end)]
 	v.esc, v.high, v.longStr, v.depth, v.members = sp.esc, sp.high, int(sp.end-sp.start), 0, v.members[:0]
 	if sp.kind != kObject && sp.kind != kArray {

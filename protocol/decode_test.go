@@ -788,11 +788,16 @@ func TestVerdictRests(t *testing.T) {
 	id := func(i int) string {
 		return strings.Replace(typical, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, i), 1)
 	}
-	for i := range missMax {
+	// The first new ID is kept, the next nOlder fill the older values,
+	// and missMax more miss.
+	for i := range 1 + nOlder + missMax {
+		if i == nOlder+missMax && d.verdicts[fEventID].rest != 0 {
+			t.Fatalf("after %d new event IDs the verdict rests", i)
+		}
 		decode(id(i), true)
 	}
 	if d.verdicts[fEventID].rest == 0 {
-		t.Fatalf("after %d new event IDs the verdict does not rest", missMax)
+		t.Fatalf("after %d new event IDs the verdict does not rest", 1+nOlder+missMax)
 	}
 	decode(strings.Replace(typical, `"evt_00000000000000a1"`, `"evt_-1"`, 1), false)
 	// The first look after the rest compares with the last new ID, and
@@ -935,6 +940,348 @@ func TestSameValuesNotScanned(t *testing.T) {
 					t.Errorf("event %d: %s was scanned again", i, fieldNames[f])
 				}
 			}
+		}
+	}
+}
+
+// TestOlderValuesRecalled decodes a stream whose members rotate a few
+// values (sessions interleaved, event types in turn): a value one of a
+// member's older verdicts passed is compared, not scanned, and the warm
+// decoder still decodes every event as a fresh one does, when the value
+// is followed by garbage, cut short, or recalled under a rule that
+// rejects it (urgency "normal" on an error, whose urgency must be
+// critical; "normal" passed the envelope's rule before).
+func TestOlderValuesRecalled(t *testing.T) {
+	s := schemas(t)
+	errored := `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.session.errored","event_id":"evt_2","session_id":"sess_1","timestamp":"2026-06-30T14:22:12Z","producer":{"agent_id":"a"},"urgency":"critical","error_category":"tool","recoverable":true,"summary_normal":"It broke."}`
+	session := func(ev string, n int) string {
+		return strings.Replace(ev, `"sess_000000000007"`, fmt.Sprintf(`"sess_%d"`, n), 1)
+	}
+	var stream []string
+	for i := range 12 {
+		stream = append(stream, session(typical, i%4))
+	}
+	stream = append(stream,
+		errored,
+		strings.Replace(session(typical, 1), `"normal"`, `"low"`, 1),
+		session(typical, 2),
+		strings.Replace(errored, `"critical"`, `"normal"`, 1), // recalled, then rejected
+		strings.Replace(errored, `"critical"`, `"low"`, 1),
+		strings.Replace(session(typical, 2), `"sess_2"`, `"sess_2"x`, 1),
+		strings.Replace(session(typical, 3), `"sess_3"`, `"sess_3`, 1)[:strings.Index(typical, `"session_id"`)+20],
+		strings.Replace(session(typical, 0), `"sess_0"`, `"sess_0" `, 1),
+		session(typical, 1),
+	)
+	warm := Decoder{Schemas: s}
+	for i, in := range stream {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(in))
+		ew, errW := warm.Decode([]byte(in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if i >= 4 && i < 12 && warm.same[fSessionID] != sameYes {
+			t.Errorf("event %d: the session ID of an earlier event was scanned again", i)
+		}
+	}
+	if errW := fmt.Sprint(warm.Decode([]byte(strings.Replace(errored, `"critical"`, `"normal"`, 1)))); !strings.Contains(errW, "urgency") && !strings.Contains(errW, "critical") {
+		t.Errorf("urgency normal on an error: %s", errW)
+	}
+}
+
+// Members that several types define alike share one rule, so that a
+// value that passed one type's passes another's without a check (the
+// summaries, the tool of invoked and completed); a type that narrows an
+// envelope member (an error's critical urgency) keeps its own, and so do
+// members defined otherwise. A summary that passed in one type is then
+// not checked again in another.
+func TestAlikeRulesShared(t *testing.T) {
+	s := schemas(t)
+	rules := func(typ string) *eventRules { return s.judgeOf(typ).fast }
+	invoked, completed, progress, errored, started := rules("aaep:agent.tool.invoked"), rules("aaep:agent.tool.completed"), rules("aaep:agent.progress.updated"), rules("aaep:agent.session.errored"), rules("aaep:agent.session.started")
+	for _, tc := range []struct {
+		name string
+		a, b *rule
+		same bool
+	}{
+		{"summary_normal", invoked.fields[fSummaryNormal], progress.fields[fSummaryNormal], true},
+		{"summary_terse", invoked.fields[fSummaryTerse], errored.fields[fSummaryTerse], true},
+		{"tool", invoked.fields[fTool], completed.fields[fTool], true},
+		{"tool_call_id", invoked.fields[fToolCallID], completed.fields[fToolCallID], true},
+		{"expected_duration_ms", invoked.fields[fExpectedDurationMS], started.fields[fExpectedDurationMS], true},
+		{"urgency", errored.fields[fUrgency], invoked.fields[fUrgency], false},
+		{"type", invoked.fields[fType], completed.fields[fType], false},
+		{"summary_normal and summary_terse", invoked.fields[fSummaryNormal], invoked.fields[fSummaryTerse], false},
+	} {
+		if tc.a == nil || tc.b == nil || (tc.a == tc.b) != tc.same {
+			t.Errorf("%s: one rule %v, want %v", tc.name, tc.a == tc.b, tc.same)
+		}
+	}
+	d := Decoder{Schemas: s}
+	invokedEv := captureEvent(16) // the tool invoked: "Fetching the report."
+	progressEv := bytes.Replace(captureEvent(20), []byte("Half of the figures are in."), []byte("Fetching the report."), 1)
+	for _, in := range [][]byte{invokedEv, progressEv} {
+		if _, err := d.Decode(in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.same[fSummaryNormal] != sameYes || d.older[fSummaryNormal] != nil {
+		t.Errorf("a summary that passed in one type was checked again in another")
+	}
+}
+
+// The next member's name is compared with the comma before it where a
+// value ends, four words inlined away from the event's end and fewer near
+// it. Spaced, cut short, misspelt or missing, the names decode as a fresh
+// decoder decodes them, and a predicted name counts as a string of its
+// length against the string limit (sequence_number, 15 bytes, is the
+// longest string here).
+func TestNextNameWithComma(t *testing.T) {
+	s := schemas(t)
+	const ev = `{"type":"t","sequence_number":1,"urgency":"low","session_id":"s"}`
+	for _, lim := range []Limits{{}, {MaxString: 15}, {MaxString: 14}} {
+		warm := Decoder{Schemas: s, Limits: lim}
+		for i, in := range []string{
+			ev,
+			ev,
+			strings.Replace(ev, `,"urgency"`, `, "urgency"`, 1),
+			strings.Replace(ev, `1,"urgency"`, `1 ,"urgency"`, 1),
+			strings.Replace(ev, `"low",`, `"low",,`, 1),
+			strings.Replace(ev, `"urgency"`, `"urgencyx"`, 1),
+			strings.Replace(ev, `"urgency":`, `"urgency" :`, 1),
+			ev[:len(ev)-1],
+			ev[:strings.Index(ev, `"session_id"`)+len(`"session_id"`)],
+			ev[:strings.Index(ev, `"session_id"`)+len(`"session_id":`)] + `}`,
+			ev[:strings.Index(ev, `,"session_id"`)] + `,}`,
+			strings.Replace(ev, `"s"}`, `"s","urgency":"low"}`, 1),
+			ev,
+			typical,
+			ev,
+		} {
+			fresh := Decoder{Schemas: s, Limits: lim}
+			ef, errF := fresh.Decode([]byte(in))
+			ew, errW := warm.Decode([]byte(in))
+			if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+				t.Errorf("%+v, event %d: a decoder used before: %v; a fresh one: %v", lim, i, errW, errF)
+			}
+		}
+	}
+}
+
+// A value of up to 16 bytes with its quotes is compared with its verdict
+// in two words under a mask: a value that differs in its first, eighth,
+// ninth or last byte, or is longer or shorter, is scanned, and one near
+// the event's end (fewer than 16 bytes left) is compared byte by byte.
+func TestShortValuesCompared(t *testing.T) {
+	s := schemas(t)
+	ev := strings.Replace(strings.Replace(typical, `"sess_000000000007"`, `"sess_0123456789"`, 1), `"urgency":"normal",`, ``, 1)
+	ev = ev[:len(ev)-1] + `,"urgency":"normal"}` // in its last 16 bytes
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in   string
+		same bool // the session ID and urgency are their verdicts'
+	}{
+		{ev, false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"Sess_0123456789"`, 1), false},
+		{ev, true}, // an older value again
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_01X3456789"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_012X456789"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_012345678X"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_012345678"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"sess_0123456789"`, `"sess_01234567890"`, 1), false},
+		{ev, true},
+		{strings.Replace(ev, `"normal"}`, `"normax"}`, 1), false},
+		{strings.Replace(ev, `"normal"}`, `"normal"x`, 1), true}, // the same bytes, then garbage
+		{ev, true},
+	} {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if got := warm.same[fSessionID] == sameYes && warm.same[fUrgency] == sameYes; got != tc.same {
+			t.Errorf("event %d: compared with the verdicts %v (%d, %d), want %v", i, got, warm.same[fSessionID], warm.same[fUrgency], tc.same)
+		}
+	}
+}
+
+// The type keeps a verdict as other members do: the same bytes are the
+// same type, whose rules they choose again, so a repeated type is compared
+// and not scanned, in its compact or full form, and decodes as a fresh
+// decoder decodes it, whatever the rest of the event.
+func TestTypeVerdict(t *testing.T) {
+	s := schemas(t)
+	full := strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"https://aaep-protocol.org/types/agent.tool.invoked"`, 1)
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in   string
+		same bool // the type is its verdict's
+	}{
+		{typical, false},
+		{typical, true},
+		{full, false},
+		{full, true},
+		{typical, true},
+		{strings.Replace(typical, `"tool":"fetch_report",`, ``, 1), true}, // a required member missing
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"aaep:agent.tool.invoked "`, 1), false},
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"aaep:agent.tool.invokeD"`, 1), false},
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"x_vendor.custom"`, 1), false},
+		{strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"x_vendor.custom"`, 1), true},
+		{typical, true},
+	} {
+		fresh := Decoder{Schemas: s}
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if got := warm.same[fType] == sameYes; got != tc.same {
+			t.Errorf("event %d: the type compared with its verdicts %v, want %v", i, got, tc.same)
+		}
+	}
+}
+
+// strVal, inlined where the event is filled, is str's string for every
+// kind: a plain string, one with escapes, and "" for other kinds.
+func TestStrVal(t *testing.T) {
+	b := []byte(`["plain","esc\u0061ped\n",12,{"a":"b"},null,"é"]`)
+	x := decodeState{b: b, src: string(b)}
+	n := 0
+	x.items(span{start: 0, end: int32(len(b)), kind: kArray}, func(sp span) {
+		n++
+		want, _ := x.str(sp)
+		if got := x.strVal(sp); got != want {
+			t.Errorf("item %d: strVal %q, str %q", n, got, want)
+		}
+	})
+	if n != 6 {
+		t.Errorf("%d items read", n)
+	}
+	if got := x.strVal(span{start: 2, end: 7, kind: kString, esc: true}); got != "plain" {
+		t.Errorf("an escaped span: %q", got)
+	}
+}
+
+// Each soft limit exceeded is reported, by a decoder whose limits change
+// from event to event as by a fresh one, and none is reported at the
+// limit itself.
+func TestSoftLimitsReported(t *testing.T) {
+	s := schemas(t)
+	warm := Decoder{Schemas: s}
+	in := []byte(typical)
+	for i, tc := range []struct {
+		lim  Limits
+		want string
+	}{
+		{Limits{}, ""},
+		{Limits{MaxBytes: len(typical) - 1}, "bytes"},
+		{Limits{MaxBytes: len(typical)}, ""},
+		{Limits{MaxFields: 10}, "has 17 top-level members"},
+		{Limits{MaxDepth: 1}, "nested"},
+		{Limits{MaxString: 10}, "a string of"},
+		{Limits{}, ""},
+	} {
+		warm.Limits = tc.lim
+		fresh := Decoder{Schemas: s, Limits: tc.lim}
+		_, errW := warm.Decode(in)
+		_, errF := fresh.Decode(in)
+		if i == 3 {
+			// A member no type defines and a repeated one count too.
+			more := strings.Replace(typical, `"urgency":"normal",`, `"urgency":"normal","colour":"red","urgency":"normal",`, 1)
+			if _, err := warm.Decode([]byte(more)); !strings.Contains(fmt.Sprint(err), "has 19 top-level members") {
+				t.Errorf("a stranger and a repeated member: %v", err)
+			}
+		}
+		if fmt.Sprint(errW) != fmt.Sprint(errF) {
+			t.Errorf("case %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if got := fmt.Sprint(errW); tc.want == "" && errW != nil || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("case %d: %v, want %q", i, errW, tc.want)
+		}
+	}
+}
+
+// The spans of the members of the last event stay in the decoder (only
+// those of members met are read): a member the event lacks is missing,
+// whatever the last event had (a required one; the irreversible flag,
+// risk and default of a confirmation's rule).
+func TestStaleSpansNotRead(t *testing.T) {
+	s := schemas(t)
+	const conf = `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.awaiting.confirmation","event_id":"evt_3","session_id":"sess_1","timestamp":"2026-06-30T14:22:13Z","producer":{"agent_id":"a"},"urgency":"critical","action":"Delete the file.","consequence":"It is gone.","risk_level":"high","irreversible":true,"default_decision":"reject","timeout_seconds":30,"reply_token":"rpl_1","allowed_replies":["accept","reject"]}`
+	accept := strings.Replace(conf, `"default_decision":"reject"`, `"default_decision":"accept"`, 1)
+	warm := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		in    string
+		valid bool
+	}{
+		{conf, true},
+		{accept, false},
+		{strings.Replace(accept, `"irreversible":true,`, ``, 1), true},
+		{accept, false},
+		// where the last event's irreversible true was, a t
+		{strings.Replace(strings.Replace(accept, `"irreversible":true,`, ``, 1), `"It is gone."`, `"It is gone`+strings.Repeat("t", 40)+`"`, 1), true},
+		{accept, false},
+		{strings.Replace(accept, `"risk_level":"high",`, ``, 1), true},
+		{typical, true},
+		{strings.Replace(typical, `"tool":"fetch_report",`, ``, 1), false},
+		{strings.Replace(typical, `"event_id":"evt_00000000000000a1",`, ``, 1), false},
+		{typical, true},
+	} {
+		fresh := Decoder{Schemas: s}
+		slow := warm.slow
+		ef, errF := fresh.Decode([]byte(tc.in))
+		ew, errW := warm.Decode([]byte(tc.in))
+		if fmt.Sprint(errW) != fmt.Sprint(errF) || !reflect.DeepEqual(ew, ef) {
+			t.Errorf("event %d: a decoder used before: %v; a fresh one: %v", i, errW, errF)
+		}
+		if (errW == nil) != tc.valid {
+			t.Errorf("event %d: %v, want valid %v", i, errW, tc.valid)
+		}
+		if warm.slow-slow != fresh.slow {
+			t.Errorf("event %d: the schema validator judged it for a decoder used before, not for a fresh one", i)
+		}
+	}
+}
+
+// The decoder keeps the judge of the type it judged last: the same type
+// again is judged as the Schemas judge it, other types, a type too long
+// to keep, a handshake's type (not kept) and a type judged by other
+// Schemas than the last are looked up again.
+func TestJudgeOfRemembered(t *testing.T) {
+	s := schemas(t)
+	other, err := NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "x_vendor." + strings.Repeat("long", 20)
+	d := Decoder{Schemas: s}
+	for i, tc := range []struct {
+		typ string
+		by  *Schemas
+	}{
+		{"aaep:agent.tool.invoked", s},
+		{"aaep:agent.tool.invoked", s},
+		{"aaep:agent.tool.completed", s},
+		{"aaep:agent.tool.invoked", other},
+		{"aaep:agent.tool.invoked", other},
+		{"aaep:agent.tool.invoked", s},
+		{long, s},
+		{long, s},
+		{"aaep:subscription.request", s},
+		{"aaep:subscription.request", s},
+		{"x_vendor.custom", s},
+		{"x_vendor.custom", s},
+		{"aaep:agent.tool.invoked", s},
+	} {
+		d.Schemas = tc.by
+		if got, want := d.judgeOf(tc.typ), tc.by.judgeOf(tc.typ); got != want {
+			t.Errorf("case %d, %s: judged %+v, want %+v", i, tc.typ, got, want)
 		}
 	}
 }

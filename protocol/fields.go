@@ -311,10 +311,15 @@ type keyPattern struct {
 	mask  [4]uint64 // which bytes of each word are compared
 }
 
-// keyPatterns are the patterns of the known members, indexed by field.
-var keyPatterns = func() (ps [nField]keyPattern) {
+// keyPatterns are the patterns of the known members, indexed by field;
+// commaKeyPatterns, the same after the comma that ends the member before,
+// `,"name":`.
+var keyPatterns, commaKeyPatterns = patterns(""), patterns(",")
+
+// patterns makes the known members' patterns, each after prefix.
+func patterns(prefix string) (ps [nField]keyPattern) {
 	for f, name := range fieldNames {
-		q := `"` + name + `":`
+		q := prefix + `"` + name + `":`
 		p := &ps[f]
 		p.n, p.words = len(q), (len(q)+7)/8
 		for k := range len(q) {
@@ -323,7 +328,7 @@ var keyPatterns = func() (ps [nField]keyPattern) {
 		}
 	}
 	return ps
-}()
+}
 
 // at reports whether b holds the pattern at i. It reads two or four whole
 // words, without a branch a word, so it says false, not knowing, when
@@ -345,4 +350,33 @@ func (p *keyPattern) at(b []byte, i int) bool {
 		(binary.LittleEndian.Uint64(w[8:])^p.w[1])&p.mask[1]|
 		(binary.LittleEndian.Uint64(w[16:])^p.w[2])&p.mask[2]|
 		(binary.LittleEndian.Uint64(w[24:])^p.w[3])&p.mask[3] == 0
+}
+
+// match is at for the 32 bytes at i (i ≤ len(b)-32): all four words,
+// those past the pattern's masked to nothing, without a call (it is
+// inlined where the next member is predicted).
+func (p *keyPattern) match(w *[32]byte) bool {
+	return (binary.LittleEndian.Uint64(w[:8])^p.w[0])&p.mask[0]|
+		(binary.LittleEndian.Uint64(w[8:16])^p.w[1])&p.mask[1]|
+		(binary.LittleEndian.Uint64(w[16:24])^p.w[2])&p.mask[2]|
+		(binary.LittleEndian.Uint64(w[24:32])^p.w[3])&p.mask[3] == 0
+}
+
+// fieldSet is a set of fields, a bit each.
+type fieldSet [(nField + 63) / 64]uint64
+
+// has reports whether f is in s.
+func (s *fieldSet) has(f field) bool { return s[f/64]&(1<<(f%64)) != 0 }
+
+// add puts f in s.
+func (s *fieldSet) add(f field) { s[f/64] |= 1 << (f % 64) }
+
+// hasAll reports whether every field of t is in s.
+func (s *fieldSet) hasAll(t fieldSet) bool {
+	for i := range s {
+		if s[i]&t[i] != t[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -77,8 +77,9 @@ func ruleTypeOf(name string) ruleType {
 
 // eventRules is the fast form of one event type's schema (envelope included).
 type eventRules struct {
-	fields   [nField]*rule
-	required []field
+	fields      [nField]*rule
+	required    []field
+	requiredSet fieldSet // required's fields
 	// closed: a member at the top level that fields does not define is a
 	// problem (a core type's unevaluatedProperties: false; spec section 7.2),
 	// unless its name matches one of patterns and its value the pattern's rule.
@@ -312,6 +313,7 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 				}
 				if !slices.Contains(er.required, f) {
 					er.required = append(er.required, f)
+					er.requiredSet.add(f)
 				}
 			}
 		}
@@ -321,6 +323,7 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 		return nil, nil, err
 	}
 	byType = map[string]*eventRules{}
+	alike := map[string]*rule{} // a member's schema, as JSON → its one rule
 	names, _ := schemaFiles.ReadDir("schemas")
 	for _, e := range names {
 		name := strings.TrimSuffix(e.Name(), ".schema.json")
@@ -373,6 +376,7 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 			return nil, nil, err
 		}
 		er.closed, er.patterns = closed, patterns
+		shareAlike(er, doc, envelope, alike)
 		all, _ := doc["allOf"].([]any)
 		for _, a := range all[1:] {
 			if !isRejectDefaultRule(a) {
@@ -383,6 +387,32 @@ func compileEvents() (envelope *eventRules, byType map[string]*eventRules, err e
 		byType["aaep:"+name] = er
 	}
 	return envelope, byType, nil
+}
+
+// shareAlike gives er's own members (not the envelope's) the rule another
+// type compiled from the same schema, which alike holds by its JSON: a
+// verdict (Decoder.verdicts) is kept under its rule, so a value that passed
+// a member's rule in one type passes it in another without a check (the
+// summaries of every type, the tool of invoked and completed). A schema
+// with a reference is left its own: it may mean another definition in
+// each file.
+func shareAlike(er *eventRules, doc map[string]any, envelope *eventRules, alike map[string]*rule) {
+	props, _ := doc["properties"].(map[string]any)
+	for prop, schema := range props {
+		f := lookupField([]byte(prop))
+		if f == noField || envelope.fields[f] != nil || er.fields[f] == nil {
+			continue
+		}
+		b, err := json.Marshal(schema) // sorted keys: alike schemas, alike JSON
+		if err != nil || strings.Contains(string(b), `"$ref"`) {
+			continue
+		}
+		if r, ok := alike[string(b)]; ok {
+			er.fields[f] = r
+		} else {
+			alike[string(b)] = er.fields[f]
+		}
+	}
 }
 
 // both is own with env also applying: a type narrowing an envelope member
