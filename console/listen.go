@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -218,7 +217,7 @@ func (l *Listener) drain(critFirst bool) bool {
 			}
 		}
 		// A batch taken in turn may hold a critical update too.
-		urgent := critical || slices.ContainsFunc(b.Updates, subscriber.Update.Critical)
+		urgent := critical || b.Critical()
 		l.batch(b)
 		if l.ended {
 			return true
