@@ -187,9 +187,13 @@ func (a *Announcer) emitPending(at time.Time, p pending) {
 // base fills *an with what every announcement of d says: its time, kind
 // and text, the agent, the session, the language and the priority. Filled
 // in place: an announcement is some 240 bytes, and a flood's every event
-// is one.
+// is one. It is cleared, then its fields set one by one: assigning a
+// composite value built the whole of it aside first (an might alias d)
+// and then copied it.
 func (a *Announcer) base(an *Announcement, d *session.Delivery, kind, text string) {
-	*an = Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
+	*an = Announcement{}
+	an.At, an.Kind, an.Text, an.Priority, an.Rule = d.At, kind, text, Normal, d.Rule
+	an.Prompt, an.Reply, an.Event = d.Prompt, d.Reply, d.Event
 	if ev := d.Event; ev != nil {
 		an.Agent = a.agentName(ev)
 		an.AgentID = ev.Producer.AgentID
