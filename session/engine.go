@@ -79,10 +79,11 @@ type Engine struct {
 	answered hashSet
 	gone     window[goneSession] // sessions forgotten to make room
 
-	sessions   map[sessionKey]*sessionState
-	overflowed bool        // a live session was forgotten to make room
-	live       sessionList // least recently active first
-	over       sessionList // ended sessions, least recently active first
+	sessions   map[string]*sessionState // by session_id; see lookup
+	tracked    int                      // sessions in the table
+	overflowed bool                     // a live session was forgotten to make room
+	live       sessionList              // least recently active first
+	over       sessionList              // ended sessions, least recently active first
 	waiting    deadlineHeap
 	held       int             // entries in all reorder queues
 	maxHeld    int             // bound on held
@@ -133,7 +134,7 @@ func New(cfg Config, out Output) *Engine {
 		tokens:   newHashSet(tokenWindow),
 		answered: newHashSet(tokenWindow),
 		gone:     window[goneSession]{max: cfg.MaxSessions},
-		sessions: make(map[sessionKey]*sessionState),
+		sessions: make(map[string]*sessionState),
 		maxHeld:  max(defaultMaxHeld, cfg.ReorderWindow),
 	}
 }

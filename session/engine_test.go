@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -161,7 +162,7 @@ func TestBounded(t *testing.T) {
 			e.Handle(ev(s, 1, "session.completed"), t0)
 		}
 	}
-	if n := len(e.sessions); n > 10 {
+	if n := e.tracked; n > 10 {
 		t.Errorf("%d sessions tracked, want at most 10", n)
 	}
 	if n := e.seen.len(); n > 50 {
@@ -181,10 +182,10 @@ func TestEvictionPrefersEndedSessions(t *testing.T) {
 	e.Handle(ev("done", 0, "session.started"), t0)
 	e.Handle(ev("done", 1, "session.completed"), t0)
 	e.Handle(ev("new", 0, "session.started"), t0) // evicts "done", though "old" is older
-	if _, ok := e.sessions[sessionKey{"agent", "old"}]; !ok {
+	if e.lookup(sessionKey{"agent", "old"}) == nil {
 		t.Fatal("the live session was evicted before the ended one")
 	}
-	if _, ok := e.sessions[sessionKey{"agent", "done"}]; ok {
+	if e.lookup(sessionKey{"agent", "done"}) != nil {
 		t.Fatal("the ended session is still tracked")
 	}
 	r.reset()
@@ -244,5 +245,49 @@ func TestHeldBoundAcrossSessions(t *testing.T) {
 	}
 	if d := r.diags("gap")[0]; d.SessionID != "s0" {
 		t.Fatalf("first released: %s, want s0", d.SessionID)
+	}
+}
+
+// The sessions table, keyed by session_id with the other agents' sessions
+// of the same session_id chained after the first, finds exactly the
+// sessions the engine tracks (its live and ended lists), by agent and
+// session_id, while agents share session_ids and sessions start, end and
+// are forgotten to make room.
+func TestSessionTableAgreesWithLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(26, 1))
+	e, _ := newTest(Config{MaxSessions: 7})
+	agents, ids := []string{"a", "b", "c"}, []string{"s1", "s2", "s3", "s4"}
+	seq := map[sessionKey]int64{}
+	for i := range 3000 {
+		k := sessionKey{agents[rng.IntN(len(agents))], ids[rng.IntN(len(ids))]}
+		typ := "progress.updated"
+		switch n := seq[k]; {
+		case n == 0:
+			typ = "session.started"
+		case rng.IntN(10) == 0:
+			typ = "session.completed"
+		}
+		x := ev(k.id, seq[k], typ)
+		x.Producer.AgentID = k.agent
+		x.EventID = fmt.Sprintf("%s/%s/%d", k.agent, k.id, seq[k])
+		seq[k]++
+		e.Handle(x, t0)
+		listed := map[sessionKey]*sessionState{}
+		for _, l := range []*sessionList{&e.live, &e.over} {
+			for s := l.head; s != nil; s = s.next {
+				listed[sessionKey{s.agent, s.id}] = s
+			}
+		}
+		if len(listed) != e.tracked || e.tracked > 7 {
+			t.Fatalf("event %d: %d sessions listed, %d tracked (at most 7)", i, len(listed), e.tracked)
+		}
+		for _, a := range agents {
+			for _, id := range ids {
+				k := sessionKey{a, id}
+				if got, want := e.lookup(k), listed[k]; got != want {
+					t.Fatalf("event %d: session %v found %p, listed %p", i, k, got, want)
+				}
+			}
+		}
 	}
 }

@@ -25,7 +25,10 @@ type sessionState struct {
 	agent      string        // the producer's agent_id
 	id         string        // the session_id
 	prev, next *sessionState // in the engine's live or ended list
-	r          *reorder      // nil until the session first holds an event
+	// sameID is the next session of another agent with the same
+	// session_id (Engine.sessions holds the first).
+	sameID *sessionState
+	r      *reorder // nil until the session first holds an event
 
 	expect int64 // next expected sequence number, once known
 	maxSeq int64 // highest sequence number delivered; -1 before any
@@ -95,7 +98,7 @@ func (e *Engine) list(s *sessionState) *sessionList {
 // least recently active session when the table is full), and marks it as
 // the most recently active.
 func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
-	if s, ok := e.sessions[k]; ok {
+	if s := e.lookup(k); s != nil {
 		if l := e.list(s); l.tail != s {
 			l.remove(s)
 			l.pushBack(s)
@@ -111,12 +114,44 @@ func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
 		// be one of them: its history is unknown.
 		s.forgotten = e.overflowed
 	}
-	if len(e.sessions) >= e.cfg.MaxSessions {
+	if e.tracked >= e.cfg.MaxSessions {
 		e.evict(now)
 	}
-	e.sessions[sessionKey{s.agent, s.id}] = s
+	s.sameID = e.sessions[s.id]
+	e.sessions[s.id] = s
+	e.tracked++
 	e.list(s).pushBack(s)
 	return s
+}
+
+// lookup returns the state of session k, nil when it is not tracked. The
+// table is keyed by session_id alone, one string to hash and compare, and
+// the sessions of other agents with the same session_id follow the first
+// (sameID): nearly every stream is one agent's.
+func (e *Engine) lookup(k sessionKey) *sessionState {
+	s := e.sessions[k.id]
+	for s != nil && s.agent != k.agent {
+		s = s.sameID
+	}
+	return s
+}
+
+// untrack takes s, which is tracked, out of the table.
+func (e *Engine) untrack(s *sessionState) {
+	p := e.sessions[s.id]
+	switch {
+	case p == s && s.sameID == nil:
+		delete(e.sessions, s.id)
+	case p == s:
+		e.sessions[s.id] = s.sameID
+	default:
+		for p.sameID != s {
+			p = p.sameID
+		}
+		p.sameID = s.sameID
+	}
+	s.sameID = nil
+	e.tracked--
 }
 
 // evict forgets the least recently active session, an ended one when there
@@ -143,7 +178,7 @@ func (e *Engine) evict(now time.Time) {
 			e.cfg.MaxSessions))
 	}
 	e.list(s).remove(s)
-	delete(e.sessions, sessionKey{s.agent, s.id})
+	e.untrack(s)
 	e.gone.put(e.hash.sumAll(s.agent, s.id), goneSession{expect: s.expect, known: s.known, ended: s.ended, lost: s.lost})
 }
 
