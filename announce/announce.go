@@ -117,9 +117,14 @@ func New(cfg Config, sinks ...Sink) *Announcer {
 
 // Deliver words d and announces it; streamed output may be held until a
 // sentence is complete.
-func (a *Announcer) Deliver(d session.Delivery) {
+func (a *Announcer) Deliver(d session.Delivery) { a.Tell(&d) }
+
+// Tell is Deliver of *d, which it neither keeps nor changes: a console
+// tells each update's delivery where it is, not a copy of it.
+func (a *Announcer) Tell(d *session.Delivery) {
 	if len(a.cfg.Languages) > 0 {
-		d = a.localize(d)
+		ld := a.localize(*d)
+		d = &ld
 	}
 	ev := d.Event
 	if d.Kind == session.KindEvent && ev != nil {
@@ -131,7 +136,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			}
 			for _, text := range ready {
 				var an Announcement
-				a.base(&an, &d, "output", text)
+				a.base(&an, d, "output", text)
 				a.emitTheirs(&an)
 			}
 			return
@@ -139,7 +144,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			// Whatever the agent said last is read before it finishes.
 			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
 				var an Announcement
-				a.base(&an, &d, "output", protocol.Theirs(text))
+				a.base(&an, d, "output", protocol.Theirs(text))
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
 				a.emit(&an)
 			}
@@ -149,17 +154,17 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
 		if kind, summary := alone(ev, verbosity); summary != "" {
 			var an Announcement
-			a.base(&an, &d, kind, summary)
+			a.base(&an, d, kind, summary)
 			a.emitTheirs(&an)
 			return
 		}
 	}
-	kind, text := describe(d, verbosity)
+	kind, text := describe(*d, verbosity)
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
 	var an Announcement
-	a.base(&an, &d, kind, text)
+	a.base(&an, d, kind, text)
 	a.emit(&an)
 }
 

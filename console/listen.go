@@ -267,7 +267,7 @@ func (l *Listener) update(a *agent, u *subscriber.Update) {
 	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
-		d := u.Delivery
+		d := &u.Delivery
 		if l.cfg.HideSentReplies && d.Kind == session.KindReplySent {
 			return
 		}
@@ -275,7 +275,7 @@ func (l *Listener) update(a *agent, u *subscriber.Update) {
 			l.say(l.inputClosed)
 			l.inputClosed = ""
 		}
-		a.ann.Deliver(d)
+		a.ann.Tell(d)
 		l.writeAudit(a, u)
 	case subscriber.KindDiagnostic:
 		a.ann.Diagnose(u.Diagnostic)
