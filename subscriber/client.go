@@ -737,7 +737,9 @@ func (c *Client) queued(u *Update) {
 	c.ended = c.ended || u.Kind == KindEnd
 	first := c.queue.len() == 1
 	critical := u.critical()
+	u.queuedAs = critNo
 	if critical {
+		u.queuedAs = critYes
 		c.crit = c.queue.len()
 	}
 	listed := c.listed

@@ -55,8 +55,13 @@ func (b Batch) Critical() bool { return lastCritical(b.Updates) >= 0 }
 // none is.
 func lastCritical(b []Update) int {
 	for i := len(b) - 1; i >= 0; i-- {
-		if b[i].critical() {
+		switch b[i].queuedAs {
+		case critYes:
 			return i
+		case critUnknown:
+			if b[i].critical() {
+				return i
+			}
 		}
 	}
 	return -1

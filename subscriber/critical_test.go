@@ -220,3 +220,27 @@ func TestBatchCritical(t *testing.T) {
 		}
 	}
 }
+
+// A client marks each update it queues with what it found of its
+// criticality, and a batch of queued updates is told critical from the
+// marks, as asking each update says.
+func TestQueuedUpdatesMarkedCritical(t *testing.T) {
+	c := newClient("", transport.Endpoint{}, nil, Config{})
+	us := append(append(normal(3, "a"), alarm), normal(2, "b")...)
+	for i := range us {
+		c.emit(&us[i])
+	}
+	c.mu.Lock()
+	first, rest := c.take(2), c.take(4)
+	c.mu.Unlock()
+	for _, b := range [][]Update{first, rest} {
+		for _, u := range b {
+			if want := map[bool]critMark{false: critNo, true: critYes}[u.critical()]; u.queuedAs != want {
+				t.Errorf("update %q queued as %v, want %v", u.Text, u.queuedAs, want)
+			}
+		}
+		if got, want := (Batch{Updates: b}).Critical(), slices.ContainsFunc(b, Update.Critical); got != want {
+			t.Errorf("a batch of %d queued updates: Critical() = %v, want %v", len(b), got, want)
+		}
+	}
+}
