@@ -271,9 +271,6 @@ func (e *Engine) EndBecause(now time.Time, how EndKind, why Cause) {
 	e.promptDue = time.Time{}
 }
 
-// duplicate reports whether ev's (agent_id, event_id) was seen recently, and
-// remembers it when it was not. Events without an event_id are never
-// duplicates.
 // Expect tells the engine that evs will be handled next, in order: it
 // reads from memory, all at once, what handling them will read first (the
 // places of their keys in the dedupe window), so that the events of a
@@ -318,6 +315,9 @@ func (e *Engine) key(ev *protocol.Event) uint64 {
 // expectSkip is how far key looks past the next event expected.
 const expectSkip = 4
 
+// duplicate reports whether ev's (agent_id, event_id) was seen recently, and
+// remembers it when it was not. Events without an event_id are never
+// duplicates.
 func (e *Engine) duplicate(ev *protocol.Event) bool {
 	if ev.EventID == "" {
 		return false
