@@ -86,11 +86,12 @@ type Engine struct {
 	answered hashSet
 	gone     window[goneSession] // sessions forgotten to make room
 
-	sessions   map[string]*sessionState // by session_id; see lookup
-	tracked    int                      // sessions in the table
-	overflowed bool                     // a live session was forgotten to make room
-	live       sessionList              // least recently active first
-	over       sessionList              // ended sessions, least recently active first
+	sessions   map[string]*sessionState     // by session_id; see lookup
+	crowded    map[sessionKey]*sessionState // sessions whose session_id's chain was full; see lookup
+	tracked    int                          // sessions in the table
+	overflowed bool                         // a live session was forgotten to make room
+	live       sessionList                  // least recently active first
+	over       sessionList                  // ended sessions, least recently active first
 	waiting    deadlineHeap
 	held       int             // entries in all reorder queues
 	maxHeld    int             // bound on held

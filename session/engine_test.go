@@ -255,10 +255,23 @@ func TestHeldBoundAcrossSessions(t *testing.T) {
 // session_id, while agents share session_ids and sessions start, end and
 // are forgotten to make room.
 func TestSessionTableAgreesWithLists(t *testing.T) {
-	rng := rand.New(rand.NewPCG(26, 1))
-	e, _ := newTest(Config{MaxSessions: 7})
-	agents, ids := []string{"a", "b", "c"}, []string{"s1", "s2", "s3", "s4"}
+	for _, tc := range []struct {
+		agents, max int
+	}{{3, 7}, {9, 20}} { // the second more agents of one session_id than a chain holds
+		sessionTableAgrees(t, tc.agents, tc.max)
+	}
+}
+
+func sessionTableAgrees(t *testing.T, nAgents, maxSessions int) {
+	rng := rand.New(rand.NewPCG(26, uint64(nAgents)))
+	e, _ := newTest(Config{MaxSessions: maxSessions})
+	var agents []string
+	for i := range nAgents {
+		agents = append(agents, fmt.Sprint("agent-", i))
+	}
+	ids := []string{"s1", "s2", "s3", "s4"}
 	seq := map[sessionKey]int64{}
+	crowded := false
 	for i := range 3000 {
 		k := sessionKey{agents[rng.IntN(len(agents))], ids[rng.IntN(len(ids))]}
 		typ := "progress.updated"
@@ -279,8 +292,18 @@ func TestSessionTableAgreesWithLists(t *testing.T) {
 				listed[sessionKey{s.agent, s.id}] = s
 			}
 		}
-		if len(listed) != e.tracked || e.tracked > 7 {
-			t.Fatalf("event %d: %d sessions listed, %d tracked (at most 7)", i, len(listed), e.tracked)
+		if len(listed) != e.tracked || e.tracked > maxSessions {
+			t.Fatalf("event %d: %d sessions listed, %d tracked (at most %d)", i, len(listed), e.tracked, maxSessions)
+		}
+		crowded = crowded || len(e.crowded) > 0
+		for _, id := range ids {
+			n := 0
+			for s := e.sessions[id]; s != nil; s = s.sameID {
+				n++
+			}
+			if n > maxSameID {
+				t.Fatalf("event %d: %d sessions in the chain of %s, more than %d", i, n, id, maxSameID)
+			}
 		}
 		for _, a := range agents {
 			for _, id := range ids {
@@ -290,6 +313,9 @@ func TestSessionTableAgreesWithLists(t *testing.T) {
 				}
 			}
 		}
+	}
+	if want := nAgents > maxSameID; crowded != want {
+		t.Errorf("%d agents: sessions beyond a full chain %v, want %v", nAgents, crowded, want)
 	}
 }
 

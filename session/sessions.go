@@ -26,9 +26,12 @@ type sessionState struct {
 	id         string        // the session_id
 	prev, next *sessionState // in the engine's live or ended list
 	// sameID is the next session of another agent with the same
-	// session_id (Engine.sessions holds the first).
-	sameID *sessionState
-	r      *reorder // nil until the session first holds an event
+	// session_id (Engine.sessions holds the first); crowded, that the
+	// session is in Engine.crowded instead, its session_id's chain being
+	// full.
+	sameID  *sessionState
+	crowded bool
+	r       *reorder // nil until the session first holds an event
 
 	expect int64 // next expected sequence number, once known
 	maxSeq int64 // highest sequence number delivered; -1 before any
@@ -117,9 +120,7 @@ func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
 	if e.tracked >= e.cfg.MaxSessions {
 		e.evict(now)
 	}
-	s.sameID = e.sessions[s.id]
-	e.sessions[s.id] = s
-	e.tracked++
+	e.track(s)
 	e.list(s).pushBack(s)
 	return s
 }
@@ -127,17 +128,51 @@ func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
 // lookup returns the state of session k, nil when it is not tracked. The
 // table is keyed by session_id alone, one string to hash and compare, and
 // the sessions of other agents with the same session_id follow the first
-// (sameID): nearly every stream is one agent's.
+// (sameID): nearly every stream is one agent's. A chain holds at most
+// maxSameID sessions; more of one session_id are in a map by agent and
+// session_id (crowded), so that a producer giving one session_id to many
+// agent_ids costs a look-up in a map, not a walk along them all.
 func (e *Engine) lookup(k sessionKey) *sessionState {
 	s := e.sessions[k.id]
 	for s != nil && s.agent != k.agent {
 		s = s.sameID
 	}
+	if s == nil && len(e.crowded) > 0 {
+		s = e.crowded[k]
+	}
 	return s
+}
+
+// maxSameID is the most sessions of one session_id in a chain.
+const maxSameID = 4
+
+// track puts s, which is not tracked, in the table.
+func (e *Engine) track(s *sessionState) {
+	n := 0
+	for p := e.sessions[s.id]; p != nil; p = p.sameID {
+		n++
+	}
+	if n == maxSameID {
+		if e.crowded == nil {
+			e.crowded = make(map[sessionKey]*sessionState)
+		}
+		e.crowded[sessionKey{s.agent, s.id}] = s
+		s.crowded = true
+	} else {
+		s.sameID = e.sessions[s.id]
+		e.sessions[s.id] = s
+	}
+	e.tracked++
 }
 
 // untrack takes s, which is tracked, out of the table.
 func (e *Engine) untrack(s *sessionState) {
+	e.tracked--
+	if s.crowded {
+		delete(e.crowded, sessionKey{s.agent, s.id})
+		s.crowded = false
+		return
+	}
 	p := e.sessions[s.id]
 	switch {
 	case p == s && s.sameID == nil:
@@ -151,7 +186,6 @@ func (e *Engine) untrack(s *sessionState) {
 		p.sameID = s.sameID
 	}
 	s.sameID = nil
-	e.tracked--
 }
 
 // evict forgets the least recently active session, an ended one when there
