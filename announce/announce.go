@@ -117,9 +117,14 @@ func New(cfg Config, sinks ...Sink) *Announcer {
 
 // Deliver words d and announces it; streamed output may be held until a
 // sentence is complete.
-func (a *Announcer) Deliver(d session.Delivery) {
+func (a *Announcer) Deliver(d session.Delivery) { a.Tell(&d) }
+
+// Tell is Deliver of *d, which it neither keeps nor changes: a console
+// tells each update's delivery where it is, not a copy of it.
+func (a *Announcer) Tell(d *session.Delivery) {
 	if len(a.cfg.Languages) > 0 {
-		d = a.localize(d)
+		ld := a.localize(*d)
+		d = &ld
 	}
 	ev := d.Event
 	if d.Kind == session.KindEvent && ev != nil {
@@ -131,7 +136,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			}
 			for _, text := range ready {
 				var an Announcement
-				a.base(&an, &d, "output", text)
+				a.base(&an, d, "output", text)
 				a.emitTheirs(&an)
 			}
 			return
@@ -139,7 +144,7 @@ func (a *Announcer) Deliver(d session.Delivery) {
 			// Whatever the agent said last is read before it finishes.
 			for _, text := range a.streams.flushSession(ev.Producer.AgentID, ev.SessionID) {
 				var an Announcement
-				a.base(&an, &d, "output", protocol.Theirs(text))
+				a.base(&an, d, "output", protocol.Theirs(text))
 				an.Priority, an.Event, an.Prompt = Normal, nil, nil
 				a.emit(&an)
 			}
@@ -149,17 +154,17 @@ func (a *Announcer) Deliver(d session.Delivery) {
 	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
 		if kind, summary := alone(ev, verbosity); summary != "" {
 			var an Announcement
-			a.base(&an, &d, kind, summary)
+			a.base(&an, d, kind, summary)
 			a.emitTheirs(&an)
 			return
 		}
 	}
-	kind, text := describe(d, verbosity)
+	kind, text := describe(*d, verbosity)
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
 	var an Announcement
-	a.base(&an, &d, kind, text)
+	a.base(&an, d, kind, text)
 	a.emit(&an)
 }
 
@@ -187,9 +192,13 @@ func (a *Announcer) emitPending(at time.Time, p pending) {
 // base fills *an with what every announcement of d says: its time, kind
 // and text, the agent, the session, the language and the priority. Filled
 // in place: an announcement is some 240 bytes, and a flood's every event
-// is one.
+// is one. It is cleared, then its fields set one by one: assigning a
+// composite value built the whole of it aside first (an might alias d)
+// and then copied it.
 func (a *Announcer) base(an *Announcement, d *session.Delivery, kind, text string) {
-	*an = Announcement{At: d.At, Kind: kind, Text: text, Prompt: d.Prompt, Reply: d.Reply, Event: d.Event, Priority: Normal, Rule: d.Rule}
+	*an = Announcement{}
+	an.At, an.Kind, an.Text, an.Priority, an.Rule = d.At, kind, text, Normal, d.Rule
+	an.Prompt, an.Reply, an.Event = d.Prompt, d.Reply, d.Event
 	if ev := d.Event; ev != nil {
 		an.Agent = a.agentName(ev)
 		an.AgentID = ev.Producer.AgentID

@@ -1,6 +1,7 @@
 package announce
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -180,6 +181,35 @@ func TestVariantsFollowTheSchemas(t *testing.T) {
 	for _, m := range []string{"question", "context", "description"} {
 		if v[m] == "" {
 			t.Errorf("variant of %s not read: %v", m, v)
+		}
+	}
+}
+
+// Tell says what Deliver says, and leaves the delivery it is given as it
+// was, a localized one too (the console tells each update's delivery in
+// place).
+func TestTellAsDeliverLeavesTheDelivery(t *testing.T) {
+	for _, langs := range [][]string{nil, {"yo-NG", "en"}} {
+		byValue, byRef := &recorder{}, &recorder{}
+		a, b := New(Config{Languages: langs}, byValue), New(Config{Languages: langs}, byRef)
+		for _, js := range []string{
+			jsonEvent("1", `"type":"aaep:agent.progress.updated","session_id":"sess_yo","sequence_number":1,"progress":{"percent":40},
+			"localization_hints":{"primary_language":"en-US","available_languages":["en-US","yo-NG"]},
+			"summary_normal":"Calculating retirement projections.","summary_normal_yo":"Mo ń ṣírò àbáwọn owó ìfẹ̀hìntì."`),
+			jsonEvent("2", `"type":"aaep:agent.state.changed","session_id":"sess_yo","sequence_number":2,"from_state":"working","to_state":"waiting",
+			"localization_hints":{"primary_language":"en"}`),
+		} {
+			ev := event(t, js)
+			d := session.Delivery{Kind: session.KindEvent, Event: ev, Note: "after the call"}
+			was, summary := d, ev.SummaryNormal
+			a.Deliver(d)
+			b.Tell(&d)
+			if !reflect.DeepEqual(d, was) || ev.SummaryNormal != summary {
+				t.Errorf("languages %v: Tell changed the delivery: %+v, was %+v", langs, d, was)
+			}
+		}
+		if !reflect.DeepEqual(byValue.got, byRef.got) {
+			t.Errorf("languages %v: Tell said\n%+v\nDeliver said\n%+v", langs, byRef.got, byValue.got)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -218,7 +217,7 @@ func (l *Listener) drain(critFirst bool) bool {
 			}
 		}
 		// A batch taken in turn may hold a critical update too.
-		urgent := critical || slices.ContainsFunc(b.Updates, subscriber.Update.Critical)
+		urgent := critical || b.Critical()
 		l.batch(b)
 		if l.ended {
 			return true
@@ -268,7 +267,7 @@ func (l *Listener) update(a *agent, u *subscriber.Update) {
 	}
 	switch u.Kind {
 	case subscriber.KindDelivery:
-		d := u.Delivery
+		d := &u.Delivery
 		if l.cfg.HideSentReplies && d.Kind == session.KindReplySent {
 			return
 		}
@@ -276,7 +275,7 @@ func (l *Listener) update(a *agent, u *subscriber.Update) {
 			l.say(l.inputClosed)
 			l.inputClosed = ""
 		}
-		a.ann.Deliver(d)
+		a.ann.Tell(d)
 		l.writeAudit(a, u)
 	case subscriber.KindDiagnostic:
 		a.ann.Diagnose(u.Diagnostic)

@@ -15,6 +15,11 @@ type hasher struct {
 	h      maphash.Hash
 	seeded bool
 	seeds  [2]maphash.Seed // of sum's two halves
+	// lastA is the first string sum hashed last (a copy: the strings it is
+	// given are cut from events' frames, which it should not keep), and
+	// lastHA its hash: a stream's events are nearly all one agent's.
+	lastA  []byte
+	lastHA uint64
 }
 
 // sum returns the key of the pair (a, b): the hashes of a and of b under
@@ -26,8 +31,12 @@ type hasher struct {
 func (x *hasher) sum(a, b string) uint64 {
 	if !x.seeded {
 		x.seeds, x.seeded = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}, true
+		x.lastHA = maphash.String(x.seeds[0], "")
 	}
-	return maphash.String(x.seeds[0], a) ^ bits.RotateLeft64(maphash.String(x.seeds[1], b), 32)
+	if string(x.lastA) != a {
+		x.lastA, x.lastHA = append(x.lastA[:0], a...), maphash.String(x.seeds[0], a)
+	}
+	return x.lastHA ^ bits.RotateLeft64(maphash.String(x.seeds[1], b), 32)
 }
 
 // hashSet is a window of keys alone.
@@ -122,6 +131,17 @@ func NewDedupe(max int) *Dedupe {
 		max = defaultDedupeWindow
 	}
 	return &Dedupe{w: newHashSet(max)}
+}
+
+// touch is keywindow.Window.Touch of each key of ks in turn, as the
+// ks[i] would be added after the ones before it.
+func (d *Dedupe) touch(ks []uint64) (x uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i, k := range ks {
+		x ^= d.w.w.Touch(k, i)
+	}
+	return x
 }
 
 // seenOrAdd reports whether k is remembered, and remembers it when not.

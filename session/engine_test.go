@@ -2,6 +2,8 @@ package session
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -161,7 +163,7 @@ func TestBounded(t *testing.T) {
 			e.Handle(ev(s, 1, "session.completed"), t0)
 		}
 	}
-	if n := len(e.sessions); n > 10 {
+	if n := e.tracked; n > 10 {
 		t.Errorf("%d sessions tracked, want at most 10", n)
 	}
 	if n := e.seen.len(); n > 50 {
@@ -181,10 +183,10 @@ func TestEvictionPrefersEndedSessions(t *testing.T) {
 	e.Handle(ev("done", 0, "session.started"), t0)
 	e.Handle(ev("done", 1, "session.completed"), t0)
 	e.Handle(ev("new", 0, "session.started"), t0) // evicts "done", though "old" is older
-	if _, ok := e.sessions[sessionKey{"agent", "old"}]; !ok {
+	if e.lookup(sessionKey{"agent", "old"}) == nil {
 		t.Fatal("the live session was evicted before the ended one")
 	}
-	if _, ok := e.sessions[sessionKey{"agent", "done"}]; ok {
+	if e.lookup(sessionKey{"agent", "done"}) != nil {
 		t.Fatal("the ended session is still tracked")
 	}
 	r.reset()
@@ -244,5 +246,126 @@ func TestHeldBoundAcrossSessions(t *testing.T) {
 	}
 	if d := r.diags("gap")[0]; d.SessionID != "s0" {
 		t.Fatalf("first released: %s, want s0", d.SessionID)
+	}
+}
+
+// The sessions table, keyed by session_id with the other agents' sessions
+// of the same session_id chained after the first, finds exactly the
+// sessions the engine tracks (its live and ended lists), by agent and
+// session_id, while agents share session_ids and sessions start, end and
+// are forgotten to make room.
+func TestSessionTableAgreesWithLists(t *testing.T) {
+	for _, tc := range []struct {
+		agents, max int
+	}{{3, 7}, {9, 20}} { // the second more agents of one session_id than a chain holds
+		sessionTableAgrees(t, tc.agents, tc.max)
+	}
+}
+
+func sessionTableAgrees(t *testing.T, nAgents, maxSessions int) {
+	rng := rand.New(rand.NewPCG(26, uint64(nAgents)))
+	e, _ := newTest(Config{MaxSessions: maxSessions})
+	var agents []string
+	for i := range nAgents {
+		agents = append(agents, fmt.Sprint("agent-", i))
+	}
+	ids := []string{"s1", "s2", "s3", "s4"}
+	seq := map[sessionKey]int64{}
+	crowded := false
+	for i := range 3000 {
+		k := sessionKey{agents[rng.IntN(len(agents))], ids[rng.IntN(len(ids))]}
+		typ := "progress.updated"
+		switch n := seq[k]; {
+		case n == 0:
+			typ = "session.started"
+		case rng.IntN(10) == 0:
+			typ = "session.completed"
+		}
+		x := ev(k.id, seq[k], typ)
+		x.Producer.AgentID = k.agent
+		x.EventID = fmt.Sprintf("%s/%s/%d", k.agent, k.id, seq[k])
+		seq[k]++
+		e.Handle(x, t0)
+		listed := map[sessionKey]*sessionState{}
+		for _, l := range []*sessionList{&e.live, &e.over} {
+			for s := l.head; s != nil; s = s.next {
+				listed[sessionKey{s.agent, s.id}] = s
+			}
+		}
+		if len(listed) != e.tracked || e.tracked > maxSessions {
+			t.Fatalf("event %d: %d sessions listed, %d tracked (at most %d)", i, len(listed), e.tracked, maxSessions)
+		}
+		crowded = crowded || len(e.crowded) > 0
+		for _, id := range ids {
+			n := 0
+			for s := e.sessions[id]; s != nil; s = s.sameID {
+				n++
+			}
+			if n > maxSameID {
+				t.Fatalf("event %d: %d sessions in the chain of %s, more than %d", i, n, id, maxSameID)
+			}
+		}
+		for _, a := range agents {
+			for _, id := range ids {
+				k := sessionKey{a, id}
+				if got, want := e.lookup(k), listed[k]; got != want {
+					t.Fatalf("event %d: session %v found %p, listed %p", i, k, got, want)
+				}
+			}
+		}
+	}
+	if want := nAgents > maxSameID; crowded != want {
+		t.Errorf("%d agents: sessions beyond a full chain %v, want %v", nAgents, crowded, want)
+	}
+}
+
+// An engine told which events come next (Expect) delivers exactly what one
+// never told delivers, duplicates dropped the same, whether it handles
+// every event expected, skips some, or handles others between them, with
+// a window of its own or one shared; and once told of none it keeps no
+// event.
+func TestExpectChangesNothingDelivered(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		rng := rand.New(rand.NewPCG(26, 3))
+		cfg := Config{DedupeWindow: 40}
+		plain, pr := newTest(cfg)
+		if shared {
+			cfg.Dedupe = NewDedupe(40)
+		}
+		told, tr := newTest(cfg)
+		var stream []*protocol.Event
+		for i := range 3000 {
+			x := ev("s", -1, "progress.updated")
+			x.EventID = fmt.Sprintf("evt_%d", rng.IntN(i/2+30)) // duplicates, near and far
+			if rng.IntN(20) == 0 {
+				x.Producer.AgentID = "other"
+			}
+			stream = append(stream, x)
+		}
+		for len(stream) > 0 {
+			burst := stream[:min(len(stream), 1+rng.IntN(70))]
+			stream = stream[len(burst):]
+			told.Expect(burst)
+			for _, x := range burst {
+				switch rng.IntN(12) {
+				case 0: // not handled: the next ones still are
+					continue
+				case 1: // an event not expected first
+					y := *x
+					y.EventID += "/between"
+					plain.Handle(&y, t0)
+					told.Handle(&y, t0)
+				}
+				plain.Handle(x, t0)
+				told.Handle(x, t0)
+			}
+			told.Expect(nil)
+			if len(told.expected) != 0 || slices.ContainsFunc(told.expected[:cap(told.expected)], func(x *protocol.Event) bool { return x != nil }) {
+				t.Fatalf("shared %v: the engine keeps the events it was told of", shared)
+			}
+		}
+		if got, want := tr.events(), pr.events(); !equal(got, want) {
+			t.Fatalf("shared %v: told of the events, the engine delivered %d events; untold, %d", shared, len(got), len(want))
+		}
 	}
 }

@@ -263,7 +263,7 @@ func TestTooManyToolsInFlight(t *testing.T) {
 	for i := range maxTools + 3 {
 		e.Handle(with(ev("s", int64(1+i), "tool.invoked"), tool("fetch", "call_"+string(rune('a'+i)))), t0)
 	}
-	if n := len(e.sessions[sessionKey{"agent", "s"}].tools); n != maxTools {
+	if n := len(e.lookup(sessionKey{"agent", "s"}).tools); n != maxTools {
 		t.Fatalf("%d tool calls remembered, want the bound %d", n, maxTools)
 	}
 	// The forgotten oldest call completes: not reported, it was invoked.

@@ -25,7 +25,13 @@ type sessionState struct {
 	agent      string        // the producer's agent_id
 	id         string        // the session_id
 	prev, next *sessionState // in the engine's live or ended list
-	r          *reorder      // nil until the session first holds an event
+	// sameID is the next session of another agent with the same
+	// session_id (Engine.sessions holds the first); crowded, that the
+	// session is in Engine.crowded instead, its session_id's chain being
+	// full.
+	sameID  *sessionState
+	crowded bool
+	r       *reorder // nil until the session first holds an event
 
 	expect int64 // next expected sequence number, once known
 	maxSeq int64 // highest sequence number delivered; -1 before any
@@ -95,7 +101,7 @@ func (e *Engine) list(s *sessionState) *sessionList {
 // least recently active session when the table is full), and marks it as
 // the most recently active.
 func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
-	if s, ok := e.sessions[k]; ok {
+	if s := e.lookup(k); s != nil {
 		if l := e.list(s); l.tail != s {
 			l.remove(s)
 			l.pushBack(s)
@@ -111,12 +117,75 @@ func (e *Engine) session(k sessionKey, now time.Time) *sessionState {
 		// be one of them: its history is unknown.
 		s.forgotten = e.overflowed
 	}
-	if len(e.sessions) >= e.cfg.MaxSessions {
+	if e.tracked >= e.cfg.MaxSessions {
 		e.evict(now)
 	}
-	e.sessions[sessionKey{s.agent, s.id}] = s
+	e.track(s)
 	e.list(s).pushBack(s)
 	return s
+}
+
+// lookup returns the state of session k, nil when it is not tracked. The
+// table is keyed by session_id alone, one string to hash and compare, and
+// the sessions of other agents with the same session_id follow the first
+// (sameID): nearly every stream is one agent's. A chain holds at most
+// maxSameID sessions; more of one session_id are in a map by agent and
+// session_id (crowded), so that a producer giving one session_id to many
+// agent_ids costs a look-up in a map, not a walk along them all.
+func (e *Engine) lookup(k sessionKey) *sessionState {
+	s := e.sessions[k.id]
+	for s != nil && s.agent != k.agent {
+		s = s.sameID
+	}
+	if s == nil && len(e.crowded) > 0 {
+		s = e.crowded[k]
+	}
+	return s
+}
+
+// maxSameID is the most sessions of one session_id in a chain.
+const maxSameID = 4
+
+// track puts s, which is not tracked, in the table.
+func (e *Engine) track(s *sessionState) {
+	n := 0
+	for p := e.sessions[s.id]; p != nil; p = p.sameID {
+		n++
+	}
+	if n == maxSameID {
+		if e.crowded == nil {
+			e.crowded = make(map[sessionKey]*sessionState)
+		}
+		e.crowded[sessionKey{s.agent, s.id}] = s
+		s.crowded = true
+	} else {
+		s.sameID = e.sessions[s.id]
+		e.sessions[s.id] = s
+	}
+	e.tracked++
+}
+
+// untrack takes s, which is tracked, out of the table.
+func (e *Engine) untrack(s *sessionState) {
+	e.tracked--
+	if s.crowded {
+		delete(e.crowded, sessionKey{s.agent, s.id})
+		s.crowded = false
+		return
+	}
+	p := e.sessions[s.id]
+	switch {
+	case p == s && s.sameID == nil:
+		delete(e.sessions, s.id)
+	case p == s:
+		e.sessions[s.id] = s.sameID
+	default:
+		for p.sameID != s {
+			p = p.sameID
+		}
+		p.sameID = s.sameID
+	}
+	s.sameID = nil
 }
 
 // evict forgets the least recently active session, an ended one when there
@@ -143,7 +212,7 @@ func (e *Engine) evict(now time.Time) {
 			e.cfg.MaxSessions))
 	}
 	e.list(s).remove(s)
-	delete(e.sessions, sessionKey{s.agent, s.id})
+	e.untrack(s)
 	e.gone.put(e.hash.sumAll(s.agent, s.id), goneSession{expect: s.expect, known: s.known, ended: s.ended, lost: s.lost})
 }
 

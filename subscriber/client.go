@@ -149,6 +149,7 @@ type Client struct {
 	// Owned by the run goroutine.
 	conn           transport.Conn
 	eng            *session.Engine
+	expect         []*protocol.Event // handleQueued's room for a burst's events (Engine.Expect)
 	neg            negotiation
 	manif          manifestState
 	sign           signState
@@ -380,7 +381,7 @@ func (c *Client) read(ctx context.Context) {
 			if n := f.Note; n != nil {
 				group[k] = decoded{frame: *f, note: &note{isStatus: !n.Problem, status: n.Status, text: n.Text, problem: n.Problem}}
 			} else {
-				group[k] = decode(&dec, *f)
+				decodeInto(&dec, f, &group[k]) // zero: cleared once put
 			}
 			if k++; k < len(group) && i < len(burst)-1 {
 				continue
@@ -533,6 +534,15 @@ func (c *Client) handleQueued() {
 		return
 	}
 	now := c.now()
+	evs := c.expect[:0]
+	for i := range burst {
+		if ev := burst[i].ev; ev != nil && burst[i].err == nil {
+			evs = append(evs, ev)
+		}
+	}
+	c.eng.Expect(evs)
+	clear(evs)
+	c.expect = evs[:0]
 	for i := range burst {
 		if n := burst[i].note; n != nil {
 			c.show(*n)
@@ -540,6 +550,7 @@ func (c *Client) handleQueued() {
 		}
 		c.handleAt(&burst[i], now)
 	}
+	c.eng.Expect(nil) // keeps none of the burst's events
 	c.in.done(burst)
 }
 
@@ -709,13 +720,37 @@ func (c *Client) emit(u *Update) {
 		u.Delivery.Prompt = &cp
 	}
 	c.mu.Lock()
-	c.queue.push(u)
+	q := c.queue.add()
+	*q = *u
+	c.queued(q)
+}
+
+// emitDelivery is emit of an update delivering d, written in its place in
+// the queue rather than built (some 300 bytes) and then copied there: a
+// flood's every event is one.
+func (c *Client) emitDelivery(d *session.Delivery) {
+	var prompt *session.Prompt
+	if p := d.Prompt; p != nil {
+		cp := *p
+		prompt = &cp
+	}
+	c.mu.Lock()
+	u := c.queue.add()
+	u.Kind, u.At, u.Delivery = KindDelivery, d.At, *d
+	u.Delivery.Prompt = prompt
+	c.queued(u)
+}
+
+// queued ends emit once u is queued: c.mu is held, and released here.
+func (c *Client) queued(u *Update) {
 	// ended is set with the End queued, under one lock: a reader that
 	// took the End finds it set when it asks again.
 	c.ended = c.ended || u.Kind == KindEnd
 	first := c.queue.len() == 1
 	critical := u.critical()
+	u.queuedAs = critNo
 	if critical {
+		u.queuedAs = critYes
 		c.crit = c.queue.len()
 	}
 	listed := c.listed
@@ -848,7 +883,7 @@ func (c *Client) onDeliver(d *session.Delivery) {
 
 // deliver queues d and the prompts the gate may answer.
 func (c *Client) deliver(d *session.Delivery) {
-	c.emit(&Update{Kind: KindDelivery, At: d.At, Delivery: *d})
+	c.emitDelivery(d)
 	c.queueForGate(d)
 }
 

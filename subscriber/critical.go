@@ -47,12 +47,21 @@ func (c *Client) take(n int) []Update {
 	return out
 }
 
+// Critical reports whether an update of b is critical (Update.Critical),
+// without a copy of each update: a console asks it of every batch.
+func (b Batch) Critical() bool { return lastCritical(b.Updates) >= 0 }
+
 // lastCritical is the index of the last critical update of b; -1 when
 // none is.
 func lastCritical(b []Update) int {
 	for i := len(b) - 1; i >= 0; i-- {
-		if b[i].critical() {
+		switch b[i].queuedAs {
+		case critYes:
 			return i
+		case critUnknown:
+			if b[i].critical() {
+				return i
+			}
 		}
 	}
 	return -1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -194,4 +195,52 @@ func mustTake(t *testing.T, g *Group) Batch {
 		t.Fatal("no batch waits")
 	}
 	return b
+}
+
+// A batch is critical when any of its updates is, wherever it stands, and
+// Batch.Critical says what asking each update says.
+func TestBatchCritical(t *testing.T) {
+	prompt := Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindPromptExpired}}
+	for _, tc := range []struct {
+		name string
+		us   []Update
+		want bool
+	}{
+		{"empty", nil, false},
+		{"normal", normal(3, "a"), false},
+		{"alarm first", append([]Update{alarm}, normal(3, "a")...), true},
+		{"alarm last", append(normal(3, "a"), alarm), true},
+		{"alarm between", append(append(normal(2, "a"), alarm), normal(2, "b")...), true},
+		{"an expired prompt", append(normal(1, "a"), prompt), true},
+		{"an event without its event", []Update{{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent}}}, false},
+	} {
+		b := Batch{Updates: tc.us}
+		if got := b.Critical(); got != tc.want || got != slices.ContainsFunc(tc.us, Update.Critical) {
+			t.Errorf("%s: Critical() = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// A client marks each update it queues with what it found of its
+// criticality, and a batch of queued updates is told critical from the
+// marks, as asking each update says.
+func TestQueuedUpdatesMarkedCritical(t *testing.T) {
+	c := newClient("", transport.Endpoint{}, nil, Config{})
+	us := append(append(normal(3, "a"), alarm), normal(2, "b")...)
+	for i := range us {
+		c.emit(&us[i])
+	}
+	c.mu.Lock()
+	first, rest := c.take(2), c.take(4)
+	c.mu.Unlock()
+	for _, b := range [][]Update{first, rest} {
+		for _, u := range b {
+			if want := map[bool]critMark{false: critNo, true: critYes}[u.critical()]; u.queuedAs != want {
+				t.Errorf("update %q queued as %v, want %v", u.Text, u.queuedAs, want)
+			}
+		}
+		if got, want := (Batch{Updates: b}).Critical(), slices.ContainsFunc(b, Update.Critical); got != want {
+			t.Errorf("a batch of %d queued updates: Critical() = %v, want %v", len(b), got, want)
+		}
+	}
 }

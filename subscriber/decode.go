@@ -27,22 +27,33 @@ type decoded struct {
 // the decoder (protocol.KindOf), exactly as aaep-replay check decides it.
 // It touches nothing but dec, so it may run on the receiving goroutine.
 func decode(dec *protocol.Decoder, f transport.Frame) decoded {
-	answer := f.Event == transport.EventHandshake
+	var d decoded
+	decodeInto(dec, &f, &d)
+	return d
+}
+
+// decodeInto is decode writing into *d, which is zero: the receiving
+// goroutine decodes every frame of a flood into the group it puts in the
+// inbox, not into a value of some 150 bytes it then copies there.
+func decodeInto(dec *protocol.Decoder, f *transport.Frame, d *decoded) {
+	d.frame = *f
+	d.answer = f.Event == transport.EventHandshake
 	ev, err := dec.Decode(f.Data)
 	if err != nil {
 		if ne := notEvent(err); ne != nil {
-			return decoded{frame: f, message: ne.Type, answer: answer}
+			d.message = ne.Type
+			return
 		}
 	}
-	if answer {
+	if d.answer {
 		// The answer to the subscription request is no event, whatever it holds.
-		typ := protocol.PeekType(f.Data)
+		d.message = protocol.PeekType(f.Data)
 		if ev != nil {
-			typ = ev.Type
+			d.message = ev.Type
 		}
-		return decoded{frame: f, message: typ, answer: true}
+		return
 	}
-	return decoded{frame: f, ev: ev, err: err}
+	d.ev, d.err = ev, err
 }
 
 // notEvent returns err's *protocol.NotEventError, or nil. Its target

@@ -104,7 +104,21 @@ type Update struct {
 	// Err, on the End, is why the subscription ended in failure: a
 	// *RejectedError, a *ManifestRefusedError, or the connection's error.
 	Err error
+
+	// queuedAs is whether the update was critical when its client queued
+	// it (critNo, critYes), so that a batch is not asked again update by
+	// update; critUnknown for an update no client queued.
+	queuedAs critMark
 }
+
+// critMark is what a client found of an update's criticality.
+type critMark uint8
+
+const (
+	critUnknown critMark = iota
+	critNo
+	critYes
+)
 
 // SentReply is a reply the client sent, or tried to send.
 type SentReply struct {

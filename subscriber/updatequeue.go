@@ -25,13 +25,18 @@ type updateQueue struct {
 func (q *updateQueue) len() int { return q.n }
 
 // push adds a copy of *u after the updates waiting.
-func (q *updateQueue) push(u *Update) {
+func (q *updateQueue) push(u *Update) { *q.add() = *u }
+
+// add makes room for one update after the updates waiting and returns it,
+// zero (a slot is cleared when taken), for the caller to fill.
+func (q *updateQueue) add() *Update {
 	if q.n == len(q.ring) {
 		q.grow()
 	}
-	q.ring[(q.head+q.n)&(len(q.ring)-1)] = *u
+	u := &q.ring[(q.head+q.n)&(len(q.ring)-1)]
 	q.n++
 	q.peak = max(q.peak, q.n)
+	return u
 }
 
 func (q *updateQueue) grow() {

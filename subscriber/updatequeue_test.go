@@ -3,8 +3,12 @@ package subscriber
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
+	"time"
 
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
 	"github.com/aaep-term/aaep-term/transport"
 )
 
@@ -129,5 +133,51 @@ func TestUpdateQueueKeepsARingItFills(t *testing.T) {
 	burst(3)
 	if len(q.ring) > keptRing {
 		t.Errorf("after a burst of 3 the queue keeps a ring of %d", len(q.ring))
+	}
+}
+
+// A delivery is written in its place in the queue (emitDelivery): the
+// update queued is the one emit queues for it, in every field, whatever
+// the slot held before (taken, wrapped round, grown), and the prompt it
+// carries is a copy the engine's later changes do not reach.
+func TestEmitDeliveryAsEmit(t *testing.T) {
+	ev := &protocol.Event{Type: protocol.TypeProgressUpdated, EventID: "evt_1"}
+	at := time.Date(2026, 11, 30, 1, 0, 0, 0, time.UTC)
+	for _, d := range []session.Delivery{
+		{Kind: session.KindEvent, At: at, Event: ev, Note: "a note", Rule: "r"},
+		{Kind: session.KindPromptExpired, At: at, Event: ev, Prompt: &session.Prompt{Number: 3}, Reminder: 2},
+	} {
+		byEmit, inPlace := newClient("", transport.Endpoint{}, nil, Config{}), newClient("", transport.Endpoint{}, nil, Config{})
+		for _, c := range []*Client{byEmit, inPlace} { // leave used slots behind, wrapped round
+			for range 3 {
+				for _, u := range normal(5, "x") {
+					c.emit(&u)
+				}
+				c.mu.Lock()
+				c.take(5)
+				c.mu.Unlock()
+			}
+		}
+		dd := d
+		byEmit.emit(&Update{Kind: KindDelivery, At: d.At, Delivery: dd})
+		inPlace.emitDelivery(&d)
+		if d.Prompt != nil {
+			d.Prompt.Number = 99 // the engine goes on
+		}
+		byEmit.mu.Lock()
+		want := byEmit.take(1)[0]
+		byEmit.mu.Unlock()
+		inPlace.mu.Lock()
+		got := inPlace.take(1)[0]
+		inPlace.mu.Unlock()
+		if d.Prompt != nil {
+			if got.Delivery.Prompt == d.Prompt || got.Delivery.Prompt.Number != 3 {
+				t.Fatalf("%v: the queued prompt is the engine's, or changed with it", d.Kind)
+			}
+			got.Delivery.Prompt, want.Delivery.Prompt = nil, nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: emitDelivery queued\n%+v\nemit queues\n%+v", d.Kind, got, want)
+		}
 	}
 }

@@ -412,9 +412,10 @@ func (r *SSEReader) setField(f sseField, value []byte) {
 			r.diag("ignored an event id that contains a NUL byte")
 			return
 		}
-		if string(value) != r.idBuf {
-			r.idBuf = r.idString(value)
-		}
+		// Cut without comparing with the last: most streams give every
+		// event a new id, of the same length as the last and alike up to
+		// its last bytes, so the comparison cost more than the copy.
+		r.idBuf = r.idString(value)
 	case fieldRetry:
 		d, ok := parseRetry(value)
 		if !ok {
