@@ -133,17 +133,6 @@ func NewDedupe(max int) *Dedupe {
 	return &Dedupe{w: newHashSet(max)}
 }
 
-// touch is keywindow.Window.Touch of each key of ks in turn, as the
-// ks[i] would be added after the ones before it.
-func (d *Dedupe) touch(ks []uint64) (x uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for i, k := range ks {
-		x ^= d.w.w.Touch(k, i)
-	}
-	return x
-}
-
 // seenOrAdd reports whether k is remembered, and remembers it when not.
 func (d *Dedupe) seenOrAdd(k uint64) bool {
 	d.mu.Lock()

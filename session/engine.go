@@ -70,17 +70,10 @@ type Engine struct {
 	// producer it cannot answer prompts of p's kind (SetAnswerless).
 	answerless func(p *Prompt) bool
 
-	hash hasher
-	// expected are the events Expect was told of, expectKeys their keys,
-	// expectAt the next one; touched is what Expect read, kept so that
-	// the reads are not left out.
-	expected   []*protocol.Event
-	expectKeys []uint64
-	expectAt   int
-	touched    uint64
-	seen       hashSet // (agent_id, event_id) of recent events
-	done       hashSet // (agent_id, session_id, output_id) whose final chunk was delivered
-	tokens     hashSet // reply tokens of recent prompts
+	hash   hasher
+	seen   hashSet // (agent_id, event_id) of recent events
+	done   hashSet // (agent_id, session_id, output_id) whose final chunk was delivered
+	tokens hashSet // reply tokens of recent prompts
 	// answered holds the reply tokens of recent replies sent: a token is
 	// never answered twice, even when a producer reuses it.
 	answered hashSet
@@ -272,50 +265,6 @@ func (e *Engine) EndBecause(now time.Time, how EndKind, why Cause) {
 	e.promptDue = time.Time{}
 }
 
-// Expect tells the engine that evs will be handled next, in order: it
-// reads from memory, all at once, what handling them will read first (the
-// places of their keys in the dedupe window), so that the events of a
-// burst wait for memory together rather than one after another, and it
-// keeps their keys for Handle. It changes nothing else: the events may
-// still be handled or not, in any order. Expect(nil) forgets the events
-// of the last call.
-func (e *Engine) Expect(evs []*protocol.Event) {
-	clear(e.expected)
-	e.expected, e.expectKeys, e.expectAt = e.expected[:0], e.expectKeys[:0], 0
-	for _, ev := range evs {
-		if ev != nil && ev.EventID != "" {
-			e.expected = append(e.expected, ev)
-			e.expectKeys = append(e.expectKeys, e.hash.sum(ev.Producer.AgentID, ev.EventID))
-		}
-	}
-	if len(e.expected) == 0 {
-		return
-	}
-	if d := e.cfg.Dedupe; d != nil {
-		e.touched ^= d.touch(e.expectKeys)
-	} else {
-		for i, k := range e.expectKeys {
-			e.touched ^= e.seen.w.Touch(k, i)
-		}
-	}
-}
-
-// key is the dedupe key of ev: the one Expect found for it when ev is the
-// next event expected (or one of the few after it: events before it were
-// not handled), else hashed now.
-func (e *Engine) key(ev *protocol.Event) uint64 {
-	for i := e.expectAt; i < len(e.expected) && i < e.expectAt+expectSkip; i++ {
-		if e.expected[i] == ev {
-			e.expectAt = i + 1
-			return e.expectKeys[i]
-		}
-	}
-	return e.hash.sum(ev.Producer.AgentID, ev.EventID)
-}
-
-// expectSkip is how far key looks past the next event expected.
-const expectSkip = 4
-
 // duplicate reports whether ev's (agent_id, event_id) was seen recently, and
 // remembers it when it was not. Events without an event_id are never
 // duplicates.
@@ -323,7 +272,7 @@ func (e *Engine) duplicate(ev *protocol.Event) bool {
 	if ev.EventID == "" {
 		return false
 	}
-	k := e.key(ev)
+	k := e.hash.sum(ev.Producer.AgentID, ev.EventID)
 	if e.cfg.Dedupe != nil {
 		return e.cfg.Dedupe.seenOrAdd(k)
 	}

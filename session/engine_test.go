@@ -3,7 +3,6 @@ package session
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -316,56 +315,5 @@ func sessionTableAgrees(t *testing.T, nAgents, maxSessions int) {
 	}
 	if want := nAgents > maxSameID; crowded != want {
 		t.Errorf("%d agents: sessions beyond a full chain %v, want %v", nAgents, crowded, want)
-	}
-}
-
-// An engine told which events come next (Expect) delivers exactly what one
-// never told delivers, duplicates dropped the same, whether it handles
-// every event expected, skips some, or handles others between them, with
-// a window of its own or one shared; and once told of none it keeps no
-// event.
-func TestExpectChangesNothingDelivered(t *testing.T) {
-	for _, shared := range []bool{false, true} {
-		rng := rand.New(rand.NewPCG(26, 3))
-		cfg := Config{DedupeWindow: 40}
-		plain, pr := newTest(cfg)
-		if shared {
-			cfg.Dedupe = NewDedupe(40)
-		}
-		told, tr := newTest(cfg)
-		var stream []*protocol.Event
-		for i := range 3000 {
-			x := ev("s", -1, "progress.updated")
-			x.EventID = fmt.Sprintf("evt_%d", rng.IntN(i/2+30)) // duplicates, near and far
-			if rng.IntN(20) == 0 {
-				x.Producer.AgentID = "other"
-			}
-			stream = append(stream, x)
-		}
-		for len(stream) > 0 {
-			burst := stream[:min(len(stream), 1+rng.IntN(70))]
-			stream = stream[len(burst):]
-			told.Expect(burst)
-			for _, x := range burst {
-				switch rng.IntN(12) {
-				case 0: // not handled: the next ones still are
-					continue
-				case 1: // an event not expected first
-					y := *x
-					y.EventID += "/between"
-					plain.Handle(&y, t0)
-					told.Handle(&y, t0)
-				}
-				plain.Handle(x, t0)
-				told.Handle(x, t0)
-			}
-			told.Expect(nil)
-			if len(told.expected) != 0 || slices.ContainsFunc(told.expected[:cap(told.expected)], func(x *protocol.Event) bool { return x != nil }) {
-				t.Fatalf("shared %v: the engine keeps the events it was told of", shared)
-			}
-		}
-		if got, want := tr.events(), pr.events(); !equal(got, want) {
-			t.Fatalf("shared %v: told of the events, the engine delivered %d events; untold, %d", shared, len(got), len(want))
-		}
 	}
 }

@@ -149,7 +149,6 @@ type Client struct {
 	// Owned by the run goroutine.
 	conn           transport.Conn
 	eng            *session.Engine
-	expect         []*protocol.Event // handleQueued's room for a burst's events (Engine.Expect)
 	neg            negotiation
 	manif          manifestState
 	sign           signState
@@ -534,15 +533,6 @@ func (c *Client) handleQueued() {
 		return
 	}
 	now := c.now()
-	evs := c.expect[:0]
-	for i := range burst {
-		if ev := burst[i].ev; ev != nil && burst[i].err == nil {
-			evs = append(evs, ev)
-		}
-	}
-	c.eng.Expect(evs)
-	clear(evs)
-	c.expect = evs[:0]
 	for i := range burst {
 		if n := burst[i].note; n != nil {
 			c.show(*n)
@@ -550,7 +540,6 @@ func (c *Client) handleQueued() {
 		}
 		c.handleAt(&burst[i], now)
 	}
-	c.eng.Expect(nil) // keeps none of the burst's events
 	c.in.done(burst)
 }
 

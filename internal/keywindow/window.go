@@ -109,25 +109,6 @@ func (w *Window[V]) push(k uint64) (old uint64, full bool) {
 	return old, true
 }
 
-// Touch reads the slots an Add of k would read first: where k's probe
-// starts, and, when the window is full, where the probe of the key it
-// would forget after ahead other new keys starts. It changes nothing and
-// returns what it read, for the caller to keep the reads from being
-// left out. A caller that knows the keys it will add soon touches them
-// all first: each slot is a random place in a table of a megabyte or so,
-// seldom in the cache, and the reads of independent slots wait for
-// memory together, where Add after Add waits for each in turn.
-func (w *Window[V]) Touch(k uint64, ahead int) uint64 {
-	if len(w.slots) == 0 {
-		return 0
-	}
-	x := w.slots[w.home(k)]
-	if len(w.ring) == w.max {
-		x ^= w.slots[w.home(w.ring[(w.next+ahead)%w.max])]
-	}
-	return x
-}
-
 // Len is how many keys are remembered.
 func (w *Window[V]) Len() int { return len(w.ring) }
 

@@ -2,7 +2,6 @@ package keywindow
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
@@ -93,31 +92,5 @@ func TestFullWindowKeepsItsTable(t *testing.T) {
 	}
 	if !w.Full() || len(w.slots) != 2*n || w.n != n {
 		t.Fatalf("%d keys in a table of %d slots (full %v), want %d in %d", w.n, len(w.slots), w.Full(), n, 2*n)
-	}
-}
-
-// Touch reads and never writes: a window touched before every Add, for
-// keys it holds, keys it does not and keys ahead of the ring's end,
-// remembers what the model remembers, and each Touch leaves its table,
-// ring and values as they were.
-func TestTouchChangesNothing(t *testing.T) {
-	r := rand.New(rand.NewPCG(26, 2))
-	w, m := New[int](200), model{max: 200, vals: map[uint64]int{}}
-	if x := w.Touch(7, 0); x != 0 {
-		t.Fatalf("an empty window's Touch read %#x", x)
-	}
-	for i := range 20_000 {
-		k := r.Uint64N(600)
-		slots, vals, ring, next, n := slices.Clone(w.slots), slices.Clone(w.vals), slices.Clone(w.ring), w.next, w.n
-		for a := range 4 {
-			w.Touch(r.Uint64N(600), a*r.IntN(300))
-		}
-		if !slices.Equal(slots, w.slots) || !slices.Equal(vals, w.vals) || !slices.Equal(ring, w.ring) || next != w.next || n != w.n {
-			t.Fatalf("step %d: Touch changed the window", i)
-		}
-		gotV, got := w.Add(k, i+1)
-		if wantV, want := m.add(k, i+1); got != want || gotV != wantV {
-			t.Fatalf("step %d: Add(%d) = %d, %v; want %d, %v", i, k, gotV, got, wantV, want)
-		}
 	}
 }
