@@ -598,24 +598,18 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	return true
 }
 
-// timeAt reads the time that begins t[i:], the bytes of a number there
-// (digits, '.', 'e', 'E', '+', '-'), as strconv.ParseFloat reads them, and
-// returns where they end.
-func timeAt(t []byte, i int) (sec float64, end int, err error) {
-	sec, end, _, err = readTime(t, i)
-	return sec, end, err
-}
-
-// jsonTimeAt is timeAt for a record's time, which must be written as JSON
-// writes a number (isJSONNumber): ok is false for any other, and for one
-// ParseFloat does not read.
+// jsonTimeAt reads the time that begins t[i:], a record's time, and
+// returns where it ends; it must be written as JSON writes a number
+// (isJSONNumber): ok is false for any other, and for one ParseFloat does
+// not read.
 func jsonTimeAt(t []byte, i int) (sec float64, end int, ok bool) {
 	sec, end, json, err := readTime(t, i)
 	return sec, end, json && err == nil
 }
 
-// readTime is timeAt; json reports whether the number is written as JSON
-// writes one (isJSONNumber). The usual time, digits, or digits, a point
+// readTime reads the number that begins t[i:] (digits, '.', 'e', 'E',
+// '+', '-') as strconv.ParseFloat reads it, and returns where it ends;
+// json reports whether it is written as JSON writes one (isJSONNumber). The usual time, digits, or digits, a point
 // and digits (at most 15 of them), is read without ParseFloat (its
 // look-ups of special values, its conversion of the text to a string):
 // such digits are a whole number m < 2^53 over 10^d, d <= 15, both exact
@@ -667,7 +661,7 @@ func digits(t []byte, j int, m uint64) (uint64, int) {
 
 // isJSONNumber reports whether b is a number as JSON writes it: a leading
 // zero only alone, digits on both sides of a point and after an exponent.
-// strconv.ParseFloat, and so timeAt, takes more ("00.5", ".5", "+1").
+// strconv.ParseFloat, and so readTime, takes more ("00.5", ".5", "+1").
 func isJSONNumber(b []byte) bool {
 	i := 0
 	if i < len(b) && b[i] == '-' {
@@ -704,17 +698,7 @@ func isNumberByte(b byte) bool {
 	return b >= '0' && b <= '9' || b == '.' || b == 'e' || b == 'E' || b == '+' || b == '-'
 }
 
-// recordTime reads b, a record's time, as strconv.ParseFloat does
-// (timeAt).
-func recordTime(b []byte) (float64, error) {
-	sec, j, err := timeAt(b, 0)
-	if j != len(b) {
-		return strconv.ParseFloat(string(b), 64)
-	}
-	return sec, err
-}
-
-// pow10 are the powers of ten timeAt divides by, exact as float64.
+// pow10 are the powers of ten readTime divides by, exact as float64.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it
