@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aaep-term/aaep-term/internal/capturetest"
 	"github.com/aaep-term/aaep-term/internal/spectest"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -1018,8 +1019,8 @@ func TestAlikeRulesShared(t *testing.T) {
 		}
 	}
 	d := Decoder{Schemas: s}
-	invokedEv := captureEvent(16) // the tool invoked: "Fetching the report."
-	progressEv := bytes.Replace(captureEvent(20), []byte("Half of the figures are in."), []byte("Fetching the report."), 1)
+	invokedEv := capturetest.ToolEvent(16) // the tool invoked: "Fetching the report."
+	progressEv := bytes.Replace(capturetest.ToolEvent(20), []byte("Half of the figures are in."), []byte("Fetching the report."), 1)
 	for _, in := range [][]byte{invokedEv, progressEv} {
 		if _, err := d.Decode(in); err != nil {
 			t.Fatal(err)

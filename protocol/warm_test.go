@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aaep-term/aaep-term/internal/capturetest"
 	"github.com/aaep-term/aaep-term/internal/spectest"
 )
 
@@ -46,7 +47,7 @@ func FuzzWarmDecoderAgrees(f *testing.F) {
 	// A capture's rotation: sessions and types in turn, the value at hand
 	// one of a member's older ones.
 	for i := range 16 {
-		f.Add(captureEvent(i), captureEvent(i+1), captureEvent(i+4), captureEvent(i+2*(i%3)))
+		f.Add(capturetest.ToolEvent(i), capturetest.ToolEvent(i+1), capturetest.ToolEvent(i+4), capturetest.ToolEvent(i+2*(i%3)))
 	}
 	s, err := NewSchemas()
 	if err != nil {
