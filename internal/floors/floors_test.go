@@ -56,6 +56,7 @@ var floors = map[string]float64{
 	"subscriber": 5, "producer": 5,
 	"acp":                    5.2, // an ACP agent as the live source of the producer
 	"internal/acptest":       0,   // the scripted ACP agent of the tests
+	"internal/capturetest":   0,   // the check benchmark's events
 	"internal/anthropictest": 0.1, // the scripted model of the real-agent tests (over modeltest)
 	"internal/openaitest":    0.1, // the scripted Responses API model of the Codex test
 	"demo":                   5.5, // the demo producer's scenarios and agents
