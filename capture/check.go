@@ -356,6 +356,15 @@ func (c *Checker) apply(st *Step) {
 const batchSize = 128
 
 // CheckAll checks every record of r in order, calling fn with each step;
+// Finish is left to the caller. It is CheckSteps with each step handed
+// over by value.
+//
+// A step's Event is valid only until fn returns (CheckSteps).
+func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
+	return c.CheckSteps(r, func(st *Step) { fn(*st) })
+}
+
+// CheckSteps checks every record of r in order, calling fn with each step;
 // Finish is left to the caller. Reading, decoding and the sequencing rules
 // run as a pipeline: one goroutine reads, one per processor (up to four)
 // decodes, and the calling one applies the sequencing rules in order. It returns the error that stopped
@@ -364,8 +373,11 @@ const batchSize = 128
 // A step's Event is valid only until fn returns: its memory is used again
 // for a later record (a new event for every record was most of what the
 // check allocated). Its strings, which share the record's bytes, stay
-// valid; fn keeps a Clone of an event it needs later.
-func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
+// valid; fn keeps a Clone of an event it needs later. The step itself is
+// valid only until fn returns too: fn gets a pointer into a batch of
+// steps, which is used again (a step is 184 bytes, and handing each over
+// by value, as CheckAll does, cost 55 instructions an event).
+func (c *Checker) CheckSteps(r *Reader, fn func(*Step)) error {
 	done := make(chan struct{})
 	defer close(done)
 	// Decoding is most of the work: it runs on as many goroutines as
@@ -442,7 +454,7 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 				continue
 			}
 			c.apply(st)
-			fn(*st)
+			fn(st)
 		}
 		free.put(b)
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -460,33 +461,48 @@ func TestEndedSessionsCallsNotForgotten(t *testing.T) {
 }
 
 // TestCheckAllKeepsOrder: with decoding spread over several goroutines,
-// every record is checked once and the steps come in the records' order.
+// every record is checked once and the steps come in the records' order,
+// by CheckAll and by CheckSteps (which aaep-replay check uses), and the
+// two hand over the same steps.
 func TestCheckAllKeepsOrder(t *testing.T) {
 	var buf bytes.Buffer
 	const n = 20*batchSize + 7
 	if err := writeToolCapture(&buf, n); err != nil {
 		t.Fatal(err)
 	}
-	r, err := NewReader(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewChecker(CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, count := 0, 0
-	if err := c.CheckAll(r, func(st Step) {
-		if st.Record.Line <= last {
-			t.Fatalf("line %d checked after line %d", st.Record.Line, last)
+	run := func(steps bool) []string {
+		r, err := NewReader(bytes.NewReader(buf.Bytes()))
+		if err != nil {
+			t.Fatal(err)
 		}
-		last = st.Record.Line
-		count++
-	}); err != nil {
-		t.Fatal(err)
+		c, err := NewChecker(CheckOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		last := 0
+		each := func(st *Step) {
+			if st.Record.Line <= last {
+				t.Fatalf("line %d checked after line %d", st.Record.Line, last)
+			}
+			last = st.Record.Line
+			got = append(got, fmt.Sprintf("line %d %s %q %v", st.Record.Line, st.Type, st.Record.Msg, st.Violations))
+		}
+		if steps {
+			err = c.CheckSteps(r, each)
+		} else {
+			err = c.CheckAll(r, func(st Step) { each(&st) })
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != n {
+			t.Errorf("%d records checked of %d", len(got), n)
+		}
+		return got
 	}
-	if count != n {
-		t.Errorf("%d records checked of %d", count, n)
+	if all, steps := run(false), run(true); !slices.Equal(all, steps) {
+		t.Errorf("CheckAll and CheckSteps differ:\n%s\n%s", strings.Join(all, "\n"), strings.Join(steps, "\n"))
 	}
 }
 

@@ -97,11 +97,12 @@ func checkOne(r *FileReport, o CheckOptions) {
 				r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
 				return
 			}
-			r.step(c.Check(rec))
+			st := c.Check(rec)
+			r.step(&st)
 		}
 	} else {
 		r.Kind = rd.Kind()
-		if err := c.CheckAll(rd, r.step); err != nil {
+		if err := c.CheckSteps(rd, r.step); err != nil {
 			r.Unreadable = fmt.Sprintf("%s: %v", r.File, err)
 			return
 		}
@@ -122,7 +123,8 @@ func (r *FileReport) nothingRead(skipped int) {
 	}
 }
 
-func (r *FileReport) step(st Step) {
+// step counts the step st and adds its violations; st is not kept.
+func (r *FileReport) step(st *Step) {
 	if !st.Record.Note {
 		r.Messages++
 	}

@@ -138,7 +138,7 @@ func checkBoth(t *testing.T, s *protocol.Schemas, in []byte) {
 			t.Fatal(err)
 		}
 		if all {
-			res.failed = c.CheckAll(r, func(st Step) { res.steps = append(res.steps, show(st)) }) != nil
+			res.failed = c.CheckSteps(r, func(st *Step) { res.steps = append(res.steps, show(*st)) }) != nil
 		} else {
 			for {
 				rec, err := r.Next()
