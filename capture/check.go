@@ -128,9 +128,13 @@ type connCheck struct {
 // Checker checks the records of one capture, in order. It is not safe for
 // concurrent use.
 type Checker struct {
-	o         CheckOptions
-	dec       protocol.Decoder
-	sessions  map[string]*sessState // by sessionKey: agent and session ID
+	o        CheckOptions
+	dec      protocol.Decoder
+	sessions map[string]*sessState // by sessionKey: agent and session ID
+	// recent are open sessions of c.sessions met lately, each at the
+	// place its key's last byte gives it (session): most events are
+	// found here.
+	recent    [recentSessions]*sessState
 	keyBuf    []byte                // sequence's sessionKey, built without allocating
 	toolBuf   []byte                // sequence's toolKey, likewise
 	ended     *ring[string]         // keys of ended sessions, to report events after the end

@@ -592,3 +592,62 @@ func TestRingGrowsWithUse(t *testing.T) {
 		t.Errorf("%d keys, %d in the set; want 3", len(r.keys), len(r.set))
 	}
 }
+
+// TestRecentSessions: the sessions the checker finds without its map
+// (Checker.session) are the right ones: two whose keys take the same place
+// ("sess_1" and "sess_9") are told apart, each event counted in its own
+// session; an ended session is no longer found there, so an event after
+// its end is reported; a session forgotten to bound memory is not either.
+func TestRecentSessions(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := 1
+	check := func(sess, typ string, seq int) []Violation {
+		line++
+		if typ == "state.changed" {
+			typ += `","from_state":"thinking","to_state":"working`
+		}
+		ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.%s","event_id":"evt_%d","session_id":"%s","sequence_number":%d,"timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"a"},"summary_normal":"Hi."}`, typ, line, sess, seq)
+		return c.Check(Record{Line: line, HasT: true, Dir: In, Msg: []byte(ev)}).Violations
+	}
+	ids := []string{"sess_1", "sess_9", "sess_2", "sess_3"}
+	for seq := range 5 {
+		for _, id := range ids {
+			typ := "state.changed"
+			if seq == 0 {
+				typ = "session.started"
+			}
+			if vs := check(id, typ, seq); len(vs) > 0 {
+				t.Fatalf("%s, event %d: %v", id, seq, vs)
+			}
+		}
+	}
+	for _, id := range ids {
+		s := c.sessions[sessionKey("", &protocol.Event{SessionID: id, Producer: protocol.Producer{AgentID: "a"}})]
+		if s == nil || s.events != 5 {
+			t.Fatalf("%s: %+v, want 5 events", id, s)
+		}
+	}
+	if vs := check("sess_9", "session.completed", 5); len(vs) > 0 {
+		t.Fatalf("sess_9's end: %v", vs)
+	}
+	for _, s := range c.recent {
+		if s != nil && s.id == "" {
+			t.Fatalf("an ended session is still found without the map: %+v", s)
+		}
+	}
+	if vs := check("sess_9", "state.changed", 6); len(vs) != 1 || !strings.Contains(vs[0].Message, "already ended") {
+		t.Errorf("an event after sess_9's end: %v, want it reported", vs)
+	}
+	if vs := check("sess_1", "state.changed", 5); len(vs) > 0 {
+		t.Errorf("sess_1 after sess_9's end: %v", vs)
+	}
+	c.forgetOne()
+	for _, s := range c.recent {
+		if s != nil && c.sessions[s.key] != s {
+			t.Fatalf("a forgotten session is still found without the map: %+v", s)
+		}
+	}
+}
