@@ -556,7 +556,7 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	if k+1 >= len(t) || t[len(t)-1] != ']' {
 		return false
 	}
-	end, conn := connSuffix(t)
+	end, id := connSuffix(t)
 	if end <= k+1 { // [t,"d","ID"]: an ID where the message should be
 		return false
 	}
@@ -567,8 +567,12 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	if len(msg) < 2 || msg[0] != '{' || msg[len(msg)-1] != '}' || !r.late && !protocol.Valid(msg) {
 		return false
 	}
-	if conn != "" && r.connProblem(conn) != "" {
-		return false // the slow path says why
+	var conn string
+	if id != nil {
+		var ok bool
+		if conn, ok = r.connID(id); !ok {
+			return false // the slow path says why
+		}
 	}
 	var line []byte
 	if r.late {
@@ -701,33 +705,45 @@ func isNumberByte(b byte) bool {
 // pow10 are the powers of ten readTime divides by, exact as float64.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
+// connID returns the connection ID id, which a record names, as a string,
+// and whether the record may name it (connProblem). An ID of the header
+// is the header's string: a new one for every record was an allocation
+// a record of a version-2 capture.
+func (r *Reader) connID(id []byte) (string, bool) {
+	if c, ok := r.conns[string(id)]; ok {
+		return c.ID, true
+	}
+	conn := string(id)
+	return conn, r.connProblem(conn) == ""
+}
+
 // connSuffix finds the connection ID that ends a record t, `…,"ID"]`: it
-// returns where the message ends and the ID, or len(t)-1 and "" when t
-// ends with no simple ID (the slow path then judges it).
-func connSuffix(t []byte) (int, string) {
+// returns where the message ends and the ID (a part of t), or len(t)-1
+// and nil when t ends with no simple ID (the slow path then judges it).
+func connSuffix(t []byte) (int, []byte) {
 	e := len(t) - 1 // the ']'
 	j := e - 1
 	for j >= 0 && isJSONSpace(t[j]) {
 		j--
 	}
 	if j < 0 || t[j] != '"' {
-		return e, ""
+		return e, nil
 	}
 	i := j - 1
 	for i >= 0 && t[i] != '"' && t[i] != '\\' && j-i <= 65 {
 		i--
 	}
 	if i < 0 || t[i] != '"' || !ValidConnID(string(t[i+1:j])) {
-		return e, ""
+		return e, nil
 	}
 	c := i - 1
 	for c >= 0 && isJSONSpace(t[c]) {
 		c--
 	}
 	if c < 0 || t[c] != ',' {
-		return e, ""
+		return e, nil
 	}
-	return c, string(t[i+1 : j])
+	return c, t[i+1 : j]
 }
 
 // isJSONSpace reports whether b is white space as JSON has it. Most bytes

@@ -2,7 +2,11 @@ package capture
 
 import (
 	"bytes"
+	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/aaep-term/aaep-term/internal/capturetest"
 )
 
 // TestReaderNextAllocations: reading a record of a capture allocates its
@@ -24,6 +28,42 @@ func TestReaderNextAllocations(t *testing.T) {
 	})
 	if allocs > 1 {
 		t.Errorf("Reader.Next allocates %.1f times a record, want 1 (the message's copy)", allocs)
+	}
+}
+
+// TestReaderNextAllocationsConnections: a record of a version-2 capture
+// names its connection by an ID of the header: reading it allocates the
+// message's copy and nothing else, the ID being the header's string (a
+// copy of it for every record was one allocation more), whether CheckAll
+// reads (r.late) or Next; an ID too long for a string on the stack too.
+func TestReaderNextAllocationsConnections(t *testing.T) {
+	long := strings.Repeat("c", 64)
+	for _, late := range []bool{false, true} {
+		var buf bytes.Buffer
+		fmt.Fprintf(&buf, `{"aaep_capture":2,"started_at":"x","connections":[{"id":"c1","endpoint":"e"},{"id":"%s","endpoint":"f"}]}`+"\n", long)
+		for i := range 2_000 {
+			fmt.Fprintf(&buf, "[%d.5,\"i\",%s,\"%s\"]\n", i, capturetest.ToolEvent(i), []string{"c1", long}[i%2])
+		}
+		r, err := NewReader(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.late = late
+		var rec Record
+		allocs := testing.AllocsPerRun(1_000, func() {
+			if err := r.next(&rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Conn != "c1" && rec.Conn != long {
+				t.Fatalf("line %d: connection %q", rec.Line, rec.Conn)
+			}
+		})
+		if allocs > 1 {
+			t.Errorf("late %v: Reader.next allocates %.1f times a record of a version-2 capture, want 1 (the message's copy)", late, allocs)
+		}
+		if d, _ := r.Diagnostics(); len(d) > 0 {
+			t.Errorf("diagnostics: %v", d)
+		}
 	}
 }
 
