@@ -29,8 +29,14 @@ func (m *model) add(k uint64, v int) (int, bool) {
 // TestWindowAgreesWithModel: the table remembers and forgets exactly what
 // a map with the keys in order does, values included, through growing, a
 // full window forgetting its oldest, keys that collide (small, clustered)
-// and the key 0.
+// and the key 0; made with New and with NewSparse.
 func TestWindowAgreesWithModel(t *testing.T) {
+	for _, sparse := range []bool{false, true} {
+		t.Run(map[bool]string{false: "New", true: "NewSparse"}[sparse], func(t *testing.T) { agreesWithModel(t, sparse) })
+	}
+}
+
+func agreesWithModel(t *testing.T, sparse bool) {
 	for _, tc := range []struct {
 		name string
 		max  int
@@ -44,6 +50,9 @@ func TestWindowAgreesWithModel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, uint64(tc.max)))
 			w, m := New[int](tc.max), model{max: tc.max, vals: map[uint64]int{}}
+			if sparse {
+				w = NewSparse[int](tc.max)
+			}
 			for i := range 50_000 {
 				k := tc.key(r)
 				_, want := m.vals[k]
@@ -73,7 +82,7 @@ func TestWindowAgreesWithModel(t *testing.T) {
 			if w.zero {
 				in++
 			}
-			if in != len(m.order) || len(w.slots) > 4*tc.max+16 {
+			if in != len(m.order) || len(w.slots) > 8*tc.max+16 || len(w.slots) > 0 && len(w.slots) < 16 {
 				t.Fatalf("%d keys in a table of %d slots, want %d", in, len(w.slots), len(m.order))
 			}
 		})
@@ -92,5 +101,47 @@ func TestFullWindowKeepsItsTable(t *testing.T) {
 	}
 	if !w.Full() || len(w.slots) != 2*n || w.n != n {
 		t.Fatalf("%d keys in a table of %d slots (full %v), want %d in %d", w.n, len(w.slots), w.Full(), n, 2*n)
+	}
+}
+
+// A full window of NewSparse keeps its table at most a quarter full (the
+// checker's dedupe, 65,536 keys, in 262,144 slots), and every table it
+// had was: no probe runs through a table more than a quarter full.
+func TestSparseWindowTable(t *testing.T) {
+	const n = 1 << 10
+	w := NewSparse[int](n)
+	r := rand.New(rand.NewPCG(2, 3))
+	for i := range 20 * n {
+		w.Add(r.Uint64()|1, i)
+		if 4*w.n > len(w.slots) {
+			t.Fatalf("after %d keys: %d keys in a table of %d slots", i+1, w.n, len(w.slots))
+		}
+	}
+	if !w.Full() || len(w.slots) != 4*n || w.n != n {
+		t.Fatalf("%d keys in a table of %d slots (full %v), want %d in %d", w.n, len(w.slots), w.Full(), n, 4*n)
+	}
+}
+
+// BenchmarkWindowFull is the checker's use of a window: a full window of
+// 65,536 keys (NewSparse), each Add a new key (a hash), which forgets the oldest.
+func BenchmarkWindowFull(b *testing.B) {
+	const n = 1 << 16
+	w := NewSparse[int](n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range n {
+		w.Add(r.Uint64(), i)
+	}
+	keys := make([]uint64, 1<<12)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if i%len(keys) == 0 {
+			for j := range keys {
+				keys[j] = r.Uint64()
+			}
+		}
+		w.Add(keys[i%len(keys)], i)
 	}
 }
