@@ -316,12 +316,25 @@ func (r *Reader) next(rec *Record) error {
 // readLine returns the next line without its ending; last reports that it
 // had no newline (the end of the input). Lines over MaxLineBytes are skipped.
 func (r *Reader) readLine() (line []byte, last bool, err error) {
+	chunk, err := r.br.ReadSlice('\n')
+	if err == nil && len(chunk) <= MaxLineBytes {
+		// The usual line, in the buffer whole, ended by its newline:
+		// the rest, in a function of its own, made every line pay for
+		// its frame (60 instructions a line, with trimEOL's loop).
+		r.line++
+		return trimEOL(chunk), false, nil
+	}
+	return r.readLineOn(chunk, err)
+}
+
+// readLineOn is readLine past the first part of a line, chunk, which
+// ReadSlice returned with err: a line longer than the buffer, or the
+// input's last line, or an error.
+func (r *Reader) readLineOn(chunk []byte, err error) (line []byte, last bool, _ error) {
 	var long []byte
 	skipped := 0
-	for {
-		chunk, err := r.br.ReadSlice('\n')
+	for ; ; chunk, err = r.br.ReadSlice('\n') {
 		if err == nil && long == nil && skipped == 0 && len(chunk) <= MaxLineBytes {
-			// The usual line, in the buffer whole, ended by its newline.
 			r.line++
 			return trimEOL(chunk), false, nil
 		}
@@ -374,6 +387,9 @@ func trimSpace(b []byte) []byte {
 // bytes.TrimRight(b, "\r\n") cuts them, without making its set of
 // bytes for every line.
 func trimEOL(b []byte) []byte {
+	if n := len(b); n > 1 && b[n-1] == '\n' && b[n-2] > '\r' {
+		return b[:n-1] // the usual line: one '\n' ('\n' and '\r' are below '\r'+1)
+	}
 	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
 		b = b[:len(b)-1]
 	}

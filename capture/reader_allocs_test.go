@@ -1,8 +1,10 @@
 package capture
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 
@@ -95,5 +97,25 @@ func TestJSONTimeAt(t *testing.T) {
 		if end != 1+len(tc.time) || ok != tc.ok || ok && got != tc.want {
 			t.Errorf("jsonTimeAt(%s) = %v, %d, %v; want %v, %d, %v", line, got, end, ok, tc.want, 1+len(tc.time), tc.ok)
 		}
+	}
+}
+
+// TestReadLineEndings: readLine returns each line without the line
+// breaks that end it, whether it is the usual line (in the buffer, one
+// '\n'), one ended by "\r\n" or "\r\r\n", one longer than the buffer
+// (readLineOn), or the last one with no newline, and counts the lines.
+func TestReadLineEndings(t *testing.T) {
+	long := strings.Repeat("x", 100<<10) // more than the 64 KB buffer
+	lines := []string{"a", "b\r", "c\r\r", "", long, "\r", "d", long}
+	in := strings.Join(lines, "\n") // the last line has no newline
+	r := &Reader{br: bufio.NewReaderSize(strings.NewReader(in), 64<<10)}
+	for i, want := range []string{"a", "b", "c", "", long, "", "d", long} {
+		got, last, err := r.readLine()
+		if err != nil || string(got) != want || last != (i == len(lines)-1) || r.line != i+1 {
+			t.Fatalf("line %d: %.20q (%d bytes), last %v, %v, line %d; want %.20q (%d bytes)", i+1, got, len(got), last, err, r.line, want, len(want))
+		}
+	}
+	if _, _, err := r.readLine(); err != io.EOF {
+		t.Fatalf("after the last line: %v, want io.EOF", err)
 	}
 }
