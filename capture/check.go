@@ -356,13 +356,10 @@ func (c *Checker) apply(st *Step) {
 	stamp(st)
 }
 
-// batchSize is how many records CheckAll hands over at a time: 256, so
-// that the rooms of the batches on their way (stepBatch, 1.4 KB a record,
-// 12 batches with two processors) stay a few megabytes, and a goroutine
-// waits on a channel, and is woken, once every 256 records (with 128,
-// twice as often: a check of 200,000 records made about 1,000 voluntary
-// context switches instead of 500, at the same max RSS).
-const batchSize = 256
+// batchSize is how many records CheckAll hands over at a time: 128, so
+// that the rooms of the batches on their way (stepBatch, 1.4 KB a record)
+// stay a few megabytes.
+const batchSize = 128
 
 // CheckAll checks every record of r in order, calling fn with each step;
 // Finish is left to the caller. It is CheckSteps with each step handed
