@@ -136,7 +136,7 @@ type Checker struct {
 	// found here.
 	recent    [recentSessions]*sessState
 	keyBuf    []byte                // sequence's sessionKey, built without allocating
-	toolBuf   []byte                // sequence's toolKey, likewise
+	toolBuf   []byte                // toolHash's toolKey, likewise
 	ended     *ring[string]         // keys of ended sessions, to report events after the end
 	seen      keywindow.Window[int] // hashes of agent + event_id, for duplicates: their lines
 	seed      maphash.Seed
@@ -203,7 +203,7 @@ type sessState struct {
 	lastSeq   int64
 	lastTS    time.Time
 	events    int
-	tools     map[string]int // pairing key -> line of tool.invoked
+	tools     map[uint64]int // toolHash -> line of tool.invoked
 	outputs   map[string]*output
 	confirms  []*confirmation // asked, not yet followed by the action they guard
 	decided   *confirmation   // the last decided confirmation awaiting its follow-up

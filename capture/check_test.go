@@ -512,8 +512,8 @@ func TestCheckAllKeepsOrder(t *testing.T) {
 // of errors.As for a message that is no event is not made for an event
 // (3 allocations a state change, then 2, now 1); a streamed chunk's words
 // for a violation are made only for a violation (2 allocations before, 1
-// now). A tool call's invocation keeps its key (2), its completion finds
-// it by a key on the stack (1).
+// now). A tool call's invocation keeps its key's hash, not the key (2
+// allocations before, 1 now), its completion finds it by the hash (1).
 func TestCheckEventAllocations(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -531,7 +531,7 @@ func TestCheckEventAllocations(t *testing.T) {
 				return fmt.Sprintf(`"type":"aaep:agent.tool.invoked","tool":"fetch","tool_call_id":"call_%d","summary_normal":"Hi."`, i)
 			}
 			return fmt.Sprintf(`"type":"aaep:agent.tool.completed","tool":"fetch","tool_call_id":"call_%d","status":"success"`, i-1)
-		}, 1.5},
+		}, 1},
 	} {
 		c, err := NewChecker(CheckOptions{})
 		if err != nil {

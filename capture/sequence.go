@@ -48,7 +48,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		if len(c.sessions) >= maxOpenSessions {
 			c.forgetOne()
 		}
-		s = &sessState{id: ev.SessionID, conn: rec.Conn, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[string]int{}, outputs: map[string]*output{}}
+		s = &sessState{id: ev.SessionID, conn: rec.Conn, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[uint64]int{}, outputs: map[string]*output{}}
 		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
 		c.sessions[key] = s
 		*c.recentSlot(key[len(key)-1]) = s
@@ -79,14 +79,11 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeToolInvoked:
 		c.toolInvoked(s, ev, a)
 	case protocol.TypeToolCompleted:
-		// The key is built in the checker's buffer: looking it up
-		// allocates nothing (toolKey's concatenation cost 150
-		// instructions a call).
-		c.toolBuf = appendToolKey(c.toolBuf[:0], ev)
-		_, ok := s.tools[string(c.toolBuf)]
+		k := c.toolHash(ev)
+		_, ok := s.tools[k]
 		switch {
 		case ok:
-			delete(s.tools, string(c.toolBuf))
+			delete(s.tools, k)
 		case s.forgottenTools > 0:
 			// One of the calls forgotten to bound memory, as far as the
 			// checker can tell.
@@ -196,13 +193,12 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 
 // toolInvoked pairs a tool call and checks that an irreversible one was confirmed (§4.5.3).
 func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
-	c.toolBuf = appendToolKey(c.toolBuf[:0], ev)
-	if line, ok := s.tools[string(c.toolBuf)]; ok && ev.ToolCallID != "" {
+	k := c.toolHash(ev)
+	if line, ok := s.tools[k]; ok && ev.ToolCallID != "" {
 		a.add("tool-pairing", "4.5.2", SeverityViolation, "%s was already invoked on line %d and has not completed.", capital(toolWords(ev)), line)
 	}
-	key := string(c.toolBuf) // kept: the one allocation of a tool call
-	s.tools[key] = c.line
-	c.calls.add(s, key, c.line)
+	s.tools[k] = c.line
+	c.calls.add(s, k, c.line)
 	if d := s.decided; d != nil && d.decision == protocol.DecisionReject && !d.consumed {
 		d.consumed = true
 		s.decided = nil
@@ -399,6 +395,19 @@ func toolKey(ev *protocol.Event) string {
 	return string(appendToolKey(buf[:0], ev))
 }
 
+// toolHash is how the checker knows a session's tool call: the hash of
+// its toolKey (with the checker's seed, as the dedupe window knows an
+// event), built in the checker's buffer. Kept as the string, a call's key
+// was an allocation a call, and the maps of open calls and the circle of
+// calls 16,384 strings more for every collection to follow; a map of
+// hashes is looked up without comparing strings. Two calls of a session
+// open at once take each other's place only if their keys' 64-bit hashes
+// are the same, with a seed no producer knows.
+func (c *Checker) toolHash(ev *protocol.Event) uint64 {
+	c.toolBuf = appendToolKey(c.toolBuf[:0], ev)
+	return maphash.Bytes(c.seed, c.toolBuf)
+}
+
 // appendToolKey appends the toolKey of ev to b.
 func appendToolKey(b []byte, ev *protocol.Event) []byte {
 	if ev.ToolCallID != "" {
@@ -426,18 +435,18 @@ type calls struct {
 	forgotten, completed, neverCompleted int
 }
 
-// openCall is a tool call: its session, its toolKey, its line. A session
+// openCall is a tool call: its session, its toolHash, its line. A session
 // that ended or was forgotten (Checker.drop) has no open calls.
 type openCall struct {
 	session *sessState
-	tool    string
+	tool    uint64
 	line    int
 }
 
 // add remembers the call tool of session s at line, forgetting the oldest
 // call of the circle if its session still has it open. (The session is
 // kept, not its key: looking the key up cost a map look-up a call.)
-func (cs *calls) add(s *sessState, tool string, line int) {
+func (cs *calls) add(s *sessState, tool uint64, line int) {
 	if cs.ring == nil {
 		cs.ring = make([]openCall, toolWindow)
 	}
