@@ -81,8 +81,16 @@ type Decoder struct {
 	judgedBy   *Schemas
 	judgedType [64]byte
 	judgedLen  int
-	slow       int  // how many events needed the schema validator (for tests)
-	allSlow    bool // every event goes to the schema validator (for tests)
+	// templates are the last messages of a few types, the first
+	// templates[:k] not nil (template): most of a message of a type is
+	// the last one's bytes. templated counts the events decoded from
+	// one (for tests).
+	templates [nTemplates]*template
+	templated int
+	slow      int  // how many events needed the schema validator (for tests)
+	allSlow   bool // every event goes to the schema validator (for tests)
+	// noTemplates keeps no template (for tests of the verdicts).
+	noTemplates bool
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -150,9 +158,10 @@ func (v *verdict) is(b []byte, i, n int) bool {
 
 // What the scan found of a member's value against its verdict.
 const (
-	sameUnknown uint8 = iota // not compared (a number, a literal, a verdict resting)
-	sameYes                  // the verdict's bytes, not scanned
-	sameNo                   // other bytes
+	sameUnknown  uint8 = iota // not compared (a number, a literal, a verdict resting)
+	sameYes                   // the verdict's bytes, not scanned
+	sameNo                    // other bytes
+	sameTemplate              // the template's bytes (fromTemplate), not scanned: they passed the same rule
 )
 
 // missMax and restFor tune how verdicts rest (see verdict).
@@ -205,6 +214,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	}
 	if d.Limits != d.limitsSet || d.lim.HardMaxBytes == 0 {
 		d.limitsSet, d.lim = d.Limits, d.Limits.withDefaults()
+		d.dropTemplates()
 	}
 	lim := d.lim
 	if len(b) > lim.HardMaxBytes {
@@ -233,7 +243,15 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// the member before; decided: run compared its value with its
 	// verdicts, which it is not.
 	named, decided := false, false
-	for more := sc.open(); more; {
+	// A message of a type whose last message is kept (a template) is
+	// compared with it, and the members loop does not run when only
+	// values differ.
+	var t *template
+	if !d.allSlow && !d.noTemplates {
+		t = d.templateFor(b)
+	}
+	templated := t != nil && d.fromTemplate(t, &sc)
+	for more := !templated && sc.open(); more; {
 		if !named {
 			f = noField
 			if lf := d.follows[prev]; lf < nField {
@@ -358,6 +376,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	}
 	if len(problems) > 0 {
 		return x.ev, &ValidationError{Problems: problems}
+	}
+	if !templated && !x.unsure && !x.bad && !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates {
+		d.keepTemplate(b)
 	}
 	return x.ev, nil
 }
@@ -1120,6 +1141,9 @@ func (x *decodeState) validate(er *eventRules) {
 		return
 	}
 	for _, f := range x.seen {
+		if x.verdicts != nil && x.same[f] == sameTemplate {
+			continue // the template's bytes, which passed the same rule
+		}
 		r := er.fields[f]
 		if x.verdicts != nil && x.same[f] == sameYes && x.verdicts[f].r == r && r != nil {
 			// The bytes its verdict found valid under r (checkField's

@@ -1,0 +1,335 @@
+// template.go: decoding a message against the last one of its type.
+
+package protocol
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// A template is an earlier message of a type, decoded on the member loop's
+// path with no problem at all, and what that loop found in it: a stream's
+// events mostly repeat the bytes of the last event of their type with a
+// few values changed (the event's ID, sequence number and timestamp, a
+// tool call's ID, the session). A message of the type is compared with it
+// byte for byte (firstDiff, eight bytes at a time); the members whose
+// bytes are the template's are taken as the template's, shifted, without
+// their names being read or their values compared or checked, and only a
+// member whose value differs is scanned and checked (Decoder.fromTemplate).
+//
+// Why that is the member loop's result: JSON's grammar is context-free,
+// and the parser's state after a member's value in the top-level object
+// is the same whatever the value was. The bytes before the first
+// difference are the template's, so they parse as the template's did;
+// the difference must fall within one member's value (from after its
+// colon to the byte after the value, which ends a number or literal),
+// which is scanned afresh from where the template's began, so it is one
+// JSON value, whatever it holds; the bytes after it are then compared
+// with the template's after that member's value, and parse as they did
+// there. So the new message has the template's members, in its order,
+// with its names (none escaped: such a template is not kept), and the
+// values of the members not scanned are the template's bytes. Those
+// values passed their rules in the template's decode, and the rules are
+// the same: the type's value may not differ (its bytes choose the rules),
+// the Schemas and Limits are the template's (templates are dropped when
+// either changes). The changed values are checked by validate as the
+// member loop's are; the event's own rules across members (the required
+// ones, a confirmation's default) are checked by validate as always.
+// What the limits read is worked out as the scan would: the longest
+// string and the deepest nesting of the values not scanned, and of the
+// names, are the template's, and the soft limits are decided after, as
+// for any message; the hard limits are the template's, which it was
+// under, or the scan's.
+type template struct {
+	b       []byte // a copy of the message, the Decoder's own
+	members []tplMember
+	objs    []member // the members of object values, at their places in the value
+	// typeAt is where the type's value (its opening quote) is, and
+	// typeEnd where it ends; typeTail is its last eight bytes.
+	typeAt, typeEnd int
+	typeTail        uint64
+	typeIdx         int // the type's index in members
+	names           int // the longest name's bytes
+	by              *Schemas
+	misses, rest    uint8 // as a verdict's (see verdict)
+}
+
+// tplMember is a top-level member of a template.
+type tplMember struct {
+	f field
+	// rs is where its value may begin (after the colon, before any white
+	// space), ve where it ends (after a string's closing quote): a
+	// difference from rs to ve, included, is this value's.
+	rs, ve int32
+	sp     span // its value, as the member loop found it
+	// What the scan finds in its value: the longest string, how deep
+	// it reaches (the event being 1), an object's members as
+	// template.objs[lo:hi].
+	long, depth int32
+	lo, hi      int32
+}
+
+// Bounds on what templates keep: a Decoder keeps at most nTemplates of
+// messages of up to maxTemplateBytes (a listener keeps a Decoder for each
+// agent).
+const (
+	nTemplates       = 8
+	maxTemplateBytes = 4 << 10
+)
+
+// templateFor returns the template of b's type, found where its type was
+// in the template, or nil. Only the type's last eight bytes are compared
+// here; the whole message is compared by fromTemplate.
+func (d *Decoder) templateFor(b []byte) *template {
+	for _, t := range d.templates {
+		if t == nil {
+			return nil
+		}
+		if t.rest == 0 && t.typeEnd <= len(b) && binary.LittleEndian.Uint64(b[t.typeEnd-8:t.typeEnd]) == t.typeTail &&
+			string(b[t.typeAt:t.typeEnd]) == string(t.b[t.typeAt:t.typeEnd]) && t.by == d.Schemas {
+			return t
+		}
+	}
+	return nil
+}
+
+// fromTemplate decodes the members of b, as the member loop would, from
+// t (see template): it fills d.spans, d.met, d.seen, d.same (sameTemplate
+// for a value not scanned) and d.memo, and sc's longest string and
+// deepest nesting, and reports whether b is t with values changed. When
+// it is not, it leaves what it filled for the member loop to fill again,
+// and sc as it found it.
+func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
+	b, tb := sc.b, t.b
+	ms := t.members
+	delta := 0 // where b is, less where t is
+	at := 0    // how far t is taken
+	k := 0     // the next member of t
+	i0 := sc.i
+	sc.depth, sc.maxDepth, sc.longStr = 1, 1, t.names
+	for {
+		j := at + delta
+		if j < 0 || j > len(b) {
+			break
+		}
+		diff := at + firstDiff(tb[at:], b[j:])
+		// The members wholly before the difference are the template's.
+		for k < len(ms) && int(ms[k].ve) < diff {
+			m := &ms[k]
+			d.fromTemplateMember(m, t, int32(delta))
+			sc.longStr = max(sc.longStr, int(m.long))
+			sc.maxDepth = max(sc.maxDepth, int(m.depth))
+			k++
+		}
+		if diff == len(tb) && len(b)-j == len(tb)-at {
+			t.misses = 0
+			d.templated++
+			sc.i, sc.depth = len(b), 0
+			return true // the same bytes to the end
+		}
+		// The difference must be within the value of member k.
+		if k == len(ms) || diff < int(ms[k].rs) || k == t.typeIdx {
+			break
+		}
+		m := &ms[k]
+		f := m.f
+		sp := &d.spans[f]
+		d.met.add(f)
+		d.seen = append(d.seen, f)
+		sc.i = int(m.rs) + delta
+		// As the member loop scans a value.
+		c := sc.peek()
+		if c <= ' ' {
+			c = sc.next()
+		}
+		if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+			d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo)
+			if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
+				d.same[f] = sameYes
+			}
+		}
+		switch {
+		case d.same[f] == sameYes:
+		case c == '{':
+			sc.memoObject(sp, &d.memo)
+		default:
+			sc.value(sp)
+		}
+		if sc.err != nil {
+			break
+		}
+		at, delta = int(m.ve), sc.i-int(m.ve)
+		k++
+	}
+	// Not the template's: the member loop begins again.
+	d.met = fieldSet{}
+	d.seen = d.seen[:0]
+	d.memo.reset()
+	*sc = scanner{b: b, i: i0, hardMax: sc.hardMax}
+	if t.misses++; t.misses >= missMax {
+		t.misses, t.rest = missMax-1, restFor
+	}
+	return false
+}
+
+// fromTemplateMember takes member m of t, its bytes unchanged, delta bytes
+// further in the message.
+func (d *Decoder) fromTemplateMember(m *tplMember, t *template, delta int32) {
+	f := m.f
+	sp := m.sp
+	sp.start += delta
+	sp.end += delta
+	d.spans[f] = sp
+	d.same[f] = sameTemplate
+	d.met.add(f)
+	d.seen = append(d.seen, f)
+	if m.lo >= 0 && len(d.memo.objs) < maxMemo {
+		lo := len(d.memo.members)
+		for _, mb := range t.objs[m.lo:m.hi] {
+			mb.key.start, mb.key.end = mb.key.start+sp.start, mb.key.end+sp.start
+			mb.val.start, mb.val.end = mb.val.start+sp.start, mb.val.end+sp.start
+			d.memo.members = append(d.memo.members, mb)
+		}
+		d.memo.objs = append(d.memo.objs, memoObj{sp.start, lo, len(d.memo.members)})
+	}
+}
+
+// firstDiff returns the index of the first byte where a and b differ, or
+// the length of the shorter when it is the other's beginning.
+func firstDiff(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	i := 0
+	for ; i <= n-32; i += 32 {
+		x, y := (*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32])
+		w0 := binary.LittleEndian.Uint64(x[0:]) ^ binary.LittleEndian.Uint64(y[0:])
+		w1 := binary.LittleEndian.Uint64(x[8:]) ^ binary.LittleEndian.Uint64(y[8:])
+		w2 := binary.LittleEndian.Uint64(x[16:]) ^ binary.LittleEndian.Uint64(y[16:])
+		w3 := binary.LittleEndian.Uint64(x[24:]) ^ binary.LittleEndian.Uint64(y[24:])
+		if w0|w1|w2|w3 != 0 {
+			switch {
+			case w0 != 0:
+				return i + bits.TrailingZeros64(w0)/8
+			case w1 != 0:
+				return i + 8 + bits.TrailingZeros64(w1)/8
+			case w2 != 0:
+				return i + 16 + bits.TrailingZeros64(w2)/8
+			}
+			return i + 24 + bits.TrailingZeros64(w3)/8
+		}
+	}
+	for ; i <= n-8; i += 8 {
+		if w := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); w != 0 {
+			return i + bits.TrailingZeros64(w)/8
+		}
+	}
+	for ; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// keepTemplate makes b, which the member loop decoded with no problem (no
+// member repeated, escaped or undefined, every rule surely met, no limit
+// exceeded), the template of its type, unless its type's template rests.
+func (d *Decoder) keepTemplate(b []byte) {
+	if len(b) > maxTemplateBytes || !d.met.has(fType) {
+		return
+	}
+	tsp := d.spans[fType]
+	typeAt, typeEnd := int(tsp.start)-1, int(tsp.end)+1
+	if tsp.kind != kString || typeEnd < 8 {
+		return
+	}
+	typ := b[typeAt:typeEnd]
+	slot := -1
+	for k, t := range d.templates {
+		if t == nil {
+			slot = k
+			break
+		}
+		if string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
+			if t.rest > 0 {
+				t.rest--
+				return
+			}
+			slot = k
+			break
+		}
+	}
+	if slot < 0 {
+		// Full: the oldest goes, the others move up.
+		last := d.templates[0]
+		copy(d.templates[:], d.templates[1:])
+		d.templates[nTemplates-1] = last
+		slot = nTemplates - 1
+	}
+	t := d.templates[slot]
+	if t == nil {
+		t = new(template)
+		d.templates[slot] = t
+	}
+	t.b = append(t.b[:0], b...)
+	t.members, t.objs, t.names = t.members[:0], t.objs[:0], 0
+	t.typeAt, t.typeEnd = typeAt, typeEnd
+	t.typeTail = binary.LittleEndian.Uint64(b[typeEnd-8 : typeEnd])
+	t.typeIdx, t.by = -1, d.Schemas
+	// What the scan finds in each member, scanned again (once a
+	// template): its names, its values' regions, strings and nesting.
+	sc := scanner{b: t.b}
+	var key span
+	ok := true
+	for more := sc.open(); more; more = sc.more() {
+		if !sc.key(&key) {
+			break
+		}
+		k := len(t.members)
+		if k >= len(d.seen) {
+			ok = false
+			break
+		}
+		f := d.seen[k]
+		sp := d.spans[f]
+		m := tplMember{f: f, rs: int32(sc.i), sp: sp, lo: -1, hi: -1}
+		sc.longStr, sc.maxDepth = 0, 0
+		var v span
+		if sc.next() == '{' {
+			v = span{start: int32(sc.i), kind: kObject, seen: true}
+			m.lo = int32(len(t.objs))
+			sc.object(func(name span) {
+				var val span
+				sc.value(&val)
+				name.start, name.end = name.start-v.start, name.end-v.start
+				val.start, val.end = val.start-v.start, val.end-v.start
+				t.objs = append(t.objs, member{name, val})
+			})
+			m.hi = int32(len(t.objs))
+			v.end = int32(sc.i)
+		} else {
+			sc.value(&v)
+		}
+		m.ve, m.long, m.depth = int32(sc.i), int32(sc.longStr), int32(max(sc.maxDepth, 1))
+		// The member loop's span, or no template (it cannot differ).
+		if v != sp {
+			ok = false
+			break
+		}
+		if f == fType {
+			t.typeIdx = k
+		}
+		t.members = append(t.members, m)
+		t.names = max(t.names, int(key.end-key.start))
+	}
+	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 {
+		// No template of this message: the others move up.
+		copy(d.templates[slot:], d.templates[slot+1:])
+		d.templates[nTemplates-1] = nil
+	}
+}
+
+// dropTemplates forgets the templates (the Limits changed).
+func (d *Decoder) dropTemplates() {
+	d.templates = [nTemplates]*template{}
+}
