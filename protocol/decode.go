@@ -87,6 +87,11 @@ type Decoder struct {
 	// one (for tests).
 	templates [nTemplates]*template
 	templated int
+	// changed[:nChanged] are the members fromTemplate scanned (a
+	// template's are distinct known members), at changedAt in it.
+	changed   [nField]field
+	changedAt [nField]int32
+	nChanged  int
 	slow      int  // how many events needed the schema validator (for tests)
 	allSlow   bool // every event goes to the schema validator (for tests)
 	// noTemplates keeps no template (for tests of the verdicts).
@@ -352,6 +357,11 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
+	if templated {
+		x.checked = d.changed[:d.nChanged]
+	} else {
+		x.checked = d.seen
+	}
 	x.populate()
 	j := d.judgeOf(x.ev.Type)
 	if j.kind != KindEvent {
@@ -377,7 +387,19 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if len(problems) > 0 {
 		return x.ev, &ValidationError{Problems: problems}
 	}
-	if !templated && !x.unsure && !x.bad && !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates {
+	switch {
+	case x.unsure || x.bad:
+	case templated:
+		switch {
+		case d.nChanged == 0:
+		case t.patch:
+			d.patchFrom(t, b)
+		default:
+			if t.stale++; t.stale >= maxStale {
+				d.keepTemplate(b)
+			}
+		}
+	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
 		d.keepTemplate(b)
 	}
 	return x.ev, nil
@@ -522,16 +544,20 @@ type eventBox struct {
 
 // decodeState is one Decode call's working state.
 type decodeState struct {
-	b      []byte
-	src    string        // b as a string, so unescaped strings are substrings of it
-	spans  *[nField]span // those of met alone are this event's
-	met    *fieldSet
-	seen   []field // the fields met, each once
-	ev     *Event  // &box.Event
-	box    *eventBox
-	bad    bool // a schema rule is broken
-	unsure bool // the fast path cannot decide; the schema validator will
-	memo   *objMemo
+	b     []byte
+	src   string        // b as a string, so unescaped strings are substrings of it
+	spans *[nField]span // those of met alone are this event's
+	met   *fieldSet
+	seen  []field // the fields met, each once
+	// checked are the members validate checks: seen, or those
+	// fromTemplate scanned (the others are a template's bytes, which
+	// passed the same rules).
+	checked []field
+	ev      *Event // &box.Event
+	box     *eventBox
+	bad     bool // a schema rule is broken
+	unsure  bool // the fast path cannot decide; the schema validator will
+	memo    *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
 	older    *[nField]*[nOlder]verdict // with verdicts: the values before them
@@ -1140,10 +1166,7 @@ func (x *decodeState) validate(er *eventRules) {
 		x.bad = true
 		return
 	}
-	for _, f := range x.seen {
-		if x.verdicts != nil && x.same[f] == sameTemplate {
-			continue // the template's bytes, which passed the same rule
-		}
+	for _, f := range x.checked {
 		r := er.fields[f]
 		if x.verdicts != nil && x.same[f] == sameYes && x.verdicts[f].r == r && r != nil {
 			// The bytes its verdict found valid under r (checkField's

@@ -5,6 +5,7 @@ package protocol
 import (
 	"encoding/binary"
 	"math/bits"
+	"unsafe"
 )
 
 // A template is an earlier message of a type, decoded on the member loop's
@@ -43,6 +44,8 @@ import (
 type template struct {
 	b       []byte // a copy of the message, the Decoder's own
 	members []tplMember
+	fields  []field  // the members' fields, in order
+	met     fieldSet // the same, as a set
 	objs    []member // the members of object values, at their places in the value
 	// typeAt is where the type's value (its opening quote) is, and
 	// typeEnd where it ends; typeTail is its last eight bytes.
@@ -50,8 +53,19 @@ type template struct {
 	typeTail        uint64
 	typeIdx         int // the type's index in members
 	names           int // the longest name's bytes
-	by              *Schemas
-	misses, rest    uint8 // as a verdict's (see verdict)
+	// long and depth are the longest string and the deepest nesting of
+	// the message (the names' and every member's); no more than the
+	// limits, which the template met, and depth no more than peekDepth.
+	long, depth  int
+	by           *Schemas
+	misses, rest uint8 // as a verdict's (see verdict)
+	// patch says that the message fromTemplate took last differs from
+	// the template in values of the same lengths, strings, numbers or
+	// literals, whose facts need no scan: when it meets every rule
+	// surely and no limit, it becomes the template in place (patchFrom);
+	// a template taken stale times otherwise is made again (keepTemplate).
+	patch bool
+	stale uint8
 }
 
 // tplMember is a top-level member of a template.
@@ -75,6 +89,7 @@ type tplMember struct {
 const (
 	nTemplates       = 8
 	maxTemplateBytes = 4 << 10
+	maxStale         = 16
 )
 
 // templateFor returns the template of b's type, found where its type was
@@ -95,10 +110,17 @@ func (d *Decoder) templateFor(b []byte) *template {
 
 // fromTemplate decodes the members of b, as the member loop would, from
 // t (see template): it fills d.spans, d.met, d.seen, d.same (sameTemplate
-// for a value not scanned) and d.memo, and sc's longest string and
-// deepest nesting, and reports whether b is t with values changed. When
-// it is not, it leaves what it filled for the member loop to fill again,
-// and sc as it found it.
+// for a value not scanned), d.changed (the members scanned) and d.memo,
+// and sc's longest string and deepest nesting, and reports whether b is t
+// with values changed. When it is not, it leaves what it filled for the
+// member loop to fill again, and sc as it found it.
+//
+// The longest string and the deepest nesting begin as the template's
+// whole message's, not as those of the members not scanned: the template
+// met the limits, and its nesting is no more than peekDepth, so a limit
+// is exceeded, or PeekedType must scan again, only for a value scanned
+// now that is longer or deeper than anything in the template, whose
+// length or depth is then what the member loop finds too.
 func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 	b, tb := sc.b, t.b
 	ms := t.members
@@ -106,7 +128,11 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 	at := 0    // how far t is taken
 	k := 0     // the next member of t
 	i0 := sc.i
-	sc.depth, sc.maxDepth, sc.longStr = 1, 1, t.names
+	d.seen = append(d.seen[:0], t.fields...)
+	d.met = t.met
+	d.nChanged = 0
+	patch := true
+	sc.depth, sc.maxDepth, sc.longStr = 1, t.depth, t.long
 	for {
 		j := at + delta
 		if j < 0 || j > len(b) {
@@ -114,15 +140,20 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 		}
 		diff := at + firstDiff(tb[at:], b[j:])
 		// The members wholly before the difference are the template's.
-		for k < len(ms) && int(ms[k].ve) < diff {
+		for ; k < len(ms) && int(ms[k].ve) < diff; k++ {
 			m := &ms[k]
-			d.fromTemplateMember(m, t, int32(delta))
-			sc.longStr = max(sc.longStr, int(m.long))
-			sc.maxDepth = max(sc.maxDepth, int(m.depth))
-			k++
+			sp := m.sp
+			sp.start += int32(delta)
+			sp.end += int32(delta)
+			d.spans[m.f] = sp
+			d.same[m.f] = sameTemplate
+			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
+				d.memoFrom(t.objs[m.lo:m.hi], sp.start)
+			}
 		}
 		if diff == len(tb) && len(b)-j == len(tb)-at {
 			t.misses = 0
+			t.patch = patch
 			d.templated++
 			sc.i, sc.depth = len(b), 0
 			return true // the same bytes to the end
@@ -134,8 +165,8 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 		m := &ms[k]
 		f := m.f
 		sp := &d.spans[f]
-		d.met.add(f)
-		d.seen = append(d.seen, f)
+		d.changed[d.nChanged], d.changedAt[d.nChanged] = f, int32(k)
+		d.nChanged++
 		sc.i = int(m.rs) + delta
 		// As the member loop scans a value.
 		c := sc.peek()
@@ -159,6 +190,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 			break
 		}
 		at, delta = int(m.ve), sc.i-int(m.ve)
+		patch = patch && delta == 0 && sp.kind != kObject && sp.kind != kArray
 		k++
 	}
 	// Not the template's: the member loop begins again.
@@ -172,50 +204,63 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 	return false
 }
 
-// fromTemplateMember takes member m of t, its bytes unchanged, delta bytes
-// further in the message.
-func (d *Decoder) fromTemplateMember(m *tplMember, t *template, delta int32) {
-	f := m.f
-	sp := m.sp
-	sp.start += delta
-	sp.end += delta
-	d.spans[f] = sp
-	d.same[f] = sameTemplate
-	d.met.add(f)
-	d.seen = append(d.seen, f)
-	if m.lo >= 0 && len(d.memo.objs) < maxMemo {
-		lo := len(d.memo.members)
-		for _, mb := range t.objs[m.lo:m.hi] {
-			mb.key.start, mb.key.end = mb.key.start+sp.start, mb.key.end+sp.start
-			mb.val.start, mb.val.end = mb.val.start+sp.start, mb.val.end+sp.start
-			d.memo.members = append(d.memo.members, mb)
-		}
-		d.memo.objs = append(d.memo.objs, memoObj{sp.start, lo, len(d.memo.members)})
+// memoFrom remembers an object of a template, its members ms at their
+// places in it, beginning at start in the message (as sameAs does).
+func (d *Decoder) memoFrom(ms []member, start int32) {
+	lo := len(d.memo.members)
+	for _, mb := range ms {
+		mb.key.start, mb.key.end = mb.key.start+start, mb.key.end+start
+		mb.val.start, mb.val.end = mb.val.start+start, mb.val.end+start
+		d.memo.members = append(d.memo.members, mb)
 	}
+	d.memo.objs = append(d.memo.objs, memoObj{start, lo, len(d.memo.members)})
+}
+
+// patchFrom makes b, which fromTemplate took from t, differing in the
+// values of d.changedAt of the same lengths (t.patch), and which then met
+// every rule surely and no limit, t: those values are copied, in place.
+// t.long stays the longest string of any message it was, no more than the
+// limits (see fromTemplate).
+func (d *Decoder) patchFrom(t *template, b []byte) {
+	for _, k := range d.changedAt[:d.nChanged] {
+		m := &t.members[k]
+		sp := d.spans[m.f]
+		copy(t.b[m.rs:m.ve], b[m.rs:m.ve])
+		m.sp, m.depth, m.lo, m.hi = sp, 1, -1, -1
+		m.long = 0
+		if sp.kind == kString {
+			m.long = sp.end - sp.start
+			t.long = max(t.long, int(m.long))
+		}
+	}
+	t.stale = 0
 }
 
 // firstDiff returns the index of the first byte where a and b differ, or
 // the length of the shorter when it is the other's beginning.
+//
+// Whole words are read through unsafe pointers, 32 bytes a turn, without
+// a bounds check each (the loop stays within both slices); where a turn
+// finds a difference the words are read again, checked, to place it.
 func firstDiff(a, b []byte) int {
 	n := min(len(a), len(b))
 	a, b = a[:n], b[:n]
 	i := 0
-	for ; i <= n-32; i += 32 {
-		x, y := (*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32])
-		w0 := binary.LittleEndian.Uint64(x[0:]) ^ binary.LittleEndian.Uint64(y[0:])
-		w1 := binary.LittleEndian.Uint64(x[8:]) ^ binary.LittleEndian.Uint64(y[8:])
-		w2 := binary.LittleEndian.Uint64(x[16:]) ^ binary.LittleEndian.Uint64(y[16:])
-		w3 := binary.LittleEndian.Uint64(x[24:]) ^ binary.LittleEndian.Uint64(y[24:])
-		if w0|w1|w2|w3 != 0 {
-			switch {
-			case w0 != 0:
-				return i + bits.TrailingZeros64(w0)/8
-			case w1 != 0:
-				return i + 8 + bits.TrailingZeros64(w1)/8
-			case w2 != 0:
-				return i + 16 + bits.TrailingZeros64(w2)/8
+	if n >= 32 {
+		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+		for ; i <= n-32; i += 32 {
+			// (^ and | bind alike: the parentheses are needed.)
+			if (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
+				(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
+				(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
+				(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0 {
+				x, y := (*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32])
+				for k := 0; k < 32; k += 8 {
+					if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
+						return i + k + bits.TrailingZeros64(w)/8
+					}
+				}
 			}
-			return i + 24 + bits.TrailingZeros64(w3)/8
 		}
 	}
 	for ; i <= n-8; i += 8 {
@@ -272,7 +317,7 @@ func (d *Decoder) keepTemplate(b []byte) {
 		d.templates[slot] = t
 	}
 	t.b = append(t.b[:0], b...)
-	t.members, t.objs, t.names = t.members[:0], t.objs[:0], 0
+	t.members, t.objs, t.names, t.stale = t.members[:0], t.objs[:0], 0, 0
 	t.typeAt, t.typeEnd = typeAt, typeEnd
 	t.typeTail = binary.LittleEndian.Uint64(b[typeEnd-8 : typeEnd])
 	t.typeIdx, t.by = -1, d.Schemas
@@ -322,7 +367,12 @@ func (d *Decoder) keepTemplate(b []byte) {
 		t.members = append(t.members, m)
 		t.names = max(t.names, int(key.end-key.start))
 	}
-	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 {
+	t.fields, t.met = append(t.fields[:0], d.seen...), d.met
+	t.long, t.depth = t.names, 1
+	for _, m := range t.members {
+		t.long, t.depth = max(t.long, int(m.long)), max(t.depth, int(m.depth))
+	}
+	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
 		// No template of this message: the others move up.
 		copy(d.templates[slot:], d.templates[slot+1:])
 		d.templates[nTemplates-1] = nil
