@@ -178,11 +178,16 @@ const (
 // stamp is a timestamp fastTime read, and what it read: the events of a
 // busy stream often carry the same millisecond, and more often the same
 // second, whose date and time then need not be read again.
+//
+// It keeps a copy of the timestamp's bytes, not the message's: a caller
+// of DecodeInto may fill its buffer again with the next message, whose
+// timestamp, at the same place, would then read as the same.
 type stamp struct {
-	s     string
-	t     time.Time
+	buf   [40]byte  // the timestamp, buf[:n] (n = 0: none)
+	n     int       //
+	zone  int       // what follows the fraction ("Z" or an offset), the last zone bytes of buf[:n]
+	t     time.Time //
 	whole time.Time // t without its fraction of a second
-	zone  string    // what follows the fraction: "Z" or an offset
 }
 
 // maxVerdict bounds the bytes a verdict keeps.
@@ -932,12 +937,13 @@ func (x *decodeState) time(s string) (time.Time, bool) {
 	if st == nil {
 		return fastTime(s)
 	}
-	if s == st.s && s != "" {
+	n := st.n
+	if len(s) == n && n > 0 && s == string(st.buf[:n]) {
 		return st.t, true
 	}
-	if len(s) > 19 && len(st.s) > 19 && s[:19] == st.s[:19] {
-		if nsec, zone, ok := fraction(s[19:]); ok && zone == st.zone {
-			st.s, st.t = s, st.whole.Add(time.Duration(nsec))
+	if len(s) > 19 && n > 19 && len(s) <= len(st.buf) && s[:19] == string(st.buf[:19]) {
+		if nsec, zone, ok := fraction(s[19:]); ok && zone == string(st.buf[n-st.zone:n]) {
+			st.n, st.t = copy(st.buf[:], s), st.whole.Add(time.Duration(nsec))
 			return st.t, true
 		}
 	}
@@ -945,7 +951,10 @@ func (x *decodeState) time(s string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	*st = stamp{s: s, t: whole.Add(time.Duration(nsec)), whole: whole, zone: zone}
+	st.n, st.zone, st.t, st.whole = 0, len(zone), whole.Add(time.Duration(nsec)), whole
+	if len(s) <= len(st.buf) {
+		st.n = copy(st.buf[:], s)
+	}
 	return st.t, true
 }
 
