@@ -92,8 +92,12 @@ type Decoder struct {
 	changed   [nField]field
 	changedAt [nField]int32
 	nChanged  int
-	slow      int  // how many events needed the schema validator (for tests)
-	allSlow   bool // every event goes to the schema validator (for tests)
+	// spansOf is the template whose members' spans d.spans holds, at
+	// its places (the last call decoded its very bytes, or made it of
+	// its message), or nil: fromTemplate need not set them again.
+	spansOf *template
+	slow    int  // how many events needed the schema validator (for tests)
+	allSlow bool // every event goes to the schema validator (for tests)
 	// noTemplates keeps no template (for tests of the verdicts).
 	noTemplates bool
 	// last is the event the last Decode call returned, and plain says
@@ -163,10 +167,9 @@ func (v *verdict) is(b []byte, i, n int) bool {
 
 // What the scan found of a member's value against its verdict.
 const (
-	sameUnknown  uint8 = iota // not compared (a number, a literal, a verdict resting)
-	sameYes                   // the verdict's bytes, not scanned
-	sameNo                    // other bytes
-	sameTemplate              // the template's bytes (fromTemplate), not scanned: they passed the same rule
+	sameUnknown uint8 = iota // not compared (a number, a literal, a verdict resting)
+	sameYes                  // the verdict's bytes, not scanned
+	sameNo                   // other bytes
 )
 
 // missMax and restFor tune how verdicts rest (see verdict).
@@ -260,7 +263,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if !d.allSlow && !d.noTemplates {
 		t = d.templateFor(b)
 	}
-	templated := t != nil && d.fromTemplate(t, &sc)
+	spansOf := d.spansOf
+	d.spansOf = nil // until the end of a call that leaves them so
+	templated := t != nil && d.fromTemplate(t, &sc, spansOf == t)
 	for more := !templated && sc.open(); more; {
 		if !named {
 			f = noField
@@ -368,7 +373,12 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		x.checked = d.seen
 	}
 	x.populate()
-	j := d.judgeOf(x.ev.Type)
+	var j judge
+	if templated {
+		j = t.judge // the same type's bytes, the same Schemas
+	} else {
+		j = d.judgeOf(x.ev.Type)
+	}
 	if j.kind != KindEvent {
 		d.last = nil
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
@@ -397,15 +407,17 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	case templated:
 		switch {
 		case d.nChanged == 0:
+			d.spansOf = t
 		case t.patch:
 			d.patchFrom(t, b)
+			d.spansOf = t
 		default:
 			if t.stale++; t.stale >= maxStale {
-				d.keepTemplate(b)
+				d.spansOf = d.keepTemplate(b, j)
 			}
 		}
 	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
-		d.keepTemplate(b)
+		d.spansOf = d.keepTemplate(b, j)
 	}
 	return x.ev, nil
 }

@@ -5,6 +5,7 @@ package protocol
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -48,11 +49,12 @@ type template struct {
 	met     fieldSet // the same, as a set
 	objs    []member // the members of object values, at their places in the value
 	// typeAt is where the type's value (its opening quote) is, and
-	// typeEnd where it ends; typeTail is its last eight bytes.
+	// typeEnd where it ends; typeTail is the 16 bytes before typeEnd.
 	typeAt, typeEnd int
-	typeTail        uint64
-	typeIdx         int // the type's index in members
-	names           int // the longest name's bytes
+	typeTail        [2]uint64
+	judge           judge // the type's (Schemas.judgeOf)
+	typeIdx         int   // the type's index in members
+	names           int   // the longest name's bytes
 	// long and depth are the longest string and the deepest nesting of
 	// the message (the names' and every member's); no more than the
 	// limits, which the template met, and depth no more than peekDepth.
@@ -93,24 +95,30 @@ const (
 )
 
 // templateFor returns the template of b's type, found where its type was
-// in the template, or nil. Only the type's last eight bytes are compared
-// here; the whole message is compared by fromTemplate.
+// in the template, or nil. Only the 16 bytes that end the type are
+// compared here (most types differ there); the whole message is compared
+// by fromTemplate, which tells a template of another type (that then
+// counts no miss).
 func (d *Decoder) templateFor(b []byte) *template {
 	for _, t := range d.templates {
 		if t == nil {
 			return nil
 		}
-		if t.rest == 0 && t.typeEnd <= len(b) && binary.LittleEndian.Uint64(b[t.typeEnd-8:t.typeEnd]) == t.typeTail &&
-			string(b[t.typeAt:t.typeEnd]) == string(t.b[t.typeAt:t.typeEnd]) && t.by == d.Schemas {
-			return t
+		if e := t.typeEnd; t.rest == 0 && e <= len(b) && e >= 16 && t.by == d.Schemas {
+			w := (*[16]byte)(b[e-16 : e])
+			if binary.LittleEndian.Uint64(w[:8]) == t.typeTail[0] && binary.LittleEndian.Uint64(w[8:]) == t.typeTail[1] {
+				return t
+			}
 		}
 	}
 	return nil
 }
 
 // fromTemplate decodes the members of b, as the member loop would, from
-// t (see template): it fills d.spans, d.met, d.seen, d.same (sameTemplate
-// for a value not scanned), d.changed (the members scanned) and d.memo,
+// t (see template): it fills d.spans (unless spansSet: they are t's, and
+// are set again only where they moved), d.met, d.seen, d.same (of the
+// values scanned: validate reads no other), d.changed (the members
+// scanned) and d.memo,
 // and sc's longest string and deepest nesting, and reports whether b is t
 // with values changed. When it is not, it leaves what it filled for the
 // member loop to fill again, and sc as it found it.
@@ -121,7 +129,7 @@ func (d *Decoder) templateFor(b []byte) *template {
 // is exceeded, or PeekedType must scan again, only for a value scanned
 // now that is longer or deeper than anything in the template, whose
 // length or depth is then what the member loop finds too.
-func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
+func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	b, tb := sc.b, t.b
 	ms := t.members
 	delta := 0 // where b is, less where t is
@@ -131,7 +139,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 	d.seen = append(d.seen[:0], t.fields...)
 	d.met = t.met
 	d.nChanged = 0
-	patch := true
+	patch, miss := true, true
 	sc.depth, sc.maxDepth, sc.longStr = 1, t.depth, t.long
 	for {
 		j := at + delta
@@ -143,10 +151,11 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 		for ; k < len(ms) && int(ms[k].ve) < diff; k++ {
 			m := &ms[k]
 			sp := m.sp
-			sp.start += int32(delta)
-			sp.end += int32(delta)
-			d.spans[m.f] = sp
-			d.same[m.f] = sameTemplate
+			if delta != 0 || !spansSet {
+				sp.start += int32(delta)
+				sp.end += int32(delta)
+				d.spans[m.f] = sp
+			}
 			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
 				d.memoFrom(t.objs[m.lo:m.hi], sp.start)
 			}
@@ -159,7 +168,11 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 			return true // the same bytes to the end
 		}
 		// The difference must be within the value of member k.
-		if k == len(ms) || diff < int(ms[k].rs) || k == t.typeIdx {
+		if k == t.typeIdx {
+			miss = false // another type's template: no miss of its own
+			break
+		}
+		if k == len(ms) || diff < int(ms[k].rs) {
 			break
 		}
 		m := &ms[k]
@@ -198,6 +211,9 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 	d.seen = d.seen[:0]
 	d.memo.reset()
 	*sc = scanner{b: b, i: i0, hardMax: sc.hardMax}
+	if !miss {
+		return false
+	}
 	if t.misses++; t.misses >= missMax {
 		t.misses, t.rest = missMax-1, restFor
 	}
@@ -208,12 +224,15 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner) bool {
 // places in it, beginning at start in the message (as sameAs does).
 func (d *Decoder) memoFrom(ms []member, start int32) {
 	lo := len(d.memo.members)
-	for _, mb := range ms {
+	all := slices.Grow(d.memo.members, len(ms))[:lo+len(ms)]
+	to := all[lo:]
+	for i, mb := range ms {
 		mb.key.start, mb.key.end = mb.key.start+start, mb.key.end+start
 		mb.val.start, mb.val.end = mb.val.start+start, mb.val.end+start
-		d.memo.members = append(d.memo.members, mb)
+		to[i] = mb
 	}
-	d.memo.objs = append(d.memo.objs, memoObj{start, lo, len(d.memo.members)})
+	d.memo.members = all
+	d.memo.objs = append(d.memo.objs, memoObj{start, lo, len(all)})
 }
 
 // patchFrom makes b, which fromTemplate took from t, differing in the
@@ -278,15 +297,16 @@ func firstDiff(a, b []byte) int {
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
 // member repeated, escaped or undefined, every rule surely met, no limit
-// exceeded), the template of its type, unless its type's template rests.
-func (d *Decoder) keepTemplate(b []byte) {
+// exceeded), the template of its type, judged by j, unless its type's
+// template rests. It returns the template made, or nil.
+func (d *Decoder) keepTemplate(b []byte, j judge) *template {
 	if len(b) > maxTemplateBytes || !d.met.has(fType) {
-		return
+		return nil
 	}
 	tsp := d.spans[fType]
 	typeAt, typeEnd := int(tsp.start)-1, int(tsp.end)+1
-	if tsp.kind != kString || typeEnd < 8 {
-		return
+	if tsp.kind != kString || typeEnd < 16 {
+		return nil
 	}
 	typ := b[typeAt:typeEnd]
 	slot := -1
@@ -298,7 +318,7 @@ func (d *Decoder) keepTemplate(b []byte) {
 		if string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
 			if t.rest > 0 {
 				t.rest--
-				return
+				return nil
 			}
 			slot = k
 			break
@@ -319,7 +339,9 @@ func (d *Decoder) keepTemplate(b []byte) {
 	t.b = append(t.b[:0], b...)
 	t.members, t.objs, t.names, t.stale = t.members[:0], t.objs[:0], 0, 0
 	t.typeAt, t.typeEnd = typeAt, typeEnd
-	t.typeTail = binary.LittleEndian.Uint64(b[typeEnd-8 : typeEnd])
+	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
+	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
+	t.judge = j
 	t.typeIdx, t.by = -1, d.Schemas
 	// What the scan finds in each member, scanned again (once a
 	// template): its names, its values' regions, strings and nesting.
@@ -376,7 +398,9 @@ func (d *Decoder) keepTemplate(b []byte) {
 		// No template of this message: the others move up.
 		copy(d.templates[slot:], d.templates[slot+1:])
 		d.templates[nTemplates-1] = nil
+		return nil
 	}
+	return t
 }
 
 // dropTemplates forgets the templates (the Limits changed).
