@@ -237,14 +237,15 @@ func (d *Decoder) memoFrom(ms []member, start int32) {
 
 // patchFrom makes b, which fromTemplate took from t, differing in the
 // values of d.changedAt of the same lengths (t.patch), and which then met
-// every rule surely and no limit, t: those values are copied, in place.
-// t.long stays the longest string of any message it was, no more than the
-// limits (see fromTemplate).
+// every rule surely and no limit, t: b, of t's length, is copied over it
+// (one copy costs less than a few small ones), and the members changed
+// take their new facts. t.long stays the longest string of any message
+// it was, no more than the limits (see fromTemplate).
 func (d *Decoder) patchFrom(t *template, b []byte) {
+	copy(t.b, b)
 	for _, k := range d.changedAt[:d.nChanged] {
 		m := &t.members[k]
 		sp := d.spans[m.f]
-		copy(t.b[m.rs:m.ve], b[m.rs:m.ve])
 		m.sp, m.depth, m.lo, m.hi = sp, 1, -1, -1
 		m.long = 0
 		if sp.kind == kString {
