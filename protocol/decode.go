@@ -543,7 +543,7 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 				mb.val.start, mb.val.end = mb.val.start+sp.start, mb.val.end+sp.start
 				m.members = append(m.members, mb)
 			}
-			m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+			m.objs = append(m.objs, memoObj{start: sp.start, lo: lo, hi: len(m.members)})
 		}
 		return sameYes
 	}
@@ -596,10 +596,12 @@ type objMemo struct {
 }
 
 // memoObj is a remembered object: where it begins, and its members in
-// objMemo.members[lo:hi].
+// objMemo.members[lo:hi], or ext: a template's own, at their places in
+// the message (fromTemplate).
 type memoObj struct {
 	start  int32
 	lo, hi int
+	ext    []member
 }
 
 // maxMemo bounds the objects remembered, so that finding one stays cheap;
@@ -614,6 +616,9 @@ func (m *objMemo) reset() {
 func (m *objMemo) find(start int32) ([]member, bool) {
 	for _, o := range m.objs {
 		if o.start == start {
+			if o.ext != nil {
+				return o.ext, true
+			}
 			return m.members[o.lo:o.hi], true
 		}
 	}
@@ -768,7 +773,7 @@ func (s *scanner) memoObject(sp *span, m *objMemo) {
 		m.members = append(m.members, member{k, v})
 	})
 	sp.end = int32(s.i)
-	m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+	m.objs = append(m.objs, memoObj{start: sp.start, lo: lo, hi: len(m.members)})
 }
 
 // members calls fn with each member of an object value, in order, its

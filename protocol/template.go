@@ -47,7 +47,7 @@ type template struct {
 	members []tplMember
 	fields  []field  // the members' fields, in order
 	met     fieldSet // the same, as a set
-	objs    []member // the members of object values, at their places in the value
+	objs    []member // the members of object values, at their places in b
 	// typeAt is where the type's value (its opening quote) is, and
 	// typeEnd where it ends; typeTail is the 16 bytes before typeEnd.
 	typeAt, typeEnd int
@@ -80,7 +80,7 @@ type tplMember struct {
 	sp     span // its value, as the member loop found it
 	// What the scan finds in its value: the longest string, how deep
 	// it reaches (the event being 1), an object's members as
-	// template.objs[lo:hi].
+	// template.objs[lo:hi], at their places in the template.
 	long, depth int32
 	lo, hi      int32
 }
@@ -157,7 +157,12 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 				d.spans[m.f] = sp
 			}
 			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
-				d.memoFrom(t.objs[m.lo:m.hi], sp.start)
+				if delta == 0 {
+					// At the template's places: its members as they are.
+					d.memo.objs = append(d.memo.objs, memoObj{start: sp.start, ext: t.objs[m.lo:m.hi:m.hi]})
+				} else {
+					d.memoFrom(t.objs[m.lo:m.hi], sp.start, int32(delta))
+				}
 			}
 		}
 		if diff == len(tb) && len(b)-j == len(tb)-at {
@@ -220,19 +225,20 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	return false
 }
 
-// memoFrom remembers an object of a template, its members ms at their
-// places in it, beginning at start in the message (as sameAs does).
-func (d *Decoder) memoFrom(ms []member, start int32) {
+// memoFrom remembers an object of a template beginning at start in the
+// message, its members ms delta bytes from their places in the template
+// (as sameAs does).
+func (d *Decoder) memoFrom(ms []member, start, delta int32) {
 	lo := len(d.memo.members)
 	all := slices.Grow(d.memo.members, len(ms))[:lo+len(ms)]
 	to := all[lo:]
 	for i, mb := range ms {
-		mb.key.start, mb.key.end = mb.key.start+start, mb.key.end+start
-		mb.val.start, mb.val.end = mb.val.start+start, mb.val.end+start
+		mb.key.start, mb.key.end = mb.key.start+delta, mb.key.end+delta
+		mb.val.start, mb.val.end = mb.val.start+delta, mb.val.end+delta
 		to[i] = mb
 	}
 	d.memo.members = all
-	d.memo.objs = append(d.memo.objs, memoObj{start, lo, len(all)})
+	d.memo.objs = append(d.memo.objs, memoObj{start: start, lo: lo, hi: len(all)})
 }
 
 // patchFrom makes b, which fromTemplate took from t, differing in the
@@ -369,8 +375,6 @@ func (d *Decoder) keepTemplate(b []byte, j judge) *template {
 			sc.object(func(name span) {
 				var val span
 				sc.value(&val)
-				name.start, name.end = name.start-v.start, name.end-v.start
-				val.start, val.end = val.start-v.start, val.end-v.start
 				t.objs = append(t.objs, member{name, val})
 			})
 			m.hi = int32(len(t.objs))
