@@ -93,8 +93,9 @@ type Decoder struct {
 	changedAt [nField]int32
 	nChanged  int
 	// spansOf is the template whose members' spans d.spans holds, at
-	// its places (the last call decoded its very bytes, or made it of
-	// its message), or nil: fromTemplate need not set them again.
+	// its places, and whose fields d.seen's array holds (the last call
+	// decoded its very bytes, or made it of its message), or nil:
+	// fromTemplate need not set them again.
 	spansOf *template
 	slow    int  // how many events needed the schema validator (for tests)
 	allSlow bool // every event goes to the schema validator (for tests)
@@ -218,6 +219,8 @@ const maxStrangers = 16
 // afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.last, d.escaped = nil, false // until an event is decoded (PeekedType)
+	spansOf := d.spansOf
+	d.spansOf = nil // until the end of a call that leaves them so
 	if d.Schemas == nil {
 		s, err := NewSchemas()
 		if err != nil {
@@ -263,8 +266,6 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if !d.allSlow && !d.noTemplates {
 		t = d.templateFor(b)
 	}
-	spansOf := d.spansOf
-	d.spansOf = nil // until the end of a call that leaves them so
 	templated := t != nil && d.fromTemplate(t, &sc, spansOf == t)
 	for more := !templated && sc.open(); more; {
 		if !named {

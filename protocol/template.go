@@ -115,8 +115,8 @@ func (d *Decoder) templateFor(b []byte) *template {
 }
 
 // fromTemplate decodes the members of b, as the member loop would, from
-// t (see template): it fills d.spans (unless spansSet: they are t's, and
-// are set again only where they moved), d.met, d.seen, d.same (of the
+// t (see template): it fills d.spans and d.seen (unless spansSet: they
+// are t's, the spans set again only where they moved), d.met, d.seen, d.same (of the
 // values scanned: validate reads no other), d.changed (the members
 // scanned) and d.memo,
 // and sc's longest string and deepest nesting, and reports whether b is t
@@ -136,7 +136,11 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	at := 0    // how far t is taken
 	k := 0     // the next member of t
 	i0 := sc.i
-	d.seen = append(d.seen[:0], t.fields...)
+	if spansSet {
+		d.seen = d.seen[:len(t.fields)] // the last call's: t.fields
+	} else {
+		d.seen = append(d.seen[:0], t.fields...)
+	}
 	d.met = t.met
 	d.nChanged = 0
 	patch, miss := true, true
