@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -50,6 +51,15 @@ func FuzzWarmDecoderAgrees(f *testing.F) {
 	// one of a member's older ones.
 	for i := range 16 {
 		f.Add(capturetest.ToolEvent(i), capturetest.ToolEvent(i+1), capturetest.ToolEvent(i+4), capturetest.ToolEvent(i+2*(i%3)))
+	}
+	// Events of one type in a row (templates: FuzzTemplateAgrees), the
+	// capture's and the flood's, the last one changed.
+	for i := range 8 {
+		a, b, c := capturetest.ToolEvent(40_000+i), capturetest.ToolEvent(40_001+i), capturetest.ToolEvent(40_002+i)
+		f.Add(a, b, c, capturetest.ToolEvent(40_003+i))
+		f.Add(a, b, c, bytes.Replace(c, []byte(`"urgency":"normal"`), []byte(`"urgency":"nearly"`), 1))
+		f.Add(floodEvent(i), floodEvent(i+1), floodEvent(i+2), floodEvent(i+3))
+		f.Add(floodEvent(i), floodEvent(i+1), floodEvent(i+2), bytes.Replace(floodEvent(i+3), []byte(`"step":`), []byte(`"step":"`), 1))
 	}
 	s, err := NewSchemas()
 	if err != nil {
