@@ -190,23 +190,12 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 		d.changed[d.nChanged], d.changedAt[d.nChanged] = f, int32(k)
 		d.nChanged++
 		sc.i = int(m.rs) + delta
-		// As the member loop scans a value.
 		c := sc.peek()
 		if c <= ' ' {
 			c = sc.next()
 		}
-		if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
-			d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo)
-			if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
-				d.same[f] = sameYes
-			}
-		}
-		switch {
-		case d.same[f] == sameYes:
-		case c == '{':
-			sc.memoObject(sp, &d.memo)
-		default:
-			sc.value(sp)
+		if d.compare(f, sc, c); d.same[f] != sameYes {
+			d.scanValue(f, sc, c)
 		}
 		if sc.err != nil {
 			break
