@@ -97,6 +97,8 @@ type Decoder struct {
 	// decoded its very bytes, or made it of its message), or nil:
 	// fromTemplate need not set them again.
 	spansOf *template
+	// taken is the template the message at hand was taken from, or nil.
+	taken   *template
 	slow    int  // how many events needed the schema validator (for tests)
 	allSlow bool // every event goes to the schema validator (for tests)
 	// noTemplates keeps no template (for tests of the verdicts).
@@ -262,11 +264,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// A message of a type whose last message is kept (a template) is
 	// compared with it, and the members loop does not run when only
 	// values differ.
-	var t *template
-	if !d.allSlow && !d.noTemplates {
-		t = d.templateFor(b)
-	}
-	templated := t != nil && d.fromTemplate(t, &sc, spansOf == t)
+	templated := d.tryTemplate(&sc, spansOf)
 	for more := !templated && sc.open(); more; {
 		if !named {
 			f = noField
@@ -370,15 +368,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
-	if templated {
-		x.checked = d.changed[:d.nChanged]
-	} else {
-		x.checked = d.seen
-	}
 	x.populate()
 	var j judge
 	if templated {
-		j = t.judge // the same type's bytes, the same Schemas
+		j = d.taken.judge // the same type's bytes, the same Schemas
 	} else {
 		j = d.judgeOf(x.ev.Type)
 	}
@@ -387,7 +380,13 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
 	x.bad = j.unknownCore
-	x.validate(j.fast)
+	// validate checks the members seen, or those fromTemplate scanned
+	// (the others are a template's bytes, which passed the same rules).
+	if templated {
+		x.validate(j.fast, d.changed[:d.nChanged])
+	} else {
+		x.validate(j.fast, d.seen)
+	}
 	x.strangers(j.fast, d.strangers)
 
 	var problems []Problem
@@ -408,17 +407,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	switch {
 	case x.unsure || x.bad:
 	case templated:
-		switch {
-		case d.nChanged == 0:
-			d.spansOf = t
-		case t.patch:
-			d.patchFrom(t, b)
-			d.spansOf = t
-		default:
-			if t.stale++; t.stale >= maxStale {
-				d.spansOf = d.keepTemplate(b, j)
-			}
-		}
+		d.follow(b, j)
 	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
 		d.spansOf = d.keepTemplate(b, j)
 	}
@@ -587,20 +576,16 @@ type eventBox struct {
 
 // decodeState is one Decode call's working state.
 type decodeState struct {
-	b     []byte
-	src   string        // b as a string, so unescaped strings are substrings of it
-	spans *[nField]span // those of met alone are this event's
-	met   *fieldSet
-	seen  []field // the fields met, each once
-	// checked are the members validate checks: seen, or those
-	// fromTemplate scanned (the others are a template's bytes, which
-	// passed the same rules).
-	checked []field
-	ev      *Event // &box.Event
-	box     *eventBox
-	bad     bool // a schema rule is broken
-	unsure  bool // the fast path cannot decide; the schema validator will
-	memo    *objMemo
+	b      []byte
+	src    string        // b as a string, so unescaped strings are substrings of it
+	spans  *[nField]span // those of met alone are this event's
+	met    *fieldSet
+	seen   []field // the fields met, each once
+	ev     *Event  // &box.Event
+	box    *eventBox
+	bad    bool // a schema rule is broken
+	unsure bool // the fast path cannot decide; the schema validator will
+	memo   *objMemo
 	// verdicts are the Decoder's, or nil: every value is checked.
 	verdicts *[nField]verdict
 	older    *[nField]*[nOlder]verdict // with verdicts: the values before them
@@ -622,12 +607,12 @@ type objMemo struct {
 }
 
 // memoObj is a remembered object: where it begins, and its members in
-// objMemo.members[lo:hi], or ext: a template's own, at their places in
-// the message (fromTemplate).
+// objMemo.members[lo:hi], or in tpl.objs[lo:hi]: a template's own, at
+// their places in the message (fromTemplate).
 type memoObj struct {
 	start  int32
 	lo, hi int
-	ext    []member
+	tpl    *template
 }
 
 // maxMemo bounds the objects remembered, so that finding one stays cheap;
@@ -642,8 +627,8 @@ func (m *objMemo) reset() {
 func (m *objMemo) find(start int32) ([]member, bool) {
 	for _, o := range m.objs {
 		if o.start == start {
-			if o.ext != nil {
-				return o.ext, true
+			if o.tpl != nil {
+				return o.tpl.objs[o.lo:o.hi:o.hi], true
 			}
 			return m.members[o.lo:o.hi], true
 		}
@@ -1213,12 +1198,12 @@ func (x *decodeState) choices(sp span) {
 
 // validate checks the members against the type's rules; it sets x.bad for
 // a broken rule and x.unsure where only the schema validator can tell.
-func (x *decodeState) validate(er *eventRules) {
+func (x *decodeState) validate(er *eventRules, checked []field) {
 	if !x.met.hasAll(er.requiredSet) {
 		x.bad = true
 		return
 	}
-	for _, f := range x.checked {
+	for _, f := range checked {
 		r := er.fields[f]
 		if x.verdicts != nil && x.same[f] == sameYes && x.verdicts[f].r == r && r != nil {
 			// The bytes its verdict found valid under r (checkField's

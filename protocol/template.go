@@ -114,6 +114,42 @@ func (d *Decoder) templateFor(b []byte) *template {
 	return nil
 }
 
+// tryTemplate decodes the members of sc's message from the template of
+// its type, when there is one and the message is it with values changed
+// (fromTemplate; spansOf is the template d.spans holds); d.taken is that
+// template, or nil. Apart from Decode, its locals are not live across the
+// member loop.
+func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
+	d.taken = nil
+	if d.allSlow || d.noTemplates {
+		return false
+	}
+	t := d.templateFor(sc.b)
+	if t == nil || !d.fromTemplate(t, sc, spansOf == t) {
+		return false
+	}
+	d.taken = t
+	return true
+}
+
+// follow makes the template d.taken follow b, taken from it, which met
+// every rule surely and no limit (judged by j): patched in place, or made
+// again after maxStale messages it could not be patched with.
+func (d *Decoder) follow(b []byte, j judge) {
+	t := d.taken
+	switch {
+	case d.nChanged == 0:
+		d.spansOf = t
+	case t.patch:
+		d.patchFrom(t, b)
+		d.spansOf = t
+	default:
+		if t.stale++; t.stale >= maxStale {
+			d.spansOf = d.keepTemplate(b, j)
+		}
+	}
+}
+
 // fromTemplate decodes the members of b, as the member loop would, from
 // t (see template): it fills d.spans and d.seen (unless spansSet: they
 // are t's, the spans set again only where they moved), d.met, d.seen, d.same (of the
@@ -163,7 +199,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
 				if delta == 0 {
 					// At the template's places: its members as they are.
-					d.memo.objs = append(d.memo.objs, memoObj{start: sp.start, ext: t.objs[m.lo:m.hi:m.hi]})
+					d.memo.objs = append(d.memo.objs, memoObj{start: sp.start, lo: int(m.lo), hi: int(m.hi), tpl: t})
 				} else {
 					d.memoFrom(t.objs[m.lo:m.hi], sp.start, int32(delta))
 				}
