@@ -14,7 +14,7 @@ import (
 // events mostly repeat the bytes of the last event of their type with a
 // few values changed (the event's ID, sequence number and timestamp, a
 // tool call's ID, the session). A message of the type is compared with it
-// byte for byte (firstDiff, eight bytes at a time); the members whose
+// byte for byte (firstDiff, 32 bytes at a time); the members whose
 // bytes are the template's are taken as the template's, shifted, without
 // their names being read or their values compared or checked, and only a
 // member whose value differs is scanned and checked (Decoder.fromTemplate).
@@ -37,11 +37,15 @@ import (
 // either changes). The changed values are checked by validate as the
 // member loop's are; the event's own rules across members (the required
 // ones, a confirmation's default) are checked by validate as always.
-// What the limits read is worked out as the scan would: the longest
-// string and the deepest nesting of the values not scanned, and of the
-// names, are the template's, and the soft limits are decided after, as
-// for any message; the hard limits are the template's, which it was
-// under, or the scan's.
+// What the limits read is decided as the scan would decide it (see
+// fromTemplate): the longest string and the deepest nesting begin as the
+// template's, within the limits it met, and grow with the values
+// scanned; the soft limits are decided after, as for any message; the
+// hard limits are the template's, which it was under, or the scan's.
+//
+// Templates are patched in place with the values of the messages taken
+// from them (patchFrom), or made again (keepTemplate), so that the next
+// message of a type is compared with the last one.
 type template struct {
 	b       []byte // a copy of the message, the Decoder's own
 	members []tplMember
