@@ -190,9 +190,9 @@ const (
 // timestamp, at the same place, would then read as the same.
 type stamp struct {
 	buf   [40]byte  // the timestamp, buf[:n] (n = 0: none)
-	n     int       //
+	n     int       // its length
 	zone  int       // what follows the fraction ("Z" or an offset), the last zone bytes of buf[:n]
-	t     time.Time //
+	t     time.Time // what it reads
 	whole time.Time // t without its fraction of a second
 }
 
@@ -1196,8 +1196,11 @@ func (x *decodeState) choices(sp span) {
 	})
 }
 
-// validate checks the members against the type's rules; it sets x.bad for
-// a broken rule and x.unsure where only the schema validator can tell.
+// validate checks the members checked (those met, or those fromTemplate
+// scanned: the others are a template's bytes, which passed the same
+// rules) against the type's rules, and the rules across members; it sets
+// x.bad for a broken rule and x.unsure where only the schema validator
+// can tell.
 func (x *decodeState) validate(er *eventRules, checked []field) {
 	if !x.met.hasAll(er.requiredSet) {
 		x.bad = true

@@ -68,8 +68,9 @@ type template struct {
 	// patch says that the message fromTemplate took last differs from
 	// the template in values of the same lengths, strings, numbers or
 	// literals, whose facts need no scan: when it meets every rule
-	// surely and no limit, it becomes the template in place (patchFrom);
-	// a template taken stale times otherwise is made again (keepTemplate).
+	// surely and no limit, it becomes the template in place (patchFrom).
+	// stale counts the messages taken from it since that could not
+	// patch it: at maxStale it is made again of one (keepTemplate).
 	patch bool
 	stale uint8
 }
