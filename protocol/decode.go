@@ -81,8 +81,28 @@ type Decoder struct {
 	judgedBy   *Schemas
 	judgedType [64]byte
 	judgedLen  int
-	slow       int  // how many events needed the schema validator (for tests)
-	allSlow    bool // every event goes to the schema validator (for tests)
+	// templates are the last messages of a few types, the first
+	// templates[:k] not nil (template): most of a message of a type is
+	// the last one's bytes. templated counts the events decoded from
+	// one (for tests).
+	templates [nTemplates]*template
+	templated int
+	// changed[:nChanged] are the members fromTemplate scanned (a
+	// template's are distinct known members), at changedAt in it.
+	changed   [nField]field
+	changedAt [nField]int32
+	nChanged  int
+	// spansOf is the template whose members' spans d.spans holds, at
+	// its places, and whose fields d.seen's array holds (the last call
+	// decoded its very bytes, or made it of its message), or nil:
+	// fromTemplate need not set them again.
+	spansOf *template
+	// taken is the template the message at hand was taken from, or nil.
+	taken   *template
+	slow    int  // how many events needed the schema validator (for tests)
+	allSlow bool // every event goes to the schema validator (for tests)
+	// noTemplates keeps no template (for tests of the verdicts).
+	noTemplates bool
 	// last is the event the last Decode call returned, and plain says
 	// that its message repeated no member, escaped no member's name and
 	// nested no deeper than PeekType reads: its type is then what
@@ -164,11 +184,16 @@ const (
 // stamp is a timestamp fastTime read, and what it read: the events of a
 // busy stream often carry the same millisecond, and more often the same
 // second, whose date and time then need not be read again.
+//
+// It keeps a copy of the timestamp's bytes, not the message's: a caller
+// of DecodeInto may fill its buffer again with the next message, whose
+// timestamp, at the same place, would then read as the same.
 type stamp struct {
-	s     string
-	t     time.Time
+	buf   [40]byte  // the timestamp, buf[:n] (n = 0: none)
+	n     int       // its length
+	zone  int       // what follows the fraction ("Z" or an offset), the last zone bytes of buf[:n]
+	t     time.Time // what it reads
 	whole time.Time // t without its fraction of a second
-	zone  string    // what follows the fraction: "Z" or an offset
 }
 
 // maxVerdict bounds the bytes a verdict keeps.
@@ -196,6 +221,8 @@ const maxStrangers = 16
 // afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.last, d.escaped = nil, false // until an event is decoded (PeekedType)
+	spansOf := d.spansOf
+	d.spansOf = nil // until the end of a call that leaves them so
 	if d.Schemas == nil {
 		s, err := NewSchemas()
 		if err != nil {
@@ -205,6 +232,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	}
 	if d.Limits != d.limitsSet || d.lim.HardMaxBytes == 0 {
 		d.limitsSet, d.lim = d.Limits, d.Limits.withDefaults()
+		d.dropTemplates()
 	}
 	lim := d.lim
 	if len(b) > lim.HardMaxBytes {
@@ -233,7 +261,11 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	// the member before; decided: run compared its value with its
 	// verdicts, which it is not.
 	named, decided := false, false
-	for more := sc.open(); more; {
+	// A message of a type whose last message is kept (a template) is
+	// compared with it, and the members loop does not run when only
+	// values differ.
+	templated := d.tryTemplate(&sc, spansOf)
+	for more := !templated && sc.open(); more; {
 		if !named {
 			f = noField
 			if lf := d.follows[prev]; lf < nField {
@@ -284,6 +316,8 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 			if c <= ' ' {
 				c = sc.next()
 			}
+			// As compare and scanValue, which fromTemplate calls; here
+			// inline (their calls cost the loop 200 instructions an event).
 			if decided {
 				decided = false
 			} else if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
@@ -335,13 +369,24 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
 	x.populate()
-	j := d.judgeOf(x.ev.Type)
+	var j judge
+	if templated {
+		j = d.taken.judge // the same type's bytes, the same Schemas
+	} else {
+		j = d.judgeOf(x.ev.Type)
+	}
 	if j.kind != KindEvent {
 		d.last = nil
 		return nil, &NotEventError{Type: x.ev.Type, Kind: j.kind}
 	}
 	x.bad = j.unknownCore
-	x.validate(j.fast)
+	// validate checks the members seen, or those fromTemplate scanned
+	// (the others are a template's bytes, which passed the same rules).
+	if templated {
+		x.validate(j.fast, d.changed[:d.nChanged])
+	} else {
+		x.validate(j.fast, d.seen)
+	}
 	x.strangers(j.fast, d.strangers)
 
 	var problems []Problem
@@ -359,7 +404,37 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	if len(problems) > 0 {
 		return x.ev, &ValidationError{Problems: problems}
 	}
+	switch {
+	case x.unsure || x.bad:
+	case templated:
+		d.follow(b, j)
+	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
+		d.spansOf = d.keepTemplate(b, j)
+	}
 	return x.ev, nil
+}
+
+// compare sets d.same[f]: the value at sc.i (c its first byte) compared
+// with f's verdict and its older values, taken when it is one of them, as
+// the member loop compares it.
+func (d *Decoder) compare(f field, sc *scanner, c byte) {
+	if d.same[f] = sameUnknown; d.verdicts[f].rest == 0 && c != 0 {
+		sp := &d.spans[f]
+		d.same[f] = sc.sameAs(&d.verdicts[f], sp, &d.memo)
+		if d.same[f] == sameNo && d.older[f] != nil && d.recall(f, sc, sp) {
+			d.same[f] = sameYes
+		}
+	}
+}
+
+// scanValue scans the value of f at sc.i (c its first byte), an object's
+// members remembered, as the member loop scans it.
+func (d *Decoder) scanValue(f field, sc *scanner, c byte) {
+	if c == '{' {
+		sc.memoObject(&d.spans[f], &d.memo)
+	} else {
+		sc.value(&d.spans[f])
+	}
 }
 
 // judgeOf is d.Schemas.judgeOf(typ), without its map's look-up when typ
@@ -483,7 +558,7 @@ func (s *scanner) sameAs(v *verdict, sp *span, m *objMemo) uint8 {
 				mb.val.start, mb.val.end = mb.val.start+sp.start, mb.val.end+sp.start
 				m.members = append(m.members, mb)
 			}
-			m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+			m.objs = append(m.objs, memoObj{start: sp.start, lo: lo, hi: len(m.members)})
 		}
 		return sameYes
 	}
@@ -532,10 +607,12 @@ type objMemo struct {
 }
 
 // memoObj is a remembered object: where it begins, and its members in
-// objMemo.members[lo:hi].
+// objMemo.members[lo:hi], or in tpl.objs[lo:hi]: a template's own, at
+// their places in the message (fromTemplate).
 type memoObj struct {
 	start  int32
 	lo, hi int
+	tpl    *template
 }
 
 // maxMemo bounds the objects remembered, so that finding one stays cheap;
@@ -550,6 +627,9 @@ func (m *objMemo) reset() {
 func (m *objMemo) find(start int32) ([]member, bool) {
 	for _, o := range m.objs {
 		if o.start == start {
+			if o.tpl != nil {
+				return o.tpl.objs[o.lo:o.hi:o.hi], true
+			}
 			return m.members[o.lo:o.hi], true
 		}
 	}
@@ -704,7 +784,7 @@ func (s *scanner) memoObject(sp *span, m *objMemo) {
 		m.members = append(m.members, member{k, v})
 	})
 	sp.end = int32(s.i)
-	m.objs = append(m.objs, memoObj{sp.start, lo, len(m.members)})
+	m.objs = append(m.objs, memoObj{start: sp.start, lo: lo, hi: len(m.members)})
 }
 
 // members calls fn with each member of an object value, in order, its
@@ -885,12 +965,13 @@ func (x *decodeState) time(s string) (time.Time, bool) {
 	if st == nil {
 		return fastTime(s)
 	}
-	if s == st.s && s != "" {
+	n := st.n
+	if len(s) == n && n > 0 && s == string(st.buf[:n]) {
 		return st.t, true
 	}
-	if len(s) > 19 && len(st.s) > 19 && s[:19] == st.s[:19] {
-		if nsec, zone, ok := fraction(s[19:]); ok && zone == st.zone {
-			st.s, st.t = s, st.whole.Add(time.Duration(nsec))
+	if len(s) > 19 && n > 19 && len(s) <= len(st.buf) && s[:19] == string(st.buf[:19]) {
+		if nsec, zone, ok := fraction(s[19:]); ok && zone == string(st.buf[n-st.zone:n]) {
+			st.n, st.t = copy(st.buf[:], s), st.whole.Add(time.Duration(nsec))
 			return st.t, true
 		}
 	}
@@ -898,7 +979,10 @@ func (x *decodeState) time(s string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	*st = stamp{s: s, t: whole.Add(time.Duration(nsec)), whole: whole, zone: zone}
+	st.n, st.zone, st.t, st.whole = 0, len(zone), whole.Add(time.Duration(nsec)), whole
+	if len(s) <= len(st.buf) {
+		st.n = copy(st.buf[:], s)
+	}
 	return st.t, true
 }
 
@@ -1112,14 +1196,17 @@ func (x *decodeState) choices(sp span) {
 	})
 }
 
-// validate checks the members against the type's rules; it sets x.bad for
-// a broken rule and x.unsure where only the schema validator can tell.
-func (x *decodeState) validate(er *eventRules) {
+// validate checks the members checked (those met, or those fromTemplate
+// scanned: the others are a template's bytes, which passed the same
+// rules) against the type's rules, and the rules across members; it sets
+// x.bad for a broken rule and x.unsure where only the schema validator
+// can tell.
+func (x *decodeState) validate(er *eventRules, checked []field) {
 	if !x.met.hasAll(er.requiredSet) {
 		x.bad = true
 		return
 	}
-	for _, f := range x.seen {
+	for _, f := range checked {
 		r := er.fields[f]
 		if x.verdicts != nil && x.same[f] == sameYes && x.verdicts[f].r == r && r != nil {
 			// The bytes its verdict found valid under r (checkField's

@@ -779,7 +779,7 @@ func TestDecoderRemembersOnlyWhatPassed(t *testing.T) {
 // neither compared nor copied), is checked all the same, and has it again
 // once its value repeats (within two rests).
 func TestVerdictRests(t *testing.T) {
-	d := Decoder{Schemas: schemas(t)}
+	d := Decoder{Schemas: schemas(t), noTemplates: true} // the verdicts, not a template
 	decode := func(in string, valid bool) {
 		t.Helper()
 		if _, err := d.Decode([]byte(in)); (err == nil) != valid {
@@ -905,7 +905,7 @@ func TestSameValuesNotScanned(t *testing.T) {
 	s := schemas(t)
 	nested := strings.Replace(typical, `"urgency":"normal",`, `"urgency":"normal","extensions":{"x_a":{"b":{"c":{"d":"`+strings.Repeat("é", 40)+`"}}}},`, 1)
 	escaped := strings.Replace(typical, `"Fetching."`, `"Fetch\u0069ng \"it\"."`, 1)
-	warm := Decoder{Schemas: s}
+	warm := Decoder{Schemas: s, noTemplates: true} // the verdicts, not a template
 	for i, tc := range []struct {
 		in  string
 		lim Limits
@@ -973,7 +973,7 @@ func TestOlderValuesRecalled(t *testing.T) {
 		strings.Replace(session(typical, 0), `"sess_0"`, `"sess_0" `, 1),
 		session(typical, 1),
 	)
-	warm := Decoder{Schemas: s}
+	warm := Decoder{Schemas: s, noTemplates: true} // the verdicts, not a template
 	for i, in := range stream {
 		fresh := Decoder{Schemas: s}
 		ef, errF := fresh.Decode([]byte(in))
@@ -1076,8 +1076,8 @@ func TestNextNameWithComma(t *testing.T) {
 func TestShortValuesCompared(t *testing.T) {
 	s := schemas(t)
 	ev := strings.Replace(strings.Replace(typical, `"sess_000000000007"`, `"sess_0123456789"`, 1), `"urgency":"normal",`, ``, 1)
-	ev = ev[:len(ev)-1] + `,"urgency":"normal"}` // in its last 16 bytes
-	warm := Decoder{Schemas: s}
+	ev = ev[:len(ev)-1] + `,"urgency":"normal"}`   // in its last 16 bytes
+	warm := Decoder{Schemas: s, noTemplates: true} // the verdicts, not a template
 	for i, tc := range []struct {
 		in   string
 		same bool // the session ID and urgency are their verdicts'
@@ -1119,7 +1119,7 @@ func TestShortValuesCompared(t *testing.T) {
 func TestTypeVerdict(t *testing.T) {
 	s := schemas(t)
 	full := strings.Replace(typical, `"aaep:agent.tool.invoked"`, `"https://aaep-protocol.org/types/agent.tool.invoked"`, 1)
-	warm := Decoder{Schemas: s}
+	warm := Decoder{Schemas: s, noTemplates: true} // the verdicts, not a template
 	for i, tc := range []struct {
 		in   string
 		same bool // the type is its verdict's

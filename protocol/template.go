@@ -1,0 +1,448 @@
+// template.go: decoding a message against the last one of its type.
+
+package protocol
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"unsafe"
+)
+
+// A template is an earlier message of a type, decoded on the member loop's
+// path with no problem at all, and what that loop found in it: a stream's
+// events mostly repeat the bytes of the last event of their type with a
+// few values changed (the event's ID, sequence number and timestamp, a
+// tool call's ID, the session). A message of the type is compared with it
+// byte for byte (firstDiff, 32 bytes at a time); the members whose
+// bytes are the template's are taken as the template's, shifted, without
+// their names being read or their values compared or checked, and only a
+// member whose value differs is scanned and checked (Decoder.fromTemplate).
+//
+// Why that is the member loop's result: JSON's grammar is context-free,
+// and the parser's state after a member's value in the top-level object
+// is the same whatever the value was. The bytes before the first
+// difference are the template's, so they parse as the template's did;
+// the difference must fall within one member's value (from after its
+// colon to the byte after the value, which ends a number or literal),
+// which is scanned afresh from where the template's began, so it is one
+// JSON value, whatever it holds; the bytes after it are then compared
+// with the template's after that member's value, and parse as they did
+// there. So the new message has the template's members, in its order,
+// with its names (none escaped: such a template is not kept), and the
+// values of the members not scanned are the template's bytes. Those
+// values passed their rules in the template's decode, and the rules are
+// the same: the type's value may not differ (its bytes choose the rules),
+// the Schemas and Limits are the template's (templates are dropped when
+// either changes). The changed values are checked by validate as the
+// member loop's are; the event's own rules across members (the required
+// ones, a confirmation's default) are checked by validate as always.
+// What the limits read is decided as the scan would decide it (see
+// fromTemplate): the longest string and the deepest nesting begin as the
+// template's, within the limits it met, and grow with the values
+// scanned; the soft limits are decided after, as for any message; the
+// hard limits are the template's, which it was under, or the scan's.
+//
+// Templates are patched in place with the values of the messages taken
+// from them (patchFrom), or made again (keepTemplate), so that the next
+// message of a type is compared with the last one.
+type template struct {
+	b       []byte // a copy of the message, the Decoder's own
+	members []tplMember
+	fields  []field  // the members' fields, in order
+	met     fieldSet // the same, as a set
+	objs    []member // the members of object values, at their places in b
+	// typeAt is where the type's value (its opening quote) is, and
+	// typeEnd where it ends; typeTail is the 16 bytes before typeEnd.
+	typeAt, typeEnd int
+	typeTail        [2]uint64
+	judge           judge // the type's (Schemas.judgeOf)
+	typeIdx         int   // the type's index in members
+	names           int   // the longest name's bytes
+	// long and depth are the longest string and the deepest nesting of
+	// the message (the names' and every member's); no more than the
+	// limits, which the template met, and depth no more than peekDepth.
+	long, depth  int
+	by           *Schemas
+	misses, rest uint8 // as a verdict's (see verdict)
+	// patch says that the message fromTemplate took last differs from
+	// the template in values of the same lengths, strings, numbers or
+	// literals, whose facts need no scan: when it meets every rule
+	// surely and no limit, it becomes the template in place (patchFrom).
+	// stale counts the messages taken from it since that could not
+	// patch it: at maxStale it is made again of one (keepTemplate).
+	patch bool
+	stale uint8
+}
+
+// tplMember is a top-level member of a template.
+type tplMember struct {
+	f field
+	// rs is where its value may begin (after the colon, before any white
+	// space), ve where it ends (after a string's closing quote): a
+	// difference from rs to ve, included, is this value's.
+	rs, ve int32
+	sp     span // its value, as the member loop found it
+	// What the scan finds in its value: the longest string, how deep
+	// it reaches (the event being 1), an object's members as
+	// template.objs[lo:hi], at their places in the template.
+	long, depth int32
+	lo, hi      int32
+}
+
+// Bounds on what templates keep: a Decoder keeps at most nTemplates of
+// messages of up to maxTemplateBytes (a listener keeps a Decoder for each
+// agent).
+const (
+	nTemplates       = 8
+	maxTemplateBytes = 4 << 10
+	maxStale         = 16
+)
+
+// templateFor returns the template of b's type, found where its type was
+// in the template, or nil. Only the 16 bytes that end the type are
+// compared here (most types differ there); the whole message is compared
+// by fromTemplate, which tells a template of another type (that then
+// counts no miss).
+func (d *Decoder) templateFor(b []byte) *template {
+	for _, t := range d.templates {
+		if t == nil {
+			return nil
+		}
+		if e := t.typeEnd; t.rest == 0 && e <= len(b) && e >= 16 && t.by == d.Schemas {
+			w := (*[16]byte)(b[e-16 : e])
+			if binary.LittleEndian.Uint64(w[:8]) == t.typeTail[0] && binary.LittleEndian.Uint64(w[8:]) == t.typeTail[1] {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// tryTemplate decodes the members of sc's message from the template of
+// its type, when there is one and the message is it with values changed
+// (fromTemplate; spansOf is the template d.spans holds); d.taken is that
+// template, or nil. Apart from Decode, its locals are not live across the
+// member loop.
+func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
+	d.taken = nil
+	if d.allSlow || d.noTemplates {
+		return false
+	}
+	t := d.templateFor(sc.b)
+	if t == nil || !d.fromTemplate(t, sc, spansOf == t) {
+		return false
+	}
+	d.taken = t
+	return true
+}
+
+// follow makes the template d.taken follow b, taken from it, which met
+// every rule surely and no limit (judged by j): patched in place, or made
+// again after maxStale messages it could not be patched with.
+func (d *Decoder) follow(b []byte, j judge) {
+	t := d.taken
+	switch {
+	case d.nChanged == 0:
+		d.spansOf = t
+	case t.patch:
+		d.patchFrom(t, b)
+		d.spansOf = t
+	default:
+		if t.stale++; t.stale >= maxStale {
+			d.spansOf = d.keepTemplate(b, j)
+		}
+	}
+}
+
+// fromTemplate decodes the members of b, as the member loop would, from
+// t (see template): it fills d.spans and d.seen (unless spansSet: they
+// are t's, the spans set again only where they moved), d.met, d.seen, d.same (of the
+// values scanned: validate reads no other), d.changed (the members
+// scanned) and d.memo,
+// and sc's longest string and deepest nesting, and reports whether b is t
+// with values changed. When it is not, it leaves what it filled for the
+// member loop to fill again, and sc as it found it.
+//
+// The longest string and the deepest nesting begin as the template's
+// whole message's, not as those of the members not scanned: the template
+// met the limits, and its nesting is no more than peekDepth, so a limit
+// is exceeded, or PeekedType must scan again, only for a value scanned
+// now that is longer or deeper than anything in the template, whose
+// length or depth is then what the member loop finds too.
+func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
+	b, tb := sc.b, t.b
+	ms := t.members
+	delta := 0 // where b is, less where t is
+	at := 0    // how far t is taken
+	k := 0     // the next member of t
+	i0 := sc.i
+	if spansSet {
+		d.seen = d.seen[:len(t.fields)] // the last call's: t.fields
+	} else {
+		d.seen = append(d.seen[:0], t.fields...)
+	}
+	d.met = t.met
+	d.nChanged = 0
+	patch, miss := true, true
+	sc.depth, sc.maxDepth, sc.longStr = 1, t.depth, t.long
+	for {
+		j := at + delta
+		if j < 0 || j > len(b) {
+			break
+		}
+		diff := at + firstDiff(tb[at:], b[j:])
+		// The members wholly before the difference are the template's.
+		for ; k < len(ms) && int(ms[k].ve) < diff; k++ {
+			m := &ms[k]
+			sp := m.sp
+			if delta != 0 || !spansSet {
+				sp.start += int32(delta)
+				sp.end += int32(delta)
+				d.spans[m.f] = sp
+			}
+			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
+				if delta == 0 {
+					// At the template's places: its members as they are.
+					d.memo.objs = append(d.memo.objs, memoObj{start: sp.start, lo: int(m.lo), hi: int(m.hi), tpl: t})
+				} else {
+					d.memoFrom(t.objs[m.lo:m.hi], sp.start, int32(delta))
+				}
+			}
+		}
+		if diff == len(tb) && len(b)-j == len(tb)-at {
+			t.misses = 0
+			t.patch = patch
+			d.templated++
+			sc.i, sc.depth = len(b), 0
+			return true // the same bytes to the end
+		}
+		// The difference must be within the value of member k.
+		if k == t.typeIdx {
+			miss = false // another type's template: no miss of its own
+			break
+		}
+		if k == len(ms) || diff < int(ms[k].rs) {
+			break
+		}
+		m := &ms[k]
+		f := m.f
+		sp := &d.spans[f]
+		d.changed[d.nChanged], d.changedAt[d.nChanged] = f, int32(k)
+		d.nChanged++
+		sc.i = int(m.rs) + delta
+		c := sc.peek()
+		if c <= ' ' {
+			c = sc.next()
+		}
+		if d.compare(f, sc, c); d.same[f] != sameYes {
+			d.scanValue(f, sc, c)
+		}
+		if sc.err != nil {
+			break
+		}
+		at, delta = int(m.ve), sc.i-int(m.ve)
+		patch = patch && delta == 0 && sp.kind != kObject && sp.kind != kArray
+		k++
+	}
+	// Not the template's: the member loop begins again.
+	d.met = fieldSet{}
+	d.seen = d.seen[:0]
+	d.memo.reset()
+	*sc = scanner{b: b, i: i0, hardMax: sc.hardMax}
+	if !miss {
+		return false
+	}
+	if t.misses++; t.misses >= missMax {
+		t.misses, t.rest = missMax-1, restFor
+	}
+	return false
+}
+
+// memoFrom remembers an object of a template beginning at start in the
+// message, its members ms delta bytes from their places in the template
+// (as sameAs does).
+func (d *Decoder) memoFrom(ms []member, start, delta int32) {
+	lo := len(d.memo.members)
+	all := slices.Grow(d.memo.members, len(ms))[:lo+len(ms)]
+	to := all[lo:]
+	for i, mb := range ms {
+		mb.key.start, mb.key.end = mb.key.start+delta, mb.key.end+delta
+		mb.val.start, mb.val.end = mb.val.start+delta, mb.val.end+delta
+		to[i] = mb
+	}
+	d.memo.members = all
+	d.memo.objs = append(d.memo.objs, memoObj{start: start, lo: lo, hi: len(all)})
+}
+
+// patchFrom makes b, which fromTemplate took from t, differing in the
+// values of d.changedAt of the same lengths (t.patch), and which then met
+// every rule surely and no limit, t: b, of t's length, is copied over it
+// (one copy costs less than a few small ones), and the members changed
+// take their new facts. t.long stays the longest string of any message
+// it was, no more than the limits (see fromTemplate).
+func (d *Decoder) patchFrom(t *template, b []byte) {
+	copy(t.b, b)
+	for _, k := range d.changedAt[:d.nChanged] {
+		m := &t.members[k]
+		sp := d.spans[m.f]
+		m.sp, m.depth, m.lo, m.hi = sp, 1, -1, -1
+		m.long = 0
+		if sp.kind == kString {
+			m.long = sp.end - sp.start
+			t.long = max(t.long, int(m.long))
+		}
+	}
+	t.stale = 0
+}
+
+// firstDiff returns the index of the first byte where a and b differ, or
+// the length of the shorter when it is the other's beginning.
+//
+// Whole words are read through unsafe pointers, 32 bytes a turn, without
+// a bounds check each (the loop stays within both slices); where a turn
+// finds a difference the words are read again, checked, to place it.
+func firstDiff(a, b []byte) int {
+	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
+	i := 0
+	if n >= 32 {
+		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
+		for ; i <= n-32; i += 32 {
+			// (^ and | bind alike: the parentheses are needed.)
+			if (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
+				(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
+				(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
+				(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0 {
+				x, y := (*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32])
+				for k := 0; k < 32; k += 8 {
+					if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
+						return i + k + bits.TrailingZeros64(w)/8
+					}
+				}
+			}
+		}
+	}
+	for ; i <= n-8; i += 8 {
+		if w := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); w != 0 {
+			return i + bits.TrailingZeros64(w)/8
+		}
+	}
+	for ; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+// keepTemplate makes b, which the member loop decoded with no problem (no
+// member repeated, escaped or undefined, every rule surely met, no limit
+// exceeded), the template of its type, judged by j, unless its type's
+// template rests. It returns the template made, or nil.
+func (d *Decoder) keepTemplate(b []byte, j judge) *template {
+	if len(b) > maxTemplateBytes || !d.met.has(fType) {
+		return nil
+	}
+	tsp := d.spans[fType]
+	typeAt, typeEnd := int(tsp.start)-1, int(tsp.end)+1
+	if tsp.kind != kString || typeEnd < 16 {
+		return nil
+	}
+	typ := b[typeAt:typeEnd]
+	slot := -1
+	for k, t := range d.templates {
+		if t == nil {
+			slot = k
+			break
+		}
+		if string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
+			if t.rest > 0 {
+				t.rest--
+				return nil
+			}
+			slot = k
+			break
+		}
+	}
+	if slot < 0 {
+		// Full: the oldest goes, the others move up.
+		last := d.templates[0]
+		copy(d.templates[:], d.templates[1:])
+		d.templates[nTemplates-1] = last
+		slot = nTemplates - 1
+	}
+	t := d.templates[slot]
+	if t == nil {
+		t = new(template)
+		d.templates[slot] = t
+	}
+	t.b = append(t.b[:0], b...)
+	t.members, t.objs, t.names, t.stale = t.members[:0], t.objs[:0], 0, 0
+	t.typeAt, t.typeEnd = typeAt, typeEnd
+	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
+	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
+	t.judge = j
+	t.typeIdx, t.by = -1, d.Schemas
+	// What the scan finds in each member, scanned again (once a
+	// template): its names, its values' regions, strings and nesting.
+	sc := scanner{b: t.b}
+	var key span
+	ok := true
+	for more := sc.open(); more; more = sc.more() {
+		if !sc.key(&key) {
+			break
+		}
+		k := len(t.members)
+		if k >= len(d.seen) {
+			ok = false
+			break
+		}
+		f := d.seen[k]
+		sp := d.spans[f]
+		m := tplMember{f: f, rs: int32(sc.i), sp: sp, lo: -1, hi: -1}
+		sc.longStr, sc.maxDepth = 0, 0
+		var v span
+		if sc.next() == '{' {
+			v = span{start: int32(sc.i), kind: kObject, seen: true}
+			m.lo = int32(len(t.objs))
+			sc.object(func(name span) {
+				var val span
+				sc.value(&val)
+				t.objs = append(t.objs, member{name, val})
+			})
+			m.hi = int32(len(t.objs))
+			v.end = int32(sc.i)
+		} else {
+			sc.value(&v)
+		}
+		m.ve, m.long, m.depth = int32(sc.i), int32(sc.longStr), int32(max(sc.maxDepth, 1))
+		// The member loop's span, or no template (it cannot differ).
+		if v != sp {
+			ok = false
+			break
+		}
+		if f == fType {
+			t.typeIdx = k
+		}
+		t.members = append(t.members, m)
+		t.names = max(t.names, int(key.end-key.start))
+	}
+	t.fields, t.met = append(t.fields[:0], d.seen...), d.met
+	t.long, t.depth = t.names, 1
+	for _, m := range t.members {
+		t.long, t.depth = max(t.long, int(m.long)), max(t.depth, int(m.depth))
+	}
+	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
+		// No template of this message: the others move up.
+		copy(d.templates[slot:], d.templates[slot+1:])
+		d.templates[nTemplates-1] = nil
+		return nil
+	}
+	return t
+}
+
+// dropTemplates forgets the templates (the Limits changed).
+func (d *Decoder) dropTemplates() {
+	d.templates = [nTemplates]*template{}
+}
