@@ -188,6 +188,9 @@ func answerHint(a *announce.Announcement) string {
 // string the writer prints passes here, so no text, ours or a producer's,
 // can carry an escape sequence or start a line of its own.
 func appendOneLine(b []byte, s string) []byte {
+	if plainLine(s) {
+		return append(b, s...)
+	}
 	one := protocol.Line(s)
 	if one == s {
 		return append(b, s...)
