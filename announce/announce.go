@@ -71,6 +71,15 @@ type Sink interface {
 	Announce(Announcement) error
 }
 
+// RefSink is implemented by sinks that also take an announcement through a
+// pointer: an Announcement is some 240 bytes, copied at every call of
+// Announce, and every event of a flood is one. AnnounceRef does what
+// Announce does; it does not keep an, and leaves *an as it found it (it
+// may change it while it runs), for the sinks after it.
+type RefSink interface {
+	AnnounceRef(an *Announcement) error
+}
+
 // DiagnosticSink is implemented by sinks that also show diagnostics.
 type DiagnosticSink interface {
 	Diagnostic(session.Diagnostic) error
@@ -94,8 +103,16 @@ type Config struct {
 // Announcer implements session.Output: it words every delivery and passes the
 // result to its sinks. It is not safe for concurrent use.
 type Announcer struct {
-	cfg       Config
-	sinks     []Sink
+	cfg   Config
+	sinks []Sink
+	refs  []RefSink // for each sink, itself when it is a RefSink; else nil
+	// out is the announcement the sinks are given: the Announcer's own,
+	// on the heap once, which RefSinks take through a pointer (a pointer
+	// given through an interface moves what it points to to the heap: an
+	// announcement worded on the stack would be allocated every time).
+	// Tell words the announcements of most events in it; send copies any
+	// other into it.
+	out       *Announcement
 	streams   *streams
 	langNoted map[sessionKey]bool // sessions told they are not in the user's language
 	spans     []protocol.Span     // what is left of the block emitTheirs takes from
@@ -112,7 +129,11 @@ func New(cfg Config, sinks ...Sink) *Announcer {
 	if cfg.Verbosity == "" {
 		cfg.Verbosity = "normal"
 	}
-	return &Announcer{cfg: cfg, sinks: sinks, streams: newStreams(maxStreams, maxStreamBytes)}
+	refs := make([]RefSink, len(sinks))
+	for i, s := range sinks {
+		refs[i], _ = s.(RefSink)
+	}
+	return &Announcer{cfg: cfg, sinks: sinks, refs: refs, out: new(Announcement), streams: newStreams(maxStreams, maxStreamBytes)}
 }
 
 // Deliver words d and announces it; streamed output may be held until a
@@ -153,9 +174,9 @@ func (a *Announcer) Tell(d *session.Delivery) {
 	verbosity := a.verbosity(ev)
 	if d.Kind == session.KindEvent && ev != nil && d.Note == "" {
 		if kind, summary := alone(ev, verbosity); summary != "" {
-			var an Announcement
-			a.base(&an, d, kind, summary)
-			a.emitTheirs(&an)
+			an := a.out // nothing is being sent: no sink runs
+			a.base(an, d, kind, summary)
+			a.emitTheirs(an)
 			return
 		}
 	}
@@ -163,9 +184,9 @@ func (a *Announcer) Tell(d *session.Delivery) {
 	if d.Kind == session.KindEvent && d.Note != "" {
 		text = prose.Join(text, d.Note) // how a tool call and a confirmation relate
 	}
-	var an Announcement
-	a.base(&an, d, kind, text)
-	a.emit(&an)
+	an := a.out
+	a.base(an, d, kind, text)
+	a.emit(an)
 }
 
 // Diagnose passes d to the sinks that show diagnostics.
@@ -238,11 +259,19 @@ func (a *Announcer) emit(an *Announcement) {
 	a.send(an)
 }
 
-// send passes an, its Theirs set, to the sinks.
+// send passes an, its Theirs set, to the sinks, as a.out.
 func (a *Announcer) send(an *Announcement) {
-	a.override(an)
-	for _, s := range a.sinks {
-		a.report(s.Announce(*an))
+	if an != a.out {
+		*a.out = *an
+	}
+	out := a.out
+	a.override(out)
+	for i, s := range a.sinks {
+		if r := a.refs[i]; r != nil {
+			a.report(r.AnnounceRef(out))
+		} else {
+			a.report(s.Announce(*out))
+		}
 	}
 }
 

@@ -64,12 +64,19 @@ type agentSink struct {
 	l    *Listener
 	a    *agent
 	next announce.Sink
+	ref  announce.RefSink // next, when it takes an announcement through a pointer
 }
 
-func (s *agentSink) Announce(an announce.Announcement) error {
+func (s *agentSink) Announce(an announce.Announcement) error { return s.AnnounceRef(&an) }
+
+// AnnounceRef implements announce.RefSink: the announcement goes on to the
+// next sink through a pointer when it takes one, with the agent's label and
+// name set in it for that call and put back after.
+func (s *agentSink) AnnounceRef(an *announce.Announcement) error {
 	if s.l.quiet(s.a) && an.Priority != announce.Critical && an.Prompt == nil {
 		return nil
 	}
+	source, name := an.Source, an.Agent
 	an.Source = s.a.Tag() // the user's label or endpoint: agents take turns by it
 	switch {
 	case s.l.multi && s.l.cfg.NameByLabel:
@@ -79,7 +86,14 @@ func (s *agentSink) Announce(an announce.Announcement) error {
 		an.Agent, note = s.l.group.DisplayNote(s.a.Member, an.Agent)
 		s.l.say(note) // two agents now share the name: said once
 	}
-	return s.next.Announce(an)
+	var err error
+	if s.ref != nil {
+		err = s.ref.AnnounceRef(an)
+	} else {
+		err = s.next.Announce(*an)
+	}
+	an.Source, an.Agent = source, name
+	return err
 }
 
 func (s *agentSink) Diagnostic(d session.Diagnostic) error {
@@ -131,7 +145,8 @@ func (l *Listener) addAgent(spec AgentSpec, start func(subscriber.Config) *subsc
 	}
 	sinks := make([]announce.Sink, len(l.sinks))
 	for i, s := range l.sinks {
-		sinks[i] = &agentSink{l: l, a: a, next: s}
+		ref, _ := s.(announce.RefSink)
+		sinks[i] = &agentSink{l: l, a: a, next: s, ref: ref}
 	}
 	a.ann = announce.New(cfg, sinks...)
 	ccfg := l.cfg.Client(spec)

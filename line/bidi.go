@@ -21,6 +21,9 @@ const (
 // appendIsolated appends s as appendOneLine does, between direction isolates
 // when it is declared right to left or holds right-to-left letters.
 func appendIsolated(b []byte, s string, rtl bool) []byte {
+	if !rtl && plainLine(s) {
+		return append(b, s...) // ASCII: no right-to-left letter, and one line as it is
+	}
 	if !rtl && !hasRTL(s) {
 		return appendOneLine(b, s)
 	}

@@ -62,7 +62,11 @@ func NewWriter(out, diag io.Writer, opts WriterOptions) *Writer {
 }
 
 // Announce writes one line for a.
-func (w *Writer) Announce(a announce.Announcement) error {
+func (w *Writer) Announce(a announce.Announcement) error { return w.AnnounceRef(&a) }
+
+// AnnounceRef implements announce.RefSink: Announce without a copy of the
+// announcement, which it neither keeps nor changes.
+func (w *Writer) AnnounceRef(a *announce.Announcement) error {
 	b := w.stamp(w.buf[:0], a.At)
 	if a.Priority == announce.Critical {
 		if w.color {
@@ -79,7 +83,7 @@ func (w *Writer) Announce(a announce.Announcement) error {
 	} else {
 		b = appendIsolated(b, a.Text, a.RTL) // all of it may be the producer's
 	}
-	if hint := answerHint(&a); hint != "" && w.hints {
+	if hint := answerHint(a); hint != "" && w.hints {
 		b = append(b, ' ')
 		b = append(b, hint...)
 	}
@@ -184,6 +188,9 @@ func answerHint(a *announce.Announcement) string {
 // string the writer prints passes here, so no text, ours or a producer's,
 // can carry an escape sequence or start a line of its own.
 func appendOneLine(b []byte, s string) []byte {
+	if plainLine(s) {
+		return append(b, s...)
+	}
 	one := protocol.Line(s)
 	if one == s {
 		return append(b, s...)

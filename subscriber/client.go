@@ -401,7 +401,8 @@ func (c *Client) read(ctx context.Context) {
 const putGroup = 8
 
 // readBurst is the most frames the reading goroutine takes from the
-// connection at once: the transport's queue of frames (64).
+// connection at once: a quarter of the transport's queue of frames (256),
+// so that a burst taken leaves the next one waiting.
 const readBurst = 64
 
 // readNote puts a line of the client's own in the inbox from the reading

@@ -12,8 +12,21 @@ import (
 )
 
 // frameQueue is how many frames a reader goroutine may run ahead of Recv
-// (a reader that queues several at once, putAll, a few more).
-const frameQueue = 64
+// (a reader that queues several at once, putAll, a few more). It is four
+// of the bursts a client takes at once (subscriber's readBurst): a reader
+// that found it full is woken at lowWater, two bursts down, so the
+// client takes its next burst while the reader refills the queue, never
+// finding it empty for want of the reader's turn. With a queue of one
+// burst, the client took it all, woke the reader and, when it came back
+// before the reader had run, waited for it: a hand-off each way a burst.
+const frameQueue = 256
+
+// queueBytes bounds the data of the frames waiting (Frame.Data), as
+// frameQueue bounds their number: a producer sending large messages
+// fills the queue with a few of them. The reader waits, as for a full
+// queue, once this many bytes wait, until Recv has taken them down to
+// half.
+const queueBytes = 1 << 20
 
 // pump joins a binding's single reader goroutine to Recv and Close. The
 // reader calls put for every frame and finish once, when it returns; Close
@@ -31,6 +44,7 @@ type pump struct {
 	mu    sync.Mutex
 	queue []Frame       // guarded by mu; the frames waiting are queue[head:]
 	head  int           // guarded by mu
+	bytes int           // the data of the frames waiting; guarded by mu
 	ready chan struct{} // signalled when a frame is queued
 	room  chan struct{} // signalled when Recv takes a frame
 
@@ -54,13 +68,19 @@ type pump struct {
 	dropped int // problems not queued while dialing; guarded by mu
 }
 
+// initialQueue is the room a pump's queue starts with: it grows to
+// frameQueue (and the frames queued with the last) only for a producer
+// that sends faster than its events are handled, so that a listener of
+// many quiet agents keeps no large queue for each.
+const initialQueue = 64
+
 // dialBacklog is how many frames may wait while Dial runs; problems told
 // beyond it are counted, and the count is said once Dial is done.
-const dialBacklog = 4 * frameQueue
+const dialBacklog = 256
 
 func newPump(inBand bool) *pump {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &pump{ctx: ctx, cancel: cancel, queue: make([]Frame, 0, frameQueue+1),
+	return &pump{ctx: ctx, cancel: cancel, queue: make([]Frame, 0, initialQueue),
 		ready: make(chan struct{}, 1), room: make(chan struct{}, 1), done: make(chan struct{}), inBand: inBand}
 }
 
@@ -138,9 +158,10 @@ func (p *pump) leftOut() bool {
 // with it, on one core, a wake-up per frame.
 const lowWater = frameQueue / 2
 
-// put queues f for Recv, then, when the queue is full, waits until Recv
-// has taken it down to lowWater frames (not while dialing); false means
-// the connection was closed meanwhile.
+// put queues f for Recv, then, when the queue is full (frameQueue frames
+// or queueBytes of data), waits until Recv has taken it down to lowWater
+// frames and half those bytes (not while dialing); false means the
+// connection was closed meanwhile.
 func (p *pump) put(f Frame) bool {
 	one := [1]Frame{f}
 	return p.putAll(one[:])
@@ -149,10 +170,10 @@ func (p *pump) put(f Frame) bool {
 // putAll is put for several frames, queued in order under one lock; it
 // waits, as put does, once they are all queued.
 func (p *pump) putAll(fs []Frame) bool {
-	if len(fs) == 0 || p.insertAll(fs) < frameQueue {
+	if len(fs) == 0 || !p.insertAll(fs) {
 		return true
 	}
-	for p.queued() > lowWater {
+	for p.overLowWater() {
 		select {
 		case <-p.room:
 		case <-p.ctx.Done():
@@ -163,15 +184,15 @@ func (p *pump) putAll(fs []Frame) bool {
 }
 
 // insert queues f for Recv after every frame queued before it, without
-// waiting, and returns how many frames wait (none while dialing: then
-// put must not wait).
-func (p *pump) insert(f Frame) int {
+// waiting, and reports whether the queue is full (never while dialing:
+// then put must not wait).
+func (p *pump) insert(f Frame) bool {
 	one := [1]Frame{f}
 	return p.insertAll(one[:])
 }
 
 // insertAll is insert for several frames, in order.
-func (p *pump) insertAll(fs []Frame) int {
+func (p *pump) insertAll(fs []Frame) bool {
 	p.mu.Lock()
 	if len(p.queue)+len(fs) > cap(p.queue) && p.head > 0 { // reuse the room taken frames left
 		n := copy(p.queue, p.queue[p.head:])
@@ -179,13 +200,14 @@ func (p *pump) insertAll(fs []Frame) int {
 		p.queue, p.head = p.queue[:n], 0
 	}
 	p.queue = append(p.queue, fs...)
-	n := len(p.queue) - p.head
-	if p.dialing {
-		n = 0 // nobody takes frames yet: waiting would never end
+	for i := range fs {
+		p.bytes += len(fs[i].Data)
 	}
+	// Nobody takes frames while dialing: waiting would never end.
+	full := !p.dialing && (len(p.queue)-p.head >= frameQueue || p.bytes >= queueBytes)
 	p.mu.Unlock()
 	signal(p.ready)
-	return n
+	return full
 }
 
 // queued returns how many frames wait for Recv.
@@ -193,6 +215,15 @@ func (p *pump) queued() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return len(p.queue) - p.head
+}
+
+// overLowWater reports whether more than lowWater frames, or more than
+// half of queueBytes, wait for Recv: a reader that found the queue full
+// waits until neither does.
+func (p *pump) overLowWater() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.queue)-p.head > lowWater || p.bytes > queueBytes/2
 }
 
 // takeAll appends to dst the frames waiting, oldest first, at most limit,
@@ -205,14 +236,17 @@ func (p *pump) takeAll(dst []Frame, limit int) ([]Frame, int) {
 		return dst, 0
 	}
 	dst = append(dst, p.queue[p.head:p.head+k]...)
+	for i := p.head; i < p.head+k; i++ {
+		p.bytes -= len(p.queue[i].Data)
+	}
 	clear(p.queue[p.head : p.head+k])
 	p.head += k
 	if p.head == len(p.queue) {
 		p.queue, p.head = p.queue[:0], 0
 	}
-	n := len(p.queue) - p.head
+	n, bytes := len(p.queue)-p.head, p.bytes
 	p.mu.Unlock()
-	if n <= lowWater {
+	if n <= lowWater && bytes <= queueBytes/2 {
 		// Only now may a waiting reader go on (put), and settle waits
 		// for none.
 		signal(p.room)

@@ -134,3 +134,89 @@ func ids(fs []Frame) string {
 	}
 	return strings.Join(s, " ")
 }
+
+// A client takes a burst of 64 frames at once (subscriber's readBurst).
+// A full queue leaves the next burst waiting after one is taken, and its
+// reader is not woken for that burst: with a queue of one burst, the
+// client found it empty after every burst taken and waited for the
+// reader, a hand-off each way a burst.
+func TestTakenBurstLeavesTheNextWaiting(t *testing.T) {
+	const burst = 64
+	p := newPump(false)
+	for range frameQueue - 1 {
+		p.put(Frame{Data: []byte("{}")})
+	}
+	woken := make(chan struct{})
+	go func() {
+		p.put(Frame{Data: []byte("{}")}) // the queue is full: it waits
+		close(woken)
+	}()
+	for p.queued() < frameQueue {
+		runtime.Gosched()
+	}
+	got, k := p.takeAll(nil, burst)
+	if k != burst || len(got) != burst {
+		t.Fatalf("took %d frames, want a burst of %d", k, burst)
+	}
+	if n := p.queued(); n < burst {
+		t.Fatalf("%d frames left after a burst taken from a full queue, want at least another burst (%d)", n, burst)
+	}
+	select {
+	case <-woken:
+		t.Fatal("the reader was woken by one burst taken from a full queue")
+	default:
+	}
+	for p.queued() > 0 {
+		p.takeAll(nil, burst)
+	}
+	<-woken
+}
+
+// The frames waiting are bounded by their bytes too: a producer sending
+// messages of 256 KiB has its reader wait with four of them queued
+// (queueBytes), not frameQueue of them (64 MiB), and read on once Recv
+// has taken them down to half.
+func TestQueueBoundedByItsBytes(t *testing.T) {
+	const size, full = 256 << 10, queueBytes / (256 << 10)
+	p := newPump(false)
+	returned := make(chan int, frameQueue)
+	go func() {
+		for i := 0; ; i++ {
+			if !p.put(Frame{Data: make([]byte, size)}) {
+				close(returned)
+				return
+			}
+			returned <- i
+		}
+	}()
+	// The fourth frame fills the queue's bytes: its put waits.
+	for range full - 1 {
+		<-returned
+	}
+	for p.queued() < full {
+		runtime.Gosched()
+	}
+	for range 100 {
+		runtime.Gosched() // a reader not waiting would queue more now
+	}
+	if n := p.queued(); n != full {
+		t.Fatalf("%d frames of %d bytes queued, want %d", n, size, full)
+	}
+	// Taking one leaves three quarters of queueBytes: still over half.
+	p.takeAll(nil, 1)
+	for range 100 {
+		runtime.Gosched()
+	}
+	select {
+	case i := <-returned:
+		t.Fatalf("put of frame %d returned with %d bytes waiting, want it waiting until half of %d", i, (full-1)*size, queueBytes)
+	default:
+	}
+	p.takeAll(nil, 1) // half: the reader reads on
+	if i := <-returned; i != full-1 {
+		t.Fatalf("put of frame %d returned next, want %d", i, full-1)
+	}
+	p.close()
+	for range returned {
+	}
+}
