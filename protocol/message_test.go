@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,24 @@ func TestHandshakeMessagesMatchSchemas(t *testing.T) {
 	// A reply missing its subscription is refused by the schema.
 	if err := s.Check([]byte(`{"type":"confirmation.reply","reply_token":"rpl_1","decision":"accept","timestamp":"2026-06-30T14:22:11Z"}`)); err == nil {
 		t.Error("reply without subscription_id accepted")
+	}
+}
+
+// A message with members its schema does not allow is reported with them
+// in one order, the same from run to run: the validator finds them in its
+// map's order, which Go changes from one iteration to the next (a check's
+// report of protocol/testdata/edge-messages.jsonl differed between runs).
+func TestUndefinedMembersInOneOrder(t *testing.T) {
+	s, err := NewSchemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := []byte(`{"type":"subscription.close","subscription_id":"sub_1","tool":"t","summary_normal":"S","@context":"c","event_id":"e","session_id":"s","zeta":1,"alpha":2}`)
+	const want = "'@context', 'alpha', 'event_id', 'session_id', 'summary_normal', 'tool', 'zeta'"
+	for range 20 {
+		err := s.Check(msg)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Fatalf("Check = %v, want the undefined members in order: %s", err, want)
+		}
 	}
 }

@@ -253,6 +253,10 @@ func (s *Schemas) leaves(e *jsonschema.ValidationError, out []Problem) []Problem
 				out = append(out, Problem{Pointer: pointer(append(slices.Clip(e.InstanceLocation), name)), Message: "is missing; it is required here"})
 			}
 			return out
+		case *schemakind.AdditionalProperties:
+			// The validator lists them in its map's order: a report must
+			// read the same from run to run.
+			slices.Sort(k.Properties)
 		case *schemakind.FalseSchema:
 			// Only the core event schemas' unevaluatedProperties is false.
 			if len(e.InstanceLocation) == 1 && strings.HasSuffix(e.SchemaURL, "/unevaluatedProperties") {
