@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"time"
 	"unsafe"
 )
 
@@ -73,6 +74,55 @@ type template struct {
 	// patch it: at maxStale it is made again of one (keepTemplate).
 	patch bool
 	stale uint8
+	// fill is what the event of the message t.b was filled with, for the
+	// members whose bytes a message taken from t repeats (see tplFill).
+	fill tplFill
+}
+
+// tplFill is what populate filled an event with from some members of a
+// template's message (one with t.b's bytes, at t.b's places): a message
+// taken from the template whose member's bytes are the template's (not
+// scanned) fills the same fields with the same values, its strings cut at
+// the member's new place (rebase). Only values are kept, never a slice or
+// map the event returned shares with its caller: the event is copied
+// before it is returned, and a caller changing it changes nothing here.
+type tplFill struct {
+	// base and n are the address and length of the message these were
+	// cut from: a string within them is cut again from the new message;
+	// another (unescaped: allocated, while that message was alive) is
+	// kept as it is.
+	base uintptr
+	n    int
+	// producerAt is where the producer's value began in that message.
+	producerAt int32
+	producer   Producer
+	timestamp  time.Time
+	seq        int64
+	hasSeq     bool
+}
+
+// keepFill remembers in t.fill what ev, just filled from b (of t.b's
+// bytes, at its places), holds of the members fillFrom takes.
+func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
+	t.fill = tplFill{
+		base: uintptr(unsafe.Pointer(unsafe.SliceData(b))), n: len(b),
+		producerAt: spans[fProducer].start, producer: ev.Producer,
+		timestamp: ev.Timestamp, seq: ev.Seq, hasSeq: ev.HasSeq,
+	}
+}
+
+// rebase is s, which fill's message held, cut from src (the new message)
+// delta bytes further; s itself when it was not cut from that message.
+func (fl *tplFill) rebase(s, src string, delta int) string {
+	if len(s) == 0 {
+		return s
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - fl.base
+	if off >= uintptr(fl.n) {
+		return s
+	}
+	at := int(off) + delta
+	return src[at : at+len(s)]
 }
 
 // tplMember is a top-level member of a template.
@@ -140,17 +190,18 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 // follow makes the template d.taken follow b, taken from it, which met
 // every rule surely and no limit (judged by j): patched in place, or made
 // again after maxStale messages it could not be patched with.
-func (d *Decoder) follow(b []byte, j judge) {
+func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 	t := d.taken
 	switch {
 	case d.nChanged == 0:
 		d.spansOf = t
 	case t.patch:
 		d.patchFrom(t, b)
+		t.keepFill(ev, b, &d.spans)
 		d.spansOf = t
 	default:
 		if t.stale++; t.stale >= maxStale {
-			d.spansOf = d.keepTemplate(b, j)
+			d.spansOf = d.keepTemplate(b, j, ev)
 		}
 	}
 }
@@ -184,6 +235,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	}
 	d.met = t.met
 	d.nChanged = 0
+	d.scanned = fieldSet{}
 	patch, miss := true, true
 	sc.depth, sc.maxDepth, sc.longStr = 1, t.depth, t.long
 	for {
@@ -230,6 +282,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 		sp := &d.spans[f]
 		d.changed[d.nChanged], d.changedAt[d.nChanged] = f, int32(k)
 		d.nChanged++
+		d.scanned.add(f)
 		sc.i = int(m.rs) + delta
 		c := sc.peek()
 		if c <= ' ' {
@@ -340,7 +393,7 @@ func firstDiff(a, b []byte) int {
 // member repeated, escaped or undefined, every rule surely met, no limit
 // exceeded), the template of its type, judged by j, unless its type's
 // template rests. It returns the template made, or nil.
-func (d *Decoder) keepTemplate(b []byte, j judge) *template {
+func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	if len(b) > maxTemplateBytes || !d.met.has(fType) {
 		return nil
 	}
@@ -439,6 +492,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge) *template {
 		d.templates[nTemplates-1] = nil
 		return nil
 	}
+	t.keepFill(ev, b, &d.spans)
 	return t
 }
 
