@@ -915,15 +915,7 @@ func (x *decodeState) populate() {
 			}
 		case fProducer:
 			if x.fromTpl(f) {
-				fl := &x.tpl.fill
-				p, delta := &fl.producer, int(sp.start-fl.producerAt)
-				ev.Producer = Producer{
-					AgentID:      fl.rebase(p.AgentID, x.src, delta),
-					AgentVersion: fl.rebase(p.AgentVersion, x.src, delta),
-					AgentName:    Text(fl.rebase(string(p.AgentName), x.src, delta)),
-					Model:        fl.rebase(p.Model, x.src, delta),
-					ManifestURI:  fl.rebase(p.ManifestURI, x.src, delta),
-				}
+				x.producerFromTpl(sp)
 				continue
 			}
 			x.producer(sp)
@@ -932,10 +924,17 @@ func (x *decodeState) populate() {
 		case fUrgency:
 			ev.Urgency = Urgency(x.strVal(sp))
 		case fLocalizationHints:
+			if x.fromTpl(f) && x.localizationFromTpl(sp) {
+				continue
+			}
 			x.localization(sp)
 		case fCorrelationID:
 			ev.CorrelationID = x.strVal(sp)
 		case fExtensions:
+			if x.fromTpl(f) {
+				x.extensionsFromTpl(sp)
+				continue
+			}
 			if sp.kind == kObject {
 				x.extensions(sp)
 			}

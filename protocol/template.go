@@ -93,22 +93,107 @@ type tplFill struct {
 	// kept as it is.
 	base uintptr
 	n    int
-	// producerAt is where the producer's value began in that message.
-	producerAt int32
-	producer   Producer
-	timestamp  time.Time
-	seq        int64
-	hasSeq     bool
+	// producerAt, localAt and extAt are where the producer's, the
+	// localization hints' and the extensions' values began in that
+	// message.
+	producerAt, localAt, extAt int32
+	producer                   Producer
+	timestamp                  time.Time
+	seq                        int64
+	hasSeq                     bool
+	// local is the localization hints unless they hold a list (local
+	// false): a list is a slice the event shares with its caller, made
+	// again for each event.
+	local   LocalizationHints
+	localOK bool
+	// ext is a copy of the event's extensions (not its slice, which the
+	// caller holds), the template's own, and hasExt whether the event's
+	// were not nil.
+	ext    []Extension
+	hasExt bool
 }
 
 // keepFill remembers in t.fill what ev, just filled from b (of t.b's
-// bytes, at its places), holds of the members fillFrom takes.
+// bytes, at its places), holds of the members taken from it.
+//
+// A template patched (patchFrom) keeps its fill, its strings cut from
+// the message it was made of: a patch changes values that are no object,
+// at their places, so the objects' values are still t.b's, at the same
+// places (unless one of them is the value changed, no object now: the
+// fill is then made again); the scalars (the timestamp, the sequence
+// number) are set again (follow). fill's strings keep that message's memory, as an event does.
 func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
-	t.fill = tplFill{
-		base: uintptr(unsafe.Pointer(unsafe.SliceData(b))), n: len(b),
-		producerAt: spans[fProducer].start, producer: ev.Producer,
-		timestamp: ev.Timestamp, seq: ev.Seq, hasSeq: ev.HasSeq,
+	fl := &t.fill
+	fl.base, fl.n = uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)
+	fl.producerAt, fl.localAt, fl.extAt = spans[fProducer].start, spans[fLocalizationHints].start, spans[fExtensions].start
+	fl.producer, fl.timestamp, fl.seq, fl.hasSeq = ev.Producer, ev.Timestamp, ev.Seq, ev.HasSeq
+	l := &ev.Localization
+	fl.localOK = l.AvailableLanguages == nil && l.FallbackChain == nil
+	fl.local = LocalizationHints{}
+	if fl.localOK {
+		fl.local = *l
 	}
+	fl.ext, fl.hasExt = append(fl.ext[:0], ev.Extensions...), ev.Extensions != nil
+}
+
+// rebaseBytes is rebase for a value as sent, which is always cut from the
+// message (json).
+func (fl *tplFill) rebaseBytes(v []byte, b []byte, delta int) []byte {
+	if len(v) == 0 {
+		return v
+	}
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - fl.base
+	if off >= uintptr(fl.n) {
+		return v
+	}
+	at := int(off) + delta
+	return b[at : at+len(v) : at+len(v)]
+}
+
+// producerFromTpl fills the event's producer from the template's event,
+// the producer's value (at sp) being the template's bytes.
+func (x *decodeState) producerFromTpl(sp span) {
+	fl := &x.tpl.fill
+	p, delta := &fl.producer, int(sp.start-fl.producerAt)
+	x.ev.Producer = Producer{
+		AgentID:      fl.rebase(p.AgentID, x.src, delta),
+		AgentVersion: fl.rebase(p.AgentVersion, x.src, delta),
+		AgentName:    Text(fl.rebase(string(p.AgentName), x.src, delta)),
+		Model:        fl.rebase(p.Model, x.src, delta),
+		ManifestURI:  fl.rebase(p.ManifestURI, x.src, delta),
+	}
+}
+
+// localizationFromTpl is producerFromTpl for the localization hints, when
+// they hold no list; it reports whether it filled them.
+func (x *decodeState) localizationFromTpl(sp span) bool {
+	fl := &x.tpl.fill
+	if !fl.localOK {
+		return false
+	}
+	l, delta := &fl.local, int(sp.start-fl.localAt)
+	x.ev.Localization = LocalizationHints{
+		PrimaryLanguage: fl.rebase(l.PrimaryLanguage, x.src, delta),
+		TextDirection:   fl.rebase(l.TextDirection, x.src, delta),
+		Script:          fl.rebase(l.Script, x.src, delta),
+		Calendar:        fl.rebase(l.Calendar, x.src, delta),
+	}
+	return true
+}
+
+// extensionsFromTpl is producerFromTpl for the extensions, kept in the
+// event's own room as extensions keeps them.
+func (x *decodeState) extensionsFromTpl(sp span) {
+	fl := &x.tpl.fill
+	if !fl.hasExt {
+		return // none, or not an object: nil, as extensions leaves them
+	}
+	delta := int(sp.start - fl.extAt)
+	ext := x.box.ext[:0]
+	for _, e := range fl.ext {
+		ext = append(ext, Extension{Name: fl.rebase(e.Name, x.src, delta), Data: fl.rebaseBytes(e.Data, x.b, delta)})
+	}
+	x.ev.Extensions = ext
 }
 
 // rebase is s, which fill's message held, cut from src (the new message)
@@ -197,7 +282,14 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 		d.spansOf = t
 	case t.patch:
 		d.patchFrom(t, b)
-		t.keepFill(ev, b, &d.spans)
+		// Values of the same lengths changed, at their places, none an
+		// object now: the fill is made again when one was an object
+		// it holds; else its objects are still t.b's, the scalars follow.
+		if fl := &t.fill; d.scanned.has(fProducer) || d.scanned.has(fLocalizationHints) || d.scanned.has(fExtensions) {
+			t.keepFill(ev, b, &d.spans)
+		} else if d.scanned.has(fTimestamp) || d.scanned.has(fSequenceNumber) {
+			fl.timestamp, fl.seq, fl.hasSeq = ev.Timestamp, ev.Seq, ev.HasSeq
+		}
 		d.spansOf = t
 	default:
 		if t.stale++; t.stale >= maxStale {
