@@ -113,6 +113,14 @@ type tplFill struct {
 	hasExt bool
 }
 
+// fillObjects are the members whose objects a template's fill holds.
+var fillObjects = func() (s fieldSet) {
+	s.add(fProducer)
+	s.add(fLocalizationHints)
+	s.add(fExtensions)
+	return s
+}()
+
 // keepFill remembers in t.fill what ev, just filled from b (of t.b's
 // bytes, at its places), holds of the members taken from it.
 //
@@ -285,9 +293,11 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 		// Values of the same lengths changed, at their places, none an
 		// object now: the fill is made again when one was an object
 		// it holds; else its objects are still t.b's, the scalars follow.
-		if fl := &t.fill; d.scanned.has(fProducer) || d.scanned.has(fLocalizationHints) || d.scanned.has(fExtensions) {
+		// (A scalar not changed is the fill's already.)
+		if d.scanned.meets(&fillObjects) {
 			t.keepFill(ev, b, &d.spans)
-		} else if d.scanned.has(fTimestamp) || d.scanned.has(fSequenceNumber) {
+		} else {
+			fl := &t.fill
 			fl.timestamp, fl.seq, fl.hasSeq = ev.Timestamp, ev.Seq, ev.HasSeq
 		}
 		d.spansOf = t
