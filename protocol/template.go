@@ -129,7 +129,8 @@ var fillObjects = func() (s fieldSet) {
 // at their places, so the objects' values are still t.b's, at the same
 // places (unless one of them is the value changed, no object now: the
 // fill is then made again); the scalars (the timestamp, the sequence
-// number) are set again (follow). fill's strings keep that message's memory, as an event does.
+// number) are set again (follow). fill's strings keep that message's
+// memory, as an event does.
 func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
 	fl := &t.fill
 	fl.base, fl.n = uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)
@@ -155,7 +156,7 @@ func (fl *tplFill) rebaseBytes(v []byte, b []byte, delta int) []byte {
 		return v
 	}
 	at := int(off) + delta
-	return b[at : at+len(v) : at+len(v)]
+	return b[at : at+len(v)] // its capacity to b's end, as json's
 }
 
 // producerFromTpl fills the event's producer from the template's event,
