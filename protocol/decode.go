@@ -92,6 +92,7 @@ type Decoder struct {
 	changed   [nField]field
 	changedAt [nField]int32
 	nChanged  int
+	scanned   fieldSet // the same, as a set
 	// spansOf is the template whose members' spans d.spans holds, at
 	// its places, and whose fields d.seen's array holds (the last call
 	// decoded its very bytes, or made it of its message), or nil:
@@ -368,6 +369,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	box := d.newBox(b, undoTwice)
 	d.last, d.plain = &box.Event, !dup && !d.escaped && sc.maxDepth <= peekDepth
 	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
+	if templated {
+		x.tpl, x.scanned = d.taken, &d.scanned
+	}
 	x.populate()
 	var j judge
 	if templated {
@@ -407,9 +411,9 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	switch {
 	case x.unsure || x.bad:
 	case templated:
-		d.follow(b, j)
+		d.follow(b, j, x.ev)
 	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
-		d.spansOf = d.keepTemplate(b, j)
+		d.spansOf = d.keepTemplate(b, j, x.ev)
 	}
 	return x.ev, nil
 }
@@ -595,6 +599,17 @@ type decodeState struct {
 	// not: its date-time format need not be read again.
 	fastTimeOf string
 	fastTimeOK bool
+	// tpl is the template the message was taken from, or nil, and
+	// scanned the members fromTemplate scanned: the others' fields are
+	// the template's event's (tplFill), their strings cut again.
+	tpl     *template
+	scanned *fieldSet
+}
+
+// fromTpl reports whether f's fields are to be taken from the template's
+// event: the message was taken from a template and f's value not scanned.
+func (x *decodeState) fromTpl(f field) bool {
+	return x.tpl != nil && !x.scanned.has(f)
 }
 
 // objMemo remembers the members of the first objects a Decode call looks
@@ -879,8 +894,18 @@ func (x *decodeState) populate() {
 		case fSessionID:
 			ev.SessionID = x.strVal(sp)
 		case fSequenceNumber:
+			if x.fromTpl(f) {
+				ev.Seq, ev.HasSeq = x.tpl.fill.seq, x.tpl.fill.hasSeq
+				continue
+			}
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
+			if x.fromTpl(f) {
+				// fastTimeOf stays "": the timestamp is not checked
+				// (not scanned), and another date-time is read afresh.
+				ev.Timestamp = x.tpl.fill.timestamp
+				continue
+			}
 			if s, ok := x.str(sp); ok {
 				ev.Timestamp, x.fastTimeOK = x.time(s)
 				if !x.fastTimeOK {
@@ -889,16 +914,27 @@ func (x *decodeState) populate() {
 				x.fastTimeOf = s
 			}
 		case fProducer:
+			if x.fromTpl(f) {
+				x.producerFromTpl(sp)
+				continue
+			}
 			x.producer(sp)
 		case fVerbosity:
 			ev.Verbosity = x.strVal(sp)
 		case fUrgency:
 			ev.Urgency = Urgency(x.strVal(sp))
 		case fLocalizationHints:
+			if x.fromTpl(f) && x.localizationFromTpl(sp) {
+				continue
+			}
 			x.localization(sp)
 		case fCorrelationID:
 			ev.CorrelationID = x.strVal(sp)
 		case fExtensions:
+			if x.fromTpl(f) {
+				x.extensionsFromTpl(sp)
+				continue
+			}
 			if sp.kind == kObject {
 				x.extensions(sp)
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"time"
 	"unsafe"
 )
 
@@ -73,6 +74,149 @@ type template struct {
 	// patch it: at maxStale it is made again of one (keepTemplate).
 	patch bool
 	stale uint8
+	// fill is what the event of the message t.b was filled with, for the
+	// members whose bytes a message taken from t repeats (see tplFill).
+	fill tplFill
+}
+
+// tplFill is what populate filled an event with from some members of a
+// template's message (one with t.b's bytes, at t.b's places): a message
+// taken from the template whose member's bytes are the template's (not
+// scanned) fills the same fields with the same values, its strings cut at
+// the member's new place (rebase). Only values are kept, never a slice or
+// map the event returned shares with its caller: the event is copied
+// before it is returned, and a caller changing it changes nothing here.
+type tplFill struct {
+	// base and n are the address and length of the message these were
+	// cut from: a string within them is cut again from the new message;
+	// another (unescaped: allocated, while that message was alive) is
+	// kept as it is.
+	base uintptr
+	n    int
+	// producerAt, localAt and extAt are where the producer's, the
+	// localization hints' and the extensions' values began in that
+	// message.
+	producerAt, localAt, extAt int32
+	producer                   Producer
+	timestamp                  time.Time
+	seq                        int64
+	hasSeq                     bool
+	// local is the localization hints unless they hold a list (local
+	// false): a list is a slice the event shares with its caller, made
+	// again for each event.
+	local   LocalizationHints
+	localOK bool
+	// ext is a copy of the event's extensions (not its slice, which the
+	// caller holds), the template's own, and hasExt whether the event's
+	// were not nil.
+	ext    []Extension
+	hasExt bool
+}
+
+// fillObjects are the members whose objects a template's fill holds.
+var fillObjects = func() (s fieldSet) {
+	s.add(fProducer)
+	s.add(fLocalizationHints)
+	s.add(fExtensions)
+	return s
+}()
+
+// keepFill remembers in t.fill what ev, just filled from b (of t.b's
+// bytes, at its places), holds of the members taken from it.
+//
+// A template patched (patchFrom) keeps its fill, its strings cut from
+// the message it was made of: a patch changes values that are no object,
+// at their places, so the objects' values are still t.b's, at the same
+// places (unless one of them is the value changed, no object now: the
+// fill is then made again); the scalars (the timestamp, the sequence
+// number) are set again (follow). fill's strings keep that message's
+// memory, as an event does.
+func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
+	fl := &t.fill
+	fl.base, fl.n = uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)
+	fl.producerAt, fl.localAt, fl.extAt = spans[fProducer].start, spans[fLocalizationHints].start, spans[fExtensions].start
+	fl.producer, fl.timestamp, fl.seq, fl.hasSeq = ev.Producer, ev.Timestamp, ev.Seq, ev.HasSeq
+	l := &ev.Localization
+	fl.localOK = l.AvailableLanguages == nil && l.FallbackChain == nil
+	fl.local = LocalizationHints{}
+	if fl.localOK {
+		fl.local = *l
+	}
+	fl.ext, fl.hasExt = append(fl.ext[:0], ev.Extensions...), ev.Extensions != nil
+}
+
+// rebaseBytes is rebase for a value as sent, which is always cut from the
+// message (json).
+func (fl *tplFill) rebaseBytes(v []byte, b []byte, delta int) []byte {
+	if len(v) == 0 {
+		return v
+	}
+	off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - fl.base
+	if off >= uintptr(fl.n) {
+		return v
+	}
+	at := int(off) + delta
+	return b[at : at+len(v)] // its capacity to b's end, as json's
+}
+
+// producerFromTpl fills the event's producer from the template's event,
+// the producer's value (at sp) being the template's bytes.
+func (x *decodeState) producerFromTpl(sp span) {
+	fl := &x.tpl.fill
+	p, delta := &fl.producer, int(sp.start-fl.producerAt)
+	x.ev.Producer = Producer{
+		AgentID:      fl.rebase(p.AgentID, x.src, delta),
+		AgentVersion: fl.rebase(p.AgentVersion, x.src, delta),
+		AgentName:    Text(fl.rebase(string(p.AgentName), x.src, delta)),
+		Model:        fl.rebase(p.Model, x.src, delta),
+		ManifestURI:  fl.rebase(p.ManifestURI, x.src, delta),
+	}
+}
+
+// localizationFromTpl is producerFromTpl for the localization hints, when
+// they hold no list; it reports whether it filled them.
+func (x *decodeState) localizationFromTpl(sp span) bool {
+	fl := &x.tpl.fill
+	if !fl.localOK {
+		return false
+	}
+	l, delta := &fl.local, int(sp.start-fl.localAt)
+	x.ev.Localization = LocalizationHints{
+		PrimaryLanguage: fl.rebase(l.PrimaryLanguage, x.src, delta),
+		TextDirection:   fl.rebase(l.TextDirection, x.src, delta),
+		Script:          fl.rebase(l.Script, x.src, delta),
+		Calendar:        fl.rebase(l.Calendar, x.src, delta),
+	}
+	return true
+}
+
+// extensionsFromTpl is producerFromTpl for the extensions, kept in the
+// event's own room as extensions keeps them.
+func (x *decodeState) extensionsFromTpl(sp span) {
+	fl := &x.tpl.fill
+	if !fl.hasExt {
+		return // none, or not an object: nil, as extensions leaves them
+	}
+	delta := int(sp.start - fl.extAt)
+	ext := x.box.ext[:0]
+	for _, e := range fl.ext {
+		ext = append(ext, Extension{Name: fl.rebase(e.Name, x.src, delta), Data: fl.rebaseBytes(e.Data, x.b, delta)})
+	}
+	x.ev.Extensions = ext
+}
+
+// rebase is s, which fill's message held, cut from src (the new message)
+// delta bytes further; s itself when it was not cut from that message.
+func (fl *tplFill) rebase(s, src string, delta int) string {
+	if len(s) == 0 {
+		return s
+	}
+	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - fl.base
+	if off >= uintptr(fl.n) {
+		return s
+	}
+	at := int(off) + delta
+	return src[at : at+len(s)]
 }
 
 // tplMember is a top-level member of a template.
@@ -140,17 +284,27 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 // follow makes the template d.taken follow b, taken from it, which met
 // every rule surely and no limit (judged by j): patched in place, or made
 // again after maxStale messages it could not be patched with.
-func (d *Decoder) follow(b []byte, j judge) {
+func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 	t := d.taken
 	switch {
 	case d.nChanged == 0:
 		d.spansOf = t
 	case t.patch:
 		d.patchFrom(t, b)
+		// Values of the same lengths changed, at their places, none an
+		// object now: the fill is made again when one was an object
+		// it holds; else its objects are still t.b's, the scalars follow.
+		// (A scalar not changed is the fill's already.)
+		if d.scanned.meets(&fillObjects) {
+			t.keepFill(ev, b, &d.spans)
+		} else {
+			fl := &t.fill
+			fl.timestamp, fl.seq, fl.hasSeq = ev.Timestamp, ev.Seq, ev.HasSeq
+		}
 		d.spansOf = t
 	default:
 		if t.stale++; t.stale >= maxStale {
-			d.spansOf = d.keepTemplate(b, j)
+			d.spansOf = d.keepTemplate(b, j, ev)
 		}
 	}
 }
@@ -184,6 +338,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	}
 	d.met = t.met
 	d.nChanged = 0
+	d.scanned = fieldSet{}
 	patch, miss := true, true
 	sc.depth, sc.maxDepth, sc.longStr = 1, t.depth, t.long
 	for {
@@ -230,6 +385,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 		sp := &d.spans[f]
 		d.changed[d.nChanged], d.changedAt[d.nChanged] = f, int32(k)
 		d.nChanged++
+		d.scanned.add(f)
 		sc.i = int(m.rs) + delta
 		c := sc.peek()
 		if c <= ' ' {
@@ -340,7 +496,7 @@ func firstDiff(a, b []byte) int {
 // member repeated, escaped or undefined, every rule surely met, no limit
 // exceeded), the template of its type, judged by j, unless its type's
 // template rests. It returns the template made, or nil.
-func (d *Decoder) keepTemplate(b []byte, j judge) *template {
+func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	if len(b) > maxTemplateBytes || !d.met.has(fType) {
 		return nil
 	}
@@ -439,6 +595,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge) *template {
 		d.templates[nTemplates-1] = nil
 		return nil
 	}
+	t.keepFill(ev, b, &d.spans)
 	return t
 }
 

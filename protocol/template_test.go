@@ -3,6 +3,7 @@ package protocol
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -252,5 +253,61 @@ func TestFirstDiff(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTemplateFillFollowsEachMessage holds the fields a message taken from
+// a template fills from the template's event (its producer, timestamp and
+// sequence number when their bytes are the template's) to a fresh
+// decoder's, each event compared again after the later ones are decoded:
+// a string cut from the template's own bytes would change when a later
+// message patches them (the producer's agent_id, in the third message), and
+// a changed value must not keep the template's (the producer in the
+// third, the timestamp and sequence number in the fourth).
+func TestTemplateFillFollowsEachMessage(t *testing.T) {
+	r := strings.NewReplacer
+	msgs := []string{
+		typical,
+		r(`evt_00000000000000a1`, `evt_00000000000000a2`).Replace(typical),
+		r(`evt_00000000000000a1`, `evt_00000000000000a3`, `"research-assistant"`, `"research-assistanx"`).Replace(typical),
+		r(`evt_00000000000000a1`, `evt_00000000000000a4`, `"research-assistant"`, `"research-assistanx"`, `"sequence_number":3`, `"sequence_number":4`, `14:22:11.342Z`, `14:22:12.001Z`).Replace(typical),
+		r(`evt_00000000000000a1`, `evt_00000000000000a5`, `"research-assistant"`, `"research-assistanx"`, `"sequence_number":3`, `"sequence_number":4`, `14:22:11.342Z`, `14:22:12.001Z`).Replace(typical),
+		// The producer longer: the members after it shift.
+		r(`evt_00000000000000a1`, `evt_00000000000000a6`, `"research-assistant"`, `"research-assistant-2"`, `"sequence_number":3`, `"sequence_number":4`, `14:22:11.342Z`, `14:22:12.001Z`).Replace(typical),
+		r(`evt_00000000000000a1`, `evt_00000000000000a7`, `"research-assistant"`, `"research-assistant-2"`, `"sequence_number":3`, `"sequence_number":4`, `14:22:11.342Z`, `14:22:12.001Z`).Replace(typical),
+	}
+	// A producer changed is an object's value: the template is not
+	// patched but made again after maxStale such messages, in its own
+	// bytes, which the earlier events must not share.
+	for i := range 2 * maxStale {
+		msgs = append(msgs, r(`evt_00000000000000a1`, fmt.Sprintf("evt_000000000000%04d", i), `"research-assistant"`, `"research-assistanx"`).Replace(typical))
+	}
+	d := Decoder{Schemas: schemas(t)}
+	var got []*Event
+	for i, m := range msgs {
+		ev, err := d.Decode([]byte(m))
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		got = append(got, ev)
+	}
+	if d.templated < len(msgs)-1 {
+		t.Fatalf("%d messages of %d taken from a template", d.templated, len(msgs)-1)
+	}
+	for i, m := range msgs {
+		fresh := Decoder{Schemas: d.Schemas}
+		want, _ := fresh.Decode([]byte(m))
+		if !reflect.DeepEqual(got[i].Clone(), want.Clone()) {
+			t.Errorf("event %d, after the later ones:\n%+v\na fresh decoder's:\n%+v", i, got[i], want)
+		}
+	}
+	if a := got[1].Producer.AgentID; a != "research-assistant" {
+		t.Errorf("event 1's agent_id %q", a)
+	}
+	if a := got[2].Producer.AgentID; a != "research-assistanx" || got[len(got)-1].Producer.AgentID != a {
+		t.Errorf("event 2's agent_id %q", a)
+	}
+	if s := got[3].Seq; s != 4 || got[3].Timestamp.Nanosecond() != 1_000_000 {
+		t.Errorf("event 3's sequence number %d, timestamp %v", s, got[3].Timestamp)
 	}
 }
