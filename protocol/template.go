@@ -148,15 +148,20 @@ func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
 // rebaseBytes is rebase for a value as sent, which is always cut from the
 // message (json).
 func (fl *tplFill) rebaseBytes(v []byte, b []byte, delta int) []byte {
-	if len(v) == 0 {
-		return v
+	if at, ok := fl.moved(unsafe.Pointer(unsafe.SliceData(v)), len(v), delta); ok {
+		return b[at : at+len(v)] // its capacity to b's end, as json's
 	}
-	off := uintptr(unsafe.Pointer(unsafe.SliceData(v))) - fl.base
-	if off >= uintptr(fl.n) {
-		return v
+	return v
+}
+
+// moved reports where n bytes at p, when they lie in fill's message, are
+// in the new message, delta bytes further.
+func (fl *tplFill) moved(p unsafe.Pointer, n, delta int) (int, bool) {
+	off := uintptr(p) - fl.base
+	if n == 0 || off >= uintptr(fl.n) {
+		return 0, false
 	}
-	at := int(off) + delta
-	return b[at : at+len(v)] // its capacity to b's end, as json's
+	return int(off) + delta, true
 }
 
 // producerFromTpl fills the event's producer from the template's event,
@@ -208,15 +213,10 @@ func (x *decodeState) extensionsFromTpl(sp span) {
 // rebase is s, which fill's message held, cut from src (the new message)
 // delta bytes further; s itself when it was not cut from that message.
 func (fl *tplFill) rebase(s, src string, delta int) string {
-	if len(s) == 0 {
-		return s
+	if at, ok := fl.moved(unsafe.Pointer(unsafe.StringData(s)), len(s), delta); ok {
+		return src[at : at+len(s)]
 	}
-	off := uintptr(unsafe.Pointer(unsafe.StringData(s))) - fl.base
-	if off >= uintptr(fl.n) {
-		return s
-	}
-	at := int(off) + delta
-	return src[at : at+len(s)]
+	return s
 }
 
 // tplMember is a top-level member of a template.
