@@ -3,6 +3,7 @@ package keywindow
 import (
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // model is what a Window must do, the plain way: a map and the keys in the
@@ -74,8 +75,8 @@ func agreesWithModel(t *testing.T, sparse bool) {
 				}
 			}
 			in := 0
-			for _, k := range w.slots {
-				if k != 0 {
+			for _, s := range w.slots {
+				if s.k != 0 {
 					in++
 				}
 			}
@@ -143,5 +144,41 @@ func BenchmarkWindowFull(b *testing.B) {
 			}
 		}
 		w.Add(keys[i%len(keys)], i)
+	}
+}
+
+// A slot holds its key and value side by side, and the listener's
+// window, of no values, is 8 bytes a slot (a struct ending in a field of
+// no size is padded to 16), as its table of keys alone was.
+func TestSlotSizes(t *testing.T) {
+	if n := unsafe.Sizeof(slot[struct{}]{}); n != 8 {
+		t.Errorf("a slot of the listener's window (no value) is %d bytes, want 8", n)
+	}
+	if n := unsafe.Sizeof(slot[int]{}); n != 16 {
+		t.Errorf("a slot of the checker's window (a line) is %d bytes, want 16", n)
+	}
+}
+
+// BenchmarkSetFull is the listener's use of a window (session's dedupe):
+// a full window of 65,536 keys with no values (New), each Add a new key.
+func BenchmarkSetFull(b *testing.B) {
+	const n = 1 << 16
+	w := New[struct{}](n)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range n {
+		w.Add(r.Uint64(), struct{}{})
+	}
+	keys := make([]uint64, 1<<12)
+	for i := range keys {
+		keys[i] = r.Uint64()
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if i%len(keys) == 0 {
+			for j := range keys {
+				keys[j] = r.Uint64()
+			}
+		}
+		w.Add(keys[i%len(keys)], struct{}{})
 	}
 }
