@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -60,6 +61,11 @@ type Reader struct {
 	// and whether its time goes back is left to CheckAll too, which makes
 	// both checks in the records' order (lateChecks).
 	late bool
+	// shareLines is set while CheckSteps reads: the records' lines are
+	// copied one after another into blocks of lineBlock bytes instead
+	// of an allocation each (keepLine).
+	shareLines bool
+	block      strings.Builder // the block being filled (keepLine)
 	// conns are the connections the header names, by ID; nil when it
 	// names none (version 1, or no header).
 	conns map[string]Connection
@@ -596,8 +602,7 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 		// that its bytes are scanned once; the line is kept for what
 		// the reader says of it if not (notJSON). The message is a part
 		// of it, not a copy.
-		line = make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
-		copy(line, t)
+		line = r.keepLine(t)
 		at := cap(t) - cap(msg) // where msg, a part of t, begins
 		msg = line[at : at+len(msg) : at+len(msg)]
 	} else {
@@ -616,6 +621,43 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	rec.Note, rec.late, rec.diags = isNote(msg), false, 0
 	r.keepTime(rec)
 	return true
+}
+
+// lineBlock is the size of the blocks CheckSteps's lines are copied into
+// (Reader.shareLines): about 50 records of 600 bytes.
+const lineBlock = 32 << 10
+
+// keepLine returns a copy of the line t, a record's, which the reader's
+// buffer will overwrite. While CheckSteps reads (r.shareLines) a line of
+// up to an eighth of lineBlock is copied after the one before in the
+// block being filled: one allocation of 640 bytes a record was about 125
+// instructions, and the collector's to follow. A string cut from such a
+// line keeps the whole block alive, not just its line: whatever the
+// checker keeps beyond a record's step is copied first (Checker.keep),
+// and CheckSteps tells its caller to do the same. Otherwise, and for a
+// longer line, the copy is an allocation of its own.
+//
+// The block is a strings.Builder's: Grow allocates it without clearing
+// it first (make does, 78 instructions a record for blocks that are then
+// written whole), and the builder only ever writes past what it holds, so
+// a line, once written, is not changed again. The line is a view of the
+// builder's bytes, as the decoder's strings are views of the line
+// (protocol's Decode).
+func (r *Reader) keepLine(t []byte) []byte {
+	if !r.shareLines || len(t) > lineBlock/8 {
+		line := make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
+		copy(line, t)
+		return line
+	}
+	if len(t) > r.block.Cap()-r.block.Len() {
+		r.block = strings.Builder{}
+		r.block.Grow(lineBlock)
+	}
+	n := r.block.Len()
+	r.block.Write(t)
+	all := r.block.String()
+	// Capped at its end: appending to the line cannot write over the next.
+	return unsafe.Slice(unsafe.StringData(all), len(all))[n:len(all):len(all)]
 }
 
 // jsonTimeAt reads the time that begins t[i:], a record's time, and
