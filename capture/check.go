@@ -149,7 +149,7 @@ type Checker struct {
 	// pins are the last sessions given an unconfirmed action, whose
 	// strings are a line's (setUnconfirmed); pinNext the one to replace.
 	pins    [pinnedActions]pinned
-	pinNext int
+	pinNext uint
 }
 
 // withheld is what the terms of the connection id let its producer leave
@@ -198,15 +198,13 @@ type sessState struct {
 	id        string
 	conn      string // the connection's ID
 	key       string // sessionKey: two agents may use the same session ID
-	started   bool
-	fromStart bool // the first event seen was session.started (or number 0)
+	fromStart bool   // the first event seen was session.started (or number 0)
 	firstLine int
 	hasSeq    bool
 	mixedSeq  bool
 	seqKnown  bool
 	lastSeq   int64
 	lastTS    time.Time
-	events    int
 	tools     map[uint64]int // toolHash -> line of tool.invoked
 	outputs   map[string]*output
 	confirms  []*confirmation // asked, not yet followed by the action they guard
@@ -486,7 +484,7 @@ func (c *Checker) checkSteps(r *Reader, fn func(*Step), share bool) error {
 		free.put(b)
 	}
 	r.endLate(&late) // the reading is over: the workers' outputs are closed
-	r.shareLines, r.block = false, strings.Builder{}
+	r.shareLines, r.block = false, nil
 	return readErr
 }
 

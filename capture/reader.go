@@ -65,7 +65,7 @@ type Reader struct {
 	// copied one after another into blocks of lineBlock bytes instead
 	// of an allocation each (keepLine).
 	shareLines bool
-	block      strings.Builder // the block being filled (keepLine)
+	block      []byte // the block being filled: its length is what is used
 	// conns are the connections the header names, by ID; nil when it
 	// names none (version 1, or no header).
 	conns map[string]Connection
@@ -636,28 +636,32 @@ const lineBlock = 32 << 10
 // checker keeps beyond a record's step is copied first (Checker.keep),
 // and CheckSteps tells its caller to do the same. Otherwise, and for a
 // longer line, the copy is an allocation of its own.
-//
-// The block is a strings.Builder's: Grow allocates it without clearing
-// it first (make does, 78 instructions a record for blocks that are then
-// written whole), and the builder only ever writes past what it holds, so
-// a line, once written, is not changed again. The line is a view of the
-// builder's bytes, as the decoder's strings are views of the line
-// (protocol's Decode).
 func (r *Reader) keepLine(t []byte) []byte {
 	if !r.shareLines || len(t) > lineBlock/8 {
 		line := make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
 		copy(line, t)
 		return line
 	}
-	if len(t) > r.block.Cap()-r.block.Len() {
-		r.block = strings.Builder{}
-		r.block.Grow(lineBlock)
+	n := len(r.block)
+	if len(t) > cap(r.block)-n {
+		r.block, n = newBlock(), 0
 	}
-	n := r.block.Len()
-	r.block.Write(t)
-	all := r.block.String()
+	r.block = append(r.block, t...)
 	// Capped at its end: appending to the line cannot write over the next.
-	return unsafe.Slice(unsafe.StringData(all), len(all))[n:len(all):len(all)]
+	return r.block[n:len(r.block):len(r.block)]
+}
+
+// newBlock returns an empty block of lineBlock bytes for keepLine, not
+// cleared: make clears what it allocates (78 instructions a record, for
+// blocks that are then written whole), a strings.Builder's Grow does not.
+// The block is a view of the builder's memory, which the builder never
+// reads or writes again (it is dropped), as the decoder's strings are
+// views of the line (protocol's Decode).
+func newBlock() []byte {
+	var b strings.Builder
+	b.Grow(lineBlock)
+	b.WriteByte(0) // String's data is then the block's first byte
+	return unsafe.Slice(unsafe.StringData(b.String()), b.Cap())[:0]
 }
 
 // jsonTimeAt reads the time that begins t[i:], a record's time, and

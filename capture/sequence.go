@@ -62,7 +62,6 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	} else if ev.Type == protocol.TypeSessionStarted {
 		a.add("bracketing", "4.5.1", SeverityViolation, "Session %s started a second time (first on line %d).", a.session(), s.firstLine)
 	}
-	s.events++
 	c.order(s, ev, a)
 	var unconfirmed action // the tool call just before, if no confirmation covered it
 	if s.unconfirmed.set {
@@ -71,8 +70,6 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		unconfirmed, s.unconfirmed = s.unconfirmed, action{}
 	}
 	switch ev.Type {
-	case protocol.TypeSessionStarted:
-		s.started = true
 	case protocol.TypeStateChanged:
 		if d := s.decided; d != nil && d.decision == protocol.DecisionReject {
 			s.decided = nil // the follow-up of a rejection
