@@ -1,6 +1,7 @@
 package keywindow
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -120,6 +121,33 @@ func TestSparseWindowTable(t *testing.T) {
 	}
 	if !w.Full() || len(w.slots) != 4*n || w.n != n {
 		t.Fatalf("%d keys in a table of %d slots (full %v), want %d in %d", w.n, len(w.slots), w.Full(), n, 4*n)
+	}
+}
+
+// A sparse window's table grows four times at a time, up to the table of
+// a full window, no larger than doubling makes it: the tables it had on
+// the way, for windows of several sizes, and the full one's size.
+func TestSparseWindowGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		max  int
+		want []int
+	}{
+		{1, []int{16}},
+		{300, []int{16, 64, 256, 1024, 2048}},
+		{1000, []int{16, 64, 256, 1024, 4096}},
+		{1 << 16, []int{16, 64, 256, 1024, 4096, 16384, 65536, 262144}},
+	} {
+		w := NewSparse[int](tc.max)
+		var got []int
+		for i := range 2 * tc.max {
+			w.Add(uint64(i+1)*0x9e3779b97f4a7c15|1, i)
+			if len(got) == 0 || got[len(got)-1] != len(w.slots) {
+				got = append(got, len(w.slots))
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("a sparse window of %d keys had tables of %v slots, want %v", tc.max, got, tc.want)
+		}
 	}
 }
 
