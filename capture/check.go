@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aaep-term/aaep-term/internal/keywindow"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -204,11 +203,16 @@ type sessState struct {
 	mixedSeq  bool
 	seqKnown  bool
 	lastSeq   int64
-	lastTS    time.Time
-	tools     map[uint64]int // toolHash -> line of tool.invoked
-	outputs   map[string]*output
-	confirms  []*confirmation // asked, not yet followed by the action they guard
-	decided   *confirmation   // the last decided confirmation awaiting its follow-up
+	// tsKnown is set once an event had a timestamp; lastSec and lastNsec
+	// are the latest of them (Unix seconds and nanoseconds), which a
+	// later one must not be before.
+	tsKnown  bool
+	lastSec  int64
+	lastNsec int32
+	tools    map[uint64]int // toolHash -> line of tool.invoked
+	outputs  map[string]*output
+	confirms []*confirmation // asked, not yet followed by the action they guard
+	decided  *confirmation   // the last decided confirmation awaiting its follow-up
 	// unconfirmed is the action of the tool call just before, when no
 	// confirmation covered it: a confirmation right after it is its own
 	// (deployed order).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sort"
+	"time"
 
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -180,12 +181,17 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 		}
 		s.seqKnown = true
 	}
-	if !ev.Timestamp.IsZero() {
-		if !s.lastTS.IsZero() && ev.Timestamp.Before(s.lastTS) {
+	if ts := ev.Timestamp; !ts.IsZero() {
+		// The instant as Unix seconds and nanoseconds: time.Time's Before
+		// (a call) and a Time stored in the session (its Location a
+		// pointer, so a write barrier's test) cost about 35 instructions
+		// more an event. The decoder's times have no monotonic reading.
+		sec, nsec := ts.Unix(), int32(ts.Nanosecond())
+		if s.tsKnown && (sec < s.lastSec || sec == s.lastSec && nsec < s.lastNsec) {
 			a.add("timestamp-order", "3.2.5", SeverityViolation, "The timestamp goes back %s from the previous event of session %s; timestamps must not decrease.",
-				ev.Timestamp.Sub(s.lastTS).Abs(), protocol.Sanitize(s.id))
+				ts.Sub(time.Unix(s.lastSec, int64(s.lastNsec))).Abs(), protocol.Sanitize(s.id))
 		} else {
-			s.lastTS = ev.Timestamp
+			s.tsKnown, s.lastSec, s.lastNsec = true, sec, nsec
 		}
 	}
 }
