@@ -9,8 +9,8 @@ import (
 )
 
 // While CheckSteps reads, the records' lines are copied one after another
-// into shared blocks, each capped at its end; a line longer than an
-// eighth of a block is an allocation of its own. Every line and message
+// into shared blocks, each capped at its end; a line longer than a block
+// is an allocation of its own. Every line and message
 // is the file's, byte for byte, as in CheckAll's reading (no blocks).
 func TestKeepLineBlocks(t *testing.T) {
 	var in bytes.Buffer
@@ -19,7 +19,7 @@ func TestKeepLineBlocks(t *testing.T) {
 	for i := range 200 {
 		pad := strings.Repeat("p", i%7*100)
 		if i == 50 {
-			pad = strings.Repeat("q", lineBlock/8) // too long to share
+			pad = strings.Repeat("q", lineBlock) // longer than a block
 		}
 		line := fmt.Sprintf(`[%d.5,"i",{"type":"x","n":%d,"pad":"%s"}]`, i, i, pad)
 		in.WriteString(line + "\n")

@@ -602,7 +602,10 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 		// that its bytes are scanned once; the line is kept for what
 		// the reader says of it if not (notJSON). The message is a part
 		// of it, not a copy.
-		line = r.keepLine(t)
+		var ok bool
+		if line, ok = r.keepInBlock(t); !ok {
+			line = r.keepLine(t)
+		}
 		at := cap(t) - cap(msg) // where msg, a part of t, begins
 		msg = line[at : at+len(msg) : at+len(msg)]
 	} else {
@@ -628,27 +631,45 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 const lineBlock = 32 << 10
 
 // keepLine returns a copy of the line t, a record's, which the reader's
-// buffer will overwrite. While CheckSteps reads (r.shareLines) a line of
-// up to an eighth of lineBlock is copied after the one before in the
-// block being filled: one allocation of 640 bytes a record was about 125
-// instructions, and the collector's to follow. A string cut from such a
+// buffer will overwrite. While CheckSteps reads (r.shareLines) a line is
+// copied after the one before in the block being filled, if it fits, else
+// into a new block if it is no longer than an eighth of lineBlock (so
+// that little of a block is left unused): one allocation of 640 bytes a
+// record was about 125 instructions, and the collector's to follow. A string cut from such a
 // line keeps the whole block alive, not just its line: whatever the
 // checker keeps beyond a record's step is copied first (Checker.keep),
 // and CheckSteps tells its caller to do the same. Otherwise, and for a
 // longer line, the copy is an allocation of its own.
+//
+// The usual line, which fits in the block being filled, quickRecord
+// copies itself (keepInBlock): this function's call and append's checks
+// cost 53 instructions a record. The block is nil unless r.shareLines.
 func (r *Reader) keepLine(t []byte) []byte {
+	if line, ok := r.keepInBlock(t); ok {
+		return line
+	}
 	if !r.shareLines || len(t) > lineBlock/8 {
 		line := make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
 		copy(line, t)
 		return line
 	}
+	r.block = newBlock()
+	line, _ := r.keepInBlock(t)
+	return line
+}
+
+// keepInBlock copies t after the lines in the block being filled, if it
+// fits there; the line is capped at its end, so that appending to it
+// cannot write over the next.
+func (r *Reader) keepInBlock(t []byte) ([]byte, bool) {
 	n := len(r.block)
 	if len(t) > cap(r.block)-n {
-		r.block, n = newBlock(), 0
+		return nil, false
 	}
-	r.block = append(r.block, t...)
-	// Capped at its end: appending to the line cannot write over the next.
-	return r.block[n:len(r.block):len(r.block)]
+	b := r.block[:n+len(t)]
+	copy(b[n:], t)
+	r.block = b
+	return b[n:len(b):len(b)], true
 }
 
 // newBlock returns an empty block of lineBlock bytes for keepLine, not
