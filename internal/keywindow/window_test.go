@@ -154,11 +154,15 @@ func TestSparseWindowGrowth(t *testing.T) {
 // BenchmarkWindowFull is the checker's use of a window: a full window of
 // 65,536 keys (NewSparse), each Add a new key (a hash), which forgets the oldest.
 func BenchmarkWindowFull(b *testing.B) {
-	const n = 1 << 16
-	w := NewSparse[int](n)
+	benchFull(b, NewSparse[int](1<<16), func(i int) int { return i })
+}
+
+// benchFull fills w, a window of 65,536 keys, with random keys, then adds
+// b.N more, each a new one (values of value), which forgets the oldest.
+func benchFull[V any](b *testing.B, w Window[V], value func(int) V) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range n {
-		w.Add(r.Uint64(), i)
+	for i := range 1 << 16 {
+		w.Add(r.Uint64(), value(i))
 	}
 	keys := make([]uint64, 1<<12)
 	for i := range keys {
@@ -171,7 +175,7 @@ func BenchmarkWindowFull(b *testing.B) {
 				keys[j] = r.Uint64()
 			}
 		}
-		w.Add(keys[i%len(keys)], i)
+		w.Add(keys[i%len(keys)], value(i))
 	}
 }
 
@@ -190,23 +194,5 @@ func TestSlotSizes(t *testing.T) {
 // BenchmarkSetFull is the listener's use of a window (session's dedupe):
 // a full window of 65,536 keys with no values (New), each Add a new key.
 func BenchmarkSetFull(b *testing.B) {
-	const n = 1 << 16
-	w := New[struct{}](n)
-	r := rand.New(rand.NewPCG(1, 2))
-	for range n {
-		w.Add(r.Uint64(), struct{}{})
-	}
-	keys := make([]uint64, 1<<12)
-	for i := range keys {
-		keys[i] = r.Uint64()
-	}
-	b.ResetTimer()
-	for i := range b.N {
-		if i%len(keys) == 0 {
-			for j := range keys {
-				keys[j] = r.Uint64()
-			}
-		}
-		w.Add(keys[i%len(keys)], struct{}{})
-	}
+	benchFull(b, New[struct{}](1<<16), func(int) struct{} { return struct{}{} })
 }
