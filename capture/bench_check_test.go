@@ -116,8 +116,9 @@ func TestCheckMemoryFlat(t *testing.T) {
 }
 
 // BenchmarkReadCheckAll is the reading of BenchmarkCheck200k alone, as
-// CheckAll reads (the late checks left to it), of 20,000 of its records
-// held in memory: splitting each record, its time, the copy of its line.
+// CheckSteps reads (the late checks left to it, the lines copied into
+// shared blocks), of 20,000 of its records held in memory: splitting each
+// record, its time, the copy of its line.
 func BenchmarkReadCheckAll(b *testing.B) {
 	var buf bytes.Buffer
 	const n = 20_000
@@ -132,7 +133,7 @@ func BenchmarkReadCheckAll(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r.late = true
+		r.late, r.shareLines = true, true
 		count := 0
 		for {
 			if _, err := r.Next(); err != nil {

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aaep-term/aaep-term/internal/keywindow"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -146,6 +145,10 @@ type Checker struct {
 	forgotten int                   // open sessions forgotten to bound memory
 	calls     calls                 // the last toolWindow tool calls, to bound the open ones
 	conns     map[string]*connCheck // by connection ID ("" in version 1)
+	// pins are the last sessions given an unconfirmed action, whose
+	// strings are a line's (setUnconfirmed); pinNext the one to replace.
+	pins    [pinnedActions]pinned
+	pinNext uint
 }
 
 // withheld is what the terms of the connection id let its producer leave
@@ -194,20 +197,22 @@ type sessState struct {
 	id        string
 	conn      string // the connection's ID
 	key       string // sessionKey: two agents may use the same session ID
-	started   bool
-	fromStart bool // the first event seen was session.started (or number 0)
+	fromStart bool   // the first event seen was session.started (or number 0)
 	firstLine int
 	hasSeq    bool
 	mixedSeq  bool
 	seqKnown  bool
 	lastSeq   int64
-	lastTS    time.Time
-	events    int
-	tools     map[uint64]int // toolHash -> line of tool.invoked
-	outputs   map[string]*output
-	confirms  []*confirmation // asked, not yet followed by the action they guard
-	decided   *confirmation   // the last decided confirmation awaiting its follow-up
-	state     string          // the last agent state announced by state.changed, "" before any
+	// tsKnown is set once an event had a timestamp; lastSec and lastNsec
+	// are the latest of them (Unix seconds and nanoseconds), which a
+	// later one must not be before.
+	tsKnown  bool
+	lastSec  int64
+	lastNsec int32
+	tools    map[uint64]int // toolHash -> line of tool.invoked
+	outputs  map[string]*output
+	confirms []*confirmation // asked, not yet followed by the action they guard
+	decided  *confirmation   // the last decided confirmation awaiting its follow-up
 	// unconfirmed is the action of the tool call just before, when no
 	// confirmation covered it: a confirmation right after it is its own
 	// (deployed order).
@@ -228,8 +233,9 @@ type confirmation struct {
 	token        string // tokenKey: connection and reply token
 	line         int
 	irreversible bool
-	ask          *protocol.Event // the confirmation (a Clone): the action it names
-	decision     string          // "accept" or "reject" once a reply was recorded
+	names        action // the action the confirmation names, its own copy (action.owned)
+	hasToken     bool   // it has a reply token (c.tokens holds it)
+	decision     string // "accept" or "reject" once a reply was recorded
 	replyLine    int
 	consumed     bool
 }
@@ -367,11 +373,12 @@ const batchSize = 128
 
 // CheckAll checks every record of r in order, calling fn with each step;
 // Finish is left to the caller. It is CheckSteps with each step handed
-// over by value.
+// over by value, and each record's line an allocation of its own: its
+// callers (BuildStats, BuildTrace) keep strings of many records.
 //
 // A step's Event is valid only until fn returns (CheckSteps).
 func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
-	return c.CheckSteps(r, func(st *Step) { fn(*st) })
+	return c.checkSteps(r, func(st *Step) { fn(*st) }, false)
 }
 
 // CheckSteps checks every record of r in order, calling fn with each step;
@@ -387,7 +394,19 @@ func (c *Checker) CheckAll(r *Reader, fn func(Step)) error {
 // valid only until fn returns too: fn gets a pointer into a batch of
 // steps, which is used again (a step is 184 bytes, and handing each over
 // by value, as CheckAll does, cost 55 instructions an event).
+//
+// The records' lines are copied into shared blocks of 32 KB (Reader's
+// keepLine): a string of a step that fn keeps, valid as it is, keeps its
+// whole block alive. fn copies what it keeps of many records
+// (strings.Clone), as the checker does, or memory grows by a block for
+// each; the violations the checker makes are its own copies.
 func (c *Checker) CheckSteps(r *Reader, fn func(*Step)) error {
+	return c.checkSteps(r, fn, true)
+}
+
+// checkSteps is CheckSteps; share tells whether the lines are copied into
+// shared blocks (Reader.shareLines).
+func (c *Checker) checkSteps(r *Reader, fn func(*Step), share bool) error {
 	done := make(chan struct{})
 	defer close(done)
 	// Decoding is most of the work: it runs on as many goroutines as
@@ -422,7 +441,7 @@ func (c *Checker) CheckSteps(r *Reader, fn func(*Step)) error {
 	// records' order: whether a record's message is JSON, which its
 	// decoding decides (its bytes are scanned once), and its time.
 	late := lateChecks{lastT: r.lastT}
-	r.late = true
+	r.late, r.shareLines = true, share
 	var readErr error // written before the workers' inputs are closed
 	go func() {
 		defer func() {
@@ -469,6 +488,7 @@ func (c *Checker) CheckSteps(r *Reader, fn func(*Step)) error {
 		free.put(b)
 	}
 	r.endLate(&late) // the reading is over: the workers' outputs are closed
+	r.shareLines, r.block = false, nil
 	return readErr
 }
 
@@ -623,7 +643,7 @@ func (c *Checker) schemaProblems(st *Step, session, id string, err error) {
 	}
 	var parts, ptrs, members []string
 	for _, p := range ve.Problems {
-		ptr := oneLine(protocol.Sanitize(p.Pointer))
+		ptr := keep(oneLine(protocol.Sanitize(p.Pointer)))
 		switch {
 		case st.Event != nil && explained(st.Event, p.Pointer):
 		case p.Code == protocol.ProblemUndefinedMember:
@@ -727,9 +747,15 @@ func (c *Checker) eventRules(st *Step, ev *protocol.Event) {
 // they are sanitized here, only for a violation (not for every event).
 // Its message is one line, whatever producer text is in it.
 func (c *Checker) v(rec Record, session, id, rule, section, severity, msg string) Violation {
-	return Violation{Line: rec.Line, Session: protocol.Sanitize(session), EventID: protocol.Sanitize(id), Rule: rule, Section: section,
+	return Violation{Line: rec.Line, Session: keep(protocol.Sanitize(session)), EventID: keep(protocol.Sanitize(id)), Rule: rule, Section: section,
 		Severity: severity, Message: oneLine(msg)}
 }
+
+// keep is a copy of s, a string that may be cut from a record's line, to
+// be kept beyond the record's step: cut from a line of CheckSteps, it
+// would keep the line's whole block alive (Reader.keepLine). Sanitize
+// returns a clean string as it is.
+func keep(s string) string { return strings.Clone(s) }
 
 // lineBreaks turns every line break Sanitize leaves into a space.
 var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\u2028", " ", "\u2029", " ")

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aaep-term/aaep-term/internal/spectest"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -626,8 +627,8 @@ func TestRecentSessions(t *testing.T) {
 	}
 	for _, id := range ids {
 		s := c.sessions[sessionKey("", &protocol.Event{SessionID: id, Producer: protocol.Producer{AgentID: "a"}})]
-		if s == nil || s.events != 5 {
-			t.Fatalf("%s: %+v, want 5 events", id, s)
+		if s == nil || !s.seqKnown || s.lastSeq != 4 {
+			t.Fatalf("%s: %+v, want its 5 events, numbered up to 4", id, s)
 		}
 	}
 	if vs := check("sess_9", "session.completed", 5); len(vs) > 0 {
@@ -648,6 +649,52 @@ func TestRecentSessions(t *testing.T) {
 	for _, s := range c.recent {
 		if s != nil && c.sessions[s.key] != s {
 			t.Fatalf("a forgotten session is still found without the map: %+v", s)
+		}
+	}
+}
+
+// A session's timestamps must not go back (spec §3.2.5): compared as
+// instants, whatever their offsets, to the nanosecond, before 1970 too; an
+// equal one is no violation, and one that went back is not the latest.
+func TestTimestampOrder(t *testing.T) {
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tc := range []struct {
+		ts   string
+		back string // the violation's duration, "" for none
+	}{
+		{"2026-06-30T14:22:11.342Z", ""},
+		{"2026-06-30T16:22:11.341+02:00", "1ms"},
+		{"2026-06-30T14:22:11.342Z", ""},
+		{"2026-06-30T14:22:11.3419999Z", "100ns"},
+		{"2026-06-30T14:22:11.3420001Z", ""},
+		{"1970-01-01T00:00:00Z", "495230h22m11.3420001s"},
+		{"2026-06-30T14:22:12Z", ""},
+		{"1969-12-31T23:59:59.5Z", "495230h22m12.5s"},
+	} {
+		ev := fmt.Sprintf(`{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.state.changed","from_state":"thinking","to_state":"working","event_id":"evt_%d","session_id":"sess_1","timestamp":%q,"producer":{"agent_id":"a"}}`, i, tc.ts)
+		var got []string
+		for _, v := range c.Check(Record{Line: i + 2, HasT: true, Dir: In, Msg: []byte(ev)}).Violations {
+			if v.Rule == "timestamp-order" {
+				got = append(got, v.Message)
+			}
+		}
+		want := 0
+		if tc.back != "" {
+			want = 1
+		}
+		if len(got) != want || want == 1 && !strings.Contains(got[0], "goes back "+tc.back+" from") {
+			t.Errorf("event %d (%s): %q, want it to go back %q", i, tc.ts, got, tc.back)
+		}
+	}
+	// The long ones, as time.Time tells them.
+	for _, d := range [][2]string{{"2026-06-30T14:22:11.3420001Z", "1970-01-01T00:00:00Z"}, {"2026-06-30T14:22:12Z", "1969-12-31T23:59:59.5Z"}} {
+		a, _ := time.Parse(time.RFC3339Nano, d[0])
+		b, _ := time.Parse(time.RFC3339Nano, d[1])
+		if back := a.Sub(b).String(); back != "495230h22m11.3420001s" && back != "495230h22m12.5s" {
+			t.Errorf("%s back to %s is %s", d[0], d[1], back)
 		}
 	}
 }

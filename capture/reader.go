@@ -13,6 +13,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/aaep-term/aaep-term/internal/agentspec"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -60,6 +61,11 @@ type Reader struct {
 	// and whether its time goes back is left to CheckAll too, which makes
 	// both checks in the records' order (lateChecks).
 	late bool
+	// shareLines is set while CheckSteps reads: the records' lines are
+	// copied one after another into blocks of lineBlock bytes instead
+	// of an allocation each (keepLine).
+	shareLines bool
+	block      []byte // the block being filled: its length is what is used
 	// conns are the connections the header names, by ID; nil when it
 	// names none (version 1, or no header).
 	conns map[string]Connection
@@ -596,8 +602,10 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 		// that its bytes are scanned once; the line is kept for what
 		// the reader says of it if not (notJSON). The message is a part
 		// of it, not a copy.
-		line = make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
-		copy(line, t)
+		var ok bool
+		if line, ok = r.keepInBlock(t); !ok {
+			line = r.keepLine(t)
+		}
 		at := cap(t) - cap(msg) // where msg, a part of t, begins
 		msg = line[at : at+len(msg) : at+len(msg)]
 	} else {
@@ -616,6 +624,65 @@ func (r *Reader) quickRecord(t []byte, rec *Record) bool {
 	rec.Note, rec.late, rec.diags = isNote(msg), false, 0
 	r.keepTime(rec)
 	return true
+}
+
+// lineBlock is the size of the blocks CheckSteps's lines are copied into
+// (Reader.shareLines): about 50 records of 600 bytes.
+const lineBlock = 32 << 10
+
+// keepLine returns a copy of the line t, a record's, which the reader's
+// buffer will overwrite. While CheckSteps reads (r.shareLines) a line is
+// copied after the one before in the block being filled, if it fits, else
+// into a new block if it is no longer than an eighth of lineBlock (so
+// that little of a block is left unused): one allocation of 640 bytes a
+// record was about 125 instructions, and the collector's to follow. A string cut from such a
+// line keeps the whole block alive, not just its line: whatever the
+// checker keeps beyond a record's step is copied first (Checker.keep),
+// and CheckSteps tells its caller to do the same. Otherwise, and for a
+// longer line, the copy is an allocation of its own.
+//
+// The usual line, which fits in the block being filled, quickRecord
+// copies itself (keepInBlock): this function's call and append's checks
+// cost 53 instructions a record. The block is nil unless r.shareLines.
+func (r *Reader) keepLine(t []byte) []byte {
+	if line, ok := r.keepInBlock(t); ok {
+		return line
+	}
+	if !r.shareLines || len(t) > lineBlock/8 {
+		line := make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
+		copy(line, t)
+		return line
+	}
+	r.block = newBlock()
+	line, _ := r.keepInBlock(t)
+	return line
+}
+
+// keepInBlock copies t after the lines in the block being filled, if it
+// fits there; the line is capped at its end, so that appending to it
+// cannot write over the next.
+func (r *Reader) keepInBlock(t []byte) ([]byte, bool) {
+	n := len(r.block)
+	if len(t) > cap(r.block)-n {
+		return nil, false
+	}
+	b := r.block[:n+len(t)]
+	copy(b[n:], t)
+	r.block = b
+	return b[n:len(b):len(b)], true
+}
+
+// newBlock returns an empty block of lineBlock bytes for keepLine, not
+// cleared: make clears what it allocates (78 instructions a record, for
+// blocks that are then written whole), a strings.Builder's Grow does not.
+// The block is a view of the builder's memory, which the builder never
+// reads or writes again (it is dropped), as the decoder's strings are
+// views of the line (protocol's Decode).
+func newBlock() []byte {
+	var b strings.Builder
+	b.Grow(lineBlock)
+	b.WriteByte(0) // String's data is then the block's first byte
+	return unsafe.Slice(unsafe.StringData(b.String()), b.Cap())[:0]
 }
 
 // jsonTimeAt reads the time that begins t[i:], a record's time, and

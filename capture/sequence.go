@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sort"
+	"time"
 
 	"github.com/aaep-term/aaep-term/internal/prose"
 	"github.com/aaep-term/aaep-term/protocol"
@@ -48,7 +49,9 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		if len(c.sessions) >= maxOpenSessions {
 			c.forgetOne()
 		}
-		s = &sessState{id: ev.SessionID, conn: rec.Conn, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[uint64]int{}, outputs: map[string]*output{}}
+		// Its ID is the end of its key, a string of its own: ev's
+		// strings are cut from the record's line (keep).
+		s = &sessState{id: key[len(key)-len(ev.SessionID):], conn: rec.Conn, key: key, firstLine: rec.Line, hasSeq: ev.HasSeq, tools: map[uint64]int{}, outputs: map[string]*output{}}
 		s.fromStart = ev.Type == protocol.TypeSessionStarted || (ev.HasSeq && ev.Seq == 0)
 		c.sessions[key] = s
 		*c.recentSlot(key[len(key)-1]) = s
@@ -60,7 +63,6 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	} else if ev.Type == protocol.TypeSessionStarted {
 		a.add("bracketing", "4.5.1", SeverityViolation, "Session %s started a second time (first on line %d).", a.session(), s.firstLine)
 	}
-	s.events++
 	c.order(s, ev, a)
 	var unconfirmed action // the tool call just before, if no confirmation covered it
 	if s.unconfirmed.set {
@@ -69,10 +71,7 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 		unconfirmed, s.unconfirmed = s.unconfirmed, action{}
 	}
 	switch ev.Type {
-	case protocol.TypeSessionStarted:
-		s.started = true
 	case protocol.TypeStateChanged:
-		s.state = ev.ToState
 		if d := s.decided; d != nil && d.decision == protocol.DecisionReject {
 			s.decided = nil // the follow-up of a rejection
 		}
@@ -95,10 +94,11 @@ func (c *Checker) sequence(st *Step, ev *protocol.Event) {
 	case protocol.TypeOutputStreaming:
 		c.outputChunk(s, ev, a)
 	case protocol.TypeAwaitingConfirmation:
-		// The confirmation is kept: a Clone, since ev's memory is used
-		// again for a later event (CheckAll).
-		conf := &confirmation{session: ev.SessionID, key: s.key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
-			irreversible: irreversible(ev), ask: ev.Clone()}
+		// The confirmation is kept: what it names, copied, since ev's
+		// memory is used again for a later event (CheckSteps) and its
+		// strings are cut from the record's line (keep).
+		conf := &confirmation{session: s.id, key: s.key, token: tokenKey(rec.Conn, ev.ReplyToken), line: rec.Line,
+			irreversible: irreversible(ev), names: actionOf(ev, rec.Line).owned(), hasToken: ev.ReplyToken != ""}
 		// Right after the tool call it covers, it is that call's (late)
 		// confirmation, as the listener links it: no later call uses it.
 		conf.consumed = unconfirmed.coveredBy(ev)
@@ -154,8 +154,8 @@ func (a adder) session() string { return protocol.Sanitize(a.st.Event.SessionID)
 
 func (a adder) add(rule, section, severity, format string, args ...any) {
 	ev := a.st.Event
-	a.st.Violations = append(a.st.Violations, Violation{Line: a.st.Record.Line, Session: protocol.Sanitize(ev.SessionID),
-		EventID: protocol.Sanitize(ev.EventID), Rule: rule, Section: section, Severity: severity, Message: fmt.Sprintf(format, args...)})
+	a.st.Violations = append(a.st.Violations, Violation{Line: a.st.Record.Line, Session: keep(protocol.Sanitize(ev.SessionID)),
+		EventID: keep(protocol.Sanitize(ev.EventID)), Rule: rule, Section: section, Severity: severity, Message: fmt.Sprintf(format, args...)})
 }
 
 // order checks sequence numbers (§3.4.1) and timestamps (§3.2.5).
@@ -181,12 +181,17 @@ func (c *Checker) order(s *sessState, ev *protocol.Event, a adder) {
 		}
 		s.seqKnown = true
 	}
-	if !ev.Timestamp.IsZero() {
-		if !s.lastTS.IsZero() && ev.Timestamp.Before(s.lastTS) {
+	if ts := ev.Timestamp; !ts.IsZero() {
+		// The instant as Unix seconds and nanoseconds: time.Time's Before
+		// (a call) and a Time stored in the session (its Location a
+		// pointer, so a write barrier's test) cost about 35 instructions
+		// more an event. The decoder's times have no monotonic reading.
+		sec, nsec := ts.Unix(), int32(ts.Nanosecond())
+		if s.tsKnown && (sec < s.lastSec || sec == s.lastSec && nsec < s.lastNsec) {
 			a.add("timestamp-order", "3.2.5", SeverityViolation, "The timestamp goes back %s from the previous event of session %s; timestamps must not decrease.",
-				ev.Timestamp.Sub(s.lastTS).Abs(), protocol.Sanitize(s.id))
+				ts.Sub(time.Unix(s.lastSec, int64(s.lastNsec))).Abs(), protocol.Sanitize(s.id))
 		} else {
-			s.lastTS = ev.Timestamp
+			s.tsKnown, s.lastSec, s.lastNsec = true, sec, nsec
 		}
 	}
 }
@@ -208,7 +213,7 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 	}
 	conf := s.confirmationFor(ev)
 	if conf == nil {
-		s.unconfirmed = actionOf(ev)
+		c.setUnconfirmed(s, ev)
 	}
 	if protocol.UnconfirmedIrreversible(irreversible(ev), conf != nil, s.fromStart) {
 		a.add(protocol.RuleUnconfirmedIrreversible, protocol.SectionUnconfirmedIrreversible, SeverityViolation,
@@ -228,17 +233,33 @@ func (c *Checker) toolInvoked(s *sessState, ev *protocol.Event, a adder) {
 	}
 }
 
-// action is what protocol.Covers reads of a tool call, the action it
-// names: kept instead of the event, whose memory is used again for a later
-// event (CheckAll), and which a Clone for every tool call would allocate.
+// action is what protocol.Covers reads of a tool call or a confirmation,
+// the action it names: kept instead of the event, whose memory is used
+// again for a later event (CheckSteps), and which a Clone for every tool
+// call would allocate. line is the record it was read from.
 type action struct {
 	set                             bool
+	line                            int
 	toolCallID, correlationID, tool string
 }
 
-// actionOf is the action tool call ev names.
-func actionOf(ev *protocol.Event) action {
-	return action{set: true, toolCallID: ev.ToolCallID, correlationID: ev.CorrelationID, tool: ev.Tool}
+// actionOf is the action tool call (or confirmation) ev, of line, names.
+// Its strings are ev's, cut from the record's line (owned copies them).
+func actionOf(ev *protocol.Event, line int) action {
+	return action{set: true, line: line, toolCallID: ev.ToolCallID, correlationID: ev.CorrelationID, tool: ev.Tool}
+}
+
+// owned is a with strings of its own (keep), in one allocation.
+func (a action) owned() action {
+	all := a.toolCallID + a.correlationID + a.tool
+	i, j := len(a.toolCallID), len(a.toolCallID)+len(a.correlationID)
+	a.toolCallID, a.correlationID, a.tool = all[:i], all[i:j], all[j:]
+	return a
+}
+
+// event is a as an event, for protocol.Covers.
+func (a action) event() protocol.Event {
+	return protocol.Event{ToolCallID: a.toolCallID, CorrelationID: a.correlationID, Tool: a.tool}
 }
 
 // coveredBy reports whether confirmation conf covers the tool call of a
@@ -247,7 +268,7 @@ func (a action) coveredBy(conf *protocol.Event) bool {
 	if !a.set {
 		return false
 	}
-	t := protocol.Event{ToolCallID: a.toolCallID, CorrelationID: a.correlationID, Tool: a.tool}
+	t := a.event()
 	return protocol.Covers(conf, &t)
 }
 
@@ -255,11 +276,40 @@ func (a action) coveredBy(conf *protocol.Event) bool {
 // action that covers tool call ev (protocol.Covers), or nil.
 func (s *sessState) confirmationFor(ev *protocol.Event) *confirmation {
 	for _, conf := range s.confirms {
-		if !conf.consumed && protocol.Covers(conf.ask, ev) {
+		if conf.consumed {
+			continue
+		}
+		if ask := conf.names.event(); protocol.Covers(&ask, ev) {
 			return conf
 		}
 	}
 	return nil
+}
+
+// pinnedActions bounds the sessions whose unconfirmed action is ev's
+// strings as they are, cut from a record's line: each keeps that line's
+// block alive (Reader.keepLine), and a session's next event, which clears
+// it, may never come.
+const pinnedActions = 64
+
+// pinned is a session whose unconfirmed action was set at line.
+type pinned struct {
+	s    *sessState
+	line int
+}
+
+// setUnconfirmed makes tool call ev the unconfirmed action of s. Copying
+// its strings for every call (3 events in 8 here) would cost an
+// allocation each; they are copied only when the action is still set after
+// pinnedActions later ones, so at most that many blocks are kept by them.
+func (c *Checker) setUnconfirmed(s *sessState, ev *protocol.Event) {
+	p := &c.pins[c.pinNext]
+	if o := p.s; o != nil && o.unconfirmed.set && o.unconfirmed.line == p.line {
+		o.unconfirmed = o.unconfirmed.owned()
+	}
+	s.unconfirmed = actionOf(ev, c.line)
+	*p = pinned{s, c.line}
+	c.pinNext = (c.pinNext + 1) % pinnedActions
 }
 
 // irreversible reports whether a tool call or confirmation says it cannot be
@@ -273,7 +323,7 @@ func (c *Checker) outputChunk(s *sessState, ev *protocol.Event, a adder) {
 	o := s.outputs[ev.OutputID]
 	if o == nil {
 		o = &output{lastPos: -1}
-		s.outputs[ev.OutputID] = o
+		s.outputs[keep(ev.OutputID)] = o
 	}
 	switch {
 	case o.complete != 0 && ev.Complete:
@@ -325,7 +375,7 @@ func (c *Checker) end(s *sessState, ev *protocol.Event, a adder) {
 		}
 	}
 	for _, conf := range s.confirms {
-		if conf.ask.ReplyToken != "" {
+		if conf.hasToken {
 			delete(c.tokens, conf.token)
 		}
 	}

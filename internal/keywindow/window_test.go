@@ -1,8 +1,10 @@
 package keywindow
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // model is what a Window must do, the plain way: a map and the keys in the
@@ -74,8 +76,8 @@ func agreesWithModel(t *testing.T, sparse bool) {
 				}
 			}
 			in := 0
-			for _, k := range w.slots {
-				if k != 0 {
+			for _, s := range w.slots {
+				if s.k != 0 {
 					in++
 				}
 			}
@@ -122,14 +124,45 @@ func TestSparseWindowTable(t *testing.T) {
 	}
 }
 
+// A sparse window's table grows four times at a time, up to the table of
+// a full window, no larger than doubling makes it: the tables it had on
+// the way, for windows of several sizes, and the full one's size.
+func TestSparseWindowGrowth(t *testing.T) {
+	for _, tc := range []struct {
+		max  int
+		want []int
+	}{
+		{1, []int{16}},
+		{300, []int{16, 64, 256, 1024, 2048}},
+		{1000, []int{16, 64, 256, 1024, 4096}},
+		{1 << 16, []int{16, 64, 256, 1024, 4096, 16384, 65536, 262144}},
+	} {
+		w := NewSparse[int](tc.max)
+		var got []int
+		for i := range 2 * tc.max {
+			w.Add(uint64(i+1)*0x9e3779b97f4a7c15|1, i)
+			if len(got) == 0 || got[len(got)-1] != len(w.slots) {
+				got = append(got, len(w.slots))
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("a sparse window of %d keys had tables of %v slots, want %v", tc.max, got, tc.want)
+		}
+	}
+}
+
 // BenchmarkWindowFull is the checker's use of a window: a full window of
 // 65,536 keys (NewSparse), each Add a new key (a hash), which forgets the oldest.
 func BenchmarkWindowFull(b *testing.B) {
-	const n = 1 << 16
-	w := NewSparse[int](n)
+	benchFull(b, NewSparse[int](1<<16), func(i int) int { return i })
+}
+
+// benchFull fills w, a window of 65,536 keys, with random keys, then adds
+// b.N more, each a new one (values of value), which forgets the oldest.
+func benchFull[V any](b *testing.B, w Window[V], value func(int) V) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range n {
-		w.Add(r.Uint64(), i)
+	for i := range 1 << 16 {
+		w.Add(r.Uint64(), value(i))
 	}
 	keys := make([]uint64, 1<<12)
 	for i := range keys {
@@ -142,6 +175,24 @@ func BenchmarkWindowFull(b *testing.B) {
 				keys[j] = r.Uint64()
 			}
 		}
-		w.Add(keys[i%len(keys)], i)
+		w.Add(keys[i%len(keys)], value(i))
 	}
+}
+
+// A slot holds its key and value side by side, and the listener's
+// window, of no values, is 8 bytes a slot (a struct ending in a field of
+// no size is padded to 16), as its table of keys alone was.
+func TestSlotSizes(t *testing.T) {
+	if n := unsafe.Sizeof(slot[struct{}]{}); n != 8 {
+		t.Errorf("a slot of the listener's window (no value) is %d bytes, want 8", n)
+	}
+	if n := unsafe.Sizeof(slot[int]{}); n != 16 {
+		t.Errorf("a slot of the checker's window (a line) is %d bytes, want 16", n)
+	}
+}
+
+// BenchmarkSetFull is the listener's use of a window (session's dedupe):
+// a full window of 65,536 keys with no values (New), each Add a new key.
+func BenchmarkSetFull(b *testing.B) {
+	benchFull(b, New[struct{}](1<<16), func(int) struct{} { return struct{}{} })
 }
