@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"time"
 	"unsafe"
 )
 
@@ -75,17 +74,23 @@ type template struct {
 	patch bool
 	stale uint8
 	// fill is what the event of the message t.b was filled with, for the
-	// members whose bytes a message taken from t repeats (see tplFill).
+	// extensions, whose bytes a message taken from t repeats (see tplFill).
 	fill tplFill
+	// ev is the event of the message t was made of, its strings cut
+	// from a frozen copy of it; fresh are the members whose fields are
+	// not taken from it (see keepEvent), freshList the same in order.
+	ev        Event
+	fresh     fieldSet
+	freshList []field
+	leaves    copied // those of the members not fresh (see freshen)
 }
 
-// tplFill is what populate filled an event with from some members of a
+// tplFill is what populate filled an event's extensions with from a
 // template's message (one with t.b's bytes, at t.b's places): a message
-// taken from the template whose member's bytes are the template's (not
-// scanned) fills the same fields with the same values, its strings cut at
-// the member's new place (rebase). Only values are kept, never a slice or
-// map the event returned shares with its caller: the event is copied
-// before it is returned, and a caller changing it changes nothing here.
+// taken from the template whose extensions' bytes are the template's (not
+// scanned) fills them with the same values, their strings cut at the
+// member's new place (rebase). Only values are kept, never the slice the
+// event returned shares with its caller.
 type tplFill struct {
 	// base and n are the address and length of the message these were
 	// cut from: a string within them is cut again from the new message;
@@ -93,19 +98,8 @@ type tplFill struct {
 	// kept as it is.
 	base uintptr
 	n    int
-	// producerAt, localAt and extAt are where the producer's, the
-	// localization hints' and the extensions' values began in that
-	// message.
-	producerAt, localAt, extAt int32
-	producer                   Producer
-	timestamp                  time.Time
-	seq                        int64
-	hasSeq                     bool
-	// local is the localization hints unless they hold a list (local
-	// false): a list is a slice the event shares with its caller, made
-	// again for each event.
-	local   LocalizationHints
-	localOK bool
+	// extAt is where the extensions' value began in that message.
+	extAt int32
 	// ext is a copy of the event's extensions (not its slice, which the
 	// caller holds), the template's own, and hasExt whether the event's
 	// were not nil.
@@ -113,35 +107,18 @@ type tplFill struct {
 	hasExt bool
 }
 
-// fillObjects are the members whose objects a template's fill holds.
-var fillObjects = func() (s fieldSet) {
-	s.add(fProducer)
-	s.add(fLocalizationHints)
-	s.add(fExtensions)
-	return s
-}()
-
 // keepFill remembers in t.fill what ev, just filled from b (of t.b's
-// bytes, at its places), holds of the members taken from it.
+// bytes, at its places), holds of the extensions.
 //
 // A template patched (patchFrom) keeps its fill, its strings cut from
 // the message it was made of: a patch changes values that are no object,
-// at their places, so the objects' values are still t.b's, at the same
-// places (unless one of them is the value changed, no object now: the
-// fill is then made again); the scalars (the timestamp, the sequence
-// number) are set again (follow). fill's strings keep that message's
-// memory, as an event does.
+// at their places, so the extensions' value is still t.b's, at the same
+// place (unless it is the value changed: the fill is then made again).
+// fill's strings keep that message's memory, as an event does.
 func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
 	fl := &t.fill
 	fl.base, fl.n = uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)
-	fl.producerAt, fl.localAt, fl.extAt = spans[fProducer].start, spans[fLocalizationHints].start, spans[fExtensions].start
-	fl.producer, fl.timestamp, fl.seq, fl.hasSeq = ev.Producer, ev.Timestamp, ev.Seq, ev.HasSeq
-	l := &ev.Localization
-	fl.localOK = l.AvailableLanguages == nil && l.FallbackChain == nil
-	fl.local = LocalizationHints{}
-	if fl.localOK {
-		fl.local = *l
-	}
+	fl.extAt = spans[fExtensions].start
 	fl.ext, fl.hasExt = append(fl.ext[:0], ev.Extensions...), ev.Extensions != nil
 }
 
@@ -164,38 +141,8 @@ func (fl *tplFill) moved(p unsafe.Pointer, n, delta int) (int, bool) {
 	return int(off) + delta, true
 }
 
-// producerFromTpl fills the event's producer from the template's event,
-// the producer's value (at sp) being the template's bytes.
-func (x *decodeState) producerFromTpl(sp span) {
-	fl := &x.tpl.fill
-	p, delta := &fl.producer, int(sp.start-fl.producerAt)
-	x.ev.Producer = Producer{
-		AgentID:      fl.rebase(p.AgentID, x.src, delta),
-		AgentVersion: fl.rebase(p.AgentVersion, x.src, delta),
-		AgentName:    Text(fl.rebase(string(p.AgentName), x.src, delta)),
-		Model:        fl.rebase(p.Model, x.src, delta),
-		ManifestURI:  fl.rebase(p.ManifestURI, x.src, delta),
-	}
-}
-
-// localizationFromTpl is producerFromTpl for the localization hints, when
-// they hold no list; it reports whether it filled them.
-func (x *decodeState) localizationFromTpl(sp span) bool {
-	fl := &x.tpl.fill
-	if !fl.localOK {
-		return false
-	}
-	l, delta := &fl.local, int(sp.start-fl.localAt)
-	x.ev.Localization = LocalizationHints{
-		PrimaryLanguage: fl.rebase(l.PrimaryLanguage, x.src, delta),
-		TextDirection:   fl.rebase(l.TextDirection, x.src, delta),
-		Script:          fl.rebase(l.Script, x.src, delta),
-		Calendar:        fl.rebase(l.Calendar, x.src, delta),
-	}
-	return true
-}
-
-// extensionsFromTpl is producerFromTpl for the extensions, kept in the
+// extensionsFromTpl fills the event's extensions from the template's
+// event, their value (at sp) being the template's bytes, kept in the
 // event's own room as extensions keeps them.
 func (x *decodeState) extensionsFromTpl(sp span) {
 	fl := &x.tpl.fill
@@ -292,14 +239,27 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 	case t.patch:
 		d.patchFrom(t, b)
 		// Values of the same lengths changed, at their places, none an
-		// object now: the fill is made again when one was an object
-		// it holds; else its objects are still t.b's, the scalars follow.
-		// (A scalar not changed is the fill's already.)
-		if d.scanned.meets(&fillObjects) {
+		// object: the template's event takes the fields of those that
+		// keep nothing of the message (numbers, flags, times); the
+		// others' are filled afresh from now on (the event's strings
+		// are a frozen copy's). The extensions' fill is made again when
+		// they changed.
+		fresher := false
+		for _, f := range d.changed[:d.nChanged] {
+			switch {
+			case t.fresh.has(f):
+			case scalarFields.has(f):
+				copyMember(&t.ev, ev, f)
+			default:
+				t.fresh.add(f)
+				fresher = true
+			}
+		}
+		if fresher {
+			t.freshen()
+		}
+		if d.scanned.has(fExtensions) {
 			t.keepFill(ev, b, &d.spans)
-		} else {
-			fl := &t.fill
-			fl.timestamp, fl.seq, fl.hasSeq = ev.Timestamp, ev.Seq, ev.HasSeq
 		}
 		d.spansOf = t
 	default:
@@ -596,6 +556,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		return nil
 	}
 	t.keepFill(ev, b, &d.spans)
+	t.keepEvent(ev, b)
 	return t
 }
 
