@@ -618,12 +618,10 @@ type objMemo struct {
 }
 
 // memoObj is a remembered object: where it begins, and its members in
-// objMemo.members[lo:hi], or in tpl.objs[lo:hi]: a template's own, at
-// their places in the message (fromTemplate).
+// objMemo.members[lo:hi].
 type memoObj struct {
 	start  int32
 	lo, hi int
-	tpl    *template
 }
 
 // maxMemo bounds the objects remembered, so that finding one stays cheap;
@@ -638,9 +636,6 @@ func (m *objMemo) reset() {
 func (m *objMemo) find(start int32) ([]member, bool) {
 	for _, o := range m.objs {
 		if o.start == start {
-			if o.tpl != nil {
-				return o.tpl.objs[o.lo:o.hi:o.hi], true
-			}
 			return m.members[o.lo:o.hi], true
 		}
 	}

@@ -5,7 +5,6 @@ package protocol
 import (
 	"encoding/binary"
 	"math/bits"
-	"slices"
 	"unsafe"
 )
 
@@ -51,7 +50,6 @@ type template struct {
 	members []tplMember
 	fields  []field  // the members' fields, in order
 	met     fieldSet // the same, as a set
-	objs    []member // the members of object values, at their places in b
 	// typeAt is where the type's value (its opening quote) is, and
 	// typeEnd where it ends; typeTail is the 16 bytes before typeEnd.
 	typeAt, typeEnd int
@@ -175,10 +173,8 @@ type tplMember struct {
 	rs, ve int32
 	sp     span // its value, as the member loop found it
 	// What the scan finds in its value: the longest string, how deep
-	// it reaches (the event being 1), an object's members as
-	// template.objs[lo:hi], at their places in the template.
+	// it reaches (the event being 1).
 	long, depth int32
-	lo, hi      int32
 }
 
 // Bounds on what templates keep: a Decoder keeps at most nTemplates of
@@ -271,11 +267,12 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 
 // fromTemplate decodes the members of b, as the member loop would, from
 // t (see template): it fills d.spans and d.seen (unless spansSet: they
-// are t's, the spans set again only where they moved), d.met, d.seen, d.same (of the
-// values scanned: validate reads no other), d.changed (the members
-// scanned) and d.memo,
-// and sc's longest string and deepest nesting, and reports whether b is t
-// with values changed. When it is not, it leaves what it filled for the
+// are t's, the spans set again only where they moved), d.met, d.same (of
+// the values scanned: validate reads no other), d.changed (the members
+// scanned) and d.memo with the objects scanned (those not scanned are
+// not looked into: the event takes their fields from the template's,
+// fillFromTemplate), and sc's longest string and deepest nesting, and
+// reports whether b is t with values changed. When it is not, it leaves what it filled for the
 // member loop to fill again, and sc as it found it.
 //
 // The longest string and the deepest nesting begin as the template's
@@ -315,14 +312,6 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 				sp.start += int32(delta)
 				sp.end += int32(delta)
 				d.spans[m.f] = sp
-			}
-			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
-				if delta == 0 {
-					// At the template's places: its members as they are.
-					d.memo.objs = append(d.memo.objs, memoObj{start: sp.start, lo: int(m.lo), hi: int(m.hi), tpl: t})
-				} else {
-					d.memoFrom(t.objs[m.lo:m.hi], sp.start, int32(delta))
-				}
 			}
 		}
 		if diff == len(tb) && len(b)-j == len(tb)-at {
@@ -375,22 +364,6 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	return false
 }
 
-// memoFrom remembers an object of a template beginning at start in the
-// message, its members ms delta bytes from their places in the template
-// (as sameAs does).
-func (d *Decoder) memoFrom(ms []member, start, delta int32) {
-	lo := len(d.memo.members)
-	all := slices.Grow(d.memo.members, len(ms))[:lo+len(ms)]
-	to := all[lo:]
-	for i, mb := range ms {
-		mb.key.start, mb.key.end = mb.key.start+delta, mb.key.end+delta
-		mb.val.start, mb.val.end = mb.val.start+delta, mb.val.end+delta
-		to[i] = mb
-	}
-	d.memo.members = all
-	d.memo.objs = append(d.memo.objs, memoObj{start: start, lo: lo, hi: len(all)})
-}
-
 // patchFrom makes b, which fromTemplate took from t, differing in the
 // values of d.changedAt of the same lengths (t.patch), and which then met
 // every rule surely and no limit, t: b, of t's length, is copied over it
@@ -402,7 +375,7 @@ func (d *Decoder) patchFrom(t *template, b []byte) {
 	for _, k := range d.changedAt[:d.nChanged] {
 		m := &t.members[k]
 		sp := d.spans[m.f]
-		m.sp, m.depth, m.lo, m.hi = sp, 1, -1, -1
+		m.sp, m.depth = sp, 1
 		m.long = 0
 		if sp.kind == kString {
 			m.long = sp.end - sp.start
@@ -494,7 +467,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		d.templates[slot] = t
 	}
 	t.b = append(t.b[:0], b...)
-	t.members, t.objs, t.names, t.stale = t.members[:0], t.objs[:0], 0, 0
+	t.members, t.names, t.stale = t.members[:0], 0, 0
 	t.typeAt, t.typeEnd = typeAt, typeEnd
 	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
 	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
@@ -516,18 +489,15 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		}
 		f := d.seen[k]
 		sp := d.spans[f]
-		m := tplMember{f: f, rs: int32(sc.i), sp: sp, lo: -1, hi: -1}
+		m := tplMember{f: f, rs: int32(sc.i), sp: sp}
 		sc.longStr, sc.maxDepth = 0, 0
 		var v span
 		if sc.next() == '{' {
 			v = span{start: int32(sc.i), kind: kObject, seen: true}
-			m.lo = int32(len(t.objs))
-			sc.object(func(name span) {
+			sc.object(func(span) {
 				var val span
 				sc.value(&val)
-				t.objs = append(t.objs, member{name, val})
 			})
-			m.hi = int32(len(t.objs))
 			v.end = int32(sc.i)
 		} else {
 			sc.value(&v)
