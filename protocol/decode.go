@@ -91,8 +91,11 @@ type Decoder struct {
 	// template's are distinct known members), at changedAt in it.
 	changed   [nField]field
 	changedAt [nField]int32
-	nChanged  int
-	scanned   fieldSet // the same, as a set
+	// deltaAfter is, for each, how much further the message is than the
+	// template after its value.
+	deltaAfter [nField]int32
+	nChanged   int
+	scanned    fieldSet // the same, as a set
 	// spansOf is the template whose members' spans d.spans holds, at
 	// its places, and whose fields d.seen's array holds (the last call
 	// decoded its very bytes, or made it of its message), or nil:

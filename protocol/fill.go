@@ -183,9 +183,9 @@ type copied struct {
 // others, clearing the fresh ones' fields in t.ev (they keep nothing).
 func (t *template) freshen() {
 	c := &t.leaves
-	t.freshList = t.freshList[:0]
+	t.freshList, t.spanned = t.freshList[:0], t.spanned[:0]
 	c.strs, c.words, c.flags, c.times = c.strs[:0], c.words[:0], c.flags[:0], c.times[:0]
-	for _, f := range t.fields {
+	for k, f := range t.fields {
 		for _, l := range leavesOf[f] {
 			if l.kind == leafOther && *(*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(&t.ev), l.off)) != nil {
 				// A slice or pointer (refillFields's, or the hints'
@@ -193,6 +193,9 @@ func (t *template) freshen() {
 				// the empty event's already.
 				t.fresh.add(f)
 			}
+		}
+		if t.fresh.has(f) || readAcross.has(f) {
+			t.spanned = append(t.spanned, int32(k))
 		}
 		if t.fresh.has(f) {
 			copyMember(&t.ev, &zeroEvent, f)
@@ -264,6 +267,16 @@ func (x *decodeState) fillFromTemplate(changed []field) {
 	}
 	x.populate(changed)
 }
+
+// readAcross are the members whose spans are read when not scanned, but
+// for populate's: the extensions' (extensionsFromTpl) and those validate
+// reads across members (a confirmation's default decision).
+var readAcross = func() (s fieldSet) {
+	for _, f := range []field{fExtensions, fIrreversible, fRiskLevel, fDefaultDecision} {
+		s.add(f)
+	}
+	return s
+}()
 
 // partialFields are the members populate may fill only some fields of
 // (an object's members absent, a timestamp that is no string): cleared

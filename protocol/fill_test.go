@@ -112,3 +112,32 @@ func TestTemplateFillFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateSpansAcross: the members validate reads across members (a
+// confirmation's risk level, irreversibility and default decision: one
+// that is irreversible and of high risk must default to reject) are read
+// at their places in the message when they are not scanned and values
+// before them changed length (spanned; fromTemplate no longer sets every
+// member's span).
+func TestTemplateSpansAcross(t *testing.T) {
+	const conf = `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.awaiting.confirmation","event_id":"evt_3","session_id":"sess_1","timestamp":"2026-06-30T14:22:13Z","producer":{"agent_id":"a"},"urgency":"critical","action":"Delete the file.","consequence":"It is gone.","irreversible":false,"risk_level":"high","default_decision":"accept","timeout_seconds":30,"reply_token":"rpl_1","allowed_replies":["accept","reject"]}`
+	r := strings.NewReplacer
+	d := Decoder{Schemas: schemas(t)}
+	for i, m := range []string{
+		conf,
+		r(`"evt_3"`, `"evt_4"`).Replace(conf),
+		// Irreversible now, the risk level and default decision moved.
+		r(`"evt_3"`, `"evt_35"`, `"irreversible":false`, `"irreversible":true`).Replace(conf),
+		r(`"evt_3"`, `"evt_356"`, `"irreversible":false`, `"irreversible":true`, `"default_decision":"accept"`, `"default_decision":"reject"`).Replace(conf),
+		r(`"evt_3"`, `"evt_3567"`, `"irreversible":false`, `"irreversible":true`, `"Delete the file."`, `"Delete it."`).Replace(conf),
+		r(`"evt_3"`, `"evt_5"`).Replace(conf),
+	} {
+		took, err := agree(t, &d, []byte(m))
+		if i > 0 && !took {
+			t.Errorf("message %d not taken from the template", i)
+		}
+		if (err != nil) != (i == 2 || i == 4) {
+			t.Errorf("message %d: %v", i, err)
+		}
+	}
+}

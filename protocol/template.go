@@ -5,6 +5,7 @@ package protocol
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -80,7 +81,16 @@ type template struct {
 	ev        Event
 	fresh     fieldSet
 	freshList []field
-	leaves    copied // those of the members not fresh (see freshen)
+	// spanned are the indexes in members of those whose spans are read
+	// when not scanned (the fresh ones', the extensions', those
+	// validate reads across members: spanned).
+	spanned []int32
+	// memberAt is, for each byte of b and the end, the first member
+	// whose value ends at it or after it (len(members) past the last):
+	// a difference there is that member's, or between it and the one
+	// before.
+	memberAt []uint8
+	leaves   copied // those of the members not fresh (see freshen)
 }
 
 // tplFill is what populate filled an event's extensions with from a
@@ -283,10 +293,11 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 // length or depth is then what the member loop finds too.
 func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	b, tb := sc.b, t.b
-	ms := t.members
-	delta := 0 // where b is, less where t is
-	at := 0    // how far t is taken
-	k := 0     // the next member of t
+	ms, memberAt := t.members, t.memberAt[:len(tb)+1]
+	moved := false // a member's value of another length
+	delta := 0     // where b is, less where t is
+	at := 0        // how far t is taken
+	k := 0         // the next member of t
 	i0 := sc.i
 	if spansSet {
 		d.seen = d.seen[:len(t.fields)] // the last call's: t.fields
@@ -304,17 +315,14 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			break
 		}
 		diff := at + firstDiff(tb[at:], b[j:])
-		// The members wholly before the difference are the template's.
-		for ; k < len(ms) && int(ms[k].ve) < diff; k++ {
-			m := &ms[k]
-			sp := m.sp
-			if delta != 0 || !spansSet {
-				sp.start += int32(delta)
-				sp.end += int32(delta)
-				d.spans[m.f] = sp
-			}
-		}
+		// The members wholly before the difference are the template's
+		// (their spans set at the end, those read: spanned); k is the
+		// first member not wholly before it.
+		k = max(k, int(memberAt[diff])) // not back to a member scanned
 		if diff == len(tb) && len(b)-j == len(tb)-at {
+			if moved || !spansSet {
+				d.spanned(t)
+			}
 			t.misses = 0
 			t.patch = patch
 			d.templated++
@@ -347,6 +355,8 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			break
 		}
 		at, delta = int(m.ve), sc.i-int(m.ve)
+		d.deltaAfter[d.nChanged-1] = int32(delta)
+		moved = moved || delta != 0
 		patch = patch && delta == 0 && sp.kind != kObject && sp.kind != kArray
 		k++
 	}
@@ -362,6 +372,29 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 		t.misses, t.rest = missMax-1, restFor
 	}
 	return false
+}
+
+// spanned sets the spans of the members of t that fromTemplate took
+// from it (not scanned) and that are read (t.spanned: populate's, the
+// extensions', validate's across members), at their places in the
+// message: each moved by the changes in length of the values scanned
+// before it (d.deltaAfter).
+func (d *Decoder) spanned(t *template) {
+	ci, delta := 0, int32(0)
+	for _, k := range t.spanned {
+		for ci < d.nChanged && d.changedAt[ci] <= k {
+			delta = d.deltaAfter[ci]
+			ci++
+		}
+		m := &t.members[k]
+		if d.scanned.has(m.f) {
+			continue // scanned: its span is the scan's
+		}
+		sp := m.sp
+		sp.start += delta
+		sp.end += delta
+		d.spans[m.f] = sp
+	}
 }
 
 // patchFrom makes b, which fromTemplate took from t, differing in the
@@ -515,6 +548,14 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		t.names = max(t.names, int(key.end-key.start))
 	}
 	t.fields, t.met = append(t.fields[:0], d.seen...), d.met
+	t.memberAt = slices.Grow(t.memberAt[:0], len(b)+1)[:len(b)+1]
+	k := 0
+	for i := range t.memberAt {
+		for k < len(t.members) && int(t.members[k].ve) < i {
+			k++
+		}
+		t.memberAt[i] = uint8(k)
+	}
 	t.long, t.depth = t.names, 1
 	for _, m := range t.members {
 		t.long, t.depth = max(t.long, int(m.long)), max(t.depth, int(m.depth))
