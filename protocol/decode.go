@@ -87,6 +87,7 @@ type Decoder struct {
 	// one (for tests).
 	templates [nTemplates]*template
 	templated int
+	dropped   int // templates not made of a message (for tests)
 	// changed[:nChanged] are the members fromTemplate scanned (a
 	// template's are distinct known members), at changedAt in it.
 	changed   [nField]field

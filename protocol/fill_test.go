@@ -141,3 +141,29 @@ func TestTemplateSpansAcross(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateMadeAgainKept: a template made again after maxStale messages
+// it could not be patched with (a producer changed each time) is made of
+// the message's spans, every member's, though fromTemplate sets only
+// those read (spanAll): with the spans of another type's message in
+// between, it was dropped (and made again and again: a copy of the
+// message each time, the check's allocations growing fivefold).
+func TestTemplateMadeAgainKept(t *testing.T) {
+	other := strings.NewReplacer(`"aaep:agent.tool.invoked"`, `"aaep:agent.state.changed"`, `"tool":"fetch_report","tool_call_id":"call_17","args_summary":"quarter: Q3, region: EMEA","risk_level":"low","irreversible":false,`, `"from_state":"thinking","to_state":"working",`).Replace(typical)
+	d := Decoder{Schemas: schemas(t)}
+	const n = 3 * maxStale
+	for i := range n {
+		// The producer of another length each time: the members after
+		// it are elsewhere than in the template.
+		a := strings.Replace(typical, `"research-assistant"`, fmt.Sprintf(`"research-assistant-%s"`, strings.Repeat("x", i%5)), 1)
+		if _, err := agree(t, &d, []byte(a)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := agree(t, &d, []byte(other)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d.templated < 2*n-2 || d.dropped > 0 {
+		t.Errorf("%d messages of %d taken from a template, %d templates dropped", d.templated, 2*n, d.dropped)
+	}
+}

@@ -270,6 +270,7 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 		d.spansOf = t
 	default:
 		if t.stale++; t.stale >= maxStale {
+			d.spanAll(t) // keepTemplate reads every member's
 			d.spansOf = d.keepTemplate(b, j, ev)
 		}
 	}
@@ -380,8 +381,24 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 // message: each moved by the changes in length of the values scanned
 // before it (d.deltaAfter).
 func (d *Decoder) spanned(t *template) {
+	d.setSpans(t, t.spanned)
+}
+
+// spanAll is spanned for every member of t, for keepTemplate, which reads
+// every member's span.
+func (d *Decoder) spanAll(t *template) {
+	all := make([]int32, len(t.members)) // once in maxStale messages
+	for k := range all {
+		all[k] = int32(k)
+	}
+	d.setSpans(t, all)
+}
+
+// setSpans sets the spans of the members ks (indexes in t.members, in
+// order) not scanned.
+func (d *Decoder) setSpans(t *template, ks []int32) {
 	ci, delta := 0, int32(0)
-	for _, k := range t.spanned {
+	for _, k := range ks {
 		for ci < d.nChanged && d.changedAt[ci] <= k {
 			delta = d.deltaAfter[ci]
 			ci++
@@ -422,29 +439,28 @@ func (d *Decoder) patchFrom(t *template, b []byte) {
 // the length of the shorter when it is the other's beginning.
 //
 // Whole words are read through unsafe pointers, 32 bytes a turn, without
-// a bounds check each (the loop stays within both slices); where a turn
-// finds a difference the words are read again, checked, to place it.
+// a bounds check each (the loop stays within both slices); the last turn
+// compares the last 32 bytes, overlapping bytes already found equal, so
+// that no shorter loop finishes. Where a turn finds a difference the
+// words are read again, checked, to place it (at32).
 func firstDiff(a, b []byte) int {
 	n := min(len(a), len(b))
 	a, b = a[:n], b[:n]
-	i := 0
 	if n >= 32 {
 		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
-		for ; i <= n-32; i += 32 {
-			// (^ and | bind alike: the parentheses are needed.)
-			if (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
-				(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
-				(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
-				(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0 {
-				x, y := (*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32])
-				for k := 0; k < 32; k += 8 {
-					if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
-						return i + k + bits.TrailingZeros64(w)/8
-					}
-				}
+		i := 0
+		for ; i < n-32; i += 32 {
+			if differ32(pa, pb, i) {
+				return i + at32((*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32]))
 			}
 		}
+		// The last 32 bytes.
+		if i = n - 32; differ32(pa, pb, i) {
+			return i + at32((*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32]))
+		}
+		return n
 	}
+	i := 0
 	for ; i <= n-8; i += 8 {
 		if w := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); w != 0 {
 			return i + bits.TrailingZeros64(w)/8
@@ -456,6 +472,25 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return n
+}
+
+// differ32 reports whether the 32 bytes at i of pa and pb differ.
+func differ32(pa, pb unsafe.Pointer, i int) bool {
+	// (^ and | bind alike: the parentheses are needed.)
+	return (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
+		(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
+		(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
+		(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0
+}
+
+// at32 returns the index of the first byte where x and y differ (they do).
+func at32(x, y *[32]byte) int {
+	for k := 0; k < 32; k += 8 {
+		if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
+			return k + bits.TrailingZeros64(w)/8
+		}
+	}
+	return 32
 }
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
@@ -562,6 +597,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	}
 	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
 		// No template of this message: the others move up.
+		d.dropped++
 		copy(d.templates[slot:], d.templates[slot+1:])
 		d.templates[nTemplates-1] = nil
 		return nil
