@@ -381,24 +381,28 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 // message: each moved by the changes in length of the values scanned
 // before it (d.deltaAfter).
 func (d *Decoder) spanned(t *template) {
-	d.setSpans(t, t.spanned)
+	d.setSpans(t, t.spanned, false)
 }
 
 // spanAll is spanned for every member of t, for keepTemplate, which reads
 // every member's span.
 func (d *Decoder) spanAll(t *template) {
-	all := make([]int32, len(t.members)) // once in maxStale messages
-	for k := range all {
-		all[k] = int32(k)
-	}
-	d.setSpans(t, all)
+	d.setSpans(t, nil, true)
 }
 
 // setSpans sets the spans of the members ks (indexes in t.members, in
-// order) not scanned.
-func (d *Decoder) setSpans(t *template, ks []int32) {
+// order), or of every member (all), not scanned.
+func (d *Decoder) setSpans(t *template, ks []int32, all bool) {
 	ci, delta := 0, int32(0)
-	for _, k := range ks {
+	n := len(ks)
+	if all {
+		n = len(t.members)
+	}
+	for i := range n {
+		k := int32(i)
+		if !all {
+			k = ks[i]
+		}
 		for ci < d.nChanged && d.changedAt[ci] <= k {
 			delta = d.deltaAfter[ci]
 			ci++
@@ -584,13 +588,12 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	}
 	t.fields, t.met = append(t.fields[:0], d.seen...), d.met
 	t.memberAt = slices.Grow(t.memberAt[:0], len(b)+1)[:len(b)+1]
-	k := 0
-	for i := range t.memberAt {
-		for k < len(t.members) && int(t.members[k].ve) < i {
-			k++
-		}
-		t.memberAt[i] = uint8(k)
+	lo := 0
+	for k, m := range t.members {
+		fillBytes(t.memberAt[lo:m.ve+1], uint8(k))
+		lo = int(m.ve) + 1
 	}
+	fillBytes(t.memberAt[lo:], uint8(len(t.members)))
 	t.long, t.depth = t.names, 1
 	for _, m := range t.members {
 		t.long, t.depth = max(t.long, int(m.long)), max(t.depth, int(m.depth))
@@ -605,6 +608,18 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	t.keepFill(ev, b, &d.spans)
 	t.keepEvent(ev, b)
 	return t
+}
+
+// fillBytes sets every byte of s to c, eight at a time.
+func fillBytes(s []byte, c uint8) {
+	w := uint64(c) * 0x0101010101010101
+	for len(s) >= 8 {
+		binary.LittleEndian.PutUint64(s, w)
+		s = s[8:]
+	}
+	for i := range s {
+		s[i] = c
+	}
 }
 
 // dropTemplates forgets the templates (the Limits changed).
