@@ -222,8 +222,9 @@ const maxStrangers = 16
 // event decoded as far as possible: it can be announced, with a diagnostic.
 // A *SyntaxError or *LimitError comes with a nil event, and so does a
 // *NotEventError: a handshake or reply message is not an event. The event keeps b as
-// its Raw bytes, and its strings share b's memory; b must not be modified
-// afterwards.
+// its Raw bytes, and its strings share b's memory (or that of the
+// Decoder's own copy of earlier bytes that were the same, which nothing
+// changes); b must not be modified afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.last, d.escaped = nil, false // until an event is decoded (PeekedType)
 	spansOf := d.spansOf
