@@ -87,12 +87,16 @@ type Decoder struct {
 	// one (for tests).
 	templates [nTemplates]*template
 	templated int
+	dropped   int // templates not made of a message (for tests)
 	// changed[:nChanged] are the members fromTemplate scanned (a
 	// template's are distinct known members), at changedAt in it.
 	changed   [nField]field
 	changedAt [nField]int32
-	nChanged  int
-	scanned   fieldSet // the same, as a set
+	// deltaAfter is, for each, how much further the message is than the
+	// template after its value.
+	deltaAfter [nField]int32
+	nChanged   int
+	scanned    fieldSet // the same, as a set
 	// spansOf is the template whose members' spans d.spans holds, at
 	// its places, and whose fields d.seen's array holds (the last call
 	// decoded its very bytes, or made it of its message), or nil:
@@ -218,8 +222,9 @@ const maxStrangers = 16
 // event decoded as far as possible: it can be announced, with a diagnostic.
 // A *SyntaxError or *LimitError comes with a nil event, and so does a
 // *NotEventError: a handshake or reply message is not an event. The event keeps b as
-// its Raw bytes, and its strings share b's memory; b must not be modified
-// afterwards.
+// its Raw bytes, and its strings share b's memory (or that of the
+// Decoder's own copy of earlier bytes that were the same, which nothing
+// changes); b must not be modified afterwards.
 func (d *Decoder) Decode(b []byte) (*Event, error) {
 	d.last, d.escaped = nil, false // until an event is decoded (PeekedType)
 	spansOf := d.spansOf
@@ -371,8 +376,10 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	x := decodeState{b: b, src: src, spans: &d.spans, met: &d.met, seen: d.seen, ev: &box.Event, box: box, unsure: dup, memo: &d.memo, verdicts: &d.verdicts, older: &d.older, same: &d.same, stamp: &d.stamp}
 	if templated {
 		x.tpl, x.scanned = d.taken, &d.scanned
+		x.fillFromTemplate(d.changed[:d.nChanged])
+	} else {
+		x.populate(d.seen)
 	}
-	x.populate()
 	var j judge
 	if templated {
 		j = d.taken.judge // the same type's bytes, the same Schemas
@@ -601,15 +608,9 @@ type decodeState struct {
 	fastTimeOK bool
 	// tpl is the template the message was taken from, or nil, and
 	// scanned the members fromTemplate scanned: the others' fields are
-	// the template's event's (tplFill), their strings cut again.
+	// the template's event's (fillFromTemplate), their strings cut again.
 	tpl     *template
 	scanned *fieldSet
-}
-
-// fromTpl reports whether f's fields are to be taken from the template's
-// event: the message was taken from a template and f's value not scanned.
-func (x *decodeState) fromTpl(f field) bool {
-	return x.tpl != nil && !x.scanned.has(f)
 }
 
 // objMemo remembers the members of the first objects a Decode call looks
@@ -622,12 +623,10 @@ type objMemo struct {
 }
 
 // memoObj is a remembered object: where it begins, and its members in
-// objMemo.members[lo:hi], or in tpl.objs[lo:hi]: a template's own, at
-// their places in the message (fromTemplate).
+// objMemo.members[lo:hi].
 type memoObj struct {
 	start  int32
 	lo, hi int
-	tpl    *template
 }
 
 // maxMemo bounds the objects remembered, so that finding one stays cheap;
@@ -642,9 +641,6 @@ func (m *objMemo) reset() {
 func (m *objMemo) find(start int32) ([]member, bool) {
 	for _, o := range m.objs {
 		if o.start == start {
-			if o.tpl != nil {
-				return o.tpl.objs[o.lo:o.hi:o.hi], true
-			}
 			return m.members[o.lo:o.hi], true
 		}
 	}
@@ -871,11 +867,11 @@ func (x *decodeState) raw(sp span) json.RawMessage {
 	return json.RawMessage(x.b[sp.start:sp.end])
 }
 
-// populate fills the event from every member whose kind fits, whatever the
-// type; validation is separate.
-func (x *decodeState) populate() {
+// populate fills the event from every member of fields whose kind fits,
+// whatever the type; validation is separate.
+func (x *decodeState) populate(fields []field) {
 	ev := x.ev
-	for _, f := range x.seen {
+	for _, f := range fields {
 		sp := x.spans[f]
 		switch f {
 		case fAtContext:
@@ -894,18 +890,8 @@ func (x *decodeState) populate() {
 		case fSessionID:
 			ev.SessionID = x.strVal(sp)
 		case fSequenceNumber:
-			if x.fromTpl(f) {
-				ev.Seq, ev.HasSeq = x.tpl.fill.seq, x.tpl.fill.hasSeq
-				continue
-			}
 			ev.Seq, _, ev.HasSeq = x.integer(sp)
 		case fTimestamp:
-			if x.fromTpl(f) {
-				// fastTimeOf stays "": the timestamp is not checked
-				// (not scanned), and another date-time is read afresh.
-				ev.Timestamp = x.tpl.fill.timestamp
-				continue
-			}
 			if s, ok := x.str(sp); ok {
 				ev.Timestamp, x.fastTimeOK = x.time(s)
 				if !x.fastTimeOK {
@@ -914,27 +900,16 @@ func (x *decodeState) populate() {
 				x.fastTimeOf = s
 			}
 		case fProducer:
-			if x.fromTpl(f) {
-				x.producerFromTpl(sp)
-				continue
-			}
 			x.producer(sp)
 		case fVerbosity:
 			ev.Verbosity = x.strVal(sp)
 		case fUrgency:
 			ev.Urgency = Urgency(x.strVal(sp))
 		case fLocalizationHints:
-			if x.fromTpl(f) && x.localizationFromTpl(sp) {
-				continue
-			}
 			x.localization(sp)
 		case fCorrelationID:
 			ev.CorrelationID = x.strVal(sp)
 		case fExtensions:
-			if x.fromTpl(f) {
-				x.extensionsFromTpl(sp)
-				continue
-			}
 			if sp.kind == kObject {
 				x.extensions(sp)
 			}

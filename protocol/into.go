@@ -15,7 +15,8 @@ type EventRoom struct{ box eventBox }
 // new event: the event it returns is room's, with nothing left of the
 // event decoded into room before (every member is set again), and it is
 // overwritten by the next DecodeInto into room. Its strings share b's
-// memory, as Decode's do, and stay valid while b is not modified; what a
+// memory (or the Decoder's own copy of the same bytes), as Decode's do,
+// and stay valid while b is not modified; what a
 // caller keeps of the event itself after the next DecodeInto into room
 // must be a [Event.Clone].
 func (d *Decoder) DecodeInto(b []byte, room *EventRoom) (*Event, error) {

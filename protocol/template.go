@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"time"
 	"unsafe"
 )
 
@@ -52,7 +51,6 @@ type template struct {
 	members []tplMember
 	fields  []field  // the members' fields, in order
 	met     fieldSet // the same, as a set
-	objs    []member // the members of object values, at their places in b
 	// typeAt is where the type's value (its opening quote) is, and
 	// typeEnd where it ends; typeTail is the 16 bytes before typeEnd.
 	typeAt, typeEnd int
@@ -75,17 +73,32 @@ type template struct {
 	patch bool
 	stale uint8
 	// fill is what the event of the message t.b was filled with, for the
-	// members whose bytes a message taken from t repeats (see tplFill).
+	// extensions, whose bytes a message taken from t repeats (see tplFill).
 	fill tplFill
+	// ev is the event of the message t was made of, its strings cut
+	// from a frozen copy of it; fresh are the members whose fields are
+	// not taken from it (see keepEvent), freshList the same in order.
+	ev        Event
+	fresh     fieldSet
+	freshList []field
+	// spanned are the indexes in members of those whose spans are read
+	// when not scanned (the fresh ones', the extensions', those
+	// validate reads across members: spanned).
+	spanned []int32
+	// memberAt is, for each byte of b and the end, the first member
+	// whose value ends at it or after it (len(members) past the last):
+	// a difference there is that member's, or between it and the one
+	// before.
+	memberAt []uint8
+	leaves   copied // those of the members not fresh (see freshen)
 }
 
-// tplFill is what populate filled an event with from some members of a
+// tplFill is what populate filled an event's extensions with from a
 // template's message (one with t.b's bytes, at t.b's places): a message
-// taken from the template whose member's bytes are the template's (not
-// scanned) fills the same fields with the same values, its strings cut at
-// the member's new place (rebase). Only values are kept, never a slice or
-// map the event returned shares with its caller: the event is copied
-// before it is returned, and a caller changing it changes nothing here.
+// taken from the template whose extensions' bytes are the template's (not
+// scanned) fills them with the same values, their strings cut at the
+// member's new place (rebase). Only values are kept, never the slice the
+// event returned shares with its caller.
 type tplFill struct {
 	// base and n are the address and length of the message these were
 	// cut from: a string within them is cut again from the new message;
@@ -93,19 +106,8 @@ type tplFill struct {
 	// kept as it is.
 	base uintptr
 	n    int
-	// producerAt, localAt and extAt are where the producer's, the
-	// localization hints' and the extensions' values began in that
-	// message.
-	producerAt, localAt, extAt int32
-	producer                   Producer
-	timestamp                  time.Time
-	seq                        int64
-	hasSeq                     bool
-	// local is the localization hints unless they hold a list (local
-	// false): a list is a slice the event shares with its caller, made
-	// again for each event.
-	local   LocalizationHints
-	localOK bool
+	// extAt is where the extensions' value began in that message.
+	extAt int32
 	// ext is a copy of the event's extensions (not its slice, which the
 	// caller holds), the template's own, and hasExt whether the event's
 	// were not nil.
@@ -113,35 +115,18 @@ type tplFill struct {
 	hasExt bool
 }
 
-// fillObjects are the members whose objects a template's fill holds.
-var fillObjects = func() (s fieldSet) {
-	s.add(fProducer)
-	s.add(fLocalizationHints)
-	s.add(fExtensions)
-	return s
-}()
-
 // keepFill remembers in t.fill what ev, just filled from b (of t.b's
-// bytes, at its places), holds of the members taken from it.
+// bytes, at its places), holds of the extensions.
 //
 // A template patched (patchFrom) keeps its fill, its strings cut from
 // the message it was made of: a patch changes values that are no object,
-// at their places, so the objects' values are still t.b's, at the same
-// places (unless one of them is the value changed, no object now: the
-// fill is then made again); the scalars (the timestamp, the sequence
-// number) are set again (follow). fill's strings keep that message's
-// memory, as an event does.
+// at their places, so the extensions' value is still t.b's, at the same
+// place (unless it is the value changed: the fill is then made again).
+// fill's strings keep that message's memory, as an event does.
 func (t *template) keepFill(ev *Event, b []byte, spans *[nField]span) {
 	fl := &t.fill
 	fl.base, fl.n = uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)
-	fl.producerAt, fl.localAt, fl.extAt = spans[fProducer].start, spans[fLocalizationHints].start, spans[fExtensions].start
-	fl.producer, fl.timestamp, fl.seq, fl.hasSeq = ev.Producer, ev.Timestamp, ev.Seq, ev.HasSeq
-	l := &ev.Localization
-	fl.localOK = l.AvailableLanguages == nil && l.FallbackChain == nil
-	fl.local = LocalizationHints{}
-	if fl.localOK {
-		fl.local = *l
-	}
+	fl.extAt = spans[fExtensions].start
 	fl.ext, fl.hasExt = append(fl.ext[:0], ev.Extensions...), ev.Extensions != nil
 }
 
@@ -164,38 +149,8 @@ func (fl *tplFill) moved(p unsafe.Pointer, n, delta int) (int, bool) {
 	return int(off) + delta, true
 }
 
-// producerFromTpl fills the event's producer from the template's event,
-// the producer's value (at sp) being the template's bytes.
-func (x *decodeState) producerFromTpl(sp span) {
-	fl := &x.tpl.fill
-	p, delta := &fl.producer, int(sp.start-fl.producerAt)
-	x.ev.Producer = Producer{
-		AgentID:      fl.rebase(p.AgentID, x.src, delta),
-		AgentVersion: fl.rebase(p.AgentVersion, x.src, delta),
-		AgentName:    Text(fl.rebase(string(p.AgentName), x.src, delta)),
-		Model:        fl.rebase(p.Model, x.src, delta),
-		ManifestURI:  fl.rebase(p.ManifestURI, x.src, delta),
-	}
-}
-
-// localizationFromTpl is producerFromTpl for the localization hints, when
-// they hold no list; it reports whether it filled them.
-func (x *decodeState) localizationFromTpl(sp span) bool {
-	fl := &x.tpl.fill
-	if !fl.localOK {
-		return false
-	}
-	l, delta := &fl.local, int(sp.start-fl.localAt)
-	x.ev.Localization = LocalizationHints{
-		PrimaryLanguage: fl.rebase(l.PrimaryLanguage, x.src, delta),
-		TextDirection:   fl.rebase(l.TextDirection, x.src, delta),
-		Script:          fl.rebase(l.Script, x.src, delta),
-		Calendar:        fl.rebase(l.Calendar, x.src, delta),
-	}
-	return true
-}
-
-// extensionsFromTpl is producerFromTpl for the extensions, kept in the
+// extensionsFromTpl fills the event's extensions from the template's
+// event, their value (at sp) being the template's bytes, kept in the
 // event's own room as extensions keeps them.
 func (x *decodeState) extensionsFromTpl(sp span) {
 	fl := &x.tpl.fill
@@ -228,10 +183,8 @@ type tplMember struct {
 	rs, ve int32
 	sp     span // its value, as the member loop found it
 	// What the scan finds in its value: the longest string, how deep
-	// it reaches (the event being 1), an object's members as
-	// template.objs[lo:hi], at their places in the template.
+	// it reaches (the event being 1).
 	long, depth int32
-	lo, hi      int32
 }
 
 // Bounds on what templates keep: a Decoder keeps at most nTemplates of
@@ -292,18 +245,32 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 	case t.patch:
 		d.patchFrom(t, b)
 		// Values of the same lengths changed, at their places, none an
-		// object now: the fill is made again when one was an object
-		// it holds; else its objects are still t.b's, the scalars follow.
-		// (A scalar not changed is the fill's already.)
-		if d.scanned.meets(&fillObjects) {
+		// object: the template's event takes the fields of those that
+		// keep nothing of the message (numbers, flags, times); the
+		// others' are filled afresh from now on (the event's strings
+		// are a frozen copy's). The extensions' fill is made again when
+		// they changed.
+		fresher := false
+		for _, f := range d.changed[:d.nChanged] {
+			switch {
+			case t.fresh.has(f):
+			case scalarFields.has(f):
+				copyMember(&t.ev, ev, f)
+			default:
+				t.fresh.add(f)
+				fresher = true
+			}
+		}
+		if fresher {
+			t.freshen()
+		}
+		if d.scanned.has(fExtensions) {
 			t.keepFill(ev, b, &d.spans)
-		} else {
-			fl := &t.fill
-			fl.timestamp, fl.seq, fl.hasSeq = ev.Timestamp, ev.Seq, ev.HasSeq
 		}
 		d.spansOf = t
 	default:
 		if t.stale++; t.stale >= maxStale {
+			d.spanAll(t) // keepTemplate reads every member's
 			d.spansOf = d.keepTemplate(b, j, ev)
 		}
 	}
@@ -311,11 +278,12 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 
 // fromTemplate decodes the members of b, as the member loop would, from
 // t (see template): it fills d.spans and d.seen (unless spansSet: they
-// are t's, the spans set again only where they moved), d.met, d.seen, d.same (of the
-// values scanned: validate reads no other), d.changed (the members
-// scanned) and d.memo,
-// and sc's longest string and deepest nesting, and reports whether b is t
-// with values changed. When it is not, it leaves what it filled for the
+// are t's, the spans set again only where they moved), d.met, d.same (of
+// the values scanned: validate reads no other), d.changed (the members
+// scanned) and d.memo with the objects scanned (those not scanned are
+// not looked into: the event takes their fields from the template's,
+// fillFromTemplate), and sc's longest string and deepest nesting, and
+// reports whether b is t with values changed. When it is not, it leaves what it filled for the
 // member loop to fill again, and sc as it found it.
 //
 // The longest string and the deepest nesting begin as the template's
@@ -326,10 +294,11 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event) {
 // length or depth is then what the member loop finds too.
 func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	b, tb := sc.b, t.b
-	ms := t.members
-	delta := 0 // where b is, less where t is
-	at := 0    // how far t is taken
-	k := 0     // the next member of t
+	ms, memberAt := t.members, t.memberAt[:len(tb)+1]
+	moved := false // a member's value of another length
+	delta := 0     // where b is, less where t is
+	at := 0        // how far t is taken
+	k := 0         // the next member of t
 	i0 := sc.i
 	if spansSet {
 		d.seen = d.seen[:len(t.fields)] // the last call's: t.fields
@@ -347,25 +316,14 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			break
 		}
 		diff := at + firstDiff(tb[at:], b[j:])
-		// The members wholly before the difference are the template's.
-		for ; k < len(ms) && int(ms[k].ve) < diff; k++ {
-			m := &ms[k]
-			sp := m.sp
-			if delta != 0 || !spansSet {
-				sp.start += int32(delta)
-				sp.end += int32(delta)
-				d.spans[m.f] = sp
-			}
-			if m.lo >= 0 && len(d.memo.objs) < maxMemo {
-				if delta == 0 {
-					// At the template's places: its members as they are.
-					d.memo.objs = append(d.memo.objs, memoObj{start: sp.start, lo: int(m.lo), hi: int(m.hi), tpl: t})
-				} else {
-					d.memoFrom(t.objs[m.lo:m.hi], sp.start, int32(delta))
-				}
-			}
-		}
+		// The members wholly before the difference are the template's
+		// (their spans set at the end, those read: spanned); k is the
+		// first member not wholly before it.
+		k = max(k, int(memberAt[diff])) // not back to a member scanned
 		if diff == len(tb) && len(b)-j == len(tb)-at {
+			if moved || !spansSet {
+				d.spanned(t)
+			}
 			t.misses = 0
 			t.patch = patch
 			d.templated++
@@ -398,6 +356,8 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			break
 		}
 		at, delta = int(m.ve), sc.i-int(m.ve)
+		d.deltaAfter[d.nChanged-1] = int32(delta)
+		moved = moved || delta != 0
 		patch = patch && delta == 0 && sp.kind != kObject && sp.kind != kArray
 		k++
 	}
@@ -415,20 +375,47 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	return false
 }
 
-// memoFrom remembers an object of a template beginning at start in the
-// message, its members ms delta bytes from their places in the template
-// (as sameAs does).
-func (d *Decoder) memoFrom(ms []member, start, delta int32) {
-	lo := len(d.memo.members)
-	all := slices.Grow(d.memo.members, len(ms))[:lo+len(ms)]
-	to := all[lo:]
-	for i, mb := range ms {
-		mb.key.start, mb.key.end = mb.key.start+delta, mb.key.end+delta
-		mb.val.start, mb.val.end = mb.val.start+delta, mb.val.end+delta
-		to[i] = mb
+// spanned sets the spans of the members of t that fromTemplate took
+// from it (not scanned) and that are read (t.spanned: populate's, the
+// extensions', validate's across members), at their places in the
+// message: each moved by the changes in length of the values scanned
+// before it (d.deltaAfter).
+func (d *Decoder) spanned(t *template) {
+	d.setSpans(t, t.spanned, false)
+}
+
+// spanAll is spanned for every member of t, for keepTemplate, which reads
+// every member's span.
+func (d *Decoder) spanAll(t *template) {
+	d.setSpans(t, nil, true)
+}
+
+// setSpans sets the spans of the members ks (indexes in t.members, in
+// order), or of every member (all), not scanned.
+func (d *Decoder) setSpans(t *template, ks []int32, all bool) {
+	ci, delta := 0, int32(0)
+	n := len(ks)
+	if all {
+		n = len(t.members)
 	}
-	d.memo.members = all
-	d.memo.objs = append(d.memo.objs, memoObj{start: start, lo: lo, hi: len(all)})
+	for i := range n {
+		k := int32(i)
+		if !all {
+			k = ks[i]
+		}
+		for ci < d.nChanged && d.changedAt[ci] <= k {
+			delta = d.deltaAfter[ci]
+			ci++
+		}
+		m := &t.members[k]
+		if d.scanned.has(m.f) {
+			continue // scanned: its span is the scan's
+		}
+		sp := m.sp
+		sp.start += delta
+		sp.end += delta
+		d.spans[m.f] = sp
+	}
 }
 
 // patchFrom makes b, which fromTemplate took from t, differing in the
@@ -442,7 +429,7 @@ func (d *Decoder) patchFrom(t *template, b []byte) {
 	for _, k := range d.changedAt[:d.nChanged] {
 		m := &t.members[k]
 		sp := d.spans[m.f]
-		m.sp, m.depth, m.lo, m.hi = sp, 1, -1, -1
+		m.sp, m.depth = sp, 1
 		m.long = 0
 		if sp.kind == kString {
 			m.long = sp.end - sp.start
@@ -456,29 +443,28 @@ func (d *Decoder) patchFrom(t *template, b []byte) {
 // the length of the shorter when it is the other's beginning.
 //
 // Whole words are read through unsafe pointers, 32 bytes a turn, without
-// a bounds check each (the loop stays within both slices); where a turn
-// finds a difference the words are read again, checked, to place it.
+// a bounds check each (the loop stays within both slices); the last turn
+// compares the last 32 bytes, overlapping bytes already found equal, so
+// that no shorter loop finishes. Where a turn finds a difference the
+// words are read again, checked, to place it (at32).
 func firstDiff(a, b []byte) int {
 	n := min(len(a), len(b))
 	a, b = a[:n], b[:n]
-	i := 0
 	if n >= 32 {
 		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
-		for ; i <= n-32; i += 32 {
-			// (^ and | bind alike: the parentheses are needed.)
-			if (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
-				(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
-				(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
-				(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0 {
-				x, y := (*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32])
-				for k := 0; k < 32; k += 8 {
-					if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
-						return i + k + bits.TrailingZeros64(w)/8
-					}
-				}
+		i := 0
+		for ; i < n-32; i += 32 {
+			if differ32(pa, pb, i) {
+				return i + at32((*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32]))
 			}
 		}
+		// The last 32 bytes.
+		if i = n - 32; differ32(pa, pb, i) {
+			return i + at32((*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32]))
+		}
+		return n
 	}
+	i := 0
 	for ; i <= n-8; i += 8 {
 		if w := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); w != 0 {
 			return i + bits.TrailingZeros64(w)/8
@@ -490,6 +476,25 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return n
+}
+
+// differ32 reports whether the 32 bytes at i of pa and pb differ.
+func differ32(pa, pb unsafe.Pointer, i int) bool {
+	// (^ and | bind alike: the parentheses are needed.)
+	return (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
+		(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
+		(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
+		(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0
+}
+
+// at32 returns the index of the first byte where x and y differ (they do).
+func at32(x, y *[32]byte) int {
+	for k := 0; k < 32; k += 8 {
+		if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
+			return k + bits.TrailingZeros64(w)/8
+		}
+	}
+	return 32
 }
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
@@ -534,7 +539,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		d.templates[slot] = t
 	}
 	t.b = append(t.b[:0], b...)
-	t.members, t.objs, t.names, t.stale = t.members[:0], t.objs[:0], 0, 0
+	t.members, t.names, t.stale = t.members[:0], 0, 0
 	t.typeAt, t.typeEnd = typeAt, typeEnd
 	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
 	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
@@ -556,18 +561,15 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		}
 		f := d.seen[k]
 		sp := d.spans[f]
-		m := tplMember{f: f, rs: int32(sc.i), sp: sp, lo: -1, hi: -1}
+		m := tplMember{f: f, rs: int32(sc.i), sp: sp}
 		sc.longStr, sc.maxDepth = 0, 0
 		var v span
 		if sc.next() == '{' {
 			v = span{start: int32(sc.i), kind: kObject, seen: true}
-			m.lo = int32(len(t.objs))
-			sc.object(func(name span) {
+			sc.object(func(span) {
 				var val span
 				sc.value(&val)
-				t.objs = append(t.objs, member{name, val})
 			})
-			m.hi = int32(len(t.objs))
 			v.end = int32(sc.i)
 		} else {
 			sc.value(&v)
@@ -585,18 +587,39 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		t.names = max(t.names, int(key.end-key.start))
 	}
 	t.fields, t.met = append(t.fields[:0], d.seen...), d.met
+	t.memberAt = slices.Grow(t.memberAt[:0], len(b)+1)[:len(b)+1]
+	lo := 0
+	for k, m := range t.members {
+		fillBytes(t.memberAt[lo:m.ve+1], uint8(k))
+		lo = int(m.ve) + 1
+	}
+	fillBytes(t.memberAt[lo:], uint8(len(t.members)))
 	t.long, t.depth = t.names, 1
 	for _, m := range t.members {
 		t.long, t.depth = max(t.long, int(m.long)), max(t.depth, int(m.depth))
 	}
 	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
 		// No template of this message: the others move up.
+		d.dropped++
 		copy(d.templates[slot:], d.templates[slot+1:])
 		d.templates[nTemplates-1] = nil
 		return nil
 	}
 	t.keepFill(ev, b, &d.spans)
+	t.keepEvent(ev, b)
 	return t
+}
+
+// fillBytes sets every byte of s to c, eight at a time.
+func fillBytes(s []byte, c uint8) {
+	w := uint64(c) * 0x0101010101010101
+	for len(s) >= 8 {
+		binary.LittleEndian.PutUint64(s, w)
+		s = s[8:]
+	}
+	for i := range s {
+		s[i] = c
+	}
 }
 
 // dropTemplates forgets the templates (the Limits changed).
