@@ -15,15 +15,17 @@ import (
 // parseAll runs an SSEReader to the end and describes what it returned, one
 // string per event or error, so results can be compared across readers.
 func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []string, diags []string) {
-	return parseWith(t, src, limit, false)
+	return parseWith(t, src, limit, false, 0)
 }
 
-// parseWith is parseAll, with each event's data a slice of its own when
-// own is set (as sseConn reads): the data are then formatted only at the
-// end, so that a later read writing over an earlier event's data shows.
-func parseWith(t testing.TB, src io.Reader, limit int, own bool) (out []string, comments []string, diags []string) {
+// parseWith is parseAll, with each event's data the caller's when own is
+// set (as sseConn reads), and a read buffer of bufSize bytes when it is
+// not zero: the data are then formatted only at the end, so that a later
+// read writing over an earlier event's data shows.
+func parseWith(t testing.TB, src io.Reader, limit int, own bool, bufSize int) (out []string, comments []string, diags []string) {
 	rd := NewSSEReader(src)
 	rd.own = own
+	rd.bufSize = bufSize
 	rd.MaxFrameBytes = limit
 	rd.OnComment = func(b []byte) { comments = append(comments, string(b)) }
 	rd.OnDiagnostic = func(s string) { diags = append(diags, s) }
@@ -145,6 +147,12 @@ func TestSSEReader(t *testing.T) {
 			}
 			for rname, mk := range readers {
 				got, comments, diags := parseAll(t, mk(), tt.limit)
+				// The data the caller's, lent from read buffers of 16
+				// bytes, replaced often: the same events.
+				lent, lentComments, lentDiags := parseWith(t, mk(), tt.limit, true, 16)
+				if strings.Join(got, "\n") != strings.Join(lent, "\n") || strings.Join(comments, "|") != strings.Join(lentComments, "|") || len(diags) != len(lentDiags) {
+					t.Errorf("%s: data the caller's, a buffer of 16 bytes:\n%s\nwant\n%s", rname, strings.Join(lent, "\n"), strings.Join(got, "\n"))
+				}
 				if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 					t.Errorf("%s: got\n%s\nwant\n%s", rname, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 				}
@@ -320,9 +328,14 @@ func FuzzSSEReader(f *testing.F) {
 		}
 		// Nor does reading each event's data into a slice of its own,
 		// kept while the reader goes on.
-		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true)
+		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true, 0)
 		if strings.Join(whole, "\n") != strings.Join(owned, "\n") || strings.Join(wc, "\n") != strings.Join(oc, "\n") {
 			t.Fatalf("data of their own differ:\n%q\n%q", whole, owned)
+		}
+		// Nor lending it from small read buffers, replaced often.
+		lent, lc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 4))}, 16, true, 8+int(seed%56))
+		if strings.Join(whole, "\n") != strings.Join(lent, "\n") || strings.Join(wc, "\n") != strings.Join(lc, "\n") {
+			t.Fatalf("data lent from small buffers differ:\n%q\n%q", whole, lent)
 		}
 		// Events written from any values come back as they were.
 		values := bytes.Split(in, []byte{0})
@@ -513,5 +526,76 @@ func TestKnownFieldAsSearched(t *testing.T) {
 		if colon != c || f != fieldOf([]byte(line[:c])) || string(value) != line[c+1:] {
 			t.Errorf("%q: field %v, value %q, colon %d; the search says %v, %q, %d", line, f, value, colon, fieldOf([]byte(line[:c])), line[c+1:], c)
 		}
+	}
+}
+
+// A reader whose events' data is the caller's lends an event of one data
+// line the bytes of its read buffer, and reads on after them or into a
+// new buffer: reading such an event allocates nothing, every event kept
+// keeps its data while the reader goes on, and a caller appending to one
+// event's data writes over nothing of the stream.
+func TestSSEReaderLendsOneLineData(t *testing.T) {
+	const n = 2000
+	var b bytes.Buffer
+	for i := range n {
+		switch {
+		case i%7 == 0:
+			fmt.Fprintf(&b, "data: {\"n\":%d,\ndata: \"two\":\"lines\"}\n\n", i)
+		case i%11 == 0:
+			fmt.Fprintf(&b, ": heartbeat %d\nid: %d\ndata: {\"n\":%d,\"pad\":%q}\n\n", i, i, i, strings.Repeat("x", i%300))
+		default:
+			fmt.Fprintf(&b, "id: %d\nevent: e\ndata: {\"n\":%d}\n\n", i, i)
+		}
+	}
+	want := func(i int) string {
+		switch {
+		case i%7 == 0:
+			return fmt.Sprintf("{\"n\":%d,\n\"two\":\"lines\"}", i)
+		case i%11 == 0:
+			return fmt.Sprintf("{\"n\":%d,\"pad\":%q}", i, strings.Repeat("x", i%300))
+		}
+		return fmt.Sprintf(`{"n":%d}`, i)
+	}
+	for _, size := range []int{0, 64, 256, 1000} {
+		rd := NewSSEReader(iotest.HalfReader(bytes.NewReader(b.Bytes())))
+		rd.own, rd.bufSize = true, size
+		var kept [][]byte
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Appending to it must not write into the buffer.
+			_ = append(ev.Data, "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"...)
+			kept = append(kept, ev.Data)
+		}
+		if len(kept) != n {
+			t.Fatalf("buffer %d: %d events, want %d", size, len(kept), n)
+		}
+		for i, d := range kept {
+			if string(d) != want(i) {
+				t.Fatalf("buffer %d: event %d's data is %q, want %q", size, i, d, want(i))
+			}
+		}
+	}
+
+	var one bytes.Buffer
+	for i := range n + 1 {
+		fmt.Fprintf(&one, "event: aaep.event\nid: evt_%016x\ndata: {\"n\":%d,\"summary\":\"%s\"}\n\n", i, i, strings.Repeat("w", 400))
+	}
+	rd := NewSSEReader(&one)
+	rd.own = true
+	next := func() {
+		if _, err := rd.Next(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next()
+	// One buffer of 64 KiB for some 140 events.
+	if a := testing.AllocsPerRun(n-1, next); a > 0.05 {
+		t.Errorf("reading an event of one data line allocates %.3f times, want about none (its data lent)", a)
 	}
 }
