@@ -593,11 +593,9 @@ func (r *SSEReader) diag(msg string) {
 // dispatch ends the current event at a blank line. ok reports an event to
 // return; err a skipped one.
 func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
-	defer func() {
-		r.evType = ""
-		r.pending = false
-	}()
 	r.lastID = r.idBuf
+	typ := r.evType
+	r.evType, r.pending = "", false
 	if r.oversize {
 		// seen counts the line ending after the last data line too.
 		err := &FrameTooLargeError{Size: max(r.seen-1, 0), Limit: r.limit(), ID: r.lastID}
@@ -607,7 +605,7 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 	}
 	if r.oneSet {
 		// The buffer's bytes are the caller's now, never written again.
-		ev = SSEEvent{Type: r.evType, Data: r.one, ID: r.lastID}
+		ev = SSEEvent{Type: typ, Data: r.one, ID: r.lastID}
 		if ev.Data == nil {
 			ev.Data = []byte{} // an empty data line: data, though empty
 		}
@@ -617,7 +615,7 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 	if len(r.data) == 0 {
 		return SSEEvent{}, false, nil
 	}
-	ev = SSEEvent{Type: r.evType, Data: r.data[:len(r.data)-1], ID: r.lastID}
+	ev = SSEEvent{Type: typ, Data: r.data[:len(r.data)-1], ID: r.lastID}
 	if r.own {
 		r.data = nil // ev.Data is the caller's
 	} else {
