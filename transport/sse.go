@@ -274,6 +274,13 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 			r.skipLF = false
 		}
 		avail := r.buf[r.r:r.w]
+		if len(avail) > 0 && (avail[0] == '\n' || avail[0] == '\r') {
+			// A blank line, one an event: found without searching.
+			r.skipLF = avail[0] == '\r'
+			r.r++
+			r.scn = 0
+			return avail[:0], true, nil
+		}
 		if i := indexEOL(avail, r.scn); i >= 0 {
 			r.skipLF = avail[i] == '\r'
 			r.r += i + 1
