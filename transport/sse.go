@@ -79,10 +79,15 @@ type SSEReader struct {
 
 	src io.Reader
 	buf []byte
-	r   int   // start of unread bytes in buf
-	w   int   // end of valid bytes in buf
-	scn int   // bytes from r known to hold no line ending
-	err error // sticky error from src
+	r   int // start of unread bytes in buf
+	w   int // end of valid bytes in buf
+	scn int // bytes from r known to hold no line ending
+	// crAt is where the first CR of buf[r:w] is, when hasCR: each byte is
+	// searched for CR once, as it is read (most streams hold none), not
+	// once more line by line.
+	crAt  int
+	hasCR bool
+	err   error // sticky error from src
 	// reads counts the reads from src that returned bytes: frames
 	// completed by the same read arrived at the same moment.
 	reads int
@@ -235,10 +240,12 @@ func (r *SSEReader) fill() {
 		}
 		nb := make([]byte, r.size())
 		r.w = copy(nb, r.buf[r.r:r.w])
+		r.crAt -= r.r
 		r.buf, r.r, r.lent = nb, 0, false
 	case r.r > 0:
 		copy(r.buf, r.buf[r.r:r.w])
 		r.w -= r.r
+		r.crAt -= r.r
 		r.r = 0
 	}
 	for i := 0; i < 100; i++ {
@@ -246,6 +253,11 @@ func (r *SSEReader) fill() {
 			r.beforeRead()
 		}
 		n, err := r.src.Read(r.buf[r.w:])
+		if n > 0 && !r.hasCR {
+			if i := bytes.IndexByte(r.buf[r.w:r.w+n], '\r'); i >= 0 {
+				r.crAt, r.hasCR = r.w+i, true
+			}
+		}
 		r.w += n
 		if n > 0 {
 			r.reads++
@@ -279,10 +291,23 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 			r.skipLF = avail[0] == '\r'
 			r.r++
 			r.scn = 0
+			if r.skipLF {
+				r.nextCR()
+			}
 			return avail[:0], true, nil
 		}
-		if i := indexEOL(avail, r.scn); i >= 0 {
-			r.skipLF = avail[i] == '\r'
+		n := bytes.IndexByte(avail[r.scn:], '\n')
+		if r.hasCR && (n < 0 || r.crAt-r.r < r.scn+n) {
+			i := r.crAt - r.r
+			r.skipLF = true
+			r.r += i + 1
+			r.scn = 0
+			r.nextCR()
+			return avail[:i], true, nil
+		}
+		if n >= 0 {
+			i := r.scn + n
+			r.skipLF = false
 			r.r += i + 1
 			r.scn = 0
 			return avail[:i], true, nil
@@ -302,20 +327,12 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 	}
 }
 
-// indexEOL returns the index of the first CR or LF in b at or after from, or -1.
-func indexEOL(b []byte, from int) int {
-	s := b[from:]
-	n := bytes.IndexByte(s, '\n')
-	if n >= 0 {
-		s = s[:n]
-	}
-	if c := bytes.IndexByte(s, '\r'); c >= 0 {
-		return from + c
-	}
-	if n >= 0 {
-		return from + n
-	}
-	return -1
+// nextCR finds the first CR of buf[r:w], now that the reader has gone
+// past the one before.
+func (r *SSEReader) nextCR() {
+	r.crAt = bytes.IndexByte(r.buf[r.r:r.w], '\r')
+	r.hasCR = r.crAt >= 0
+	r.crAt += r.r
 }
 
 // fieldLine handles a line that is not blank: a whole line, or the first piece

@@ -78,6 +78,12 @@ func TestSSEReader(t *testing.T) {
 		{name: "CRLF", in: "data: a\r\n\r\n", want: []string{`||"a"`, eof}},
 		{name: "lone CR", in: "data: a\r\r", want: []string{`||"a"`, eof}},
 		{name: "mixed endings", in: "data: a\r\ndata: b\rdata:c\n\r\n", want: []string{`||"a\nb\nc"`, eof}},
+		{
+			// CRs read long before the line they end, carried as a
+			// buffer's bytes move or go to a new buffer.
+			name: "far CRs", in: "data: 0123456789abcdef\ndata: x\r: a comment line\rid: 7\n\nevent: e\r\ndata: y\n\r",
+			want: []string{`|7|"0123456789abcdef\nx"`, `e|7|"y"`, `end EOF last="7" retry=0s,false`},
+		},
 		{name: "no space after colon", in: "data:a\n\n", want: []string{`||"a"`, eof}},
 		{name: "only one space dropped", in: "data:  a \n\n", want: []string{`||" a "`, eof}},
 		{name: "field without colon", in: "data\ndata\n\n", want: []string{`||"\n"`, eof}},
