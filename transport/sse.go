@@ -231,7 +231,8 @@ func (r *SSEReader) size() int {
 
 // fill reads more bytes into the buffer, moving unread bytes to its front;
 // when part of the buffer is lent, it reads on after them, or into a new
-// buffer the unread bytes are copied to.
+// buffer the unread bytes are copied to. The unread bytes hold no CR
+// (readLine reads on only for want of a line ending), so none is moved.
 func (r *SSEReader) fill() {
 	switch {
 	case r.lent || r.oneSet:
@@ -240,12 +241,10 @@ func (r *SSEReader) fill() {
 		}
 		nb := make([]byte, r.size())
 		r.w = copy(nb, r.buf[r.r:r.w])
-		r.crAt -= r.r
 		r.buf, r.r, r.lent = nb, 0, false
 	case r.r > 0:
 		copy(r.buf, r.buf[r.r:r.w])
 		r.w -= r.r
-		r.crAt -= r.r
 		r.r = 0
 	}
 	for i := 0; i < 100; i++ {
