@@ -20,12 +20,6 @@ const DefaultMaxFrameBytes = 1 << 20
 // handled in pieces, so it bounds memory, not line length.
 const sseBufSize = 64 << 10
 
-// An SSEReader whose events' data is the caller's (own) gives an event of
-// one data line a slice of its read buffer, which is then never written
-// again: the reader reads on into the room after it, and into a new
-// buffer (the unread bytes copied to it) once less than a quarter of the
-// buffer is left. A kept event keeps at most one buffer alive.
-
 // maxCommentBytes is how much of one comment line reaches OnComment.
 const maxCommentBytes = 4 << 10
 
@@ -54,9 +48,7 @@ type SSEEvent struct {
 //
 // Memory is bounded: the reader holds one 64 KiB buffer plus at most
 // MaxFrameBytes of event data. A longer event is read to its end without
-// being kept, and Next reports it as a *FrameTooLargeError. (sseConn's
-// reader lends an event of one data line the part of its buffer it was
-// read into: an event kept keeps at most one buffer alive besides.)
+// being kept, and Next reports it as a *FrameTooLargeError.
 //
 // Set the exported fields before the first call to Next. An SSEReader is not
 // safe for concurrent use.
@@ -96,27 +88,18 @@ type SSEReader struct {
 	skipLF  bool // the last line ended with CR: drop a directly following LF
 	final   error
 
-	// own makes each event's Data the caller's to keep, never written
-	// again: an event of one data line is lent the part of the read
-	// buffer it was read into (lent), any other is a new slice made to
-	// its size (sseConn: no copy of a flood's frames at all).
+	// own makes each event's Data the caller's to keep: a new slice an
+	// event, made to its size, instead of one buffer the caller copies
+	// from (sseConn: one copy of every frame fewer). It is never a slice
+	// of the read buffer: a string the caller keeps from an event keeps
+	// that event's bytes alive, not a whole buffer of the stream.
 	own bool
-	// lent: part of buf was handed out as an event's data (or is held
-	// for one, one): fill reads on after it or into a new buffer, and
-	// never moves the bytes in buf.
-	lent bool
 	// bufSize, if not zero, is the size of the read buffer instead of
-	// sseBufSize (tests: buffers replaced often).
+	// sseBufSize (tests: bytes moved and lines cut in pieces often).
 	bufSize int
 
 	// The event being built.
-	data []byte
-	// one is the event's first data line, in buf, when it is all the
-	// event's data so far (oneSet) and the data is the caller's (own):
-	// lent as it is if no other data line follows, copied into data if
-	// one does.
-	one       []byte
-	oneSet    bool
+	data      []byte
 	evType    string
 	typeCache string
 	ids       []byte // the block ids are cut from (idString)
@@ -229,20 +212,11 @@ func (r *SSEReader) size() int {
 	return sseBufSize
 }
 
-// fill reads more bytes into the buffer, moving unread bytes to its front;
-// when part of the buffer is lent, it reads on after them, or into a new
-// buffer the unread bytes are copied to. The unread bytes hold no CR
-// (readLine reads on only for want of a line ending), so none is moved.
+// fill reads more bytes into the buffer, moving unread bytes to its
+// front. The unread bytes hold no CR (readLine reads on only for want of
+// a line ending), so none is moved.
 func (r *SSEReader) fill() {
-	switch {
-	case r.lent || r.oneSet:
-		if len(r.buf)-r.w >= len(r.buf)/4 {
-			break // room enough to read on into
-		}
-		nb := make([]byte, r.size())
-		r.w = copy(nb, r.buf[r.r:r.w])
-		r.buf, r.r, r.lent = nb, 0, false
-	case r.r > 0:
+	if r.r > 0 {
 		copy(r.buf, r.buf[r.r:r.w])
 		r.w -= r.r
 		r.r = 0
@@ -373,11 +347,6 @@ func (r *SSEReader) fieldLine(line []byte, complete bool) {
 	if complete {
 		switch f {
 		case fieldData:
-			if r.own && !r.oneSet && len(r.data) == 0 && !r.oversize && len(value) <= r.limit() {
-				// Lent as it is if no other data line follows.
-				r.one, r.oneSet = value[:len(value):len(value)], true
-				return
-			}
 			r.appendData(value)
 			r.appendNewline()
 		case fieldComment:
@@ -411,7 +380,7 @@ func (r *SSEReader) piece(p []byte, complete bool) {
 	case fieldEvent, fieldID, fieldRetry:
 		// Counted against the limit like data, so a huge id cannot grow
 		// memory either.
-		if r.oversize || len(r.scratch)+r.dataLen()+len(p) > r.limit() {
+		if r.oversize || len(r.scratch)+len(r.data)+len(p) > r.limit() {
 			r.markOversize(int64(len(p)))
 			r.scratch = r.scratch[:0]
 		} else {
@@ -533,9 +502,6 @@ func parseRetry(v []byte) (time.Duration, bool) {
 }
 
 func (r *SSEReader) appendData(p []byte) {
-	if r.oneSet {
-		r.spill()
-	}
 	if r.oversize {
 		r.seen += int64(len(p))
 		return
@@ -557,29 +523,7 @@ func (r *SSEReader) appendData(p []byte) {
 	r.data = append(r.data, p...)
 }
 
-// spill copies the data line held in the buffer (one) and its newline
-// into data, which another data line follows.
-func (r *SSEReader) spill() {
-	r.data = append(make([]byte, 0, len(r.one)+1+sseLineGuess), r.one...)
-	r.data = append(r.data, '\n')
-	r.one, r.oneSet = nil, false
-}
-
-// dataLen is the length of the event's data so far, newlines included.
-func (r *SSEReader) dataLen() int {
-	if r.oneSet {
-		return len(r.one) + 1
-	}
-	return len(r.data)
-}
-
-// sseLineGuess is room made for the data line that follows another.
-const sseLineGuess = 64
-
 func (r *SSEReader) appendNewline() {
-	if r.oneSet {
-		r.spill()
-	}
 	if r.oversize {
 		r.seen++
 		return
@@ -591,8 +535,7 @@ func (r *SSEReader) appendNewline() {
 func (r *SSEReader) markOversize(n int64) {
 	if !r.oversize {
 		r.oversize = true
-		r.seen = int64(r.dataLen())
-		r.one, r.oneSet = nil, false
+		r.seen = int64(len(r.data))
 		r.data = r.data[:0]
 		if cap(r.data) > 2*sseBufSize {
 			r.data = nil // do not keep a near-limit buffer for small events
@@ -626,15 +569,6 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 		r.data = r.data[:0]
 		return SSEEvent{}, false, err
 	}
-	if r.oneSet {
-		// The buffer's bytes are the caller's now, never written again.
-		ev = SSEEvent{Type: typ, Data: r.one, ID: r.lastID}
-		if ev.Data == nil {
-			ev.Data = []byte{} // an empty data line: data, though empty
-		}
-		r.one, r.oneSet, r.lent = nil, false, true
-		return ev, true, nil
-	}
 	if len(r.data) == 0 {
 		return SSEEvent{}, false, nil
 	}
@@ -652,7 +586,7 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 func (r *SSEReader) end(rest []byte, err error) error {
 	mid := r.pending || r.oversize || (r.cont && r.contField != fieldComment) ||
 		(len(rest) > 0 && rest[0] != ':' && !r.cont)
-	r.data, r.scratch, r.one, r.oneSet = nil, nil, nil, false
+	r.data, r.scratch = nil, nil
 	if errors.Is(err, io.EOF) {
 		if mid {
 			err = io.ErrUnexpectedEOF
