@@ -314,9 +314,9 @@ func (a *Announcer) report(err error) {
 func (a *Announcer) agentName(ev *protocol.Event) string {
 	n := &a.named
 	if ev.Producer.AgentID != n.id || ev.Producer.AgentName != n.name || n.said == "" {
-		// Copies: the event's strings share its frame's bytes, which
-		// may be part of a larger block read from the stream (the SSE
-		// reader lends them), kept alive as long as one of them is.
+		// Copies: the event's strings share its frame's bytes (up to
+		// MaxFrameBytes), all kept alive as long as one of them is,
+		// for as long as the agent keeps its name.
 		n.id, n.name, n.said = strings.Clone(ev.Producer.AgentID), protocol.Text(strings.Clone(string(ev.Producer.AgentName))), strings.Clone(agentName(ev))
 	}
 	return n.said

@@ -15,9 +15,8 @@ func sharesBytes(s, block string) bool {
 }
 
 // The producer an announcer names last is kept as a copy: an event's
-// strings share its frame's bytes, part of a block of the stream that the
-// SSE reader lends, which a kept string would keep alive for as long as
-// the agent keeps its name.
+// strings share its frame's bytes (up to a frame's limit), which a kept
+// string would keep alive for as long as the agent keeps its name.
 func TestAgentNameKeptAsACopy(t *testing.T) {
 	block := strings.Repeat("x", 1000) + "agent-7" + "Agent Seven" + strings.Repeat("y", 1000)
 	ev := &protocol.Event{Producer: protocol.Producer{AgentID: block[1000:1007], AgentName: protocol.Text(block[1007:1018])}}

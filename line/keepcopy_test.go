@@ -11,9 +11,9 @@ import (
 )
 
 // The agent a writer named last is kept as a copy: an announcement's
-// strings may share the bytes of the frame it was made from, part of a
-// block of the stream that the SSE reader lends, which a kept string
-// would keep alive for as long as the agent keeps its name.
+// strings may share the bytes of the frame it was made from (up to a
+// frame's limit), which a kept string would keep alive for as long as
+// the agent keeps its name.
 func TestAgentKeptAsACopy(t *testing.T) {
 	block := strings.Repeat("x", 1000) + "Agent Seven" + strings.Repeat("y", 1000)
 	w := NewWriter(io.Discard, io.Discard, WriterOptions{Location: time.UTC})
