@@ -314,7 +314,10 @@ func (a *Announcer) report(err error) {
 func (a *Announcer) agentName(ev *protocol.Event) string {
 	n := &a.named
 	if ev.Producer.AgentID != n.id || ev.Producer.AgentName != n.name || n.said == "" {
-		n.id, n.name, n.said = ev.Producer.AgentID, ev.Producer.AgentName, agentName(ev)
+		// Copies: the event's strings share its frame's bytes (up to
+		// MaxFrameBytes), all kept alive as long as one of them is,
+		// for as long as the agent keeps its name.
+		n.id, n.name, n.said = strings.Clone(ev.Producer.AgentID), protocol.Text(strings.Clone(string(ev.Producer.AgentName))), strings.Clone(agentName(ev))
 	}
 	return n.said
 }

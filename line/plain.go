@@ -37,6 +37,19 @@ func plainLine(s string) bool {
 		}
 		prev = m >> 56
 	}
+	if i < len(s) && i >= 8 {
+		// The last eight bytes, overlapping the word before: the lanes
+		// read again were fine, and so was the pair of the first of
+		// them and the byte before it, read by the loop.
+		i = len(s) - 8
+		x := binary.LittleEndian.Uint64([]byte(s[i:]))
+		if (x|(x-lanesSpace)|(x+lanes1))&lanesHigh != 0 {
+			return false
+		}
+		z := x ^ lanesSpace
+		m := (z - lanes1) &^ z & lanesHigh
+		return m&(m>>8) == 0
+	}
 	space := prev != 0
 	for ; i < len(s); i++ {
 		c := s[i]

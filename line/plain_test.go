@@ -24,8 +24,14 @@ var plainCases = []struct {
 	{"12345678  ", false},      // at the start of the tail
 	{"1234567 12345678", true}, // a space ending a word, none starting the next
 	{"1234567 " + " 2345678", false},
-	{"12  45678", false},          // inside a word
-	{"123456 ! two words", false}, // a '!' after a space: marked by a borrow, sent to protocol.Line
+	{"12  45678", false},           // inside a word
+	{"12345678abcde", true},        // the tail read as the last eight bytes, overlapping
+	{"12345678ab  c", false},       // two spaces in the tail
+	{"1234567812345 ", true},       // a space ending the tail
+	{"12345678abcd\x01", false},    // a control as the last byte
+	{"12345678\x7fabc", false},     // and as the first of the tail
+	{"123456789abcdef\x80", false}, // the top bit in a tail of seven
+	{"123456 ! two words", false},  // a '!' after a space: marked by a borrow, sent to protocol.Line
 	{"~ !\"#$%&'()*+,-./0123456789:;<=>?@AZ[\\]^_`az{|}", false},
 	{"tab\there", false},
 	{"line\nbreak", false},

@@ -138,7 +138,7 @@ func (w *Writer) Say(now time.Time, text string) error {
 func (w *Writer) appendAgent(b []byte, agent string) []byte {
 	if agent != w.agent || w.agentLine == nil {
 		w.agentLine = append(appendIsolated(w.agentLine[:0], protocol.Name(agent), false), ": "...)
-		w.agent = agent
+		w.agent = strings.Clone(agent) // kept: not the event's bytes, which it would keep alive
 	}
 	return append(b, w.agentLine...)
 }

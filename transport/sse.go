@@ -71,10 +71,15 @@ type SSEReader struct {
 
 	src io.Reader
 	buf []byte
-	r   int   // start of unread bytes in buf
-	w   int   // end of valid bytes in buf
-	scn int   // bytes from r known to hold no line ending
-	err error // sticky error from src
+	r   int // start of unread bytes in buf
+	w   int // end of valid bytes in buf
+	scn int // bytes from r known to hold no line ending
+	// crAt is where the first CR of buf[r:w] is, when hasCR: each byte is
+	// searched for CR once, as it is read (most streams hold none), not
+	// once more line by line.
+	crAt  int
+	hasCR bool
+	err   error // sticky error from src
 	// reads counts the reads from src that returned bytes: frames
 	// completed by the same read arrived at the same moment.
 	reads int
@@ -85,8 +90,13 @@ type SSEReader struct {
 
 	// own makes each event's Data the caller's to keep: a new slice an
 	// event, made to its size, instead of one buffer the caller copies
-	// from (sseConn: one copy of every frame fewer).
+	// from (sseConn: one copy of every frame fewer). It is never a slice
+	// of the read buffer: a string the caller keeps from an event keeps
+	// that event's bytes alive, not a whole buffer of the stream.
 	own bool
+	// bufSize, if not zero, is the size of the read buffer instead of
+	// sseBufSize (tests: bytes moved and lines cut in pieces often).
+	bufSize int
 
 	// The event being built.
 	data      []byte
@@ -150,7 +160,7 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 		return SSEEvent{}, r.final
 	}
 	if r.buf == nil {
-		r.buf = make([]byte, sseBufSize)
+		r.buf = make([]byte, r.size())
 	}
 	if !r.started {
 		r.skipBOM()
@@ -194,7 +204,17 @@ func (r *SSEReader) skipBOM() {
 	r.started = true
 }
 
-// fill reads more bytes into the buffer, moving unread bytes to its front.
+// size is the size of the read buffer.
+func (r *SSEReader) size() int {
+	if r.bufSize > 0 {
+		return r.bufSize
+	}
+	return sseBufSize
+}
+
+// fill reads more bytes into the buffer, moving unread bytes to its
+// front. The unread bytes hold no CR (readLine reads on only for want of
+// a line ending), so none is moved.
 func (r *SSEReader) fill() {
 	if r.r > 0 {
 		copy(r.buf, r.buf[r.r:r.w])
@@ -206,6 +226,11 @@ func (r *SSEReader) fill() {
 			r.beforeRead()
 		}
 		n, err := r.src.Read(r.buf[r.w:])
+		if n > 0 && !r.hasCR {
+			if i := bytes.IndexByte(r.buf[r.w:r.w+n], '\r'); i >= 0 {
+				r.crAt, r.hasCR = r.w+i, true
+			}
+		}
 		r.w += n
 		if n > 0 {
 			r.reads++
@@ -234,8 +259,28 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 			r.skipLF = false
 		}
 		avail := r.buf[r.r:r.w]
-		if i := indexEOL(avail, r.scn); i >= 0 {
-			r.skipLF = avail[i] == '\r'
+		if len(avail) > 0 && (avail[0] == '\n' || avail[0] == '\r') {
+			// A blank line, one an event: found without searching.
+			r.skipLF = avail[0] == '\r'
+			r.r++
+			r.scn = 0
+			if r.skipLF {
+				r.nextCR()
+			}
+			return avail[:0], true, nil
+		}
+		n := bytes.IndexByte(avail[r.scn:], '\n')
+		if r.hasCR && (n < 0 || r.crAt-r.r < r.scn+n) {
+			i := r.crAt - r.r
+			r.skipLF = true
+			r.r += i + 1
+			r.scn = 0
+			r.nextCR()
+			return avail[:i], true, nil
+		}
+		if n >= 0 {
+			i := r.scn + n
+			r.skipLF = false
 			r.r += i + 1
 			r.scn = 0
 			return avail[:i], true, nil
@@ -255,20 +300,12 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 	}
 }
 
-// indexEOL returns the index of the first CR or LF in b at or after from, or -1.
-func indexEOL(b []byte, from int) int {
-	s := b[from:]
-	n := bytes.IndexByte(s, '\n')
-	if n >= 0 {
-		s = s[:n]
-	}
-	if c := bytes.IndexByte(s, '\r'); c >= 0 {
-		return from + c
-	}
-	if n >= 0 {
-		return from + n
-	}
-	return -1
+// nextCR finds the first CR of buf[r:w], now that the reader has gone
+// past the one before.
+func (r *SSEReader) nextCR() {
+	r.crAt = bytes.IndexByte(r.buf[r.r:r.w], '\r')
+	r.hasCR = r.crAt >= 0
+	r.crAt += r.r
 }
 
 // fieldLine handles a line that is not blank: a whole line, or the first piece
@@ -522,11 +559,9 @@ func (r *SSEReader) diag(msg string) {
 // dispatch ends the current event at a blank line. ok reports an event to
 // return; err a skipped one.
 func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
-	defer func() {
-		r.evType = ""
-		r.pending = false
-	}()
 	r.lastID = r.idBuf
+	typ := r.evType
+	r.evType, r.pending = "", false
 	if r.oversize {
 		// seen counts the line ending after the last data line too.
 		err := &FrameTooLargeError{Size: max(r.seen-1, 0), Limit: r.limit(), ID: r.lastID}
@@ -537,7 +572,7 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 	if len(r.data) == 0 {
 		return SSEEvent{}, false, nil
 	}
-	ev = SSEEvent{Type: r.evType, Data: r.data[:len(r.data)-1], ID: r.lastID}
+	ev = SSEEvent{Type: typ, Data: r.data[:len(r.data)-1], ID: r.lastID}
 	if r.own {
 		r.data = nil // ev.Data is the caller's
 	} else {

@@ -613,7 +613,7 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 	// few at a time under one lock, and always before the reader reads
 	// on (it may wait for the network) and before anything is said: a
 	// frame is held only while the next one is parsed.
-	var held []Frame
+	held := make([]Frame, 0, heldFrames)
 	closed := false
 	flush := func() {
 		if !c.putAll(held) {
@@ -657,7 +657,11 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 		if rd.reads != stamped {
 			at, stamped = time.Now(), rd.reads
 		}
-		held = append(held, Frame{Data: ev.Data, ID: ev.ID, Event: ev.Type, At: at})
+		// Written in its place (held is cleared once queued), not built
+		// aside and copied.
+		held = held[:len(held)+1]
+		f := &held[len(held)-1]
+		f.Data, f.ID, f.Event, f.At = ev.Data, ev.ID, ev.Type, at
 		if n++; len(held) == heldFrames {
 			if flush(); closed {
 				return n, ErrClosed

@@ -10,20 +10,23 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 )
 
 // parseAll runs an SSEReader to the end and describes what it returned, one
 // string per event or error, so results can be compared across readers.
 func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []string, diags []string) {
-	return parseWith(t, src, limit, false)
+	return parseWith(t, src, limit, false, 0)
 }
 
-// parseWith is parseAll, with each event's data a slice of its own when
-// own is set (as sseConn reads): the data are then formatted only at the
-// end, so that a later read writing over an earlier event's data shows.
-func parseWith(t testing.TB, src io.Reader, limit int, own bool) (out []string, comments []string, diags []string) {
+// parseWith is parseAll, with each event's data the caller's when own is
+// set (as sseConn reads), and a read buffer of bufSize bytes when it is
+// not zero: the data are then formatted only at the end, so that a later
+// read writing over an earlier event's data shows.
+func parseWith(t testing.TB, src io.Reader, limit int, own bool, bufSize int) (out []string, comments []string, diags []string) {
 	rd := NewSSEReader(src)
 	rd.own = own
+	rd.bufSize = bufSize
 	rd.MaxFrameBytes = limit
 	rd.OnComment = func(b []byte) { comments = append(comments, string(b)) }
 	rd.OnDiagnostic = func(s string) { diags = append(diags, s) }
@@ -76,6 +79,12 @@ func TestSSEReader(t *testing.T) {
 		{name: "CRLF", in: "data: a\r\n\r\n", want: []string{`||"a"`, eof}},
 		{name: "lone CR", in: "data: a\r\r", want: []string{`||"a"`, eof}},
 		{name: "mixed endings", in: "data: a\r\ndata: b\rdata:c\n\r\n", want: []string{`||"a\nb\nc"`, eof}},
+		{
+			// CRs read long before the line they end, carried as a
+			// buffer's bytes move or go to a new buffer.
+			name: "far CRs", in: "data: 0123456789abcdef\ndata: x\r: a comment line\rid: 7\n\nevent: e\r\ndata: y\n\r",
+			want: []string{`|7|"0123456789abcdef\nx"`, `e|7|"y"`, `end EOF last="7" retry=0s,false`},
+		},
 		{name: "no space after colon", in: "data:a\n\n", want: []string{`||"a"`, eof}},
 		{name: "only one space dropped", in: "data:  a \n\n", want: []string{`||" a "`, eof}},
 		{name: "field without colon", in: "data\ndata\n\n", want: []string{`||"\n"`, eof}},
@@ -145,6 +154,13 @@ func TestSSEReader(t *testing.T) {
 			}
 			for rname, mk := range readers {
 				got, comments, diags := parseAll(t, mk(), tt.limit)
+				// The data the caller's, read through a buffer of 16
+				// bytes (bytes moved and lines cut in pieces often):
+				// the same events.
+				small, smallComments, smallDiags := parseWith(t, mk(), tt.limit, true, 16)
+				if strings.Join(got, "\n") != strings.Join(small, "\n") || strings.Join(comments, "|") != strings.Join(smallComments, "|") || len(diags) != len(smallDiags) {
+					t.Errorf("%s: data the caller's, a buffer of 16 bytes:\n%s\nwant\n%s", rname, strings.Join(small, "\n"), strings.Join(got, "\n"))
+				}
 				if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 					t.Errorf("%s: got\n%s\nwant\n%s", rname, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 				}
@@ -320,9 +336,15 @@ func FuzzSSEReader(f *testing.F) {
 		}
 		// Nor does reading each event's data into a slice of its own,
 		// kept while the reader goes on.
-		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true)
+		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true, 0)
 		if strings.Join(whole, "\n") != strings.Join(owned, "\n") || strings.Join(wc, "\n") != strings.Join(oc, "\n") {
 			t.Fatalf("data of their own differ:\n%q\n%q", whole, owned)
+		}
+		// Nor reading through a small buffer (8 – 63 bytes: bytes
+		// moved, CRs carried and lines cut in pieces all the time).
+		small, sc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 4))}, 16, true, 8+int(seed%56))
+		if strings.Join(whole, "\n") != strings.Join(small, "\n") || strings.Join(wc, "\n") != strings.Join(sc, "\n") {
+			t.Fatalf("small buffers differ:\n%q\n%q", whole, small)
 		}
 		// Events written from any values come back as they were.
 		values := bytes.Split(in, []byte{0})
@@ -512,6 +534,69 @@ func TestKnownFieldAsSearched(t *testing.T) {
 		c := strings.IndexByte(line, ':')
 		if colon != c || f != fieldOf([]byte(line[:c])) || string(value) != line[c+1:] {
 			t.Errorf("%q: field %v, value %q, colon %d; the search says %v, %q, %d", line, f, value, colon, fieldOf([]byte(line[:c])), line[c+1:], c)
+		}
+	}
+}
+
+// A reader whose events' data is the caller's (own, as sseConn reads)
+// gives every event a slice of its own, never a part of its read buffer:
+// a string kept from an event's data keeps that event's bytes alive, not
+// a block of the stream. Events kept while the reader goes on keep their
+// data, over buffers of 64, 256, 1000 bytes and 64 KiB, and a caller
+// appending to one event's data writes over nothing of the stream.
+func TestSSEReaderDataIsItsOwn(t *testing.T) {
+	const n = 2000
+	var b bytes.Buffer
+	for i := range n {
+		switch {
+		case i%7 == 0:
+			fmt.Fprintf(&b, "data: {\"n\":%d,\ndata: \"two\":\"lines\"}\n\n", i)
+		case i%11 == 0:
+			fmt.Fprintf(&b, ": heartbeat %d\nid: %d\ndata: {\"n\":%d,\"pad\":%q}\n\n", i, i, i, strings.Repeat("x", i%300))
+		default:
+			fmt.Fprintf(&b, "id: %d\nevent: e\ndata: {\"n\":%d}\n\n", i, i)
+		}
+	}
+	want := func(i int) string {
+		switch {
+		case i%7 == 0:
+			return fmt.Sprintf("{\"n\":%d,\n\"two\":\"lines\"}", i)
+		case i%11 == 0:
+			return fmt.Sprintf("{\"n\":%d,\"pad\":%q}", i, strings.Repeat("x", i%300))
+		}
+		return fmt.Sprintf(`{"n":%d}`, i)
+	}
+	for _, size := range []int{0, 64, 256, 1000} {
+		rd := NewSSEReader(iotest.HalfReader(bytes.NewReader(b.Bytes())))
+		rd.own, rd.bufSize = true, size
+		var kept [][]byte
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ev.Data) > 0 && cap(ev.Data) > 0 {
+				// Within the read buffer's bytes, or reaching into them?
+				d0 := uintptr(unsafe.Pointer(unsafe.SliceData(ev.Data)))
+				b0 := uintptr(unsafe.Pointer(unsafe.SliceData(rd.buf)))
+				if d0 < b0+uintptr(cap(rd.buf)) && b0 < d0+uintptr(cap(ev.Data)) {
+					t.Fatalf("buffer %d: event %d's data lies in the read buffer", size, len(kept))
+				}
+			}
+			// Appending to it must not write into the buffer.
+			_ = append(ev.Data, "!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!"...)
+			kept = append(kept, ev.Data)
+		}
+		if len(kept) != n {
+			t.Fatalf("buffer %d: %d events, want %d", size, len(kept), n)
+		}
+		for i, d := range kept {
+			if string(d) != want(i) {
+				t.Fatalf("buffer %d: event %d's data is %q, want %q", size, i, d, want(i))
+			}
 		}
 	}
 }
