@@ -1,0 +1,153 @@
+package subscriber
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aaep-term/aaep-term/protocol"
+	"github.com/aaep-term/aaep-term/session"
+	"github.com/aaep-term/aaep-term/transport"
+)
+
+// stepConn gives one frame a Recv, each when the test sends it, then
+// io.EOF once frames is closed.
+type stepConn struct{ frames chan transport.Frame }
+
+func (c stepConn) Recv(ctx context.Context) (transport.Frame, error) {
+	select {
+	case f, ok := <-c.frames:
+		if !ok {
+			return transport.Frame{}, io.EOF
+		}
+		return f, nil
+	case <-ctx.Done():
+		return transport.Frame{}, ctx.Err()
+	}
+}
+func (stepConn) Send(context.Context, []byte) error { return nil }
+func (stepConn) Close() error                       { return nil }
+
+// seqFrame is event i of session sess_1, numbered seq.
+func seqFrame(i, seq int, typ, extra string) transport.Frame {
+	return transport.Frame{Data: fmt.Appendf(nil, `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0",`+
+		`"type":"%s",%s"summary_normal":"Step %d.",`+
+		`"event_id":"evt_%04d","session_id":"sess_1","sequence_number":%d,"timestamp":"2026-01-01T00:00:%02dZ",`+
+		`"producer":{"agent_id":"a","agent_name":"A"}}`, typ, extra, i, i, seq, i%60), At: time.Now()}
+}
+
+const stateChanged = `"from_state":"idle","to_state":"thinking",`
+
+// hereCount is how many bursts c's reading goroutine handled itself.
+func hereCount(t *testing.T, c *Client) int {
+	t.Helper()
+	var n int
+	if err := c.do(context.Background(), func() { n = c.here }); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// nextDelivery waits for c's next update that is not a status line.
+func nextDelivery(t *testing.T, c *Client) Update {
+	t.Helper()
+	for {
+		u, err := c.Next(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.Kind != KindStatus {
+			return u
+		}
+	}
+}
+
+// An agent sending an event at a time: each is handled by the client's
+// reading goroutine itself, the owner goroutine not woken for it, and
+// told in the order sent; a note of the connection, a prompt the gate may
+// answer and a message of the handshake go to the owner, in their place.
+func TestSmallBurstsHandledByTheReader(t *testing.T) {
+	t.Parallel()
+	conn := stepConn{frames: make(chan transport.Frame)}
+	c := New(context.Background(), conn, "", Config{})
+	defer c.Close()
+	for i := 0; i <= 5; i++ {
+		typ, extra := protocol.TypeStateChanged, stateChanged
+		if i == 0 {
+			typ, extra = protocol.TypeSessionStarted, ""
+		}
+		conn.frames <- seqFrame(i, i, typ, extra)
+		u := nextDelivery(t, c)
+		if id := fmt.Sprintf("evt_%04d", i); u.Kind != KindDelivery || u.Delivery.Kind != session.KindEvent || u.Delivery.Event.EventID != id {
+			t.Fatalf("update %d is %+v, want the delivery of %s", i, u, id)
+		}
+	}
+	if n := hereCount(t, c); n < 5 {
+		// The first may find the owner busy still; the others find it
+		// waiting, as nothing else is asked of it.
+		t.Fatalf("%d of 6 single events handled by the reading goroutine, want at least 5", n)
+	}
+	before := hereCount(t, c)
+	conn.frames <- problemFrame("a problem of the connection")
+	conn.frames <- seqFrame(6, 6, protocol.TypeAwaitingConfirmation, `"action":"Pay.","consequence":"Paid.","risk_level":"low","irreversible":false,"reply_token":"rpl_1","timeout_seconds":300,"default_decision":"reject","urgency":"critical",`)
+	conn.frames <- seqFrame(7, 7, protocol.TypeStateChanged, stateChanged)
+	close(conn.frames)
+	var got []string
+	for {
+		u, err := c.Next(context.Background())
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch u.Kind {
+		case KindDelivery:
+			if ev := u.Delivery.Event; ev != nil && !slices.Contains(got, ev.EventID) {
+				got = append(got, ev.EventID) // its first update: offered, or not offered
+			}
+		case KindDiagnostic:
+			got = append(got, u.Diagnostic.Message)
+		}
+	}
+	if fmt.Sprint(got) != "[a problem of the connection evt_0006 evt_0007]" {
+		t.Fatalf("after the single events: %q, want the problem, evt_0006 and evt_0007", got)
+	}
+	<-c.Done() // its run has ended: c.here is read after its last change
+	if n := c.here - before; n > 1 {
+		t.Fatalf("%d bursts handled by the reading goroutine after the note and the prompt, want at most 1 (the last event)", n)
+	}
+}
+
+// An event the reading goroutine handled and the engine holds (an earlier
+// one is missing) is released when its wait runs out: the owner goroutine,
+// waiting with no deadline, is woken to set its timer for it.
+func TestHeldByTheReaderIsReleased(t *testing.T) {
+	t.Parallel()
+	conn := stepConn{frames: make(chan transport.Frame)}
+	c := New(context.Background(), conn, "", Config{ReorderWait: time.Millisecond})
+	defer c.Close()
+	conn.frames <- seqFrame(0, 0, protocol.TypeSessionStarted, "")
+	if u := nextDelivery(t, c); u.Kind != KindDelivery || u.Delivery.Event == nil || u.Delivery.Event.EventID != "evt_0000" {
+		t.Fatalf("first update %+v, want evt_0000", u)
+	}
+	before := hereCount(t, c)
+	conn.frames <- seqFrame(2, 2, protocol.TypeStateChanged, stateChanged) // number 1 never comes
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)  // a bound, not a pace: it ends a hang
+	defer cancel()
+	for {
+		u, err := c.Next(ctx)
+		if err != nil {
+			t.Fatalf("evt_0002 never released: %v", err)
+		}
+		if u.Kind == KindDelivery && u.Delivery.Event != nil && u.Delivery.Event.EventID == "evt_0002" {
+			break
+		}
+	}
+	if n := hereCount(t, c) - before; n != 1 {
+		t.Fatalf("%d bursts handled by the reading goroutine, want 1 (the event held)", n)
+	}
+}
