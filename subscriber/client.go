@@ -422,9 +422,10 @@ func (c *Client) read(ctx context.Context) {
 // busy or paused, the queue of updates is full, the client is ending, or a
 // frame may lead to more than queuing updates (a note of the connection, a
 // message of the handshake, a prompt the gate may answer by sending a
-// reply, an event whose manifest is still to be fetched). What it handles
-// is handled as the owner would, in the same order: ds are the oldest
-// frames not handled, and the owner's turn is held throughout.
+// reply, an event that may release held ones, prompts among them, or whose
+// manifest is still to be fetched). What it handles is handled as the
+// owner would, in the same order: ds are the oldest frames not handled,
+// and the owner's turn is held throughout.
 func (c *Client) handleHere(ds []decoded) bool {
 	for i := range ds {
 		if d := &ds[i]; d.note != nil || d.message != "" || d.answer || d.ev == nil || d.ev.Type == protocol.TypeAwaitingConfirmation {
@@ -435,7 +436,7 @@ func (c *Client) handleHere(ds []decoded) bool {
 		return false
 	}
 	defer c.own.Unlock()
-	if c.finished || c.neg.end != "" || c.in.waiting() || !c.room() || (c.live() && c.manif.checked == "") {
+	if c.finished || c.neg.end != "" || c.in.waiting() || !c.room() || (c.live() && c.manif.checked == "") || c.eng.Holding() {
 		return false
 	}
 	c.handleBurst(ds)

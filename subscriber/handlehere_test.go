@@ -151,3 +151,41 @@ func TestHeldByTheReaderIsReleased(t *testing.T) {
 		t.Fatalf("%d bursts handled by the reading goroutine, want 1 (the event held)", n)
 	}
 }
+
+// An event that may release events held (a prompt could be among them,
+// which the gate may answer by sending a reply) goes to the owner
+// goroutine, as replies are sent from there; the order is kept.
+func TestReleasingHeldGoesToTheOwner(t *testing.T) {
+	t.Parallel()
+	conn := stepConn{frames: make(chan transport.Frame)}
+	c := New(context.Background(), conn, "", Config{ReorderWait: time.Hour})
+	defer c.Close()
+	conn.frames <- seqFrame(0, 0, protocol.TypeSessionStarted, "")
+	if u := nextDelivery(t, c); u.Kind != KindDelivery || u.Delivery.Event == nil || u.Delivery.Event.EventID != "evt_0000" {
+		t.Fatalf("first update %+v, want evt_0000", u)
+	}
+	// Held, number 1 missing. (A prompt is critical, never held, but it
+	// may be released after one held: the reading goroutine does not
+	// tell which events a handling releases.)
+	conn.frames <- seqFrame(2, 2, protocol.TypeStateChanged, stateChanged)
+	for holding := false; !holding; { // the reading goroutine may still be handling it
+		if err := c.do(context.Background(), func() { holding = c.eng.Holding() }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := hereCount(t, c)
+	conn.frames <- seqFrame(1, 1, protocol.TypeStateChanged, stateChanged)
+	var got []string
+	for len(got) < 2 {
+		u := nextDelivery(t, c)
+		if ev := u.Delivery.Event; u.Kind == KindDelivery && ev != nil && !slices.Contains(got, ev.EventID) {
+			got = append(got, ev.EventID)
+		}
+	}
+	if fmt.Sprint(got) != "[evt_0001 evt_0002]" {
+		t.Fatalf("delivered %v, want evt_0001 then the event it released", got)
+	}
+	if n := hereCount(t, c) - before; n != 0 {
+		t.Fatalf("the event releasing one held was handled by the reading goroutine (%d bursts)", n)
+	}
+}
