@@ -382,6 +382,7 @@ func (c *Client) read(ctx context.Context) {
 	// are decoded.
 	burst := make([]transport.Frame, 0, readBurst)
 	var group [putGroup]decoded
+	here := batching(c.conn)
 	for {
 		var err error
 		burst, err = transport.RecvBatch(ctx, c.conn, burst[:0], readBurst)
@@ -402,7 +403,7 @@ func (c *Client) read(ctx context.Context) {
 			}
 			// A burst of a few frames, the last the connection has, is
 			// handled here when it can be: the owner is not woken for it.
-			if len(burst) > putGroup || !c.handleHere(group[:k]) {
+			if !here || len(burst) > putGroup || !c.handleHere(group[:k]) {
 				if !c.in.putAll(group[:k], ctx.Done(), c.done) {
 					return
 				}
@@ -412,6 +413,20 @@ func (c *Client) read(ctx context.Context) {
 		}
 		clear(burst)
 	}
+}
+
+// batching reports whether conn gives all the frames it has received at
+// once (transport.BatchReceiver, as the transports' connections do): a
+// small burst is then the last it has, and the reading goroutine may
+// handle it (handleHere). A connection that gives a frame a call may have
+// a flood waiting behind each: its frames are handed to the owner, so that
+// decoding the next goes on beside the handling.
+func batching(conn transport.Conn) bool {
+	if r, ok := conn.(*retryConn); ok {
+		conn = r.conn()
+	}
+	_, ok := conn.(transport.BatchReceiver)
+	return ok
 }
 
 // handleHere handles ds, a small burst decoded (at most putGroup frames),

@@ -28,6 +28,17 @@ func (c stepConn) Recv(ctx context.Context) (transport.Frame, error) {
 		return transport.Frame{}, ctx.Err()
 	}
 }
+
+// RecvBatch gives the next frame as a burst of one: a connection that
+// gives all it has at once (transport.BatchReceiver), with one.
+func (c stepConn) RecvBatch(ctx context.Context, dst []transport.Frame, _ int) ([]transport.Frame, error) {
+	f, err := c.Recv(ctx)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, f), nil
+}
+
 func (stepConn) Send(context.Context, []byte) error { return nil }
 func (stepConn) Close() error                       { return nil }
 
@@ -89,6 +100,9 @@ func TestSmallBurstsHandledByTheReader(t *testing.T) {
 		// The first may find the owner busy still; the others find it
 		// waiting, as nothing else is asked of it.
 		t.Fatalf("%d of 6 single events handled by the reading goroutine, want at least 5", n)
+	}
+	if batching(scriptConn{}) || !batching(conn) {
+		t.Fatal("a connection giving a frame a call taken for one giving bursts, or the reverse")
 	}
 	before := hereCount(t, c)
 	conn.frames <- problemFrame("a problem of the connection")
