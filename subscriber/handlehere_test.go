@@ -15,19 +15,9 @@ import (
 
 // stepConn gives one frame a Recv, each when the test sends it, then
 // io.EOF once frames is closed.
-type stepConn struct{ frames chan transport.Frame }
+type stepConn struct{ scriptConn }
 
-func (c stepConn) Recv(ctx context.Context) (transport.Frame, error) {
-	select {
-	case f, ok := <-c.frames:
-		if !ok {
-			return transport.Frame{}, io.EOF
-		}
-		return f, nil
-	case <-ctx.Done():
-		return transport.Frame{}, ctx.Err()
-	}
-}
+func newStepConn() stepConn { return stepConn{scriptConn{frames: make(chan transport.Frame)}} }
 
 // RecvBatch gives the next frame as a burst of one: a connection that
 // gives all it has at once (transport.BatchReceiver), with one.
@@ -39,9 +29,6 @@ func (c stepConn) RecvBatch(ctx context.Context, dst []transport.Frame, _ int) (
 	return append(dst, f), nil
 }
 
-func (stepConn) Send(context.Context, []byte) error { return nil }
-func (stepConn) Close() error                       { return nil }
-
 // seqFrame is event i of session sess_1, numbered seq.
 func seqFrame(i, seq int, typ, extra string) transport.Frame {
 	return transport.Frame{Data: fmt.Appendf(nil, `{"@context":"https://aaep-protocol.org/context/v1","aaep_version":"1.0.0",`+
@@ -51,6 +38,20 @@ func seqFrame(i, seq int, typ, extra string) transport.Frame {
 }
 
 const stateChanged = `"from_state":"idle","to_state":"thinking",`
+
+// started is a client over a stepConn, its session's first event
+// (evt_0000, number 0) told.
+func started(t *testing.T, cfg Config) (stepConn, *Client) {
+	t.Helper()
+	conn := newStepConn()
+	c := New(context.Background(), conn, "", cfg)
+	conn.frames <- seqFrame(0, 0, protocol.TypeSessionStarted, "")
+	if u := nextDelivery(t, c); u.Kind != KindDelivery || u.Delivery.Event == nil || u.Delivery.Event.EventID != "evt_0000" {
+		c.Close()
+		t.Fatalf("first update %+v, want evt_0000", u)
+	}
+	return conn, c
+}
 
 // hereCount is how many bursts c's reading goroutine handled itself.
 func hereCount(t *testing.T, c *Client) int {
@@ -82,7 +83,7 @@ func nextDelivery(t *testing.T, c *Client) Update {
 // answer and a message of the handshake go to the owner, in their place.
 func TestSmallBurstsHandledByTheReader(t *testing.T) {
 	t.Parallel()
-	conn := stepConn{frames: make(chan transport.Frame)}
+	conn := newStepConn()
 	c := New(context.Background(), conn, "", Config{})
 	defer c.Close()
 	for i := 0; i <= 5; i++ {
@@ -141,13 +142,8 @@ func TestSmallBurstsHandledByTheReader(t *testing.T) {
 // waiting with no deadline, is woken to set its timer for it.
 func TestHeldByTheReaderIsReleased(t *testing.T) {
 	t.Parallel()
-	conn := stepConn{frames: make(chan transport.Frame)}
-	c := New(context.Background(), conn, "", Config{ReorderWait: time.Millisecond})
+	conn, c := started(t, Config{ReorderWait: time.Millisecond})
 	defer c.Close()
-	conn.frames <- seqFrame(0, 0, protocol.TypeSessionStarted, "")
-	if u := nextDelivery(t, c); u.Kind != KindDelivery || u.Delivery.Event == nil || u.Delivery.Event.EventID != "evt_0000" {
-		t.Fatalf("first update %+v, want evt_0000", u)
-	}
 	before := hereCount(t, c)
 	conn.frames <- seqFrame(2, 2, protocol.TypeStateChanged, stateChanged) // number 1 never comes
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)  // a bound, not a pace: it ends a hang
@@ -171,13 +167,8 @@ func TestHeldByTheReaderIsReleased(t *testing.T) {
 // goroutine, as replies are sent from there; the order is kept.
 func TestReleasingHeldGoesToTheOwner(t *testing.T) {
 	t.Parallel()
-	conn := stepConn{frames: make(chan transport.Frame)}
-	c := New(context.Background(), conn, "", Config{ReorderWait: time.Hour})
+	conn, c := started(t, Config{ReorderWait: time.Hour})
 	defer c.Close()
-	conn.frames <- seqFrame(0, 0, protocol.TypeSessionStarted, "")
-	if u := nextDelivery(t, c); u.Kind != KindDelivery || u.Delivery.Event == nil || u.Delivery.Event.EventID != "evt_0000" {
-		t.Fatalf("first update %+v, want evt_0000", u)
-	}
 	// Held, number 1 missing. (A prompt is critical, never held, but it
 	// may be released after one held: the reading goroutine does not
 	// tell which events a handling releases.)
