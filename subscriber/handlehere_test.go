@@ -1,6 +1,7 @@
 package subscriber
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -193,4 +194,125 @@ func TestReleasingHeldGoesToTheOwner(t *testing.T) {
 	if n := hereCount(t, c) - before; n != 0 {
 		t.Fatalf("the event releasing one held was handled by the reading goroutine (%d bursts)", n)
 	}
+}
+
+// burstsConn gives its frames in the bursts set, each as one RecvBatch
+// (transport.BatchReceiver), then io.EOF.
+type burstsConn struct {
+	bursts [][]transport.Frame
+}
+
+func (c *burstsConn) Recv(ctx context.Context) (transport.Frame, error) {
+	b, err := c.RecvBatch(ctx, nil, 1)
+	if err != nil {
+		return transport.Frame{}, err
+	}
+	return b[0], nil
+}
+
+func (c *burstsConn) RecvBatch(_ context.Context, dst []transport.Frame, _ int) ([]transport.Frame, error) {
+	if len(c.bursts) == 0 {
+		return dst, io.EOF
+	}
+	dst = append(dst, c.bursts[0]...)
+	c.bursts = c.bursts[1:]
+	return dst, nil
+}
+
+func (*burstsConn) Send(context.Context, []byte) error { return nil }
+func (*burstsConn) Close() error                       { return nil }
+
+// fuzzFrames makes frames of ops, one a byte: events of two sessions
+// numbered out of order, some critical, duplicates, prompts, problems of
+// the connection, frames that are no event; and cuts them in bursts of
+// sizes.
+func fuzzFrames(ops, sizes []byte) (all []transport.Frame, bursts [][]transport.Frame) {
+	for i, op := range ops {
+		seq, sess := int(op>>3)%6, 1+int(op>>6)%2
+		var f transport.Frame
+		switch op % 8 {
+		case 0, 1, 2:
+			f = seqFrame(i, seq, protocol.TypeStateChanged, stateChanged)
+		case 3:
+			f = seqFrame(i, seq, protocol.TypeStateChanged, stateChanged+`"urgency":"critical",`)
+		case 4:
+			f = seqFrame(i, seq, protocol.TypeAwaitingConfirmation, `"action":"Pay.","consequence":"Paid.","risk_level":"low","irreversible":false,"reply_token":"rpl_1","timeout_seconds":300,"default_decision":"reject",`)
+		case 5:
+			f = seqFrame(i-1, seq, protocol.TypeStateChanged, stateChanged) // the last one's event_id again
+		case 6:
+			f = problemFrame("a problem of the connection")
+		default:
+			// Not an event. (Not subscription.close: what follows the
+			// producer's close in the frames the owner took with it is
+			// handled, the rest not, however the frames are handled.)
+			f = transport.Frame{Data: []byte(`{"type":"aaep:agent.state.changed","event_id":`), At: time.Now()}
+		}
+		f.Data = bytes.Replace(f.Data, []byte(`"sess_1"`), fmt.Appendf(nil, `"sess_%d"`, sess), 1)
+		all = append(all, f)
+	}
+	rest := all
+	for i := 0; len(rest) > 0; i++ {
+		n := 1
+		if len(sizes) > 0 {
+			n = 1 + int(sizes[i%len(sizes)])%(2*putGroup)
+		}
+		n = min(n, len(rest))
+		bursts = append(bursts, rest[:n])
+		rest = rest[n:]
+	}
+	return all, bursts
+}
+
+// told is every update of c to its End, in words: kind, delivery, event,
+// text.
+func told(t *testing.T, c *Client) []string {
+	t.Helper()
+	var out []string
+	for {
+		u, err := c.Next(context.Background())
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := fmt.Sprint(u.Kind, u.Status, u.Text, u.Delivery.Kind, u.Delivery.Note, u.Diagnostic.Message)
+		if ev := u.Delivery.Event; ev != nil {
+			s += " " + ev.EventID
+		}
+		out = append(out, s)
+	}
+}
+
+// The updates are the same whether the reading goroutine handles small
+// bursts itself or hands every frame to the owner: the same events, lines
+// and warnings, in the same order, however the frames come in bursts.
+func FuzzSmallBurstsTellAsTheOwner(f *testing.F) {
+	f.Add([]byte{0, 8, 16, 24, 32, 40}, []byte{0})
+	f.Add([]byte{0, 16, 8, 3, 4, 5, 6, 7, 64, 72, 88, 80}, []byte{0, 2, 9})
+	f.Add([]byte{0, 11, 8, 16, 14, 24, 32, 12, 40, 0, 8}, []byte{1, 0, 3})
+	schemas, err := protocol.NewSchemas() // once: compiling them is most of a client's start
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, ops, sizes []byte) {
+		if len(ops) > 200 {
+			return
+		}
+		all, bursts := fuzzFrames(ops, sizes)
+		// Held events come out at the end, not when a clock says.
+		cfg := Config{ReorderWait: time.Hour, Schemas: schemas}
+		one := New(context.Background(), newScriptConn(all...), "", cfg)
+		want := told(t, one)
+		c := New(context.Background(), &burstsConn{bursts: bursts}, "", cfg)
+		got := told(t, c)
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("update %d: %q, want %q (as the owner tells it)\ngot  %q\nwant %q", i, got[i], want[i], got, want)
+				}
+			}
+			t.Fatalf("%d updates, want %d", len(got), len(want))
+		}
+	})
 }
