@@ -215,6 +215,11 @@ func (e *Engine) NextDeadline() time.Time {
 	return next
 }
 
+// Holding reports whether events are held, waiting for earlier ones of
+// their session: handling an event may then release them, prompts among
+// them.
+func (e *Engine) Holding() bool { return e.held > 0 }
+
 // Flush releases every held event now, in order, reporting the gaps it
 // leaves. Call it when the stream ends or the connection drops.
 func (e *Engine) Flush(now time.Time) {

@@ -358,3 +358,22 @@ func deliveredIn(log []record, id string) bool {
 	}
 	return false
 }
+
+// Holding tells whether events wait for earlier ones: none at first, one
+// after an event numbered ahead, none once the missing one released it.
+func TestHolding(t *testing.T) {
+	e, r := newTest(Config{})
+	steps := []struct {
+		seq  int64
+		want bool
+	}{{0, false}, {2, true}, {3, true}, {1, false}}
+	for _, s := range steps {
+		e.Handle(seqEvent("s", s.seq, false), t0)
+		if got := e.Holding(); got != s.want {
+			t.Fatalf("after number %d, Holding() = %v, want %v", s.seq, got, s.want)
+		}
+	}
+	if got := r.events(); len(got) != 4 {
+		t.Fatalf("delivered %v, want all four", got)
+	}
+}

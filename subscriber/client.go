@@ -1,6 +1,7 @@
 package subscriber
 
-// client.go: the Client, its owner goroutine and the ordered update queue.
+// client.go: the Client, its owner goroutine (the owner's turn) and the
+// ordered update queue.
 
 import (
 	"context"
@@ -79,13 +80,14 @@ type Config struct {
 	Schemas *protocol.Schemas
 
 	// Tap, when not nil, is told every frame received and every message
-	// sent, with its time, on the owner goroutine, in order. It must not
-	// block for long, keep data or call the client's methods (they wait
-	// for the owner goroutine).
+	// sent, with its time, in the owner's turn (on the owner goroutine,
+	// or on the reading goroutine handling a few events for it), in
+	// order. It must not block for long, keep data or call the client's
+	// methods (they wait for the owner's turn).
 	Tap func(dir Direction, data []byte, at time.Time)
 	// TapStatus, when not nil, is told each status notice of the transport
 	// (connecting, connected, reconnecting, closed) with its words and
-	// time, on the owner goroutine, in its place among the frames told to
+	// time, in the owner's turn, in its place among the frames told to
 	// Tap. It must not block for long.
 	TapStatus func(s transport.Status, detail string, at time.Time)
 	// Passive, when set, sends no subscription request: the client
@@ -146,7 +148,12 @@ type Client struct {
 	isLive   bool               // a producer is at the endpoint, not a file (live)
 	now      func() time.Time
 
-	// Owned by the run goroutine.
+	// own is the owner's turn: whoever holds it may use the fields below
+	// ("owned"). The run goroutine holds it but while it waits for work;
+	// the reading goroutine takes it, when free, to handle a small burst
+	// itself (handleHere).
+	own sync.Mutex
+	// Owned (under own).
 	conn           transport.Conn
 	eng            *session.Engine
 	neg            negotiation
@@ -163,6 +170,12 @@ type Client struct {
 	saidConnecting bool
 	finished       bool
 	tasksSent      int // agtask messages sent that no agtask:refused has answered
+	// armed is the deadline the run goroutine's timer is set for (zero:
+	// none): a burst handled by the reading goroutine that brings an
+	// earlier one wakes it (handleHere).
+	armed time.Time
+	// here counts the bursts the reading goroutine handled itself.
+	here int
 
 	// Requests to the run goroutine.
 	reqs    chan func()
@@ -336,6 +349,8 @@ func (c *Client) run(ctx context.Context, dial func(context.Context) (transport.
 			c.conn.Close()
 		}
 	}()
+	c.own.Lock()
+	defer c.own.Unlock()
 	if c.isLive {
 		// Said before dialling, which a producer may keep waiting; the
 		// transport's own "connecting" note is then not said again.
@@ -367,11 +382,12 @@ func (c *Client) read(ctx context.Context) {
 	// are decoded.
 	burst := make([]transport.Frame, 0, readBurst)
 	var group [putGroup]decoded
+	here := batching(c.conn)
 	for {
 		var err error
 		burst, err = transport.RecvBatch(ctx, c.conn, burst[:0], readBurst)
 		if err != nil {
-			c.recvErr <- err // after every frame received: they are in the inbox
+			c.recvErr <- err // after every frame received: each is in the inbox, or handled (handleHere)
 			return
 		}
 		k := 0
@@ -385,13 +401,72 @@ func (c *Client) read(ctx context.Context) {
 			if k++; k < len(group) && i < len(burst)-1 {
 				continue
 			}
-			if !c.in.putAll(group[:k], ctx.Done(), c.done) {
-				return
+			// A burst of a few frames, the last the connection has, is
+			// handled here when it can be: the owner is not woken for it.
+			if !here || len(burst) > putGroup || !c.handleHere(group[:k]) {
+				if !c.in.putAll(group[:k], ctx.Done(), c.done) {
+					return
+				}
 			}
 			clear(group[:k]) // the frames go with the inbox, not with these slices
 			k = 0
 		}
 		clear(burst)
+	}
+}
+
+// batching reports whether conn gives all the frames it has received at
+// once (transport.BatchReceiver, as the transports' connections do): a
+// small burst is then the last it has, and the reading goroutine may
+// handle it (handleHere). A connection that gives a frame a call may have
+// a flood waiting behind each: its frames are handed to the owner, so that
+// decoding the next goes on beside the handling.
+func batching(conn transport.Conn) bool {
+	if r, ok := conn.(*retryConn); ok {
+		conn = r.conn()
+	}
+	_, ok := conn.(transport.BatchReceiver)
+	return ok
+}
+
+// handleHere handles ds, a small burst decoded (at most putGroup frames),
+// on the reading goroutine itself, when the owner's turn is free and
+// nothing waits in the inbox before it: an agent that sends an event at a
+// time then costs one goroutine woken an event, not two. It reports false,
+// having handled nothing, when ds must go through the inbox: the owner is
+// busy or paused, the queue of updates is full, the client is ending, or a
+// frame may lead to more than queuing updates (a note of the connection, a
+// message of the handshake, a prompt the gate may answer by sending a
+// reply, an event that may release held ones, prompts among them, or whose
+// manifest is still to be fetched). What it handles is handled as the
+// owner would, in the same order: ds are the oldest frames not handled,
+// and the owner's turn is held throughout.
+func (c *Client) handleHere(ds []decoded) bool {
+	for i := range ds {
+		if d := &ds[i]; d.note != nil || d.message != "" || d.answer || d.ev == nil || d.ev.Type == protocol.TypeAwaitingConfirmation {
+			return false
+		}
+	}
+	if !c.own.TryLock() {
+		return false
+	}
+	defer c.own.Unlock()
+	if c.finished || c.neg.end != "" || c.in.waiting() || !c.room() || (c.live() && c.manif.checked == "") || c.eng.Holding() {
+		return false
+	}
+	c.handleBurst(ds)
+	c.here++
+	c.wakeIfDue()
+	return true
+}
+
+// wakeIfDue wakes the run goroutine when what the reading goroutine
+// handled asks something of it: an earlier deadline than its timer's, or
+// the end of the subscription. The owner's turn is held.
+func (c *Client) wakeIfDue() {
+	next := c.eng.NextDeadline()
+	if c.neg.end != "" || c.finished || !next.IsZero() && (c.armed.IsZero() || next.Before(c.armed)) {
+		signal(c.in.ready)
 	}
 }
 
@@ -412,35 +487,51 @@ func (c *Client) readNote(n note) {
 	c.in.put(decoded{note: &n}, nil, c.done)
 }
 
+// loop is the run goroutine's work once connected. It holds the owner's
+// turn (c.own) but while it waits: the reading goroutine may then handle
+// a small burst itself (handleHere).
 func (c *Client) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	c.armed = time.Time{}
+	timer.Stop()
 	for {
 		c.resetTimer(timer)
 		var ready <-chan struct{}
 		if c.room() {
 			ready = c.in.ready
 		}
+		var (
+			req      func()
+			why      string
+			err      error
+			woke     wake
+			closing  bool
+			received bool
+		)
+		c.own.Unlock()
 		select {
 		case <-ready:
-			// What is already waiting is one burst.
-			c.handleQueued()
-			if c.ending() {
-				return
-			}
-		case req := <-c.reqs:
-			req()
-			if c.ending() {
-				return
-			}
+			woke = wokeReady
+		case req = <-c.reqs:
+			woke = wokeReq
 		case <-c.drained:
+			woke = wokeDrained
 		case <-timer.C:
-			c.eng.Tick(c.now())
-			c.answerByGate(c.now())
-		case why := <-c.closing:
+			woke = wokeTimer
+		case why = <-c.closing:
+			closing = true
+		case err = <-c.recvErr:
+			received = true
+		case <-ctx.Done():
+			woke = wokeDone
+		}
+		c.own.Lock()
+		switch {
+		case closing:
 			c.closeBecause(why)
 			return
-		case err := <-c.recvErr:
+		case received:
 			select {
 			case why := <-c.closing:
 				// Close was asked for before the connection's end was
@@ -449,42 +540,77 @@ func (c *Client) loop(ctx context.Context) {
 				return
 			default:
 			}
-			c.handleQueued() // sent before the end: a rejection, the last events, the end's note
-			if c.ending() {
-				return
-			}
-			switch {
-			case ctx.Err() != nil:
-				c.heldNote = nil
-				c.closeSubscription(session.CloseShutdown, "Stopped.")
-				c.cause = c.quitCause()
-				c.finish("Stopped.", nil)
-			case errors.Is(err, io.EOF):
-				why := c.closedWords
-				if r := transport.EndReasonOf(c.conn, err); r == transport.EndNormal || r == transport.EndClosed {
-					// An end on purpose: nothing was lost, and the
-					// reconnecting line is withdrawn.
-					c.heldNote = nil
-				}
-				if why == "" {
-					why = producerEnded
-				}
-				c.sayHeld()
-				c.cause = session.CauseGone
-				c.finish(why, c.rejection())
-			default:
-				c.sayHeld()
-				c.cause = session.CauseGone
-				c.finish("The connection to the producer was lost and could not be restored, so nothing more will arrive.", fmt.Errorf("receive: %w", err))
-			}
+			c.connectionEnded(ctx, err)
 			return
-		case <-ctx.Done():
+		}
+		switch woke {
+		case wokeReady:
+			// What is already waiting is one burst.
+			c.handleQueued()
+		case wokeReq:
+			req()
+		case wokeTimer:
+			c.armed = time.Time{}
+			c.eng.Tick(c.now())
+			c.answerByGate(c.now())
+			continue
+		case wokeDrained:
+			continue
+		case wokeDone:
 			c.heldNote = nil
 			c.closeSubscription(session.CloseShutdown, "Stopped.")
 			c.cause = c.quitCause()
 			c.finish("Stopped.", nil)
 			return
 		}
+		if c.ending() {
+			return
+		}
+	}
+}
+
+// wake is what woke the run goroutine's loop.
+type wake int
+
+const (
+	wokeReady   wake = iota // frames wait in the inbox
+	wokeReq                 // a request to run (do)
+	wokeDrained             // the queue of updates has room again
+	wokeTimer               // a deadline of the engine
+	wokeDone                // the run's context is done
+)
+
+// connectionEnded handles the end of the connection (err, from the reading
+// goroutine, which has put or handled every frame received before it)
+// and finishes the subscription.
+func (c *Client) connectionEnded(ctx context.Context, err error) {
+	c.handleQueued() // sent before the end: a rejection, the last events, the end's note
+	if c.ending() {
+		return
+	}
+	switch {
+	case ctx.Err() != nil:
+		c.heldNote = nil
+		c.closeSubscription(session.CloseShutdown, "Stopped.")
+		c.cause = c.quitCause()
+		c.finish("Stopped.", nil)
+	case errors.Is(err, io.EOF):
+		why := c.closedWords
+		if r := transport.EndReasonOf(c.conn, err); r == transport.EndNormal || r == transport.EndClosed {
+			// An end on purpose: nothing was lost, and the
+			// reconnecting line is withdrawn.
+			c.heldNote = nil
+		}
+		if why == "" {
+			why = producerEnded
+		}
+		c.sayHeld()
+		c.cause = session.CauseGone
+		c.finish(why, c.rejection())
+	default:
+		c.sayHeld()
+		c.cause = session.CauseGone
+		c.finish("The connection to the producer was lost and could not be restored, so nothing more will arrive.", fmt.Errorf("receive: %w", err))
 	}
 }
 
@@ -511,13 +637,16 @@ func (c *Client) room() bool {
 	return c.queue.len() < c.maxQueued()
 }
 
+// resetTimer sets t for the engine's next deadline, unless it is set for
+// it already (c.armed): an event that brings no new deadline costs no
+// timer call.
 func (c *Client) resetTimer(t *time.Timer) {
-	t.Stop()
-	select {
-	case <-t.C:
-	default:
-	}
 	next := c.eng.NextDeadline()
+	if next.Equal(c.armed) {
+		return
+	}
+	t.Stop() // since Go 1.23 no stale value is received after Stop or Reset
+	c.armed = next
 	if next.IsZero() {
 		return
 	}
@@ -533,6 +662,15 @@ func (c *Client) handleQueued() {
 	if len(burst) == 0 {
 		return
 	}
+	c.handleBurst(burst)
+	c.in.done(burst)
+}
+
+// handleBurst handles the frames of burst, in order, at one time.
+func (c *Client) handleBurst(burst []decoded) {
+	if len(burst) == 0 {
+		return
+	}
 	now := c.now()
 	for i := range burst {
 		if n := burst[i].note; n != nil {
@@ -541,7 +679,6 @@ func (c *Client) handleQueued() {
 		}
 		c.handleAt(&burst[i], now)
 	}
-	c.in.done(burst)
 }
 
 // ending reports whether the subscription must end now; if so it has

@@ -34,7 +34,8 @@ func (c *Client) take(n int) []Update {
 	out := c.queue.take(c.spare, n)
 	c.spare = nil
 	c.crit = max(0, c.crit-n)
-	for _, u := range out {
+	for i := range out {
+		u := &out[i] // not a copy: an update is some three hundred bytes
 		p := u.Delivery.Prompt
 		switch {
 		case p == nil || u.Kind != KindDelivery:

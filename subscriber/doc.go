@@ -65,7 +65,12 @@
 // a line writer flushes once per batch. No timer decides the order of
 // anything: frames, requests and status are handled in the order the owner
 // goroutine takes them, and the transport's status notices come after the
-// frames it had already queued.
+// frames it had already queued. The owner's turn is a lock: the goroutine
+// that decodes frames, when it has only a few events and finds the turn
+// free with nothing waiting before them, handles them itself, in the same
+// order, rather than waking the owner for each (an agent of many sending
+// an event at a time); anything else (a note of the connection, a
+// handshake message, a prompt, a request) waits for the owner.
 //
 // # Answering
 //
@@ -141,7 +146,7 @@
 // # Manifests
 //
 // The producer's manifest is checked once it accepts (or at the first
-// event of a producer without a handshake), on the owner goroutine, so its
+// event of a producer without a handshake), in the owner's turn, so its
 // line comes at the same place every run; frames wait meanwhile, at most two
 // seconds when the manifest is not required. With Manifest.Require the
 // subscription asks for a signed manifest and is closed unless it verifies
@@ -150,7 +155,7 @@
 // # Capture
 //
 // Config.Tap, when set, is told every frame both ways with the time it was
-// received or sent, on the owner goroutine, in order: a recorder writes a
+// received or sent, in the owner's turn, in order: a recorder writes a
 // capture through the same client.
 //
 // # Several agents

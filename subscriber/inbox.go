@@ -78,6 +78,13 @@ func (in *inbox) putAll(ds []decoded, stop, quit <-chan struct{}) bool {
 	return true
 }
 
+// waiting reports whether frames wait to be taken.
+func (in *inbox) waiting() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return len(in.frames) > 0
+}
+
 // take returns every frame waiting, oldest first, and leaves the inbox
 // empty. Only the owner calls it; it gives the slice back with done.
 func (in *inbox) take() []decoded {
