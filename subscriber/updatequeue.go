@@ -6,20 +6,10 @@ package subscriber
 import "slices"
 
 // keptRing is the largest ring an emptied queue always keeps for its next
-// burst. A larger one is let go once smallBursts bursts in a row filled no
-// more than a quarter of it, so that an agent that floods keeps its ring
-// and a quiet agent of many holds little.
+// burst. A larger one is kept only while its bursts fill more than a
+// quarter of it, so that an agent that floods keeps its ring and a quiet
+// agent of many holds little.
 const keptRing = 32
-
-// smallBursts is how many small bursts in a row let a large ring go. One
-// was too few: a flood's bursts, between two moments the reader caught up,
-// are of every size, and a ring let go after a small one was grown again
-// from minRing at the next large one, doubling (to 4,096 updates of some
-// 300 bytes: 2.4 MB allocated, copied and cleared) several times a second:
-// 42 – 49 MB of a flood of 200,000 events, 12 – 15 MB with 8 in a row,
-// 4 – 7 MB (the first growth) with 64. A ring kept longer is bounded as
-// before (by MaxQueued: 256 updates, 76 KB, for each of 200 agents).
-const smallBursts = 64
 
 // updateQueue holds updates oldest first, in a ring that doubles when full
 // and is never copied to take a batch: taking copies the batch out and
@@ -30,9 +20,6 @@ type updateQueue struct {
 	head int      // the oldest update is ring[head]
 	n    int      // updates waiting
 	peak int      // the most updates waiting since the queue was last empty
-	// small counts the bursts in a row, up to the last emptying, that
-	// filled no more than a quarter of a ring larger than keptRing.
-	small int
 }
 
 func (q *updateQueue) len() int { return q.n }
@@ -69,8 +56,7 @@ func (q *updateQueue) copyOut(dst []Update, n int) {
 }
 
 // take removes the oldest n updates (n <= len) and appends them to dst.
-// An emptied queue lets a large ring go when its last smallBursts bursts
-// were small beside it.
+// An emptied queue lets a large ring go when its last burst was small.
 func (q *updateQueue) take(dst []Update, n int) []Update {
 	start := len(dst)
 	dst = slices.Grow(dst, n)[:start+n]
@@ -85,10 +71,8 @@ func (q *updateQueue) take(dst []Update, n int) []Update {
 	q.n -= n
 	if q.n == 0 {
 		q.head = 0
-		if len(q.ring) <= keptRing || 4*q.peak > len(q.ring) {
-			q.small = 0
-		} else if q.small++; q.small >= smallBursts {
-			q.ring, q.small = nil, 0
+		if len(q.ring) > keptRing && 4*q.peak <= len(q.ring) {
+			q.ring = nil
 		}
 		q.peak = 0
 	}
