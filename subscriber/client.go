@@ -666,13 +666,21 @@ func (c *Client) handleQueued() {
 	c.in.done(burst)
 }
 
-// handleBurst handles the frames of burst, in order, at one time.
+// handleBurst handles the frames of burst, in order, at one time. Once
+// a frame has ended the subscription (the producer's subscription.close,
+// a manifest that did not verify, terms refused), the frames after it are
+// not handled: no subscription is left for them, and the frames of a
+// later burst are not handled either (the client ends), so where the
+// bursts happened to be cut decides nothing.
 func (c *Client) handleBurst(burst []decoded) {
 	if len(burst) == 0 {
 		return
 	}
 	now := c.now()
 	for i := range burst {
+		if c.neg.end != "" || c.finished {
+			return
+		}
 		if n := burst[i].note; n != nil {
 			c.show(*n)
 			continue

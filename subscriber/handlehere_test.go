@@ -242,9 +242,13 @@ func fuzzFrames(ops, sizes []byte) (all []transport.Frame, bursts [][]transport.
 		case 6:
 			f = problemFrame("a problem of the connection")
 		default:
-			// Not an event. (Not subscription.close: what follows the
-			// producer's close in the frames the owner took with it is
-			// handled, the rest not, however the frames are handled.)
+			if op&8 != 0 {
+				// The producer ends the subscription: nothing after it
+				// is handled, wherever the bursts are cut.
+				f = transport.Frame{Data: []byte(`{"type":"subscription.close","reason_code":"shutdown"}`), At: time.Now()}
+				break
+			}
+			// Not an event.
 			f = transport.Frame{Data: []byte(`{"type":"aaep:agent.state.changed","event_id":`), At: time.Now()}
 		}
 		f.Data = bytes.Replace(f.Data, []byte(`"sess_1"`), fmt.Appendf(nil, `"sess_%d"`, sess), 1)
@@ -291,7 +295,8 @@ func FuzzSmallBurstsTellAsTheOwner(f *testing.F) {
 	f.Add([]byte{0, 8, 16, 24, 32, 40}, []byte{0})
 	f.Add([]byte{0, 16, 8, 3, 4, 5, 6, 7, 64, 72, 88, 80}, []byte{0, 2, 9})
 	f.Add([]byte{0, 11, 8, 16, 14, 24, 32, 12, 40, 0, 8}, []byte{1, 0, 3})
-	schemas, err := protocol.NewSchemas() // once: compiling them is most of a client's start
+	f.Add([]byte{0, 8, 15, 16, 24, 7, 32}, []byte{2, 0, 1}) // a close in a burst, more after it
+	schemas, err := protocol.NewSchemas()                   // once: compiling them is most of a client's start
 	if err != nil {
 		f.Fatal(err)
 	}
