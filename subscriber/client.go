@@ -492,22 +492,22 @@ func (c *Client) readNote(n note) {
 // a small burst itself (handleHere).
 func (c *Client) loop(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
+	timer.Stop() // set by resetTimer for the engine's next deadline (c.armed)
 	defer timer.Stop()
 	c.armed = time.Time{}
-	timer.Stop()
 	for {
 		c.resetTimer(timer)
 		var ready <-chan struct{}
 		if c.room() {
 			ready = c.in.ready
 		}
+		// What woke the loop is noted while the owner's turn is free,
+		// and handled once it is taken again.
 		var (
-			req      func()
-			why      string
-			err      error
-			woke     wake
-			closing  bool
-			received bool
+			woke wake
+			req  func()
+			why  string
+			err  error
 		)
 		c.own.Unlock()
 		select {
@@ -520,18 +520,30 @@ func (c *Client) loop(ctx context.Context) {
 		case <-timer.C:
 			woke = wokeTimer
 		case why = <-c.closing:
-			closing = true
+			woke = wokeClosing
 		case err = <-c.recvErr:
-			received = true
+			woke = wokeEnded
 		case <-ctx.Done():
 			woke = wokeDone
 		}
 		c.own.Lock()
-		switch {
-		case closing:
+		switch woke {
+		case wokeReady:
+			// What is already waiting is one burst.
+			c.handleQueued()
+		case wokeReq:
+			req()
+		case wokeDrained:
+			continue
+		case wokeTimer:
+			c.armed = time.Time{}
+			c.eng.Tick(c.now())
+			c.answerByGate(c.now())
+			continue
+		case wokeClosing:
 			c.closeBecause(why)
 			return
-		case received:
+		case wokeEnded:
 			select {
 			case why := <-c.closing:
 				// Close was asked for before the connection's end was
@@ -542,20 +554,6 @@ func (c *Client) loop(ctx context.Context) {
 			}
 			c.connectionEnded(ctx, err)
 			return
-		}
-		switch woke {
-		case wokeReady:
-			// What is already waiting is one burst.
-			c.handleQueued()
-		case wokeReq:
-			req()
-		case wokeTimer:
-			c.armed = time.Time{}
-			c.eng.Tick(c.now())
-			c.answerByGate(c.now())
-			continue
-		case wokeDrained:
-			continue
 		case wokeDone:
 			c.heldNote = nil
 			c.closeSubscription(session.CloseShutdown, "Stopped.")
@@ -577,6 +575,8 @@ const (
 	wokeReq                 // a request to run (do)
 	wokeDrained             // the queue of updates has room again
 	wokeTimer               // a deadline of the engine
+	wokeClosing             // Close was called
+	wokeEnded               // the connection ended (its error)
 	wokeDone                // the run's context is done
 )
 
