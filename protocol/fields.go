@@ -371,15 +371,6 @@ func (s *fieldSet) has(f field) bool { return s[f/64]&(1<<(f%64)) != 0 }
 // add puts f in s.
 func (s *fieldSet) add(f field) { s[f/64] |= 1 << (f % 64) }
 
-// meets reports whether s and t have a field in common.
-func (s *fieldSet) meets(t *fieldSet) bool {
-	var or uint64
-	for i := range s {
-		or |= s[i] & t[i]
-	}
-	return or != 0
-}
-
 // hasAll reports whether every field of t is in s.
 func (s *fieldSet) hasAll(t fieldSet) bool {
 	for i := range s {
