@@ -1,7 +1,6 @@
 package announce
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"github.com/aaep-term/aaep-term/internal/prose"
@@ -119,37 +118,7 @@ func alone(ev *protocol.Event, verbosity string) (kind, summary string) {
 	default:
 		return "", ""
 	}
-	return kind, sanitized(ev.Summary(verbosity))
-}
-
-// sanitized is t.String(), the producer's text sanitized: text that is all
-// printable ASCII (space to '~'), as most summaries are, is what
-// protocol.Sanitize leaves as it is, and is taken as it is after one pass
-// eight bytes at a time; any other goes through protocol.Sanitize.
-func sanitized(t protocol.Text) string {
-	s := string(t)
-	if len(s) < 8 {
-		for i := 0; i < len(s); i++ {
-			if c := s[i]; c < ' ' || c > '~' {
-				return t.String()
-			}
-		}
-		return s
-	}
-	// The words at 0, 8, 16 ... and the last eight bytes, which the
-	// last of them may overlap.
-	for i := 0; ; i += 8 {
-		i = min(i, len(s)-8)
-		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
-		// No top bit, none below a space, none that 0x7f becomes 0x80
-		// by adding one.
-		if (x|(x-0x2020202020202020)|(x+0x0101010101010101))&0x8080808080808080 != 0 {
-			return t.String()
-		}
-		if i == len(s)-8 {
-			return s
-		}
-	}
+	return kind, ev.Summary(verbosity).String()
 }
 
 // expiredWords says why prompt d stopped waiting with its default

@@ -1,6 +1,7 @@
 package protocol
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -35,7 +36,37 @@ const maxClusterRunes = 32
 // characters, where scripts and emoji use it. Invalid UTF-8 becomes U+FFFD.
 // A grapheme cluster longer than 32 runes is cut. Text needing no change is
 // returned as is, without allocating.
-func Sanitize(s string) string { return sanitizeAs(s, false) }
+func Sanitize(s string) string {
+	if printableASCII(s) {
+		return s // as most text is: nothing to change
+	}
+	return sanitizeAs(s, false)
+}
+
+// printableASCII reports whether every byte of s is printable ASCII
+// (space to '~'), which Sanitize leaves as it is: eight bytes a word, the
+// last word overlapping the one before.
+func printableASCII(s string) bool {
+	if len(s) < 8 {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < ' ' || c > '~' {
+				return false
+			}
+		}
+		return true
+	}
+	for i := 0; ; i += 8 {
+		i = min(i, len(s)-8)
+		// No top bit, none below a space, none that 0x7f becomes 0x80
+		// by adding one. (The conversion copies nothing.)
+		if x := binary.LittleEndian.Uint64([]byte(s[i : i+8])); (x|(x-lanesSpace)|(x+lanes1))&lanesHigh != 0 {
+			return false
+		}
+		if i == len(s)-8 {
+			return true
+		}
+	}
+}
 
 // Line is [Sanitize] for a single-line place: every run of line breaks,
 // tabs, spaces and characters that look like spaces becomes one space, so
@@ -136,8 +167,8 @@ func clean(s string, show bool) (ok, long bool) {
 			// Eight bytes at a time while they are printable ASCII
 			// (0x20 to 0x7e: no top bit, none below a space, none
 			// that 0x7f becomes 0x80 by adding one), as most text is.
-			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			// (The conversion copies nothing: the bytes are only read.)
+			x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
 			if (x|(x-lanesSpace)|(x+lanes1))&lanesHigh == 0 {
 				run = 0
 				i += 8
