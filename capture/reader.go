@@ -641,18 +641,16 @@ const lineBlock = 32 << 10
 // longer line, the copy is an allocation of its own.
 //
 // The usual line, which fits in the block being filled, quickRecord
-// copies itself (keepInBlock): this function's call and append's checks
-// cost 53 instructions a record. The block is nil unless r.shareLines.
+// copies itself (keepInBlock) before calling this for one that does not:
+// this function's call and append's checks cost 53 instructions a record.
+// The block is nil unless r.shareLines.
 func (r *Reader) keepLine(t []byte) []byte {
-	if line, ok := r.keepInBlock(t); ok {
-		return line
-	}
 	if !r.shareLines || len(t) > lineBlock/8 {
 		line := make([]byte, len(t)) // make and copy: one makeslicecopy, cheaper than bytes.Clone's growslice
 		copy(line, t)
 		return line
 	}
-	r.block = newBlock()
+	r.block = make([]byte, 0, lineBlock)
 	line, _ := r.keepInBlock(t)
 	return line
 }
@@ -669,14 +667,6 @@ func (r *Reader) keepInBlock(t []byte) ([]byte, bool) {
 	copy(b[n:], t)
 	r.block = b
 	return b[n:len(b):len(b)], true
-}
-
-// newBlock returns an empty block of lineBlock bytes for keepLine. A
-// block not cleared (a strings.Builder's memory viewed as bytes) saved
-// some 30 – 80 instructions a record; writing into a string's memory is
-// not worth that.
-func newBlock() []byte {
-	return make([]byte, 0, lineBlock)
 }
 
 // jsonTimeAt reads the time that begins t[i:], a record's time, and
