@@ -97,6 +97,9 @@ type SSEReader struct {
 	// bufSize, if not zero, is the size of the read buffer instead of
 	// sseBufSize (tests: bytes moved and lines cut in pieces often).
 	bufSize int
+	// slow, if set, reads every line through readLine and fieldLine,
+	// never lines (tests: the two ways agree).
+	slow bool
 
 	// The event being built.
 	data      []byte
@@ -166,6 +169,14 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 		r.skipBOM()
 	}
 	for {
+		if !r.cont && !r.skipLF && !r.slow {
+			// The lines a stream is mostly made of, whole in the
+			// buffer, read in one loop; the first line it leaves is
+			// read below.
+			if ev, ok, err := r.lines(); ok || err != nil {
+				return ev, err
+			}
+		}
 		line, complete, err := r.readLine()
 		if err != nil {
 			return SSEEvent{}, r.end(line, err)
@@ -298,6 +309,74 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 		}
 		r.fill()
 	}
+}
+
+// lines reads the lines that are whole in the buffer and ended by LF
+// alone, as long as they are blank lines or "data:", "id:" and "event:"
+// lines, as readLine and fieldLine would read them, without calling
+// them for each line: it returns the event a blank line ends, as
+// dispatch does. It stops at the first line it does not read so (a
+// comment, another field, a CR, a line not whole in the buffer),
+// leaving it to readLine; ok and err are then false and nil.
+func (r *SSEReader) lines() (SSEEvent, bool, error) {
+	// The buffer and the place in it are kept here, in registers, and
+	// r.r set as each line is read.
+	buf, p, scn := r.buf[:r.w], r.r, r.scn
+	for p < len(buf) {
+		c := buf[p]
+		if c == '\n' {
+			p++
+			r.r, r.scn, scn = p, 0, 0
+			if ev, ok, err := r.dispatch(); ok || err != nil {
+				return ev, ok, err
+			}
+			continue
+		}
+		n := bytes.IndexByte(buf[p+scn:], '\n')
+		if n < 0 {
+			if !r.hasCR {
+				r.scn = len(buf) - p // readLine need not search them again
+			}
+			return SSEEvent{}, false, nil
+		}
+		end := p + scn + n // the LF
+		if r.hasCR && r.crAt <= end {
+			return SSEEvent{}, false, nil // a CR ends the line, or it is blank
+		}
+		line := buf[p:end]
+		switch {
+		case c == 'd' && len(line) >= 5 && string(line[:5]) == "data:":
+			v := p + 5
+			if len(line) > 5 && line[5] == ' ' {
+				v++
+			}
+			// With its LF, which ends it in the buffer: the data's
+			// newline is copied with it.
+			r.dataLine(buf[v : end+1])
+		case c == 'i' && len(line) >= 3 && string(line[:3]) == "id:":
+			v := line[3:]
+			if len(v) > 0 && v[0] == ' ' {
+				v = v[1:]
+			}
+			r.setField(fieldID, v)
+		case c == 'e' && len(line) >= 6 && string(line[:6]) == "event:":
+			v := line[6:]
+			if len(v) > 0 && v[0] == ' ' {
+				v = v[1:]
+			}
+			if string(v) == r.typeCache {
+				r.evType = r.typeCache // most streams repeat one type
+			} else {
+				r.setField(fieldEvent, v)
+			}
+		default:
+			return SSEEvent{}, false, nil
+		}
+		p = end + 1
+		r.pending = true
+		r.r, r.scn, scn = p, 0, 0
+	}
+	return SSEEvent{}, false, nil
 }
 
 // nextCR finds the first CR of buf[r:w], now that the reader has gone
@@ -511,16 +590,34 @@ func (r *SSEReader) appendData(p []byte) {
 		return
 	}
 	if r.data == nil && r.own {
-		// The usual one line and its newline. Made and copied in one
-		// step (the compiler's make-and-copy), the slice is not cleared
-		// before it is written: a flood's frames are most of the bytes
-		// the listener allocates.
-		d := make([]byte, len(p)+1)
-		copy(d, p)
-		r.data = d[:len(p)]
+		// The usual one line and its newline.
+		r.data = ownData(p, len(p)+1)[:len(p)]
 		return
 	}
 	r.data = append(r.data, p...)
+}
+
+// dataLine adds the value of a data line and its newline to the event's
+// data: p is the value and the LF that ends the line in the buffer,
+// which is copied as the newline.
+func (r *SSEReader) dataLine(p []byte) {
+	if r.data == nil && r.own && !r.oversize && len(p)-1 <= r.limit() {
+		r.data = ownData(p, len(p))
+		return
+	}
+	r.appendData(p[:len(p)-1])
+	r.appendNewline()
+}
+
+// ownData returns a new slice of size bytes for the first data of an
+// event whose data is the caller's (own), p copied to its start. Made
+// and copied in one step (the compiler's make-and-copy), the bytes
+// copied are not cleared first: a flood's frames are most of the bytes
+// the listener allocates.
+func ownData(p []byte, size int) []byte {
+	d := make([]byte, size)
+	copy(d, p)
+	return d
 }
 
 func (r *SSEReader) appendNewline() {

@@ -19,13 +19,24 @@ func parseAll(t testing.TB, src io.Reader, limit int) (out []string, comments []
 	return parseWith(t, src, limit, false, 0)
 }
 
+// parseSlow is parseWith of a reader that reads every line through
+// readLine and fieldLine (never lines).
+func parseSlow(t testing.TB, src io.Reader, limit int, own bool, bufSize int) (out []string, comments []string, diags []string) {
+	return parseMode(t, src, limit, own, bufSize, true)
+}
+
 // parseWith is parseAll, with each event's data the caller's when own is
 // set (as sseConn reads), and a read buffer of bufSize bytes when it is
 // not zero: the data are then formatted only at the end, so that a later
 // read writing over an earlier event's data shows.
 func parseWith(t testing.TB, src io.Reader, limit int, own bool, bufSize int) (out []string, comments []string, diags []string) {
+	return parseMode(t, src, limit, own, bufSize, false)
+}
+
+// parseMode is parseWith, through readLine and fieldLine alone when slow.
+func parseMode(t testing.TB, src io.Reader, limit int, own bool, bufSize int, slow bool) (out []string, comments []string, diags []string) {
 	rd := NewSSEReader(src)
-	rd.own = own
+	rd.own, rd.slow = own, slow
 	rd.bufSize = bufSize
 	rd.MaxFrameBytes = limit
 	rd.OnComment = func(b []byte) { comments = append(comments, string(b)) }
@@ -143,6 +154,28 @@ func TestSSEReader(t *testing.T) {
 		},
 		{name: "exactly the limit", in: "data: 0123456789\n\n", limit: 10, want: []string{`||"0123456789"`, eof}},
 		{name: "too large at end of stream", in: "data: 0123456789AB\n", limit: 10, want: []string{unexpected}},
+		{
+			// The id read before the data goes with it; one read after
+			// it, or with no data, is an id of its own.
+			name: "ids before, after and without data", in: "id: 1\ndata: a\n\ndata: b\nid: 2\n\nid: 3\n\nid: 4\nid: 5\nevent: e\ndata: c\ndata: d\n\ndata: e\n\n",
+			want: []string{`|1|"a"`, `|2|"b"`, `e|5|"c\nd"`, `|5|"e"`, `end EOF last="5" retry=0s,false`},
+		},
+		{
+			name: "id before data too large", in: "id: 1\ndata: a\n\nid: 2\ndata: 0123456789AB\n\ndata: ok\n\n", limit: 10,
+			want: []string{`|1|"a"`, `too large 12 id=2`, `|2|"ok"`, `end EOF last="2" retry=0s,false`},
+		},
+		{
+			name: "id of cut-off event with data does not count", in: "id: 1\ndata: a\n\nid: 2\ndata: b\n",
+			want: []string{`|1|"a"`, `end unexpected EOF last="1" retry=0s,false`},
+		},
+		{
+			name: "long id before data", in: "id: " + strings.Repeat("i", 70) + "\ndata: a\n\n",
+			want: []string{`|` + strings.Repeat("i", 70) + `|"a"`, `end EOF last="` + strings.Repeat("i", 70) + `" retry=0s,false`},
+		},
+		{
+			name: "lines between the known ones", in: "id: 1\n: hb\nretry: 5\nevent: e\ndata: a\nfoo: x\ndata:b\n\n",
+			want: []string{`e|1|"a\nb"`, `end EOF last="1" retry=5ms,true`}, comments: []string{"hb"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,6 +193,14 @@ func TestSSEReader(t *testing.T) {
 				small, smallComments, smallDiags := parseWith(t, mk(), tt.limit, true, 16)
 				if strings.Join(got, "\n") != strings.Join(small, "\n") || strings.Join(comments, "|") != strings.Join(smallComments, "|") || len(diags) != len(smallDiags) {
 					t.Errorf("%s: data the caller's, a buffer of 16 bytes:\n%s\nwant\n%s", rname, strings.Join(small, "\n"), strings.Join(got, "\n"))
+				}
+				// Every line read through readLine and fieldLine, as
+				// before lines: the same events, whoever owns the data.
+				for _, own := range []bool{false, true} {
+					slow, slowComments, slowDiags := parseSlow(t, mk(), tt.limit, own, 0)
+					if strings.Join(got, "\n") != strings.Join(slow, "\n") || strings.Join(comments, "|") != strings.Join(slowComments, "|") || len(diags) != len(slowDiags) {
+						t.Errorf("%s: line by line (own %v):\n%s\nwant\n%s", rname, own, strings.Join(slow, "\n"), strings.Join(got, "\n"))
+					}
 				}
 				if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 					t.Errorf("%s: got\n%s\nwant\n%s", rname, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
@@ -339,6 +380,14 @@ func FuzzSSEReader(f *testing.F) {
 		owned, oc, _ := parseWith(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 3))}, 16, true, 0)
 		if strings.Join(whole, "\n") != strings.Join(owned, "\n") || strings.Join(wc, "\n") != strings.Join(oc, "\n") {
 			t.Fatalf("data of their own differ:\n%q\n%q", whole, owned)
+		}
+		// Nor reading every line through readLine and fieldLine
+		// (never lines), the data the reader's or the caller's.
+		for i, own := range []bool{false, true} {
+			slow, slc, _ := parseSlow(t, &randomChunks{src: in, rng: rand.New(rand.NewPCG(seed, 5+uint64(i)))}, 16, own, 0)
+			if strings.Join(whole, "\n") != strings.Join(slow, "\n") || strings.Join(wc, "\n") != strings.Join(slc, "\n") {
+				t.Fatalf("line by line (own %v) differs:\n%q\n%q", own, whole, slow)
+			}
 		}
 		// Nor reading through a small buffer (8 – 63 bytes: bytes
 		// moved, CRs carried and lines cut in pieces all the time).
