@@ -2,6 +2,7 @@ package line
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -115,5 +116,87 @@ func TestAnnounceLineAllocations(t *testing.T) {
 	d := floodDelivery(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC))
 	if n := testing.AllocsPerRun(1000, func() { a.Deliver(d) }); n > 0 {
 		t.Errorf("a flood event's line allocates %v times, want 0", n)
+	}
+}
+
+// writes records each Write's bytes; it fails every write from the
+// failAt'th on.
+type writes struct {
+	got    [][]byte
+	failAt int
+}
+
+func (w *writes) Write(p []byte) (int, error) {
+	if w.failAt > 0 && len(w.got)+1 >= w.failAt {
+		return 0, errors.New("disk full")
+	}
+	w.got = append(w.got, bytes.Clone(p))
+	return len(p), nil
+}
+
+// The Writer makes each line where it holds it and writes whole lines:
+// every write to its output starts and ends a line (a bufio.Writer cut
+// them at its 64 KiB), the lines are written in order and no byte
+// differs from what Announce was told, a critical line is written at
+// once, Flush writes the rest, and a failed write's error is returned
+// by every announcement after it.
+func TestWriterWritesWholeLines(t *testing.T) {
+	out := &writes{}
+	w := NewWriter(out, io.Discard, WriterOptions{Location: time.UTC})
+	a := announce.New(announce.Config{}, w)
+	at := time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+	var want bytes.Buffer
+	ref := NewWriter(&want, io.Discard, WriterOptions{Location: time.UTC})
+	r := announce.New(announce.Config{}, ref)
+	for i := range 3000 {
+		d := floodDelivery(at.Add(time.Duration(i) * time.Millisecond))
+		if i%97 == 0 {
+			// Long lines too, up to well past the buffer's room.
+			d.Event.SummaryNormal = protocol.Text("Long: " + strings.Repeat("word ", i*7))
+		}
+		a.Deliver(d)
+		r.Deliver(d)
+		if err := ref.Flush(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(out.got) == 0 {
+		t.Fatal("nothing written before Flush: the lines are held without bound")
+	}
+	before := len(out.got)
+	crit := floodDelivery(at)
+	crit.Event.Urgency = protocol.UrgencyCritical
+	a.Deliver(crit)
+	r.Deliver(crit)
+	if len(out.got) != before+1 {
+		t.Fatalf("a critical line: %d writes, want 1", len(out.got)-before)
+	}
+	a.Deliver(floodDelivery(at))
+	r.Deliver(floodDelivery(at))
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range out.got {
+		if len(p) == 0 || p[len(p)-1] != '\n' || (i > 0 && out.got[i-1][len(out.got[i-1])-1] != '\n') {
+			t.Fatalf("write %d of %d bytes does not hold whole lines", i, len(p))
+		}
+	}
+	if got := bytes.Join(out.got, nil); !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("the lines differ from those written one at a time (%d and %d bytes)", len(got), want.Len())
+	}
+
+	out = &writes{failAt: 1}
+	w = NewWriter(out, io.Discard, WriterOptions{Location: time.UTC})
+	if err := w.AnnounceRef(&announce.Announcement{At: at, Priority: announce.Critical, Text: "one", Theirs: []protocol.Span{}}); err == nil {
+		t.Fatal("a failed write: no error")
+	}
+	if err := w.AnnounceRef(&announce.Announcement{At: at, Text: "two", Theirs: []protocol.Span{}}); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("after a failed write: %v, want its error", err)
+	}
+	if err := w.Flush(); err == nil {
+		t.Fatal("Flush after a failed write: no error")
 	}
 }

@@ -1,7 +1,6 @@
 package line
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -20,13 +19,16 @@ import (
 // critical announcements are flushed at once. Writer is not safe for
 // concurrent use.
 type Writer struct {
-	out   *bufio.Writer
+	// out is written the lines held in pend: a line is made where it
+	// is held, not made aside and copied into a buffer of a bufio.Writer.
+	out   io.Writer
+	pend  []byte
+	err   error     // the first error writing out, returned by every write after it
 	diag  io.Writer // nil hides diagnostics
 	loc   *time.Location
 	color bool
 	time  bool // each line starts with its time
 	hints bool // a prompt's line says how to answer it
-	buf   []byte
 
 	// The last second stamped and the last agent named, with what was
 	// written for them: a flood of lines repeats both, and the same input
@@ -58,8 +60,17 @@ func NewWriter(out, diag io.Writer, opts WriterOptions) *Writer {
 	if loc == nil {
 		loc = time.Local
 	}
-	return &Writer{out: bufio.NewWriterSize(out, 64*1024), diag: diag, loc: loc, color: opts.Color, time: !opts.NoTime, hints: !opts.Replay}
+	return &Writer{out: out, pend: make([]byte, 0, pendSize), diag: diag, loc: loc, color: opts.Color, time: !opts.NoTime, hints: !opts.Replay}
 }
+
+// The lines a Writer holds: it writes them once they pass pendFull, so
+// that a line of up to pendSize-pendFull bytes is made in the buffer's
+// room; a longer one grows it, and a buffer grown past 2*pendSize is
+// let go once written.
+const (
+	pendSize = 64 << 10
+	pendFull = pendSize - 8<<10
+)
 
 // Announce writes one line for a.
 func (w *Writer) Announce(a announce.Announcement) error { return w.AnnounceRef(&a) }
@@ -67,7 +78,10 @@ func (w *Writer) Announce(a announce.Announcement) error { return w.AnnounceRef(
 // AnnounceRef implements announce.RefSink: Announce without a copy of the
 // announcement, which it neither keeps nor changes.
 func (w *Writer) AnnounceRef(a *announce.Announcement) error {
-	b := w.stamp(w.buf[:0], a.At)
+	if w.err != nil {
+		return fmt.Errorf("line: write announcement: %w", w.err)
+	}
+	b := w.stamp(w.pend, a.At)
 	if a.Priority == announce.Critical {
 		if w.color {
 			b = append(b, "\x1b[1mCRITICAL\x1b[0m "...)
@@ -88,12 +102,38 @@ func (w *Writer) AnnounceRef(a *announce.Announcement) error {
 		b = append(b, hint...)
 	}
 	b = append(b, '\n')
-	w.buf = b
-	if _, err := w.out.Write(b); err != nil {
-		return fmt.Errorf("line: write announcement: %w", err)
+	w.pend = b
+	if a.Priority == announce.Critical || len(b) > pendFull {
+		if err := w.write(); err != nil {
+			return fmt.Errorf("line: write announcement: %w", err)
+		}
 	}
-	if a.Priority == announce.Critical {
-		return w.Flush()
+	return nil
+}
+
+// write writes the lines held to out. A write that fails keeps what it
+// did not write, and its error: every later write returns it.
+func (w *Writer) write() error {
+	if w.err != nil {
+		return w.err
+	}
+	if len(w.pend) == 0 {
+		return nil
+	}
+	n, err := w.out.Write(w.pend)
+	if err == nil && n < len(w.pend) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		if n > 0 && n < len(w.pend) {
+			w.pend = w.pend[:copy(w.pend, w.pend[n:])]
+		}
+		w.err = err
+		return err
+	}
+	w.pend = w.pend[:0]
+	if cap(w.pend) > 2*pendSize {
+		w.pend = make([]byte, 0, pendSize)
 	}
 	return nil
 }
@@ -121,16 +161,19 @@ func (w *Writer) Diagnostic(d session.Diagnostic) error {
 
 // Say writes a line of the listener's own (help, answers to commands).
 func (w *Writer) Say(now time.Time, text string) error {
-	b := w.stamp(nil, now)
+	if w.err != nil {
+		return fmt.Errorf("line: write: %w", w.err)
+	}
+	b := w.stamp(w.pend, now)
 	// A producer's words in a line of ours (protocol.Theirs) are isolated
 	// when they are right to left: "Subscribed to <name>."
 	plain, spans := protocol.SplitTheirs(text)
 	b = appendTheirs(b, plain, spans, false)
-	b = append(b, '\n')
-	if _, err := w.out.Write(b); err != nil {
+	w.pend = append(b, '\n')
+	if err := w.write(); err != nil {
 		return fmt.Errorf("line: write: %w", err)
 	}
-	return w.Flush()
+	return nil
 }
 
 // appendAgent appends the agent's name, sanitized as a name and isolated
@@ -160,7 +203,7 @@ func (w *Writer) stamp(b []byte, t time.Time) []byte {
 
 // Flush writes buffered lines.
 func (w *Writer) Flush() error {
-	if err := w.out.Flush(); err != nil {
+	if err := w.write(); err != nil {
 		return fmt.Errorf("line: flush: %w", err)
 	}
 	return nil
