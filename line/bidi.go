@@ -43,9 +43,14 @@ func appendTheirs(b []byte, text string, spans []protocol.Span, rtl bool) []byte
 		if sp.Start < at || sp.End > len(text) || sp.Start > sp.End {
 			continue // not a range of text: never dropped, it is read as ours
 		}
-		b = appendOneLine(b, text[at:sp.Start])
+		if at < sp.Start {
+			b = appendOneLine(b, text[at:sp.Start])
+		}
 		b = appendIsolated(b, text[sp.Start:sp.End], rtl)
 		at = sp.End
+	}
+	if at == len(text) {
+		return b // the usual text, all the producer's: nothing of ours after it
 	}
 	return appendOneLine(b, text[at:])
 }

@@ -20,6 +20,22 @@ const (
 func plainLine(s string) bool {
 	prev := uint64(0) // the last lane of the word before, as a space mark
 	i := 0
+	// Two words a turn: one test of both for printable ASCII, one of
+	// their spaces (in each, and from the word before to each).
+	for ; i+16 <= len(s); i += 16 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		y := binary.LittleEndian.Uint64([]byte(s[i+8 : i+16]))
+		if (x|(x-lanesSpace)|(x+lanes1)|y|(y-lanesSpace)|(y+lanes1))&lanesHigh != 0 {
+			return false
+		}
+		zx, zy := x^lanesSpace, y^lanesSpace
+		mx := (zx - lanes1) &^ zx & lanesHigh
+		my := (zy - lanes1) &^ zy & lanesHigh
+		if mx&(mx>>8)|my&(my>>8)|(prev&mx|mx>>56&my)&0x80 != 0 {
+			return false
+		}
+		prev = my >> 56
+	}
 	for ; i+8 <= len(s); i += 8 {
 		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
 		// Printable ASCII: no top bit, none below a space, none that

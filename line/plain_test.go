@@ -41,6 +41,52 @@ var plainCases = []struct {
 	{"\u05e9\u05dc\u05d5\u05dd", false},
 	{strings.Repeat("abcdefg ", 8), true},
 	{strings.Repeat("abcdefgh", 8) + "  ", false},
+	// Two words a turn: spaces where its words meet and where turns meet.
+	{"1234567  2345678abcdefgh", false},
+	{"1234567 12345678abcdefgh", true},
+	{"123456781234567  bcdefgh", false},
+	{"123456781234567 abcdefgh", true},
+	{"1234567 1234567 abcdefgh1234567 ", true},
+	{"1 3456789012345 7890123456789012", true},
+}
+
+// plainRef is plainLine a byte at a time: printable ASCII, no two
+// spaces in a row.
+func plainRef(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' || s[i] == ' ' && i > 0 && s[i-1] == ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainLine says what plainRef says of texts of every length up to 40
+// with one or two spaces, or one byte that is not printable, at every
+// place (a '!' after a space aside: plainLine may send it to
+// protocol.Line).
+func TestPlainLineAsAByteAtATime(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		base := []byte(strings.Repeat("abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH", 1)[:n])
+		check := func(b []byte) {
+			s := string(b)
+			if got, want := plainLine(s), plainRef(s); got != want && !strings.Contains(s, " !") {
+				t.Fatalf("plainLine(%q) = %v, want %v", s, got, want)
+			}
+		}
+		for i := range n {
+			for _, c := range []byte{' ', '\x00', '\x1f', '\x7f', '\x80', '\xe2', '~', '!'} {
+				b := append([]byte(nil), base...)
+				b[i] = c
+				check(b)
+				for j := i + 1; j < n; j++ {
+					b2 := append([]byte(nil), b...)
+					b2[j] = ' '
+					check(b2)
+				}
+			}
+		}
+	}
 }
 
 // plainLine takes a text only when protocol.Line leaves it as it is and it
@@ -101,6 +147,9 @@ func FuzzPlainLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if plainLine(s) && (protocol.Line(s) != s || hasRTL(s)) {
 			t.Fatalf("plainLine(%q) = true, but protocol.Line gives %q, hasRTL %v", s, protocol.Line(s), hasRTL(s))
+		}
+		if got, want := plainLine(s), plainRef(s); got != want && !strings.Contains(s, " !") {
+			t.Fatalf("plainLine(%q) = %v, a byte at a time %v", s, got, want)
 		}
 		if got, want := string(appendIsolated(nil, s, false)), string(slowIsolated(nil, s, false)); got != want {
 			t.Fatalf("appendIsolated(%q) = %q, want %q", s, got, want)
