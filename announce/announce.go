@@ -213,13 +213,14 @@ func (a *Announcer) emitPending(at time.Time, p pending) {
 // base fills *an with what every announcement of d says: its time, kind
 // and text, the agent, the session, the language and the priority. Filled
 // in place: an announcement is some 240 bytes, and a flood's every event
-// is one. It is cleared, then its fields set one by one: assigning a
-// composite value built the whole of it aside first (an might alias d)
-// and then copied it.
+// is one. Each of its fields is set once, those base does not fill to
+// their zero value (TestBaseSetsEveryField): assigning a composite value
+// built the whole of it aside first (an might alias d) and then copied
+// it, and clearing it first wrote every field twice.
 func (a *Announcer) base(an *Announcement, d *session.Delivery, kind, text string) {
-	*an = Announcement{}
 	an.At, an.Kind, an.Text, an.Priority, an.Rule = d.At, kind, text, Normal, d.Rule
 	an.Prompt, an.Reply, an.Event = d.Prompt, d.Reply, d.Event
+	an.Source, an.Theirs, an.LogOnly = "", nil, false
 	if ev := d.Event; ev != nil {
 		an.Agent = a.agentName(ev)
 		an.AgentID = ev.Producer.AgentID
@@ -235,6 +236,8 @@ func (a *Announcer) base(an *Announcement, d *session.Delivery, kind, text strin
 		case ev.Urgency == protocol.UrgencyBackground:
 			an.Priority = Background
 		}
+	} else {
+		an.Agent, an.AgentID, an.SessionID, an.Lang, an.RTL = "", "", "", "", false
 	}
 	switch d.Kind {
 	case session.KindPromptExpired, session.KindSafetyWarning, session.KindPromptNotOffered, session.KindPromptLeft:
