@@ -159,8 +159,16 @@ func (r *SSEReader) Retry() (time.Duration, bool) { return r.retry, r.hasRetry }
 // with the following event. Any other error comes from the underlying reader
 // and is returned again by every later call.
 func (r *SSEReader) Next() (SSEEvent, error) {
+	var ev SSEEvent
+	err := r.next(&ev)
+	return ev, err
+}
+
+// next is Next, the event written in *ev (left as it was when err is
+// not nil), not returned through lines and dispatch.
+func (r *SSEReader) next(ev *SSEEvent) error {
 	if r.final != nil {
-		return SSEEvent{}, r.final
+		return r.final
 	}
 	if r.buf == nil {
 		r.buf = make([]byte, r.size())
@@ -173,21 +181,21 @@ func (r *SSEReader) Next() (SSEEvent, error) {
 			// The lines a stream is mostly made of, whole in the
 			// buffer, read in one loop; the first line it leaves is
 			// read below.
-			if ev, ok, err := r.lines(); ok || err != nil {
-				return ev, err
+			if ok, err := r.lines(ev); ok || err != nil {
+				return err
 			}
 		}
 		line, complete, err := r.readLine()
 		if err != nil {
-			return SSEEvent{}, r.end(line, err)
+			return r.end(line, err)
 		}
 		if r.cont {
 			r.piece(line, complete)
 			continue
 		}
 		if len(line) == 0 && complete {
-			if ev, ok, err := r.dispatch(); ok || err != nil {
-				return ev, err
+			if ok, err := r.dispatch(ev); ok || err != nil {
+				return err
 			}
 			continue
 		}
@@ -315,10 +323,10 @@ func (r *SSEReader) readLine() (line []byte, complete bool, err error) {
 // alone, as long as they are blank lines or "data:", "id:" and "event:"
 // lines, as readLine and fieldLine would read them, without calling
 // them for each line: it returns the event a blank line ends, as
-// dispatch does. It stops at the first line it does not read so (a
-// comment, another field, a CR, a line not whole in the buffer),
+// dispatch does, in *ev. It stops at the first line it does not read so
+// (a comment, another field, a CR, a line not whole in the buffer),
 // leaving it to readLine; ok and err are then false and nil.
-func (r *SSEReader) lines() (SSEEvent, bool, error) {
+func (r *SSEReader) lines(ev *SSEEvent) (bool, error) {
 	// The buffer and the place in it are kept here, in registers, and
 	// r.r set as each line is read.
 	buf, p, scn := r.buf[:r.w], r.r, r.scn
@@ -327,8 +335,8 @@ func (r *SSEReader) lines() (SSEEvent, bool, error) {
 		if c == '\n' {
 			p++
 			r.r, r.scn, scn = p, 0, 0
-			if ev, ok, err := r.dispatch(); ok || err != nil {
-				return ev, ok, err
+			if ok, err := r.dispatch(ev); ok || err != nil {
+				return ok, err
 			}
 			continue
 		}
@@ -337,11 +345,11 @@ func (r *SSEReader) lines() (SSEEvent, bool, error) {
 			if !r.hasCR {
 				r.scn = len(buf) - p // readLine need not search them again
 			}
-			return SSEEvent{}, false, nil
+			return false, nil
 		}
 		end := p + scn + n // the LF
 		if r.hasCR && r.crAt <= end {
-			return SSEEvent{}, false, nil // a CR ends the line, or it is blank
+			return false, nil // a CR ends the line, or it is blank
 		}
 		line := buf[p:end]
 		switch {
@@ -370,13 +378,13 @@ func (r *SSEReader) lines() (SSEEvent, bool, error) {
 				r.setField(fieldEvent, v)
 			}
 		default:
-			return SSEEvent{}, false, nil
+			return false, nil
 		}
 		p = end + 1
 		r.pending = true
 		r.r, r.scn, scn = p, 0, 0
 	}
-	return SSEEvent{}, false, nil
+	return false, nil
 }
 
 // nextCR finds the first CR of buf[r:w], now that the reader has gone
@@ -654,8 +662,8 @@ func (r *SSEReader) diag(msg string) {
 }
 
 // dispatch ends the current event at a blank line. ok reports an event to
-// return; err a skipped one.
-func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
+// return, written in *ev; err a skipped one.
+func (r *SSEReader) dispatch(ev *SSEEvent) (ok bool, err error) {
 	r.lastID = r.idBuf
 	typ := r.evType
 	r.evType, r.pending = "", false
@@ -664,18 +672,18 @@ func (r *SSEReader) dispatch() (ev SSEEvent, ok bool, err error) {
 		err := &FrameTooLargeError{Size: max(r.seen-1, 0), Limit: r.limit(), ID: r.lastID}
 		r.oversize, r.seen = false, 0
 		r.data = r.data[:0]
-		return SSEEvent{}, false, err
+		return false, err
 	}
 	if len(r.data) == 0 {
-		return SSEEvent{}, false, nil
+		return false, nil
 	}
-	ev = SSEEvent{Type: typ, Data: r.data[:len(r.data)-1], ID: r.lastID}
+	ev.Type, ev.Data, ev.ID = typ, r.data[:len(r.data)-1], r.lastID
 	if r.own {
 		r.data = nil // ev.Data is the caller's
 	} else {
 		r.data = r.data[:0] // ev.Data stays valid until the next append
 	}
-	return ev, true, nil
+	return true, nil
 }
 
 // end turns the source's final error into the reader's final answer. rest is

@@ -624,19 +624,23 @@ func (c *sseConn) read(resp *http.Response) (n int, err error) {
 	}
 	rd.beforeRead = flush
 	rd.OnDiagnostic = func(msg string) { flush(); c.diag(msg) }
-	defer flush() // the frames before the end come before the words about it
+	defer func() {
+		flush() // the frames before the end come before the words about it
+		// What a reconnect resumes with, taken once the stream ends.
+		c.lastID = rd.LastEventID()
+		if d, ok := rd.Retry(); ok {
+			c.retry = max(d, minRetry)
+		}
+	}()
 	// The frames one read brought arrived together: they are stamped
 	// with one reading of the clock, taken as the first is parsed.
 	var at time.Time
 	stamped := -1 // rd.reads when at was taken
+	var ev SSEEvent
 	for {
-		ev, err := rd.Next()
+		err := rd.next(&ev) // ev is written only for an event (err nil)
 		if closed {
 			return n, ErrClosed
-		}
-		c.lastID = rd.LastEventID()
-		if d, ok := rd.Retry(); ok {
-			c.retry = max(d, minRetry)
 		}
 		if err != nil {
 			var tl *FrameTooLargeError
