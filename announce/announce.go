@@ -268,7 +268,9 @@ func (a *Announcer) send(an *Announcement) {
 		*a.out = *an
 	}
 	out := a.out
-	a.override(out)
+	if len(a.cfg.Types) > 0 {
+		a.override(out)
+	}
 	for i, s := range a.sinks {
 		if r := a.refs[i]; r != nil {
 			a.report(r.AnnounceRef(out))

@@ -161,6 +161,9 @@ func (a *Announcer) typeSettings(ev *protocol.Event) (TypeSettings, bool) {
 
 // verbosity is the verbosity for ev: its type's override, else the configured one.
 func (a *Announcer) verbosity(ev *protocol.Event) string {
+	if len(a.cfg.Types) == 0 {
+		return a.cfg.Verbosity // no override to look for: most listeners have none
+	}
 	if t, ok := a.typeSettings(ev); ok && t.Verbosity != "" {
 		return t.Verbosity
 	}
