@@ -93,6 +93,7 @@ type Group struct {
 	changed time.Time
 	schemas *protocol.Schemas
 	dedupe  *session.Dedupe // the members' one dedupe window, made with the second member
+	blocks  blockPool       // the members' blocks of updates emptied (updateQueue)
 }
 
 // Member is one subscription of a Group.
@@ -200,6 +201,7 @@ func (g *Group) join(label, endpoint, name string, cfg Config, start func(Config
 	g.added++
 	g.claimTag(m, name)
 	cfg.PromptNumbers = g.numbers
+	cfg.blocks = &g.blocks
 	if n := max(g.cfg.Expected, g.live+1); n > 1 {
 		cfg.MaxQueued = max(256, g.cfg.MaxQueued/n)
 		if cfg.Dedupe == nil {
