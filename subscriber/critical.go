@@ -70,8 +70,8 @@ func lastCritical(b []Update) int {
 // giveBack takes back the array of updates b, taken from c and told: the
 // caller keeps none of them. A block (every batch of at most blockSize
 // updates once batches come back), cleared, holds no event and goes back
-// to the pool of blocks, where the next burst of c or of another member
-// of its group takes it. The slots beyond len(b) are zero already (a
+// to c's queue (its spare, else the pool of blocks of c's group, where
+// the next burst of c or of another member takes it). The slots beyond len(b) are zero already (a
 // block is lent with its updates only), so only b is cleared: a batch of
 // one update costs the clearing of one.
 func (c *Client) giveBack(b []Update) {
@@ -82,7 +82,7 @@ func (c *Client) giveBack(b []Update) {
 		return
 	}
 	clear(b)
-	c.queue.pool.put(b) // set when c was made: read without c.mu
+	c.queue.release(b)
 }
 
 // takeUpTo takes the first max updates waiting (all when max <= 0, or

@@ -16,13 +16,14 @@ const blockSize = DefaultBatchMax
 // updateQueue holds updates oldest first, in blocks of blockSize updates
 // filled one after the other. A take that is a whole block, every update
 // of it and no other, lends the block itself when its client's batches are
-// given back (lend): nothing is copied, and the block comes back, cleared,
-// through the blocks of its client's group (blockPool). Any other take
-// copies the updates out and clears the slots it leaves. Either way the
-// queue keeps no update (and no event) already taken, and an emptied queue
-// holds no block: a quiet agent of many holds none, and the blocks a flood
-// needs are the group's, not kept by each agent. Its owner holds the
-// client's lock.
+// given back (lend): nothing is copied, and the block comes back, cleared
+// (giveBack). Any other take copies the updates out and clears the slots
+// it leaves. Either way the queue keeps no update (and no event) already
+// taken. An emptied block is kept as the queue's spare, one block, or
+// goes to the pool of its client's group (blockPool), bounded for all
+// members together: a quiet agent of many holds one block, and the blocks
+// a flood needs are the group's, not kept by each agent. Its owner holds
+// the client's lock.
 type updateQueue struct {
 	// blocks[0][head:], blocks[1], … are the updates waiting; every block
 	// but the last is full (len == cap == blockSize), and the slots beyond
@@ -35,6 +36,12 @@ type updateQueue struct {
 	// of its size, not a block each.
 	lend atomic.Bool
 	pool *blockPool // where blocks come from and go back to; set when the client is made
+	// spare is one emptied block kept by this queue, taken before the
+	// pool's, so that a burst of one agent among many (200 agents sending
+	// in the same instants: each queue needs a block at once) neither
+	// takes the pool's lock nor makes a block. Read and written without
+	// the client's lock (giveBack).
+	spare atomic.Pointer[[blockSize]Update]
 }
 
 func (q *updateQueue) len() int { return q.n }
@@ -47,7 +54,7 @@ func (q *updateQueue) push(u *Update) { *q.add() = *u }
 func (q *updateQueue) add() *Update {
 	last := len(q.blocks) - 1
 	if last < 0 || len(q.blocks[last]) == blockSize {
-		q.blocks = append(q.blocks, q.pool.get())
+		q.blocks = append(q.blocks, q.block())
 		last++
 	}
 	b := q.blocks[last]
@@ -71,7 +78,7 @@ func (q *updateQueue) take(n int) []Update {
 	}
 	var out []Update
 	if q.lend.Load() && n <= blockSize {
-		out = q.pool.get()[:n]
+		out = q.block()[:n]
 	} else {
 		out = make([]Update, n)
 	}
@@ -84,10 +91,31 @@ func (q *updateQueue) take(n int) []Update {
 		q.n -= c
 		if q.head == len(b) && (len(b) == blockSize || q.n == 0) {
 			q.blocks, q.head = dropFirst(q.blocks), 0
-			q.pool.put(b)
+			q.release(b)
 		}
 	}
 	return out
+}
+
+// block returns an empty block, cleared: the queue's spare, else the
+// pool's.
+func (q *updateQueue) block() []Update {
+	if p := q.spare.Swap(nil); p != nil {
+		return p[:0]
+	}
+	return q.pool.get()
+}
+
+// release takes back b, a block of the queue's whose every slot is zero:
+// as the queue's spare, else into the pool. Safe on any goroutine.
+func (q *updateQueue) release(b []Update) {
+	if cap(b) != blockSize {
+		return
+	}
+	if q.spare.CompareAndSwap(nil, (*[blockSize]Update)(b[:blockSize])) {
+		return
+	}
+	q.pool.put(b)
 }
 
 // dropFirst removes the first of bs, moving the rest down so that the
