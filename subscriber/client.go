@@ -113,6 +113,10 @@ type Config struct {
 	// clients (session.Config.Dedupe), in place of DedupeWindow: a Group
 	// gives its members one, so that their memory is one budget.
 	Dedupe *session.Dedupe
+
+	// blocks, when not nil, is the pool of blocks of updates shared with
+	// other clients (a Group's members): see updateQueue.
+	blocks *blockPool
 }
 
 // Direction is the way a tapped frame went. Its values are the letters the
@@ -201,11 +205,6 @@ type Client struct {
 	// or a critical one: a Group takes the updates (Group.Feed). Guarded
 	// by mu.
 	listed func(critical bool)
-	// spare is the array of a batch told and given back (Group.Done),
-	// cleared: the next batch is copied into it, so a stream of updates
-	// costs no allocation. Guarded by mu.
-	spare []Update
-
 	// shownSettled holds, oldest first, the last maxShownSettled prompts
 	// of shown that settled since; an older one is forgotten. Guarded by mu.
 	shownSettled []int
@@ -257,6 +256,10 @@ func newClient(endpoint string, ep transport.Endpoint, err error, cfg Config) *C
 		reqs: make(chan func()), closing: make(chan string, 1), done: make(chan struct{}), dialed: make(chan struct{}),
 		qsig: make(chan struct{}, 1), drained: make(chan struct{}, 1),
 		shown: map[int]time.Time{},
+	}
+	c.queue.pool = cfg.blocks
+	if c.queue.pool == nil {
+		c.queue.pool = new(blockPool)
 	}
 	c.eng = session.New(session.Config{ReorderWait: cfg.ReorderWait, DecidedBy: cfg.DecidedBy, Numbers: cfg.PromptNumbers, DedupeWindow: cfg.DedupeWindow, Dedupe: cfg.Dedupe}, (*engineOutput)(c))
 	c.eng.SetAnswerless(c.answerless)

@@ -27,12 +27,11 @@ func (u *Update) critical() bool {
 }
 
 // take removes the first n updates from the queue and returns them; c.mu
-// is held. They are copied into the array of a batch given back (giveBack)
-// when there is one, so that a client whose reader gives its batches back
-// allocates nothing for a stream of updates.
+// is held. A batch that is a block of the queue is that block, lent
+// (updateQueue.take): a client whose reader gives its batches back
+// (giveBack) copies nothing and allocates nothing for a stream of updates.
 func (c *Client) take(n int) []Update {
-	out := c.queue.take(c.spare, n)
-	c.spare = nil
+	out := c.queue.take(n)
 	c.crit = max(0, c.crit-n)
 	for i := range out {
 		u := &out[i] // not a copy: an update is some three hundred bytes
@@ -68,24 +67,22 @@ func lastCritical(b []Update) int {
 	return -1
 }
 
-// maxSpare bounds the array a client keeps for its next burst (giveBack):
-// a burst larger than that is rare, and its array goes.
-const maxSpare = 2 * DefaultBatchMax
-
 // giveBack takes back the array of updates b, taken from c and told: the
-// caller keeps none of them. Cleared, it holds no event; the next batch
-// taken is copied into it.
+// caller keeps none of them. A block (every batch of at most blockSize
+// updates once batches come back), cleared, holds no event and goes back
+// to c's queue (its spare, else the pool of blocks of c's group, where
+// the next burst of c or of another member takes it). The slots beyond len(b) are zero already (a
+// block is lent with its updates only), so only b is cleared: a batch of
+// one update costs the clearing of one.
 func (c *Client) giveBack(b []Update) {
-	if cap(b) == 0 || cap(b) > maxSpare {
+	if !c.queue.lend.Load() {
+		c.queue.lend.Store(true) // from now on, the queue lends its blocks
+	}
+	if cap(b) != blockSize {
 		return
 	}
-	b = b[:cap(b)]
 	clear(b)
-	c.mu.Lock()
-	if cap(b) > cap(c.spare) { // the larger: the bursts of this client grow it
-		c.spare = b[:0]
-	}
-	c.mu.Unlock()
+	c.queue.release(b)
 }
 
 // takeUpTo takes the first max updates waiting (all when max <= 0, or

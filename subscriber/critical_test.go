@@ -244,3 +244,65 @@ func TestQueuedUpdatesMarkedCritical(t *testing.T) {
 		}
 	}
 }
+
+// Seen counts every event and moves the member's state as events do
+// (connecting or reconnecting → connected) whether it takes the group's
+// lock or not: an event after a lost connection is counted and makes the
+// member connected again, and a prompt is recorded.
+func TestSeenStateAndEventsWithoutTheLock(t *testing.T) {
+	g := NewGroup(GroupConfig{})
+	defer g.Stop()
+	m := g.Join("m", "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
+	event := Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeProgressUpdated}}}
+	status := func(k StatusKind) *Update { return &Update{Kind: KindStatus, Status: k, Text: "x"} }
+	steps := []struct {
+		u      *Update
+		state  string
+		events int
+	}{
+		{status(StatusConnecting), "connecting", 0},
+		{&event, "connected", 1},
+		{&event, "connected", 2},
+		{status(StatusSubscribed), "subscribed", 2},
+		{&event, "subscribed", 3},
+		{status(StatusReconnecting), "connection lost, reconnecting", 3},
+		{&event, "connected", 4},
+		{&event, "connected", 5},
+	}
+	for i, s := range steps {
+		g.Seen(m, s.u)
+		if got := m.State(); got != s.state {
+			t.Fatalf("step %d: state %q, want %q", i, got, s.state)
+		}
+		if got := m.Events(); got != s.events {
+			t.Fatalf("step %d: %d events, want %d", i, got, s.events)
+		}
+	}
+}
+
+// Seen of an event delivered without a prompt, once the member is
+// connected, takes no lock of the group's: the listener's loop sees a
+// flood's every update, and the group's lock is also the one its readers
+// of names and states take.
+func TestSeenOfAnEventTakesNoLock(t *testing.T) {
+	g := NewGroup(GroupConfig{})
+	defer g.Stop()
+	m := g.Join("m", "", Config{}, func(cfg Config) *Client { return newClient("", transport.Endpoint{}, nil, cfg) })
+	event := Update{Kind: KindDelivery, Delivery: session.Delivery{Kind: session.KindEvent, Event: &protocol.Event{Type: protocol.TypeProgressUpdated}}}
+	g.Seen(m, &Update{Kind: KindStatus, Status: StatusConnected, Text: "x"})
+	g.mu.Lock()
+	seen := make(chan struct{})
+	go func() {
+		g.Seen(m, &event)
+		close(seen)
+	}()
+	select {
+	case <-seen:
+	case <-time.After(time.Minute):
+		t.Fatal("Seen of an event waits for the group's lock")
+	}
+	g.mu.Unlock()
+	if m.Events() != 1 {
+		t.Errorf("%d events seen, want 1", m.Events())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aaep-term/aaep-term/protocol"
@@ -93,6 +94,7 @@ type Group struct {
 	changed time.Time
 	schemas *protocol.Schemas
 	dedupe  *session.Dedupe // the members' one dedupe window, made with the second member
+	blocks  blockPool       // the members' blocks of updates emptied (updateQueue)
 }
 
 // Member is one subscription of a Group.
@@ -119,9 +121,14 @@ type Member struct {
 	err        error
 	state      string
 	termsWords string
-	events     int
-	shown      map[string]string // Display's decisions, for gen
-	shownGen   int
+	// events is how many events were Seen: counted without g.mu.
+	events atomic.Int64
+	// steady is whether Seen of an event delivered without a prompt
+	// changes nothing but events: the member's state is not one an event
+	// changes. Written under g.mu, read without it.
+	steady   atomic.Bool
+	shown    map[string]string // Display's decisions, for gen
+	shownGen int
 }
 
 // Batch is updates of one member, in order.
@@ -200,6 +207,7 @@ func (g *Group) join(label, endpoint, name string, cfg Config, start func(Config
 	g.added++
 	g.claimTag(m, name)
 	cfg.PromptNumbers = g.numbers
+	cfg.blocks = &g.blocks
 	if n := max(g.cfg.Expected, g.live+1); n > 1 {
 		cfg.MaxQueued = max(256, g.cfg.MaxQueued/n)
 		if cfg.Dedupe == nil {
@@ -253,9 +261,9 @@ func (g *Group) Next(ctx context.Context) (Batch, error) {
 }
 
 // Done gives back the array of b, taken from Next, Take or TakeCritical
-// and told: the caller keeps no part of b.Updates (it may have copied
-// updates out of it). Its member's next batch is copied into it, so a
-// batch costs no allocation.
+// and told, once: the caller keeps no part of b.Updates (it may have
+// copied updates out of it). The group's members queue their next updates
+// in it, so a batch costs no allocation and, taken whole, no copy.
 func (g *Group) Done(b Batch) {
 	if b.Member != nil {
 		b.Member.c.giveBack(b.Updates)
@@ -298,8 +306,18 @@ func (g *Group) Close() {
 // a pointer, as a flood's updates are seen by the hundred thousand and an
 // Update is some three hundred bytes to copy.
 func (g *Group) Seen(m *Member, u *Update) {
+	if u.Kind == KindDelivery && u.Delivery.Kind == session.KindEvent && u.Delivery.Prompt == nil && m.steady.Load() {
+		m.events.Add(1) // a flood's every update: no lock of the group's
+		return
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.seen(m, u)
+	m.steady.Store(m.state != "connecting" && m.state != "connection lost, reconnecting")
+}
+
+// seen is Seen under g.mu.
+func (g *Group) seen(m *Member, u *Update) {
 	switch u.Kind {
 	case KindStatus:
 		switch u.Status {
@@ -340,7 +358,7 @@ func (g *Group) Seen(m *Member, u *Update) {
 			}
 		}
 		if u.Delivery.Kind == session.KindEvent {
-			m.events++
+			m.events.Add(1)
 			if m.state == "connecting" || m.state == "connection lost, reconnecting" {
 				m.state = "connected"
 			}
@@ -587,11 +605,7 @@ func (m *Member) TermsWords() string {
 }
 
 // Events is how many events of the member were Seen.
-func (m *Member) Events() int {
-	m.g.mu.Lock()
-	defer m.g.mu.Unlock()
-	return m.events
-}
+func (m *Member) Events() int { return int(m.events.Load()) }
 
 // Added is how many members were ever added, ended and forgotten ones
 // included.

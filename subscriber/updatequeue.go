@@ -1,25 +1,47 @@
 package subscriber
 
 // updatequeue.go: the updates a client has queued and nobody has taken
-// yet, kept without an allocation per update or per batch.
+// yet, kept in blocks of a batch's size, without an allocation per update
+// or per batch.
 
-import "slices"
+import (
+	"sync"
+	"sync/atomic"
+)
 
-// keptRing is the largest ring an emptied queue always keeps for its next
-// burst. A larger one is kept only while its bursts fill more than a
-// quarter of it, so that an agent that floods keeps its ring and a quiet
-// agent of many holds little.
-const keptRing = 32
+// blockSize is the updates a block holds: a group's batch (DefaultBatchMax),
+// so that a batch taken in turn is a block, lent whole rather than copied.
+const blockSize = DefaultBatchMax
 
-// updateQueue holds updates oldest first, in a ring that doubles when full
-// and is never copied to take a batch: taking copies the batch out and
-// clears the slots it leaves, so the queue keeps no update (and no event)
-// already taken. Its owner holds the client's lock.
+// updateQueue holds updates oldest first, in blocks of blockSize updates
+// filled one after the other. A take that is a whole block, every update
+// of it and no other, lends the block itself when its client's batches are
+// given back (lend): nothing is copied, and the block comes back, cleared
+// (giveBack). Any other take copies the updates out and clears the slots
+// it leaves. Either way the queue keeps no update (and no event) already
+// taken. An emptied block is kept as the queue's spare, one block, or
+// goes to the pool of its client's group (blockPool), bounded for all
+// members together: a quiet agent of many holds one block, and the blocks
+// a flood needs are the group's, not kept by each agent. Its owner holds
+// the client's lock.
 type updateQueue struct {
-	ring []Update // len(ring) is 0 or a power of two
-	head int      // the oldest update is ring[head]
-	n    int      // updates waiting
-	peak int      // the most updates waiting since the queue was last empty
+	// blocks[0][head:], blocks[1], … are the updates waiting; every block
+	// but the last is full (len == cap == blockSize), and the slots beyond
+	// a block's length are zero.
+	blocks [][]Update
+	head   int
+	n      int // updates waiting
+	// lend is set once a batch taken was given back (giveBack): whole
+	// blocks are then lent; a reader that keeps its batches gets copies
+	// of its size, not a block each.
+	lend atomic.Bool
+	pool *blockPool // where blocks come from and go back to; set when the client is made
+	// spare is one emptied block kept by this queue, taken before the
+	// pool's, so that a burst of one agent among many (200 agents sending
+	// in the same instants: each queue needs a block at once) neither
+	// takes the pool's lock nor makes a block. Read and written without
+	// the client's lock (giveBack).
+	spare atomic.Pointer[[blockSize]Update]
 }
 
 func (q *updateQueue) len() int { return q.n }
@@ -28,53 +50,121 @@ func (q *updateQueue) len() int { return q.n }
 func (q *updateQueue) push(u *Update) { *q.add() = *u }
 
 // add makes room for one update after the updates waiting and returns it,
-// zero (a slot is cleared when taken), for the caller to fill.
+// zero, for the caller to fill.
 func (q *updateQueue) add() *Update {
-	if q.n == len(q.ring) {
-		q.grow()
+	last := len(q.blocks) - 1
+	if last < 0 || len(q.blocks[last]) == blockSize {
+		q.blocks = append(q.blocks, q.block())
+		last++
 	}
-	u := &q.ring[(q.head+q.n)&(len(q.ring)-1)]
+	b := q.blocks[last]
+	b = b[:len(b)+1]
+	q.blocks[last] = b
 	q.n++
-	q.peak = max(q.peak, q.n)
-	return u
+	return &b[len(b)-1]
 }
 
-func (q *updateQueue) grow() {
-	ring := make([]Update, max(minRing, 2*len(q.ring)))
-	q.copyOut(ring, q.n)
-	q.ring, q.head = ring, 0
-}
-
-// minRing is the ring a queue starts with: room for a burst of a few
-// updates, as most agents send.
-const minRing = 8
-
-// copyOut copies the oldest n updates, in order, to dst[:n].
-func (q *updateQueue) copyOut(dst []Update, n int) {
-	k := copy(dst[:n], q.ring[q.head:])
-	copy(dst[k:n], q.ring[:n-k])
-}
-
-// take removes the oldest n updates (n <= len) and appends them to dst.
-// An emptied queue lets a large ring go when its last burst was small.
-func (q *updateQueue) take(dst []Update, n int) []Update {
-	start := len(dst)
-	dst = slices.Grow(dst, n)[:start+n]
-	q.copyOut(dst[start:], n)
-	if end := q.head + n; end <= len(q.ring) {
-		clear(q.ring[q.head:end])
+// take removes the oldest n updates (0 < n <= len) and returns them, in
+// order: the first block itself when it holds those n and no other update
+// and the queue lends, else a copy. A copy of at most blockSize updates
+// is made in a block when the queue lends (it comes back as one).
+func (q *updateQueue) take(n int) []Update {
+	first := q.blocks[0]
+	if q.lend.Load() && q.head == 0 && n == len(first) {
+		// Full, or the last block: nothing more is written in it.
+		q.blocks = dropFirst(q.blocks)
+		q.n -= n
+		return first
+	}
+	var out []Update
+	if q.lend.Load() && n <= blockSize {
+		out = q.block()[:n]
 	} else {
-		clear(q.ring[q.head:])
-		clear(q.ring[:end-len(q.ring)])
+		out = make([]Update, n)
 	}
-	q.head = (q.head + n) & (len(q.ring) - 1)
-	q.n -= n
-	if q.n == 0 {
-		q.head = 0
-		if len(q.ring) > keptRing && 4*q.peak <= len(q.ring) {
-			q.ring = nil
+	for k := 0; k < n; {
+		b := q.blocks[0]
+		c := copy(out[k:], b[q.head:])
+		clear(b[q.head : q.head+c])
+		k += c
+		q.head += c
+		q.n -= c
+		if q.head == len(b) && (len(b) == blockSize || q.n == 0) {
+			q.blocks, q.head = dropFirst(q.blocks), 0
+			q.release(b)
 		}
-		q.peak = 0
 	}
-	return dst
+	return out
+}
+
+// block returns an empty block, cleared: the queue's spare, else the
+// pool's.
+func (q *updateQueue) block() []Update {
+	if p := q.spare.Swap(nil); p != nil {
+		return p[:0]
+	}
+	return q.pool.get()
+}
+
+// release takes back b, a block of the queue's whose every slot is zero:
+// as the queue's spare, else into the pool. Safe on any goroutine.
+func (q *updateQueue) release(b []Update) {
+	if cap(b) != blockSize {
+		return
+	}
+	if q.spare.CompareAndSwap(nil, (*[blockSize]Update)(b[:blockSize])) {
+		return
+	}
+	q.pool.put(b)
+}
+
+// dropFirst removes the first of bs, moving the rest down so that the
+// array is reused rather than grown.
+func dropFirst(bs [][]Update) [][]Update {
+	n := copy(bs, bs[1:])
+	bs[n] = nil
+	return bs[:n]
+}
+
+// maxPooled bounds the blocks a pool keeps: a whole queue's worth
+// (maxQueued updates), enough for a flood never to make a block again,
+// about 1.2 MB for all the agents of a group together.
+const maxPooled = maxQueued / blockSize
+
+// blockPool keeps emptied blocks of updates, cleared, for the queues of one
+// group's clients (or of one client alone) to fill again: the blocks a
+// flood lends come back here, and a burst of many agents' updates takes
+// them from here, so that the memory kept between bursts is the pool's,
+// bounded for all the agents together, not a ring each. Safe for
+// concurrent use.
+type blockPool struct {
+	mu   sync.Mutex
+	free [][]Update // len 0, cap blockSize, every slot zero
+}
+
+// get returns an empty block, cleared.
+func (p *blockPool) get() []Update {
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free[n-1] = nil
+		p.free = p.free[:n-1]
+		p.mu.Unlock()
+		return b
+	}
+	p.mu.Unlock()
+	return make([]Update, 0, blockSize)
+}
+
+// put keeps b, a block whose every slot is zero, for get; a block beyond
+// maxPooled goes.
+func (p *blockPool) put(b []Update) {
+	if cap(b) != blockSize {
+		return
+	}
+	p.mu.Lock()
+	if len(p.free) < maxPooled {
+		p.free = append(p.free, b[:0])
+	}
+	p.mu.Unlock()
 }
