@@ -68,21 +68,24 @@ func lastCritical(b []Update) int {
 }
 
 // giveBack takes back the array of updates b, taken from c and told: the
-// caller keeps none of them. A block (every batch of at most blockSize
-// updates once batches come back), cleared, holds no event and goes back
-// to c's queue (its spare, else the pool of blocks of c's group, where
-// the next burst of c or of another member takes it). The slots beyond len(b) are zero already (a
-// block is lent with its updates only), so only b is cleared: a batch of
-// one update costs the clearing of one.
+// caller keeps none of them. A block c's queue lent (every batch of at
+// most blockSize updates once batches come back), cleared to the updates
+// it was lent with, holds no event and goes back to c's queue (its spare,
+// else the pool of blocks of c's group, where the next burst of c or of
+// another member takes it). Anything else, or a block given back again,
+// is left to the collector: no block is ever in two queues.
 func (c *Client) giveBack(b []Update) {
 	if !c.queue.lend.Load() {
 		c.queue.lend.Store(true) // from now on, the queue lends its blocks
 	}
-	if cap(b) != blockSize {
+	c.mu.Lock()
+	blk, ok := c.queue.back(b)
+	c.mu.Unlock()
+	if !ok {
 		return
 	}
-	clear(b)
-	c.queue.release(b)
+	clear(blk)
+	c.queue.release(blk)
 }
 
 // takeUpTo takes the first max updates waiting (all when max <= 0, or

@@ -5,8 +5,10 @@ package subscriber
 // or per batch.
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // blockSize is the updates a block holds: a group's batch (DefaultBatchMax),
@@ -42,6 +44,42 @@ type updateQueue struct {
 	// takes the pool's lock nor makes a block. Read and written without
 	// the client's lock (giveBack).
 	spare atomic.Pointer[[blockSize]Update]
+	// out are the blocks lent and not given back yet, each with the
+	// updates it was lent with: a block comes back only as it was lent
+	// and only once (given back twice, it would be filled by two queues),
+	// and it is cleared to what it was lent with, whatever the reader did
+	// to its slice. At most maxOut are remembered; an older one is never
+	// taken back, and the collector has it.
+	out [][]Update
+}
+
+// maxOut bounds the blocks a queue remembers lending: a reader gives each
+// batch back before it takes the next.
+const maxOut = 8
+
+// lent notes that b, a block, is lent, and returns it.
+func (q *updateQueue) lent(b []Update) []Update {
+	if len(q.out) == maxOut {
+		q.out = dropFirst(q.out)
+	}
+	q.out = append(q.out, b)
+	return b
+}
+
+// back returns the block lent whose first slot b's is, and forgets it;
+// false when no block lent and not given back starts there.
+func (q *updateQueue) back(b []Update) ([]Update, bool) {
+	if cap(b) == 0 {
+		return nil, false
+	}
+	p := unsafe.SliceData(b)
+	for i, o := range q.out {
+		if unsafe.SliceData(o) == p {
+			q.out = slices.Delete(q.out, i, i+1)
+			return o, true
+		}
+	}
+	return nil, false
 }
 
 func (q *updateQueue) len() int { return q.n }
@@ -74,11 +112,11 @@ func (q *updateQueue) take(n int) []Update {
 		// Full, or the last block: nothing more is written in it.
 		q.blocks = dropFirst(q.blocks)
 		q.n -= n
-		return first
+		return q.lent(first)
 	}
 	var out []Update
 	if q.lend.Load() && n <= blockSize {
-		out = q.block()[:n]
+		out = q.lent(q.block()[:n])
 	} else {
 		out = make([]Update, n)
 	}
@@ -120,9 +158,10 @@ func (q *updateQueue) release(b []Update) {
 
 // dropFirst removes the first of bs, moving the rest down so that the
 // array is reused rather than grown.
-func dropFirst(bs [][]Update) [][]Update {
+func dropFirst[T any](bs []T) []T {
 	n := copy(bs, bs[1:])
-	bs[n] = nil
+	var zero T
+	bs[n] = zero
 	return bs[:n]
 }
 

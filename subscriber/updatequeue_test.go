@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/aaep-term/aaep-term/protocol"
 	"github.com/aaep-term/aaep-term/session"
@@ -192,6 +193,50 @@ func TestUpdateQueueLendsOnlyOnceGivenBack(t *testing.T) {
 	}
 	if b, _ = c.NextBatch(context.Background(), 0); cap(b) != blockSize {
 		t.Errorf("once batches come back, a batch of 3 is not a block (room for %d)", cap(b))
+	}
+}
+
+// A block comes back only as it was lent and only once: a batch given
+// back twice (a reader's mistake) must not put one block in two queues,
+// where two agents' updates would be written over each other's, and a
+// batch given back re-sliced must leave nothing of its updates in the
+// block the next burst fills. Either mistake is left to the collector.
+func TestUpdateQueueTakesBackOnlyWhatItLent(t *testing.T) {
+	var pool blockPool
+	a := newClient("", transport.Endpoint{}, nil, Config{blocks: &pool})
+	b := newClient("", transport.Endpoint{}, nil, Config{blocks: &pool})
+	batch := func(c *Client, n int) []Update {
+		t.Helper()
+		for _, u := range normal(n, "x") {
+			c.emit(&u)
+		}
+		got, err := c.NextBatch(context.Background(), 0)
+		if err != nil || len(got) != n {
+			t.Fatalf("batch of %d, %v", len(got), err)
+		}
+		return got
+	}
+	a.giveBack(batch(a, 1)) // from now on a lends its blocks
+	b.giveBack(batch(b, 1))
+
+	twice := batch(a, blockSize)
+	a.giveBack(twice)
+	a.giveBack(twice)
+	cut := batch(a, 5)
+	a.giveBack(cut[:0]) // its 5 updates must be cleared all the same
+	a.giveBack(cut[1:]) // not a block lent: ignored
+
+	// b's own spare block first, then one from the pool.
+	inA, inB, inB2 := batch(a, 3), batch(b, 3), batch(b, 3)
+	if p := unsafe.SliceData(inA); p == unsafe.SliceData(inB) || p == unsafe.SliceData(inB2) {
+		t.Fatal("two queues lent the same block: a batch given back twice went to both")
+	}
+	for _, blk := range [][]Update{inA, inB, inB2} {
+		for i, u := range blk[len(blk):cap(blk)] {
+			if u.Kind != 0 || u.Text != "" || u.Delivery.Event != nil {
+				t.Fatalf("slot %d beyond a new batch holds an update given back: %+v", len(blk)+i, u)
+			}
+		}
 	}
 }
 
