@@ -561,6 +561,27 @@ func BenchmarkDecodeFlood(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeFloodStream decodes the events of a flood as
+// producer.Flood makes them (floodEvent: 64 sessions in turn, each
+// event's ID, session, sequence number and progress step its own), one
+// decoder for all, Decode as the listener calls it.
+func BenchmarkDecodeFloodStream(b *testing.B) {
+	events := make([][]byte, 4096)
+	for i := range events {
+		events[i] = floodEvent(i)
+	}
+	var d Decoder
+	b.SetBytes(int64(len(events[0])))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := d.Decode(events[i%len(events)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 // BenchmarkDecodeStream decodes a stream of 1,024 events, as a listener
 // does: the typical event with its ID, sequence number, timestamp and
 // tool call ID new in each, the rest repeated.
