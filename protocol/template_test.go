@@ -229,8 +229,8 @@ func ownsItsBytes(t *testing.T, noTemplates bool) {
 	}
 }
 
-// TestFirstDiff holds firstDiff to a byte-by-byte comparison, a
-// difference at every place of every length.
+// TestFirstDiff holds firstDiff (amd64's assembly) and firstDiffWords to a
+// byte-by-byte comparison, a difference at every place of every length.
 func TestFirstDiff(t *testing.T) {
 	naive := func(a, b []byte) int {
 		for i := range min(len(a), len(b)) {
@@ -240,16 +240,29 @@ func TestFirstDiff(t *testing.T) {
 		}
 		return min(len(a), len(b))
 	}
-	for n := range 100 {
-		a := bytes.Repeat([]byte("abcdefghij"), 10)[:n]
-		for p := 0; p <= n; p++ {
-			b := append([]byte(nil), a...)
-			if p < n {
-				b[p] ^= 0x80
-			}
-			for _, bb := range [][]byte{b, append(b, 'x'), b[:p]} {
-				if got, want := firstDiff(a, bb), naive(a, bb); got != want {
-					t.Fatalf("firstDiff of %d bytes, changed at %d: %d, want %d", n, p, got, want)
+	// Lengths past four 64-byte turns of the assembly and its 16-byte
+	// turns and last 16 bytes; a second difference after the first; a
+	// start that is not aligned.
+	whole := bytes.Repeat([]byte("abcdefghijklmnopq"), 20)
+	for n := range 300 {
+		for _, off := range []int{0, 1, 7} {
+			a := whole[off : off+n]
+			for p := 0; p <= n; p++ {
+				b := append([]byte(nil), a...)
+				if p < n {
+					b[p] ^= 0x80
+					if q := p + 1 + p%37; q < n {
+						b[q] ^= 0x01
+					}
+				}
+				for _, bb := range [][]byte{b, append(b, 'x'), b[:p]} {
+					want := naive(a, bb)
+					if got := firstDiff(a, bb); got != want {
+						t.Fatalf("firstDiff of %d bytes at %d, changed at %d: %d, want %d", n, off, p, got, want)
+					}
+					if got := firstDiffWords(a, bb); got != want {
+						t.Fatalf("firstDiffWords of %d bytes at %d, changed at %d: %d, want %d", n, off, p, got, want)
+					}
 				}
 			}
 		}
