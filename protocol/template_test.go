@@ -324,3 +324,44 @@ func TestTemplateFillFollowsEachMessage(t *testing.T) {
 		t.Errorf("event 3's sequence number %d, timestamp %v", s, got[3].Timestamp)
 	}
 }
+
+// TestTemplatesEvicted: events of more types than there are templates
+// (so the oldest go and the others move up, templateFor finding them at
+// other places), in runs of three, their event IDs changed, then in turn
+// one by one, each decoded as a fresh decoder decodes it, and most of the
+// runs taken from a template.
+func TestTemplatesEvicted(t *testing.T) {
+	var msgs []string
+	for k := range nTemplates + 4 {
+		msgs = append(msgs, strings.Replace(typical, `"aaep:agent.tool.invoked"`, fmt.Sprintf(`"acme:agent.custom.kind%02d"`, k), 1))
+	}
+	msgs = append(msgs, typical, capturetestEvent(40_000), string(floodEvent(1)))
+	d := Decoder{Schemas: schemas(t)}
+	n, i := 0, 0
+	decode := func(m string) {
+		t.Helper()
+		i++
+		in := strings.Replace(m, `"event_id":"evt_`, fmt.Sprintf(`"event_id":"evt_%04d`, i%10000), 1)
+		if took, err := agree(t, &d, []byte(in)); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		} else if took {
+			n++
+		}
+	}
+	for range 3 {
+		for _, m := range msgs {
+			for range 3 {
+				decode(m)
+			}
+		}
+		for _, m := range msgs {
+			decode(m)
+		}
+	}
+	if want := 3 * len(msgs) * 3 / 2; n < want {
+		t.Errorf("%d events of %d taken from a template, want at least %d", n, i, want)
+	}
+}
+
+// capturetestEvent is capturetest.ToolEvent(i) as a string.
+func capturetestEvent(i int) string { return string(capturetest.ToolEvent(i)) }
