@@ -6,10 +6,11 @@
 //
 // The index of the first of the n bytes at a and b that differ, or n.
 // Fewer than 16 bytes are compared as two words (overlapping) or byte by
-// byte. From 16 on, 64 bytes a turn while they fit (four 16-byte lanes compared, their
-// results and-ed; a turn that differs places the difference by the four
-// lanes' masks as one word), then 16 a turn, then the last 16 bytes,
-// overlapping bytes found equal. Every load is within the n bytes.
+// byte. From 16 on, 64 bytes a turn while they fit (four 16-byte lanes
+// compared, their results and-ed; a turn that differs places the
+// difference by the four lanes' masks as one word), then 16 a turn, then
+// the last 16 bytes, overlapping bytes found equal. Every load is within
+// the n bytes.
 TEXT ·diff(SB), NOSPLIT, $0-32
 	MOVQ	a+0(FP), SI
 	MOVQ	b+8(FP), DI
@@ -64,13 +65,8 @@ loop16:
 last16:
 	CMPQ	AX, CX
 	JGE	same                // every byte compared
-	MOVQ	BX, AX              // n-16: the last 16 bytes
-	MOVOU	(SI)(AX*1), X0
-	MOVOU	(DI)(AX*1), X1
-	PCMPEQB	X1, X0
-	PMOVMSKB	X0, DX
-	XORL	$0xffff, DX
-	JNZ	found
+	MOVQ	BX, AX              // n-16: the last 16 bytes, one more turn
+	JMP	loop16
 
 same:
 	MOVQ	CX, ret+24(FP)
