@@ -88,6 +88,7 @@ type Decoder struct {
 	templates [nTemplates]*template
 	templated int
 	dropped   int // templates not made of a message (for tests)
+	made      int // templates made (for tests)
 	// changed[:nChanged] are the members fromTemplate scanned (a
 	// template's are distinct known members), at changedAt in it.
 	changed   [nField]field
@@ -418,7 +419,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	switch {
 	case x.unsure || x.bad:
 	case templated:
-		d.follow(b, j, x.ev)
+		d.follow(b, j, x.ev, sc.longStr, sc.maxDepth)
 	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
 		d.spansOf = d.keepTemplate(b, j, x.ev)
 	}

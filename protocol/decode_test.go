@@ -561,6 +561,33 @@ func BenchmarkDecodeFlood(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeFloodStream decodes the events of a flood as
+// producer.Flood makes them (floodEvent: 64 sessions in turn, each
+// event's ID, session, sequence number and progress step its own), one
+// decoder for all, Decode as the listener calls it.
+func BenchmarkDecodeFloodStream(b *testing.B) {
+	events := make([][]byte, 4096)
+	for i := range events {
+		events[i] = floodEvent(i)
+	}
+	decodeInTurn(b, events)
+}
+
+// decodeInTurn decodes events in turn with one decoder, as a listener
+// does, for b.
+func decodeInTurn(b *testing.B, events [][]byte) {
+	var d Decoder
+	b.SetBytes(int64(len(events[0])))
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := d.Decode(events[i%len(events)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 // BenchmarkDecodeStream decodes a stream of 1,024 events, as a listener
 // does: the typical event with its ID, sequence number, timestamp and
 // tool call ID new in each, the rest repeated.
@@ -573,16 +600,7 @@ func BenchmarkDecodeStream(b *testing.B) {
 		ev = strings.Replace(ev, `"2026-06-30T14:22:11.342Z"`, `"`+t0.Add(time.Duration(i)*time.Millisecond).Format("2006-01-02T15:04:05.000Z")+`"`, 1)
 		events[i] = []byte(strings.Replace(ev, `"call_17"`, fmt.Sprintf(`"call_%d"`, i), 1))
 	}
-	var d Decoder
-	b.SetBytes(int64(len(events[0])))
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		if _, err := d.Decode(events[i%len(events)]); err != nil {
-			b.Fatal(err)
-		}
-		i++
-	}
+	decodeInTurn(b, events)
 }
 
 // BenchmarkDecodeStdlib is the yardstick: encoding/json into a struct of

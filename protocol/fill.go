@@ -149,6 +149,29 @@ var scalarFields = func() (s fieldSet) {
 	return s
 }()
 
+// holdsNothing reports whether the fields ev holds of member f are no
+// string but empty ones and no slice or pointer (a progress object with
+// its step alone): a patch copies them into the template's event, as
+// scalarFields'. (An empty string there is copied too when it was not
+// empty before, its leaf being in t.leaves; a string not empty could be
+// a leaf t.leaves lacks, and is the message's.)
+func holdsNothing(ev *Event, f field) bool {
+	p := unsafe.Pointer(ev)
+	for _, l := range leavesOf[f] {
+		switch l.kind {
+		case leafString:
+			if len(*(*string)(unsafe.Add(p, l.off))) != 0 {
+				return false
+			}
+		case leafOther:
+			if *(*unsafe.Pointer)(unsafe.Add(p, l.off)) != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // keepEvent makes ev, just filled from t.b's message b (at its places),
 // t's event: its strings cut from b are cut from a frozen copy of b
 // instead, and the fresh members' fields are left empty (they are

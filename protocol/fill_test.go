@@ -167,3 +167,111 @@ func TestTemplateMadeAgainKept(t *testing.T) {
 		t.Errorf("%d messages of %d taken from a template, %d templates dropped", d.templated, 2*n, d.dropped)
 	}
 }
+
+// TestTemplatePatchedObjects: a template is patched with a message whose
+// changed values kept their lengths, objects too (a flood's progress step
+// changes every 64 events: its templates went stale, and were made again,
+// a copy of the message each time, after every 16 messages of the 64), and
+// what the next messages take from it is the patched values: a progress
+// object copied into the template's event (its step, its percent, a
+// description emptied), one with a description, a producer and the
+// extensions filled afresh (from a buffer filled again after). A patch
+// that nests deeper than PeekType reads is not kept (PeekedType would
+// differ), nor one that does not keep t.depth.
+func TestTemplatePatchedObjects(t *testing.T) {
+	s := schemas(t)
+	d := Decoder{Schemas: s}
+	for i := range 1024 {
+		if _, err := agree(t, &d, floodEvent(i)); err != nil {
+			t.Fatalf("flood event %d: %v", i, err)
+		}
+	}
+	if d.made > 1 || d.templated < 1023 {
+		t.Errorf("flood: %d templates made, %d events of 1,024 from a template", d.made, d.templated)
+	}
+
+	r := strings.NewReplacer
+	ext := strings.Replace(flood, `"summary_normal"`, `"extensions":{"x_a":{"b":1,"c":"de"}},"summary_normal"`, 1)
+	id := func(n int) *strings.Replacer {
+		return r(`"evt_8a00f8700000000000000002"`, fmt.Sprintf(`"evt_8a00f870%016x"`, n))
+	}
+	steps := func(n int, progress string) string {
+		return id(n).Replace(r(`"progress":{"step":                   1}`, `"progress":`+progress).Replace(ext))
+	}
+	xyz := `{"description":"xyz","step":1}`
+	msgs := []string{
+		steps(0, `{"description":"abc","step":1}`), // the template's event has a description
+		steps(1, `{"step":                12345}`), // patched: copied, the description emptied
+		steps(2, `{"step":                12345}`), // not scanned: the patch's
+		steps(3, `{"step":                12345}`),
+		steps(4, `{"step":                    2}`),
+		steps(5, `{"step":                    2}`),
+		steps(6, `{"percent":  5, "step":     2}`), // other members: copied
+		steps(7, `{"percent":  5, "step":     2}`),
+		steps(8, xyz), // a description: filled afresh from now on
+		steps(9, xyz),
+		steps(10, xyz),
+		r(`"aaep-term-flood"`, `"aaep-term-flop!"`).Replace(steps(11, xyz)), // the producer: afresh
+		r(`"aaep-term-flood"`, `"aaep-term-flop!"`).Replace(steps(12, xyz)),
+		r(`"aaep-term-flood"`, `"aaep-term-flop!"`).Replace(steps(13, xyz)),
+		r(`"aaep-term-flood"`, `"aaep-term-flop!"`, `{"b":1,"c":"de"}`, `{"b":2,"c":"fg"}`).Replace(steps(14, xyz)), // the extensions' fill again
+		r(`"aaep-term-flood"`, `"aaep-term-flop!"`, `{"b":1,"c":"de"}`, `{"b":2,"c":"fg"}`).Replace(steps(15, xyz)),
+		r(`"aaep-term-flood"`, `"aaep-term-flop!"`, `{"b":1,"c":"de"}`, `{"b":2,"c":"fg"}`).Replace(steps(16, xyz)),
+	}
+	d = Decoder{Schemas: s}
+	var room EventRoom
+	buf := make([]byte, 0, 1024)
+	var got []*Event
+	for i, m := range msgs {
+		var ev *Event
+		var err error
+		if i%2 == 1 {
+			buf = append(buf[:0], m...)
+			ev, err = d.DecodeInto(buf, &room)
+		} else {
+			ev, err = d.Decode([]byte(m))
+		}
+		want, errF := (&Decoder{Schemas: s}).Decode([]byte(m))
+		if err != nil || errF != nil {
+			t.Fatalf("message %d: %v, a fresh decoder: %v", i, err, errF)
+		}
+		if !reflect.DeepEqual(ev.Clone(), want.Clone()) {
+			t.Errorf("message %d:\n%+v\na fresh decoder's:\n%+v", i, ev, want)
+		}
+		if i%2 == 1 {
+			for k := range buf {
+				buf[k] = '"'
+			}
+		} else {
+			got = append(got, ev)
+		}
+	}
+	if d.templated < len(msgs)-1 || d.made > 1 {
+		t.Errorf("%d messages of %d from a template, %d templates made", d.templated, len(msgs), d.made)
+	}
+	for k, ev := range got {
+		want, _ := (&Decoder{Schemas: s}).Decode([]byte(msgs[2*k]))
+		if !reflect.DeepEqual(ev.Clone(), want.Clone()) {
+			t.Errorf("message %d, after the later ones:\n%+v\na fresh decoder's:\n%+v", 2*k, ev, want)
+		}
+	}
+
+	// Nesting: an extension's string, then arrays as long nested deeper
+	// than peekDepth (allowed by these Limits), then the string again;
+	// the extensions come first, so PeekType does not find the type in
+	// the arrays' message (the template must know how deep it is).
+	deep := func(v string) []byte {
+		return []byte(`{"extensions":{"x_a":{"s":` + v + `}},` + flood[1:])
+	}
+	str, arrays := `"`+strings.Repeat("a", 2*peekDepth)+`"`, strings.Repeat("[", peekDepth+1)+strings.Repeat("]", peekDepth+1)
+	d = Decoder{Schemas: s, Limits: Limits{MaxDepth: 4 * peekDepth, HardMaxDepth: 4 * peekDepth}}
+	for i, m := range [][]byte{deep(str), deep(arrays), deep(arrays), deep(str), deep(str), deep(arrays)} {
+		if _, err := agree(t, &d, m); err != nil {
+			t.Fatalf("nesting, message %d: %v", i, err)
+		}
+		// The template is still the string's: PeekedType need not scan.
+		if i == 3 && !d.plain {
+			t.Errorf("nesting, message %d: PeekedType scans again", i)
+		}
+	}
+}

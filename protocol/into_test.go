@@ -2,6 +2,7 @@ package protocol
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -40,7 +41,10 @@ func intoMessages(t testing.TB) [][]byte {
 // checkInto decodes a then b into one room, and a then b with Decode on a
 // second decoder: b's events and errors must be the same (nothing of a is
 // left in the room), and a Clone of a's event taken before b was decoded
-// into the room must still be a's.
+// into the room must still be a's. Then a and b again into the room, each
+// as a fresh decoder decodes it: the second a, or b, is often taken from
+// the template the first made, into a room filled last from that
+// template.
 func checkInto(t *testing.T, s *Schemas, a, b []byte) {
 	t.Helper()
 	into, fresh := Decoder{Schemas: s}, Decoder{Schemas: s}
@@ -64,6 +68,13 @@ func checkInto(t *testing.T, s *Schemas, a, b []byte) {
 	}
 	if evB != nil && evB != &room.box.Event {
 		t.Fatalf("DecodeInto(%q) did not decode into the room", b)
+	}
+	for _, m := range [][]byte{a, b, b, a} {
+		ev, err := into.DecodeInto(m, &room)
+		want, wantErr := (&Decoder{Schemas: s}).Decode(m)
+		if !sameError(err, wantErr) || (ev == nil) != (want == nil) || ev != nil && !reflect.DeepEqual(ev.Clone(), want.Clone()) {
+			t.Fatalf("DecodeInto(%q) again, after %q and %q, differs from a fresh decoder's:\n%+v, %v\n%+v, %v", m, a, b, ev, err, want, wantErr)
+		}
 	}
 }
 
@@ -144,4 +155,72 @@ func FuzzDecodeInto(f *testing.F) {
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		checkInto(t, s, a, b)
 	})
+}
+
+// TestRoomEmptied: a room holds nothing of its last event when the next
+// message is taken from the same template (the last event's fields not
+// set again: newBox empties the whole room): a producer's model, the
+// hints' list, the extensions, a timestamp that was no string, a summary,
+// each set by one message (its value scanned) and absent from the next
+// (taken from the template's event); and a room whose template was made
+// again meanwhile, of another message, by Decode. Nor does the room keep
+// them in its own places.
+func TestRoomEmptied(t *testing.T) {
+	s := schemas(t)
+	base := strings.Replace(typical, `"irreversible":false,`, `"irreversible":false,"extensions":{},`, 1)
+	id := 0
+	next := func(old, new string) []byte {
+		id++
+		m := strings.Replace(base, `"evt_00000000000000a1"`, fmt.Sprintf(`"evt_%016x"`, id), 1)
+		return []byte(strings.Replace(m, old, new, 1))
+	}
+	d := Decoder{Schemas: s}
+	var room EventRoom
+	into := func(m []byte) {
+		t.Helper()
+		ev, err := d.DecodeInto(m, &room)
+		want, wantErr := (&Decoder{Schemas: s}).Decode(m)
+		if !sameError(err, wantErr) || !reflect.DeepEqual(ev.Clone(), want.Clone()) {
+			t.Fatalf("%s\ninto a room: %v\n%+v\na fresh decoder: %v\n%+v", m, err, ev, wantErr, want)
+		}
+		// Nor in the room's own places (they would keep the last
+		// message alive).
+		if len(ev.Extensions) == 0 && (room.box.ext[0].Name != "" || room.box.ext[0].Data != nil) || len(ev.Context) != 1 && room.box.context[0] != "" {
+			t.Fatalf("%s\nthe room keeps %q, %q", m, room.box.ext[0].Name, room.box.context[0])
+		}
+	}
+	for _, c := range []struct{ old, new string }{
+		{"", ""},
+		{"", ""},
+		{`"agent_version":"2.3.1"`, `"agent_version":"2.3.1","model":"m"`},
+		{"", ""},
+		{`"text_direction":"ltr"`, `"available_languages":["en"]`},
+		{"", ""},
+		{`"extensions":{}`, `"extensions":{"x_a":{}}`},
+		{"", ""},
+		{`"2026-06-30T14:22:11.342Z"`, `123456789012345678901234`},
+		{"", ""},
+		{`"summary_terse":"Fetching."`, `"summary_terse":"Fetching.","summary_detailed":"x"`},
+		{"", ""},
+	} {
+		into(next(c.old, c.new))
+	}
+	if d.templated < 7 {
+		t.Errorf("%d messages of 12 taken from a template", d.templated)
+	}
+	// The template made again by Decode, of a message without the
+	// summary_terse the room's last event has: the room is emptied.
+	d, room = Decoder{Schemas: s}, EventRoom{}
+	without := func() []byte { return next(`"summary_terse":"Fetching.",`, ``) }
+	into(next("", ""))
+	into(next("", ""))
+	made := d.made
+	if _, err := d.Decode(without()); err != nil {
+		t.Fatal(err)
+	}
+	into(without())
+	into(without())
+	if d.made != made+1 || d.templated < 3 {
+		t.Errorf("templates made %d times, %d messages taken from one", d.made, d.templated)
+	}
 }

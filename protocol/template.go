@@ -4,7 +4,6 @@ package protocol
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"unsafe"
 )
@@ -57,7 +56,6 @@ type template struct {
 	typeTail        [2]uint64
 	judge           judge // the type's (Schemas.judgeOf)
 	typeIdx         int   // the type's index in members
-	names           int   // the longest name's bytes
 	// long and depth are the longest string and the deepest nesting of
 	// the message (the names' and every member's); no more than the
 	// limits, which the template met, and depth no more than peekDepth.
@@ -65,11 +63,13 @@ type template struct {
 	by           *Schemas
 	misses, rest uint8 // as a verdict's (see verdict)
 	// patch says that the message fromTemplate took last differs from
-	// the template in values of the same lengths, strings, numbers or
-	// literals, whose facts need no scan: when it meets every rule
-	// surely and no limit, it becomes the template in place (patchFrom).
-	// stale counts the messages taken from it since that could not
-	// patch it: at maxStale it is made again of one (keepTemplate).
+	// the template in values of the same lengths (of any kind: a
+	// progress object's step changes, and a listener's flood has one in
+	// every event): when it meets every rule surely and no limit, and
+	// nests no deeper than peekDepth, it becomes the template in place
+	// (patchFrom). stale counts the messages taken from it since that
+	// could not patch it: at maxStale it is made again of one
+	// (keepTemplate).
 	patch bool
 	stale uint8
 	// fill is what the event of the message t.b was filled with, for the
@@ -182,9 +182,6 @@ type tplMember struct {
 	// difference from rs to ve, included, is this value's.
 	rs, ve int32
 	sp     span // its value, as the member loop found it
-	// What the scan finds in its value: the longest string, how deep
-	// it reaches (the event being 1).
-	long, depth int32
 }
 
 // Bounds on what templates keep: a Decoder keeps at most nTemplates of
@@ -235,26 +232,27 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 }
 
 // follow makes the template d.taken follow b, taken from it, which met
-// every rule surely and no limit (judged by j): patched in place, or made
-// again after maxStale messages it could not be patched with.
-func (d *Decoder) follow(b []byte, j judge, ev *Event) {
+// every rule surely and no limit (judged by j), its longest string long
+// and its nesting depth (as fromTemplate found them): patched in place,
+// or made again after maxStale messages it could not be patched with.
+func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 	t := d.taken
 	switch {
 	case d.nChanged == 0:
 		d.spansOf = t
-	case t.patch:
-		d.patchFrom(t, b)
-		// Values of the same lengths changed, at their places, none an
-		// object: the template's event takes the fields of those that
-		// keep nothing of the message (numbers, flags, times); the
-		// others' are filled afresh from now on (the event's strings
-		// are a frozen copy's). The extensions' fill is made again when
-		// they changed.
+	case t.patch && depth <= peekDepth:
+		d.patchFrom(t, b, long, depth)
+		// Values of the same lengths changed, at their places: the
+		// template's event takes the fields of those that hold nothing
+		// of the message (numbers, flags, times, a progress object with
+		// no description: holdsNothing); the others' are filled afresh
+		// from now on (the event's strings are a frozen copy's). The
+		// extensions' fill is made again when they changed.
 		fresher := false
 		for _, f := range d.changed[:d.nChanged] {
 			switch {
 			case t.fresh.has(f):
-			case scalarFields.has(f):
+			case scalarFields.has(f) || holdsNothing(ev, f):
 				copyMember(&t.ev, ev, f)
 			default:
 				t.fresh.add(f)
@@ -340,7 +338,6 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 		}
 		m := &ms[k]
 		f := m.f
-		sp := &d.spans[f]
 		d.changed[d.nChanged], d.changedAt[d.nChanged] = f, int32(k)
 		d.nChanged++
 		d.scanned.add(f)
@@ -358,7 +355,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 		at, delta = int(m.ve), sc.i-int(m.ve)
 		d.deltaAfter[d.nChanged-1] = int32(delta)
 		moved = moved || delta != 0
-		patch = patch && delta == 0 && sp.kind != kObject && sp.kind != kArray
+		patch = patch && delta == 0
 		k++
 	}
 	// Not the template's: the member loop begins again.
@@ -422,79 +419,19 @@ func (d *Decoder) setSpans(t *template, ks []int32, all bool) {
 // values of d.changedAt of the same lengths (t.patch), and which then met
 // every rule surely and no limit, t: b, of t's length, is copied over it
 // (one copy costs less than a few small ones), and the members changed
-// take their new facts. t.long stays the longest string of any message
-// it was, no more than the limits (see fromTemplate).
-func (d *Decoder) patchFrom(t *template, b []byte) {
+// take their new spans. long and depth are b's longest string and nesting
+// as fromTemplate found them (from t's on, and no more than the limits b
+// met, depth no more than peekDepth: follow): t.long and t.depth stay
+// the longest string and deepest nesting of any message t was, which
+// fromTemplate's argument needs (a value not scanned is within them).
+func (d *Decoder) patchFrom(t *template, b []byte, long, depth int) {
 	copy(t.b, b)
 	for _, k := range d.changedAt[:d.nChanged] {
 		m := &t.members[k]
-		sp := d.spans[m.f]
-		m.sp, m.depth = sp, 1
-		m.long = 0
-		if sp.kind == kString {
-			m.long = sp.end - sp.start
-			t.long = max(t.long, int(m.long))
-		}
+		m.sp = d.spans[m.f]
 	}
+	t.long, t.depth = max(t.long, long), max(t.depth, depth)
 	t.stale = 0
-}
-
-// firstDiff returns the index of the first byte where a and b differ, or
-// the length of the shorter when it is the other's beginning.
-//
-// Whole words are read through unsafe pointers, 32 bytes a turn, without
-// a bounds check each (the loop stays within both slices); the last turn
-// compares the last 32 bytes, overlapping bytes already found equal, so
-// that no shorter loop finishes. Where a turn finds a difference the
-// words are read again, checked, to place it (at32).
-func firstDiff(a, b []byte) int {
-	n := min(len(a), len(b))
-	a, b = a[:n], b[:n]
-	if n >= 32 {
-		pa, pb := unsafe.Pointer(unsafe.SliceData(a)), unsafe.Pointer(unsafe.SliceData(b))
-		i := 0
-		for ; i < n-32; i += 32 {
-			if differ32(pa, pb, i) {
-				return i + at32((*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32]))
-			}
-		}
-		// The last 32 bytes.
-		if i = n - 32; differ32(pa, pb, i) {
-			return i + at32((*[32]byte)(a[i:i+32]), (*[32]byte)(b[i:i+32]))
-		}
-		return n
-	}
-	i := 0
-	for ; i <= n-8; i += 8 {
-		if w := binary.LittleEndian.Uint64(a[i:i+8]) ^ binary.LittleEndian.Uint64(b[i:i+8]); w != 0 {
-			return i + bits.TrailingZeros64(w)/8
-		}
-	}
-	for ; i < n; i++ {
-		if a[i] != b[i] {
-			return i
-		}
-	}
-	return n
-}
-
-// differ32 reports whether the 32 bytes at i of pa and pb differ.
-func differ32(pa, pb unsafe.Pointer, i int) bool {
-	// (^ and | bind alike: the parentheses are needed.)
-	return (*(*uint64)(unsafe.Add(pa, i))^*(*uint64)(unsafe.Add(pb, i)))|
-		(*(*uint64)(unsafe.Add(pa, i+8))^*(*uint64)(unsafe.Add(pb, i+8)))|
-		(*(*uint64)(unsafe.Add(pa, i+16))^*(*uint64)(unsafe.Add(pb, i+16)))|
-		(*(*uint64)(unsafe.Add(pa, i+24))^*(*uint64)(unsafe.Add(pb, i+24))) != 0
-}
-
-// at32 returns the index of the first byte where x and y differ (they do).
-func at32(x, y *[32]byte) int {
-	for k := 0; k < 32; k += 8 {
-		if w := binary.LittleEndian.Uint64(x[k:]) ^ binary.LittleEndian.Uint64(y[k:]); w != 0 {
-			return k + bits.TrailingZeros64(w)/8
-		}
-	}
-	return 32
 }
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
@@ -539,7 +476,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		d.templates[slot] = t
 	}
 	t.b = append(t.b[:0], b...)
-	t.members, t.names, t.stale = t.members[:0], 0, 0
+	t.members, t.stale = t.members[:0], 0
 	t.typeAt, t.typeEnd = typeAt, typeEnd
 	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
 	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
@@ -562,7 +499,6 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		f := d.seen[k]
 		sp := d.spans[f]
 		m := tplMember{f: f, rs: int32(sc.i), sp: sp}
-		sc.longStr, sc.maxDepth = 0, 0
 		var v span
 		if sc.next() == '{' {
 			v = span{start: int32(sc.i), kind: kObject, seen: true}
@@ -574,7 +510,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		} else {
 			sc.value(&v)
 		}
-		m.ve, m.long, m.depth = int32(sc.i), int32(sc.longStr), int32(max(sc.maxDepth, 1))
+		m.ve = int32(sc.i)
 		// The member loop's span, or no template (it cannot differ).
 		if v != sp {
 			ok = false
@@ -584,7 +520,6 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 			t.typeIdx = k
 		}
 		t.members = append(t.members, m)
-		t.names = max(t.names, int(key.end-key.start))
 	}
 	t.fields, t.met = append(t.fields[:0], d.seen...), d.met
 	t.memberAt = slices.Grow(t.memberAt[:0], len(b)+1)[:len(b)+1]
@@ -594,10 +529,9 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		lo = int(m.ve) + 1
 	}
 	fillBytes(t.memberAt[lo:], uint8(len(t.members)))
-	t.long, t.depth = t.names, 1
-	for _, m := range t.members {
-		t.long, t.depth = max(t.long, int(m.long)), max(t.depth, int(m.depth))
-	}
+	// The scan's longest string counts the names too, its nesting the
+	// event (1).
+	t.long, t.depth = sc.longStr, max(sc.maxDepth, 1)
 	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
 		// No template of this message: the others move up.
 		d.dropped++
@@ -607,6 +541,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	}
 	t.keepFill(ev, b, &d.spans)
 	t.keepEvent(ev, b)
+	d.made++
 	return t
 }
 

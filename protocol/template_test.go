@@ -229,8 +229,8 @@ func ownsItsBytes(t *testing.T, noTemplates bool) {
 	}
 }
 
-// TestFirstDiff holds firstDiff to a byte-by-byte comparison, a
-// difference at every place of every length.
+// TestFirstDiff holds firstDiff (amd64's assembly) and firstDiffWords to a
+// byte-by-byte comparison, a difference at every place of every length.
 func TestFirstDiff(t *testing.T) {
 	naive := func(a, b []byte) int {
 		for i := range min(len(a), len(b)) {
@@ -240,16 +240,29 @@ func TestFirstDiff(t *testing.T) {
 		}
 		return min(len(a), len(b))
 	}
-	for n := range 100 {
-		a := bytes.Repeat([]byte("abcdefghij"), 10)[:n]
-		for p := 0; p <= n; p++ {
-			b := append([]byte(nil), a...)
-			if p < n {
-				b[p] ^= 0x80
-			}
-			for _, bb := range [][]byte{b, append(b, 'x'), b[:p]} {
-				if got, want := firstDiff(a, bb), naive(a, bb); got != want {
-					t.Fatalf("firstDiff of %d bytes, changed at %d: %d, want %d", n, p, got, want)
+	// Lengths past four 64-byte turns of the assembly and its 16-byte
+	// turns and last 16 bytes; a second difference after the first; a
+	// start that is not aligned.
+	whole := bytes.Repeat([]byte("abcdefghijklmnopq"), 20)
+	for n := range 300 {
+		for _, off := range []int{0, 1, 7} {
+			a := whole[off : off+n]
+			for p := 0; p <= n; p++ {
+				b := append([]byte(nil), a...)
+				if p < n {
+					b[p] ^= 0x80
+					if q := p + 1 + p%37; q < n {
+						b[q] ^= 0x01
+					}
+				}
+				for _, bb := range [][]byte{b, append(b, 'x'), b[:p]} {
+					want := naive(a, bb)
+					if got := firstDiff(a, bb); got != want {
+						t.Fatalf("firstDiff of %d bytes at %d, changed at %d: %d, want %d", n, off, p, got, want)
+					}
+					if got := firstDiffWords(a, bb); got != want {
+						t.Fatalf("firstDiffWords of %d bytes at %d, changed at %d: %d, want %d", n, off, p, got, want)
+					}
 				}
 			}
 		}
@@ -311,3 +324,44 @@ func TestTemplateFillFollowsEachMessage(t *testing.T) {
 		t.Errorf("event 3's sequence number %d, timestamp %v", s, got[3].Timestamp)
 	}
 }
+
+// TestTemplatesEvicted: events of more types than there are templates
+// (so the oldest go and the others move up, templateFor finding them at
+// other places), in runs of three, their event IDs changed, then in turn
+// one by one, each decoded as a fresh decoder decodes it, and most of the
+// runs taken from a template.
+func TestTemplatesEvicted(t *testing.T) {
+	var msgs []string
+	for k := range nTemplates + 4 {
+		msgs = append(msgs, strings.Replace(typical, `"aaep:agent.tool.invoked"`, fmt.Sprintf(`"acme:agent.custom.kind%02d"`, k), 1))
+	}
+	msgs = append(msgs, typical, capturetestEvent(40_000), string(floodEvent(1)))
+	d := Decoder{Schemas: schemas(t)}
+	n, i := 0, 0
+	decode := func(m string) {
+		t.Helper()
+		i++
+		in := strings.Replace(m, `"event_id":"evt_`, fmt.Sprintf(`"event_id":"evt_%04d`, i%10000), 1)
+		if took, err := agree(t, &d, []byte(in)); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		} else if took {
+			n++
+		}
+	}
+	for range 3 {
+		for _, m := range msgs {
+			for range 3 {
+				decode(m)
+			}
+		}
+		for _, m := range msgs {
+			decode(m)
+		}
+	}
+	if want := 3 * len(msgs) * 3 / 2; n < want {
+		t.Errorf("%d events of %d taken from a template, want at least %d", n, i, want)
+	}
+}
+
+// capturetestEvent is capturetest.ToolEvent(i) as a string.
+func capturetestEvent(i int) string { return string(capturetest.ToolEvent(i)) }
