@@ -3,6 +3,7 @@
 package capture
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -102,15 +103,22 @@ func appendSessionKey(b []byte, conn string, ev *protocol.Event) []byte {
 }
 
 // appendAgentKey appends what the keys of ev's session and of ev itself
-// begin with: its connection and its agent, each ended by a 0.
+// begin with: its connection and its agent, each after its length. (Ended
+// by a 0 instead, an agent ID holding a 0 and the start of an event ID
+// made another agent's key: a false duplicate.)
 func appendAgentKey(b []byte, conn string, ev *protocol.Event) []byte {
-	b = append(append(b, conn...), 0)
-	return append(append(b, ev.Producer.AgentID...), 0)
+	b = append(binary.AppendUvarint(b, uint64(len(conn))), conn...)
+	return append(binary.AppendUvarint(b, uint64(len(ev.Producer.AgentID))), ev.Producer.AgentID...)
 }
 
 // tokenKey is how the checker knows a prompt by its reply token: on its
-// connection, since each producer makes its own tokens.
-func tokenKey(conn, token string) string { return conn + "\x00" + token }
+// connection, since each producer makes its own tokens; the connection
+// after its length, as in appendAgentKey.
+func tokenKey(conn, token string) string {
+	var buf [64]byte
+	b := append(binary.AppendUvarint(buf[:0], uint64(len(conn))), conn...)
+	return string(append(b, token...))
+}
 
 // connCheck is what the checker remembers of one connection's subscription.
 type connCheck struct {

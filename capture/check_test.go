@@ -319,6 +319,28 @@ func TestViolationIDsSanitized(t *testing.T) {
 	}
 }
 
+// The checker's keys hold each part after its length: an agent ID that
+// holds a 0 (JSON allows it) and the start of an event or session ID
+// cannot make another agent's key, nor a connection another's token.
+func TestKeysAreNotAmbiguous(t *testing.T) {
+	const ev = `{"@context":"https://aaep-protocol.org/context/v1","type":"aaep:agent.progress.updated","event_id":"%s","session_id":"sess_1","timestamp":"2026-06-30T14:22:11.342Z","producer":{"agent_id":"%s"},"urgency":"normal","progress":{"step":1}}`
+	c, err := NewChecker(CheckOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range [][2]string{{"c", `a\u0000b`}, {`b\u0000c`, "a"}} {
+		r := c.Check(Record{Line: i + 1, Dir: In, Msg: fmt.Appendf(nil, ev, p[0], p[1])})
+		for _, v := range r.Violations {
+			if v.Rule == "duplicate" {
+				t.Errorf("line %d: %s", i+1, v.Message)
+			}
+		}
+	}
+	if tokenKey("a\x00b", "c") == tokenKey("a", "b\x00c") {
+		t.Error("two connections' tokens share a key")
+	}
+}
+
 // A gap in sequence numbers is a loss, unless the subscription's honoured
 // terms let the producer leave events out of its stream: then it is said
 // as a warning that names those terms.
