@@ -89,6 +89,7 @@ type Decoder struct {
 	templated int
 	dropped   int // templates not made of a message (for tests)
 	made      int // templates made (for tests)
+	patches   int // templates patched (for tests)
 	// changed[:nChanged] are the members fromTemplate scanned (a
 	// template's are distinct known members), at changedAt in it.
 	changed   [nField]field
@@ -421,7 +422,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	case templated:
 		d.follow(b, j, x.ev, sc.longStr, sc.maxDepth)
 	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
-		d.spansOf = d.keepTemplate(b, j, x.ev)
+		d.spansOf = d.keepTemplate(b, j, x.ev, nil)
 	}
 	return x.ev, nil
 }

@@ -72,6 +72,16 @@ type template struct {
 	// (keepTemplate).
 	patch bool
 	stale uint8
+	// patched says that a message patched t since it was made: its shape
+	// repeats. twin is the other template of t's type, or nil: a type
+	// whose messages come in two shapes (a tool's name, its arguments
+	// and the lengths of the values after them) keeps one of each, a
+	// message tried against the one found first and, when one of its
+	// values there has another length, against its twin (tryTemplate).
+	// Twins are made and linked by keepTemplate, unlinked (unlink) when
+	// either is dropped or made of another type's message.
+	patched bool
+	twin    *template
 	// fill is what the event of the message t.b was filled with, for the
 	// extensions, whose bytes a message taken from t repeats (see tplFill).
 	fill tplFill
@@ -224,11 +234,53 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 		return false
 	}
 	t := d.templateFor(sc.b)
-	if t == nil || !d.fromTemplate(t, sc, spansOf == t) {
+	if t == nil {
+		return false
+	}
+	tw := t.twin
+	if tw != nil && (tw.rest != 0 || tw.by != d.Schemas) {
+		tw = nil
+	}
+	ok, bailed := d.fromTemplate(t, sc, spansOf == t, tw != nil)
+	if bailed {
+		// A value of another length than t's: the message is tried
+		// against t's twin, which is found first from then on.
+		if ok, _ = d.fromTemplate(tw, sc, spansOf == tw, false); ok {
+			d.swapTemplates(t, tw)
+			t = tw
+		}
+	}
+	if !ok {
 		return false
 	}
 	d.taken = t
 	return true
+}
+
+// swapTemplates swaps the places of t and u in d.templates (twins: the
+// one a message was taken from last is found first).
+func (d *Decoder) swapTemplates(t, u *template) {
+	i, j := slices.Index(d.templates[:], t), slices.Index(d.templates[:], u)
+	if i >= 0 && j >= 0 {
+		d.templates[i], d.templates[j] = u, t
+	}
+}
+
+// unlink makes t no one's twin.
+func (t *template) unlink() {
+	if t.twin != nil {
+		t.twin.twin = nil
+		t.twin = nil
+	}
+}
+
+// dropTemplate removes t from d.templates, the others moving up.
+func (d *Decoder) dropTemplate(t *template) {
+	if k := slices.Index(d.templates[:], t); k >= 0 {
+		t.unlink()
+		copy(d.templates[k:], d.templates[k+1:])
+		d.templates[nTemplates-1] = nil
+	}
 }
 
 // follow makes the template d.taken follow b, taken from it, which met
@@ -266,11 +318,25 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 			t.keepFill(ev, b, &d.spans)
 		}
 		d.spansOf = t
+	case t.twin == nil && t.patched:
+		// t's shape repeats, and b is of another: b is made t's twin.
+		d.spanAll(t) // keepTemplate reads every member's
+		d.spansOf = d.keepTemplate(b, j, ev, t)
 	default:
-		if t.stale++; t.stale >= maxStale {
-			d.spanAll(t) // keepTemplate reads every member's
-			d.spansOf = d.keepTemplate(b, j, ev)
+		if t.stale++; t.stale < maxStale {
+			break
 		}
+		if u := t.twin; u != nil {
+			// Twins whose messages patch neither: t goes, and its
+			// twin stays alone until a message patches it again (so a
+			// type whose values change length in most messages is
+			// not tried twice for long).
+			d.dropTemplate(t)
+			u.patched = false
+			break
+		}
+		d.spanAll(t) // keepTemplate reads every member's
+		d.spansOf = d.keepTemplate(b, j, ev, nil)
 	}
 }
 
@@ -282,7 +348,9 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 // not looked into: the event takes their fields from the template's,
 // fillFromTemplate), and sc's longest string and deepest nesting, and
 // reports whether b is t with values changed. When it is not, it leaves what it filled for the
-// member loop to fill again, and sc as it found it.
+// member loop to fill again, and sc as it found it. With bail (t has a
+// twin), it stops at the first value of another length than t's,
+// reporting bailed (and no miss of t's): the message may be its twin's.
 //
 // The longest string and the deepest nesting begin as the template's
 // whole message's, not as those of the members not scanned: the template
@@ -290,7 +358,7 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 // is exceeded, or PeekedType must scan again, only for a value scanned
 // now that is longer or deeper than anything in the template, whose
 // length or depth is then what the member loop finds too.
-func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
+func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet, bail bool) (ok, bailed bool) {
 	b, tb := sc.b, t.b
 	ms, memberAt := t.members, t.memberAt[:len(tb)+1]
 	moved := false // a member's value of another length
@@ -326,7 +394,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			t.patch = patch
 			d.templated++
 			sc.i, sc.depth = len(b), 0
-			return true // the same bytes to the end
+			return true, false // the same bytes to the end
 		}
 		// The difference must be within the value of member k.
 		if k == t.typeIdx {
@@ -353,6 +421,10 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			break
 		}
 		at, delta = int(m.ve), sc.i-int(m.ve)
+		if bail && delta != 0 {
+			bailed, miss = true, false
+			break
+		}
 		d.deltaAfter[d.nChanged-1] = int32(delta)
 		moved = moved || delta != 0
 		patch = patch && delta == 0
@@ -364,12 +436,12 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	d.memo.reset()
 	*sc = scanner{b: b, i: i0, hardMax: sc.hardMax}
 	if !miss {
-		return false
+		return false, bailed
 	}
 	if t.misses++; t.misses >= missMax {
 		t.misses, t.rest = missMax-1, restFor
 	}
-	return false
+	return false, false
 }
 
 // spanned sets the spans of the members of t that fromTemplate took
@@ -431,14 +503,17 @@ func (d *Decoder) patchFrom(t *template, b []byte, long, depth int) {
 		m.sp = d.spans[m.f]
 	}
 	t.long, t.depth = max(t.long, long), max(t.depth, depth)
-	t.stale = 0
+	t.stale, t.patched = 0, true
+	d.patches++
 }
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
 // member repeated, escaped or undefined, every rule surely met, no limit
 // exceeded), the template of its type, judged by j, unless its type's
-// template rests. It returns the template made, or nil.
-func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
+// template rests; or, with twinOf (a template of b's type with no twin),
+// a second template of the type, twinOf's twin. It returns the template
+// made, or nil.
+func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event, twinOf *template) *template {
 	if len(b) > maxTemplateBytes || !d.met.has(fType) {
 		return nil
 	}
@@ -454,7 +529,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 			slot = k
 			break
 		}
-		if string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
+		if twinOf == nil && string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
 			if t.rest > 0 {
 				t.rest--
 				return nil
@@ -466,6 +541,10 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	if slot < 0 {
 		// Full: the oldest goes, the others move up.
 		last := d.templates[0]
+		if last == twinOf {
+			twinOf = nil // the oldest: b is made its type's only template
+		}
+		last.unlink()
 		copy(d.templates[:], d.templates[1:])
 		d.templates[nTemplates-1] = last
 		slot = nTemplates - 1
@@ -476,7 +555,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		d.templates[slot] = t
 	}
 	t.b = append(t.b[:0], b...)
-	t.members, t.stale = t.members[:0], 0
+	t.members, t.stale, t.patched = t.members[:0], 0, false
 	t.typeAt, t.typeEnd = typeAt, typeEnd
 	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
 	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
@@ -535,12 +614,16 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
 		// No template of this message: the others move up.
 		d.dropped++
+		t.unlink()
 		copy(d.templates[slot:], d.templates[slot+1:])
 		d.templates[nTemplates-1] = nil
 		return nil
 	}
 	t.keepFill(ev, b, &d.spans)
 	t.keepEvent(ev, b)
+	if twinOf != nil {
+		t.twin, twinOf.twin = twinOf, t
+	}
 	d.made++
 	return t
 }
