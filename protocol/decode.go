@@ -89,7 +89,6 @@ type Decoder struct {
 	templated int
 	dropped   int // templates not made of a message (for tests)
 	made      int // templates made (for tests)
-	patches   int // templates patched (for tests)
 	// changed[:nChanged] are the members fromTemplate scanned (a
 	// template's are distinct known members), at changedAt in it.
 	changed   [nField]field

@@ -47,14 +47,17 @@ func TestTwoShapesTwoTemplates(t *testing.T) {
 			}
 		}
 	}
-	if d.made > 2 || d.patches < n-4 {
-		t.Errorf("%d messages of two shapes: %d templates made, %d patched", n, d.made, d.patches)
+	if d.made > 2 || d.templated < n-2 {
+		t.Errorf("%d messages of two shapes: %d templates made, %d messages taken from one", n, d.made, d.templated)
 	}
 	var tw int
 	for _, tp := range d.templates {
 		if tp != nil && tp.twin != nil {
 			if tp.twin.twin != tp {
 				t.Fatal("a twin's twin is not the template")
+			}
+			if tp.stale != 0 || !tp.patched {
+				t.Errorf("a twin not patched by the last message of its shape (stale %d)", tp.stale)
 			}
 			tw++
 		}

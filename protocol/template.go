@@ -237,24 +237,34 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 	if t == nil {
 		return false
 	}
-	tw := t.twin
-	if tw != nil && (tw.rest != 0 || tw.by != d.Schemas) {
-		tw = nil
-	}
-	ok, bailed := d.fromTemplate(t, sc, spansOf == t, tw != nil)
-	if bailed {
-		// A value of another length than t's: the message is tried
-		// against t's twin, which is found first from then on.
-		if ok, _ = d.fromTemplate(tw, sc, spansOf == tw, false); ok {
-			d.swapTemplates(t, tw)
-			t = tw
+	if ok, bailed := d.fromTemplate(t, sc, spansOf == t, true); !ok {
+		// bailed: a value of another length than t's, and t has a
+		// twin to try, which is found first from then on when it is
+		// the message's.
+		tw := t.twin
+		if !bailed || !d.fromTemplateOnly(tw, sc, spansOf == tw) {
+			return false
 		}
-	}
-	if !ok {
-		return false
+		d.swapTemplates(t, tw)
+		t = tw
 	}
 	d.taken = t
 	return true
+}
+
+// fromTemplateOnly is fromTemplate with no bailing out to a twin.
+func (d *Decoder) fromTemplateOnly(t *template, sc *scanner, spansSet bool) bool {
+	ok, _ := d.fromTemplate(t, sc, spansSet, false)
+	return ok
+}
+
+// twinFor is t's twin when a message may be tried against it (it does not
+// rest, and it is of the Schemas d decodes with), or nil.
+func (d *Decoder) twinFor(t *template) *template {
+	if tw := t.twin; tw != nil && tw.rest == 0 && tw.by == d.Schemas {
+		return tw
+	}
+	return nil
 }
 
 // swapTemplates swaps the places of t and u in d.templates (twins: the
@@ -348,9 +358,10 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 // not looked into: the event takes their fields from the template's,
 // fillFromTemplate), and sc's longest string and deepest nesting, and
 // reports whether b is t with values changed. When it is not, it leaves what it filled for the
-// member loop to fill again, and sc as it found it. With bail (t has a
-// twin), it stops at the first value of another length than t's,
-// reporting bailed (and no miss of t's): the message may be its twin's.
+// member loop to fill again, and sc as it found it. With bail, when t has
+// a twin to try (twinFor), it stops at the first value of another length
+// than t's, reporting bailed (and no miss of t's): the message may be the
+// twin's.
 //
 // The longest string and the deepest nesting begin as the template's
 // whole message's, not as those of the members not scanned: the template
@@ -421,13 +432,14 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet, bail bool) (o
 			break
 		}
 		at, delta = int(m.ve), sc.i-int(m.ve)
-		if bail && delta != 0 {
-			bailed, miss = true, false
-			break
+		if delta != 0 {
+			if bail && d.twinFor(t) != nil {
+				bailed, miss = true, false
+				break
+			}
+			moved, patch = true, false
 		}
 		d.deltaAfter[d.nChanged-1] = int32(delta)
-		moved = moved || delta != 0
-		patch = patch && delta == 0
 		k++
 	}
 	// Not the template's: the member loop begins again.
@@ -504,7 +516,6 @@ func (d *Decoder) patchFrom(t *template, b []byte, long, depth int) {
 	}
 	t.long, t.depth = max(t.long, long), max(t.depth, depth)
 	t.stale, t.patched = 0, true
-	d.patches++
 }
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
