@@ -240,9 +240,11 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 	if ok, bailed := d.fromTemplate(t, sc, spansOf == t, true); !ok {
 		// bailed: a value of another length than t's, and t has a
 		// twin to try, which is found first from then on when it is
-		// the message's.
+		// the message's. The spans and members d holds are no longer
+		// the twin's, even when the last message was taken from it:
+		// the try of t wrote over them.
 		tw := t.twin
-		if !bailed || !d.fromTemplateOnly(tw, sc, spansOf == tw) {
+		if !bailed || !d.fromTemplateOnly(tw, sc) {
 			return false
 		}
 		d.swapTemplates(t, tw)
@@ -252,9 +254,10 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 	return true
 }
 
-// fromTemplateOnly is fromTemplate with no bailing out to a twin.
-func (d *Decoder) fromTemplateOnly(t *template, sc *scanner, spansSet bool) bool {
-	ok, _ := d.fromTemplate(t, sc, spansSet, false)
+// fromTemplateOnly is fromTemplate with no bailing out to a twin, and
+// nothing taken as set of d's spans.
+func (d *Decoder) fromTemplateOnly(t *template, sc *scanner) bool {
+	ok, _ := d.fromTemplate(t, sc, false, false)
 	return ok
 }
 
@@ -329,9 +332,12 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 		}
 		d.spansOf = t
 	case t.twin == nil && t.patched:
-		// t's shape repeats, and b is of another: b is made t's twin.
+		// t's shape repeats, and b is of another: b is made t's twin,
+		// found first (the next message is likelier b's shape).
 		d.spanAll(t) // keepTemplate reads every member's
-		d.spansOf = d.keepTemplate(b, j, ev, t)
+		if d.spansOf = d.keepTemplate(b, j, ev, t); d.spansOf != nil && t.twin == d.spansOf {
+			d.swapTemplates(t, d.spansOf)
+		}
 	default:
 		if t.stale++; t.stale < maxStale {
 			break
