@@ -73,7 +73,8 @@ type template struct {
 	patch bool
 	stale uint8
 	// patched says that a message patched t since it was made: its shape
-	// repeats. twin is the other template of t's type, or nil: a type
+	// repeats. twin is the other template of t's type, or nil (a twin's
+	// stale counts the messages patching its twin too): a type
 	// whose messages come in two shapes (a tool's name, its arguments
 	// and the lengths of the values after them) keeps one of each, a
 	// message tried against the one found first and, when one of its
@@ -307,6 +308,14 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 		d.spansOf = t
 	case t.patch && depth <= peekDepth:
 		d.patchFrom(t, b, long, depth)
+		if u := t.twin; u != nil {
+			// u's stale counts the messages of its type since one
+			// patched it: a shape gone (a value grown by a digit)
+			// does not keep its place.
+			if u.stale++; u.stale >= maxStale {
+				d.dropTemplate(u)
+			}
+		}
 		// Values of the same lengths changed, at their places: the
 		// template's event takes the fields of those that hold nothing
 		// of the message (numbers, flags, times, a progress object with
@@ -331,9 +340,11 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 			t.keepFill(ev, b, &d.spans)
 		}
 		d.spansOf = t
-	case t.twin == nil && t.patched:
+	case t.twin == nil && t.patched && d.templates[nTemplates-1] == nil:
 		// t's shape repeats, and b is of another: b is made t's twin,
-		// found first (the next message is likelier b's shape).
+		// found first (the next message is likelier b's shape). Only
+		// in a free place: a twin never pushes out another type's
+		// template (d.templates' free places are its last).
 		d.spanAll(t) // keepTemplate reads every member's
 		if d.spansOf = d.keepTemplate(b, j, ev, t); d.spansOf != nil && t.twin == d.spansOf {
 			d.swapTemplates(t, d.spansOf)
