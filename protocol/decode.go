@@ -421,7 +421,7 @@ func (d *Decoder) Decode(b []byte) (*Event, error) {
 	case templated:
 		d.follow(b, j, x.ev, sc.longStr, sc.maxDepth)
 	case !dup && !d.escaped && len(d.strangers) == 0 && !d.allSlow && !d.noTemplates:
-		d.spansOf = d.keepTemplate(b, j, x.ev)
+		d.spansOf = d.keepTemplate(b, j, x.ev, nil)
 	}
 	return x.ev, nil
 }

@@ -72,6 +72,17 @@ type template struct {
 	// (keepTemplate).
 	patch bool
 	stale uint8
+	// patched says that a message patched t since it was made: its shape
+	// repeats. twin is the other template of t's type, or nil (a twin's
+	// stale counts the messages patching its twin too): a type
+	// whose messages come in two shapes (a tool's name, its arguments
+	// and the lengths of the values after them) keeps one of each, a
+	// message tried against the one found first and, when one of its
+	// values there has another length, against its twin (tryTemplate).
+	// Twins are made and linked by keepTemplate, unlinked (unlink) when
+	// either is dropped or made of another type's message.
+	patched bool
+	twin    *template
 	// fill is what the event of the message t.b was filled with, for the
 	// extensions, whose bytes a message taken from t repeats (see tplFill).
 	fill tplFill
@@ -224,11 +235,66 @@ func (d *Decoder) tryTemplate(sc *scanner, spansOf *template) bool {
 		return false
 	}
 	t := d.templateFor(sc.b)
-	if t == nil || !d.fromTemplate(t, sc, spansOf == t) {
+	if t == nil {
 		return false
+	}
+	if ok, bailed := d.fromTemplate(t, sc, spansOf == t, true); !ok {
+		// bailed: a value of another length than t's, and t has a
+		// twin to try, which is found first from then on when it is
+		// the message's. The spans and members d holds are no longer
+		// the twin's, even when the last message was taken from it:
+		// the try of t wrote over them.
+		tw := t.twin
+		if !bailed || !d.fromTemplateOnly(tw, sc) {
+			return false
+		}
+		d.swapTemplates(t, tw)
+		t = tw
 	}
 	d.taken = t
 	return true
+}
+
+// fromTemplateOnly is fromTemplate with no bailing out to a twin, and
+// nothing taken as set of d's spans.
+func (d *Decoder) fromTemplateOnly(t *template, sc *scanner) bool {
+	ok, _ := d.fromTemplate(t, sc, false, false)
+	return ok
+}
+
+// twinFor is t's twin when a message may be tried against it (it does not
+// rest, and it is of the Schemas d decodes with), or nil.
+func (d *Decoder) twinFor(t *template) *template {
+	if tw := t.twin; tw != nil && tw.rest == 0 && tw.by == d.Schemas {
+		return tw
+	}
+	return nil
+}
+
+// swapTemplates swaps the places of t and u in d.templates (twins: the
+// one a message was taken from last is found first).
+func (d *Decoder) swapTemplates(t, u *template) {
+	i, j := slices.Index(d.templates[:], t), slices.Index(d.templates[:], u)
+	if i >= 0 && j >= 0 {
+		d.templates[i], d.templates[j] = u, t
+	}
+}
+
+// unlink makes t no one's twin.
+func (t *template) unlink() {
+	if t.twin != nil {
+		t.twin.twin = nil
+		t.twin = nil
+	}
+}
+
+// dropTemplate removes t from d.templates, the others moving up.
+func (d *Decoder) dropTemplate(t *template) {
+	if k := slices.Index(d.templates[:], t); k >= 0 {
+		t.unlink()
+		copy(d.templates[k:], d.templates[k+1:])
+		d.templates[nTemplates-1] = nil
+	}
 }
 
 // follow makes the template d.taken follow b, taken from it, which met
@@ -242,6 +308,14 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 		d.spansOf = t
 	case t.patch && depth <= peekDepth:
 		d.patchFrom(t, b, long, depth)
+		if u := t.twin; u != nil {
+			// u's stale counts the messages of its type since one
+			// patched it: a shape gone (a value grown by a digit)
+			// does not keep its place.
+			if u.stale++; u.stale >= maxStale {
+				d.dropTemplate(u)
+			}
+		}
 		// Values of the same lengths changed, at their places: the
 		// template's event takes the fields of those that hold nothing
 		// of the message (numbers, flags, times, a progress object with
@@ -266,11 +340,30 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 			t.keepFill(ev, b, &d.spans)
 		}
 		d.spansOf = t
-	default:
-		if t.stale++; t.stale >= maxStale {
-			d.spanAll(t) // keepTemplate reads every member's
-			d.spansOf = d.keepTemplate(b, j, ev)
+	case t.twin == nil && t.patched && d.templates[nTemplates-1] == nil:
+		// t's shape repeats, and b is of another: b is made t's twin,
+		// found first (the next message is likelier b's shape). Only
+		// in a free place: a twin never pushes out another type's
+		// template (d.templates' free places are its last).
+		d.spanAll(t) // keepTemplate reads every member's
+		if d.spansOf = d.keepTemplate(b, j, ev, t); d.spansOf != nil && t.twin == d.spansOf {
+			d.swapTemplates(t, d.spansOf)
 		}
+	default:
+		if t.stale++; t.stale < maxStale {
+			break
+		}
+		if u := t.twin; u != nil {
+			// Twins whose messages patch neither: t goes, and its
+			// twin stays alone until a message patches it again (so a
+			// type whose values change length in most messages is
+			// not tried twice for long).
+			d.dropTemplate(t)
+			u.patched = false
+			break
+		}
+		d.spanAll(t) // keepTemplate reads every member's
+		d.spansOf = d.keepTemplate(b, j, ev, nil)
 	}
 }
 
@@ -282,7 +375,10 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 // not looked into: the event takes their fields from the template's,
 // fillFromTemplate), and sc's longest string and deepest nesting, and
 // reports whether b is t with values changed. When it is not, it leaves what it filled for the
-// member loop to fill again, and sc as it found it.
+// member loop to fill again, and sc as it found it. With bail, when t has
+// a twin to try (twinFor), it stops at the first value of another length
+// than t's, reporting bailed (and no miss of t's): the message may be the
+// twin's.
 //
 // The longest string and the deepest nesting begin as the template's
 // whole message's, not as those of the members not scanned: the template
@@ -290,7 +386,7 @@ func (d *Decoder) follow(b []byte, j judge, ev *Event, long, depth int) {
 // is exceeded, or PeekedType must scan again, only for a value scanned
 // now that is longer or deeper than anything in the template, whose
 // length or depth is then what the member loop finds too.
-func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
+func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet, bail bool) (ok, bailed bool) {
 	b, tb := sc.b, t.b
 	ms, memberAt := t.members, t.memberAt[:len(tb)+1]
 	moved := false // a member's value of another length
@@ -326,7 +422,7 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			t.patch = patch
 			d.templated++
 			sc.i, sc.depth = len(b), 0
-			return true // the same bytes to the end
+			return true, false // the same bytes to the end
 		}
 		// The difference must be within the value of member k.
 		if k == t.typeIdx {
@@ -353,9 +449,14 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 			break
 		}
 		at, delta = int(m.ve), sc.i-int(m.ve)
+		if delta != 0 {
+			if bail && d.twinFor(t) != nil {
+				bailed, miss = true, false
+				break
+			}
+			moved, patch = true, false
+		}
 		d.deltaAfter[d.nChanged-1] = int32(delta)
-		moved = moved || delta != 0
-		patch = patch && delta == 0
 		k++
 	}
 	// Not the template's: the member loop begins again.
@@ -364,12 +465,12 @@ func (d *Decoder) fromTemplate(t *template, sc *scanner, spansSet bool) bool {
 	d.memo.reset()
 	*sc = scanner{b: b, i: i0, hardMax: sc.hardMax}
 	if !miss {
-		return false
+		return false, bailed
 	}
 	if t.misses++; t.misses >= missMax {
 		t.misses, t.rest = missMax-1, restFor
 	}
-	return false
+	return false, false
 }
 
 // spanned sets the spans of the members of t that fromTemplate took
@@ -431,14 +532,16 @@ func (d *Decoder) patchFrom(t *template, b []byte, long, depth int) {
 		m.sp = d.spans[m.f]
 	}
 	t.long, t.depth = max(t.long, long), max(t.depth, depth)
-	t.stale = 0
+	t.stale, t.patched = 0, true
 }
 
 // keepTemplate makes b, which the member loop decoded with no problem (no
 // member repeated, escaped or undefined, every rule surely met, no limit
 // exceeded), the template of its type, judged by j, unless its type's
-// template rests. It returns the template made, or nil.
-func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
+// template rests; or, with twinOf (a template of b's type with no twin),
+// a second template of the type, twinOf's twin. It returns the template
+// made, or nil.
+func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event, twinOf *template) *template {
 	if len(b) > maxTemplateBytes || !d.met.has(fType) {
 		return nil
 	}
@@ -454,7 +557,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 			slot = k
 			break
 		}
-		if string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
+		if twinOf == nil && string(t.b[t.typeAt:t.typeEnd]) == string(typ) {
 			if t.rest > 0 {
 				t.rest--
 				return nil
@@ -466,6 +569,10 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	if slot < 0 {
 		// Full: the oldest goes, the others move up.
 		last := d.templates[0]
+		if last == twinOf {
+			twinOf = nil // the oldest: b is made its type's only template
+		}
+		last.unlink()
 		copy(d.templates[:], d.templates[1:])
 		d.templates[nTemplates-1] = last
 		slot = nTemplates - 1
@@ -476,7 +583,7 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 		d.templates[slot] = t
 	}
 	t.b = append(t.b[:0], b...)
-	t.members, t.stale = t.members[:0], 0
+	t.members, t.stale, t.patched = t.members[:0], 0, false
 	t.typeAt, t.typeEnd = typeAt, typeEnd
 	w := (*[16]byte)(b[typeEnd-16 : typeEnd])
 	t.typeTail = [2]uint64{binary.LittleEndian.Uint64(w[:8]), binary.LittleEndian.Uint64(w[8:])}
@@ -535,12 +642,16 @@ func (d *Decoder) keepTemplate(b []byte, j judge, ev *Event) *template {
 	if !ok || sc.err != nil || len(t.members) != len(d.seen) || t.typeIdx < 0 || t.depth > peekDepth {
 		// No template of this message: the others move up.
 		d.dropped++
+		t.unlink()
 		copy(d.templates[slot:], d.templates[slot+1:])
 		d.templates[nTemplates-1] = nil
 		return nil
 	}
 	t.keepFill(ev, b, &d.spans)
 	t.keepEvent(ev, b)
+	if twinOf != nil {
+		t.twin, twinOf.twin = twinOf, t
+	}
 	d.made++
 	return t
 }
