@@ -372,11 +372,7 @@ func (r *SSEReader) lines(ev *SSEEvent) (bool, error) {
 			if len(v) > 0 && v[0] == ' ' {
 				v = v[1:]
 			}
-			if string(v) == r.typeCache {
-				r.evType = r.typeCache // most streams repeat one type
-			} else {
-				r.setField(fieldEvent, v)
-			}
+			r.setField(fieldEvent, v)
 		default:
 			return false, nil
 		}
