@@ -31,6 +31,24 @@ import (
 // length (3 s). The collector is paced as the command paces it
 // (gcpace, unless GOGC is set).
 func BenchmarkCriticalInPhase(b *testing.B) {
+	criticalInPhase(b, func(tb testing.TB, out, errOut io.Writer, urls []string) (stop func()) {
+		args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
+		for k, url := range urls {
+			args = append(args, fmt.Sprintf("a%d=%s", k, url))
+		}
+		return runListener(tb, out, errOut, args...)
+	})
+}
+
+// BenchmarkCriticalInPhaseFloor is BenchmarkCriticalInPhase with a minimal
+// reader in the listener's place (minFanIn): what this machine allows at
+// these loads, with nothing decoded, validated or ordered. Its p99 is the
+// least any listener could reach here.
+func BenchmarkCriticalInPhaseFloor(b *testing.B) { criticalInPhase(b, minFanIn) }
+
+// criticalInPhase runs BenchmarkCriticalInPhase with listen reading the
+// agents at urls, writing a line an event to out.
+func criticalInPhase(b *testing.B, listen func(tb testing.TB, out, errOut io.Writer, urls []string) (stop func())) {
 	defer gcpace.FromEnv(os.Getenv).Stop()
 	for _, load := range []struct{ agents, rate int }{{200, 100}, {50, 1000}} {
 		b.Run(fmt.Sprintf("agents=%d,rate=%d", load.agents, load.rate), func(b *testing.B) {
@@ -39,14 +57,10 @@ func BenchmarkCriticalInPhase(b *testing.B) {
 			var cpu time.Duration
 			sched := newSchedLatencies()
 			for b.Loop() {
-				args := []string{"--plain", "--no-sign", "--layout", "legacy", "--no-time"}
 				urls, want, start := inPhaseProducers(b, load.agents, load.rate, seconds)
-				for k, url := range urls {
-					args = append(args, fmt.Sprintf("a%d=%s", k, url))
-				}
 				w := &alarmTimes{want: want, done: make(chan struct{}), agents: load.agents, ready: make(chan struct{})}
 				diags := &criticalCount{word: "warning"}
-				stop := runListener(b, w, diags, args...)
+				stop := listen(b, w, diags, urls)
 				select { // every agent connected, its first event told
 				case <-w.ready:
 				case <-time.After(60 * time.Second):
@@ -338,6 +352,58 @@ func TestCriticalFloodDoesNotStarveCommands(t *testing.T) {
 	r.waitOutput(t, "Alarm.")
 	fmt.Fprintln(r.stdin, "quit")
 	r.wait(t)
+}
+
+// minFanIn reads the event streams at urls, a goroutine each, and writes
+// one line an event to out, the event's summary_normal, as it reads it: no
+// decoding, validation, dedupe or order, one write a line. errOut is
+// told why a stream could not be opened; stop closes the streams and waits.
+func minFanIn(tb testing.TB, out, errOut io.Writer, urls []string) (stop func()) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	var mu sync.Mutex // one line at a time on out
+	var wg sync.WaitGroup
+	bodies := make([]io.Closer, 0, len(urls))
+	for _, url := range urls {
+		resp, err := client.Get(url + "/events")
+		if err != nil {
+			fmt.Fprintf(errOut, "warning: %v\n", err)
+			continue
+		}
+		bodies = append(bodies, resp.Body)
+		wg.Go(func() {
+			r := bufio.NewReaderSize(resp.Body, 16<<10)
+			var line []byte
+			for {
+				l, err := r.ReadSlice('\n')
+				if err != nil {
+					return
+				}
+				data, ok := bytes.CutPrefix(l, []byte("data: "))
+				if !ok {
+					continue
+				}
+				const key = `"summary_normal":"`
+				i := bytes.Index(data, []byte(key))
+				if i < 0 {
+					continue
+				}
+				data = data[i+len(key):]
+				if j := bytes.IndexByte(data, '"'); j >= 0 {
+					data = data[:j]
+				}
+				line = append(append(line[:0], data...), '\n')
+				mu.Lock()
+				out.Write(line)
+				mu.Unlock()
+			}
+		})
+	}
+	return func() {
+		for _, b := range bodies {
+			b.Close()
+		}
+		wg.Wait()
+	}
 }
 
 // cpuTime is the CPU time this process has used, user and system.
