@@ -49,7 +49,10 @@ type Finder struct {
 	Credentials *creds.Set
 	// Keys are the trusted signing keys; nil trusts none.
 	Keys *Keys
-	// Timeout bounds one fetch; zero means 10 seconds.
+	// Timeout bounds one fetch; zero means 10 seconds (DefaultTimeout).
+	// A negative Timeout sets no bound but ctx's: the fetch ends when the
+	// producer answers, for a producer whose answer is sure to come (one
+	// this process serves itself), so that no timer decides the result.
 	Timeout time.Duration
 	// Now is the clock for expiry; nil means time.Now.
 	Now func() time.Time
@@ -189,13 +192,23 @@ func WellKnownURI(endpoint string) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: protocol.PathManifest}).String()
 }
 
+// DefaultTimeout bounds a fetch of a Finder whose Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// bound is ctx bounded as Timeout says, and the function that releases it.
+func (f *Finder) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	switch {
+	case f.Timeout < 0:
+		return context.WithCancel(ctx)
+	case f.Timeout == 0:
+		return context.WithTimeout(ctx, DefaultTimeout)
+	}
+	return context.WithTimeout(ctx, f.Timeout)
+}
+
 // ask gets the manifest through f.Ask.
 func (f *Finder) ask(ctx context.Context) ([]byte, error) {
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := f.bound(ctx)
 	defer cancel()
 	body, err := f.Ask(ctx)
 	switch {
@@ -217,11 +230,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fail("it is not an http:// or https:// address")
 	}
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := f.bound(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
