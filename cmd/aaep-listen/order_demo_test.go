@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/aaep-term/aaep-term/demo"
+	"github.com/aaep-term/aaep-term/internal/term"
+	"github.com/aaep-term/aaep-term/protocol"
 )
 
 // demoArgs run the demo as TestDemoOrderIsStable does: at full speed,
@@ -93,6 +96,64 @@ func TestDemoOrderIsStable(t *testing.T) {
 			t.Fatalf("run %d differs from run 0:\n%s", i+1, differs(t, "run 0", first, fmt.Sprintf("run %d", i+1), out))
 		}
 	}
+}
+
+// The demo's manifest check waits for the demo producer's answer, which
+// is sure to come (the same process serves it), however late it comes: no
+// timer decides what the demo says. The manifest's answer here comes only
+// after whatever bound the check sets, as on a machine so busy that the
+// producer answered after it. With the 2-second bound every check had, the
+// late run said "The producer's manifest could not be fetched … context
+// deadline exceeded." as its third line, before the first event: the one
+// timer that decided a line of the demo, and the likely cause of the one
+// failure of TestDemoOrderIsStable under a load of 10 on 2 cores. The late
+// run must say what a run on time says, line for line.
+func TestDemoManifestAnsweredLate(t *testing.T) {
+	t.Parallel()
+	onTime := demoInProcess(t, nil)
+	late := demoInProcess(t, &http.Client{Transport: lateManifest{}})
+	if late != onTime {
+		t.Fatalf("the manifest answered late changes what the demo says:\n%s", differs(t, "answered on time", onTime, "answered late", late))
+	}
+}
+
+// lateManifest answers a request for the manifest only once the bound its
+// context sets, if any, has run out (and then not at all): a producer
+// slower than any timer of the client's. A request for the manifest
+// without a bound, and every other request, goes as usual.
+type lateManifest struct{}
+
+func (lateManifest) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	if _, bounded := ctx.Deadline(); bounded && req.URL.Path == protocol.PathManifest {
+		<-ctx.Done()
+		return nil, fmt.Errorf("answered after the bound: %w", ctx.Err())
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// demoInProcess runs the demo in this process as TestDemoOrderIsStable
+// runs the command, standard input /dev/null, its HTTP requests (the
+// manifest's, the event stream's) made with client (nil: the default), and
+// returns its output (demoOutput).
+func demoInProcess(t *testing.T, client *http.Client) string {
+	t.Helper()
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	tio, _, stdout, stderr := term.Test()
+	tio.In = null // nobody can answer: the subscription says so
+	o, err := parseFlags(demoArgs, tio, noEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.TLS.Client = client
+	if err := listen(t.Context(), o); err != nil {
+		t.Fatalf("listen: %v\n%s", err, stderr)
+	}
+	return demoOutput(stdout.String(), stderr.String())
 }
 
 // differs says where b first differs from a, line by line, with context,
