@@ -195,15 +195,36 @@ func WellKnownURI(endpoint string) string {
 // DefaultTimeout bounds a fetch of a Finder whose Timeout is zero.
 const DefaultTimeout = 10 * time.Second
 
-// bound is ctx bounded as Timeout says, and the function that releases it.
-func (f *Finder) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+// limit is the bound of one fetch, or 0 for none (a negative Timeout).
+func (f *Finder) limit() time.Duration {
 	switch {
 	case f.Timeout < 0:
-		return context.WithCancel(ctx)
+		return 0
 	case f.Timeout == 0:
-		return context.WithTimeout(ctx, DefaultTimeout)
+		return DefaultTimeout
 	}
-	return context.WithTimeout(ctx, f.Timeout)
+	return f.Timeout
+}
+
+// bound is ctx bounded as Timeout says, and the function that releases it.
+func (f *Finder) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := f.limit(); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// failure says why a fetch bounded by ctx (bound's) failed with err: in
+// words when the bound ran out, not as Go's "context deadline exceeded",
+// else err's text, on one line.
+func (f *Finder) failure(ctx context.Context, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if d := f.limit(); d%time.Second == 0 {
+			return "it did not come within " + prose.Count(int(d/time.Second), "second", "seconds")
+		}
+		return "it did not come within " + f.limit().String()
+	}
+	return protocol.Line(err.Error())
 }
 
 // ask gets the manifest through f.Ask.
@@ -213,7 +234,7 @@ func (f *Finder) ask(ctx context.Context) ([]byte, error) {
 	body, err := f.Ask(ctx)
 	switch {
 	case err != nil:
-		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", protocol.Line(err.Error()))
+		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", f.failure(ctx, err))
 	case body == nil:
 		return nil, manifestFail(ErrNotFound, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
 	}
@@ -240,7 +261,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	req.Header.Set("Accept", "application/jose, application/json")
 	resp, err := f.Credentials.Client(f.Client).Do(req)
 	if err != nil {
-		return nil, fail("%s", protocol.Line(err.Error()))
+		return nil, fail("%s", f.failure(ctx, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
@@ -251,7 +272,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes*2+1))
 	if err != nil {
-		return nil, fail("%s", protocol.Line(err.Error()))
+		return nil, fail("%s", f.failure(ctx, err))
 	}
 	if len(body) > MaxBytes*2 {
 		return nil, fail("it is longer than %d bytes", MaxBytes*2)

@@ -14,11 +14,14 @@ import (
 )
 
 // An Unbounded manifest check waits for the producer's answer however late
-// it comes, here once the producer has played its whole run and sent every
-// event: the check's line is what an answer at once gives ("not signed",
-// quiet), in its place after the subscription and before the first event,
-// and every event follows, in order. A check that gave up instead would
-// say the manifest could not be fetched.
+// it comes: here a fetch with a deadline is answered only once that
+// deadline has passed (as by a producer slower than any bound of the
+// client's), and one without is answered once the producer has played its
+// whole run and sent every event. The check's line is what an answer at
+// once gives ("not signed", quiet), in its place after the subscription
+// and before the first event, and every event follows, in order. A check
+// with a bound (2 s without Unbounded) would say the manifest could not
+// be fetched.
 func TestUnboundedManifestCheckWaitsForALateAnswer(t *testing.T) {
 	t.Parallel()
 	p := producer.New(producer.Options{Scenarios: loadScenarios(t, "happy"), EndWhenDone: true})
@@ -32,13 +35,14 @@ func TestUnboundedManifestCheckWaitsForALateAnswer(t *testing.T) {
 		}
 		p.ServeHTTP(w, r)
 	}))
+	late := &http.Client{Transport: afterDeadline{}}
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { _ = p.Close() }) // first: it ends the streams srv.Close waits for
 	c, err := subscriber.Dial(t.Context(), srv.URL, subscriber.Config{
 		Identity:  session.Identity{ID: "test", Name: "subscriber-test", Version: "1"},
 		Terms:     session.Terms{Verbosity: "normal"},
 		Transport: transport.Options{SSE: transport.SSEOptions{Layout: transport.LayoutSpec}},
-		Manifest:  subscriber.ManifestConfig{Unbounded: true},
+		Manifest:  subscriber.ManifestConfig{Unbounded: true, HTTPClient: late},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -68,4 +72,16 @@ func TestUnboundedManifestCheckWaitsForALateAnswer(t *testing.T) {
 	if want := len(loadScenarios(t, "happy")[0].Steps); events != want {
 		t.Errorf("%d events told, want the scenario's %d:\n%s", events, want, strings.Join(s.log, "\n"))
 	}
+}
+
+// afterDeadline is a transport whose requests with a deadline fail once it
+// has passed, unanswered; the others go as usual.
+type afterDeadline struct{}
+
+func (afterDeadline) RoundTrip(req *http.Request) (*http.Response, error) {
+	if _, ok := req.Context().Deadline(); ok {
+		<-req.Context().Done()
+		return nil, req.Context().Err()
+	}
+	return http.DefaultTransport.RoundTrip(req)
 }
