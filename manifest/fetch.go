@@ -49,7 +49,10 @@ type Finder struct {
 	Credentials *creds.Set
 	// Keys are the trusted signing keys; nil trusts none.
 	Keys *Keys
-	// Timeout bounds one fetch; zero means 10 seconds.
+	// Timeout bounds one fetch; zero means 10 seconds (DefaultTimeout).
+	// A negative Timeout sets no bound but ctx's: the fetch ends when the
+	// producer answers, for a producer whose answer is sure to come (one
+	// this process serves itself), so that no timer decides the result.
 	Timeout time.Duration
 	// Now is the clock for expiry; nil means time.Now.
 	Now func() time.Time
@@ -189,18 +192,49 @@ func WellKnownURI(endpoint string) string {
 	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: protocol.PathManifest}).String()
 }
 
+// DefaultTimeout bounds a fetch of a Finder whose Timeout is zero.
+const DefaultTimeout = 10 * time.Second
+
+// limit is the bound of one fetch, or 0 for none (a negative Timeout).
+func (f *Finder) limit() time.Duration {
+	switch {
+	case f.Timeout < 0:
+		return 0
+	case f.Timeout == 0:
+		return DefaultTimeout
+	}
+	return f.Timeout
+}
+
+// bound is ctx bounded as Timeout says, and the function that releases it.
+func (f *Finder) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d := f.limit(); d > 0 {
+		return context.WithTimeout(ctx, d)
+	}
+	return context.WithCancel(ctx)
+}
+
+// failure says why a fetch bounded by ctx (bound's) failed with err: in
+// words when the bound ran out, not as Go's "context deadline exceeded",
+// else err's text, on one line.
+func (f *Finder) failure(ctx context.Context, err error) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		if d := f.limit(); d%time.Second == 0 {
+			return "it did not come within " + prose.Count(int(d/time.Second), "second", "seconds")
+		}
+		return "it did not come within " + f.limit().String()
+	}
+	return protocol.Line(err.Error())
+}
+
 // ask gets the manifest through f.Ask.
 func (f *Finder) ask(ctx context.Context) ([]byte, error) {
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := f.bound(ctx)
 	defer cancel()
 	body, err := f.Ask(ctx)
 	switch {
 	case err != nil:
-		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", protocol.Line(err.Error()))
+		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", f.failure(ctx, err))
 	case body == nil:
 		return nil, manifestFail(ErrNotFound, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
 	}
@@ -217,11 +251,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fail("it is not an http:// or https:// address")
 	}
-	timeout := f.Timeout
-	if timeout <= 0 {
-		timeout = 10 * time.Second
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := f.bound(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -231,7 +261,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	req.Header.Set("Accept", "application/jose, application/json")
 	resp, err := f.Credentials.Client(f.Client).Do(req)
 	if err != nil {
-		return nil, fail("%s", protocol.Line(err.Error()))
+		return nil, fail("%s", f.failure(ctx, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
@@ -242,7 +272,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes*2+1))
 	if err != nil {
-		return nil, fail("%s", protocol.Line(err.Error()))
+		return nil, fail("%s", f.failure(ctx, err))
 	}
 	if len(body) > MaxBytes*2 {
 		return nil, fail("it is longer than %d bytes", MaxBytes*2)

@@ -336,12 +336,23 @@ func TestFind(t *testing.T) {
 	if r.Verified || !errors.Is(r.Err, manifest.ErrDisagreeing) || !strings.Contains(r.Sentence(), "language fr") {
 		t.Errorf("disagreeing: %v %q", r.Err, r.Sentence())
 	}
-	// A server that hangs is given up on.
+	// A server that hangs is given up on, and the person is told so in
+	// words, not with Go's "context deadline exceeded"; so is a producer
+	// whose GetManifest hangs.
 	hang := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
 	defer hang.Close()
-	slow := &manifest.Finder{Timeout: 50 * time.Millisecond}
-	if r := slow.Find(ctx, manifest.Sources{Endpoint: hang.URL}, off); !errors.Is(r.Err, manifest.ErrFetch) {
-		t.Errorf("hanging server: %v", r.Err)
+	for _, slow := range []*manifest.Finder{
+		{Timeout: 50 * time.Millisecond},
+		{Timeout: 50 * time.Millisecond, Ask: func(ctx context.Context) ([]byte, error) { <-ctx.Done(); return nil, ctx.Err() }},
+	} {
+		src := manifest.Sources{Endpoint: hang.URL}
+		if slow.Ask != nil {
+			src = manifest.Sources{Endpoint: "grpc://127.0.0.1:1"}
+		}
+		r := slow.Find(ctx, src, off)
+		if s := r.Sentence(); !errors.Is(r.Err, manifest.ErrFetch) || !strings.Contains(s, "it did not come within 50ms.") || strings.Contains(s, "deadline") {
+			t.Errorf("hanging producer (asked %v): %v; said %q", slow.Ask != nil, r.Err, s)
+		}
 	}
 }
 

@@ -148,7 +148,9 @@
 // The producer's manifest is checked once it accepts (or at the first
 // event of a producer without a handshake), in the owner's turn, so its
 // line comes at the same place every run; frames wait meanwhile, at most two
-// seconds when the manifest is not required. With Manifest.Require the
+// seconds when the manifest is not required, as long as the producer takes
+// with Manifest.Unbounded (a producer of the same process, whose answer is
+// sure to come: then no timer decides the line). With Manifest.Require the
 // subscription asks for a signed manifest and is closed unless it verifies
 // with a trusted key. Discover finds a manifest without listening.
 //

@@ -50,6 +50,14 @@ type ManifestConfig struct {
 	Header http.Header
 	// Now is the clock manifests' expiry is judged by; nil means time.Now.
 	Now func() time.Time
+	// Unbounded makes the check wait for the producer's answer however
+	// long it takes, the first events with it, instead of at most
+	// quickManifestWait (or, when required, the finder's
+	// manifest.DefaultTimeout). It is for a producer this process serves
+	// itself (aaep-listen --demo), whose answer is sure to come: no timer
+	// then decides what is said of its manifest, and the lines are the
+	// same every run however busy the machine.
+	Unbounded bool
 }
 
 // maxUnclaimed bounds the event types reported as missing from the manifest.
@@ -178,7 +186,8 @@ func (c *Client) recordedManifest(uri string, inline bool) {
 // checkManifest checks a manifest, once per manifest, on the owner
 // goroutine: its line comes at the same place in the stream every run.
 // Frames wait meanwhile, at most quickManifestWait when the manifest is
-// not required (the finder's own timeout when it is).
+// not required (the finder's own timeout when it is), as long as it takes
+// when the check is Unbounded.
 func (c *Client) checkManifest(src manifest.Sources, off manifest.Offering) {
 	m := &c.manif
 	key := off.AgentID + "\x00" + src.Inline + "\x00" + src.URI
@@ -194,7 +203,10 @@ func (c *Client) checkManifest(src manifest.Sources, off manifest.Offering) {
 		mc.GRPCBinding = c.cfg.Transport.GRPCBinding
 	}
 	f := mc.finder(c.ep)
-	if !mc.Require {
+	switch {
+	case mc.Unbounded:
+		f.Timeout = -1 // the answer is sure to come: no timer decides the line
+	case !mc.Require:
 		f.Timeout = quickManifestWait // frames wait meanwhile
 	}
 	r := f.Find(context.Background(), src, off)
