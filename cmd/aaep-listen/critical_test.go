@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aaep-term/aaep-term/internal/gcpace"
+	"github.com/aaep-term/aaep-term/internal/ssefloor"
 	"github.com/aaep-term/aaep-term/protocol"
 )
 
@@ -371,31 +372,17 @@ func minFanIn(tb testing.TB, out, errOut io.Writer, urls []string) (stop func())
 		}
 		bodies = append(bodies, resp.Body)
 		wg.Go(func() {
-			r := bufio.NewReaderSize(resp.Body, 16<<10)
 			var line []byte
-			for {
-				l, err := r.ReadSlice('\n')
-				if err != nil {
+			ssefloor.Each(resp.Body, func(data []byte) {
+				summary := ssefloor.Member(data, `"summary_normal":"`)
+				if summary == nil {
 					return
 				}
-				data, ok := bytes.CutPrefix(l, []byte("data: "))
-				if !ok {
-					continue
-				}
-				const key = `"summary_normal":"`
-				i := bytes.Index(data, []byte(key))
-				if i < 0 {
-					continue
-				}
-				data = data[i+len(key):]
-				if j := bytes.IndexByte(data, '"'); j >= 0 {
-					data = data[:j]
-				}
-				line = append(append(line[:0], data...), '\n')
+				line = append(append(line[:0], summary...), '\n')
 				mu.Lock()
 				out.Write(line)
 				mu.Unlock()
-			}
+			})
 		})
 	}
 	return func() {

@@ -28,6 +28,7 @@ var floors = map[string]float64{
 	"internal/safefile": 0, "internal/safefile/safefiletest": 0, "internal/spectest": 0,
 	"internal/ttytest": 0, "internal/golden": 0, "internal/userdir": 0, "internal/wire": 0, "internal/floors": 0,
 	"internal/keywindow": 0, "internal/gcpace": 0, "internal/modeltest": 0, "internal/realagent": 0, "internal/testpar": 0,
+	"internal/ssefloor": 0,
 
 	// 1: messages, schemas, untrusted text; signatures; the audit log; the
 	// one command vocabulary (it imports nothing of ours, so the replay

@@ -5,10 +5,11 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"net/http"
 	"os"
+
+	"github.com/aaep-term/aaep-term/internal/ssefloor"
 )
 
 func main() {
@@ -18,35 +19,13 @@ func main() {
 		os.Exit(1)
 	}
 	defer resp.Body.Close()
-	r := bufio.NewReaderSize(resp.Body, 64<<10)
 	w := bufio.NewWriterSize(os.Stdout, 64<<10)
 	defer w.Flush()
-	for {
-		l, err := r.ReadSlice('\n')
-		if err != nil {
-			return
-		}
-		data, ok := bytes.CutPrefix(l, []byte("data: "))
-		if !ok {
-			continue
-		}
+	ssefloor.Each(resp.Body, func(data []byte) {
 		w.WriteString("event ")
-		w.Write(member(data, `"type":"`))
+		w.Write(ssefloor.Member(data, `"type":"`))
 		w.WriteByte(' ')
-		w.Write(member(data, `"event_id":"`))
+		w.Write(ssefloor.Member(data, `"event_id":"`))
 		w.WriteByte('\n')
-	}
-}
-
-// member is the string value after key, up to its closing quote.
-func member(b []byte, key string) []byte {
-	i := bytes.Index(b, []byte(key))
-	if i < 0 {
-		return nil
-	}
-	b = b[i+len(key):]
-	if j := bytes.IndexByte(b, '"'); j >= 0 {
-		return b[:j]
-	}
-	return b
+	})
 }
