@@ -104,10 +104,10 @@ func TestDemoOrderIsStable(t *testing.T) {
 // after whatever bound the check sets, as on a machine so busy that the
 // producer answered after it. With the 2-second bound every check had, the
 // late run said "The producer's manifest could not be fetched …" as its
-// third line, before the first event: the one
-// timer that decided a line of the demo, and the likely cause of the one
-// failure of TestDemoOrderIsStable under a load of 10 on 2 cores. The late
-// run must say what a run on time says, line for line.
+// third line, before the first event: the one timer that decided a line of
+// the demo, and the likely cause of the one failure of TestDemoOrderIsStable
+// under a load of 10 on 2 cores. The late run must say what a run on time
+// says, line for line.
 func TestDemoManifestAnsweredLate(t *testing.T) {
 	t.Parallel()
 	onTime := demoInProcess(t, nil)
