@@ -214,27 +214,28 @@ func (f *Finder) bound(ctx context.Context) (context.Context, context.CancelFunc
 	return context.WithCancel(ctx)
 }
 
-// failure says why a fetch bounded by ctx (bound's) failed with err: in
-// words when the bound ran out, not as Go's "context deadline exceeded",
-// else err's text, on one line.
-func (f *Finder) failure(ctx context.Context, err error) string {
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		if d := f.limit(); d%time.Second == 0 {
-			return "it did not come within " + prose.Count(int(d/time.Second), "second", "seconds")
-		}
-		return "it did not come within " + f.limit().String()
+// failure says why a fetch failed with err, bounded by ctx, bound's of
+// parent: in words when that bound ran out (and not parent's), not as Go's
+// "context deadline exceeded"; else err's text, on one line.
+func (f *Finder) failure(parent, ctx context.Context, err error) string {
+	d := f.limit()
+	if d <= 0 || parent.Err() != nil || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return protocol.Line(err.Error())
 	}
-	return protocol.Line(err.Error())
+	if d%time.Second == 0 {
+		return "it did not come within " + prose.Count(int(d/time.Second), "second", "seconds")
+	}
+	return "it did not come within " + d.String()
 }
 
 // ask gets the manifest through f.Ask.
-func (f *Finder) ask(ctx context.Context) ([]byte, error) {
-	ctx, cancel := f.bound(ctx)
+func (f *Finder) ask(parent context.Context) ([]byte, error) {
+	ctx, cancel := f.bound(parent)
 	defer cancel()
 	body, err := f.Ask(ctx)
 	switch {
 	case err != nil:
-		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", f.failure(ctx, err))
+		return nil, manifestFail(ErrFetch, "The producer's GetManifest call failed: %s.", f.failure(parent, ctx, err))
 	case body == nil:
 		return nil, manifestFail(ErrNotFound, "The producer gives no manifest: none in its acceptance, and its GetManifest call offers none.")
 	}
@@ -242,7 +243,7 @@ func (f *Finder) ask(ctx context.Context) ([]byte, error) {
 }
 
 // fetch GETs a manifest URI (http or https only), at most MaxBytes.
-func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
+func (f *Finder) fetch(parent context.Context, uri string) ([]byte, error) {
 	fail := func(format string, args ...any) error {
 		return manifestFail(ErrFetch, "The producer's manifest could not be fetched from %s: "+format+".",
 			append([]any{protocol.Line(uri)}, args...)...)
@@ -251,7 +252,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fail("it is not an http:// or https:// address")
 	}
-	ctx, cancel := f.bound(ctx)
+	ctx, cancel := f.bound(parent)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -261,7 +262,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	req.Header.Set("Accept", "application/jose, application/json")
 	resp, err := f.Credentials.Client(f.Client).Do(req)
 	if err != nil {
-		return nil, fail("%s", f.failure(ctx, err))
+		return nil, fail("%s", f.failure(parent, ctx, err))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotFound {
@@ -272,7 +273,7 @@ func (f *Finder) fetch(ctx context.Context, uri string) ([]byte, error) {
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxBytes*2+1))
 	if err != nil {
-		return nil, fail("%s", f.failure(ctx, err))
+		return nil, fail("%s", f.failure(parent, ctx, err))
 	}
 	if len(body) > MaxBytes*2 {
 		return nil, fail("it is longer than %d bytes", MaxBytes*2)

@@ -354,6 +354,13 @@ func TestFind(t *testing.T) {
 			t.Errorf("hanging producer (asked %v): %v; said %q", slow.Ask != nil, r.Err, s)
 		}
 	}
+	// The caller's own deadline, shorter than the Finder's bound, is not
+	// told as the Finder's bound.
+	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancel()
+	if s := f.Find(short, manifest.Sources{Endpoint: hang.URL}, off).Sentence(); strings.Contains(s, "did not come within") {
+		t.Errorf("the caller's deadline told as the Finder's 10 s: %q", s)
+	}
 }
 
 // TestFindAsk: a producer with no inline manifest and no address is asked
