@@ -358,7 +358,8 @@ func TestCriticalFloodDoesNotStarveCommands(t *testing.T) {
 // minFanIn reads the event streams at urls, a goroutine each, and writes
 // one line an event to out, the event's summary_normal, as it reads it: no
 // decoding, validation, dedupe or order, one write a line. errOut is
-// told why a stream could not be opened; stop closes the streams and waits.
+// told why a stream could not be opened; stop closes the streams, waits
+// for their goroutines and closes the idle connections.
 func minFanIn(tb testing.TB, out, errOut io.Writer, urls []string) (stop func()) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	var mu sync.Mutex // one line at a time on out
@@ -390,6 +391,7 @@ func minFanIn(tb testing.TB, out, errOut io.Writer, urls []string) (stop func())
 			b.Close()
 		}
 		wg.Wait()
+		client.CloseIdleConnections()
 	}
 }
 
